@@ -1,0 +1,57 @@
+"""Command line: ``python -m autograder check N`` and ``python -m autograder progress``.
+
+    python -m autograder check 1                 # what `make chapter-1` runs
+    python -m autograder check 1 --task 1.3      # one task only
+    python -m autograder check 1 --impl solutions  # the reference (maintainers)
+    python -m autograder progress                # the course map (`make progress`)
+
+``check`` exits 0 only when every task of the chapter passes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from . import report, student
+from .course import chapter
+from .runner import Limits
+
+
+def _limits(args: argparse.Namespace) -> Limits:
+    return Limits(cpu_per_check=args.cpu_limit)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split("\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    check = sub.add_parser("check", help="check one chapter of your work and print the report")
+    check.add_argument("chapter", help="chapter number, e.g. 1")
+    check.add_argument("--task", action="append", help="only this task (repeatable), e.g. 1.3")
+    progress = sub.add_parser("progress", help="every chapter's score at a glance")
+    for p in (check, progress):
+        p.add_argument("--impl", choices=student.IMPLEMENTATIONS,
+                       help="which tree to check (default: $SPARROW_IMPL, else chapters)")
+        p.add_argument("--cpu-limit", type=float, default=Limits.cpu_per_check,
+                       help="CPU seconds per check (default: %(default)s)")
+    args = parser.parse_args(argv)
+    try:
+        if args.command == "check":
+            ch = chapter(args.chapter)
+            for task_id in args.task or []:
+                ch.task(task_id)  # a clear error for an unknown id
+            result = student.check(ch, impl=args.impl, task_ids=args.task, limits=_limits(args))
+            print(report.chapter_report(result))
+            return 0 if result.passed else 1
+        root = student.tree_root(args.impl)
+        results = [student.check(ch, impl=args.impl, limits=_limits(args))
+                   for ch in report.ready_chapters() if (root / ch.package).is_dir()]
+        print(report.progress_report(results, str(root.name) + "/"))
+        return 0
+    except (student.SetupError, ValueError, KeyError) as exc:
+        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

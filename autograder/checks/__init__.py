@@ -1,0 +1,1 @@
+"""Public checks, one file per chapter (named like the chapter's package)."""

@@ -1,0 +1,160 @@
+"""The check-writing interface: a check is a program plus a seeded list of cases.
+
+A check file (``autograder/checks/<chapter>.py`` for public checks, ``autograder/hidden/``
+for hidden ones, or an instructor's own folder) defines ``CHECKS``, a list of ``Check``::
+
+    Check(
+        task="1.3",                       # the task table's id
+        name="a * b",                     # shown in reports
+        cases=mul_cases,                  # rng -> [Case(label, inputs, expected)], small first
+        program=run_mul,                  # runs in the child: program(sp, **inputs) -> data
+        verdict=close(rtol=1e-6),         # runs in the parent: (case, data) -> None | message
+    )
+
+``program`` is the only part that touches the code under test (``sp`` is the chapter's
+package). It returns plain data (numbers, strings, lists, dicts, NumPy arrays) and decides
+nothing. ``cases`` and ``verdict`` run in the parent, where the code under test cannot
+reach: expected values come from the autograder's own NumPy code and float64 numerical
+derivatives (``gradcheck``), never from the student's functions. docs/autograder.md has
+a worked example.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from .wire import Opaque
+
+Verdict = Callable[["Case", Any], "str | None"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input of a check. ``label`` is what a student reads in the report, so it should
+    describe the input the way the notebook would ("Value(2.0) * Value(-3.0), out.grad = 0.5").
+    ``inputs`` go to the child as keyword arguments of the program. ``expected`` stays in the
+    parent; the verdict reads it."""
+
+    label: str
+    inputs: Mapping[str, Any] = field(default_factory=dict)
+    expected: Any = None
+
+
+@dataclass(frozen=True)
+class Check:
+    task: str
+    name: str
+    cases: Callable[[np.random.Generator], Sequence[Case]]
+    program: Callable[..., Any]
+    verdict: Verdict = None  # type: ignore[assignment]  # default: close()
+    requires: tuple[str, ...] = ()  # tasks whose code this check cannot avoid running
+
+    def __post_init__(self) -> None:
+        if self.verdict is None:
+            object.__setattr__(self, "verdict", close())
+
+    def make_cases(self, seed: int) -> list[Case]:
+        """The case list for a seed; each check draws from its own stream, so adding a check
+        never changes another's cases."""
+        stream = zlib.crc32(f"{self.task}/{self.name}".encode())
+        return list(self.cases(np.random.default_rng([seed, stream])))
+
+
+# -- verdicts ------------------------------------------------------------------------------
+
+
+def show(value: Any) -> str:
+    """A value as a report prints it."""
+    if isinstance(value, Opaque):
+        return str(value)
+    if isinstance(value, bool) or value is None:
+        return repr(value)
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.10g}"
+    if isinstance(value, np.ndarray):
+        body = np.array2string(value, precision=6, threshold=20, edgeitems=3)
+        return f"array({body}, shape={value.shape}, dtype={value.dtype})"
+    if isinstance(value, (list, tuple)) and len(value) > 12:
+        return f"[{', '.join(show(v) for v in value[:10])}, ... ({len(value)} items)]"
+    return repr(value)
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
+        value, (bool, np.bool_)
+    )
+
+
+def _all_numbers(values: Any) -> bool:
+    return isinstance(values, (list, tuple)) and all(map(_is_number, values))
+
+
+def compare(received: Any, expected: Any, *, rtol: float, atol: float, path: str = "") -> str | None:
+    """None when ``received`` matches ``expected``, else a message naming the first place
+    where they differ. Numbers match within ``atol + rtol·|expected|``; dicts, lists and
+    arrays match element by element; anything else must be equal."""
+    where = f"{path}: " if path else ""
+    if isinstance(expected, Mapping):
+        if not isinstance(received, Mapping):
+            return f"{where}expected a mapping, received {show(received)}"
+        for key, value in expected.items():
+            if key not in received:
+                return f"{where}missing {key!r}"
+            sub = f"{path}.{key}" if path else str(key)
+            problem = compare(received[key], value, rtol=rtol, atol=atol, path=sub)
+            if problem:
+                return problem
+        return None
+    if isinstance(expected, np.ndarray):
+        if not isinstance(received, np.ndarray):
+            return f"{where}expected an array of shape {expected.shape}, received {show(received)}"
+        if received.shape != expected.shape:
+            return f"{where}expected shape {expected.shape}, received shape {received.shape}"
+        if not np.allclose(received, expected, rtol=rtol, atol=atol, equal_nan=True):
+            return f"{where}expected {show(expected)}, received {show(received)}"
+        return None
+    if isinstance(expected, (list, tuple)) and len(expected) > 100 and _all_numbers(received):
+        expected, received = np.asarray(expected, float), np.asarray(received, float)
+        if expected.shape == received.shape:
+            bad = ~np.isclose(received, expected, rtol=rtol, atol=atol, equal_nan=True)
+            if bad.any():
+                i = int(np.argmax(bad))
+                return f"{path}[{i}]: expected {show(expected[i])}, received {show(received[i])}"
+            return None
+    if isinstance(expected, (list, tuple)):
+        if not isinstance(received, (list, tuple)):
+            return f"{where}expected a list of {len(expected)}, received {show(received)}"
+        if len(received) != len(expected):
+            return f"{where}expected {len(expected)} items, received {len(received)}"
+        for i, (r, e) in enumerate(zip(received, expected)):
+            problem = compare(r, e, rtol=rtol, atol=atol, path=f"{path}[{i}]")
+            if problem:
+                return problem
+        return None
+    if _is_number(expected):
+        if not _is_number(received):
+            return f"{where}expected the number {show(expected)}, received {show(received)}"
+        e, r = float(expected), float(received)
+        if math.isnan(e) and math.isnan(r):
+            return None
+        if not abs(r - e) <= atol + rtol * abs(e):
+            return f"{where}expected {show(e)}, received {show(r)}"
+        return None
+    if received != expected or type(received) is not type(expected):
+        return f"{where}expected {show(expected)}, received {show(received)}"
+    return None
+
+
+def close(rtol: float = 1e-6, atol: float = 1e-9) -> Verdict:
+    """The usual verdict: the data equals ``case.expected`` within tolerances."""
+
+    def verdict(case: Case, received: Any) -> str | None:
+        return compare(received, case.expected, rtol=rtol, atol=atol)
+
+    return verdict

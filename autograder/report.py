@@ -1,0 +1,136 @@
+"""The text reports a learner reads: one chapter in detail, or the whole course map."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from collections.abc import Sequence
+
+from .checking import ChapterResult
+from .course import CHAPTERS, Chapter
+from .verdict import NOT_STARTED, PASSED, TaskVerdict
+
+WIDTH = 92
+
+
+def _can_print(text: str) -> bool:
+    try:
+        text.encode(sys.stdout.encoding or "ascii")
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+FANCY = _can_print("✓✗·↳⧗█░—§")
+MARKS = {PASSED: "✓", NOT_STARTED: "·", "blocked": "↳", "timed out": "⧗"} if FANCY else {
+    PASSED: "ok", NOT_STARTED: "--", "blocked": "->", "timed out": "!!"}
+FAIL_MARK = "✗" if FANCY else "XX"
+
+
+def _plain(text: str) -> str:
+    return text if FANCY else text.encode("ascii", "replace").decode()
+
+
+def _mark(status: str) -> str:
+    return MARKS.get(status.split(" by ")[0], FAIL_MARK)
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def task_line(t: TaskVerdict) -> str:
+    status = "" if t.passed else t.status
+    left = f"  {_mark(t.status):>2} {t.task.id:<5}{t.task.title}"
+    right = f"{_points(t.points):>5} / {t.task.points:<3} {status}"
+    return left.ljust(WIDTH - 32) + right
+
+
+def _indent(label: str, text: str) -> list[str]:
+    lines = textwrap.wrap(text, WIDTH - 16, break_long_words=False) or [""]
+    out = []
+    for i, line in enumerate(lines):
+        out.append(f"      {label if i == 0 else '':<11}{line}")
+    return out
+
+
+def task_details(t: TaskVerdict, *, hidden_text: bool = False) -> list[str]:
+    problem = t.first_problem
+    if problem is None:
+        return []
+    lines = [f"  {_mark(t.status)} Task {t.task.id} — {t.task.title}: {t.status}"]
+    if t.status == NOT_STARTED:
+        lines += _indent("start at:", f"{t.task.section} of the notebook")
+        return lines
+    lines += _indent("check:", f"{problem.check.name}"
+                     + (f" (case {problem.case_number} of {problem.cases})" if problem.case else ""))
+    if problem.case is not None:
+        lines += _indent("case:", problem.case.label)
+    for i, line in enumerate(problem.message.splitlines() or [""]):
+        lines += _indent("problem:" if i == 0 else "", line)
+    if problem.where:
+        lines += _indent("raised at:", problem.where)
+    if problem.blocked_by:
+        lines += _indent("blocked:", f"this check runs task {problem.blocked_by}, which fails; "
+                         f"fix task {problem.blocked_by} first")
+        return lines
+    lines += _indent("hint:", t.task.hint)
+    lines += _indent("read:", f"{t.task.section} of the notebook")
+    return lines
+
+
+def chapter_report(result: ChapterResult) -> str:
+    ch = result.chapter
+    done = sum(t.passed for t in result.tasks)
+    head = f"Chapter {ch.number} — {ch.title}"
+    lines = [head.ljust(WIDTH - 32) + f"checked: {result.source}", ""]
+    lines += [task_line(t) for t in result.tasks]
+    lines += ["", f"  {done} of {len(result.tasks)} tasks passed · "
+              f"{_points(result.points)} / {result.max_points} points"]
+    failing = [t for t in result.tasks if not t.passed and t.status != NOT_STARTED]
+    for t in failing:
+        lines += [""] + task_details(t)
+    not_started = [t for t in result.tasks if t.status == NOT_STARTED]
+    if not_started:
+        first = not_started[0].task
+        lines += ["", f"  Not started: {', '.join(t.task.id for t in not_started)}.",
+                  f"  Next up: task {first.id} ({first.title}), {first.section} of the notebook."]
+    elif result.passed:
+        lines += ["", f"  Chapter {ch.number} is complete. Well done!"]
+    lines += result.notes
+    return _plain("\n".join(lines))
+
+
+def _bar(fraction: float, width: int = 20) -> str:
+    full = round(fraction * width)
+    return ("█" * full + "░" * (width - full)) if FANCY else ("#" * full + "." * (width - full))
+
+
+def progress_report(results: Sequence[ChapterResult], source: str) -> str:
+    by_number = {r.chapter.number: r for r in results}
+    lines = [f"Sparrow — the course map (checking {source})", ""]
+    next_up = None
+    for ch in CHAPTERS:
+        r = by_number.get(ch.number)
+        title = f"  {ch.number}  {ch.title}"
+        if r is None:
+            lines.append(title.ljust(48) + ("not checked" if ch.ready else "coming"))
+            continue
+        done = sum(t.passed for t in r.tasks)
+        lines.append(
+            title.ljust(48) + f"{_bar(done / len(r.tasks))}  {done}/{len(r.tasks)} tasks · "
+            f"{_points(r.points)}/{r.max_points} points"
+        )
+        if next_up is None and not r.passed:
+            next_up = next(t.task for t in r.tasks if not t.passed)
+    lines.append("")
+    if next_up:
+        lines.append(f"  Next: task {next_up.id} ({next_up.title}), {next_up.section} of the "
+                     f"notebook; `make chapter-{next_up.id.split('.')[0]}` shows the details.")
+    else:
+        lines.append("  Every chapter written so far is complete.")
+    return _plain("\n".join(lines))
+
+
+def ready_chapters() -> list[Chapter]:
+    return [ch for ch in CHAPTERS if ch.ready]

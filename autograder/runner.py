@@ -1,0 +1,332 @@
+"""The runner: run check programs in a child process and collect the data they return.
+
+The parent builds a composite tree (a temporary folder holding a package named ``chapters``
+with the code under test, plus the check harness and the check files), starts
+``python -I -S`` on it with a ``sys.path`` built here, sends the plan, and reads results.
+Every check has a CPU-time budget that this process enforces from the child's measured CPU
+time (wall-clock time where the system cannot tell CPU time, and as a generous backstop):
+a check that overruns, or a child that dies, costs that one check; the runner starts a fresh
+child for the checks that remain. Instructor mode wraps the same child in a sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import queue
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .harness import wire
+
+HARNESS = Path(__file__).resolve().parent / "harness"
+
+
+@dataclass(frozen=True)
+class Limits:
+    cpu_per_check: float = 10.0  # CPU seconds for one check's cases (and for the imports)
+    wall_factor: float = 3.0  # wall-clock backstop: cpu_per_check · factor + wall_slack
+    wall_slack: float = 5.0
+    max_message_bytes: int = 64 * 2**20  # what the parent reads from one child, at most
+
+    @property
+    def wall_per_check(self) -> float:
+        return self.cpu_per_check * self.wall_factor + self.wall_slack
+
+    def describe(self) -> str:
+        return (
+            f"{self.cpu_per_check:g} CPU seconds per check "
+            f"(wall-clock backstop {self.wall_per_check:g} s)"
+        )
+
+
+@dataclass(frozen=True)
+class PlannedCheck:
+    id: str  # unique within a run, e.g. "autograder.checks.ch01_value:3"
+    module: str  # the check file, as a module of the composite tree
+    index: int  # position in that module's CHECKS
+    cases: Sequence[Mapping[str, Any]]  # the inputs of each case, in order
+
+
+@dataclass
+class CheckRun:
+    """What happened to one check in the child. ``status``: "ran" (``results`` holds one
+    entry per case: {"value": data} or {"raised": info}), "timed out", "crashed",
+    "import error" (``error`` describes it) or "flooded"."""
+
+    status: str
+    results: list[dict[str, Any]] = field(default_factory=list)
+    detail: str = ""
+    error: dict[str, Any] | None = None
+
+
+# -- the composite tree ------------------------------------------------------------------
+
+
+def _copy_python(src: Path, dest: Path) -> None:
+    for path in sorted(src.rglob("*.py")):
+        if "__pycache__" in path.parts:
+            continue
+        target = dest / path.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(path, target)
+
+
+def build_tree(dest: Path, packages: Mapping[str, Path], check_files: Mapping[str, Path]) -> None:
+    """Lay out ``dest`` for a child: ``chapters/<package>`` from each given folder (only its
+    ``.py`` files, copied, never linked), a bare ``chapters/__init__.py`` (no switch), the
+    harness, and each check file under its module name (``autograder.checks.ch01_value``)."""
+    chapters = dest / "chapters"
+    chapters.mkdir(parents=True)
+    (chapters / "__init__.py").write_text('"""Composite tree built by the autograder."""\n')
+    for name, src in packages.items():
+        _copy_python(src, chapters / name)
+    _copy_python(HARNESS, dest / "autograder" / "harness")
+    for module, path in check_files.items():
+        *packages_, stem = module.split(".")
+        folder = dest.joinpath(*packages_)
+        folder.mkdir(parents=True, exist_ok=True)
+        for level in range(1, len(packages_) + 1):
+            dest.joinpath(*packages_[:level], "__init__.py").touch()
+        shutil.copyfile(path, folder / f"{stem}.py")
+
+
+def child_sys_path(tree: Path) -> list[str]:
+    """The child's import path: the tree, then where NumPy is installed (never a .pth)."""
+    paths = [str(tree)]
+    for key in ("purelib", "platlib"):
+        paths.append(sysconfig.get_paths()[key])
+    paths.append(str(Path(np.__file__).resolve().parent.parent))
+    return list(dict.fromkeys(paths))
+
+
+def child_env(tree: Path) -> dict[str, str]:
+    keep = ("PATH", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+    env = {key: os.environ[key] for key in keep if key in os.environ}
+    env.update(
+        HOME=str(tree), TMPDIR=str(tree), LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONHASHSEED="0",
+        OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+        PYTHONIOENCODING="utf-8",
+    )
+    return env
+
+
+# -- measuring the child -----------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a running process, where the system tells (Linux)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, IndexError, ValueError, AttributeError):
+        return None
+
+
+class _Reader(threading.Thread):
+    """Reads the child's protocol channel into a queue, never more than ``cap`` bytes."""
+
+    def __init__(self, stream: Any, cap: int) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.cap, self.total = stream, cap, 0
+        self.messages: queue.Queue[dict | str] = queue.Queue()
+
+    def run(self) -> None:
+        buffer = b""
+        while True:
+            chunk = self.stream.read1(1 << 16)
+            if not chunk:
+                break
+            self.total += len(chunk)
+            if self.total > self.cap:
+                self.messages.put("flooded")
+                return
+            buffer += chunk
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                try:
+                    message = wire.loads(line)
+                    if not isinstance(message, dict):
+                        raise ValueError("not a message")
+                    self.messages.put(message)
+                except ValueError:
+                    self.messages.put("garbled")
+                    return
+        self.messages.put("eof")
+
+
+class _Tail(threading.Thread):
+    """Keeps the last few kilobytes of what the code under test printed."""
+
+    def __init__(self, stream: Any, keep: int = 4000) -> None:
+        super().__init__(daemon=True)
+        self.stream, self.keep, self.text = stream, keep, b""
+
+    def run(self) -> None:
+        while chunk := self.stream.read1(1 << 16):
+            self.text = (self.text + chunk)[-self.keep :]
+
+    def tail(self, lines: int = 15) -> str:
+        return "\n".join(self.text.decode("utf-8", "replace").splitlines()[-lines:])
+
+
+# -- running -----------------------------------------------------------------------------
+
+BOOT = "import sys; sys.path[:0] = {path!r}; from autograder.harness.child import main; main({tree!r})"
+
+
+def _start(tree: Path, plan: dict) -> subprocess.Popen:
+    command = [
+        sys.executable, "-I", "-S", "-c",
+        BOOT.format(path=child_sys_path(tree), tree=str(tree)),
+    ]
+    proc = subprocess.Popen(
+        command, cwd=tree, env=child_env(tree),
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+    )
+    try:
+        proc.stdin.write(wire.dumps(plan).encode())
+        proc.stdin.close()
+    except OSError:
+        pass  # it died at once; the loop below reports how
+    return proc
+
+
+def _stop(proc: subprocess.Popen) -> int | None:
+    if proc.poll() is None:
+        proc.kill()
+    try:
+        return proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        return None
+
+
+def _exit_detail(code: int | None, tail: str) -> str:
+    if code is None:
+        how = "did not exit"
+    elif code < 0:
+        how = f"was killed by signal {-code}"
+    else:
+        how = f"exited with code {code}"
+    return f"the Python process running your code {how}" + (f"; its last output:\n{tail}" if tail else "")
+
+
+def run_checks(
+    tree: Path, target: str, checks: Sequence[PlannedCheck], limits: Limits = Limits()
+) -> dict[str, CheckRun]:
+    """Run ``checks`` against the package ``target`` of ``tree``: one child process while
+    all goes well, a fresh one after any check that overruns its budget or kills the child."""
+    runs: dict[str, CheckRun] = {}
+    modules = sorted({c.module for c in checks})
+    while remaining := [c for c in checks if c.id not in runs]:
+        plan = {
+            "modules": modules,
+            "target": target,
+            "checks": [
+                {"id": c.id, "module": c.module, "index": c.index,
+                 "cases": [dict(inputs) for inputs in c.cases]}
+                for c in remaining
+            ],
+        }
+        _run_one_child(tree, plan, remaining, runs, limits)
+    return runs
+
+
+def _run_one_child(
+    tree: Path, plan: dict, remaining: Sequence[PlannedCheck], runs: dict[str, CheckRun],
+    limits: Limits,
+) -> None:
+    proc = _start(tree, plan)
+    reader, tail = _Reader(proc.stdout, limits.max_message_bytes), _Tail(proc.stderr)
+    reader.start()
+    tail.start()
+    current: str | None = None  # the check now running; None while importing
+    ready = False
+    cpu_start = cpu_seconds(proc.pid) or 0.0
+    wall_start = time.monotonic()
+
+    def fail_rest(run: CheckRun) -> None:
+        for c in remaining:
+            runs.setdefault(c.id, run)
+
+    try:
+        while True:
+            try:
+                message = reader.messages.get(timeout=0.02)
+            except queue.Empty:
+                message = None
+            if isinstance(message, dict):
+                event = message.get("event")
+                if event == "ready":
+                    ready = True
+                elif event == "import_error":
+                    fail_rest(CheckRun("import error", error=message.get("error")))
+                    return
+                elif event == "begin":
+                    current = str(message.get("id"))
+                elif event == "end":
+                    runs[str(message.get("id"))] = CheckRun("ran", results=message.get("results", []))
+                    current = None
+                elif event == "done":
+                    return
+                if event in ("ready", "begin", "end"):
+                    cpu_start = cpu_seconds(proc.pid) or cpu_start
+                    wall_start = time.monotonic()
+                continue
+            if message in ("eof", "flooded", "garbled"):
+                code = _stop(proc)
+                tail.join(timeout=1)
+                if message == "eof":
+                    run = CheckRun("crashed", detail=_exit_detail(code, tail.tail()))
+                else:
+                    run = CheckRun("flooded", detail="the child sent more or other data than "
+                                   "the grader reads (limit "
+                                   f"{limits.max_message_bytes // 2**20} MiB)")
+                _record_failure(run, current, ready, remaining, runs, fail_rest)
+                return
+            cpu = cpu_seconds(proc.pid)
+            wall = time.monotonic() - wall_start
+            used = (cpu - cpu_start) if cpu is not None else wall
+            if used > limits.cpu_per_check or wall > limits.wall_per_check:
+                _stop(proc)
+                kind = "CPU" if used > limits.cpu_per_check else "wall-clock"
+                run = CheckRun(
+                    "timed out", detail=f"stopped after {used if kind == 'CPU' else wall:.1f} "
+                    f"{kind} seconds (limit: {limits.describe()}); an endless loop?",
+                )
+                _record_failure(run, current, ready, remaining, runs, fail_rest)
+                return
+    finally:
+        _stop(proc)
+
+
+def _record_failure(run, current, ready, remaining, runs, fail_rest) -> None:
+    """A child that failed while importing fails every check; one that failed inside a check
+    fails that check; one that failed between checks fails the next, so the run moves on."""
+    if not ready:
+        if run.status == "crashed":
+            run = CheckRun("import error", detail=run.detail)
+        elif run.status == "timed out":
+            run = CheckRun("import error", detail="importing your code " + run.detail)
+        fail_rest(run)
+    elif current is not None:
+        runs[current] = run
+    else:
+        pending = [c for c in remaining if c.id not in runs]
+        if pending:
+            runs[pending[0].id] = run
+
+
+def temporary_tree() -> tempfile.TemporaryDirectory:
+    return tempfile.TemporaryDirectory(prefix="sparrow-grade-")

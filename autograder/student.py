@@ -1,0 +1,57 @@
+"""Student mode: check the learner's own tree (their whole stack, public checks).
+
+Which tree: ``chapters/`` (your work), or ``solutions/`` when ``SPARROW_IMPL=solutions`` (the
+same switch the notebooks follow) or ``--impl solutions`` asks for the reference. Scores here
+can differ from an instructor's, who grades each chapter in isolation and with hidden checks.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+from .checking import ChapterResult, check_chapter
+from .course import CHAPTERS, Chapter
+from .runner import Limits
+
+REPO = Path(__file__).resolve().parent.parent
+IMPLEMENTATIONS = ("chapters", "solutions")
+
+
+class SetupError(Exception):
+    """Something a learner must fix before checks can run; the message says what."""
+
+
+def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
+    impl = impl or os.environ.get("SPARROW_IMPL", "").strip() or "chapters"
+    if impl not in IMPLEMENTATIONS:
+        raise SetupError(f"SPARROW_IMPL / --impl must be 'chapters' or 'solutions', not {impl!r}")
+    root = repo / impl
+    if not root.is_dir():
+        if impl == "solutions":
+            raise SetupError(f"there is no {root} (a student release ships without solutions/)")
+        raise SetupError(f"there is no {root}: run `make stubs` to generate the starter code")
+    return root
+
+
+def check(
+    chapter: Chapter,
+    *,
+    impl: str | None = None,
+    task_ids: Sequence[str] | None = None,
+    limits: Limits = Limits(),
+    repo: Path = REPO,
+) -> ChapterResult:
+    root = tree_root(impl, repo)
+    if not (root / chapter.package).is_dir():
+        raise SetupError(f"there is no {root / chapter.package} folder: run `make stubs` to "
+                         "generate the starter code")
+    if not chapter.ready:
+        raise SetupError(f"chapter {chapter.number} ({chapter.title}) is not written yet")
+    packages = {ch.package: root / ch.package for ch in CHAPTERS if (root / ch.package).is_dir()}
+    try:
+        source = str((root / chapter.package).relative_to(Path.cwd()))
+    except ValueError:
+        source = str(root / chapter.package)
+    return check_chapter(chapter, packages, task_ids=task_ids, limits=limits, source=source)

@@ -1,0 +1,120 @@
+"""Verdicts: the parent turns what the child returned into passed / failed, per check and
+per task. Nothing here runs code under test; it reads plain data."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from .harness.api import Case, Check
+from .runner import CheckRun
+from .tasks import Task
+
+# statuses, in the order a report explains them
+PASSED, FAILED, NOT_STARTED, BLOCKED = "passed", "failed", "not started", "blocked"
+
+
+@dataclass
+class CheckVerdict:
+    check: Check
+    status: str  # passed, failed, not started, blocked, or the runner's "timed out", …
+    case: Case | None = None  # the smallest failing case
+    case_number: int = 0  # 1-based, of `cases`
+    cases: int = 0
+    message: str = ""  # expected vs received, the exception, or what happened to the child
+    where: str = ""  # file and line in the code under test, when an exception was raised
+    blocked_by: str = ""  # task id
+
+    @property
+    def passed(self) -> bool:
+        return self.status == PASSED
+
+
+@dataclass
+class TaskVerdict:
+    task: Task
+    checks: list[CheckVerdict] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.checks) and all(c.passed for c in self.checks)
+
+    @property
+    def points(self) -> float:
+        """Full points when every check passes; a share per passing check otherwise."""
+        if not self.checks:
+            return 0.0
+        return round(self.task.points * sum(c.passed for c in self.checks) / len(self.checks), 2)
+
+    @property
+    def status(self) -> str:
+        if self.passed:
+            return PASSED
+        failing = [c for c in self.checks if not c.passed]
+        real = [c for c in failing if c.status not in (NOT_STARTED, BLOCKED)]
+        if real:
+            return real[0].status
+        if any(c.status == NOT_STARTED for c in failing):
+            return NOT_STARTED  # its own code is not written yet
+        return f"blocked by task {failing[0].blocked_by}"
+
+    @property
+    def first_problem(self) -> CheckVerdict | None:
+        """The failing check a report shows: a real failure before a blocked one."""
+        failing = [c for c in self.checks if not c.passed]
+        failing.sort(key=lambda c: c.status in (NOT_STARTED, BLOCKED))
+        return failing[0] if failing else None
+
+
+def _exception_message(info: dict) -> str:
+    text = f"raised {info.get('type', 'an exception')}"
+    if info.get("message"):
+        text += f": {info['message']}"
+    return text
+
+
+def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
+    """The verdict on one check: the first case whose data the check's verdict rejects."""
+    verdict = CheckVerdict(check, PASSED, cases=len(cases))
+    if run.status != "ran":
+        verdict.status = run.status
+        error = run.error or {}
+        verdict.message = run.detail or _exception_message(error)
+        verdict.where = error.get("where", "")
+        return verdict
+    if len(run.results) != len(cases):
+        verdict.status, verdict.message = FAILED, "the child returned the wrong number of results"
+        return verdict
+    for number, (case, result) in enumerate(zip(cases, run.results), start=1):
+        if "raised" in result:
+            info = result["raised"]
+            stub = info.get("not_started")
+            if stub == check.task:
+                status, blocked_by = NOT_STARTED, ""
+            elif stub:
+                status, blocked_by = BLOCKED, stub
+            else:
+                status, blocked_by = FAILED, ""
+            problem, where = _exception_message(info), info.get("where", "")
+        else:
+            problem = check.verdict(case, result.get("value"))
+            if problem is None:
+                continue
+            status, blocked_by, where = FAILED, "", ""
+        verdict.status, verdict.blocked_by = status, blocked_by
+        verdict.case, verdict.case_number = case, number
+        verdict.message, verdict.where = problem, where
+        return verdict
+    return verdict
+
+
+def apply_requirements(tasks: list[TaskVerdict]) -> None:
+    """A failing check whose ``requires`` names a task that fails too is reported as blocked
+    by that task: the bug is probably there, not here."""
+    failing = {t.task.id for t in tasks if not t.passed}
+    for task in tasks:
+        for c in task.checks:
+            if c.status == FAILED and not c.blocked_by:
+                culprit = next((r for r in c.check.requires if r in failing), None)
+                if culprit:
+                    c.status, c.blocked_by = BLOCKED, culprit

@@ -1,0 +1,177 @@
+"""``Value``: one number that remembers how it was computed, and can pass gradients back.
+
+The API is micrograd's (``data``, ``grad``, ``_prev``, ``_op``, ``_backward``, ``backward()``),
+so code written for micrograd runs unchanged. Each operation below shows its forward
+computation, its local derivative and the math side by side:
+
+    out = f(a, b)            forward: compute out.data, remember (a, b) in out._prev
+    a.grad += ∂out/∂a · out.grad      backward: the chain rule, one local step
+    b.grad += ∂out/∂b · out.grad
+
+``+=`` and not ``=``: a Value used twice receives a gradient from each use (§8).
+Tasks 1.2–1.6 are the operations, 1.8 is ``backward()``; 1.7 is in ``graph.py``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Callable, Iterable
+
+from .graph import topological_order
+
+
+def _check_number(data: object) -> None:
+    if type(data) is float or type(data) is int or isinstance(data, numbers.Real):
+        return
+    if isinstance(data, Value):
+        hint = "; it already is a Value, use it as it is"
+    elif hasattr(data, "shape"):
+        hint = f" of shape {tuple(data.shape)}; a Value holds one number (tensors: chapter 2)"
+    else:
+        hint = ""
+    raise TypeError(
+        f"Value(data) takes a real number (int or float), got {type(data).__name__} "
+        f"{data!r}{hint}"
+    )
+
+
+class Value:
+    """A scalar in a computation graph.
+
+    ``data``: the number. ``grad``: ∂(the output backward() was called on)/∂(this value),
+    0 until backward() runs. ``_prev``: the Values this one was computed from (empty for a
+    leaf). ``_op``: the operation's symbol, for printing and drawing. ``_backward``: the
+    local chain-rule step, set by the operation that created this Value.
+    """
+
+    def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = "") -> None:
+        _check_number(data)
+        children = tuple(dict.fromkeys(_children))  # unique, in a deterministic order
+        for child in children:
+            if not isinstance(child, Value):
+                raise TypeError(
+                    f"a Value's _children must be Values, got {type(child).__name__} {child!r}"
+                )
+        self.data = data
+        self.grad = 0.0
+        self._prev: tuple[Value, ...] = children
+        self._op = _op
+        self._backward: Callable[[], None] = lambda: None
+
+    def __repr__(self) -> str:
+        return f"Value(data={self.data}, grad={self.grad})"
+
+    # -- task 1.2: addition ---------------------------------------------------------------
+
+    def __add__(self, other: Value | float) -> Value:
+        """Task 1.2 — sum.   out = a + b;   ∂out/∂a = 1,   ∂out/∂b = 1."""
+        other = _as_value(other, "+")
+        raise NotImplementedError(
+            "Task 1.2: Value.__add__ (forward and local derivative) — see §3 of the notebook"
+        )
+
+    # -- task 1.3: multiplication ---------------------------------------------------------
+
+    def __mul__(self, other: Value | float) -> Value:
+        """Task 1.3 — product.   out = a·b;   ∂out/∂a = b,   ∂out/∂b = a."""
+        other = _as_value(other, "*")
+        raise NotImplementedError(
+            "Task 1.3: Value.__mul__ (forward and local derivative) — see §3 of the notebook"
+        )
+
+    # -- task 1.4: powers -----------------------------------------------------------------
+
+    def __pow__(self, exponent: float) -> Value:
+        """Task 1.4 — power with a number exponent.   out = aⁿ;   ∂out/∂a = n·aⁿ⁻¹."""
+        if isinstance(exponent, Value) or not isinstance(exponent, numbers.Real):
+            raise TypeError(
+                "Value ** takes a number exponent (int or float), got "
+                f"{type(exponent).__name__}; a Value as exponent is not supported"
+            )
+        raise NotImplementedError(
+            "Task 1.4: Value.__pow__ (number exponent) — see §4 of the notebook"
+        )
+
+    # -- task 1.5: exp and log ------------------------------------------------------------
+
+    def exp(self) -> Value:
+        """Task 1.5 — exponential.   out = eᵃ;   ∂out/∂a = eᵃ = out."""
+        raise NotImplementedError("Task 1.5: Value.exp and Value.log — see §4 of the notebook")
+
+    def log(self) -> Value:
+        """Task 1.5 — natural logarithm.   out = ln a;   ∂out/∂a = 1/a."""
+        if not self.data > 0:
+            raise ValueError(f"log is defined for positive numbers only, got {self!r}")
+        raise NotImplementedError("Task 1.5: Value.exp and Value.log — see §4 of the notebook")
+
+    # -- task 1.6: activation functions ---------------------------------------------------
+
+    def tanh(self) -> Value:
+        """Task 1.6 — hyperbolic tangent.   out = tanh a;   ∂out/∂a = 1 − tanh²a."""
+        raise NotImplementedError(
+            "Task 1.6: Value.tanh, Value.sigmoid and Value.relu — see §5 of the notebook"
+        )
+
+    def sigmoid(self) -> Value:
+        """Task 1.6 — logistic sigmoid.   out = σ(a) = 1/(1 + e⁻ᵃ);   ∂out/∂a = σ(a)(1 − σ(a)).
+
+        Computed as eᵃ/(1 + eᵃ) when a < 0, so that e⁻ᵃ never overflows.
+        """
+        raise NotImplementedError(
+            "Task 1.6: Value.tanh, Value.sigmoid and Value.relu — see §5 of the notebook"
+        )
+
+    def relu(self) -> Value:
+        """Task 1.6 — rectified linear unit.   out = max(0, a);   ∂out/∂a = 1 if a > 0 else 0."""
+        raise NotImplementedError(
+            "Task 1.6: Value.tanh, Value.sigmoid and Value.relu — see §5 of the notebook"
+        )
+
+    # -- task 1.8: backpropagation --------------------------------------------------------
+
+    def backward(self) -> None:
+        """Task 1.8 — fill in ``grad`` of every Value this one was computed from.
+
+        Seed ∂self/∂self = 1, then run each node's ``_backward`` in reverse topological
+        order (task 1.7), so a node passes its gradient on only after every use of it has
+        added its share.
+        """
+        if not isinstance(self, Value):
+            raise TypeError(f"backward() needs a Value, got {type(self).__name__}")
+        raise NotImplementedError("Task 1.8: Value.backward — see §7 of the notebook")
+
+    # -- given: everything else is built from the tasks above ------------------------------
+
+    def __neg__(self) -> Value:  # -a
+        return self * -1
+
+    def __radd__(self, other: float) -> Value:  # other + a
+        return self + other
+
+    def __sub__(self, other: Value | float) -> Value:  # a - b
+        return self + (-_as_value(other, "-"))
+
+    def __rsub__(self, other: float) -> Value:  # other - a
+        return _as_value(other, "-") + (-self)
+
+    def __rmul__(self, other: float) -> Value:  # other * a
+        return self * other
+
+    def __truediv__(self, other: Value | float) -> Value:  # a / b
+        return self * _as_value(other, "/") ** -1
+
+    def __rtruediv__(self, other: float) -> Value:  # other / a
+        return _as_value(other, "/") * self**-1
+
+
+def _as_value(other: object, op: str) -> Value:
+    """``other`` as a Value: Values pass through, real numbers are wrapped as leaves."""
+    if isinstance(other, Value):
+        return other
+    if isinstance(other, numbers.Real):
+        return Value(other)
+    raise TypeError(
+        f"unsupported operand type for {op}: 'Value' and '{type(other).__name__}'; "
+        "a Value combines with other Values and with real numbers (int or float)"
+    )

@@ -1,0 +1,1 @@
+"""Notebook helpers (graph drawing, plots, datasets); chapters never import this package."""

@@ -1,0 +1,330 @@
+"""The stub generator: ``solutions/`` (the one hand-written copy) → ``chapters/`` (what
+students edit).
+
+Each task region of the reference,
+
+    ### BEGIN SOLUTION 1.3
+    ...
+    ### END SOLUTION
+
+becomes ``raise NotImplementedError("Task 1.3: <title> — see <section> of the notebook")``,
+with the title and section from the chapter's task table; every other file is copied as it
+is. ``chapters/.manifest.json`` records a hash of every generated file, so the generator can
+tell a file it wrote from a file a student edited: it never overwrites an edited file
+unless ``--force`` is given, and then it first keeps a copy under ``.sparrow/backups/``.
+
+    python -m tools.stubs              # regenerate chapters/ (make stubs)
+    python -m tools.stubs --check      # exit 1 if chapters/ drifted, 3 if it holds student work
+    python -m tools.stubs --force      # overwrite edited files too, keeping backups
+    python -m tools.stubs reset 1.3    # put task 1.3 back to its stub (make reset TASK=1.3)
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFEST = ".manifest.json"
+SKIP_DIRS = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache"}
+SKIP_SUFFIXES = {".pyc", ".pyo"}
+BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION(?:[ \t]+(?P<task>\S+))?[ \t]*$")
+END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
+MARKER = re.compile(r"###\s*(BEGIN|END)\s+SOLUTION")
+LINE_LIMIT = 100
+
+
+class StubError(Exception):
+    """A problem the person running the generator must fix; the message says what."""
+
+
+def _task_message(task_id: str) -> str:
+    from autograder.course import task
+
+    try:
+        return task(task_id)[1].stub_message
+    except (KeyError, ValueError) as exc:
+        raise StubError(str(exc.args[0])) from None
+
+
+def _raise_line(indent: str, message: str) -> list[str]:
+    literal = json.dumps(message, ensure_ascii=False)
+    one = f"{indent}raise NotImplementedError({literal})"
+    if len(one) <= LINE_LIMIT:
+        return [one]
+    return [f"{indent}raise NotImplementedError(", f"{indent}    {literal}", f"{indent})"]
+
+
+def stub_source(text: str, where: str = "<source>", message: Callable[[str], str] = _task_message) -> str:
+    """``text`` with every task region replaced by its stub (see the module docstring)."""
+    out: list[str] = []
+    region: tuple[int, str] | None = None  # (line number, task id) of the open BEGIN
+    for number, line in enumerate(text.splitlines(), start=1):
+        begin, end = BEGIN.match(line), END.match(line)
+        if begin:
+            if region:
+                raise StubError(f"{where}:{number}: BEGIN SOLUTION inside the region opened at "
+                                f"line {region[0]}")
+            if not begin["task"]:
+                raise StubError(f"{where}:{number}: BEGIN SOLUTION needs a task id, e.g. "
+                                "'### BEGIN SOLUTION 1.3'")
+            region = (number, begin["task"])
+            out.extend(_raise_line(begin["indent"], message(begin["task"])))
+        elif end:
+            if not region:
+                raise StubError(f"{where}:{number}: END SOLUTION without a BEGIN SOLUTION")
+            region = None
+        elif MARKER.search(line):
+            raise StubError(f"{where}:{number}: malformed solution marker: {line.strip()!r}")
+        elif not region:
+            out.append(line)
+    if region:
+        raise StubError(f"{where}:{region[0]}: BEGIN SOLUTION {region[1]} is never closed")
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(
+        p for p in root.rglob("*")
+        if p.is_file() and not SKIP_DIRS.intersection(p.relative_to(root).parts)
+        and p.suffix not in SKIP_SUFFIXES
+    )
+
+
+def generate(solutions: Path) -> dict[str, bytes]:
+    """Every file of ``chapters/`` as the generator writes it, by path relative to it."""
+    out = {}
+    for path in _files(solutions):
+        rel = path.relative_to(solutions).as_posix()
+        if path.suffix == ".py":
+            out[rel] = stub_source(path.read_text(encoding="utf-8"), f"solutions/{rel}").encode()
+        else:
+            out[rel] = path.read_bytes()
+    return out
+
+
+def _sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_manifest(chapters: Path) -> dict[str, str]:
+    try:
+        return json.loads((chapters / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def edited_files(chapters: Path) -> list[str]:
+    """Files of ``chapters/`` that differ from what the generator last wrote there: a
+    student's work. A missing manifest means everything there is the student's."""
+    manifest = read_manifest(chapters)
+    edited = []
+    for path in _files(chapters):
+        rel = path.relative_to(chapters).as_posix()
+        if rel != MANIFEST and manifest.get(rel) != _sha(path.read_bytes()):
+            edited.append(rel)
+    return edited
+
+
+def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
+    """How ``chapters/`` differs from ``generated`` (files missing, extra or different)."""
+    present = {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST}
+    problems = [f"missing: {rel}" for rel in sorted(generated.keys() - present)]
+    problems += [f"not generated: {rel}" for rel in sorted(present - generated.keys())]
+    problems += [
+        f"differs: {rel}" for rel in sorted(present & generated.keys())
+        if (chapters / rel).read_bytes() != generated[rel]
+    ]
+    manifest = {rel: _sha(data) for rel, data in generated.items()}
+    if read_manifest(chapters) != manifest:
+        problems.append(f"differs: {MANIFEST}")
+    return problems
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def backup(paths: list[Path], repo: Path) -> Path:
+    """Copy ``paths`` under ``.sparrow/backups/<time>/``, keeping their place in the repo."""
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
+    root = repo / ".sparrow" / "backups" / stamp
+    for path in paths:
+        target = root / path.resolve().relative_to(repo.resolve())
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, target)
+    return root
+
+
+def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
+    """Regenerate ``repo/chapters`` from ``repo/solutions``. Returns what it did, line by
+    line; raises StubError, having written nothing, when it would overwrite student work."""
+    chapters = repo / "chapters"
+    generated = generate(repo / "solutions")
+    edited = set(edited_files(chapters)) if chapters.exists() else set()
+    existing = {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST} \
+        if chapters.exists() else set()
+    changes = {rel for rel, data in generated.items()
+               if rel not in existing or (chapters / rel).read_bytes() != data}
+    stale = existing - generated.keys()
+    at_risk = sorted((changes | stale) & edited)
+    report = []
+    if at_risk and not force:
+        raise StubError(
+            "these files hold your own edits and would be overwritten:\n  "
+            + "\n  ".join(f"chapters/{rel}" for rel in at_risk)
+            + "\nNothing was written. `make reset TASK=N.k` puts back one task; "
+            "`python -m tools.stubs --force` regenerates everything and keeps a backup."
+        )
+    if at_risk:
+        where = backup([chapters / rel for rel in at_risk], repo)
+        report.append(f"backed up {len(at_risk)} edited files to {where.relative_to(repo)}")
+    for rel in sorted(changes):
+        _atomic_write(chapters / rel, generated[rel])
+        report.append(f"wrote chapters/{rel}")
+    for rel in sorted(stale):
+        (chapters / rel).unlink()
+        report.append(f"removed chapters/{rel} (no longer generated)")
+    manifest = {rel: _sha(data) for rel, data in sorted(generated.items())}
+    _atomic_write(chapters / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())
+    return report or ["chapters/ is up to date"]
+
+
+# -- reset: one task back to its stub -------------------------------------------------------
+
+
+def _functions(tree: ast.AST) -> dict[str, ast.AST]:
+    """Every function and method of a module by qualified name (``Value.__mul__``)."""
+    found: dict[str, ast.AST] = {}
+    stack: list[tuple[str, ast.AST]] = [("", tree)]
+    while stack:
+        prefix, node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    found[name] = child
+                stack.append((name + ".", child))
+    return found
+
+
+def _span(node: ast.AST) -> tuple[int, int]:
+    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+    return first, node.end_lineno
+
+
+def reset(task_id: str, repo: Path = REPO) -> list[str]:
+    """Put every function holding task ``task_id`` back to its stub in ``repo/chapters``,
+    keeping a backup of each file it changes."""
+    _task_message(task_id)  # a clear error for an unknown id
+    solutions, chapters = repo / "solutions", repo / "chapters"
+    opener = re.compile(rf"^\s*### BEGIN SOLUTION {re.escape(task_id)}\s*$", re.M)
+    report = []
+    for source in _files(solutions):
+        if source.suffix != ".py" or not opener.search(source.read_text(encoding="utf-8")):
+            continue
+        rel = source.relative_to(solutions).as_posix()
+        reference = source.read_text(encoding="utf-8")
+        names = [
+            name for name, node in _functions(ast.parse(reference)).items()
+            if opener.search("\n".join(reference.splitlines()[node.lineno - 1 : node.end_lineno]))
+        ]
+        stub_text = stub_source(reference, f"solutions/{rel}")
+        stub_lines = stub_text.splitlines()
+        stub_funcs = _functions(ast.parse(stub_text))
+        target = chapters / rel
+        if not target.exists():
+            _atomic_write(target, stub_text.encode())
+            report.append(f"restored chapters/{rel} (it was missing)")
+            continue
+        text = target.read_text(encoding="utf-8")
+        try:
+            mine = _functions(ast.parse(text))
+        except SyntaxError as exc:
+            raise StubError(f"chapters/{rel} has a syntax error at line {exc.lineno}; fix it, "
+                            "or regenerate the whole file with `python -m tools.stubs --force` "
+                            "(which keeps a backup)") from None
+        lines = text.splitlines()
+        spans = []
+        for name in names:
+            if name not in mine:
+                raise StubError(f"chapters/{rel} has no function {name} to reset")
+            a, b = _span(stub_funcs[name])
+            spans.append((_span(mine[name]), stub_lines[a - 1 : b]))
+        for (a, b), replacement in sorted(spans, reverse=True):
+            lines[a - 1 : b] = replacement
+        new = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
+        if new == text:
+            report.append(f"task {task_id} in chapters/{rel} is already its stub")
+            continue
+        where = backup([target], repo)
+        _atomic_write(target, new.encode())
+        report.append(f"reset {', '.join(names)} in chapters/{rel} "
+                      f"(your version is kept in {where.relative_to(repo)})")
+    if not report:
+        raise StubError(f"no region of task {task_id} was found under solutions/")
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.stubs", description=__doc__.split("\n")[0])
+    parser.add_argument("--force", action="store_true",
+                        help="overwrite files with student edits (a backup is kept)")
+    parser.add_argument("--check", action="store_true",
+                        help="only compare: exit 1 on drift, 3 when chapters/ holds student work")
+    parser.add_argument("reset", nargs="*", metavar="reset TASK",
+                        help="put one task back to its stub, e.g. `reset 1.3`")
+    args = parser.parse_args(argv)
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    try:
+        if args.reset:
+            if args.reset[0] != "reset" or len(args.reset) != 2:
+                parser.error("usage: python -m tools.stubs reset TASK (e.g. reset 1.3)")
+            print("\n".join(reset(args.reset[1])))
+            return 0
+        if args.check:
+            return check()
+        print("\n".join(write(force=args.force)))
+        return 0
+    except StubError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def check(repo: Path = REPO) -> int:
+    chapters = repo / "chapters"
+    if not (repo / "solutions").is_dir():
+        print("skipped: there is no solutions/ to compare with (a student release)")
+        return 0
+    problems = drift(chapters, generate(repo / "solutions"))
+    if not problems:
+        print("chapters/ is exactly what the generator writes")
+        return 0
+    if edited_files(chapters):
+        print("skipped: chapters/ holds student work")
+        return 3
+    print("chapters/ drifted from solutions/ (run `make stubs`):\n  " + "\n  ".join(problems))
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
