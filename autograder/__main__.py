@@ -23,17 +23,26 @@ def _limits(args: argparse.Namespace) -> Limits:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder", description=__doc__.split("\n")[0]
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     check = sub.add_parser("check", help="check one chapter of your work and print the report")
     check.add_argument("chapter", help="chapter number, e.g. 1")
     check.add_argument("--task", action="append", help="only this task (repeatable), e.g. 1.3")
     progress = sub.add_parser("progress", help="every chapter's score at a glance")
     for p in (check, progress):
-        p.add_argument("--impl", choices=student.IMPLEMENTATIONS,
-                       help="which tree to check (default: $SPARROW_IMPL, else chapters)")
-        p.add_argument("--cpu-limit", type=float, default=Limits.cpu_per_check,
-                       help="CPU seconds per check (default: %(default)s)")
+        p.add_argument(
+            "--impl",
+            choices=student.IMPLEMENTATIONS,
+            help="which tree to check (default: $SPARROW_IMPL, else chapters)",
+        )
+        p.add_argument(
+            "--cpu-limit",
+            type=float,
+            default=Limits.cpu_per_check,
+            help="CPU seconds per check (default: %(default)s)",
+        )
     args = parser.parse_args(argv)
     try:
         if args.command == "check":
@@ -44,8 +53,11 @@ def main(argv: list[str] | None = None) -> int:
             print(report.chapter_report(result))
             return 0 if result.passed else 1
         root = student.tree_root(args.impl)
-        results = [student.check(ch, impl=args.impl, limits=_limits(args))
-                   for ch in report.ready_chapters() if (root / ch.package).is_dir()]
+        results = [
+            student.check(ch, impl=args.impl, limits=_limits(args))
+            for ch in report.ready_chapters()
+            if (root / ch.package).is_dir()
+        ]
         print(report.progress_report(results, str(root.name) + "/"))
         return 0
     except (student.SetupError, ValueError, KeyError) as exc:

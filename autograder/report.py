@@ -22,8 +22,11 @@ def _can_print(text: str) -> bool:
 
 
 FANCY = _can_print("✓✗·↳⧗█░—§")
-MARKS = {PASSED: "✓", NOT_STARTED: "·", "blocked": "↳", "timed out": "⧗"} if FANCY else {
-    PASSED: "ok", NOT_STARTED: "--", "blocked": "->", "timed out": "!!"}
+MARKS = (
+    {PASSED: "✓", NOT_STARTED: "·", "blocked": "↳", "timed out": "⧗"}
+    if FANCY
+    else {PASSED: "ok", NOT_STARTED: "--", "blocked": "->", "timed out": "!!"}
+)
 FAIL_MARK = "✗" if FANCY else "XX"
 
 
@@ -62,8 +65,11 @@ def task_details(t: TaskVerdict, *, hidden_text: bool = False) -> list[str]:
     if t.status == NOT_STARTED:
         lines += _indent("start at:", f"{t.task.section} of the notebook")
         return lines
-    lines += _indent("check:", f"{problem.check.name}"
-                     + (f" (case {problem.case_number} of {problem.cases})" if problem.case else ""))
+    lines += _indent(
+        "check:",
+        f"{problem.check.name}"
+        + (f" (case {problem.case_number} of {problem.cases})" if problem.case else ""),
+    )
     if problem.case is not None:
         lines += _indent("case:", problem.case.label)
     for i, line in enumerate(problem.message.splitlines() or [""]):
@@ -71,8 +77,11 @@ def task_details(t: TaskVerdict, *, hidden_text: bool = False) -> list[str]:
     if problem.where:
         lines += _indent("raised at:", problem.where)
     if problem.blocked_by:
-        lines += _indent("blocked:", f"this check runs task {problem.blocked_by}, which fails; "
-                         f"fix task {problem.blocked_by} first")
+        lines += _indent(
+            "blocked:",
+            f"this check runs task {problem.blocked_by}, which fails; "
+            f"fix task {problem.blocked_by} first",
+        )
         return lines
     lines += _indent("hint:", t.task.hint)
     lines += _indent("read:", f"{t.task.section} of the notebook")
@@ -85,16 +94,25 @@ def chapter_report(result: ChapterResult) -> str:
     head = f"Chapter {ch.number} — {ch.title}"
     lines = [head.ljust(WIDTH - 32) + f"checked: {result.source}", ""]
     lines += [task_line(t) for t in result.tasks]
-    lines += ["", f"  {done} of {len(result.tasks)} tasks passed · "
-              f"{_points(result.points)} / {result.max_points} points"]
+    lines += [
+        "",
+        f"  {done} of {len(result.tasks)} tasks passed · "
+        f"{_points(result.points)} / {result.max_points} points",
+    ]
     failing = [t for t in result.tasks if not t.passed and t.status != NOT_STARTED]
     for t in failing:
-        lines += [""] + task_details(t)
+        lines += ["", *task_details(t)]
     not_started = [t for t in result.tasks if t.status == NOT_STARTED]
     if not_started:
         first = not_started[0].task
-        lines += ["", f"  Not started: {', '.join(t.task.id for t in not_started)}.",
-                  f"  Next up: task {first.id} ({first.title}), {first.section} of the notebook."]
+        lines += [
+            "",
+            f"  Not started: {', '.join(t.task.id for t in not_started)}.",
+            f"  Next up: task {first.id} ({first.title}), {first.section} of the notebook.",
+        ]
+    elif result.passed and len(result.tasks) < len(ch.tasks):
+        ids = ", ".join(t.task.id for t in result.tasks)
+        lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]
     elif result.passed:
         lines += ["", f"  Chapter {ch.number} is complete. Well done!"]
     lines += result.notes
@@ -125,8 +143,10 @@ def progress_report(results: Sequence[ChapterResult], source: str) -> str:
             next_up = next(t.task for t in r.tasks if not t.passed)
     lines.append("")
     if next_up:
-        lines.append(f"  Next: task {next_up.id} ({next_up.title}), {next_up.section} of the "
-                     f"notebook; `make chapter-{next_up.id.split('.')[0]}` shows the details.")
+        lines.append(
+            f"  Next: task {next_up.id} ({next_up.title}), {next_up.section} of the "
+            f"notebook; `make chapter-{next_up.id.split('.')[0]}` shows the details."
+        )
     else:
         lines.append("  Every chapter written so far is complete.")
     return _plain("\n".join(lines))

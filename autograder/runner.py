@@ -114,8 +114,14 @@ def child_env(tree: Path) -> dict[str, str]:
     keep = ("PATH", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
     env = {key: os.environ[key] for key in keep if key in os.environ}
     env.update(
-        HOME=str(tree), TMPDIR=str(tree), LANG="C.UTF-8", LC_ALL="C.UTF-8", PYTHONHASHSEED="0",
-        OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+        HOME=str(tree),
+        TMPDIR=str(tree),
+        LANG="C.UTF-8",
+        LC_ALL="C.UTF-8",
+        PYTHONHASHSEED="0",
+        OPENBLAS_NUM_THREADS="1",
+        OMP_NUM_THREADS="1",
+        MKL_NUM_THREADS="1",
         PYTHONIOENCODING="utf-8",
     )
     return env
@@ -183,17 +189,26 @@ class _Tail(threading.Thread):
 
 # -- running -----------------------------------------------------------------------------
 
-BOOT = "import sys; sys.path[:0] = {path!r}; from autograder.harness.child import main; main({tree!r})"
+BOOT = (
+    "import sys; sys.path[:0] = {path!r}; from autograder.harness.child import main; main({tree!r})"
+)
 
 
 def _start(tree: Path, plan: dict) -> subprocess.Popen:
     command = [
-        sys.executable, "-I", "-S", "-c",
+        sys.executable,
+        "-I",
+        "-S",
+        "-c",
         BOOT.format(path=child_sys_path(tree), tree=str(tree)),
     ]
     proc = subprocess.Popen(
-        command, cwd=tree, env=child_env(tree),
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        command,
+        cwd=tree,
+        env=child_env(tree),
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
     )
     try:
         proc.stdin.write(wire.dumps(plan).encode())
@@ -219,7 +234,9 @@ def _exit_detail(code: int | None, tail: str) -> str:
         how = f"was killed by signal {-code}"
     else:
         how = f"exited with code {code}"
-    return f"the Python process running your code {how}" + (f"; its last output:\n{tail}" if tail else "")
+    return f"the Python process running your code {how}" + (
+        f"; its last output:\n{tail}" if tail else ""
+    )
 
 
 def run_checks(
@@ -234,8 +251,12 @@ def run_checks(
             "modules": modules,
             "target": target,
             "checks": [
-                {"id": c.id, "module": c.module, "index": c.index,
-                 "cases": [dict(inputs) for inputs in c.cases]}
+                {
+                    "id": c.id,
+                    "module": c.module,
+                    "index": c.index,
+                    "cases": [dict(inputs) for inputs in c.cases],
+                }
                 for c in remaining
             ],
         }
@@ -244,7 +265,10 @@ def run_checks(
 
 
 def _run_one_child(
-    tree: Path, plan: dict, remaining: Sequence[PlannedCheck], runs: dict[str, CheckRun],
+    tree: Path,
+    plan: dict,
+    remaining: Sequence[PlannedCheck],
+    runs: dict[str, CheckRun],
     limits: Limits,
 ) -> None:
     proc = _start(tree, plan)
@@ -276,7 +300,9 @@ def _run_one_child(
                 elif event == "begin":
                     current = str(message.get("id"))
                 elif event == "end":
-                    runs[str(message.get("id"))] = CheckRun("ran", results=message.get("results", []))
+                    runs[str(message.get("id"))] = CheckRun(
+                        "ran", results=message.get("results", [])
+                    )
                     current = None
                 elif event == "done":
                     return
@@ -290,9 +316,12 @@ def _run_one_child(
                 if message == "eof":
                     run = CheckRun("crashed", detail=_exit_detail(code, tail.tail()))
                 else:
-                    run = CheckRun("flooded", detail="the child sent more or other data than "
-                                   "the grader reads (limit "
-                                   f"{limits.max_message_bytes // 2**20} MiB)")
+                    run = CheckRun(
+                        "flooded",
+                        detail="the child sent more or other data than "
+                        "the grader reads (limit "
+                        f"{limits.max_message_bytes // 2**20} MiB)",
+                    )
                 _record_failure(run, current, ready, remaining, runs, fail_rest)
                 return
             cpu = cpu_seconds(proc.pid)
@@ -302,7 +331,8 @@ def _run_one_child(
                 _stop(proc)
                 kind = "CPU" if used > limits.cpu_per_check else "wall-clock"
                 run = CheckRun(
-                    "timed out", detail=f"stopped after {used if kind == 'CPU' else wall:.1f} "
+                    "timed out",
+                    detail=f"stopped after {used if kind == 'CPU' else wall:.1f} "
                     f"{kind} seconds (limit: {limits.describe()}); an endless loop?",
                 )
                 _record_failure(run, current, ready, remaining, runs, fail_rest)

@@ -45,8 +45,10 @@ def check(
 ) -> ChapterResult:
     root = tree_root(impl, repo)
     if not (root / chapter.package).is_dir():
-        raise SetupError(f"there is no {root / chapter.package} folder: run `make stubs` to "
-                         "generate the starter code")
+        raise SetupError(
+            f"there is no {root / chapter.package} folder: run `make stubs` to "
+            "generate the starter code"
+        )
     if not chapter.ready:
         raise SetupError(f"chapter {chapter.number} ({chapter.title}) is not written yet")
     packages = {ch.package: root / ch.package for ch in CHAPTERS if (root / ch.package).is_dir()}

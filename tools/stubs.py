@@ -65,7 +65,9 @@ def _raise_line(indent: str, message: str) -> list[str]:
     return [f"{indent}raise NotImplementedError(", f"{indent}    {literal}", f"{indent})"]
 
 
-def stub_source(text: str, where: str = "<source>", message: Callable[[str], str] = _task_message) -> str:
+def stub_source(
+    text: str, where: str = "<source>", message: Callable[[str], str] = _task_message
+) -> str:
     """``text`` with every task region replaced by its stub (see the module docstring)."""
     out: list[str] = []
     region: tuple[int, str] | None = None  # (line number, task id) of the open BEGIN
@@ -73,11 +75,14 @@ def stub_source(text: str, where: str = "<source>", message: Callable[[str], str
         begin, end = BEGIN.match(line), END.match(line)
         if begin:
             if region:
-                raise StubError(f"{where}:{number}: BEGIN SOLUTION inside the region opened at "
-                                f"line {region[0]}")
+                raise StubError(
+                    f"{where}:{number}: BEGIN SOLUTION inside the region opened at line {region[0]}"
+                )
             if not begin["task"]:
-                raise StubError(f"{where}:{number}: BEGIN SOLUTION needs a task id, e.g. "
-                                "'### BEGIN SOLUTION 1.3'")
+                raise StubError(
+                    f"{where}:{number}: BEGIN SOLUTION needs a task id, e.g. "
+                    "'### BEGIN SOLUTION 1.3'"
+                )
             region = (number, begin["task"])
             out.extend(_raise_line(begin["indent"], message(begin["task"])))
         elif end:
@@ -95,8 +100,10 @@ def stub_source(text: str, where: str = "<source>", message: Callable[[str], str
 
 def _files(root: Path) -> list[Path]:
     return sorted(
-        p for p in root.rglob("*")
-        if p.is_file() and not SKIP_DIRS.intersection(p.relative_to(root).parts)
+        p
+        for p in root.rglob("*")
+        if p.is_file()
+        and not SKIP_DIRS.intersection(p.relative_to(root).parts)
         and p.suffix not in SKIP_SUFFIXES
     )
 
@@ -142,7 +149,8 @@ def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
     problems = [f"missing: {rel}" for rel in sorted(generated.keys() - present)]
     problems += [f"not generated: {rel}" for rel in sorted(present - generated.keys())]
     problems += [
-        f"differs: {rel}" for rel in sorted(present & generated.keys())
+        f"differs: {rel}"
+        for rel in sorted(present & generated.keys())
         if (chapters / rel).read_bytes() != generated[rel]
     ]
     manifest = {rel: _sha(data) for rel, data in generated.items()}
@@ -180,10 +188,16 @@ def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
     chapters = repo / "chapters"
     generated = generate(repo / "solutions")
     edited = set(edited_files(chapters)) if chapters.exists() else set()
-    existing = {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST} \
-        if chapters.exists() else set()
-    changes = {rel for rel, data in generated.items()
-               if rel not in existing or (chapters / rel).read_bytes() != data}
+    existing = (
+        {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST}
+        if chapters.exists()
+        else set()
+    )
+    changes = {
+        rel
+        for rel, data in generated.items()
+        if rel not in existing or (chapters / rel).read_bytes() != data
+    }
     stale = existing - generated.keys()
     at_risk = sorted((changes | stale) & edited)
     report = []
@@ -244,7 +258,8 @@ def reset(task_id: str, repo: Path = REPO) -> list[str]:
         rel = source.relative_to(solutions).as_posix()
         reference = source.read_text(encoding="utf-8")
         names = [
-            name for name, node in _functions(ast.parse(reference)).items()
+            name
+            for name, node in _functions(ast.parse(reference)).items()
             if opener.search("\n".join(reference.splitlines()[node.lineno - 1 : node.end_lineno]))
         ]
         stub_text = stub_source(reference, f"solutions/{rel}")
@@ -259,9 +274,11 @@ def reset(task_id: str, repo: Path = REPO) -> list[str]:
         try:
             mine = _functions(ast.parse(text))
         except SyntaxError as exc:
-            raise StubError(f"chapters/{rel} has a syntax error at line {exc.lineno}; fix it, "
-                            "or regenerate the whole file with `python -m tools.stubs --force` "
-                            "(which keeps a backup)") from None
+            raise StubError(
+                f"chapters/{rel} has a syntax error at line {exc.lineno}; fix it, "
+                "or regenerate the whole file with `python -m tools.stubs --force` "
+                "(which keeps a backup)"
+            ) from None
         lines = text.splitlines()
         spans = []
         for name in names:
@@ -277,21 +294,33 @@ def reset(task_id: str, repo: Path = REPO) -> list[str]:
             continue
         where = backup([target], repo)
         _atomic_write(target, new.encode())
-        report.append(f"reset {', '.join(names)} in chapters/{rel} "
-                      f"(your version is kept in {where.relative_to(repo)})")
+        report.append(
+            f"reset {', '.join(names)} in chapters/{rel} "
+            f"(your version is kept in {where.relative_to(repo)})"
+        )
     if not report:
         raise StubError(f"no region of task {task_id} was found under solutions/")
     return report
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.stubs", description=__doc__.split("\n")[0])
-    parser.add_argument("--force", action="store_true",
-                        help="overwrite files with student edits (a backup is kept)")
-    parser.add_argument("--check", action="store_true",
-                        help="only compare: exit 1 on drift, 3 when chapters/ holds student work")
-    parser.add_argument("reset", nargs="*", metavar="reset TASK",
-                        help="put one task back to its stub, e.g. `reset 1.3`")
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.stubs", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="overwrite files with student edits (a backup is kept)"
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="only compare: exit 1 on drift, 3 when chapters/ holds student work",
+    )
+    parser.add_argument(
+        "reset",
+        nargs="*",
+        metavar="reset TASK",
+        help="put one task back to its stub, e.g. `reset 1.3`",
+    )
     args = parser.parse_args(argv)
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))

@@ -32,14 +32,21 @@ FUNCTIONS: dict[str, Callable[[float], float]] = {
 def _central_cases(rng: np.random.Generator) -> list[Case]:
     cases = []
     for name, x, eps in [
-        ("x**2", 3.0, None), ("x**3", 2.0, None), ("sin(x)", 0.5, None), ("x**3", 2.0, 1e-3),
-        ("exp(x)", 1.0, 0.1), ("1/x", 2.0, 0.5), ("sin(x)", round(float(rng.uniform(-3, 3)), 3), 0.25),
+        ("x**2", 3.0, None),
+        ("x**3", 2.0, None),
+        ("sin(x)", 0.5, None),
+        ("x**3", 2.0, 1e-3),
+        ("exp(x)", 1.0, 0.1),
+        ("1/x", 2.0, 0.5),
+        ("sin(x)", round(float(rng.uniform(-3, 3)), 3), 0.25),
     ]:
         f = FUNCTIONS[name]
         step = 1e-6 if eps is None else eps
         expected = (f(x + step) - f(x - step)) / (2 * step)
         label = f"central_difference(f, {x:g}" + (")" if eps is None else f", eps={eps:g})")
-        cases.append(Case(f"{label} with f(x) = {name}", {"fn": name, "x": x, "eps": eps}, expected))
+        cases.append(
+            Case(f"{label} with f(x) = {name}", {"fn": name, "x": x, "eps": eps}, expected)
+        )
     return cases
 
 
@@ -95,8 +102,12 @@ def _binary_cases(op: str) -> Callable[[np.random.Generator], list[Case]]:
     def cases(rng: np.random.Generator) -> list[Case]:
         out = []
         for form, a, b in [
-            ("values", 2.0, -3.0), ("values", 0.5, 4.0), ("number right", 1.5, 2.0),
-            ("number left", -0.5, 3.0), ("same value", 1.25, None), ("preset grad", 3.0, -1.0),
+            ("values", 2.0, -3.0),
+            ("values", 0.5, 4.0),
+            ("number right", 1.5, 2.0),
+            ("number left", -0.5, 3.0),
+            ("same value", 1.25, None),
+            ("preset grad", 3.0, -1.0),
             ("values", *rng.uniform(-10, 10, 2).round(3).tolist()),
         ]:
             g = round(float(rng.uniform(0.5, 2)), 3) * (-1) ** len(out)
@@ -106,7 +117,7 @@ def _binary_cases(op: str) -> Callable[[np.random.Generator], list[Case]]:
                 expected = _expected(lambda x: f(x, x), "x", [a], g, preset)
                 label = f"x = Value({a:g}); out = x {op} x"
             elif form in ("number right", "number left"):
-                expected = _expected(lambda x: f(x, b), "x", [a], g, preset)
+                expected = _expected(lambda x, b=b: f(x, b), "x", [a], g, preset)
                 expr = f"x {op} {b:g}" if form == "number right" else f"{b:g} {op} x"
                 label = f"x = Value({a:g}); out = {expr}"
             else:
@@ -165,8 +176,13 @@ def _unary_cases(op: str) -> Callable[[np.random.Generator], list[Case]]:
             preset = 0.25 if i == 1 else 0.0
             before = f"x.grad = {preset:g}; " if preset else ""
             label = f"x = Value({a:g}); {before}out = x.{op}(); out.grad = {g:g}; out._backward()"
-            out.append(Case(label, {"op": op, "a": a, "g": g, "preset": preset},
-                            _expected(f, "x", [a], g, preset)))
+            out.append(
+                Case(
+                    label,
+                    {"op": op, "a": a, "g": g, "preset": preset},
+                    _expected(f, "x", [a], g, preset),
+                )
+            )
         return out
 
     return cases
@@ -205,11 +221,18 @@ GRAPHS: list[tuple[str, Callable[[np.random.Generator], tuple[list[list[int]], i
     ("a diamond: d uses b and c, which both use a", lambda rng: ([[], [0], [0], [1, 2]], 3)),
     ("a node that uses the same input twice (like a * a)", lambda rng: ([[], [0, 0], [1]], 2)),
     ("a leaf used at three depths", lambda rng: ([[], [0], [0, 1], [0, 2]], 3)),
-    ("a random graph of 40 Values, some not reachable from the root",
-     lambda rng: (_random_dag(rng, 40), 33)),
-    ("a root with 2,000 inputs", lambda rng: ([[] for _ in range(2000)] + [list(range(2000))], 2000)),
-    ("a chain of 100,000 Values (recursion would fail here)",
-     lambda rng: (_chain(100_000), 99_999)),
+    (
+        "a random graph of 40 Values, some not reachable from the root",
+        lambda rng: (_random_dag(rng, 40), 33),
+    ),
+    (
+        "a root with 2,000 inputs",
+        lambda rng: ([[] for _ in range(2000)] + [list(range(2000))], 2000),
+    ),
+    (
+        "a chain of 100,000 Values (recursion would fail here)",
+        lambda rng: (_chain(100_000), 99_999),
+    ),
 ]
 
 
@@ -276,7 +299,9 @@ def _backward_cases(rng: np.random.Generator) -> list[Case]:
         preset = 0.5 if make is None else 0.0
         # weights ±1 on big graphs keep the gradients' size in check; small ones get any
         edges = sum(len(k) for k in graph)
-        flat = rng.choice([-1.0, 1.0], edges) if edges > 1000 else rng.uniform(-2, 2, edges).round(3)
+        flat = (
+            rng.choice([-1.0, 1.0], edges) if edges > 1000 else rng.uniform(-2, 2, edges).round(3)
+        )
         ends = np.cumsum([len(k) for k in graph]).tolist()
         weights = [flat[end - len(k) : end].tolist() for k, end in zip(graph, ends)]
         grads = [0.0] * len(graph)
@@ -349,21 +374,40 @@ def _readme_cases(rng: np.random.Generator) -> list[Case]:
     for a, b in pairs:
         da, db = partials(_readme, [a, b])
         expected = {"g": _readme(a, b), "a.grad": da, "b.grad": db}
-        cases.append(Case(f"micrograd's README example with a = {a:g}, b = {b:g}", {"a": a, "b": b},
-                          expected))
+        cases.append(
+            Case(
+                f"micrograd's README example with a = {a:g}, b = {b:g}", {"a": a, "b": b}, expected
+            )
+        )
     return cases
 
 
 CHECKS = [
     Check("1.1", "central_difference", _central_cases, _central, close(rtol=1e-9, atol=1e-12)),
-    *[Check(task, f"Value {op} Value", _binary_cases(op), _binary, close(rtol=1e-6, atol=1e-8))
-      for op, (task, _) in BINARY.items()],
+    *[
+        Check(task, f"Value {op} Value", _binary_cases(op), _binary, close(rtol=1e-6, atol=1e-8))
+        for op, (task, _) in BINARY.items()
+    ],
     Check("1.4", "Value ** number", _pow_cases, _pow, close(rtol=1e-6, atol=1e-8)),
-    *[Check(task, f"Value.{op}()", _unary_cases(op), _unary, close(rtol=1e-6, atol=1e-8))
-      for op, (task, _) in UNARY.items()],
+    *[
+        Check(task, f"Value.{op}()", _unary_cases(op), _unary, close(rtol=1e-6, atol=1e-8))
+        for op, (task, _) in UNARY.items()
+    ],
     Check("1.7", "topological_order", _topo_cases, _topo, _topo_verdict),
-    Check("1.8", "backward() with given local derivatives", _backward_cases, _backward,
-          close(rtol=1e-9, atol=1e-9), requires=("1.7",)),
-    Check("1.8", "micrograd's README example", _readme_cases, _readme_program,
-          close(rtol=1e-5, atol=1e-6), requires=("1.2", "1.3", "1.4", "1.6", "1.7")),
+    Check(
+        "1.8",
+        "backward() with given local derivatives",
+        _backward_cases,
+        _backward,
+        close(rtol=1e-9, atol=1e-9),
+        requires=("1.7",),
+    ),
+    Check(
+        "1.8",
+        "micrograd's README example",
+        _readme_cases,
+        _readme_program,
+        close(rtol=1e-5, atol=1e-6),
+        requires=("1.2", "1.3", "1.4", "1.6", "1.7"),
+    ),
 ]

@@ -95,7 +95,9 @@ def _all_numbers(values: Any) -> bool:
     return isinstance(values, (list, tuple)) and all(map(_is_number, values))
 
 
-def compare(received: Any, expected: Any, *, rtol: float, atol: float, path: str = "") -> str | None:
+def compare(
+    received: Any, expected: Any, *, rtol: float, atol: float, path: str = ""
+) -> str | None:
     """None when ``received`` matches ``expected``, else a message naming the first place
     where they differ. Numbers match within ``atol + rtol·|expected|``; dicts, lists and
     arrays match element by element; anything else must be equal."""

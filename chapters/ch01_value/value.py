@@ -31,8 +31,7 @@ def _check_number(data: object) -> None:
     else:
         hint = ""
     raise TypeError(
-        f"Value(data) takes a real number (int or float), got {type(data).__name__} "
-        f"{data!r}{hint}"
+        f"Value(data) takes a real number (int or float), got {type(data).__name__} {data!r}{hint}"
     )
 
 

@@ -1,0 +1,34 @@
+"""The check cell of a notebook: ``check("1.3")`` shows the same report as ``make chapter-1``.
+
+It runs the same runner in a fresh child process, so what is checked is the code in your
+files as they are saved now, not what this kernel imported earlier. It checks the tree the
+notebook imports: ``chapters/``, or ``solutions/`` under ``SPARROW_IMPL=solutions``.
+A task that does not pass raises ``TaskNotPassed`` (an AssertionError) after the report, so
+"Run all" stops where the work is unfinished.
+"""
+
+from __future__ import annotations
+
+from .course import chapter as find_chapter
+from .course import task as find_task
+from .report import chapter_report
+from .student import check as check_student
+
+
+class TaskNotPassed(AssertionError):
+    """Raised by a check cell whose tasks do not all pass (the report says why)."""
+
+
+def check(what: str | int) -> None:
+    """Check one task (``"1.3"``) or a whole chapter (``1``), print the report, and raise
+    TaskNotPassed unless everything checked passes."""
+    __tracebackhide__ = True  # IPython and pytest show the report, not these frames
+    if isinstance(what, str) and "." in what:
+        ch, task = find_task(what)
+        result = check_student(ch, task_ids=[task.id])
+    else:
+        result = check_student(find_chapter(what))
+    print(chapter_report(result))
+    if not result.passed:
+        failing = ", ".join(t.task.id for t in result.tasks if not t.passed)
+        raise TaskNotPassed(f"not passed yet: task {failing} (the report above says why)")
