@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,10 +32,18 @@ def public_checks(chapter: Chapter) -> dict[str, Path]:
     return {f"autograder.checks.{chapter.package}": path} if path.is_file() else {}
 
 
+_LOADING = threading.Lock()
+
+
 def load_checks(module: str, path: Path) -> ModuleType:
     """Import a check file under ``module`` in this (trusted) process, also from a folder
     outside the repository, so its ``from ..harness.api import …`` resolves here as it does
     in the child."""
+    with _LOADING:
+        return _load(module, path)
+
+
+def _load(module: str, path: Path) -> ModuleType:
     if module in sys.modules:
         return sys.modules[module]
     try:

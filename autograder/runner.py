@@ -339,6 +339,10 @@ def _run_one_child(
                 return
     finally:
         _stop(proc)
+        for thread in (reader, tail):
+            thread.join(timeout=5)
+        proc.stdout.close()
+        proc.stderr.close()
 
 
 def _record_failure(run, current, ready, remaining, runs, fail_rest) -> None:

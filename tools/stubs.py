@@ -99,6 +99,8 @@ def stub_source(
 
 
 def _files(root: Path) -> list[Path]:
+    if not root.is_dir():
+        return []
     return sorted(
         p
         for p in root.rglob("*")
@@ -184,23 +186,24 @@ def backup(paths: list[Path], repo: Path) -> Path:
 
 def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
     """Regenerate ``repo/chapters`` from ``repo/solutions``. Returns what it did, line by
-    line; raises StubError, having written nothing, when it would overwrite student work."""
+    line. A file the student edited is kept as it is while its generated version has not
+    changed; when it has, the generator raises StubError, having written nothing, unless
+    ``force`` (then every edited file is backed up and regenerated)."""
     chapters = repo / "chapters"
     generated = generate(repo / "solutions")
-    edited = set(edited_files(chapters)) if chapters.exists() else set()
-    existing = (
-        {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST}
-        if chapters.exists()
-        else set()
-    )
-    changes = {
-        rel
-        for rel, data in generated.items()
-        if rel not in existing or (chapters / rel).read_bytes() != data
-    }
-    stale = existing - generated.keys()
+    last = read_manifest(chapters)  # what the generator wrote last time
+    existing = {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST}
+    edited = set(edited_files(chapters))
+    stale = (existing & last.keys()) - generated.keys()  # generated once, no longer
+    changes, kept = set(), []
+    for rel, data in generated.items():
+        if rel in existing and (chapters / rel).read_bytes() == data:
+            continue
+        if rel in edited and last.get(rel) == _sha(data) and not force:
+            kept.append(rel)  # the student's version of a file that upstream left alone
+            continue
+        changes.add(rel)
     at_risk = sorted((changes | stale) & edited)
-    report = []
     if at_risk and not force:
         raise StubError(
             "these files hold your own edits and would be overwritten:\n  "
@@ -208,6 +211,7 @@ def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
             + "\nNothing was written. `make reset TASK=N.k` puts back one task; "
             "`python -m tools.stubs --force` regenerates everything and keeps a backup."
         )
+    report = []
     if at_risk:
         where = backup([chapters / rel for rel in at_risk], repo)
         report.append(f"backed up {len(at_risk)} edited files to {where.relative_to(repo)}")
@@ -219,6 +223,9 @@ def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
         report.append(f"removed chapters/{rel} (no longer generated)")
     manifest = {rel: _sha(data) for rel, data in sorted(generated.items())}
     _atomic_write(chapters / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())
+    if kept:
+        files = f"{len(kept)} file" + ("s" if len(kept) > 1 else "")
+        report.append(f"kept your work in {files} (make stubs FORCE=1 to regenerate)")
     return report or ["chapters/ is up to date"]
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 
@@ -315,19 +316,17 @@ def _backward_cases(rng: np.random.Generator) -> list[Case]:
     return cases
 
 
+def _chain_rule_step(node, children, weights) -> None:
+    """The autograder's own local backward for ``node``: child.grad += w · node.grad."""
+    for child, w in zip(children, weights):
+        child.grad += w * node.grad
+
+
 def _backward(sp, graph, weights, root: int, preset: float):
     nodes = _build(sp, graph)
     nodes[0].grad = preset
-
-    def local(node, children, ws):  # the autograder's own chain-rule step for `node`
-        def _backward():
-            for child, w in zip(children, ws):
-                child.grad += w * node.grad
-
-        return _backward
-
     for node, children, ws in zip(nodes, graph, weights):
-        node._backward = local(node, [nodes[j] for j in children], ws)
+        node._backward = partial(_chain_rule_step, node, [nodes[j] for j in children], ws)
     nodes[root].backward()
     return [node.grad for node in nodes]
 

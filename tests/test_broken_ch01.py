@@ -1,0 +1,115 @@
+"""Deliberately broken chapter-1 variants: plausible student bugs. Each must fail the task it
+breaks, and no other task may fail because of it (a check that cannot avoid running the
+broken code reports "blocked by task N.k" instead). This is what shows the checks can fail,
+and that a bug in one task never costs points in another."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from tests.trees import SOLUTIONS, copy_package, patch, replace_region, run_chapter, statuses
+
+RECURSIVE_TOPO = """
+order, visited = [], set()
+
+def build(v):
+    if v not in visited:
+        visited.add(v)
+        for child in v._prev:
+            build(child)
+        order.append(v)
+
+build(root)
+return order
+"""
+
+NO_VISITED_SET = """
+order, stack = [], [(root, False)]
+while stack:
+    node, children_done = stack.pop()
+    if children_done:
+        order.append(node)
+        continue
+    stack.append((node, True))
+    stack.extend((child, False) for child in node._prev)
+return order
+"""
+
+# (name, file, edit, the task it breaks). An edit is (old, new) for a one-place change, or
+# ("region", body) to rewrite a whole task region.
+VARIANTS = [
+    ("forward difference", "numerical.py",
+     ("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x)) / eps"), "1.1"),
+    ("central difference without the 2", "numerical.py",
+     ("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x - eps)) / eps"), "1.1"),
+    ("add assigns instead of accumulating", "value.py",
+     ("            self.grad += out.grad\n            other.grad += out.grad",
+      "            self.grad = out.grad\n            other.grad = out.grad"), "1.2"),
+    ("add forgets its children", "value.py",
+     ('Value(self.data + other.data, (self, other), "+")', 'Value(self.data + other.data)'),
+     "1.2"),
+    ("mul uses its own data", "value.py",
+     ("self.grad += other.data * out.grad", "self.grad += self.data * out.grad"), "1.3"),
+    ("pow forgets the exponent factor", "value.py",
+     ("(exponent * self.data ** (exponent - 1)) * out.grad",
+      "(self.data ** (exponent - 1)) * out.grad"), "1.4"),
+    ("exp forgets the upstream gradient", "value.py",
+     ("self.grad += out.data * out.grad", "self.grad += out.data"), "1.5"),
+    ("log differentiates with the output", "value.py",
+     ("(1 / self.data) * out.grad", "(1 / out.data) * out.grad"), "1.5"),
+    ("tanh' written as 1 - tanh", "value.py", ("(1 - t**2) * out.grad", "(1 - t) * out.grad"),
+     "1.6"),
+    ("sigmoid overflows for large negative inputs", "value.py",
+     ("1 / (1 + math.exp(-x)) if x >= 0 else math.exp(x) / (1 + math.exp(x))",
+      "1 / (1 + math.exp(-x))"), "1.6"),
+    ("relu lets gradients through negative inputs", "value.py",
+     ("(out.data > 0) * out.grad", "out.grad"), "1.6"),
+    ("recursive topological sort", "graph.py", ("region", RECURSIVE_TOPO), "1.7"),
+    ("topological sort without a visited set", "graph.py", ("region", NO_VISITED_SET), "1.7"),
+    ("backward forgets the seed gradient", "value.py", ("        self.grad = 1.0\n", ""),
+     "1.8"),
+    ("backward walks the graph leaves first", "value.py",
+     ("for node in reversed(topological_order(self)):", "for node in topological_order(self):"),
+     "1.8"),
+]
+
+
+def _broken(tmp: Path, file: str, edit: tuple[str, str], task: str) -> Path:
+    package = copy_package(SOLUTIONS / "ch01_value", tmp / "ch01_value")
+    if edit[0] == "region":
+        replace_region(package / file, task, edit[1])
+    else:
+        patch(package / file, *edit)
+    return package
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, str]]:
+    """Every variant checked once (two at a time: each check runs in its own process)."""
+
+    def one(variant: tuple) -> tuple[str, dict[str, str]]:
+        name, file, edit, task = variant
+        package = _broken(tmp_path_factory.mktemp("variant"), file, edit, task)
+        return name, statuses(run_chapter(1, package))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, VARIANTS))
+
+
+def test_there_are_enough_variants() -> None:
+    assert len(VARIANTS) >= 8
+    assert {task for *_, task in VARIANTS} == {f"1.{i}" for i in range(1, 9)}
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_variant_fails_its_task_only(
+    outcomes: dict[str, dict[str, str]], name: str, file: str, edit: tuple, task: str
+) -> None:
+    status = outcomes[name]
+    assert status[task] not in ("passed", "not started"), status
+    for other, st in status.items():
+        if other != task:
+            assert st in ("passed", f"blocked by task {task}"), (other, st)

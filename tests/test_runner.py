@@ -1,0 +1,107 @@
+"""The runner under misbehaving code: an endless loop, a dead process, an exit, a flood of
+output, a syntax error, a hang at import. Each costs what it breaks and no more."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder.harness.wire import Opaque
+from tests.trees import SOLUTIONS, copy_package, patch, run_chapter, statuses
+
+ADD = "        out = Value(self.data + other.data, (self, other), \"+\")\n"
+MUL = "        out = Value(self.data * other.data, (self, other), \"*\")\n"
+
+
+@pytest.fixture
+def package(tmp_path: Path) -> Path:
+    return copy_package(SOLUTIONS / "ch01_value", tmp_path / "ch01_value")
+
+
+def test_endless_loop_costs_one_check(package: Path) -> None:
+    patch(package / "value.py", MUL, "        while True:\n            pass\n" + MUL)
+    result = run_chapter(1, package, tasks=["1.2", "1.3", "1.4"], cpu=1.0)
+    assert statuses(result) == {"1.2": "passed", "1.3": "timed out", "1.4": "passed"}
+    problem = result.tasks[1].first_problem
+    assert "CPU seconds" in problem.message and "endless loop" in problem.message
+
+
+@pytest.mark.parametrize(
+    ("code", "expected"),
+    [
+        ("import os; os._exit(3)", "exited with code 3"),
+        ("import os, signal; os.kill(os.getpid(), signal.SIGKILL)", "killed by signal 9"),
+    ],
+)
+def test_dying_process_costs_one_check(package: Path, code: str, expected: str) -> None:
+    patch(package / "value.py", MUL, f"        {code}\n" + MUL)
+    result = run_chapter(1, package, tasks=["1.2", "1.3", "1.4"])
+    assert statuses(result) == {"1.2": "passed", "1.3": "crashed", "1.4": "passed"}
+    assert expected in result.tasks[1].first_problem.message
+
+
+@pytest.mark.parametrize("exc", ["SystemExit(0)", "KeyboardInterrupt()"])
+def test_exit_and_interrupt_are_just_exceptions(package: Path, exc: str) -> None:
+    patch(package / "value.py", MUL, f"        raise {exc}\n" + MUL)
+    result = run_chapter(1, package, tasks=["1.2", "1.3"])
+    assert statuses(result) == {"1.2": "passed", "1.3": "failed"}
+    assert exc.split("(")[0] in result.tasks[1].first_problem.message
+
+
+def test_printing_and_writing_to_stdout_do_not_disturb_the_results(package: Path) -> None:
+    noise = (
+        "        import os, sys\n"
+        "        print('x' * 100_000)\n"
+        "        sys.__stdout__.write('{\"event\": \"done\"}\\n')\n"
+        "        os.write(1, b'{\"event\": \"done\"}\\n')\n"
+    )
+    patch(package / "value.py", ADD, noise + ADD)
+    result = run_chapter(1, package, tasks=["1.2", "1.3"])
+    assert statuses(result) == {"1.2": "passed", "1.3": "passed"}
+
+
+def test_syntax_error_fails_every_task_and_says_where(package: Path) -> None:
+    patch(package / "value.py", ADD, "        out = = 1\n" + ADD)
+    result = run_chapter(1, package, tasks=["1.1", "1.2"])
+    assert set(statuses(result).values()) == {"import error"}
+    problem = result.tasks[0].first_problem
+    assert "SyntaxError" in problem.message
+    assert problem.where.startswith("ch01_value/value.py, line")
+
+
+def test_hang_at_import_fails_every_task(package: Path) -> None:
+    (package / "nn.py").write_text("while True:\n    pass\n")
+    result = run_chapter(1, package, tasks=["1.1", "1.2"], cpu=1.0)
+    assert set(statuses(result).values()) == {"import error"}
+    assert "importing your code stopped" in result.tasks[0].first_problem.message
+
+
+def test_child_sees_none_of_the_repository(package: Path) -> None:
+    spy = (
+        "        import importlib.util\n"
+        "        for name in ('solutions', 'tools', 'support', 'autograder.runner', 'tests'):\n"
+        "            assert importlib.util.find_spec(name) is None, name\n"
+    )
+    patch(package / "value.py", ADD, spy + ADD)
+    result = run_chapter(1, package, tasks=["1.2"])
+    assert statuses(result) == {"1.2": "passed"}, result.tasks[0].first_problem
+
+
+def test_wrong_type_is_reported_as_an_object(package: Path) -> None:
+    patch(package / "value.py", "            self.grad += out.grad\n", "            self.grad += out\n")
+    result = run_chapter(1, package, tasks=["1.2"])
+    problem = result.tasks[0].first_problem
+    assert problem.status == "failed"
+    assert "x.grad: expected the number" in problem.message and "(a Value)" in problem.message
+
+
+def test_stub_raising_another_tasks_marker_blocks(package: Path) -> None:
+    patch(package / "value.py", "        self.grad = 1.0\n",
+          "        raise NotImplementedError('Task 1.7: topological_order — see §6')\n")
+    result = run_chapter(1, package, tasks=["1.7", "1.8"])
+    assert statuses(result)["1.8"] == "blocked by task 1.7"
+
+
+def test_opaque_objects_print_their_type() -> None:
+    assert str(Opaque("Value", "Value(data=1)")) == "Value(data=1) (a Value)"
