@@ -132,8 +132,8 @@ def run_program(Value, leaf_data, program, guard):
     """Build the program's graph with ``Value``; ``guard(ok)`` rejects unsafe steps.
 
     Each instruction reads earlier values (indices wrap around) and appends its result; the
-    last value is the output. Unsafe: a division by ~0, a power of a non-positive base, ReLU
-    at its kink, or a value so large that rounding differences would dominate.
+    last value is the output. Unsafe: a division by ~0, a fractional power of a non-positive
+    base, ReLU at its kink, or a value so large that rounding differences would dominate.
     """
     leaves = [Value(x) for x in leaf_data]
     vals = list(leaves)
@@ -144,8 +144,10 @@ def run_program(Value, leaf_data, program, guard):
             guard(abs(operand.data) > 0.1)
         elif op == "c/x":
             guard(abs(x.data) > 0.1)
-        elif op == "**":
-            guard(x.data > 0.1)
+        elif op == "**" and not float(arg).is_integer():
+            guard(x.data > 0.1)  # a fractional power: positive bases only
+        elif op == "**" and arg < 0:
+            guard(abs(x.data) > 0.1)
         elif op == "relu":
             guard(abs(x.data) > 1e-6)
         result = OPS[op](x, operand)

@@ -10,8 +10,8 @@ import pytest
 from autograder.harness.wire import Opaque
 from tests.trees import SOLUTIONS, copy_package, patch, run_chapter, statuses
 
-ADD = "        out = Value(self.data + other.data, (self, other), \"+\")\n"
-MUL = "        out = Value(self.data * other.data, (self, other), \"*\")\n"
+ADD = '        out = Value(self.data + other.data, (self, other), "+")\n'
+MUL = '        out = Value(self.data * other.data, (self, other), "*")\n'
 
 
 @pytest.fixture
@@ -53,8 +53,8 @@ def test_printing_and_writing_to_stdout_do_not_disturb_the_results(package: Path
     noise = (
         "        import os, sys\n"
         "        print('x' * 100_000)\n"
-        "        sys.__stdout__.write('{\"event\": \"done\"}\\n')\n"
-        "        os.write(1, b'{\"event\": \"done\"}\\n')\n"
+        '        sys.__stdout__.write(\'{"event": "done"}\\n\')\n'
+        '        os.write(1, b\'{"event": "done"}\\n\')\n'
     )
     patch(package / "value.py", ADD, noise + ADD)
     result = run_chapter(1, package, tasks=["1.2", "1.3"])
@@ -89,7 +89,11 @@ def test_child_sees_none_of_the_repository(package: Path) -> None:
 
 
 def test_wrong_type_is_reported_as_an_object(package: Path) -> None:
-    patch(package / "value.py", "            self.grad += out.grad\n", "            self.grad += out\n")
+    patch(
+        package / "value.py",
+        "            self.grad += out.grad\n",
+        "            self.grad += out\n",
+    )
     result = run_chapter(1, package, tasks=["1.2"])
     problem = result.tasks[0].first_problem
     assert problem.status == "failed"
@@ -97,8 +101,11 @@ def test_wrong_type_is_reported_as_an_object(package: Path) -> None:
 
 
 def test_stub_raising_another_tasks_marker_blocks(package: Path) -> None:
-    patch(package / "value.py", "        self.grad = 1.0\n",
-          "        raise NotImplementedError('Task 1.7: topological_order — see §6')\n")
+    patch(
+        package / "value.py",
+        "        self.grad = 1.0\n",
+        "        raise NotImplementedError('Task 1.7: topological_order — see §6')\n",
+    )
     result = run_chapter(1, package, tasks=["1.7", "1.8"])
     assert statuses(result)["1.8"] == "blocked by task 1.7"
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tools import stubs
 from tests.trees import REPO, SOLUTIONS
+from tools import stubs
 
 REGION = re.compile(r"### BEGIN SOLUTION (\S+)\n(.*?)### END SOLUTION", re.S)
 
@@ -25,14 +25,15 @@ def fake_message(task_id: str) -> str:
     ("source", "expected"),
     [
         (
-            "def f():\n    '''doc'''\n    ### BEGIN SOLUTION 1.1\n    return 1\n    ### END SOLUTION\n",
+            "def f():\n    '''doc'''\n    ### BEGIN SOLUTION 1.1\n    return 1\n"
+            "    ### END SOLUTION\n",
             "def f():\n    '''doc'''\n    raise NotImplementedError(\"Task 1.1: do it\")\n",
         ),
         (
             "x = 1\nclass A:\n    def g(self):\n        y = 2\n        ### BEGIN SOLUTION 2.3\n"
             "        return y\n\n        # more\n        ### END SOLUTION\n",
             "x = 1\nclass A:\n    def g(self):\n        y = 2\n"
-            "        raise NotImplementedError(\"Task 2.3: do it\")\n",
+            '        raise NotImplementedError("Task 2.3: do it")\n',
         ),
         ("no markers at all\n", "no markers at all\n"),
     ],
@@ -64,7 +65,7 @@ def test_bad_markers_are_named(source: str, problem: str) -> None:
 
 
 def test_unknown_task_id_is_an_error() -> None:
-    with pytest.raises(stubs.StubError, match="no task '1.99'"):
+    with pytest.raises(stubs.StubError, match=r"no task '1\.99'"):
         stubs.stub_source("### BEGIN SOLUTION 1.99\n### END SOLUTION\n")
 
 
@@ -104,8 +105,7 @@ def test_chapters_is_what_the_generator_writes() -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A scratch repository with solutions/ and a freshly generated chapters/."""
-    shutil.copytree(SOLUTIONS, tmp_path / "solutions",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(SOLUTIONS, tmp_path / "solutions", ignore=shutil.ignore_patterns("__pycache__"))
     stubs.write(tmp_path)
     return tmp_path
 
@@ -120,7 +120,7 @@ def test_edited_files_are_never_overwritten_without_force(repo: Path) -> None:
     mine = repo / "chapters" / "ch01_value" / "numerical.py"
     mine.write_text(mine.read_text() + "\n# my work\n")
     (repo / "solutions" / "ch01_value" / "numerical.py").write_text("# changed upstream\n")
-    with pytest.raises(stubs.StubError, match="chapters/ch01_value/numerical.py"):
+    with pytest.raises(stubs.StubError, match=r"chapters/ch01_value/numerical\.py"):
         stubs.write(repo)
     assert mine.read_text().endswith("# my work\n")  # nothing written
     report = stubs.write(repo, force=True)
@@ -156,7 +156,9 @@ def test_reset_puts_one_task_back(repo: Path) -> None:
     assert "self.grad += out.grad" in text  # 1.2 is still the student's
     backup = next((repo / ".sparrow" / "backups").rglob("value.py"))
     assert "self.grad += other.data * out.grad" in backup.read_text()
-    assert stubs.reset("1.3", repo) == ["task 1.3 in chapters/ch01_value/value.py is already its stub"]
+    assert stubs.reset("1.3", repo) == [
+        "task 1.3 in chapters/ch01_value/value.py is already its stub"
+    ]
 
 
 def test_reset_of_a_task_spanning_functions(repo: Path) -> None:
@@ -190,7 +192,9 @@ def test_command_line_check_exit_codes(repo: Path) -> None:
 
 def test_make_reset_wraps_the_module() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "tools.stubs", "reset", "9.9"], cwd=REPO, capture_output=True,
+        [sys.executable, "-m", "tools.stubs", "reset", "9.9"],
+        cwd=REPO,
+        capture_output=True,
         text=True,
     )
     assert out.returncode == 2 and "error:" in out.stderr and "9" in out.stderr

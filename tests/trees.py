@@ -41,7 +41,8 @@ def replace_region(path: Path, task_id: str, body: str) -> None:
     """Replace the body of every ``### BEGIN SOLUTION task_id`` region in ``path``."""
     text = path.read_text()
     pattern = re.compile(
-        rf"^(?P<indent>[ \t]*)### BEGIN SOLUTION {re.escape(task_id)}\n.*?^[ \t]*### END SOLUTION\n",
+        rf"^(?P<indent>[ \t]*)### BEGIN SOLUTION {re.escape(task_id)}\n"
+        r".*?^[ \t]*### END SOLUTION\n",
         re.M | re.S,
     )
     match = pattern.search(text)
