@@ -41,6 +41,7 @@ lab: env
 
 lint: env
 	$(PY) -m ruff check .
+	$(PY) -m ruff format --check .
 
 # The repository's tests, then every notebook run against the reference (nbval, lax mode:
 # outputs are not compared, errors and failed asserts are).

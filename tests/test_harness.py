@@ -1,0 +1,200 @@
+"""The check harness itself: the wire format, the comparisons, the trusted numerical
+derivative, and the shape of every check file."""
+
+from __future__ import annotations
+
+import ast
+import math
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from autograder.checking import load_checks, public_checks
+from autograder.course import CHAPTERS
+from autograder.harness import gradcheck, wire
+from autograder.harness.api import Case, Check, compare
+from tests.trees import REPO
+
+# -- wire --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        True,
+        3,
+        -2.5,
+        "text",
+        [1, [2.0, None]],
+        {"a": {"b": [1, 2]}},
+        np.arange(6, dtype=np.float32).reshape(2, 3),
+        np.float32(1.5),
+        np.int64(7),
+        np.array(2.0),
+        np.zeros((0, 3)),
+        float("inf"),
+    ],
+)
+def test_wire_round_trip(data) -> None:
+    back = wire.loads(wire.dumps(data))
+    if isinstance(data, (np.ndarray, np.generic)):
+        assert type(back) is type(data) and back.dtype == data.dtype
+        np.testing.assert_array_equal(back, data)
+    else:
+        assert back == data
+
+
+def test_wire_sends_objects_as_type_and_repr_only() -> None:
+    class Sneaky:
+        def __repr__(self) -> str:
+            return "x" * 10_000
+
+    back = wire.loads(wire.dumps({"v": Sneaky(), "arr": np.array([object()])}))
+    assert back["v"].type == "Sneaky" and len(back["v"].repr) == wire.REPR_LIMIT
+    assert back["arr"].type == "ndarray"
+
+
+def test_wire_never_unpickles() -> None:
+    import base64
+    import io
+    import pickle
+
+    evil = io.BytesIO()
+    np.save(evil, np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    line = wire.dumps({"__ndarray__": base64.b64encode(evil.getvalue()).decode()})
+    with pytest.raises(ValueError, match="allow_pickle"):
+        wire.loads(line)
+    assert pickle  # imported only to make the intent explicit
+
+
+# -- compare -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("received", "expected", "problem"),
+    [
+        (1.0, 1.0 + 1e-12, None),
+        (1.0, 1.1, "expected 1.1, received 1"),
+        ({"a": 1.0}, {"a": 2.0}, "a: expected 2, received 1"),
+        ({}, {"a": 2.0}, "missing 'a'"),
+        ([1.0, 2.0], [1.0, 2.0, 3.0], "expected 3 items, received 2"),
+        ("Value", "float", "expected 'float', received 'Value'"),
+        (True, 1.0, "expected the number 1"),
+        (np.ones(3), np.ones(4), "expected shape (4,), received shape (3,)"),
+        (list(range(200)), [*range(199), 7], "[199]: expected 7, received 199"),
+        (float("nan"), float("nan"), None),
+    ],
+)
+def test_compare_names_the_first_difference(received, expected, problem) -> None:
+    found = compare(received, expected, rtol=1e-9, atol=1e-12)
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and problem in found
+
+
+@given(st.floats(-3, 3), st.floats(-3, 3))
+def test_gradcheck_partials_match_calculus(x: float, y: float) -> None:
+    dx, dy = gradcheck.partials(lambda a, b: math.sin(a) * b**2, [x, y])
+    assert dx == pytest.approx(math.cos(x) * y**2, abs=1e-6)
+    assert dy == pytest.approx(2 * math.sin(x) * y, abs=1e-6)
+
+
+# -- check files ---------------------------------------------------------------------------
+
+
+def _check_modules():
+    for ch in CHAPTERS:
+        for module, path in public_checks(ch).items():
+            yield ch, load_checks(module, path), path
+
+
+def test_every_task_has_a_check_and_every_check_a_task() -> None:
+    for ch, module, _ in _check_modules():
+        tasks = {t.id for t in ch.tasks}
+        checked = {c.task for c in module.CHECKS}
+        assert checked == tasks, ch.package
+        for check in module.CHECKS:
+            assert set(check.requires) <= tasks - {check.task}
+
+
+def test_cases_are_deterministic_labelled_and_seed_dependent() -> None:
+    for _, module, _ in _check_modules():
+        for check in module.CHECKS:
+            a, b = check.make_cases(0), check.make_cases(0)
+            assert [c.label for c in a] == [c.label for c in b]
+            assert all(c.label and isinstance(c, Case) for c in a)
+            assert len(a) >= 2, check.name
+        changed = [c for c in module.CHECKS if c.make_cases(0) != c.make_cases(12345)]
+        assert changed, "a secret seed must change some case lists"
+
+
+def test_check_files_never_import_the_code_under_test() -> None:
+    """The trees reach a check only through the `sp` argument of its program."""
+    files = [p for _, _, p in _check_modules()] + sorted(
+        (REPO / "autograder" / "harness").glob("*.py")
+    )
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                names = [node.module or ""]
+            for name in names:
+                assert name.split(".")[0] not in ("chapters", "solutions", "tools", "support")
+
+
+# -- hunting: the public ch01 checks agree with the reference on drawn inputs ----------------
+
+CH01 = load_checks("autograder.checks.ch01_value", REPO / "autograder/checks/ch01_value.py")
+
+
+def _one_case(check: Check, case: Case) -> str | None:
+    from solutions import ch01_value
+
+    return check.verdict(case, wire.loads(wire.dumps(check.program(ch01_value, **case.inputs))))
+
+
+@given(
+    op=st.sampled_from(sorted(CH01.UNARY)),
+    a=st.floats(-6, 6).map(lambda v: round(v, 4)),
+    g=st.floats(0.1, 3),
+)
+def test_unary_checks_accept_the_reference_anywhere_in_the_domain(op: str, a: float, g: float):
+    assume(abs(a) > 1e-3 and (op != "log" or a > 0.05))
+    check = next(c for c in CH01.CHECKS if c.name == f"Value.{op}()")
+    expected = CH01._expected(CH01.UNARY[op][1], "x", [a], g, 0.0)
+    case = Case("drawn", {"op": op, "a": a, "g": g, "preset": 0.0}, expected)
+    assert _one_case(check, case) is None
+
+
+@given(
+    op=st.sampled_from(sorted(CH01.BINARY)),
+    form=st.sampled_from(["values", "number right", "number left", "same value"]),
+    a=st.floats(-50, 50),
+    b=st.floats(-50, 50),
+    g=st.floats(-3, 3),
+)
+def test_binary_checks_accept_the_reference(op: str, form: str, a: float, b: float, g: float):
+    check = next(c for c in CH01.CHECKS if c.name == f"Value {op} Value")
+    f = CH01.BINARY[op][1]
+    if form == "same value":
+        expected = CH01._expected(lambda x: f(x, x), "x", [a], g, 0.0)
+    elif form == "values":
+        expected = CH01._expected(f, "xy", [a, b], g, 0.0)
+    else:
+        expected = CH01._expected(lambda x: f(x, b), "x", [a], g, 0.0)
+    inputs = {"op": op, "form": form, "a": a, "b": b, "g": g, "preset": 0.0}
+    assert _one_case(check, Case("drawn", inputs, expected)) is None
+
+
+@given(st.integers(2, 60), st.integers(0, 2**32 - 1))
+def test_graph_checks_accept_the_reference_on_random_dags(n: int, seed: int) -> None:
+    graph = CH01._random_dag(np.random.default_rng(seed), n)
+    root = n - 1
+    topo = next(c for c in CH01.CHECKS if c.task == "1.7")
+    assert _one_case(topo, Case("drawn", {"graph": graph, "root": root})) is None
