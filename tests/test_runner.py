@@ -112,3 +112,13 @@ def test_stub_raising_another_tasks_marker_blocks(package: Path) -> None:
 
 def test_opaque_objects_print_their_type() -> None:
     assert str(Opaque("Value", "Value(data=1)")) == "Value(data=1) (a Value)"
+
+
+def test_an_op_returning_a_float_is_named(package: Path) -> None:
+    patch(
+        package / "value.py",
+        "        out._backward = _backward\n        return out\n        ### END SOLUTION\n\n    # -- task 1.3",
+        "        return out.data\n        ### END SOLUTION\n\n    # -- task 1.3",
+    )
+    result = run_chapter(1, package, tasks=["1.2"])
+    assert "type(out): expected 'Value', received 'float'" in result.tasks[0].first_problem.message
