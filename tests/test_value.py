@@ -120,15 +120,7 @@ def test_numpy_scalar_as_operand(expr, data, grad, s):
     [
         np.float64(2.0),
         np.float32(2.0),
-        pytest.param(
-            np.int64(2),
-            marks=pytest.mark.xfail(
-                strict=True,
-                raises=ValueError,
-                reason="reference bug: x / np.int64(2) computes np.int64(2) ** -1, which numpy "
-                "refuses ('Integers to negative integer powers are not allowed')",
-            ),
-        ),
+        np.int64(2),
     ],
     ids=lambda s: type(s).__name__,
 )

@@ -21,9 +21,12 @@ from collections.abc import Callable, Iterable
 from .graph import topological_order
 
 
-def _check_number(data: object) -> None:
-    if type(data) is float or type(data) is int or isinstance(data, numbers.Real):
-        return
+def _number(data: object) -> int | float:
+    """``data`` as a plain Python int or float (NumPy scalars included), or a clear error."""
+    if type(data) is float or type(data) is int:
+        return data
+    if isinstance(data, numbers.Real):
+        return int(data) if isinstance(data, numbers.Integral) else float(data)
     if isinstance(data, Value):
         hint = "; it already is a Value, use it as it is"
     elif hasattr(data, "shape"):
@@ -45,7 +48,7 @@ class Value:
     """
 
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = "") -> None:
-        _check_number(data)
+        data = _number(data)
         children = tuple(dict.fromkeys(_children))  # unique, in a deterministic order
         for child in children:
             if not isinstance(child, Value):
@@ -149,28 +152,36 @@ class Value:
         return self + other
 
     def __sub__(self, other: Value | float) -> Value:  # a - b
-        return self + (-_as_value(other, "-"))
+        return self + (-_operand(other, "-"))
 
     def __rsub__(self, other: float) -> Value:  # other - a
-        return _as_value(other, "-") + (-self)
+        return _operand(other, "-") + (-self)
 
     def __rmul__(self, other: float) -> Value:  # other * a
         return self * other
 
     def __truediv__(self, other: Value | float) -> Value:  # a / b
-        return self * _as_value(other, "/") ** -1
+        return self * _operand(other, "/") ** -1
 
     def __rtruediv__(self, other: float) -> Value:  # other / a
-        return _as_value(other, "/") * self**-1
+        return _operand(other, "/") * self**-1
 
 
-def _as_value(other: object, op: str) -> Value:
-    """``other`` as a Value: Values pass through, real numbers are wrapped as leaves."""
+def _operand(other: object, op: str) -> Value | int | float:
+    """``other`` if it is a Value, as a plain number if it is a real number, else a clear
+    TypeError. (Negating or inverting a plain number before it becomes a Value keeps the
+    graph as small as micrograd's: ``a - 2`` is ``a + Value(-2)``.)"""
     if isinstance(other, Value):
         return other
     if isinstance(other, numbers.Real):
-        return Value(other)
+        return _number(other)
     raise TypeError(
         f"unsupported operand type for {op}: 'Value' and '{type(other).__name__}'; "
         "a Value combines with other Values and with real numbers (int or float)"
     )
+
+
+def _as_value(other: object, op: str) -> Value:
+    """``other`` as a Value: Values pass through, real numbers are wrapped as leaves."""
+    other = _operand(other, op)
+    return other if isinstance(other, Value) else Value(other)
