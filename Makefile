@@ -6,6 +6,7 @@
 #
 # PYTHON=/path/to/python uses an existing interpreter as it is (nothing is installed);
 # otherwise `make setup` builds .venv with BOOTSTRAP (default python3) and pip.
+# LAB_ARGS passes options to JupyterLab, e.g. `make lab LAB_ARGS="--no-browser"`.
 
 BOOTSTRAP ?= python3
 ifeq ($(origin PYTHON),undefined)
@@ -20,7 +21,7 @@ endif
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Targets: setup chapter-N progress lab test lint stubs reset TASK=N.k"
 
 setup:
@@ -37,7 +38,7 @@ progress: env
 	@$(PY) -m autograder progress
 
 lab: env
-	$(PY) -m jupyterlab --notebook-dir=chapters
+	$(PY) -m jupyterlab --notebook-dir=chapters $(LAB_ARGS)
 
 lint: env
 	$(PY) -m ruff check .
