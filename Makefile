@@ -21,7 +21,7 @@ endif
 .DEFAULT_GOAL := help
 
 help:
-	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Targets: setup chapter-N progress lab test lint stubs reset TASK=N.k"
 
 setup:

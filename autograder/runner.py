@@ -271,19 +271,15 @@ def _run_one_child(
     runs: dict[str, CheckRun],
     limits: Limits,
 ) -> None:
+    """One child over ``remaining``: record each check it finishes, and stop it at the
+    first check it cannot finish (recorded as timed out, crashed or flooded)."""
     proc = _start(tree, plan)
     reader, tail = _Reader(proc.stdout, limits.max_message_bytes), _Tail(proc.stderr)
     reader.start()
     tail.start()
-    current: str | None = None  # the check now running; None while importing
-    ready = False
-    cpu_start = cpu_seconds(proc.pid) or 0.0
-    wall_start = time.monotonic()
-
-    def fail_rest(run: CheckRun) -> None:
-        for c in remaining:
-            runs.setdefault(c.id, run)
-
+    current: str | None = None  # the check now running; None between checks
+    ready = False  # the code under test imported
+    cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
     try:
         while True:
             try:
@@ -292,50 +288,43 @@ def _run_one_child(
                 message = None
             if isinstance(message, dict):
                 event = message.get("event")
+                if event == "import_error":
+                    _fail(
+                        CheckRun("import error", error=message.get("error")),
+                        None,
+                        False,
+                        remaining,
+                        runs,
+                    )
+                    return
+                if event == "done":
+                    return
                 if event == "ready":
                     ready = True
-                elif event == "import_error":
-                    fail_rest(CheckRun("import error", error=message.get("error")))
-                    return
                 elif event == "begin":
                     current = str(message.get("id"))
                 elif event == "end":
-                    runs[str(message.get("id"))] = CheckRun(
-                        "ran", results=message.get("results", [])
-                    )
+                    runs[str(message.get("id"))] = CheckRun("ran", message.get("results", []))
                     current = None
-                elif event == "done":
-                    return
-                if event in ("ready", "begin", "end"):
-                    cpu_start = cpu_seconds(proc.pid) or cpu_start
-                    wall_start = time.monotonic()
+                cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
                 continue
-            if message in ("eof", "flooded", "garbled"):
+            if message is not None:  # the channel closed, overflowed or carried garbage
                 code = _stop(proc)
                 tail.join(timeout=1)
                 if message == "eof":
                     run = CheckRun("crashed", detail=_exit_detail(code, tail.tail()))
                 else:
+                    cap = limits.max_message_bytes // 2**20
                     run = CheckRun(
                         "flooded",
-                        detail="the child sent more or other data than "
-                        "the grader reads (limit "
-                        f"{limits.max_message_bytes // 2**20} MiB)",
+                        detail="the process running your code sent more "
+                        f"or other data than the grader reads (limit {cap} MiB)",
                     )
-                _record_failure(run, current, ready, remaining, runs, fail_rest)
+                _fail(run, current, ready, remaining, runs)
                 return
-            cpu = cpu_seconds(proc.pid)
-            wall = time.monotonic() - wall_start
-            used = (cpu - cpu_start) if cpu is not None else wall
-            if used > limits.cpu_per_check or wall > limits.wall_per_check:
+            if overrun := _overrun(proc.pid, cpu_start, wall_start, limits):
                 _stop(proc)
-                kind = "CPU" if used > limits.cpu_per_check else "wall-clock"
-                run = CheckRun(
-                    "timed out",
-                    detail=f"stopped after {used if kind == 'CPU' else wall:.1f} "
-                    f"{kind} seconds (limit: {limits.describe()}); an endless loop?",
-                )
-                _record_failure(run, current, ready, remaining, runs, fail_rest)
+                _fail(CheckRun("timed out", detail=overrun), current, ready, remaining, runs)
                 return
     finally:
         _stop(proc)
@@ -345,21 +334,39 @@ def _run_one_child(
         proc.stderr.close()
 
 
-def _record_failure(run, current, ready, remaining, runs, fail_rest) -> None:
-    """A child that failed while importing fails every check; one that failed inside a check
-    fails that check; one that failed between checks fails the next, so the run moves on."""
+def _overrun(pid: int, cpu_start: float | None, wall_start: float, limits: Limits) -> str:
+    """Why the current step is over budget, or "" while it is within it. CPU seconds where
+    the system measures them; wall-clock seconds elsewhere, and always as a backstop."""
+    wall = time.monotonic() - wall_start
+    cpu = cpu_seconds(pid)
+    if cpu is not None and cpu_start is not None:
+        if cpu - cpu_start > limits.cpu_per_check:
+            used = f"{cpu - cpu_start:.1f} CPU seconds"
+        elif wall > limits.wall_per_check:
+            used = f"{wall:.1f} wall-clock seconds"
+        else:
+            return ""
+    elif wall > limits.cpu_per_check:
+        used = f"{wall:.1f} seconds"
+    else:
+        return ""
+    return f"stopped after {used} (limit: {limits.describe()}); an endless loop?"
+
+
+def _fail(run: CheckRun, current: str | None, ready: bool, remaining, runs) -> None:
+    """Record a child's failure: while importing it fails every check left; inside a check,
+    that check; between checks, the next one (so the run always moves on)."""
+    pending = [c.id for c in remaining if c.id not in runs]
     if not ready:
         if run.status == "crashed":
             run = CheckRun("import error", detail=run.detail)
         elif run.status == "timed out":
             run = CheckRun("import error", detail="importing your code " + run.detail)
-        fail_rest(run)
-    elif current is not None:
-        runs[current] = run
+        targets = pending
     else:
-        pending = [c for c in remaining if c.id not in runs]
-        if pending:
-            runs[pending[0].id] = run
+        targets = [current] if current is not None else pending[:1]
+    for check_id in targets:
+        runs[check_id] = run
 
 
 def temporary_tree() -> tempfile.TemporaryDirectory:
