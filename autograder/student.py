@@ -52,8 +52,5 @@ def check(
     if not chapter.ready:
         raise SetupError(f"chapter {chapter.number} ({chapter.title}) is not written yet")
     packages = {ch.package: root / ch.package for ch in CHAPTERS if (root / ch.package).is_dir()}
-    try:
-        source = str((root / chapter.package).relative_to(Path.cwd()))
-    except ValueError:
-        source = str(root / chapter.package)
+    source = f"{root.name}/{chapter.package}"
     return check_chapter(chapter, packages, task_ids=task_ids, limits=limits, source=source)

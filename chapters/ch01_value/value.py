@@ -49,7 +49,7 @@ class Value:
 
     def __init__(self, data: float, _children: Iterable[Value] = (), _op: str = "") -> None:
         data = _number(data)
-        children = tuple(dict.fromkeys(_children))  # unique, in a deterministic order
+        children = tuple(dict.fromkeys(_children)) if _children else ()  # unique, in order
         for child in children:
             if not isinstance(child, Value):
                 raise TypeError(
