@@ -13,7 +13,7 @@ import sys
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
@@ -72,7 +72,6 @@ class ChapterResult:
     limits: Limits
     source: str  # what was checked, in words
     seconds: float = 0.0
-    notes: list[str] = field(default_factory=list)
 
     @property
     def points(self) -> float:

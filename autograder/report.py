@@ -10,6 +10,8 @@ from .checking import ChapterResult
 from .course import CHAPTERS, Chapter
 from .verdict import NOT_STARTED, PASSED, TaskVerdict
 
+IMPORT_ERROR = "import error"
+
 WIDTH = 92
 
 
@@ -88,6 +90,21 @@ def task_details(t: TaskVerdict, *, hidden_text: bool = False) -> list[str]:
     return lines
 
 
+def import_details(t: TaskVerdict, chapter: Chapter) -> list[str]:
+    """One block for a chapter whose code does not import: no check could run."""
+    problem = t.first_problem
+    lines = [
+        f"  {FAIL_MARK} Your chapter {chapter.number} code does not import, so no check could run"
+    ]
+    lines += _indent("problem:", problem.message)
+    if problem.where:
+        lines += _indent("raised at:", problem.where)
+    lines += _indent(
+        "see more:", f'python -c "import chapters.{chapter.package}" shows the whole traceback'
+    )
+    return lines
+
+
 def chapter_report(result: ChapterResult) -> str:
     ch = result.chapter
     done = sum(t.passed for t in result.tasks)
@@ -99,7 +116,12 @@ def chapter_report(result: ChapterResult) -> str:
         f"  {done} of {len(result.tasks)} tasks passed · "
         f"{_points(result.points)} / {result.max_points} points",
     ]
-    failing = [t for t in result.tasks if not t.passed and t.status != NOT_STARTED]
+    broken = [t for t in result.tasks if t.status == IMPORT_ERROR]
+    if broken:
+        lines += ["", *import_details(broken[0], result.chapter)]
+    failing = [
+        t for t in result.tasks if not t.passed and t.status not in (NOT_STARTED, IMPORT_ERROR)
+    ]
     for t in failing:
         lines += ["", *task_details(t)]
     not_started = [t for t in result.tasks if t.status == NOT_STARTED]
@@ -115,7 +137,6 @@ def chapter_report(result: ChapterResult) -> str:
         lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]
     elif result.passed:
         lines += ["", f"  Chapter {ch.number} is complete. Well done!"]
-    lines += result.notes
     return _plain("\n".join(lines))
 
 

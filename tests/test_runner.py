@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.harness.wire import Opaque
+from autograder.report import chapter_report
 from tests.trees import SOLUTIONS, copy_package, patch, run_chapter, statuses
 
 ADD = '        out = Value(self.data + other.data, (self, other), "+")\n'
@@ -68,6 +69,8 @@ def test_syntax_error_fails_every_task_and_says_where(package: Path) -> None:
     problem = result.tasks[0].first_problem
     assert "SyntaxError" in problem.message
     assert problem.where.startswith("ch01_value/value.py, line")
+    text = chapter_report(result)
+    assert text.count("does not import") == 1 and text.count("SyntaxError") == 1
 
 
 def test_hang_at_import_fails_every_task(package: Path) -> None:
