@@ -10,58 +10,36 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 
 from .course import Chapter
 from .harness.api import Case, Check
 from .runner import Limits, PlannedCheck, build_tree, run_checks, temporary_tree
 from .verdict import TaskVerdict, apply_requirements, judge
 
-AUTOGRADER = Path(__file__).resolve().parent
 PUBLIC_SEED = 0
 
 
-def public_checks(chapter: Chapter) -> dict[str, Path]:
-    """The public check file of a chapter, by module name (empty if none is written)."""
-    path = AUTOGRADER / "checks" / f"{chapter.package}.py"
-    return {f"autograder.checks.{chapter.package}": path} if path.is_file() else {}
+def public_checks(chapter: Chapter) -> list[str]:
+    """The module of a chapter's public checks, if it is written."""
+    module = f"autograder.checks.{chapter.package}"
+    return [module] if importlib.util.find_spec(module) else []
 
 
-_LOADING = threading.Lock()
-
-
-def load_checks(module: str, path: Path) -> ModuleType:
-    """Import a check file under ``module`` in this (trusted) process, also from a folder
-    outside the repository, so its ``from ..harness.api import …`` resolves here as it does
-    in the child."""
-    with _LOADING:
-        return _load(module, path)
-
-
-def _load(module: str, path: Path) -> ModuleType:
-    if module in sys.modules:
-        return sys.modules[module]
-    try:
-        found = importlib.import_module(module)
-        if Path(found.__file__).resolve() == path.resolve():
-            return found
-    except ImportError:
-        pass
-    parent = module.rsplit(".", 1)[0]
-    if parent not in sys.modules:
-        package = ModuleType(parent)
-        package.__path__ = [str(path.parent)]
-        sys.modules[parent] = package
-    spec = importlib.util.spec_from_file_location(module, path)
-    loaded = importlib.util.module_from_spec(spec)
-    sys.modules[module] = loaded
-    spec.loader.exec_module(loaded)
-    return loaded
+def program_reference(check: Check) -> tuple[str, Path]:
+    """``module:function`` of a check's program, and the file of that module: the only
+    file of the check that the child receives."""
+    fn = check.program
+    module = sys.modules.get(fn.__module__)
+    if module is None or getattr(module, fn.__name__, None) is not fn:
+        raise ValueError(
+            f"check {check.task} {check.name!r}: its program must be a top-level function of a "
+            f"check-programs module (got {fn.__qualname__} in {fn.__module__})"
+        )
+    return f"{fn.__module__}:{fn.__name__}", Path(module.__file__)
 
 
 @dataclass
@@ -90,32 +68,41 @@ def check_chapter(
     chapter: Chapter,
     packages: Mapping[str, Path],
     *,
-    check_files: Mapping[str, Path] | None = None,
+    check_modules: Sequence[str] | None = None,
     task_ids: Sequence[str] | None = None,
     seed: int = PUBLIC_SEED,
     limits: Limits = Limits(),
     source: str = "",
 ) -> ChapterResult:
     """Run ``chapter``'s checks against a tree made of ``packages`` (package name → folder
-    holding that package's ``.py`` files)."""
+    holding that package's ``.py`` files). With ``task_ids``, only those tasks are reported,
+    but the tasks their checks require run too, so "blocked by" is still told apart."""
     started = time.monotonic()
-    files = dict(public_checks(chapter) if check_files is None else check_files)
-    tasks = [t for t in chapter.tasks if task_ids is None or t.id in task_ids]
-    wanted = {t.id for t in tasks}
+    modules = public_checks(chapter) if check_modules is None else check_modules
+    checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
+    wanted = [t.id for t in chapter.tasks if task_ids is None or t.id in task_ids]
+    needed = set(wanted)
+    for check in checks:
+        if check.task in wanted:
+            needed.update(check.requires)
     planned: list[tuple[PlannedCheck, Check, list[Case]]] = []
-    for module, path in files.items():
-        for index, check in enumerate(load_checks(module, path).CHECKS):
-            if check.task in wanted:
-                cases = check.make_cases(seed)
-                plan = PlannedCheck(f"{module}:{index}", module, index, [c.inputs for c in cases])
-                planned.append((plan, check, cases))
+    programs: dict[str, Path] = {}
+    for number, check in enumerate(checks):
+        if check.task in needed:
+            reference, path = program_reference(check)
+            programs[reference.split(":")[0]] = path
+            cases = check.make_cases(seed)
+            plan = PlannedCheck(
+                f"{number}:{check.task}/{check.name}", reference, [c.inputs for c in cases]
+            )
+            planned.append((plan, check, cases))
     with temporary_tree() as tmp:
         tree = Path(tmp)
-        build_tree(tree, packages, files)
+        build_tree(tree, packages, programs)
         runs = run_checks(tree, f"chapters.{chapter.package}", [p for p, _, _ in planned], limits)
-    verdicts = {t.id: TaskVerdict(t) for t in tasks}
+    verdicts = {t.id: TaskVerdict(t) for t in chapter.tasks if t.id in needed}
     for plan, check, cases in planned:
         verdicts[check.task].checks.append(judge(check, cases, runs[plan.id]))
-    result = list(verdicts.values())
-    apply_requirements(result)
-    return ChapterResult(chapter, result, seed, limits, source, time.monotonic() - started)
+    apply_requirements(list(verdicts.values()))
+    tasks = [verdicts[task_id] for task_id in wanted]
+    return ChapterResult(chapter, tasks, seed, limits, source, time.monotonic() - started)

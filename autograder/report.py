@@ -78,6 +78,13 @@ def task_details(t: TaskVerdict, *, hidden_text: bool = False) -> list[str]:
         lines += _indent("problem:" if i == 0 else "", line)
     if problem.where:
         lines += _indent("raised at:", problem.where)
+    if problem.printed:
+        shown = problem.printed.splitlines()[-8:]
+        for i, line in enumerate(shown):
+            lines.append(f"      {'printed:' if i == 0 else '':<11}{line[: WIDTH - 17]}")
+    others = [c.check.name for c in t.checks if not c.passed and c is not problem]
+    if others:
+        lines += _indent("also:", f"failing too: {', '.join(others)}")
     if problem.blocked_by:
         lines += _indent(
             "blocked:",
@@ -130,7 +137,7 @@ def chapter_report(result: ChapterResult) -> str:
         lines += [
             "",
             f"  Not started: {', '.join(t.task.id for t in not_started)}.",
-            f"  Next up: task {first.id} ({first.title}), {first.section} of the notebook.",
+            f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook.",
         ]
     elif result.passed and len(result.tasks) < len(ch.tasks):
         ids = ", ".join(t.task.id for t in result.tasks)
@@ -165,7 +172,7 @@ def progress_report(results: Sequence[ChapterResult], source: str) -> str:
     lines.append("")
     if next_up:
         lines.append(
-            f"  Next: task {next_up.id} ({next_up.title}), {next_up.section} of the "
+            f"  Next: task {next_up.id} — {next_up.title}, {next_up.section} of the "
             f"notebook; `make chapter-{next_up.id.split('.')[0]}` shows the details."
         )
     else:

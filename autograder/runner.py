@@ -52,9 +52,8 @@ class Limits:
 
 @dataclass(frozen=True)
 class PlannedCheck:
-    id: str  # unique within a run, e.g. "autograder.checks.ch01_value:3"
-    module: str  # the check file, as a module of the composite tree
-    index: int  # position in that module's CHECKS
+    id: str  # unique within a run, e.g. "1.3/Value * Value"
+    program: str  # "module:function", a top-level function of a check-programs module
     cases: Sequence[Mapping[str, Any]]  # the inputs of each case, in order
 
 
@@ -68,6 +67,7 @@ class CheckRun:
     results: list[dict[str, Any]] = field(default_factory=list)
     detail: str = ""
     error: dict[str, Any] | None = None
+    printed: str = ""  # what the code under test printed during the check
 
 
 # -- the composite tree ------------------------------------------------------------------
@@ -82,23 +82,24 @@ def _copy_python(src: Path, dest: Path) -> None:
         shutil.copyfile(path, target)
 
 
-def build_tree(dest: Path, packages: Mapping[str, Path], check_files: Mapping[str, Path]) -> None:
+def build_tree(dest: Path, packages: Mapping[str, Path], programs: Mapping[str, Path]) -> None:
     """Lay out ``dest`` for a child: ``chapters/<package>`` from each given folder (only its
     ``.py`` files, copied, never linked), a bare ``chapters/__init__.py`` (no switch), the
-    harness, and each check file under its module name (``autograder.checks.ch01_value``)."""
+    harness, and each check-programs module (``autograder.checks.ch01_value.programs``) with
+    empty packages above it: case lists, expected values and verdicts are never copied."""
     chapters = dest / "chapters"
     chapters.mkdir(parents=True)
     (chapters / "__init__.py").write_text('"""Composite tree built by the autograder."""\n')
     for name, src in packages.items():
         _copy_python(src, chapters / name)
     _copy_python(HARNESS, dest / "autograder" / "harness")
-    for module, path in check_files.items():
-        *packages_, stem = module.split(".")
-        folder = dest.joinpath(*packages_)
-        folder.mkdir(parents=True, exist_ok=True)
-        for level in range(1, len(packages_) + 1):
-            dest.joinpath(*packages_[:level], "__init__.py").touch()
-        shutil.copyfile(path, folder / f"{stem}.py")
+    for module, path in programs.items():
+        *parents, stem = module.split(".")
+        for level in range(1, len(parents) + 1):
+            folder = dest.joinpath(*parents[:level])
+            folder.mkdir(exist_ok=True)
+            (folder / "__init__.py").touch()
+        shutil.copyfile(path, dest.joinpath(*parents, f"{stem}.py"))
 
 
 def child_sys_path(tree: Path) -> list[str]:
@@ -245,18 +246,11 @@ def run_checks(
     """Run ``checks`` against the package ``target`` of ``tree``: one child process while
     all goes well, a fresh one after any check that overruns its budget or kills the child."""
     runs: dict[str, CheckRun] = {}
-    modules = sorted({c.module for c in checks})
     while remaining := [c for c in checks if c.id not in runs]:
         plan = {
-            "modules": modules,
             "target": target,
             "checks": [
-                {
-                    "id": c.id,
-                    "module": c.module,
-                    "index": c.index,
-                    "cases": [dict(inputs) for inputs in c.cases],
-                }
+                {"id": c.id, "program": c.program, "cases": [dict(i) for i in c.cases]}
                 for c in remaining
             ],
         }
@@ -304,7 +298,9 @@ def _run_one_child(
                 elif event == "begin":
                     current = str(message.get("id"))
                 elif event == "end":
-                    runs[str(message.get("id"))] = CheckRun("ran", message.get("results", []))
+                    runs[str(message.get("id"))] = CheckRun(
+                        "ran", message.get("results", []), printed=str(message.get("printed", ""))
+                    )
                     current = None
                 cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
                 continue

@@ -24,6 +24,7 @@ class CheckVerdict:
     message: str = ""  # expected vs received, the exception, or what happened to the child
     where: str = ""  # file and line in the code under test, when an exception was raised
     blocked_by: str = ""  # task id
+    printed: str = ""  # what the code under test printed during the check
 
     @property
     def passed(self) -> bool:
@@ -75,7 +76,7 @@ def _exception_message(info: dict) -> str:
 
 def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
     """The verdict on one check: the first case whose data the check's verdict rejects."""
-    verdict = CheckVerdict(check, PASSED, cases=len(cases))
+    verdict = CheckVerdict(check, PASSED, cases=len(cases), printed=run.printed)
     if run.status != "ran":
         verdict.status = run.status
         error = run.error or {}
@@ -109,12 +110,13 @@ def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
 
 
 def apply_requirements(tasks: list[TaskVerdict]) -> None:
-    """A failing check whose ``requires`` names a task that fails too is reported as blocked
-    by that task: the bug is probably there, not here."""
+    """A check that fails (or times out, or crashes) while a task it ``requires`` fails too
+    is reported as blocked by that task: the bug is probably there, not here. Its share of
+    the points is not earned either way."""
     failing = {t.task.id for t in tasks if not t.passed}
     for task in tasks:
         for c in task.checks:
-            if c.status == FAILED and not c.blocked_by:
+            if c.status in (FAILED, "timed out", "crashed") and not c.blocked_by:
                 culprit = next((r for r in c.check.requires if r in failing), None)
                 if culprit:
                     c.status, c.blocked_by = BLOCKED, culprit

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from autograder.harness.wire import Opaque
-from autograder.report import chapter_report
+from autograder.report import chapter_report, task_details
 from tests.trees import SOLUTIONS, copy_package, patch, run_chapter, statuses
 
 ADD = '        out = Value(self.data + other.data, (self, other), "+")\n'
@@ -68,7 +68,7 @@ def test_syntax_error_fails_every_task_and_says_where(package: Path) -> None:
     assert set(statuses(result).values()) == {"import error"}
     problem = result.tasks[0].first_problem
     assert "SyntaxError" in problem.message
-    assert problem.where.startswith("ch01_value/value.py, line")
+    assert problem.where.startswith("chapters/ch01_value/value.py, line")
     text = chapter_report(result)
     assert text.count("does not import") == 1 and text.count("SyntaxError") == 1
 
@@ -85,6 +85,8 @@ def test_child_sees_none_of_the_repository(package: Path) -> None:
         "        import importlib.util\n"
         "        for name in ('solutions', 'tools', 'support', 'autograder.runner', 'tests'):\n"
         "            assert importlib.util.find_spec(name) is None, name\n"
+        "        import autograder.checks.ch01_value as checks\n"
+        "        assert not hasattr(checks, 'CHECKS')  # case lists and expectations stay out\n"
     )
     patch(package / "value.py", ADD, spy + ADD)
     result = run_chapter(1, package, tasks=["1.2"])
@@ -122,3 +124,33 @@ def test_an_op_returning_a_float_is_named(package: Path) -> None:
     patch(package / "value.py", end_of_add, end_of_add.replace("return out", "return out.data"))
     result = run_chapter(1, package, tasks=["1.2"])
     assert "type(out): expected 'Value', received 'float'" in result.tasks[0].first_problem.message
+
+
+CHEAT = """
+import sys as _sys
+_m = _sys.modules.get("autograder.checks.ch01_value")
+if _m is not None and hasattr(_m, "CHECKS"):
+    for _c in _m.CHECKS:
+        known = [(c.inputs, c.expected) for c in _c.make_cases(0)]
+        cheat = lambda sp, _t=known, **i: next(e for k, e in _t if k == i)
+        object.__setattr__(_c, "program", cheat)
+"""
+
+
+def test_code_under_test_cannot_reach_the_expected_values(tmp_path: Path) -> None:
+    """The reviewer's exploit: stubs plus code that swaps in the expected values. The child
+    never holds the case lists, so it earns nothing."""
+    from tests.trees import write_stubs
+
+    package = write_stubs(tmp_path) / "ch01_value"
+    (package / "__init__.py").write_text((package / "__init__.py").read_text() + CHEAT)
+    result = run_chapter(1, package, tasks=["1.1", "1.2"])
+    assert result.points == 0 and set(statuses(result).values()) == {"not started"}
+
+
+def test_what_the_code_printed_is_shown_under_a_failing_check(package: Path) -> None:
+    grad = "            self.grad += out.grad\n"
+    patch(package / "value.py", grad, "            print('debug: out.grad is', out.grad)\n")
+    result = run_chapter(1, package, tasks=["1.2"])
+    text = "\n".join(task_details(result.tasks[0]))
+    assert "printed:" in text and "debug: out.grad is" in text

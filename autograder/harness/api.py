@@ -1,22 +1,25 @@
 """The check-writing interface: a check is a program plus a seeded list of cases.
 
-A check file (``autograder/checks/<chapter>.py`` for public checks, ``autograder/hidden/``
-for hidden ones, or an instructor's own folder) defines ``CHECKS``, a list of ``Check``::
+A chapter's checks are a package (``autograder/checks/<chapter>/`` for public checks): its
+``__init__`` defines ``CHECKS``, a list of ``Check``, and its ``programs.py`` holds the
+programs::
 
     Check(
         task="1.3",                       # the task table's id
         name="a * b",                     # shown in reports
         cases=mul_cases,                  # rng -> [Case(label, inputs, expected)], small first
-        program=run_mul,                  # runs in the child: program(sp, **inputs) -> data
+        program=programs.mul,             # runs in the child: program(sp, **inputs) -> data
         verdict=close(rtol=1e-6),         # runs in the parent: (case, data) -> None | message
     )
 
 ``program`` is the only part that touches the code under test (``sp`` is the chapter's
-package). It returns plain data (numbers, strings, lists, dicts, NumPy arrays) and decides
-nothing. ``cases`` and ``verdict`` run in the parent, where the code under test cannot
-reach: expected values come from the autograder's own NumPy code and float64 numerical
-derivatives (``gradcheck``), never from the student's functions. docs/autograder.md has
-a worked example.
+package), and ``programs.py`` is the only file of the checks that the child receives: it
+must be a top-level function there, importing nothing but the standard library and NumPy.
+It returns plain data (numbers, strings, lists, dicts, NumPy arrays) and decides nothing.
+``cases`` and ``verdict`` run in the parent, where the code under test cannot reach:
+expected values come from the autograder's own NumPy code and float64 numerical derivatives
+(``gradcheck``), never from the student's functions, and the seed never leaves the parent.
+docs/autograder.md has a worked example.
 """
 
 from __future__ import annotations
@@ -76,7 +79,7 @@ def show(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return repr(value)
     if isinstance(value, (float, np.floating)):
-        return f"{float(value):.10g}"
+        return f"{float(value):.8g}"
     if isinstance(value, np.ndarray):
         body = np.array2string(value, precision=6, threshold=20, edgeitems=3)
         return f"array({body}, shape={value.shape}, dtype={value.dtype})"

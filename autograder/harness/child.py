@@ -5,13 +5,17 @@ Reads its plan (JSON) from stdin and writes one JSON message per line to a priva
 its original stdout; whatever the code under test prints goes to stderr. It computes no
 verdict: the parent does that with data this process cannot reach.
 
+The plan names each check's program as ``module:function``; the child imports those
+modules (check programs only: case lists, expected values and verdicts never reach it).
 Messages: ``ready`` (imports done) or ``import_error``; then ``begin``/``end`` around each
-check, ``end`` carrying one result per case ({"value": data} or {"raised": {...}}); ``done``.
+check, ``end`` carrying one result per case ({"value": data} or {"raised": {...}}) and
+what the code printed; ``done``.
 """
 
 from __future__ import annotations
 
 import importlib
+import io
 import os
 import re
 import sys
@@ -37,13 +41,14 @@ def _describe(exc: BaseException, tree: Path) -> dict[str, Any]:
     for frame in reversed(traceback.extract_tb(exc.__traceback__)):
         try:
             relative = Path(frame.filename).resolve().relative_to(chapters)
+            relative = Path("chapters") / relative
         except ValueError:
             continue
         info["where"] = f"{relative.as_posix()}, line {frame.lineno}, in {frame.name}"
         break
     if isinstance(exc, SyntaxError) and exc.filename:
         try:
-            relative = Path(exc.filename).resolve().relative_to(chapters)
+            relative = Path("chapters") / Path(exc.filename).resolve().relative_to(chapters)
             info["where"] = f"{relative.as_posix()}, line {exc.lineno}"
         except ValueError:
             pass
@@ -59,11 +64,28 @@ def _run_case(program: Any, sp: ModuleType, inputs: dict, tree: Path) -> str:
         return wire.dumps({"raised": _describe(exc, tree)})
 
 
+class _Printed(io.StringIO):
+    """What the code under test prints during one check: the first few thousand
+    characters, for the report (print-debugging works)."""
+
+    LIMIT = 4000
+
+    def write(self, text: str) -> int:
+        room = self.LIMIT - self.tell()
+        if room > 0:
+            super().write(text[:room])
+        return len(text)
+
+
+def _program(reference: str) -> Any:
+    module, _, name = reference.partition(":")
+    return getattr(importlib.import_module(module), name)
+
+
 def main(tree: str) -> None:
     root = Path(tree).resolve()
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")  # private: prints cannot reach it
     os.dup2(2, 1)
-    sys.stdout = sys.stderr
 
     def send(message: dict | str) -> None:
         channel.write((message if isinstance(message, str) else wire.dumps(message)) + "\n")
@@ -71,17 +93,19 @@ def main(tree: str) -> None:
 
     plan = wire.loads(sys.stdin.read())
     try:
-        modules = {name: importlib.import_module(name) for name in plan["modules"]}
+        programs = {ref: _program(ref) for ref in {c["program"] for c in plan["checks"]}}
         sp = importlib.import_module(plan["target"])
     except BaseException as exc:
         send({"event": "import_error", "error": _describe(exc, root)})
         return
     send({"event": "ready"})
     for item in plan["checks"]:
-        check = modules[item["module"]].CHECKS[item["index"]]
+        program = programs[item["program"]]
         send({"event": "begin", "id": item["id"]})
-        results = [_run_case(check.program, sp, inputs, root) for inputs in item["cases"]]
-        head = wire.dumps({"event": "end", "id": item["id"]})[:-1]
-        send(f'{head},"results":[{",".join(results)}]}}')
+        sys.stdout = printed = _Printed()
+        results = [_run_case(program, sp, inputs, root) for inputs in item["cases"]]
+        sys.stdout = sys.stderr
+        head = wire.dumps({"event": "end", "id": item["id"], "printed": printed.getvalue()})
+        send(f'{head[:-1]},"results":[{",".join(results)}]}}')
     send({"event": "done"})
     channel.close()

@@ -19,8 +19,3 @@ def partials(f: Callable[..., float], args: Sequence[float], eps: float = EPS) -
         step[i] = eps
         out.append(float((f(*(x + step)) - f(*(x - step))) / (2 * eps)))
     return out
-
-
-def vjp(f: Callable[..., float], args: Sequence[float], upstream: float) -> list[float]:
-    """The local backward of a scalar op, numerically: upstream · ∂f/∂xᵢ for each input."""
-    return [upstream * d for d in partials(f, args)]

@@ -1,0 +1,154 @@
+"""Chapter 1's check programs: the only part of the checks that runs next to the code under
+test. Each takes the chapter's package ``sp`` and one case's inputs, exercises the code and
+returns what it saw, as plain data. Case lists, expected values and verdicts live in
+``__init__.py``, which stays in the grading process and never reaches the child.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Callable
+from functools import partial
+from typing import Any
+
+# -- task 1.1: central_difference ----------------------------------------------------------
+
+FUNCTIONS: dict[str, Callable[[float], float]] = {
+    "x**2": lambda x: x * x,
+    "x**3": lambda x: x**3,
+    "sin(x)": math.sin,
+    "exp(x)": math.exp,
+    "1/x": lambda x: 1 / x,
+}
+
+
+def central(sp, fn: str, x: float, eps: float | None):
+    f = FUNCTIONS[fn]
+    return sp.central_difference(f, x) if eps is None else sp.central_difference(f, x, eps=eps)
+
+
+# -- tasks 1.2–1.6: one op, then one chain-rule step by hand --------------------------------
+
+
+def _step(sp, out, g: float, **inputs) -> dict:
+    """out.grad = g, then out's own _backward(); report what the inputs received."""
+    if not isinstance(out, sp.Value):
+        return {"type(out)": type(out).__name__}  # the verdict says what was expected
+    out.grad = g
+    out._backward()
+    prev = getattr(out, "_prev", ())
+    result = {"type(out)": type(out).__name__, "out.data": out.data}
+    for name, x in inputs.items():
+        result[f"{name}.grad"] = x.grad
+        result[f"{name} in out._prev"] = any(p is x for p in prev)
+    return result
+
+
+BINARY_OPS = {"+": lambda x, y: x + y, "*": lambda x, y: x * y}
+
+
+def binary(sp, op: str, form: str, a: float, b: float, g: float, presets: dict[str, float]):
+    apply = BINARY_OPS[op]
+    x = sp.Value(a)
+    x.grad = presets.get("x", 0.0)
+    if form == "same value":
+        return _step(sp, apply(x, x), g, x=x)
+    if form == "number right":
+        return _step(sp, apply(x, b), g, x=x)
+    if form == "number left":
+        return _step(sp, apply(b, x), g, x=x)
+    y = sp.Value(b)
+    y.grad = presets.get("y", 0.0)
+    return _step(sp, apply(x, y), g, x=x, y=y)
+
+
+def power(sp, a: float, n: float, g: float, presets: dict[str, float]):
+    x = sp.Value(a)
+    x.grad = presets.get("x", 0.0)
+    return _step(sp, x**n, g, x=x)
+
+
+def unary(sp, op: str, a: float, g: float, presets: dict[str, float]):
+    x = sp.Value(a)
+    x.grad = presets.get("x", 0.0)
+    return _step(sp, getattr(x, op)(), g, x=x)
+
+
+# -- tasks 1.7 and 1.8: graphs, and local derivatives supplied here -------------------------
+#
+# A graph is a list of nodes; node i lists its children, all with smaller indices. Nodes are
+# built with the given Value constructor, never with the student's ops.
+
+
+def deepest_call(fn: Callable[[], Any], limit: int = 100) -> tuple[Any, int]:
+    """Run ``fn()`` and measure how many calls deep it went (at most ``limit + 1``): an
+    iterative graph walk stays a few calls deep; a recursive one goes as deep as the graph."""
+    base, deepest = sys._getframe(), 0
+
+    def tracer(frame, event, arg):
+        nonlocal deepest
+        depth = 0
+        while frame is not None and frame is not base and depth <= limit:
+            frame, depth = frame.f_back, depth + 1
+        deepest = max(deepest, depth)
+        if depth > limit:
+            sys.settrace(None)  # proven recursive: stop paying for the measurement
+        return None
+
+    sys.settrace(tracer)
+    try:
+        return fn(), deepest
+    finally:
+        sys.settrace(None)
+
+
+def build(sp, graph: list[list[int]]) -> list:
+    nodes: list = []
+    for i, children in enumerate(graph):
+        nodes.append(sp.Value(float(i), [nodes[j] for j in children], "f"))
+    return nodes
+
+
+def topo(sp, graph: list[list[int]], root: int):
+    nodes = build(sp, graph)
+    order, depth = deepest_call(lambda: sp.topological_order(nodes[root]))
+    if not isinstance(order, (list, tuple)):
+        return {"order": order, "depth": depth}  # None, a set, …: the verdict names it
+    index = {id(node): i for i, node in enumerate(nodes)}
+    return {"order": [index.get(id(node), -1) for node in order], "depth": depth}
+
+
+def chain_rule_step(node, children, weights) -> None:
+    """The autograder's own local backward for ``node``: child.grad += w · node.grad."""
+    for child, w in zip(children, weights):
+        child.grad += w * node.grad
+
+
+def backward(sp, graph, weights, root: int, preset: float, times: int):
+    nodes = build(sp, graph)
+    nodes[0].grad = preset
+    for node, children, ws in zip(nodes, graph, weights):
+        node._backward = partial(chain_rule_step, node, [nodes[j] for j in children], ws)
+    depth = 0
+    for _ in range(times):
+        _, d = deepest_call(nodes[root].backward)
+        depth = max(depth, d)
+    return {"grad of node": [node.grad for node in nodes], "depth": depth}
+
+
+def readme(sp, a: float, b: float):
+    """micrograd's README example, as written there (it runs every op of the chapter)."""
+    a, b = sp.Value(a), sp.Value(b)
+    c = a + b
+    d = a * b + b**3
+    c += c + 1
+    c += 1 + c + (-a)
+    d += d * 2 + (b + a).relu()
+    d += 3 * d + (b - a).relu()
+    e = c - d
+    f = e**2
+    g = f / 2.0
+    g += 10.0 / f
+    g.backward()
+    return {"g.data": g.data, "a.grad": a.grad, "b.grad": b.grad}
