@@ -10,6 +10,7 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -21,6 +22,7 @@ from .runner import Limits, PlannedCheck, build_tree, run_checks, temporary_tree
 from .verdict import TaskVerdict, apply_requirements, judge
 
 PUBLIC_SEED = 0
+_IMPORTING = threading.Lock()
 
 
 def public_checks(chapter: Chapter) -> list[str]:
@@ -79,7 +81,8 @@ def check_chapter(
     but the tasks their checks require run too, so "blocked by" is still told apart."""
     started = time.monotonic()
     modules = public_checks(chapter) if check_modules is None else check_modules
-    checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
+    with _IMPORTING:  # grading threads may import the same check module at once
+        checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
     wanted = [t.id for t in chapter.tasks if task_ids is None or t.id in task_ids]
     needed = set(wanted)
     for check in checks:
