@@ -124,7 +124,7 @@ def test_edited_files_are_never_overwritten_without_force(repo: Path) -> None:
         stubs.write(repo)
     assert mine.read_text().endswith("# my work\n")  # nothing written
     report = stubs.write(repo, force=True)
-    assert report[0].startswith("backed up 1 edited files to .sparrow/backups/")
+    assert report[0].startswith("backed up your version of 1 file to .sparrow/backups/")
     assert mine.read_text() == "# changed upstream\n"
     backups = list((repo / ".sparrow" / "backups").rglob("numerical.py"))
     assert len(backups) == 1 and backups[0].read_text().endswith("# my work\n")
@@ -133,9 +133,30 @@ def test_edited_files_are_never_overwritten_without_force(repo: Path) -> None:
 def test_edited_files_the_generator_would_not_change_are_left_alone(repo: Path) -> None:
     mine = repo / "chapters" / "ch01_value" / "numerical.py"
     mine.write_text("# my finished work\n")
-    assert stubs.write(repo) == ["kept your work in 1 file (make stubs FORCE=1 to regenerate)"]
+    assert stubs.write(repo) == ["kept your work in 1 file"]
+    assert stubs.write(repo, force=True) == ["kept your work in 1 file"]
     assert mine.read_text() == "# my finished work\n"
     assert stubs.edited_files(repo / "chapters") == ["ch01_value/numerical.py"]
+
+
+def test_force_replaces_only_the_conflicting_files(repo: Path) -> None:
+    mine = repo / "chapters" / "ch01_value"
+    (mine / "numerical.py").write_text("# my 1.1\n")
+    (mine / "graph.py").write_text("# my 1.7\n")
+    (repo / "solutions" / "ch01_value" / "numerical.py").write_text("# changed upstream\n")
+    stubs.write(repo, force=True)
+    assert (mine / "numerical.py").read_text() == "# changed upstream\n"
+    assert (mine / "graph.py").read_text() == "# my 1.7\n"
+
+
+def test_a_changed_notebook_replaces_the_students_copy_after_a_backup(repo: Path) -> None:
+    notebook = repo / "chapters" / "ch01_value" / "ch01_value.ipynb"
+    notebook.write_text(notebook.read_text().replace('"outputs": []', '"outputs": [1]', 1))
+    source = repo / "solutions" / "ch01_value" / "ch01_value.ipynb"
+    source.write_text(source.read_text() + "\n")
+    report = stubs.write(repo)
+    assert report[0].startswith("backed up your version of 1 file")
+    assert notebook.read_text() == source.read_text()
 
 
 def test_files_a_student_added_are_left_alone(repo: Path) -> None:
@@ -185,7 +206,9 @@ def test_command_line_check_exit_codes(repo: Path) -> None:
     assert stubs.check(repo) == 0
     (repo / "chapters" / "ch01_value" / "graph.py").write_text("# student work\n")
     assert stubs.check(repo) == 3
-    stubs.write(repo, force=True)
+    (repo / "chapters" / "ch01_value" / "graph.py").unlink()  # how to start a file over
+    assert stubs.write(repo) == ["wrote chapters/ch01_value/graph.py"]
+    assert stubs.check(repo) == 0
     (repo / "solutions" / "ch01_value" / "graph.py").write_text("# new upstream\n")
     assert stubs.check(repo) == 1
 

@@ -12,10 +12,12 @@ with the title and section from the chapter's task table; every other file is co
 is. ``chapters/.manifest.json`` records a hash of every generated file, so the generator can
 tell a file it wrote from a file a student edited: it never overwrites an edited file
 unless ``--force`` is given, and then it first keeps a copy under ``.sparrow/backups/``.
+Notebooks are the exception: they hold no student work, so a changed notebook replaces the
+student's copy (with its outputs) after the same backup.
 
     python -m tools.stubs              # regenerate chapters/ (make stubs)
     python -m tools.stubs --check      # exit 1 if chapters/ drifted, 3 if it holds student work
-    python -m tools.stubs --force      # overwrite edited files too, keeping backups
+    python -m tools.stubs --force      # replace edited files whose stubs changed (backed up)
     python -m tools.stubs reset 1.3    # put task 1.3 back to its stub (make reset TASK=1.3)
 """
 
@@ -185,10 +187,13 @@ def backup(paths: list[Path], repo: Path) -> Path:
 
 
 def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
-    """Regenerate ``repo/chapters`` from ``repo/solutions``. Returns what it did, line by
-    line. A file the student edited is kept as it is while its generated version has not
-    changed; when it has, the generator raises StubError, having written nothing, unless
-    ``force`` (then every edited file is backed up and regenerated)."""
+    """Regenerate ``repo/chapters`` from ``repo/solutions``; returns what it did, line by line.
+
+    A file the student edited is kept while its generated version has not changed. When it
+    has (a conflict), the student's copy is backed up and replaced if it is a notebook
+    (notebooks hold no student work, only outputs) or if ``force`` is given; any other
+    conflict raises StubError, and nothing is written.
+    """
     chapters = repo / "chapters"
     generated = generate(repo / "solutions")
     last = read_manifest(chapters)  # what the generator wrote last time
@@ -199,22 +204,25 @@ def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
     for rel, data in generated.items():
         if rel in existing and (chapters / rel).read_bytes() == data:
             continue
-        if rel in edited and last.get(rel) == _sha(data) and not force:
+        if rel in edited and last.get(rel) == _sha(data):
             kept.append(rel)  # the student's version of a file that upstream left alone
             continue
         changes.add(rel)
-    at_risk = sorted((changes | stale) & edited)
-    if at_risk and not force:
+    conflicts = sorted((changes | stale) & edited)
+    blocking = [rel for rel in conflicts if not rel.endswith(".ipynb")]
+    if blocking and not force:
         raise StubError(
-            "these files hold your own edits and would be overwritten:\n  "
-            + "\n  ".join(f"chapters/{rel}" for rel in at_risk)
-            + "\nNothing was written. `make reset TASK=N.k` puts back one task; "
-            "`python -m tools.stubs --force` regenerates everything and keeps a backup."
+            "the generated version of these files changed, and they hold your own edits:\n  "
+            + "\n  ".join(f"chapters/{rel}" for rel in blocking)
+            + "\nNothing was written. `make stubs FORCE=1` (python -m tools.stubs --force) "
+            "replaces just these files and keeps a backup of your versions."
         )
     report = []
-    if at_risk:
-        where = backup([chapters / rel for rel in at_risk], repo)
-        report.append(f"backed up {len(at_risk)} edited files to {where.relative_to(repo)}")
+    if conflicts:
+        where = backup([chapters / rel for rel in conflicts], repo)
+        report.append(
+            f"backed up your version of {_files_count(conflicts)} to {where.relative_to(repo)}"
+        )
     for rel in sorted(changes):
         _atomic_write(chapters / rel, generated[rel])
         report.append(f"wrote chapters/{rel}")
@@ -224,9 +232,12 @@ def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
     manifest = {rel: _sha(data) for rel, data in sorted(generated.items())}
     _atomic_write(chapters / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())
     if kept:
-        files = f"{len(kept)} file" + ("s" if len(kept) > 1 else "")
-        report.append(f"kept your work in {files} (make stubs FORCE=1 to regenerate)")
+        report.append(f"kept your work in {_files_count(kept)}")
     return report or ["chapters/ is up to date"]
+
+
+def _files_count(files: list[str]) -> str:
+    return f"{len(files)} file" + ("s" if len(files) != 1 else "")
 
 
 # -- reset: one task back to its stub -------------------------------------------------------
