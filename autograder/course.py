@@ -69,4 +69,6 @@ def task(task_id: str) -> tuple[Chapter, Task]:
     if not head.isdigit() or "." not in task_id:
         raise ValueError(f"a task id looks like 1.3 (chapter.task), not {task_id!r}")
     ch = chapter(int(head))
+    if not ch.ready:
+        raise ValueError(f"chapter {ch.number} ({ch.title}) is not written yet")
     return ch, ch.task(task_id)

@@ -18,6 +18,10 @@ from .student import check as check_student
 class TaskNotPassed(AssertionError):
     """Raised by a check cell whose tasks do not all pass (the report says why)."""
 
+    def _render_traceback_(self) -> list[str]:
+        """IPython shows this one line instead of a traceback through the autograder."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 def check(what: str | int) -> None:
     """Check one task (``"1.3"``) or a whole chapter (``1``), print the report, and raise

@@ -8,7 +8,7 @@ child → op → output. Nodes are duck-typed: anything with ``.data``, ``.grad`
 Layout, in three plain steps (a small version of what Graphviz's ``dot`` does):
 
 1. columns: a value's column is its longest distance from a leaf, so inputs are on the left
-   and the root on the right; a leaf sits just left of the first value that uses it, and an
+   and the root on the right; a leaf sits just left of the leftmost value that uses it, and an
    op circle just left of its output;
 2. rows: within a column, values are sorted by the mean row of their neighbours (the
    "barycentre"), sweeping left→right, right→left, left→right, which removes most crossings;
@@ -118,10 +118,10 @@ def trace_graph(root: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
 def _layers(
     nodes: list[Any], children: dict[int, list[int]], parents: dict[int, list[int]]
 ) -> dict[int, int]:
-    """id(node) -> column: the longest distance from a leaf; a leaf just left of its first use.
+    """id(node) -> column: the longest distance from a leaf; a leaf just left of its leftmost user.
 
     ``nodes`` is in topological order, so every child's column is known before its parent's.
-    Moving each leaf next to the first value that uses it (instead of leaving every leaf in
+    Moving each leaf next to the leftmost value that uses it (instead of leaving every leaf in
     column 0) keeps e.g. a late bias ``b`` from drawing an arrow across the whole picture.
     """
     layer: dict[int, int] = {}

@@ -154,3 +154,11 @@ def test_what_the_code_printed_is_shown_under_a_failing_check(package: Path) -> 
     result = run_chapter(1, package, tasks=["1.2"])
     text = "\n".join(task_details(result.tasks[0]))
     assert "printed:" in text and "debug: out.grad is" in text
+
+
+def test_a_task_filter_still_tells_blocked_from_failed(package: Path) -> None:
+    """check("1.8") alone runs 1.7's checks too (unreported), to know 1.8 is blocked."""
+    patch(package / "graph.py", "    return order\n", "    return order[::-1]\n")
+    result = run_chapter(1, package, tasks=["1.8"])
+    assert [t.task.id for t in result.tasks] == ["1.8"]
+    assert statuses(result) == {"1.8": "blocked by task 1.7"}

@@ -197,9 +197,10 @@ def test_reset_refuses_a_file_that_does_not_parse(repo: Path) -> None:
     assert value.read_text() == "def broken(:\n"
 
 
-def test_reset_of_an_unknown_task() -> None:
-    with pytest.raises(stubs.StubError, match="no task"):
-        stubs.reset("1.42")
+@pytest.mark.parametrize(("task", "message"), [("1.42", "no task"), ("2.1", "not written yet")])
+def test_reset_of_an_unknown_task(task: str, message: str) -> None:
+    with pytest.raises(stubs.StubError, match=message):
+        stubs.reset(task)
 
 
 def test_command_line_check_exit_codes(repo: Path) -> None:
