@@ -1,7 +1,7 @@
 """The runner: run check programs in a child process and collect the data they return.
 
 The parent builds a composite tree (a temporary folder holding a package named ``chapters``
-with the code under test, plus the check harness and the check files), starts
+with the code under test, plus the check harness and the check programs), starts
 ``python -I -S`` on it with a ``sys.path`` built here, sends the plan, and reads results.
 Every check has a CPU-time budget that this process enforces from the child's measured CPU
 time (wall-clock time where the system cannot tell CPU time, and as a generous backstop):

@@ -1,5 +1,5 @@
 """The check harness itself: the wire format, the comparisons, the trusted numerical
-derivative, and the shape of every check file."""
+derivative, and the shape of every check package."""
 
 from __future__ import annotations
 
@@ -104,7 +104,7 @@ def test_gradcheck_partials_match_calculus(x: float, y: float) -> None:
     assert dy == pytest.approx(2 * math.sin(x) * y, abs=1e-6)
 
 
-# -- check files ---------------------------------------------------------------------------
+# -- check packages ------------------------------------------------------------------------
 
 
 def _check_modules():
