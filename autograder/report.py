@@ -8,9 +8,7 @@ from collections.abc import Sequence
 
 from .checking import ChapterResult
 from .course import CHAPTERS, Chapter
-from .verdict import NOT_STARTED, PASSED, TaskVerdict
-
-IMPORT_ERROR = "import error"
+from .verdict import IMPORT_ERROR, NOT_STARTED, PASSED, TaskVerdict
 
 WIDTH = 92
 
@@ -48,7 +46,7 @@ def task_line(t: TaskVerdict) -> str:
     status = "" if t.passed else t.status
     left = f"  {_mark(t.status):>2} {t.task.id:<5}{t.task.title}"
     right = f"{_points(t.points):>5} / {t.task.points:<3} {status}"
-    return left.ljust(WIDTH - 32) + right
+    return (left.ljust(WIDTH - 32) + right).rstrip()
 
 
 def _indent(label: str, text: str) -> list[str]:

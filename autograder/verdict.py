@@ -12,6 +12,7 @@ from .tasks import Task
 
 # statuses, in the order a report explains them
 PASSED, FAILED, NOT_STARTED, BLOCKED = "passed", "failed", "not started", "blocked"
+IMPORT_ERROR = "import error"  # set by the runner, like "timed out", "crashed", "flooded"
 
 
 @dataclass
