@@ -175,14 +175,16 @@ def _broken(tmp: Path, file: str, edit: tuple[str, str], task: str) -> Path:
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
     """Every variant checked once (two at a time: each check runs in its own process)."""
+    root = tmp_path_factory.mktemp("variants")  # made here, not in the worker threads
 
-    def one(variant: tuple) -> tuple[str, dict[str, str]]:
-        name, file, edit, task = variant
-        package = _broken(tmp_path_factory.mktemp("variant"), file, edit, task)
-        return name, run_chapter(1, package)
+    def one(numbered: tuple[int, tuple]) -> tuple[str, object]:
+        number, (name, file, edit, task) = numbered
+        folder = root / str(number)
+        folder.mkdir()
+        return name, run_chapter(1, _broken(folder, file, edit, task))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(one, VARIANTS))
+        return dict(pool.map(one, enumerate(VARIANTS)))
 
 
 def test_there_are_enough_variants() -> None:
