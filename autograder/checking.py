@@ -10,15 +10,15 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import sys
+import tempfile
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from .course import Chapter
 from .harness.api import Case, Check
-from .runner import Limits, PlannedCheck, build_tree, run_checks, temporary_tree
+from .runner import Limits, PlannedCheck, build_tree, run_checks
 from .verdict import TaskVerdict, apply_requirements, judge
 
 PUBLIC_SEED = 0
@@ -51,7 +51,6 @@ class ChapterResult:
     seed: int
     limits: Limits
     source: str  # what was checked, in words
-    seconds: float = 0.0
 
     @property
     def points(self) -> float:
@@ -79,7 +78,6 @@ def check_chapter(
     """Run ``chapter``'s checks against a tree made of ``packages`` (package name → folder
     holding that package's ``.py`` files). With ``task_ids``, only those tasks are reported,
     but the tasks their checks require run too, so "blocked by" is still told apart."""
-    started = time.monotonic()
     modules = public_checks(chapter) if check_modules is None else check_modules
     with _IMPORTING:  # grading threads may import the same check module at once
         checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
@@ -99,7 +97,7 @@ def check_chapter(
                 f"{number}:{check.task}/{check.name}", reference, [c.inputs for c in cases]
             )
             planned.append((plan, check, cases))
-    with temporary_tree() as tmp:
+    with tempfile.TemporaryDirectory(prefix="sparrow-check-") as tmp:
         tree = Path(tmp)
         build_tree(tree, packages, programs)
         runs = run_checks(tree, f"chapters.{chapter.package}", [p for p, _, _ in planned], limits)
@@ -108,4 +106,4 @@ def check_chapter(
         verdicts[check.task].checks.append(judge(check, cases, runs[plan.id]))
     apply_requirements(list(verdicts.values()))
     tasks = [verdicts[task_id] for task_id in wanted]
-    return ChapterResult(chapter, tasks, seed, limits, source, time.monotonic() - started)
+    return ChapterResult(chapter, tasks, seed, limits, source)

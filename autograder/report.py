@@ -176,7 +176,3 @@ def progress_report(results: Sequence[ChapterResult], source: str) -> str:
     else:
         lines.append("  Every chapter written so far is complete.")
     return _plain("\n".join(lines))
-
-
-def ready_chapters() -> list[Chapter]:
-    return [ch for ch in CHAPTERS if ch.ready]

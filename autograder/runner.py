@@ -17,7 +17,6 @@ import shutil
 import subprocess
 import sys
 import sysconfig
-import tempfile
 import threading
 import time
 from collections.abc import Mapping, Sequence
@@ -52,7 +51,7 @@ class Limits:
 
 @dataclass(frozen=True)
 class PlannedCheck:
-    id: str  # unique within a run, e.g. "1.3/Value * Value"
+    id: str  # unique within a run, e.g. "2:1.3/Value * Value"
     program: str  # "module:function", a top-level function of a check-programs module
     cases: Sequence[Mapping[str, Any]]  # the inputs of each case, in order
 
@@ -363,7 +362,3 @@ def _fail(run: CheckRun, current: str | None, ready: bool, remaining, runs) -> N
         targets = [current] if current is not None else pending[:1]
     for check_id in targets:
         runs[check_id] = run
-
-
-def temporary_tree() -> tempfile.TemporaryDirectory:
-    return tempfile.TemporaryDirectory(prefix="sparrow-grade-")
