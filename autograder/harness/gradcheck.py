@@ -19,3 +19,32 @@ def partials(f: Callable[..., float], args: Sequence[float], eps: float = EPS) -
         step[i] = eps
         out.append(float((f(*(x + step)) - f(*(x - step))) / (2 * eps)))
     return out
+
+
+def vjp(
+    f: Callable[..., np.ndarray],
+    arrays: Sequence[np.ndarray],
+    upstream: np.ndarray,
+    eps: float = EPS,
+) -> list[np.ndarray]:
+    """∂(Σ f(arrays) · upstream)/∂arrays[i] for each i, element by element, by the central
+    difference in float64: the vector-Jacobian product a local backward must return.
+
+    Each difference f(x + ε) − f(x − ε) is taken output by output before it meets
+    ``upstream``, so outputs that an element does not affect cancel exactly."""
+    xs = [np.array(a, dtype=np.float64, order="C") for a in arrays]  # reshape(-1) is a view
+    g = np.asarray(upstream, dtype=np.float64)
+    grads = []
+    for x in xs:
+        grad = np.zeros(x.shape)
+        flat, out = x.reshape(-1), grad.reshape(-1)
+        for i in range(flat.size):
+            keep = flat[i]
+            flat[i] = keep + eps
+            up = np.array(f(*xs), dtype=np.float64)  # a copy: f may return a view of x
+            flat[i] = keep - eps
+            down = np.array(f(*xs), dtype=np.float64)
+            flat[i] = keep
+            out[i] = np.sum((up - down) * g) / (2 * eps)
+        grads.append(grad)
+    return grads

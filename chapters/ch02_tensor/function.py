@@ -1,0 +1,131 @@
+"""``Function`` and the graph format: how a tensor remembers where it came from.
+
+An operation is a subclass of ``Function`` with two static methods side by side:
+
+    forward(ctx, *inputs, ...)   -> array     the value, on raw arrays (``x.data``)
+    backward(ctx, grad_output)   -> grads     one local vector-Jacobian product per input
+
+``Function.apply`` runs ``forward`` and, when grad mode is on and some input requires a
+gradient, records the graph (given code, the same in every tree, so chapters mix freely):
+
+    out.grad_fn = Node(function, ctx, inputs)
+
+- ``inputs`` are the node's parents: the ``Tensor`` arguments of ``forward``, in order;
+- ``ctx`` is the saved context (``ctx.save_for_backward(...)``, ``ctx.needs_input_grad``
+  and whatever else ``forward`` stored on it);
+- ``node.backward(grad_output)`` calls the local backward and returns one gradient per
+  input, each of that input's shape, or ``None`` where the input needs none.
+
+A leaf (a tensor made by the user) has ``grad_fn = None``. The engine of chapter 4 walks
+from ``out.grad_fn`` through ``node.inputs`` to their ``grad_fn``, and so on.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .grad_mode import _set_grad_enabled, is_grad_enabled
+from .seams import reduce_to_shape
+
+
+class Context:
+    """What ``forward`` leaves for ``backward``: ``save_for_backward(*tensors)`` stores
+    tensors (read back as ``saved_tensors``); other attributes (a shape, an axis) may be set
+    directly. ``needs_input_grad[i]`` says whether input ``i`` requires a gradient."""
+
+    def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
+        self.needs_input_grad = needs_input_grad
+        self.saved_tensors: tuple = ()
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        self.saved_tensors = tensors
+
+
+class Node:
+    """One recorded operation: the ``grad_fn`` of the tensor it produced."""
+
+    __slots__ = ("ctx", "function", "inputs")
+
+    def __init__(self, function: type[Function], ctx: Context, inputs: tuple) -> None:
+        self.function = function
+        self.ctx: Context | None = ctx
+        self.inputs = inputs  # the parents: the Tensor arguments of forward
+
+    def name(self) -> str:
+        return f"{self.function.__name__}Backward"
+
+    def __repr__(self) -> str:
+        return f"<{self.name()}>"
+
+    def backward(self, grad_output: Any, create_graph: bool = False) -> tuple:
+        """The local backward step: ∂L/∂input for each input, given ∂L/∂output.
+
+        Each gradient is a Tensor of its input's shape (``None`` for an input that does not
+        require one). The graph of this computation is recorded only with
+        ``create_graph=True`` (chapter 4's higher-order gradients)."""
+        if self.ctx is None:
+            raise RuntimeError(
+                f"{self.name()}: trying to backward through the graph a second time (its "
+                "saved tensors were freed). Pass retain_graph=True to the first backward."
+            )
+        if not isinstance(grad_output, _tensor.Tensor):
+            grad_output = _tensor.Tensor(grad_output)
+        previous = _set_grad_enabled(create_graph)
+        try:
+            grads = self.function.backward(self.ctx, grad_output)
+        finally:
+            _set_grad_enabled(previous)
+        if not isinstance(grads, tuple):
+            grads = (grads,)
+        if len(grads) != len(self.inputs):
+            raise TypeError(
+                f"{self.function.__name__}.backward returned {len(grads)} gradient(s) for "
+                f"{len(self.inputs)} input(s): return one per Tensor input of forward "
+                "(None where no gradient is needed)"
+            )
+        return tuple(self._fit(x, g) for x, g in zip(self.inputs, grads))
+
+    def _fit(self, x: Any, grad: Any) -> Any:
+        if grad is None or not x.requires_grad:
+            return None
+        if not isinstance(grad, _tensor.Tensor):
+            raise TypeError(
+                f"{self.function.__name__}.backward must return Tensors (or None), "
+                f"not {type(grad).__name__}"
+            )
+        return reduce_to_shape(grad, x.shape)
+
+    def release(self) -> None:
+        """Free the saved tensors (chapter 4 calls this after using the node)."""
+        self.ctx = None
+
+
+class Function:
+    """Base class of every operation. Subclasses define ``forward`` and ``backward`` as
+    static methods; users call ``apply``, e.g. ``Mul.apply(a, b)``."""
+
+    @staticmethod
+    def forward(ctx: Context, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Any) -> Any:
+        raise NotImplementedError
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> _tensor.Tensor:
+        """Run ``forward``; record a ``Node`` when grad mode is on and an input requires
+        a gradient. The output is a new Tensor whose ``grad_fn`` is that node."""
+        Tensor = _tensor.Tensor
+        inputs = tuple(a for a in args if isinstance(a, Tensor))
+        needs = tuple(x.requires_grad for x in inputs)
+        ctx = Context(needs)
+        result = cls.forward(ctx, *args, **kwargs)
+        out = result if isinstance(result, Tensor) else Tensor._from_array(result)
+        if any(needs) and is_grad_enabled():
+            out.requires_grad = True
+            out.grad_fn = Node(cls, ctx, inputs)
+        return out
+
+
+from . import tensor as _tensor  # noqa: E402  (last: tensor.py imports this module)

@@ -1,0 +1,59 @@
+"""Matrix multiplication, ``a @ b``: task 2.6 (§6 of the notebook).
+
+    C = A B,   C[i, j] = Σₖ A[i, k] B[k, j]
+
+The Jacobian of C with respect to A is a 4-dimensional array that nobody builds; its
+vector-Jacobian product is another matrix product:
+
+    ∂L/∂A = ∂L/∂C · Bᵀ        ∂L/∂B = Aᵀ · ∂L/∂C
+
+As in NumPy and PyTorch, a 1-D ``a`` is a row vector (a size-1 axis is put in front of it
+and removed from the result), a 1-D ``b`` is a column vector, and leading axes are batch
+axes: the product of each pair of matrices in the batch.
+"""
+
+from __future__ import annotations
+
+from .function import Context, Function
+
+
+def _check_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
+    if not a_shape or not b_shape:
+        raise RuntimeError(
+            f"matmul needs two tensors of at least 1 dimension, got shapes {a_shape} and {b_shape}"
+        )
+    inner_b = b_shape[0] if len(b_shape) == 1 else b_shape[-2]
+    if a_shape[-1] != inner_b:
+        raise RuntimeError(
+            f"matmul: shapes {a_shape} and {b_shape} cannot be multiplied "
+            f"({a_shape[-1]} columns in the first, {inner_b} rows in the second)"
+        )
+
+
+class MatMul(Function):
+    """out = a @ b          ∂L/∂a = ∂L/∂out · bᵀ,  ∂L/∂b = aᵀ · ∂L/∂out"""
+
+    @staticmethod
+    def forward(ctx: Context, a, b):
+        _check_shapes(a.shape, b.shape)
+        ctx.save_for_backward(a, b)
+        return a.data @ b.data
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        a, b = ctx.saved_tensors
+        ### BEGIN SOLUTION 2.6
+        g = grad_output
+        a_vector, b_vector = a.ndim == 1, b.ndim == 1
+        if b_vector:  # b as a column (k, 1); out lost that last axis
+            b, g = b.unsqueeze(-1), g.unsqueeze(-1)
+        if a_vector:  # a as a row (1, k); out lost that axis
+            a, g = a.unsqueeze(0), g.unsqueeze(-2)
+        grad_a = g @ b.transpose(-1, -2)
+        grad_b = a.transpose(-1, -2) @ g
+        if a_vector:
+            grad_a = grad_a.squeeze(-2)
+        if b_vector:
+            grad_b = grad_b.squeeze(-1)
+        return grad_a, grad_b
+        ### END SOLUTION

@@ -1,0 +1,109 @@
+"""Reductions: ``sum`` and ``mean`` (task 2.7) and ``max`` (task 2.8), over ``dim`` (§7).
+
+``dim`` is None (every axis), an axis or a tuple of axes; ``keepdim=True`` keeps each
+reduced axis with size 1. Every input element that went into an output element receives
+that element's gradient: for a sum, each one in full; for a mean, a 1/n share; for a max,
+only the element that won (PyTorch's rule: ``max(dim)`` sends it to the index it returns,
+a full ``max()`` splits it evenly among ties).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .backend import array_module
+from .factories import as_tensor, ones_like
+from .function import Context, Function
+
+
+def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
+    """``dim`` as a sorted tuple of non-negative axes (all of them for None)."""
+    if dim is None:
+        return tuple(range(ndim))
+    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    axes = []
+    for d in dims:
+        if not -max(ndim, 1) <= d < max(ndim, 1):
+            raise IndexError(f"dim {d} is out of range for a tensor of {ndim} dimensions")
+        axes.append(d % max(ndim, 1))
+    return tuple(sorted(set(axes))) if ndim else ()
+
+
+def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:
+    """``shape`` with the reduced axes kept as size 1 (what keepdim=True gives)."""
+    return tuple(1 if i in axes else n for i, n in enumerate(shape))
+
+
+class Sum(Function):
+    """out = Σᵢ aᵢ over the axes         ∂out/∂aᵢ = 1"""
+
+    @staticmethod
+    def forward(ctx: Context, a, dim=None, keepdim: bool = False):
+        ctx.save_for_backward(a)
+        ctx.axes, ctx.keepdim = _axes(dim, a.ndim), keepdim
+        return array_module(a.data).sum(a.data, axis=ctx.axes, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        (a,) = ctx.saved_tensors
+        ### BEGIN SOLUTION 2.7
+        # give the upstream gradient its size-1 axes back, then copy it along them
+        # (multiplying by ones broadcasts; chapter 3 says why a broadcast's gradient sums)
+        g = grad_output.reshape(_kept_shape(a.shape, ctx.axes))
+        return g * ones_like(a)
+        ### END SOLUTION
+
+
+class Mean(Function):
+    """out = (1/n) Σᵢ aᵢ over the axes    ∂out/∂aᵢ = 1/n"""
+
+    @staticmethod
+    def forward(ctx: Context, a, dim=None, keepdim: bool = False):
+        ctx.save_for_backward(a)
+        ctx.axes, ctx.keepdim = _axes(dim, a.ndim), keepdim
+        return array_module(a.data).mean(a.data, axis=ctx.axes, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        (a,) = ctx.saved_tensors
+        ### BEGIN SOLUTION 2.7
+        n = 1
+        for axis in ctx.axes:
+            n *= a.shape[axis]
+        g = grad_output.reshape(_kept_shape(a.shape, ctx.axes))
+        return g * ones_like(a) / n
+        ### END SOLUTION
+
+
+class Max(Function):
+    """out = max over the axis           ∂out/∂aᵢ = 1 for the winner, 0 for the others"""
+
+    @staticmethod
+    def forward(ctx: Context, a, dim: int | None = None, keepdim: bool = False):
+        if dim is not None and not isinstance(dim, int):
+            raise TypeError(f"max(dim) takes one axis (an int), not {dim!r}")
+        if a.data.size == 0:
+            raise RuntimeError(f"max of an empty tensor (shape {a.shape}) is not defined")
+        ctx.save_for_backward(a)
+        ctx.dim, ctx.keepdim = dim, keepdim
+        xp = array_module(a.data)
+        if dim is None:
+            return xp.max(a.data)
+        ctx.dim = _axes(dim, a.ndim)[0] if a.ndim else 0
+        ctx.indices = xp.argmax(a.data, axis=ctx.dim, keepdims=True) if a.ndim else None
+        return xp.max(a.data, axis=dim, keepdims=keepdim)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        (a,) = ctx.saved_tensors
+        ### BEGIN SOLUTION 2.8
+        xp = array_module(a.data)
+        if ctx.dim is None or a.ndim == 0:  # every tie gets an equal share
+            winners = a.data == xp.max(a.data)
+            return grad_output * as_tensor(winners / winners.sum(), dtype=a.dtype)
+        # one winner per slice: the index argmax returned (ctx.indices, kept as size 1)
+        positions = xp.arange(a.shape[ctx.dim]).reshape((-1,) + (1,) * (a.ndim - ctx.dim - 1))
+        winner = as_tensor(positions == ctx.indices, dtype=a.dtype)
+        g = grad_output if ctx.keepdim else grad_output.unsqueeze(ctx.dim)
+        return g * winner
+        ### END SOLUTION

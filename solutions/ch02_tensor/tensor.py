@@ -1,0 +1,406 @@
+"""``Tensor``: an n-dimensional array that remembers how it was computed.
+
+A tensor is two things at once (§1 of the notebook):
+
+- data: ``.data`` is a NumPy array (another device's array from chapter 7 on), with
+  ``.shape``, ``.ndim``, ``.dtype`` and ``.device``;
+- a node of the graph: ``.requires_grad`` (does anything want ∂L/∂this?), ``.grad_fn``
+  (the ``Node`` of the operation that made it; ``None`` for a leaf the user made) and
+  ``.grad`` (the gradient, a Tensor, ``None`` until a backward pass fills it: §9).
+
+Everything here is given code. The operations live in the files named for them
+(``arithmetic.py``, ``pointwise.py``, ``matmul.py``, ``reductions.py``, ``shapes.py``,
+``indexing.py``); the methods below only call their ``apply``. The seams to later chapters
+(``backward``, ``broadcast_to``, ``to``, …) are at the end: see ``seams.py``.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections import namedtuple
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from . import arithmetic, indexing, matmul, pointwise, reductions, shapes
+from .backend import array_module
+from .device import CPU, device
+from .dtypes import get_default_dtype, is_floating
+from .seams import later
+
+max_result = namedtuple("max_result", ["values", "indices"])  # what max(dim=...) returns
+
+
+def _as_array(data: Any, dtype: Any) -> Any:
+    """``data`` as an array, with PyTorch's dtype rules: Python floats get the default
+    dtype (float32), floating arrays keep theirs, integers become int64, bools stay bool."""
+    if isinstance(data, Tensor):
+        data = data.data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = np.asarray(data)
+    elif isinstance(data, (numbers.Number, Sequence)) and not isinstance(data, str):
+        try:
+            array = np.asarray(data)
+        except ValueError as error:  # ragged nesting
+            raise ValueError(f"cannot make a tensor of {data!r}: {error}") from None
+        if array.dtype.kind == "f":
+            array = array.astype(get_default_dtype())
+        elif array.dtype.kind in "iu":
+            array = array.astype(np.int64)
+    elif hasattr(data, "shape") and hasattr(data, "dtype"):
+        array = data  # another device's array (chapter 7)
+    else:
+        kind = type(data).__name__
+        raise TypeError(f"a Tensor is made from numbers, lists or arrays, not {kind}")
+    if dtype is not None:
+        array = array.astype(np.dtype(dtype), copy=False)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"a Tensor holds bool, integer or floating data, not {array.dtype} (from {data!r})"
+        )
+    return array
+
+
+def _lift(value: Any, like: Tensor) -> Tensor:
+    """The other operand of an operator as a Tensor: a Python number becomes a constant of
+    ``like``'s dtype (as in PyTorch, ``x * 2`` keeps float32) on ``like``'s device."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, numbers.Number):
+        xp = array_module(like.data)
+        return Tensor._from_array(xp.asarray(value, dtype=xp.result_type(like.data, value)))
+    return Tensor(value)
+
+
+def _shape_args(shape: tuple) -> tuple:
+    """``f(2, 3)`` and ``f((2, 3))`` both mean the shape (2, 3)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
+
+
+class Tensor:
+    """``Tensor(data, requires_grad=False, dtype=None, device=None)``."""
+
+    __array_ufunc__ = None  # ``ndarray * Tensor`` calls Tensor.__rmul__, not NumPy
+
+    def __init__(
+        self, data: Any, requires_grad: bool = False, dtype: Any = None, device: Any = None
+    ) -> None:
+        array = _as_array(data, dtype)
+        if requires_grad and not is_floating(array.dtype):
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients, "
+                f"and this one holds {array.dtype}"
+            )
+        if device is not None and _device(device) != CPU:
+            array = later(7, "ch07_device", "move_array", f"device {device!r}")(array, device)
+        self.data = array
+        self.requires_grad = bool(requires_grad)
+        self.grad: Tensor | None = None  # None, not zeros: "no gradient has arrived" (§9)
+        self.grad_fn = None  # the Node that made this tensor; None for a leaf
+        self.retains_grad = False
+
+    @classmethod
+    def _from_array(cls, array: Any) -> Tensor:
+        """Wrap an array an operation computed (no conversion; NumPy scalars become 0-d)."""
+        out = cls.__new__(cls)
+        out.data = (
+            array
+            if hasattr(array, "shape") and not isinstance(array, np.generic)
+            else (np.asarray(array))
+        )
+        out.requires_grad, out.grad, out.grad_fn, out.retains_grad = False, None, None, False
+        return out
+
+    # -- what it holds -------------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.data.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.data.ndim
+
+    @property
+    def dtype(self) -> np.dtype:
+        return self.data.dtype
+
+    @property
+    def is_leaf(self) -> bool:
+        """Made by the user (not by an operation that recorded the graph)."""
+        return self.grad_fn is None
+
+    def dim(self) -> int:
+        return self.data.ndim
+
+    def size(self, dim: int | None = None) -> tuple[int, ...] | int:
+        return self.shape if dim is None else self.shape[dim]
+
+    def numel(self) -> int:
+        return int(self.data.size)
+
+    def __len__(self) -> int:
+        if self.ndim == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self.shape[0]
+
+    def item(self) -> float | int | bool:
+        """The one number of a one-element tensor, as a Python number."""
+        if self.data.size != 1:
+            raise ValueError(f"item() needs a tensor of one element, not of shape {self.shape}")
+        return self.data.reshape(()).item()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        return bool(self.item()) if self.data.size == 1 else bool(self.data)
+
+    def numpy(self) -> np.ndarray:
+        """The data as a NumPy array (the same memory on the CPU)."""
+        if self.requires_grad:
+            raise RuntimeError(
+                "can't call numpy() on a Tensor that requires grad: use tensor.detach().numpy()"
+            )
+        return self.data if isinstance(self.data, np.ndarray) else self.cpu().data
+
+    def tolist(self) -> Any:
+        return self.numpy().tolist() if not self.requires_grad else self.detach().tolist()
+
+    def detach(self) -> Tensor:
+        """The same data, cut from the graph: a leaf that does not require grad."""
+        return Tensor._from_array(self.data)
+
+    def __repr__(self) -> str:
+        body = np.array2string(
+            np.asarray(self.data if isinstance(self.data, np.ndarray) else self.cpu().data),
+            separator=", ",
+            prefix="tensor(",
+            precision=4,
+            threshold=200,
+        )
+        extras = []
+        if self.dtype not in (get_default_dtype(), np.int64, np.bool_):
+            extras.append(f"dtype={self.dtype}")
+        if self.device != CPU:
+            extras.append(f"device='{self.device}'")
+        if self.grad_fn is not None:
+            extras.append(f"grad_fn={self.grad_fn!r}")
+        elif self.requires_grad:
+            extras.append("requires_grad=True")
+        return "tensor(" + ", ".join([body, *extras]) + ")"
+
+    __hash__ = object.__hash__  # == is elementwise (below), so hash by identity
+
+    # -- operators (each one a Function: see its file) -----------------------------------
+
+    def __add__(self, other: Any) -> Tensor:
+        return arithmetic.Add.apply(self, _lift(other, self))
+
+    def __radd__(self, other: Any) -> Tensor:
+        return arithmetic.Add.apply(_lift(other, self), self)
+
+    def __sub__(self, other: Any) -> Tensor:
+        return arithmetic.Sub.apply(self, _lift(other, self))
+
+    def __rsub__(self, other: Any) -> Tensor:
+        return arithmetic.Sub.apply(_lift(other, self), self)
+
+    def __mul__(self, other: Any) -> Tensor:
+        return arithmetic.Mul.apply(self, _lift(other, self))
+
+    def __rmul__(self, other: Any) -> Tensor:
+        return arithmetic.Mul.apply(_lift(other, self), self)
+
+    def __truediv__(self, other: Any) -> Tensor:
+        return arithmetic.Div.apply(self, _lift(other, self))
+
+    def __rtruediv__(self, other: Any) -> Tensor:
+        return arithmetic.Div.apply(_lift(other, self), self)
+
+    def __neg__(self) -> Tensor:
+        return arithmetic.Neg.apply(self)
+
+    def __pow__(self, exponent: Any) -> Tensor:
+        if isinstance(exponent, Tensor) or not isinstance(exponent, numbers.Real):
+            raise TypeError(
+                f"x ** exponent takes a number as the exponent, not {type(exponent).__name__}"
+            )
+        return arithmetic.Pow.apply(self, exponent)
+
+    def __matmul__(self, other: Any) -> Tensor:
+        return matmul.MatMul.apply(self, _lift(other, self))
+
+    def __rmatmul__(self, other: Any) -> Tensor:
+        return matmul.MatMul.apply(_lift(other, self), self)
+
+    def matmul(self, other: Any) -> Tensor:
+        return self @ other
+
+    def exp(self) -> Tensor:
+        return pointwise.Exp.apply(self)
+
+    def log(self) -> Tensor:
+        return pointwise.Log.apply(self)
+
+    def sqrt(self) -> Tensor:
+        return pointwise.Sqrt.apply(self)
+
+    def tanh(self) -> Tensor:
+        return pointwise.Tanh.apply(self)
+
+    def sigmoid(self) -> Tensor:
+        return pointwise.Sigmoid.apply(self)
+
+    def relu(self) -> Tensor:
+        return pointwise.ReLU.apply(self)
+
+    def abs(self) -> Tensor:
+        return pointwise.Abs.apply(self)
+
+    def __abs__(self) -> Tensor:
+        return self.abs()
+
+    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        return reductions.Sum.apply(self, dim, keepdim)
+
+    def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        return reductions.Mean.apply(self, dim, keepdim)
+
+    def max(self, dim: int | None = None, keepdim: bool = False) -> Tensor | max_result:
+        """The largest element (``dim=None``), or ``(values, indices)`` along ``dim``."""
+        values = reductions.Max.apply(self, dim, keepdim)
+        if dim is None:
+            return values
+        return max_result(values, self.argmax(dim, keepdim))
+
+    def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+        xp = array_module(self.data)
+        if dim is None:
+            return Tensor._from_array(xp.argmax(self.data))
+        return Tensor._from_array(xp.argmax(self.data, axis=dim, keepdims=keepdim))
+
+    def reshape(self, *shape: int) -> Tensor:
+        return shapes.Reshape.apply(self, _shape_args(shape))
+
+    def view(self, *shape: int) -> Tensor:
+        return shapes.Reshape.apply(self, _shape_args(shape))
+
+    def unsqueeze(self, dim: int) -> Tensor:
+        """A size-1 axis inserted at ``dim``."""
+        dim = dim + self.ndim + 1 if dim < 0 else dim
+        return self.reshape((*self.shape[:dim], 1, *self.shape[dim:]))
+
+    def squeeze(self, dim: int | None = None) -> Tensor:
+        """Size-1 axes removed (only ``dim``, if given and of size 1)."""
+        if dim is None:
+            return self.reshape(tuple(n for n in self.shape if n != 1))
+        if self.ndim == 0 or self.shape[dim] != 1:
+            return self.reshape(self.shape)
+        dim = dim % self.ndim
+        return self.reshape(self.shape[:dim] + self.shape[dim + 1 :])
+
+    def transpose(self, dim0: int, dim1: int) -> Tensor:
+        return shapes.Transpose.apply(self, dim0, dim1)
+
+    def permute(self, *dims: int) -> Tensor:
+        return shapes.Permute.apply(self, _shape_args(dims))
+
+    @property
+    def T(self) -> Tensor:
+        """The axes reversed (a matrix's transpose)."""
+        return self.permute(tuple(range(self.ndim - 1, -1, -1)))
+
+    def __getitem__(self, index: Any) -> Tensor:
+        return indexing.Index.apply(self, indexing.plain_index(index))
+
+    # -- comparisons and sign: constants, no gradient flows through them -----------------
+
+    def _constant(self, fn: Any, other: Any = None) -> Tensor:
+        other = _lift(other, self).data if other is not None else None
+        return Tensor._from_array(fn(self.data) if other is None else fn(self.data, other))
+
+    def __lt__(self, other: Any) -> Tensor:
+        return self._constant(lambda a, b: a < b, other)
+
+    def __le__(self, other: Any) -> Tensor:
+        return self._constant(lambda a, b: a <= b, other)
+
+    def __gt__(self, other: Any) -> Tensor:
+        return self._constant(lambda a, b: a > b, other)
+
+    def __ge__(self, other: Any) -> Tensor:
+        return self._constant(lambda a, b: a >= b, other)
+
+    def __eq__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._constant(lambda a, b: a == b, other)
+
+    def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
+        return self._constant(lambda a, b: a != b, other)
+
+    def sign(self) -> Tensor:
+        """-1, 0 or 1 per element; a step function, so no gradient (it is 0 wherever it
+        exists)."""
+        return self._constant(lambda a: array_module(a).sign(a))
+
+    # -- seams: later chapters build these (see seams.py) --------------------------------
+
+    def backward(
+        self, gradient: Any = None, retain_graph: bool = False, create_graph: bool = False
+    ) -> None:
+        """Backpropagate from this tensor: chapter 4's engine (task 4.x). In this chapter,
+        you are the engine (``two_layer_backward``, §10)."""
+        engine = later(4, "ch04_backward", "backward", "Tensor.backward()")
+        engine(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+
+    def retain_grad(self) -> None:
+        """Ask the engine (chapter 4) to keep this non-leaf tensor's ``.grad``."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on a Tensor that has requires_grad=False")
+        if self.grad_fn is not None:
+            self.retains_grad = True
+
+    def broadcast_to(self, *shape: int) -> Tensor:
+        """This tensor stretched to ``shape`` (chapter 3)."""
+        fn = later(3, "ch03_broadcast", "broadcast_to", "broadcast_to / expand / sum_to_size")
+        return fn(self, _shape_args(shape))
+
+    def expand(self, *shape: int) -> Tensor:
+        """Like ``broadcast_to``; -1 keeps a size (chapter 3)."""
+        fn = later(3, "ch03_broadcast", "expand", "broadcast_to / expand / sum_to_size")
+        return fn(self, _shape_args(shape))
+
+    def sum_to_size(self, *shape: int) -> Tensor:
+        """This tensor summed down to ``shape``, the reverse of ``broadcast_to`` (chapter 3)."""
+        fn = later(3, "ch03_broadcast", "sum_to_size", "broadcast_to / expand / sum_to_size")
+        return fn(self, _shape_args(shape))
+
+    @property
+    def device(self) -> device:
+        if isinstance(self.data, np.ndarray):
+            return CPU
+        return later(7, "ch07_device", "device_of", "other devices")(self.data)
+
+    def to(self, target: Any) -> Tensor:
+        """This tensor on ``target`` (itself when it is already there). Chapter 2 has the CPU;
+        chapter 7 moves data to other devices."""
+        if _device(target) == self.device:
+            return self
+        return later(7, "ch07_device", "to_device", f"device {str(target)!r}")(self, target)
+
+    def cpu(self) -> Tensor:
+        return self.to(CPU)
+
+    def cuda(self, index: int | None = None) -> Tensor:
+        return self.to(device("cuda", index))
+
+
+def _device(spec: Any) -> device:
+    return spec if isinstance(spec, device) else device(spec)
