@@ -6,12 +6,9 @@ fail, and that a bug in one task is never reported as a failure of another."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import pytest
 
-from tests.trees import SOLUTIONS, copy_package, patch, replace_region, run_chapter, statuses
+from tests.trees import assert_fails_its_task_only, check_variants
 
 RECURSIVE_TOPO = """
 import sys
@@ -42,8 +39,7 @@ while stack:
 return order
 """
 
-# (name, file, edit, the task it breaks). An edit is (old, new) for a one-place change, or
-# ("region", body) to rewrite a whole task region.
+# (name, file, edit, the task it breaks): see tests/trees.py
 VARIANTS = [
     # bugs that only show when an input already holds a gradient, or in a default value
     (
@@ -163,28 +159,9 @@ VARIANTS = [
 ]
 
 
-def _broken(tmp: Path, file: str, edit: tuple[str, str], task: str) -> Path:
-    package = copy_package(SOLUTIONS / "ch01_value", tmp / "ch01_value")
-    if edit[0] == "region":
-        replace_region(package / file, task, edit[1])
-    else:
-        patch(package / file, *edit)
-    return package
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Every variant checked once (two at a time: each check runs in its own process)."""
-    root = tmp_path_factory.mktemp("variants")  # made here, not in the worker threads
-
-    def one(numbered: tuple[int, tuple]) -> tuple[str, object]:
-        number, (name, file, edit, task) = numbered
-        folder = root / str(number)
-        folder.mkdir()
-        return name, run_chapter(1, _broken(folder, file, edit, task))
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(one, enumerate(VARIANTS)))
+    return check_variants(1, VARIANTS, tmp_path_factory.mktemp("variants"))
 
 
 def test_there_are_enough_variants() -> None:
@@ -196,12 +173,4 @@ def test_there_are_enough_variants() -> None:
 def test_variant_fails_its_task_only(
     outcomes: dict, name: str, file: str, edit: tuple, task: str
 ) -> None:
-    result = outcomes[name]
-    status = statuses(result)
-    assert status[task] not in ("passed", "not started"), status
-    for t in result.tasks:
-        if t.task.id == task:
-            continue
-        assert t.status in ("passed", f"blocked by task {task}"), (t.task.id, t.status)
-        if t.status == "passed":
-            assert t.points == t.task.points
+    assert_fails_its_task_only(outcomes[name], task)

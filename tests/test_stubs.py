@@ -197,7 +197,7 @@ def test_reset_refuses_a_file_that_does_not_parse(repo: Path) -> None:
     assert value.read_text() == "def broken(:\n"
 
 
-@pytest.mark.parametrize(("task", "message"), [("1.42", "no task"), ("2.1", "not written yet")])
+@pytest.mark.parametrize(("task", "message"), [("1.42", "no task"), ("3.1", "not written yet")])
 def test_reset_of_an_unknown_task(task: str, message: str) -> None:
     with pytest.raises(stubs.StubError, match=message):
         stubs.reset(task)

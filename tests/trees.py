@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import shutil
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.checking import ChapterResult, check_chapter
@@ -63,3 +64,49 @@ def run_chapter(
 
 def statuses(result: ChapterResult) -> dict[str, str]:
     return {t.task.id: t.status for t in result.tasks}
+
+
+# -- broken variants: plausible student bugs, each applied to a copy of the reference -------
+#
+# A variant is (name, file, edit, task): an edit is (old, new) for a one-place change, or
+# ("region", body) to rewrite the whole region of the task it breaks.
+
+
+def broken_package(number: int, dest: Path, file: str, edit: tuple[str, str], task: str) -> Path:
+    """A copy of chapter ``number``'s reference in ``dest`` with one edit applied."""
+    package = chapter(number).package
+    copy = copy_package(SOLUTIONS / package, dest / package)
+    if edit[0] == "region":
+        replace_region(copy / file, task, edit[1])
+    else:
+        patch(copy / file, *edit)
+    return copy
+
+
+def check_variants(number: int, variants: list[tuple], root: Path) -> dict[str, ChapterResult]:
+    """Every variant checked once, two at a time (each check runs in its own process).
+    Folders are made here, not in the worker threads."""
+    folders = []
+    for i in range(len(variants)):
+        folders.append(root / str(i))
+        folders[-1].mkdir()
+
+    def one(args: tuple[Path, tuple]) -> tuple[str, ChapterResult]:
+        folder, (name, file, edit, task) = args
+        return name, run_chapter(number, broken_package(number, folder, file, edit, task))
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, zip(folders, variants)))
+
+
+def assert_fails_its_task_only(result: ChapterResult, task: str) -> None:
+    """The broken task fails; every other task passes with full points, or is "blocked by"
+    the broken task where its check cannot avoid running the broken code."""
+    status = statuses(result)
+    assert status[task] not in ("passed", "not started"), status
+    for t in result.tasks:
+        if t.task.id == task:
+            continue
+        assert t.status in ("passed", f"blocked by task {task}"), (t.task.id, t.status)
+        if t.status == "passed":
+            assert t.points == t.task.points

@@ -1,0 +1,140 @@
+"""Deliberately broken chapter-2 variants: plausible student bugs in local backward
+functions. Each must fail the task it breaks and no other (task 2.11, which runs several
+ops' backward, may report "blocked by" the broken one): see tests/test_broken_ch01.py."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.trees import assert_fails_its_task_only, check_variants
+
+MATMUL_WITHOUT_VECTORS = """
+return grad_output @ b.transpose(-1, -2), a.transpose(-1, -2) @ grad_output
+"""
+
+# (name, file, edit, the task it breaks): see tests/trees.py
+VARIANTS = [
+    (
+        "sub passes +grad to b",
+        "arithmetic.py",
+        ("return grad_output, -grad_output", "return grad_output, grad_output"),
+        "2.1",
+    ),
+    (
+        "neg passes the gradient unchanged",
+        "arithmetic.py",
+        ("        return -grad_output\n", "        return grad_output\n"),
+        "2.1",
+    ),
+    (
+        "mul pairs each input with itself",
+        "arithmetic.py",
+        ("return grad_output * b, grad_output * a", "return grad_output * a, grad_output * b"),
+        "2.2",
+    ),
+    (
+        "div forgets the square",
+        "arithmetic.py",
+        ("-grad_output * a / (b * b)", "-grad_output * a / b"),
+        "2.2",
+    ),
+    (
+        "pow forgets the factor n",
+        "arithmetic.py",
+        ("grad_output * n * a ** (n - 1)", "grad_output * a ** (n - 1)"),
+        "2.3",
+    ),
+    (
+        "exp ignores the upstream gradient",
+        "pointwise.py",
+        ("return grad_output * a.exp()", "return a.exp()"),
+        "2.4",
+    ),
+    (
+        "sqrt forgets the 2",
+        "pointwise.py",
+        ("grad_output / (2 * a.sqrt())", "grad_output / a.sqrt()"),
+        "2.4",
+    ),
+    (
+        "tanh' written as 1 - tanh",
+        "pointwise.py",
+        ("grad_output * (1 - t * t)", "grad_output * (1 - t)"),
+        "2.5",
+    ),
+    (
+        "relu lets gradients through negative inputs",
+        "pointwise.py",
+        ("return grad_output * (a > 0)", "return grad_output"),
+        "2.5",
+    ),
+    (
+        "matmul transposes with .T, which reverses batch axes too",
+        "matmul.py",
+        ("grad_a = g @ b.transpose(-1, -2)", "grad_a = g @ b.T"),
+        "2.6",
+    ),
+    ("matmul without 1-D operands", "matmul.py", ("region", MATMUL_WITHOUT_VECTORS), "2.6"),
+    (
+        "mean forgets to divide by n",
+        "reductions.py",
+        ("return g * ones_like(a) / n", "return g * ones_like(a)"),
+        "2.7",
+    ),
+    (
+        "sum forgets the reduced axes",
+        "reductions.py",
+        (
+            "sums)\n        g = grad_output.reshape(_kept_shape(a.shape, ctx.axes))",
+            "sums)\n        g = grad_output",
+        ),
+        "2.7",
+    ),
+    (
+        "max gives every tie the full gradient",
+        "reductions.py",
+        ("as_tensor(winners / winners.sum(), dtype=a.dtype)", "as_tensor(winners, dtype=a.dtype)"),
+        "2.8",
+    ),
+    (
+        "max(dim) ignores keepdim=False",
+        "reductions.py",
+        ("g = grad_output if ctx.keepdim else grad_output.unsqueeze(ctx.dim)", "g = grad_output"),
+        "2.8",
+    ),
+    (
+        "permute back with the same permutation",
+        "shapes.py",
+        ("return grad_output.permute(*inverse)", "return grad_output.permute(*ctx.dims)"),
+        "2.9",
+    ),
+    (
+        "indexing assigns instead of adding",
+        "indexing.py",
+        ("scatter_add(out, index, g.data)", "out[index] = g.data"),
+        "2.10",
+    ),
+    (
+        "be the engine keeps one share of r's gradient",
+        "by_hand.py",
+        ("grad_r = grad_r1 + grad_r2", "grad_r = grad_r1"),
+        "2.11",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return check_variants(2, VARIANTS, tmp_path_factory.mktemp("variants"))
+
+
+def test_there_are_enough_variants() -> None:
+    assert len(VARIANTS) >= 10
+    assert {task for *_, task in VARIANTS} == {f"2.{i}" for i in range(1, 12)}
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_variant_fails_its_task_only(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    assert_fails_its_task_only(outcomes[name], task)
