@@ -208,3 +208,77 @@ def test_graph_checks_accept_the_reference_on_random_dags(n: int, seed: int) -> 
     root = n - 1
     topo = next(c for c in CH01.CHECKS if c.task == "1.7")
     assert _one_case(topo, Case("drawn", {"graph": graph, "root": root})) is None
+
+
+# -- hunting: the public ch02 checks agree with the reference on drawn shapes ----------------
+
+CH02 = importlib.import_module("autograder.checks.ch02_tensor")
+ELEMENTWISE = [op for op in CH02.CATALOG if op.variants and op.variants[0][0] == {}]
+shapes = st.lists(st.integers(1, 4), min_size=0, max_size=3).map(tuple)
+
+
+def _ch02_verdict(case: Case) -> str | None:
+    from solutions import ch02_tensor
+
+    data = CH02.programs.op(ch02_tensor, **case.inputs)
+    return CH02._verdict(case, wire.loads(wire.dumps(data)))
+
+
+@given(
+    name=st.sampled_from([op.name for op in ELEMENTWISE]),
+    shape=shapes,
+    dtype=st.sampled_from(["float64", "float32"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_elementwise_checks_accept_the_reference(name: str, shape, dtype: str, seed: int):
+    case = CH02._op_case(
+        CH02.OPS[name], np.random.default_rng(seed), {}, shape, "plain", dtype=dtype
+    )
+    assert _ch02_verdict(case) is None
+
+
+@given(
+    name=st.sampled_from(["sum", "mean", "max"]),
+    shape=shapes.filter(bool),
+    data=st.data(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_reduction_checks_accept_the_reference(name: str, shape, data, seed: int):
+    dim = data.draw(st.integers(-len(shape), len(shape) - 1))
+    options = {"dim": dim, "keepdim": data.draw(st.booleans())}
+    if name != "max" and data.draw(st.booleans()):
+        options["dim"] = (dim, data.draw(st.integers(0, len(shape) - 1)))
+        assume(len({d % len(shape) for d in options["dim"]}) == 2)
+    case = CH02._op_case(CH02.OPS[name], np.random.default_rng(seed), options, shape, "plain")
+    assert _ch02_verdict(case) is None
+
+
+@given(
+    batch=st.lists(st.integers(1, 3), max_size=2).map(tuple),
+    n=st.integers(1, 4),
+    k=st.integers(1, 4),
+    m=st.integers(1, 4),
+    vectors=st.sampled_from(["", "a", "b", "ab"]),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_matmul_checks_accept_the_reference(batch, n, k, m, vectors: str, seed: int):
+    assume(not (batch and vectors))  # a 1-D operand against a batch broadcasts: chapter 3
+    rng = np.random.default_rng(seed)
+    a = rng.uniform(-2, 2, (k,) if "a" in vectors else (*batch, n, k))
+    b = rng.uniform(-2, 2, (k,) if "b" in vectors else (*batch, k, m))
+    matmul = CH02.Op("matmul", "2.6", "a @ b", np.matmul, arity=2)
+    case = CH02._matmul_case(matmul, rng, a, "plain", b, "plain", "float64")
+    assert _ch02_verdict(case) is None
+
+
+@given(
+    length=st.integers(1, 6),
+    picks=st.lists(st.integers(0, 5), min_size=1, max_size=8),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_indexing_checks_accept_the_reference_with_repeats(length: int, picks, seed: int):
+    index = {"index": {"array": [p % length for p in picks]}}
+    case = CH02._op_case(
+        CH02.OPS["getitem"], np.random.default_rng(seed), index, (length, 2), "plain"
+    )
+    assert _ch02_verdict(case) is None

@@ -15,7 +15,6 @@ from autograder import notebook, report
 from autograder.course import CHAPTERS, chapter
 from tests.trees import REPO, SOLUTIONS, run_chapter, statuses, write_stubs
 
-
 READY = [ch for ch in CHAPTERS if ch.ready]
 
 

@@ -25,8 +25,10 @@ def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
     for d in dims:
         if not -max(ndim, 1) <= d < max(ndim, 1):
             raise IndexError(f"dim {d} is out of range for a tensor of {ndim} dimensions")
+        if d % max(ndim, 1) in axes:
+            raise RuntimeError(f"dim {d} appears more than once in dim={dim!r}")
         axes.append(d % max(ndim, 1))
-    return tuple(sorted(set(axes))) if ndim else ()
+    return tuple(sorted(axes)) if ndim else ()
 
 
 def _kept_shape(shape: tuple[int, ...], axes: tuple[int, ...]) -> tuple[int, ...]:

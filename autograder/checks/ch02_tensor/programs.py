@@ -30,7 +30,7 @@ OPS = {
     "sum": lambda a, **kw: a.sum(**kw),
     "mean": lambda a, **kw: a.mean(**kw),
     "max": lambda a, **kw: a.max(**kw),
-    "reshape": lambda a, shape: a.reshape(*shape),
+    "reshape": lambda a, shape: a.reshape(*shape) if shape else a.reshape(()),
     "view": lambda a, shape: a.view(shape),
     "transpose": lambda a, dims: a.transpose(*dims),
     "permute": lambda a, dims: a.permute(*dims),

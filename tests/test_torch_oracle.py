@@ -1,0 +1,129 @@
+"""PyTorch as an oracle for chapter 2: every op of the catalog, on the check catalog's shapes
+and options, agrees with PyTorch to 1e-10 in float64, in values and in local gradients.
+
+Skipped, visibly, without PyTorch (``pip install -r requirements-oracles.txt``; CI installs
+it). Only the reference (``solutions/``) is compared; the checks' own expectations come from
+NumPy, never from here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from autograder.checks import ch02_tensor as checks
+from autograder.checks.ch02_tensor import programs
+from solutions import ch02_tensor as sp
+
+torch = pytest.importorskip("torch")
+
+TOL = 1e-10
+
+
+def _torch_index(index, length: int):
+    """The check's index in PyTorch's terms: NumPy arrays become tensors, and a negative
+    step (which PyTorch does not have) becomes the positions it picks."""
+    if isinstance(index, slice) and (index.step or 1) < 0:
+        return torch.from_numpy(np.arange(length)[index].copy())
+    if isinstance(index, tuple):
+        return tuple(_torch_index(i, length) for i in index)
+    if isinstance(index, np.ndarray):
+        return torch.from_numpy(index)
+    return index
+
+
+TORCH = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "neg": lambda a: -a,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "pow": lambda a, exponent: a**exponent,
+    "matmul": lambda a, b: a @ b,
+    "exp": torch.exp,
+    "log": torch.log,
+    "sqrt": torch.sqrt,
+    "tanh": torch.tanh,
+    "sigmoid": torch.sigmoid,
+    "relu": torch.relu,
+    "abs": torch.abs,
+    "sum": lambda a, **kw: a.sum(**kw) if kw else a.sum(),
+    "mean": lambda a, **kw: a.mean(**kw) if kw else a.mean(),
+    "max": lambda a, **kw: a.max(**kw).values if kw else a.max(),
+    "reshape": lambda a, shape: a.reshape(tuple(shape)),
+    "view": lambda a, shape: a.reshape(shape),  # a view of a non-contiguous tensor may fail
+    "transpose": lambda a, dims: a.transpose(*dims),
+    "permute": lambda a, dims: a.permute(*dims),
+    "T": lambda a: a.permute(*range(a.ndim - 1, -1, -1)),  # .T of ndim > 2 is deprecated
+    "getitem": lambda a, index: a[_torch_index(index, len(a))],
+}
+
+
+def _cases():
+    """The check catalog's cases (float64 only), as (op name, case) pairs."""
+    for check in checks.CHECKS:
+        if check.program is not programs.op:
+            continue
+        for case in check.make_cases(0):
+            inputs = case.inputs
+            if inputs.get("expect_error") or case.expected["dtype"] != "float64":
+                continue
+            yield pytest.param(inputs, id=f"{inputs['name']}: {case.label.split(';')[0]}")
+
+
+def _inputs(args):
+    ours, theirs = [], []
+    for arg in args:
+        if "number" in arg:
+            ours.append(arg["number"])
+            theirs.append(arg["number"])
+        else:
+            data = programs.VIEWS[arg["view"]](np.asarray(arg["data"]))
+            ours.append(sp.Tensor(data, requires_grad=True))
+            theirs.append(torch.tensor(np.array(data, order="C"), requires_grad=True))
+    return ours, theirs
+
+
+def test_every_op_of_the_catalog_has_an_oracle() -> None:
+    assert set(TORCH) == set(programs.OPS) == {*checks.OPS, "matmul"}
+
+
+@pytest.mark.parametrize("inputs", list(_cases()))
+def test_op_agrees_with_pytorch(inputs: dict) -> None:
+    options = dict(inputs["options"])
+    if "index" in options:
+        options["index"] = programs._index(options["index"])
+    ours, theirs = _inputs(inputs["args"])
+    name = inputs["name"]
+    out = programs.OPS[name](*ours, **options)
+    out = out.values if isinstance(out, tuple) else out
+    expected = TORCH[name](*theirs, **options)
+    assert out.shape == tuple(expected.shape)
+    np.testing.assert_allclose(out.data, expected.detach().numpy(), rtol=TOL, atol=TOL)
+
+    upstream = np.asarray(inputs["upstream"], dtype=np.float64)
+    grads = out.grad_fn.backward(sp.Tensor(upstream))
+    expected.backward(torch.from_numpy(upstream))
+    tensors = [(o, t) for o, t in zip(ours, theirs) if isinstance(o, sp.Tensor)]
+    by_input = dict(zip(map(id, out.grad_fn.inputs), grads))
+    for o, t in tensors:
+        grad = by_input[id(o)]
+        assert grad.shape == tuple(t.grad.shape) == o.shape
+        np.testing.assert_allclose(grad.data, t.grad.numpy(), rtol=TOL, atol=TOL)
+
+
+def test_max_returns_values_and_indices_like_pytorch() -> None:
+    data = np.array([[1.0, 5.0, 2.0], [7.0, 0.0, 7.5]])
+    values, indices = sp.tensor(data).max(dim=1)
+    expected = torch.tensor(data).max(dim=1)
+    np.testing.assert_array_equal(values.data, expected.values.numpy())
+    np.testing.assert_array_equal(indices.data, expected.indices.numpy())
+    assert indices.dtype == np.int64
+
+
+def test_dtype_defaults_match_pytorch() -> None:
+    for data in [1.5, [1.0, 2.0], [1, 2], True, np.arange(3.0), np.arange(3, dtype=np.float32)]:
+        ours, theirs = sp.tensor(data).dtype, torch.tensor(data).dtype
+        assert str(ours) == str(theirs).removeprefix("torch."), data
+    assert str((sp.tensor([1.0]) * 2).dtype) == "float32"
+    assert str((torch.tensor([1.0]) * 2).dtype) == "torch.float32"
