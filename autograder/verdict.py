@@ -75,6 +75,11 @@ def _exception_message(info: dict) -> str:
     return text
 
 
+def _chapter_of(task_id: str) -> int:
+    head = task_id.split(".", 1)[0]
+    return int(head) if head.isdigit() else 0
+
+
 def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
     """The verdict on one check: the first case whose data the check's verdict rejects."""
     verdict = CheckVerdict(check, PASSED, cases=len(cases), printed=run.printed)
@@ -91,13 +96,17 @@ def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
         if "raised" in result:
             info = result["raised"]
             stub = info.get("not_started")
+            problem, where = _exception_message(info), info.get("where", "")
             if stub == check.task:
                 status, blocked_by = NOT_STARTED, ""
+            elif stub and _chapter_of(stub) > _chapter_of(check.task):
+                # a later chapter's stub: this task's own code went where it need not go
+                status, blocked_by = FAILED, ""
+                problem += f" (task {stub} belongs to a later chapter: this task does not need it)"
             elif stub:
                 status, blocked_by = BLOCKED, stub
             else:
                 status, blocked_by = FAILED, ""
-            problem, where = _exception_message(info), info.get("where", "")
         else:
             problem = check.verdict(case, result.get("value"))
             if problem is None:

@@ -282,3 +282,18 @@ def test_indexing_checks_accept_the_reference_with_repeats(length: int, picks, s
         CH02.OPS["getitem"], np.random.default_rng(seed), index, (length, 2), "plain"
     )
     assert _ch02_verdict(case) is None
+
+
+@pytest.mark.parametrize(("stub", "status"), [("2.11", "blocked"), ("3.1", "failed")])
+def test_a_later_chapters_stub_is_this_tasks_failure(stub: str, status: str) -> None:
+    """A check of task 2.7 that reaches chapter 3's stub (a gradient of the wrong shape went
+    to the reduction seam) failed on its own: it is not "blocked by" a later task."""
+    from autograder.runner import CheckRun
+    from autograder.verdict import judge
+
+    check = next(c for c in CH02.CHECKS if c.task == "2.7")
+    cases = check.make_cases(0)
+    raised = {"type": "NotImplementedError", "message": f"Task {stub}: …", "not_started": stub}
+    verdict = judge(check, cases, CheckRun("ran", results=[{"raised": raised}] * len(cases)))
+    assert verdict.status == status
+    assert ("later chapter" in verdict.message) == (status == "failed")

@@ -137,6 +137,21 @@ def test_node_backward_names_a_wrong_number_of_gradients() -> None:
         y.grad_fn.backward(sp.ones(2))
 
 
+def test_node_backward_names_a_gradient_of_the_wrong_shape() -> None:
+    class RowSum(sp.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a.data.sum(axis=1)
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return grad_output.reshape(2, 1)  # forgot to copy it along the summed axis
+
+    y = RowSum.apply(sp.ones(2, 3, requires_grad=True))
+    with pytest.raises(RuntimeError, match=r"shape \(2, 1\) for an input of shape \(2, 3\)"):
+        y.grad_fn.backward(sp.ones(2))
+
+
 def test_a_released_node_refuses_a_second_backward() -> None:
     y = sp.ones(2, requires_grad=True).exp()
     y.grad_fn.release()

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from .grad_mode import _set_grad_enabled, is_grad_enabled
 from .seams import reduce_to_shape
 
@@ -93,7 +95,16 @@ class Node:
                 f"{self.function.__name__}.backward must return Tensors (or None), "
                 f"not {type(grad).__name__}"
             )
-        return reduce_to_shape(grad, x.shape)
+        try:  # the gradient of a broadcast input is reduced; anything else is a bug
+            broadcasts = np.broadcast_shapes(x.shape, grad.shape) == grad.shape
+        except ValueError:
+            broadcasts = False
+        if not broadcasts:
+            raise RuntimeError(
+                f"{self.function.__name__}.backward returned a gradient of shape {grad.shape} "
+                f"for an input of shape {x.shape}: each gradient has its input's shape"
+            )
+        return reduce_to_shape(grad, x.shape, f"{self.name()}: a gradient")
 
     def release(self) -> None:
         """Free the saved tensors (chapter 4 calls this after using the node)."""

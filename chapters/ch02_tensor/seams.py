@@ -41,12 +41,15 @@ def later(chapter: int, package: str, name: str, feature: str) -> Any:
     return getattr(module, name)
 
 
-def reduce_to_shape(grad: Any, shape: tuple[int, ...]) -> Any:
+def reduce_to_shape(grad: Any, shape: tuple[int, ...], what: str = "a gradient") -> Any:
     """``grad`` summed down to ``shape``: the gradient of an input that was broadcast.
 
     Equal shapes need nothing (chapter 2's operands always have them); anything else is
     chapter 3's ``unbroadcast`` (task 3.1), the one place where broadcasting is undone.
+    ``what`` names the gradient in the error when chapter 3 is not in the tree.
     """
     if tuple(grad.shape) == tuple(shape):
         return grad
-    return later(3, "ch03_broadcast", "unbroadcast", "gradients of broadcast operands")(grad, shape)
+    feature = f"{what} of shape {tuple(grad.shape)} for an input of shape {tuple(shape)}"
+    unbroadcast = later(3, "ch03_broadcast", "unbroadcast", f"summing {feature} down")
+    return unbroadcast(grad, shape)
