@@ -75,8 +75,9 @@ class Op:
     reference: Callable[..., np.ndarray]  # plain NumPy: (*arrays, **options) -> array
     domain: str = "any"  # of every tensor input: any, positive, nonzero, distinct
     arity: int = 1
-    # per case: options for the op, and the shape + view of its first input
-    variants: Sequence[tuple[dict, Shape, str]] = ()
+    # per case: the op's options (or a function of the rng that draws them), and the shape
+    # + view of every input, or one list of (shape, view) per input
+    variants: Sequence[tuple] = ()
     # cases with a Python number as one operand: (number, its position)
     numbers: Sequence[tuple[float, int]] = ()
     exact: dict = field(default_factory=dict)  # label -> (inputs, expected grads): ties
@@ -85,6 +86,23 @@ class Op:
 
 def _elementwise(options: dict | None = None) -> list[tuple[dict, Shape, str]]:
     return [(dict(options or {}), shape, view) for shape, view in ELEMENTWISE_SHAPES]
+
+
+def _matmul_error_case() -> Case:
+    return Case(
+        "a @ b with a of shape (2, 3) and b of shape (4, 5): an error naming both shapes",
+        {
+            "name": "matmul",
+            "args": [
+                {"data": np.ones((2, 3)), "view": "plain", "requires_grad": True},
+                {"data": np.ones((4, 5)), "view": "plain", "requires_grad": True},
+            ],
+            "options": {},
+            "upstream": np.ones(()),
+            "expect_error": True,
+        },
+        {"error naming": ["(2, 3)", "(4, 5)"]},
+    )
 
 
 def _integer_case() -> Case:
@@ -132,6 +150,25 @@ CATALOG = [
             ({"exponent": 0}, (3,), "plain"),
             ({"exponent": 1.5}, (24, 32), "plain"),
         ],
+    ),
+    Op(
+        "matmul",
+        "2.6",
+        "a @ b",
+        np.matmul,
+        arity=2,
+        variants=[
+            ({}, [((3,), "plain"), ((3,), "plain")]),
+            ({}, [((2, 3), "plain"), ((3,), "plain")]),
+            ({}, [((3,), "plain"), ((3, 4), "plain")]),
+            ({}, [((1, 1), "plain"), ((1, 1), "plain")]),
+            ({}, [((2, 3), "plain"), ((3, 4), "plain")]),
+            ({}, [((2, 2, 3), "plain"), ((2, 3, 4), "plain")]),
+            ({}, [((5, 4), "transposed"), ((5, 3), "plain")]),
+            ({}, [((3, 6), "plain"), ((12, 2), "every other row")]),
+            ({}, [((32, 48), "plain"), ((48, 16), "plain")]),
+        ],
+        extra=[_matmul_error_case],
     ),
     Op("exp", "2.4", "a.exp()", np.exp, variants=_elementwise()),
     Op("log", "2.4", "a.log()", np.log, domain="positive", variants=_elementwise()),
@@ -279,7 +316,7 @@ CATALOG = [
             ({"index": [{"slice": [None, None, None]}, "None", 1]}, (3, 4), "plain"),
             ({"index": [{"array": [0, 2, 0]}, {"array": [1, 1, 1]}]}, (3, 4), "plain"),
             ({"index": {"array": [2, 0, 2]}}, (4, 3), "transposed"),
-            ("large", (50, 8), "plain"),
+            (lambda rng: {"index": {"array": rng.integers(0, 50, 200).tolist()}}, (50, 8), "plain"),
         ],
     ),
 ]
@@ -321,8 +358,7 @@ def _op_case(
     op: Op,
     rng: np.random.Generator,
     options: dict,
-    shape: Shape,
-    view: str,
+    layouts: Sequence[tuple[Shape, str]],
     *,
     dtype: str = "float64",
     number: tuple[float, int] | None = None,
@@ -330,12 +366,16 @@ def _op_case(
     exact_grad: Callable[[np.ndarray], np.ndarray] | None = None,
     label: str | None = None,
 ) -> Case:
-    bases = [data if data is not None else _draw(rng, shape, op.domain) for _ in range(op.arity)]
+    """One case: inputs of the given (shape, view) layouts (``data`` instead of drawn values
+    when given), the reference's output, a random upstream gradient g and the expected
+    gradients (central differences, or ``exact_grad(g)`` where they are not defined)."""
+    bases = [data if data is not None else _draw(rng, shape, op.domain) for shape, _ in layouts]
     bases = [b.astype(dtype) for b in bases]
-    arrays = [_VIEWED[view](b) for b in bases]
+    arrays = [_VIEWED[view](b) for b, (_, view) in zip(bases, layouts)]
+    # arrays travel contiguous; the child makes the view
     args: list[dict] = [
-        {"data": b, "view": view, "requires_grad": True} for b in bases
-    ]  # arrays travel contiguous; the child makes the view
+        {"data": b, "view": view, "requires_grad": True} for b, (_, view) in zip(bases, layouts)
+    ]
     if number is not None:
         value, position = number
         args[position] = {"number": value}
@@ -357,11 +397,13 @@ def _op_case(
         grads = vjp(tensor_only, tensors, upstream)
     names = [n for n, arg in zip("ab", args) if "number" not in arg]
     if label is None:
-        expr = _expr(op, options)
-        if number is not None:
-            expr = expr.replace("ab"[number[1]], f"{number[0]:g}")
-        inputs_text = " and ".join(names)
-        label = f"{expr} with {inputs_text} of shape {_layout(shape, view)}"
+        label = _label(
+            op,
+            options,
+            names,
+            [lay for lay, arg in zip(layouts, args) if "number" not in arg],
+            number,
+        )
         if dtype != "float64":
             label += f", {dtype}"
     label += "; then out.grad_fn.backward(g), g random"
@@ -378,29 +420,33 @@ def _op_case(
     return Case(label, inputs, {"data": expected, "names": names, "dtype": dtype})
 
 
-def _large_index(rng: np.random.Generator) -> dict:
-    return {"index": {"array": rng.integers(0, 50, 200).tolist()}}
+def _label(op: Op, options: dict, names: list[str], layouts: list, number) -> str:
+    """``a.sum(dim=1) with a of shape (2, 3)``, ``a @ b with a of shape … and b of shape …``."""
+    expr = _expr(op, options)
+    if number is not None:
+        expr = expr.replace("ab"[number[1]], f"{number[0]:g}")
+    if len(set(layouts)) == 1:
+        return f"{expr} with {' and '.join(names)} of shape {_layout(*layouts[0])}"
+    shapes = [f"{name} of shape {_layout(*lay)}" for name, lay in zip(names, layouts)]
+    return f"{expr} with {' and '.join(shapes)}"
 
 
 def _op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
+    def layouts(variant: tuple) -> list[tuple[Shape, str]]:
+        return variant[1] if len(variant) == 2 else [variant[1:]] * op.arity
+
+    def options(variant: tuple, rng: np.random.Generator) -> dict:
+        return variant[0](rng) if callable(variant[0]) else variant[0]
+
     def cases(rng: np.random.Generator) -> list[Case]:
-        out = []
-        for options, shape, view in op.variants:
-            if options == "large":
-                options = _large_index(rng)
-            out.append(_op_case(op, rng, options, shape, view))
+        out = [_op_case(op, rng, options(v, rng), layouts(v)) for v in op.variants]
         for number in op.numbers:
-            out.append(_op_case(op, rng, {}, (2, 3), "plain", number=number))
-        for label, (options, data, grad) in op.exact.items():
-            out.append(
-                _op_case(
-                    op, rng, options, data.shape, "plain", data=data, exact_grad=grad, label=label
-                )
-            )
-        options, shape, view = op.variants[min(3, len(op.variants) - 1)]
-        if options == "large":
-            options = _large_index(rng)
-        out.append(_op_case(op, rng, options, shape, view, dtype="float32"))
+            out.append(_op_case(op, rng, {}, [((2, 3), "plain")] * op.arity, number=number))
+        for label, (opts, data, grad) in op.exact.items():
+            plain = [(data.shape, "plain")]
+            out.append(_op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
+        small = op.variants[min(3, len(op.variants) - 1)]  # small, and float32
+        out.append(_op_case(op, rng, options(small, rng), layouts(small), dtype="float32"))
         return out + [make() for make in op.extra]
 
     return cases
@@ -434,74 +480,6 @@ def _op_verdict(case: Case, received: Any) -> str | None:
 
 
 # -- error cases: a clear error that names the problem --------------------------------------
-
-
-def _matmul_cases(rng: np.random.Generator) -> list[Case]:
-    matmul = Op("matmul", "2.6", "a @ b", np.matmul, arity=2)
-    pairs: list[tuple[Shape, str, Shape, str]] = [
-        ((3,), "plain", (3,), "plain"),
-        ((2, 3), "plain", (3,), "plain"),
-        ((3,), "plain", (3, 4), "plain"),
-        ((1, 1), "plain", (1, 1), "plain"),
-        ((2, 3), "plain", (3, 4), "plain"),
-        ((2, 2, 3), "plain", (2, 3, 4), "plain"),
-        ((5, 4), "transposed", (5, 3), "plain"),
-        ((3, 6), "plain", (12, 2), "every other row"),
-        ((32, 48), "plain", (48, 16), "plain"),
-    ]
-    cases = []
-    for shape_a, view_a, shape_b, view_b in pairs:
-        a = _draw(rng, shape_a, "any")
-        b = _draw(rng, shape_b, "any")
-        cases.append(_matmul_case(matmul, rng, a, view_a, b, view_b, "float64"))
-    a, b = _draw(rng, (2, 3), "any"), _draw(rng, (3, 4), "any")
-    cases.append(_matmul_case(matmul, rng, a, "plain", b, "plain", "float32"))
-    cases.append(
-        Case(
-            "a @ b with a of shape (2, 3) and b of shape (4, 5): an error naming both shapes",
-            {
-                "name": "matmul",
-                "args": [
-                    {"data": np.ones((2, 3)), "view": "plain", "requires_grad": True},
-                    {"data": np.ones((4, 5)), "view": "plain", "requires_grad": True},
-                ],
-                "options": {},
-                "upstream": np.ones(()),
-                "expect_error": True,
-            },
-            {"error naming": ["(2, 3)", "(4, 5)"]},
-        )
-    )
-    return cases
-
-
-def _matmul_case(op, rng, a, view_a, b, view_b, dtype) -> Case:
-    a, b = a.astype(dtype), b.astype(dtype)
-    va, vb = _VIEWED[view_a](a), _VIEWED[view_b](b)
-    out = np.matmul(va.astype(np.float64), vb.astype(np.float64))
-    upstream = (rng.uniform(0.5, 1.5, out.shape) * rng.choice([-1.0, 1.0], out.shape)).round(3)
-    upstream = np.asarray(upstream).astype(dtype)
-    grads = vjp(np.matmul, [va, vb], upstream)
-    label = (
-        f"a @ b with a of shape {_layout(a.shape, view_a)} and b of shape "
-        f"{_layout(b.shape, view_b)}"
-        + ("" if dtype == "float64" else f", {dtype}")
-        + "; then out.grad_fn.backward(g), g random"
-    )
-    expected = {
-        "type(out)": "Tensor",
-        "out.dtype": dtype,
-        "out": np.asarray(out),
-        "out.requires_grad": True,
-        "grads": grads,
-        "grad dtypes": [dtype, dtype],
-    }
-    args = [
-        {"data": a, "view": view_a, "requires_grad": True},
-        {"data": b, "view": view_b, "requires_grad": True},
-    ]
-    inputs = {"name": "matmul", "args": args, "options": {}, "upstream": upstream}
-    return Case(label, inputs, {"data": expected, "names": ["a", "b"], "dtype": dtype})
 
 
 def _verdict(case: Case, received: Any) -> str | None:
@@ -566,7 +544,6 @@ CHECKS = [
         Check(op.task, TITLES.get(op.name, op.expr), _op_cases(op), programs.op, _verdict)
         for op in CATALOG
     ],
-    Check("2.6", "a @ b", _matmul_cases, programs.op, _verdict),
     Check(
         "2.11",
         "two_layer_backward",
