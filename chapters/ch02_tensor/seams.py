@@ -35,13 +35,13 @@ def later(chapter: int, package: str, name: str, feature: str) -> Any:
         if error.name not in (f"{root}.{package}", root):
             raise
         raise NotImplementedError(
-            f"{feature}: built in chapter {chapter} ({package}), which is not in this "
+            f"{feature} is built in chapter {chapter} ({package}), which is not in this "
             "course tree yet"
         ) from None
     return getattr(module, name)
 
 
-def reduce_to_shape(grad: Any, shape: tuple[int, ...], what: str = "a gradient") -> Any:
+def reduce_to_shape(grad: Any, shape: tuple[int, ...], what: str = "backward") -> Any:
     """``grad`` summed down to ``shape``: the gradient of an input that was broadcast.
 
     Equal shapes need nothing (chapter 2's operands always have them); anything else is
@@ -50,6 +50,9 @@ def reduce_to_shape(grad: Any, shape: tuple[int, ...], what: str = "a gradient")
     """
     if tuple(grad.shape) == tuple(shape):
         return grad
-    feature = f"{what} of shape {tuple(grad.shape)} for an input of shape {tuple(shape)}"
-    unbroadcast = later(3, "ch03_broadcast", "unbroadcast", f"summing {feature} down")
+    feature = (
+        f"{what}: reducing a gradient of shape {tuple(grad.shape)} to its input's shape "
+        f"{tuple(shape)} (unbroadcast)"
+    )
+    unbroadcast = later(3, "ch03_broadcast", "unbroadcast", feature)
     return unbroadcast(grad, shape)

@@ -25,7 +25,7 @@ def array_module(array: Any) -> ModuleType:
     numbers, chapter 7's answer for anything else."""
     if isinstance(array, (np.ndarray, np.generic, int, float, bool)):
         return np
-    return later(7, "ch07_device", "array_module", "arrays on other devices")(array)
+    return later(7, "ch07_device", "array_module", "support for other arrays")(array)
 
 
 def scatter_add(target: Any, index: Any, values: Any) -> None:
@@ -38,4 +38,4 @@ def scatter_add(target: Any, index: Any, values: Any) -> None:
     if isinstance(target, np.ndarray):
         np.add.at(target, index, values)
     else:
-        later(7, "ch07_device", "scatter_add", "arrays on other devices")(target, index, values)
+        later(7, "ch07_device", "scatter_add", "support for other arrays")(target, index, values)

@@ -104,7 +104,7 @@ class Node:
                 f"{self.function.__name__}.backward returned a gradient of shape {grad.shape} "
                 f"for an input of shape {x.shape}: each gradient has its input's shape"
             )
-        return reduce_to_shape(grad, x.shape, f"{self.name()}: a gradient")
+        return reduce_to_shape(grad, x.shape, self.name())
 
     def release(self) -> None:
         """Free the saved tensors (chapter 4 calls this after using the node)."""

@@ -95,7 +95,8 @@ class Tensor:
                 f"and this one holds {array.dtype}"
             )
         if device is not None and _device(device) != CPU:
-            array = later(7, "ch07_device", "move_array", f"device {device!r}")(array, device)
+            move = later(7, "ch07_device", "move_array", f"moving data to device {device!r}")
+            array = move(array, device)
         self.data = array
         self.requires_grad = bool(requires_grad)
         self.grad: Tensor | None = None  # None, not zeros: "no gradient has arrived" (§9)
@@ -178,11 +179,15 @@ class Tensor:
         return Tensor._from_array(self.data)
 
     def __repr__(self) -> str:
-        body = np.array2string(
-            np.asarray(self.data if isinstance(self.data, np.ndarray) else self.cpu().data),
+        data = np.asarray(self.data if isinstance(self.data, np.ndarray) else self.cpu().data)
+        finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
+        whole = data.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
+        body = np.array2string(  # PyTorch's style: 4 decimals, or "1." for whole numbers
+            data,
             separator=", ",
             prefix="tensor(",
             precision=4,
+            floatmode="maxprec" if whole else "fixed",
             threshold=200,
         )
         extras = []
@@ -369,31 +374,32 @@ class Tensor:
 
     def broadcast_to(self, *shape: int) -> Tensor:
         """This tensor stretched to ``shape`` (chapter 3)."""
-        fn = later(3, "ch03_broadcast", "broadcast_to", "broadcast_to / expand / sum_to_size")
+        fn = later(3, "ch03_broadcast", "broadcast_to", "Tensor.broadcast_to")
         return fn(self, _shape_args(shape))
 
     def expand(self, *shape: int) -> Tensor:
         """Like ``broadcast_to``; -1 keeps a size (chapter 3)."""
-        fn = later(3, "ch03_broadcast", "expand", "broadcast_to / expand / sum_to_size")
+        fn = later(3, "ch03_broadcast", "expand", "Tensor.expand")
         return fn(self, _shape_args(shape))
 
     def sum_to_size(self, *shape: int) -> Tensor:
         """This tensor summed down to ``shape``, the reverse of ``broadcast_to`` (chapter 3)."""
-        fn = later(3, "ch03_broadcast", "sum_to_size", "broadcast_to / expand / sum_to_size")
+        fn = later(3, "ch03_broadcast", "sum_to_size", "Tensor.sum_to_size")
         return fn(self, _shape_args(shape))
 
     @property
     def device(self) -> device:
         if isinstance(self.data, np.ndarray):
             return CPU
-        return later(7, "ch07_device", "device_of", "other devices")(self.data)
+        return later(7, "ch07_device", "device_of", "support for other devices")(self.data)
 
     def to(self, target: Any) -> Tensor:
         """This tensor on ``target`` (itself when it is already there). Chapter 2 has the CPU;
         chapter 7 moves data to other devices."""
         if _device(target) == self.device:
             return self
-        return later(7, "ch07_device", "to_device", f"device {str(target)!r}")(self, target)
+        move = later(7, "ch07_device", "to_device", f"moving data to device '{target}'")
+        return move(self, target)
 
     def cpu(self) -> Tensor:
         return self.to(CPU)
