@@ -8,8 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from autograder.course import CHAPTERS
 from solutions import ch02_tensor as sp
 from solutions.ch02_tensor import grad_mode
+from tests.trees import SOLUTIONS
 
 
 @pytest.mark.parametrize(
@@ -187,6 +189,9 @@ def test_grad_mode_off_records_nothing() -> None:
 )
 def test_seams_name_the_chapter_that_builds_them(use, chapter: str) -> None:
     """In a tree without the later chapter (like the checks' composite tree for chapter 2)."""
+    later = CHAPTERS[int(chapter.split()[-1]) - 1].package
+    if (SOLUTIONS / later).is_dir():
+        pytest.skip(f"{later} is written: the seam reaches it, and its own tests cover that")
     x = sp.ones(2, requires_grad=True)
     try:
         use(x)

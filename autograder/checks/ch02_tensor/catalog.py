@@ -1,0 +1,315 @@
+"""Chapter 2's op catalog: the one table that drives every op check (and the PyTorch
+oracle test). Each entry names the op (the same key as in ``programs.OPS``), the task whose
+backward it is, the autograder's own float64 NumPy reference, the domain its inputs are
+drawn from (away from kinks and poles) and its case variants, small to large."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ...harness.api import Case
+from . import programs
+
+Shape = tuple[int, ...]
+
+# the shapes an op's inputs take: (shape sent, view made in the child); the child's array is
+# VIEWS[view](array of the shape sent)
+ELEMENTWISE_SHAPES: list[tuple[Shape, str]] = [
+    ((), "plain"),
+    ((1,), "plain"),
+    ((3,), "plain"),
+    ((2, 3), "plain"),
+    ((1, 4), "plain"),
+    ((3, 1, 2), "plain"),
+    ((4, 3), "transposed"),
+    ((6, 4), "every other row"),
+    ((3, 5), "columns from 1"),
+    ((24, 32), "plain"),
+]
+
+
+def draw(rng: np.random.Generator, shape: Shape, domain: str) -> np.ndarray:
+    """Inputs away from kinks, poles and the edges of an op's domain."""
+    if domain == "positive":
+        return rng.uniform(0.5, 3.0, shape)
+    if domain == "nonzero":  # |x| ≥ 0.3: relu, abs and 1/x are smooth there
+        return rng.choice([-1.0, 1.0], shape) * rng.uniform(0.3, 2.0, shape)
+    if domain == "distinct":  # values at least 0.05 apart: max has one clear winner
+        n = int(np.prod(shape))
+        return (rng.permutation(n) * 0.05 + rng.uniform(-1, 1)).reshape(shape)
+    return rng.uniform(-2.0, 2.0, shape)
+
+
+@dataclass(frozen=True)
+class Op:
+    """One entry of the catalog."""
+
+    name: str  # a key of programs.OPS
+    task: str
+    expr: str  # how the report writes it, with a, b and the options
+    reference: Callable[..., np.ndarray]  # plain NumPy: (*arrays, **options) -> array
+    domain: str = "any"  # of every tensor input: any, positive, nonzero, distinct
+    arity: int = 1
+    # per case: the op's options (or a function of the rng that draws them), and the shape
+    # + view of every input, or one list of (shape, view) per input
+    variants: Sequence[tuple] = ()
+    # cases with a Python number as one operand: (number, its position)
+    numbers: Sequence[tuple[float, int]] = ()
+    exact: dict = field(default_factory=dict)  # label -> (inputs, expected grads): ties
+    extra: Sequence[Callable[[], Case]] = ()  # cases of other kinds (errors)
+
+
+def _elementwise(options: dict | None = None) -> list[tuple[dict, Shape, str]]:
+    return [(dict(options or {}), shape, view) for shape, view in ELEMENTWISE_SHAPES]
+
+
+def _matmul_error_case() -> Case:
+    return Case(
+        "a @ b with a of shape (2, 3) and b of shape (4, 5): an error naming both shapes",
+        {
+            "name": "matmul",
+            "args": [
+                {"data": np.ones((2, 3)), "view": "plain", "requires_grad": True},
+                {"data": np.ones((4, 5)), "view": "plain", "requires_grad": True},
+            ],
+            "options": {},
+            "upstream": np.ones(()),
+            "expect_error": True,
+        },
+        {"error naming": ["(2, 3)", "(4, 5)"]},
+    )
+
+
+def _integer_case() -> Case:
+    return Case(
+        "Tensor([[1, 2], [3, 4]], requires_grad=True): integers cannot require gradients",
+        {
+            "name": "neg",
+            "args": [{"data": np.array([[1, 2], [3, 4]]), "view": "plain", "requires_grad": True}],
+            "options": {},
+            "upstream": np.ones((2, 2)),
+            "expect_error": True,
+        },
+        {"error naming": ["int64"]},
+    )
+
+
+CATALOG = [
+    Op("add", "2.1", "a + b", np.add, arity=2, variants=_elementwise(), numbers=[(2.5, 1)]),
+    Op("sub", "2.1", "a - b", np.subtract, arity=2, variants=_elementwise(), numbers=[(1.5, 0)]),
+    Op("neg", "2.1", "-a", np.negative, variants=_elementwise(), extra=[_integer_case]),
+    Op("mul", "2.2", "a * b", np.multiply, arity=2, variants=_elementwise(), numbers=[(-3.0, 1)]),
+    Op(
+        "div",
+        "2.2",
+        "a / b",
+        np.divide,
+        domain="nonzero",
+        arity=2,
+        variants=_elementwise(),
+        numbers=[(2.0, 0)],
+    ),
+    Op(
+        "pow",
+        "2.3",
+        "a ** {exponent}",
+        lambda a, exponent: a**exponent,
+        domain="positive",
+        variants=[
+            ({"exponent": 2}, (), "plain"),
+            ({"exponent": 3}, (3,), "plain"),
+            ({"exponent": 0.5}, (2, 3), "plain"),
+            ({"exponent": -1}, (1, 4), "plain"),
+            ({"exponent": -2.5}, (4, 3), "transposed"),
+            ({"exponent": 1}, (6, 4), "every other row"),
+            ({"exponent": 0}, (3,), "plain"),
+            ({"exponent": 1.5}, (24, 32), "plain"),
+        ],
+    ),
+    Op(
+        "matmul",
+        "2.6",
+        "a @ b",
+        np.matmul,
+        arity=2,
+        variants=[
+            ({}, [((3,), "plain"), ((3,), "plain")]),
+            ({}, [((2, 3), "plain"), ((3,), "plain")]),
+            ({}, [((3,), "plain"), ((3, 4), "plain")]),
+            ({}, [((1, 1), "plain"), ((1, 1), "plain")]),
+            ({}, [((2, 3), "plain"), ((3, 4), "plain")]),
+            ({}, [((2, 2, 3), "plain"), ((2, 3, 4), "plain")]),
+            ({}, [((5, 4), "transposed"), ((5, 3), "plain")]),
+            ({}, [((3, 6), "plain"), ((12, 2), "every other row")]),
+            ({}, [((32, 48), "plain"), ((48, 16), "plain")]),
+        ],
+        extra=[_matmul_error_case],
+    ),
+    Op("exp", "2.4", "a.exp()", np.exp, variants=_elementwise()),
+    Op("log", "2.4", "a.log()", np.log, domain="positive", variants=_elementwise()),
+    Op("sqrt", "2.4", "a.sqrt()", np.sqrt, domain="positive", variants=_elementwise()),
+    Op("tanh", "2.5", "a.tanh()", np.tanh, variants=_elementwise()),
+    Op(
+        "sigmoid",
+        "2.5",
+        "a.sigmoid()",
+        lambda a: 0.5 * (1 + np.tanh(a / 2)),  # = 1 / (1 + e^-a)
+        variants=_elementwise(),
+    ),
+    Op("relu", "2.5", "a.relu()", lambda a: np.maximum(a, 0), "nonzero", variants=_elementwise()),
+    Op("abs", "2.5", "a.abs()", np.abs, domain="nonzero", variants=_elementwise()),
+    Op(
+        "sum",
+        "2.7",
+        "a.sum({options})",
+        lambda a, dim=None, keepdim=False: np.sum(a, axis=dim, keepdims=keepdim),
+        variants=[
+            ({}, (), "plain"),
+            ({}, (3,), "plain"),
+            ({"dim": 0}, (3,), "plain"),
+            ({"dim": 1}, (2, 3), "plain"),
+            ({"dim": 1, "keepdim": True}, (2, 3), "plain"),
+            ({"dim": -1}, (3, 1, 2), "plain"),
+            ({"dim": (0, 2)}, (2, 3, 4), "plain"),
+            ({"dim": 0, "keepdim": True}, (4, 3), "transposed"),
+            ({"dim": 1}, (6, 4), "every other row"),
+            ({"dim": 0}, (24, 32), "plain"),
+        ],
+    ),
+    Op(
+        "mean",
+        "2.7",
+        "a.mean({options})",
+        lambda a, dim=None, keepdim=False: np.mean(a, axis=dim, keepdims=keepdim),
+        variants=[
+            ({}, (), "plain"),
+            ({}, (3,), "plain"),
+            ({"dim": 1}, (2, 3), "plain"),
+            ({"dim": 0, "keepdim": True}, (2, 3), "plain"),
+            ({"dim": (-1, 0)}, (2, 3, 4), "plain"),
+            ({"dim": 1}, (3, 5), "columns from 1"),
+            ({"dim": 1, "keepdim": True}, (24, 32), "plain"),
+        ],
+    ),
+    Op(
+        "max",
+        "2.8",
+        "a.max({options})",
+        lambda a, dim=None, keepdim=False: np.max(a, axis=dim, keepdims=keepdim),
+        domain="distinct",
+        variants=[
+            ({}, (), "plain"),
+            ({}, (4,), "plain"),
+            ({"dim": 0}, (4,), "plain"),
+            ({}, (2, 3), "plain"),
+            ({"dim": 1}, (2, 3), "plain"),
+            ({"dim": 0, "keepdim": True}, (2, 3), "plain"),
+            ({"dim": -2}, (3, 4, 2), "plain"),
+            ({"dim": 1}, (4, 3), "transposed"),
+            ({"dim": 0}, (24, 32), "plain"),
+        ],
+        exact={
+            # ties: the central difference is not defined there; PyTorch's rule is
+            "a.max() with a tie, a = [[1, 3], [3, 2]]: the two 3s share the gradient": (
+                {},
+                np.array([[1.0, 3.0], [3.0, 2.0]]),
+                lambda g: np.array([[0.0, 0.5], [0.5, 0.0]]) * g,
+            ),
+            "a.max(dim=1) with a tie, a = [[2, 2], [1, 0]]: the returned index (0) wins": (
+                {"dim": 1},
+                np.array([[2.0, 2.0], [1.0, 0.0]]),
+                lambda g: np.array([[g[0], 0.0], [g[1], 0.0]]),
+            ),
+        },
+    ),
+    Op(
+        "reshape",
+        "2.9",
+        "a.reshape{shape}",
+        lambda a, shape: a.reshape(shape),
+        variants=[
+            ({"shape": (1,)}, (), "plain"),
+            ({"shape": ()}, (1,), "plain"),
+            ({"shape": (3, 2)}, (2, 3), "plain"),
+            ({"shape": (2, -1)}, (6,), "plain"),
+            ({"shape": (4, 6)}, (2, 3, 4), "plain"),
+            ({"shape": (12,)}, (4, 3), "transposed"),
+            ({"shape": (32, 24)}, (24, 32), "plain"),
+        ],
+    ),
+    Op(
+        "view",
+        "2.9",
+        "a.view({shape})",
+        lambda a, shape: a.reshape(shape),
+        variants=[({"shape": (6,)}, (2, 3), "plain"), ({"shape": (2, 1, 3)}, (6,), "plain")],
+    ),
+    Op(
+        "transpose",
+        "2.9",
+        "a.transpose{dims}",
+        lambda a, dims: np.swapaxes(a, *dims),
+        variants=[
+            ({"dims": (0, 1)}, (2, 3), "plain"),
+            ({"dims": (0, 0)}, (3,), "plain"),
+            ({"dims": (-1, 0)}, (2, 3, 4), "plain"),
+            ({"dims": (1, 0)}, (4, 3), "transposed"),
+        ],
+    ),
+    Op(
+        "permute",
+        "2.9",
+        "a.permute{dims}",
+        lambda a, dims: np.transpose(a, dims),
+        variants=[
+            ({"dims": (1, 0)}, (2, 3), "plain"),
+            ({"dims": (2, 0, 1)}, (2, 3, 4), "plain"),
+            ({"dims": (1, 3, 0, 2)}, (2, 3, 4, 5), "plain"),
+        ],
+    ),
+    Op(
+        "T",
+        "2.9",
+        "a.T",
+        lambda a: a.T,
+        variants=[({}, (3,), "plain"), ({}, (2, 3), "plain"), ({}, (6, 4), "every other row")],
+    ),
+    Op(
+        "getitem",
+        "2.10",
+        "a[{index}]",
+        lambda a, index: a[programs._index(index)],
+        variants=[
+            ({"index": 1}, (3,), "plain"),
+            ({"index": {"slice": [1, None, None]}}, (4,), "plain"),
+            ({"index": {"slice": [None, None, -1]}}, (4,), "plain"),
+            ({"index": {"array": [0, 0, 2]}}, (3,), "plain"),
+            ({"index": {"array": [True, False, True]}}, (3,), "plain"),
+            ({"index": [1, 2]}, (2, 3), "plain"),
+            ({"index": [1, {"slice": [None, None, 2]}]}, (3, 4), "plain"),
+            ({"index": ["...", 1]}, (2, 3, 4), "plain"),
+            ({"index": [{"slice": [None, None, None]}, "None", 1]}, (3, 4), "plain"),
+            ({"index": [{"array": [0, 2, 0]}, {"array": [1, 1, 1]}]}, (3, 4), "plain"),
+            ({"index": {"array": [2, 0, 2]}}, (4, 3), "transposed"),
+            (lambda rng: {"index": {"array": rng.integers(0, 50, 200).tolist()}}, (50, 8), "plain"),
+        ],
+    ),
+]
+
+OPS = {op.name: op for op in CATALOG}
+
+# the name of each op's check in reports (default: its expression)
+TITLES = {
+    "pow": "a ** n",
+    "sum": "a.sum(dim, keepdim)",
+    "mean": "a.mean(dim, keepdim)",
+    "max": "a.max(dim, keepdim)",
+    "reshape": "a.reshape(shape)",
+    "view": "a.view(shape)",
+    "transpose": "a.transpose(dim0, dim1)",
+    "permute": "a.permute(dims)",
+    "getitem": "a[index]",
+}
