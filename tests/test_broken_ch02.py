@@ -12,6 +12,16 @@ MATMUL_WITHOUT_VECTORS = """
 return grad_output @ b.transpose(-1, -2), a.transpose(-1, -2) @ grad_output
 """
 
+POW_WITHOUT_ZERO = """
+return grad_output * n * a ** (n - 1)
+"""
+
+INDEX_BACKWARD_ON_ARRAYS = """
+out = array_module(grad_output.data).zeros(ctx.shape, dtype=grad_output.dtype)
+scatter_add(out, ctx.index, grad_output.data)
+return type(grad_output)(out)
+"""
+
 # (name, file, edit, the task it breaks): see tests/trees.py
 VARIANTS = [
     (
@@ -43,6 +53,58 @@ VARIANTS = [
         "arithmetic.py",
         ("grad_output * n * a ** (n - 1)", "grad_output * a ** (n - 1)"),
         "2.3",
+    ),
+    ("pow without the n = 0 case", "arithmetic.py", ("region", POW_WITHOUT_ZERO), "2.3"),
+    (
+        "mul computes with the arrays of its inputs",
+        "arithmetic.py",
+        (
+            "return grad_output * b, grad_output * a",
+            "return grad_output * b.data, grad_output * a.data",
+        ),
+        "2.2",
+    ),
+    (
+        "neg negates grad_output in place",
+        "arithmetic.py",
+        (
+            "        return -grad_output\n",
+            "        grad_output.data *= -1\n        return grad_output\n",
+        ),
+        "2.1",
+    ),
+    (
+        "exp detaches the saved input",
+        "pointwise.py",
+        ("return grad_output * a.exp()", "return grad_output * a.exp().detach()"),
+        "2.4",
+    ),
+    (
+        "relu passes the gradient at the kink",
+        "pointwise.py",
+        ("return grad_output * (a > 0)", "return grad_output * (a >= 0)"),
+        "2.5",
+    ),
+    (
+        "matmul squeezes every size-1 axis",
+        "matmul.py",
+        ("grad_a = grad_a.squeeze(-2)", "grad_a = grad_a.squeeze()"),
+        "2.6",
+    ),
+    (
+        "max(dim) unsqueezes even with keepdim=True",
+        "reductions.py",
+        (
+            "g = grad_output if ctx.keepdim else grad_output.unsqueeze(ctx.dim)",
+            "g = grad_output.unsqueeze(ctx.dim)",
+        ),
+        "2.8",
+    ),
+    (
+        "indexing backward on arrays instead of ScatterAdd",
+        "indexing.py",
+        ("region", INDEX_BACKWARD_ON_ARRAYS),
+        "2.10",
     ),
     (
         "exp ignores the upstream gradient",

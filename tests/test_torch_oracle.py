@@ -127,3 +127,29 @@ def test_dtype_defaults_match_pytorch() -> None:
         assert str(ours) == str(theirs).removeprefix("torch."), data
     assert str((sp.tensor([1.0]) * 2).dtype) == "float32"
     assert str((torch.tensor([1.0]) * 2).dtype) == "torch.float32"
+
+
+PROMOTIONS = {  # name: f(module, tensor factory) -> the result whose dtype is compared
+    "bool * 2.0": lambda m, t: t([True, False]) * 2.0,
+    "int64 * 2.5": lambda m, t: t([1, 2]) * 2.5,
+    "int64 * 2": lambda m, t: t([1, 2]) * 2,
+    "bool * 1": lambda m, t: t([True, False]) * 1,
+    "int64 / 2": lambda m, t: t([1, 2]) / 2,
+    "int64.exp()": lambda m, t: t([1, 2]).exp(),
+    "int64.sqrt()": lambda m, t: t([1, 2]).sqrt(),
+    "int64 ** 0.5": lambda m, t: t([1, 2]) ** 0.5,
+    "int64 ** 2": lambda m, t: t([1, 2]) ** 2,
+    "float32 * int64": lambda m, t: t([1.0, 2.0]) * t([1, 2]),
+    "float32 * 0-d float64": lambda m, t: t([1.0, 2.0]) * t(2.0, dtype=m.float64),
+    "float32 * float64": lambda m, t: t([1.0, 2.0]) * t([1.0, 2.0], dtype=m.float64),
+    "int64 - 0-d float64": lambda m, t: t([1, 2]) - t(2.0, dtype=m.float64),
+    "bool.sum()": lambda m, t: t([True, True]).sum(),
+    "float32 > 0": lambda m, t: t([1.0, -1.0]) > 0,
+}
+
+
+@pytest.mark.parametrize("name", list(PROMOTIONS))
+def test_type_promotion_matches_pytorch(name: str) -> None:
+    ours = PROMOTIONS[name](sp, sp.tensor).dtype
+    theirs = PROMOTIONS[name](torch, torch.tensor).dtype
+    assert str(ours) == str(theirs).removeprefix("torch."), name

@@ -25,7 +25,8 @@ TASKS = [
         "Pow backward (number exponent)",
         5,
         "§4",
-        "∂(aⁿ)/∂a = n·aⁿ⁻¹ with n = ctx.exponent, times grad_output.",
+        "∂(aⁿ)/∂a = n·aⁿ⁻¹ with n = ctx.exponent, times grad_output. For n = 0 the gradient "
+        "is 0 everywhere (n·aⁿ⁻¹ would be 0·∞ = nan at a = 0).",
     ),
     Task(
         "2.4",

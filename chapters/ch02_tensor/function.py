@@ -75,17 +75,17 @@ class Node:
         previous = _set_grad_enabled(create_graph)
         try:
             grads = self.function.backward(self.ctx, grad_output)
+            if not isinstance(grads, tuple):
+                grads = (grads,)
+            if len(grads) != len(self.inputs):
+                raise TypeError(
+                    f"{self.function.__name__}.backward returned {len(grads)} gradient(s) for "
+                    f"{len(self.inputs)} input(s): return one per Tensor input of forward "
+                    "(None where no gradient is needed)"
+                )
+            return tuple(self._fit(x, g) for x, g in zip(self.inputs, grads))
         finally:
             _set_grad_enabled(previous)
-        if not isinstance(grads, tuple):
-            grads = (grads,)
-        if len(grads) != len(self.inputs):
-            raise TypeError(
-                f"{self.function.__name__}.backward returned {len(grads)} gradient(s) for "
-                f"{len(self.inputs)} input(s): return one per Tensor input of forward "
-                "(None where no gradient is needed)"
-            )
-        return tuple(self._fit(x, g) for x, g in zip(self.inputs, grads))
 
     def _fit(self, x: Any, grad: Any) -> Any:
         if grad is None or not x.requires_grad:
@@ -104,7 +104,10 @@ class Node:
                 f"{self.function.__name__}.backward returned a gradient of shape {grad.shape} "
                 f"for an input of shape {x.shape}: each gradient has its input's shape"
             )
-        return reduce_to_shape(grad, x.shape, self.name())
+        grad = reduce_to_shape(grad, x.shape, self.name())
+        if grad.dtype != x.dtype:  # as PyTorch's engine: each gradient in its input's dtype
+            grad = _casting.Cast.apply(grad, x.dtype)
+        return grad
 
     def release(self) -> None:
         """Free the saved tensors (chapter 4 calls this after using the node)."""
@@ -139,4 +142,5 @@ class Function:
         return out
 
 
-from . import tensor as _tensor  # noqa: E402  (last: tensor.py imports this module)
+from . import casting as _casting  # noqa: E402  (last: both import this module)
+from . import tensor as _tensor  # noqa: E402

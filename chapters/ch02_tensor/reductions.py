@@ -14,20 +14,19 @@ from collections.abc import Sequence
 from .backend import array_module
 from .factories import as_tensor, ones_like
 from .function import Context, Function
+from .shapes import dim_index
 
 
 def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
-    """``dim`` as a sorted tuple of non-negative axes (all of them for None)."""
-    if dim is None:
-        return tuple(range(ndim))
-    dims = (dim,) if isinstance(dim, int) else tuple(dim)
+    """``dim`` as a sorted tuple of non-negative axes: all of them for None (and, as in
+    PyTorch, for an empty tuple)."""
+    dims = (dim,) if isinstance(dim, int) else tuple(dim or range(ndim))
     axes = []
     for d in dims:
-        if not -max(ndim, 1) <= d < max(ndim, 1):
-            raise IndexError(f"dim {d} is out of range for a tensor of {ndim} dimensions")
-        if d % max(ndim, 1) in axes:
+        axis = dim_index(d, ndim)
+        if axis in axes:
             raise RuntimeError(f"dim {d} appears more than once in dim={dim!r}")
-        axes.append(d % max(ndim, 1))
+        axes.append(axis)
     return tuple(sorted(axes)) if ndim else ()
 
 
@@ -82,10 +81,13 @@ class Max(Function):
         ctx.save_for_backward(a)
         ctx.dim, ctx.keepdim = dim, keepdim
         xp = array_module(a.data)
-        if dim is None:
+        if a.ndim == 0:  # a 0-d tensor is its own maximum along dim 0 (or -1)
+            _axes(dim, 0)
+            ctx.dim = None
+        if ctx.dim is None:
             return xp.max(a.data)
-        ctx.dim = _axes(dim, a.ndim)[0] if a.ndim else 0
-        ctx.indices = xp.argmax(a.data, axis=ctx.dim, keepdims=True) if a.ndim else None
+        ctx.dim = _axes(dim, a.ndim)[0]
+        ctx.indices = xp.argmax(a.data, axis=ctx.dim, keepdims=True)
         return xp.max(a.data, axis=dim, keepdims=keepdim)
 
     @staticmethod

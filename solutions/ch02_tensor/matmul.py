@@ -36,6 +36,10 @@ class MatMul(Function):
     @staticmethod
     def forward(ctx: Context, a, b):
         _check_shapes(a.shape, b.shape)
+        if a.dtype != b.dtype:  # as in PyTorch: no silent promotion inside a matmul
+            raise RuntimeError(
+                f"matmul: both operands must have the same dtype, not {a.dtype} and {b.dtype}"
+            )
         ctx.save_for_backward(a, b)
         return a.data @ b.data
 

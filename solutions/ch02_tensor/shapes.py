@@ -10,6 +10,18 @@ from .backend import array_module
 from .function import Context, Function
 
 
+def dim_index(dim: int, ndim: int) -> int:
+    """Axis ``dim`` of an ``ndim``-dimensional tensor as a non-negative index (-1 is the
+    last); PyTorch's IndexError when there is no such axis."""
+    size = max(ndim, 1)  # a 0-d tensor accepts 0 and -1, as in PyTorch
+    if not -size <= dim < size:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-size}, {size - 1}], "
+            f"but got {dim})"
+        )
+    return dim % size
+
+
 class Reshape(Function):
     """out = a with a new shape (same elements, same order)    ∂L/∂a = ∂L/∂out reshaped back"""
 
@@ -19,7 +31,7 @@ class Reshape(Function):
         try:
             return a.data.reshape(shape)
         except ValueError:
-            raise ValueError(
+            raise RuntimeError(
                 f"shape {tuple(shape)} is invalid for a tensor of shape {a.shape} "
                 f"({a.data.size} elements)"
             ) from None
@@ -36,8 +48,10 @@ class Transpose(Function):
 
     @staticmethod
     def forward(ctx: Context, a, dim0: int, dim1: int):
-        ctx.dims = (dim0, dim1)
-        return array_module(a.data).swapaxes(a.data, dim0, dim1)
+        ctx.dims = (dim_index(dim0, a.ndim), dim_index(dim1, a.ndim))
+        if a.ndim == 0:
+            return a.data
+        return array_module(a.data).swapaxes(a.data, *ctx.dims)
 
     @staticmethod
     def backward(ctx: Context, grad_output):
@@ -51,9 +65,9 @@ class Permute(Function):
 
     @staticmethod
     def forward(ctx: Context, a, dims: tuple[int, ...]):
-        if sorted(d % max(a.ndim, 1) for d in dims) != list(range(a.ndim)):
-            raise ValueError(f"permute({dims}) must name each of the {a.ndim} axes once")
-        ctx.dims = tuple(d % max(a.ndim, 1) for d in dims)
+        ctx.dims = tuple(dim_index(d, a.ndim) for d in dims)
+        if sorted(ctx.dims) != list(range(a.ndim)):
+            raise RuntimeError(f"permute{tuple(dims)} must name each of the {a.ndim} axes once")
         return array_module(a.data).transpose(a.data, ctx.dims)
 
     @staticmethod

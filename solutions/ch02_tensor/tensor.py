@@ -25,6 +25,7 @@ import numpy as np
 
 from . import arithmetic, indexing, matmul, pointwise, reductions, shapes
 from .backend import array_module
+from .casting import Cast, promote, scalar_type
 from .device import CPU, device
 from .dtypes import get_default_dtype, is_floating
 from .seams import later
@@ -64,13 +65,29 @@ def _as_array(data: Any, dtype: Any) -> Any:
 
 def _lift(value: Any, like: Tensor) -> Tensor:
     """The other operand of an operator as a Tensor: a Python number becomes a constant of
-    ``like``'s dtype (as in PyTorch, ``x * 2`` keeps float32) on ``like``'s device."""
+    ``like``'s dtype (as in PyTorch, ``x * 2`` keeps float32) on ``like``'s device, unless
+    it is of a higher category (``int_tensor * 2.5`` is float32)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, numbers.Number):
         xp = array_module(like.data)
-        return Tensor._from_array(xp.asarray(value, dtype=xp.result_type(like.data, value)))
+        return Tensor._from_array(xp.asarray(value, dtype=scalar_type(value, like.dtype)))
     return Tensor(value)
+
+
+def _operands(a: Any, b: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
+    """Both operands of a binary operator as Tensors of one dtype, PyTorch's (casting.py);
+    ``floating``: integers become the default floating dtype (true division)."""
+    a, b = promote(a, b)
+    if floating and not is_floating(a.dtype):
+        a, b = Cast.apply(a, get_default_dtype()), Cast.apply(b, get_default_dtype())
+    return a, b
+
+
+def _floating(x: Tensor) -> Tensor:
+    """``x`` for a function whose values are fractions (exp, log, …): integers and bools
+    become the default floating dtype first, as in PyTorch."""
+    return x if is_floating(x.dtype) else Cast.apply(x, get_default_dtype())
 
 
 def _shape_args(shape: tuple) -> tuple:
@@ -151,7 +168,7 @@ class Tensor:
     def item(self) -> float | int | bool:
         """The one number of a one-element tensor, as a Python number."""
         if self.data.size != 1:
-            raise ValueError(f"item() needs a tensor of one element, not of shape {self.shape}")
+            raise RuntimeError(f"item() needs a tensor of one element, not of shape {self.shape}")
         return self.data.reshape(()).item()
 
     def __float__(self) -> float:
@@ -206,28 +223,28 @@ class Tensor:
     # -- operators (each one a Function: see its file) -----------------------------------
 
     def __add__(self, other: Any) -> Tensor:
-        return arithmetic.Add.apply(self, _lift(other, self))
+        return arithmetic.Add.apply(*_operands(self, _lift(other, self)))
 
     def __radd__(self, other: Any) -> Tensor:
-        return arithmetic.Add.apply(_lift(other, self), self)
+        return arithmetic.Add.apply(*_operands(_lift(other, self), self))
 
     def __sub__(self, other: Any) -> Tensor:
-        return arithmetic.Sub.apply(self, _lift(other, self))
+        return arithmetic.Sub.apply(*_operands(self, _lift(other, self)))
 
     def __rsub__(self, other: Any) -> Tensor:
-        return arithmetic.Sub.apply(_lift(other, self), self)
+        return arithmetic.Sub.apply(*_operands(_lift(other, self), self))
 
     def __mul__(self, other: Any) -> Tensor:
-        return arithmetic.Mul.apply(self, _lift(other, self))
+        return arithmetic.Mul.apply(*_operands(self, _lift(other, self)))
 
     def __rmul__(self, other: Any) -> Tensor:
-        return arithmetic.Mul.apply(_lift(other, self), self)
+        return arithmetic.Mul.apply(*_operands(_lift(other, self), self))
 
     def __truediv__(self, other: Any) -> Tensor:
-        return arithmetic.Div.apply(self, _lift(other, self))
+        return arithmetic.Div.apply(*_operands(self, _lift(other, self), floating=True))
 
     def __rtruediv__(self, other: Any) -> Tensor:
-        return arithmetic.Div.apply(_lift(other, self), self)
+        return arithmetic.Div.apply(*_operands(_lift(other, self), self, floating=True))
 
     def __neg__(self) -> Tensor:
         return arithmetic.Neg.apply(self)
@@ -237,7 +254,8 @@ class Tensor:
             raise TypeError(
                 f"x ** exponent takes a number as the exponent, not {type(exponent).__name__}"
             )
-        return arithmetic.Pow.apply(self, exponent)
+        base = self if isinstance(exponent, numbers.Integral) else _floating(self)
+        return arithmetic.Pow.apply(base, exponent)
 
     def __matmul__(self, other: Any) -> Tensor:
         return matmul.MatMul.apply(self, _lift(other, self))
@@ -249,19 +267,19 @@ class Tensor:
         return self @ other
 
     def exp(self) -> Tensor:
-        return pointwise.Exp.apply(self)
+        return pointwise.Exp.apply(_floating(self))
 
     def log(self) -> Tensor:
-        return pointwise.Log.apply(self)
+        return pointwise.Log.apply(_floating(self))
 
     def sqrt(self) -> Tensor:
-        return pointwise.Sqrt.apply(self)
+        return pointwise.Sqrt.apply(_floating(self))
 
     def tanh(self) -> Tensor:
-        return pointwise.Tanh.apply(self)
+        return pointwise.Tanh.apply(_floating(self))
 
     def sigmoid(self) -> Tensor:
-        return pointwise.Sigmoid.apply(self)
+        return pointwise.Sigmoid.apply(_floating(self))
 
     def relu(self) -> Tensor:
         return pointwise.ReLU.apply(self)
@@ -276,6 +294,10 @@ class Tensor:
         return reductions.Sum.apply(self, dim, keepdim)
 
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
+        if not is_floating(self.dtype):
+            raise RuntimeError(
+                f"mean() needs a floating point tensor, not {self.dtype}: use x.float().mean()"
+            )
         return reductions.Mean.apply(self, dim, keepdim)
 
     def max(self, dim: int | None = None, keepdim: bool = False) -> Tensor | max_result:
@@ -288,7 +310,7 @@ class Tensor:
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
         xp = array_module(self.data)
-        if dim is None:
+        if dim is None or self.ndim == 0:
             return Tensor._from_array(xp.argmax(self.data))
         return Tensor._from_array(xp.argmax(self.data, axis=dim, keepdims=keepdim))
 
@@ -300,16 +322,16 @@ class Tensor:
 
     def unsqueeze(self, dim: int) -> Tensor:
         """A size-1 axis inserted at ``dim``."""
-        dim = dim + self.ndim + 1 if dim < 0 else dim
+        dim = shapes.dim_index(dim, self.ndim + 1)
         return self.reshape((*self.shape[:dim], 1, *self.shape[dim:]))
 
     def squeeze(self, dim: int | None = None) -> Tensor:
         """Size-1 axes removed (only ``dim``, if given and of size 1)."""
         if dim is None:
             return self.reshape(tuple(n for n in self.shape if n != 1))
+        dim = shapes.dim_index(dim, self.ndim)
         if self.ndim == 0 or self.shape[dim] != 1:
             return self.reshape(self.shape)
-        dim = dim % self.ndim
         return self.reshape(self.shape[:dim] + self.shape[dim + 1 :])
 
     def transpose(self, dim0: int, dim1: int) -> Tensor:
@@ -394,12 +416,23 @@ class Tensor:
         return later(7, "ch07_device", "device_of", "support for other devices")(self.data)
 
     def to(self, target: Any) -> Tensor:
-        """This tensor on ``target`` (itself when it is already there). Chapter 2 has the CPU;
-        chapter 7 moves data to other devices."""
+        """This tensor as dtype ``target`` (``x.to(sp.float64)``), or on device ``target``.
+        Itself when nothing changes. Chapter 2 has the CPU; chapter 7 adds other devices."""
+        if isinstance(target, (np.dtype, type)):
+            dtype = np.dtype(target)
+            return self if dtype == self.dtype else Cast.apply(self, dtype)
         if _device(target) == self.device:
             return self
         move = later(7, "ch07_device", "to_device", f"moving data to device '{target}'")
         return move(self, target)
+
+    def float(self) -> Tensor:
+        """As float32 (a recorded cast: the gradient flows back through it)."""
+        return self.to(np.dtype(np.float32))
+
+    def double(self) -> Tensor:
+        """As float64."""
+        return self.to(np.dtype(np.float64))
 
     def cpu(self) -> Tensor:
         return self.to(CPU)

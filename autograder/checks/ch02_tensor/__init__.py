@@ -123,7 +123,9 @@ def _op_case(
     }
     wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
     inputs = {"name": op.name, "args": args, "options": wire_options, "upstream": upstream}
-    return Case(label, inputs, {"data": expected, "names": names, "dtype": dtype})
+    second = op.second_order(options) if callable(op.second_order) else op.second_order
+    meta = {"names": names, "dtype": dtype, "from the inputs": second}
+    return Case(label, inputs, {"data": expected, **meta})
 
 
 def _label(op: Op, options: dict, names: list[str], layouts: list, number) -> str:
@@ -151,7 +153,7 @@ def _op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
         for label, (opts, data, grad) in op.exact.items():
             plain = [(data.shape, "plain")]
             out.append(_op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
-        small = op.variants[min(3, len(op.variants) - 1)]  # small, and float32
+        small = op.variants[min(op.float32_variant, len(op.variants) - 1)]  # in float32
         out.append(_op_case(op, rng, options(small, rng), layouts(small), dtype="float32"))
         return out + [make() for make in op.extra]
 
@@ -171,6 +173,10 @@ def _op_verdict(case: Case, received: Any) -> str | None:
         problem = compare(received.get(key), expected[key], rtol=rtol, atol=atol, path=key)
         if problem:
             return problem
+    for name, local, want in zip(case.expected["names"], received["local"], expected["grads"]):
+        problem = _local_verdict(name, local, want.shape, case.expected["from the inputs"])
+        if problem:
+            return problem
     for i, name in enumerate(case.expected["names"]):
         grad, want = received["grads"][i], expected["grads"][i]
         where = f"∂L/∂{name} (the gradient {name} receives)"
@@ -182,6 +188,33 @@ def _op_verdict(case: Case, received: Any) -> str | None:
         dtype = received["grad dtypes"][i]
         if dtype != case.expected["dtype"]:
             return f"{where}: expected dtype {case.expected['dtype']}, received {dtype}"
+    return None
+
+
+def _local_verdict(name: str, local: Any, shape: Shape, from_inputs: bool) -> str | None:
+    """The local backward's own gradient for input ``name``, before the node passes it on:
+    of the input's shape, and computed with Tensor operations, so that the graph records
+    it (chapter 4 differentiates backward passes: second derivatives)."""
+    where = f"∂L/∂{name} from the local backward"
+    if isinstance(local, str):
+        return f"{where}: {local}"
+    if tuple(local["shape"]) != tuple(shape):
+        return (
+            f"{where} has shape {tuple(local['shape'])}, but {name} has shape {tuple(shape)}: "
+            "each gradient has its input's shape"
+        )
+    if not local["from grad_output"]:
+        return (
+            f"{where} is not computed from grad_output with Tensor operations (the graph does "
+            "not lead back to it): use Tensor operations on grad_output and the saved "
+            "tensors, not their .data arrays, so that chapter 4 can differentiate it (§2)"
+        )
+    if from_inputs and not local["from the inputs"]:
+        return (
+            f"{where} does not depend on the op's inputs in the graph: recompute what it "
+            "needs from the saved tensors with Tensor operations (b, not b.data; a.exp(), "
+            "not np.exp(a.data)), so that chapter 4 can take second derivatives (§5)"
+        )
     return None
 
 

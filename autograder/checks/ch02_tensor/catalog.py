@@ -60,6 +60,10 @@ class Op:
     numbers: Sequence[tuple[float, int]] = ()
     exact: dict = field(default_factory=dict)  # label -> (inputs, expected grads): ties
     extra: Sequence[Callable[[], Case]] = ()  # cases of other kinds (errors)
+    # whether each gradient depends on the op's inputs (a non-zero second derivative), so
+    # that the local backward must use them in Tensor operations; or a function of options
+    second_order: bool | Callable[[dict], bool] = False
+    float32_variant: int = 3  # which variant is also checked in float32
 
 
 def _elementwise(options: dict | None = None) -> list[tuple[dict, Shape, str]]:
@@ -101,7 +105,16 @@ CATALOG = [
     Op("add", "2.1", "a + b", np.add, arity=2, variants=_elementwise(), numbers=[(2.5, 1)]),
     Op("sub", "2.1", "a - b", np.subtract, arity=2, variants=_elementwise(), numbers=[(1.5, 0)]),
     Op("neg", "2.1", "-a", np.negative, variants=_elementwise(), extra=[_integer_case]),
-    Op("mul", "2.2", "a * b", np.multiply, arity=2, variants=_elementwise(), numbers=[(-3.0, 1)]),
+    Op(
+        "mul",
+        "2.2",
+        "a * b",
+        np.multiply,
+        arity=2,
+        variants=_elementwise(),
+        numbers=[(-3.0, 1)],
+        second_order=True,
+    ),
     Op(
         "div",
         "2.2",
@@ -111,6 +124,7 @@ CATALOG = [
         arity=2,
         variants=_elementwise(),
         numbers=[(2.0, 0)],
+        second_order=True,
     ),
     Op(
         "pow",
@@ -128,6 +142,14 @@ CATALOG = [
             ({"exponent": 0}, (3,), "plain"),
             ({"exponent": 1.5}, (24, 32), "plain"),
         ],
+        exact={
+            "a ** 0 with a = [0, 2]: the gradient is 0 (n·aⁿ⁻¹ would be 0·∞ at a = 0)": (
+                {"exponent": 0},
+                np.array([0.0, 2.0]),
+                lambda g: np.zeros(2),
+            ),
+        },
+        second_order=lambda options: options["exponent"] not in (0, 1),
     ),
     Op(
         "matmul",
@@ -140,6 +162,8 @@ CATALOG = [
             ({}, [((2, 3), "plain"), ((3,), "plain")]),
             ({}, [((3,), "plain"), ((3, 4), "plain")]),
             ({}, [((1, 1), "plain"), ((1, 1), "plain")]),
+            ({}, [((1,), "plain"), ((1, 3), "plain")]),
+            ({}, [((2, 1), "plain"), ((1,), "plain")]),
             ({}, [((2, 3), "plain"), ((3, 4), "plain")]),
             ({}, [((2, 2, 3), "plain"), ((2, 3, 4), "plain")]),
             ({}, [((5, 4), "transposed"), ((5, 3), "plain")]),
@@ -147,20 +171,50 @@ CATALOG = [
             ({}, [((32, 48), "plain"), ((48, 16), "plain")]),
         ],
         extra=[_matmul_error_case],
+        second_order=True,
     ),
-    Op("exp", "2.4", "a.exp()", np.exp, variants=_elementwise()),
-    Op("log", "2.4", "a.log()", np.log, domain="positive", variants=_elementwise()),
-    Op("sqrt", "2.4", "a.sqrt()", np.sqrt, domain="positive", variants=_elementwise()),
-    Op("tanh", "2.5", "a.tanh()", np.tanh, variants=_elementwise()),
+    Op("exp", "2.4", "a.exp()", np.exp, variants=_elementwise(), second_order=True),
+    Op("log", "2.4", "a.log()", np.log, "positive", variants=_elementwise(), second_order=True),
+    Op("sqrt", "2.4", "a.sqrt()", np.sqrt, "positive", variants=_elementwise(), second_order=True),
+    Op("tanh", "2.5", "a.tanh()", np.tanh, variants=_elementwise(), second_order=True),
     Op(
         "sigmoid",
         "2.5",
         "a.sigmoid()",
         lambda a: 0.5 * (1 + np.tanh(a / 2)),  # = 1 / (1 + e^-a)
         variants=_elementwise(),
+        second_order=True,
     ),
-    Op("relu", "2.5", "a.relu()", lambda a: np.maximum(a, 0), "nonzero", variants=_elementwise()),
-    Op("abs", "2.5", "a.abs()", np.abs, domain="nonzero", variants=_elementwise()),
+    Op(
+        "relu",
+        "2.5",
+        "a.relu()",
+        lambda a: np.maximum(a, 0),
+        domain="nonzero",
+        variants=_elementwise(),
+        exact={  # no derivative at the kink: PyTorch's choice is 0
+            "a.relu() at the kink, a = [-1, 0, 2]: relu'(0) = 0, as in PyTorch": (
+                {},
+                np.array([-1.0, 0.0, 2.0]),
+                lambda g: np.array([0.0, 0.0, g[2]]),
+            ),
+        },
+    ),
+    Op(
+        "abs",
+        "2.5",
+        "a.abs()",
+        np.abs,
+        domain="nonzero",
+        variants=_elementwise(),
+        exact={
+            "a.abs() at the kink, a = [-1, 0, 2]: |a|'(0) = 0, as in PyTorch": (
+                {},
+                np.array([-1.0, 0.0, 2.0]),
+                lambda g: np.array([-g[0], 0.0, g[2]]),
+            ),
+        },
+    ),
     Op(
         "sum",
         "2.7",
@@ -198,10 +252,13 @@ CATALOG = [
         "max",
         "2.8",
         "a.max({options})",
-        lambda a, dim=None, keepdim=False: np.max(a, axis=dim, keepdims=keepdim),
+        lambda a, dim=None, keepdim=False: np.max(
+            a, axis=dim if np.ndim(a) else None, keepdims=keepdim
+        ),
         domain="distinct",
         variants=[
             ({}, (), "plain"),
+            ({"dim": 0}, (), "plain"),
             ({}, (4,), "plain"),
             ({"dim": 0}, (4,), "plain"),
             ({}, (2, 3), "plain"),
@@ -224,6 +281,7 @@ CATALOG = [
                 lambda g: np.array([[g[0], 0.0], [g[1], 0.0]]),
             ),
         },
+        float32_variant=5,  # max(dim=1) of a (2, 3) tensor
     ),
     Op(
         "reshape",

@@ -107,18 +107,69 @@ def _forward_backward(sp, name: str, args: list, options: dict, upstream: Any) -
     if node is None:
         result["grads"] = "out.grad_fn is None: the operation recorded no graph"
         return result
-    grads = node.backward(sp.Tensor(np.asarray(upstream)))
-    grads = grads if isinstance(grads, tuple) else (grads,)
-    parents = getattr(node, "inputs", ())
-    if len(grads) != len(parents):
-        result["grads"] = f"backward returned {len(grads)} gradients for {len(parents)} inputs"
+    parents = tuple(getattr(node, "inputs", ()))
+    tensors = [x for x in inputs if isinstance(x, sp.Tensor)]  # a number became a constant
+    upstream = np.array(upstream)
+    upstream.flags.writeable = False  # a backward must not change the gradient it was given
+
+    # 1. The local backward itself, as the graph would record it (grad_output requires grad):
+    #    one Tensor per input, of its input's shape, computed from grad_output (and, where
+    #    the derivative is not constant, from the inputs) with Tensor operations.
+    g = sp.Tensor(upstream, requires_grad=True)
+    try:
+        raw = node.function.backward(node.ctx, g)
+    except ValueError as error:
+        if "read-only" not in str(error):
+            raise
+        result["grads"] = (
+            "the local backward wrote into grad_output's array (read-only here): make new "
+            "Tensors instead (-grad_output, not grad_output.data *= -1); in chapter 4 one "
+            "gradient is handed to several nodes"
+        )
         return result
-    # the gradient of each tensor made here (a number became a constant input of its own)
-    tensors = [x for x in inputs if isinstance(x, sp.Tensor)]
-    grads = [next((g for p, g in zip(parents, grads) if p is x), None) for x in tensors]
-    result["grads"] = [None if g is None else _array(g) for g in grads]
-    result["grad dtypes"] = [None if g is None else str(getattr(g, "dtype", None)) for g in grads]
+    raw = raw if isinstance(raw, tuple) else (raw,)
+    if len(raw) != len(parents):
+        result["grads"] = f"backward returned {len(raw)} gradients for {len(parents)} inputs"
+        return result
+    mine = [next((r for p, r in zip(parents, raw) if p is x), None) for x in tensors]
+    result["local"] = [_local(sp, r, g, parents) for r in mine]
+    if any(
+        isinstance(r, str) or r["shape"] != list(x.shape) for r, x in zip(result["local"], tensors)
+    ):
+        return result  # the verdict names the problem; Node.backward would only hide it
+
+    # 2. What the graph's node hands on: one gradient per input, for the values.
+    grads = node.backward(sp.Tensor(upstream))
+    grads = grads if isinstance(grads, tuple) else (grads,)
+    grads = [next((r for p, r in zip(parents, grads) if p is x), None) for x in tensors]
+    result["grads"] = [None if r is None else _array(r) for r in grads]
+    result["grad dtypes"] = [None if r is None else str(getattr(r, "dtype", None)) for r in grads]
     return result
+
+
+def _local(sp, grad: Any, g: Any, parents: tuple) -> dict | str:
+    """What one gradient of a local backward is: its shape, and whether the graph recorded
+    it from grad_output ``g`` and from the op's inputs."""
+    if not isinstance(grad, sp.Tensor):
+        return f"backward returned a {type(grad).__name__} where a Tensor was expected"
+    return {
+        "shape": list(grad.shape),
+        "from grad_output": _reaches(grad, [g]),
+        "from the inputs": _reaches(grad, list(parents)),
+    }
+
+
+def _reaches(tensor: Any, targets: list) -> bool:
+    """Whether following ``grad_fn.inputs`` from ``tensor`` arrives at one of ``targets``."""
+    seen, stack = set(), [tensor]
+    while stack:
+        t = stack.pop()
+        if any(t is target for target in targets):
+            return True
+        if id(t) not in seen:
+            seen.add(id(t))
+            stack.extend(getattr(getattr(t, "grad_fn", None), "inputs", ()) or ())
+    return False
 
 
 def two_layer(sp, x: Any, w1: Any, w2: Any, y: Any):

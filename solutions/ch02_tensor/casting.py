@@ -1,0 +1,61 @@
+"""Mixing dtypes: ``Cast`` (a dtype change as an operation) and PyTorch's type promotion.
+
+When the operands of ``a * b`` have different dtypes, PyTorch picks the result's dtype by
+category, not by NumPy's rules: floating beats integer beats bool; within the winning
+category, tensors with dimensions outrank 0-d tensors, which outrank Python numbers; and
+a Python float meeting an integer tensor gives the default dtype (float32). So
+``float32 * int64`` stays float32, where NumPy would give float64. The operators of
+``Tensor`` cast their operands with ``Cast`` before the operation, so the gradient flows
+back through the cast, into each input's own dtype. Given code.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+
+from .dtypes import get_default_dtype
+from .function import Context, Function
+
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < floating
+
+
+def result_type(*tensors: Any) -> np.dtype:
+    """The dtype PyTorch gives an operation on these tensors."""
+    top = max(_CATEGORY[t.dtype.kind] for t in tensors)
+    for group in ([t for t in tensors if t.ndim > 0], tensors):  # dimensioned tensors first
+        dtypes = [t.dtype for t in group if _CATEGORY[t.dtype.kind] == top]
+        if dtypes:
+            return np.result_type(*dtypes)
+    raise AssertionError("unreachable")
+
+
+def scalar_type(value: numbers.Number, dtype: np.dtype) -> np.dtype:
+    """The dtype of a Python number that meets a tensor of ``dtype``: the tensor's own,
+    unless the number is of a higher category (a float meeting integers: the default
+    floating dtype; an int meeting bools: int64)."""
+    kind = "b" if isinstance(value, bool) else "i" if isinstance(value, numbers.Integral) else "f"
+    if _CATEGORY[kind] <= _CATEGORY[dtype.kind]:
+        return dtype
+    return np.dtype(np.int64) if kind == "i" else get_default_dtype()
+
+
+class Cast(Function):
+    """out = a as ``dtype``      ∂L/∂a = ∂L/∂out cast back to a's dtype"""
+
+    @staticmethod
+    def forward(ctx: Context, a, dtype: Any):
+        ctx.dtype = a.dtype
+        return a.data.astype(dtype)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        return Cast.apply(grad_output, ctx.dtype)
+
+
+def promote(*tensors: Any) -> tuple:
+    """The tensors, each cast to their common dtype (``result_type``) where it differs."""
+    dtype = result_type(*tensors)
+    return tuple(t if t.dtype == dtype else Cast.apply(t, dtype) for t in tensors)
