@@ -39,7 +39,8 @@ def patch(path: Path, old: str, new: str) -> None:
 
 
 def replace_region(path: Path, task_id: str, body: str) -> None:
-    """Replace the body of every ``### BEGIN SOLUTION task_id`` region in ``path``."""
+    """Replace the body of the first ``### BEGIN SOLUTION task_id`` region in ``path`` (a
+    task with several regions in one file: the first in the file)."""
     text = path.read_text()
     pattern = re.compile(
         rf"^(?P<indent>[ \t]*)### BEGIN SOLUTION {re.escape(task_id)}\n"
