@@ -9,6 +9,7 @@ and ``two_layer_backward`` (task 2.11). Files, in the order the notebook teaches
     dtypes.py      float32 by default
     tensor.py      Tensor: data + graph node; operators call the Functions below
     function.py    Function, Context and Node: the graph format
+    casting.py     mixing dtypes: PyTorch's type promotion, Cast
     arithmetic.py  + − × ÷ neg pow         tasks 2.1–2.3
     pointwise.py   exp log sqrt tanh sigmoid relu abs    tasks 2.4–2.5
     matmul.py      a @ b                   task 2.6
