@@ -20,8 +20,8 @@ def manual_seed(seed: int) -> None:
 
 
 def _size(size: tuple) -> tuple[int, ...]:
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
+    """``zeros(2, 3)`` and ``zeros((2, 3))``: the size (2, 3), checked."""
+    size = _tensor._shape_args(size)
     if not all(isinstance(n, (int, np.integer)) and n >= 0 for n in size):
         raise ValueError(f"a size is non-negative integers, not {size}")
     return tuple(int(n) for n in size)

@@ -124,11 +124,8 @@ class Tensor:
     def _from_array(cls, array: Any) -> Tensor:
         """Wrap an array an operation computed (no conversion; NumPy scalars become 0-d)."""
         out = cls.__new__(cls)
-        out.data = (
-            array
-            if hasattr(array, "shape") and not isinstance(array, np.generic)
-            else (np.asarray(array))
-        )
+        plain = isinstance(array, np.generic) or not hasattr(array, "shape")
+        out.data = np.asarray(array) if plain else array
         out.requires_grad, out.grad, out.grad_fn, out.retains_grad = False, None, None, False
         return out
 
@@ -178,7 +175,7 @@ class Tensor:
         return int(self.item())
 
     def __bool__(self) -> bool:
-        return bool(self.item()) if self.data.size == 1 else bool(self.data)
+        return bool(self.data)  # NumPy's rule: one element, or "ambiguous"
 
     def numpy(self) -> np.ndarray:
         """The data as a NumPy array (the same memory on the CPU)."""
@@ -189,7 +186,7 @@ class Tensor:
         return self.data if isinstance(self.data, np.ndarray) else self.cpu().data
 
     def tolist(self) -> Any:
-        return self.numpy().tolist() if not self.requires_grad else self.detach().tolist()
+        return self.detach().numpy().tolist()
 
     def detach(self) -> Tensor:
         """The same data, cut from the graph: a leaf that does not require grad."""

@@ -58,7 +58,9 @@ class Op:
     variants: Sequence[tuple] = ()
     # cases with a Python number as one operand: (number, its position)
     numbers: Sequence[tuple[float, int]] = ()
-    exact: dict = field(default_factory=dict)  # label -> (inputs, expected grads): ties
+    # where a central difference is not defined (ties, kinks, 0 ** 0): label -> (options,
+    # the input, g -> the expected gradient: PyTorch's choice)
+    exact: dict = field(default_factory=dict)
     extra: Sequence[Callable[[], Case]] = ()  # cases of other kinds (errors)
     # whether each gradient depends on the op's inputs (a non-zero second derivative), so
     # that the local backward must use them in Tensor operations; or a function of options
@@ -66,8 +68,9 @@ class Op:
     float32_variant: int = 3  # which variant is also checked in float32
 
 
-def _elementwise(options: dict | None = None) -> list[tuple[dict, Shape, str]]:
-    return [(dict(options or {}), shape, view) for shape, view in ELEMENTWISE_SHAPES]
+def _elementwise() -> list[tuple[dict, Shape, str]]:
+    """The variants of an op without options: every shape of ELEMENTWISE_SHAPES."""
+    return [({}, shape, view) for shape, view in ELEMENTWISE_SHAPES]
 
 
 def _matmul_error_case() -> Case:
