@@ -213,6 +213,7 @@ def test_graph_checks_accept_the_reference_on_random_dags(n: int, seed: int) -> 
 # -- hunting: the public ch02 checks agree with the reference on drawn shapes ----------------
 
 CH02 = importlib.import_module("autograder.checks.ch02_tensor")
+CH03 = importlib.import_module("autograder.checks.ch03_broadcast")
 CATALOG = CH02.catalog
 ELEMENTWISE = [op for op in CATALOG.CATALOG if op.variants == CATALOG._elementwise()]
 shapes = st.lists(st.integers(1, 4), min_size=0, max_size=3).map(tuple)
@@ -222,7 +223,7 @@ def _ch02_verdict(case: Case) -> str | None:
     from solutions import ch02_tensor
 
     data = CH02.programs.op(ch02_tensor, **case.inputs)
-    return CH02._verdict(case, wire.loads(wire.dumps(data)))
+    return CH02.verdict(case, wire.loads(wire.dumps(data)))
 
 
 @given(
@@ -233,7 +234,7 @@ def _ch02_verdict(case: Case) -> str | None:
 )
 def test_elementwise_checks_accept_the_reference(name: str, shape, dtype: str, seed: int):
     op, layouts = CATALOG.OPS[name], [(shape, "plain")] * CATALOG.OPS[name].arity
-    case = CH02._op_case(op, np.random.default_rng(seed), {}, layouts, dtype=dtype)
+    case = CH02.op_case(op, np.random.default_rng(seed), {}, layouts, dtype=dtype)
     assert _ch02_verdict(case) is None
 
 
@@ -249,10 +250,15 @@ def test_reduction_checks_accept_the_reference(name: str, shape, data, seed: int
     if name != "max" and data.draw(st.booleans()):
         options["dim"] = (dim, data.draw(st.integers(0, len(shape) - 1)))
         assume(len({d % len(shape) for d in options["dim"]}) == 2)
-    case = CH02._op_case(
-        CATALOG.OPS[name], np.random.default_rng(seed), options, [(shape, "plain")]
-    )
+    case = CH02.op_case(CATALOG.OPS[name], np.random.default_rng(seed), options, [(shape, "plain")])
     assert _ch02_verdict(case) is None
+
+
+@st.composite
+def broadcast_of(draw, shape: tuple) -> tuple:
+    """A shape that broadcasts to ``shape``: leading axes dropped, some sizes set to 1."""
+    keep = draw(st.integers(0, len(shape)))
+    return tuple(1 if draw(st.booleans()) else n for n in shape[len(shape) - keep :])
 
 
 @given(
@@ -261,15 +267,46 @@ def test_reduction_checks_accept_the_reference(name: str, shape, data, seed: int
     k=st.integers(1, 4),
     m=st.integers(1, 4),
     vectors=st.sampled_from(["", "a", "b", "ab"]),
+    data=st.data(),
     seed=st.integers(0, 2**32 - 1),
 )
-def test_matmul_checks_accept_the_reference(batch, n, k, m, vectors: str, seed: int):
-    assume(not (batch and vectors))  # a 1-D operand against a batch broadcasts: chapter 3
-    a = (k,) if "a" in vectors else (*batch, n, k)
-    b = (k,) if "b" in vectors else (*batch, k, m)
+def test_matmul_checks_accept_the_reference(batch, n, k, m, vectors: str, data, seed: int):
+    """Batch axes of each operand broadcast (chapter 3), and a 1-D operand meets a batch."""
+    a = (k,) if "a" in vectors else (*data.draw(broadcast_of(batch)), n, k)
+    b = (k,) if "b" in vectors else (*data.draw(broadcast_of(batch)), k, m)
     layouts = [(a, "plain"), (b, "plain")]
-    case = CH02._op_case(CATALOG.OPS["matmul"], np.random.default_rng(seed), {}, layouts)
+    case = CH02.op_case(
+        CATALOG.OPS["matmul"], np.random.default_rng(seed), {}, layouts, broadcast=True
+    )
     assert _ch02_verdict(case) is None
+
+
+@given(
+    name=st.sampled_from(["add", "sub", "mul", "div"]),
+    shape=st.lists(st.integers(0, 3), max_size=3).map(tuple),
+    data=st.data(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_broadcast_op_checks_accept_the_reference(name: str, shape, data, seed: int):
+    a, b = data.draw(broadcast_of(shape)), data.draw(broadcast_of(shape))
+    layouts = [(a, "plain"), (b, "plain")]
+    op = CATALOG.OPS[name]
+    case = CH02.op_case(op, np.random.default_rng(seed), {}, layouts, broadcast=True)
+    assert _ch02_verdict(case) is None
+
+
+@given(
+    grad_shape=st.lists(st.integers(0, 4), max_size=4).map(tuple),
+    data=st.data(),
+    seed=st.integers(0, 2**32 - 1),
+)
+def test_unbroadcast_checks_accept_the_reference(grad_shape, data, seed: int):
+    from solutions import ch03_broadcast
+
+    shape = data.draw(broadcast_of(grad_shape))
+    case = CH03._unbroadcast_case(np.random.default_rng(seed), grad_shape, shape, "float64")
+    received = CH03.programs.unbroadcast(ch03_broadcast, **case.inputs)
+    assert CH03._unbroadcast_verdict(case, wire.loads(wire.dumps(received))) is None
 
 
 @given(
@@ -280,7 +317,7 @@ def test_matmul_checks_accept_the_reference(batch, n, k, m, vectors: str, seed: 
 def test_indexing_checks_accept_the_reference_with_repeats(length: int, picks, seed: int):
     index = {"index": {"array": [p % length for p in picks]}}
     layouts = [((length, 2), "plain")]
-    case = CH02._op_case(CATALOG.OPS["getitem"], np.random.default_rng(seed), index, layouts)
+    case = CH02.op_case(CATALOG.OPS["getitem"], np.random.default_rng(seed), index, layouts)
     assert _ch02_verdict(case) is None
 
 

@@ -1,5 +1,7 @@
-"""PyTorch as an oracle for chapter 2: every op of the catalog, on the check catalog's shapes
-and options, agrees with PyTorch to 1e-10 in float64, in values and in local gradients.
+"""PyTorch as an oracle for chapters 2 and 3: every op of the check catalogs, on the checks'
+shapes and options (chapter 3's: operands that broadcast), agrees with PyTorch to 1e-10 in
+float64, in values and in the gradients ``Node.backward`` hands each input; ``unbroadcast``
+agrees with ``sum_to_size``.
 
 Skipped, visibly, without PyTorch (``pip install -r requirements-oracles.txt``; CI installs
 it). Only the reference (``solutions/``) is compared; the checks' own expectations come from
@@ -12,8 +14,9 @@ import numpy as np
 import pytest
 
 from autograder.checks import ch02_tensor as checks
+from autograder.checks import ch03_broadcast as broadcast_checks
 from autograder.checks.ch02_tensor import catalog, programs
-from solutions import ch02_tensor as sp
+from solutions import ch03_broadcast as sp  # chapter 2's ops, with chapter 3 behind the seam
 
 torch = pytest.importorskip("torch")
 
@@ -56,12 +59,15 @@ TORCH = {
     "permute": lambda a, dims: a.permute(*dims),
     "T": lambda a: a.permute(*range(a.ndim - 1, -1, -1)),  # .T of ndim > 2 is deprecated
     "getitem": lambda a, index: a[_torch_index(index, len(a))],
+    "broadcast_to": lambda a, shape: a.broadcast_to(tuple(shape)),
+    "sum_to_size": lambda a, shape: a.sum_to_size(tuple(shape)),
+    "expand": lambda a, shape: a.expand(*shape),
 }
 
 
 def _cases():
-    """The check catalog's cases (float64 only), as (op name, case) pairs."""
-    for check in checks.CHECKS:
+    """The check catalogs' op cases (float64 only)."""
+    for check in checks.CHECKS + broadcast_checks.CHECKS:
         if check.program is not programs.op:
             continue
         for case in check.make_cases(0):
@@ -85,7 +91,8 @@ def _inputs(args):
 
 
 def test_every_op_of_the_catalog_has_an_oracle() -> None:
-    assert set(TORCH) == set(programs.OPS) == set(catalog.OPS)
+    ops = set(catalog.OPS) | {op.name for op in broadcast_checks.CATALOG}
+    assert set(TORCH) == set(programs.OPS) == ops
 
 
 @pytest.mark.parametrize("inputs", list(_cases()))
@@ -110,6 +117,25 @@ def test_op_agrees_with_pytorch(inputs: dict) -> None:
         grad = by_input[id(o)]
         assert grad.shape == tuple(t.grad.shape) == o.shape
         np.testing.assert_allclose(grad.data, t.grad.numpy(), rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize(("grad_shape", "shape"), broadcast_checks.UNBROADCAST)
+def test_unbroadcast_is_pytorchs_sum_to_size(grad_shape, shape) -> None:
+    grad = np.random.default_rng(0).normal(size=grad_shape)
+    ours = sp.unbroadcast(sp.tensor(grad), shape)
+    theirs = torch.from_numpy(grad).sum_to_size(shape)
+    assert ours.shape == tuple(theirs.shape) == shape
+    np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize(
+    ("shape", "sizes"), [((3,), (-1, 3)), ((2, 3), (3,)), ((3,), (2, 4)), ((2, 3), (2, 4))]
+)
+def test_expand_refuses_what_pytorch_refuses(shape, sizes) -> None:
+    with pytest.raises(RuntimeError):
+        torch.ones(shape).expand(*sizes)
+    with pytest.raises(RuntimeError):
+        sp.ones(shape).expand(*sizes)
 
 
 def test_max_returns_values_and_indices_like_pytorch() -> None:

@@ -3,13 +3,16 @@ and running the checks on them."""
 
 from __future__ import annotations
 
+import atexit
+import functools
 import re
 import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from autograder.checking import ChapterResult, check_chapter
-from autograder.course import chapter
+from autograder.course import CHAPTERS, chapter
 from autograder.runner import Limits
 from tools.stubs import generate
 
@@ -54,12 +57,36 @@ def replace_region(path: Path, task_id: str, body: str) -> None:
     path.write_text(text[: match.start()] + lines + text[match.end() :])
 
 
+@functools.cache
+def _stub_tree() -> Path:
+    """Pristine stubs of every chapter, written once per test session."""
+    root = Path(tempfile.mkdtemp(prefix="sparrow-stubs-"))
+    atexit.register(shutil.rmtree, root, ignore_errors=True)
+    return write_stubs(root)
+
+
+def composite(number: int, package_dir: Path) -> dict[str, Path]:
+    """ARCHITECTURE's composite tree for grading chapter ``number`` in isolation: the
+    reference below it, ``package_dir`` as chapter ``number``, generated stubs above it."""
+    packages = {}
+    for ch in CHAPTERS:
+        if ch.number < number and (SOLUTIONS / ch.package).is_dir():
+            packages[ch.package] = SOLUTIONS / ch.package
+        elif ch.number > number and (_stub_tree() / ch.package).is_dir():
+            packages[ch.package] = _stub_tree() / ch.package
+    packages[chapter(number).package] = package_dir
+    return packages
+
+
 def run_chapter(
     number: int, package_dir: Path, *, tasks: list[str] | None = None, cpu: float = 10.0
 ) -> ChapterResult:
-    ch = chapter(number)
+    """Check chapter ``number`` with ``package_dir`` as its code, in its composite tree."""
     return check_chapter(
-        ch, {ch.package: package_dir}, task_ids=tasks, limits=Limits(cpu_per_check=cpu)
+        chapter(number),
+        composite(number, package_dir),
+        task_ids=tasks,
+        limits=Limits(cpu_per_check=cpu),
     )
 
 

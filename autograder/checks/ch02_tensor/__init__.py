@@ -60,7 +60,7 @@ def _layout(shape: Shape, view: str) -> str:
     return f"{viewed}{where}"
 
 
-def _op_case(
+def op_case(
     op: Op,
     rng: np.random.Generator,
     options: dict,
@@ -71,10 +71,13 @@ def _op_case(
     data: np.ndarray | None = None,
     exact_grad: Callable[[np.ndarray], np.ndarray] | None = None,
     label: str | None = None,
+    broadcast: bool = False,
 ) -> Case:
     """One case: inputs of the given (shape, view) layouts (``data`` instead of drawn values
     when given), the reference's output, a random upstream gradient g and the expected
-    gradients (central differences, or ``exact_grad(g)`` where they are not defined)."""
+    gradients (central differences, or ``exact_grad(g)`` where they are not defined).
+    ``broadcast``: the inputs' shapes differ, and a local gradient may have a shape its
+    input broadcasts to (chapter 3)."""
     bases = [data if data is not None else draw(rng, shape, op.domain) for shape, _ in layouts]
     bases = [b.astype(dtype) for b in bases]
     arrays = [VIEWS[view](b) for b, (_, view) in zip(bases, layouts)]
@@ -123,8 +126,10 @@ def _op_case(
     }
     wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
     inputs = {"name": op.name, "args": args, "options": wire_options, "upstream": upstream}
+    if broadcast:
+        inputs["broadcast"] = True
     second = op.second_order(options) if callable(op.second_order) else op.second_order
-    meta = {"names": names, "dtype": dtype, "from the inputs": second}
+    meta = {"names": names, "dtype": dtype, "from the inputs": second, "broadcast": broadcast}
     return Case(label, inputs, {"data": expected, **meta})
 
 
@@ -139,7 +144,7 @@ def _label(op: Op, options: dict, names: list[str], layouts: list, number) -> st
     return f"{expr} with {' and '.join(shapes)}"
 
 
-def _op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
+def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
     def layouts(variant: tuple) -> list[tuple[Shape, str]]:
         return variant[1] if len(variant) == 2 else [variant[1:]] * op.arity
 
@@ -147,14 +152,14 @@ def _op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
         return variant[0](rng) if callable(variant[0]) else variant[0]
 
     def cases(rng: np.random.Generator) -> list[Case]:
-        out = [_op_case(op, rng, options(v, rng), layouts(v)) for v in op.variants]
+        out = [op_case(op, rng, options(v, rng), layouts(v)) for v in op.variants]
         for number in op.numbers:
-            out.append(_op_case(op, rng, {}, [((2, 3), "plain")] * op.arity, number=number))
+            out.append(op_case(op, rng, {}, [((2, 3), "plain")] * op.arity, number=number))
         for label, (opts, data, grad) in op.exact.items():
             plain = [(data.shape, "plain")]
-            out.append(_op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
+            out.append(op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
         small = op.variants[min(op.float32_variant, len(op.variants) - 1)]  # in float32
-        out.append(_op_case(op, rng, options(small, rng), layouts(small), dtype="float32"))
+        out.append(op_case(op, rng, options(small, rng), layouts(small), dtype="float32"))
         return out + [make() for make in op.extra]
 
     return cases
@@ -174,7 +179,9 @@ def _op_verdict(case: Case, received: Any) -> str | None:
         if problem:
             return problem
     for name, local, want in zip(case.expected["names"], received["local"], expected["grads"]):
-        problem = _local_verdict(name, local, want.shape, case.expected["from the inputs"])
+        problem = _local_verdict(
+            name, local, want.shape, case.expected["from the inputs"], case.expected["broadcast"]
+        )
         if problem:
             return problem
     for i, name in enumerate(case.expected["names"]):
@@ -191,17 +198,20 @@ def _op_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def _local_verdict(name: str, local: Any, shape: Shape, from_inputs: bool) -> str | None:
+def _local_verdict(
+    name: str, local: Any, shape: Shape, from_inputs: bool, broadcast: bool
+) -> str | None:
     """The local backward's own gradient for input ``name``, before the node passes it on:
     of the input's shape, and computed with Tensor operations, so that the graph records
     it (chapter 4 differentiates backward passes: second derivatives)."""
     where = f"∂L/∂{name} from the local backward"
     if isinstance(local, str):
         return f"{where}: {local}"
-    if tuple(local["shape"]) != tuple(shape):
+    if not programs.fits(local["shape"], shape, broadcast):
+        rule = "a shape it broadcasts to" if broadcast else "its input's shape"
         return (
             f"{where} has shape {tuple(local['shape'])}, but {name} has shape {tuple(shape)}: "
-            "each gradient has its input's shape"
+            f"each gradient has {rule}"
         )
     if not local["from grad_output"]:
         return (
@@ -221,14 +231,18 @@ def _local_verdict(name: str, local: Any, shape: Shape, from_inputs: bool) -> st
 # -- error cases: a clear error that names the problem --------------------------------------
 
 
-def _verdict(case: Case, received: Any) -> str | None:
-    """Op cases compare values and gradients; error cases want a named, clear error."""
+def verdict(case: Case, received: Any) -> str | None:
+    """Op cases compare values and gradients; error cases want a named, clear error (of
+    the type ``expected["error type"]``, where given)."""
     if "error naming" not in case.expected:
         return _op_verdict(case, received)
     if not isinstance(received, dict) or "error" not in received:
         return f"expected an exception, received {show(received)}"
     if received["error"] is None:
         return "expected an exception, but none was raised"
+    wanted = case.expected.get("error type")
+    if wanted and received["error"] != wanted:
+        return f"raised {received['error']}: {received['message']!r}; expected a {wanted}"
     missing = [text for text in case.expected["error naming"] if text not in received["message"]]
     if missing:
         return (
@@ -267,7 +281,7 @@ def _engine_verdict(case: Case, received: Any) -> str | None:
 
 CHECKS = [
     *[
-        Check(op.task, TITLES.get(op.name, op.expr), _op_cases(op), programs.op, _verdict)
+        Check(op.task, TITLES.get(op.name, op.expr), op_cases(op), programs.op, verdict)
         for op in CATALOG
     ],
     Check(

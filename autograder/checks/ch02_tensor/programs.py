@@ -36,6 +36,10 @@ OPS = {
     "permute": lambda a, dims: a.permute(*dims),
     "T": lambda a: a.T,
     "getitem": lambda a, index: a[index],
+    # chapter 3's (chapter 2's Tensor methods reach them through its seams)
+    "broadcast_to": lambda a, shape: a.broadcast_to(shape),
+    "sum_to_size": lambda a, shape: a.sum_to_size(shape),
+    "expand": lambda a, shape: a.expand(shape),
 }
 
 # Non-contiguous inputs are made here, from the contiguous array the parent sent.
@@ -74,14 +78,38 @@ def _describe(out: Any) -> dict:
     }
 
 
-def op(sp, name: str, args: list, options: dict, upstream: Any, expect_error: bool = False):
+def fits(shape: Any, input_shape: Any, broadcast: bool) -> bool:
+    """Whether a local backward may return a gradient of ``shape`` for an input of
+    ``input_shape``: the input's own shape or, where operands broadcast (chapter 3), a shape
+    the input broadcasts to (``Node.backward`` sums it down: ``unbroadcast``)."""
+    shape, input_shape = tuple(shape), tuple(input_shape)
+    if shape == input_shape or not broadcast:
+        return shape == input_shape
+    try:
+        return np.broadcast_shapes(shape, input_shape) == shape
+    except ValueError:
+        return False
+
+
+def op(
+    sp,
+    name: str,
+    args: list,
+    options: dict,
+    upstream: Any,
+    expect_error: bool = False,
+    broadcast: bool = False,
+):
     """Apply op ``name`` to ``args`` (tensors, or numbers as constants), then call
     ``out.grad_fn.backward(upstream)``: what did each input receive? With ``expect_error``,
-    the case must fail with a clear error: which one was raised, and its message."""
+    making the inputs or running the op forward must fail with a clear error: which one was
+    raised, and its message. With ``broadcast``, a local gradient may have a shape its input
+    broadcasts to."""
     if not expect_error:
-        return _forward_backward(sp, name, args, options, upstream)
+        inputs, out = _forward(sp, name, args, options)
+        return _backward(sp, inputs, out, upstream, broadcast)
     try:
-        _forward_backward(sp, name, args, options, upstream)
+        _forward(sp, name, args, options)
     except NotImplementedError:
         raise
     except Exception as error:
@@ -89,7 +117,8 @@ def op(sp, name: str, args: list, options: dict, upstream: Any, expect_error: bo
     return {"error": None, "message": ""}
 
 
-def _forward_backward(sp, name: str, args: list, options: dict, upstream: Any) -> dict:
+def _forward(sp, name: str, args: list, options: dict) -> tuple[list, Any]:
+    """The inputs (Tensors made with the given constructor, or numbers) and the op's output."""
     inputs = []
     for arg in args:
         if "number" in arg:
@@ -102,6 +131,12 @@ def _forward_backward(sp, name: str, args: list, options: dict, upstream: Any) -
     out = OPS[name](*inputs, **options)
     if isinstance(out, tuple) and hasattr(out, "values"):  # max(dim=...): (values, indices)
         out = out.values
+    return inputs, out
+
+
+def _backward(sp, inputs: list, out: Any, upstream: Any, broadcast: bool) -> dict:
+    """What ``out``'s node gives each input for the upstream gradient: first its local
+    backward alone, then ``Node.backward`` (which fits the gradients to the inputs)."""
     result = _describe(out)
     node = getattr(out, "grad_fn", None)
     if node is None:
@@ -113,8 +148,8 @@ def _forward_backward(sp, name: str, args: list, options: dict, upstream: Any) -
     upstream.flags.writeable = False  # a backward must not change the gradient it was given
 
     # 1. The local backward itself, as the graph would record it (grad_output requires grad):
-    #    one Tensor per input, of its input's shape, computed from grad_output (and, where
-    #    the derivative is not constant, from the inputs) with Tensor operations.
+    #    one Tensor per input, of its input's shape (see ``fits``), computed from grad_output
+    #    (and, where the derivative is not constant, from the inputs) with Tensor operations.
     g = sp.Tensor(upstream, requires_grad=True)
     try:
         raw = node.function.backward(node.ctx, g)
@@ -134,7 +169,8 @@ def _forward_backward(sp, name: str, args: list, options: dict, upstream: Any) -
     mine = [next((r for p, r in zip(parents, raw) if p is x), None) for x in tensors]
     result["local"] = [_local(sp, r, g, parents) for r in mine]
     if any(
-        isinstance(r, str) or r["shape"] != list(x.shape) for r, x in zip(result["local"], tensors)
+        isinstance(r, str) or not fits(r["shape"], x.shape, broadcast)
+        for r, x in zip(result["local"], tensors)
     ):
         return result  # the verdict names the problem; Node.backward would only hide it
 

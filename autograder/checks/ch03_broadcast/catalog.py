@@ -1,0 +1,244 @@
+"""Chapter 3's case tables: shape pairs, small to large, and the autograder's own
+references. Broadcasting is computed here from its definition (where each element of the
+larger array comes from), never with the code under test.
+
+Every table covers leading axes added, size-1 axes stretched (first, middle, last),
+both operands broadcast, 0-d tensors and scalars, and empty axes where they mean something,
+then one large pair.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...harness.api import Case
+from ..ch02_tensor.catalog import Op
+
+Shape = tuple[int, ...]
+Layout = tuple[Shape, str]  # (shape sent, view made in the child): see ch02's programs.VIEWS
+
+
+def sum_to(a: np.ndarray, shape: Shape) -> np.ndarray:
+    """``a`` summed onto ``shape``: element i of ``a`` lands on i with the leading axes
+    dropped and 0 on every axis where ``shape`` has size 1 (``np.add.at``: the definition
+    of broadcasting, run backwards, rather than a sum over computed axes)."""
+    a = np.asarray(a, dtype=np.float64)
+    if not shape:  # every element lands on the one element
+        return np.asarray(a.sum())
+    out = np.zeros(shape)
+    lead = a.ndim - len(shape)
+    axes = np.indices(a.shape)[lead:] if a.ndim else []
+    index = tuple(np.zeros_like(i) if n == 1 else i for i, n in zip(axes, shape))
+    np.add.at(out, index, a)
+    return out
+
+
+def expanded(shape: Shape, sizes: Shape) -> Shape:
+    """The shape ``expand(*sizes)`` gives a tensor of ``shape``: -1 keeps a size."""
+    new = len(sizes) - len(shape)
+    return tuple(shape[i - new] if n == -1 else n for i, n in enumerate(sizes))
+
+
+# -- task 3.1: unbroadcast(grad, shape), as (grad's shape, shape) ------------------------------
+
+UNBROADCAST: list[tuple[Shape, Shape]] = [
+    ((), ()),
+    ((3,), (3,)),
+    ((3,), ()),
+    ((3,), (1,)),
+    ((2, 3), ()),
+    ((2, 3), (3,)),
+    ((2, 3), (1, 3)),
+    ((2, 3), (2, 1)),
+    ((2, 3), (1, 1)),
+    ((2, 3, 4), (3, 1)),
+    ((2, 3, 4), (2, 1, 4)),
+    ((2, 3, 4), (1, 3, 1)),
+    ((5, 1, 4), (1, 1, 4)),
+    ((2, 3, 4, 5), (4, 5)),
+    ((2, 3, 4, 5), (3, 1, 1)),
+    ((0, 3), (1, 3)),
+    ((0, 3), (3,)),
+    ((2, 0), (2, 1)),
+    ((3, 0), (0,)),
+    ((64, 128), (128,)),
+    ((32, 16, 64), (16, 1)),
+    ((8, 16, 32), (1, 16, 1)),
+]
+
+# -- task 3.1 through the ops: operand layouts (a, b), after one pair without broadcasting -----
+
+ELEMENTWISE: list[list[Layout]] = [
+    [((2, 3), "plain"), ((2, 3), "plain")],  # no broadcasting: chapter 2's backward alone
+    [((), "plain"), ((3,), "plain")],
+    [((3,), "plain"), ((), "plain")],
+    [((1,), "plain"), ((3,), "plain")],
+    [((2, 3), "plain"), ((3,), "plain")],
+    [((3,), "plain"), ((2, 3), "plain")],
+    [((2, 1), "plain"), ((1, 3), "plain")],
+    [((4, 1), "plain"), ((4,), "plain")],  # (64, 1) + (64,) is (64, 64)
+    [((2, 3, 4), "plain"), ((3, 1), "plain")],
+    [((2, 3, 4), "plain"), ((2, 1, 4), "plain")],
+    [((2, 1, 4), "plain"), ((1, 3, 1), "plain")],
+    [((0, 3), "plain"), ((3,), "plain")],
+    [((2, 0), "plain"), ((1,), "plain")],
+    [((4, 3), "transposed"), ((4,), "plain")],
+    [((3,), "plain"), ((6, 3), "every other row")],
+    [((64, 32), "plain"), ((32,), "plain")],
+    [((16, 1, 32), "plain"), ((8, 1), "plain")],
+]
+
+MATMUL: list[list[Layout]] = [
+    [((2, 3), "plain"), ((3, 4), "plain")],  # no broadcasting: chapter 2's backward alone
+    [((3,), "plain"), ((2, 3, 4), "plain")],
+    [((2, 3, 4), "plain"), ((4,), "plain")],
+    [((2, 3, 4), "plain"), ((4, 5), "plain")],
+    [((3, 4), "plain"), ((2, 4, 5), "plain")],
+    [((1, 3, 4), "plain"), ((2, 4, 5), "plain")],
+    [((2, 1, 3, 4), "plain"), ((5, 4, 2), "plain")],
+    [((4, 3, 2), "transposed"), ((4,), "plain")],
+    [((8, 16, 32), "plain"), ((32, 16), "plain")],
+]
+
+BROADCAST_OPS = ("add", "sub", "mul", "div", "matmul")  # chapter 2's binary ops
+FLOAT32_PAIR = 4  # the index (in ELEMENTWISE / MATMUL) of the pair also checked in float32
+
+
+# -- tasks 3.2 and 3.3: broadcasting as operations ---------------------------------------------
+
+
+def error_case(label: str, name: str, shape: Shape, options: dict, naming: list[str]) -> Case:
+    """``name`` applied to an input of ``shape`` must raise a RuntimeError whose message
+    names ``naming``."""
+    wire = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
+    return Case(
+        label,
+        {
+            "name": name,
+            "args": [{"data": np.ones(shape), "view": "plain", "requires_grad": True}],
+            "options": wire,
+            "upstream": np.ones(()),
+            "expect_error": True,
+        },
+        {"error naming": naming, "error type": "RuntimeError"},
+    )
+
+
+def _shape_variants(pairs: list[tuple[Shape, Shape]], view: dict | None = None) -> list:
+    """(input shape, target) pairs as catalog variants; ``view``: {index: (shape, view)}."""
+    variants = []
+    for i, (shape, target) in enumerate(pairs):
+        layout = (view or {}).get(i, (shape, "plain"))
+        variants.append(({"shape": target}, [layout]))
+    return variants
+
+
+CATALOG = [
+    Op(
+        "broadcast_to",
+        "3.2",
+        "a.broadcast_to{shape}",
+        lambda a, shape: np.broadcast_to(a, shape),
+        variants=_shape_variants(
+            [
+                ((), ()),
+                ((), (3,)),
+                ((1,), (4,)),
+                ((3,), (2, 3)),
+                ((2, 1), (2, 3)),
+                ((2, 3), (2, 3)),
+                ((3, 1), (2, 3, 4)),
+                ((1, 3, 1), (2, 3, 4)),
+                ((1,), (0,)),
+                ((0,), (2, 0)),
+                ((1, 3), (4, 3)),
+                ((64,), (32, 64)),
+            ],
+            view={10: ((3, 1), "transposed")},
+        ),
+        extra=[
+            lambda: error_case(
+                "a.broadcast_to(2, 4) with a of shape (3,): an error naming both shapes",
+                "broadcast_to",
+                (3,),
+                {"shape": (2, 4)},
+                ["(3,)", "(2, 4)"],
+            )
+        ],
+    ),
+    Op(
+        "sum_to_size",
+        "3.2",
+        "a.sum_to_size{shape}",
+        sum_to,
+        variants=_shape_variants(
+            [
+                ((), ()),
+                ((3,), ()),
+                ((3,), (1,)),
+                ((2, 3), (3,)),
+                ((2, 3), (2, 1)),
+                ((2, 3), (2, 3)),
+                ((2, 3, 4), (3, 1)),
+                ((2, 3, 4), (1, 3, 1)),
+                ((0, 3), (1, 3)),
+                ((2, 0), (2, 1)),
+                ((3, 4), (1, 4)),
+                ((32, 64), (64,)),
+            ],
+            view={10: ((4, 3), "transposed")},
+        ),
+        extra=[
+            lambda: error_case(
+                "a.sum_to_size(4) with a of shape (2, 3): an error naming both shapes",
+                "sum_to_size",
+                (2, 3),
+                {"shape": (4,)},
+                ["(4,)", "(2, 3)"],
+            )
+        ],
+    ),
+    Op(
+        "expand",
+        "3.3",
+        "a.expand{shape}",
+        lambda a, shape: np.broadcast_to(a, expanded(np.shape(a), shape)),
+        variants=_shape_variants(
+            [
+                ((), (3,)),
+                ((1,), (-1,)),
+                ((1,), (4,)),
+                ((3,), (2, -1)),
+                ((2, 1), (-1, 3)),
+                ((3, 1), (2, -1, 4)),
+                ((1, 3, 1), (2, -1, 5)),
+                ((3, 1), (4, 2, -1, 5)),
+                ((2, 3), (-1, -1)),
+                ((1, 64), (32, -1)),
+            ]
+        ),
+        extra=[
+            lambda: error_case(
+                "a.expand(-1, 3) with a of shape (3,): -1 names a new leading axis",
+                "expand",
+                (3,),
+                {"shape": (-1, 3)},
+                ["-1"],
+            ),
+            lambda: error_case(
+                "a.expand(3) with a of shape (2, 3): fewer sizes than axes",
+                "expand",
+                (2, 3),
+                {"shape": (3,)},
+                [],
+            ),
+            lambda: error_case(
+                "a.expand(2, 4) with a of shape (3,): an error naming both shapes",
+                "expand",
+                (3,),
+                {"shape": (2, 4)},
+                ["(3,)", "(2, 4)"],
+            ),
+        ],
+    ),
+]

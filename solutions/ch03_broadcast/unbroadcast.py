@@ -1,0 +1,38 @@
+"""``unbroadcast``: the gradient of a broadcast input, summed back to that input's shape.
+Task 3.1 (§3 of the notebook).
+
+When ``x`` of shape ``shape`` is broadcast to a larger shape S, every element of the result
+is a copy of one element of ``x``: out[i] = x[j(i)], where j(i) drops the leading axes of i
+and puts 0 on every axis where ``x`` has size 1. A copy's gradient is a sum (the
+multivariable chain rule adds the paths), so
+
+    ∂L/∂x[j] = Σ_{i : j(i) = j} ∂L/∂out[i]
+
+that is, ``grad`` summed over the leading axes that broadcasting added, and over the axes
+where ``shape`` has size 1 but ``grad`` does not, keeping those as size 1.
+
+Chapter 2's ``Node.backward`` sends every gradient through one seam
+(``reduce_to_shape``), which calls this function when a gradient's shape differs from its
+input's: that single place makes every elementwise op and matmul broadcast-correct.
+"""
+
+from __future__ import annotations
+
+from .rules import check_broadcast
+
+
+def unbroadcast(grad, shape):
+    """``grad`` (a Tensor of a shape that ``shape`` broadcasts to) summed over the axes that
+    broadcasting added or stretched, so it has ``shape``. Written with Tensor operations
+    (``grad.sum(dim=..., keepdim=...)``), so the graph records it (chapter 4)."""
+    shape = tuple(shape)
+    check_broadcast(shape, grad.shape, "unbroadcast")
+    ### BEGIN SOLUTION 3.1
+    leading = grad.ndim - len(shape)
+    if leading:  # axes that broadcasting put in front
+        grad = grad.sum(dim=tuple(range(leading)))
+    stretched = tuple(axis for axis, n in enumerate(shape) if n == 1 and grad.shape[axis] != 1)
+    if stretched:  # size-1 axes that were stretched (an empty dim would sum every axis)
+        grad = grad.sum(dim=stretched, keepdim=True)
+    return grad
+    ### END SOLUTION
