@@ -1,1 +1,2 @@
-"""Notebook helpers (graph drawing, plots, datasets); chapters never import this package."""
+"""Notebook helpers (graph drawing, plots, the unbroadcast diagram, datasets); chapters never
+import this package."""

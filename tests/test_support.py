@@ -1,4 +1,5 @@
-"""Tests of the notebook helpers in ``support/`` (graph drawing, plots, datasets).
+"""Tests of the notebook helpers in ``support/`` (graph drawing, plots, the unbroadcast diagram,
+datasets).
 
 The graph tests use a stand-in node class, not the chapters: ``support`` is duck-typed and
 never imports chapter code. Dataset tests that corrupt or write files work on a copy of
@@ -19,6 +20,13 @@ import numpy as np
 import pytest
 
 from support import datasets  # support imports matplotlib only inside its drawing functions
+from support.broadcast import (
+    KEPT,
+    SUMMED_AWAY,
+    SUMMED_KEEPDIM,
+    plot_unbroadcast,
+    unbroadcast_roles,
+)
 from support.graph import MAX_NODES, draw_graph, trace_graph
 from support.plots import plot_decision_boundary, plot_loss
 
@@ -351,3 +359,77 @@ def test_plot_decision_boundary_and_loss():
 
     ax = plot_loss([1.0, 0.5, 0.25])
     assert np.array_equal(ax.lines[0].get_ydata(), [1.0, 0.5, 0.25])
+
+
+# --------------------------------------------------------------------------------------------
+# broadcast: the unbroadcast diagram of chapter 3
+# --------------------------------------------------------------------------------------------
+
+AWAY, KEEPDIM = SUMMED_AWAY, SUMMED_KEEPDIM
+
+
+@pytest.mark.parametrize(
+    ("grad_shape", "shape", "roles"),
+    [
+        ((2, 3, 4), (3, 1), (AWAY, KEPT, KEEPDIM)),
+        ((64, 3), (3,), (AWAY, KEPT)),
+        ((8, 1, 6, 5), (6, 1), (AWAY, AWAY, KEPT, KEEPDIM)),
+        ((2, 1), (1, 1), (KEEPDIM, KEPT)),  # 1 and 1 are equal: nothing to sum there
+        ((3, 0), (3, 1), (KEPT, KEEPDIM)),  # an empty axis is stretched too
+        ((5,), (), (AWAY,)),
+        ((), (), ()),
+    ],
+)
+def test_unbroadcast_roles(grad_shape, shape, roles):
+    assert unbroadcast_roles(grad_shape, shape) == roles
+
+
+def test_unbroadcast_roles_takes_numpy_sizes_and_refuses_non_sizes():
+    assert unbroadcast_roles(tuple(np.array([2, 3])), (np.int64(3),)) == (AWAY, KEPT)
+    for bad in [(2.0,), (True,), (-1,)]:
+        with pytest.raises(ValueError, match=r"grad_shape must be a tuple of sizes >= 0"):
+            unbroadcast_roles(bad, ())
+
+
+def _role_labels(ax) -> list[str]:
+    """The role written under each column, left to right."""
+    labels = [t for t in ax.texts if t.get_text().replace("\n", " ") in {AWAY, KEEPDIM, KEPT}]
+    return [
+        t.get_text().replace("\n", " ") for t in sorted(labels, key=lambda t: t.get_position()[0])
+    ]
+
+
+def test_plot_unbroadcast_names_each_axis_and_the_calls():
+    ax = plot_unbroadcast((8, 1, 6, 5), (6, 1))
+    assert isinstance(ax, matplotlib.axes.Axes)
+    assert _role_labels(ax) == [AWAY, AWAY, KEPT, KEEPDIM]
+    texts = [t.get_text() for t in ax.texts]
+    assert [f"dim {k}" for k in range(4)] == [t for t in texts if t.startswith("dim ")]
+    assert "grad.sum(dim=(0, 1)) → (6, 5)\nthen .sum(dim=(1,), keepdim=True) → (6, 1)" in texts
+    assert ax.get_title() == "unbroadcast: (8, 1, 6, 5) → (6, 1)"
+    ax.figure.canvas.draw()  # the whole picture renders
+
+
+def test_plot_unbroadcast_on_given_axes_and_edge_cases():
+    _, (left, right) = plt.subplots(1, 2)
+    assert plot_unbroadcast((2, 3), (2, 3), ax=left) is left
+    assert _role_labels(left) == [KEPT, KEPT]
+    assert "nothing to sum: grad is returned as it is" in [t.get_text() for t in left.texts]
+    plot_unbroadcast((), (), ax=right)
+    assert _role_labels(right) == []
+    right.figure.canvas.draw()
+
+
+@pytest.mark.parametrize(
+    ("grad_shape", "shape", "why"),
+    [
+        ((2, 4), (3,), "at dimension 1, size 3 is neither 1 nor 4"),
+        ((3,), (2, 3), "2 dimensions cannot become 1"),
+    ],
+)
+def test_plot_unbroadcast_refuses_shapes_that_do_not_broadcast(grad_shape, shape, why):
+    with pytest.raises(ValueError) as info:
+        plot_unbroadcast(grad_shape, shape)
+    message = str(info.value)
+    assert str(grad_shape) in message and str(shape) in message and why in message
+    assert not plt.get_fignums()  # refused before drawing anything
