@@ -84,10 +84,12 @@ def task_details(t: TaskVerdict, *, hidden_text: bool = False) -> list[str]:
     if others:
         lines += _indent("also:", f"failing too: {', '.join(others)}")
     if problem.blocked_by:
+        other = problem.blocked_by.split(".")[0]
+        where = "" if other == t.task.id.split(".")[0] else f" (make chapter-{other})"
         lines += _indent(
             "blocked:",
             f"this check runs task {problem.blocked_by}, which fails; "
-            f"fix task {problem.blocked_by} first",
+            f"fix task {problem.blocked_by} first{where}",
         )
         return lines
     lines += _indent("hint:", t.task.hint)

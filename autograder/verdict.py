@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .harness.api import Case, Check
+from .harness.api import Blocked, Case, Check
 from .runner import CheckRun
 from .tasks import Task
 
@@ -112,6 +112,8 @@ def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
             if problem is None:
                 continue
             status, blocked_by, where = FAILED, "", ""
+            if isinstance(problem, Blocked):
+                status, blocked_by = BLOCKED, problem.task
         verdict.status, verdict.blocked_by = status, blocked_by
         verdict.case, verdict.case_number = case, number
         verdict.message, verdict.where = problem, where

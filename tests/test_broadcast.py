@@ -18,7 +18,8 @@ from solutions import ch03_broadcast as sp
         ((3, 1), (2, 3, 4), None),
         ((), (2, 3), None),
         ((1,), (0,), None),
-        ((3,), (2, 4), "at dimension 1, size 3 is neither 1 nor 4"),
+        ((3,), (2, 4), "at dimension 1, size 3 cannot become 4, only a 1 can"),
+        ((3,), (-1,), "a size cannot be negative (-1, 'keep this size', is expand's)"),
         ((2, 3), (3,), "2 dimensions cannot become 1"),
     ],
 )

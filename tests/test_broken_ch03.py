@@ -5,9 +5,20 @@ tests/test_broken_ch01.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.trees import assert_fails_its_task_only, check_variants
+from autograder import report
+from autograder.checking import check_chapter
+from autograder.course import chapter
+from tests.trees import (
+    SOLUTIONS,
+    assert_fails_its_task_only,
+    broken_package,
+    check_variants,
+    composite,
+)
 
 UNBROADCAST_LEADING_ONLY = """
 leading = grad.ndim - len(shape)
@@ -41,6 +52,20 @@ leading = grad.ndim - len(shape)
 data = data.sum(axis=tuple(range(leading)))
 stretched = tuple(axis for axis, n in enumerate(shape) if n == 1 and data.shape[axis] != 1)
 return type(grad)(data.sum(axis=stretched, keepdims=True))
+"""
+
+UNBROADCAST_AS_A_NEW_LEAF = """
+lead = grad.ndim - len(shape)
+axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1)
+data = grad.data.sum(axis=axes, keepdims=True)
+return type(grad)(data, requires_grad=grad.requires_grad).reshape(shape)
+"""
+
+UNBROADCAST_BEHIND_A_ZERO = """
+lead = grad.ndim - len(shape)
+axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1)
+data = grad.data.sum(axis=axes, keepdims=True).reshape(shape)
+return type(grad)(data) + grad.sum() * 0
 """
 
 EXPAND_WITHOUT_THE_LEADING_RULE = """
@@ -94,6 +119,18 @@ VARIANTS = [
     ),
     ("unbroadcast sums the arrays", "unbroadcast.py", ("region", UNBROADCAST_ON_ARRAYS), "3.1"),
     (
+        "unbroadcast makes a new leaf of a NumPy sum",
+        "unbroadcast.py",
+        ("region", UNBROADCAST_AS_A_NEW_LEAF),
+        "3.1",
+    ),
+    (
+        "unbroadcast hides a NumPy sum behind a zero",
+        "unbroadcast.py",
+        ("region", UNBROADCAST_BEHIND_A_ZERO),
+        "3.1",
+    ),
+    (
         "unbroadcast forgets 0-d shapes",
         "unbroadcast.py",
         (
@@ -138,9 +175,70 @@ VARIANTS = [
 ]
 
 
+# Unusual but correct code: each must score every point.
+UNBROADCAST_ONE_AXIS_AT_A_TIME = """
+for _ in range(grad.ndim - len(shape)):
+    grad = grad.sum(dim=0)
+for axis in reversed(range(len(shape))):
+    if shape[axis] == 1 and grad.shape[axis] != 1:
+        grad = grad.sum(dim=axis, keepdim=True)
+return grad
+"""
+
+UNBROADCAST_THEN_RESHAPE = """
+lead = grad.ndim - len(shape)
+axes = tuple(range(lead)) + tuple(lead + i for i, n in enumerate(shape) if n == 1)
+return grad.sum(dim=axes).reshape(shape) if axes else grad * 1
+"""
+
+EXPAND_BY_RESHAPE = """
+new = len(sizes) - x.ndim
+if new < 0:
+    raise RuntimeError(f"expand{sizes}: fewer sizes than the dimensions of {x.shape}")
+if -1 in sizes[:new]:
+    raise RuntimeError(f"expand{sizes}: -1 for a new leading dimension")
+x = x.reshape((1,) * new + x.shape)
+return broadcast_to(x, tuple(n if s == -1 else s for s, n in zip(sizes, x.shape)))
+"""
+
+CORRECT = [
+    (
+        "unbroadcast one axis at a time",
+        "unbroadcast.py",
+        ("region", UNBROADCAST_ONE_AXIS_AT_A_TIME),
+        "3.1",
+    ),
+    (
+        "unbroadcast sums then reshapes",
+        "unbroadcast.py",
+        ("region", UNBROADCAST_THEN_RESHAPE),
+        "3.1",
+    ),
+    (
+        "broadcast_to's backward calls unbroadcast",
+        "broadcast.py",
+        (
+            "return sum_to_size(grad_output, ctx.shape)",
+            "return unbroadcast(grad_output, ctx.shape)",
+        ),
+        "3.2",
+    ),
+    (
+        "sum_to_size's backward multiplies by ones",
+        "broadcast.py",
+        (
+            "return broadcast_to(grad_output, ctx.shape)",
+            "return grad_output * _ch02.ones(ctx.shape, dtype=grad_output.dtype)",
+        ),
+        "3.2",
+    ),
+    ("expand adds the new axes with reshape", "expand.py", ("region", EXPAND_BY_RESHAPE), "3.3"),
+]
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(3, VARIANTS, tmp_path_factory.mktemp("variants"))
+    return check_variants(3, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
 
 
 def test_there_are_enough_variants() -> None:
@@ -153,3 +251,47 @@ def test_variant_fails_its_task_only(
     outcomes: dict, name: str, file: str, edit: tuple, task: str
 ) -> None:
     assert_fails_its_task_only(outcomes[name], task)
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
+def test_unusual_but_correct_code_passes(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    result = outcomes[name]
+    assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+# A chapter-2 bug met by chapter 3's op checks (student mode runs the whole stack): the
+# task is blocked by chapter 2's, not failed.
+MATMUL_WITHOUT_BATCHED_VECTORS = """
+g = grad_output
+if a.ndim == 1 and b.ndim == 1:
+    return g * b, g * a
+if a.ndim == 1:
+    return b @ g, a.unsqueeze(1) @ g.unsqueeze(0)
+if b.ndim == 1:
+    return g.unsqueeze(1) @ b.unsqueeze(0), a.transpose(-1, -2) @ g
+return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
+"""
+
+
+@pytest.mark.parametrize(
+    ("file", "edit", "task"),
+    [
+        (
+            "arithmetic.py",
+            ("return grad_output * b, grad_output * a", "return grad_output * a, grad_output * b"),
+            "2.2",
+        ),
+        ("matmul.py", ("region", MATMUL_WITHOUT_BATCHED_VECTORS), "2.6"),
+    ],
+)
+def test_a_chapter_2_bug_blocks_task_3_1(tmp_path: Path, file: str, edit: tuple, task: str):
+    chapter2 = broken_package(2, tmp_path, file, edit, task)
+    packages = {**composite(3, SOLUTIONS / "ch03_broadcast"), "ch02_tensor": chapter2}
+    result = check_chapter(chapter(3), packages, task_ids=["3.1"])
+    (verdict,) = result.tasks
+    assert verdict.status == f"blocked by task {task}", report.chapter_report(result)
+    assert verdict.points < verdict.task.points
+    text = report.chapter_report(result)
+    assert f"fix task {task} first (make chapter-2)" in text

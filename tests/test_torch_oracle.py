@@ -61,7 +61,6 @@ TORCH = {
     "getitem": lambda a, index: a[_torch_index(index, len(a))],
     "broadcast_to": lambda a, shape: a.broadcast_to(tuple(shape)),
     "sum_to_size": lambda a, shape: a.sum_to_size(tuple(shape)),
-    "expand": lambda a, shape: a.expand(*shape),
 }
 
 
@@ -126,6 +125,15 @@ def test_unbroadcast_is_pytorchs_sum_to_size(grad_shape, shape) -> None:
     theirs = torch.from_numpy(grad).sum_to_size(shape)
     assert ours.shape == tuple(theirs.shape) == shape
     np.testing.assert_allclose(ours.data, theirs.numpy(), rtol=TOL, atol=TOL)
+
+
+@pytest.mark.parametrize(("shape", "sizes"), broadcast_checks.EXPAND)
+def test_expand_agrees_with_pytorch(shape, sizes) -> None:
+    data = np.random.default_rng(0).normal(size=shape)
+    ours = sp.tensor(data).expand(*sizes)
+    theirs = torch.from_numpy(data).expand(*sizes)
+    assert ours.shape == tuple(theirs.shape)
+    np.testing.assert_array_equal(ours.data, theirs.numpy())
 
 
 @pytest.mark.parametrize(

@@ -72,6 +72,20 @@ class Check:
 # -- verdicts ------------------------------------------------------------------------------
 
 
+class Blocked(str):
+    """A verdict's message that blames another task: ``Blocked("2.2", "…")``. The check is
+    reported as blocked by task 2.2 (and earns nothing), as when it ``requires`` a failing
+    task; for code the check cannot avoid that another chapter's task is responsible for
+    (chapter 3's op checks run the student's chapter-2 backward in student mode)."""
+
+    task: str
+
+    def __new__(cls, task: str, message: str) -> Blocked:
+        blocked = super().__new__(cls, message)
+        blocked.task = task
+        return blocked
+
+
 def show(value: Any) -> str:
     """A value as a report prints it."""
     if isinstance(value, Opaque):

@@ -14,6 +14,8 @@ axes: the product of each pair of matrices in the batch.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .function import Context, Function
 
 
@@ -28,6 +30,12 @@ def _check_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
             f"matmul: shapes {a_shape} and {b_shape} cannot be multiplied "
             f"({a_shape[-1]} columns in the first, {inner_b} rows in the second)"
         )
+    try:  # the batch axes (all but the last two) broadcast, as in elementwise operations
+        np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
+    except ValueError:
+        raise RuntimeError(
+            f"matmul: the batch dimensions of shapes {a_shape} and {b_shape} do not broadcast"
+        ) from None
 
 
 class MatMul(Function):

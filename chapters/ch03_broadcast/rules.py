@@ -15,13 +15,15 @@ from __future__ import annotations
 
 def broadcast_problem(shape: tuple[int, ...], target: tuple[int, ...]) -> str | None:
     """Why ``shape`` does not broadcast to ``target`` (None when it does)."""
+    if any(n < 0 for n in target):
+        return "a size cannot be negative (-1, 'keep this size', is expand's)"
     if len(shape) > len(target):
         return f"{len(shape)} dimensions cannot become {len(target)}"
     lead = len(target) - len(shape)
     for axis, size in enumerate(shape):
         want = target[lead + axis]
         if size not in (1, want):
-            return f"at dimension {lead + axis}, size {size} is neither 1 nor {want}"
+            return f"at dimension {lead + axis}, size {size} cannot become {want}, only a 1 can"
     return None
 
 

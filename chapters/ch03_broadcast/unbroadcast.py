@@ -24,7 +24,8 @@ from .rules import check_broadcast
 def unbroadcast(grad, shape):
     """``grad`` (a Tensor of a shape that ``shape`` broadcasts to) summed over the axes that
     broadcasting added or stretched, so it has ``shape``. Written with Tensor operations
-    (``grad.sum(dim=..., keepdim=...)``), so the graph records it (chapter 4)."""
+    (``grad.sum(dim=..., keepdim=...)``), so the graph records it (chapter 4); not with
+    ``sum_to_size``, whose forward calls this function."""
     shape = tuple(shape)
     check_broadcast(shape, grad.shape, "unbroadcast")
     raise NotImplementedError("Task 3.1: unbroadcast(grad, shape) — see §3 of the notebook")

@@ -77,7 +77,15 @@ def _lift(value: Any, like: Tensor) -> Tensor:
 
 def _operands(a: Any, b: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
     """Both operands of a binary operator as Tensors of one dtype, PyTorch's (casting.py);
-    ``floating``: integers become the default floating dtype (true division)."""
+    ``floating``: integers become the default floating dtype (true division). Their shapes
+    must broadcast (NumPy's rule: chapter 3)."""
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"shapes {a.shape} and {b.shape} do not broadcast: compared from the right, "
+            "each pair of sizes must be equal, or one of them 1"
+        ) from None
     a, b = promote(a, b)
     if floating and not is_floating(a.dtype):
         a, b = Cast.apply(a, get_default_dtype()), Cast.apply(b, get_default_dtype())

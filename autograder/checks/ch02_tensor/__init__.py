@@ -44,8 +44,9 @@ def _index_text(spec: Any) -> str:
 def _expr(op: Op, options: dict) -> str:
     if "index" in options:
         return op.expr.format(index=_index_text(options["index"]))
-    if "shape" in options:
-        return op.expr.format(shape=tuple(options["shape"]))
+    if "shape" in options:  # as a call is written: a.reshape(2, 3), a.reshape(4), a.reshape(())
+        shape = tuple(options["shape"])
+        return op.expr.format(shape=f"({', '.join(map(str, shape))})" if shape else "(())")
     if "dims" in options:
         return op.expr.format(dims=tuple(options["dims"]))
     if "exponent" in options:
@@ -166,6 +167,11 @@ def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
 
 
 def _op_verdict(case: Case, received: Any) -> str | None:
+    return node_verdict(case, received) or grads_verdict(case, received)
+
+
+def node_verdict(case: Case, received: Any) -> str | None:
+    """The op's output, and its node's local backward called alone (``_local_verdict``)."""
     expected = case.expected["data"]
     if not isinstance(received, dict) or "type(out)" not in received:
         return f"expected the op's output and gradients, received {show(received)}"
@@ -184,6 +190,13 @@ def _op_verdict(case: Case, received: Any) -> str | None:
         )
         if problem:
             return problem
+    return None
+
+
+def grads_verdict(case: Case, received: Any) -> str | None:
+    """What ``Node.backward`` handed each input: values and dtypes."""
+    expected = case.expected["data"]
+    rtol, atol = TOLERANCE[case.expected["dtype"]]
     for i, name in enumerate(case.expected["names"]):
         grad, want = received["grads"][i], expected["grads"][i]
         where = f"∂L/∂{name} (the gradient {name} receives)"

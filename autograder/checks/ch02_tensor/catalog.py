@@ -304,7 +304,7 @@ CATALOG = [
     Op(
         "view",
         "2.9",
-        "a.view({shape})",
+        "a.view{shape}",
         lambda a, shape: a.reshape(shape),
         variants=[({"shape": (6,)}, (2, 3), "plain"), ({"shape": (2, 1, 3)}, (6,), "plain")],
     ),

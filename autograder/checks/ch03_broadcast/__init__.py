@@ -3,16 +3,22 @@
 Task 3.1 is checked twice over. ``unbroadcast(grad, shape)`` itself, on the shape pairs of
 ``catalog.UNBROADCAST``: the result must be a Tensor of exactly ``shape`` (size-1 axes
 kept), of grad's dtype, equal to the autograder's own sum (``catalog.sum_to``, broadcasting's
-definition run backwards), recorded by the graph (Tensor operations, for chapter 4) and
-without writing into grad. Then through chapter 2's ops: every binary op and matmul, on
-operands that broadcast, must give each input a gradient of its own shape. That happens in
-one place (chapter 2's ``Node.backward`` calls ``unbroadcast`` through its seam), and these
-checks prove it op by op with chapter 2's op program; the first pair of each op does not
-broadcast, so a failure there is chapter 2's.
+definition run backwards), without writing into grad, and recorded by the graph so that its
+own gradient is right (chapter 4 differentiates backward passes): a random h sent back from
+the result through the recorded nodes must reach grad as h broadcast to grad's shape. Then
+through chapter 2's ops: every binary op and matmul, on operands that broadcast, must give
+each input a gradient of its own shape. That happens in one place (chapter 2's
+``Node.backward`` calls ``unbroadcast`` through its seam), and these checks prove it op by
+op with chapter 2's op program. In student mode that runs the student's own chapter 2: a
+failure of the op's output or its local backward, and any failure of the first pair (which
+does not broadcast), is reported as blocked by the chapter-2 task (``Blocked``).
 
-Tasks 3.2 and 3.3 are ops of their own (``broadcast_to``, ``sum_to_size``, ``expand``), run
-by the same program as chapter 2's catalog; their local backward must return its input's
-shape itself. Cases run small to large, so the report shows the smallest failing pair.
+Task 3.2's ``broadcast_to`` and ``sum_to_size`` are ops of the catalog kind, run by chapter
+2's program without the broadcast flag: their local backward must return its input's shape
+itself. Task 3.3's ``expand`` is judged end to end (``programs.expand``: value, and what
+reaches the input back through whatever nodes it recorded), since a correct ``expand`` may
+add axes with ``reshape`` before it broadcasts. Cases run small to large, so the report
+shows the smallest failing pair.
 """
 
 from __future__ import annotations
@@ -22,8 +28,9 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare, show
-from ..ch02_tensor import TOLERANCE, op_case, op_cases, verdict
+from ...harness.api import Blocked, Case, Check, compare, show
+from ...harness.gradcheck import vjp
+from ..ch02_tensor import TOLERANCE, grads_verdict, node_verdict, op_case, op_cases, verdict
 from ..ch02_tensor import programs as op_programs
 from ..ch02_tensor.catalog import OPS as CH02_OPS
 from . import programs
@@ -31,23 +38,38 @@ from .catalog import (
     BROADCAST_OPS,
     CATALOG,
     ELEMENTWISE,
+    EXPAND,
+    EXPAND_ERRORS,
     FLOAT32_PAIR,
     MATMUL,
     UNBROADCAST,
     Shape,
+    expanded,
     sum_to,
 )
+
+
+def _upstream(rng: np.random.Generator, shape: Shape, dtype: str) -> np.ndarray:
+    return rng.uniform(-1.5, 1.5, shape).round(3).astype(dtype)
+
 
 # -- task 3.1: unbroadcast itself -------------------------------------------------------------
 
 
 def _unbroadcast_case(rng: np.random.Generator, grad_shape: Shape, shape: Shape, dtype: str):
     grad = rng.uniform(-2.0, 2.0, grad_shape).round(3).astype(dtype)
+    upstream = _upstream(rng, shape, dtype)
     label = f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}"
     if dtype != "float64":
         label += f", {dtype}"
-    expected = {"out": sum_to(grad, shape), "shape": shape, "dtype": dtype}
-    return Case(label, {"grad": grad, "shape": list(shape)}, expected)
+    expected = {
+        "out": sum_to(grad, shape),
+        "shape": shape,
+        "dtype": dtype,
+        "pulled back": np.broadcast_to(upstream.astype(np.float64), grad_shape),
+    }
+    inputs = {"grad": grad, "shape": list(shape), "upstream": upstream}
+    return Case(label, inputs, expected)
 
 
 def _unbroadcast_error(grad_shape: Shape, shape: Shape) -> Case:
@@ -64,31 +86,56 @@ def _unbroadcast_cases(rng: np.random.Generator) -> list[Case]:
     return [*cases, _unbroadcast_error((2, 3), (4,)), _unbroadcast_error((3,), (2, 3))]
 
 
+PROBLEMS = {  # what the unbroadcast program reports, in words
+    "recursion": (
+        "unbroadcast called itself without end: sum_to_size (and Tensor.sum_to_size) run "
+        "unbroadcast in their forward, so unbroadcast cannot use them; sum with "
+        "grad.sum(dim=..., keepdim=...)"
+    ),
+    "wrote into grad": (
+        "unbroadcast wrote into grad's array (read-only here): make new Tensors with "
+        "Tensor operations instead; in chapter 4 one gradient is handed to several nodes"
+    ),
+}
+
+
 def _unbroadcast_verdict(case: Case, received: Any) -> str | None:
     expected = case.expected
     if "error naming" in expected:
-        return verdict(case, received)
-    if not isinstance(received, dict) or "type" not in received:
+        return verdict(case, received)  # chapter 2's: the error's type and names
+    if isinstance(received, dict) and received.get("problem") in PROBLEMS:
+        return PROBLEMS[received["problem"]]
+    if not isinstance(received, dict) or "type(out)" not in received:
         return f"expected a Tensor, received {show(received)}"
-    if received["type"] != "Tensor":
-        return f"unbroadcast returned a {received['type']}, not a Tensor"
-    shape = tuple(expected["shape"])
+    if received["type(out)"] != "Tensor":
+        return f"unbroadcast returned a {received['type(out)']}, not a Tensor"
+    shape, grad_shape = tuple(expected["shape"]), tuple(np.shape(expected["pulled back"]))
     if tuple(received["shape"]) != shape:
-        return (
-            f"unbroadcast returned shape {tuple(received['shape'])}, not {shape}: sum the "
-            "leading axes away, and keep each stretched size-1 axis (keepdim=True)"
+        advice = (
+            "nothing is to be summed here, and sum(dim=()) sums every axis: skip a sum over no axes"
+            if shape == grad_shape
+            else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
         )
+        return f"unbroadcast returned shape {tuple(received['shape'])}, not {shape}: {advice}"
     if received["dtype"] != expected["dtype"]:
         return f"expected dtype {expected['dtype']} (grad's), received {received['dtype']}"
     rtol, atol = TOLERANCE[expected["dtype"]]
     problem = compare(received["out"], expected["out"], rtol=rtol, atol=atol, path="result")
     if problem:
         return problem
-    if not received["recorded"]:
+    back = received["pulled back"]
+    if back is None:
         return (
-            "the result is not recorded by the graph: sum grad with Tensor operations "
-            "(grad.sum(dim=..., keepdim=...)), not its .data array, so that chapter 4 can "
-            "differentiate a backward pass"
+            "the result is not recorded by the graph as computed from grad: sum grad with "
+            "Tensor operations (grad.sum(dim=..., keepdim=...)), not its .data array, so that "
+            "chapter 4 can differentiate a backward pass"
+        )
+    problem = compare(back, expected["pulled back"], rtol=rtol, atol=atol, path="")
+    if problem:
+        return (
+            "the graph recorded for the result does not compute it from grad: sending a "
+            f"gradient h back through it gives grad {problem} (expected h broadcast to "
+            "grad's shape). Compute the result from grad with Tensor operations only"
         )
     return None
 
@@ -101,15 +148,97 @@ def _broadcast_op_cases(name: str) -> Callable[[np.random.Generator], list[Case]
     pairs = MATMUL if name == "matmul" else ELEMENTWISE
 
     def cases(rng: np.random.Generator) -> list[Case]:
-        out = [op_case(op, rng, {}, pairs[0])]
-        first = out[0]
+        first = op_case(op, rng, {}, pairs[0])
         control = f"no broadcasting (chapter 2's task {op.task} alone): {first.label}"
-        out[0] = Case(control, first.inputs, first.expected)
+        out = [Case(control, first.inputs, first.expected)]
         out += [op_case(op, rng, {}, pair, broadcast=True) for pair in pairs[1:]]
         out.append(op_case(op, rng, {}, pairs[FLOAT32_PAIR], dtype="float32", broadcast=True))
         return out
 
     return cases
+
+
+FUNCTIONS = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "matmul": "MatMul"}
+
+
+def _through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
+    """Chapter 2's verdict, blaming chapter 2's task for what is its code's doing: the op's
+    output, its local backward, and anything of the pair that does not broadcast."""
+    task, function = CH02_OPS[name].task, FUNCTIONS[name]
+
+    def judge(case: Case, received: Any) -> str | None:
+        problem = node_verdict(case, received)
+        if problem is None and not case.expected["broadcast"]:
+            problem = grads_verdict(case, received)
+        if problem:
+            return Blocked(task, f"{problem} (in chapter 2's code: task {task})")
+        problem = grads_verdict(case, received)
+        if problem:
+            return (
+                f"{problem}. Node.backward sums what {function}.backward returns with your "
+                f"unbroadcast: if unbroadcast(grad, shape) passes, {function}.backward "
+                f"(chapter 2, task {task}) is the suspect"
+            )
+        return None
+
+    return judge
+
+
+# -- task 3.3: expand, end to end ---------------------------------------------------------------
+
+
+def _expand_case(rng: np.random.Generator, shape: Shape, sizes: Shape, dtype: str) -> Case:
+    data = rng.uniform(-2.0, 2.0, shape).astype(dtype)
+    target = expanded(shape, sizes)
+    upstream = _upstream(rng, target, dtype)
+    (grad,) = vjp(lambda a: np.broadcast_to(a, target), [data], upstream)
+    call = ", ".join(map(str, sizes))
+    label = f"a.expand({call}) with a of shape {shape}" + (
+        f", {dtype}" if dtype != "float64" else ""
+    )
+    label += "; then a's gradient, for a random g sent back from the result"
+    expected = {"out": np.broadcast_to(data, target), "dtype": dtype, "grad": grad}
+    return Case(label, {"data": data, "sizes": list(sizes), "upstream": upstream}, expected)
+
+
+def _expand_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [_expand_case(rng, shape, sizes, "float64") for shape, sizes in EXPAND]
+    cases.append(_expand_case(rng, *EXPAND[3], "float32"))
+    for shape, sizes, naming, what in EXPAND_ERRORS:
+        label = f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {what}"
+        inputs = {
+            "data": np.ones(shape),
+            "sizes": list(sizes),
+            "upstream": np.ones(()),
+            "expect_error": True,
+        }
+        cases.append(Case(label, inputs, {"error naming": naming, "error type": "RuntimeError"}))
+    return cases
+
+
+def _expand_verdict(case: Case, received: Any) -> str | None:
+    expected = case.expected
+    if "error naming" in expected:
+        return verdict(case, received)  # chapter 2's: the error's type and names
+    if not isinstance(received, dict) or "type(out)" not in received:
+        return f"expected a Tensor, received {show(received)}"
+    if received["type(out)"] != "Tensor":
+        return f"expand returned a {received['type(out)']}, not a Tensor"
+    if received["dtype"] != expected["dtype"]:
+        return f"expected dtype {expected['dtype']} (a's), received {received['dtype']}"
+    rtol, atol = TOLERANCE[expected["dtype"]]
+    problem = compare(received["out"], expected["out"], rtol=rtol, atol=atol, path="out")
+    if problem:
+        return problem
+    if received["pulled back"] is None:
+        return "the result's graph does not lead back to a: build it from a with broadcast_to"
+    return compare(
+        received["pulled back"],
+        expected["grad"],
+        rtol=rtol,
+        atol=atol,
+        path="∂L/∂a (the gradient a receives back through the graph)",
+    )
 
 
 CHECKS = [
@@ -123,10 +252,10 @@ CHECKS = [
     *[
         Check(
             "3.1",
-            f"{CH02_OPS[name].expr}, broadcast",
+            f"{CH02_OPS[name].expr} (broadcast)",
             _broadcast_op_cases(name),
             op_programs.op,
-            verdict,
+            _through_the_seam(name),
         )
         for name in BROADCAST_OPS
     ],
@@ -137,8 +266,16 @@ CHECKS = [
             op_cases(op),
             op_programs.op,
             verdict,
-            requires=("3.1",) if op.task == "3.2" else ("3.1", "3.2"),
+            requires=("3.1",),
         )
         for op in CATALOG
     ],
+    Check(
+        "3.3",
+        "a.expand(*sizes)",
+        _expand_cases,
+        programs.expand,
+        _expand_verdict,
+        requires=("3.1", "3.2"),
+    ),
 ]

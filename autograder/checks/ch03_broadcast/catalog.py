@@ -198,47 +198,25 @@ CATALOG = [
             )
         ],
     ),
-    Op(
-        "expand",
-        "3.3",
-        "a.expand{shape}",
-        lambda a, shape: np.broadcast_to(a, expanded(np.shape(a), shape)),
-        variants=_shape_variants(
-            [
-                ((), (3,)),
-                ((1,), (-1,)),
-                ((1,), (4,)),
-                ((3,), (2, -1)),
-                ((2, 1), (-1, 3)),
-                ((3, 1), (2, -1, 4)),
-                ((1, 3, 1), (2, -1, 5)),
-                ((3, 1), (4, 2, -1, 5)),
-                ((2, 3), (-1, -1)),
-                ((1, 64), (32, -1)),
-            ]
-        ),
-        extra=[
-            lambda: error_case(
-                "a.expand(-1, 3) with a of shape (3,): -1 names a new leading axis",
-                "expand",
-                (3,),
-                {"shape": (-1, 3)},
-                ["-1"],
-            ),
-            lambda: error_case(
-                "a.expand(3) with a of shape (2, 3): fewer sizes than axes",
-                "expand",
-                (2, 3),
-                {"shape": (3,)},
-                [],
-            ),
-            lambda: error_case(
-                "a.expand(2, 4) with a of shape (3,): an error naming both shapes",
-                "expand",
-                (3,),
-                {"shape": (2, 4)},
-                ["(3,)", "(2, 4)"],
-            ),
-        ],
-    ),
+]
+
+# -- task 3.3: a.expand(*sizes), as (a's shape, sizes); errors as (a's shape, sizes, naming) ----
+
+EXPAND: list[tuple[Shape, Shape]] = [
+    ((), (3,)),
+    ((1,), (-1,)),
+    ((1,), (4,)),
+    ((3,), (2, -1)),
+    ((2, 1), (-1, 3)),
+    ((3, 1), (2, -1, 4)),
+    ((1, 3, 1), (2, -1, 5)),
+    ((3, 1), (4, 2, -1, 5)),
+    ((2, 3), (-1, -1)),
+    ((1, 64), (32, -1)),
+]
+
+EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], str]] = [
+    ((3,), (-1, 3), ["-1"], "-1 names a new leading axis"),
+    ((2, 3), (3,), [], "fewer sizes than axes"),
+    ((3,), (2, 4), ["(2, 4)"], "an error naming the shape asked for"),
 ]
