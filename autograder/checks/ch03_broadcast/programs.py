@@ -26,10 +26,7 @@ def unbroadcast(sp, grad: Any, shape: list, upstream: Any = None, expect_error: 
         if "read-only" in str(error):
             return {"problem": "wrote into grad"}
         raise
-    result = _describe(out)
-    if result["type(out)"] == "Tensor":
-        result["pulled back"] = _array(_pull_back(out, sp.Tensor(np.array(upstream)), g))
-    return result
+    return _with_pull_back(sp, out, upstream, g)
 
 
 def expand(sp, data: Any, sizes: list, upstream: Any, expect_error: bool = False):
@@ -39,9 +36,16 @@ def expand(sp, data: Any, sizes: list, upstream: Any, expect_error: bool = False
     if expect_error:
         return _error(lambda: a.expand(*sizes))
     out = a.expand(*sizes)
+    return _with_pull_back(sp, out, upstream, a)
+
+
+def _with_pull_back(sp, out: Any, upstream: Any, target: Any) -> dict:
+    """``out`` described, with what reaches ``target`` from ``upstream`` (only when ``out``
+    has upstream's shape: otherwise the verdict names the shape)."""
     result = _describe(out)
-    if result["type(out)"] == "Tensor":
-        result["pulled back"] = _array(_pull_back(out, sp.Tensor(np.array(upstream)), a))
+    upstream = np.array(upstream)
+    if result["type(out)"] == "Tensor" and tuple(result["shape"]) == upstream.shape:
+        result["pulled back"] = _array(_pull_back(out, sp.Tensor(upstream), target))
     return result
 
 
