@@ -155,18 +155,17 @@ def _backward(sp, inputs: list, out: Any, upstream: Any, broadcast: bool) -> dic
     except NotImplementedError:
         raise
     except Exception as error:
-        if "read-only" not in str(error):
-            if not broadcast:
-                raise
-            # under broadcasting (chapter 3) the op's own backward is chapter 2's code
+        if "read-only" in str(error):
+            result["grads"] = (
+                "the local backward wrote into grad_output's array (read-only here): make new "
+                "Tensors instead (-grad_output, not grad_output.data *= -1); in chapter 4 one "
+                "gradient is handed to several nodes"
+            )
+        elif broadcast:  # under broadcasting (chapter 3), the op's backward is chapter 2's code
             name = getattr(node.function, "__name__", "the op")
             result["grads"] = f"{name}.backward raised {type(error).__name__}: {error}"
-            return result
-        result["grads"] = (
-            "the local backward wrote into grad_output's array (read-only here): make new "
-            "Tensors instead (-grad_output, not grad_output.data *= -1); in chapter 4 one "
-            "gradient is handed to several nodes"
-        )
+        else:
+            raise
         return result
     raw = raw if isinstance(raw, tuple) else (raw,)
     if len(raw) != len(parents):
