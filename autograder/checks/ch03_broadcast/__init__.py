@@ -53,6 +53,17 @@ def _upstream(rng: np.random.Generator, shape: Shape, dtype: str) -> np.ndarray:
     return rng.uniform(-1.5, 1.5, shape).round(3).astype(dtype)
 
 
+def _tensor_problem(received: Any, function: str, dtype: str, whose: str) -> str | None:
+    """What every chapter-3 program's result must be first: a Tensor of ``whose`` dtype."""
+    if not isinstance(received, dict) or "type(out)" not in received:
+        return f"expected a Tensor, received {show(received)}"
+    if received["type(out)"] != "Tensor":
+        return f"{function} returned a {received['type(out)']}, not a Tensor"
+    if received["dtype"] != dtype:
+        return f"expected dtype {dtype} ({whose}), received {received['dtype']}"
+    return None
+
+
 # -- task 3.1: unbroadcast itself -------------------------------------------------------------
 
 
@@ -106,10 +117,9 @@ def _unbroadcast_verdict(case: Case, received: Any) -> str | None:
         return verdict(case, received)  # chapter 2's: the error's type and names
     if isinstance(received, dict) and received.get("problem") in PROBLEMS:
         return PROBLEMS[received["problem"]]
-    if not isinstance(received, dict) or "type(out)" not in received:
-        return f"expected a Tensor, received {show(received)}"
-    if received["type(out)"] != "Tensor":
-        return f"unbroadcast returned a {received['type(out)']}, not a Tensor"
+    problem = _tensor_problem(received, "unbroadcast", expected["dtype"], "grad's")
+    if problem:
+        return problem
     shape = expected["shape"]
     if tuple(received["shape"]) != shape:
         advice = (
@@ -118,8 +128,6 @@ def _unbroadcast_verdict(case: Case, received: Any) -> str | None:
             else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
         )
         return f"unbroadcast returned shape {tuple(received['shape'])}, not {shape}: {advice}"
-    if received["dtype"] != expected["dtype"]:
-        return f"expected dtype {expected['dtype']} (grad's), received {received['dtype']}"
     rtol, atol = TOLERANCE[expected["dtype"]]
     problem = compare(received["out"], expected["out"], rtol=rtol, atol=atol, path="result")
     if problem:
@@ -222,12 +230,9 @@ def _expand_verdict(case: Case, received: Any) -> str | None:
     expected = case.expected
     if "error naming" in expected:
         return verdict(case, received)  # chapter 2's: the error's type and names
-    if not isinstance(received, dict) or "type(out)" not in received:
-        return f"expected a Tensor, received {show(received)}"
-    if received["type(out)"] != "Tensor":
-        return f"expand returned a {received['type(out)']}, not a Tensor"
-    if received["dtype"] != expected["dtype"]:
-        return f"expected dtype {expected['dtype']} (a's), received {received['dtype']}"
+    problem = _tensor_problem(received, "expand", expected["dtype"], "a's")
+    if problem:
+        return problem
     rtol, atol = TOLERANCE[expected["dtype"]]
     problem = compare(received["out"], expected["out"], rtol=rtol, atol=atol, path="out")
     if problem:
