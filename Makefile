@@ -57,3 +57,34 @@ stubs: env
 reset: env
 	@test -n "$(TASK)" || { echo "usage: make reset TASK=1.3"; exit 2; }
 	$(PY) -m tools.stubs reset $(TASK)
+
+# The student distribution (dist/sparrow-student/, or OUT=dir; FORCE=1 replaces a folder
+# that is not a previous release), and the zip a student hands in, checked locally first.
+.PHONY: release submit
+release: env
+	$(PY) -m tools.release $(if $(OUT),--out $(OUT)) $(if $(FORCE),--force)
+
+submit: env
+	@test -n "$(CHAPTER)" || { echo "usage: make submit CHAPTER=1"; exit 2; }
+	@$(PY) -m tools.submit $(CHAPTER)
+
+# Instructors: grade a folder of submissions (each a folder or .zip) for one chapter, in a
+# sandbox; writes grades/chNN/ (CSV, feedback, Gradescope results, summary). GRADE_ARGS
+# passes more options (--integrated, --only NAME, --seed-file F, --extra-checks DIR, …).
+.PHONY: grade bench
+grade: env
+	@test -n "$(CHAPTER)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade CHAPTER=1 \
+	SUBMISSIONS=dir [JOBS=2] [OUT=grades/ch01] [GRADE_ARGS=...]"; exit 2; }
+	@$(PY) -m autograder grade $(CHAPTER) $(SUBMISSIONS) --jobs $(or $(JOBS),1) \
+		$(if $(OUT),--out $(OUT)) $(GRADE_ARGS)
+
+# Benchmarks: grading throughput (40 generated chapter-1 submissions, --jobs 2).
+bench: env
+	@$(PY) -m autograder.bench
+
+# The Gradescope autograder zip for one chapter (dist/gradescope-chNN.zip).
+# GRADESCOPE_ARGS passes --seed-file F, --extra-checks DIR, --cpu-limit S.
+.PHONY: gradescope
+gradescope: env
+	@test -n "$(CHAPTER)" || { echo "usage: make gradescope CHAPTER=1"; exit 2; }
+	@$(PY) -m tools.gradescope $(CHAPTER) $(GRADESCOPE_ARGS)

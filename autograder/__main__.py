@@ -1,11 +1,14 @@
-"""Command line: ``python -m autograder check N`` and ``python -m autograder progress``.
+"""Command line: ``check`` and ``progress`` (students), ``grade`` (instructors).
 
     python -m autograder check 1                 # what `make chapter-1` runs
     python -m autograder check 1 --task 1.3      # one task only
     python -m autograder check 1 --impl solutions  # the reference (maintainers)
     python -m autograder progress                # the course map (`make progress`)
+    python -m autograder grade 1 submissions/    # grade a class (`make grade`), see
+                                                 # docs/instructors.md
 
-``check`` exits 0 only when every task of the chapter passes.
+``check`` exits 0 only when every task of the chapter passes; ``grade`` exits 0 when every
+submission was graded (whatever its score).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import report, student
+from . import grade_command, report, student
 from .course import CHAPTERS, chapter
 from .runner import Limits
 
@@ -43,8 +46,11 @@ def main(argv: list[str] | None = None) -> int:
             default=Limits.cpu_per_check,
             help="CPU seconds per check (default: %(default)s)",
         )
+    grade_command.add_parser(sub)
     args = parser.parse_args(argv)
     try:
+        if args.command == "grade":
+            return grade_command.run(args)
         if args.command == "check":
             ch = chapter(args.chapter)
             for task_id in args.task or []:
@@ -60,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         print(report.progress_report(results, str(root.name) + "/"))
         return 0
-    except (student.SetupError, ValueError, KeyError) as exc:
+    except (student.SetupError, ValueError, KeyError, FileNotFoundError, RuntimeError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return 2
 

@@ -19,6 +19,7 @@ from pathlib import Path
 from .course import Chapter
 from .harness.api import Case, Check
 from .runner import Limits, PlannedCheck, build_tree, run_checks
+from .sandbox import NONE, Confinement
 from .verdict import TaskVerdict, apply_requirements, judge
 
 PUBLIC_SEED = 0
@@ -51,6 +52,7 @@ class ChapterResult:
     seed: int
     limits: Limits
     source: str  # what was checked, in words
+    confinement: Confinement = NONE
 
     @property
     def points(self) -> float:
@@ -74,13 +76,19 @@ def check_chapter(
     seed: int = PUBLIC_SEED,
     limits: Limits = Limits(),
     source: str = "",
+    hidden_modules: Sequence[str] = (),
+    confinement: Confinement = NONE,
 ) -> ChapterResult:
     """Run ``chapter``'s checks against a tree made of ``packages`` (package name → folder
     holding that package's ``.py`` files). With ``task_ids``, only those tasks are reported,
-    but the tasks their checks require run too, so "blocked by" is still told apart."""
+    but the tasks their checks require run too, so "blocked by" is still told apart. The
+    checks of ``hidden_modules`` run too; their verdicts carry only the parent's text."""
     modules = public_checks(chapter) if check_modules is None else check_modules
     with _IMPORTING:  # grading threads may import the same check module at once
         checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
+        hidden = [c for m in hidden_modules for c in importlib.import_module(m).CHECKS]
+    hidden_ids = {id(c) for c in hidden}
+    checks += hidden
     wanted = [t.id for t in chapter.tasks if task_ids is None or t.id in task_ids]
     needed = set(wanted)
     for check in checks:
@@ -98,12 +106,17 @@ def check_chapter(
             )
             planned.append((plan, check, cases))
     with tempfile.TemporaryDirectory(prefix="sparrow-check-") as tmp:
-        tree = Path(tmp)
+        Path(tmp).chmod(0o711)  # a child that runs as another user passes, never lists
+        tree = Path(tmp) / "tree"
         build_tree(tree, packages, programs)
-        runs = run_checks(tree, f"chapters.{chapter.package}", [p for p, _, _ in planned], limits)
+        confinement.prepare(tree)
+        runs = run_checks(
+            tree, f"chapters.{chapter.package}", [p for p, _, _ in planned], limits, confinement
+        )
     verdicts = {t.id: TaskVerdict(t) for t in chapter.tasks if t.id in needed}
     for plan, check, cases in planned:
-        verdicts[check.task].checks.append(judge(check, cases, runs[plan.id]))
+        run = runs[plan.id]
+        verdicts[check.task].checks.append(judge(check, cases, run, hidden=id(check) in hidden_ids))
     apply_requirements(list(verdicts.values()))
     tasks = [verdicts[task_id] for task_id in wanted]
-    return ChapterResult(chapter, tasks, seed, limits, source)
+    return ChapterResult(chapter, tasks, seed, limits, source, confinement)

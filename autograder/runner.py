@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import queue
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -27,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from .harness import wire
+from .sandbox import NONE, Confinement, interpreter
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 
@@ -37,6 +39,9 @@ class Limits:
     wall_factor: float = 3.0  # wall-clock backstop: cpu_per_check · factor + wall_slack
     wall_slack: float = 5.0
     max_message_bytes: int = 64 * 2**20  # what the parent reads from one child, at most
+    memory_mb: int = 4096  # data size of a confined child (RLIMIT_DATA)
+    open_files: int = 256  # a confined child's file descriptors (RLIMIT_NOFILE)
+    file_size_mb: int = 64  # the largest file a confined child may write (RLIMIT_FSIZE)
 
     @property
     def wall_per_check(self) -> float:
@@ -47,6 +52,23 @@ class Limits:
             f"{self.cpu_per_check:g} CPU seconds per check "
             f"(wall-clock backstop {self.wall_per_check:g} s)"
         )
+
+    def describe_confined(self) -> str:
+        return (
+            f"{self.describe()}; {self.memory_mb} MiB data, {self.open_files} open files, "
+            f"{self.file_size_mb} MiB per written file, {self.max_message_bytes // 2**20} MiB "
+            "read from the child"
+        )
+
+    def rlimits(self, checks: int) -> dict[str, int]:
+        """What a confined child sets on itself before importing code under test; its CPU
+        limit is a backstop for the whole child (the parent enforces each check's)."""
+        return {
+            "CPU": int(self.cpu_per_check * (checks + 1) + self.wall_slack),
+            "DATA": self.memory_mb * 2**20,
+            "NOFILE": self.open_files,
+            "FSIZE": self.file_size_mb * 2**20,
+        }
 
 
 @dataclass(frozen=True)
@@ -110,12 +132,12 @@ def child_sys_path(tree: Path) -> list[str]:
     return list(dict.fromkeys(paths))
 
 
-def child_env(tree: Path) -> dict[str, str]:
+def child_env(home: Path) -> dict[str, str]:
     keep = ("PATH", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
     env = {key: os.environ[key] for key in keep if key in os.environ}
     env.update(
-        HOME=str(tree),
-        TMPDIR=str(tree),
+        HOME=str(home),
+        TMPDIR=str(home),
         LANG="C.UTF-8",
         LC_ALL="C.UTF-8",
         PYTHONHASHSEED="0",
@@ -130,14 +152,38 @@ def child_env(tree: Path) -> dict[str, str]:
 # -- measuring the child -----------------------------------------------------------------
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a running process, where the system tells (Linux)."""
+def _stat(pid: str) -> tuple[int, float] | None:
+    """(parent pid, CPU seconds of the process and its reaped children) from /proc."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as stat:
             fields = stat.read().rsplit(b")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        ticks = sum(int(f) for f in fields[11:15])  # utime, stime, cutime, cstime
+        return int(fields[1]), ticks / os.sysconf("SC_CLK_TCK")
     except (OSError, IndexError, ValueError, AttributeError):
         return None
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """CPU time of a process and every descendant, reaped or running, where the system tells
+    (Linux): a check cannot hide its work in a forked child or behind a sandbox's init."""
+    own = _stat(str(pid))
+    if own is None:
+        return None
+    try:
+        names = [n for n in os.listdir("/proc") if n.isdigit()]
+    except OSError:
+        return own[1]
+    stats = {int(n): s for n in names if (s := _stat(n)) is not None}
+    kids: dict[int, list[int]] = {}
+    for child, (parent, _) in stats.items():
+        kids.setdefault(parent, []).append(child)
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        if current in stats:
+            total += stats[current][1]
+            todo += kids.get(current, [])
+    return total
 
 
 class _Reader(threading.Thread):
@@ -190,25 +236,25 @@ class _Tail(threading.Thread):
 # -- running -----------------------------------------------------------------------------
 
 BOOT = (
-    "import sys; sys.path[:0] = {path!r}; from autograder.harness.child import main; main({tree!r})"
+    "import sys; sys.path[:0] = {path!r}; from autograder.harness.child import main; "
+    "main({tree!r}, {rlimits!r})"
 )
 
 
-def _start(tree: Path, plan: dict) -> subprocess.Popen:
-    command = [
-        sys.executable,
-        "-I",
-        "-S",
-        "-c",
-        BOOT.format(path=child_sys_path(tree), tree=str(tree)),
-    ]
+def _start(tree: Path, plan: dict, confinement: Confinement, limits: Limits) -> subprocess.Popen:
+    inside = confinement.tree_path(tree)
+    rlimits = None if confinement is NONE else limits.rlimits(len(plan["checks"]))
+    boot = BOOT.format(path=child_sys_path(inside), tree=str(inside), rlimits=rlimits)
+    python = sys.executable if confinement is NONE else interpreter()
+    command = confinement.command(tree, [python, "-I", "-S", "-c", boot])
     proc = subprocess.Popen(
         command,
-        cwd=tree,
-        env=child_env(tree),
+        cwd="/" if confinement.bwrap else tree,
+        env=child_env(confinement.scratch(tree) if confinement is not NONE else tree),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
+        **confinement.popen_options(),
     )
     try:
         proc.stdin.write(wire.dumps(plan).encode())
@@ -219,8 +265,13 @@ def _start(tree: Path, plan: dict) -> subprocess.Popen:
 
 
 def _stop(proc: subprocess.Popen) -> int | None:
+    """End the child and, when it has a session of its own, everything in that session."""
     if proc.poll() is None:
         proc.kill()
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError, OSError, AttributeError):
+        pass
     try:
         return proc.wait(timeout=10)
     except subprocess.TimeoutExpired:
@@ -240,7 +291,11 @@ def _exit_detail(code: int | None, tail: str) -> str:
 
 
 def run_checks(
-    tree: Path, target: str, checks: Sequence[PlannedCheck], limits: Limits = Limits()
+    tree: Path,
+    target: str,
+    checks: Sequence[PlannedCheck],
+    limits: Limits = Limits(),
+    confinement: Confinement = NONE,
 ) -> dict[str, CheckRun]:
     """Run ``checks`` against the package ``target`` of ``tree``: one child process while
     all goes well, a fresh one after any check that overruns its budget or kills the child."""
@@ -253,7 +308,7 @@ def run_checks(
                 for c in remaining
             ],
         }
-        _run_one_child(tree, plan, remaining, runs, limits)
+        _run_one_child(tree, plan, remaining, runs, limits, confinement)
     return runs
 
 
@@ -263,16 +318,18 @@ def _run_one_child(
     remaining: Sequence[PlannedCheck],
     runs: dict[str, CheckRun],
     limits: Limits,
+    confinement: Confinement,
 ) -> None:
     """One child over ``remaining``: record each check it finishes, and stop it at the
     first check it cannot finish (recorded as timed out, crashed or flooded)."""
-    proc = _start(tree, plan)
+    proc = _start(tree, plan, confinement, limits)
     reader, tail = _Reader(proc.stdout, limits.max_message_bytes), _Tail(proc.stderr)
     reader.start()
     tail.start()
     current: str | None = None  # the check now running; None between checks
     ready = False  # the code under test imported
     cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
+    measured = wall_start  # when the budget was last measured (a /proc scan: not too often)
     try:
         while True:
             try:
@@ -290,7 +347,13 @@ def _run_one_child(
                         runs,
                     )
                     return
-                if event == "done":
+                if event == "done":  # early only when the code under test forged it
+                    early = CheckRun(
+                        "crashed",
+                        detail="the process running your code stopped before it ran this check",
+                    )
+                    for c in remaining:
+                        runs.setdefault(c.id, early)
                     return
                 if event == "ready":
                     ready = True
@@ -317,6 +380,9 @@ def _run_one_child(
                     )
                 _fail(run, current, ready, remaining, runs)
                 return
+            if time.monotonic() - measured < 0.1:
+                continue
+            measured = time.monotonic()
             if overrun := _overrun(proc.pid, cpu_start, wall_start, limits):
                 _stop(proc)
                 _fail(CheckRun("timed out", detail=overrun), current, ready, remaining, runs)

@@ -26,6 +26,8 @@ class CheckVerdict:
     where: str = ""  # file and line in the code under test, when an exception was raised
     blocked_by: str = ""  # task id
     printed: str = ""  # what the code under test printed during the check
+    raised: str | None = None  # the exception's type name, when the failing case raised
+    hidden: bool = False  # a hidden check: every text here is the parent's own
 
     @property
     def passed(self) -> bool:
@@ -80,8 +82,49 @@ def _chapter_of(task_id: str) -> int:
     return int(head) if head.isdigit() else 0
 
 
-def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
-    """The verdict on one check: the first case whose data the check's verdict rejects."""
+def judge(
+    check: Check, cases: Sequence[Case], run: CheckRun, *, hidden: bool = False
+) -> CheckVerdict:
+    """The verdict on one check: the first case whose data the check's verdict rejects. A
+    hidden check's verdict carries only text this process writes (``hide``)."""
+    verdict = _judge(check, cases, run)
+    return hide(verdict) if hidden else verdict
+
+
+# what a hidden check may say about each outcome: nothing the child wrote
+_HIDDEN_TEXT = {
+    FAILED: "the result differs from what this hidden check expects",
+    "timed out": "stopped: over its CPU budget",
+    "crashed": "the process running your code died during this hidden check",
+    "flooded": "the process running your code sent more data than the grader reads",
+    IMPORT_ERROR: "your code does not import",
+}
+
+
+def _builtin_exception(name: str) -> bool:
+    import builtins
+
+    kind = getattr(builtins, name, None)
+    return isinstance(kind, type) and issubclass(kind, BaseException)
+
+
+def hide(verdict: CheckVerdict) -> CheckVerdict:
+    """The verdict with every piece of text that came from the child replaced by the
+    parent's own: the outcome, and an exception's type when it is a built-in one."""
+    verdict.hidden, verdict.printed, verdict.where = True, "", ""
+    if verdict.passed or verdict.status == NOT_STARTED:
+        verdict.message = ""
+    elif verdict.status == BLOCKED:
+        verdict.message = f"blocked by task {verdict.blocked_by}"
+    elif verdict.raised is not None:
+        kind = verdict.raised if _builtin_exception(verdict.raised) else "an exception"
+        verdict.message = f"raised {kind}"
+    else:
+        verdict.message = _HIDDEN_TEXT.get(verdict.status, "failed")
+    return verdict
+
+
+def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
     verdict = CheckVerdict(check, PASSED, cases=len(cases), printed=run.printed)
     if run.status != "ran":
         verdict.status = run.status
@@ -95,6 +138,7 @@ def judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
     for number, (case, result) in enumerate(zip(cases, run.results), start=1):
         if "raised" in result:
             info = result["raised"]
+            verdict.raised = str(info.get("type", ""))
             stub = info.get("not_started")
             problem, where = _exception_message(info), info.get("where", "")
             if stub == check.task:

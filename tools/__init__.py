@@ -1,2 +1,6 @@
-"""Repository tooling: set-up (``python -m tools.setup``) and the stub generator
-(``python -m tools.stubs``). Nothing here is part of the framework students build."""
+"""Repository tooling; nothing here is part of the framework students build.
+
+``tools.setup`` (the environment), ``tools.reset`` (one task back to its stub) and
+``tools.submit`` (the zip a student hands in) ship in the student release; the stub
+generator ``tools.stubs`` and ``tools.release`` (which writes that release) stay in the
+repository, next to the reference they read."""

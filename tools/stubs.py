@@ -24,17 +24,16 @@ student's copy (with its outputs) after the same backup.
 from __future__ import annotations
 
 import argparse
-import ast
 import hashlib
 import json
-import os
 import re
-import shutil
 import sys
-import tempfile
 from collections.abc import Callable
-from datetime import datetime
 from pathlib import Path
+
+from tools import reset as restore
+from tools.reset import atomic_write as _atomic_write
+from tools.reset import backup
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = ".manifest.json"
@@ -147,6 +146,12 @@ def edited_files(chapters: Path) -> list[str]:
     return edited
 
 
+def manifest(generated: dict[str, bytes]) -> bytes:
+    """The text of ``chapters/.manifest.json`` for these generated files."""
+    hashes = {rel: _sha(data) for rel, data in sorted(generated.items())}
+    return (json.dumps(hashes, indent=1) + "\n").encode()
+
+
 def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
     """How ``chapters/`` differs from ``generated`` (files missing, extra or different)."""
     present = {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST}
@@ -161,29 +166,6 @@ def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
     if read_manifest(chapters) != manifest:
         problems.append(f"differs: {MANIFEST}")
     return problems
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def backup(paths: list[Path], repo: Path) -> Path:
-    """Copy ``paths`` under ``.sparrow/backups/<time>/``, keeping their place in the repo."""
-    stamp = datetime.now().strftime("%Y%m%d-%H%M%S-%f")
-    root = repo / ".sparrow" / "backups" / stamp
-    for path in paths:
-        target = root / path.resolve().relative_to(repo.resolve())
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(path, target)
-    return root
 
 
 def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
@@ -229,8 +211,7 @@ def write(repo: Path = REPO, *, force: bool = False) -> list[str]:
     for rel in sorted(stale):
         (chapters / rel).unlink()
         report.append(f"removed chapters/{rel} (no longer generated)")
-    manifest = {rel: _sha(data) for rel, data in sorted(generated.items())}
-    _atomic_write(chapters / MANIFEST, (json.dumps(manifest, indent=1) + "\n").encode())
+    _atomic_write(chapters / MANIFEST, manifest(generated))
     if kept:
         report.append(f"kept your work in {_files_count(kept)}")
     return report or ["chapters/ is up to date"]
@@ -240,85 +221,26 @@ def _files_count(files: list[str]) -> str:
     return f"{len(files)} file" + ("s" if len(files) != 1 else "")
 
 
-# -- reset: one task back to its stub -------------------------------------------------------
-
-
-def _functions(tree: ast.AST) -> dict[str, ast.AST]:
-    """Every function and method of a module by qualified name (``Value.__mul__``)."""
-    found: dict[str, ast.AST] = {}
-    stack: list[tuple[str, ast.AST]] = [("", tree)]
-    while stack:
-        prefix, node = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + child.name
-                if not isinstance(child, ast.ClassDef):
-                    found[name] = child
-                stack.append((name + ".", child))
-    return found
-
-
-def _span(node: ast.AST) -> tuple[int, int]:
-    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-    return first, node.end_lineno
+# -- reset: one task back to its stub (tools/reset.py does the work) -----------------------
 
 
 def reset(task_id: str, repo: Path = REPO) -> list[str]:
     """Put every function holding task ``task_id`` back to its stub in ``repo/chapters``,
-    keeping a backup of each file it changes."""
+    keeping a backup of each file it changes (``tools.reset.reset`` on these stubs)."""
     _task_message(task_id)  # a clear error for an unknown id
-    solutions, chapters = repo / "solutions", repo / "chapters"
+    solutions = repo / "solutions"
     opener = re.compile(rf"^\s*### BEGIN SOLUTION {re.escape(task_id)}\s*$", re.M)
-    report = []
+    stubs = {}
     for source in _files(solutions):
-        if source.suffix != ".py" or not opener.search(source.read_text(encoding="utf-8")):
-            continue
-        rel = source.relative_to(solutions).as_posix()
-        reference = source.read_text(encoding="utf-8")
-        names = [
-            name
-            for name, node in _functions(ast.parse(reference)).items()
-            if opener.search("\n".join(reference.splitlines()[node.lineno - 1 : node.end_lineno]))
-        ]
-        stub_text = stub_source(reference, f"solutions/{rel}")
-        stub_lines = stub_text.splitlines()
-        stub_funcs = _functions(ast.parse(stub_text))
-        target = chapters / rel
-        if not target.exists():
-            _atomic_write(target, stub_text.encode())
-            report.append(f"restored chapters/{rel} (it was missing)")
-            continue
-        text = target.read_text(encoding="utf-8")
-        try:
-            mine = _functions(ast.parse(text))
-        except SyntaxError as exc:
-            raise StubError(
-                f"chapters/{rel} has a syntax error at line {exc.lineno}; fix it, "
-                "or regenerate the whole file with `python -m tools.stubs --force` "
-                "(which keeps a backup)"
-            ) from None
-        lines = text.splitlines()
-        spans = []
-        for name in names:
-            if name not in mine:
-                raise StubError(f"chapters/{rel} has no function {name} to reset")
-            a, b = _span(stub_funcs[name])
-            spans.append((_span(mine[name]), stub_lines[a - 1 : b]))
-        for (a, b), replacement in sorted(spans, reverse=True):
-            lines[a - 1 : b] = replacement
-        new = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
-        if new == text:
-            report.append(f"task {task_id} in chapters/{rel} is already its stub")
-            continue
-        where = backup([target], repo)
-        _atomic_write(target, new.encode())
-        report.append(
-            f"reset {', '.join(names)} in chapters/{rel} "
-            f"(your version is kept in {where.relative_to(repo)})"
-        )
-    if not report:
+        if source.suffix == ".py" and opener.search(text := source.read_text(encoding="utf-8")):
+            rel = source.relative_to(solutions).as_posix()
+            stubs[rel] = stub_source(text, f"solutions/{rel}")
+    if not stubs:
         raise StubError(f"no region of task {task_id} was found under solutions/")
-    return report
+    try:
+        return restore.reset(task_id, stubs, repo)
+    except restore.ResetError as exc:
+        raise StubError(str(exc)) from None
 
 
 def main(argv: list[str] | None = None) -> int:

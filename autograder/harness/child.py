@@ -82,7 +82,23 @@ def _program(reference: str) -> Any:
     return getattr(importlib.import_module(module), name)
 
 
-def main(tree: str) -> None:
+def _confine(rlimits: dict[str, int] | None) -> None:
+    """Set the resource limits instructor mode asks for (soft = hard, so code under test can
+    lower them but never raise them) before any code under test runs."""
+    if not rlimits:
+        return
+    import resource
+
+    for name, value in rlimits.items():
+        limit = getattr(resource, f"RLIMIT_{name}", None)
+        if limit is not None:
+            hard = resource.getrlimit(limit)[1]
+            value = value if hard == resource.RLIM_INFINITY else min(value, hard)
+            resource.setrlimit(limit, (value, value))
+
+
+def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
+    _confine(rlimits)
     root = Path(tree).resolve()
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")  # private: prints cannot reach it
     os.dup2(2, 1)

@@ -1,0 +1,145 @@
+"""``python -m autograder grade N SUBMISSIONS``: the instructor's batch command (``make grade``).
+
+    python -m autograder grade 1 submissions/                 # each folder or .zip inside
+    python -m autograder grade 1 submissions/ --jobs 2 --out grades/ch01
+    python -m autograder grade 1 submissions/ --only ada      # regrade one, keep the rest
+    python -m autograder grade 3 submissions/ --integrated    # the student's chapters 1–3
+    python -m autograder grade 1 ada.zip --single             # one submission
+    python -m autograder grade 1 sub/ --single --gradescope-results results.json
+
+A secret seed (``--seed``, ``--seed-file`` or ``$SPARROW_SEED``) changes every case list;
+``--extra-checks DIR`` adds an instructor's own checks (graded like hidden ones).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from . import outputs
+from .checking import PUBLIC_SEED
+from .course import chapter
+from .grading import Course, Options, grade_all, repository_course, unique_names
+from .ingest import submission_name, submissions_in
+from .runner import Limits
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:
+    grade = sub.add_parser(
+        "grade",
+        help="grade a folder of submissions (instructors)",
+        description=__doc__.split("\n")[0],
+    )
+    grade.add_argument("chapter", help="chapter number, e.g. 1")
+    grade.add_argument("submissions", type=Path, help="a folder of submissions (folders/zips)")
+    grade.add_argument("--out", type=Path, help="output folder (default: grades/chNN)")
+    grade.add_argument("--jobs", type=int, default=1, help="submissions graded at once")
+    grade.add_argument(
+        "--integrated", action="store_true", help="grade the student's chapters 1…N together"
+    )
+    grade.add_argument("--only", help="regrade this submission alone; keep the other rows")
+    grade.add_argument("--single", action="store_true", help="SUBMISSIONS is itself one submission")
+    grade.add_argument("--gradescope-results", type=Path, help="also write results.json here")
+    grade.add_argument("--seed", type=int, help="secret seed (default: $SPARROW_SEED, else 0)")
+    grade.add_argument("--seed-file", type=Path, help="a file holding the secret seed")
+    grade.add_argument("--extra-checks", type=Path, help="a folder of the instructor's checks")
+    grade.add_argument(
+        "--course",
+        type=Path,
+        help="a folder with reference/ and stubs/ (default: this repository)",
+    )
+    grade.add_argument(
+        "--confinement",
+        choices=("auto", "bubblewrap", "fallback"),
+        default="auto",
+        help="how children are confined (default: bubblewrap where it works)",
+    )
+    grade.add_argument("--cpu-limit", type=float, default=Limits.cpu_per_check)
+    grade.add_argument("--memory-mb", type=int, default=Limits.memory_mb)
+
+
+def _seed(args: argparse.Namespace) -> int:
+    if args.seed is not None:
+        return args.seed
+    if args.seed_file is not None:
+        text = args.seed_file.read_text().strip()
+        if not text.lstrip("-").isdigit():
+            raise ValueError(f"{args.seed_file} must hold one integer (the seed)")
+        return int(text)
+    env = os.environ.get("SPARROW_SEED", "").strip()
+    if env:
+        if not env.lstrip("-").isdigit():
+            raise ValueError("$SPARROW_SEED must be an integer")
+        return int(env)
+    return PUBLIC_SEED
+
+
+def _sources(args: argparse.Namespace) -> list[Path]:
+    if args.single:
+        if not args.submissions.exists():
+            raise FileNotFoundError(f"there is no {args.submissions}")
+        return [args.submissions]
+    sources = submissions_in(args.submissions)
+    if args.only:
+        sources = [s for s in sources if submission_name(s) == args.only]
+        if not sources:
+            raise ValueError(f"no submission named {args.only!r} in {args.submissions}")
+    if not sources:
+        raise ValueError(f"{args.submissions} holds no submission (folders or .zip files)")
+    return sources
+
+
+def run(args: argparse.Namespace) -> int:
+    ch = chapter(args.chapter)
+    if not ch.ready:
+        raise ValueError(f"chapter {ch.number} ({ch.title}) is not written yet")
+    if args.extra_checks is not None and not args.extra_checks.is_dir():
+        raise FileNotFoundError(f"there is no folder {args.extra_checks}")
+    if args.gradescope_results and not args.single:
+        raise ValueError("--gradescope-results needs --single (one submission)")
+    sources = _sources(args)
+    names = unique_names(sources)
+    if args.only:  # the name it had in the whole batch
+        everything = submissions_in(args.submissions)
+        names = [unique_names(everything)[everything.index(sources[0])]]
+    out = args.out or Path("grades") / f"ch{ch.number:02d}"
+    private = Path(tempfile.mkdtemp(prefix="sparrow-course-"))
+    try:
+        if args.course:
+            course = Course(args.course / "reference", args.course / "stubs")
+        else:
+            course = repository_course(private)
+        options = Options(
+            chapter=ch.number,
+            course=course,
+            integrated=args.integrated,
+            seed=_seed(args),
+            limits=Limits(cpu_per_check=args.cpu_limit, memory_mb=args.memory_mb),
+            confinement=args.confinement,
+            extra_checks=args.extra_checks.resolve() if args.extra_checks else None,
+        )
+
+        def progress(i: int, g) -> None:
+            print(
+                f"  [{i + 1}/{len(sources)}] {g.name:<30} {g.points:g}/{g.max_points}  {g.status}",
+                flush=True,
+            )
+
+        print(f"Grading chapter {ch.number} — {len(sources)} submission(s), {args.jobs} job(s)")
+        graded = grade_all(sources, options, args.jobs, names, progress)
+        rows = outputs.write_batch(out, graded, ch, options, args.jobs, merge=bool(args.only))
+        if args.gradescope_results:
+            payload = outputs.results_json(graded[0], options)
+            outputs.write_atomic(args.gradescope_results, outputs.json.dumps(payload, indent=2))
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+    print()
+    print(outputs.summary_text(rows, ch, options, args.jobs))
+    print(f"confinement: {graded[0].confinement}")
+    print(f"wrote {out}/grades.csv, summary.txt, feedback/ and gradescope/")
+    sys.stdout.flush()
+    return 0

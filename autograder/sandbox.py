@@ -1,0 +1,257 @@
+"""Confinement: how instructor mode starts a child that runs untrusted code.
+
+Three ways, chosen once per grading process (``confinement("auto")`` tries them in order):
+
+- ``bubblewrap``: ``bwrap`` (Debian's ``bubblewrap``) gives the child its own user, PID,
+  network, IPC and UTS namespaces, uid 65534 (nobody) with no capabilities, a private
+  ``/tmp``, a read-only view of only the system directories (``/usr`` and the library links,
+  the loader cache) and the Python environment, and as project files only the composite
+  tree, read-only, at ``/sparrow``: nothing of the repository, the reference, other
+  submissions or the outputs. ``--die-with-parent`` ends it with the grader. When the grader
+  runs as root and nobody can reach the interpreter, bwrap itself runs as nobody too;
+  otherwise it runs as the grader's user and nobody exists only inside the sandbox.
+- ``fallback`` (no usable bwrap, e.g. a container that forbids user namespaces): the child
+  runs as nobody when the grader is root and nobody can reach the interpreter (else as the
+  grader's user, and the report says the drop was impossible), in a session of its own; the
+  grading process is a subreaper, so a detached grandchild is reparented to it and ended
+  with every other process of the run (``end_strays``).
+- ``none``: student mode, the learner's own code on the learner's own machine.
+
+Resource limits (CPU seconds for the whole child, data size, open files, file size) are set
+by the child itself before it imports any code under test (``harness/child.py``), on every
+path, so they hold inside the sandbox too; the parent also enforces each check's CPU budget
+from the CPU time it measures for the child's whole process tree.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+NOBODY = 65534
+INSIDE = Path("/sparrow")  # where a bwrap child sees its tree
+PR_SET_CHILD_SUBREAPER = 36
+
+
+@dataclass(frozen=True)
+class Confinement:
+    """How children start. ``prefix`` goes before the interpreter's command line; ``user``
+    is the uid to drop to (None: stay); ``summary`` is what reports print."""
+
+    name: str  # "bubblewrap", "fallback" or "none"
+    summary: str
+    user: int | None = None
+    bwrap: str | None = None
+    bwrap_flags: tuple[str, ...] = field(default=())
+
+    def tree_path(self, tree: Path) -> Path:
+        """Where the child sees ``tree``."""
+        return INSIDE if self.bwrap else tree
+
+    def scratch(self, tree: Path) -> Path:
+        """A folder the child may write to (its HOME and TMPDIR)."""
+        if self.bwrap:
+            return Path("/tmp")
+        scratch = tree.parent / f"{tree.name}-scratch"
+        scratch.mkdir(exist_ok=True)
+        if self.user is not None:
+            os.chown(scratch, self.user, self.user)
+            scratch.chmod(0o700)
+        return scratch
+
+    def prepare(self, tree: Path) -> None:
+        """Make ``tree`` readable, never writable, by the child's user (the folder above it
+        must be passable: grading makes its private area 0711)."""
+        if self.user is None:
+            return
+        for path in (tree, *tree.rglob("*")):
+            path.chmod(0o755 if path.is_dir() else 0o644)
+
+    def command(self, tree: Path, python: list[str]) -> list[str]:
+        if not self.bwrap:
+            return python
+        return [self.bwrap, *self.bwrap_flags, "--ro-bind", str(tree), str(INSIDE), "--", *python]
+
+    def popen_options(self) -> dict:
+        options: dict = {"start_new_session": self.name != "none"}
+        if self.user is not None:
+            options.update(user=self.user, group=self.user, extra_groups=[])
+        return options
+
+
+NONE = Confinement("none", "none (student mode: your own code on your own machine)")
+
+
+def interpreter() -> str:
+    """The interpreter a confined child runs: this one, every link resolved (a venv's
+    ``python`` is a link; the child's ``sys.path`` is explicit, so the venv still counts)."""
+    return os.path.realpath(sys.executable)
+
+
+def python_paths() -> list[str]:
+    """Folders of the Python environment a child needs: the interpreter's prefixes and the
+    site-packages holding NumPy."""
+    paths = {
+        sys.prefix,
+        sys.base_prefix,
+        sys.exec_prefix,
+        str(Path(interpreter()).parent.parent),
+        sysconfig.get_paths()["purelib"],
+        sysconfig.get_paths()["platlib"],
+        str(Path(np.__file__).resolve().parent.parent),
+    }
+    return sorted(p for p in paths if p and Path(p).is_dir())
+
+
+def _bwrap_flags() -> tuple[str, ...]:
+    flags = ["--unshare-all", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+    flags += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
+    flags += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    flags += ["--ro-bind", "/usr", "/usr"]
+    for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
+        path = Path("/") / name
+        if path.is_symlink():
+            flags += ["--symlink", os.readlink(path), str(path)]
+        elif path.is_dir():
+            flags += ["--ro-bind", str(path), str(path)]
+    for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/localtime"):
+        flags += ["--ro-bind-try", path, path]
+    for path in python_paths():
+        if not path.startswith("/usr/"):
+            flags += ["--ro-bind", path, path]
+    return tuple(flags)
+
+
+def _works(conf: Confinement) -> bool:
+    """Whether a child started this way can import NumPy (a two-second probe)."""
+    from .runner import child_sys_path
+
+    probe = Path(tempfile.mkdtemp(prefix="sparrow-probe-"))
+    probe.chmod(0o755)
+    try:
+        conf.prepare(probe)
+        path = [str(p) for p in child_sys_path(conf.tree_path(probe))]
+        code = f"import sys; sys.path[:0] = {path!r}; import numpy"
+        command = conf.command(probe, [interpreter(), "-I", "-S", "-c", code])
+        options = conf.popen_options()
+        done = subprocess.run(command, capture_output=True, timeout=30, **options)
+        return done.returncode == 0
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        shutil.rmtree(probe, ignore_errors=True)
+
+
+@functools.cache
+def confinement(kind: str = "auto") -> Confinement:
+    """The confinement to grade with: ``auto`` (bubblewrap where it works, else the
+    fallback), ``bubblewrap`` or ``fallback`` (either or an error), or ``none``."""
+    if kind == "none":
+        return NONE
+    if kind not in ("auto", "bubblewrap", "fallback"):
+        raise ValueError(f"confinement must be auto, bubblewrap, fallback or none, not {kind!r}")
+    root = os.geteuid() == 0
+    if kind in ("auto", "bubblewrap") and (bwrap := shutil.which("bwrap")):
+        flags = _bwrap_flags()
+        base = (
+            "bubblewrap: uid 65534 without capabilities, own PID/network/IPC namespaces, "
+            "private /tmp, read-only system and Python folders, the composite tree read-only"
+        )
+        tries = []
+        if root:
+            tries.append(Confinement("bubblewrap", base + "; bwrap run as uid 65534", NOBODY))
+        tries.append(
+            Confinement(
+                "bubblewrap",
+                base + ("; bwrap run as root (uid 65534 only inside)" if root else ""),
+            )
+        )
+        for conf in tries:
+            conf = Confinement(conf.name, conf.summary, conf.user, bwrap, flags)
+            if _works(conf):
+                return conf
+        if kind == "bubblewrap":
+            raise RuntimeError("bwrap is installed but cannot start a sandbox on this machine")
+    elif kind == "bubblewrap":
+        raise RuntimeError("bwrap is not installed (Debian/Ubuntu: apt-get install bubblewrap)")
+    base = "fallback (no bubblewrap): resource limits, own session, subreaper, strays ended"
+    if not root:
+        return Confinement("fallback", base + f"; runs as the grader's uid {os.geteuid()}")
+    dropped = Confinement("fallback", base + "; runs as uid 65534", NOBODY)
+    if _works(dropped):
+        return dropped
+    return Confinement(
+        "fallback",
+        base + f"; runs as root: the drop to uid 65534 was impossible (uid 65534 cannot "
+        f"run {sys.executable})",
+    )
+
+
+# -- ending every process of a run ---------------------------------------------------------
+
+
+def become_subreaper() -> bool:
+    """Make this process adopt orphaned descendants (Linux); False where impossible."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux /proc; [] elsewhere)."""
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return []
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as stat:
+                ppid = int(stat.read().rsplit(b")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        if ppid == pid:
+            found.append(int(name))
+    return found
+
+
+def end_strays(rounds: int = 20) -> int:
+    """Kill every child of this process (a subreaper's adopted orphans included) and reap
+    them; returns how many were ended. Call only when no child of this process should live."""
+    ended = 0
+    for _ in range(rounds):
+        strays = children(os.getpid())
+        if not strays:
+            break
+        for pid in strays:
+            for kill in (os.killpg, os.kill):
+                try:
+                    kill(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
+            ended += 1
+        time.sleep(0.02)
+        while True:
+            try:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if pid == 0:
+                break
+    return ended

@@ -1,0 +1,162 @@
+"""The student release (tools/release.py): nothing instructor-only ships, its stubs are the
+generator's, and its own `make chapter-1` and `make reset` work without solutions/."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.course import chapter
+from tests.trees import REPO, SOLUTIONS
+from tools import release, stubs
+
+MARKER = re.compile(rb"###\s*(BEGIN|END)\s+SOLUTION")  # written out again, not imported
+NEVER = ["solutions", "tests", "autograder/hidden", "tools/stubs.py", "tools/release.py"]
+STUDENT_TARGETS = ["setup", "chapter-%", "progress", "lab", "reset", "submit"]
+CHAPTER_1 = chapter(1)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("release") / "sparrow-student"
+    release.release(out)
+    return out
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def _student_env() -> dict[str, str]:
+    """This environment, less anything that could import the repository's own code."""
+    drop = {"PYTHONPATH", "PYTHONSAFEPATH", "SPARROW_IMPL"}
+    return {key: value for key, value in os.environ.items() if key not in drop}
+
+
+def test_nothing_instructor_only_ships(built: Path) -> None:
+    assert [rel for rel in NEVER if (built / rel).exists()] == []
+    names = {part for p in built.rglob("*") for part in p.relative_to(built).parts}
+    assert not names & {"hidden", "__pycache__", ".pytest_cache"}
+    assert [p for p in _files(built) if p.suffix in (".pyc", ".pyo")] == []
+
+
+def test_no_solution_marker_in_any_file(built: Path) -> None:
+    leaks = [p.relative_to(built) for p in _files(built) if MARKER.search(p.read_bytes())]
+    assert leaks == []
+    assert release.audit(built) == []
+
+
+def test_stubs_are_exactly_what_the_generator_writes(built: Path) -> None:
+    generated = stubs.generate(SOLUTIONS)
+    assert stubs.drift(built / "chapters", generated) == []
+    pristine = json.loads((built / release.PRISTINE).read_text(encoding="utf-8"))
+    assert pristine == {rel: data.decode() for rel, data in generated.items() if rel[-3:] == ".py"}
+
+
+def test_the_student_files_ship(built: Path) -> None:
+    for rel in ["README.md", ".gitignore", "requirements.txt", "environment.yml", "tools/setup.py"]:
+        assert (built / rel).is_file(), rel
+    for line in (REPO / "datasets" / "MANIFEST.sha256").read_text().splitlines():
+        name = line.split()[1]
+        assert (built / "datasets" / name).read_bytes() == (REPO / "datasets" / name).read_bytes()
+    makefile = (built / "Makefile").read_text()
+    targets = re.findall(r"^([\w%-]+):", makefile, re.M)
+    assert sorted(set(targets) - {"help", "env"}) == sorted(STUDENT_TARGETS)
+    assert "tools.stubs" not in makefile and "pytest" not in makefile
+
+
+def test_the_releases_own_check_runs_on_its_untouched_stubs(built: Path) -> None:
+    env = _student_env()
+    where = subprocess.run(
+        [sys.executable, "-c", "import autograder.student as s; print(s.REPO)"],
+        cwd=built,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert Path(where.stdout.strip()) == built.resolve()  # the release's autograder, not ours
+    out = subprocess.run(
+        [sys.executable, "-m", "autograder", "check", "1"],
+        cwd=built,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert "Traceback" not in out.stdout + out.stderr
+    lines = [line for line in out.stdout.splitlines() if re.match(r"\s+\S+ 1\.\d+ ", line)]
+    assert len(lines) == len(CHAPTER_1.tasks)
+    assert all(line.endswith("not started") for line in lines), out.stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_chapter_1_in_the_release(built: Path) -> None:
+    out = subprocess.run(
+        ["make", "-C", str(built), "chapter-1", f"PYTHON={sys.executable}"],
+        env=_student_env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode != 0  # the chapter is not done
+    assert out.stdout.count("not started") == len(CHAPTER_1.tasks)
+    assert "Traceback" not in out.stdout + out.stderr
+
+
+def test_make_reset_works_without_solutions(built: Path, tmp_path: Path) -> None:
+    student = tmp_path / "student"
+    shutil.copytree(built, student)
+    value = student / "chapters" / "ch01_value" / "value.py"
+    shutil.copyfile(SOLUTIONS / "ch01_value" / "value.py", value)  # every task done
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.reset", "1.3"],
+        cwd=student,
+        env=_student_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "Value.__mul__" in out.stdout
+    text = value.read_text()
+    assert '"Task 1.3:' in text and "self.grad += other.data * out.grad" not in text
+    assert "self.grad += out.grad" in text  # 1.2 is still the student's
+    assert list((student / ".sparrow" / "backups").rglob("value.py"))
+
+
+def test_the_audit_finds_what_must_not_ship(built: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "copy"
+    shutil.copytree(built, copy)
+    (copy / "autograder" / "hidden").mkdir()
+    (copy / "autograder" / "hidden" / "ch01.py").write_text("CHECKS = []\n")
+    (copy / "support" / "leak.py").write_text("# ### BEGIN SOLUTION 1.1\n")
+    problems = "\n".join(release.audit(copy))
+    assert "autograder/hidden is instructor-only" in problems
+    assert "support/leak.py holds a solution marker" in problems
+    assert release._skipped(Path("autograder/hidden/ch01_value/__init__.py"))
+
+
+def test_a_previous_release_is_replaced_anything_else_is_refused(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    with pytest.raises(release.ReleaseError, match="not a previous release"):
+        release.release(out)
+    assert (out / "notes.txt").read_text() == "mine\n"
+    release.release(out, force=True)
+    assert not (out / "notes.txt").exists()
+    (out / "chapters" / "stale.txt").write_text("old\n")
+    release.release(out)  # a previous release: replaced without --force
+    assert not (out / "chapters" / "stale.txt").exists()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]  # no temporary folder left
+    with pytest.raises(release.ReleaseError, match="dist/ or build/"):
+        release.release(REPO / "chapters", force=True)
+    with pytest.raises(release.ReleaseError, match="repository itself"):
+        release.release(REPO.parent, force=True)

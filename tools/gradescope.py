@@ -1,0 +1,152 @@
+"""The Gradescope autograder zip: ``make gradescope CHAPTER=N``
+(``python -m tools.gradescope N [--out FILE] [--seed-file F] [--extra-checks DIR]``).
+
+The zip (default ``dist/gradescope-chNN.zip``) holds what Gradescope's container needs:
+
+    setup.sh            installs Python's pip and the grader's pinned NumPy (and bubblewrap,
+                        which confines where the container allows user namespaces)
+    run_autograder      grades /autograder/submission; writes /autograder/results/results.json
+    requirements-grader.txt
+    autograder/         the grader: public and hidden checks, harness, runner, sandbox
+    course/reference/   the reference chapters below N (the isolated composite tree)
+    course/stubs/       generated stubs of every chapter (chapter N's given files come here)
+    seed.txt            only with --seed-file: the secret seed
+    extra_checks/       only with --extra-checks: the instructor's own checks
+
+It holds no reference for chapter N or above. ``run_autograder`` first makes the source
+folder unreadable to other users, so a child that runs as nobody (the fallback's drop; in
+Gradescope's containers bubblewrap usually cannot start) sees neither the reference, the
+hidden checks nor the seed. ``AUTOGRADER_ROOT`` replaces ``/autograder`` (for tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import stat
+import sys
+import zipfile
+from pathlib import Path
+
+from autograder.course import CHAPTERS, chapter
+from tools.stubs import generate
+
+REPO = Path(__file__).resolve().parent.parent
+EPOCH = (2020, 1, 1, 0, 0, 0)
+
+SETUP = """#!/usr/bin/env bash
+# Gradescope runs this once, as root, when the autograder image is built.
+set -euo pipefail
+apt-get update -qq
+apt-get install -y -qq python3 python3-pip bubblewrap >/dev/null
+python3 -m pip install --disable-pip-version-check -q -r /autograder/source/requirements-grader.txt
+"""
+
+RUN = """#!/usr/bin/env bash
+# Gradescope runs this for each submission; results go to $ROOT/results/results.json.
+set -euo pipefail
+ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
+SOURCE="$ROOT/source"
+chmod -R go-rwx "$SOURCE"   # the reference, hidden checks and seed: the grader's eyes only
+mkdir -p "$ROOT/results"
+cd "$SOURCE"
+ARGS=()
+[ -f seed.txt ] && ARGS+=(--seed-file seed.txt)
+[ -d extra_checks ] && ARGS+=(--extra-checks extra_checks)
+"${{PYTHON:-python3}}" -m autograder grade {chapter} "$ROOT/submission" --single \\
+    --course course --out "$ROOT/grades" --cpu-limit {cpu} \\
+    --gradescope-results "$ROOT/results/results.json" "${{ARGS[@]}}"
+"""
+
+
+def _add(archive: zipfile.ZipFile, name: str, data: bytes, executable: bool = False) -> None:
+    info = zipfile.ZipInfo(name, EPOCH)
+    mode = 0o755 if executable else 0o644
+    info.external_attr = (stat.S_IFREG | mode) << 16
+    info.compress_type = zipfile.ZIP_DEFLATED
+    archive.writestr(info, data)
+
+
+def _add_tree(archive: zipfile.ZipFile, src: Path, prefix: str) -> None:
+    for path in sorted(src.rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            _add(archive, f"{prefix}/{path.relative_to(src).as_posix()}", path.read_bytes())
+
+
+def grader_requirements() -> str:
+    """The NumPy pins of requirements.txt: all the grader itself needs."""
+    lines = (REPO / "requirements.txt").read_text().splitlines()
+    pins = [line for line in lines if line.startswith("numpy==")]
+    return "# The grader's only dependency, pinned as in requirements.txt.\n" + "\n".join(pins)
+
+
+def build(
+    number: int,
+    out: Path,
+    *,
+    seed_file: Path | None = None,
+    extra_checks: Path | None = None,
+    cpu: float = 10.0,
+) -> Path:
+    ch = chapter(number)
+    if not ch.ready:
+        raise ValueError(f"chapter {ch.number} ({ch.title}) is not written yet")
+    if seed_file is not None and not seed_file.read_text().strip().lstrip("-").isdigit():
+        raise ValueError(f"{seed_file} must hold one integer (the seed)")
+    if extra_checks is not None and not extra_checks.is_dir():
+        raise FileNotFoundError(f"there is no folder {extra_checks}")
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        _add(archive, "setup.sh", SETUP.encode(), executable=True)
+        run = RUN.format(chapter=ch.number, cpu=f"{cpu:g}")
+        _add(archive, "run_autograder", run.encode(), executable=True)
+        _add(archive, "requirements-grader.txt", grader_requirements().encode() + b"\n")
+        _add_tree(archive, REPO / "autograder", "autograder")
+        for other in CHAPTERS:
+            if other.number < ch.number and other.ready:
+                _add_tree(
+                    archive, REPO / "solutions" / other.package, f"course/reference/{other.package}"
+                )
+        for rel, data in sorted(generate(REPO / "solutions").items()):
+            if rel.endswith(".py"):
+                _add(archive, f"course/stubs/{rel}", data)
+        if seed_file is not None:
+            _add(archive, "seed.txt", seed_file.read_bytes())
+        if extra_checks is not None:
+            _add_tree(archive, extra_checks, "extra_checks")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    partial = out.with_name(out.name + ".partial")
+    partial.write_bytes(buffer.getvalue())
+    partial.replace(out)
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.gradescope", description=__doc__)
+    parser.add_argument("chapter", help="chapter number, e.g. 1")
+    parser.add_argument("--out", type=Path, help="the zip (default dist/gradescope-chNN.zip)")
+    parser.add_argument("--seed-file", type=Path, help="a file holding the secret seed")
+    parser.add_argument("--extra-checks", type=Path, help="a folder of your own checks")
+    parser.add_argument("--cpu-limit", type=float, default=10.0, help="CPU seconds per check")
+    args = parser.parse_args(argv)
+    try:
+        number = chapter(args.chapter).number
+        out = args.out or REPO / "dist" / f"gradescope-ch{number:02d}.zip"
+        build(
+            number,
+            out,
+            seed_file=args.seed_file,
+            extra_checks=args.extra_checks,
+            cpu=args.cpu_limit,
+        )
+    except (ValueError, FileNotFoundError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {out}: upload it as the autograder of the chapter {number} assignment")
+    if args.seed_file is None:
+        print("  (public seed: pass --seed-file to grade with a secret one)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
