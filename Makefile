@@ -22,7 +22,8 @@ endif
 
 help:
 	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
-	@echo "Targets: setup chapter-N progress lab test lint stubs reset TASK=N.k"
+	@echo "Targets: setup chapter-N progress lab test lint stubs reset TASK=N.k submit CHAPTER=N"
+	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench"
 
 setup:
 	@$(SETUP)

@@ -23,6 +23,13 @@ class SetupError(Exception):
     """Something a learner must fix before checks can run; the message says what."""
 
 
+def _restore(repo: Path) -> str:
+    """How to get the starter code back: the repository generates it, a release ships it."""
+    if (repo / "solutions").is_dir():
+        return "run `make stubs` to generate the starter code"
+    return "copy it from a fresh copy of the course release (your other chapters stay as they are)"
+
+
 def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
     impl = impl or os.environ.get("SPARROW_IMPL", "").strip() or "chapters"
     if impl not in IMPLEMENTATIONS:
@@ -31,7 +38,7 @@ def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
     if not root.is_dir():
         if impl == "solutions":
             raise SetupError(f"there is no {root} (a student release ships without solutions/)")
-        raise SetupError(f"there is no {root}: run `make stubs` to generate the starter code")
+        raise SetupError(f"there is no {root}: {_restore(repo)}")
     return root
 
 
@@ -45,10 +52,7 @@ def check(
 ) -> ChapterResult:
     root = tree_root(impl, repo)
     if not (root / chapter.package).is_dir():
-        raise SetupError(
-            f"there is no {root / chapter.package} folder: run `make stubs` to "
-            "generate the starter code"
-        )
+        raise SetupError(f"there is no {root / chapter.package} folder: {_restore(repo)}")
     if not chapter.ready:
         raise SetupError(f"chapter {chapter.number} ({chapter.title}) is not written yet")
     packages = {ch.package: root / ch.package for ch in CHAPTERS if (root / ch.package).is_dir()}
