@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import math
 import sys
 
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 
 from autograder.checking import program_reference, public_checks
 from autograder.course import CHAPTERS
+from autograder.grading import hidden_checks
 from autograder.harness import gradcheck, wire
 from autograder.harness.api import Case, Check, compare
 
@@ -108,9 +110,17 @@ def test_gradcheck_partials_match_calculus(x: float, y: float) -> None:
 
 
 def _check_modules():
+    """Every check package, public and hidden: both follow the same rules."""
     for ch in CHAPTERS:
-        for name in public_checks(ch):
+        for name in public_checks(ch) + hidden_checks(ch):
             yield ch, importlib.import_module(name)
+
+
+def test_hidden_checks_exist_for_every_chapter_with_public_ones() -> None:
+    if importlib.util.find_spec("autograder.hidden") is None:
+        pytest.skip("a student release: no hidden checks")
+    with_public = [ch.package for ch in CHAPTERS if public_checks(ch)]
+    assert with_public and [ch.package for ch in CHAPTERS if hidden_checks(ch)] == with_public
 
 
 def test_every_task_has_a_check_and_every_check_a_task() -> None:

@@ -1,0 +1,380 @@
+"""Hidden checks for chapter 2 — the tensor wrapper.
+
+Chapter 2's public op program (``programs.op``) and comparisons (``op_case``, ``verdict``)
+on cases the public catalog does not have: 4-D and empty tensors, operands of different
+memory layouts (one transposed, one sliced), Python numbers on the other side, zeros and
+negative bases for ``**``, saturated tanh and sigmoid, kinks and ties inside 2-D and 3-D
+tensors, reductions over several axes with ``keepdim``, negative dims, 2-D and boolean
+index arrays, and ``two_layer_backward`` on other sizes and column-major inputs. One check
+per task; a check may run several ops of its task (each case names its op).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from ...checks.ch02_tensor import (
+    _engine_verdict,
+    _expr,
+    _layout,
+    _network_loss,
+    op_case,
+    verdict,
+)
+from ...checks.ch02_tensor import programs as public
+from ...checks.ch02_tensor.catalog import OPS
+from ...harness.api import Case, Check
+from ...harness.gradcheck import vjp
+
+P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"
+
+
+def _case(rng: np.random.Generator, name: str, *layouts, options=None, **kw) -> Case:
+    """One case of op ``name``: one (shape, view) per input, or one for all of them."""
+    op = OPS[name]
+    if len(layouts) == 1:
+        layouts = layouts * op.arity
+    return op_case(op, rng, options or {}, list(layouts), **kw)
+
+
+def _number(rng: np.random.Generator, name: str, position: int) -> Case:
+    """``name`` with a random Python number c at ``position`` (0: on the left)."""
+    value = round(float(rng.uniform(0.5, 3)), 2) * rng.choice([-1, 1])
+    tensor = "b" if position == 0 else "a"
+    expr = OPS[name].expr.replace("ab"[position], "c")
+    label = f"{expr} with a Python number c and {tensor} of shape (3, 4)"
+    return _case(rng, name, ((3, 4), P), number=(float(value), position), label=label)
+
+
+def _on(
+    rng: np.random.Generator,
+    name: str,
+    data: np.ndarray,
+    what: str,
+    view: str = P,
+    options: dict | None = None,
+    dtype: str = "float64",
+    **kw,
+) -> Case:
+    """Unary op ``name`` on the given data (of the shape sent; the child makes the view),
+    labelled with ``what`` kind of entries it holds."""
+    label = f"{_expr(OPS[name], options or {})} with a of shape {_layout(data.shape, view)}"
+    label += f", {what}" + (f", {dtype}" if dtype != "float64" else "")
+    return _case(
+        rng, name, (data.shape, view), options=options, data=data, label=label, dtype=dtype, **kw
+    )
+
+
+# -- task 2.1: add, sub, neg ----------------------------------------------------------------------
+
+
+def _add_sub_neg_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        _case(rng, "neg", ((0, 3), P)),
+        _number(rng, "add", 0),
+        _number(rng, "sub", 1),
+        _case(rng, "sub", ((4, 3), T), ((6, 4), ROWS)),
+        _case(rng, "add", ((2, 3, 4, 5), P)),
+        _case(rng, "neg", ((4, 6), COLS)),
+        _case(rng, "add", ((3, 5), COLS), ((4, 3), T), dtype="float32"),
+        _case(rng, "sub", ((32, 32), P)),
+    ]
+
+
+# -- task 2.2: mul, div ---------------------------------------------------------------------------
+
+
+def _mul_div_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        _case(rng, "mul", ((0,), P)),
+        _number(rng, "mul", 0),
+        _number(rng, "div", 1),
+        _case(rng, "mul", ((4, 3), T), ((3, 5), COLS)),
+        _case(rng, "div", ((6, 4), ROWS), ((3, 4), P)),
+        _case(rng, "mul", ((2, 3, 2, 2), P)),
+        _case(rng, "div", ((4, 3), T), dtype="float32"),
+        _case(rng, "mul", ((24, 40), P)),
+    ]
+
+
+# -- task 2.3: pow --------------------------------------------------------------------------------
+
+
+def _with_zeros(rng: np.random.Generator, shape: tuple[int, ...], low: float = -2.0) -> np.ndarray:
+    data = rng.uniform(low, 2.0, shape).round(3)
+    data.flat[rng.choice(data.size, max(1, data.size // 4), replace=False)] = 0.0
+    return data
+
+
+def _pow_cases(rng: np.random.Generator) -> list[Case]:
+    def pow_case(n: float, data: np.ndarray, what: str, view: str = P, **kw) -> Case:
+        return _on(rng, "pow", data, what, view, options={"exponent": n}, **kw)
+
+    return [
+        pow_case(2, _with_zeros(rng, (4,)), "zeros and negative entries"),
+        pow_case(3, _with_zeros(rng, (2, 3)), "zeros and negative entries"),
+        pow_case(1, _with_zeros(rng, (3,)), "zeros and negative entries"),
+        pow_case(4, rng.uniform(-2, -0.5, (2, 2)), "negative entries"),
+        pow_case(-2, rng.uniform(-2, -0.5, (3, 2)), "negative entries"),
+        pow_case(0.5, rng.uniform(0.5, 3, (4, 3)), "positive entries", T),
+        pow_case(3, _with_zeros(rng, (2, 3)), "zeros and negative entries", dtype="float32"),
+        pow_case(2, _with_zeros(rng, (16, 24)), "zeros and negative entries"),
+    ]
+
+
+# -- task 2.4: exp, log, sqrt ---------------------------------------------------------------------
+
+
+def _log_uniform(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    return np.exp(rng.uniform(np.log(0.01), np.log(1000.0), shape))
+
+
+def _exp_log_sqrt_cases(rng: np.random.Generator) -> list[Case]:
+    wide = "entries from 0.01 to 1000"
+    return [
+        _on(rng, "exp", rng.uniform(-10, 8, (4,)), "entries from -10 to 8"),
+        _on(rng, "log", _log_uniform(rng, (5,)), wide),
+        _on(rng, "sqrt", _log_uniform(rng, (5,)), wide),
+        _on(rng, "exp", rng.uniform(-3, 3, (6, 3, 2)), "3-D", ROWS),
+        _on(rng, "log", rng.uniform(0.5, 3, (2, 3, 4, 2)), "4-D"),
+        _on(rng, "sqrt", _log_uniform(rng, (4, 3)), wide, T),
+        _on(rng, "exp", rng.uniform(-5, 5, (3, 5)), "entries from -5 to 5", COLS, dtype="float32"),
+        _on(rng, "log", _log_uniform(rng, (2, 3)), wide, dtype="float32"),
+    ]
+
+
+# -- task 2.5: tanh, sigmoid, relu, abs -----------------------------------------------------------
+
+
+def _saturating(rng: np.random.Generator, shape: tuple[int, ...], big: float) -> np.ndarray:
+    """Moderate entries, and some of either sign far out where tanh and σ are flat."""
+    data = rng.uniform(-3, 3, shape)
+    far = rng.choice(data.size, max(2, data.size // 3), replace=False)
+    data.flat[far] = rng.uniform(0.9 * big, big, far.size) * np.resize([1, -1], far.size)
+    return data
+
+
+def _kinks(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    data = rng.choice([-1.0, 1.0], shape) * rng.uniform(0.3, 2.0, shape)
+    data.flat[rng.choice(data.size, max(1, data.size // 3), replace=False)] = 0.0
+    return data
+
+
+def _activation_cases(rng: np.random.Generator) -> list[Case]:
+    def far(name: str, shape, big: float, **kw) -> Case:
+        data = _saturating(rng, shape, big)
+        return _on(rng, name, data, "some entries far out (saturated)", **kw)
+
+    def kink(name: str, shape) -> Case:
+        data = _kinks(rng, shape)
+        derivative = (data > 0) * 1.0 if name == "relu" else np.sign(data)
+        what = "some entries exactly 0 (the kink: the gradient there is 0)"
+        return _on(rng, name, data, what, exact_grad=lambda g: g * derivative)
+
+    return [
+        far("tanh", (4,), 800.0),
+        far("sigmoid", (4,), 800.0),
+        kink("relu", (3, 4)),
+        kink("abs", (2, 3, 2)),
+        _case(rng, "tanh", ((8, 3), ROWS)),
+        _case(rng, "sigmoid", ((2, 3, 2, 2), P)),
+        far("sigmoid", (2, 3), 200.0, dtype="float32"),
+        far("tanh", (2, 3), 200.0, dtype="float32"),
+        _case(rng, "abs", ((4, 3), T), dtype="float32"),
+        far("sigmoid", (24, 16), 800.0),
+    ]
+
+
+# -- task 2.6: matmul -----------------------------------------------------------------------------
+
+
+def _matmul_cases(rng: np.random.Generator) -> list[Case]:
+    def mm(a, b, **kw) -> Case:
+        return _case(rng, "matmul", a, b, **kw)
+
+    return [
+        mm(((1,), P), ((1,), P)),
+        mm(((4, 1), P), ((1, 5), P)),
+        mm(((3, 0), P), ((0, 4), P)),
+        mm(((5,), P), ((5, 2), P)),
+        mm(((6, 4), ROWS), ((5, 4), T)),
+        mm(((2, 3, 4, 5), P), ((2, 3, 5, 2), P)),
+        mm(((4, 6), COLS), ((5,), P)),
+        mm(((2, 3, 4), P), ((2, 4, 2), P), dtype="float32"),
+        mm(((40, 24), P), ((24, 3), P)),
+    ]
+
+
+# -- task 2.7: sum, mean --------------------------------------------------------------------------
+
+
+def _sum_mean_cases(rng: np.random.Generator) -> list[Case]:
+    def red(name: str, layout, dtype: str = "float64", **options) -> Case:
+        return _case(rng, name, layout, options=options, dtype=dtype)
+
+    return [
+        red("sum", ((0, 3), P), dim=0),
+        red("sum", ((1, 1), P)),
+        red("sum", ((2, 3, 4), P), dim=(1, 2), keepdim=True),
+        red("mean", ((3, 2, 4), P), dim=(0, -1), keepdim=True),
+        red("sum", ((2, 3, 4, 5), P), dim=-2),
+        red("mean", ((2, 2, 3), P), dim=(0, 1, 2)),
+        red("sum", ((4, 6), COLS), dim=1, keepdim=True),
+        red("mean", ((6, 3, 2), ROWS)),
+        red("mean", ((2, 3, 4), P), "float32", dim=2),
+        red("sum", ((3, 5), T), "float32", dim=(0, 1), keepdim=True),
+        red("mean", ((32, 24), P), dim=0),
+    ]
+
+
+# -- task 2.8: max --------------------------------------------------------------------------------
+
+
+def _ties(rng: np.random.Generator, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (rows, cols) array in which each column's largest value appears twice or more,
+    and where the gradient of max(dim=0) goes: the first of them (the index argmax
+    returns)."""
+    data = rng.permutation(rows * cols).reshape(rows, cols) * 0.25
+    winner = np.zeros((rows, cols))
+    for c in range(cols):
+        top = data[:, c].max() + 1.0
+        where = np.sort(rng.choice(rows, 2, replace=False))
+        data[where, c] = top
+        winner[where[0], c] = 1.0
+    return data, winner
+
+
+def _max_cases(rng: np.random.Generator) -> list[Case]:
+    def mx(layout, dtype: str = "float64", **options) -> Case:
+        return _case(rng, "max", layout, options=options, dtype=dtype)
+
+    tied, winner = _ties(rng, 4, 3)
+    three = np.array([[2.0, 0.5], [2.0, 2.0], [-1.0, 1.5]])
+    return [
+        mx(((1, 1), P)),
+        _case(
+            rng,
+            "max",
+            (tied.shape, P),
+            options={"dim": 0},
+            data=tied,
+            exact_grad=lambda g: winner * g,
+            label="a.max(dim=0) with a of shape (4, 3), each column's maximum twice: the "
+            "returned index (the first) gets the gradient",
+        ),
+        _case(
+            rng,
+            "max",
+            (three.shape, P),
+            data=three,
+            exact_grad=lambda g: (three == 2.0) * g / 3,
+            label="a.max() with a of shape (3, 2), its maximum three times: a third each",
+        ),
+        mx(((3, 2, 4), P), dim=0, keepdim=True),
+        mx(((2, 3, 4, 2), P), dim=-1),
+        mx(((2, 3, 4), P), dim=2, keepdim=True),
+        mx(((4, 3), T)),
+        mx(((6, 4), ROWS), dim=0),
+        mx(((3, 4), P), "float32", dim=1, keepdim=True),
+        mx(((16, 24), P), dim=-2),
+    ]
+
+
+# -- task 2.9: reshape, view, transpose, permute, T ------------------------------------------------
+
+
+def _shape_cases(rng: np.random.Generator) -> list[Case]:
+    def sh(name: str, layout, dtype: str = "float64", **options) -> Case:
+        return _case(rng, name, layout, options=options, dtype=dtype)
+
+    return [
+        sh("reshape", ((2, 3, 4), P), shape=(4, -1)),
+        sh("reshape", ((4, 3), T), shape=(2, 6)),
+        sh("view", ((2, 3, 4), P), shape=(6, 4)),
+        sh("transpose", ((2, 3, 4), P), dims=(1, 2)),
+        sh("transpose", ((2, 3, 4, 5), P), dims=(-2, -1)),
+        sh("permute", ((2, 3, 4), P), dims=(1, 2, 0)),
+        sh("permute", ((2, 3, 4), P), dims=(-1, 0, 1)),
+        sh("permute", ((2, 3, 4, 5), P), dims=(3, 1, 2, 0)),
+        sh("T", ((4, 3), T)),
+        sh("permute", ((6, 4, 2), ROWS), "float32", dims=(2, 0, 1)),
+        sh("reshape", ((16, 24), P), shape=(4, 8, 12)),
+    ]
+
+
+# -- task 2.10: indexing --------------------------------------------------------------------------
+
+
+def _index_cases(rng: np.random.Generator) -> list[Case]:
+    def ix(index, layout, dtype: str = "float64") -> Case:
+        return _case(rng, "getitem", layout, options={"index": index}, dtype=dtype)
+
+    everything = {"slice": [None, None, None]}
+    repeats = rng.integers(0, 4, 8).tolist()  # over 6: the label does not list them
+    return [
+        ix(-1, ((4,), P)),
+        ix({"slice": [-4, -1, None]}, ((5,), P)),
+        ix({"array": [[True, False], [False, True], [True, True]]}, ((3, 2), P)),
+        ix([everything, {"array": [2, 0, 2, 2]}], ((3, 4), P)),
+        ix({"array": [[0, 1], [1, 1]]}, ((3, 2), P)),
+        ix([0, "...", 1], ((2, 3, 4), P)),
+        ix([{"slice": [None, None, -2]}, 0], ((5, 3), P)),
+        ix([{"array": [1, 1, 0]}, {"slice": [1, 3, None]}], ((4, 3), T)),
+        ix({"array": repeats}, ((8, 3), ROWS)),
+        ix([everything, -1], ((3, 4), P), "float32"),
+        ix({"array": rng.integers(0, 30, 100).tolist()}, ((30, 4, 2), P)),
+    ]
+
+
+# -- task 2.11: be the engine, on other sizes ------------------------------------------------------
+
+
+def _engine_cases(rng: np.random.Generator) -> list[Case]:
+    cases = []
+    for n, d, k, m, scale, order in [
+        (1, 4, 1, 3, 0.7, "C"),
+        (3, 1, 2, 1, 0.7, "C"),
+        (4, 3, 5, 2, 3.0, "C"),
+        (6, 4, 3, 2, 0.7, "F"),
+        (48, 8, 6, 1, 0.7, "C"),
+    ]:
+        x, y = rng.normal(size=(n, d)), rng.normal(size=(n, m))
+        w1, w2 = rng.normal(size=(d, k)) * scale, rng.normal(size=(k, m)) * 0.7
+        g1, g2 = vjp(_network_loss(x, y), [w1, w2], np.ones(()))
+        if order == "F":  # the arrays arrive column-major (not C-contiguous)
+            x, w1, w2, y = map(np.asfortranarray, (x, w1, w2, y))
+        kind = {0.7: "", 3.0: ", large first-layer weights (tanh saturates)"}[scale]
+        if order == "F":
+            kind += ", every array column-major (not C-contiguous)"
+        label = f"two_layer_backward with n = {n}, d = {d}, k = {k}, m = {m}{kind}"
+        expected = {"returned": "tuple", "grad w1": g1, "grad w2": g2}
+        cases.append(Case(label, {"x": x, "w1": w1, "w2": w2, "y": y}, expected))
+    return cases
+
+
+def _one_check(task: str, name: str, cases: Callable[[np.random.Generator], list[Case]]):
+    return Check(task, f"{name} (hidden)", cases, public.op, verdict)
+
+
+CHECKS = [
+    _one_check("2.1", "a + b, a - b, -a: mixed layouts, numbers, 4-D, empty", _add_sub_neg_cases),
+    _one_check("2.2", "a * b, a / b: mixed layouts, numbers, 4-D, empty", _mul_div_cases),
+    _one_check("2.3", "a ** n: zeros and negative bases", _pow_cases),
+    _one_check("2.4", "a.exp(), a.log(), a.sqrt(): wide ranges, 3-D and 4-D", _exp_log_sqrt_cases),
+    _one_check("2.5", "tanh, sigmoid, relu, abs: saturation, kinks in n-D", _activation_cases),
+    _one_check("2.6", "a @ b: outer products, empty, 4-D batches, layouts", _matmul_cases),
+    _one_check("2.7", "a.sum(dim, keepdim), a.mean(dim, keepdim): several axes", _sum_mean_cases),
+    _one_check("2.8", "a.max(dim, keepdim): ties in columns, 3-D and 4-D", _max_cases),
+    _one_check("2.9", "reshape, view, transpose, permute, T: other axes", _shape_cases),
+    _one_check("2.10", "a[index]: negative, boolean, 2-D and repeated indices", _index_cases),
+    Check(
+        "2.11",
+        "two_layer_backward (hidden: other sizes, saturation, column-major)",
+        _engine_cases,
+        public.two_layer,
+        _engine_verdict,
+        requires=("2.1", "2.2", "2.5", "2.6", "2.7"),
+    ),
+]

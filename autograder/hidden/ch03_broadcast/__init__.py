@@ -1,0 +1,186 @@
+"""Hidden checks for chapter 3 — broadcasting-aware gradients.
+
+The public programs (chapter 3's ``unbroadcast`` and ``expand``, chapter 2's ``op``) and
+verdicts on other shapes: grads whose leading axes have size 1 (a dropped axis and a
+stretched one look alike there), 4-D and 5-D grads, square grads (no axis can be told by its
+size), empty axes behind a broadcast, both operands of an op broadcast at once and in
+different memory layouts, matmul batches broadcast on both sides, and ``expand`` with
+several new axes and -1 in a later one. Cases run small to large.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...checks.ch02_tensor import op_case, verdict
+from ...checks.ch02_tensor import programs as op_programs
+from ...checks.ch02_tensor.catalog import OPS as CH02_OPS
+from ...checks.ch03_broadcast import (
+    _expand_case,
+    _expand_verdict,
+    _through_the_seam,
+    _unbroadcast_case,
+    _unbroadcast_verdict,
+    programs,
+)
+from ...checks.ch03_broadcast.catalog import CATALOG, Shape
+from ...harness.api import Case, Check
+
+P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"
+OPS = {op.name: op for op in CATALOG}  # broadcast_to and sum_to_size
+
+# -- task 3.1: unbroadcast itself, as (grad's shape, shape) ------------------------------------
+
+UNBROADCAST: list[tuple[Shape, Shape]] = [
+    ((1,), ()),
+    ((1, 3), (3,)),
+    ((1, 1), (1,)),
+    ((4, 1), (1,)),
+    ((4, 4), (1, 4)),
+    ((4, 4), (4, 1)),
+    ((1, 6, 2), (1, 2)),
+    ((2, 0, 3), (1, 3)),
+    ((1, 1, 4, 5), (4, 1)),
+    ((3, 1, 5), (1, 1, 5)),
+    ((2, 3, 4, 5, 6), (1, 4, 1, 6)),
+    ((16, 8, 32), (8, 1)),
+]
+
+
+def _unbroadcast_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [_unbroadcast_case(rng, g, s, "float64") for g, s in UNBROADCAST]
+    return [*cases, _unbroadcast_case(rng, (1, 5, 3), (1, 3), "float32")]
+
+
+# -- task 3.1 through chapter 2's ops: (op, a's layout, b's layout) -----------------------------
+
+PAIRS: list[tuple[str, tuple[Shape, str], tuple[Shape, str]]] = [
+    ("mul", ((), P), ((2, 3, 4), P)),
+    ("add", ((1, 6, 2), P), ((1, 2), P)),
+    ("sub", ((1,), P), ((4, 3), T)),
+    ("mul", ((5, 1, 3), P), ((1, 4, 1), P)),
+    ("add", ((6, 4), ROWS), ((3, 1), P)),
+    ("div", ((2, 3, 1, 4), P), ((3, 5, 1), P)),
+    ("sub", ((1, 1, 3), P), ((2, 1), P)),
+    ("matmul", ((3,), P), ((2, 2, 3, 4), P)),
+    ("matmul", ((2, 1, 3, 4), P), ((4,), P)),
+    ("matmul", ((4, 1, 3, 2), P), ((5, 2, 3), P)),
+    ("div", ((4, 1, 1), P), ((3, 5), COLS)),
+    ("add", ((32, 1, 16), P), ((8, 16), P)),
+]
+FLOAT32 = [("mul", ((2, 1, 3), P), ((4, 3), P)), ("matmul", ((1, 3, 4), P), ((2, 4, 2), P))]
+
+
+def _broadcast_op_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [op_case(CH02_OPS[name], rng, {}, [a, b], broadcast=True) for name, a, b in PAIRS]
+    for name, a, b in FLOAT32:
+        cases.append(op_case(CH02_OPS[name], rng, {}, [a, b], dtype="float32", broadcast=True))
+    return cases
+
+
+def _seam_verdict(case: Case, received: Any) -> str | None:
+    """The public check's verdict for the case's own op (which chapter-2 task to blame)."""
+    return _through_the_seam(case.inputs["name"])(case, received)
+
+
+# -- task 3.2: broadcast_to and sum_to_size, as (op, input layout, target shape) ----------------
+
+SHAPE_OPS: list[tuple[str, tuple[Shape, str], Shape]] = [
+    ("broadcast_to", ((), P), (2, 3)),
+    ("sum_to_size", ((2, 3), P), (1, 1)),
+    ("broadcast_to", ((1, 1), P), (3, 1, 4)),
+    ("sum_to_size", ((4, 4), P), (1, 4)),
+    ("sum_to_size", ((4, 4), P), (4, 1)),
+    ("broadcast_to", ((1, 2), P), (1, 6, 2)),
+    ("sum_to_size", ((1, 6, 2), P), (1, 2)),
+    ("broadcast_to", ((3,), P), (2, 2, 3)),
+    ("broadcast_to", ((4, 1), T), (2, 3, 4)),
+    ("sum_to_size", ((3, 6), COLS), (1, 5)),
+    ("sum_to_size", ((2, 3, 4, 5), P), (4, 1)),
+    ("broadcast_to", ((2, 1, 1), P), (2, 3, 4)),
+    ("sum_to_size", ((8, 8, 12), P), (8, 1)),
+]
+
+
+SHAPE_OPS_FLOAT32 = [
+    ("broadcast_to", ((3, 1), P), (2, 3, 4)),
+    ("sum_to_size", ((1, 5, 3), P), (1, 3)),
+]
+
+
+def _shape_op_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [op_case(OPS[name], rng, {"shape": t}, [layout]) for name, layout, t in SHAPE_OPS]
+    for name, layout, target in SHAPE_OPS_FLOAT32:
+        cases.append(op_case(OPS[name], rng, {"shape": target}, [layout], dtype="float32"))
+    return cases
+
+
+# -- task 3.3: expand, as (a's shape, sizes); errors as (a's shape, sizes, naming, what) ---------
+
+EXPAND: list[tuple[Shape, Shape]] = [
+    ((4,), (1, 1, -1)),
+    ((1,), (2, 3, -1)),
+    ((1, 1), (3, -1, 4)),
+    ((3, 1), (-1, -1)),
+    ((2, 1, 1), (-1, 3, 4)),
+    ((1, 2), (0, -1)),
+    ((1, 3, 1, 2), (5, -1, 4, -1)),
+    ((1, 8, 1), (16, -1, 32)),
+]
+
+EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], str]] = [
+    ((2,), (3, -1, 2), ["-1"], "-1 names the second of two new leading axes"),
+    ((1, 2, 3), (2, 3), [], "fewer sizes than axes"),
+    ((2, 3), (2, 5), ["(2, 5)"], "a size that is not 1 cannot change"),
+]
+
+
+def _expand_cases(rng: np.random.Generator) -> list[Case]:
+    cases = [_expand_case(rng, shape, sizes, "float64") for shape, sizes in EXPAND]
+    cases.append(_expand_case(rng, (2, 1), (3, -1, 4), "float32"))
+    for shape, sizes, naming, what in EXPAND_ERRORS:
+        label = f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {what}"
+        inputs = {
+            "data": np.ones(shape),
+            "sizes": list(sizes),
+            "upstream": np.ones(()),
+            "expect_error": True,
+        }
+        cases.append(Case(label, inputs, {"error naming": naming, "error type": "RuntimeError"}))
+    return cases
+
+
+CHECKS = [
+    Check(
+        "3.1",
+        "unbroadcast(grad, shape) (hidden: size-1 leading axes, square, 5-D)",
+        _unbroadcast_cases,
+        programs.unbroadcast,
+        _unbroadcast_verdict,
+    ),
+    Check(
+        "3.1",
+        "a + b, a - b, a * b, a / b, a @ b (hidden: both operands broadcast)",
+        _broadcast_op_cases,
+        op_programs.op,
+        _seam_verdict,
+    ),
+    Check(
+        "3.2",
+        "a.broadcast_to(shape), a.sum_to_size(shape) (hidden: other shapes)",
+        _shape_op_cases,
+        op_programs.op,
+        verdict,
+        requires=("3.1",),
+    ),
+    Check(
+        "3.3",
+        "a.expand(*sizes) (hidden: several new axes, -1 further in)",
+        _expand_cases,
+        programs.expand,
+        _expand_verdict,
+        requires=("3.1", "3.2"),
+    ),
+]

@@ -1,0 +1,300 @@
+"""The hidden checks (``autograder/hidden/``): the reference scores every point on public and
+hidden checks together, at the public seed and at a secret one; fresh stubs score nothing
+("not started"); the hidden cases are not the public ones, and their values (never their
+labels) change with the seed; code with a realistic bug that every public case misses passes
+the public checks of its task and fails the hidden ones; and unusual but correct code at the
+same edges scores every hidden point."""
+
+from __future__ import annotations
+
+import importlib
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from autograder import report
+from autograder.checking import check_chapter, public_checks
+from autograder.course import chapter
+from autograder.harness import wire
+from tests.trees import SOLUTIONS, broken_package, composite, write_stubs
+
+CHAPTER_NUMBERS = [1, 2, 3]
+SECRET_SEED = 20_240_611
+
+
+def hidden(number: int) -> str:
+    return f"autograder.hidden.{chapter(number).package}"
+
+
+def graded(number: int, packages: dict[str, Path], *, public: bool = True, seed: int = 0):
+    """Check a chapter as the grader does: hidden checks through ``hidden_modules``, so
+    their verdicts carry only the grader's own text."""
+    return check_chapter(
+        chapter(number),
+        packages,
+        check_modules=public_checks(chapter(number)) if public else [],
+        hidden_modules=[hidden(number)],
+        seed=seed,
+    )
+
+
+def checks(module: str) -> list:
+    return importlib.import_module(module).CHECKS
+
+
+def reference(number: int) -> dict[str, Path]:
+    return composite(number, SOLUTIONS / chapter(number).package)
+
+
+# -- the reference, and fresh stubs ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("number", CHAPTER_NUMBERS)
+def test_reference_scores_every_point_on_public_and_hidden_checks(number: int) -> None:
+    result = graded(number, reference(number))
+    assert result.passed and result.points == 100, report.chapter_report(result)
+    public = {c.task for c in checks(public_checks(chapter(number))[0])}
+    for task in result.tasks:  # every task has its public checks and at least one hidden one
+        names = {c.check.name for c in task.checks}
+        assert any("(hidden" in name for name in names), task.task.id
+        assert task.task.id in public and len(names) >= 2
+
+
+@pytest.mark.parametrize("number", CHAPTER_NUMBERS)
+def test_reference_scores_every_hidden_point_at_a_secret_seed(number: int) -> None:
+    result = graded(number, reference(number), public=False, seed=SECRET_SEED)
+    assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+@pytest.fixture(scope="module")
+def stubs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_stubs(tmp_path_factory.mktemp("stubs"))
+
+
+@pytest.mark.parametrize("number", CHAPTER_NUMBERS)
+def test_fresh_stubs_score_nothing_on_hidden_checks(number: int, stubs: Path) -> None:
+    packages = composite(number, stubs / chapter(number).package)
+    result = graded(number, packages, public=False)
+    assert result.points == 0
+    assert {t.status for t in result.tasks} == {"not started"}, report.chapter_report(result)
+    for task in result.tasks:
+        for c in task.checks:
+            assert c.status in ("not started", "blocked"), (c.check.name, c.message)
+
+
+# -- hidden cases are other cases ---------------------------------------------------------------
+
+
+def _inputs(cases) -> list[str]:
+    return [wire.dumps(c.inputs) for c in cases]
+
+
+@pytest.mark.parametrize("number", CHAPTER_NUMBERS)
+def test_hidden_cases_are_not_the_public_ones(number: int) -> None:
+    public = checks(public_checks(chapter(number))[0])
+    names = {c.name for c in public}
+    cases = [case for c in public for case in c.make_cases(0)]
+    labels, inputs = {case.label for case in cases}, set(_inputs(cases))
+    for check in checks(hidden(number)):
+        assert check.name not in names and "hidden" in check.name
+        own = check.make_cases(0)
+        assert not labels & {case.label for case in own}, check.name
+        assert not inputs & set(_inputs(own)), check.name
+
+
+@pytest.mark.parametrize("number", CHAPTER_NUMBERS)
+def test_a_secret_seed_changes_every_hidden_case_list_but_no_label(number: int) -> None:
+    """Labels tell the kind of each case and never its drawn values: they are the same for
+    every seed, while every hidden check's inputs change with it."""
+    for check in checks(hidden(number)):
+        public, secret = check.make_cases(0), check.make_cases(SECRET_SEED)
+        assert [c.label for c in public] == [c.label for c in secret], check.name
+        assert _inputs(public) != _inputs(secret), check.name
+        assert _inputs(public) == _inputs(check.make_cases(0)), check.name
+
+
+# -- what only the hidden checks catch ----------------------------------------------------------
+
+STRETCHED_BEFORE_LEADING = """
+leading = grad.ndim - len(shape)
+stretched = tuple(axis for axis, n in enumerate(shape) if n == 1 and grad.shape[axis] != 1)
+if leading:
+    grad = grad.sum(dim=tuple(range(leading)))
+if stretched:
+    grad = grad.sum(dim=stretched, keepdim=True)
+return grad
+"""
+
+EXPAND_CHECKS_THE_FIRST_SIZE_ONLY = """
+new = len(sizes) - x.ndim
+if new < 0:
+    raise RuntimeError(f"expand{sizes}: fewer sizes than the dimensions of {x.shape}")
+if new and sizes[0] == -1:
+    raise RuntimeError(f"expand{sizes}: -1 for a new leading dimension")
+shape = [x.shape[axis - new] if size == -1 else size for axis, size in enumerate(sizes)]
+return broadcast_to(x, shape)
+"""
+
+# (name, chapter, file, edit, the task it breaks): realistic bugs that every public case
+# misses (see tests/trees.py for the edits)
+VARIANTS = [
+    (
+        "relu lets the gradient through at 0 (only the kink tells)",
+        1,
+        "value.py",
+        ("(out.data > 0) * out.grad", "(self.data >= 0) * out.grad"),
+        "1.6",
+    ),
+    (
+        "tanh written with exp, which overflows for large |x|",
+        1,
+        "value.py",
+        (
+            "t = math.tanh(self.data)",
+            "t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)",
+        ),
+        "1.6",
+    ),
+    (
+        "pow's derivative as n * out / x, which divides by a zero base",
+        1,
+        "value.py",
+        (
+            "(exponent * self.data ** (exponent - 1)) * out.grad",
+            "(exponent * out.data / self.data) * out.grad",
+        ),
+        "1.4",
+    ),
+    (
+        "sigmoid' as exp(a) / (1 + exp(a))², nan where exp overflows",
+        2,
+        "pointwise.py",
+        (
+            "s = a.sigmoid()\n        return grad_output * s * (1 - s)",
+            "e = a.exp()\n        return grad_output * e / ((1 + e) * (1 + e))",
+        ),
+        "2.5",
+    ),
+    (
+        "pow's derivative as n * a**n / a, nan at a zero base",
+        2,
+        "arithmetic.py",
+        ("return grad_output * n * a ** (n - 1)", "return grad_output * n * a**n / a"),
+        "2.3",
+    ),
+    (
+        "unbroadcast reads the stretched axes off grad before dropping its leading axes",
+        3,
+        "unbroadcast.py",
+        ("region", STRETCHED_BEFORE_LEADING),
+        "3.1",
+    ),
+    (
+        "expand refuses -1 in the first new axis only",
+        3,
+        "expand.py",
+        ("region", EXPAND_CHECKS_THE_FIRST_SIZE_ONLY),
+        "3.3",
+    ),
+]
+
+
+# Unusual but correct code at the same edges: each must score every hidden point (the
+# chapter-3 ones as in tests/test_broken_ch03.py).
+ONE_AXIS_AT_A_TIME = """
+for _ in range(grad.ndim - len(shape)):
+    grad = grad.sum(dim=0)
+for axis in reversed(range(len(shape))):
+    if shape[axis] == 1 and grad.shape[axis] != 1:
+        grad = grad.sum(dim=axis, keepdim=True)
+return grad
+"""
+
+EXPAND_BY_RESHAPE = """
+new = len(sizes) - x.ndim
+if new < 0:
+    raise RuntimeError(f"expand{sizes}: fewer sizes than the dimensions of {x.shape}")
+if -1 in sizes[:new]:
+    raise RuntimeError(f"expand{sizes}: -1 for a new leading dimension")
+x = x.reshape((1,) * new + x.shape)
+return broadcast_to(x, tuple(n if s == -1 else s for s, n in zip(sizes, x.shape)))
+"""
+
+CORRECT = [
+    (
+        "relu's derivative from its input, a float 0 at the kink",
+        1,
+        "value.py",
+        ("(out.data > 0) * out.grad", "(1.0 if self.data > 0 else 0.0) * out.grad"),
+        "1.6",
+    ),
+    (
+        "sigmoid' as exp(-|a|) / (1 + exp(-|a|))², which never overflows",
+        2,
+        "pointwise.py",
+        (
+            "s = a.sigmoid()\n        return grad_output * s * (1 - s)",
+            "e = (-a.abs()).exp()\n        return grad_output * e / ((1 + e) * (1 + e))",
+        ),
+        "2.5",
+    ),
+    ("unbroadcast one axis at a time", 3, "unbroadcast.py", ("region", ONE_AXIS_AT_A_TIME), "3.1"),
+    ("expand adds the new axes with reshape", 3, "expand.py", ("region", EXPAND_BY_RESHAPE), "3.3"),
+]
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """Each broken variant checked on its task's public checks (and those of the tasks they
+    require) and on every hidden check, each correct one on every hidden check; two at a
+    time."""
+    root = tmp_path_factory.mktemp("hidden-variants")
+    variants = VARIANTS + CORRECT
+    folders = [root / str(i) for i in range(len(variants))]
+    for folder in folders:
+        folder.mkdir()
+
+    def one(args: tuple) -> tuple:
+        folder, (name, number, file, edit, task) = args
+        packages = composite(number, broken_package(number, folder, file, edit, task))
+        public = None
+        if any(name == variant[0] for variant in VARIANTS):  # its own task's public checks
+            public = check_chapter(chapter(number), packages, task_ids=[task])
+        secret = graded(number, packages, public=False)
+        return name, (public, secret)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        return dict(pool.map(one, zip(folders, variants)))
+
+
+def test_every_chapter_has_a_variant_only_the_hidden_checks_catch() -> None:
+    assert {number for _, number, *_ in VARIANTS} == set(CHAPTER_NUMBERS)
+
+
+@pytest.mark.parametrize(
+    ("name", "number", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS]
+)
+def test_variant_passes_public_checks_and_fails_hidden_ones(
+    outcomes: dict, name: str, number: int, file: str, edit: tuple, task: str
+) -> None:
+    public, secret = outcomes[name]
+    (own,) = public.tasks
+    assert own.passed and own.points == own.task.points, report.chapter_report(public)
+    verdict = next(t for t in secret.tasks if t.task.id == task)
+    assert verdict.status == "failed" and verdict.points < verdict.task.points
+    problem = verdict.first_problem
+    assert problem.hidden and not problem.printed and not problem.where
+    assert problem.message.startswith(("the result differs", "raised "))
+    failed = {t.task.id for t in secret.tasks if t.status == "failed"}
+    assert failed == {task}, report.chapter_report(secret)
+
+
+@pytest.mark.parametrize(
+    ("name", "number", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT]
+)
+def test_unusual_but_correct_code_scores_every_hidden_point(
+    outcomes: dict, name: str, number: int, file: str, edit: tuple, task: str
+) -> None:
+    _, secret = outcomes[name]
+    assert secret.passed and secret.points == 100, report.chapter_report(secret)
