@@ -33,8 +33,9 @@ TOLERANCE = {"float64": (1e-6, 1e-7), "float32": (2e-4, 1e-4)}
 def _index_text(spec: Any) -> str:
     if isinstance(spec, list):
         return ", ".join(_index_text(part) for part in spec)
-    if isinstance(spec, dict) and "slice" in spec:
-        return ":".join("" if v is None else str(v) for v in spec["slice"]).rstrip(":") or ":"
+    if isinstance(spec, dict) and "slice" in spec:  # as written: 1:, :3, ::2, ::-1, :
+        start, stop, step = ("" if v is None else str(v) for v in spec["slice"])
+        return f"{start}:{stop}" + (f":{step}" if step else "")
     if isinstance(spec, dict) and "array" in spec:
         values = spec["array"]
         return str(values) if len(values) <= 6 else f"<{len(values)} indices, with repeats>"
