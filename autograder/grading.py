@@ -252,6 +252,8 @@ def grade_submission(source: Path, options: Options, work: Path, name: str = "")
     if not any(c.package in submission.packages for c in wanted):
         where = f"chapters/{ch.package}/"
         reason = f"no {where} folder of .py files was found in the submission"
+        if submission.notes:  # e.g. the chapter folder was a symbolic link, skipped
+            reason += f" ({'; '.join(submission.notes[:3])})"
         return _not_graded(name, ch, reason, options, conf.summary)
     packages, notes = composite(options, submission.packages, work / "tree")
     hidden = hidden_checks(ch) + extra_checks(ch, options.extra_checks)

@@ -312,6 +312,38 @@ def run_checks(
     return runs
 
 
+class _Child:
+    """What the parent knows of one child's run: the protocol is ``ready``, then ``begin`` and
+    ``end`` for each planned check in order, then ``done``. Code under test can write to the
+    child's channel too (it runs in that process), so a message out of that order is taken
+    as forged: whatever that child reported is discarded."""
+
+    def __init__(self, remaining: Sequence[PlannedCheck]) -> None:
+        self.order = [c.id for c in remaining]
+        self.ready = False
+        self.current: str | None = None  # the check now running; None between checks
+        self.last: str | None = None  # the last check begun (the one running, or just ended)
+        self.ended: list[str] = []
+
+    def unexpected(self, event: Any, check_id: str) -> str:
+        """Why ``event`` cannot come now ("" when it can)."""
+        if event == "ready":
+            return "a second 'ready'" if self.ready else ""
+        if event == "begin":
+            following = self.order[len(self.ended)] if len(self.ended) < len(self.order) else None
+            if not self.ready or self.current is not None or check_id != following:
+                return f"'begin' of {check_id!r} out of order"
+            return ""
+        if event == "end":
+            return "" if check_id == self.current else f"'end' of {check_id!r} out of order"
+        if event == "done":
+            complete = self.ready and self.current is None and len(self.ended) == len(self.order)
+            return "" if complete else "'done' before every check had run"
+        if event == "import_error":
+            return "'import_error' after 'ready'" if self.ready else ""
+        return f"an unknown message {str(event)[:40]!r}"
+
+
 def _run_one_child(
     tree: Path,
     plan: dict,
@@ -326,8 +358,7 @@ def _run_one_child(
     reader, tail = _Reader(proc.stdout, limits.max_message_bytes), _Tail(proc.stderr)
     reader.start()
     tail.start()
-    current: str | None = None  # the check now running; None between checks
-    ready = False  # the code under test imported
+    child = _Child(remaining)
     cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
     measured = wall_start  # when the budget was last measured (a /proc scan: not too often)
     try:
@@ -337,33 +368,29 @@ def _run_one_child(
             except queue.Empty:
                 message = None
             if isinstance(message, dict):
-                event = message.get("event")
-                if event == "import_error":
-                    _fail(
-                        CheckRun("import error", error=message.get("error")),
-                        None,
-                        False,
-                        remaining,
-                        runs,
-                    )
+                event, check_id = message.get("event"), str(message.get("id"))
+                if event == "tampered":
+                    _tampered(str(message.get("what", ""))[:300], child, remaining, runs)
                     return
-                if event == "done":  # early only when the code under test forged it
-                    early = CheckRun(
-                        "crashed",
-                        detail="the process running your code stopped before it ran this check",
-                    )
-                    for c in remaining:
-                        runs.setdefault(c.id, early)
+                if problem := child.unexpected(event, check_id):
+                    _forged(problem, child, remaining, runs)
+                    return
+                if event == "import_error":
+                    run = CheckRun("import error", error=message.get("error"))
+                    _fail(run, child, remaining, runs)
+                    return
+                if event == "done":
                     return
                 if event == "ready":
-                    ready = True
+                    child.ready = True
                 elif event == "begin":
-                    current = str(message.get("id"))
+                    child.current = child.last = check_id
                 elif event == "end":
-                    runs[str(message.get("id"))] = CheckRun(
+                    runs[check_id] = CheckRun(
                         "ran", message.get("results", []), printed=str(message.get("printed", ""))
                     )
-                    current = None
+                    child.ended.append(check_id)
+                    child.current = None
                 cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
                 continue
             if message is not None:  # the channel closed, overflowed or carried garbage
@@ -378,21 +405,65 @@ def _run_one_child(
                         detail="the process running your code sent more "
                         f"or other data than the grader reads (limit {cap} MiB)",
                     )
-                _fail(run, current, ready, remaining, runs)
+                _fail(run, child, remaining, runs)
                 return
             if time.monotonic() - measured < 0.1:
                 continue
             measured = time.monotonic()
             if overrun := _overrun(proc.pid, cpu_start, wall_start, limits):
                 _stop(proc)
-                _fail(CheckRun("timed out", detail=overrun), current, ready, remaining, runs)
+                _fail(CheckRun("timed out", detail=overrun), child, remaining, runs)
                 return
     finally:
         _stop(proc)
-        for thread in (reader, tail):
+        _release(proc, reader, tail)
+
+
+def _release(proc: subprocess.Popen, reader: threading.Thread, tail: threading.Thread) -> None:
+    """Let the reading threads finish and close the pipes. A process that outlived the child
+    and still holds its pipes (a detached grandchild) is ended first: a pipe is not closed
+    while a thread is still reading it, and that read would wait for the process."""
+    pipes = [(proc.stdout, reader), (proc.stderr, tail)]
+    for _, thread in pipes:
+        thread.join(timeout=0.5)
+    if any(thread.is_alive() for _, thread in pipes):
+        _end_holders([stream for stream, _ in pipes])
+        for _, thread in pipes:
             thread.join(timeout=5)
-        proc.stdout.close()
-        proc.stderr.close()
+    for stream, thread in pipes:
+        if not thread.is_alive():  # else left open: closing would wait for the reader
+            stream.close()
+
+
+def _end_holders(streams: Sequence[Any], rounds: int = 5) -> None:
+    """Kill every other process that holds an end of these pipes (Linux /proc; where it can
+    be read: the processes of this user, or every process for root)."""
+    try:
+        links = {f"pipe:[{os.fstat(s.fileno()).st_ino}]" for s in streams}
+    except (OSError, ValueError):
+        return
+    for _ in range(rounds):
+        holders = set()
+        for pid in (p for p in os.listdir("/proc") if p.isdigit() and int(p) != os.getpid()):
+            try:
+                fds = os.listdir(f"/proc/{pid}/fd")
+            except OSError:
+                continue
+            for fd in fds:
+                try:
+                    if os.readlink(f"/proc/{pid}/fd/{fd}") in links:
+                        holders.add(int(pid))
+                        break
+                except OSError:
+                    continue
+        if not holders:
+            return
+        for pid in holders:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.05)
 
 
 def _overrun(pid: int, cpu_start: float | None, wall_start: float, limits: Limits) -> str:
@@ -414,17 +485,61 @@ def _overrun(pid: int, cpu_start: float | None, wall_start: float, limits: Limit
     return f"stopped after {used} (limit: {limits.describe()}); an endless loop?"
 
 
-def _fail(run: CheckRun, current: str | None, ready: bool, remaining, runs) -> None:
+def _fail(run: CheckRun, child: _Child, remaining, runs) -> None:
     """Record a child's failure: while importing it fails every check left; inside a check,
-    that check; between checks, the next one (so the run always moves on)."""
+    that check; between checks, the one that ran last (code under test runs only inside a
+    check, so what happens after its 'end' is its doing: a forged 'end', say), else the
+    next one, so the run always moves on."""
     pending = [c.id for c in remaining if c.id not in runs]
-    if not ready:
+    if not child.ready:
         if run.status == "crashed":
             run = CheckRun("import error", detail=run.detail)
         elif run.status == "timed out":
             run = CheckRun("import error", detail="importing your code " + run.detail)
         targets = pending
+    elif child.current is not None:
+        targets = [child.current]
+    elif child.last is not None:
+        detail = f"{run.detail}; this happened after the check had reported its results"
+        run = CheckRun(run.status, detail=f"{detail}, which were discarded", error=run.error)
+        targets = [child.last]
     else:
-        targets = [current] if current is not None else pending[:1]
+        targets = pending[:1]
     for check_id in targets:
         runs[check_id] = run
+
+
+def _forged(problem: str, child: _Child, remaining, runs) -> None:
+    """Messages out of order: code under test wrote to the grader's channel. Everything this
+    child reported is discarded (the checks before the culprit run again in a fresh child);
+    the check that ran last fails, or, before any check, every one."""
+    for check_id in child.ended:
+        runs.pop(check_id, None)
+    detail = (
+        f"the process running your code sent the grader a message it did not expect "
+        f"({problem}): something wrote to the grader's own channel, so the results it sent "
+        "were discarded"
+    )
+    if child.last is None:
+        child.ready = False
+        _fail(CheckRun("import error", detail=detail), child, remaining, runs)
+    else:
+        child.current = child.last
+        _fail(CheckRun("flooded", detail=detail), child, remaining, runs)
+
+
+def _tampered(what: str, child: _Child, remaining, runs) -> None:
+    """The child found parts of the grader replaced (``harness/child.py``) and stopped."""
+    what = what or "part of it"
+    if not child.ready:
+        detail = (
+            f"your code changed the grader's own code while it was imported ({what}), "
+            "so no check could be trusted"
+        )
+        _fail(CheckRun("import error", detail=detail), child, remaining, runs)
+    else:
+        detail = (
+            f"your code changed the grader's own code during this check ({what}); the "
+            "results of the check were discarded"
+        )
+        _fail(CheckRun("crashed", detail=detail), child, remaining, runs)

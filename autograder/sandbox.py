@@ -4,8 +4,9 @@ Three ways, chosen once per grading process (``confinement("auto")`` tries them 
 
 - ``bubblewrap``: ``bwrap`` (Debian's ``bubblewrap``) gives the child its own user, PID,
   network, IPC and UTS namespaces, uid 65534 (nobody) with no capabilities, a private
-  ``/tmp``, a read-only view of only the system directories (``/usr`` and the library links,
-  the loader cache) and the Python environment, and as project files only the composite
+  ``/tmp`` (128 MiB of memory at most; the only writable place but a small ``/dev/shm``),
+  a read-only view of only the system directories (``/usr`` and the library links, the
+  loader cache) and the Python environment, and as project files only the composite
   tree, read-only, at ``/sparrow``: nothing of the repository, the reference, other
   submissions or the outputs. ``--die-with-parent`` ends it with the grader. When the grader
   runs as root and nobody can reach the interpreter, bwrap itself runs as nobody too;
@@ -43,6 +44,8 @@ import numpy as np
 NOBODY = 65534
 INSIDE = Path("/sparrow")  # where a bwrap child sees its tree
 PR_SET_CHILD_SUBREAPER = 36
+TMP_BYTES = 128 * 2**20  # a bwrap child's private /tmp (its HOME): memory, so bounded
+SHM_BYTES = 16 * 2**20  # and its /dev/shm
 
 
 @dataclass(frozen=True)
@@ -82,7 +85,12 @@ class Confinement:
     def command(self, tree: Path, python: list[str]) -> list[str]:
         if not self.bwrap:
             return python
-        return [self.bwrap, *self.bwrap_flags, "--ro-bind", str(tree), str(INSIDE), "--", *python]
+        return [
+            self.bwrap,
+            *self.bwrap_flags,
+            *("--ro-bind", str(tree), str(INSIDE), "--remount-ro", "/", "--"),
+            *python,
+        ]
 
     def popen_options(self) -> dict:
         options: dict = {"start_new_session": self.name != "none"}
@@ -115,10 +123,22 @@ def python_paths() -> list[str]:
     return sorted(p for p in paths if p and Path(p).is_dir())
 
 
-def _bwrap_flags() -> tuple[str, ...]:
-    flags = ["--unshare-all", "--uid", str(NOBODY), "--gid", str(NOBODY)]
+def _bwrap_flags(bwrap: str) -> tuple[str, ...]:
+    flags = ["--unshare-all", "--unshare-user", "--uid", str(NOBODY), "--gid", str(NOBODY)]
     flags += ["--die-with-parent", "--new-session", "--cap-drop", "ALL"]
-    flags += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
+    # the only writable places are memory (tmpfs): /tmp and /dev/shm, bounded where this
+    # bwrap has --size; /dev is read-only, and so is the root (made so in `command`)
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=10)
+        usage = done.stdout + done.stderr
+    except (OSError, subprocess.SubprocessError):
+        usage = ""
+    sized = "--size" in usage
+    if "--disable-userns" in usage:  # bubblewrap 0.8+: no nested namespace to regain rights
+        flags.append("--disable-userns")
+    shm, tmp = (["--size", str(SHM_BYTES)], ["--size", str(TMP_BYTES)]) if sized else ([], [])
+    flags += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev"]
+    flags += [*shm, "--tmpfs", "/dev/shm", *tmp, "--tmpfs", "/tmp"]
     flags += ["--ro-bind", "/usr", "/usr"]
     for name in ("bin", "sbin", "lib", "lib32", "lib64", "libx32"):
         path = Path("/") / name
@@ -164,7 +184,7 @@ def confinement(kind: str = "auto") -> Confinement:
         raise ValueError(f"confinement must be auto, bubblewrap, fallback or none, not {kind!r}")
     root = os.geteuid() == 0
     if kind in ("auto", "bubblewrap") and (bwrap := shutil.which("bwrap")):
-        flags = _bwrap_flags()
+        flags = _bwrap_flags(bwrap)
         base = (
             "bubblewrap: uid 65534 without capabilities, own PID/network/IPC namespaces, "
             "private /tmp, read-only system and Python folders, the composite tree read-only"
@@ -195,7 +215,7 @@ def confinement(kind: str = "auto") -> Confinement:
     return Confinement(
         "fallback",
         base + f"; runs as root: the drop to uid 65534 was impossible (uid 65534 cannot "
-        f"run {sys.executable})",
+        f"run {interpreter()})",
     )
 
 

@@ -9,19 +9,23 @@ The plan names each check's program as ``module:function``; the child imports th
 modules (check programs only: case lists, expected values and verdicts never reach it).
 Messages: ``ready`` (imports done) or ``import_error``; then ``begin``/``end`` around each
 check, ``end`` carrying one result per case ({"value": data} or {"raised": {...}}) and
-what the code printed; ``done``.
+what the code printed; ``done``. When the code under test has replaced part of the grader
+(``_Watch``), after its import or a check: ``tampered``, naming what, and the process exits.
 """
 
 from __future__ import annotations
 
+import builtins
 import importlib
 import io
+import json
+import json.encoder
 import os
 import re
 import sys
 import traceback
 from pathlib import Path
-from types import ModuleType
+from types import CodeType, FunctionType, ModuleType
 from typing import Any
 
 from . import wire
@@ -97,23 +101,114 @@ def _confine(rlimits: dict[str, int] | None) -> None:
             resource.setrlimit(limit, (value, value))
 
 
+def _state(value: Any, deep: bool) -> tuple:
+    """What must stay the same objects for ``value`` to be unchanged: a function's code and
+    defaults; with ``deep``, a class's or a dict's own entries (and their functions') too."""
+    if isinstance(value, FunctionType):
+        return (value.__code__, value.__defaults__, value.__kwdefaults__)
+    if deep and isinstance(value, (type, dict)):
+        items = vars(value).items() if isinstance(value, type) else value.items()
+        return tuple(x for key, item in items for x in (key, item, *_state(item, False)))
+    return ()
+
+
+class _Watch:
+    """The grader's code in this process as it was before the code under test ran: every
+    name of the harness's and the check programs' modules and of ``json`` (functions with
+    their code, the modules' own classes and dicts with their entries), and what that code
+    calls by name in the modules it uses (``sys.settrace``, ``np.asarray``, builtins, …).
+    ``changed()`` names what was replaced since: monkey-patching that would let code under
+    test change what a program measures or what this process sends. (Patching what the
+    grader does not use, NumPy's comparisons say, changes nothing and is not looked at.)
+    The code under test runs in this process, so a determined attack can hide from this
+    watch; plain patching cannot."""
+
+    def __init__(self, own: list[ModuleType]) -> None:
+        used: dict[int, ModuleType] = {id(builtins): builtins}
+        called = {"__import__", "__build_class__"}
+        self.entries: list[tuple[ModuleType, str, Any, bool, tuple]] = []
+        for module in own:
+            for name, value in vars(module).items():
+                deep = not name.startswith("__") and (
+                    isinstance(value, dict)
+                    or (isinstance(value, type) and value.__module__ == module.__name__)
+                )
+                self.entries.append((module, name, value, deep, _state(value, deep)))
+                if isinstance(value, ModuleType) and all(value is not m for m in own):
+                    used[id(value)] = value
+                called |= _names(value) if deep or isinstance(value, FunctionType) else set()
+        for module in used.values():
+            for name in called & vars(module).keys():
+                value = vars(module)[name]
+                if callable(value):
+                    self.entries.append((module, name, value, False, _state(value, False)))
+
+    def changed(self) -> str:
+        """The names replaced since the snapshot (the first few), or ""."""
+        missing = object()
+        names = []
+        for module, name, value, deep, state in self.entries:
+            now = getattr(module, name, missing)
+            if now is not value or not _same(_state(now, deep), state):
+                names.append(f"{module.__name__}.{name}")
+        more = f" and {len(names) - 5} more" if len(names) > 5 else ""
+        return ", ".join(names[:5]) + more
+
+
+def _names(value: Any) -> set[str]:
+    """The global and attribute names the code of a function, or of the functions in a
+    class or dict, refers to (nested functions included)."""
+    if isinstance(value, FunctionType):
+        todo = [value.__code__]
+    else:
+        items = vars(value).values() if isinstance(value, type) else value.values()
+        todo = [f.__code__ for f in items if isinstance(f, FunctionType)]
+    names: set[str] = set()
+    while todo:
+        code = todo.pop()
+        names.update(code.co_names)
+        todo += [c for c in code.co_consts if isinstance(c, CodeType)]
+    return names
+
+
+def _same(a: tuple, b: tuple) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+
+
 def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     _confine(rlimits)
     root = Path(tree).resolve()
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")  # private: prints cannot reach it
     os.dup2(2, 1)
+    write, leave = os.write, os._exit  # as they are before any code under test runs
 
     def send(message: dict | str) -> None:
         channel.write((message if isinstance(message, str) else wire.dumps(message)) + "\n")
         channel.flush()
 
+    def tampered(what: str, check: str | None) -> None:
+        """Tell the parent what the code under test replaced (names of identifiers only, so
+        no encoder is needed), and stop: nothing this process sends can be trusted now."""
+        where = "null" if check is None else '"' + check.replace('"', "") + '"'
+        line = f'{{"event":"tampered","what":"{what}","id":{where}}}\n'
+        try:
+            channel.flush()
+        finally:
+            write(channel.fileno(), line.encode("ascii", "replace"))
+            leave(3)
+
     plan = wire.loads(sys.stdin.read())
     try:
         programs = {ref: _program(ref) for ref in {c["program"] for c in plan["checks"]}}
+        own = [sys.modules[__name__], wire, sys.modules[__package__], json, json.encoder]
+        own += [sys.modules[p.__module__] for p in programs.values()]
+        watch = _Watch(list({id(m): m for m in own}.values()))
         sp = importlib.import_module(plan["target"])
     except BaseException as exc:
         send({"event": "import_error", "error": _describe(exc, root)})
         return
+    if what := watch.changed():
+        tampered(what, None)
     send({"event": "ready"})
     for item in plan["checks"]:
         program = programs[item["program"]]
@@ -121,6 +216,8 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
         sys.stdout = printed = _Printed()
         results = [_run_case(program, sp, inputs, root) for inputs in item["cases"]]
         sys.stdout = sys.stderr
+        if what := watch.changed():
+            tampered(what, str(item["id"]))
         head = wire.dumps({"event": "end", "id": item["id"], "printed": printed.getvalue()})
         send(f'{head[:-1]},"results":[{",".join(results)}]}}')
     send({"event": "done"})

@@ -186,6 +186,11 @@ GRAPHS: list[tuple[str, Callable[[np.random.Generator], tuple[list[list[int]], i
 
 
 def _recursed(what: str, depth: int) -> str | None:
+    if depth < 0:
+        return (
+            f"{what} switched off the grader's call-depth measurement (sys.settrace), so "
+            "the check cannot tell an iterative walk from a recursive one"
+        )
     if depth <= DEPTH_LIMIT:
         return None
     return (

@@ -83,22 +83,26 @@ def unary(sp, op: str, a: float, g: float, presets: dict[str, float]):
 
 def deepest_call(fn: Callable[[], Any], limit: int = 100) -> tuple[Any, int]:
     """Run ``fn()`` and measure how many calls deep it went (at most ``limit + 1``): an
-    iterative graph walk stays a few calls deep; a recursive one goes as deep as the graph."""
-    base, deepest = sys._getframe(), 0
+    iterative graph walk stays a few calls deep; a recursive one goes as deep as the graph.
+    The depth is -1 when ``fn`` switched the measurement off (``sys.settrace``)."""
+    base, deepest, proven = sys._getframe(), 0, False
 
     def tracer(frame, event, arg):
-        nonlocal deepest
+        nonlocal deepest, proven
         depth = 0
         while frame is not None and frame is not base and depth <= limit:
             frame, depth = frame.f_back, depth + 1
         deepest = max(deepest, depth)
         if depth > limit:
+            proven = True
             sys.settrace(None)  # proven recursive: stop paying for the measurement
         return None
 
     sys.settrace(tracer)
     try:
-        return fn(), deepest
+        result = fn()
+        intact = proven or sys.gettrace() is tracer
+        return result, deepest if intact else -1
     finally:
         sys.settrace(None)
 
