@@ -69,16 +69,16 @@ def main(argv: list[str] | None = None) -> int:
     scores = sorted({g.points for g in graded})
     goal = GOAL_SECONDS * args.submissions / 40
     print(f"Grading throughput, chapter 1 — confinement: {one.confinement}")
-    print(f"{'':<44}{'seconds':>9}{'baseline':>10}{'ratio':>8}")
+    print(f"{'':<56}{'seconds':>9}{'baseline':>10}{'ratio':>8}")
     print(
-        f"{'one submission, fresh worker (baseline: student mode)':<44}"
+        f"{'one submission, fresh worker (baseline: student mode)':<56}"
         f"{alone:>9.2f}{baseline:>10.2f}{alone / baseline:>8.2f}"
     )
     print(
-        f"{f'{args.submissions} submissions, --jobs {args.jobs} (goal = baseline)':<44}"
+        f"{f'{args.submissions} submissions, --jobs {args.jobs} (goal = baseline)':<56}"
         f"{batch:>9.1f}{goal:>10.1f}{batch / goal:>8.2f}"
     )
-    print(f"{'seconds per submission in the batch':<44}{batch / args.submissions:>9.2f}")
+    print(f"{'seconds per submission in the batch':<56}{batch / args.submissions:>9.2f}")
     print(f"scores seen: {', '.join(f'{s:g}' for s in scores)} (of {one.max_points})")
     return 0
 
