@@ -17,6 +17,7 @@ from autograder import report
 from autograder.checking import check_chapter, public_checks
 from autograder.course import chapter
 from autograder.harness import wire
+from tests.test_broken_ch03 import EXPAND_BY_RESHAPE, UNBROADCAST_ONE_AXIS_AT_A_TIME
 from tests.trees import SOLUTIONS, broken_package, composite, write_stubs
 
 CHAPTER_NUMBERS = [1, 2, 3]
@@ -201,26 +202,7 @@ VARIANTS = [
 
 
 # Unusual but correct code at the same edges: each must score every hidden point (the
-# chapter-3 ones as in tests/test_broken_ch03.py).
-ONE_AXIS_AT_A_TIME = """
-for _ in range(grad.ndim - len(shape)):
-    grad = grad.sum(dim=0)
-for axis in reversed(range(len(shape))):
-    if shape[axis] == 1 and grad.shape[axis] != 1:
-        grad = grad.sum(dim=axis, keepdim=True)
-return grad
-"""
-
-EXPAND_BY_RESHAPE = """
-new = len(sizes) - x.ndim
-if new < 0:
-    raise RuntimeError(f"expand{sizes}: fewer sizes than the dimensions of {x.shape}")
-if -1 in sizes[:new]:
-    raise RuntimeError(f"expand{sizes}: -1 for a new leading dimension")
-x = x.reshape((1,) * new + x.shape)
-return broadcast_to(x, tuple(n if s == -1 else s for s, n in zip(sizes, x.shape)))
-"""
-
+# chapter-3 ones are tests/test_broken_ch03.py's).
 CORRECT = [
     (
         "relu's derivative from its input, a float 0 at the kink",
@@ -239,7 +221,13 @@ CORRECT = [
         ),
         "2.5",
     ),
-    ("unbroadcast one axis at a time", 3, "unbroadcast.py", ("region", ONE_AXIS_AT_A_TIME), "3.1"),
+    (
+        "unbroadcast one axis at a time",
+        3,
+        "unbroadcast.py",
+        ("region", UNBROADCAST_ONE_AXIS_AT_A_TIME),
+        "3.1",
+    ),
     ("expand adds the new axes with reshape", 3, "expand.py", ("region", EXPAND_BY_RESHAPE), "3.3"),
 ]
 

@@ -212,9 +212,15 @@ def _expand_case(rng: np.random.Generator, shape: Shape, sizes: Shape, dtype: st
 
 
 def _expand_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [_expand_case(rng, shape, sizes, "float64") for shape, sizes in EXPAND]
-    cases.append(_expand_case(rng, *EXPAND[3], "float32"))
-    for shape, sizes, naming, what in EXPAND_ERRORS:
+    return expand_cases(rng, EXPAND, EXPAND[3], EXPAND_ERRORS)
+
+
+def expand_cases(rng: np.random.Generator, pairs, float32_pair, errors) -> list[Case]:
+    """``expand`` on each (shape, sizes) pair in float64, one pair in float32, then each
+    error case (shape, sizes, what the message must name, what is wrong)."""
+    cases = [_expand_case(rng, shape, sizes, "float64") for shape, sizes in pairs]
+    cases.append(_expand_case(rng, *float32_pair, "float32"))
+    for shape, sizes, naming, what in errors:
         label = f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {what}"
         inputs = {
             "data": np.ones(shape),

@@ -18,11 +18,11 @@ from ...checks.ch02_tensor import op_case, verdict
 from ...checks.ch02_tensor import programs as op_programs
 from ...checks.ch02_tensor.catalog import OPS as CH02_OPS
 from ...checks.ch03_broadcast import (
-    _expand_case,
     _expand_verdict,
     _through_the_seam,
     _unbroadcast_case,
     _unbroadcast_verdict,
+    expand_cases,
     programs,
 )
 from ...checks.ch03_broadcast.catalog import CATALOG, Shape
@@ -138,18 +138,7 @@ EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], str]] = [
 
 
 def _expand_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [_expand_case(rng, shape, sizes, "float64") for shape, sizes in EXPAND]
-    cases.append(_expand_case(rng, (2, 1), (3, -1, 4), "float32"))
-    for shape, sizes, naming, what in EXPAND_ERRORS:
-        label = f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {what}"
-        inputs = {
-            "data": np.ones(shape),
-            "sizes": list(sizes),
-            "upstream": np.ones(()),
-            "expect_error": True,
-        }
-        cases.append(Case(label, inputs, {"error naming": naming, "error type": "RuntimeError"}))
-    return cases
+    return expand_cases(rng, EXPAND, ((2, 1), (3, -1, 4)), EXPAND_ERRORS)
 
 
 CHECKS = [
