@@ -771,7 +771,9 @@ def test_the_fallback_confinement_is_fair_and_leaves_nothing(tmp_path: Path, bat
 SANDBOX_VIEW = """
 import os, pathlib
 seen = []
-for path in ({reference!r}, {repo!r}, {host_file!r}, "/home", "/work"):
+# the repository's own files (its folder may exist: a .venv inside it is bound, alone)
+for path in ({reference!r}, {repo!r} + "/README.md", {repo!r} + "/autograder/grading.py",
+             {host_file!r}):
     try:
         os.listdir(path) if os.path.isdir(path) else open(path).read()
         seen.append(path)
