@@ -7,8 +7,8 @@
     python -m autograder grade 1 submissions/    # grade a class (`make grade`), see
                                                  # docs/instructors.md
 
-``check`` exits 0 only when every task of the chapter passes; ``grade`` exits 0 when every
-submission was graded (whatever its score).
+``check`` exits 0 only when every task of the chapter passes; ``grade`` exits 0 once every
+submission has its result (whatever its score or status), 2 when the batch cannot start.
 """
 
 from __future__ import annotations
@@ -67,7 +67,8 @@ def main(argv: list[str] | None = None) -> int:
         print(report.progress_report(results, str(root.name) + "/"))
         return 0
     except (student.SetupError, ValueError, KeyError, FileNotFoundError, RuntimeError) as exc:
-        print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)
+        print(f"error: {text}", file=sys.stderr)
         return 2
 
 

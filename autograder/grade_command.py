@@ -20,11 +20,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-from . import outputs
+from . import outputs, sandbox
 from .checking import PUBLIC_SEED
 from .course import chapter
-from .grading import Course, Options, grade_all, repository_course, unique_names
-from .ingest import submission_name, submissions_in
+from .grading import Course, Options, check_seed, grade_all, repository_course, unique_names
+from .ingest import submissions_in
 from .runner import Limits
 
 
@@ -63,6 +63,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _seed(args: argparse.Namespace) -> int:
+    seed = check_seed(_given_seed(args))
+    if 0 < seed < 2**40:
+        print(
+            "warning: a short secret seed can be found by trying every value; use e.g. "
+            "python -c 'import secrets; print(secrets.randbits(64))' > seed.txt",
+            file=sys.stderr,
+        )
+    return seed
+
+
+def _given_seed(args: argparse.Namespace) -> int:
     if args.seed is not None:
         return args.seed
     if args.seed_file is not None:
@@ -78,19 +89,40 @@ def _seed(args: argparse.Namespace) -> int:
     return PUBLIC_SEED
 
 
-def _sources(args: argparse.Namespace) -> list[Path]:
+def _sources(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
+    """The submissions to grade and their names (as in the whole batch, for --only)."""
     if args.single:
+        if args.only:
+            raise ValueError("--only picks a submission from a folder of them; not with --single")
         if not args.submissions.exists():
             raise FileNotFoundError(f"there is no {args.submissions}")
-        return [args.submissions]
+        return [args.submissions], unique_names([args.submissions])
     sources = submissions_in(args.submissions)
-    if args.only:
-        sources = [s for s in sources if submission_name(s) == args.only]
-        if not sources:
-            raise ValueError(f"no submission named {args.only!r} in {args.submissions}")
     if not sources:
         raise ValueError(f"{args.submissions} holds no submission (folders or .zip files)")
-    return sources
+    names = unique_names(sources)
+    if args.only:
+        if args.only not in names:
+            raise ValueError(
+                f"no submission named {args.only!r} in {args.submissions} "
+                f"(names: {', '.join(names[:10])}{', …' if len(names) > 10 else ''})"
+            )
+        i = names.index(args.only)
+        return [sources[i]], [names[i]]
+    return sources, names
+
+
+def _confinement(kind: str) -> sandbox.Confinement:
+    """The confinement, resolved before any submission is graded. ``auto`` never settles
+    for a child that keeps the grader's own user: that must be asked for by name."""
+    conf = sandbox.confinement(kind)
+    if kind == "auto" and conf.name == "fallback" and conf.user is None:
+        raise RuntimeError(
+            "no bubblewrap sandbox could start here, and the fallback would run submissions "
+            f"as your own user ({conf.summary}); install bubblewrap (apt-get install "
+            "bubblewrap), or pass --confinement fallback to accept that"
+        )
+    return conf
 
 
 def run(args: argparse.Namespace) -> int:
@@ -101,11 +133,8 @@ def run(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"there is no folder {args.extra_checks}")
     if args.gradescope_results and not args.single:
         raise ValueError("--gradescope-results needs --single (one submission)")
-    sources = _sources(args)
-    names = unique_names(sources)
-    if args.only:  # the name it had in the whole batch
-        everything = submissions_in(args.submissions)
-        names = [unique_names(everything)[everything.index(sources[0])]]
+    sources, names = _sources(args)
+    conf = _confinement(args.confinement)
     out = args.out or Path("grades") / f"ch{ch.number:02d}"
     private = Path(tempfile.mkdtemp(prefix="sparrow-course-"))
     try:
@@ -138,8 +167,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         shutil.rmtree(private, ignore_errors=True)
     print()
-    print(outputs.summary_text(rows, ch, options, args.jobs))
-    print(f"confinement: {graded[0].confinement}")
+    print(outputs.summary_text(rows, ch, options, args.jobs, conf.summary))
     print(f"wrote {out}/grades.csv, summary.txt, feedback/ and gradescope/")
     sys.stdout.flush()
     return 0

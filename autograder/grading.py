@@ -34,7 +34,7 @@ from pathlib import Path
 from . import report, sandbox
 from .checking import PUBLIC_SEED, ChapterResult, check_chapter, public_checks
 from .course import CHAPTERS, Chapter, chapter
-from .ingest import IngestLimits, Rejected, ingest, submission_name
+from .ingest import IngestLimits, Rejected, ingest_safely, printable, submission_name
 from .runner import Limits
 
 HERE = Path(__file__).resolve().parent
@@ -137,15 +137,22 @@ def suite_version(extra: Path | None = None) -> str:
     return digest.hexdigest()[:12]
 
 
-def seed_text(seed: int) -> str:
-    """The seed as reports print it: the public one by value, a secret one by fingerprint."""
+def seed_text(seed: int, *, instructor: bool = False) -> str:
+    """The seed as a report prints it: the public one by value; a secret one never (a
+    fingerprint of a short seed could be searched), but for the instructor by fingerprint,
+    to tell two runs apart."""
     if seed == PUBLIC_SEED:
         return f"public ({seed})"
-    return (
-        "instructor's secret seed (fingerprint "
-        + hashlib.sha256(str(seed).encode()).hexdigest()[:8]
-        + ")"
-    )
+    if not instructor:
+        return "the instructor's secret seed"
+    return f"secret (fingerprint {hashlib.sha256(str(seed).encode()).hexdigest()[:8]})"
+
+
+def check_seed(seed: int) -> int:
+    """``seed`` if NumPy can take it, else a clear error."""
+    if seed < 0:
+        raise ValueError(f"a seed must be a non-negative integer, not {seed}")
+    return seed
 
 
 # -- composite trees -----------------------------------------------------------------------
@@ -165,20 +172,29 @@ def _student_package(ch: Chapter, course: Course, folder: Path, dest: Path) -> l
     returns what the feedback should say about the files that were not taken."""
     stubs = course.stubs / ch.package
     shutil.copytree(stubs, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__"))
-    tasks, notes, replaced = task_files(stubs), [], []
+    tasks, notes, replaced, shadowing = task_files(stubs), [], [], []
     for path in sorted(folder.rglob("*.py")):
         rel = path.relative_to(folder).as_posix()
-        if rel in tasks or not (stubs / rel).exists():
+        new = not (stubs / rel).exists()
+        top = Path(rel).parts[0]
+        if new and top != rel and (stubs / f"{top}.py").is_file():
+            shadowing.append(printable(rel))  # nn/__init__.py would shadow the given nn.py
+        elif rel in tasks or new:
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
         elif path.read_bytes() != (stubs / rel).read_bytes():
-            replaced.append(rel)
+            replaced.append(printable(rel))
     missing = sorted(t for t in tasks if not (folder / t).is_file())
     if replaced:
         notes.append(
             f"chapter {ch.number}: given files you changed were graded as the course's own "
             f"copy: {', '.join(replaced)}"
+        )
+    if shadowing:
+        notes.append(
+            f"chapter {ch.number}: left out files that would take the place of given ones: "
+            f"{', '.join(shadowing)}"
         )
     if missing:
         notes.append(
@@ -245,7 +261,7 @@ def grade_submission(source: Path, options: Options, work: Path, name: str = "")
     name = name or submission_name(source)
     conf = sandbox.confinement(options.confinement)
     try:
-        submission = ingest(source, work / "copy", options.ingest_limits)
+        submission = ingest_safely(source, work / "copy", options.ingest_limits)
     except Rejected as exc:
         return _not_graded(name, ch, f"the submission was refused: {exc}", options, conf.summary)
     wanted = [c for c in CHAPTERS if c.number <= ch.number] if options.integrated else [ch]
@@ -294,6 +310,16 @@ def _summary(options: Options) -> str:
         return sandbox.confinement(options.confinement).summary
     except RuntimeError as exc:
         return f"none could start: {exc}"
+
+
+def _sweep(options: Options) -> None:
+    """After a submission under the fallback's own user: remove what it left in /tmp."""
+    try:
+        conf = sandbox.confinement(options.confinement)
+    except RuntimeError:
+        return
+    if conf.name == "fallback" and conf.user is not None:
+        sandbox.sweep(conf.user)
 
 
 def _worker_start() -> None:

@@ -18,6 +18,7 @@ import os
 import re
 import stat
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
@@ -30,7 +31,8 @@ class Rejected(Exception):
 
 @dataclass(frozen=True)
 class IngestLimits:
-    max_files: int = 2000  # entries looked at (files and folders)
+    max_files: int = 2000  # .py files in chapter folders
+    max_entries: int = 200_000  # entries of a zip, or folders walked
     max_file_bytes: int = 1 * 2**20  # one .py file
     max_total_bytes: int = 16 * 2**20  # every .py file together
     max_depth: int = 32  # folders deep
@@ -50,6 +52,23 @@ class Submission:
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 PACKAGES = {ch.package for ch in CHAPTERS}
+SKIPPED = {"__pycache__", "site-packages", "node_modules"}  # and every folder named .*
+
+
+def printable(name: str) -> str:
+    """A name a submission chose, safe to print in any report: no control characters, no
+    undecodable bytes."""
+    text = name.encode("utf-8", "backslashreplace").decode("ascii", "backslashreplace")
+    return "".join(c if c.isprintable() else f"\\x{ord(c):02x}" for c in text)
+
+
+def _wanted(parts: tuple[str, ...]) -> bool:
+    """Whether a file is read at all: a ``.py`` file inside a chapter folder, under no
+    skipped folder (a whole course zipped with its .venv stays small this way)."""
+    folders = parts[:-1]
+    if any(p.startswith(".") or p in SKIPPED for p in folders):
+        return False
+    return parts[-1].endswith(".py") and any(p in PACKAGES for p in folders)
 
 
 def submission_name(path: Path) -> str:
@@ -65,7 +84,7 @@ class _Budget:
     def entry(self) -> None:
         self.files += 1
         if self.files > self.limits.max_files:
-            raise Rejected(f"more than {self.limits.max_files} files and folders")
+            raise Rejected(f"more than {self.limits.max_files} .py files in chapter folders")
 
     def read(self, stream, name: str) -> bytes:
         """At most the per-file and total limits from ``stream``, or Rejected."""
@@ -103,65 +122,71 @@ def _from_zip(source: Path, dest: Path, limits: IngestLimits, notes: list[str]) 
     try:
         archive = zipfile.ZipFile(source)
     except (zipfile.BadZipFile, OSError) as exc:
-        raise Rejected(f"{source.name} is not a readable zip file ({exc})") from None
+        raise Rejected(f"{printable(source.name)} is not a readable zip file ({exc})") from None
     with archive:
-        for info in archive.infolist():
-            budget.entry()
+        infos = archive.infolist()
+        if len(infos) > limits.max_entries:
+            raise Rejected(f"the zip holds more than {limits.max_entries} entries")
+        for info in infos:
             parts = _safe_parts(info.filename)
             if parts is None:
-                raise Rejected(
-                    f"the zip holds an unsafe path: {info.filename!r} (absolute or '..')"
-                )
+                name = printable(info.filename)
+                raise Rejected(f"the zip holds an unsafe path (absolute or '..'): {name!r}")
             if len(parts) > limits.max_depth:
-                raise Rejected(f"{info.filename!r} is more than {limits.max_depth} folders deep")
+                raise Rejected(f"{printable(info.filename)!r} is more than {limits.max_depth} deep")
+            if info.is_dir() or not parts or not _wanted(parts):
+                continue
             if stat.S_ISLNK(info.external_attr >> 16):
-                notes.append(f"skipped the symbolic link {info.filename}")
+                notes.append(f"skipped the symbolic link {printable(info.filename)}")
                 continue
-            if info.is_dir() or not parts or not parts[-1].endswith(".py"):
-                continue
+            budget.entry()
             try:
                 with archive.open(info) as stream:
-                    data = budget.read(stream, info.filename)
-            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as exc:
-                raise Rejected(f"cannot read {info.filename!r} from the zip ({exc})") from None
-            try:
+                    data = budget.read(stream, printable(info.filename))
                 _write(dest, parts, data)
             except FileExistsError:
-                notes.append(f"skipped a second copy of {info.filename}")
+                notes.append(f"skipped a second copy of {printable(info.filename)}")
+            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError, zlib.error) as exc:
+                raise Rejected(
+                    f"cannot read {printable(info.filename)!r} from the zip ({type(exc).__name__})"
+                ) from None
 
 
 def _from_folder(source: Path, dest: Path, limits: IngestLimits, notes: list[str]) -> None:
-    budget = _Budget(limits)
+    budget, walked = _Budget(limits), 0
     todo: list[tuple[Path, tuple[str, ...]]] = [(source, ())]
     while todo:
         folder, parts = todo.pop()
+        walked += 1
+        if walked > limits.max_entries:
+            raise Rejected(f"more than {limits.max_entries} folders")
         try:
             entries = sorted(os.scandir(folder), key=lambda e: e.name)
         except OSError as exc:
-            notes.append(f"could not read the folder {'/'.join(parts) or '.'} ({exc.strerror})")
+            notes.append(
+                f"could not read the folder {printable('/'.join(parts) or '.')} ({exc.strerror})"
+            )
             continue
         for entry in entries:
-            budget.entry()
             rel = (*parts, entry.name)
             if entry.is_symlink():
-                notes.append(f"skipped the symbolic link {'/'.join(rel)}")
+                notes.append(f"skipped the symbolic link {printable('/'.join(rel))}")
             elif entry.is_dir(follow_symlinks=False):
-                if entry.name in (".git", "__pycache__", ".ipynb_checkpoints"):
-                    continue
-                if len(rel) > limits.max_depth:
-                    raise Rejected(f"{'/'.join(rel)} is more than {limits.max_depth} folders deep")
-                todo.append((Path(entry.path), rel))
-            elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".py"):
-                flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                if not (entry.name.startswith(".") or entry.name in SKIPPED):
+                    if len(rel) > limits.max_depth:
+                        raise Rejected(
+                            f"{printable('/'.join(rel))} is more than {limits.max_depth} deep"
+                        )
+                    todo.append((Path(entry.path), rel))
+            elif _wanted(rel) and entry.is_file(follow_symlinks=False):
+                budget.entry()
                 try:
-                    fd = os.open(entry.path, flags)
+                    fd = os.open(entry.path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+                    with os.fdopen(fd, "rb") as stream:
+                        if stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
+                            _write(dest, rel, budget.read(stream, printable("/".join(rel))))
                 except OSError as exc:
-                    notes.append(f"could not read {'/'.join(rel)} ({exc.strerror})")
-                    continue
-                with os.fdopen(fd, "rb") as stream:
-                    if not stat.S_ISREG(os.fstat(stream.fileno()).st_mode):
-                        continue
-                    _write(dest, rel, budget.read(stream, "/".join(rel)))
+                    notes.append(f"could not read {printable('/'.join(rel))} ({exc.strerror})")
 
 
 def _chapter_folders(root: Path, notes: list[str]) -> dict[str, Path]:
@@ -177,10 +202,10 @@ def _chapter_folders(root: Path, notes: list[str]) -> dict[str, Path]:
         folders.sort(key=lambda f: (f.parent.name != "chapters", len(f.parts), str(f)))
         chosen[package] = folders[0]
         if len(folders) > 1:
-            others = ", ".join(str(f.relative_to(root)) for f in folders[1:])
+            others = ", ".join(printable(str(f.relative_to(root))) for f in folders[1:])
             notes.append(
-                f"found {package} more than once; graded {folders[0].relative_to(root)}, "
-                f"ignored {others}"
+                f"found {package} more than once; graded "
+                f"{printable(str(folders[0].relative_to(root)))}, ignored {others}"
             )
     return chosen
 
@@ -191,15 +216,26 @@ def ingest(source: Path, dest: Path, limits: IngestLimits = IngestLimits()) -> S
     submission = Submission(submission_name(source), source, dest)
     dest.mkdir(parents=True)
     if source.is_symlink():
-        raise Rejected(f"{source.name} is a symbolic link")
+        raise Rejected(f"{printable(source.name)} is a symbolic link")
     if source.is_file() and source.name.lower().endswith(".zip"):
         _from_zip(source, dest, limits, submission.notes)
     elif source.is_dir():
         _from_folder(source, dest, limits, submission.notes)
     else:
-        raise Rejected(f"{source.name} is neither a folder nor a .zip file")
+        raise Rejected(f"{printable(source.name)} is neither a folder nor a .zip file")
     submission.packages = _chapter_folders(dest, submission.notes)
     return submission
+
+
+def ingest_safely(source: Path, dest: Path, limits: IngestLimits = IngestLimits()) -> Submission:
+    """``ingest``, with anything the file system says about the submission (a name too
+    long, a file where a folder should be) as Rejected too."""
+    try:
+        return ingest(source, dest, limits)
+    except (OSError, UnicodeError, ValueError) as exc:
+        raise Rejected(
+            f"cannot copy it ({type(exc).__name__}: {printable(str(exc))[:200]})"
+        ) from None
 
 
 def submissions_in(folder: Path) -> list[Path]:

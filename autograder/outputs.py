@@ -28,8 +28,9 @@ def write_atomic(path: Path, text: str) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as out:
+        with os.fdopen(fd, "w", encoding="utf-8", errors="backslashreplace", newline="") as out:
             out.write(text)
+        os.chmod(tmp, 0o644)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -69,11 +70,17 @@ def results_json(graded: Graded, options: Options) -> dict:
     }
 
 
+RUN_COLUMNS = ["check suite", "seed", "cpu per check", "confinement"]
+
+
 def csv_columns(ch: Chapter) -> list[str]:
-    return ["submission", *(f"task {t.id}" for t in ch.tasks), "total", "max", "status", "reason"]
+    tasks = [f"task {t.id}" for t in ch.tasks]
+    return ["submission", *tasks, "total", "max", "status", "reason", *RUN_COLUMNS]
 
 
-def csv_row(graded: Graded) -> dict[str, str]:
+def csv_row(graded: Graded, options: Options) -> dict[str, str]:
+    """One submission's row, with how it was graded (the same for a whole batch, unless a
+    regrade used other settings)."""
     row = {"submission": graded.name}
     row.update({f"task {t.id}": f"{t.points:g}" for t in graded.tasks})
     row.update(
@@ -81,6 +88,17 @@ def csv_row(graded: Graded) -> dict[str, str]:
         max=str(graded.max_points),
         status=graded.status,
         reason=graded.reason,
+    )
+    row.update(
+        zip(
+            RUN_COLUMNS,
+            [
+                suite_version(options.extra_checks),
+                seed_text(options.seed, instructor=True),
+                f"{options.limits.cpu_per_check:g} s",
+                graded.confinement.split(":")[0].split(" (")[0],
+            ],
+        )
     )
     return row
 
@@ -100,15 +118,18 @@ def csv_text(rows: Sequence[dict[str, str]], columns: list[str]) -> str:
     return buffer.getvalue()
 
 
-def summary_text(rows: Sequence[dict[str, str]], ch: Chapter, options: Options, jobs: int) -> str:
+def summary_text(
+    rows: Sequence[dict[str, str]], ch: Chapter, options: Options, jobs: int, confinement: str
+) -> str:
     """The table an instructor reads first: how many, how well, what failed most."""
     totals = [float(r["total"]) for r in rows]
     top = ch.points or 1
     lines = [
         f"Sparrow grades — chapter {ch.number} ({ch.title}), {len(rows)} submissions",
         f"mode: {options.mode} · check suite {suite_version(options.extra_checks)} · "
-        f"seed: {seed_text(options.seed)} · jobs: {jobs}",
+        f"seed: {seed_text(options.seed, instructor=True)} · jobs: {jobs}",
         f"limits: {options.limits.describe_confined()}",
+        f"confinement: {confinement}",
         "",
     ]
     if totals:
@@ -154,7 +175,8 @@ def write_batch(
         write_submission(out, g, options)
     rows = read_rows(out / "grades.csv") if merge else []
     names = {g.name for g in graded}
-    rows = [r for r in rows if r["submission"] not in names] + [csv_row(g) for g in graded]
+    rows = [r for r in rows if r["submission"] not in names] + [csv_row(g, options) for g in graded]
     write_atomic(out / "grades.csv", csv_text(rows, csv_columns(ch)))
-    write_atomic(out / "summary.txt", summary_text(rows, ch, options, jobs))
+    confinement = graded[0].confinement if graded else ""
+    write_atomic(out / "summary.txt", summary_text(rows, ch, options, jobs, confinement))
     return rows

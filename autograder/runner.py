@@ -140,7 +140,6 @@ def child_env(home: Path) -> dict[str, str]:
         TMPDIR=str(home),
         LANG="C.UTF-8",
         LC_ALL="C.UTF-8",
-        PYTHONHASHSEED="0",
         OPENBLAS_NUM_THREADS="1",
         OMP_NUM_THREADS="1",
         MKL_NUM_THREADS="1",
@@ -212,7 +211,7 @@ class _Reader(threading.Thread):
                     if not isinstance(message, dict):
                         raise ValueError("not a message")
                     self.messages.put(message)
-                except ValueError:
+                except Exception:  # not JSON, nested too deep, a bad array: all garbage
                     self.messages.put("garbled")
                     return
         self.messages.put("eof")
@@ -290,6 +289,9 @@ def _exit_detail(code: int | None, tail: str) -> str:
     )
 
 
+_FORGED = "<forged>"  # a key of run_checks' record: this run has seen a forgery already
+
+
 def run_checks(
     tree: Path,
     target: str,
@@ -309,6 +311,7 @@ def run_checks(
             ],
         }
         _run_one_child(tree, plan, remaining, runs, limits, confinement)
+    runs.pop(_FORGED, None)
     return runs
 
 
@@ -511,15 +514,22 @@ def _fail(run: CheckRun, child: _Child, remaining, runs) -> None:
 
 def _forged(problem: str, child: _Child, remaining, runs) -> None:
     """Messages out of order: code under test wrote to the grader's channel. Everything this
-    child reported is discarded (the checks before the culprit run again in a fresh child);
-    the check that ran last fails, or, before any check, every one."""
-    for check_id in child.ended:
-        runs.pop(check_id, None)
+    child reported is discarded. The first time, the checks it had finished run again in a
+    fresh child and the one that ran last fails (or, before any check, every one); a second
+    forgery fails every check left, so a forger cannot make the grader run its checks over
+    and over."""
     detail = (
         f"the process running your code sent the grader a message it did not expect "
         f"({problem}): something wrote to the grader's own channel, so the results it sent "
         "were discarded"
     )
+    if _FORGED in runs:
+        for c in remaining:
+            runs[c.id] = CheckRun("flooded", detail=detail)
+        return
+    runs[_FORGED] = CheckRun("flooded")
+    for check_id in child.ended:
+        runs.pop(check_id, None)
     if child.last is None:
         child.ready = False
         _fail(CheckRun("import error", detail=detail), child, remaining, runs)

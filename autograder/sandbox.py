@@ -134,6 +134,8 @@ def _bwrap_flags(bwrap: str) -> tuple[str, ...]:
     except (OSError, subprocess.SubprocessError):
         usage = ""
     sized = "--size" in usage
+    if not sized:  # bubblewrap before 0.5: the tmpfs is bounded only by the machine
+        flags.append("--unsized-tmp")  # a marker `confinement` reads, removed there
     if "--disable-userns" in usage:  # bubblewrap 0.8+: no nested namespace to regain rights
         flags.append("--disable-userns")
     shm, tmp = (["--size", str(SHM_BYTES)], ["--size", str(TMP_BYTES)]) if sized else ([], [])
@@ -185,9 +187,13 @@ def confinement(kind: str = "auto") -> Confinement:
     root = os.geteuid() == 0
     if kind in ("auto", "bubblewrap") and (bwrap := shutil.which("bwrap")):
         flags = _bwrap_flags(bwrap)
+        tmp = "private /tmp (128 MiB)"
+        if "--unsized-tmp" in flags:
+            flags = tuple(f for f in flags if f != "--unsized-tmp")
+            tmp = "private /tmp (unbounded: this bubblewrap is older than 0.5)"
         base = (
             "bubblewrap: uid 65534 without capabilities, own PID/network/IPC namespaces, "
-            "private /tmp, read-only system and Python folders, the composite tree read-only"
+            f"{tmp}, read-only system and Python folders, the composite tree read-only"
         )
         tries = []
         if root:
@@ -249,6 +255,30 @@ def children(pid: int) -> list[int]:
         if ppid == pid:
             found.append(int(name))
     return found
+
+
+def sweep(user: int) -> int:
+    """Remove what ``user`` left in the machine's shared scratch folders (the fallback's
+    children share /tmp, /var/tmp and /dev/shm): nothing of one submission may be found by
+    the next. Returns how many entries were removed."""
+    removed = 0
+    for folder in (Path("/tmp"), Path("/var/tmp"), Path("/dev/shm")):
+        try:
+            entries = list(folder.iterdir())
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.lstat().st_uid != user:
+                    continue
+                if entry.is_dir() and not entry.is_symlink():
+                    shutil.rmtree(entry, ignore_errors=True)
+                else:
+                    entry.unlink()
+                removed += 1
+            except OSError:
+                continue
+    return removed
 
 
 def end_strays(rounds: int = 20) -> int:

@@ -77,6 +77,14 @@ def _exception_message(info: dict) -> str:
     return text
 
 
+def _known_task(task_id: object) -> bool:
+    """Whether ``task_id`` names a task of the course (a stub's message names one; code
+    under test could raise a look-alike carrying any text)."""
+    from .course import CHAPTERS
+
+    return isinstance(task_id, str) and any(t.id == task_id for ch in CHAPTERS for t in ch.tasks)
+
+
 def _chapter_of(task_id: str) -> int:
     head = task_id.split(".", 1)[0]
     return int(head) if head.isdigit() else 0
@@ -140,6 +148,7 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
             info = result["raised"]
             verdict.raised = str(info.get("type", ""))
             stub = info.get("not_started")
+            stub = stub if _known_task(stub) else None  # only a real task's stub counts
             problem, where = _exception_message(info), info.get("where", "")
             if stub == check.task:
                 status, blocked_by = NOT_STARTED, ""
@@ -152,7 +161,13 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
             else:
                 status, blocked_by = FAILED, ""
         else:
-            problem = check.verdict(case, result.get("value"))
+            try:
+                problem = check.verdict(case, result.get("value"))
+            except Exception as exc:  # data the comparison cannot take (an odd dtype, say)
+                problem = (
+                    f"the grader could not compare what your code returned with the expected "
+                    f"value ({type(exc).__name__}): return the kind of value the task asks for"
+                )
             if problem is None:
                 continue
             status, blocked_by, where = FAILED, "", ""

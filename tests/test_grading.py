@@ -15,6 +15,7 @@ import sys
 import zipfile
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from autograder import grading, outputs, sandbox
@@ -104,7 +105,7 @@ def test_zip_bomb_and_too_many_files_are_refused(tmp_path: Path) -> None:
     with zipfile.ZipFile(many, "w") as archive:
         for i in range(30):
             archive.writestr(f"chapters/ch01_value/f{i}.py", "")
-    with pytest.raises(Rejected, match="more than 20 files"):
+    with pytest.raises(Rejected, match=r"more than 20 \.py files"):
         ingest(many, tmp_path / "b", IngestLimits(max_files=20))
 
 
@@ -118,6 +119,17 @@ def test_zip_link_entries_are_skipped(tmp_path: Path) -> None:
     copy = ingest(path, tmp_path / "copy")
     assert not (copy.packages[CH01] / "graph.py").exists()
     assert any("symbolic link" in n for n in copy.notes)
+
+
+def test_names_a_submission_chose_print_safely(tmp_path: Path) -> None:
+    sub = student(tmp_path, "odd", SOLUTIONS / CH01)
+    odd = os.fsencode(sub / "chapters" / CH01) + b"/\xff\x1b[2J.py"
+    os.symlink(b"/etc/passwd", odd)
+    copy = ingest(sub, tmp_path / "copy")
+    (note,) = [n for n in copy.notes if "symbolic link" in n]
+    assert "\x1b" not in note and note.isprintable() and note.isascii()
+    outputs.write_atomic(tmp_path / "out.txt", "\udcff text a report could hold")
+    assert (tmp_path / "out.txt").read_text() == "\\udcff text a report could hold"
 
 
 def test_a_batch_lists_folders_and_zips_and_refuses_a_missing_folder(tmp_path: Path) -> None:
@@ -192,16 +204,38 @@ def test_hidden_verdicts_carry_only_the_parents_text() -> None:
         CheckRun("ran", [{"raised": {"type": secret, "message": secret}}]),
         CheckRun("crashed", detail=f"its last output:\n{secret}"),
         CheckRun("import error", error={"type": "SyntaxError", "message": secret}),
+        CheckRun("ran", [{"raised": {"type": "NotImplementedError", "not_started": "1.98765"}}]),
     ]
     messages = []
     for run in ran:
         public, hidden = judge(check, [case], run), judge(check, [case], run, hidden=True)
-        assert secret in public.message + public.where + public.printed  # shown when public
-        text = hidden.message + hidden.where + hidden.printed
-        assert secret not in text and hidden.hidden
+        if "not_started" not in str(run.results):
+            assert secret in public.message + public.where + public.printed  # shown if public
+        text = hidden.message + hidden.where + hidden.printed + hidden.blocked_by
+        assert secret not in text and "98765" not in text and hidden.hidden
         messages.append(hidden.message)
     assert messages[1] == "raised ValueError"
     assert messages[2] == "raised an exception"  # a type name the child made up is not shown
+    assert messages[5] == "raised NotImplementedError"  # a made-up task id blocks nothing
+
+
+def test_a_comparison_that_cannot_take_the_data_fails_that_check_only() -> None:
+    check = Check("2.1", "a + b", lambda rng: [], lambda sp: None)
+    case = Case("a + b", {}, {"requires_grad": True})
+    run = CheckRun("ran", [{"value": {"requires_grad": np.array([True, True])}}])
+    verdict = judge(check, [case], run)
+    assert verdict.status == "failed" and "could not compare" in verdict.message
+
+
+def test_every_file_with_a_task_region_is_a_task_file(course) -> None:
+    """What the grader takes from a submission is what the stub generator made a task of."""
+    for package in ("ch01_value", "ch02_tensor", "ch03_broadcast"):
+        marked = {
+            p.relative_to(SOLUTIONS / package).as_posix()
+            for p in (SOLUTIONS / package).rglob("*.py")
+            if "### BEGIN SOLUTION" in p.read_text()
+        }
+        assert marked and grading.task_files(course.stubs / package) == marked
 
 
 def test_the_secret_seed_changes_hidden_and_public_cases_and_is_never_printed(
@@ -218,7 +252,16 @@ def test_the_secret_seed_changes_hidden_and_public_cases_and_is_never_printed(
     )
     graded = grade(student(tmp_path, "seeded", SOLUTIONS / CH01), course, tmp_path, seed=987654321)
     assert graded.points == 100
-    assert "987654321" not in graded.feedback and "fingerprint" in graded.feedback
+    assert "987654321" not in graded.feedback and "secret seed" in graded.feedback
+    options = grading.Options(chapter=1, course=course, seed=987654321)
+    import hashlib
+
+    fingerprint = hashlib.sha256(b"987654321").hexdigest()[:8]
+    student_facing = graded.feedback + json.dumps(outputs.results_json(graded, options))
+    assert fingerprint not in student_facing  # a short seed's fingerprint can be searched
+    assert fingerprint in outputs.csv_row(graded, options)["seed"]  # the instructor's CSV
+    with pytest.raises(ValueError, match="non-negative"):
+        grading.check_seed(-5)
 
 
 def test_an_instructors_extra_checks_are_graded_like_hidden_ones(course, tmp_path: Path) -> None:
@@ -273,6 +316,7 @@ def test_the_batch_scores_and_outputs(batch) -> None:
     assert [r["submission"] for r in rows] == ["broken", "correct", "stubs", "zipped"]
     assert rows[0]["task 1.3"] == "0" and rows[0]["task 1.2"] == "10"
     assert {r["status"] for r in rows} == {"graded"}
+    assert rows[0]["seed"] == "public (0)" and rows[0]["check suite"] and rows[0]["confinement"]
     result = json.loads((out / "gradescope" / "broken.json").read_text())
     assert result["score"] == scores["broken"] and result["max_score"] == 100
     test = next(t for t in result["tests"] if t["number"] == "1.3")
@@ -283,7 +327,7 @@ def test_the_batch_scores_and_outputs(batch) -> None:
     assert "check suite" in feedback and "CPU seconds per check" in feedback
     assert "confinement:" in feedback
     summary = (out / "summary.txt").read_text()
-    assert "4 submissions" in summary and "most failed" in summary
+    assert "4 submissions" in summary and "most failed" in summary and "confinement:" in summary
     assert summary.index("1.3 ") < summary.index("1.1 ")  # 1.3 failed more often than 1.1
 
 
@@ -303,6 +347,8 @@ def test_the_command_line_grades_a_batch_and_regrades_one(batch, tmp_path: Path)
     subs, *_ = batch
     out = tmp_path / "grades"
     command = [sys.executable, "-m", "autograder", "grade", "1", str(subs), "--out", str(out)]
+    if shutil.which("bwrap") is None:  # `auto` refuses a fallback that keeps your own user
+        command += ["--confinement", "fallback"]
     done = subprocess.run(
         [*command, "--jobs", "2"], cwd=REPO, capture_output=True, text=True, timeout=300
     )
@@ -320,6 +366,23 @@ def test_the_command_line_grades_a_batch_and_regrades_one(batch, tmp_path: Path)
     assert bad.returncode == 2 and "no folder" in bad.stderr
 
 
+def test_only_picks_a_submission_by_its_name_in_the_batch(tmp_path: Path) -> None:
+    subs = tmp_path / "subs"
+    student(subs, "ada", SOLUTIONS / CH01)
+    zipped(student(tmp_path / "src", "ada", SOLUTIONS / CH01) / "chapters", subs / "ada.zip")
+    assert grading.unique_names(submissions_in(subs)) == ["ada", "ada-2"]  # ada/, ada.zip
+    command = [sys.executable, "-m", "autograder", "grade", "1", str(subs), "--only", "ada-2"]
+    command += ["--out", str(tmp_path / "out"), "--cpu-limit", "5"]
+    if shutil.which("bwrap") is None:
+        command += ["--confinement", "fallback"]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "[1/1] ada-2" in done.stdout, done.stdout + done.stderr
+    wrong = subprocess.run(
+        [*command[:6], "--only", "eve"], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
+    assert wrong.returncode == 2 and "ada, ada-2" in wrong.stderr
+
+
 # -- confinement ---------------------------------------------------------------------------
 
 
@@ -328,8 +391,10 @@ def test_the_confinement_is_named_in_every_grade(course, tmp_path: Path) -> None
         student(tmp_path, "fb", SOLUTIONS / CH01), course, tmp_path, confinement="fallback"
     )
     assert graded.points == 100 and graded.confinement.startswith("fallback")
-    if os.geteuid() == 0:
-        assert "uid 65534" in graded.confinement  # dropped, or says why it could not
+    if os.geteuid() == 0:  # dropped to 65534, or says why it could not
+        assert graded.confinement.endswith("runs as uid 65534") or "impossible" in (
+            graded.confinement
+        )
 
 
 def test_bubblewrap_hides_the_repository() -> None:
@@ -384,5 +449,5 @@ def test_gradescope_zip_runs_against_a_simulated_autograder_layout(tmp_path: Pat
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == results["max_score"] == 100
     assert len(results["tests"]) == len(chapter(2).tasks)
-    assert "424242" not in json.dumps(results) and "fingerprint" in results["output"]
+    assert "424242" not in json.dumps(results) and "secret seed" in results["output"]
     assert stat.S_IMODE((root / "source").stat().st_mode) & 0o077 == 0

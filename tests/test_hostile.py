@@ -320,13 +320,13 @@ EDITS: dict[str, list[tuple[str, str, str]]] = {
 
 # hostile in __mul__ only: graded exactly like honest_bug
 LIKE_HONEST_BUG = {
-    "hang_op": ["timed out", "CPU seconds"],
+    "hang_op": ["timed out", "stopped after"],
     "sys_exit_op": ["SystemExit"],
     "os_exit_op": ["crashed", "exited with code 0"],
     "interrupt_op": ["KeyboardInterrupt"],
-    "sigterm_ignored": ["timed out", "CPU seconds"],
-    "flood_stdout": ["timed out", "CPU seconds"],
-    "flood_stderr": ["timed out", "CPU seconds"],
+    "sigterm_ignored": ["timed out", "stopped after"],
+    "flood_stdout": ["timed out", "stopped after"],
+    "flood_stderr": ["timed out", "stopped after"],
     "memory": ["MemoryError", "Unable to allocate 3.00 GiB"],
     "print_fake": ["printed:", '"score": 100'],
     "forge_channel": ["discarded"],
@@ -337,7 +337,7 @@ LIKE_HONEST_BUG = {
 
 # hostile while imported: nothing can be graded
 AT_IMPORT = {
-    "hang_import": ["does not import", "CPU seconds"],
+    "hang_import": ["does not import", "importing your code stopped after"],
     "exit_import": ["does not import", "SystemExit"],
     "os_exit_import": ["does not import", "exited with code 0"],
     "patch_child_import": ["does not import", "changed the grader"],
@@ -391,7 +391,7 @@ def _link_chapter(root: Path) -> Path:
 def _too_many_files(root: Path) -> Path:
     package = copy_package(SOLUTIONS / "ch01_value", root / "too_many_files/chapters/ch01_value")
     for i in range(2001):
-        (package / f"padding_{i}.txt").touch()
+        (package / f"padding_{i}.py").touch()
     return root / "too_many_files"
 
 
@@ -637,7 +637,7 @@ def test_hostile_code_at_import_fails_the_chapter(batch: Batch, name: str) -> No
         ("zip_slip", ["refused", "unsafe path", "'..'"]),
         ("zip_absolute", ["refused", "unsafe path", "absolute"]),
         ("zip_bomb", ["refused", "larger than 1024 KiB"]),
-        ("too_many_files", ["refused", "more than 2000 files"]),
+        ("too_many_files", ["refused", "more than 2000 .py files"]),
         ("link_chapter", ["symbolic link"]),
     ],
 )
@@ -765,7 +765,7 @@ def test_the_fallback_confinement_is_fair_and_leaves_nothing(tmp_path: Path, bat
     assert graded["double_fork"].points == 100, graded["double_fork"].feedback
     hang = graded["hang_op"]
     assert {t.id: t.points for t in hang.tasks} == batch.points("honest_bug")
-    assert "timed out" in hang.feedback and "CPU seconds" in hang.feedback
+    assert "timed out" in hang.feedback and "stopped after" in hang.feedback
 
 
 SANDBOX_VIEW = """

@@ -35,11 +35,14 @@ REPO = Path(__file__).resolve().parent.parent
 EPOCH = (2020, 1, 1, 0, 0, 0)
 
 SETUP = """#!/usr/bin/env bash
-# Gradescope runs this once, as root, when the autograder image is built.
+# Gradescope runs this once, as root, when the autograder image is built. The grader gets a
+# venv of its own (images with Python 3.12+ refuse system-wide pip installs, PEP 668).
 set -euo pipefail
 apt-get update -qq
-apt-get install -y -qq python3 python3-pip bubblewrap >/dev/null
-python3 -m pip install --disable-pip-version-check -q -r /autograder/source/requirements-grader.txt
+apt-get install -y -qq python3 python3-venv bubblewrap >/dev/null
+python3 -m venv /autograder/venv
+/autograder/venv/bin/python -m pip install --disable-pip-version-check -q \\
+    -r /autograder/source/requirements-grader.txt
 """
 
 RUN = """#!/usr/bin/env bash
@@ -47,13 +50,15 @@ RUN = """#!/usr/bin/env bash
 set -euo pipefail
 ROOT="${{AUTOGRADER_ROOT:-/autograder}}"
 SOURCE="$ROOT/source"
+PY="${{PYTHON:-$ROOT/venv/bin/python}}"
+[ -x "$PY" ] || PY=python3
 chmod -R go-rwx "$SOURCE"   # the reference, hidden checks and seed: the grader's eyes only
 mkdir -p "$ROOT/results"
 cd "$SOURCE"
-ARGS=()
+ARGS=(--confinement auto)
 [ -f seed.txt ] && ARGS+=(--seed-file seed.txt)
 [ -d extra_checks ] && ARGS+=(--extra-checks extra_checks)
-"${{PYTHON:-python3}}" -m autograder grade {chapter} "$ROOT/submission" --single \\
+"$PY" -m autograder grade {chapter} "$ROOT/submission" --single \\
     --course course --out "$ROOT/grades" --cpu-limit {cpu} \\
     --gradescope-results "$ROOT/results/results.json" "${{ARGS[@]}}"
 """

@@ -30,7 +30,7 @@ from typing import Any
 
 from . import wire
 
-_STUB = re.compile(r"^Task (\d+\.\d+):")
+_STUB = re.compile(r"^Task ([0-9]{1,2}\.[0-9]{1,2}):")
 
 
 def _describe(exc: BaseException, tree: Path) -> dict[str, Any]:
