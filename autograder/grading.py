@@ -331,14 +331,18 @@ def _grade_in_worker(source: Path, name: str, options: Options, private: Path) -
     every process the submission left behind (adopted by this subreaper) and its files."""
     work = Path(tempfile.mkdtemp(prefix="sub-", dir=private))
     try:
-        return grade_submission(source, options, work, name)
+        graded = grade_submission(source, options, work, name)
     except Exception as exc:  # a grader bug costs this submission's grade, not the batch
         ch = chapter(options.chapter)
         reason = f"the grader failed ({type(exc).__name__}: {exc}); please report it"
-        return _not_graded(name, ch, reason, options, _summary(options))
+        graded = _not_graded(name, ch, reason, options, _summary(options))
     finally:
-        sandbox.end_strays()
+        ended = sandbox.end_strays()
         shutil.rmtree(work, ignore_errors=True)
+        _sweep(options)
+    if ended:  # detached processes of the fallback (a sandbox's end with it, unseen)
+        graded.feedback += f"\nThe grader ended {ended} process(es) your code left running.\n"
+    return graded
 
 
 def unique_names(sources: list[Path]) -> list[str]:

@@ -57,7 +57,7 @@ def _indent(label: str, text: str) -> list[str]:
     return out
 
 
-def task_details(t: TaskVerdict, *, hidden_text: bool = False) -> list[str]:
+def task_details(t: TaskVerdict) -> list[str]:
     problem = t.first_problem
     if problem is None:
         return []

@@ -275,17 +275,17 @@ def _backward_cases(rng: np.random.Generator) -> list[Case]:
         flat = flat.round(3)
         ends = np.cumsum([len(k) for k in graph]).tolist()
         weights = [flat[end - len(k) : end].tolist() for k, end in zip(graph, ends)]
-        grads = _simulate(graph, weights, root, [preset] + [0.0] * (len(graph) - 1), times)
-        inputs = {
-            "graph": graph,
-            "weights": weights,
-            "root": root,
-            "preset": preset,
-            "times": times,
-        }
-        call = "root.backward()" + (" twice" if times == 2 else "")
-        cases.append(Case(f"{call} on {label}", inputs, {"grad of node": grads}))
+        cases.append(backward_case(label, graph, root, weights, preset, times))
     return cases
+
+
+def backward_case(label, graph, root: int, weights, preset: float, times: int) -> Case:
+    """``root.backward()``, ``times`` times, on ``graph`` with the autograder's own local
+    derivatives (``weights``), the leaf holding ``preset`` first; expected: ``_simulate``."""
+    grads = _simulate(graph, weights, root, [preset] + [0.0] * (len(graph) - 1), times)
+    inputs = {"graph": graph, "weights": weights, "root": root, "preset": preset, "times": times}
+    call = "root.backward()" + {1: "", 2: " twice"}.get(times, f" {times} times")
+    return Case(f"{call} on {label}", inputs, {"grad of node": grads})
 
 
 def _backward_verdict(case: Case, received) -> str | None:

@@ -19,8 +19,8 @@ from ...checks.ch01_value import (
     _backward_verdict,
     _chain,
     _expected,
-    _simulate,
     _topo_verdict,
+    backward_case,
 )
 from ...checks.ch01_value import programs as public
 from ...harness.api import Case, Check, close
@@ -340,17 +340,7 @@ def _backward_cases(rng: np.random.Generator) -> list[Case]:
     cases = []
     for label, make, kind, preset, times in BACKWARD_GRAPHS:
         graph, root = make(rng)
-        weights = _weights(rng, graph, kind)
-        grads = _simulate(graph, weights, root, [preset] + [0.0] * (len(graph) - 1), times)
-        inputs = {
-            "graph": graph,
-            "weights": weights,
-            "root": root,
-            "preset": preset,
-            "times": times,
-        }
-        call = "root.backward()" + (f" {times} times" if times > 1 else "")
-        cases.append(Case(f"{call} on {label}", inputs, {"grad of node": grads}))
+        cases.append(backward_case(label, graph, root, _weights(rng, graph, kind), preset, times))
     return cases
 
 
