@@ -299,6 +299,118 @@ def test_each_gradient_comes_back_in_its_inputs_dtype() -> None:
     assert grad.dtype == np.float32  # as PyTorch's engine does
 
 
-def test_an_empty_dim_reduces_every_axis_as_in_pytorch() -> None:
+def test_an_empty_dim_reduces_every_axis_the_courses_rule() -> None:
+    # PyTorch does the same today but tracks it as a bug (pytorch/pytorch#29137): for the
+    # course it is a rule of its own, which chapter 3's unbroadcast has to respect.
     assert sp.ones(2, 3).sum(dim=()).item() == 6.0 and sp.ones(2, 3).mean(dim=[]).shape == ()
     assert sp.tensor(1.5).max(dim=0).values.item() == 1.5
+
+
+# -- Python numbers are converted once, to the dtype they end up with ----------------------
+
+_TENTH = 0.1  # not a float32: float32 arithmetic cannot give it back exactly
+
+EXACT_FLOAT64 = {  # name: a float64 result built from Python numbers; its exact value
+    "tensor(0.1, dtype=float64)": (lambda: sp.tensor(_TENTH, dtype=sp.float64), [_TENTH]),
+    "Tensor(0.1, dtype=float64)": (lambda: sp.Tensor(_TENTH, dtype=sp.float64), [_TENTH]),
+    "tensor([[0.1], [0.3]], dtype=float64)": (
+        lambda: sp.tensor([[_TENTH], [0.3]], dtype=sp.float64),
+        [_TENTH, 0.3],
+    ),
+    "as_tensor(0.1, dtype=float64)": (lambda: sp.as_tensor(_TENTH, dtype=sp.float64), [_TENTH]),
+    "full((2,), 0.1, dtype=float64)": (
+        lambda: sp.full((2,), _TENTH, dtype=sp.float64),
+        [_TENTH, _TENTH],
+    ),
+    "arange(0, 0.5, 0.1, dtype=float64)": (
+        lambda: sp.arange(0, 0.5, _TENTH, dtype=sp.float64),
+        [i * _TENTH for i in range(5)],
+    ),
+    "float64 + 0.1": (lambda: sp.ones(2, dtype=sp.float64) + _TENTH, [1 + _TENTH] * 2),
+    "0.1 - float64": (lambda: _TENTH - sp.ones(1, dtype=sp.float64), [_TENTH - 1]),
+    "float64 * 0.1": (lambda: sp.full((1,), 3.0, dtype=sp.float64) * _TENTH, [3.0 * _TENTH]),
+    "float64 / 0.1": (lambda: sp.ones(1, dtype=sp.float64) / _TENTH, [1 / _TENTH]),
+    "0-d float64 * 0.1": (lambda: sp.tensor(3.0, dtype=sp.float64) * _TENTH, [3.0 * _TENTH]),
+}
+
+
+@pytest.mark.parametrize("name", list(EXACT_FLOAT64))
+def test_a_python_float_keeps_its_float64_digits(name: str) -> None:
+    make, expected = EXACT_FLOAT64[name]
+    out = make()
+    assert out.dtype == np.float64, name
+    assert out.data.reshape(-1).tolist() == expected, name
+
+
+def test_under_a_float64_default_python_numbers_are_exact() -> None:
+    try:
+        sp.set_default_dtype(sp.float64)
+        assert sp.tensor(_TENTH).item() == _TENTH and sp.tensor([_TENTH]).tolist() == [_TENTH]
+        assert (sp.tensor([3]) * _TENTH).tolist() == [3 * _TENTH]  # int * float: the default
+        assert sp.full((1,), _TENTH).item() == _TENTH
+        assert sp.arange(0, 0.3, _TENTH).tolist() == [0.0, _TENTH, 2 * _TENTH]
+        assert (sp.tensor([_TENTH]) == _TENTH).item()
+    finally:
+        sp.set_default_dtype(sp.float32)
+
+
+def test_a_python_float_is_rounded_once_to_float32() -> None:
+    tenth32 = np.float32(_TENTH)  # the float32 nearest to 0.1
+    assert sp.tensor(_TENTH).item() == float(tenth32) != _TENTH
+    assert sp.tensor([_TENTH, 1]).dtype == np.float32
+    assert (sp.ones(1) + _TENTH).item() == float(np.float32(1) + tenth32)
+    assert (sp.tensor([3]) * _TENTH).item() == float(np.float32(3) * tenth32)
+    assert (sp.tensor([_TENTH]) == _TENTH).item()  # both sides float32, as in PyTorch
+    values = sp.arange(0, 10, _TENTH)  # start + i·step in float64, then rounded once
+    exact = np.arange(100) * _TENTH
+    assert values.dtype == np.float32 and values.data.tolist() == exact.astype(np.float32).tolist()
+
+
+DATA_DTYPES = {  # Python data without dtype=: PyTorch's dtype for it
+    "[np.float64(0.1), 0.2]": lambda np_: [np_.float64(0.1), 0.2],
+    "[np.float32(0.1), 1]": lambda np_: [np_.float32(0.1), 1],
+    "[np.int32(1), 2]": lambda np_: [np_.int32(1), 2],
+    "[True, 2]": lambda np_: [True, 2],
+    "[1, 2.5]": lambda np_: [1, 2.5],
+    "[[1], [2.0]]": lambda np_: [[1], [2.0]],
+    "[]": lambda np_: [],
+    "(True, False)": lambda np_: (True, False),
+    "np.float16(1.5)": lambda np_: np_.float16(1.5),
+}
+
+
+@pytest.mark.parametrize("name", list(DATA_DTYPES))
+def test_the_dtype_of_python_data_is_pytorchs(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    data = DATA_DTYPES[name](np)
+    ours, theirs = sp.tensor(data), torch.tensor(data)
+    assert str(ours.dtype) == str(theirs.dtype).removeprefix("torch."), name
+    assert ours.data.tolist() == theirs.numpy().tolist(), name
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_python_numbers_give_pytorchs_values(dtype: str) -> None:
+    torch = pytest.importorskip("torch")
+    ours, theirs = getattr(sp, dtype), getattr(torch, dtype)
+    pairs = [
+        (sp.tensor(_TENTH, dtype=ours), torch.tensor(_TENTH, dtype=theirs)),
+        (sp.tensor([_TENTH, 0.7], dtype=ours), torch.tensor([_TENTH, 0.7], dtype=theirs)),
+        (sp.full((2,), _TENTH, dtype=ours), torch.full((2,), _TENTH, dtype=theirs)),
+        (sp.ones(2, dtype=ours) * _TENTH, torch.ones(2, dtype=theirs) * _TENTH),
+        (_TENTH / sp.ones(2, dtype=ours), _TENTH / torch.ones(2, dtype=theirs)),
+        (sp.tensor([1, 3]).to(ours) + _TENTH, torch.tensor([1, 3]).to(theirs) + _TENTH),
+    ]
+    for mine, reference in pairs:
+        assert mine.dtype == ours and mine.data.tolist() == reference.numpy().tolist()
+    # arange: PyTorch's vectorised kernel may round differently in the last place
+    mine = sp.arange(0, 10, _TENTH, dtype=ours).data
+    np.testing.assert_array_max_ulp(mine, torch.arange(0, 10, _TENTH, dtype=theirs).numpy(), 1)
+
+
+def test_view_is_reshape_and_repr_is_pytorchs() -> None:
+    assert sp.Tensor.view is sp.Tensor.reshape
+    torch = pytest.importorskip("torch")
+    for data, dtype, grad in [([1.5, 2.0], "float64", False), ([1.0, 2.0], "float32", True)]:
+        ours = sp.tensor(data, dtype=getattr(sp, dtype), requires_grad=grad)
+        theirs = torch.tensor(data, dtype=getattr(torch, dtype), requires_grad=grad)
+        assert repr(ours) == repr(theirs).replace("torch.", ""), data

@@ -9,7 +9,8 @@ computation, its local derivative and the math side by side:
     b.grad += ∂out/∂b · out.grad
 
 ``+=`` and not ``=``: a Value used twice receives a gradient from each use (§8).
-Tasks 1.2–1.6 are the operations, 1.8 is ``backward()``; 1.7 is in ``graph.py``.
+Tasks 1.2–1.6 are the operations, 1.8 is ``backward()``; 1.7 is in ``graph.py``. The helpers
+that turn operands into Values, with their error messages, follow the class.
 """
 
 from __future__ import annotations
@@ -19,23 +20,6 @@ import numbers
 from collections.abc import Callable, Iterable
 
 from .graph import topological_order
-
-
-def _number(data: object) -> int | float:
-    """``data`` as a plain Python int or float (NumPy scalars included), or a clear error."""
-    if type(data) is float or type(data) is int:
-        return data
-    if isinstance(data, numbers.Real):
-        return int(data) if isinstance(data, numbers.Integral) else float(data)
-    if isinstance(data, Value):
-        hint = "; it already is a Value, use it as it is"
-    elif hasattr(data, "shape"):
-        hint = f" of shape {tuple(data.shape)}; a Value holds one number (tensors: chapter 2)"
-    else:
-        hint = ""
-    raise TypeError(
-        f"Value(data) takes a real number (int or float), got {type(data).__name__} {data!r}{hint}"
-    )
 
 
 class Value:
@@ -185,3 +169,20 @@ def _as_value(other: object, op: str) -> Value:
     """``other`` as a Value: Values pass through, real numbers are wrapped as leaves."""
     other = _operand(other, op)
     return other if isinstance(other, Value) else Value(other)
+
+
+def _number(data: object) -> int | float:
+    """``data`` as a plain Python int or float (NumPy scalars included), or a clear error."""
+    if type(data) is float or type(data) is int:
+        return data
+    if isinstance(data, numbers.Real):
+        return int(data) if isinstance(data, numbers.Integral) else float(data)
+    if isinstance(data, Value):
+        hint = "; it already is a Value, use it as it is"
+    elif hasattr(data, "shape"):
+        hint = f" of shape {tuple(data.shape)}; a Value holds one number (tensors: chapter 2)"
+    else:
+        hint = ""
+    raise TypeError(
+        f"Value(data) takes a real number (int or float), got {type(data).__name__} {data!r}{hint}"
+    )

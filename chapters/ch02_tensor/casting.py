@@ -16,19 +16,17 @@ from typing import Any
 
 import numpy as np
 
-from .dtypes import get_default_dtype
+from .dtypes import category, get_default_dtype, promote_types
 from .function import Context, Function
-
-_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < floating
 
 
 def result_type(*tensors: Any) -> np.dtype:
     """The dtype PyTorch gives an operation on these tensors."""
-    top = max(_CATEGORY[t.dtype.kind] for t in tensors)
+    top = max(category(t.dtype) for t in tensors)
     for group in ([t for t in tensors if t.ndim > 0], tensors):  # dimensioned tensors first
-        dtypes = [t.dtype for t in group if _CATEGORY[t.dtype.kind] == top]
+        dtypes = [t.dtype for t in group if category(t.dtype) == top]
         if dtypes:
-            return np.result_type(*dtypes)
+            return promote_types(*dtypes)
     raise AssertionError("unreachable")
 
 
@@ -36,10 +34,13 @@ def scalar_type(value: numbers.Number, dtype: np.dtype) -> np.dtype:
     """The dtype of a Python number that meets a tensor of ``dtype``: the tensor's own,
     unless the number is of a higher category (a float meeting integers: the default
     floating dtype; an int meeting bools: int64)."""
-    kind = "b" if isinstance(value, bool) else "i" if isinstance(value, numbers.Integral) else "f"
-    if _CATEGORY[kind] <= _CATEGORY[dtype.kind]:
-        return dtype
-    return np.dtype(np.int64) if kind == "i" else get_default_dtype()
+    if isinstance(value, bool):
+        own = np.dtype(np.bool_)
+    elif isinstance(value, numbers.Integral):
+        own = np.dtype(np.int64)
+    else:
+        own = get_default_dtype()
+    return dtype if category(own) <= category(dtype) else own
 
 
 class Cast(Function):

@@ -4,10 +4,15 @@ float32 halves the memory and doubles the speed of float64, and training does no
 more; the checks use float64, because a central difference in float32 is too coarse to tell
 a right gradient from a wrong one (§9 of the notebook). ``set_default_dtype`` changes what
 Python floats become; NumPy arrays keep their own floating dtype.
+
+A Python float stays a float64 (exact) until the dtype it is to have is known, and is then
+rounded once: ``tensor(0.1, dtype=float64)`` holds exactly the float64 0.1, as in PyTorch.
 """
 
 from __future__ import annotations
 
+import numbers
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -20,6 +25,7 @@ int64 = np.dtype(np.int64)
 bool_ = np.dtype(np.bool_)
 
 _default = {"dtype": float32}
+_CATEGORY = {"b": 0, "u": 1, "i": 1, "f": 2}  # bool < integer < floating
 
 
 def get_default_dtype() -> np.dtype:
@@ -37,3 +43,45 @@ def set_default_dtype(dtype: Any) -> None:
 
 def is_floating(dtype: Any) -> bool:
     return np.dtype(dtype).kind == "f"
+
+
+def category(dtype: Any) -> int:
+    """0 for bool, 1 for integers, 2 for floating dtypes (PyTorch's promotion order)."""
+    return _CATEGORY[np.dtype(dtype).kind]
+
+
+def promote_types(*dtypes: Any) -> np.dtype:
+    """PyTorch's promotion of dtypes: the highest category wins (floating > integer > bool),
+    and within it the widest dtype. ``float32`` with ``int64`` gives float32 (NumPy: float64)."""
+    top = max(category(d) for d in dtypes)
+    return np.result_type(*[d for d in dtypes if category(d) == top])
+
+
+def data_dtype(data: Any) -> np.dtype:
+    """The dtype PyTorch gives a tensor made from Python data without ``dtype=``: a Python
+    float counts as the default dtype, an int as int64, a bool as bool, a NumPy number as its
+    own dtype; the elements of nested sequences are promoted (``promote_types``), and an
+    empty sequence gets the default dtype. So ``[1, 2.5]`` is float32 and
+    ``[np.float64(0.1), 0.2]`` float64."""
+    found: set[np.dtype] = set()
+    _element_dtypes(data, found)
+    if not found:
+        return get_default_dtype()
+    odd = [d for d in found if d.kind not in _CATEGORY]
+    return odd[0] if odd else promote_types(*found)  # odd: complex, str… (refused later)
+
+
+def _element_dtypes(data: Any, found: set[np.dtype]) -> None:
+    if isinstance(data, bool):
+        found.add(bool_)
+    elif hasattr(data, "dtype") and hasattr(data, "shape"):  # NumPy numbers and arrays
+        found.add(np.dtype(data.dtype))
+    elif isinstance(data, numbers.Integral):
+        found.add(int64)
+    elif isinstance(data, numbers.Real):
+        found.add(get_default_dtype())
+    elif isinstance(data, Sequence) and not isinstance(data, str):
+        for item in data:
+            _element_dtypes(item, found)
+    else:
+        found.add(np.asarray(data).dtype)

@@ -1,6 +1,7 @@
 """Making tensors: ``tensor``, ``zeros``, ``ones``, ``full``, ``arange``, ``eye``,
 ``randn``, ``rand`` and the ``*_like`` forms, with PyTorch's signatures and defaults
-(floating results get the default dtype, float32). Given code."""
+(floating results get the default dtype, float32). A Python number is converted once, to
+the dtype asked for: ``tensor(0.1, dtype=float64)`` is exactly 0.1. Given code."""
 
 from __future__ import annotations
 
@@ -92,13 +93,19 @@ def arange(
     device: Any = None,
 ):
     """``start, start + step, …`` below ``end`` (``arange(n)`` is ``0 … n-1``): int64 when
-    every argument is an integer, the default floating dtype otherwise."""
+    every argument is an integer, the default floating dtype otherwise. Floating values are
+    computed as PyTorch does, ``start + i · step`` in float64, then rounded once to
+    ``dtype`` (NumPy would add up a float32 step in float32)."""
     if end is None:
         start, end = 0, start
     if dtype is None:
         ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = np.int64 if ints else get_default_dtype()
-    return _make(np.arange(start, end, step, dtype=dtype), requires_grad, device)
+    if np.dtype(dtype).kind != "f":
+        return _make(np.arange(start, end, step, dtype=dtype), requires_grad, device)
+    count = np.arange(start, end, step, dtype=np.float64).size
+    values = start + np.arange(count, dtype=np.float64) * step
+    return _make(values.astype(dtype), requires_grad, device)
 
 
 def randn(*size: int, dtype: Any = None, requires_grad: bool = False, device: Any = None):

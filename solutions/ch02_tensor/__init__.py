@@ -6,8 +6,9 @@ factories (``zeros``, ``ones``, ``randn``, ``arange``, …), dtypes (``sp.float3
 and ``two_layer_backward`` (task 2.11). Files, in the order the notebook teaches them:
 
     backend.py     the array namespace (NumPy now, CuPy in chapter 7), scatter_add
-    dtypes.py      float32 by default
+    dtypes.py      float32 by default; the dtype of Python data; promotion of dtypes
     tensor.py      Tensor: data + graph node; operators call the Functions below
+    printing.py    how a tensor prints (PyTorch's style)
     function.py    Function, Context and Node: the graph format
     casting.py     mixing dtypes: PyTorch's type promotion, Cast
     arithmetic.py  + − × ÷ neg pow         tasks 2.1–2.3

@@ -85,17 +85,15 @@ class Max(Function):
             raise TypeError(f"max(dim) takes one axis (an int), not {dim!r}")
         if a.data.size == 0:
             raise RuntimeError(f"max of an empty tensor (shape {a.shape}) is not defined")
+        axes = () if dim is None else _axes(dim, a.ndim)  # checks dim; () when a is 0-d
         ctx.save_for_backward(a)
-        ctx.dim, ctx.keepdim = dim, keepdim
+        # None: a full max (a 0-d tensor is its own maximum along dim 0 or -1)
+        ctx.dim, ctx.keepdim = (axes[0] if axes else None), keepdim
         xp = array_module(a.data)
-        if a.ndim == 0:  # a 0-d tensor is its own maximum along dim 0 (or -1)
-            _axes(dim, 0)
-            ctx.dim = None
         if ctx.dim is None:
             return xp.max(a.data)
-        ctx.dim = _axes(dim, a.ndim)[0]
         ctx.indices = xp.argmax(a.data, axis=ctx.dim, keepdims=True)
-        return xp.max(a.data, axis=dim, keepdims=keepdim)
+        return xp.max(a.data, axis=ctx.dim, keepdims=keepdim)
 
     @staticmethod
     def backward(ctx: Context, grad_output):

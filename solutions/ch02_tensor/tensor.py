@@ -11,7 +11,9 @@ A tensor is two things at once (§1 of the notebook):
 Everything here is given code. The operations live in the files named for them
 (``arithmetic.py``, ``pointwise.py``, ``matmul.py``, ``reductions.py``, ``shapes.py``,
 ``indexing.py``); the methods below only call their ``apply``. The seams to later chapters
-(``backward``, ``broadcast_to``, ``to``, …) are at the end: see ``seams.py``.
+(``backward``, ``broadcast_to``, ``to``, …) are at the end of the class (see ``seams.py``),
+how a tensor prints is ``printing.py``, and the helpers that turn data and operands into
+arrays and Tensors (``_as_array``, ``_lift``, ``_operands``) follow the class.
 """
 
 from __future__ import annotations
@@ -27,82 +29,11 @@ from . import arithmetic, indexing, matmul, pointwise, reductions, shapes
 from .backend import array_module
 from .casting import Cast, promote, scalar_type
 from .device import CPU, device
-from .dtypes import get_default_dtype, is_floating
+from .dtypes import data_dtype, get_default_dtype, is_floating
+from .printing import format_tensor
 from .seams import later
 
 max_result = namedtuple("max_result", ["values", "indices"])  # what max(dim=...) returns
-
-
-def _as_array(data: Any, dtype: Any) -> Any:
-    """``data`` as an array, with PyTorch's dtype rules: Python floats get the default
-    dtype (float32), floating arrays keep theirs, integers become int64, bools stay bool."""
-    if isinstance(data, Tensor):
-        data = data.data
-    if isinstance(data, (np.ndarray, np.generic)):
-        array = np.asarray(data)
-    elif isinstance(data, (numbers.Number, Sequence)) and not isinstance(data, str):
-        try:
-            array = np.asarray(data)
-        except ValueError as error:  # ragged nesting
-            raise ValueError(f"cannot make a tensor of {data!r}: {error}") from None
-        if array.dtype.kind == "f":
-            array = array.astype(get_default_dtype())
-        elif array.dtype.kind in "iu":
-            array = array.astype(np.int64)
-    elif hasattr(data, "shape") and hasattr(data, "dtype"):
-        array = data  # another device's array (chapter 7)
-    else:
-        kind = type(data).__name__
-        raise TypeError(f"a Tensor is made from numbers, lists or arrays, not {kind}")
-    if dtype is not None:
-        array = array.astype(np.dtype(dtype), copy=False)
-    if array.dtype.kind not in "biuf":
-        raise TypeError(
-            f"a Tensor holds bool, integer or floating data, not {array.dtype} (from {data!r})"
-        )
-    return array
-
-
-def _lift(value: Any, like: Tensor) -> Tensor:
-    """The other operand of an operator as a Tensor: a Python number becomes a constant of
-    ``like``'s dtype (as in PyTorch, ``x * 2`` keeps float32) on ``like``'s device, unless
-    it is of a higher category (``int_tensor * 2.5`` is float32)."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, numbers.Number):
-        xp = array_module(like.data)
-        return Tensor._from_array(xp.asarray(value, dtype=scalar_type(value, like.dtype)))
-    return Tensor(value)
-
-
-def _operands(a: Any, b: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
-    """Both operands of a binary operator as Tensors of one dtype, PyTorch's (casting.py);
-    ``floating``: integers become the default floating dtype (true division). Their shapes
-    must broadcast (NumPy's rule: chapter 3)."""
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise RuntimeError(
-            f"shapes {a.shape} and {b.shape} do not broadcast: compared from the right, "
-            "each pair of sizes must be equal, or one of them 1"
-        ) from None
-    a, b = promote(a, b)
-    if floating and not is_floating(a.dtype):
-        a, b = Cast.apply(a, get_default_dtype()), Cast.apply(b, get_default_dtype())
-    return a, b
-
-
-def _floating(x: Tensor) -> Tensor:
-    """``x`` for a function whose values are fractions (exp, log, …): integers and bools
-    become the default floating dtype first, as in PyTorch."""
-    return x if is_floating(x.dtype) else Cast.apply(x, get_default_dtype())
-
-
-def _shape_args(shape: tuple) -> tuple:
-    """``f(2, 3)`` and ``f((2, 3))`` both mean the shape (2, 3)."""
-    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return tuple(shape)
 
 
 class Tensor:
@@ -199,29 +130,6 @@ class Tensor:
     def detach(self) -> Tensor:
         """The same data, cut from the graph: a leaf that does not require grad."""
         return Tensor._from_array(self.data)
-
-    def __repr__(self) -> str:
-        data = np.asarray(self.data if isinstance(self.data, np.ndarray) else self.cpu().data)
-        finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
-        whole = data.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
-        body = np.array2string(  # PyTorch's style: 4 decimals, or "1." for whole numbers
-            data,
-            separator=", ",
-            prefix="tensor(",
-            precision=4,
-            floatmode="maxprec" if whole else "fixed",
-            threshold=200,
-        )
-        extras = []
-        if self.dtype not in (get_default_dtype(), np.int64, np.bool_):
-            extras.append(f"dtype={self.dtype}")
-        if self.device != CPU:
-            extras.append(f"device='{self.device}'")
-        if self.grad_fn is not None:
-            extras.append(f"grad_fn={self.grad_fn!r}")
-        elif self.requires_grad:
-            extras.append("requires_grad=True")
-        return "tensor(" + ", ".join([body, *extras]) + ")"
 
     __hash__ = object.__hash__  # == is elementwise (below), so hash by identity
 
@@ -322,8 +230,7 @@ class Tensor:
     def reshape(self, *shape: int) -> Tensor:
         return shapes.Reshape.apply(self, _shape_args(shape))
 
-    def view(self, *shape: int) -> Tensor:
-        return shapes.Reshape.apply(self, _shape_args(shape))
+    view = reshape  # PyTorch's view shares memory; here both record a Reshape node
 
     def unsqueeze(self, dim: int) -> Tensor:
         """A size-1 axis inserted at ``dim``."""
@@ -444,6 +351,86 @@ class Tensor:
 
     def cuda(self, index: int | None = None) -> Tensor:
         return self.to(device("cuda", index))
+
+    # -- printing (printing.py) ----------------------------------------------------------
+
+    def __repr__(self) -> str:
+        return format_tensor(self)
+
+
+# -- helpers of the methods above ----------------------------------------------------------
+
+
+def _as_array(data: Any, dtype: Any) -> Any:
+    """``data`` as an array, with PyTorch's dtype rules: NumPy arrays and numbers keep their
+    dtype; Python data gets ``data_dtype`` (floats the default dtype, ints int64, bools
+    bool). A Python float is converted once, to the dtype it ends up with, so
+    ``dtype=float64`` keeps all of its digits."""
+    if isinstance(data, Tensor):
+        data = data.data
+    if isinstance(data, (np.ndarray, np.generic)):
+        array = np.asarray(data)
+    elif isinstance(data, (numbers.Number, Sequence)) and not isinstance(data, str):
+        target = data_dtype(data) if dtype is None else np.dtype(dtype)
+        try:
+            array = np.asarray(data, dtype=target)
+        except ValueError as error:  # ragged nesting, or a string inside
+            raise ValueError(f"cannot make a tensor of {data!r}: {error}") from None
+    elif hasattr(data, "shape") and hasattr(data, "dtype"):
+        array = data  # another device's array (chapter 7)
+    else:
+        kind = type(data).__name__
+        raise TypeError(f"a Tensor is made from numbers, lists or arrays, not {kind}")
+    if dtype is not None:
+        array = array.astype(np.dtype(dtype), copy=False)
+    if array.dtype.kind not in "biuf":
+        raise TypeError(
+            f"a Tensor holds bool, integer or floating data, not {array.dtype} (from {data!r})"
+        )
+    return array
+
+
+def _lift(value: Any, like: Tensor) -> Tensor:
+    """The other operand of an operator as a Tensor: a Python number becomes a constant of
+    ``like``'s dtype (as in PyTorch, ``x * 2`` keeps float32) on ``like``'s device, unless
+    it is of a higher category (``int_tensor * 2.5`` is float32). The number is converted
+    once, straight to that dtype (``float64_tensor + 0.1`` adds the float64 0.1)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, numbers.Number):
+        xp = array_module(like.data)
+        return Tensor._from_array(xp.asarray(value, dtype=scalar_type(value, like.dtype)))
+    return Tensor(value)
+
+
+def _operands(a: Any, b: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
+    """Both operands of a binary operator as Tensors of one dtype, PyTorch's (casting.py);
+    ``floating``: integers become the default floating dtype (true division). Their shapes
+    must broadcast (NumPy's rule: chapter 3)."""
+    try:
+        np.broadcast_shapes(a.shape, b.shape)
+    except ValueError:
+        raise RuntimeError(
+            f"shapes {a.shape} and {b.shape} do not broadcast: compared from the right, "
+            "each pair of sizes must be equal, or one of them 1"
+        ) from None
+    a, b = promote(a, b)
+    if floating and not is_floating(a.dtype):
+        a, b = Cast.apply(a, get_default_dtype()), Cast.apply(b, get_default_dtype())
+    return a, b
+
+
+def _floating(x: Tensor) -> Tensor:
+    """``x`` for a function whose values are fractions (exp, log, …): integers and bools
+    become the default floating dtype first, as in PyTorch."""
+    return x if is_floating(x.dtype) else Cast.apply(x, get_default_dtype())
+
+
+def _shape_args(shape: tuple) -> tuple:
+    """``f(2, 3)`` and ``f((2, 3))`` both mean the shape (2, 3)."""
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return tuple(shape)
 
 
 def _device(spec: Any) -> device:
