@@ -17,12 +17,12 @@ PY := $(PYTHON)
 SETUP := $(PY) -m tools.setup --current
 endif
 
-.PHONY: help setup env progress lab test lint stubs reset
+.PHONY: help setup env progress lab test lint stubs update reset
 .DEFAULT_GOAL := help
 
 help:
 	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
-	@echo "Targets: setup chapter-N progress lab test lint stubs reset TASK=N.k submit CHAPTER=N"
+	@echo "Targets: setup chapter-N progress lab test lint stubs update reset TASK=N.k submit CHAPTER=N"
 	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench"
 
 setup:
@@ -52,12 +52,18 @@ test: env lint
 	SPARROW_IMPL=solutions PYTHONPATH="$(CURDIR)" $(PY) -m pytest --nbval-lax \
 		--nbval-current-env -p no:cacheprovider chapters
 
+# chapters/ from solutions/: an edited file whose stub changed is merged (your tasks kept,
+# a backup first); FORCE=1 starts such files over from their stubs instead (same backup).
 stubs: env
 	$(PY) -m tools.stubs $(if $(FORCE),--force)
 
+# After a course update: the new given code, every task you wrote kept (here: make stubs).
+update: env
+	$(PY) -m tools.update $(if $(FROM),--from $(FROM))
+
 reset: env
 	@test -n "$(TASK)" || { echo "usage: make reset TASK=1.3"; exit 2; }
-	$(PY) -m tools.stubs reset $(TASK)
+	$(PY) -m tools.reset $(TASK)
 
 # The student distribution (dist/sparrow-student/, or OUT=dir; FORCE=1 replaces a folder
 # that is not a previous release), and the zip a student hands in, checked locally first.

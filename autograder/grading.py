@@ -393,7 +393,7 @@ def grade_all(
 
 def repository_course(private: Path) -> Course:
     """The repository's course: ``solutions/`` and stubs generated from it into ``private``."""
-    from tools.stubs import generate
+    from autograder.stubgen import generate
 
     solutions = REPO / "solutions"
     if not solutions.is_dir():

@@ -76,7 +76,7 @@ def _make_targets() -> dict[str, list[str]]:
 
 def test_make_targets_wrap_python_modules() -> None:
     targets = _make_targets()
-    for name in ("setup", "chapter-%", "progress", "lab", "test", "stubs", "reset"):
+    for name in ("setup", "chapter-%", "progress", "lab", "test", "stubs", "update", "reset"):
         assert name in targets, f"make {name} is missing"
         recipe = " ".join(targets[name])
         assert "$(PY) -m " in recipe or "$(SETUP)" in recipe, (name, recipe)
@@ -115,3 +115,18 @@ def test_setup_refuses_an_old_python(monkeypatch: pytest.MonkeyPatch, capsys, tm
     monkeypatch.setattr(setup, "MINIMUM", (99, 0))
     assert setup.setup(tmp_path / ".venv") == 1
     assert "needs Python 99.0 or newer" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("makefile", "readme"),
+    [("Makefile", "README.md"), ("tools/release_files/Makefile", "tools/release_files/README.md")],
+)
+def test_every_make_target_is_in_the_readmes_command_table(makefile: str, readme: str) -> None:
+    rows = re.findall(r"^\| `make ([\w-]+)[^|]*\| `([^`]*)`", (REPO / readme).read_text(), re.M)
+    table = {name.replace("chapter-N", "chapter-%"): python for name, python in rows}
+    for line in (REPO / makefile).read_text().splitlines():
+        if (target := re.match(r"^([a-z%-]+):", line)) and target[1] not in ("help", "env"):
+            assert target[1] in table, f"{readme}: no row for make {target[1]}"
+    for name, python in table.items():
+        module = re.match(r"python3? -m ([\w.]+)", python)
+        assert module, f"{readme}: make {name} has no `python -m …` command"

@@ -15,11 +15,18 @@ import pytest
 
 from autograder.course import chapter
 from tests.trees import REPO, SOLUTIONS
-from tools import release, stubs
+from tools import release, stubs, update
 
 MARKER = re.compile(rb"###\s*(BEGIN|END)\s+SOLUTION")  # written out again, not imported
-NEVER = ["solutions", "tests", "autograder/hidden", "tools/stubs.py", "tools/release.py"]
-STUDENT_TARGETS = ["setup", "chapter-%", "progress", "lab", "reset", "submit"]
+NEVER = [
+    "solutions",
+    "tests",
+    "autograder/hidden",
+    "autograder/stubgen.py",
+    "tools/stubs.py",
+    "tools/release.py",
+]
+STUDENT_TARGETS = ["setup", "chapter-%", "progress", "lab", "reset", "update", "submit"]
 CHAPTER_1 = chapter(1)
 
 
@@ -129,6 +136,74 @@ def test_make_reset_works_without_solutions(built: Path, tmp_path: Path) -> None
     assert '"Task 1.3:' in text and "self.grad += other.data * out.grad" not in text
     assert "self.grad += out.grad" in text  # 1.2 is still the student's
     assert list((student / ".sparrow" / "backups").rglob("value.py"))
+
+
+NEW_GIVEN = "\n\ndef _added_in_the_new_release() -> int:\n    return 42\n"
+
+
+def _newer_release(built: Path, dest: Path) -> Path:
+    """A copy of ``built`` as the next release would be: value.py's given code grows a
+    function, task 1.3's stub is revised, and the autograder gains a file."""
+    shutil.copytree(built, dest)
+    rel = "ch01_value/value.py"
+    stub = (dest / "chapters" / rel).read_text()
+    assert stub.count('"""Task 1.3 —') == 1
+    stub = stub.replace('"""Task 1.3 —', '"""Task 1.3 (revised) —') + NEW_GIVEN
+    (dest / "chapters" / rel).write_text(stub)
+    manifest = json.loads((dest / "chapters" / stubs.MANIFEST).read_text())
+    manifest[rel] = update.sha(stub.encode())
+    (dest / "chapters" / stubs.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    pristine = json.loads((dest / release.PRISTINE).read_text())
+    pristine[rel] = stub
+    (dest / release.PRISTINE).write_text(json.dumps(pristine, indent=1) + "\n")
+    (dest / "autograder" / "new_in_this_release.py").write_text('"""new."""\n')
+    return dest
+
+
+def test_make_update_takes_a_newer_release_and_keeps_the_students_work(
+    built: Path, tmp_path: Path
+) -> None:
+    student = tmp_path / "student"
+    shutil.copytree(built, student)
+    value = student / "chapters" / "ch01_value" / "value.py"
+    mine = value.read_text()
+    stub_12 = re.compile(r'raise NotImplementedError\(\s*"Task 1\.2:[^"]*"\s*\)')
+    assert len(stub_12.findall(mine)) == 1
+    mine = stub_12.sub("return Value(0.0)  # my 1.2", mine)
+    value.write_text(mine)
+    newer = _newer_release(built, tmp_path / "newer")
+    command = [sys.executable, "-m", "tools.update", "--from", str(newer)]
+    if shutil.which("make"):
+        command = ["make", "-s", "-C", str(student), "update", f"FROM={newer}"]
+        command.append(f"PYTHON={sys.executable}")
+    out = subprocess.run(
+        command, cwd=student, env=_student_env(), capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stdout + out.stderr
+    assert "merged chapters/ch01_value/value.py: given code updated" in out.stdout
+    assert "your tasks kept: Value.__add__ (task 1.2)" in out.stdout
+    assert "now the new stub: Value.__mul__ (task 1.3)" in out.stdout
+    text = value.read_text()
+    assert text.endswith(NEW_GIVEN) and "# my 1.2" in text and "(revised)" in text
+    assert (student / "autograder" / "new_in_this_release.py").is_file()
+    assert json.loads((student / release.PRISTINE).read_text()) == json.loads(
+        (newer / release.PRISTINE).read_text()
+    )
+    assert (student / "chapters" / stubs.MANIFEST).read_bytes() == (
+        newer / "chapters" / stubs.MANIFEST
+    ).read_bytes()
+    backups = list((student / ".sparrow" / "backups").rglob("value.py"))
+    assert len(backups) == 1 and backups[0].read_text() == mine
+    # make reset now puts task 1.2 back to the new release's stub
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.reset", "1.2"],
+        cwd=student,
+        env=_student_env(),
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 0, out.stderr
+    assert value.read_text() == (newer / "chapters" / "ch01_value" / "value.py").read_text()
 
 
 def test_the_audit_finds_what_must_not_ship(built: Path, tmp_path: Path) -> None:

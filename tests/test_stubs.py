@@ -1,4 +1,4 @@
-"""The stub generator: solutions/ → chapters/, never losing a student's work."""
+"""The stub generator: solutions/ → chapters/, never losing a student's work; and reset."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import pytest
 
 from autograder.course import CHAPTERS
 from tests.trees import REPO, SOLUTIONS
-from tools import stubs
+from tools import reset, stubs, update
 
 REGION = re.compile(r"### BEGIN SOLUTION (\S+)\n(.*?)### END SOLUTION", re.S)
 
@@ -117,15 +117,15 @@ def test_write_is_idempotent_and_records_a_manifest(repo: Path) -> None:
     assert stubs.edited_files(repo / "chapters") == []
 
 
-def test_edited_files_are_never_overwritten_without_force(repo: Path) -> None:
+def test_an_edited_file_whose_stub_changed_is_merged_never_overwritten(repo: Path) -> None:
+    """The merge itself is tests/test_update.py's; here: a clash is said, and backed up."""
     mine = repo / "chapters" / "ch01_value" / "numerical.py"
     mine.write_text(mine.read_text() + "\n# my work\n")
     (repo / "solutions" / "ch01_value" / "numerical.py").write_text("# changed upstream\n")
-    with pytest.raises(stubs.StubError, match=r"chapters/ch01_value/numerical\.py"):
-        stubs.write(repo)
-    assert mine.read_text().endswith("# my work\n")  # nothing written
-    report = stubs.write(repo, force=True)
-    assert report[0].startswith("backed up your version of 1 file to .sparrow/backups/")
+    report = stubs.write(repo)
+    assert report[0] == "merged chapters/ch01_value/numerical.py: given code updated"
+    assert report[1].startswith("your version of 1 file(s) is kept in .sparrow/backups/")
+    assert "your change to the given code at lines" in report[report.index(update.NOT_MERGED) + 1]
     assert mine.read_text() == "# changed upstream\n"
     backups = list((repo / ".sparrow" / "backups").rglob("numerical.py"))
     assert len(backups) == 1 and backups[0].read_text().endswith("# my work\n")
@@ -156,7 +156,8 @@ def test_a_changed_notebook_replaces_the_students_copy_after_a_backup(repo: Path
     source = repo / "solutions" / "ch01_value" / "ch01_value.ipynb"
     source.write_text(source.read_text() + "\n")
     report = stubs.write(repo)
-    assert report[0].startswith("backed up your version of 1 file")
+    assert report[0].endswith("ch01_value.ipynb by its new version (it holds no work of yours)")
+    assert report[1].startswith("your version of 1 file(s) is kept in .sparrow/backups/")
     assert notebook.read_text() == source.read_text()
 
 
@@ -167,10 +168,14 @@ def test_files_a_student_added_are_left_alone(repo: Path) -> None:
     assert extra.read_text() == "# mine\n"
 
 
+def _reset(task_id: str, repo: Path) -> list[str]:
+    return reset.reset(task_id, reset.stubs_for(task_id, repo), repo)
+
+
 def test_reset_puts_one_task_back(repo: Path) -> None:
     value = repo / "chapters" / "ch01_value" / "value.py"
     shutil.copyfile(repo / "solutions" / "ch01_value" / "value.py", value)  # all tasks done
-    report = stubs.reset("1.3", repo)
+    report = _reset("1.3", repo)
     assert "Value.__mul__" in report[0] and ".sparrow/backups/" in report[0]
     text = value.read_text()
     assert 'raise NotImplementedError(\n            "Task 1.3:' in text
@@ -178,23 +183,21 @@ def test_reset_puts_one_task_back(repo: Path) -> None:
     assert "self.grad += out.grad" in text  # 1.2 is still the student's
     backup = next((repo / ".sparrow" / "backups").rglob("value.py"))
     assert "self.grad += other.data * out.grad" in backup.read_text()
-    assert stubs.reset("1.3", repo) == [
-        "task 1.3 in chapters/ch01_value/value.py is already its stub"
-    ]
+    assert _reset("1.3", repo) == ["task 1.3 in chapters/ch01_value/value.py is already its stub"]
 
 
 def test_reset_of_a_task_spanning_functions(repo: Path) -> None:
     value = repo / "chapters" / "ch01_value" / "value.py"
     shutil.copyfile(repo / "solutions" / "ch01_value" / "value.py", value)
-    stubs.reset("1.6", repo)
+    _reset("1.6", repo)
     assert value.read_text().count('"Task 1.6:') == 3  # tanh, sigmoid, relu
 
 
 def test_reset_refuses_a_file_that_does_not_parse(repo: Path) -> None:
     value = repo / "chapters" / "ch01_value" / "value.py"
     value.write_text("def broken(:\n")
-    with pytest.raises(stubs.StubError, match="syntax error at line 1"):
-        stubs.reset("1.3", repo)
+    with pytest.raises(reset.ResetError, match="syntax error at line 1"):
+        _reset("1.3", repo)
     assert value.read_text() == "def broken(:\n"
 
 
@@ -205,8 +208,8 @@ UNWRITTEN = next(ch for ch in CHAPTERS if not ch.ready)  # the first chapter sti
     ("task", "message"), [("1.42", "no task"), (f"{UNWRITTEN.number}.1", "not written yet")]
 )
 def test_reset_of_an_unknown_task(task: str, message: str) -> None:
-    with pytest.raises(stubs.StubError, match=message):
-        stubs.reset(task)
+    with pytest.raises((KeyError, ValueError), match=message):
+        reset.stubs_for(task)
 
 
 def test_command_line_check_exit_codes(repo: Path) -> None:
@@ -221,8 +224,10 @@ def test_command_line_check_exit_codes(repo: Path) -> None:
 
 
 def test_make_reset_wraps_the_module() -> None:
+    """One command line for a reset, in the repository and in a release: tools.reset."""
+    assert "$(PY) -m tools.reset $(TASK)" in (REPO / "Makefile").read_text()
     out = subprocess.run(
-        [sys.executable, "-m", "tools.stubs", "reset", "9.9"],
+        [sys.executable, "-m", "tools.reset", "9.9"],
         cwd=REPO,
         capture_output=True,
         text=True,

@@ -2,11 +2,11 @@
 
 Writes the course as a student gets it, by default to ``dist/sparrow-student/``:
 
-- ``chapters/``: fresh stubs from the generator (``tools.stubs.generate``), notebooks and
-  the manifest included, and the same stubs in ``tools/pristine-stubs.json`` for
-  ``make reset``;
+- ``chapters/``: fresh stubs from the generator (``autograder.stubgen.generate``), notebooks
+  and the manifest included, and the same stubs in ``tools/pristine-stubs.json`` for
+  ``make reset`` and ``make update`` (the stubs the student's files start from);
 - the public autograder (``autograder/`` less every folder named ``hidden``), ``support/``,
-  ``datasets/``, and the tools the student targets run (set-up, reset, submit);
+  ``datasets/``, and the tools the student targets run (set-up, reset, update, submit);
 - the student ``Makefile``, ``README.md`` and ``.gitignore`` from ``tools/release_files/``;
 - the environment files (requirements, ``environment.yml``) and ``pyproject.toml``.
 
@@ -29,6 +29,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from autograder import stubgen
 from tools import stubs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -45,6 +46,8 @@ SHIPPED = (
     "tools/__init__.py",
     "tools/setup.py",  # make setup
     "tools/reset.py",  # make reset
+    "tools/merge.py",  # make update: one file
+    "tools/update.py",  # make update FROM=new-release
     "tools/submit.py",  # make submit
     "requirements.txt",
     "requirements-gpu.txt",
@@ -56,8 +59,15 @@ TEMPLATED = {"Makefile": "Makefile", "README.md": "README.md", ".gitignore": "gi
 PRIVATE_DIRS = {"hidden"}  # hidden checks: never in a student's hands
 CACHE_DIRS = {"__pycache__"}
 # Instructor-only paths that must never be in a release, whatever SHIPPED says.
-NEVER = ("solutions", "tests", "autograder/hidden", "tools/stubs.py", "tools/release.py")
-MARKER = re.compile(stubs.MARKER.pattern.encode())
+NEVER = (
+    "solutions",
+    "tests",
+    "autograder/hidden",
+    "autograder/stubgen.py",  # the generator's core: instructor tooling, it names the markers
+    "tools/stubs.py",
+    "tools/release.py",
+)
+MARKER = re.compile(stubgen.MARKER.pattern.encode())
 
 
 class ReleaseError(Exception):
@@ -68,7 +78,8 @@ def _skipped(rel: Path) -> bool:
     """Whether a path (relative to the repository) stays out of a release."""
     return (
         any(part in PRIVATE_DIRS | CACHE_DIRS or part.startswith(".") for part in rel.parts)
-        or rel.suffix in stubs.SKIP_SUFFIXES
+        or rel.suffix in stubgen.SKIP_SUFFIXES
+        or rel.as_posix() in NEVER
     )
 
 
@@ -103,7 +114,7 @@ def _version() -> str:
 
 def build(dest: Path) -> None:
     """Write the release's files into the (empty) folder ``dest``."""
-    generated = stubs.generate(REPO / "solutions")
+    generated = stubgen.generate(REPO / "solutions")
     if not generated:
         raise ReleaseError(f"{REPO / 'solutions'} holds nothing to generate stubs from")
     for rel, data in generated.items():
@@ -134,7 +145,7 @@ def audit(root: Path) -> list[str]:
             problems.append(f"{rel} is a symbolic link")
         elif path.is_dir() and path.name in PRIVATE_DIRS | CACHE_DIRS:
             problems.append(f"{rel}/ must not ship")
-        elif path.suffix in stubs.SKIP_SUFFIXES:
+        elif path.suffix in stubgen.SKIP_SUFFIXES:
             problems.append(f"{rel} is a compiled file")
         elif path.is_file() and MARKER.search(path.read_bytes()):
             problems.append(f"{rel} holds a solution marker")
@@ -196,7 +207,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         count = release(args.out, force=args.force)
-    except (ReleaseError, stubs.StubError, OSError) as exc:
+    except (ReleaseError, stubgen.StubError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote the student release to {args.out} ({count} files)")

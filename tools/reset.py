@@ -5,9 +5,10 @@ version in the stub of its file, after a copy of the file is kept under
 ``.sparrow/backups/<time>/``. The rest of the file, your other tasks included, stays as it is.
 
 Where the stubs come from: in the repository, the stub generator writes them from
-``solutions/`` (``python -m tools.stubs reset 1.3`` is the same command); a student release
-has no ``solutions/`` and ships the stubs as released in ``tools/pristine-stubs.json``
-instead. A stub holds no solution, so this file and that one are safe to ship.
+``solutions/``; a student release has no ``solutions/`` and ships its stubs in
+``tools/pristine-stubs.json`` instead (``make update`` keeps that file the stubs your files
+started from). A stub holds no solution, so this file and that one are safe to ship. This
+is the one command line for a reset, in the repository and in a release.
 """
 
 from __future__ import annotations
@@ -16,13 +17,14 @@ import argparse
 import ast
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
+
+from tools import merge
 
 REPO = Path(__file__).resolve().parent.parent
 PRISTINE = Path("tools") / "pristine-stubs.json"  # in a student release: {path: stub text}
@@ -56,35 +58,9 @@ def backup(paths: list[Path], repo: Path) -> Path:
     return root
 
 
-def _functions(tree: ast.AST) -> dict[str, ast.AST]:
-    """Every function and method of a module by qualified name (``Value.__mul__``)."""
-    found: dict[str, ast.AST] = {}
-    stack: list[tuple[str, ast.AST]] = [("", tree)]
-    while stack:
-        prefix, node = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + child.name
-                if not isinstance(child, ast.ClassDef):
-                    found[name] = child
-                stack.append((name + ".", child))
-    return found
-
-
-def _span(node: ast.AST) -> tuple[int, int]:
-    first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
-    return first, node.end_lineno
-
-
 def task_functions(stub_text: str, task_id: str) -> list[str]:
     """The functions of a stub file that raise task ``task_id``'s ``NotImplementedError``."""
-    raises = re.compile(rf'NotImplementedError\(\s*"Task {re.escape(task_id)}:')
-    lines = stub_text.splitlines()
-    return [
-        name
-        for name, node in _functions(ast.parse(stub_text)).items()
-        if raises.search("\n".join(lines[node.lineno - 1 : node.end_lineno]))
-    ]
+    return [name for name, ids in merge.task_functions(stub_text).items() if task_id in ids]
 
 
 def reset(task_id: str, stubs: Mapping[str, str], repo: Path = REPO) -> list[str]:
@@ -104,19 +80,19 @@ def reset(task_id: str, stubs: Mapping[str, str], repo: Path = REPO) -> list[str
             continue
         text = target.read_text(encoding="utf-8")
         try:
-            mine = _functions(ast.parse(text))
+            mine = merge.functions(ast.parse(text))
         except SyntaxError as exc:
             raise ResetError(
                 f"chapters/{rel} has a syntax error at line {exc.lineno}; fix it, "
                 "or start the whole file over (delete it, then reset one of its tasks)"
             ) from None
-        stub_lines, stub_funcs = stub_text.splitlines(), _functions(ast.parse(stub_text))
+        stub_lines, stub_funcs = stub_text.splitlines(), merge.functions(ast.parse(stub_text))
         lines, spans = text.splitlines(), []
         for name in names:
             if name not in mine:
                 raise ResetError(f"chapters/{rel} has no function {name} to reset")
-            a, b = _span(stub_funcs[name])
-            spans.append((_span(mine[name]), stub_lines[a - 1 : b]))
+            a, b = merge.span(stub_funcs[name])
+            spans.append((merge.span(mine[name]), stub_lines[a - 1 : b]))
         for (a, b), replacement in sorted(spans, reverse=True):
             lines[a - 1 : b] = replacement
         new = "\n".join(lines) + ("\n" if text.endswith("\n") else "")
@@ -142,6 +118,23 @@ def pristine_stubs(repo: Path = REPO) -> dict[str, str]:
         raise ResetError(f"cannot read {PRISTINE} (the stubs as released): {exc}") from None
 
 
+def stubs_for(task_id: str, repo: Path = REPO) -> dict[str, str]:
+    """The stubs to reset ``task_id`` to, by path relative to ``chapters/``: generated from
+    ``solutions/`` in the repository, the recorded ones in a student release."""
+    from autograder.course import task
+
+    task(task_id)  # a clear error for an unknown id (KeyError, ValueError)
+    if not (repo / "solutions").is_dir():
+        return pristine_stubs(repo)
+    from autograder.stubgen import StubError, generate
+
+    try:
+        generated = generate(repo / "solutions")
+    except StubError as exc:
+        raise ResetError(str(exc)) from None
+    return {rel: data.decode() for rel, data in generated.items() if rel.endswith(".py")}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m tools.reset", description=__doc__.split("\n")[0]
@@ -150,15 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
-    if (REPO / "solutions").is_dir():  # the repository: stubs straight from the generator
-        from tools import stubs
-
-        return stubs.main(["reset", args.task])
-    from autograder.course import task
-
     try:
-        task(args.task)  # a clear error for an unknown id
-        print("\n".join(reset(args.task, pristine_stubs(REPO))))
+        print("\n".join(reset(args.task, stubs_for(args.task, REPO), REPO)))
         return 0
     except (ResetError, ValueError, KeyError) as exc:
         print(f"error: {exc.args[0] if exc.args else exc}", file=sys.stderr)

@@ -1,0 +1,236 @@
+"""Course updates keep a student's work (tools/merge.py, tools/update.py): new given code
+arrives, every task the student wrote stays byte for byte, untouched tasks take their new
+stubs, the report says what changed, and nothing is lost or half-written."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.trees import REPO, SOLUTIONS
+from tools import merge, stubs, update
+
+VALUE = "ch01_value/value.py"
+NEW_GIVEN = "\n\ndef _added_upstream() -> int:\n    return 42\n"
+CHANGED_GIVEN = 'UPSTREAM_NOTE = "given code changed upstream"\n\n\n'
+
+
+def _raise(task_id: str) -> re.Pattern[str]:
+    return re.compile(rf'raise NotImplementedError\(\s*"Task {re.escape(task_id)}:[^"]*"\s*\)')
+
+
+def _function(text: str, name: str) -> str:
+    """The source of function ``name`` (qualified) in ``text``, decorators included."""
+    node = merge.functions(ast.parse(text))[name]
+    a, b = merge.span(node)
+    return "\n".join(text.splitlines()[a - 1 : b])
+
+
+def _write_task(path: Path, task_id: str, body: str) -> None:
+    text = path.read_text()
+    assert len(_raise(task_id).findall(text)) == 1, f"task {task_id} is not one stub in {path}"
+    path.write_text(_raise(task_id).sub(lambda _: body, text))
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    """A scratch repository: solutions/ and a generated chapters/ where the student wrote
+    tasks 1.2 and 1.4 of value.py (1.3 untouched) and added a file of their own."""
+    shutil.copytree(SOLUTIONS, tmp_path / "solutions", ignore=shutil.ignore_patterns("__pycache__"))
+    stubs.write(tmp_path)
+    value = tmp_path / "chapters" / VALUE
+    _write_task(value, "1.2", "return Value(self.data + _as_value(other, '+').data)  # my 1.2")
+    _write_task(value, "1.4", "out = Value(self.data**exponent)  # my 1.4\n        return out")
+    (tmp_path / "chapters" / "ch01_value" / "my_notes.py").write_text("# mine\n")
+    return tmp_path
+
+
+def _change_upstream(repo: Path) -> None:
+    """Given code changed in value.py (a new constant, a new function) and task 1.3's
+    docstring revised, as a course update would."""
+    source = repo / "solutions" / VALUE
+    text = source.read_text()
+    assert text.count("\nclass Value") == 1 and text.count('"""Task 1.3 —') == 1
+    text = text.replace("\nclass Value", "\n" + CHANGED_GIVEN + "class Value", 1)
+    text = text.replace('"""Task 1.3 —', '"""Task 1.3 (revised) —', 1)
+    source.write_text(text + NEW_GIVEN)
+
+
+def test_an_update_brings_new_given_code_and_keeps_written_tasks(repo: Path) -> None:
+    value = repo / "chapters" / VALUE
+    before = value.read_text()
+    mine = {name: _function(before, name) for name in ("Value.__add__", "Value.__pow__")}
+    _change_upstream(repo)
+    report = stubs.write(repo)
+    after = value.read_text()
+    new_stub = stubs.generate(repo / "solutions")[VALUE].decode()
+    # the given code is the new one
+    assert CHANGED_GIVEN in after and after.endswith(NEW_GIVEN)
+    # the written tasks are kept byte for byte; the untouched one is its new stub
+    assert {name: _function(after, name) for name in mine} == mine
+    assert _function(after, "Value.__mul__") == _function(new_stub, "Value.__mul__")
+    assert "(revised)" in _function(after, "Value.__mul__")
+    # outside the tasks, the file is the new stub
+    for name in merge.task_functions(new_stub):
+        if name not in mine:
+            assert _function(after, name) == _function(new_stub, name), name
+    # the report names what changed; a backup holds the student's file
+    line = next(r for r in report if r.startswith(f"merged chapters/{VALUE}"))
+    assert "given code updated" in line
+    assert "Value.__add__ (task 1.2)" in line and "Value.__pow__ (task 1.4)" in line
+    assert "now the new stub: Value.__mul__ (task 1.3)" in line
+    assert update.NOT_MERGED not in report
+    backups = list((repo / ".sparrow" / "backups").rglob("value.py"))
+    assert len(backups) == 1 and backups[0].read_text() == before
+    # the student's own file is untouched; a second run changes nothing
+    assert (repo / "chapters" / "ch01_value" / "my_notes.py").read_text() == "# mine\n"
+    assert stubs.write(repo) == ["kept your work in 1 file"]
+    assert value.read_text() == after
+
+
+def test_the_students_own_change_to_given_code_is_merged(repo: Path) -> None:
+    value = repo / "chapters" / VALUE
+    text = value.read_text()
+    first_import = next(line for line in text.splitlines() if line.startswith("import "))
+    value.write_text(text.replace(first_import, "import math  # mine\n" + first_import, 1))
+    _change_upstream(repo)
+    stubs.write(repo)
+    after = value.read_text()
+    assert "import math  # mine\n" in after and CHANGED_GIVEN in after
+
+
+def test_what_cannot_be_merged_is_said_and_the_file_kept(repo: Path) -> None:
+    value, graph = repo / "chapters" / VALUE, repo / "chapters" / "ch01_value" / "graph.py"
+    broken = value.read_text() + "\ndef oops(:\n"
+    value.write_text(broken)
+    _change_upstream(repo)
+    (repo / "solutions" / "ch01_value" / "graph.py").write_text(
+        (SOLUTIONS / "ch01_value" / "graph.py").read_text() + NEW_GIVEN
+    )
+    report = stubs.write(repo)
+    assert value.read_text() == broken  # left as it is
+    assert graph.read_text().endswith(NEW_GIVEN)  # the rest updated
+    assert update.NOT_MERGED in report
+    problem = report[report.index(update.NOT_MERGED) + 1]
+    assert f"chapters/{VALUE}: NOT updated" in problem and "syntax error at line" in problem
+    value.write_text(broken.removesuffix("\ndef oops(:\n"))  # fixed: the next run merges
+    report = stubs.write(repo)
+    assert update.NOT_MERGED not in report and value.read_text().endswith(NEW_GIVEN)
+    assert "# my 1.2" in value.read_text()
+
+
+def test_no_file_is_half_written_when_writing_fails(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    value = repo / "chapters" / VALUE
+    before = value.read_text()
+    _change_upstream(repo)
+
+    def fail(*args: object) -> None:
+        raise OSError("disk full")
+
+    monkeypatch.setattr(os, "replace", fail)
+    with pytest.raises(OSError, match="disk full"):
+        stubs.write(repo)
+    assert value.read_text() == before
+    assert [p.name for p in value.parent.iterdir() if p.name.endswith(".tmp")] == []
+    monkeypatch.undo()
+    assert "# my 1.2" in value.read_text() and stubs.write(repo)[0].startswith("merged")
+
+
+def test_force_starts_the_changed_files_over_after_a_backup(repo: Path) -> None:
+    _change_upstream(repo)
+    report = stubs.write(repo, force=True)
+    value = repo / "chapters" / VALUE
+    assert value.read_bytes() == stubs.generate(repo / "solutions")[VALUE]
+    assert any("FORCE=1" in line for line in report)
+    backup = next((repo / ".sparrow" / "backups").rglob("value.py"))
+    assert "# my 1.2" in backup.read_text()
+
+
+OLD = '''import numpy as np
+
+
+class A:
+    def f(self):
+        """f."""
+        raise NotImplementedError("Task 1.1: f")
+
+    def g(self):
+        raise NotImplementedError("Task 1.2: g")
+'''
+
+
+@pytest.mark.parametrize(
+    ("new", "mine", "expected", "problem"),
+    [
+        (  # task 1.2 moved out of this file: the student's g has nowhere to go
+            OLD.split("\n    def g")[0] + "\n",
+            OLD.replace('raise NotImplementedError("Task 1.2: g")', "return 'mine'"),
+            OLD.split("\n    def g")[0] + "\n",
+            "A.g (task 1.2): you wrote it, but the new version of this file has no such",
+        ),
+        (  # task 1.2 became given code
+            OLD.replace('        raise NotImplementedError("Task 1.2: g")', "        return 2"),
+            OLD.replace('raise NotImplementedError("Task 1.2: g")', "return 'mine'"),
+            OLD.replace('        raise NotImplementedError("Task 1.2: g")', "        return 2"),
+            "A.g (task 1.2) is given code now",
+        ),
+        (  # a new task function arrives; f is kept
+            OLD + '\n    def h(self):\n        raise NotImplementedError("Task 1.3: h")\n',
+            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
+            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1")
+            + '\n    def h(self):\n        raise NotImplementedError("Task 1.3: h")\n',
+            None,
+        ),
+        (  # the student and the course both change the same given line: the course wins
+            OLD.replace("import numpy as np", "import numpy as np  # new"),
+            OLD.replace("import numpy as np", "import numpy  # mine"),
+            OLD.replace("import numpy as np", "import numpy as np  # new"),
+            "your change to the given code at lines 1–1 clashes",
+        ),
+        (  # the stub of a written task changed: kept as written, and said
+            OLD.replace('"""f."""', '"""f, revised."""'),
+            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
+            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
+            "the stub of A.f (task 1.1) changed",
+        ),
+    ],
+)
+def test_merge_cases(new: str, mine: str, expected: str, problem: str | None) -> None:
+    merged = merge.merge(OLD, new, mine)
+    assert merged.text == expected
+    assert [p for p in merged.problems if problem and problem in p] or not problem
+    assert not merged.problems or problem
+    if "Task 1.3" in new:
+        assert merged.added == ["A.h (task 1.3)"] and merged.kept == ["A.f (task 1.1)"]
+
+
+def test_without_a_record_a_task_still_raising_its_stub_error_is_untouched() -> None:
+    new = OLD.replace('"""f."""', '"""f, revised."""').replace("Task 1.2: g", "Task 1.2: g!")
+    mine = OLD.replace('raise NotImplementedError("Task 1.2: g")', "return 'mine'")
+    merged = merge.merge(None, new, mine)
+    assert merged.text == new.replace('raise NotImplementedError("Task 1.2: g!")', "return 'mine'")
+    assert merged.kept == ["A.g (task 1.2)"] and merged.updated == ["A.f (task 1.1)"]
+
+
+def test_update_from_release_refuses_what_is_not_a_fresh_release(tmp_path: Path) -> None:
+    with pytest.raises(update.UpdateError, match="not a Sparrow student release"):
+        update.release_chapters(tmp_path)
+
+
+def test_make_update_wraps_the_module() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "tools.update", "--from", str(REPO / "chapters")],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    assert out.returncode == 2 and "error:" in out.stderr

@@ -1,0 +1,290 @@
+"""Course updates that keep your work: ``make update`` (``python -m tools.update``).
+
+New given code reaches ``chapters/`` while every task you wrote stays as you wrote it:
+
+- in the repository, after ``solutions/`` changed (``git pull``): the new stubs come from
+  the generator (``make update`` is ``make stubs``);
+- in a student release: ``make update FROM=path/to/new-release`` takes a newer release's
+  chapters and tools (the autograder, support code, data and tools are replaced; they hold
+  no work of yours).
+
+Each ``.py`` file of ``chapters/`` is merged by ``tools.merge``: the new file, with each task
+function you wrote (it differs from the stub you started from) put back byte for byte. What
+changed is said per file; what could not be merged is said too, and every file of yours that
+changes is first copied under ``.sparrow/backups/<time>/``. A file that does not parse is
+left as it is (fix it and run the update again). Notebooks hold no work, so a changed one
+replaces yours (after the same backup); files you added are left alone.
+
+The stub each file started from is recorded in ``tools/pristine-stubs.json`` in a release
+(which ``make reset`` also uses) and in ``.sparrow/pristine-stubs.json`` in the repository.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tools.merge import MergeError, merge
+from tools.reset import PRISTINE, atomic_write, backup
+
+REPO = Path(__file__).resolve().parent.parent
+MANIFEST = ".manifest.json"  # chapters/.manifest.json: the hash of every generated file
+LOCAL_BASE = Path(".sparrow") / "pristine-stubs.json"  # the repository's record
+STAMP = ".sparrow-release"  # what marks a folder as a student release
+# A release's own folders, replaced by a newer release's (files it no longer has removed).
+RELEASE_OWNED = ("autograder", "support", "datasets", "tools")
+NOT_COPIED = {"chapters", ".venv", ".sparrow", "submissions", "__pycache__", ".git"}
+
+
+NOT_MERGED = "NOT MERGED — read this:"  # the report's line before what could not be merged
+
+
+class UpdateError(Exception):
+    """Nothing was changed; the message says why."""
+
+
+def sha(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def tree_files(root: Path) -> list[str]:
+    """The files of a chapters/ tree, relative to it (no caches, no compiled files)."""
+    if not root.is_dir():
+        return []
+    skip = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache"}
+    return sorted(
+        p.relative_to(root).as_posix()
+        for p in root.rglob("*")
+        if p.is_file()
+        and not skip.intersection(p.relative_to(root).parts)
+        and p.suffix not in (".pyc", ".pyo")
+    )
+
+
+def read_json(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def base_path(repo: Path) -> Path:
+    """Where this tree records the stub each chapter file started from."""
+    return repo / (LOCAL_BASE if (repo / "solutions").is_dir() else PRISTINE)
+
+
+def manifest_text(generated: dict[str, bytes]) -> bytes:
+    """The text of ``chapters/.manifest.json`` for these generated files."""
+    hashes = {rel: sha(data) for rel, data in sorted(generated.items())}
+    return (json.dumps(hashes, indent=1) + "\n").encode()
+
+
+@dataclass
+class Plan:
+    """Everything an update will do, computed before anything is written."""
+
+    writes: dict[str, bytes] = field(default_factory=dict)  # rel → new content
+    removes: list[str] = field(default_factory=list)
+    backups: list[str] = field(default_factory=list)  # the student's files to copy first
+    base: dict[str, str] = field(default_factory=dict)  # rel → the stub it now starts from
+    report: list[str] = field(default_factory=list)
+    kept: int = 0  # files of yours whose stub did not change
+    problems: list[str] = field(default_factory=list)
+
+
+def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) -> Plan:
+    """What bringing ``chapters/`` to ``generated`` does (nothing is written here).
+
+    ``force`` starts every edited ``.py`` file whose stub changed over from its new stub
+    (backed up) instead of merging it."""
+    repo = chapters.parent
+    last = read_json(chapters / MANIFEST)  # what the generator wrote last time
+    base = read_json(base_path(repo))
+    existing = set(tree_files(chapters)) - {MANIFEST}
+    out = Plan()
+    for rel in sorted(generated.keys() | existing):
+        data, path = generated.get(rel), chapters / rel
+        mine = path.read_bytes() if rel in existing else None
+        unedited = mine is not None and last.get(rel) == sha(mine)
+        old = base.get(rel)
+        if old is None and rel in last and last[rel] == sha(data or b""):
+            old = data.decode()  # the manifest vouches the stub has not changed
+        if data is None:  # not (or no longer) part of the course
+            if rel not in last:
+                continue  # a file you added
+            if unedited:
+                out.removes.append(rel)
+                out.report.append(f"removed chapters/{rel} (no longer part of the course)")
+            else:
+                out.report.append(f"kept chapters/{rel}: no longer part of the course, kept as is")
+            continue
+        if rel.endswith(".py"):
+            out.base[rel] = data.decode()
+        if mine == data:
+            continue
+        if mine is None or unedited or (old is not None and mine == old.encode()):
+            out.writes[rel] = data
+            out.report.append(f"{'updated' if mine else 'wrote'} chapters/{rel}")
+            continue
+        if old is not None and old.encode() == data:
+            out.kept += 1  # your work, in a file whose stub did not change
+            continue
+        out.backups.append(rel)
+        if not rel.endswith(".py") or force:
+            out.writes[rel] = data
+            why = "it holds no work of yours" if not rel.endswith(".py") else "FORCE=1"
+            out.report.append(f"replaced chapters/{rel} by its new version ({why})")
+            continue
+        try:
+            merged = merge(old, data.decode(), mine.decode("utf-8"))
+        except (MergeError, UnicodeDecodeError) as exc:
+            out.backups.remove(rel)
+            if old is not None:
+                out.base[rel] = old  # merge from the same start next time
+            else:
+                out.base.pop(rel)
+            out.problems.append(
+                f"chapters/{rel}: NOT updated, {exc}; it is left as it is: fix it and run "
+                "the update again"
+            )
+            continue
+        out.writes[rel] = merged.text.encode()
+        what = ["given code updated"]
+        if merged.kept:
+            what.append(f"your tasks kept: {', '.join(merged.kept)}")
+        if merged.updated:
+            what.append(f"untouched, now the new stub: {', '.join(merged.updated)}")
+        if merged.added:
+            what.append(f"new: {', '.join(merged.added)}")
+        out.report.append(f"merged chapters/{rel}: " + "; ".join(what))
+        out.problems += [f"chapters/{rel}: {problem}" for problem in merged.problems]
+    return out
+
+
+def apply(repo: Path, todo: Plan, manifest: bytes) -> list[str]:
+    """Carry out ``todo`` in ``repo/chapters``: the backups first, then each file through a
+    temporary file and a rename (none is ever half-written), the records last."""
+    chapters = repo / "chapters"
+    report = []
+    if todo.backups:
+        where = backup([chapters / rel for rel in todo.backups], repo)
+        report.append(
+            f"your version of {len(todo.backups)} file(s) is kept in {where.relative_to(repo)}"
+        )
+    for rel, data in todo.writes.items():
+        atomic_write(chapters / rel, data)
+    for rel in todo.removes:
+        (chapters / rel).unlink()
+    atomic_write(chapters / MANIFEST, manifest)
+    record = json.dumps(todo.base, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+    atomic_write(base_path(repo), record.encode())
+    report = todo.report + report
+    if todo.kept:
+        report.append(f"kept your work in {todo.kept} file" + ("s" if todo.kept != 1 else ""))
+    if todo.problems:
+        report += [NOT_MERGED] + [f"  {p}" for p in todo.problems]
+    return report or ["chapters/ is up to date"]
+
+
+def update(repo: Path, generated: dict[str, bytes], *, force: bool = False) -> list[str]:
+    """Bring ``repo/chapters`` to ``generated``, keeping the student's work (see above)."""
+    return apply(repo, plan(repo / "chapters", generated, force=force), manifest_text(generated))
+
+
+# -- a student release: take a newer release ---------------------------------------------
+
+
+def release_chapters(release: Path) -> dict[str, bytes]:
+    """The chapters of an unedited release folder, checked against its manifest."""
+    if not (release / STAMP).is_file():
+        raise UpdateError(f"{release} is not a Sparrow student release (no {STAMP} in it)")
+    chapters = release / "chapters"
+    manifest = read_json(chapters / MANIFEST)
+    files = set(tree_files(chapters)) - {MANIFEST}
+    generated = {rel: (chapters / rel).read_bytes() for rel in sorted(files)}
+    edited = [rel for rel, data in generated.items() if manifest.get(rel) != sha(data)]
+    if not manifest or edited or manifest.keys() - files:
+        raise UpdateError(
+            f"{release} is not a fresh release (its chapters/ differs from its manifest: "
+            f"{', '.join(edited[:3]) or 'files missing'}); download it again"
+        )
+    return generated
+
+
+def _release_files(release: Path) -> set[str]:
+    out = set()
+    for path in sorted(release.rglob("*")):
+        rel = path.relative_to(release)
+        if path.is_file() and not NOT_COPIED.intersection(rel.parts):
+            out.add(rel.as_posix())
+    return out
+
+
+def update_from_release(repo: Path, release: Path) -> list[str]:
+    """Take a newer release's chapters (merged) and everything else it ships (replaced)."""
+    release = release.resolve()
+    if release == repo.resolve():
+        raise UpdateError("FROM is this folder itself: give the new release's folder")
+    if (repo / "solutions").is_dir():
+        raise UpdateError("this is the repository: `make update` (no FROM) regenerates it")
+    generated = release_chapters(release)
+    todo = plan(repo / "chapters", generated)
+    shipped = _release_files(release)
+    report = apply(repo, todo, (release / "chapters" / MANIFEST).read_bytes())
+    for rel in sorted(shipped):
+        if rel != PRISTINE.as_posix():  # the record apply() wrote already
+            atomic_write(repo / rel, (release / rel).read_bytes())
+    removed = 0
+    for folder in RELEASE_OWNED:
+        for path in sorted((repo / folder).rglob("*")):
+            rel = path.relative_to(repo)
+            if path.is_file() and "__pycache__" not in rel.parts and rel.as_posix() not in shipped:
+                path.unlink()
+                removed += 1
+    report.append(
+        f"took the rest of the release from {release} ({len(shipped)} files"
+        + (f"; {removed} no longer shipped removed)" if removed else ")")
+    )
+    return report
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m tools.update", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument(
+        "--from", dest="source", type=Path, help="a newer student release's folder (releases)"
+    )
+    args = parser.parse_args(argv)
+    if str(REPO) not in sys.path:
+        sys.path.insert(0, str(REPO))
+    try:
+        if args.source is not None:
+            report = update_from_release(REPO, args.source)
+        elif (REPO / "solutions").is_dir():
+            from autograder.stubgen import StubError
+            from tools import stubs
+
+            try:
+                report = stubs.write(REPO)
+            except StubError as exc:
+                raise UpdateError(str(exc)) from None
+        else:
+            raise UpdateError(
+                "a student release updates from a newer release: "
+                "make update FROM=path/to/new-release"
+            )
+    except (UpdateError, OSError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    print("\n".join(report))
+    return 1 if NOT_MERGED in report else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
