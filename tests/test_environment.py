@@ -130,3 +130,15 @@ def test_every_make_target_is_in_the_readmes_command_table(makefile: str, readme
     for name, python in table.items():
         module = re.match(r"python3? -m ([\w.]+)", python)
         assert module, f"{readme}: make {name} has no `python -m …` command"
+
+
+def test_the_autograder_never_imports_the_tools() -> None:
+    """tools/ is a layer above the autograder (the release ships only some of it): what
+    both need lives in the autograder (autograder/stubgen.py)."""
+    imports = re.compile(r"^\s*(?:from\s+tools[\s.]|import\s+tools\b)", re.M)
+    found = [
+        path.relative_to(REPO).as_posix()
+        for path in sorted((REPO / "autograder").rglob("*.py"))
+        if imports.search(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []

@@ -106,7 +106,11 @@ def test_the_students_own_change_to_given_code_is_merged(repo: Path) -> None:
     assert "import math  # mine\n" in after and CHANGED_GIVEN in after
 
 
-def test_what_cannot_be_merged_is_said_and_the_file_kept(repo: Path) -> None:
+@pytest.mark.parametrize("recorded", [True, False], ids=["recorded", "no-record"])
+def test_what_cannot_be_merged_is_said_and_the_file_kept(repo: Path, recorded: bool) -> None:
+    """Also without a record of the stubs the files started from (a tree older than it)."""
+    if not recorded:
+        (repo / update.LOCAL_BASE).unlink()
     value, graph = repo / "chapters" / VALUE, repo / "chapters" / "ch01_value" / "graph.py"
     broken = value.read_text() + "\ndef oops(:\n"
     value.write_text(broken)
@@ -120,10 +124,14 @@ def test_what_cannot_be_merged_is_said_and_the_file_kept(repo: Path) -> None:
     assert update.NOT_MERGED in report
     problem = report[report.index(update.NOT_MERGED) + 1]
     assert f"chapters/{VALUE}: NOT updated" in problem and "syntax error at line" in problem
+    assert stubs.write(repo)[-1] == problem  # still said, still not merged
     value.write_text(broken.removesuffix("\ndef oops(:\n"))  # fixed: the next run merges
     report = stubs.write(repo)
-    assert update.NOT_MERGED not in report and value.read_text().endswith(NEW_GIVEN)
-    assert "# my 1.2" in value.read_text()
+    assert value.read_text().endswith(NEW_GIVEN) and "# my 1.2" in value.read_text()
+    if recorded:
+        assert update.NOT_MERGED not in report
+    else:  # the given code is the new one, and the student is told to look at the backup
+        assert "no record of the stub this file started from" in report[-1]
 
 
 def test_no_file_is_half_written_when_writing_fails(
@@ -234,3 +242,16 @@ def test_make_update_wraps_the_module() -> None:
         text=True,
     )
     assert out.returncode == 2 and "error:" in out.stderr
+
+
+def test_a_file_the_course_drops_is_removed_unless_it_holds_work(repo: Path) -> None:
+    for name in ("numerical.py", "graph.py"):
+        (repo / "solutions" / "ch01_value" / name).unlink()
+    report = stubs.write(repo)
+    chapter = repo / "chapters" / "ch01_value"
+    assert not (chapter / "numerical.py").exists() and not (chapter / "graph.py").exists()
+    assert "removed chapters/ch01_value/graph.py (no longer part of the course)" in report
+    (repo / "solutions" / "ch01_value" / "value.py").unlink()  # value.py holds work
+    report = stubs.write(repo)
+    assert "# my 1.2" in (chapter / "value.py").read_text()
+    assert f"kept chapters/{VALUE}: no longer part of the course, kept as is" in report

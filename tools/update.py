@@ -92,6 +92,7 @@ class Plan:
     removes: list[str] = field(default_factory=list)
     backups: list[str] = field(default_factory=list)  # the student's files to copy first
     base: dict[str, str] = field(default_factory=dict)  # rel → the stub it now starts from
+    held: dict[str, str | None] = field(default_factory=dict)  # manifest entries kept as were
     report: list[str] = field(default_factory=list)
     kept: int = 0  # files of yours whose stub did not change
     problems: list[str] = field(default_factory=list)
@@ -143,9 +144,10 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
         try:
             merged = merge(old, data.decode(), mine.decode("utf-8"))
         except (MergeError, UnicodeDecodeError) as exc:
-            out.backups.remove(rel)
+            out.backups.remove(rel)  # merge from the same start next time:
+            out.held[rel] = last.get(rel)
             if old is not None:
-                out.base[rel] = old  # merge from the same start next time
+                out.base[rel] = old
             else:
                 out.base.pop(rel)
             out.problems.append(
@@ -166,7 +168,7 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
     return out
 
 
-def apply(repo: Path, todo: Plan, manifest: bytes) -> list[str]:
+def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
     """Carry out ``todo`` in ``repo/chapters``: the backups first, then each file through a
     temporary file and a rename (none is ever half-written), the records last."""
     chapters = repo / "chapters"
@@ -180,7 +182,9 @@ def apply(repo: Path, todo: Plan, manifest: bytes) -> list[str]:
         atomic_write(chapters / rel, data)
     for rel in todo.removes:
         (chapters / rel).unlink()
-    atomic_write(chapters / MANIFEST, manifest)
+    hashes = {**hashes, **todo.held}
+    hashes = {rel: h for rel, h in sorted(hashes.items()) if h is not None}
+    atomic_write(chapters / MANIFEST, (json.dumps(hashes, indent=1) + "\n").encode())
     record = json.dumps(todo.base, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     atomic_write(base_path(repo), record.encode())
     report = todo.report + report
@@ -193,7 +197,8 @@ def apply(repo: Path, todo: Plan, manifest: bytes) -> list[str]:
 
 def update(repo: Path, generated: dict[str, bytes], *, force: bool = False) -> list[str]:
     """Bring ``repo/chapters`` to ``generated``, keeping the student's work (see above)."""
-    return apply(repo, plan(repo / "chapters", generated, force=force), manifest_text(generated))
+    hashes = {rel: sha(data) for rel, data in generated.items()}
+    return apply(repo, plan(repo / "chapters", generated, force=force), hashes)
 
 
 # -- a student release: take a newer release ---------------------------------------------
@@ -235,7 +240,7 @@ def update_from_release(repo: Path, release: Path) -> list[str]:
     generated = release_chapters(release)
     todo = plan(repo / "chapters", generated)
     shipped = _release_files(release)
-    report = apply(repo, todo, (release / "chapters" / MANIFEST).read_bytes())
+    report = apply(repo, todo, read_json(release / "chapters" / MANIFEST))
     for rel in sorted(shipped):
         if rel != PRISTINE.as_posix():  # the record apply() wrote already
             atomic_write(repo / rel, (release / rel).read_bytes())
