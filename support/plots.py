@@ -1,4 +1,4 @@
-"""Plots the notebooks share: a binary classifier's decision boundary, and a loss curve."""
+"""Plots the notebooks share: a binary classifier's decision boundary, and training curves."""
 
 from __future__ import annotations
 
@@ -29,10 +29,13 @@ def plot_decision_boundary(
 ) -> Any:
     """Shade the plane by the class ``predict`` gives it, and draw the points ``X`` over it.
 
-    ``predict`` takes an (m, 2) float64 array of points and returns m scores; a score > 0
-    means class 1 (a logit, or a tanh output), otherwise class 0. It is called once, on a
-    ``resolution`` by ``resolution`` grid that covers ``X`` plus ``margin`` on each side.
-    Returns the matplotlib Axes.
+    ``y`` holds two labels, -1 and +1 or 0 and 1; the legend names them as they are
+    (``y = -1``, ``y = +1``). ``predict`` takes an (m, 2) float64 array of points and returns
+    m scores; a score > 0 means the larger label (a logit, or a tanh output). It is called
+    once, on a ``resolution`` by ``resolution`` grid that covers ``X`` plus ``margin`` on each
+    side. The regions are filled from the scores themselves, interpolated between grid
+    points, and the boundary (score = 0) is drawn as a line, so it is smooth wherever the
+    scores are. Returns the matplotlib Axes.
     """
     X = np.asarray(X, dtype=np.float64)
     y = np.asarray(y)
@@ -59,9 +62,13 @@ def plot_decision_boundary(
 
     if ax is None:
         ax = _new_axes((5.0, 4.0))
-    side = (scores > 0).astype(np.float64).reshape(xx.shape)
-    ax.contourf(xx, yy, side, levels=[-0.5, 0.5, 1.5], colors=_REGION_COLOURS, alpha=0.8)
+    scores = scores.reshape(xx.shape)
+    top = max(float(np.abs(scores).max()), 1.0)
+    ax.contourf(xx, yy, scores, levels=[-top - 1, 0, top + 1], colors=_REGION_COLOURS, alpha=0.8)
+    if scores.min() < 0 < scores.max():
+        ax.contour(xx, yy, scores, levels=[0], colors="#1f2937", linewidths=1.0)
     classes = np.unique(y)
+    signed = classes.min() < 0
     for k, cls in enumerate(classes):
         mask = y == cls
         ax.scatter(
@@ -71,7 +78,7 @@ def plot_decision_boundary(
             color=_CLASS_COLOURS[k] if len(classes) <= 2 else None,
             edgecolors="white",
             linewidths=0.4,
-            label=f"class {cls}",
+            label=f"y = {cls:+g}" if signed else f"y = {cls:g}",
         )
     ax.set_xlim(low[0], high[0])
     ax.set_ylim(low[1], high[1])
@@ -81,13 +88,27 @@ def plot_decision_boundary(
     return ax
 
 
-def plot_loss(history: Sequence[float], ax: Any = None) -> Any:
-    """Plot the loss recorded at each training step (``history[i]`` at step i); return Axes."""
-    values = np.asarray(history, dtype=np.float64).reshape(-1)
+def plot_curve(
+    values: Sequence[float],
+    ax: Any = None,
+    *,
+    xlabel: str = "step",
+    ylabel: str = "loss",
+    first: int = 0,
+) -> Any:
+    """Plot ``values[i]`` at x = ``first`` + i (a step or an epoch number), with a dot per
+    value when there are few of them; return the Axes."""
+    values = np.asarray(values, dtype=np.float64).reshape(-1)
     if ax is None:
         ax = _new_axes((5.0, 3.0))
-    ax.plot(np.arange(len(values)), values, linewidth=1.2)
-    ax.set_xlabel("step")
-    ax.set_ylabel("loss")
+    marker = "o" if len(values) <= 60 else None
+    ax.plot(first + np.arange(len(values)), values, linewidth=1.2, marker=marker, markersize=3)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
     ax.grid(True, alpha=0.3)
     return ax
+
+
+def plot_loss(history: Sequence[float], ax: Any = None) -> Any:
+    """Plot the loss recorded at each training step (``history[i]`` at step i); return Axes."""
+    return plot_curve(history, ax)

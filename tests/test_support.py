@@ -28,7 +28,7 @@ from support.broadcast import (
     unbroadcast_roles,
 )
 from support.graph import MAX_NODES, draw_graph, trace_graph
-from support.plots import plot_decision_boundary, plot_loss
+from support.plots import plot_curve, plot_decision_boundary, plot_loss
 
 matplotlib = pytest.importorskip("matplotlib")
 matplotlib.use("Agg")  # before pyplot: no windows, no display needed
@@ -359,6 +359,51 @@ def test_plot_decision_boundary_and_loss():
 
     ax = plot_loss([1.0, 0.5, 0.25])
     assert np.array_equal(ax.lines[0].get_ydata(), [1.0, 0.5, 0.25])
+
+
+def _contour_lines(ax) -> list:
+    from matplotlib.contour import ContourSet
+
+    return [c for c in ax.collections if isinstance(c, ContourSet) and not c.filled]
+
+
+@pytest.mark.parametrize(("labels", "names"), [((-1, 1), ["y = -1", "y = +1"]), ((0, 1), None)])
+def test_the_legend_names_the_labels_as_they_are(labels, names) -> None:
+    X, classes = datasets.make_moons(30, noise=0.1, seed=2)
+    y = np.where(classes == 1, labels[1], labels[0])
+    ax = plot_decision_boundary(lambda p: p[:, 1] - 0.25, X, y, resolution=20)
+    shown = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert shown == (names or [f"y = {labels[0]}", f"y = {labels[1]}"])
+    plt.close(ax.figure)
+
+
+def test_the_boundary_is_smooth_not_a_staircase() -> None:
+    # the score 1 - |p|² is 0 on the unit circle; a boundary drawn from the sign of the score
+    # on a grid is off by up to half a grid step, one drawn from the score itself by ~step²
+    X = np.array([[-1.2, -1.2], [1.2, 1.2], [0.0, 0.0], [1.0, 0.0]])
+    y = np.array([1, 1, -1, -1])
+    ax = plot_decision_boundary(lambda p: 1 - (p**2).sum(axis=1), X, y, resolution=60)
+    (line,) = _contour_lines(ax)
+    vertices = np.concatenate([path.vertices for path in line.get_paths()])
+    step = (X.max() - X.min() + 1.0) / 59
+    radii = np.hypot(vertices[:, 0], vertices[:, 1])
+    assert len(vertices) > 50 and np.abs(radii - 1).max() < step / 10
+    plt.close(ax.figure)
+
+    ax = plot_decision_boundary(lambda p: p[:, 0] + 10, X, y, resolution=10)  # one region
+    assert _contour_lines(ax) == []
+    plt.close(ax.figure)
+
+
+def test_plot_curve_numbers_its_points_from_first() -> None:
+    ax = plot_curve([0.5, 0.7, 0.9], xlabel="epoch", ylabel="accuracy", first=1)
+    (line,) = ax.lines
+    assert line.get_xdata().tolist() == [1, 2, 3] and line.get_ydata().tolist() == [0.5, 0.7, 0.9]
+    assert (ax.get_xlabel(), ax.get_ylabel(), line.get_marker()) == ("epoch", "accuracy", "o")
+    plt.close(ax.figure)
+    ax = plot_loss(np.linspace(1, 0, 200))
+    assert ax.lines[0].get_xdata()[0] == 0 and ax.lines[0].get_marker() in (None, "None", "")
+    plt.close(ax.figure)
 
 
 # --------------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ TASKS = [
         "§3",
         "Sum grad over the leading axes that broadcasting added (grad.ndim − len(shape) of "
         "them), then over each axis where shape has size 1 and grad does not, with "
-        "keepdim=True. Skip a sum with no axes: sum(dim=()) sums every axis.",
+        "keepdim=True. Skip a sum with no axes: in this course sum(dim=()) sums every axis.",
     ),
     Task(
         "3.2",

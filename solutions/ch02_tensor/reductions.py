@@ -18,8 +18,9 @@ from .shapes import dim_index
 
 
 def _axes(dim: int | Sequence[int] | None, ndim: int) -> tuple[int, ...]:
-    """``dim`` as a sorted tuple of non-negative axes: all of them for None (and, as in
-    PyTorch, for an empty tuple)."""
+    """``dim`` as a sorted tuple of non-negative axes: all of them for None, and for an empty
+    tuple too. That is the course's rule: PyTorch does the same today but tracks it as a bug
+    (pytorch/pytorch#29137), and NumPy sums no axis for ``axis=()``."""
     dims = (dim,) if isinstance(dim, int) else tuple(dim or range(ndim))
     axes = []
     for d in dims:
