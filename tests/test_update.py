@@ -183,7 +183,7 @@ class A:
             OLD.split("\n    def g")[0] + "\n",
             OLD.replace('raise NotImplementedError("Task 1.2: g")', "return 'mine'"),
             OLD.split("\n    def g")[0] + "\n",
-            "A.g (task 1.2): you wrote it, but the new version of this file has no such",
+            "orphan A.g",
         ),
         (  # task 1.2 became given code
             OLD.replace('        raise NotImplementedError("Task 1.2: g")', "        return 2"),
@@ -215,6 +215,10 @@ class A:
 def test_merge_cases(new: str, mine: str, expected: str, problem: str | None) -> None:
     merged = merge.merge(OLD, new, mine)
     assert merged.text == expected
+    if problem and problem.startswith("orphan "):  # tools.update places it, or says so
+        assert list(merged.orphans) == [problem.removeprefix("orphan ")]
+        assert merged.orphans["A.g"][0] == {"1.2"} and not merged.problems
+        return
     assert [p for p in merged.problems if problem and problem in p] or not problem
     assert not merged.problems or problem
     if "Task 1.3" in new:
@@ -255,3 +259,33 @@ def test_a_file_the_course_drops_is_removed_unless_it_holds_work(repo: Path) -> 
     report = stubs.write(repo)
     assert "# my 1.2" in (chapter / "value.py").read_text()
     assert f"kept chapters/{VALUE}: no longer part of the course, kept as is" in report
+
+
+def test_a_written_task_that_moved_to_another_file_moves_with_it(repo: Path) -> None:
+    numerical = repo / "chapters" / "ch01_value" / "numerical.py"
+    _write_task(numerical, "1.1", "return 0.5  # my 1.1")
+    mine = _function(numerical.read_text(), "central_difference")
+    source, target = (repo / "solutions" / "ch01_value" / n for n in ("numerical.py", "graph.py"))
+    text = source.read_text()
+    start = text.index("def central_difference")
+    moved = text[start : text.index("### END SOLUTION", start) + len("### END SOLUTION")]
+    source.write_text(text.replace(moved, "CENTRAL = None  # moved to graph.py"))
+    target.write_text(target.read_text() + "\n\n" + moved + "\n")
+    report = stubs.write(repo)
+    graph = (repo / "chapters" / "ch01_value" / "graph.py").read_text()
+    assert _function(graph, "central_difference") == mine
+    assert "CENTRAL = None" in numerical.read_text()
+    assert "central_difference" not in numerical.read_text()
+    assert (
+        "moved your central_difference (task 1.1) from chapters/ch01_value/numerical.py to "
+        "chapters/ch01_value/graph.py, where the task now is"
+    ) in report
+    assert update.NOT_MERGED not in report
+    # nowhere to go: said, and the backup holds it
+    target.write_text(target.read_text().replace(moved, ""))
+    report = stubs.write(repo)
+    assert report[report.index(update.NOT_MERGED) + 1] == (
+        "  chapters/ch01_value/graph.py: " + merge.orphan_problem("central_difference", {"1.1"})
+    )
+    backups = [p.read_text() for p in (repo / ".sparrow" / "backups").rglob("graph.py")]
+    assert any(mine in b for b in backups)

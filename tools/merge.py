@@ -13,8 +13,9 @@ with ``ast``; for a method nested in a task function, the outermost one). The me
 
 With no ``old`` (no record of the stubs a file started from) a task function counts as
 untouched while it still raises its task's stub error, and the given code is the new one.
-What cannot be placed (a written task whose function the new file no longer has) is
-reported; the caller keeps a backup of the student's file.
+A written task whose function the new file no longer has is an *orphan*: the caller
+(``tools.update``) puts it where the task moved to, or reports it; it keeps a backup of the
+student's file either way.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ class Merged:
     updated: list[str] = field(default_factory=list)  # untouched: now the new stub
     added: list[str] = field(default_factory=list)  # task functions new in this file
     problems: list[str] = field(default_factory=list)  # what could not be merged
+    # written task functions with no place in the new file: name → (task ids, lines)
+    orphans: dict[str, tuple[set[str], list[str]]] = field(default_factory=dict)
 
 
 def functions(tree: ast.AST) -> dict[str, ast.AST]:
@@ -74,6 +77,38 @@ def task_functions(stub_text: str) -> dict[str, set[str]]:
         if ids := set(TASK_RAISE.findall("\n".join(lines[a - 1 : b]))):
             tasks[name] = ids
     return {n: ids for n, ids in tasks.items() if not any(n.startswith(o + ".") for o in tasks)}
+
+
+def orphan_problem(name: str, ids: set[str]) -> str:
+    """What the report says of a written task function that could not be placed."""
+    which = f"{name} (task {', '.join(sorted(ids))})" if ids else name
+    return (
+        f"{which}: you wrote it, but the new version of this file has no such function, and "
+        "no other file has its stub; your version is only in the backup"
+    )
+
+
+def function_text(text: str, name: str) -> str | None:
+    """The source of function ``name`` in ``text`` (None when it has none or cannot parse)."""
+    try:
+        found = functions(ast.parse(text))
+    except SyntaxError:
+        return None
+    if name not in found:
+        return None
+    a, b = span(found[name])
+    return "\n".join(text.splitlines()[a - 1 : b])
+
+
+def place(text: str, name: str, lines: list[str]) -> str | None:
+    """``text`` with its function ``name`` replaced by ``lines``; None when it has none."""
+    found = functions(ast.parse(text))
+    if name not in found:
+        return None
+    a, b = span(found[name])
+    out = text.splitlines()
+    out[a - 1 : b] = lines
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
 
 
 def _split(text: str, tree: ast.AST, names: set[str]) -> tuple[dict, list[str], list[int]]:
@@ -211,10 +246,8 @@ def merge(old: str | None, new: str, mine: str) -> Merged:
             out += mine_part
     for name in sorted(set(mine_parts) - placed):
         if written(name):
-            result.problems.append(
-                f"{label(name)}: you wrote it, but the new version of this file has no such "
-                "function; your version is only in the backup"
-            )
+            ids = old_tasks.get(name) or new_tasks.get(name) or set()
+            result.orphans[name] = (ids, mine_parts[name])
     for start, end in clashes:
         first = origin[start] if start < len(origin) else len(mine.splitlines())
         last = origin[end - 1] if end - 1 < len(origin) and end > start else first

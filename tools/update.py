@@ -28,7 +28,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.merge import MergeError, merge
+from tools.merge import MergeError, merge, orphan_problem, place
+from tools.merge import function_text as stub_part
+from tools.merge import task_functions as merge_tasks
 from tools.reset import PRISTINE, atomic_write, backup
 
 REPO = Path(__file__).resolve().parent.parent
@@ -108,6 +110,7 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
     base = read_json(base_path(repo))
     existing = set(tree_files(chapters)) - {MANIFEST}
     out = Plan()
+    orphans: list[tuple[str, str, set[str], list[str]]] = []  # (file, function, tasks, text)
     for rel in sorted(generated.keys() | existing):
         data, path = generated.get(rel), chapters / rel
         mine = path.read_bytes() if rel in existing else None
@@ -156,6 +159,7 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
             )
             continue
         out.writes[rel] = merged.text.encode()
+        orphans += [(rel, name, ids, lines) for name, (ids, lines) in merged.orphans.items()]
         what = ["given code updated"]
         if merged.kept:
             what.append(f"your tasks kept: {', '.join(merged.kept)}")
@@ -165,7 +169,47 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
             what.append(f"new: {', '.join(merged.added)}")
         out.report.append(f"merged chapters/{rel}: " + "; ".join(what))
         out.problems += [f"chapters/{rel}: {problem}" for problem in merged.problems]
+    for rel, name, ids, lines in orphans:
+        _rehome(chapters, generated, out, rel, name, ids, lines)
     return out
+
+
+def _rehome(
+    chapters: Path,
+    generated: dict[str, bytes],
+    out: Plan,
+    rel: str,
+    name: str,
+    ids: set[str],
+    lines: list[str],
+) -> None:
+    """Put a written task function that left ``rel`` where the new stubs hold it: the file
+    whose new stub has a function of that name raising one of its tasks, still a stub there."""
+    for target, data in sorted(generated.items()):
+        if target == rel or not target.endswith(".py"):
+            continue
+        stub = data.decode()
+        if not ids & merge_tasks(stub).get(name, set()):
+            continue
+        current = out.writes.get(target)
+        if current is None:
+            path = chapters / target
+            current = path.read_bytes() if path.exists() else data
+        text = current.decode("utf-8", errors="replace")
+        if stub_part(text, name) != stub_part(stub, name):
+            continue  # the student wrote it there too: theirs stays
+        placed = place(text, name, lines)
+        if placed is None:
+            continue
+        if (chapters / target).exists() and target not in out.backups:
+            out.backups.append(target)
+        out.writes[target] = placed.encode()
+        out.report.append(
+            f"moved your {name} (task {', '.join(sorted(ids))}) from "
+            f"chapters/{rel} to chapters/{target}, where the task now is"
+        )
+        return
+    out.problems.append(f"chapters/{rel}: {orphan_problem(name, ids)}")
 
 
 def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
