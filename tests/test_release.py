@@ -160,9 +160,11 @@ def _newer_release(built: Path, dest: Path) -> Path:
     return dest
 
 
+@pytest.mark.parametrize("how", ["make update", "--into"])
 def test_make_update_takes_a_newer_release_and_keeps_the_students_work(
-    built: Path, tmp_path: Path
+    built: Path, tmp_path: Path, how: str
 ) -> None:
+    """Also for a folder whose release predates make update: run from the new release."""
     student = tmp_path / "student"
     shutil.copytree(built, student)
     value = student / "chapters" / "ch01_value" / "value.py"
@@ -172,12 +174,16 @@ def test_make_update_takes_a_newer_release_and_keeps_the_students_work(
     mine = stub_12.sub("return Value(0.0)  # my 1.2", mine)
     value.write_text(mine)
     newer = _newer_release(built, tmp_path / "newer")
-    command = [sys.executable, "-m", "tools.update", "--from", str(newer)]
-    if shutil.which("make"):
+    command, where = [sys.executable, "-m", "tools.update", "--from", str(newer)], student
+    if how == "--into":
+        for name in ("update.py", "merge.py"):
+            (student / "tools" / name).unlink()
+        command, where = [*command[:3], "--from", ".", "--into", str(student)], newer
+    elif shutil.which("make"):
         command = ["make", "-s", "-C", str(student), "update", f"FROM={newer}"]
         command.append(f"PYTHON={sys.executable}")
     out = subprocess.run(
-        command, cwd=student, env=_student_env(), capture_output=True, text=True, timeout=120
+        command, cwd=where, env=_student_env(), capture_output=True, text=True, timeout=120
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "merged chapters/ch01_value/value.py: given code updated" in out.stdout
@@ -186,6 +192,7 @@ def test_make_update_takes_a_newer_release_and_keeps_the_students_work(
     text = value.read_text()
     assert text.endswith(NEW_GIVEN) and "# my 1.2" in text and "(revised)" in text
     assert (student / "autograder" / "new_in_this_release.py").is_file()
+    assert (student / "tools" / "update.py").is_file()
     assert json.loads((student / release.PRISTINE).read_text()) == json.loads(
         (newer / release.PRISTINE).read_text()
     )

@@ -309,12 +309,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--from", dest="source", type=Path, help="a newer student release's folder (releases)"
     )
+    parser.add_argument(
+        "--into",
+        type=Path,
+        default=REPO,
+        help="the folder to update (default: this one); from a new release, `--from . --into "
+        "../my-folder` updates a folder whose release predates make update",
+    )
     args = parser.parse_args(argv)
     if str(REPO) not in sys.path:
         sys.path.insert(0, str(REPO))
     try:
         if args.source is not None:
-            report = update_from_release(REPO, args.source)
+            report = update_from_release(args.into.resolve(), args.source)
         elif (REPO / "solutions").is_dir():
             from autograder.stubgen import StubError
             from tools import stubs
