@@ -289,3 +289,25 @@ def test_a_written_task_that_moved_to_another_file_moves_with_it(repo: Path) -> 
     )
     backups = [p.read_text() for p in (repo / ".sparrow" / "backups").rglob("graph.py")]
     assert any(mine in b for b in backups)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_in_a_clone_without_a_record_git_history_gives_the_old_stub(repo: Path) -> None:
+    """A clone whose work predates the record: the manifest's hash finds the stub the file
+    started from in git's history, so the merge is exact (the student's import survives)."""
+    git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    (repo / "chapters" / VALUE).write_bytes(stubs.generate(repo / "solutions")[VALUE])
+    subprocess.run([*git, "add", "chapters", "solutions"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "course"], check=True)
+    (repo / update.LOCAL_BASE).unlink()
+    value = repo / "chapters" / VALUE
+    _write_task(value, "1.2", "return Value(0.0)  # my 1.2")
+    text = value.read_text()
+    first_import = next(line for line in text.splitlines() if line.startswith("import "))
+    value.write_text(text.replace(first_import, "import math  # mine\n" + first_import, 1))
+    _change_upstream(repo)
+    report = stubs.write(repo)
+    after = value.read_text()
+    assert "import math  # mine\n" in after and "# my 1.2" in after and CHANGED_GIVEN in after
+    assert update.NOT_MERGED not in report

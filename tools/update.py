@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import subprocess
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,6 +119,8 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
         old = base.get(rel)
         if old is None and rel in last and last[rel] == sha(data or b""):
             old = data.decode()  # the manifest vouches the stub has not changed
+        elif old is None and rel in last and mine is not None and not unedited:
+            old = _from_git(repo, f"chapters/{rel}", last[rel])
         if data is None:  # not (or no longer) part of the course
             if rel not in last:
                 continue  # a file you added
@@ -172,6 +175,31 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
     for rel, name, ids, lines in orphans:
         _rehome(chapters, generated, out, rel, name, ids, lines)
     return out
+
+
+def _from_git(repo: Path, rel: str, digest: str) -> str | None:
+    """The version of ``rel`` in the repository's git history whose SHA-256 is ``digest``
+    (what the manifest says the generator wrote), for a tree with no record of its own."""
+    if not (repo / ".git").exists():
+        return None
+    try:
+        log = subprocess.run(
+            ["git", "-C", str(repo), "log", "--format=%H", "-n", "200", "--", rel],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+        for commit in log.stdout.split():
+            show = subprocess.run(
+                ["git", "-C", str(repo), "show", f"{commit}:{rel}"],
+                capture_output=True,
+                timeout=30,
+            )
+            if show.returncode == 0 and sha(show.stdout) == digest:
+                return show.stdout.decode("utf-8")
+    except (OSError, subprocess.SubprocessError, UnicodeDecodeError):
+        return None
+    return None
 
 
 def _rehome(
