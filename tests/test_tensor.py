@@ -331,6 +331,10 @@ EXACT_FLOAT64 = {  # name: a float64 result built from Python numbers; its exact
     "float64 * 0.1": (lambda: sp.full((1,), 3.0, dtype=sp.float64) * _TENTH, [3.0 * _TENTH]),
     "float64 / 0.1": (lambda: sp.ones(1, dtype=sp.float64) / _TENTH, [1 / _TENTH]),
     "0-d float64 * 0.1": (lambda: sp.tensor(3.0, dtype=sp.float64) * _TENTH, [3.0 * _TENTH]),
+    "float64 + [0.1, 0.3]": (
+        lambda: sp.zeros(2, dtype=sp.float64) + [_TENTH, 0.3],  # noqa: RUF005 (a Tensor)
+        [_TENTH, 0.3],
+    ),
 }
 
 

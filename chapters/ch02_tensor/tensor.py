@@ -27,7 +27,7 @@ import numpy as np
 
 from . import arithmetic, indexing, matmul, pointwise, reductions, shapes
 from .backend import array_module
-from .casting import Cast, promote, scalar_type
+from .casting import Cast, promote, result_type, scalar_type
 from .device import CPU, device
 from .dtypes import data_dtype, get_default_dtype, is_floating
 from .printing import format_tensor
@@ -394,12 +394,15 @@ def _lift(value: Any, like: Tensor) -> Tensor:
     """The other operand of an operator as a Tensor: a Python number becomes a constant of
     ``like``'s dtype (as in PyTorch, ``x * 2`` keeps float32) on ``like``'s device, unless
     it is of a higher category (``int_tensor * 2.5`` is float32). The number is converted
-    once, straight to that dtype (``float64_tensor + 0.1`` adds the float64 0.1)."""
+    once, straight to that dtype (``float64_tensor + 0.1`` adds the float64 0.1). A list is
+    a tensor of its own (``data_dtype``), converted once to the dtype of the result."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, numbers.Number):
         xp = array_module(like.data)
         return Tensor._from_array(xp.asarray(value, dtype=scalar_type(value, like.dtype)))
+    if isinstance(value, Sequence) and not isinstance(value, str):
+        return Tensor(value, dtype=result_type(like, Tensor(value)))
     return Tensor(value)
 
 
