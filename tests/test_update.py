@@ -311,3 +311,30 @@ def test_in_a_clone_without_a_record_git_history_gives_the_old_stub(repo: Path) 
     after = value.read_text()
     assert "import math  # mine\n" in after and "# my 1.2" in after and CHANGED_GIVEN in after
     assert update.NOT_MERGED not in report
+
+
+def _solved(rel: str) -> str:
+    """The reference file as a student who wrote every task would have it."""
+    text = (SOLUTIONS / rel).read_text()
+    marker = re.compile(r"^\s*### (BEGIN|END) SOLUTION")
+    return "\n".join(line for line in text.splitlines() if not marker.match(line)) + "\n"
+
+
+TASK_FILES = sorted(
+    p.relative_to(SOLUTIONS).as_posix()
+    for p in SOLUTIONS.rglob("*.py")
+    if "### BEGIN SOLUTION" in p.read_text()
+)
+
+
+@pytest.mark.parametrize("rel", TASK_FILES)
+def test_every_chapter_file_merges_a_finished_student_onto_new_given_code(rel: str) -> None:
+    """Each real file: all tasks written, given code changed at the top and the end; the
+    merge is the finished file with the same changes."""
+    old = stubs.generate(SOLUTIONS)[rel].decode()
+    mine = _solved(rel)
+    new, expected = CHANGED_GIVEN + old + NEW_GIVEN, CHANGED_GIVEN + mine + NEW_GIVEN
+    merged = merge.merge(old, new, mine)
+    assert merged.text == expected
+    assert not merged.problems and not merged.orphans
+    assert len(merged.kept) == len(merge.task_functions(old))
