@@ -208,7 +208,13 @@ class A:
             OLD.replace('"""f."""', '"""f, revised."""'),
             OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
             OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
-            "the stub of A.f (task 1.1) changed",
+            "the given lines of A.f (task 1.1) changed",
+        ),
+        (  # only the stub's message changed: nothing to say
+            OLD.replace("Task 1.1: f", "Task 1.1: f — see §2"),
+            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
+            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
+            None,
         ),
     ],
 )

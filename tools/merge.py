@@ -26,6 +26,7 @@ import re
 from dataclasses import dataclass, field
 
 TASK_RAISE = re.compile(r'NotImplementedError\(\s*"Task (\d+\.\d+):')
+_STUB_RAISE = re.compile(r'raise NotImplementedError\(\s*"Task \d+\.\d+:[^"]*"\s*\)')
 _HOLE = "\0"  # a task function's place in a file's skeleton: "\0" + its qualified name
 
 
@@ -180,6 +181,11 @@ def merge3(
     return out + old[at:], clashes
 
 
+def _given(lines: list[str]) -> str:
+    """A task function's stub less its ``raise NotImplementedError(…)``: the given lines."""
+    return _STUB_RAISE.sub("", "\n".join(lines))
+
+
 def _parse(text: str, whose: str) -> ast.AST:
     try:
         return ast.parse(text)
@@ -231,10 +237,12 @@ def merge(old: str | None, new: str, mine: str) -> Merged:
         elif mine_part is not None and written(name):
             out += mine_part
             result.kept.append(label(name))
-            if new_part is not None and old_parts.get(name, new_part) != new_part:
+            if new_part is not None and _given(old_parts.get(name, new_part)) != _given(new_part):
+                task_id = min(new_tasks.get(name) or {"N.k"})
                 result.problems.append(
-                    f"the stub of {label(name)} changed (its signature or docstring): your "
-                    f"version is kept as you wrote it; `make reset TASK=…` shows the new one"
+                    f"the given lines of {label(name)} changed (signature, docstring or code "
+                    "around the task): yours are kept as you wrote them; compare with the new "
+                    f"stub (`make reset TASK={task_id}` puts it in, after a backup of yours)"
                 )
         elif new_part is not None:
             out += new_part
