@@ -50,10 +50,7 @@ class Tensor:
                 "only Tensors of floating point dtype can require gradients, "
                 f"and this one holds {array.dtype}"
             )
-        if device is not None and _device(device) != CPU:
-            move = later(7, "ch07_device", "move_array", f"moving data to device {device!r}")
-            array = move(array, device)
-        self.data = array
+        self.data = _on_device(array, device)
         self.requires_grad = bool(requires_grad)
         self.grad: Tensor | None = None  # None, not zeros: "no gradient has arrived" (§9)
         self.grad_fn = None  # the Node that made this tensor; None for a leaf
@@ -434,6 +431,14 @@ def _shape_args(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
         return tuple(shape[0])
     return tuple(shape)
+
+
+def _on_device(array: Any, spec: Any) -> Any:
+    """``array`` on device ``spec``: as it is for None or the CPU; others are chapter 7's."""
+    if spec is None or _device(spec) == CPU:
+        return array
+    move = later(7, "ch07_device", "move_array", f"moving data to device {spec!r}")
+    return move(array, spec)
 
 
 def _device(spec: Any) -> device:
