@@ -10,6 +10,8 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from solutions import ch02_tensor as sp
 from solutions.ch02_tensor import grad_mode
@@ -356,6 +358,14 @@ def test_under_a_float64_default_python_numbers_are_exact() -> None:
         assert (sp.tensor([_TENTH]) == _TENTH).item()
     finally:
         sp.set_default_dtype(sp.float32)
+
+
+@given(st.floats(min_value=-1e30, max_value=1e30, allow_nan=False, allow_subnormal=False))
+def test_any_python_float_is_rounded_once(number: float) -> None:
+    assert sp.tensor(number, dtype=sp.float64).item() == number
+    assert sp.tensor([[number]], dtype=sp.float64).item() == number
+    assert (sp.zeros(1, dtype=sp.float64) + number).item() == number
+    assert sp.tensor(number).item() == float(np.float32(number))  # the nearest float32
 
 
 def test_a_python_float_is_rounded_once_to_float32() -> None:
