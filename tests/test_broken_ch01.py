@@ -39,6 +39,65 @@ while stack:
 return order
 """
 
+VISITED_LIST = """
+order, visited, stack = [], [], [(root, False)]
+while stack:
+    node, children_done = stack.pop()
+    if children_done:
+        order.append(node)
+        continue
+    if node in visited:
+        continue
+    visited.append(node)
+    stack.append((node, True))
+    stack.extend((child, False) for child in node._prev if child not in visited)
+return order
+"""
+
+DEDUPLICATED_OUTPUT = """
+order, stack = [], [(root, False)]
+while stack:
+    node, children_done = stack.pop()
+    if children_done:
+        order.append(node)
+        continue
+    stack.append((node, True))
+    stack.extend((child, False) for child in node._prev)
+seen = set()
+return [node for node in order if not (node in seen or seen.add(node))]
+"""
+
+VISITED_BY_DATA = """
+order, visited, stack = [], set(), [(root, False)]
+while stack:
+    node, children_done = stack.pop()
+    if children_done:
+        order.append(node)
+        continue
+    if node.data in visited:
+        continue
+    visited.add(node.data)
+    stack.append((node, True))
+    stack.extend((child, False) for child in node._prev if child.data not in visited)
+return order
+"""
+
+BACKWARD_PER_NODE = """
+self.grad = 1.0
+for node in reversed(topological_order(self)):
+    node._backward()
+    topological_order(node)  # re-walks the graph below each node: quadratic
+"""
+
+BACKWARD_ZEROES_FIRST = """
+order = topological_order(self)
+for node in order:
+    node.grad = 0.0
+self.grad = 1.0
+for node in reversed(order):
+    node._backward()
+"""
+
 # (name, file, edit, the task it breaks): see tests/trees.py
 VARIANTS = [
     # bugs that only show when an input already holds a gradient, or in a default value
@@ -149,6 +208,60 @@ VARIANTS = [
     ),
     ("recursive topological sort", "graph.py", ("region", RECURSIVE_TOPO), "1.7"),
     ("topological sort without a visited set", "graph.py", ("region", NO_VISITED_SET), "1.7"),
+    # the rules the notebook states, each with a public case (the hidden ones have others)
+    (
+        "relu lets the gradient through at 0",
+        "value.py",
+        ("(out.data > 0) * out.grad", "(self.data >= 0) * out.grad"),
+        "1.6",
+    ),
+    (
+        "tanh written with exp, which overflows for large x",
+        "value.py",
+        (
+            "t = math.tanh(self.data)",
+            "t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)",
+        ),
+        "1.6",
+    ),
+    (
+        "pow's derivative as n * out / x, which divides by a zero base",
+        "value.py",
+        (
+            "(exponent * self.data ** (exponent - 1)) * out.grad",
+            "(exponent * out.data / self.data) * out.grad",
+        ),
+        "1.4",
+    ),
+    # costs that blow up: exponential in shared subgraphs, quadratic in the chain's length
+    (
+        "topological sort that de-duplicates its output instead of keeping a visited set",
+        "graph.py",
+        ("region", DEDUPLICATED_OUTPUT),
+        "1.7",
+    ),
+    ("topological sort with a visited list", "graph.py", ("region", VISITED_LIST), "1.7"),
+    ("topological sort that tells Values by data", "graph.py", ("region", VISITED_BY_DATA), "1.7"),
+    (
+        "backward re-walks the graph below each node",
+        "value.py",
+        ("region", BACKWARD_PER_NODE),
+        "1.8",
+    ),
+    # messages that name the mistake
+    ("backward zeroes every grad first", "value.py", ("region", BACKWARD_ZEROES_FIRST), "1.8"),
+    (
+        "mul's local derivative with a flipped sign",
+        "value.py",
+        ("self.grad += other.data * out.grad", "self.grad -= other.data * out.grad"),
+        "1.3",
+    ),
+    (
+        "tanh forgets the upstream gradient",
+        "value.py",
+        ("(1 - t**2) * out.grad", "(1 - t**2)"),
+        "1.6",
+    ),
     ("backward forgets the seed gradient", "value.py", ("        self.grad = 1.0\n", ""), "1.8"),
     (
         "backward walks the graph leaves first",
@@ -159,14 +272,126 @@ VARIANTS = [
 ]
 
 
+# variant: words its task's first failing check must say (the diagnosis, not only the numbers)
+DIAGNOSES = {
+    "central difference with another default eps": "eps = 1e-05: the default must be 1e-6",
+    "forward difference": "the forward difference",
+    "central difference without the 2": "the 2 in 2·eps is missing",
+    "add assigns to its second input": "the second contribution replaced the first",
+    "mul assigns to its second input": "the second contribution replaced the first",
+    "pow assigns instead of accumulating": "held 0.75 before and _backward replaced it",
+    "mul uses its own data": "x's own data instead of y's",
+    "mul's local derivative with a flipped sign": "the sign is flipped",
+    "pow forgets the exponent factor": "without the factor n",
+    "exp forgets the upstream gradient": "the upstream gradient out.grad",
+    "tanh forgets the upstream gradient": "the upstream gradient out.grad",
+    "tanh' written as 1 - tanh": "1 − tanh(x) instead of 1 − tanh²(x)",
+    "relu lets gradients through negative inputs": "relu passes the gradient only where x > 0",
+    "relu lets the gradient through at 0": "relu'(0) is 0",
+    "tanh written with exp, which overflows for large x": "OverflowError",
+    "pow's derivative as n * out / x, which divides by a zero base": "ZeroDivisionError",
+    "topological sort without a visited set": "a appears twice",
+    "topological sort that de-duplicates its output instead of keeping a visited set": (
+        "once for every path from the root"
+    ),
+    "topological sort with a visited list": "compared Values with ==",
+    "topological sort that tells Values by data": "never by their data",
+    "backward re-walks the graph below each node": "walks the graph more than once per call",
+    "backward zeroes every grad first": "held 0.5 before backward() and lost it",
+    "backward adds the seed instead of setting it": "not add 1 to it",
+    "backward forgets the seed gradient": "must set the root's grad to 1 first",
+    "backward walks the graph leaves first": "reversed(topological_order(self))",
+}
+
+KAHN = """
+nodes, seen, stack = [], {id(root)}, [root]
+while stack:  # every Value reachable from the root
+    node = stack.pop()
+    nodes.append(node)
+    for child in node._prev:
+        if id(child) not in seen:
+            seen.add(id(child))
+            stack.append(child)
+users = {id(node): 0 for node in nodes}
+for node in nodes:
+    for child in node._prev:
+        users[id(child)] += 1
+order, ready = [], [root]
+while ready:  # Kahn: a Value leaves once every user has left, then reverse
+    node = ready.pop()
+    order.append(node)
+    for child in node._prev:
+        users[id(child)] -= 1
+        if users[id(child)] == 0:
+            ready.append(child)
+return order[::-1]
+"""
+
+PEEKING = """
+order, visited, stack = [], set(), [root]
+while stack:  # look at the top; push one unvisited input at a time, or finish the top
+    node = stack[-1]
+    pending = [child for child in node._prev if child not in visited]
+    if pending:
+        visited.add(pending[0])
+        stack.append(pending[0])
+    else:
+        order.append(stack.pop())
+return order
+"""
+
+ITERATORS = """
+order, visited, stack = [], {id(root)}, [(root, iter(root._prev))]
+while stack:
+    node, children = stack[-1]
+    child = next(children, None)
+    if child is None:
+        stack.pop()
+        order.append(node)
+    elif id(child) not in visited:
+        visited.add(id(child))
+        stack.append((child, iter(child._prev)))
+return order
+"""
+
+BACKWARD_SKIPS_LEAVES = """
+self.grad = 1.0
+order = topological_order(self)
+for node in order[::-1]:
+    if node._prev:  # a leaf has nothing to pass on
+        node._backward()
+"""
+
+# Unusual but correct code: every public and hidden check passes (name, file, edit, task)
+CORRECT = [
+    ("topological order by Kahn's algorithm", "graph.py", ("region", KAHN), "1.7"),
+    ("topological order that peeks at the stack", "graph.py", ("region", PEEKING), "1.7"),
+    ("topological order with an iterator per Value", "graph.py", ("region", ITERATORS), "1.7"),
+    ("backward that skips the leaves", "value.py", ("region", BACKWARD_SKIPS_LEAVES), "1.8"),
+    (
+        "tanh' from the output Value",
+        "value.py",
+        ("(1 - t**2) * out.grad", "(1 - out.data * out.data) * out.grad"),
+        "1.6",
+    ),
+    (
+        "central difference halved after dividing",
+        "numerical.py",
+        ("(f(x + eps) - f(x - eps)) / (2 * eps)", "(f(x + eps) - f(x - eps)) / eps / 2"),
+        "1.1",
+    ),
+]
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(1, VARIANTS, tmp_path_factory.mktemp("variants"))
+    return check_variants(1, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
 
 
 def test_there_are_enough_variants() -> None:
     assert len(VARIANTS) >= 8
     assert {task for *_, task in VARIANTS} == {f"1.{i}" for i in range(1, 9)}
+    assert set(DIAGNOSES) <= {name for name, *_ in VARIANTS}
 
 
 @pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
@@ -174,3 +399,15 @@ def test_variant_fails_its_task_only(
     outcomes: dict, name: str, file: str, edit: tuple, task: str
 ) -> None:
     assert_fails_its_task_only(outcomes[name], task)
+    if name in DIAGNOSES:
+        (own,) = [t for t in outcomes[name].tasks if t.task.id == task]
+        problem = own.first_problem
+        assert DIAGNOSES[name] in problem.message, (problem.case.label, problem.message)
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
+def test_unusual_but_correct_code_passes(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    result = outcomes[name]
+    assert result.passed and result.points == 100, [(t.task.id, t.status) for t in result.tasks]

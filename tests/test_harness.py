@@ -171,6 +171,7 @@ def test_programs_are_all_the_child_gets() -> None:
 # -- hunting: the public ch01 checks agree with the reference on drawn inputs ----------------
 
 CH01 = importlib.import_module("autograder.checks.ch01_value")
+CH01_CASES = importlib.import_module("autograder.checks.ch01_value.cases")
 
 
 def _one_case(check: Check, case: Case) -> str | None:
@@ -180,20 +181,18 @@ def _one_case(check: Check, case: Case) -> str | None:
 
 
 @given(
-    op=st.sampled_from(sorted(CH01.UNARY)),
+    op=st.sampled_from(sorted(CH01_CASES.UNARY)),
     a=st.floats(-6, 6).map(lambda v: round(v, 4)),
     g=st.floats(0.1, 3),
 )
 def test_unary_checks_accept_the_reference_anywhere_in_the_domain(op: str, a: float, g: float):
     assume(abs(a) > 1e-3 and (op != "log" or a > 0.05))
     check = next(c for c in CH01.CHECKS if c.name == f"Value.{op}()")
-    expected = CH01._expected(CH01.UNARY[op][1], "x", [a], g, {})
-    case = Case("drawn", {"op": op, "a": a, "g": g, "presets": {}}, expected)
-    assert _one_case(check, case) is None
+    assert _one_case(check, CH01_CASES.unary_case("drawn", op, a, g, {})) is None
 
 
 @given(
-    op=st.sampled_from(sorted(CH01.BINARY)),
+    op=st.sampled_from(sorted(CH01_CASES.BINARY)),
     form=st.sampled_from(["values", "number right", "number left", "same value"]),
     a=st.floats(-50, 50),
     b=st.floats(-50, 50),
@@ -201,23 +200,15 @@ def test_unary_checks_accept_the_reference_anywhere_in_the_domain(op: str, a: fl
 )
 def test_binary_checks_accept_the_reference(op: str, form: str, a: float, b: float, g: float):
     check = next(c for c in CH01.CHECKS if c.name == f"Value {op} Value")
-    f = CH01.BINARY[op][1]
-    if form == "same value":
-        expected = CH01._expected(lambda x: f(x, x), "x", [a], g, {})
-    elif form == "values":
-        expected = CH01._expected(f, "xy", [a, b], g, {})
-    else:
-        expected = CH01._expected(lambda x: f(x, b), "x", [a], g, {})
-    inputs = {"op": op, "form": form, "a": a, "b": b, "g": g, "presets": {}}
-    assert _one_case(check, Case("drawn", inputs, expected)) is None
+    case = CH01_CASES.binary_case("drawn", op, form, a, b, g, {})
+    assert _one_case(check, case) is None
 
 
 @given(st.integers(2, 60), st.integers(0, 2**32 - 1))
 def test_graph_checks_accept_the_reference_on_random_dags(n: int, seed: int) -> None:
-    graph = CH01._random_dag(np.random.default_rng(seed), n)
-    root = n - 1
+    graph = CH01_CASES.whole(CH01_CASES.random_dag(np.random.default_rng(seed), n))
     topo = next(c for c in CH01.CHECKS if c.task == "1.7")
-    assert _one_case(topo, Case("drawn", {"graph": graph, "root": root})) is None
+    assert _one_case(topo, CH01_CASES.topo_case("drawn", graph)) is None
 
 
 # -- hunting: the public ch02 checks agree with the reference on drawn shapes ----------------

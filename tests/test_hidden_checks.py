@@ -140,32 +140,18 @@ return broadcast_to(x, shape)
 # (name, chapter, file, edit, the task it breaks): realistic bugs that every public case
 # misses (see tests/trees.py for the edits)
 VARIANTS = [
+    # chapter 1's rules the notebook states (relu'(0) = 0, a saturated tanh, ** at a zero
+    # base) have public cases now (tests/test_broken_ch01.py); a zero factor is a kind of
+    # case only the hidden checks draw
     (
-        "relu lets the gradient through at 0 (only the kink tells)",
-        1,
-        "value.py",
-        ("(out.data > 0) * out.grad", "(self.data >= 0) * out.grad"),
-        "1.6",
-    ),
-    (
-        "tanh written with exp, which overflows for large |x|",
+        "mul's derivative as out / other, which divides by a zero factor",
         1,
         "value.py",
         (
-            "t = math.tanh(self.data)",
-            "t = (math.exp(2 * self.data) - 1) / (math.exp(2 * self.data) + 1)",
+            "other.grad += self.data * out.grad",
+            "other.grad += (out.data / other.data) * out.grad",
         ),
-        "1.6",
-    ),
-    (
-        "pow's derivative as n * out / x, which divides by a zero base",
-        1,
-        "value.py",
-        (
-            "(exponent * self.data ** (exponent - 1)) * out.grad",
-            "(exponent * out.data / self.data) * out.grad",
-        ),
-        "1.4",
+        "1.3",
     ),
     (
         "sigmoid' as exp(a) / (1 + exp(a))², nan where exp overflows",
@@ -286,3 +272,31 @@ def test_unusual_but_correct_code_scores_every_hidden_point(
 ) -> None:
     _, secret = outcomes[name]
     assert secret.passed and secret.points == 100, report.chapter_report(secret)
+
+
+# -- chapter 1: public and hidden checks agree on the contract -----------------------------------
+
+CH01_SHARED = [
+    "relu lets the gradient through at 0",
+    "tanh written with exp, which overflows for large x",
+    "pow's derivative as n * out / x, which divides by a zero base",
+    "sigmoid overflows for large negative inputs",
+    "central difference with another default eps",
+    "topological sort that de-duplicates its output instead of keeping a visited set",
+    "topological sort with a visited list",
+    "topological sort that tells Values by data",
+    "backward re-walks the graph below each node",
+    "backward zeroes every grad first",
+]
+
+
+@pytest.mark.parametrize("name", CH01_SHARED)
+def test_ch01_hidden_checks_catch_what_the_public_ones_catch(name: str, tmp_path: Path) -> None:
+    """tests/test_broken_ch01.py shows each failing its task's public checks; the hidden
+    checks, with other cases of the same kinds, fail it too."""
+    from tests.test_broken_ch01 import VARIANTS as CH01
+
+    _, file, edit, task = next(v for v in CH01 if v[0] == name)
+    result = graded(1, composite(1, broken_package(1, tmp_path, file, edit, task)), public=False)
+    verdict = next(t for t in result.tasks if t.task.id == task)
+    assert verdict.status == "failed", report.chapter_report(result)

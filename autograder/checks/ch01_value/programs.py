@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import sys
+import time
 from collections.abc import Callable
 from functools import partial
 from typing import Any
@@ -107,38 +108,100 @@ def deepest_call(fn: Callable[[], Any], limit: int = 100) -> tuple[Any, int]:
         sys.settrace(None)
 
 
-def build(sp, graph: list[list[int]]) -> list:
+class CostLimit(Exception):
+    """Raised once a walk has read node ``node``'s ``_prev`` more often than its cap
+    (``what`` = "_prev"), or compared Values with ``==`` more often than the graph's cap
+    (``what`` = "==", ``node`` = -1)."""
+
+    def __init__(self, what: str, node: int, count: int) -> None:
+        super().__init__(f"{what} used {count} times")
+        self.what, self.node, self.count = what, node, count
+
+
+def build(sp, graph: list[list[int]], caps: list[int], compares: int) -> list:
+    """The graph's Values, made with the given ``Value`` constructor, as a subclass that
+    counts what a walk costs and raises ``CostLimit`` past a cap: reads of node i's ``_prev``
+    past ``caps[i]`` (a walk without a visited set expands a Value once per path to it), and
+    ``==`` between Values past ``compares`` (``x in a_list`` compares x with each element;
+    a set never does). Many Values hold the same number: a Value is itself, not its data."""
+    reads, equals = [0] * len(graph), [0]
+
+    class Counted(sp.Value):
+        __hash__ = sp.Value.__hash__
+
+        @property
+        def _prev(self):
+            i = self.__dict__["_node"]
+            reads[i] += 1
+            if reads[i] > caps[i]:
+                raise CostLimit("_prev", i, caps[i])
+            return self.__dict__["_inputs"]
+
+        @_prev.setter
+        def _prev(self, value) -> None:
+            self.__dict__["_inputs"] = value
+
+        def __eq__(self, other):
+            equals[0] += 1
+            if equals[0] > compares:
+                raise CostLimit("==", -1, compares)
+            return super().__eq__(other)
+
     nodes: list = []
     for i, children in enumerate(graph):
-        nodes.append(sp.Value(float(i), [nodes[j] for j in children], "f"))
+        node = Counted.__new__(Counted)
+        node.__dict__["_node"] = i
+        sp.Value.__init__(node, float(i % 3), [nodes[j] for j in children], "f")
+        nodes.append(node)
     return nodes
 
 
-def topo(sp, graph: list[list[int]], root: int):
-    nodes = build(sp, graph)
-    order, depth = deepest_call(lambda: sp.topological_order(nodes[root]))
-    if not isinstance(order, (list, tuple)):
-        return {"order": order, "depth": depth}  # None, a set, …: the verdict names it
+def _walk(fn: Callable[[], Any]) -> tuple[Any, dict]:
+    """``deepest_call(fn)``, with what it cost: CPU seconds, or the cap that stopped it."""
+    start = time.process_time()
+    try:
+        result, depth = deepest_call(fn)
+    except CostLimit as stop:
+        return None, {"stopped": [stop.what, stop.node, stop.count], "depth": 0}
+    return result, {"depth": depth, "seconds": time.process_time() - start}
+
+
+def topo(sp, graph: list[list[int]], root: int, caps: list[int], compares: int):
+    nodes = build(sp, graph, caps, compares)
+    order, cost = _walk(lambda: sp.topological_order(nodes[root]))
+    if "stopped" in cost or not isinstance(order, (list, tuple)):
+        return {"order": order, **cost}  # None, a set, …: the verdict names it
     index = {id(node): i for i, node in enumerate(nodes)}
-    return {"order": [index.get(id(node), -1) for node in order], "depth": depth}
+    return {"order": [index.get(id(node), -1) for node in order], **cost}
 
 
-def chain_rule_step(node, children, weights) -> None:
-    """The autograder's own local backward for ``node``: child.grad += w · node.grad."""
+def chain_rule_step(node, children, weights, calls: list[int], i: int) -> None:
+    """The autograder's own local backward for node ``i``: child.grad += w · node.grad;
+    counted in ``calls``."""
+    calls[i] += 1
     for child, w in zip(children, weights):
         child.grad += w * node.grad
 
 
-def backward(sp, graph, weights, root: int, preset: float, times: int):
-    nodes = build(sp, graph)
+def backward(
+    sp, graph, weights, root: int, preset: float, times: int, caps: list[int], compares: int
+):
+    nodes = build(sp, graph, caps, compares)
     nodes[0].grad = preset
-    for node, children, ws in zip(nodes, graph, weights):
-        node._backward = partial(chain_rule_step, node, [nodes[j] for j in children], ws)
-    depth = 0
+    calls = [0] * len(nodes)
+    for i, (node, children, ws) in enumerate(zip(nodes, graph, weights)):
+        children = [nodes[j] for j in children]
+        node._backward = partial(chain_rule_step, node, children, ws, calls, i)
+    cost: dict = {"depth": 0, "seconds": 0.0}
     for _ in range(times):
-        _, d = deepest_call(nodes[root].backward)
-        depth = max(depth, d)
-    return {"grad of node": [node.grad for node in nodes], "depth": depth}
+        _, step = _walk(nodes[root].backward)
+        if "stopped" in step:
+            return step
+        cost = {
+            "depth": max(cost["depth"], step["depth"]),
+            "seconds": cost["seconds"] + step["seconds"],
+        }
+    return {"grad of node": [node.grad for node in nodes], "calls": calls, **cost}
 
 
 def readme(sp, a: float, b: float):

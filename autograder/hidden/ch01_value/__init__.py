@@ -15,14 +15,29 @@ from collections.abc import Callable
 
 import numpy as np
 
-from ...checks.ch01_value import (
-    _backward_verdict,
-    _chain,
-    _expected,
-    _topo_verdict,
-    backward_case,
-)
 from ...checks.ch01_value import programs as public
+from ...checks.ch01_value.cases import (
+    UNARY,
+    Graph,
+    backward_rows,
+    backward_verdict,
+    binary_case,
+    central_case,
+    central_verdict,
+    chain,
+    fan,
+    ladder,
+    power_case,
+    random_dag,
+    shared_chain,
+    squarings,
+    step_verdict,
+    topo_case,
+    topo_verdict,
+    tree,
+    unary_case,
+    whole,
+)
 from ...harness.api import Case, Check, close
 from ...harness.gradcheck import partials
 from . import programs
@@ -35,6 +50,12 @@ def _central_cases(rng: np.random.Generator) -> list[Case]:
     for kind, name, x, eps in [
         ("a negative x, the default eps", "x**3", -1.5, None),
         ("a negative x, the default eps", "1/x", -0.8, None),
+        (
+            "x near 0, the default eps (the result is 3x² + eps²)",
+            "x**3",
+            round(float(rng.uniform(-1, 1)), 3) * 1e-5,
+            None,
+        ),
         ("a large eps (the central difference of x**3 is off by exactly eps²)", "x**3", 1.0, 1.0),
         ("a small eps", "exp(x)", float(rng.uniform(-3, 0)), 1e-4),
         ("a random x, the default eps", "sin(x)", float(rng.uniform(-3, 3)), None),
@@ -46,42 +67,12 @@ def _central_cases(rng: np.random.Generator) -> list[Case]:
         ),
         ("a large eps", "1/x", float(rng.uniform(2, 4)), 1.5),
     ]:
-        f = public.FUNCTIONS[name]
-        step = 1e-6 if eps is None else eps
-        expected = (f(x + step) - f(x - step)) / (2 * step)
-        label = (
-            f"central_difference(f, x{'' if eps is None else ', eps'}) with f(x) = {name}, {kind}"
-        )
-        cases.append(Case(label, {"fn": name, "x": x, "eps": eps}, expected))
+        call = f"central_difference(f, x{'' if eps is None else ', eps'})"
+        cases.append(central_case(f"{call} with f(x) = {name}, {kind}", name, x, eps))
     return cases
 
 
 # -- tasks 1.2 and 1.3: + and * on other values and forms ---------------------------------------
-
-# op: (task, its value, its exact partial derivatives: linear and bilinear, no rounding)
-BINARY = {
-    "+": ("1.2", lambda a, b: a + b, lambda a, b: (1.0, 1.0)),
-    "*": ("1.3", lambda a, b: a * b, lambda a, b: (b, a)),
-}
-
-
-def _exact(op: str, form: str, a: float, b: float, g: float, presets: dict) -> dict:
-    """What ``programs.binary`` should return, from the exact derivatives (large values
-    would make a central difference inexact)."""
-    f, d = BINARY[op][1], BINARY[op][2]
-    if form == "same value":
-        out, grads = f(a, a), {"x": sum(d(a, a))}
-    elif form == "number right":
-        out, grads = f(a, b), {"x": d(a, b)[0]}
-    elif form == "number left":
-        out, grads = f(b, a), {"x": d(b, a)[1]}
-    else:
-        out, grads = f(a, b), dict(zip("xy", d(a, b)))
-    result = {"type(out)": "Value", "out.data": out}
-    for name, partial in grads.items():
-        result[f"{name}.grad"] = presets.get(name, 0.0) + g * partial
-        result[f"{name} in out._prev"] = True
-    return result
 
 
 def _binary_cases(op: str) -> Callable[[np.random.Generator], list[Case]]:
@@ -113,9 +104,8 @@ def _binary_cases(op: str) -> Callable[[np.random.Generator], list[Case]]:
         ]:
             g = round(float(rng.uniform(0.5, 2)), 3) * (-1) ** (len(out) + 1)
             grads = {name: round(float(rng.uniform(-2, 2)), 3) for name in presets}
-            inputs = {"op": op, "form": form, "a": a, "b": b, "g": g, "presets": grads}
             label = f"{kind.format(op=op)}; out.grad = g; out._backward()"
-            out.append(Case(label, inputs, _exact(op, form, a, b, g, grads)))
+            out.append(binary_case(label, op, form, a, b, g, grads))
         return out
 
     return cases
@@ -137,218 +127,154 @@ def _power_cases(rng: np.random.Generator) -> list[Case]:
     ]:
         g = round(float(rng.uniform(0.5, 2)), 3)
         presets = {"x": round(float(rng.uniform(-1, 1)), 3)} if len(out) in (1, 4) else {}
-        expected = _expected(lambda x, n=n: x**n, "x", [a], g, presets)
         label = f"x ** n with {kind}{'; x already holds a gradient' if presets else ''}"
-        inputs = {"a": a, "n": n, "g": g, "presets": presets}
-        out.append(Case(f"{label}; out.grad = g; out._backward()", inputs, expected))
+        out.append(power_case(f"{label}; out.grad = g; out._backward()", a, n, g, presets))
     return out
 
 
 # -- tasks 1.5 and 1.6: unary ops on other inputs ------------------------------------------------
 
-UNARY = {
-    "exp": math.exp,
-    "log": math.log,
-    "tanh": math.tanh,
-    "sigmoid": lambda a: 0.5 * (1 + math.tanh(a / 2)),
-    "relu": lambda a: max(a, 0.0),
-}
+
+def _unary_rows(rows: list[tuple[str, str, float | tuple, bool]]) -> Callable:
+    """Cases from (kind, op, x, whether x already holds a gradient) rows; where x is a
+    (low, high, scale) range, it is drawn: scale · (a uniform draw rounded to 3 decimals)."""
+
+    def cases(rng: np.random.Generator) -> list[Case]:
+        out = []
+        for kind, op, a, preset in rows:
+            if isinstance(a, tuple):
+                low, high, scale = a
+                a = round(float(rng.uniform(low, high)), 3) * scale
+            g = round(float(rng.uniform(0.5, 2)), 3) * float(rng.choice([-1, 1]))
+            presets = {"x": round(float(rng.uniform(-1, 1)), 3)} if preset else {}
+            label = f"x.{op}() with {kind}{'; x already holds a gradient' if preset else ''}"
+            out.append(unary_case(f"{label}; out.grad = g; out._backward()", op, a, g, presets))
+        return out
+
+    return cases
 
 
-def _unary_case(rng: np.random.Generator, kind: str, op: str, a: float, preset: bool) -> Case:
-    g = round(float(rng.uniform(0.5, 2)), 3) * rng.choice([-1, 1])
-    presets = {"x": round(float(rng.uniform(-1, 1)), 3)} if preset else {}
-    if op == "relu" and a == 0:  # the kink: no central difference; relu'(0) = 0, as in PyTorch
-        expected = {"type(out)": "Value", "out.data": 0.0, "x in out._prev": True}
-        expected["x.grad"] = presets.get("x", 0.0)
-    else:
-        expected = _expected(UNARY[op], "x", [a], g, presets)
-    label = f"x.{op}() with {kind}{'; x already holds a gradient' if preset else ''}"
-    inputs = {"op": op, "a": a, "g": float(g), "presets": presets}
-    return Case(f"{label}; out.grad = g; out._backward()", inputs, expected)
-
-
-def _exp_log_cases(rng: np.random.Generator) -> list[Case]:
-    def u(low: float, high: float) -> float:
-        return round(float(rng.uniform(low, high)), 3)
-
-    return [
-        _unary_case(rng, *args)
-        for args in [
-            ("a small positive x", "exp", 1e-3, False),
-            ("a small positive x", "log", u(0.05, 0.2), False),
-            ("a negative x", "exp", u(-12, -6), True),
-            ("a large x", "log", u(1e3, 1e5), True),
-            ("a random x", "exp", u(-5, 8), False),
-            ("a random x", "log", u(0.5, 20), False),
-        ]
+_exp_log_cases = _unary_rows(
+    [
+        ("a small positive x", "exp", 1e-3, False),
+        ("a small positive x", "log", (0.05, 0.2, 1), False),
+        ("a negative x", "exp", (-12, -6, 1), True),
+        ("a large x", "log", (1e3, 1e5, 1), True),
+        ("a random x", "exp", (-5, 8, 1), False),
+        ("a random x", "log", (0.5, 20, 1), False),
     ]
+)
 
-
-def _activation_cases(rng: np.random.Generator) -> list[Case]:
-    def u(low: float, high: float) -> float:
-        return round(float(rng.uniform(low, high)), 3)
-
-    return [
-        _unary_case(rng, *args)
-        for args in [
-            ("x = 0, the kink: relu'(0) = 0", "relu", 0.0, False),
-            ("x = 0, the kink", "relu", 0.0, True),
-            ("a small x", "tanh", u(-1, 1) * 1e-3, False),
-            ("a small negative x", "relu", u(-1, -0.1) * 1e-3, True),
-            ("a large positive x (saturated)", "tanh", u(400, 800), False),
-            ("a large negative x (saturated)", "tanh", -u(400, 800), True),
-            ("a large positive x", "sigmoid", u(12, 18), False),
-            ("a large negative x", "sigmoid", -u(12, 18), False),
-            ("a random x", "sigmoid", u(-5, 5), True),
-            ("a large x", "relu", u(1e3, 1e4), False),
-        ]
+_activation_cases = _unary_rows(
+    [
+        ("x = 0, the kink: relu'(0) = 0", "relu", 0.0, False),
+        ("x = 0, the kink", "relu", 0.0, True),
+        ("a small x", "tanh", (-1, 1, 1e-3), False),
+        ("a small negative x", "relu", (-1, -0.1, 1e-3), True),
+        ("a large positive x (saturated)", "tanh", (400, 800, 1), False),
+        ("a large negative x (saturated)", "tanh", (-800, -400, 1), True),
+        ("a large positive x", "sigmoid", (12, 18, 1), False),
+        ("a large negative x", "sigmoid", (-18, -12, 1), False),
+        ("a very large negative x (e^-x overflows a float)", "sigmoid", (-1000, -710, 1), True),
+        ("a very large positive x", "sigmoid", (710, 1000, 1), False),
+        ("a random x", "sigmoid", (-5, 5, 1), True),
+        ("a large x", "relu", (1e3, 1e4, 1), False),
     ]
+)
 
 
-# -- task 1.7: other graphs ------------------------------------------------------------------------
+# -- tasks 1.7 and 1.8: other graphs ---------------------------------------------------------------
 
-
-def _ladder(n: int) -> list[list[int]]:
-    return [[], [0]] + [[i - 2, i - 1] for i in range(2, n)]
-
-
-def _dense_dag(rng: np.random.Generator, n: int, most: int) -> list[list[int]]:
-    graph: list[list[int]] = [[]]
-    for i in range(1, n):
-        k = int(rng.integers(0, min(i, most) + 1))
-        graph.append(sorted({int(j) for j in rng.integers(0, i, size=k)}))
-    return graph
-
-
-def _tree(depth: int) -> list[list[int]]:
-    """A complete binary tree, leaves first: every Value has two inputs of its own."""
-    graph: list[list[int]] = []
-    level = []
-    for _ in range(2**depth):
-        level.append(len(graph))
-        graph.append([])
-    while len(level) > 1:
-        level_up = []
-        for left, right in zip(level[::2], level[1::2]):
-            level_up.append(len(graph))
-            graph.append([left, right])
-        level = level_up
-    return graph
-
-
-def _fan(width: int) -> list[list[int]]:
-    """Two leaves, ``width`` Values that each use both, and a root that uses them all."""
-    return [[], []] + [[0, 1]] * width + [list(range(2, width + 2))]
-
-
-def _shared_chain(n: int) -> list[list[int]]:
-    """A chain in which every Value also uses the first leaf."""
-    return [[], [0]] + [[0, i - 1] for i in range(2, n)]
-
-
-def _whole(graph: list[list[int]]) -> tuple[list[list[int]], int]:
-    """The graph with its last Value as the root."""
-    return graph, len(graph) - 1
-
-
-def _random_root(rng: np.random.Generator, graph: list[list[int]]) -> tuple[list[list[int]], int]:
-    n = len(graph)
-    return graph, int(rng.integers(3 * n // 4, n))
-
-
-GRAPHS: list[tuple[str, Callable[[np.random.Generator], tuple[list[list[int]], int]]]] = [
-    ("a ladder: each Value uses the two before it", lambda rng: _whole(_ladder(30))),
-    ("a layer of Values that all use the same two leaves", lambda rng: _whole(_fan(200))),
-    ("a binary tree: every Value has two inputs of its own", lambda rng: _whole(_tree(8))),
+GRAPHS: list[tuple[str, Callable[[np.random.Generator], Graph]]] = [
+    ("a ladder: each Value uses the two before it", lambda rng: whole(ladder(30))),
+    ("a layer of Values that all use the same two leaves", lambda rng: whole(fan(200))),
+    ("a binary tree: every Value has two inputs of its own", lambda rng: whole(tree(8))),
     (
         "a random graph of a few hundred Values with up to 5 inputs each",
-        lambda rng: _random_root(rng, _dense_dag(rng, 400, 5)),
+        lambda rng: _random_root(rng, random_dag(rng, 400, 5)),
     ),
     (
         "a long chain in which every Value also uses the first leaf",
-        lambda rng: _whole(_shared_chain(5_000)),
+        lambda rng: whole(shared_chain(5_000)),
+    ),
+    (
+        "a ladder of a few hundred Values (Fibonacci-many paths from the root)",
+        lambda rng: _random_root(rng, ladder(int(rng.integers(200, 400)))),
+    ),
+    (
+        "x = (x + 1) * x, a few dozen times, then a few relus",
+        lambda rng: whole(_squarings_then_chain(int(rng.integers(30, 50)), 5)),
     ),
 ]
+
+
+def _random_root(rng: np.random.Generator, inputs: list[list[int]]) -> Graph:
+    n = len(inputs)
+    return Graph(inputs, int(rng.integers(3 * n // 4, n)))
+
+
+def _squarings_then_chain(steps: int, n: int) -> list[list[int]]:
+    graph = squarings(steps)
+    return graph + [[len(graph) - 1 + i] for i in range(n)]
 
 
 def _topo_cases(rng: np.random.Generator) -> list[Case]:
-    cases = []
-    for label, make in GRAPHS:
-        graph, root = make(rng)
-        cases.append(Case(f"topological_order(root) on {label}", {"graph": graph, "root": root}))
-    return cases
-
-
-# -- task 1.8: backward on other graphs, and a small network -------------------------------------
-
-
-def _weights(rng: np.random.Generator, graph: list[list[int]], kind: str) -> list[list[float]]:
-    """±1 (exact sums on graphs with many paths), or ±[0.2, 0.6] (gradients stay small)."""
-    sizes = [len(children) for children in graph]
-    if kind == "unit":
-        flat = rng.choice([-1.0, 1.0], sum(sizes))
-    else:
-        flat = rng.choice([-1.0, 1.0], sum(sizes)) * rng.uniform(0.2, 0.6, sum(sizes))
-    flat = flat.round(3)
-    ends = np.cumsum(sizes).tolist()
-    return [flat[end - size : end].tolist() for size, end in zip(sizes, ends)]
-
-
-BACKWARD_GRAPHS = [
-    # (label, graph maker, weights, preset grad of node 0, how many backward() calls)
-    ("a ladder of 30 Values", lambda rng: _whole(_ladder(30)), "unit", 0.0, 1),
-    (
-        "the middle of a chain (the Values built after the root keep grad 0)",
-        lambda rng: (_chain(12), 6),
-        "small",
-        0.0,
-        1,
-    ),
-    (
-        "a diamond (grads accumulate; the root's is set to 1 each time)",
-        lambda rng: ([[], [0], [0], [1, 2]], 3),
-        "small",
-        0.0,
-        3,
-    ),
-    (
-        "a leaf that already holds a gradient and is used by 100 Values",
-        lambda rng: _whole([[]] + [[0]] * 100 + [list(range(1, 101))]),
-        "small",
-        2.5,
-        1,
-    ),
-    (
-        "a random graph of a few hundred Values with up to 5 inputs each",
-        lambda rng: _random_root(rng, _dense_dag(rng, 300, 5)),
-        "small",
-        0.0,
-        1,
-    ),
-    (
-        "a long chain in which every Value also uses the first leaf",
-        lambda rng: _whole(_shared_chain(5_000)),
-        "unit",
-        0.0,
-        1,
-    ),
-]
+    return [topo_case(label, make(rng)) for label, make in GRAPHS]
 
 
 def _backward_cases(rng: np.random.Generator) -> list[Case]:
-    cases = []
-    for label, make, kind, preset, times in BACKWARD_GRAPHS:
-        graph, root = make(rng)
-        cases.append(backward_case(label, graph, root, _weights(rng, graph, kind), preset, times))
-    return cases
+    return backward_rows(
+        rng,
+        [
+            # (label, graph, weights, preset grad of node 0, how many backward() calls)
+            ("a ladder of 30 Values", whole(ladder(30)), "unit", 0.0, 1),
+            (
+                "the middle of a chain (the Values built after the root keep grad 0)",
+                Graph(chain(12), 6),
+                "small",
+                0.0,
+                1,
+            ),
+            (
+                "a diamond (grads accumulate; the root's is set to 1 each time)",
+                Graph([[], [0], [0], [1, 2]], 3, ("a", "b", "c", "d")),
+                "small",
+                0.0,
+                3,
+            ),
+            (
+                "a leaf that already holds a gradient and is used by 100 Values",
+                whole([[]] + [[0]] * 100 + [list(range(1, 101))]),
+                "small",
+                2.5,
+                1,
+            ),
+            (
+                "a random graph of a few hundred Values with up to 5 inputs each",
+                _random_root(rng, random_dag(rng, 300, 5)),
+                "small",
+                0.0,
+                1,
+            ),
+            (
+                "a long chain in which every Value also uses the first leaf",
+                whole(shared_chain(5_000)),
+                "unit",
+                0.0,
+                1,
+            ),
+            (
+                "x = (x + 1) * x, a few dozen times",
+                whole(squarings(int(rng.integers(30, 50)))),
+                "unit",
+                0.0,
+                1,
+            ),
+        ],
+    )
 
 
-ACTIVATIONS = {
-    "tanh": math.tanh,
-    "sigmoid": lambda z: 0.5 * (1 + math.tanh(z / 2)),
-    "relu": lambda z: max(z, 0.0),
-}
+ACTIVATIONS = {op: UNARY[op][0] for op in ("tanh", "sigmoid", "relu")}
 
 
 def _network(xs, labels, shape, activation: str, decay: float):
@@ -419,7 +345,7 @@ CHECKS = [
         "central_difference (hidden: other points and steps)",
         _central_cases,
         public.central,
-        close(1e-9, 1e-12),
+        central_verdict(1e-9, 1e-12),
     ),
     *[
         Check(
@@ -427,44 +353,44 @@ CHECKS = [
             f"Value {op} Value (hidden: ints, zeros, large values, held gradients)",
             _binary_cases(op),
             public.binary,
-            close(1e-9, 1e-12),
+            step_verdict(1e-9, 1e-12),
         )
-        for op, (task, _, _) in BINARY.items()
+        for op, task in (("+", "1.2"), ("*", "1.3"))
     ],
     Check(
         "1.4",
         "Value ** number (hidden: zero base, zero exponent, negative bases)",
         _power_cases,
         public.power,
-        close(1e-6, 1e-8),
+        step_verdict(1e-6, 1e-8),
     ),
     Check(
         "1.5",
         "Value.exp() and Value.log() (hidden: very small and large inputs)",
         _exp_log_cases,
         public.unary,
-        close(1e-6, 1e-8),
+        step_verdict(1e-6, 1e-8),
     ),
     Check(
         "1.6",
         "Value.tanh(), .sigmoid(), .relu() (hidden: kink, saturation, tiny inputs)",
         _activation_cases,
         public.unary,
-        close(1e-6, 1e-8),
+        step_verdict(1e-6, 1e-8),
     ),
     Check(
         "1.7",
         "topological_order (hidden: ladders, trees, wide and dense graphs)",
         _topo_cases,
         public.topo,
-        _topo_verdict,
+        topo_verdict,
     ),
     Check(
         "1.8",
         "backward() with given local derivatives (hidden: other graphs)",
         _backward_cases,
         public.backward,
-        _backward_verdict,
+        backward_verdict,
         requires=("1.7",),
     ),
     Check(

@@ -1,0 +1,618 @@
+"""Chapter 1's case builders and verdicts, shared by the public checks (``__init__.py``) and the
+hidden ones (``autograder/hidden/ch01_value``): each check there is a table of rows, each row
+one call of a builder here. Everything here runs in the grading process; the programs that
+run next to the code under test are ``programs.py``.
+
+A gradient case knows what a correct answer is and, when the answer is wrong, what the usual
+wrong answers are: a verdict that recognises one of them names it ("x.grad held 0.25 before
+and your ``_backward`` replaced it: use +="), instead of stopping at "expected …, received …".
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from ...harness.api import Case, Verdict, close, show
+from . import programs
+
+DEPTH_LIMIT = 50  # calls: an iterative walk stays a few deep, recursion goes as deep as the graph
+SECONDS_LIMIT = 1.0  # CPU seconds for one graph walk: the reference needs about 0.05 s at most
+
+
+def _same(a: float, b: float) -> bool:
+    """Whether a received number is a known answer (right or wrong): equal to 1e-9, relative,
+    or to 1e-12 near 0 (tighter than any verdict's tolerance, looser than rounding)."""
+    return math.isfinite(a) and abs(a - b) <= 1e-9 * max(abs(a), abs(b)) + 1e-12
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return None
+
+
+# -- task 1.1: central_difference ----------------------------------------------------------
+
+
+def central_case(label: str, fn: str, x: float, eps: float | None) -> Case:
+    """``central_difference(f, x[, eps])`` with ``f = programs.FUNCTIONS[fn]``; expected:
+    (f(x + ε) − f(x − ε)) / 2ε in float64, ε = 1e-6 unless given."""
+    f, step = programs.FUNCTIONS[fn], 1e-6 if eps is None else eps
+    expected = (f(x + step) - f(x - step)) / (2 * step)
+    return Case(label, {"fn": fn, "x": x, "eps": eps}, expected)
+
+
+def central_verdict(rtol: float, atol: float) -> Verdict:
+    """``close``, then the usual wrong formulas named: the forward or backward difference, a
+    missing 2, another default ε."""
+    plain = close(rtol, atol)
+
+    def verdict(case: Case, received) -> str | None:
+        problem = plain(case, received)
+        r = _number(received)
+        if problem is None or r is None:
+            return problem
+        f, x, eps = programs.FUNCTIONS[case.inputs["fn"]], case.inputs["x"], case.inputs["eps"]
+        h = 1e-6 if eps is None else eps
+        known = {
+            "the forward difference (f(x + eps) − f(x)) / eps": (f(x + h) - f(x)) / h,
+            "the backward difference (f(x) − f(x − eps)) / eps": (f(x) - f(x - h)) / h,
+            "(f(x + eps) − f(x − eps)) / eps: the 2 in 2·eps is missing": (
+                (f(x + h) - f(x - h)) / h
+            ),
+        }
+        if eps is None:
+            for other in (1e-3, 1e-4, 1e-5, 1e-7, 1e-8):
+                known[f"the central difference with eps = {other:g}: the default must be 1e-6"] = (
+                    f(x + other) - f(x - other)
+                ) / (2 * other)
+        for what, value in known.items():
+            if _same(r, value) and not _same(value, case.expected):
+                return f"{problem}: that is {what}"
+        return problem
+
+    return verdict
+
+
+# -- tasks 1.2–1.6: one op's forward and local derivative ----------------------------------
+#
+# Each case is one chain-rule step by hand: inputs (some already holding a gradient, the
+# presets), out = op(inputs), out.grad = g, out._backward(). Expected: out.data = f(inputs),
+# and each input's grad = its preset + g · ∂f/∂input.
+
+
+def _sigmoid(a: float) -> float:
+    return 0.5 * (1 + math.tanh(a / 2))  # = 1 / (1 + e^-a), and never overflows
+
+
+# op: the autograder's own function on floats, and its derivative
+UNARY: dict[str, tuple[Callable[[float], float], Callable[[float], float]]] = {
+    "exp": (math.exp, math.exp),
+    "log": (math.log, lambda a: 1 / a),
+    "tanh": (math.tanh, lambda a: 1 - math.tanh(a) ** 2),
+    "sigmoid": (_sigmoid, lambda a: _sigmoid(a) * (1 - _sigmoid(a))),
+    "relu": (lambda a: max(a, 0.0), lambda a: 1.0 if a > 0 else 0.0),  # relu'(0) = 0: PyTorch's
+}
+
+# op: its value, and its exact partial derivatives (linear and bilinear: no rounding)
+BINARY: dict[str, tuple[Callable[[float, float], float], Callable]] = {
+    "+": (lambda a, b: a + b, lambda a, b: (1.0, 1.0)),
+    "*": (lambda a, b: a * b, lambda a, b: (b, a)),
+}
+
+
+def before(presets: dict[str, float]) -> str:
+    """The presets as a label writes them: ``x.grad = 0.25; ``."""
+    return "".join(f"{name}.grad = {value:g}; " for name, value in presets.items())
+
+
+def step_expected(value: float, local: dict[str, float], g: float, presets: dict) -> dict:
+    """What ``programs._step`` should return: ``out.data`` = ``value``, and each input's
+    grad = its preset + g · its local derivative (``local``)."""
+    result = {"type(out)": "Value", "out.data": value}
+    for name, d in local.items():
+        result[f"{name}.grad"] = presets.get(name, 0.0) + g * d
+        result[f"{name} in out._prev"] = True
+    return result
+
+
+def unary_case(label: str, op: str, a: float, g: float, presets: dict[str, float]) -> Case:
+    """``x = Value(a)`` holding its preset grad, ``out = x.op()``, ``out.grad = g``,
+    ``out._backward()``."""
+    f, d = UNARY[op]
+    inputs = {"op": op, "a": a, "g": g, "presets": presets}
+    return Case(label, inputs, step_expected(f(a), {"x": d(a)}, g, presets))
+
+
+def power_case(label: str, a: float, n: float, g: float, presets: dict[str, float]) -> Case:
+    """``x ** n``: ∂out/∂x = n·xⁿ⁻¹ (0 at a zero base for n > 1, n for n = 1)."""
+    local = n * a ** (n - 1)
+    inputs = {"a": a, "n": n, "g": g, "presets": presets}
+    return Case(label, inputs, step_expected(a**n, {"x": local}, g, presets))
+
+
+def binary_case(label: str, op: str, form: str, a: float, b, g: float, presets: dict) -> Case:
+    """One of ``programs.binary``'s forms: "values" and "preset grads" (x op y), "number
+    right" (x op b), "number left" (b op x), "same value" (x op x)."""
+    f, d = BINARY[op]
+    if form == "same value":
+        value, local = f(a, a), {"x": sum(d(a, a))}
+    elif form == "number right":
+        value, local = f(a, b), {"x": d(a, b)[0]}
+    elif form == "number left":
+        value, local = f(b, a), {"x": d(b, a)[1]}
+    else:
+        value, local = f(a, b), dict(zip("xy", d(a, b)))
+    inputs = {"op": op, "form": form, "a": a, "b": b, "g": g, "presets": presets}
+    return Case(label, inputs, step_expected(value, local, g, presets))
+
+
+def _step_mistakes(preset: float, g: float, d: float) -> dict[str, float]:
+    """The usual wrong values of an input's grad, given its preset, the upstream g and the
+    local derivative d (the right one: preset + g·d)."""
+    mistakes = {
+        f"the input held {preset:g} before and _backward replaced it instead of adding to "
+        "it: use += (a Value used twice needs both contributions, §8)": g * d,
+        f"the upstream gradient out.grad = {g:g} is missing: the chain rule multiplies the "
+        "local derivative by it": preset + d,
+        f"the input held {preset:g} before, and both the upstream gradient out.grad = {g:g} "
+        "and += are missing": d,
+        "the sign is flipped: the local derivative enters with a minus": preset - g * d,
+        "nothing was added: out._backward() did not change this grad (is _backward set on "
+        "out, and does it add to the input's .grad?)": preset,
+    }
+    return mistakes
+
+
+# op: the usual wrong local derivatives, as (what went wrong, the wrong derivative at a)
+WRONG_LOCALS: dict[str, list[tuple[str, Callable[[float], float]]]] = {
+    "log": [("log(x) instead of 1/x", math.log)],
+    "tanh": [
+        ("1 − tanh(x) instead of 1 − tanh²(x)", lambda a: 1 - math.tanh(a)),
+        ("tanh(x) instead of 1 − tanh²(x)", math.tanh),
+    ],
+    "sigmoid": [
+        ("σ(x) instead of σ(x)(1 − σ(x))", _sigmoid),
+        ("1 − σ(x) instead of σ(x)(1 − σ(x))", lambda a: 1 - _sigmoid(a)),
+    ],
+    "relu": [
+        (
+            "1 where x < 0: relu passes the gradient only where x > 0",
+            lambda a: 1.0 if a < 0 else math.nan,
+        ),
+        ("1 at the kink: relu'(0) is 0, as in PyTorch (§5)", lambda a: 1.0 if a == 0 else math.nan),
+        ("x instead of 0 or 1: relu'(x) is a step, not relu itself", lambda a: max(a, 0.0)),
+    ],
+}
+
+
+def _wrong_locals(inputs: dict) -> dict[str, list[tuple[str, float]]]:
+    """Per input name, the usual wrong local derivatives for this case's op and values."""
+    a = inputs["a"]
+    if "n" in inputs:  # x ** n
+        n = inputs["n"]
+        wrong = [
+            (f"xⁿ⁻¹ without the factor n = {n:g}", lambda: a ** (n - 1)),
+            ("n·xⁿ: the exponent must drop by one (n·xⁿ⁻¹)", lambda: n * a**n),
+        ]
+    elif inputs["op"] == "*" and inputs["form"] in ("values", "preset grads"):
+        rule = "∂(x·y)/∂x = y and ∂(x·y)/∂y = x"
+        return {
+            "x": [(f"x's own data instead of y's: {rule}", a)],
+            "y": [(f"y's own data instead of x's: {rule}", inputs["b"])],
+        }
+    elif inputs["op"] in WRONG_LOCALS:
+        wrong = [(what, lambda d=d: d(a)) for what, d in WRONG_LOCALS[inputs["op"]]]
+    else:
+        return {}
+    values = []
+    for what, d in wrong:
+        try:
+            values.append((what, float(d())))
+        except (ArithmeticError, ValueError):
+            continue
+    return {"x": values}
+
+
+def step_verdict(rtol: float, atol: float) -> Verdict:
+    """``close``, then a wrong grad compared with the usual mistakes: those of the chain-rule
+    step (``_step_mistakes``), a Value used twice, and the op's wrong local derivatives."""
+    plain = close(rtol, atol)
+
+    def verdict(case: Case, received) -> str | None:
+        problem = plain(case, received)
+        g, presets = case.inputs["g"], case.inputs["presets"]
+        if problem is None or not isinstance(received, dict) or g == 0:
+            return problem
+        wrong_locals = _wrong_locals(case.inputs)
+        for key, right in case.expected.items():
+            if not key.endswith(".grad") or not isinstance(right, float):
+                continue
+            r = _number(received.get(key))
+            if r is None or _same(r, right):
+                continue
+            name = key.removesuffix(".grad")
+            preset = presets.get(name, 0.0)
+            d = (right - preset) / g
+            mistakes = _step_mistakes(preset, g, d)
+            if case.inputs.get("form") == "same value":
+                mistakes[
+                    f"{name} is both inputs of out, and the second contribution replaced the "
+                    "first instead of adding to it: use += (§8)"
+                ] = preset + g * d / 2
+            for what, wrong in wrong_locals.get(name, []):
+                mistakes[f"the local derivative is {what}"] = preset + g * wrong
+            for what, value in mistakes.items():
+                if _same(r, value) and not _same(value, right):
+                    return f"{key}: expected {show(right)}, received {show(r)}: {what}"
+        if case.inputs.get("op") == "relu" and case.inputs["a"] == 0:
+            return f"{problem}: at the kink relu'(0) is 0, as in PyTorch (§5)"
+        return problem
+
+    return verdict
+
+
+# -- tasks 1.7 and 1.8: graphs ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Graph:
+    """A DAG as ``programs.build`` builds it: node i's inputs are ``inputs[i]`` (all smaller
+    indices); ``root`` is the node the call starts from; ``names``, where given, are what the
+    case's label calls the nodes (a diamond's a–d), and messages use them."""
+
+    inputs: list[list[int]]
+    root: int
+    names: tuple[str, ...] = ()
+
+    def name(self, node: int) -> str:
+        return self.names[node] if self.names else f"node {node}"
+
+
+def chain(n: int) -> list[list[int]]:
+    """n Values, each computed from the one before."""
+    return [[]] + [[i - 1] for i in range(1, n)]
+
+
+def random_dag(rng: np.random.Generator, n: int, most: int = 3) -> list[list[int]]:
+    """n Values, each computed from up to ``most`` random earlier ones."""
+    graph: list[list[int]] = [[]]
+    for i in range(1, n):
+        k = int(rng.integers(0, min(i, most) + 1))
+        graph.append(sorted({int(j) for j in rng.integers(0, i, size=k)}))
+    return graph
+
+
+def ladder(n: int) -> list[list[int]]:
+    """Each Value computed from the two before it: Fibonacci-many paths to the first."""
+    return [[], [0]] + [[i - 2, i - 1] for i in range(2, n)]
+
+
+def squarings(steps: int) -> list[list[int]]:
+    """``x = (x + 1) * x``, ``steps`` times, from a leaf x (each 1 its own leaf): 2^steps
+    paths from the root to the first x, 3·steps + 1 Values."""
+    graph: list[list[int]] = [[]]
+    x = 0
+    for _ in range(steps):
+        graph.append([])  # the constant 1
+        graph.append([x, len(graph) - 1])  # x + 1
+        graph.append([len(graph) - 1, x])  # (x + 1) * x
+        x = len(graph) - 1
+    return graph
+
+
+def tree(depth: int) -> list[list[int]]:
+    """A complete binary tree, leaves first: every Value has two inputs of its own."""
+    graph: list[list[int]] = []
+    level = []
+    for _ in range(2**depth):
+        level.append(len(graph))
+        graph.append([])
+    while len(level) > 1:
+        level_up = []
+        for left, right in zip(level[::2], level[1::2]):
+            level_up.append(len(graph))
+            graph.append([left, right])
+        level = level_up
+    return graph
+
+
+def fan(width: int) -> list[list[int]]:
+    """Two leaves, ``width`` Values that each use both, and a root that uses them all."""
+    return [[], []] + [[0, 1]] * width + [list(range(2, width + 2))]
+
+
+def shared_chain(n: int) -> list[list[int]]:
+    """A chain in which every Value also uses the first leaf."""
+    return [[], [0]] + [[0, i - 1] for i in range(2, n)]
+
+
+def whole(inputs: list[list[int]]) -> Graph:
+    """The graph with its last Value as the root."""
+    return Graph(inputs, len(inputs) - 1)
+
+
+def reachable(graph: Graph) -> set[int]:
+    seen, stack = {graph.root}, [graph.root]
+    while stack:
+        for child in graph.inputs[stack.pop()]:
+            if child not in seen:
+                seen.add(child)
+                stack.append(child)
+    return seen
+
+
+def read_caps(graph: Graph, times: int = 1) -> dict:
+    """What a walk may spend before the program stops it (``programs.build``): reads of each
+    node's ``_prev``, and ``==`` between Values. A linear walk reads a node's ``_prev`` a few
+    times per use of it, so (2 + users + inputs)² leaves room for any of them, while a walk
+    without a visited set reads it once per path from the root, which doubles with each
+    ``x = (x + 1) * x``; and it needs no ``==`` (a set finds a Value by its hash), while
+    ``x in a_list`` compares x with each element."""
+    users = [0] * len(graph.inputs)
+    for children in graph.inputs:
+        for child in children:
+            users[child] += 1
+    caps = [times * (2 + u + len(k)) ** 2 for u, k in zip(users, graph.inputs)]
+    edges = sum(users)
+    return {"caps": caps, "compares": times * (2 * (len(caps) + edges) + 100)}
+
+
+def topo_case(label: str, graph: Graph) -> Case:
+    """``topological_order(root)``; judged as a property by ``topo_verdict``."""
+    inputs = {"graph": graph.inputs, "root": graph.root, **read_caps(graph)}
+    return Case(f"topological_order(root) on {label}", inputs, graph)
+
+
+def recursed(what: str, depth: int) -> str | None:
+    """The recursion message, or None for a walk that stayed within ``DEPTH_LIMIT`` calls."""
+    if depth < 0:
+        return (
+            f"{what} switched off the grader's call-depth measurement (sys.settrace), so "
+            "the check cannot tell an iterative walk from a recursive one"
+        )
+    if depth <= DEPTH_LIMIT:
+        return None
+    return (
+        f"{what} went more than {DEPTH_LIMIT} calls deep: it recurses, once per node. "
+        "Walk the graph with an explicit stack instead (§6)."
+    )
+
+
+def _cost(what: str, graph: Graph, received: dict, cure: str) -> str | None:
+    """Why a walk was stopped (``read_caps``), or that it took too long; None if neither."""
+    if stopped := received.get("stopped"):
+        kind, node, count = stopped
+        size = f"a graph of {len(graph.inputs):,} Values"
+        if kind == "==":
+            return (
+                f"{what} compared Values with == more than {count:,} times on {size}, and was "
+                "stopped there: `x in a_list` compares x with every element, so a walk that "
+                "keeps its visited Values in a list costs n² on n Values (a chain of 20,000 "
+                "takes seconds). Keep them in a set, which finds a Value at once (§6)."
+            )
+        return (
+            f"{what} read {graph.name(node)}'s _prev more than {count:,} times on {size}, and "
+            f"was stopped there: {cure}"
+        )
+    seconds = received.get("seconds", 0.0)
+    if seconds > SECONDS_LIMIT:
+        return (
+            f"{what} took {seconds:.1f} CPU seconds on a graph of {len(graph.inputs):,} "
+            f"Values (a linear walk takes well under {SECONDS_LIMIT:g}): something in it costs "
+            "more than constant time per Value, such as list.insert(0, …) or list.pop(0) "
+            "(append, pop from the end, and reverse once)"
+        )
+    return None
+
+
+EXPANDS_PER_PATH = (
+    "it expands a Value once for every path from the root to it, and the number of paths "
+    "doubles with each `x = (x + 1) * x`. Mark each Value as visited (a set) when it is "
+    "first expanded, and never expand it again (§6)."
+)
+
+
+def topo_verdict(case: Case, received) -> str | None:
+    """A property, not a value: every reachable node once, inputs before users, root last;
+    within the call-depth, ``_prev``-read and CPU budgets."""
+    graph: Graph = case.expected
+    if not isinstance(received, dict) or "order" not in received:
+        return f"expected a list of Values, received {show(received)}"
+    if problem := _cost("topological_order", graph, received, EXPANDS_PER_PATH):
+        return problem
+    order = received["order"]
+    if not isinstance(order, list):
+        return f"expected a list of Values, received {show(order)}"
+    if -1 in order:
+        return "the list holds something that is not one of the graph's Values"
+    position: dict[int, int] = {}
+    for i, node in enumerate(order):
+        if node in position:
+            return f"{graph.name(node)} appears twice (each Value must appear exactly once)"
+        position[node] = i
+    reach = reachable(graph)
+    if missing := sorted(reach - position.keys()):
+        first = graph.name(missing[0])
+        problem = (
+            f"{len(missing)} Values reachable from the root are missing, e.g. {first}"
+            if missing[1:]
+            else f"{first} is missing, though it can be reached from the root"
+        )
+        twin = next((n for n in order if n % 3 == missing[0] % 3), None)  # programs.build's data
+        if twin is not None:
+            problem += (
+                f"; it holds the same number as {graph.name(twin)}, yet it is another Value: "
+                "tell Values apart by identity (a set of Values), never by their data"
+            )
+        return problem
+    if extra := sorted(position.keys() - reach):
+        return f"{graph.name(extra[0])} is in the list but cannot be reached from the root"
+    for node in reach:
+        for child in graph.inputs[node]:
+            if position[child] > position[node]:
+                return (
+                    f"{graph.name(node)} comes before its input {graph.name(child)}: "
+                    "inputs must come first"
+                )
+    if order[-1] != graph.root:
+        return (
+            f"the root ({graph.name(graph.root)}) must come last, "
+            f"it is at position {position[graph.root]}"
+        )
+    return recursed("topological_order", received["depth"])
+
+
+def random_weights(rng: np.random.Generator, graph: Graph, kind: str) -> list[list[float]]:
+    """One local derivative per edge, rounded to 3 decimals: "unit" ±1 (exact sums on graphs
+    with many paths), "small" ±[0.2, 0.6] (gradients stay small), "any" in [-2, 2]."""
+    sizes = [len(children) for children in graph.inputs]
+    edges = sum(sizes)
+    if kind == "unit":
+        flat = rng.choice([-1.0, 1.0], edges)
+    elif kind == "small":
+        flat = rng.choice([-1.0, 1.0], edges) * rng.uniform(0.2, 0.6, edges)
+    else:
+        flat = rng.uniform(-2, 2, edges)
+    flat = flat.round(3)
+    ends = np.cumsum(sizes).tolist()
+    return [flat[end - size : end].tolist() for size, end in zip(sizes, ends)]
+
+
+def simulate(
+    graph: Graph, weights, preset: float, times: int, *, seed: str = "set", order: int = -1
+) -> list:
+    """micrograd's backward, ``times`` times, as plain floats: the root's grad is set to 1,
+    then each node, in a reverse topological order (inputs have smaller indices), adds
+    w · its grad to each input's grad. Two known mistakes: ``seed="add"`` adds 1 to the
+    root's grad, ``order=1`` runs the nodes inputs first."""
+    grads = [preset] + [0.0] * (len(graph.inputs) - 1)
+    nodes = range(graph.root, -1, -1) if order == -1 else range(graph.root + 1)
+    for _ in range(times):
+        grads[graph.root] = 1.0 if seed == "set" else grads[graph.root] + 1.0
+        for node in nodes:
+            for child, w in zip(graph.inputs[node], weights[node]):
+                grads[child] += w * grads[node]
+    return grads
+
+
+def backward_case(label: str, graph: Graph, weights, preset: float, times: int) -> Case:
+    """``root.backward()``, ``times`` times, on ``graph`` with the autograder's own local
+    derivatives (``weights``), node 0 holding ``preset`` first; expected: ``simulate``."""
+    inputs = {
+        "graph": graph.inputs,
+        "weights": weights,
+        "root": graph.root,
+        "preset": preset,
+        "times": times,
+        **read_caps(graph, times),
+    }
+    call = "root.backward()" + {1: "", 2: " twice"}.get(times, f" {times} times")
+    return Case(f"{call} on {label}", inputs, graph)
+
+
+WALKS_AGAIN = (
+    "backward() walks the graph more than once per call. Call topological_order(self) once "
+    "and run each Value's _backward once, in reverse order (§7)."
+)
+
+
+def _backward_mistake(graph: Graph, weights, preset: float, times: int, grads) -> str | None:
+    """Name the usual wrong backward() from its grads, or None."""
+    if preset and times == 1:
+        zeroed = simulate(graph, weights, 0.0, 1)
+        if all(map(_same, grads, zeroed)):
+            return (
+                f"{graph.name(0)} held {preset:g} before backward() and lost it: backward() "
+                "adds to the grads it finds (clearing them is zero_grad's job, not backward's)"
+            )
+    if times > 1:
+        if all(map(_same, grads, simulate(graph, weights, preset, times, seed="add"))):
+            return (
+                f"after {times} calls the root's grad is {show(grads[graph.root])}: backward() "
+                "must set the root's grad to 1 (∂root/∂root), not add 1 to it"
+            )
+        if all(map(_same, grads, simulate(graph, weights, preset, 1))):
+            return (
+                f"after {times} calls the grads are those of one call: backward() must add "
+                "to the grads (a second call accumulates), not reset them"
+            )
+    if all(map(_same, grads, simulate(graph, weights, preset, times, order=1))):
+        return (
+            "the _backward calls ran inputs first: a Value must pass its gradient on only "
+            "after every Value that uses it has added its share, so run them in "
+            "reversed(topological_order(self)) (§7)"
+        )
+    unseeded = [preset] + [0.0] * (len(grads) - 1)
+    if all(map(_same, grads[: graph.root], unseeded[: graph.root])):
+        return (
+            f"the root's grad is {show(grads[graph.root])} and no other grad changed: "
+            "backward() must set the root's grad to 1 first, then run each _backward"
+        )
+    return None
+
+
+def backward_verdict(case: Case, received) -> str | None:
+    """Each node's _backward ran once per call (leaves: at most once), grads as
+    ``simulate``'s; within the call-depth, ``_prev``-read and CPU budgets."""
+    graph: Graph = case.expected
+    times, preset = case.inputs["times"], case.inputs["preset"]
+    if not isinstance(received, dict) or "depth" not in received:
+        return f"expected the grads, received {show(received)}"
+    if problem := _cost("backward()", graph, received, WALKS_AGAIN):
+        return problem
+    if problem := recursed("backward()", received["depth"]):
+        return problem
+    grads, calls = received["grad of node"], received["calls"]
+    reach = reachable(graph)
+    for node in sorted(reach, reverse=True):
+        wanted = times if graph.inputs[node] else None
+        ran = calls[node]
+        if (wanted is not None and ran != wanted) or ran > times:
+            return (
+                f"{graph.name(node)}'s _backward ran {ran} times in {times} backward() "
+                f"call{'s' if times > 1 else ''}: each Value's _backward must run exactly once "
+                "per call, after every Value that uses it"
+            )
+    for node, ran in enumerate(calls):
+        if ran and node not in reach:
+            return (
+                f"{graph.name(node)} cannot be reached from the root, yet its _backward ran: "
+                "backward() must visit only the Values its root was computed from"
+            )
+    weights = case.inputs["weights"]
+    expected = simulate(graph, weights, preset, times)
+    problem = close(rtol=1e-9, atol=1e-9)(
+        Case(case.label, expected={"grad of node": expected}), {"grad of node": grads}
+    )
+    if problem is None:
+        return None
+    if _all_numbers(grads) and len(grads) == len(expected):
+        if mistake := _backward_mistake(graph, weights, preset, times, grads):
+            return mistake
+        i = next(i for i, (r, e) in enumerate(zip(grads, expected)) if not _close(r, e))
+        if graph.names:
+            return f"{graph.name(i)}.grad: expected {show(expected[i])}, received {show(grads[i])}"
+    return problem
+
+
+def _all_numbers(values) -> bool:
+    return isinstance(values, list) and all(_number(v) is not None for v in values)
+
+
+def _close(r: float, e: float) -> bool:
+    return abs(r - e) <= 1e-9 + 1e-9 * abs(e)
+
+
+def backward_rows(
+    rng: np.random.Generator, rows: Sequence[tuple[str, Graph, str, float, int]]
+) -> list[Case]:
+    """``backward_case`` for each (label, graph, weight kind, preset, times) row."""
+    return [
+        backward_case(label, graph, random_weights(rng, graph, kind), preset, times)
+        for label, graph, kind, preset, times in rows
+    ]
