@@ -72,16 +72,32 @@ def data_dtype(data: Any) -> np.dtype:
 
 
 def _element_dtypes(data: Any, found: set[np.dtype]) -> None:
-    if isinstance(data, bool):
-        found.add(bool_)
-    elif hasattr(data, "dtype") and hasattr(data, "shape"):  # NumPy numbers and arrays
-        found.add(np.dtype(data.dtype))
-    elif isinstance(data, numbers.Integral):
-        found.add(int64)
-    elif isinstance(data, numbers.Real):
-        found.add(get_default_dtype())
-    elif isinstance(data, Sequence) and not isinstance(data, str):
-        for item in data:
-            _element_dtypes(item, found)
-    else:
-        found.add(np.asarray(data).dtype)
+    """Add the dtypes of ``data``'s elements to ``found``: one look per type of element at each
+    level of nesting (``set(map(type, …))``), so a long list of floats costs little."""
+    if not _is_sequence(data):
+        found.add(_own_dtype(data))
+        return
+    for kind in set(map(type, data)):
+        if kind in (bool, int, float):
+            found.add(_own_dtype(kind()))
+        else:  # nested lists, arrays, NumPy numbers, anything odd: one element at a time
+            for item in data:
+                if type(item) is kind:
+                    _element_dtypes(item, found)
+
+
+def _is_sequence(data: Any) -> bool:
+    return isinstance(data, Sequence) and not isinstance(data, str)
+
+
+def _own_dtype(value: Any) -> np.dtype:
+    """The dtype of one element (a Python or NumPy number, or an array)."""
+    if isinstance(value, bool):
+        return bool_
+    if hasattr(value, "dtype") and hasattr(value, "shape"):  # NumPy numbers and arrays
+        return np.dtype(value.dtype)
+    if isinstance(value, numbers.Integral):
+        return int64
+    if isinstance(value, numbers.Real):
+        return get_default_dtype()
+    return np.asarray(value).dtype  # complex, str…: refused by the caller
