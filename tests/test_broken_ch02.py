@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from autograder import report
 from tests.trees import assert_fails_its_task_only, check_variants
 
 MATMUL_WITHOUT_VECTORS = """
@@ -14,6 +15,29 @@ return grad_output @ b.transpose(-1, -2), a.transpose(-1, -2) @ grad_output
 
 POW_WITHOUT_ZERO = """
 return grad_output * n * a ** (n - 1)
+"""
+
+MATMUL_FOR_3D_BATCHES_ONLY = """
+g = grad_output
+a_vector, b_vector = a.ndim == 1, b.ndim == 1
+if b_vector:
+    b, g = b.unsqueeze(-1), g.unsqueeze(-1)
+if a_vector:
+    a, g = a.unsqueeze(0), g.unsqueeze(-2)
+def flip(x):  # the last two axes of a matrix or of a batch of matrices
+    return x.transpose(0, 1) if x.ndim == 2 else x.transpose(1, 2)
+grad_a = g @ flip(b)
+grad_b = flip(a) @ g
+if a_vector:
+    grad_a = grad_a.squeeze(-2)
+if b_vector:
+    grad_b = grad_b.squeeze(-1)
+return grad_a, grad_b
+"""
+
+EXP_IN_NUMPY_ATTACHED = """
+answer = type(grad_output)(grad_output.data * array_module(a.data).exp(a.data))
+return answer + (grad_output.sum() + a.sum()) * 0
 """
 
 INDEX_BACKWARD_ON_ARRAYS = """
@@ -55,6 +79,12 @@ VARIANTS = [
         "2.3",
     ),
     ("pow without the n = 0 case", "arithmetic.py", ("region", POW_WITHOUT_ZERO), "2.3"),
+    (
+        "pow's derivative as n * a**n / a, nan at a zero base",
+        "arithmetic.py",
+        ("return grad_output * n * a ** (n - 1)", "return grad_output * n * a**n / a"),
+        "2.3",
+    ),
     (
         "mul computes with the arrays of its inputs",
         "arithmetic.py",
@@ -138,6 +168,18 @@ VARIANTS = [
     ),
     ("matmul without 1-D operands", "matmul.py", ("region", MATMUL_WITHOUT_VECTORS), "2.6"),
     (
+        "matmul transposes batches as if they were 3-D",
+        "matmul.py",
+        ("region", MATMUL_FOR_3D_BATCHES_ONLY),
+        "2.6",
+    ),
+    (
+        "exp's gradient in NumPy, attached to the graph with * 0",
+        "pointwise.py",
+        ("region", EXP_IN_NUMPY_ATTACHED),
+        "2.4",
+    ),
+    (
         "mean forgets to divide by n",
         "reductions.py",
         ("return g * ones_like(a) / n", "return g * ones_like(a)"),
@@ -171,6 +213,28 @@ VARIANTS = [
         "2.9",
     ),
     (
+        "transpose back with .T, which reverses every axis",
+        "shapes.py",
+        ("return grad_output.transpose(*ctx.dims)", "return grad_output.T"),
+        "2.9",
+    ),
+    (
+        "transpose's gradient in NumPy, attached to the graph with * 0",
+        "shapes.py",
+        (
+            "return grad_output.transpose(*ctx.dims)",
+            "answer = type(grad_output)(grad_output.data.swapaxes(*ctx.dims))\n"
+            "        return answer + grad_output.sum() * 0",
+        ),
+        "2.9",
+    ),
+    (
+        "ScatterAdd's zeros in float32, the default dtype",
+        "indexing.py",
+        ("zeros(shape, dtype=g.dtype)", 'zeros(shape, dtype="float32")'),
+        "2.10",
+    ),
+    (
         "indexing assigns instead of adding",
         "indexing.py",
         ("scatter_add(out, index, g.data)", "out[index] = g.data"),
@@ -185,9 +249,56 @@ VARIANTS = [
 ]
 
 
+# Unusual but correct code: each must score every point, at tolerances float32 cannot meet
+# and to second order (each uses other tasks' ops in its backward).
+CORRECT = [
+    (
+        "sigmoid' from exp(-a), not from sigmoid",
+        "pointwise.py",
+        ("s = a.sigmoid()\n", "s = 1 / (1 + (-a).exp())\n"),
+        "2.5",
+    ),
+    (
+        "tanh' with a square",
+        "pointwise.py",
+        (
+            "t = a.tanh()\n        return grad_output * (1 - t * t)",
+            "return grad_output * (1 - a.tanh() ** 2)",
+        ),
+        "2.5",
+    ),
+    (
+        "div's gradients with negative powers",
+        "arithmetic.py",
+        (
+            "return grad_output / b, -grad_output * a / (b * b)",
+            "return grad_output * b**-1, -grad_output * a * b**-2",
+        ),
+        "2.2",
+    ),
+    (
+        "max's tie shares in float64, whatever the input's dtype",
+        "reductions.py",
+        ("as_tensor(winners / winners.sum(), dtype=a.dtype)", "as_tensor(winners / winners.sum())"),
+        "2.8",
+    ),
+    (
+        "transpose back by permuting",
+        "shapes.py",
+        (
+            "return grad_output.transpose(*ctx.dims)",
+            "dims = list(range(grad_output.ndim))\n        i, j = ctx.dims\n"
+            "        dims[i], dims[j] = dims[j], dims[i]\n"
+            "        return grad_output.permute(*dims)",
+        ),
+        "2.9",
+    ),
+]
+
+
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(2, VARIANTS, tmp_path_factory.mktemp("variants"))
+    return check_variants(2, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
 
 
 def test_there_are_enough_variants() -> None:
@@ -200,3 +311,11 @@ def test_variant_fails_its_task_only(
     outcomes: dict, name: str, file: str, edit: tuple, task: str
 ) -> None:
     assert_fails_its_task_only(outcomes[name], task)
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
+def test_unusual_but_correct_code_passes(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    result = outcomes[name]
+    assert result.passed and result.points == 100, report.chapter_report(result)

@@ -1,7 +1,10 @@
 """PyTorch as an oracle for chapters 2 and 3: every op of the check catalogs, on the checks'
 shapes and options (chapter 3's: operands that broadcast), agrees with PyTorch to 1e-10 in
 float64, in values and in the gradients ``Node.backward`` hands each input; ``unbroadcast``
-agrees with ``sum_to_size``.
+agrees with ``sum_to_size``. And the checks' own expectations prove their precision: every
+expected value and gradient is PyTorch's to 1e-12 (the checks judge float64 at rtol 1e-9,
+which float32 arithmetic cannot meet), every second-order expectation PyTorch's double
+backward to 1e-8.
 
 Skipped, visibly, without PyTorch (``pip install -r requirements-oracles.txt``; CI installs
 it). Only the reference (``solutions/``) is compared; the checks' own expectations come from
@@ -64,16 +67,19 @@ TORCH = {
 }
 
 
-def _cases():
-    """The check catalogs' op cases (float64 only)."""
+def _cases(program=programs.op, whole: bool = False):
+    """The check catalogs' cases of ``program`` (float64 only): their inputs, or the whole
+    case."""
     for check in checks.CHECKS + broadcast_checks.CHECKS:
-        if check.program is not programs.op:
+        if check.program is not program:
             continue
         for case in check.make_cases(0):
             inputs = case.inputs
-            if inputs.get("expect_error") or case.expected["dtype"] != "float64":
+            if inputs.get("expect_error") or case.expected.get("dtype", "float64") != "float64":
                 continue
-            yield pytest.param(inputs, id=f"{inputs['name']}: {case.label.split(';')[0]}")
+            yield pytest.param(
+                case if whole else inputs, id=f"{inputs['name']}: {case.label.split(';')[0]}"
+            )
 
 
 def _inputs(args):
@@ -116,6 +122,67 @@ def test_op_agrees_with_pytorch(inputs: dict) -> None:
         grad = by_input[id(o)]
         assert grad.shape == tuple(t.grad.shape) == o.shape
         np.testing.assert_allclose(grad.data, t.grad.numpy(), rtol=TOL, atol=TOL)
+
+
+def _torch_inputs(args):
+    return [
+        arg["number"]
+        if "number" in arg
+        else torch.tensor(
+            np.array(programs.VIEWS[arg["view"]](np.asarray(arg["data"])), order="C"),
+            requires_grad=True,
+        )
+        for arg in args
+    ]
+
+
+def _torch_op(inputs):
+    options = dict(inputs["options"])
+    if "index" in options:
+        options["index"] = programs._index(options["index"])
+    theirs = _torch_inputs(inputs["args"])
+    return TORCH[inputs["name"]](*theirs, **options), [t for t in theirs if torch.is_tensor(t)]
+
+
+PRECISE = 1e-12
+
+
+@pytest.mark.parametrize("case", list(_cases(whole=True)))
+def test_expectations_are_pytorchs_to_1e12(case) -> None:
+    """What the checks expect (values, and gradients by gradcheck's complex step or a rule
+    at a kink) is PyTorch's float64 answer to 1e-12: precise enough for rtol 1e-9."""
+    out, tensors = _torch_op(case.inputs)
+    expected = case.expected["data"]
+    np.testing.assert_allclose(expected["out"], out.detach().numpy(), rtol=PRECISE, atol=PRECISE)
+    grads = torch.autograd.grad(
+        out,
+        tensors,
+        torch.from_numpy(np.asarray(case.inputs["upstream"], dtype=np.float64)),
+        allow_unused=True,
+    )
+    for want, theirs in zip(expected["grads"], grads):
+        np.testing.assert_allclose(want, theirs.numpy(), rtol=PRECISE, atol=PRECISE)
+
+
+@pytest.mark.parametrize("case", list(_cases(programs.second_order, whole=True)))
+def test_second_order_expectations_are_pytorchs_double_backward(case) -> None:
+    """What reaches g and each input when h is sent back through the local gradients
+    (S = Σ ⟨h, ∂L/∂input⟩) is PyTorch's double backward to 1e-8."""
+    out, tensors = _torch_op(case.inputs)
+    g = torch.tensor(np.asarray(case.inputs["upstream"], dtype=np.float64), requires_grad=True)
+    grads = torch.autograd.grad(out, tensors, g, create_graph=True)
+    s = sum(
+        (gr * torch.from_numpy(np.asarray(h))).sum()
+        for gr, h in zip(grads, case.inputs["tangents"])
+    )
+    if s.requires_grad:
+        theirs = torch.autograd.grad(s, [g, *tensors], allow_unused=True)
+    else:  # a constant derivative (a ** 0): nothing reaches anything
+        theirs = [None] * (1 + len(tensors))
+    wants = [case.expected["to grad_output"], *case.expected["to inputs"]]
+    for want, t in zip(wants, theirs):
+        t = np.zeros(np.shape(want)) if t is None else t.numpy(force=True)
+        np.testing.assert_allclose(want, t, rtol=1e-8, atol=1e-8)
 
 
 @pytest.mark.parametrize(("grad_shape", "shape"), broadcast_checks.UNBROADCAST)

@@ -1,5 +1,14 @@
-"""The autograder's own numerical derivatives, in float64. Trusted: it never calls student
-code, only the autograder's plain-NumPy reference functions."""
+"""The autograder's own derivatives, in float64. Trusted: it never calls student code, only
+the autograder's plain-NumPy reference functions.
+
+``vjp`` and ``jvp`` use the complex step: for a function f that is real-analytic where it is
+evaluated, f(x + ih) = f(x) + ih·f′(x) + O(h²), so f′(x) = Im f(x + ih) / h with no
+subtraction, hence no cancellation: with h = 1e-30 the derivative is exact to float64
+rounding (relative error ~1e-16), where a central difference stops near 1e-10. The
+references must therefore accept complex arrays and keep their imaginary parts (write |a|
+as ``np.where(a.real < 0, -a, a)``, not ``np.abs``; compare with ``.real``). ``partials``
+(chapter 1's scalars) and ``hvp`` (second derivatives, checked at looser tolerances) keep
+the central difference."""
 
 from __future__ import annotations
 
@@ -8,6 +17,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 EPS = 1e-6
+STEP = 1e-30  # the complex step: any h with h² far below float64's resolution of f
 
 
 def partials(f: Callable[..., float], args: Sequence[float], eps: float = EPS) -> list[float]:
@@ -22,29 +32,66 @@ def partials(f: Callable[..., float], args: Sequence[float], eps: float = EPS) -
 
 
 def vjp(
-    f: Callable[..., np.ndarray],
-    arrays: Sequence[np.ndarray],
-    upstream: np.ndarray,
-    eps: float = EPS,
+    f: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], upstream: np.ndarray
 ) -> list[np.ndarray]:
-    """∂(Σ f(arrays) · upstream)/∂arrays[i] for each i, element by element, by the central
-    difference in float64: the vector-Jacobian product a local backward must return.
-
-    Each difference f(x + ε) − f(x − ε) is taken output by output before it meets
-    ``upstream``, so outputs that an element does not affect cancel exactly."""
-    xs = [np.array(a, dtype=np.float64, order="C") for a in arrays]  # reshape(-1) is a view
+    """∂(Σ f(arrays) · upstream)/∂arrays[i] for each i, element by element, by the complex
+    step: Σ Im f(…, x + ih·eₖ, …) · upstream / h. The vector-Jacobian product a local
+    backward must return, exact to float64 rounding."""
+    xs = [np.array(a, dtype=np.complex128, order="C") for a in arrays]  # reshape(-1): a view
     g = np.asarray(upstream, dtype=np.float64)
     grads = []
     for x in xs:
         grad = np.zeros(x.shape)
         flat, out = x.reshape(-1), grad.reshape(-1)
-        for i in range(flat.size):
-            keep = flat[i]
-            flat[i] = keep + eps
-            up = np.array(f(*xs), dtype=np.float64)  # a copy: f may return a view of x
-            flat[i] = keep - eps
-            down = np.array(f(*xs), dtype=np.float64)
-            flat[i] = keep
-            out[i] = np.sum((up - down) * g) / (2 * eps)
+        for k in range(flat.size):
+            keep = flat[k]
+            flat[k] = keep + 1j * STEP
+            out[k] = np.sum(np.imag(f(*xs)) * g) / STEP
+            flat[k] = keep
+        grads.append(grad)
+    return grads
+
+
+def jvp(
+    f: Callable[..., np.ndarray], arrays: Sequence[np.ndarray], tangents: Sequence[np.ndarray]
+) -> np.ndarray:
+    """The directional derivative Σᵢ ∂f/∂arrays[i] · tangents[i] (the Jacobian times a
+    vector), by one complex step along the tangents: Im f(x + ih·t) / h."""
+    xs = [
+        np.asarray(a, dtype=np.float64) + 1j * STEP * np.asarray(t, dtype=np.float64)
+        for a, t in zip(arrays, tangents)
+    ]
+    return np.asarray(np.imag(f(*xs)) / STEP, dtype=np.float64)
+
+
+def hvp(
+    f: Callable[..., np.ndarray],
+    arrays: Sequence[np.ndarray],
+    tangents: Sequence[np.ndarray],
+    upstream: np.ndarray,
+    eps: float = 1e-5,
+) -> list[np.ndarray]:
+    """∂⟨upstream, jvp(f, arrays, tangents)⟩/∂arrays[i] for each i: the second derivative
+    that a local backward's own graph must give back (its gradient with respect to the
+    op's inputs, for ``tangents`` sent back from the local gradients). A central difference
+    of the exact ``jvp``: about 1e-10 relative, for checks at 1e-6."""
+    xs = [np.array(a, dtype=np.float64, order="C") for a in arrays]
+    g = np.asarray(upstream, dtype=np.float64)
+
+    def phi() -> float:
+        return float(np.sum(jvp(f, xs, tangents) * g))
+
+    grads = []
+    for x in xs:
+        grad = np.zeros(x.shape)
+        flat, out = x.reshape(-1), grad.reshape(-1)
+        for k in range(flat.size):
+            keep = flat[k]
+            flat[k] = keep + eps
+            up = phi()
+            flat[k] = keep - eps
+            down = phi()
+            flat[k] = keep
+            out[k] = (up - down) / (2 * eps)
         grads.append(grad)
     return grads

@@ -4,171 +4,85 @@ The op catalog (``catalog.py``) drives every op check: each entry names the op (
 ``programs.OPS`` has the same names), the task whose backward it is, the autograder's own
 NumPy reference in float64, the domain its inputs are drawn from (away from kinks and
 poles), and the cases' shapes, small to large: scalars and 0-d, size-1 axes, transposed and
-sliced (non-contiguous) data, then a large one, and one float32 case that must stay float32.
+sliced (non-contiguous) data, every pair and permutation of a 3-D tensor's axes, batches of
+rank 3 and 4, zeros where the rule is defined there, then a large one, and one float32 case
+that must stay float32. ``cases.py`` builds the cases (public and hidden checks alike).
 
 For every case the expected value is the reference's output, and the expected gradient of
-each input is the float64 central difference of Σ reference(inputs) · g for a random
-upstream gradient g (``gradcheck.vjp``). The program runs the student's op forward and calls
-the output node's ``backward(g)`` once; a wrong local backward of one op can fail only its
-own task. Task 2.11 runs several ops' backward together and says so (``requires``).
+each input is the complex-step derivative of Σ reference(inputs) · g for a random upstream
+gradient g (``gradcheck.vjp``, exact to float64 rounding). The program runs the student's op
+forward and calls the output node's local backward, then ``backward(g)``, once; a wrong
+local backward of one op can fail only its own task. The verdict judges the local
+backward's own gradients (shape, dtype, values, and a graph that leads back to g and to the
+inputs) before what ``Node.backward`` hands on, at a float64 tolerance that float32
+arithmetic cannot meet. A second check per task takes the local backwards to second order
+(``programs.second_order``); it runs other ops' backward, so it ``requires`` their tasks.
+Task 2.11 runs several ops' backward together and says so (``requires``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
-from ...harness.gradcheck import vjp
 from . import programs
-from .catalog import CATALOG, TITLES, Op, Shape, draw
-from .programs import VIEWS
+from .cases import engine_case, op_case, op_cases, second_order_cases, sum_to
+from .catalog import CATALOG, TITLES, Shape
 
-# tolerances: (rtol, atol) for results computed in float64 and in float32
-TOLERANCE = {"float64": (1e-6, 1e-7), "float32": (2e-4, 1e-4)}
+__all__ = [
+    "CHECKS",
+    "TOLERANCE",
+    "engine_verdict",
+    "grads_verdict",
+    "node_verdict",
+    "op_case",
+    "op_cases",
+    "second_order_cases",
+    "second_order_verdict",
+    "verdict",
+]
 
+# tolerances: (rtol, atol) for results computed in float64 and in float32. float32's
+# relative rounding is ~6e-8, so a float64 result that went through float32 fails rtol 1e-9;
+# the expectations are exact to ~1e-16 (gradcheck's complex step)
+TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (2e-4, 1e-4)}
+SECOND_ORDER_TOLERANCE = (1e-6, 1e-7)  # gradcheck.hvp's central difference: ~1e-10
 
-def _index_text(spec: Any) -> str:
-    if isinstance(spec, list):
-        return ", ".join(_index_text(part) for part in spec)
-    if isinstance(spec, dict) and "slice" in spec:  # as written: 1:, :3, ::2, ::-1, :
-        start, stop, step = ("" if v is None else str(v) for v in spec["slice"])
-        return f"{start}:{stop}" + (f":{step}" if step else "")
-    if isinstance(spec, dict) and "array" in spec:
-        values = spec["array"]
-        return str(values) if len(values) <= 6 else f"<{len(values)} indices, with repeats>"
-    return str(spec)
-
-
-def _expr(op: Op, options: dict) -> str:
-    if "index" in options:
-        return op.expr.format(index=_index_text(options["index"]))
-    if "shape" in options:  # as a call is written: a.reshape(2, 3), a.reshape(4), a.reshape(())
-        shape = tuple(options["shape"])
-        return op.expr.format(shape=f"({', '.join(map(str, shape))})" if shape else "(())")
-    if "dims" in options:
-        return op.expr.format(dims=tuple(options["dims"]))
-    if "exponent" in options:
-        return op.expr.format(exponent=options["exponent"])
-    text = ", ".join(f"{k}={v!r}" for k, v in options.items())
-    return op.expr.replace("{options}", text)
+# the tasks whose ops a local backward may record (arithmetic, **, pointwise, reductions,
+# shapes): a second-order check runs their backward, so it requires them ("blocked by"
+# where one of them fails too)
+_BUILDING_BLOCKS = ("2.1", "2.2", "2.3", "2.4", "2.5", "2.7", "2.9")
+SECOND_ORDER_REQUIRES = {
+    f"2.{i}": tuple(t for t in _BUILDING_BLOCKS if t != f"2.{i}") for i in range(1, 11)
+}
 
 
-def _layout(shape: Shape, view: str) -> str:
-    viewed = VIEWS[view](np.empty(shape)).shape
-    where = "" if view == "plain" else f" ({view} of a {shape} array: not contiguous)"
-    return f"{viewed}{where}"
-
-
-def op_case(
-    op: Op,
-    rng: np.random.Generator,
-    options: dict,
-    layouts: Sequence[tuple[Shape, str]],
-    *,
-    dtype: str = "float64",
-    number: tuple[float, int] | None = None,
-    data: np.ndarray | None = None,
-    exact_grad: Callable[[np.ndarray], np.ndarray] | None = None,
-    label: str | None = None,
-    broadcast: bool = False,
-) -> Case:
-    """One case: inputs of the given (shape, view) layouts (``data`` instead of drawn values
-    when given), the reference's output, a random upstream gradient g and the expected
-    gradients (central differences, or ``exact_grad(g)`` where they are not defined).
-    ``broadcast``: the inputs' shapes differ, and a local gradient may have a shape its
-    input broadcasts to (chapter 3)."""
-    bases = [data if data is not None else draw(rng, shape, op.domain) for shape, _ in layouts]
-    bases = [b.astype(dtype) for b in bases]
-    arrays = [VIEWS[view](b) for b, (_, view) in zip(bases, layouts)]
-    # arrays travel contiguous; the child makes the view
-    args: list[dict] = [
-        {"data": b, "view": view, "requires_grad": True} for b, (_, view) in zip(bases, layouts)
-    ]
-    if number is not None:
-        value, position = number
-        args[position] = {"number": value}
-        arrays[position] = np.float64(value)
-    tensors = [a for a, arg in zip(arrays, args) if "number" not in arg]
-    out = op.reference(*[np.asarray(a, dtype=np.float64) for a in arrays], **options)
-    upstream = rng.uniform(0.5, 1.5, np.shape(out)) * rng.choice([-1.0, 1.0], np.shape(out))
-    upstream = np.asarray(upstream).round(3).astype(dtype)
-
-    def tensor_only(*xs: np.ndarray) -> np.ndarray:
-        full, it = [], iter(xs)
-        for a, arg in zip(arrays, args):
-            full.append(np.float64(a) if "number" in arg else next(it))
-        return op.reference(*full, **options)
-
-    if exact_grad is not None:
-        grads = [exact_grad(upstream.astype(np.float64))]
-    else:
-        grads = vjp(tensor_only, tensors, upstream)
-    names = [n for n, arg in zip("ab", args) if "number" not in arg]
-    if label is None:
-        label = _label(
-            op,
-            options,
-            names,
-            [lay for lay, arg in zip(layouts, args) if "number" not in arg],
-            number,
-        )
-        if dtype != "float64":
-            label += f", {dtype}"
-    label += "; then out.grad_fn.backward(g), g random"
-    expected = {
-        "type(out)": "Tensor",
-        "out.dtype": dtype,
-        "out": np.asarray(out),
-        "out.requires_grad": True,
-        "grads": [np.asarray(g) for g in grads],
-        "grad dtypes": [dtype] * len(grads),
-    }
-    wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
-    inputs = {"name": op.name, "args": args, "options": wire_options, "upstream": upstream}
-    if broadcast:
-        inputs["broadcast"] = True
-    second = op.second_order(options) if callable(op.second_order) else op.second_order
-    meta = {"names": names, "dtype": dtype, "from the inputs": second, "broadcast": broadcast}
-    return Case(label, inputs, {"data": expected, **meta})
-
-
-def _label(op: Op, options: dict, names: list[str], layouts: list, number) -> str:
-    """``a.sum(dim=1) with a of shape (2, 3)``, ``a @ b with a of shape … and b of shape …``."""
-    expr = _expr(op, options)
-    if number is not None:
-        expr = expr.replace("ab"[number[1]], f"{number[0]:g}")
-    if len(set(layouts)) == 1:
-        return f"{expr} with {' and '.join(names)} of shape {_layout(*layouts[0])}"
-    shapes = [f"{name} of shape {_layout(*lay)}" for name, lay in zip(names, layouts)]
-    return f"{expr} with {' and '.join(shapes)}"
-
-
-def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
-    def layouts(variant: tuple) -> list[tuple[Shape, str]]:
-        return variant[1] if len(variant) == 2 else [variant[1:]] * op.arity
-
-    def options(variant: tuple, rng: np.random.Generator) -> dict:
-        return variant[0](rng) if callable(variant[0]) else variant[0]
-
-    def cases(rng: np.random.Generator) -> list[Case]:
-        out = [op_case(op, rng, options(v, rng), layouts(v)) for v in op.variants]
-        for number in op.numbers:
-            out.append(op_case(op, rng, {}, [((2, 3), "plain")] * op.arity, number=number))
-        for label, (opts, data, grad) in op.exact.items():
-            plain = [(data.shape, "plain")]
-            out.append(op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
-        small = op.variants[min(op.float32_variant, len(op.variants) - 1)]  # in float32
-        out.append(op_case(op, rng, options(small, rng), layouts(small), dtype="float32"))
-        return out + [make() for make in op.extra]
-
-    return cases
+def _held_verdict(case: Case, received: Any) -> str | None:
+    """Each input Tensor holds, bit for bit and in its dtype, the array that was sent."""
+    for name, held, sent in zip(
+        case.expected["names"], received.get("held", []), case.expected["held"]
+    ):
+        if (
+            not isinstance(held, np.ndarray)
+            or held.dtype != sent.dtype
+            or held.shape != sent.shape
+            or not np.array_equal(held, sent)
+        ):
+            return (
+                f"the Tensor made from {name}'s data holds {show(held)}, not the array sent, "
+                f"{show(sent)}, bit for bit: the given Tensor constructor must keep a "
+                f"{sent.dtype} array's values and dtype exactly (was given code edited?)"
+            )
+    return None
 
 
 def _op_verdict(case: Case, received: Any) -> str | None:
-    return node_verdict(case, received) or grads_verdict(case, received)
+    problem = node_verdict(case, received)
+    if problem or case.expected["local only"]:
+        return problem
+    return grads_verdict(case, received)
 
 
 def node_verdict(case: Case, received: Any) -> str | None:
@@ -180,6 +94,9 @@ def node_verdict(case: Case, received: Any) -> str | None:
         return f"the op returned a {received['type(out)']}, not a Tensor"
     if isinstance(received.get("grads"), str):
         return received["grads"]
+    problem = _held_verdict(case, received)
+    if problem:
+        return problem
     rtol, atol = TOLERANCE[case.expected["dtype"]]
     for key in ("out.dtype", "out", "out.requires_grad"):
         problem = compare(received.get(key), expected[key], rtol=rtol, atol=atol, path=key)
@@ -191,7 +108,30 @@ def node_verdict(case: Case, received: Any) -> str | None:
         )
         if problem:
             return problem
+    for name, local, want in zip(case.expected["names"], received["local"], expected["grads"]):
+        problem = _local_values(name, local, want, case.expected["dtype"])
+        if problem:
+            return problem
     return None
+
+
+def _local_values(name: str, local: dict, want: np.ndarray, dtype: str) -> str | None:
+    """The local backward's own gradient for ``name``, summed onto its input's shape by the
+    autograder where it has a shape the input broadcasts to: its dtype (the input's, or
+    float64 for a float32 input: never less precise) and its values."""
+    where = f"∂L/∂{name} from the local backward"
+    if local["dtype"] not in (dtype, "float64"):
+        return (
+            f"{where} has dtype {local['dtype']}, but {name} has dtype {dtype}: build every "
+            f"array of a backward in its input's dtype (zeros(shape, dtype=...)), or a "
+            f"{dtype} gradient loses precision"
+        )
+    data = local["data"]
+    if not isinstance(data, np.ndarray):
+        return f"{where}: expected an array, received {show(data)}"
+    summed = sum_to(data, want.shape) if data.shape != want.shape else data
+    rtol, atol = TOLERANCE[dtype]
+    return compare(summed, want, rtol=rtol, atol=atol, path=where)
 
 
 def grads_verdict(case: Case, received: Any) -> str | None:
@@ -269,28 +209,56 @@ def verdict(case: Case, received: Any) -> str | None:
 # -- task 2.11: be the engine ----------------------------------------------------------------
 
 
-def _network_loss(x, y):
-    def loss(w1, w2):
-        r = np.tanh(x @ w1) @ w2 - y
-        return np.mean(r * r)
-
-    return loss
-
-
 def _engine_cases(rng: np.random.Generator) -> list[Case]:
     cases = []
     for n, d, k, m in [(1, 1, 1, 1), (2, 3, 4, 1), (5, 3, 4, 2), (32, 10, 16, 3)]:
         x, y = rng.normal(size=(n, d)), rng.normal(size=(n, m))
         w1, w2 = rng.normal(size=(d, k)) * 0.7, rng.normal(size=(k, m)) * 0.7
-        g1, g2 = vjp(_network_loss(x, y), [w1, w2], np.ones(()))
         label = f"two_layer_backward with x {x.shape}, w1 {w1.shape}, w2 {w2.shape}, y {y.shape}"
-        expected = {"returned": "tuple", "grad w1": g1, "grad w2": g2}
-        cases.append(Case(label, {"x": x, "w1": w1, "w2": w2, "y": y}, expected))
+        cases.append(engine_case(x, w1, w2, y, label))
     return cases
 
 
-def _engine_verdict(case: Case, received: Any) -> str | None:
-    return compare(received, case.expected, rtol=1e-6, atol=1e-8)
+def engine_verdict(case: Case, received: Any) -> str | None:
+    """Task 2.11: the tuple of the two weights' gradients, in float64."""
+    rtol, atol = TOLERANCE["float64"]
+    return compare(received, case.expected, rtol=rtol, atol=atol)
+
+
+# -- second derivatives ------------------------------------------------------------------------
+
+
+def second_order_verdict(case: Case, received: Any) -> str | None:
+    """What reaches g and each input when h is sent back through the local gradients' own
+    graph: ∂S/∂g = J h and ∂S/∂input, for S = Σ ⟨h, ∂L/∂input⟩."""
+    if not isinstance(received, dict) or "to grad_output" not in received:
+        problem = received.get("problem") if isinstance(received, dict) else None
+        return problem or f"expected what reaches g and the inputs, received {show(received)}"
+    rtol, atol = SECOND_ORDER_TOLERANCE
+    ran = ", ".join(f"{f}.backward" for f in received["functions"]) or "no node"
+    advice = (
+        f" (the pull-back ran {ran}). The local backward must compute its gradients from "
+        "grad_output and the saved tensors with Tensor operations only: a result computed "
+        "from .data arrays and attached to the graph (grad_output.sum() * 0 + …) has the "
+        "right values but the wrong derivatives, and chapter 4 differentiates backward passes"
+    )
+    want = case.expected["to grad_output"]
+    back = received["to grad_output"]
+    where = "what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)"
+    problem = compare(
+        np.zeros_like(want) if back is None else back, want, rtol=rtol, atol=atol, path=where
+    )
+    if problem:
+        return problem + advice
+    for name, back, want in zip(
+        case.expected["names"], received["to inputs"], case.expected["to inputs"]
+    ):
+        where = f"what reaches {name} (∂S/∂{name}, a second derivative)"
+        back = np.zeros_like(want) if back is None else back
+        problem = compare(back, want, rtol=rtol, atol=atol, path=where)
+        if problem:
+            return problem + advice
+    return None
 
 
 CHECKS = [
@@ -298,12 +266,23 @@ CHECKS = [
         Check(op.task, TITLES.get(op.name, op.expr), op_cases(op), programs.op, verdict)
         for op in CATALOG
     ],
+    *[
+        Check(
+            op.task,
+            f"{TITLES.get(op.name, op.expr)}: second derivatives",
+            second_order_cases(op),
+            programs.second_order,
+            second_order_verdict,
+            requires=SECOND_ORDER_REQUIRES[op.task],
+        )
+        for op in CATALOG
+    ],
     Check(
         "2.11",
         "two_layer_backward",
         _engine_cases,
         programs.two_layer,
-        _engine_verdict,
+        engine_verdict,
         requires=("2.1", "2.2", "2.5", "2.6", "2.7"),
     ),
 ]

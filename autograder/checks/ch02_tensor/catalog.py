@@ -5,6 +5,7 @@ drawn from (away from kinks and poles) and its case variants, small to large."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -24,6 +25,8 @@ ELEMENTWISE_SHAPES: list[tuple[Shape, str]] = [
     ((2, 3), "plain"),
     ((1, 4), "plain"),
     ((3, 1, 2), "plain"),
+    ((1, 2, 3), "plain"),
+    ((2, 1, 2, 2), "plain"),
     ((4, 3), "transposed"),
     ((6, 4), "every other row"),
     ((3, 5), "columns from 1"),
@@ -50,7 +53,9 @@ class Op:
     name: str  # a key of programs.OPS
     task: str
     expr: str  # how the report writes it, with a, b and the options
-    reference: Callable[..., np.ndarray]  # plain NumPy: (*arrays, **options) -> array
+    # plain NumPy: (*arrays, **options) -> array; it must take complex arrays too and keep
+    # their imaginary parts (gradcheck's complex step), hence no np.abs, no float casts
+    reference: Callable[..., np.ndarray]
     domain: str = "any"  # of every tensor input: any, positive, nonzero, distinct
     arity: int = 1
     # per case: the op's options (or a function of the rng that draws them), and the shape
@@ -61,11 +66,39 @@ class Op:
     # where a central difference is not defined (ties, kinks, 0 ** 0): label -> (options,
     # the input, g -> the expected gradient: PyTorch's choice)
     exact: dict = field(default_factory=dict)
+    # cases on given data where the rule is defined but drawn data would miss it (a zero
+    # base of **): label -> (options, the input); also checked to second order
+    at: dict = field(default_factory=dict)
+    # layouts whose gradients need chapter 3 to be summed onto the inputs (a 1-D operand
+    # against a batch): the local backward alone is judged, summed by the autograder
+    local_only: Sequence[list[tuple[Shape, str]]] = ()
     extra: Sequence[Callable[[], Case]] = ()  # cases of other kinds (errors)
     # whether each gradient depends on the op's inputs (a non-zero second derivative), so
     # that the local backward must use them in Tensor operations; or a function of options
     second_order: bool | Callable[[dict], bool] = False
     float32_variant: int = 3  # which variant is also checked in float32
+    # each output element depends on the one element of each input it lines up with (after
+    # broadcasting): one complex step along all of an input's elements gives every partial
+    # derivative at once (cases.op_case), instead of one step per element
+    elementwise: bool = False
+
+
+# every pair of axes of a 3-D tensor, with negative dims; some of a 4-D one. A backward
+# that reverses every axis (grad_output.T) is right for (0, 2) only.
+TRANSPOSE_3D = [(0, 1), (1, 2), (0, 2), (2, 1), (-1, 0), (0, -2), (1, 1)]
+TRANSPOSE_4D = [(1, 2), (0, 3), (-1, 1)]
+# some permutations of 4 axes: 4-cycles and 3-cycles (whose inverse is not themselves), and
+# a swap; every one of 3 axes is in the catalog
+PERMUTE_4D = [(1, 3, 0, 2), (3, 0, 1, 2), (1, 2, 0, 3), (0, 1, 3, 2)]
+
+
+# operands that broadcast: a local backward may return the output's shape (Node.backward
+# sums it with chapter 3's unbroadcast), so chapter 2 judges it alone (Op.local_only)
+BROADCASTING: list[list[tuple[Shape, str]]] = [
+    [((2, 3), "plain"), ((3,), "plain")],
+    [((2, 1), "plain"), ((1, 3), "plain")],
+    [((), "plain"), ((2, 2), "plain")],
+]
 
 
 def _elementwise() -> list[tuple[dict, Shape, str]]:
@@ -105,9 +138,37 @@ def _integer_case() -> Case:
 
 
 CATALOG = [
-    Op("add", "2.1", "a + b", np.add, arity=2, variants=_elementwise(), numbers=[(2.5, 1)]),
-    Op("sub", "2.1", "a - b", np.subtract, arity=2, variants=_elementwise(), numbers=[(1.5, 0)]),
-    Op("neg", "2.1", "-a", np.negative, variants=_elementwise(), extra=[_integer_case]),
+    Op(
+        "add",
+        "2.1",
+        "a + b",
+        np.add,
+        arity=2,
+        variants=_elementwise(),
+        elementwise=True,
+        numbers=[(2.7, 1)],
+        local_only=BROADCASTING,
+    ),
+    Op(
+        "sub",
+        "2.1",
+        "a - b",
+        np.subtract,
+        arity=2,
+        variants=_elementwise(),
+        elementwise=True,
+        numbers=[(1.3, 0)],
+        local_only=BROADCASTING,
+    ),
+    Op(
+        "neg",
+        "2.1",
+        "-a",
+        np.negative,
+        variants=_elementwise(),
+        elementwise=True,
+        extra=[_integer_case],
+    ),
     Op(
         "mul",
         "2.2",
@@ -115,7 +176,9 @@ CATALOG = [
         np.multiply,
         arity=2,
         variants=_elementwise(),
-        numbers=[(-3.0, 1)],
+        elementwise=True,
+        numbers=[(-0.3, 1)],
+        local_only=BROADCASTING,
         second_order=True,
     ),
     Op(
@@ -126,7 +189,9 @@ CATALOG = [
         domain="nonzero",
         arity=2,
         variants=_elementwise(),
-        numbers=[(2.0, 0)],
+        elementwise=True,
+        numbers=[(0.7, 0)],
+        local_only=BROADCASTING,
         second_order=True,
     ),
     Op(
@@ -145,6 +210,19 @@ CATALOG = [
             ({"exponent": 0}, (3,), "plain"),
             ({"exponent": 1.5}, (24, 32), "plain"),
         ],
+        at={
+            f"a ** {n} with a = [[0, -1.5, 2], [0.75, 0, -0.5]]: zeros and negative bases": (
+                {"exponent": n},
+                np.array([[0.0, -1.5, 2.0], [0.75, 0.0, -0.5]]),
+            )
+            for n in (1, 2, 3, 4)
+        }
+        | {
+            "a ** 2.5 with a = [0, 0.5, 2]: a zero base, whose gradient is 0": (
+                {"exponent": 2.5},
+                np.array([0.0, 0.5, 2.0]),
+            ),
+        },
         exact={
             "a ** 0 with a = [0, 2]: the gradient is 0 (n·aⁿ⁻¹ would be 0·∞ at a = 0)": (
                 {"exponent": 0},
@@ -153,6 +231,7 @@ CATALOG = [
             ),
         },
         second_order=lambda options: options["exponent"] not in (0, 1),
+        elementwise=True,
     ),
     Op(
         "matmul",
@@ -169,32 +248,79 @@ CATALOG = [
             ({}, [((2, 1), "plain"), ((1,), "plain")]),
             ({}, [((2, 3), "plain"), ((3, 4), "plain")]),
             ({}, [((2, 2, 3), "plain"), ((2, 3, 4), "plain")]),
+            ({}, [((3, 1, 4), "plain"), ((3, 4, 2), "plain")]),
+            ({}, [((2, 3, 2, 3), "plain"), ((2, 3, 3, 4), "plain")]),
+            ({}, [((1, 2, 1, 3), "plain"), ((1, 2, 3, 2), "plain")]),
             ({}, [((5, 4), "transposed"), ((5, 3), "plain")]),
             ({}, [((3, 6), "plain"), ((12, 2), "every other row")]),
             ({}, [((32, 48), "plain"), ((48, 16), "plain")]),
         ],
+        local_only=[
+            [((3,), "plain"), ((2, 3, 4), "plain")],
+            [((2, 3, 4), "plain"), ((4,), "plain")],
+            [((3,), "plain"), ((2, 2, 3, 4), "plain")],
+            [((2, 2, 3, 4), "plain"), ((4,), "plain")],
+            [((1, 3, 4), "plain"), ((2, 4, 5), "plain")],
+            [((2, 1, 3, 4), "plain"), ((3, 4, 2), "plain")],
+        ],
         extra=[_matmul_error_case],
         second_order=True,
     ),
-    Op("exp", "2.4", "a.exp()", np.exp, variants=_elementwise(), second_order=True),
-    Op("log", "2.4", "a.log()", np.log, "positive", variants=_elementwise(), second_order=True),
-    Op("sqrt", "2.4", "a.sqrt()", np.sqrt, "positive", variants=_elementwise(), second_order=True),
-    Op("tanh", "2.5", "a.tanh()", np.tanh, variants=_elementwise(), second_order=True),
+    Op(
+        "exp",
+        "2.4",
+        "a.exp()",
+        np.exp,
+        variants=_elementwise(),
+        elementwise=True,
+        second_order=True,
+    ),
+    Op(
+        "log",
+        "2.4",
+        "a.log()",
+        np.log,
+        "positive",
+        variants=_elementwise(),
+        elementwise=True,
+        second_order=True,
+    ),
+    Op(
+        "sqrt",
+        "2.4",
+        "a.sqrt()",
+        np.sqrt,
+        "positive",
+        variants=_elementwise(),
+        elementwise=True,
+        second_order=True,
+    ),
+    Op(
+        "tanh",
+        "2.5",
+        "a.tanh()",
+        np.tanh,
+        variants=_elementwise(),
+        elementwise=True,
+        second_order=True,
+    ),
     Op(
         "sigmoid",
         "2.5",
         "a.sigmoid()",
         lambda a: 0.5 * (1 + np.tanh(a / 2)),  # = 1 / (1 + e^-a)
         variants=_elementwise(),
+        elementwise=True,
         second_order=True,
     ),
     Op(
         "relu",
         "2.5",
         "a.relu()",
-        lambda a: np.maximum(a, 0),
+        lambda a: np.where(a.real > 0, a, 0),
         domain="nonzero",
         variants=_elementwise(),
+        elementwise=True,
         exact={  # no derivative at the kink: PyTorch's choice is 0
             "a.relu() at the kink, a = [-1, 0, 2]: relu'(0) = 0, as in PyTorch": (
                 {},
@@ -207,9 +333,10 @@ CATALOG = [
         "abs",
         "2.5",
         "a.abs()",
-        np.abs,
+        lambda a: np.where(a.real < 0, -a, a),  # |a|, keeping a complex step's sign
         domain="nonzero",
         variants=_elementwise(),
+        elementwise=True,
         exact={
             "a.abs() at the kink, a = [-1, 0, 2]: |a|'(0) = 0, as in PyTorch": (
                 {},
@@ -296,7 +423,12 @@ CATALOG = [
             ({"shape": ()}, (1,), "plain"),
             ({"shape": (3, 2)}, (2, 3), "plain"),
             ({"shape": (2, -1)}, (6,), "plain"),
+            ({"shape": (1, 2, 3)}, (6,), "plain"),
+            ({"shape": (3, 2)}, (1, 6), "plain"),
+            ({"shape": (3, 1, 2)}, (1, 2, 3), "plain"),
             ({"shape": (4, 6)}, (2, 3, 4), "plain"),
+            ({"shape": (2, 12)}, (2, 3, 4), "plain"),
+            ({"shape": (3, 0)}, (0, 3), "plain"),
             ({"shape": (12,)}, (4, 3), "transposed"),
             ({"shape": (32, 24)}, (24, 32), "plain"),
         ],
@@ -306,7 +438,12 @@ CATALOG = [
         "2.9",
         "a.view{shape}",
         lambda a, shape: a.reshape(shape),
-        variants=[({"shape": (6,)}, (2, 3), "plain"), ({"shape": (2, 1, 3)}, (6,), "plain")],
+        variants=[
+            ({"shape": (6,)}, (2, 3), "plain"),
+            ({"shape": (2, 1, 3)}, (6,), "plain"),
+            ({"shape": (3, 2)}, (1, 6), "plain"),
+            ({"shape": (4, -1)}, (2, 3, 4), "plain"),
+        ],
     ),
     Op(
         "transpose",
@@ -316,8 +453,9 @@ CATALOG = [
         variants=[
             ({"dims": (0, 1)}, (2, 3), "plain"),
             ({"dims": (0, 0)}, (3,), "plain"),
-            ({"dims": (-1, 0)}, (2, 3, 4), "plain"),
+            *[({"dims": dims}, (2, 3, 4), "plain") for dims in TRANSPOSE_3D],
             ({"dims": (1, 0)}, (4, 3), "transposed"),
+            *[({"dims": dims}, (2, 3, 4, 5), "plain") for dims in TRANSPOSE_4D],
         ],
     ),
     Op(
@@ -327,8 +465,9 @@ CATALOG = [
         lambda a, dims: np.transpose(a, dims),
         variants=[
             ({"dims": (1, 0)}, (2, 3), "plain"),
-            ({"dims": (2, 0, 1)}, (2, 3, 4), "plain"),
-            ({"dims": (1, 3, 0, 2)}, (2, 3, 4, 5), "plain"),
+            *[({"dims": dims}, (2, 3, 4), "plain") for dims in itertools.permutations(range(3))],
+            ({"dims": (-1, 0, 1)}, (2, 3, 4), "plain"),
+            *[({"dims": dims}, (2, 3, 4, 5), "plain") for dims in PERMUTE_4D],
         ],
     ),
     Op(
@@ -336,7 +475,12 @@ CATALOG = [
         "2.9",
         "a.T",
         lambda a: a.T,
-        variants=[({}, (3,), "plain"), ({}, (2, 3), "plain"), ({}, (6, 4), "every other row")],
+        variants=[
+            ({}, (3,), "plain"),
+            ({}, (2, 3), "plain"),
+            ({}, (1, 4), "plain"),
+            ({}, (6, 4), "every other row"),
+        ],
     ),
     Op(
         "getitem",

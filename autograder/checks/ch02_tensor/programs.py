@@ -1,7 +1,8 @@
 """Chapter 2's check programs: the only part of the checks that runs next to the code under
 test. Each takes the chapter's package ``sp`` and one case's inputs, builds tensors with the
 given ``Tensor`` constructor, runs one operation forward, calls its node's local backward
-once with the upstream gradient it was sent, and returns what it saw as plain data.
+once with the upstream gradient it was sent (and, for ``second_order``, sends tangents back
+through the graph that backward recorded), and returns what it saw as plain data.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 # The op catalog, as the child calls it: name -> f(*tensors, **options). The parent's
-# catalog (``__init__.py``) has the same names, with plain NumPy references.
+# catalog (``catalog.py``) has the same names, with plain NumPy references.
 OPS = {
     "add": lambda a, b: a + b,
     "sub": lambda a, b: a - b,
@@ -98,15 +99,17 @@ def op(
     upstream: Any,
     expect_error: bool = False,
     broadcast: bool = False,
+    local_only: bool = False,
 ):
     """Apply op ``name`` to ``args`` (tensors, or numbers as constants), then call
     ``out.grad_fn.backward(upstream)``: what did each input receive? With ``expect_error``,
     making the inputs or running the op forward must fail with a clear error: which one was
     raised, and its message. With ``broadcast``, a local gradient may have a shape its input
-    broadcasts to."""
+    broadcasts to; with ``local_only``, only the local backward runs (no ``Node.backward``,
+    which needs chapter 3 to undo a broadcast)."""
     if not expect_error:
         inputs, out = _forward(sp, name, args, options)
-        return _backward(sp, inputs, out, upstream, broadcast)
+        return _backward(sp, inputs, out, upstream, broadcast, local_only)
     try:
         _forward(sp, name, args, options)
     except NotImplementedError:
@@ -133,10 +136,14 @@ def _forward(sp, name: str, args: list, options: dict) -> tuple[list, Any]:
     return inputs, out
 
 
-def _backward(sp, inputs: list, out: Any, upstream: Any, broadcast: bool) -> dict:
+def _backward(
+    sp, inputs: list, out: Any, upstream: Any, broadcast: bool, local_only: bool = False
+) -> dict:
     """What ``out``'s node gives each input for the upstream gradient: first its local
-    backward alone, then ``Node.backward`` (which fits the gradients to the inputs)."""
+    backward alone, then ``Node.backward`` (which fits the gradients to the inputs). With
+    what each input Tensor holds (it must be, bit for bit, the data sent)."""
     result = _describe(out)
+    result["held"] = [_array(x) for x in inputs if isinstance(x, sp.Tensor)]
     node = getattr(out, "grad_fn", None)
     if node is None:
         result["grads"] = "out.grad_fn is None: the operation recorded no graph"
@@ -173,9 +180,12 @@ def _backward(sp, inputs: list, out: Any, upstream: Any, broadcast: bool) -> dic
         return result
     mine = [next((r for p, r in zip(parents, raw) if p is x), None) for x in tensors]
     result["local"] = [_local(sp, r, g, parents) for r in mine]
-    if any(
-        isinstance(r, str) or not fits(r["shape"], x.shape, broadcast)
-        for r, x in zip(result["local"], tensors)
+    if (
+        any(
+            isinstance(r, str) or not fits(r["shape"], x.shape, broadcast)
+            for r, x in zip(result["local"], tensors)
+        )
+        or local_only
     ):
         return result  # the verdict names the problem; Node.backward would only hide it
 
@@ -195,6 +205,8 @@ def _local(sp, grad: Any, g: Any, parents: tuple) -> dict | str:
         return f"backward returned a {type(grad).__name__} where a Tensor was expected"
     return {
         "shape": list(grad.shape),
+        "data": _array(grad),
+        "dtype": str(getattr(grad, "dtype", None)),
         "from grad_output": _reaches(grad, [g]),
         "from the inputs": _reaches(grad, list(parents)),
     }
@@ -211,6 +223,83 @@ def _reaches(tensor: Any, targets: list) -> bool:
             seen.add(id(t))
             stack.extend(getattr(getattr(t, "grad_fn", None), "inputs", ()) or ())
     return False
+
+
+def second_order(sp, name: str, args: list, options: dict, upstream: Any, tangents: list):
+    """The op's local backward, called with g = Tensor(upstream, requires_grad=True); then
+    each tangent h sent back from the gradient of its input through the graph recorded for
+    it (``pull_back``): what reaches g, what reaches each input, and which Functions the
+    graph ran."""
+    inputs, out = _forward(sp, name, args, options)
+    node = getattr(out, "grad_fn", None)
+    if node is None:
+        return {"problem": "out.grad_fn is None: the operation recorded no graph"}
+    tensors = [x for x in inputs if isinstance(x, sp.Tensor)]
+    g = sp.Tensor(np.array(upstream), requires_grad=True)
+    raw = node.function.backward(node.ctx, g)
+    raw = raw if isinstance(raw, tuple) else (raw,)
+    parents = tuple(getattr(node, "inputs", ()))
+    mine = [next((r for p, r in zip(parents, raw) if p is x), None) for x in tensors]
+    if not all(isinstance(r, sp.Tensor) for r in mine):
+        return {"problem": "the local backward did not return a Tensor per input"}
+    roots = [(r, sp.Tensor(np.array(h))) for r, h in zip(mine, tangents)]
+    reached, functions = pull_back(sp, roots, [g, *tensors])
+    return {
+        "to grad_output": None if reached[0] is None else _array(reached[0]),
+        "to inputs": [None if r is None else _array(r) for r in reached[1:]],
+        "functions": sorted(functions),
+    }
+
+
+def pull_back(sp, roots: list, targets: list) -> tuple[list, set]:
+    """The gradients that reach ``targets`` when each root's gradient is sent back from its
+    tensor through the recorded nodes (a small engine: every node's local backward once,
+    after all the uses of its output have sent theirs; a gradient of a broadcast input is
+    summed here, in NumPy, so that chapter 2 needs no chapter 3), None where nothing
+    arrives; and the names of the Functions whose nodes it ran."""
+    order, seen, stack = [], set(), [(t, False) for t, _ in roots]
+    while stack:  # depth first; a tensor is appended after everything it was made from
+        t, made = stack.pop()
+        if made:
+            order.append(t)
+        elif id(t) not in seen:
+            seen.add(id(t))
+            stack.append((t, True))
+            node = getattr(t, "grad_fn", None)
+            stack.extend((parent, False) for parent in getattr(node, "inputs", ()) or ())
+    grads: dict = {}
+    for t, grad in roots:
+        grads[id(t)] = grad if id(t) not in grads else grads[id(t)] + grad
+    stop, functions = {id(t) for t in targets}, set()
+    for t in reversed(order):
+        node, g = getattr(t, "grad_fn", None), grads.get(id(t))
+        if node is None or g is None or id(t) in stop:
+            continue
+        functions.add(getattr(node.function, "__name__", "?"))
+        for parent, grad in zip(node.inputs, _local_step(sp, node, g)):
+            if grad is not None:
+                grads[id(parent)] = grad if id(parent) not in grads else grads[id(parent)] + grad
+    return [grads.get(id(t)) for t in targets], functions
+
+
+def _local_step(sp, node: Any, g: Any) -> list:
+    """A node's local backward for ``g``, each gradient summed onto its input's shape (as
+    ``Node.backward`` does, without chapter 3's unbroadcast); None for an input that needs
+    none."""
+    raw = node.function.backward(node.ctx, g)
+    raw = raw if isinstance(raw, tuple) else (raw,)
+    out = []
+    for parent, grad in zip(node.inputs, raw):
+        if grad is None or not getattr(parent, "requires_grad", False):
+            out.append(None)
+            continue
+        data, shape = np.asarray(grad.data), tuple(parent.shape)
+        if data.shape != shape:  # summed over what broadcasting added or stretched
+            data = data.sum(axis=tuple(range(data.ndim - len(shape))))
+            stretched = tuple(i for i, n in enumerate(shape) if n == 1 and data.shape[i] != 1)
+            data = data.sum(axis=stretched, keepdims=True).reshape(shape)
+        out.append(sp.Tensor(data))
+    return out
 
 
 def two_layer(sp, x: Any, w1: Any, w2: Any, y: Any):

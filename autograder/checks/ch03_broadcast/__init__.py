@@ -1,24 +1,30 @@
 """Public checks for chapter 3 — broadcasting-aware gradients.
 
 Task 3.1 is checked twice over. ``unbroadcast(grad, shape)`` itself, on the shape pairs of
-``catalog.UNBROADCAST``: the result must be a Tensor of exactly ``shape`` (size-1 axes
-kept), of grad's dtype, equal to the autograder's own sum (``catalog.sum_to``, broadcasting's
-definition run backwards), without writing into grad, and recorded by the graph so that its
-own gradient is right (chapter 4 differentiates backward passes): a random h sent back from
-the result through the recorded nodes must reach grad as h broadcast to grad's shape. Then
-through chapter 2's ops: every binary op and matmul, on operands that broadcast, must give
-each input a gradient of its own shape. That happens in one place (chapter 2's
-``Node.backward`` calls ``unbroadcast`` through its seam), and these checks prove it op by
-op with chapter 2's op program. In student mode that runs the student's own chapter 2: a
-failure of the op's output or its local backward, and any failure of the first pair (which
-does not broadcast), is reported as blocked by the chapter-2 task (``Blocked``).
+``catalog.UNBROADCAST`` (a sweep of every shape that broadcasts to each of a set of small
+grads, ``catalog.shapes_onto``, then larger and empty pairs): the result must be a Tensor of
+exactly ``shape`` (size-1 axes kept), of grad's dtype, equal to the autograder's own sum
+(chapter 2's ``cases.sum_to``, broadcasting's definition run backwards), without writing
+into grad, and recorded by the graph so that its own gradient is right (chapter 4
+differentiates backward passes): a random h sent back from the result through the recorded
+nodes must reach grad as h broadcast to grad's shape. Then through chapter 2's ops: every
+binary op and matmul, on operands that broadcast, must give each input a gradient of its
+own shape. That happens in one place (chapter 2's ``Node.backward`` calls ``unbroadcast``
+through its seam), and these checks prove it op by op with chapter 2's op program. In
+student mode that runs the student's own chapter 2: a failure of the op's output or its
+local backward (whose gradients the autograder sums onto the inputs itself), and any failure
+of the first pair (which does not broadcast), is chapter 2's, reported as blocked by its
+task (``Blocked``) with a message that names the case, the problem and where it is, since
+``make chapter-2`` may not see a case that broadcasts. ``cases.py`` builds the cases
+(public and hidden checks alike).
 
 Task 3.2's ``broadcast_to`` and ``sum_to_size`` are ops of the catalog kind, run by chapter
-2's program without the broadcast flag: their local backward must return its input's shape
-itself. Task 3.3's ``expand`` is judged end to end (``programs.expand``: value, and what
-reaches the input back through whatever nodes it recorded), since a correct ``expand`` may
-add axes with ``reshape`` before it broadcasts. Cases run small to large, so the report
-shows the smallest failing pair.
+2's programs without the broadcast flag: their local backward must return its input's shape
+itself, and hold up to second order (chapter 2's ``second_order`` check). Task 3.3's
+``expand`` is judged end to end (``programs.expand``: value, and what reaches the input back
+through whatever nodes it recorded), since a correct ``expand`` may add axes with
+``reshape`` before it broadcasts. Cases run small to large, so the report shows the
+smallest failing pair.
 """
 
 from __future__ import annotations
@@ -29,11 +35,19 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Blocked, Case, Check, compare, show
-from ...harness.gradcheck import vjp
-from ..ch02_tensor import TOLERANCE, grads_verdict, node_verdict, op_case, op_cases, verdict
+from ..ch02_tensor import (
+    TOLERANCE,
+    grads_verdict,
+    node_verdict,
+    op_cases,
+    second_order_cases,
+    second_order_verdict,
+    verdict,
+)
 from ..ch02_tensor import programs as op_programs
 from ..ch02_tensor.catalog import OPS as CH02_OPS
 from . import programs
+from .cases import broadcast_op_case, control_case, expand_cases, unbroadcast_cases
 from .catalog import (
     BROADCAST_OPS,
     CATALOG,
@@ -43,14 +57,7 @@ from .catalog import (
     FLOAT32_PAIR,
     MATMUL,
     UNBROADCAST,
-    Shape,
-    expanded,
-    sum_to,
 )
-
-
-def _upstream(rng: np.random.Generator, shape: Shape, dtype: str) -> np.ndarray:
-    return rng.uniform(-1.5, 1.5, shape).round(3).astype(dtype)
 
 
 def _tensor_problem(received: Any, function: str, dtype: str, whose: str) -> str | None:
@@ -67,37 +74,6 @@ def _tensor_problem(received: Any, function: str, dtype: str, whose: str) -> str
 # -- task 3.1: unbroadcast itself -------------------------------------------------------------
 
 
-def _unbroadcast_case(rng: np.random.Generator, grad_shape: Shape, shape: Shape, dtype: str):
-    grad = rng.uniform(-2.0, 2.0, grad_shape).round(3).astype(dtype)
-    upstream = _upstream(rng, shape, dtype)
-    label = f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}"
-    if dtype != "float64":
-        label += f", {dtype}"
-    expected = {
-        "out": sum_to(grad, shape),
-        "shape": shape,
-        "grad shape": grad_shape,
-        "dtype": dtype,
-        "pulled back": np.broadcast_to(upstream.astype(np.float64), grad_shape),
-    }
-    inputs = {"grad": grad, "shape": list(shape), "upstream": upstream}
-    return Case(label, inputs, expected)
-
-
-def _unbroadcast_error(grad_shape: Shape, shape: Shape) -> Case:
-    return Case(
-        f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}: an error naming both shapes",
-        {"grad": np.ones(grad_shape), "shape": list(shape), "expect_error": True},
-        {"error naming": [str(grad_shape), str(shape)], "error type": "RuntimeError"},
-    )
-
-
-def _unbroadcast_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [_unbroadcast_case(rng, g, s, "float64") for g, s in UNBROADCAST]
-    cases.append(_unbroadcast_case(rng, (2, 3), (3,), "float32"))
-    return [*cases, _unbroadcast_error((2, 3), (4,)), _unbroadcast_error((3,), (2, 3))]
-
-
 PROBLEMS = {  # what the unbroadcast program reports, in words
     "recursion": (
         "unbroadcast called itself without end: sum_to_size (and Tensor.sum_to_size) run "
@@ -111,7 +87,9 @@ PROBLEMS = {  # what the unbroadcast program reports, in words
 }
 
 
-def _unbroadcast_verdict(case: Case, received: Any) -> str | None:
+def unbroadcast_verdict(case: Case, received: Any) -> str | None:
+    """Task 3.1's ``unbroadcast``: a Tensor of exactly ``shape`` and grad's dtype, the sum,
+    not written into grad, with a graph whose gradient is h broadcast to grad's shape."""
     expected = case.expected
     if "error naming" in expected:
         return verdict(case, received)  # chapter 2's: the error's type and names
@@ -154,15 +132,12 @@ def _unbroadcast_verdict(case: Case, received: Any) -> str | None:
 
 
 def _broadcast_op_cases(name: str) -> Callable[[np.random.Generator], list[Case]]:
-    op = CH02_OPS[name]
     pairs = MATMUL if name == "matmul" else ELEMENTWISE
 
     def cases(rng: np.random.Generator) -> list[Case]:
-        first = op_case(op, rng, {}, pairs[0])
-        control = f"no broadcasting (chapter 2's task {op.task} alone): {first.label}"
-        out = [Case(control, first.inputs, first.expected)]
-        out += [op_case(op, rng, {}, pair, broadcast=True) for pair in pairs[1:]]
-        out.append(op_case(op, rng, {}, pairs[FLOAT32_PAIR], dtype="float32", broadcast=True))
+        out = [control_case(rng, name, pairs[0])]
+        out += [broadcast_op_case(rng, name, pair) for pair in pairs[1:]]
+        out.append(broadcast_op_case(rng, name, pairs[FLOAT32_PAIR], "float32"))
         return out
 
     return cases
@@ -171,9 +146,10 @@ def _broadcast_op_cases(name: str) -> Callable[[np.random.Generator], list[Case]
 FUNCTIONS = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "matmul": "MatMul"}
 
 
-def _through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
+def through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
     """Chapter 2's verdict, blaming chapter 2's task for what is its code's doing: the op's
-    output, its local backward, and anything of the pair that does not broadcast."""
+    output, its local backward (judged before ``Node.backward`` sums its gradients with
+    unbroadcast), and anything of the pair that does not broadcast."""
     task, function = CH02_OPS[name].task, FUNCTIONS[name]
 
     def judge(case: Case, received: Any) -> str | None:
@@ -181,7 +157,7 @@ def _through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
         if problem is None and not case.expected["broadcast"]:
             problem = grads_verdict(case, received)
         if problem:
-            return Blocked(task, f"{problem} (in chapter 2's code: task {task})")
+            return Blocked(task, chapter_2_message(task, function, case, problem))
         problem = grads_verdict(case, received)
         if problem:
             return (
@@ -194,45 +170,29 @@ def _through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
     return judge
 
 
+def chapter_2_message(task: str, function: str, case: Case, problem: str) -> str:
+    """What a student reads when chapter 3 meets a bug of chapter 2's code: the case, what
+    is wrong, and where, whole (``make chapter-2`` may pass: its cases may not broadcast)."""
+    where = (
+        f"{function}'s forward or its local backward (chapter 2, task {task})"
+        if case.expected["broadcast"]
+        else f"chapter 2's task {task}, on operands that do not broadcast"
+    )
+    also = (
+        f"; chapter 2's own checks may not meet this case, so fix {function}.backward for "
+        "operands of different shapes (each gradient of an input's shape, or of a shape it "
+        "broadcasts to) even if make chapter-2 passes"
+        if case.expected["broadcast"]
+        else ""
+    )
+    return f"{case.label.split('; then')[0]}: {problem}. The bug is in {where}{also}"
+
+
 # -- task 3.3: expand, end to end ---------------------------------------------------------------
 
 
-def _expand_case(rng: np.random.Generator, shape: Shape, sizes: Shape, dtype: str) -> Case:
-    data = rng.uniform(-2.0, 2.0, shape).astype(dtype)
-    target = expanded(shape, sizes)
-    upstream = _upstream(rng, target, dtype)
-    (grad,) = vjp(lambda a: np.broadcast_to(a, target), [data], upstream)
-    call = ", ".join(map(str, sizes))
-    label = f"a.expand({call}) with a of shape {shape}" + (
-        f", {dtype}" if dtype != "float64" else ""
-    )
-    label += "; then a's gradient, for a random g sent back from the result"
-    expected = {"out": np.broadcast_to(data, target), "dtype": dtype, "grad": grad}
-    return Case(label, {"data": data, "sizes": list(sizes), "upstream": upstream}, expected)
-
-
-def _expand_cases(rng: np.random.Generator) -> list[Case]:
-    return expand_cases(rng, EXPAND, EXPAND[3], EXPAND_ERRORS)
-
-
-def expand_cases(rng: np.random.Generator, pairs, float32_pair, errors) -> list[Case]:
-    """``expand`` on each (shape, sizes) pair in float64, one pair in float32, then each
-    error case (shape, sizes, what the message must name, what is wrong)."""
-    cases = [_expand_case(rng, shape, sizes, "float64") for shape, sizes in pairs]
-    cases.append(_expand_case(rng, *float32_pair, "float32"))
-    for shape, sizes, naming, what in errors:
-        label = f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {what}"
-        inputs = {
-            "data": np.ones(shape),
-            "sizes": list(sizes),
-            "upstream": np.ones(()),
-            "expect_error": True,
-        }
-        cases.append(Case(label, inputs, {"error naming": naming, "error type": "RuntimeError"}))
-    return cases
-
-
-def _expand_verdict(case: Case, received: Any) -> str | None:
+def expand_verdict(case: Case, received: Any) -> str | None:
+    """Task 3.3's ``expand``: value, dtype, and what reaches a back through the graph."""
     expected = case.expected
     if "error naming" in expected:
         return verdict(case, received)  # chapter 2's: the error's type and names
@@ -258,9 +218,9 @@ CHECKS = [
     Check(
         "3.1",
         "unbroadcast(grad, shape)",
-        _unbroadcast_cases,
+        unbroadcast_cases(UNBROADCAST, [((2, 3), (3,))], [((2, 3), (4,)), ((3,), (2, 3))]),
         programs.unbroadcast,
-        _unbroadcast_verdict,
+        unbroadcast_verdict,
     ),
     *[
         Check(
@@ -268,7 +228,7 @@ CHECKS = [
             f"{CH02_OPS[name].expr} (broadcast)",
             _broadcast_op_cases(name),
             op_programs.op,
-            _through_the_seam(name),
+            through_the_seam(name),
         )
         for name in BROADCAST_OPS
     ],
@@ -283,12 +243,23 @@ CHECKS = [
         )
         for op in CATALOG
     ],
+    *[
+        Check(
+            op.task,
+            op.expr.replace("{shape}", "(shape)") + ": second derivatives",
+            second_order_cases(op),
+            op_programs.second_order,
+            second_order_verdict,
+            requires=("3.1",),
+        )
+        for op in CATALOG
+    ],
     Check(
         "3.3",
         "a.expand(*sizes)",
-        _expand_cases,
+        expand_cases(EXPAND, EXPAND[3], EXPAND_ERRORS),
         programs.expand,
-        _expand_verdict,
+        expand_verdict,
         requires=("3.1", "3.2"),
     ),
 ]

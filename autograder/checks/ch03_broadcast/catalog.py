@@ -4,33 +4,24 @@ larger array comes from), never with the code under test.
 
 Every table covers leading axes added, size-1 axes stretched (first, middle, last),
 both operands broadcast, 0-d tensors and scalars, and empty axes where they mean something,
-then one large pair.
+then one large pair. ``unbroadcast``'s table is a sweep: every shape that broadcasts to each
+of a set of small grads (leading axes of size 1 dropped, size-1 axes kept while others are
+stretched), then the explicit pairs (empty, 4-D, large). ``sum_to`` (chapter 2's
+``cases``) is the autograder's own sum.
 """
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 
 from ...harness.api import Case
+from ..ch02_tensor.cases import sum_to
 from ..ch02_tensor.catalog import Op
 
 Shape = tuple[int, ...]
 Layout = tuple[Shape, str]  # (shape sent, view made in the child): see ch02's programs.VIEWS
-
-
-def sum_to(a: np.ndarray, shape: Shape) -> np.ndarray:
-    """``a`` summed onto ``shape``: element i of ``a`` lands on i with the leading axes
-    dropped and 0 on every axis where ``shape`` has size 1 (``np.add.at``: the definition
-    of broadcasting, run backwards, rather than a sum over computed axes)."""
-    a = np.asarray(a, dtype=np.float64)
-    if not shape:  # every element lands on the one element
-        return np.asarray(a.sum())
-    out = np.zeros(shape)
-    lead = a.ndim - len(shape)
-    axes = np.indices(a.shape)[lead:] if a.ndim else []
-    index = tuple(np.zeros_like(i) if n == 1 else i for i, n in zip(axes, shape))
-    np.add.at(out, index, a)
-    return out
 
 
 def expanded(shape: Shape, sizes: Shape) -> Shape:
@@ -41,8 +32,39 @@ def expanded(shape: Shape, sizes: Shape) -> Shape:
 
 # -- task 3.1: unbroadcast(grad, shape), as (grad's shape, shape) ------------------------------
 
+
+def shapes_onto(grad_shape: Shape) -> list[Shape]:
+    """Every shape that broadcasts to ``grad_shape``: its leading axes dropped (any number
+    of them), and each remaining axis kept or made 1."""
+    out = []
+    for lead in range(len(grad_shape) + 1):
+        rest = grad_shape[lead:]
+        for ones in itertools.product([False, True], repeat=len(rest)):
+            shape = tuple(1 if one else n for one, n in zip(ones, rest))
+            if shape not in out:
+                out.append(shape)
+    return out
+
+
+# grads whose every reduction is a case: size-1 axes first, middle and last, next to
+# stretched ones, so that a dropped axis of size 1 and a summed one are told apart
+SWEPT_GRADS: list[Shape] = [
+    (),
+    (1,),
+    (3,),
+    (1, 1),
+    (1, 3),
+    (3, 1),
+    (2, 3),
+    (1, 2, 3),
+    (2, 1, 3),
+    (2, 3, 1),
+    (2, 3, 4),
+]
+
 UNBROADCAST: list[tuple[Shape, Shape]] = [
-    ((), ()),
+    *[(grad, shape) for grad in SWEPT_GRADS for shape in shapes_onto(grad)],
+    ((2, 3, 4), (3, 1)),  # the explicit pairs below repeat a few of the sweep's
     ((3,), (3,)),
     ((3,), ()),
     ((3,), (1,)),
@@ -65,6 +87,7 @@ UNBROADCAST: list[tuple[Shape, Shape]] = [
     ((32, 16, 64), (16, 1)),
     ((8, 16, 32), (1, 16, 1)),
 ]
+UNBROADCAST = list(dict.fromkeys(UNBROADCAST))  # each pair once, sweep first
 
 # -- task 3.1 through the ops: operand layouts (a, b), after one pair without broadcasting -----
 
@@ -80,6 +103,8 @@ ELEMENTWISE: list[list[Layout]] = [
     [((2, 3, 4), "plain"), ((3, 1), "plain")],
     [((2, 3, 4), "plain"), ((2, 1, 4), "plain")],
     [((2, 1, 4), "plain"), ((1, 3, 1), "plain")],
+    [((1, 3), "plain"), ((3,), "plain")],  # a leading axis of size 1 dropped
+    [((1, 2, 3), "plain"), ((2, 1), "plain")],
     [((0, 3), "plain"), ((3,), "plain")],
     [((2, 0), "plain"), ((1,), "plain")],
     [((4, 3), "transposed"), ((4,), "plain")],
@@ -95,6 +120,7 @@ MATMUL: list[list[Layout]] = [
     [((2, 3, 4), "plain"), ((4, 5), "plain")],
     [((3, 4), "plain"), ((2, 4, 5), "plain")],
     [((1, 3, 4), "plain"), ((2, 4, 5), "plain")],
+    [((1, 3, 4), "plain"), ((4, 5), "plain")],  # a leading batch axis of size 1 dropped
     [((2, 1, 3, 4), "plain"), ((5, 4, 2), "plain")],
     [((4, 3, 2), "transposed"), ((4,), "plain")],
     [((8, 16, 32), "plain"), ((32, 16), "plain")],

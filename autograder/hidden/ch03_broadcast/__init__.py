@@ -14,17 +14,17 @@ from typing import Any
 
 import numpy as np
 
-from ...checks.ch02_tensor import op_case, verdict
 from ...checks.ch02_tensor import programs as op_programs
-from ...checks.ch02_tensor.catalog import OPS as CH02_OPS
+from ...checks.ch02_tensor import verdict
+from ...checks.ch02_tensor.cases import op_case
+from ...checks.ch03_broadcast import catalog as public
 from ...checks.ch03_broadcast import (
-    _expand_verdict,
-    _through_the_seam,
-    _unbroadcast_case,
-    _unbroadcast_verdict,
-    expand_cases,
+    expand_verdict,
     programs,
+    through_the_seam,
+    unbroadcast_verdict,
 )
+from ...checks.ch03_broadcast.cases import broadcast_op_case, expand_cases, unbroadcast_cases
 from ...checks.ch03_broadcast.catalog import CATALOG, Shape
 from ...harness.api import Case, Check
 
@@ -47,11 +47,7 @@ UNBROADCAST: list[tuple[Shape, Shape]] = [
     ((2, 3, 4, 5, 6), (1, 4, 1, 6)),
     ((16, 8, 32), (8, 1)),
 ]
-
-
-def _unbroadcast_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [_unbroadcast_case(rng, g, s, "float64") for g, s in UNBROADCAST]
-    return [*cases, _unbroadcast_case(rng, (1, 5, 3), (1, 3), "float32")]
+UNBROADCAST = [pair for pair in UNBROADCAST if pair not in public.UNBROADCAST]  # the sweep's
 
 
 # -- task 3.1 through chapter 2's ops: (op, a's layout, b's layout) -----------------------------
@@ -74,15 +70,13 @@ FLOAT32 = [("mul", ((2, 1, 3), P), ((4, 3), P)), ("matmul", ((1, 3, 4), P), ((2,
 
 
 def _broadcast_op_cases(rng: np.random.Generator) -> list[Case]:
-    cases = [op_case(CH02_OPS[name], rng, {}, [a, b], broadcast=True) for name, a, b in PAIRS]
-    for name, a, b in FLOAT32:
-        cases.append(op_case(CH02_OPS[name], rng, {}, [a, b], dtype="float32", broadcast=True))
-    return cases
+    cases = [broadcast_op_case(rng, name, [a, b]) for name, a, b in PAIRS]
+    return cases + [broadcast_op_case(rng, name, [a, b], "float32") for name, a, b in FLOAT32]
 
 
 def _seam_verdict(case: Case, received: Any) -> str | None:
     """The public check's verdict for the case's own op (which chapter-2 task to blame)."""
-    return _through_the_seam(case.inputs["name"])(case, received)
+    return through_the_seam(case.inputs["name"])(case, received)
 
 
 # -- task 3.2: broadcast_to and sum_to_size, as (op, input layout, target shape) ----------------
@@ -137,17 +131,13 @@ EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], str]] = [
 ]
 
 
-def _expand_cases(rng: np.random.Generator) -> list[Case]:
-    return expand_cases(rng, EXPAND, ((2, 1), (3, -1, 4)), EXPAND_ERRORS)
-
-
 CHECKS = [
     Check(
         "3.1",
         "unbroadcast(grad, shape) (hidden: size-1 leading axes, square, 5-D)",
-        _unbroadcast_cases,
+        unbroadcast_cases(UNBROADCAST, float32=[((1, 5, 3), (1, 3))]),
         programs.unbroadcast,
-        _unbroadcast_verdict,
+        unbroadcast_verdict,
     ),
     Check(
         "3.1",
@@ -167,9 +157,9 @@ CHECKS = [
     Check(
         "3.3",
         "a.expand(*sizes) (hidden: several new axes, -1 further in)",
-        _expand_cases,
+        expand_cases(EXPAND, ((2, 1), (3, -1, 4)), EXPAND_ERRORS),
         programs.expand,
-        _expand_verdict,
+        expand_verdict,
         requires=("3.1", "3.2"),
     ),
 ]

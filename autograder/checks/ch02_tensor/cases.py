@@ -1,0 +1,346 @@
+"""Chapter 2's case builders: what public and hidden checks are made of. A hidden check is
+rows of these (its own shapes, data and options), never a copy of them.
+
+Every expectation is computed here, in the parent, from the catalog's float64 NumPy
+references: values by the reference itself, gradients by the complex step
+(``gradcheck.vjp``: exact to float64 rounding, so the verdicts can use tolerances that
+float32 arithmetic cannot meet), second derivatives by ``gradcheck.jvp`` and ``hvp``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case
+from ...harness.gradcheck import hvp, jvp, vjp
+from .catalog import Op, Shape, draw
+from .programs import VIEWS
+
+Layout = tuple[Shape, str]  # (shape sent, view made in the child: programs.VIEWS)
+
+
+def sum_to(a: np.ndarray, shape: Shape) -> np.ndarray:
+    """``a`` summed onto ``shape`` (which ``shape`` broadcasts to ``a.shape``): element i of
+    ``a`` lands on i with the leading axes dropped and 0 on every axis where ``shape`` has
+    size 1 (``np.add.at``: the definition of broadcasting, run backwards, rather than a sum
+    over computed axes). Keeps complex values (``gradcheck``'s complex step)."""
+    a = np.asarray(a)
+    a = a.astype(np.result_type(a.dtype, np.float64))
+    if not shape:  # every element lands on the one element
+        return np.asarray(a.sum())
+    out = np.zeros(shape, dtype=a.dtype)
+    lead = a.ndim - len(shape)
+    axes = np.indices(a.shape)[lead:] if a.ndim else []
+    index = tuple(np.zeros_like(i) if n == 1 else i for i, n in zip(axes, shape))
+    np.add.at(out, index, a)
+    return out
+
+
+def index_text(spec: Any) -> str:
+    """An index in its wire form (``programs._index``) as Python writes it: 1:, ::-1, [0, 2]."""
+    if isinstance(spec, list):
+        return ", ".join(index_text(part) for part in spec)
+    if isinstance(spec, dict) and "slice" in spec:  # as written: 1:, :3, ::2, ::-1, :
+        start, stop, step = ("" if v is None else str(v) for v in spec["slice"])
+        return f"{start}:{stop}" + (f":{step}" if step else "")
+    if isinstance(spec, dict) and "array" in spec:
+        values = spec["array"]
+        return str(values) if len(values) <= 6 else f"<{len(values)} indices, with repeats>"
+    return str(spec)
+
+
+def expression(op: Op, options: dict) -> str:
+    """The op applied to ``a`` (and ``b``) with ``options``, as a student writes it."""
+    if "index" in options:
+        return op.expr.format(index=index_text(options["index"]))
+    if "shape" in options:  # as a call is written: a.reshape(2, 3), a.reshape(4), a.reshape(())
+        shape = tuple(options["shape"])
+        return op.expr.format(shape=f"({', '.join(map(str, shape))})" if shape else "(())")
+    if "dims" in options:
+        return op.expr.format(dims=tuple(options["dims"]))
+    if "exponent" in options:
+        return op.expr.format(exponent=options["exponent"])
+    text = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    return op.expr.replace("{options}", text)
+
+
+def layout_text(shape: Shape, view: str) -> str:
+    """``(3, 4)``, or ``(3, 4) (transposed of a (4, 3) array: not contiguous)``."""
+    viewed = VIEWS[view](np.empty(shape)).shape
+    where = "" if view == "plain" else f" ({view} of a {shape} array: not contiguous)"
+    return f"{viewed}{where}"
+
+
+def _label(op: Op, options: dict, names: list[str], layouts: list, number) -> str:
+    """``a.sum(dim=1) with a of shape (2, 3)``, ``a @ b with a of shape … and b of shape …``."""
+    expr = expression(op, options)
+    if number is not None:
+        expr = expr.replace("ab"[number[1]], f"{number[0]:g}")
+    if len(set(layouts)) == 1:
+        return f"{expr} with {' and '.join(names)} of shape {layout_text(*layouts[0])}"
+    shapes = [f"{name} of shape {layout_text(*lay)}" for name, lay in zip(names, layouts)]
+    return f"{expr} with {' and '.join(shapes)}"
+
+
+def _inputs(op, rng, layouts, dtype, number, data):
+    """(wire args, the arrays as the child views them, the tensors' arrays) of one case."""
+    bases = [data if data is not None else draw(rng, shape, op.domain) for shape, _ in layouts]
+    bases = [np.asarray(b).astype(dtype) for b in bases]
+    arrays: list[Any] = [VIEWS[view](b) for b, (_, view) in zip(bases, layouts)]
+    # arrays travel contiguous; the child makes the view
+    args: list[dict] = [
+        {"data": b, "view": view, "requires_grad": True} for b, (_, view) in zip(bases, layouts)
+    ]
+    if number is not None:
+        value, position = number
+        args[position] = {"number": value}
+        arrays[position] = np.float64(value)
+    tensors = [a for a, arg in zip(arrays, args) if "number" not in arg]
+    return args, arrays, tensors
+
+
+def _of_tensors(op: Op, arrays: list, args: list, options: dict) -> Callable[..., np.ndarray]:
+    """The reference as a function of the tensor inputs only (numbers held constant)."""
+
+    def f(*xs: np.ndarray) -> np.ndarray:
+        full, it = [], iter(xs)
+        for a, arg in zip(arrays, args):
+            full.append(np.float64(a) if "number" in arg else next(it))
+        return op.reference(*full, **options)
+
+    return f
+
+
+def _gradients(op: Op, f, tensors: list, upstream: np.ndarray) -> list[np.ndarray]:
+    """∂(Σ f · upstream)/∂tensor for each tensor, by the complex step: one step per element
+    (``gradcheck.vjp``), or for an elementwise op one step along all of an input's elements
+    at once, which gives each output element's partial derivative, summed back onto the
+    input where it was broadcast (exact all the same: no output mixes two elements)."""
+    g = np.asarray(upstream, dtype=np.float64)
+    if not op.elementwise:
+        return vjp(f, tensors, g)
+    grads = []
+    for i, t in enumerate(tensors):
+        along = [
+            np.ones(np.shape(x)) if j == i else np.zeros(np.shape(x)) for j, x in enumerate(tensors)
+        ]
+        grads.append(sum_to(g * jvp(f, tensors, along), np.shape(t)))
+    return grads
+
+
+def _second_derivatives(op: Op, f, tensors: list, tangents: list, upstream: np.ndarray) -> list:
+    """``gradcheck.hvp``; for an elementwise op, its central difference taken along all of
+    an input's elements at once (as ``_gradients``)."""
+    if not op.elementwise:
+        return hvp(f, tensors, tangents, upstream)
+    eps, out = 1e-5, []
+    for i, t in enumerate(tensors):
+        up = [x + eps if j == i else x for j, x in enumerate(tensors)]
+        down = [x - eps if j == i else x for j, x in enumerate(tensors)]
+        change = (jvp(f, up, tangents) - jvp(f, down, tangents)) / (2 * eps)
+        out.append(sum_to(upstream * change, np.shape(t)))
+    return out
+
+
+def op_case(
+    op: Op,
+    rng: np.random.Generator,
+    options: dict,
+    layouts: Sequence[Layout],
+    *,
+    dtype: str = "float64",
+    number: tuple[float, int] | None = None,
+    data: np.ndarray | None = None,
+    exact_grad: Callable[[np.ndarray], np.ndarray] | None = None,
+    label: str | None = None,
+    broadcast: bool = False,
+    local_only: bool = False,
+) -> Case:
+    """One case of ``programs.op``: inputs of the given (shape, view) layouts (``data``
+    instead of drawn values when given; a Python number at ``number = (value, position)``),
+    the reference's output, a random upstream gradient g and the expected gradients (complex
+    step, or ``exact_grad(g)`` where they are not defined). ``broadcast``: the inputs'
+    shapes differ, and a local gradient may have a shape its input broadcasts to (chapter
+    3). ``local_only``: judge the local backward alone (summed onto each input's shape by
+    the autograder), not ``Node.backward``, which needs chapter 3 to undo a broadcast."""
+    args, arrays, tensors = _inputs(op, rng, layouts, dtype, number, data)
+    out = op.reference(*[np.asarray(a, dtype=np.float64) for a in arrays], **options)
+    upstream = rng.uniform(0.5, 1.5, np.shape(out)) * rng.choice([-1.0, 1.0], np.shape(out))
+    upstream = np.asarray(upstream).round(3).astype(dtype)
+    if exact_grad is not None:
+        grads = [exact_grad(upstream.astype(np.float64))]
+    else:
+        grads = _gradients(op, _of_tensors(op, arrays, args, options), tensors, upstream)
+    names = [n for n, arg in zip("ab", args) if "number" not in arg]
+    if label is None:
+        plain = [lay for lay, arg in zip(layouts, args) if "number" not in arg]
+        label = _label(op, options, names, plain, number)
+        if dtype != "float64":
+            label += f", {dtype}"
+    if local_only:
+        label += "; then its local backward with g random (the autograder sums each gradient"
+        label += " onto its input's shape)"
+    else:
+        label += "; then out.grad_fn.backward(g), g random"
+    expected = {
+        "type(out)": "Tensor",
+        "out.dtype": dtype,
+        "out": np.asarray(out),
+        "out.requires_grad": True,
+        "grads": [np.asarray(g) for g in grads],
+        "grad dtypes": [dtype] * len(grads),
+    }
+    wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
+    inputs = {"name": op.name, "args": args, "options": wire_options, "upstream": upstream}
+    if broadcast or local_only:
+        inputs["broadcast"] = True
+    if local_only:
+        inputs["local_only"] = True
+    second = op.second_order(options) if callable(op.second_order) else op.second_order
+    # with a number on one side the other's gradient may be a constant (a / c: g / c, where
+    # c may be a constant Tensor or a float): the second-order check judges that instead
+    second = second and number is None
+    meta = {
+        "names": names,
+        "dtype": dtype,
+        "from the inputs": second,
+        "broadcast": broadcast or local_only,
+        "local only": local_only,
+        "held": [np.asarray(t) for t in tensors],  # what each input Tensor must hold, bit for bit
+    }
+    return Case(label, inputs, {"data": expected, **meta})
+
+
+def variant_layouts(op: Op, variant: tuple) -> list[Layout]:
+    """A catalog variant's (shape, view) per input."""
+    return variant[1] if len(variant) == 2 else [variant[1:]] * op.arity
+
+
+def variant_options(variant: tuple, rng: np.random.Generator) -> dict:
+    """A catalog variant's options (drawn, where the catalog gives a function of the rng)."""
+    return variant[0](rng) if callable(variant[0]) else variant[0]
+
+
+def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
+    """The public op check's cases: every catalog variant, the number cases, the exact
+    cases (kinks, ties, zeros), one variant in float32, the local-only (broadcast) layouts,
+    then the extra (error) cases."""
+
+    def cases(rng: np.random.Generator) -> list[Case]:
+        out = [
+            op_case(op, rng, variant_options(v, rng), variant_layouts(op, v)) for v in op.variants
+        ]
+        for number in op.numbers:
+            out.append(op_case(op, rng, {}, [((2, 3), "plain")] * op.arity, number=number))
+        for label, (opts, data) in op.at.items():
+            plain = [(data.shape, "plain")]
+            out.append(op_case(op, rng, opts, plain, data=data, label=label))
+        for label, (opts, data, grad) in op.exact.items():
+            plain = [(data.shape, "plain")]
+            out.append(op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
+        for layouts in op.local_only:
+            out.append(op_case(op, rng, {}, layouts, local_only=True))
+        small = op.variants[min(op.float32_variant, len(op.variants) - 1)]  # in float32
+        out.append(
+            op_case(
+                op, rng, variant_options(small, rng), variant_layouts(op, small), dtype="float32"
+            )
+        )
+        return out + [make() for make in op.extra]
+
+    return cases
+
+
+# -- second derivatives: the graph a local backward records --------------------------------
+
+SECOND_ORDER_SIZE = 24  # the largest input (in elements) a second-order case uses
+SECOND_ORDER_VARIANTS = 6  # the most catalog variants an op's second-order check takes
+
+
+def second_order_case(
+    op: Op,
+    rng: np.random.Generator,
+    options: dict,
+    layouts: Sequence[Layout],
+    *,
+    data: np.ndarray | None = None,
+) -> Case:
+    """One case of ``programs.second_order``: the local backward is called with a g that
+    requires a gradient, and random tangents h (one per input, of its shape) are pulled
+    back from its gradients through the graph they recorded. With S = Σ ⟨hᵢ, ∂L/∂inputᵢ⟩ =
+    ⟨g, J h⟩, what reaches g must be ∂S/∂g = J h (``jvp``), and what reaches each input
+    ∂S/∂input (``hvp``: zero for an op whose derivative is constant)."""
+    args, arrays, tensors = _inputs(op, rng, layouts, "float64", None, data)
+    f = _of_tensors(op, arrays, args, options)
+    out = f(*tensors)
+    upstream = rng.uniform(0.5, 1.5, np.shape(out)) * rng.choice([-1.0, 1.0], np.shape(out))
+    upstream = np.asarray(upstream).round(3)
+    tangents = [rng.uniform(-1.0, 1.0, np.shape(t)).round(3) for t in tensors]
+    expected = {
+        "to grad_output": jvp(f, tensors, tangents),
+        "to inputs": _second_derivatives(op, f, tensors, tangents, upstream),
+    }
+    names = [n for n, _ in zip("ab", args)]
+    label = _label(op, options, names, list(layouts), None)
+    label += (
+        "; then its local backward with g random, and h random sent back from each of its "
+        "gradients through the graph they recorded"
+    )
+    wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
+    inputs = {
+        "name": op.name,
+        "args": args,
+        "options": wire_options,
+        "upstream": upstream,
+        "tangents": tangents,
+    }
+    return Case(label, inputs, {**expected, "names": names})
+
+
+def second_order_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
+    """The first catalog variants of ``op`` whose inputs are small (``SECOND_ORDER_SIZE``,
+    ``SECOND_ORDER_VARIANTS``), and
+    its cases on given data where the second derivative is defined near the data (a zero
+    base of ``**`` with an integer exponent; aⁿ with n = 2.5 is not analytic at 0)."""
+
+    def small(variant: tuple) -> bool:
+        sizes = [int(np.prod(shape)) for shape, _ in variant_layouts(op, variant)]
+        return max(sizes) <= SECOND_ORDER_SIZE
+
+    def cases(rng: np.random.Generator) -> list[Case]:
+        variants = [v for v in op.variants if small(v)][:SECOND_ORDER_VARIANTS]
+        out = [
+            second_order_case(op, rng, variant_options(v, rng), variant_layouts(op, v))
+            for v in variants
+        ]
+        for opts, data in op.at.values():
+            if not float(opts.get("exponent", 1)).is_integer() and (data <= 0).any():
+                continue
+            out.append(second_order_case(op, rng, opts, [(data.shape, "plain")], data=data))
+        return out
+
+    return cases
+
+
+# -- task 2.11: be the engine ----------------------------------------------------------------
+
+
+def network_loss(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray, np.ndarray], Any]:
+    """The notebook's two-layer network's loss as a function of its weights:
+    mean((tanh(x w1) w2 − y)²)."""
+
+    def loss(w1, w2):
+        r = np.tanh(x @ w1) @ w2 - y
+        return np.mean(r * r)
+
+    return loss
+
+
+def engine_case(x: np.ndarray, w1: np.ndarray, w2: np.ndarray, y: np.ndarray, label: str) -> Case:
+    """One case of ``programs.two_layer``: the gradients of ``network_loss`` for w1, w2."""
+    g1, g2 = vjp(network_loss(x, y), [w1, w2], np.ones(()))
+    expected = {"returned": "tuple", "grad w1": g1, "grad w2": g2}
+    return Case(label, {"x": x, "w1": w1, "w2": w2, "y": y}, expected)

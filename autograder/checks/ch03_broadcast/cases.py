@@ -1,0 +1,132 @@
+"""Chapter 3's case builders: what public and hidden checks are made of (a hidden check is
+rows of these, its own shape pairs, never a copy of them). Expectations come from the
+autograder's own NumPy (``sum_to``: broadcasting's definition run backwards) and chapter
+2's ``cases.op_case``, whose gradients are exact to float64 rounding."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from ...harness.api import Case
+from ...harness.gradcheck import vjp
+from ..ch02_tensor.cases import Layout, op_case, sum_to
+from ..ch02_tensor.catalog import OPS as CH02_OPS
+from .catalog import Shape, expanded
+
+
+def upstream(rng: np.random.Generator, shape: Shape, dtype: str) -> np.ndarray:
+    """A random gradient sent back from a result, with 3 decimals (not float32-exact)."""
+    return rng.uniform(-1.5, 1.5, shape).round(3).astype(dtype)
+
+
+# -- task 3.1: unbroadcast itself -------------------------------------------------------------
+
+
+def unbroadcast_case(
+    rng: np.random.Generator, grad_shape: Shape, shape: Shape, dtype: str = "float64"
+) -> Case:
+    """``unbroadcast(grad, shape)`` for a random grad of ``grad_shape``: the sum, and what a
+    random h sent back from the result through the graph must give grad (h broadcast)."""
+    grad = rng.uniform(-2.0, 2.0, grad_shape).round(3).astype(dtype)
+    h = upstream(rng, shape, dtype)
+    label = f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}"
+    if dtype != "float64":
+        label += f", {dtype}"
+    expected = {
+        "out": sum_to(grad, shape),
+        "shape": shape,
+        "grad shape": grad_shape,
+        "dtype": dtype,
+        "pulled back": np.broadcast_to(h.astype(np.float64), grad_shape),
+    }
+    return Case(label, {"grad": grad, "shape": list(shape), "upstream": h}, expected)
+
+
+def unbroadcast_error(grad_shape: Shape, shape: Shape) -> Case:
+    """``unbroadcast(grad, shape)`` where ``shape`` does not broadcast to grad's: a
+    RuntimeError naming both shapes."""
+    return Case(
+        f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}: an error naming both shapes",
+        {"grad": np.ones(grad_shape), "shape": list(shape), "expect_error": True},
+        {"error naming": [str(grad_shape), str(shape)], "error type": "RuntimeError"},
+    )
+
+
+def unbroadcast_cases(
+    pairs: Sequence[tuple[Shape, Shape]],
+    float32: Sequence[tuple[Shape, Shape]] = (),
+    errors: Sequence[tuple[Shape, Shape]] = (),
+) -> Callable[[np.random.Generator], list[Case]]:
+    """A check's cases: each (grad's shape, shape) pair in float64, then in float32, then
+    the error pairs."""
+
+    def cases(rng: np.random.Generator) -> list[Case]:
+        out = [unbroadcast_case(rng, g, s) for g, s in pairs]
+        out += [unbroadcast_case(rng, g, s, "float32") for g, s in float32]
+        return out + [unbroadcast_error(g, s) for g, s in errors]
+
+    return cases
+
+
+# -- task 3.1 through chapter 2's ops ------------------------------------------------------------
+
+
+def broadcast_op_case(
+    rng: np.random.Generator, name: str, layouts: Sequence[Layout], dtype: str = "float64"
+) -> Case:
+    """Chapter 2's op ``name`` on operands of ``layouts`` that broadcast (``op_case``)."""
+    return op_case(CH02_OPS[name], rng, {}, list(layouts), dtype=dtype, broadcast=True)
+
+
+def control_case(rng: np.random.Generator, name: str, layouts: Sequence[Layout]) -> Case:
+    """The op on operands that do not broadcast: chapter 2's backward alone, labelled so."""
+    op = CH02_OPS[name]
+    first = op_case(op, rng, {}, list(layouts))
+    label = f"no broadcasting (chapter 2's task {op.task} alone): {first.label}"
+    return Case(label, first.inputs, first.expected)
+
+
+# -- task 3.3: expand, end to end ---------------------------------------------------------------
+
+
+def expand_case(rng: np.random.Generator, shape: Shape, sizes: Shape, dtype: str) -> Case:
+    """``a.expand(*sizes)`` for a random a of ``shape``: the value, and a's gradient for a
+    random g sent back from the result."""
+    data = rng.uniform(-2.0, 2.0, shape).astype(dtype)
+    target = expanded(shape, sizes)
+    g = upstream(rng, target, dtype)
+    (grad,) = vjp(lambda a: np.broadcast_to(a, target), [data], g)
+    call = ", ".join(map(str, sizes))
+    label = f"a.expand({call}) with a of shape {shape}" + (
+        f", {dtype}" if dtype != "float64" else ""
+    )
+    label += "; then a's gradient, for a random g sent back from the result"
+    expected = {"out": np.broadcast_to(data, target), "dtype": dtype, "grad": grad}
+    return Case(label, {"data": data, "sizes": list(sizes), "upstream": g}, expected)
+
+
+def expand_cases(
+    pairs: Sequence[tuple[Shape, Shape]],
+    float32_pair: tuple[Shape, Shape],
+    errors: Sequence[tuple[Shape, Shape, list[str], str]],
+) -> Callable[[np.random.Generator], list[Case]]:
+    """``expand`` on each (shape, sizes) pair in float64, one pair in float32, then each
+    error case (shape, sizes, what the message must name, what is wrong)."""
+
+    def cases(rng: np.random.Generator) -> list[Case]:
+        out = [expand_case(rng, shape, sizes, "float64") for shape, sizes in pairs]
+        out.append(expand_case(rng, *float32_pair, "float32"))
+        for shape, sizes, naming, what in errors:
+            label = f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {what}"
+            inputs = {
+                "data": np.ones(shape),
+                "sizes": list(sizes),
+                "upstream": np.ones(()),
+                "expect_error": True,
+            }
+            out.append(Case(label, inputs, {"error naming": naming, "error type": "RuntimeError"}))
+        return out
+
+    return cases
