@@ -279,7 +279,7 @@ DIAGNOSES = {
     "central difference without the 2": "the 2 in 2·eps is missing",
     "add assigns to its second input": "the second contribution replaced the first",
     "mul assigns to its second input": "the second contribution replaced the first",
-    "pow assigns instead of accumulating": "held 0.75 before and _backward replaced it",
+    "pow assigns instead of accumulating": "x held 0.75 before and _backward replaced it",
     "mul uses its own data": "x's own data instead of y's",
     "mul's local derivative with a flipped sign": "the sign is flipped",
     "pow forgets the exponent factor": "without the factor n",

@@ -4,8 +4,10 @@ one call of a builder here. Everything here runs in the grading process; the pro
 run next to the code under test are ``programs.py``.
 
 A gradient case knows what a correct answer is and, when the answer is wrong, what the usual
-wrong answers are: a verdict that recognises one of them names it ("x.grad held 0.25 before
-and your ``_backward`` replaced it: use +="), instead of stopping at "expected …, received …".
+wrong answers are: a verdict that recognises one of them names it ("x held 0.25 before and
+_backward replaced it instead of adding to it: use +="), instead of stopping at "expected …,
+received …". Graph walks are judged by what they cost as well as by their result: call
+depth, reads of each Value's ``_prev``, ``==`` between Values and CPU time (``read_caps``).
 """
 
 from __future__ import annotations
@@ -151,21 +153,20 @@ def binary_case(label: str, op: str, form: str, a: float, b, g: float, presets: 
     return Case(label, inputs, step_expected(value, local, g, presets))
 
 
-def _step_mistakes(preset: float, g: float, d: float) -> dict[str, float]:
-    """The usual wrong values of an input's grad, given its preset, the upstream g and the
-    local derivative d (the right one: preset + g·d)."""
-    mistakes = {
-        f"the input held {preset:g} before and _backward replaced it instead of adding to "
-        "it: use += (a Value used twice needs both contributions, §8)": g * d,
+def _step_mistakes(name: str, preset: float, g: float, d: float) -> dict[str, float]:
+    """The usual wrong values of input ``name``'s grad, given its preset, the upstream g and
+    the local derivative d (the right one: preset + g·d)."""
+    return {
+        f"{name} held {preset:g} before and _backward replaced it instead of adding to it: "
+        "use += (a Value used twice needs both contributions, §8)": g * d,
         f"the upstream gradient out.grad = {g:g} is missing: the chain rule multiplies the "
         "local derivative by it": preset + d,
-        f"the input held {preset:g} before, and both the upstream gradient out.grad = {g:g} "
+        f"{name} held {preset:g} before, and both the upstream gradient out.grad = {g:g} "
         "and += are missing": d,
         "the sign is flipped: the local derivative enters with a minus": preset - g * d,
-        "nothing was added: out._backward() did not change this grad (is _backward set on "
-        "out, and does it add to the input's .grad?)": preset,
+        f"nothing was added: out._backward() did not change {name}.grad (is _backward set "
+        f"on out, and does it add to {name}.grad?)": preset,
     }
-    return mistakes
 
 
 # op: the usual wrong local derivatives, as (what went wrong, the wrong derivative at a)
@@ -238,7 +239,7 @@ def step_verdict(rtol: float, atol: float) -> Verdict:
             name = key.removesuffix(".grad")
             preset = presets.get(name, 0.0)
             d = (right - preset) / g
-            mistakes = _step_mistakes(preset, g, d)
+            mistakes = _step_mistakes(name, preset, g, d)
             if case.inputs.get("form") == "same value":
                 mistakes[
                     f"{name} is both inputs of out, and the second contribution replaced the "
