@@ -4,10 +4,12 @@ ops' backward, may report "blocked by" the broken one): see tests/test_broken_ch
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from autograder import report
-from tests.trees import assert_fails_its_task_only, check_variants
+from tests.trees import assert_fails_its_task_only, broken_package, check_variants, run_chapter
 
 MATMUL_WITHOUT_VECTORS = """
 return grad_output @ b.transpose(-1, -2), a.transpose(-1, -2) @ grad_output
@@ -319,3 +321,36 @@ def test_unusual_but_correct_code_passes(
 ) -> None:
     result = outcomes[name]
     assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+# Given code that rounds data through float32 (the Tensor constructor, or the lifting of a
+# Python number): no task owns it, and the checks' inputs must prove their precision, so
+# every op check that meets it fails, saying where.
+GIVEN_CODE_IN_FLOAT32 = [
+    (
+        "arrays pass through float32",
+        (
+            "        array = np.asarray(data)\n",
+            "        array = np.asarray(data).astype(np.float32).astype(data.dtype)\n",
+        ),
+        "bit for bit",
+    ),
+    (
+        "a Python number passes through float32",
+        ("xp.asarray(value, dtype=", "xp.asarray(np.float32(value), dtype="),
+        "out: expected",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "edit", "naming"), GIVEN_CODE_IN_FLOAT32, ids=[v[0] for v in GIVEN_CODE_IN_FLOAT32]
+)
+def test_given_code_in_float32_fails_the_checks_that_meet_it(
+    tmp_path: Path, name: str, edit: tuple, naming: str
+) -> None:
+    package = broken_package(2, tmp_path, "tensor.py", edit, "2.1")
+    result = run_chapter(2, package, tasks=["2.1", "2.2"])
+    for verdict in result.tasks:
+        assert verdict.status == "failed", report.chapter_report(result)
+        assert naming in verdict.first_problem.message, report.chapter_report(result)
