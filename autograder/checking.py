@@ -1,8 +1,9 @@
-"""Check one chapter: build the composite tree, plan the cases, run them, judge the data.
+"""Check one chapter: build the composite tree, plan the cases, run them, judge the data,
+and rerun with stand-ins a failing check whose required task fails too (``blame.py``).
 
 Both modes use this. Student mode (``student.py``) checks the learner's own tree; instructor
-mode will check each submission in a sandbox. The parent computes cases and verdicts; the
-child only runs programs.
+mode (``grading.py``) checks each submission under a confinement. The parent computes cases
+and verdicts; the child only runs programs.
 """
 
 from __future__ import annotations
@@ -16,11 +17,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from . import blame
 from .course import Chapter
 from .harness.api import Case, Check
 from .runner import Limits, PlannedCheck, build_tree, run_checks
 from .sandbox import NONE, Confinement
-from .verdict import TaskVerdict, apply_requirements, judge
+from .verdict import CheckVerdict, TaskVerdict, apply_requirements, judge
 
 PUBLIC_SEED = 0
 _IMPORTING = threading.Lock()
@@ -105,18 +107,32 @@ def check_chapter(
                 f"{number}:{check.task}/{check.name}", reference, [c.inputs for c in cases]
             )
             planned.append((plan, check, cases))
+    standins = blame.standins_module(chapter)
+    if standins and any(check.requires for _, check, _ in planned):
+        programs[standins] = Path(importlib.import_module(standins).__file__)
+    target = f"chapters.{chapter.package}"
+    verdicts = {t.id: TaskVerdict(t) for t in chapter.tasks if t.id in needed}
     with tempfile.TemporaryDirectory(prefix="sparrow-check-") as tmp:
         Path(tmp).chmod(0o711)  # a child that runs as another user passes, never lists
         tree = Path(tmp) / "tree"
         build_tree(tree, packages, programs)
         confinement.prepare(tree)
-        runs = run_checks(
-            tree, f"chapters.{chapter.package}", [p for p, _, _ in planned], limits, confinement
-        )
-    verdicts = {t.id: TaskVerdict(t) for t in chapter.tasks if t.id in needed}
-    for plan, check, cases in planned:
-        run = runs[plan.id]
-        verdicts[check.task].checks.append(judge(check, cases, run, hidden=id(check) in hidden_ids))
+        runs = run_checks(tree, target, [p for p, _, _ in planned], limits, confinement)
+        judged: dict[int, CheckVerdict] = {}
+        for plan, check, cases in planned:
+            hide = id(check) in hidden_ids
+            judged[id(check)] = judge(check, cases, runs[plan.id], hidden=hide)
+            verdicts[check.task].checks.append(judged[id(check)])
+        reruns = blame.plan_reruns(chapter, list(verdicts.values()), planned, judged, hidden_ids)
+        if reruns and programs.get(standins):
+            plans = blame.programs_of_reruns(reruns) + [r.plan for r in reruns]
+            again = run_checks(tree, target, plans, limits, confinement)
+            for r in reruns:
+                settled = blame.settle(
+                    r, judge(r.original.check, r.cases, again[r.plan.id], hidden=r.hidden)
+                )
+                own = verdicts[r.original.check.task].checks
+                own[next(i for i, c in enumerate(own) if c is r.original)] = settled
     apply_requirements(list(verdicts.values()))
     tasks = [verdicts[task_id] for task_id in wanted]
     return ChapterResult(chapter, tasks, seed, limits, source, confinement)

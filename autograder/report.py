@@ -8,7 +8,8 @@ from collections.abc import Sequence
 
 from .checking import ChapterResult
 from .course import CHAPTERS, Chapter
-from .verdict import IMPORT_ERROR, NOT_STARTED, PASSED, TaskVerdict
+from .status import Status
+from .verdict import CheckVerdict, TaskVerdict, chapter_of
 
 WIDTH = 92
 
@@ -21,12 +22,13 @@ def _can_print(text: str) -> bool:
         return False
 
 
-FANCY = _can_print("✓✗·↳⧗█░—§")
+FANCY = _can_print("✓✗·…↳⧗█░—§")
 MARKS = (
-    {PASSED: "✓", NOT_STARTED: "·", "blocked": "↳", "timed out": "⧗"}
+    {Status.PASSED: "✓", Status.NOT_STARTED: "·", Status.STARTED: "…", Status.BLOCKED: "↳"}
     if FANCY
-    else {PASSED: "ok", NOT_STARTED: "--", "blocked": "->", "timed out": "!!"}
+    else {Status.PASSED: "ok", Status.NOT_STARTED: "--", Status.STARTED: "..", Status.BLOCKED: "->"}
 )
+MARKS[Status.TIMED_OUT] = "⧗" if FANCY else "!!"
 FAIL_MARK = "✗" if FANCY else "XX"
 
 
@@ -34,8 +36,8 @@ def _plain(text: str) -> str:
     return text if FANCY else text.encode("ascii", "replace").decode()
 
 
-def _mark(status: str) -> str:
-    return MARKS.get(status.split(" by ")[0], FAIL_MARK)
+def _mark(status: Status) -> str:
+    return MARKS.get(status, FAIL_MARK)
 
 
 def _points(value: float) -> str:
@@ -43,7 +45,7 @@ def _points(value: float) -> str:
 
 
 def task_line(t: TaskVerdict) -> str:
-    status = "" if t.passed else t.status
+    status = "" if t.passed else t.label
     left = f"  {_mark(t.status):>2} {t.task.id:<5}{t.task.title}"
     right = f"{_points(t.points):>5} / {t.task.points:<3} {status}"
     return (left.ljust(WIDTH - 32) + right).rstrip()
@@ -61,9 +63,15 @@ def task_details(t: TaskVerdict) -> list[str]:
     problem = t.first_problem
     if problem is None:
         return []
-    lines = [f"  {_mark(t.status)} Task {t.task.id} — {t.task.title}: {t.status}"]
-    if t.status == NOT_STARTED:
+    lines = [f"  {_mark(t.status)} Task {t.task.id} — {t.task.title}: {t.label}"]
+    if t.status == Status.NOT_STARTED:
         lines += _indent("start at:", f"{t.task.section} of the notebook")
+        return lines
+    if t.status == Status.STARTED:
+        done = [c.check.name for c in t.checks if c.passed]
+        lines += _indent("passing:", ", ".join(done))
+        lines += _indent("to write:", ", ".join(c.check.name for c in t.not_started))
+        lines += _indent("continue:", f"{t.task.section} of the notebook")
         return lines
     lines += _indent(
         "check:",
@@ -74,8 +82,8 @@ def task_details(t: TaskVerdict) -> list[str]:
         lines += _indent("case:", problem.case.label)
     for i, line in enumerate(problem.message.splitlines() or [""]):
         lines += _indent("problem:" if i == 0 else "", line)
-    if problem.where:
-        lines += _indent("raised at:", problem.where)
+    for i, line in enumerate(problem.where.splitlines()):
+        lines += _indent("raised at:" if i == 0 else "", line)
     if problem.printed:
         shown = problem.printed.splitlines()[-8:]
         for i, line in enumerate(shown):
@@ -83,18 +91,38 @@ def task_details(t: TaskVerdict) -> list[str]:
     others = [c.check.name for c in t.checks if not c.passed and c is not problem]
     if others:
         lines += _indent("also:", f"failing too: {', '.join(others)}")
-    if problem.blocked_by:
-        other = problem.blocked_by.split(".")[0]
-        where = "" if other == t.task.id.split(".")[0] else f" (make chapter-{other})"
-        lines += _indent(
-            "blocked:",
-            f"this check runs task {problem.blocked_by}, which fails; "
-            f"fix task {problem.blocked_by} first{where}",
-        )
+    if problem.status == Status.BLOCKED:
+        lines += _indent("blocked:", _blocked_text(t, problem))
         return lines
+    if problem.standins:
+        tasks = ", ".join(problem.standins)
+        lines += _indent(
+            "yours:",
+            f"task {tasks} fails too, so this check ran again with the autograder's own "
+            f"version of task {tasks} in its place; it still fails, as shown: the bug is in "
+            f"task {t.task.id}",
+        )
     lines += _indent("hint:", t.task.hint)
     lines += _indent("read:", f"{t.task.section} of the notebook")
     return lines
+
+
+def _blocked_text(t: TaskVerdict, problem: CheckVerdict) -> str:
+    """Why a check is blocked, and what to fix: the other task, in words a student can act
+    on (a task of another chapter whose own checks may pass: the case above is the one)."""
+    other = problem.blocked_by
+    if chapter_of(other) != chapter_of(t.task.id):
+        return (
+            f"the problem above is in chapter-{chapter_of(other)} code this check runs: fix "
+            f"task {other} for the case above (`make chapter-{chapter_of(other)}` may not "
+            f"meet it), then check task {t.task.id} again"
+        )
+    if problem.standins:
+        return (
+            f"this check runs task {other}, which fails; with the autograder's own version "
+            f"of task {other} in its place this check passes: fix task {other} first"
+        )
+    return f"this check runs task {other}, which fails; fix task {other} first"
 
 
 def import_details(t: TaskVerdict, chapter: Chapter) -> list[str]:
@@ -123,22 +151,26 @@ def chapter_report(result: ChapterResult) -> str:
         f"  {done} of {len(result.tasks)} tasks passed · "
         f"{_points(result.points)} / {result.max_points} points",
     ]
-    broken = [t for t in result.tasks if t.status == IMPORT_ERROR]
+    broken = [t for t in result.tasks if t.status == Status.IMPORT_ERROR]
     if broken:
         lines += ["", *import_details(broken[0], result.chapter)]
     failing = [
-        t for t in result.tasks if not t.passed and t.status not in (NOT_STARTED, IMPORT_ERROR)
+        t
+        for t in result.tasks
+        if not t.passed and t.status not in (Status.NOT_STARTED, Status.IMPORT_ERROR)
     ]
     for t in failing:
         lines += ["", *task_details(t)]
-    not_started = [t for t in result.tasks if t.status == NOT_STARTED]
-    if not_started:
-        first = not_started[0].task
-        lines += [
-            "",
-            f"  Not started: {', '.join(t.task.id for t in not_started)}.",
-            f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook.",
-        ]
+    not_started = [t for t in result.tasks if t.status == Status.NOT_STARTED]
+    waiting = [t for t in result.tasks if t.status in (Status.STARTED, Status.NOT_STARTED)]
+    if waiting:
+        first = waiting[0].task
+        lines.append("")
+        if not_started:
+            lines.append(f"  Not started: {', '.join(t.task.id for t in not_started)}.")
+        lines.append(
+            f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook."
+        )
     elif result.passed and len(result.tasks) < len(ch.tasks):
         ids = ", ".join(t.task.id for t in result.tasks)
         lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]

@@ -6,32 +6,36 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from . import frames
 from .harness.api import Blocked, Case, Check
 from .runner import CheckRun
+from .status import Status
 from .tasks import Task
 
-# statuses, in the order a report explains them
-PASSED, FAILED, NOT_STARTED, BLOCKED = "passed", "failed", "not started", "blocked"
-IMPORT_ERROR = "import error"  # set by the runner, like "timed out", "crashed", "flooded"
+# what a check's own task cannot be blamed for: its stub, or another task's failing code
+WAITING = (Status.NOT_STARTED, Status.BLOCKED)
 
 
 @dataclass
 class CheckVerdict:
     check: Check
-    status: str  # passed, failed, not started, blocked, or the runner's "timed out", …
+    status: Status  # passed, failed, not started, blocked, or the runner's timed out, …
     case: Case | None = None  # the smallest failing case
     case_number: int = 0  # 1-based, of `cases`
     cases: int = 0
     message: str = ""  # expected vs received, the exception, or what happened to the child
     where: str = ""  # file and line in the code under test, when an exception was raised
-    blocked_by: str = ""  # task id
+    blocked_by: str = ""  # the task id whose failing code is the cause (status BLOCKED)
     printed: str = ""  # what the code under test printed during the check
     raised: str | None = None  # the exception's type name, when the failing case raised
     hidden: bool = False  # a hidden check: every text here is the parent's own
+    # the failing tasks the autograder's own stand-ins replaced in the run judged here
+    # (``blame.py``): the check failed with them too, so its own task is the cause
+    standins: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
-        return self.status == PASSED
+        return self.status == Status.PASSED
 
 
 @dataclass
@@ -51,22 +55,48 @@ class TaskVerdict:
         return round(self.task.points * sum(c.passed for c in self.checks) / len(self.checks), 2)
 
     @property
-    def status(self) -> str:
+    def status(self) -> Status:
+        """PASSED; a check's own failure (FAILED, TIMED_OUT, …) before anything else; then
+        STARTED (some checks pass, the rest meet a stub), NOT_STARTED, BLOCKED."""
         if self.passed:
-            return PASSED
+            return Status.PASSED
         failing = [c for c in self.checks if not c.passed]
-        real = [c for c in failing if c.status not in (NOT_STARTED, BLOCKED)]
+        real = [c for c in failing if c.status not in WAITING]
         if real:
             return real[0].status
-        if any(c.status == NOT_STARTED for c in failing):
-            return NOT_STARTED  # its own code is not written yet
-        return f"blocked by task {failing[0].blocked_by}"
+        if any(c.status == Status.NOT_STARTED for c in failing):
+            # its own code is not (all) written yet
+            return Status.STARTED if any(c.passed for c in self.checks) else Status.NOT_STARTED
+        return Status.BLOCKED
+
+    @property
+    def blocked_by(self) -> str:
+        """The task whose failing code blocks this one ("" unless ``status`` is BLOCKED)."""
+        if self.status != Status.BLOCKED:
+            return ""
+        return next(c.blocked_by for c in self.checks if c.status == Status.BLOCKED)
+
+    @property
+    def not_started(self) -> list[CheckVerdict]:
+        return [c for c in self.checks if c.status == Status.NOT_STARTED]
+
+    @property
+    def label(self) -> str:
+        """The status as a report's task line writes it: "blocked by task 2.5", "started:
+        1 of 4 checks pass", "failed", …"""
+        status = self.status
+        if status == Status.BLOCKED:
+            return f"blocked by task {self.blocked_by}"
+        if status == Status.STARTED:
+            done = sum(c.passed for c in self.checks)
+            return f"started: {done} of {len(self.checks)} checks pass"
+        return str(status)
 
     @property
     def first_problem(self) -> CheckVerdict | None:
         """The failing check a report shows: a real failure before a blocked one."""
         failing = [c for c in self.checks if not c.passed]
-        failing.sort(key=lambda c: c.status in (NOT_STARTED, BLOCKED))
+        failing.sort(key=lambda c: c.status in WAITING)
         return failing[0] if failing else None
 
 
@@ -77,7 +107,7 @@ def _exception_message(info: dict) -> str:
     return text
 
 
-def _known_task(task_id: object) -> bool:
+def known_task(task_id: object) -> bool:
     """Whether ``task_id`` names a task of the course (a stub's message names one; code
     under test could raise a look-alike carrying any text)."""
     from .course import CHAPTERS
@@ -85,7 +115,7 @@ def _known_task(task_id: object) -> bool:
     return isinstance(task_id, str) and any(t.id == task_id for ch in CHAPTERS for t in ch.tasks)
 
 
-def _chapter_of(task_id: str) -> int:
+def chapter_of(task_id: str) -> int:
     head = task_id.split(".", 1)[0]
     return int(head) if head.isdigit() else 0
 
@@ -101,11 +131,12 @@ def judge(
 
 # what a hidden check may say about each outcome: nothing the child wrote
 _HIDDEN_TEXT = {
-    FAILED: "the result differs from what this hidden check expects",
-    "timed out": "stopped: over its CPU budget",
-    "crashed": "the process running your code died during this hidden check",
-    "flooded": "the process running your code sent more data than the grader reads",
-    IMPORT_ERROR: "your code does not import",
+    Status.FAILED: "the result differs from what this hidden check expects",
+    Status.TIMED_OUT: "stopped: over its CPU budget",
+    Status.CRASHED: "the process running your code died during this hidden check",
+    Status.FLOODED: "the process running your code sent more data than the grader reads",
+    Status.FORGED: "the process running your code wrote messages of its own to the grader",
+    Status.IMPORT_ERROR: "your code does not import",
 }
 
 
@@ -120,9 +151,9 @@ def hide(verdict: CheckVerdict) -> CheckVerdict:
     """The verdict with every piece of text that came from the child replaced by the
     parent's own: the outcome, and an exception's type when it is a built-in one."""
     verdict.hidden, verdict.printed, verdict.where = True, "", ""
-    if verdict.passed or verdict.status == NOT_STARTED:
+    if verdict.passed or verdict.status == Status.NOT_STARTED:
         verdict.message = ""
-    elif verdict.status == BLOCKED:
+    elif verdict.status == Status.BLOCKED:
         verdict.message = f"blocked by task {verdict.blocked_by}"
     elif verdict.raised is not None:
         kind = verdict.raised if _builtin_exception(verdict.raised) else "an exception"
@@ -132,34 +163,43 @@ def hide(verdict: CheckVerdict) -> CheckVerdict:
     return verdict
 
 
+def _status(value: object) -> Status:
+    """The runner's outcome as a Status (a status the runner does not know: crashed)."""
+    try:
+        return Status(value)
+    except ValueError:
+        return Status.CRASHED
+
+
 def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
-    verdict = CheckVerdict(check, PASSED, cases=len(cases), printed=run.printed)
-    if run.status != "ran":
-        verdict.status = run.status
+    verdict = CheckVerdict(check, Status.PASSED, cases=len(cases), printed=run.printed)
+    if run.status != Status.RAN:
+        verdict.status = _status(run.status)
         error = run.error or {}
         verdict.message = run.detail or _exception_message(error)
-        verdict.where = error.get("where", "")
+        verdict.where = frames.where(error)
         return verdict
     if len(run.results) != len(cases):
-        verdict.status, verdict.message = FAILED, "the child returned the wrong number of results"
+        verdict.status = Status.FAILED
+        verdict.message = "the child returned the wrong number of results"
         return verdict
     for number, (case, result) in enumerate(zip(cases, run.results), start=1):
         if "raised" in result:
             info = result["raised"]
             verdict.raised = str(info.get("type", ""))
             stub = info.get("not_started")
-            stub = stub if _known_task(stub) else None  # only a real task's stub counts
-            problem, where = _exception_message(info), info.get("where", "")
+            stub = stub if known_task(stub) else None  # only a real task's stub counts
+            problem, where = _exception_message(info), frames.where(info)
             if stub == check.task:
-                status, blocked_by = NOT_STARTED, ""
-            elif stub and _chapter_of(stub) > _chapter_of(check.task):
+                status, blocked_by = Status.NOT_STARTED, ""
+            elif stub and chapter_of(stub) > chapter_of(check.task):
                 # a later chapter's stub: this task's own code went where it need not go
-                status, blocked_by = FAILED, ""
+                status, blocked_by = Status.FAILED, ""
                 problem += f" (task {stub} belongs to a later chapter: this task does not need it)"
             elif stub:
-                status, blocked_by = BLOCKED, stub
+                status, blocked_by = Status.BLOCKED, stub
             else:
-                status, blocked_by = FAILED, ""
+                status, blocked_by = Status.FAILED, ""
         else:
             try:
                 problem = check.verdict(case, result.get("value"))
@@ -170,24 +210,29 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
                 )
             if problem is None:
                 continue
-            status, blocked_by, where = FAILED, "", ""
-            if isinstance(problem, Blocked):
-                status, blocked_by = BLOCKED, problem.task
+            status, blocked_by, where = Status.FAILED, "", ""
+            if isinstance(problem, Blocked) and known_task(problem.task):
+                status, blocked_by = Status.BLOCKED, problem.task
         verdict.status, verdict.blocked_by = status, blocked_by
         verdict.case, verdict.case_number = case, number
-        verdict.message, verdict.where = problem, where
+        verdict.message, verdict.where = str(problem), where
         return verdict
     return verdict
 
 
+# a check whose required task fails cannot tell whose bug it met: these outcomes are
+# re-examined (``blame.py``) or, where no stand-in exists, blamed on the required task
+SUSPECT = (Status.FAILED, Status.TIMED_OUT, Status.CRASHED)
+
+
 def apply_requirements(tasks: list[TaskVerdict]) -> None:
-    """A check that fails (or times out, or crashes) while a task it ``requires`` fails too
-    is reported as blocked by that task: the bug is probably there, not here. Its share of
-    the points is not earned either way."""
+    """A check that fails (or times out, or crashes) while a task it ``requires`` fails too,
+    and that no stand-in rerun has judged, is reported as blocked by that task: the bug is
+    probably there. Its share of the points is not earned either way."""
     failing = {t.task.id for t in tasks if not t.passed}
     for task in tasks:
         for c in task.checks:
-            if c.status in (FAILED, "timed out", "crashed") and not c.blocked_by:
+            if c.status in SUSPECT and not c.blocked_by and not c.standins:
                 culprit = next((r for r in c.check.requires if r in failing), None)
                 if culprit:
-                    c.status, c.blocked_by = BLOCKED, culprit
+                    c.status, c.blocked_by = Status.BLOCKED, culprit

@@ -14,6 +14,7 @@ from pathlib import Path
 from autograder.checking import ChapterResult, check_chapter
 from autograder.course import CHAPTERS, chapter
 from autograder.runner import Limits
+from autograder.status import Status
 from tools.stubs import generate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -90,7 +91,8 @@ def run_chapter(
     )
 
 
-def statuses(result: ChapterResult) -> dict[str, str]:
+def statuses(result: ChapterResult) -> dict[str, Status]:
+    """Each task's status (the task that blocks a blocked one: ``TaskVerdict.blocked_by``)."""
     return {t.task.id: t.status for t in result.tasks}
 
 
@@ -131,10 +133,10 @@ def assert_fails_its_task_only(result: ChapterResult, task: str) -> None:
     """The broken task fails; every other task passes with full points, or is "blocked by"
     the broken task where its check cannot avoid running the broken code."""
     status = statuses(result)
-    assert status[task] not in ("passed", "not started"), status
+    assert status[task] not in (Status.PASSED, Status.NOT_STARTED), status
     for t in result.tasks:
         if t.task.id == task:
             continue
-        assert t.status in ("passed", f"blocked by task {task}"), (t.task.id, t.status)
-        if t.status == "passed":
+        assert t.status == Status.PASSED or t.blocked_by == task, (t.task.id, t.label)
+        if t.status == Status.PASSED:
             assert t.points == t.task.points

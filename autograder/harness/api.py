@@ -136,7 +136,9 @@ def compare(
         if received.shape != expected.shape:
             return f"{where}expected shape {expected.shape}, received shape {received.shape}"
         if not np.allclose(received, expected, rtol=rtol, atol=atol, equal_nan=True):
-            return f"{where}expected {show(expected)}, received {show(received)}"
+            return f"{where}expected {show(expected)}, received {show(received)}" + _relation(
+                received, expected, rtol, atol
+            )
         return None
     if isinstance(expected, (list, tuple)) and len(expected) > 100 and _all_numbers(received):
         expected, received = np.asarray(expected, float), np.asarray(received, float)
@@ -163,11 +165,36 @@ def compare(
         if math.isnan(e) and math.isnan(r):
             return None
         if not abs(r - e) <= atol + rtol * abs(e):
-            return f"{where}expected {show(e)}, received {show(r)}"
+            return f"{where}expected {show(e)}, received {show(r)}" + _relation(r, e, rtol, atol)
         return None
     if received != expected or type(received) is not type(expected):
         return f"{where}expected {show(expected)}, received {show(received)}"
     return None
+
+
+# what a wrong result can be, exactly, of the expected one: (factor, words)
+RELATIONS = (
+    (2.0, "exactly twice the expected value"),
+    (0.5, "exactly half the expected value"),
+    (-1.0, "exactly the negative of the expected value"),
+    (-2.0, "exactly minus twice the expected value"),
+    (-0.5, "exactly minus half the expected value"),
+)
+
+
+def _relation(received: Any, expected: Any, rtol: float, atol: float) -> str:
+    """ " (received exactly twice the expected value)" where the received number or array is
+    one of ``RELATIONS`` times the expected one (within the tolerances), else ""."""
+    try:
+        r, e = np.asarray(received, dtype=np.float64), np.asarray(expected, dtype=np.float64)
+        if r.shape != e.shape or not np.isfinite(e).all() or not np.any(np.abs(e) > atol):
+            return ""
+        for factor, words in RELATIONS:
+            if np.allclose(r, factor * e, rtol=rtol, atol=atol):
+                return f" (received {words})"
+    except (TypeError, ValueError):
+        pass
+    return ""
 
 
 def close(rtol: float = 1e-6, atol: float = 1e-9) -> Verdict:

@@ -50,6 +50,8 @@ def _describe(exc: BaseException, tree: Path) -> dict[str, Any]:
             continue
         info["where"] = f"{relative.as_posix()}, line {frame.lineno}, in {frame.name}"
         break
+    if not isinstance(exc, SyntaxError):  # the parent finds the student's own frame in these
+        info["frames"] = _frames(exc, chapters)
     if isinstance(exc, SyntaxError) and exc.filename:
         try:
             relative = Path("chapters") / Path(exc.filename).resolve().relative_to(chapters)
@@ -57,6 +59,27 @@ def _describe(exc: BaseException, tree: Path) -> dict[str, Any]:
         except ValueError:
             pass
     return info
+
+
+def _frames(exc: BaseException, chapters: Path, limit: int = 20) -> list[list]:
+    """The traceback's frames in the code under test, innermost last (the last ``limit``):
+    [path under chapters/, line, qualified name]."""
+    frames, places = [], {}
+    tb = exc.__traceback__
+    while tb is not None:
+        code = tb.tb_frame.f_code
+        if code.co_filename not in places:
+            try:
+                path = Path(code.co_filename).resolve().relative_to(chapters).as_posix()
+            except (ValueError, OSError):
+                path = None
+            places[code.co_filename] = path
+        if places[code.co_filename]:
+            name = getattr(code, "co_qualname", code.co_name)  # Python 3.11+: MatMul.backward
+            frames.append([places[code.co_filename], tb.tb_lineno, name])
+            del frames[:-limit]
+        tb = tb.tb_next
+    return frames
 
 
 def _run_case(program: Any, sp: ModuleType, inputs: dict, tree: Path) -> str:

@@ -1,0 +1,116 @@
+"""Where an exception was raised, as a student reads it: the innermost frame inside one of
+their tasks' functions (where their bug usually is), then the given code's frame below it
+when the exception came from deeper (``_check_shapes``, ``dim_index``, …).
+
+Which functions hold a task: those whose text holds a task region of the reference
+(``solutions/``) or a task's stub (``NotImplementedError("Task N.k: …")`` in the stubs a
+student release ships as ``tools/pristine-stubs.json``), found with ``ast`` as
+``tools/reset.py`` finds them. Where neither is at hand, the innermost frame is shown alone.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+# a region's first line (written so that this file holds no marker itself), or a stub
+TASK_TEXT = re.compile("#" * 3 + r'\s*BEGIN SOLUTION|NotImplementedError\(\s*"Task [0-9]')
+LIMIT = 20  # frames the child sends, innermost last
+
+
+def _functions(tree: ast.AST) -> dict[str, ast.AST]:
+    """Every function and method of a module by qualified name (``Value.__mul__``)."""
+    found: dict[str, ast.AST] = {}
+    stack: list[tuple[str, ast.AST]] = [("", tree)]
+    while stack:
+        prefix, node = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                name = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    found[name] = child
+                stack.append((name + ".", child))
+    return found
+
+
+def task_functions_of(text: str) -> tuple[str, ...]:
+    """The qualified names of the functions of a module's ``text`` that hold a task."""
+    lines = text.splitlines()
+    try:
+        functions = _functions(ast.parse(text))
+    except SyntaxError:
+        return ()
+    return tuple(
+        name
+        for name, node in functions.items()
+        if TASK_TEXT.search("\n".join(lines[node.lineno - 1 : node.end_lineno]))
+    )
+
+
+def _sources(repo: Path) -> dict[str, str]:
+    """The reference (``solutions/``) or, in a release, the pristine stubs: text by path
+    relative to the chapters' folder."""
+    solutions = repo / "solutions"
+    if solutions.is_dir():
+        return {
+            p.relative_to(solutions).as_posix(): p.read_text(encoding="utf-8")
+            for p in sorted(solutions.glob("*/*.py"))
+        }
+    try:
+        stubs = json.loads((repo / "tools" / "pristine-stubs.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in stubs.items() if isinstance(v, str) and k.endswith(".py")}
+
+
+@functools.cache
+def task_functions(repo: Path = REPO) -> dict[str, tuple[str, ...]]:
+    """Task functions by file (``"ch02_tensor/matmul.py": ("MatMul.backward",)``)."""
+    found = {rel: task_functions_of(text) for rel, text in _sources(repo).items()}
+    return {rel: names for rel, names in found.items() if names}
+
+
+def _in_task(path: str, qualname: str, table: dict[str, tuple[str, ...]]) -> bool:
+    name = qualname.replace("<locals>.", "")  # a closure of a task's function is the task's
+    return any(name == f or name.startswith(f + ".") for f in table.get(path, ()))
+
+
+def _text(frame: Any) -> str:
+    path, line, name = frame
+    return f"chapters/{path}, line {line}, in {name}"
+
+
+def _valid(frames: Any) -> list[tuple[str, int, str]]:
+    """The child's frames, kept only where they are (path, line, name) of plain types."""
+    if not isinstance(frames, list):
+        return []
+    ok = [
+        (f[0][:200], f[1], f[2][:200])
+        for f in frames[-LIMIT:]
+        if isinstance(f, list)
+        and len(f) == 3
+        and isinstance(f[0], str)
+        and isinstance(f[1], int)
+        and isinstance(f[2], str)
+    ]
+    return ok if len(ok) == len(frames[-LIMIT:]) else []
+
+
+def where(info: dict, table: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The report's "raised at": the innermost frame inside a task's function, then (on its
+    own line) the innermost frame of all when that one is given code; the child's ``where``
+    where it sent no frames."""
+    frames = _valid(info.get("frames"))
+    if not frames:
+        return str(info.get("where", ""))
+    table = task_functions() if table is None else table
+    innermost = frames[-1]
+    own = next((f for f in reversed(frames) if _in_task(f[0], f[2], table)), None)
+    if own is None or own == innermost:
+        return _text(innermost)
+    return f"{_text(own)}\n{_text(innermost)} (given code, called from there)"

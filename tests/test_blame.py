@@ -1,0 +1,267 @@
+"""Blame the task that has the bug (autograder/blame.py, frames.py): a check that fails
+while a task it needs fails too runs again with the autograder's stand-ins, and reports its
+own failure unless the stand-ins make it pass; "raised at" names the student's own frame; a
+half-written task says how far it is; a result off by an exact factor says so."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import frames, report
+from autograder.harness.api import Case, Check, compare
+from autograder.harness.gradcheck import vjp as numerical_vjp
+from autograder.runner import CheckRun
+from autograder.status import Status
+from autograder.verdict import judge
+from tests.trees import SOLUTIONS, copy_package, patch, run_chapter, write_stubs
+
+STUB_25 = 'raise NotImplementedError("Task 2.5: Tanh, Sigmoid, ReLU and Abs backward — see §5")'
+# plausible bugs, each an (old, new) edit of the reference
+ENGINE_DROPS_A_GRADIENT = ("by_hand.py", "grad_r = grad_r1 + grad_r2", "grad_r = grad_r1")
+SIGMOID_UNWRITTEN = (
+    "pointwise.py",
+    "s = a.sigmoid()\n        return grad_output * s * (1 - s)",
+    STUB_25,
+)
+TANH_UNWRITTEN = ("pointwise.py", "t = a.tanh()\n        return grad_output * (1 - t * t)", STUB_25)
+TANH_WRONG_SIGN = ("pointwise.py", "grad_output * (1 - t * t)", "grad_output * (1 + t * t)")
+ORDER_REVERSED = ("graph.py", "    return order\n", "    return order[::-1]\n")
+BACKWARD_UNSEEDED = ("value.py", "        self.grad = 1.0\n        for node", "        for node")
+
+
+def _variant(tmp: Path, number: int, *edits: tuple[str, str, str]) -> Path:
+    package = {1: "ch01_value", 2: "ch02_tensor"}[number]
+    copy = copy_package(SOLUTIONS / package, tmp / package)
+    for file, old, new in edits:
+        patch(copy / file, old, new)
+    return copy
+
+
+def _words(text: str) -> str:
+    """A report's text with its line wrapping undone."""
+    return " ".join(text.split())
+
+
+def _task(result, task_id: str):
+    return next(t for t in result.tasks if t.task.id == task_id)
+
+
+# -- stand-ins: the check's own failure, or blocked -----------------------------------------
+
+
+def test_a_wrong_engine_is_its_own_failure_though_sigmoid_is_unwritten(tmp_path: Path) -> None:
+    package = _variant(tmp_path, 2, ENGINE_DROPS_A_GRADIENT, SIGMOID_UNWRITTEN)
+    result = run_chapter(2, package, tasks=["2.5", "2.11"])
+    engine, text = _task(result, "2.11"), _words(report.chapter_report(result))
+    assert _task(result, "2.5").status == Status.STARTED, text
+    assert engine.status == Status.FAILED and engine.blocked_by == "", text
+    (check,) = engine.checks
+    assert check.standins == ("2.5",) and "grad w1" in check.message, text
+    assert "the bug is in task 2.11" in text and "blocked by" not in text
+
+
+def test_a_wrong_engine_is_its_own_failure_though_tanh_is_unwritten(tmp_path: Path) -> None:
+    """2.11 meets 2.5's stub itself: with the stand-in in its place, its own bug shows."""
+    package = _variant(tmp_path, 2, ENGINE_DROPS_A_GRADIENT, TANH_UNWRITTEN)
+    engine = _task(run_chapter(2, package, tasks=["2.11"]), "2.11")
+    assert engine.status == Status.FAILED and engine.checks[0].standins == ("2.5",)
+
+
+def test_a_right_engine_with_a_wrong_tanh_is_blocked_by_it(tmp_path: Path) -> None:
+    package = _variant(tmp_path, 2, TANH_WRONG_SIGN)
+    result = run_chapter(2, package, tasks=["2.11"])
+    (engine,) = result.tasks
+    text = _words(report.chapter_report(result))
+    assert engine.status == Status.BLOCKED and engine.blocked_by == "2.5", text
+    assert engine.label == "blocked by task 2.5" and engine.points == 0
+    assert "with the autograder's own version of task 2.5 in its place this check passes" in text
+
+
+def test_the_reference_needs_no_rerun(tmp_path: Path) -> None:
+    result = run_chapter(2, SOLUTIONS / "ch02_tensor", tasks=["2.11"])
+    assert result.passed and not any(c.standins for t in result.tasks for c in t.checks)
+
+
+def test_chapter_1_backward_blocked_by_a_wrong_order_or_failing_itself(tmp_path: Path) -> None:
+    blocked = run_chapter(1, _variant(tmp_path / "a", 1, ORDER_REVERSED), tasks=["1.7", "1.8"])
+    assert _task(blocked, "1.7").status == Status.FAILED
+    backward = _task(blocked, "1.8")
+    text = report.chapter_report(blocked)
+    assert backward.status == Status.BLOCKED and backward.blocked_by == "1.7", text
+    both = _variant(tmp_path / "b", 1, ORDER_REVERSED, BACKWARD_UNSEEDED)
+    own = _task(run_chapter(1, both, tasks=["1.8"]), "1.8")
+    assert own.status == Status.FAILED and own.blocked_by == ""
+    assert all(c.standins for c in own.checks if not c.passed)
+
+
+def test_the_value_op_stand_ins_run_micrograds_example(tmp_path: Path) -> None:
+    """1.8's README check needs every op: with 1.6 unwritten, a right backward is blocked by
+    it (the numerical stand-ins of 1.2–1.6 pass the example)."""
+    package = copy_package(SOLUTIONS / "ch01_value", tmp_path / "ch01_value")
+    stubs = write_stubs(tmp_path / "stubs") / "ch01_value"
+    text = (stubs / "value.py").read_text()
+    start = text.index("    def relu(self)")
+    stub_relu = text[start : text.index("    # --", start)]
+    mine = (package / "value.py").read_text()
+    start = mine.index("    def relu(self)")
+    end = mine.index("    # --", start)
+    (package / "value.py").write_text(mine[:start] + stub_relu + mine[end:])
+    result = run_chapter(1, package, tasks=["1.6", "1.8"])
+    assert _task(result, "1.6").status == Status.STARTED, report.chapter_report(result)
+    readme = next(c for c in _task(result, "1.8").checks if "README" in c.check.name)
+    assert readme.status == Status.BLOCKED and readme.blocked_by == "1.6"
+    assert readme.standins, report.chapter_report(result)
+
+
+def test_stand_in_gradients_match_the_autograders_derivatives() -> None:
+    from autograder.checks.ch02_tensor import standins
+
+    rng = np.random.default_rng(3)
+    a, b, g = rng.normal(size=(3, 4)), rng.normal(size=(4,)), rng.normal(size=(3, 4))
+    for name, args, options in [
+        ("Mul", [a, b], {}),
+        ("Tanh", [a], {}),
+        ("Sigmoid", [a * 30], {}),
+        ("MatMul", [a, rng.normal(size=(4, 2))], {}),
+        ("Mean", [a], {"dim": 1, "keepdim": True}),
+    ]:
+        reference, elementwise = standins.REFERENCES[name]
+        out = np.asarray(reference(*args, **options))
+        up = rng.normal(size=out.shape)
+        expected = numerical_vjp(lambda *x: reference(*x, **options), args, up)  # noqa: B023
+        for i in range(len(args)):
+            got = standins.vjp(reference, elementwise, args, options, i, up)
+            assert np.allclose(got, expected[i], rtol=1e-6, atol=1e-8), name
+    assert g.shape == a.shape
+
+
+# -- the same in a student release (no solutions/) ------------------------------------------
+
+
+def _release_check(built: Path, package: Path, *args: str) -> subprocess.CompletedProcess:
+    target = built / "chapters" / package.name
+    shutil.rmtree(target)
+    shutil.copytree(package, target)
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARROW_IMPL")}
+    return subprocess.run(
+        [sys.executable, "-m", "autograder", "check", *args],
+        cwd=built,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+
+
+def test_blame_in_a_built_release(tmp_path: Path) -> None:
+    from tools import release
+
+    built = tmp_path / "release"
+    release.release(built)
+    assert not (built / "solutions").exists()
+    wrong = _variant(tmp_path / "a", 2, ENGINE_DROPS_A_GRADIENT, SIGMOID_UNWRITTEN)
+    out = _release_check(built, wrong, "2", "--task", "2.5", "--task", "2.11")
+    assert out.returncode == 1, out.stderr
+    text = _words(out.stdout)
+    assert "the bug is in task 2.11" in text and "blocked by" not in text, out.stdout
+    assert re.search(r"started: \d+ of \d+ checks pass", out.stdout), out.stdout
+    blocked = _variant(tmp_path / "b", 2, TANH_WRONG_SIGN)
+    out = _release_check(built, blocked, "2", "--task", "2.11")
+    assert "blocked by task 2.5" in out.stdout, out.stdout + out.stderr
+    # "raised at" finds the student's frame from the stubs the release ships
+    assert frames.task_functions(built)["ch02_tensor/matmul.py"] == ("MatMul.backward",)
+
+
+# -- raised at: the student's frame, then the given one --------------------------------------
+
+
+def test_raised_at_shows_the_students_frame_above_the_given_one(tmp_path: Path) -> None:
+    package = copy_package(SOLUTIONS / "ch02_tensor", tmp_path / "ch02_tensor")
+    patch(package / "matmul.py", "grad_a = g @ b.transpose(-1, -2)", "grad_a = g @ b")
+    result = run_chapter(2, package, tasks=["2.6"])
+    problem = result.tasks[0].first_problem
+    own, given = problem.where.splitlines()
+    assert own.startswith("chapters/ch02_tensor/matmul.py") and own.endswith("in MatMul.backward")
+    assert "in _check_shapes (given code" in given
+    text = report.chapter_report(result)
+    assert "raised at: chapters/ch02_tensor/matmul.py" in text and "_check_shapes" in text
+
+
+def test_where_from_frames() -> None:
+    table = {"ch01_value/value.py": ("Value.__add__",)}
+    inside = ["ch01_value/value.py", 80, "Value.__add__.<locals>._backward"]
+    given = ["ch01_value/value.py", 30, "_number"]
+    assert frames.where({"frames": [inside, given]}, table) == (
+        "chapters/ch01_value/value.py, line 80, in Value.__add__.<locals>._backward\n"
+        "chapters/ch01_value/value.py, line 30, in _number (given code, called from there)"
+    )
+    assert frames.where({"frames": [given, inside]}, table).count("\n") == 0
+    assert (
+        frames.where({"frames": [given]}, table)
+        == "chapters/ch01_value/value.py, line 30, in _number"
+    )
+    # what a child sends is checked, never trusted
+    assert frames.where({"frames": [[1, 2]], "where": "w"}, table) == "w"
+    assert frames.where({"frames": "x", "where": "w"}, table) == "w"
+
+
+# -- started, statuses as types -------------------------------------------------------------
+
+
+def test_a_task_with_one_function_written_is_started(tmp_path: Path) -> None:
+    stubs = write_stubs(tmp_path) / "ch02_tensor"
+    reference = (SOLUTIONS / "ch02_tensor" / "pointwise.py").read_text()
+    start = reference.index("class Tanh")
+    tanh = reference[start : reference.index("class Sigmoid")]
+    mine = (stubs / "pointwise.py").read_text()
+    start = mine.index("class Tanh")
+    (stubs / "pointwise.py").write_text(mine[:start] + tanh + mine[mine.index("class Sigmoid") :])
+    result = run_chapter(2, stubs, tasks=["2.5"])
+    (task,) = result.tasks
+    text = report.chapter_report(result)
+    assert task.status == Status.STARTED and task.label.startswith("started: "), text
+    assert 0 < task.points < task.task.points
+    assert "to write:" in text and "sigmoid" in text and "Next up: task 2.5" in text
+
+
+def test_forged_is_its_own_status_and_hidden_text() -> None:
+    check = Check("1.2", "x", lambda rng: [Case("c")], lambda sp: None)
+    run = CheckRun(Status.FORGED, detail="a forged 'end' (the child's channel was written to)")
+    verdict = judge(check, [Case("c")], run)
+    assert verdict.status == Status.FORGED and "forged" in verdict.message
+    hidden = judge(check, [Case("c")], run, hidden=True)
+    assert hidden.status == Status.FORGED and "child" not in hidden.message
+    assert hidden.message == "the process running your code wrote messages of its own to the grader"
+
+
+# -- messages that name an exact relation ----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("received", "expected", "words"),
+    [
+        (2.0, 1.0, "exactly twice"),
+        (0.25, 0.5, "exactly half"),
+        (-3.0, 3.0, "exactly the negative"),
+        (np.array([2.0, -4.0]), np.array([1.0, -2.0]), "exactly twice"),
+        (np.array([[0.5], [1.5]]), np.array([[1.0], [3.0]]), "exactly half"),
+    ],
+)
+def test_compare_names_an_exact_factor(received, expected, words: str) -> None:
+    assert words in compare(received, expected, rtol=1e-6, atol=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("received", "expected"),
+    [(2.1, 1.0), (0.0, 0.0 + 1e-3), (np.array([2.0, -4.0]), np.array([1.0, -3.0])), (1.0, 0.0)],
+)
+def test_compare_names_no_factor_that_is_not_there(received, expected) -> None:
+    assert "exactly" not in (compare(received, expected, rtol=1e-6, atol=1e-9) or "")
