@@ -241,6 +241,12 @@ VARIANTS = [
         "1.7",
     ),
     ("topological sort with a visited list", "graph.py", ("region", VISITED_LIST), "1.7"),
+    (
+        "topological order with the root first",
+        "graph.py",
+        ("    return order\n", "    return order[::-1]\n"),
+        "1.7",
+    ),
     ("topological sort that tells Values by data", "graph.py", ("region", VISITED_BY_DATA), "1.7"),
     (
         "backward re-walks the graph below each node",
@@ -295,6 +301,7 @@ DIAGNOSES = {
         "once for every path from the root"
     ),
     "topological sort with a visited list": "compared Values with ==",
+    "topological order with the root first": "the list is reversed, the root first",
     "topological sort that tells Values by data": "never by their data",
     "backward re-walks the graph below each node": "walks the graph more than once per call",
     "backward zeroes every grad first": "held 0.5 before backward() and lost it",

@@ -434,7 +434,7 @@ def topo_verdict(case: Case, received) -> str | None:
     position: dict[int, int] = {}
     for i, node in enumerate(order):
         if node in position:
-            return f"{graph.name(node)} appears twice (each Value must appear exactly once)"
+            return _twice(graph, node)
         position[node] = i
     reach = reachable(graph)
     if missing := sorted(reach - position.keys()):
@@ -453,19 +453,43 @@ def topo_verdict(case: Case, received) -> str | None:
         return problem
     if extra := sorted(position.keys() - reach):
         return f"{graph.name(extra[0])} is in the list but cannot be reached from the root"
-    for node in reach:
-        for child in graph.inputs[node]:
-            if position[child] > position[node]:
-                return (
-                    f"{graph.name(node)} comes before its input {graph.name(child)}: "
-                    "inputs must come first"
-                )
+    if wrong := _user_first(graph, reach, position):
+        node, child = wrong
+        problem = f"{graph.name(node)} comes before its input {graph.name(child)}"
+        reverse = {node: len(order) - 1 - i for node, i in position.items()}
+        if _user_first(graph, reach, reverse) is None:
+            return (
+                f"{problem}: the list is reversed, the root first; topological_order lists "
+                "inputs first and the root last (backward() walks it in reverse, §7)"
+            )
+        return f"{problem}: inputs must come first"
     if order[-1] != graph.root:
         return (
             f"the root ({graph.name(graph.root)}) must come last, "
             f"it is at position {position[graph.root]}"
         )
     return recursed("topological_order", received["depth"])
+
+
+def _twice(graph: Graph, node: int) -> str:
+    problem = f"{graph.name(node)} appears twice (each Value must appear exactly once)"
+    reach = reachable(graph)
+    users = [graph.name(u) for u in sorted(reach) if node in graph.inputs[u]]
+    if len(users) > 1:
+        problem += (
+            f": it is used by {' and '.join(users[:2])}, so a walk reaches it twice; mark "
+            "each Value as visited the first time and skip it after (§6)"
+        )
+    return problem
+
+
+def _user_first(graph: Graph, reach: set[int], position: dict) -> tuple[int, int] | None:
+    """A reachable node listed before one of its inputs, as (node, input), or None."""
+    for node in sorted(reach):
+        for child in graph.inputs[node]:
+            if position[child] > position[node]:
+                return node, child
+    return None
 
 
 def random_weights(rng: np.random.Generator, graph: Graph, kind: str) -> list[list[float]]:
