@@ -37,6 +37,18 @@ if b_vector:
 return grad_a, grad_b
 """
 
+MEAN_PUTS_ONE_AXIS_BACK_AT_THE_END = """
+n = 1
+for axis in ctx.axes:
+    n *= a.shape[axis]
+g = grad_output
+if not ctx.keepdim and len(ctx.axes) == 1:
+    g = g.unsqueeze(-1)  # the reduced axis back
+elif not ctx.keepdim:
+    g = g.reshape(_kept_shape(a.shape, ctx.axes))
+return g * ones_like(a) / n
+"""
+
 EXP_IN_NUMPY_ATTACHED = """
 answer = type(grad_output)(grad_output.data * array_module(a.data).exp(a.data))
 return answer + (grad_output.sum() + a.sum()) * 0
@@ -185,6 +197,16 @@ VARIANTS = [
         "mean forgets to divide by n",
         "reductions.py",
         ("return g * ones_like(a) / n", "return g * ones_like(a)"),
+        "2.7",
+    ),
+    (
+        "mean puts a single reduced axis back at the end",
+        "reductions.py",
+        (
+            "g = grad_output.reshape(_kept_shape(a.shape, ctx.axes))\n"
+            "        return g * ones_like(a) / n",
+            MEAN_PUTS_ONE_AXIS_BACK_AT_THE_END.strip().replace("\n", "\n        "),
+        ),
         "2.7",
     ),
     (

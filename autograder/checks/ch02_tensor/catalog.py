@@ -101,6 +101,15 @@ BROADCASTING: list[list[tuple[Shape, str]]] = [
 ]
 
 
+# every axis of a 3-D tensor, and every pair of them, with and without keepdim: a backward
+# that puts the reduced axis back in the wrong place (at the end, say) fails somewhere
+SWEPT_3D: Shape = (2, 4, 3)
+ONE_AXIS = [{"dim": d, "keepdim": k} for d in (0, 1, 2, -2) for k in (False, True)]
+TWO_AXES = [
+    {"dim": d, "keepdim": k} for d in ((0, 1), (1, 2), (0, 2), (-1, 0)) for k in (False, True)
+]
+
+
 def _elementwise() -> list[tuple[dict, Shape, str]]:
     """The variants of an op without options: every shape of ELEMENTWISE_SHAPES."""
     return [({}, shape, view) for shape, view in ELEMENTWISE_SHAPES]
@@ -358,6 +367,7 @@ CATALOG = [
             ({"dim": 1, "keepdim": True}, (2, 3), "plain"),
             ({"dim": -1}, (3, 1, 2), "plain"),
             ({"dim": (0, 2)}, (2, 3, 4), "plain"),
+            *[(options, SWEPT_3D, "plain") for options in ONE_AXIS + TWO_AXES],
             ({"dim": 0, "keepdim": True}, (4, 3), "transposed"),
             ({"dim": 1}, (6, 4), "every other row"),
             ({"dim": 0}, (24, 32), "plain"),
@@ -374,6 +384,7 @@ CATALOG = [
             ({"dim": 1}, (2, 3), "plain"),
             ({"dim": 0, "keepdim": True}, (2, 3), "plain"),
             ({"dim": (-1, 0)}, (2, 3, 4), "plain"),
+            *[(options, SWEPT_3D, "plain") for options in ONE_AXIS + TWO_AXES],
             ({"dim": 1}, (3, 5), "columns from 1"),
             ({"dim": 1, "keepdim": True}, (24, 32), "plain"),
         ],
@@ -395,6 +406,7 @@ CATALOG = [
             ({"dim": 1}, (2, 3), "plain"),
             ({"dim": 0, "keepdim": True}, (2, 3), "plain"),
             ({"dim": -2}, (3, 4, 2), "plain"),
+            *[(options, SWEPT_3D, "plain") for options in ONE_AXIS],
             ({"dim": 1}, (4, 3), "transposed"),
             ({"dim": 0}, (24, 32), "plain"),
         ],

@@ -1,7 +1,8 @@
 """Hidden checks for chapter 2 — the tensor wrapper.
 
-Chapter 2's public op program (``programs.op``) and comparisons (``op_case``, ``verdict``)
-on cases the public catalog does not have: 4-D and empty tensors, operands of different
+Rows of chapter 2's public case builders (``cases.op_case``, ``cases.engine_case``), run
+by its public programs and judged by its public verdicts, on cases the public catalog does
+not have: 4-D and empty tensors, operands of different
 memory layouts (one transposed, one sliced), Python numbers on the other side, zeros and
 negative bases for ``**``, saturated tanh and sigmoid, kinks and ties inside 2-D and 3-D
 tensors, reductions over several axes with ``keepdim``, negative dims, 2-D and boolean

@@ -1,11 +1,11 @@
 """Hidden checks for chapter 3 — broadcasting-aware gradients.
 
-The public programs (chapter 3's ``unbroadcast`` and ``expand``, chapter 2's ``op``) and
-verdicts on other shapes: grads whose leading axes have size 1 (a dropped axis and a
-stretched one look alike there), 4-D and 5-D grads, square grads (no axis can be told by its
-size), empty axes behind a broadcast, both operands of an op broadcast at once and in
-different memory layouts, matmul batches broadcast on both sides, and ``expand`` with
-several new axes and -1 in a later one. Cases run small to large.
+Rows of chapter 3's public case builders (``cases``), run by the public programs (chapter
+3's ``unbroadcast`` and ``expand``, chapter 2's ``op``) and judged by the public verdicts,
+on other shapes than the public sweep's: 4-D and 5-D grads, square grads (no axis can be
+told by its size), empty axes behind a broadcast, both operands of an op broadcast at once
+and in different memory layouts, matmul batches broadcast on both sides, and ``expand``
+with several new axes and -1 in a later one. Cases run small to large.
 """
 
 from __future__ import annotations
