@@ -233,6 +233,15 @@ VARIANTS = [
         ),
         "1.4",
     ),
+    (
+        "exp rounded to float32 (float64 tolerances: rtol 1e-9)",
+        "value.py",
+        (
+            'out = Value(math.exp(self.data), (self,), "exp")',
+            'out = Value(float(__import__("numpy").float32(math.exp(self.data))), (self,), "exp")',
+        ),
+        "1.5",
+    ),
     # costs that blow up: exponential in shared subgraphs, quadratic in the chain's length
     (
         "topological sort that de-duplicates its output instead of keeping a visited set",
@@ -303,6 +312,7 @@ DIAGNOSES = {
     "topological sort with a visited list": "compared Values with ==",
     "topological order with the root first": "the list is reversed, the root first",
     "topological sort that tells Values by data": "never by their data",
+    "exp rounded to float32 (float64 tolerances: rtol 1e-9)": "float32's rounding",
     "backward re-walks the graph below each node": "walks the graph more than once per call",
     "backward zeroes every grad first": "held 0.5 before backward() and lost it",
     "backward adds the seed instead of setting it": "not add 1 to it",

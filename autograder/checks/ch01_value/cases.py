@@ -252,9 +252,26 @@ def step_verdict(rtol: float, atol: float) -> Verdict:
                     return f"{key}: expected {show(right)}, received {show(r)}: {what}"
         if case.inputs.get("op") == "relu" and case.inputs["a"] == 0:
             return f"{problem}: at the kink relu'(0) is 0, as in PyTorch (§5)"
-        return problem
+        return _imprecise(case.expected, received) or problem
 
     return verdict
+
+
+def _imprecise(expected: dict, received: dict) -> str | None:
+    """The first number that is right to float32's precision but not to float64's, named
+    with every digit (a report's 8 significant digits would show two equal numbers)."""
+    for key, right in expected.items():
+        r = _number(received.get(key))
+        if not isinstance(right, float) or r is None or not math.isfinite(r) or r == right:
+            continue
+        error = abs(r - right) / max(abs(right), 1e-300)
+        if error < 1e-6:
+            return (
+                f"{key}: expected {right!r}, received {r!r}, off by {error:.1e} relative, far "
+                "more than float64's rounding (about 1e-16): float32's rounding (about 6e-8) "
+                "or an approximation does this. Compute exactly, with Python floats"
+            )
+    return None
 
 
 # -- tasks 1.7 and 1.8: graphs ---------------------------------------------------------------
