@@ -1,7 +1,8 @@
 """Chapter 1's check programs: the only part of the checks that runs next to the code under
 test. Each takes the chapter's package ``sp`` and one case's inputs, exercises the code and
 returns what it saw, as plain data. Case lists, expected values and verdicts live in
-``__init__.py``, which stays in the grading process and never reaches the child.
+``cases.py`` and ``__init__.py`` (and the hidden checks' package), which stay in the grading
+process and never reach the child.
 """
 
 from __future__ import annotations

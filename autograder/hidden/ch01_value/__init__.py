@@ -1,11 +1,13 @@
 """Hidden checks for chapter 1 — scalar autograd (Value).
 
-Same programs as the public checks (``checks/ch01_value/programs.py``), other cases: other
-points and steps for the central difference, zeros, ints and inputs that already hold a
-gradient for the operators, a zero base and a zero exponent for ``**``, saturated tanh,
-relu at its kink, larger and denser graphs for ``topological_order`` and ``backward``, and
-one new program (``programs.mlp``): a small network whose loss runs every op of the chapter
-at once. Expected values come from this file's plain float functions and ``gradcheck``.
+Same programs, builders and verdicts as the public checks (``checks/ch01_value/``: each
+check here is rows of ``cases.py``'s builders), other cases of the same rules: other points
+and steps for the central difference, zeros, ints and inputs that already hold a gradient
+for the operators, zero bases and a zero exponent for ``**``, saturated tanh and sigmoid,
+relu at its kink, ladders, trees, fans and dense graphs for ``topological_order`` and
+``backward``; and one new program (``programs.mlp``): a small network whose loss runs every
+op of the chapter at once. Expected values come from ``cases.py``'s closed forms, this
+file's plain float network and ``gradcheck``.
 """
 
 from __future__ import annotations
