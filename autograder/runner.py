@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -29,6 +30,7 @@ import numpy as np
 
 from .harness import wire
 from .sandbox import NONE, Confinement, interpreter
+from .status import Status
 
 HARNESS = Path(__file__).resolve().parent / "harness"
 
@@ -80,14 +82,15 @@ class PlannedCheck:
 
 @dataclass
 class CheckRun:
-    """What happened to one check in the child. ``status``: "ran" (``results`` holds one
-    entry per case: {"value": data} or {"raised": info}), "timed out", "crashed",
-    "import error" (``error`` describes it) or "flooded"."""
+    """What happened to one check in the child. ``status``: ``RAN`` (``results`` holds one
+    ``wire.Outcome`` per case), ``TIMED_OUT``, ``CRASHED``, ``FLOODED``, ``FORGED`` (``detail``
+    says how) or ``IMPORT_ERROR`` (``error`` describes the exception, or ``detail`` what
+    happened instead)."""
 
-    status: str
-    results: list[dict[str, Any]] = field(default_factory=list)
+    status: Status
+    results: list[wire.Outcome] = field(default_factory=list)
     detail: str = ""
-    error: dict[str, Any] | None = None
+    error: wire.Raised | None = None
     printed: str = ""  # what the code under test printed during the check
 
 
@@ -185,13 +188,30 @@ def cpu_seconds(pid: int) -> float | None:
     return total
 
 
+class Closed(Enum):
+    """How the child's channel ended without a message."""
+
+    EOF = "eof"  # the child exited, or closed it
+    FLOODED = "flooded"  # it carried more than the grader reads
+
+
+@dataclass(frozen=True)
+class Garbled:
+    """A line on the channel that is none of the child's messages: code under test wrote
+    to the grader's channel."""
+
+    problem: str
+
+
 class _Reader(threading.Thread):
-    """Reads the child's protocol channel into a queue, never more than ``cap`` bytes."""
+    """Reads the child's channel into ``items``: its messages (``wire.Event``) in order, then
+    why the channel ended (``Closed``, or ``Garbled`` at the first line that is not a
+    message), never more than ``cap`` bytes."""
 
     def __init__(self, stream: Any, cap: int) -> None:
         super().__init__(daemon=True)
         self.stream, self.cap, self.total = stream, cap, 0
-        self.messages: queue.Queue[dict | str] = queue.Queue()
+        self.items: queue.Queue[wire.Event | Closed | Garbled] = queue.Queue()
 
     def run(self) -> None:
         buffer = b""
@@ -201,20 +221,17 @@ class _Reader(threading.Thread):
                 break
             self.total += len(chunk)
             if self.total > self.cap:
-                self.messages.put("flooded")
+                self.items.put(Closed.FLOODED)
                 return
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
                 try:
-                    message = wire.loads(line)
-                    if not isinstance(message, dict):
-                        raise ValueError("not a message")
-                    self.messages.put(message)
+                    self.items.put(wire.decode(line))
                 except Exception:  # not JSON, nested too deep, a bad array: all garbage
-                    self.messages.put("garbled")
+                    self.items.put(Garbled(f"a line that is not a message: {line[:40]!r}"))
                     return
-        self.messages.put("eof")
+        self.items.put(Closed.EOF)
 
 
 class _Tail(threading.Thread):
@@ -240,7 +257,9 @@ BOOT = (
 )
 
 
-def _start(tree: Path, plan: dict, confinement: Confinement, limits: Limits) -> subprocess.Popen:
+def _start(
+    tree: Path, plan: wire.Plan, confinement: Confinement, limits: Limits
+) -> subprocess.Popen:
     inside = confinement.tree_path(tree)
     rlimits = None if confinement is NONE else limits.rlimits(len(plan["checks"]))
     boot = BOOT.format(path=child_sys_path(inside), tree=str(inside), rlimits=rlimits)
@@ -289,7 +308,66 @@ def _exit_detail(code: int | None, tail: str) -> str:
     )
 
 
-_FORGED = "<forged>"  # a key of run_checks' record: this run has seen a forgery already
+class _Budget:
+    """The CPU budget of the step a child is in (its imports, or one check), restarted at
+    each of its messages. CPU seconds of the child's whole process tree where the system
+    measures them (a /proc scan, so at most every ``every`` seconds); wall-clock seconds
+    elsewhere, and always as a backstop."""
+
+    def __init__(self, pid: int, limits: Limits, every: float = 0.1) -> None:
+        self.pid, self.limits, self.every = pid, limits, every
+        self.restart()
+
+    def restart(self) -> None:
+        self.cpu_start, self.wall_start = cpu_seconds(self.pid), time.monotonic()
+        self.measured = self.wall_start
+
+    def overrun(self) -> str:
+        """Why the step is over its budget, or "" while it is within it."""
+        if time.monotonic() - self.measured < self.every:
+            return ""
+        self.measured = time.monotonic()
+        wall, limits = self.measured - self.wall_start, self.limits
+        cpu = cpu_seconds(self.pid)
+        if cpu is not None and self.cpu_start is not None:
+            if cpu - self.cpu_start > limits.cpu_per_check:
+                used = f"{cpu - self.cpu_start:.1f} CPU seconds"
+            elif wall > limits.wall_per_check:
+                used = f"{wall:.1f} wall-clock seconds"
+            else:
+                return ""
+        elif wall > limits.cpu_per_check:
+            used = f"{wall:.1f} seconds"
+        else:
+            return ""
+        return f"stopped after {used} (limit: {limits.describe()}); an endless loop?"
+
+
+@dataclass(frozen=True)
+class Overrun:
+    """The step a child is in went over its budget (``detail`` says how far)."""
+
+    detail: str
+
+
+def _next(reader: _Reader, budget: _Budget) -> wire.Event | Closed | Garbled | Overrun:
+    """What happens next to a child: a message, the end of its channel, or its step going
+    over budget."""
+    while True:
+        try:
+            return reader.items.get(timeout=0.02)
+        except queue.Empty:
+            if detail := budget.overrun():
+                return Overrun(detail)
+
+
+@dataclass
+class _Record:
+    """What ``run_checks`` knows so far: each finished check's run, and whether a child of
+    this run has forged a message already."""
+
+    runs: dict[str, CheckRun] = field(default_factory=dict)
+    forged: bool = False
 
 
 def run_checks(
@@ -301,25 +379,24 @@ def run_checks(
 ) -> dict[str, CheckRun]:
     """Run ``checks`` against the package ``target`` of ``tree``: one child process while
     all goes well, a fresh one after any check that overruns its budget or kills the child."""
-    runs: dict[str, CheckRun] = {}
-    while remaining := [c for c in checks if c.id not in runs]:
-        plan = {
-            "target": target,
-            "checks": [
-                {"id": c.id, "program": c.program, "cases": [dict(i) for i in c.cases]}
+    record = _Record()
+    while remaining := [c for c in checks if c.id not in record.runs]:
+        plan = wire.Plan(
+            target=target,
+            checks=[
+                wire.PlannedItem(id=c.id, program=c.program, cases=[dict(i) for i in c.cases])
                 for c in remaining
             ],
-        }
-        _run_one_child(tree, plan, remaining, runs, limits, confinement)
-    runs.pop(_FORGED, None)
-    return runs
+        )
+        _run_one_child(tree, plan, remaining, record, limits, confinement)
+    return record.runs
 
 
 class _Child:
-    """What the parent knows of one child's run: the protocol is ``ready``, then ``begin`` and
-    ``end`` for each planned check in order, then ``done``. Code under test can write to the
-    child's channel too (it runs in that process), so a message out of that order is taken
-    as forged: whatever that child reported is discarded."""
+    """What the parent knows of one child's run: the protocol is ``Ready``, then ``Begin``
+    and ``End`` for each planned check in order, then ``Done``. Code under test can write to
+    the child's channel too (it runs in that process), so a message out of that order is
+    taken as forged: whatever that child reported is discarded."""
 
     def __init__(self, remaining: Sequence[PlannedCheck]) -> None:
         self.order = [c.id for c in remaining]
@@ -328,98 +405,87 @@ class _Child:
         self.last: str | None = None  # the last check begun (the one running, or just ended)
         self.ended: list[str] = []
 
-    def unexpected(self, event: Any, check_id: str) -> str:
+    def unexpected(self, event: wire.Event) -> str:
         """Why ``event`` cannot come now ("" when it can)."""
-        if event == "ready":
-            return "a second 'ready'" if self.ready else ""
-        if event == "begin":
+        if isinstance(event, wire.Ready):
+            return f"a second {event.name!r}" if self.ready else ""
+        if isinstance(event, wire.Begin):
             following = self.order[len(self.ended)] if len(self.ended) < len(self.order) else None
-            if not self.ready or self.current is not None or check_id != following:
-                return f"'begin' of {check_id!r} out of order"
+            if not self.ready or self.current is not None or event.id != following:
+                return f"{event.name!r} of {event.id!r} out of order"
             return ""
-        if event == "end":
-            return "" if check_id == self.current else f"'end' of {check_id!r} out of order"
-        if event == "done":
+        if isinstance(event, wire.End):
+            late = event.id != self.current
+            return f"{event.name!r} of {event.id!r} out of order" if late else ""
+        if isinstance(event, wire.Done):
             complete = self.ready and self.current is None and len(self.ended) == len(self.order)
-            return "" if complete else "'done' before every check had run"
-        if event == "import_error":
-            return "'import_error' after 'ready'" if self.ready else ""
-        return f"an unknown message {str(event)[:40]!r}"
+            return "" if complete else f"{event.name!r} before every check had run"
+        if isinstance(event, wire.ImportFailed):
+            return f"{event.name!r} after the imports" if self.ready else ""
+        return ""
+
+    def take(self, event: wire.Event, record: _Record) -> None:
+        """Follow an expected message."""
+        if isinstance(event, wire.Ready):
+            self.ready = True
+        elif isinstance(event, wire.Begin):
+            self.current = self.last = event.id
+        elif isinstance(event, wire.End):
+            record.runs[event.id] = CheckRun(Status.RAN, event.results, printed=event.printed)
+            self.ended.append(event.id)
+            self.current = None
 
 
 def _run_one_child(
     tree: Path,
-    plan: dict,
+    plan: wire.Plan,
     remaining: Sequence[PlannedCheck],
-    runs: dict[str, CheckRun],
+    record: _Record,
     limits: Limits,
     confinement: Confinement,
 ) -> None:
     """One child over ``remaining``: record each check it finishes, and stop it at the
-    first check it cannot finish (recorded as timed out, crashed or flooded)."""
+    first check it cannot finish (recorded as timed out, crashed, flooded or forged)."""
     proc = _start(tree, plan, confinement, limits)
     reader, tail = _Reader(proc.stdout, limits.max_message_bytes), _Tail(proc.stderr)
     reader.start()
     tail.start()
-    child = _Child(remaining)
-    cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
-    measured = wall_start  # when the budget was last measured (a /proc scan: not too often)
+    child, budget = _Child(remaining), _Budget(proc.pid, limits)
     try:
-        while True:
-            try:
-                message = reader.messages.get(timeout=0.02)
-            except queue.Empty:
-                message = None
-            if isinstance(message, dict):
-                event, check_id = message.get("event"), str(message.get("id"))
-                if event == "tampered":
-                    _tampered(str(message.get("what", ""))[:300], child, remaining, runs)
-                    return
-                if problem := child.unexpected(event, check_id):
-                    _forged(problem, child, remaining, runs)
-                    return
-                if event == "import_error":
-                    run = CheckRun("import error", error=message.get("error"))
-                    _fail(run, child, remaining, runs)
-                    return
-                if event == "done":
-                    return
-                if event == "ready":
-                    child.ready = True
-                elif event == "begin":
-                    child.current = child.last = check_id
-                elif event == "end":
-                    runs[check_id] = CheckRun(
-                        "ran", message.get("results", []), printed=str(message.get("printed", ""))
-                    )
-                    child.ended.append(check_id)
-                    child.current = None
-                cpu_start, wall_start = cpu_seconds(proc.pid), time.monotonic()
+        while isinstance(event := _next(reader, budget), wire.Event):
+            if isinstance(event, wire.Tampered):
+                _tampered(event.what, child, remaining, record)
+            elif problem := child.unexpected(event):
+                _forged(problem, child, remaining, record)
+            elif isinstance(event, wire.ImportFailed):
+                run = CheckRun(Status.IMPORT_ERROR, error=dict(event.error))
+                _fail(run, child, remaining, record)
+            elif not isinstance(event, wire.Done):
+                child.take(event, record)
+                budget.restart()
                 continue
-            if message is not None:  # the channel closed, overflowed or carried garbage
-                code = _stop(proc)
-                tail.join(timeout=1)
-                if message == "eof":
-                    run = CheckRun("crashed", detail=_exit_detail(code, tail.tail()))
-                else:
-                    cap = limits.max_message_bytes // 2**20
-                    run = CheckRun(
-                        "flooded",
-                        detail="the process running your code sent more "
-                        f"or other data than the grader reads (limit {cap} MiB)",
-                    )
-                _fail(run, child, remaining, runs)
-                return
-            if time.monotonic() - measured < 0.1:
-                continue
-            measured = time.monotonic()
-            if overrun := _overrun(proc.pid, cpu_start, wall_start, limits):
-                _stop(proc)
-                _fail(CheckRun("timed out", detail=overrun), child, remaining, runs)
-                return
+            return  # done, or a message that ends this child's run
+        if isinstance(event, Garbled):
+            _forged(event.problem, child, remaining, record)
+            return
+        code = _stop(proc)  # the channel ended, or the step overran: the child is done
+        if event is Closed.EOF:
+            tail.join(timeout=1)  # its last output, for the report
+        _fail(_ended(event, code, tail.tail(), limits), child, remaining, record)
     finally:
         _stop(proc)
         _release(proc, reader, tail)
+
+
+def _ended(how: Closed | Overrun, code: int | None, printed: str, limits: Limits) -> CheckRun:
+    """What a child's end means for the check it was in."""
+    if isinstance(how, Overrun):
+        return CheckRun(Status.TIMED_OUT, detail=how.detail)
+    if how is Closed.EOF:
+        return CheckRun(Status.CRASHED, detail=_exit_detail(code, printed))
+    cap = limits.max_message_bytes // 2**20
+    detail = f"the process running your code sent more data than the grader reads (limit {cap} MiB)"
+    return CheckRun(Status.FLOODED, detail=detail)
 
 
 def _release(proc: subprocess.Popen, reader: threading.Thread, tail: threading.Thread) -> None:
@@ -469,36 +535,17 @@ def _end_holders(streams: Sequence[Any], rounds: int = 5) -> None:
         time.sleep(0.05)
 
 
-def _overrun(pid: int, cpu_start: float | None, wall_start: float, limits: Limits) -> str:
-    """Why the current step is over budget, or "" while it is within it. CPU seconds where
-    the system measures them; wall-clock seconds elsewhere, and always as a backstop."""
-    wall = time.monotonic() - wall_start
-    cpu = cpu_seconds(pid)
-    if cpu is not None and cpu_start is not None:
-        if cpu - cpu_start > limits.cpu_per_check:
-            used = f"{cpu - cpu_start:.1f} CPU seconds"
-        elif wall > limits.wall_per_check:
-            used = f"{wall:.1f} wall-clock seconds"
-        else:
-            return ""
-    elif wall > limits.cpu_per_check:
-        used = f"{wall:.1f} seconds"
-    else:
-        return ""
-    return f"stopped after {used} (limit: {limits.describe()}); an endless loop?"
-
-
-def _fail(run: CheckRun, child: _Child, remaining, runs) -> None:
+def _fail(run: CheckRun, child: _Child, remaining: Sequence[PlannedCheck], record: _Record) -> None:
     """Record a child's failure: while importing it fails every check left; inside a check,
     that check; between checks, the one that ran last (code under test runs only inside a
-    check, so what happens after its 'end' is its doing: a forged 'end', say), else the
+    check, so what happens after its ``End`` is its doing: a forged ``End``, say), else the
     next one, so the run always moves on."""
-    pending = [c.id for c in remaining if c.id not in runs]
+    pending = [c.id for c in remaining if c.id not in record.runs]
     if not child.ready:
-        if run.status == "crashed":
-            run = CheckRun("import error", detail=run.detail)
-        elif run.status == "timed out":
-            run = CheckRun("import error", detail="importing your code " + run.detail)
+        if run.status == Status.CRASHED:
+            run = CheckRun(Status.IMPORT_ERROR, detail=run.detail)
+        elif run.status == Status.TIMED_OUT:
+            run = CheckRun(Status.IMPORT_ERROR, detail="importing your code " + run.detail)
         targets = pending
     elif child.current is not None:
         targets = [child.current]
@@ -509,36 +556,38 @@ def _fail(run: CheckRun, child: _Child, remaining, runs) -> None:
     else:
         targets = pending[:1]
     for check_id in targets:
-        runs[check_id] = run
+        record.runs[check_id] = run
 
 
-def _forged(problem: str, child: _Child, remaining, runs) -> None:
-    """Messages out of order: code under test wrote to the grader's channel. Everything this
-    child reported is discarded. The first time, the checks it had finished run again in a
-    fresh child and the one that ran last fails (or, before any check, every one); a second
-    forgery fails every check left, so a forger cannot make the grader run its checks over
-    and over."""
+def _forged(
+    problem: str, child: _Child, remaining: Sequence[PlannedCheck], record: _Record
+) -> None:
+    """Messages out of protocol: code under test wrote to the grader's channel. Everything
+    this child reported is discarded. The first time, the checks it had finished run again
+    in a fresh child and the one that ran last fails (or, before any check, every one, as
+    an import error); a second forgery fails every check left, so a forger cannot make the
+    grader run its checks over and over."""
     detail = (
         f"the process running your code sent the grader a message it did not expect "
         f"({problem}): something wrote to the grader's own channel, so the results it sent "
         "were discarded"
     )
-    if _FORGED in runs:
+    if record.forged:
         for c in remaining:
-            runs[c.id] = CheckRun("flooded", detail=detail)
+            record.runs[c.id] = CheckRun(Status.FORGED, detail=detail)
         return
-    runs[_FORGED] = CheckRun("flooded")
+    record.forged = True
     for check_id in child.ended:
-        runs.pop(check_id, None)
+        record.runs.pop(check_id, None)
     if child.last is None:
         child.ready = False
-        _fail(CheckRun("import error", detail=detail), child, remaining, runs)
+        _fail(CheckRun(Status.IMPORT_ERROR, detail=detail), child, remaining, record)
     else:
         child.current = child.last
-        _fail(CheckRun("flooded", detail=detail), child, remaining, runs)
+        _fail(CheckRun(Status.FORGED, detail=detail), child, remaining, record)
 
 
-def _tampered(what: str, child: _Child, remaining, runs) -> None:
+def _tampered(what: str, child: _Child, remaining: Sequence[PlannedCheck], record: _Record) -> None:
     """The child found parts of the grader replaced (``harness/child.py``) and stopped."""
     what = what or "part of it"
     if not child.ready:
@@ -546,10 +595,10 @@ def _tampered(what: str, child: _Child, remaining, runs) -> None:
             f"your code changed the grader's own code while it was imported ({what}), "
             "so no check could be trusted"
         )
-        _fail(CheckRun("import error", detail=detail), child, remaining, runs)
+        _fail(CheckRun(Status.IMPORT_ERROR, detail=detail), child, remaining, record)
     else:
         detail = (
             f"your code changed the grader's own code during this check ({what}); the "
             "results of the check were discarded"
         )
-        _fail(CheckRun("crashed", detail=detail), child, remaining, runs)
+        _fail(CheckRun(Status.CRASHED, detail=detail), child, remaining, record)

@@ -9,6 +9,7 @@ import pytest
 
 from autograder.harness.wire import Opaque
 from autograder.report import chapter_report, task_details
+from autograder.status import Status
 from tests.trees import SOLUTIONS, copy_package, patch, run_chapter, statuses
 
 ADD = '        out = Value(self.data + other.data, (self, other), "+")\n'
@@ -112,7 +113,7 @@ def test_stub_raising_another_tasks_marker_blocks(package: Path) -> None:
         "        raise NotImplementedError('Task 1.7: topological_order — see §6')\n",
     )
     result = run_chapter(1, package, tasks=["1.7", "1.8"])
-    assert statuses(result)["1.8"] == "blocked by task 1.7"
+    assert statuses(result)["1.8"] == Status.BLOCKED and result.tasks[1].blocked_by == "1.7"
 
 
 def test_opaque_objects_print_their_type() -> None:
@@ -161,4 +162,36 @@ def test_a_task_filter_still_tells_blocked_from_failed(package: Path) -> None:
     patch(package / "graph.py", "    return order\n", "    return order[::-1]\n")
     result = run_chapter(1, package, tasks=["1.8"])
     assert [t.task.id for t in result.tasks] == ["1.8"]
-    assert statuses(result) == {"1.8": "blocked by task 1.7"}
+    assert statuses(result) == {"1.8": Status.BLOCKED} and result.tasks[0].blocked_by == "1.7"
+
+
+# code under test that writes to every pipe it holds: the grader's channel among them
+WRITE_TO_PIPES = """
+        import os, stat
+        for fd in range(3, 64):
+            try:
+                if stat.S_ISFIFO(os.fstat(fd).st_mode):
+                    os.write(fd, {line!r})
+            except OSError:
+                pass
+"""
+
+
+@pytest.mark.parametrize(
+    ("line", "problem"),
+    [
+        (b"not a message\n", "a line that is not a message"),
+        (b'{"event": "done"}\n', "'done' before every check had run"),
+        (b'{"event": "end", "id": "x", "results": [{"value": 1, "raised": {}}]}\n', "not a"),
+    ],
+)
+def test_writing_to_the_channel_is_forgery_and_costs_that_check(
+    package: Path, line: bytes, problem: str
+) -> None:
+    """Garbage, a message out of order, a malformed one: the check that wrote it is
+    ``FORGED`` (its own status, not "flooded"), the others still pass."""
+    patch(package / "value.py", MUL, WRITE_TO_PIPES.format(line=line) + MUL)
+    result = run_chapter(1, package, tasks=["1.2", "1.3", "1.4"])
+    assert statuses(result) == {"1.2": "passed", "1.3": Status.FORGED, "1.4": "passed"}
+    message = result.tasks[1].first_problem.message
+    assert "discarded" in message and problem in message, message

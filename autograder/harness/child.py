@@ -7,10 +7,10 @@ verdict: the parent does that with data this process cannot reach.
 
 The plan names each check's program as ``module:function``; the child imports those
 modules (check programs only: case lists, expected values and verdicts never reach it).
-Messages: ``ready`` (imports done) or ``import_error``; then ``begin``/``end`` around each
-check, ``end`` carrying one result per case ({"value": data} or {"raised": {...}}) and
-what the code printed; ``done``. When the code under test has replaced part of the grader
-(``_Watch``), after its import or a check: ``tampered``, naming what, and the process exits.
+Messages (the records of ``wire``): ``Ready`` (imports done) or ``ImportFailed``; then
+``Begin``/``End`` around each check, ``End`` carrying one ``Outcome`` per case and what the
+code printed; ``Done``. When the code under test has replaced part of the grader
+(``_Watch``), after its import or a check: ``Tampered``, naming what, and the process exits.
 """
 
 from __future__ import annotations
@@ -83,12 +83,12 @@ def _frames(exc: BaseException, chapters: Path, limit: int = 20) -> list[list]:
 
 
 def _run_case(program: Any, sp: ModuleType, inputs: dict, tree: Path) -> str:
-    """One case, as the JSON text of {"value": data} or {"raised": info}."""
+    """One case, as the JSON text of its ``wire.Outcome``."""
     try:
         data = program(sp, **inputs)
         return '{"value":' + wire.dumps(data) + "}"
     except BaseException as exc:  # SystemExit and KeyboardInterrupt cost one case, too
-        return wire.dumps({"raised": _describe(exc, tree)})
+        return wire.dumps(wire.Outcome(raised=_describe(exc, tree)))
 
 
 class _Printed(io.StringIO):
@@ -204,23 +204,24 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     channel = os.fdopen(os.dup(1), "w", encoding="utf-8")  # private: prints cannot reach it
     os.dup2(2, 1)
     write, leave = os.write, os._exit  # as they are before any code under test runs
+    tampered_event = wire.Tampered.name
 
-    def send(message: dict | str) -> None:
-        channel.write((message if isinstance(message, str) else wire.dumps(message)) + "\n")
+    def send(message: wire.Event | str) -> None:
+        channel.write((message if isinstance(message, str) else wire.encode(message)) + "\n")
         channel.flush()
 
     def tampered(what: str, check: str | None) -> None:
         """Tell the parent what the code under test replaced (names of identifiers only, so
         no encoder is needed), and stop: nothing this process sends can be trusted now."""
         where = "null" if check is None else '"' + check.replace('"', "") + '"'
-        line = f'{{"event":"tampered","what":"{what}","id":{where}}}\n'
+        line = f'{{"event":"{tampered_event}","what":"{what}","id":{where}}}\n'
         try:
             channel.flush()
         finally:
             write(channel.fileno(), line.encode("ascii", "replace"))
             leave(3)
 
-    plan = wire.loads(sys.stdin.read())
+    plan: wire.Plan = wire.loads(sys.stdin.read())
     try:
         programs = {ref: _program(ref) for ref in {c["program"] for c in plan["checks"]}}
         own = [sys.modules[__name__], wire, sys.modules[__package__], json, json.encoder]
@@ -228,20 +229,20 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
         watch = _Watch(list({id(m): m for m in own}.values()))
         sp = importlib.import_module(plan["target"])
     except BaseException as exc:
-        send({"event": "import_error", "error": _describe(exc, root)})
+        send(wire.ImportFailed(_describe(exc, root)))
         return
     if what := watch.changed():
         tampered(what, None)
-    send({"event": "ready"})
+    send(wire.Ready())
     for item in plan["checks"]:
         program = programs[item["program"]]
-        send({"event": "begin", "id": item["id"]})
+        send(wire.Begin(item["id"]))
         sys.stdout = printed = _Printed()
         results = [_run_case(program, sp, inputs, root) for inputs in item["cases"]]
         sys.stdout = sys.stderr
         if what := watch.changed():
             tampered(what, str(item["id"]))
-        head = wire.dumps({"event": "end", "id": item["id"], "printed": printed.getvalue()})
-        send(f'{head[:-1]},"results":[{",".join(results)}]}}')
-    send({"event": "done"})
+        empty = wire.encode(wire.End(item["id"], printed=printed.getvalue()))
+        send(empty.removesuffix("[]}") + "[" + ",".join(results) + "]}")  # each case's text
+    send(wire.Done())
     channel.close()

@@ -1,9 +1,15 @@
 """The wire format between the child (code under test) and the parent (verdicts).
 
-One JSON object per line. Arrays travel as NumPy ``.npy`` bytes in base64 and are read back
-with ``allow_pickle=False``, so nothing the child sends can run code in the parent. Objects
-that are not plain data (a student's Value where a float was expected, say) travel as their
-type name and a shortened repr, which is all a report needs.
+One JSON object per line. The parent sends a ``Plan``; the messages back are the records
+below, each named once: ``Ready`` (or ``ImportFailed``), then ``Begin`` and ``End`` around
+each check, then ``Done``; ``Tampered`` when the child found part of the grader replaced.
+An ``End`` carries one ``Outcome`` per case: the program's data, or how it raised
+(``Raised``). ``decode`` reads a line back into its record and refuses anything else.
+
+Arrays travel as NumPy ``.npy`` bytes in base64 and are read back with
+``allow_pickle=False``, so nothing the child sends can run code in the parent. Objects that
+are not plain data (a student's Value where a float was expected, say) travel as their type
+name and a shortened repr, which is all a report needs.
 """
 
 from __future__ import annotations
@@ -11,8 +17,8 @@ from __future__ import annotations
 import base64
 import io
 import json
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, TypedDict
 
 import numpy as np
 
@@ -77,3 +83,131 @@ def loads(line: str | bytes) -> Any:
     """One line of JSON → data, with the tagged objects turned back into arrays and
     ``Opaque`` values. Never unpickles anything."""
     return json.loads(line, object_hook=_hook)
+
+
+# -- the plan (parent to child) and the messages (child to parent) -------------------------
+
+
+class PlannedItem(TypedDict):
+    """One check for the child: its id, its program (``module:function``) and the inputs of
+    each case."""
+
+    id: str
+    program: str
+    cases: list[dict[str, Any]]
+
+
+class Plan(TypedDict):
+    """What the parent sends the child: the package to import and the checks to run."""
+
+    target: str
+    checks: list[PlannedItem]
+
+
+class Raised(TypedDict, total=False):
+    """An exception the code under test raised, as the child describes it."""
+
+    type: str  # its class's name
+    message: str
+    where: str  # the file and line under chapters/ it came from
+    frames: list  # [path under chapters/, line, qualified name] of each frame there
+    not_started: str  # the task id of a stub's NotImplementedError("Task N.k: …")
+    frames: list[list[Any]]  # the traceback under chapters/ (``child._frames``)
+
+
+class Outcome(TypedDict, total=False):
+    """One case's result: either ``value`` (what the program returned) or ``raised``."""
+
+    value: Any
+    raised: Raised
+
+
+@dataclass(frozen=True)
+class Ready:
+    """The code under test imported; the checks follow."""
+
+    name: ClassVar[str] = "ready"
+
+
+@dataclass(frozen=True)
+class ImportFailed:
+    """Importing the code under test raised ``error``; nothing else follows."""
+
+    error: Raised
+    name: ClassVar[str] = "import_error"
+
+
+@dataclass(frozen=True)
+class Begin:
+    """The check ``id`` starts."""
+
+    id: str
+    name: ClassVar[str] = "begin"
+
+
+@dataclass(frozen=True)
+class End:
+    """The check ``id`` finished: one outcome per case, and what the code printed."""
+
+    id: str
+    printed: str = ""
+    results: list[Outcome] = field(default_factory=list)  # last: the child writes them as
+    name: ClassVar[str] = "end"  # each case's JSON text, after the rest
+
+
+@dataclass(frozen=True)
+class Done:
+    """Every planned check has run."""
+
+    name: ClassVar[str] = "done"
+
+
+@dataclass(frozen=True)
+class Tampered:
+    """The child found ``what`` of the grader replaced (during check ``id``, or while the
+    code under test was imported when None) and stopped."""
+
+    what: str
+    id: str | None = None
+    name: ClassVar[str] = "tampered"
+
+
+Event = Ready | ImportFailed | Begin | End | Done | Tampered
+_EVENTS: dict[str, type] = {e.name: e for e in (Ready, ImportFailed, Begin, End, Done, Tampered)}
+
+
+def encode(event: Event) -> str:
+    """The line that carries ``event`` (without its newline)."""
+    return dumps({"event": event.name, **vars(event)})
+
+
+def decode(line: str | bytes) -> Event:
+    """The record one line carries. Raises (ValueError, or what ``loads`` raises on a line
+    that is not JSON) for anything that is not one of them."""
+    data = loads(line)
+    name = data.get("event") if isinstance(data, dict) else None
+    kind = _EVENTS.get(name) if isinstance(name, str) else None
+    if kind is None:
+        raise ValueError(f"not a message: {str(line)[:40]!r}")
+    fields = {k: v for k, v in data.items() if k != "event"}
+    if kind is End:
+        results = fields.get("results", [])
+        if not isinstance(results, list) or not all(_outcome(r) for r in results):
+            raise ValueError("an 'end' whose results are not one outcome per case")
+        fields["printed"] = str(fields.get("printed", ""))
+    if kind in (Begin, End):
+        fields["id"] = str(fields.get("id"))
+    if kind is ImportFailed and not isinstance(fields.get("error"), dict):
+        raise ValueError("an 'import_error' without its error")
+    if kind is Tampered:
+        fields = {"what": str(fields.get("what", ""))[:300], "id": fields.get("id")}
+    try:
+        return kind(**fields)
+    except TypeError as exc:  # a field the record does not have
+        raise ValueError(str(exc)) from None
+
+
+def _outcome(item: Any) -> bool:
+    return isinstance(item, dict) and (
+        set(item) == {"value"} or (set(item) == {"raised"} and isinstance(item["raised"], dict))
+    )
