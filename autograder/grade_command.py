@@ -23,7 +23,14 @@ from pathlib import Path
 from . import outputs, sandbox
 from .checking import PUBLIC_SEED
 from .course import chapter
-from .grading import Course, Options, check_seed, grade_all, repository_course, unique_names
+from .grading import (
+    CourseTrees,
+    Options,
+    check_seed,
+    grade_all,
+    repository_course,
+    unique_names,
+)
 from .ingest import submissions_in
 from .runner import Limits
 
@@ -139,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     private = Path(tempfile.mkdtemp(prefix="sparrow-course-"))
     try:
         if args.course:
-            course = Course(args.course / "reference", args.course / "stubs")
+            course = CourseTrees(args.course / "reference", args.course / "stubs")
         else:
             course = repository_course(private)
         options = Options(

@@ -36,17 +36,20 @@ from .checking import PUBLIC_SEED, ChapterResult, check_chapter, public_checks
 from .course import CHAPTERS, Chapter, chapter
 from .ingest import IngestLimits, Rejected, ingest_safely, printable, submission_name
 from .runner import Limits
+from .status import Status
 
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXTRA = "sparrow_extra_checks"  # the package an instructor's own checks are imported as
+GRADED, NOT_GRADED = "graded", "not graded"  # a submission's status, beside Status.IMPORT_ERROR
 _TASK_STUB = re.compile(r'NotImplementedError\(\s*"Task \d+\.\d+:')
 
 
 @dataclass(frozen=True)
-class Course:
-    """Where the trusted trees come from: ``reference`` holds the chapters below the one
-    graded (the repository's ``solutions/``), ``stubs`` a pristine generated ``chapters/``."""
+class CourseTrees:
+    """The trusted trees a composite is built from (``course.py`` describes the chapters
+    and tasks): ``reference`` holds the chapters below the one graded (the repository's
+    ``solutions/``), ``stubs`` a pristine generated ``chapters/``."""
 
     reference: Path
     stubs: Path
@@ -55,7 +58,7 @@ class Course:
 @dataclass(frozen=True)
 class Options:
     chapter: int
-    course: Course
+    course: CourseTrees
     integrated: bool = False
     seed: int = PUBLIC_SEED
     limits: Limits = Limits()
@@ -83,7 +86,7 @@ class Graded:
     """One submission's grade, as plain data (it crosses from a worker process)."""
 
     name: str
-    status: str  # "graded", "import error", "not graded"
+    status: str  # GRADED, NOT_GRADED or Status.IMPORT_ERROR
     reason: str = ""
     tasks: list[TaskGrade] = field(default_factory=list)
     feedback: str = ""
@@ -167,7 +170,7 @@ def task_files(stub_package: Path) -> set[str]:
     }
 
 
-def _student_package(ch: Chapter, course: Course, folder: Path, dest: Path) -> list[str]:
+def _student_package(ch: Chapter, course: CourseTrees, folder: Path, dest: Path) -> list[str]:
     """``dest`` = the stub package with the submission's task files and new files over it;
     returns what the feedback should say about the files that were not taken."""
     stubs = course.stubs / ch.package
@@ -183,13 +186,13 @@ def _student_package(ch: Chapter, course: Course, folder: Path, dest: Path) -> l
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
             shutil.copyfile(path, target)
-        elif path.read_bytes() != (stubs / rel).read_bytes():
+        elif not _same_code(path.read_bytes(), (stubs / rel).read_bytes()):
             replaced.append(printable(rel))
     missing = sorted(t for t in tasks if not (folder / t).is_file())
     if replaced:
         notes.append(
-            f"chapter {ch.number}: given files you changed were graded as the course's own "
-            f"copy: {', '.join(replaced)}"
+            f"chapter {ch.number}: given files that differ from the course's copy were graded "
+            f"as the course's own: {', '.join(replaced)}"
         )
     if shadowing:
         notes.append(
@@ -202,6 +205,16 @@ def _student_package(ch: Chapter, course: Course, folder: Path, dest: Path) -> l
             f"{', '.join(missing)}"
         )
     return notes
+
+
+def _same_code(a: bytes, b: bytes) -> bool:
+    """Whether two versions of a given file differ at most in whitespace at line ends
+    (a Windows checkout's CRLF, an editor's trimming): no reason to tell a student."""
+
+    def lines(data: bytes) -> list[bytes]:
+        return [line.rstrip() for line in data.rstrip().splitlines()]
+
+    return a == b or lines(a) == lines(b)
 
 
 def composite(
@@ -244,15 +257,15 @@ def _header(name: str, options: Options, confinement: str) -> list[str]:
 def _task_output(t) -> str:
     if t.passed:
         return "passed"
-    if t.status == "not started":
+    if t.status == Status.NOT_STARTED:
         return f"not started — start at {t.task.section} of the notebook"
     return "\n".join(line.strip() for line in report.task_details(t)) or t.status
 
 
 def _not_graded(name: str, ch: Chapter, reason: str, options: Options, conf: str) -> Graded:
-    tasks = [TaskGrade(t.id, t.title, 0.0, t.points, "not graded", reason) for t in ch.tasks]
+    tasks = [TaskGrade(t.id, t.title, 0.0, t.points, NOT_GRADED, reason) for t in ch.tasks]
     feedback = "\n".join([*_header(name, options, conf), f"Not graded: {reason}", ""])
-    return Graded(name, "not graded", reason, tasks, feedback, conf)
+    return Graded(name, NOT_GRADED, reason, tasks, feedback, conf)
 
 
 def grade_submission(source: Path, options: Options, work: Path, name: str = "") -> Graded:
@@ -293,12 +306,12 @@ def _graded(
         TaskGrade(t.task.id, t.task.title, t.points, t.task.points, t.status, _task_output(t))
         for t in result.tasks
     ]
-    broken = any(t.status == "import error" for t in result.tasks)
+    broken = any(t.status == Status.IMPORT_ERROR for t in result.tasks)
     lines = _header(name, options, conf)
     if notes:
         lines += ["About your submission:", *(f"  - {n}" for n in notes), ""]
     lines += [report.chapter_report(result), ""]
-    status = "import error" if broken else "graded"
+    status = Status.IMPORT_ERROR if broken else GRADED
     return Graded(name, status, "; ".join(notes), tasks, "\n".join(lines), conf)
 
 
@@ -322,6 +335,16 @@ def _sweep(options: Options) -> None:
         sandbox.sweep(conf.user)
 
 
+def _sandbox_program(options: Options) -> str | None:
+    """The command name of the sandbox's own processes (bwrap's), which the code under
+    test did not start."""
+    try:
+        conf = sandbox.confinement(options.confinement)
+    except RuntimeError:
+        return None
+    return Path(conf.bwrap).name if conf.bwrap else None
+
+
 def _worker_start() -> None:
     sandbox.become_subreaper()
 
@@ -337,7 +360,7 @@ def _grade_in_worker(source: Path, name: str, options: Options, private: Path) -
         reason = f"the grader failed ({type(exc).__name__}: {exc}); please report it"
         graded = _not_graded(name, ch, reason, options, _summary(options))
     finally:
-        ended = sandbox.end_strays()
+        ended = sandbox.end_strays(own=_sandbox_program(options))
         shutil.rmtree(work, ignore_errors=True)
         _sweep(options)
     if ended:  # detached processes of the fallback (a sandbox's end with it, unseen)
@@ -391,7 +414,7 @@ def grade_all(
         shutil.rmtree(private, ignore_errors=True)
 
 
-def repository_course(private: Path) -> Course:
+def repository_course(private: Path) -> CourseTrees:
     """The repository's course: ``solutions/`` and stubs generated from it into ``private``."""
     from autograder.stubgen import generate
 
@@ -406,4 +429,4 @@ def repository_course(private: Path) -> Course:
         path = stubs / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
-    return Course(solutions, stubs)
+    return CourseTrees(solutions, stubs)

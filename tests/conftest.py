@@ -2,11 +2,54 @@
 
 Hypothesis runs derandomized and without an example database, so every run (a student's,
 CI's) draws the same examples and a failure reproduces exactly.
+
+Instructor mode's confinements depend on the machine: ``bubblewrap`` needs ``bwrap`` and a
+kernel that lets it start a sandbox, the fallback's drop to uid 65534 needs root and an
+interpreter uid 65534 can reach. A test that needs one asks for it here and skips, saying
+why, where the machine cannot have it (a fresh laptop, a CI image without bubblewrap).
 """
 
+from __future__ import annotations
+
+import shutil
+
+import pytest
 from hypothesis import settings
 
 settings.register_profile(
     "sparrow", derandomize=True, database=None, deadline=None, max_examples=60
 )
 settings.load_profile("sparrow")
+
+
+@pytest.fixture
+def bubblewrap():
+    """The bubblewrap confinement, or a visible skip naming why this machine has none."""
+    from autograder import sandbox
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed (apt-get install bubblewrap; .ci/run does)")
+    try:
+        return sandbox.confinement("bubblewrap")
+    except RuntimeError as exc:
+        pytest.skip(f"bubblewrap cannot start here: {exc}")
+
+
+@pytest.fixture
+def auto_refusal() -> str:
+    """Why ``grade`` with its default ``--confinement auto`` refuses to grade on this
+    machine (no bubblewrap and no drop to another user), or "" where it grades."""
+    from autograder.grade_command import _confinement
+
+    try:
+        _confinement("auto")
+        return ""
+    except RuntimeError as exc:
+        return str(exc)
+
+
+@pytest.fixture
+def grade_args(auto_refusal: str) -> list[str]:
+    """The confinement an instructor on this machine gives ``grade``: the default where
+    ``auto`` confines, else ``--confinement fallback``, as the refusal tells them to."""
+    return ["--confinement", "fallback"] if auto_refusal else []

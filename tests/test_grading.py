@@ -19,10 +19,11 @@ import numpy as np
 import pytest
 
 from autograder import grading, outputs, sandbox
-from autograder.course import chapter
+from autograder.course import CHAPTERS, chapter
 from autograder.harness.api import Case, Check
 from autograder.ingest import IngestLimits, Rejected, ingest, submissions_in
 from autograder.runner import CheckRun, Limits
+from autograder.status import Status
 from autograder.verdict import judge
 from tests.trees import REPO, SOLUTIONS, patch
 
@@ -31,7 +32,7 @@ MUL = '        out = Value(self.data * other.data, (self, other), "*")\n'
 
 
 @pytest.fixture(scope="module")
-def course(tmp_path_factory: pytest.TempPathFactory) -> grading.Course:
+def course(tmp_path_factory: pytest.TempPathFactory) -> grading.CourseTrees:
     return grading.repository_course(tmp_path_factory.mktemp("course"))
 
 
@@ -49,7 +50,7 @@ def zipped(folder: Path, dest: Path) -> Path:
     return dest
 
 
-def grade(source: Path, course: grading.Course, tmp: Path, **options) -> grading.Graded:
+def grade(source: Path, course: grading.CourseTrees, tmp: Path, **options) -> grading.Graded:
     opts = grading.Options(chapter=options.pop("number", 1), course=course, **options)
     return grading.grade_submission(source, opts, tmp / f"work-{source.name}")
 
@@ -173,10 +174,22 @@ def test_given_files_are_the_courses_own(course, tmp_path: Path) -> None:
     graded = grade(sub, course, tmp_path)
     assert "nn.py" not in grading.task_files(course.stubs / CH01)
     assert {"value.py", "graph.py", "numerical.py"} <= grading.task_files(course.stubs / CH01)
-    assert "given files you changed were graded as the course's own copy: nn.py" in graded.reason
+    assert "differ from the course's copy were graded as the course's own: nn.py" in graded.reason
     assert "missing from your submission (graded as stubs): numerical.py" in graded.reason
     assert graded.status == "graded"
     assert points(graded)["1.1"] == 0 and graded.points == 90
+
+
+def test_line_ends_of_a_given_file_are_not_a_change(course, tmp_path: Path) -> None:
+    """A Windows checkout (CRLF) or an editor that trims line ends changes no given file:
+    a correct submission is told nothing about it."""
+    sub = student(tmp_path, "crlf", SOLUTIONS / CH01)
+    for path in (sub / "chapters" / CH01).glob("*.py"):
+        text = path.read_bytes().replace(b"\n", b"  \r\n")
+        path.write_bytes(text)
+    graded = grade(sub, course, tmp_path)
+    assert graded.points == 100 and graded.reason == "", graded.feedback
+    assert "About your submission" not in graded.feedback
 
 
 def test_isolated_grading_uses_the_reference_below_and_integrated_the_students(
@@ -199,12 +212,16 @@ def test_hidden_verdicts_carry_only_the_parents_text() -> None:
     check = Check("1.3", "a * b (hidden)", lambda rng: [], lambda sp: None)
     case = Case("a product of two negative numbers", {}, 6.0)
     ran = [
-        CheckRun("ran", [{"value": secret}], printed=secret),
-        CheckRun("ran", [{"raised": {"type": "ValueError", "message": secret, "where": secret}}]),
-        CheckRun("ran", [{"raised": {"type": secret, "message": secret}}]),
-        CheckRun("crashed", detail=f"its last output:\n{secret}"),
-        CheckRun("import error", error={"type": "SyntaxError", "message": secret}),
-        CheckRun("ran", [{"raised": {"type": "NotImplementedError", "not_started": "1.98765"}}]),
+        CheckRun(Status.RAN, [{"value": secret}], printed=secret),
+        CheckRun(
+            Status.RAN, [{"raised": {"type": "ValueError", "message": secret, "where": secret}}]
+        ),
+        CheckRun(Status.RAN, [{"raised": {"type": secret, "message": secret}}]),
+        CheckRun(Status.CRASHED, detail=f"its last output:\n{secret}"),
+        CheckRun(Status.IMPORT_ERROR, error={"type": "SyntaxError", "message": secret}),
+        CheckRun(
+            Status.RAN, [{"raised": {"type": "NotImplementedError", "not_started": "1.98765"}}]
+        ),
     ]
     messages = []
     for run in ran:
@@ -222,7 +239,7 @@ def test_hidden_verdicts_carry_only_the_parents_text() -> None:
 def test_a_comparison_that_cannot_take_the_data_fails_that_check_only() -> None:
     check = Check("2.1", "a + b", lambda rng: [], lambda sp: None)
     case = Case("a + b", {}, {"requires_grad": True})
-    run = CheckRun("ran", [{"value": {"requires_grad": np.array([True, True])}}])
+    run = CheckRun(Status.RAN, [{"value": {"requires_grad": np.array([True, True])}}])
     verdict = judge(check, [case], run)
     assert verdict.status == "failed" and "could not compare" in verdict.message
 
@@ -343,12 +360,13 @@ def test_grading_is_deterministic_and_one_submission_can_be_regraded_alone(batch
     assert (out / "grades.csv").read_text() == before
 
 
-def test_the_command_line_grades_a_batch_and_regrades_one(batch, tmp_path: Path) -> None:
+def test_the_command_line_grades_a_batch_and_regrades_one(
+    batch, tmp_path: Path, grade_args: list[str]
+) -> None:
     subs, *_ = batch
     out = tmp_path / "grades"
     command = [sys.executable, "-m", "autograder", "grade", "1", str(subs), "--out", str(out)]
-    if shutil.which("bwrap") is None:  # `auto` refuses a fallback that keeps your own user
-        command += ["--confinement", "fallback"]
+    command += grade_args  # `auto` refuses a fallback that keeps your own user
     done = subprocess.run(
         [*command, "--jobs", "2"], cwd=REPO, capture_output=True, text=True, timeout=300
     )
@@ -366,15 +384,15 @@ def test_the_command_line_grades_a_batch_and_regrades_one(batch, tmp_path: Path)
     assert bad.returncode == 2 and "no folder" in bad.stderr
 
 
-def test_only_picks_a_submission_by_its_name_in_the_batch(tmp_path: Path) -> None:
+def test_only_picks_a_submission_by_its_name_in_the_batch(
+    tmp_path: Path, grade_args: list[str]
+) -> None:
     subs = tmp_path / "subs"
     student(subs, "ada", SOLUTIONS / CH01)
     zipped(student(tmp_path / "src", "ada", SOLUTIONS / CH01) / "chapters", subs / "ada.zip")
     assert grading.unique_names(submissions_in(subs)) == ["ada", "ada-2"]  # ada/, ada.zip
     command = [sys.executable, "-m", "autograder", "grade", "1", str(subs), "--only", "ada-2"]
-    command += ["--out", str(tmp_path / "out"), "--cpu-limit", "5"]
-    if shutil.which("bwrap") is None:
-        command += ["--confinement", "fallback"]
+    command += ["--out", str(tmp_path / "out"), "--cpu-limit", "5", *grade_args]
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0 and "[1/1] ada-2" in done.stdout, done.stdout + done.stderr
     wrong = subprocess.run(
@@ -397,10 +415,68 @@ def test_the_confinement_is_named_in_every_grade(course, tmp_path: Path) -> None
         )
 
 
-def test_bubblewrap_hides_the_repository() -> None:
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap is not installed (CI installs it: apt-get install bubblewrap)")
-    conf = sandbox.confinement("bubblewrap")
+# What a correct submission's outputs must never carry: any outcome but passing, and the
+# grader's words for what went wrong or what it had to clean up after.
+NEVER_FOR_CORRECT = sorted(
+    {s.value for s in Status if s not in (Status.PASSED, Status.RAN)}
+    | {
+        "ended",
+        "left running",
+        "About your submission",
+        "discarded",
+        "changed the grader",
+        "printed:",
+        "hint:",
+        "raised",
+        "Not graded",
+        "please report",
+        "expected",
+        "warning",
+    }
+)
+
+
+def _never_said(text: str, where: str) -> None:
+    said = [phrase for phrase in NEVER_FOR_CORRECT if phrase.lower() in text.lower()]
+    assert not said, f"{where} says {said}:\n{text}"
+
+
+@pytest.mark.parametrize("kind", ["bubblewrap", "fallback"])
+def test_the_reference_is_told_nothing_it_should_not_be(
+    course, tmp_path: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
+    """Each ready chapter's reference, graded in a worker under each confinement this
+    machine has: full marks, and its feedback, CSV row, results.json and summary say
+    nothing but that (under bubblewrap, the sandbox's own processes are not the code's)."""
+    if kind == "bubblewrap":
+        request.getfixturevalue("bubblewrap")  # skips, saying why, where it cannot start
+    for ch in (c for c in CHAPTERS if c.ready):
+        subs = tmp_path / ch.package
+        shutil.copytree(SOLUTIONS / ch.package, subs / "ref" / "chapters" / ch.package)
+        options = grading.Options(chapter=ch.number, course=course, confinement=kind)
+        (graded,) = grading.grade_all([subs / "ref"], options, jobs=1)
+        assert graded.confinement.startswith(kind)
+        assert graded.status == "graded" and graded.points == graded.max_points == 100
+        assert graded.reason == "" and {t.status for t in graded.tasks} == {Status.PASSED}
+        out = tmp_path / "out" / ch.package
+        outputs.write_batch(out, [graded], ch, options, 1, merge=False)
+        body = graded.feedback.split("\n\n", 1)[1]  # below the header (suite, limits, …)
+        _never_said(body, f"chapter {ch.number}'s feedback ({kind})")
+        assert body.rstrip().endswith(f"Chapter {ch.number} is complete. Well done!")
+        with open(out / "grades.csv", newline="") as file:
+            (row,) = csv.DictReader(file)
+        assert row["status"] == "graded" and row["reason"] == "" and row["total"] == "100"
+        results = json.loads((out / "gradescope" / "ref.json").read_text())
+        assert results["score"] == results["max_score"] == 100
+        for test in results["tests"]:
+            assert test["status"] == "passed" and test["score"] == test["max_score"]
+            _never_said(test["output"], f"results.json, task {test['number']} ({kind})")
+        summary = (out / "summary.txt").read_text()
+        assert "status: graded 1" in summary and "not graded" not in summary
+
+
+def test_bubblewrap_hides_the_repository(bubblewrap: sandbox.Confinement) -> None:
+    conf = bubblewrap
     probe = f"import os; print(os.path.exists({str(REPO / 'solutions')!r}), os.getuid())"
     tree = Path(sandbox.tempfile.mkdtemp())
     try:
@@ -419,7 +495,12 @@ def test_bubblewrap_hides_the_repository() -> None:
 # -- Gradescope ----------------------------------------------------------------------------
 
 
-def test_gradescope_zip_runs_against_a_simulated_autograder_layout(tmp_path: Path) -> None:
+def test_gradescope_zip_runs_against_a_simulated_autograder_layout(
+    tmp_path: Path, auto_refusal: str
+) -> None:
+    """The zip's run_autograder (``--confinement auto``) in the layout Gradescope makes,
+    with this interpreter as the venv setup.sh makes. On a machine where ``auto`` cannot
+    confine (no bubblewrap, no drop to uid 65534) it refuses, as Gradescope would."""
     from tools import gradescope
 
     seed = tmp_path / "seed.txt"
@@ -434,10 +515,9 @@ def test_gradescope_zip_runs_against_a_simulated_autograder_layout(tmp_path: Pat
     assert any(n.startswith("course/reference/ch01_value/") for n in names)
     assert not any(n.startswith("course/reference/ch02_tensor") for n in names)
     shutil.copytree(SOLUTIONS / "ch02_tensor", root / "submission" / "ch02_tensor")
-    bin_dir = tmp_path / "bin"
-    bin_dir.mkdir()
-    (bin_dir / "python3").symlink_to(sys.executable)
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PATH": f"{bin_dir}:{os.environ['PATH']}"}
+    # run_autograder's $PYTHON stands for /autograder/venv/bin/python (a link to a venv's
+    # interpreter would leave the venv, and find NumPy wherever the base Python keeps it)
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable}
     done = subprocess.run(
         ["bash", str(root / "source" / "run_autograder")],
         env=env,
@@ -445,6 +525,10 @@ def test_gradescope_zip_runs_against_a_simulated_autograder_layout(tmp_path: Pat
         text=True,
         timeout=300,
     )
+    if auto_refusal:
+        assert done.returncode == 2 and "no bubblewrap sandbox could start" in done.stderr
+        assert not (root / "results" / "results.json").exists()
+        pytest.skip(f"run_autograder refuses here, rightly: {auto_refusal}")
     assert done.returncode == 0, done.stdout + done.stderr
     results = json.loads((root / "results" / "results.json").read_text())
     assert results["score"] == results["max_score"] == 100

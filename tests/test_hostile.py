@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import shutil
 import stat
 import tempfile
 import textwrap
@@ -44,6 +43,7 @@ RUN = uuid.uuid4().int
 MARK = f"sparrow-hostile-{RUN % 16**10:010x}"  # names of files submissions try to create
 SLEEP = f"987.{RUN % 10**6:06d}1"  # a detached grandchild's `sleep` argument, found in /proc
 SLEEP_FALLBACK = f"153.{RUN % 10**6:06d}2"
+SLEEP_DETACHED = f"154.{RUN % 10**6:06d}3"
 
 # What the grader's `binary` program returns for a correct Value.__mul__, computed from the
 # case's inputs in plain floats: the data a forger needs. test_forged_data_would_pass proves
@@ -238,6 +238,16 @@ if not globals().get("_FORKED"):
             os._exit(0)
     os.waitpid(pid, 0)
 """
+
+# a grandchild that lets go of the child's pipes too: only the worker's sweep finds it
+DETACHED = DOUBLE_FORK.replace(
+    "                os.execv(",
+    """                null = os.open("/dev/null", os.O_RDWR)
+                for fd in (0, 1, 2):
+                    os.dup2(null, fd)
+                os.closerange(3, 1024)
+                os.execv(""",
+)
 
 FAKE_RESULTS = """
 import json, os
@@ -742,6 +752,7 @@ def test_the_fallback_confinement_is_fair_and_leaves_nothing(tmp_path: Path, bat
     sources = [
         _reference_copy(subs, "ok_folder", []),
         _reference_copy(subs, "double_fork", [in_mul(fork)]),
+        _reference_copy(subs, "detached", [in_mul(DETACHED.format(sleep=SLEEP_DETACHED))]),
         _reference_copy(subs, "hang_op", [in_mul(HANG)]),
     ]
     options = grading.Options(
@@ -753,7 +764,7 @@ def test_the_fallback_confinement_is_fair_and_leaves_nothing(tmp_path: Path, bat
     start = time.monotonic()
     graded = {g.name: g for g in grading.grade_all(sources, options, jobs=2)}
     seconds = time.monotonic() - start
-    assert wait_until_gone(SLEEP_FALLBACK) == []
+    assert wait_until_gone(SLEEP_FALLBACK) + wait_until_gone(SLEEP_DETACHED) == []
     assert seconds < 120, seconds  # a grandchild holding the child's pipes stalls nothing
     for g in graded.values():
         assert g.confinement.startswith("fallback")
@@ -763,6 +774,12 @@ def test_the_fallback_confinement_is_fair_and_leaves_nothing(tmp_path: Path, bat
         (t.id, t.points, t.output) for t in batch.graded["ok_folder"].tasks
     ]
     assert graded["double_fork"].points == 100, graded["double_fork"].feedback
+    # the worker ended the grandchild that let go of every pipe, and says so; the others
+    # left nothing running (a grandchild holding the pipes ends with the child)
+    ended = "The grader ended 1 process(es) your code left running."
+    assert graded["detached"].points == 100 and ended in graded["detached"].feedback
+    for name in ("ok_folder", "double_fork", "hang_op"):
+        assert "process(es)" not in graded[name].feedback, graded[name].feedback
     hang = graded["hang_op"]
     assert {t.id: t.points for t in hang.tasks} == batch.points("honest_bug")
     assert "timed out" in hang.feedback and "stopped after" in hang.feedback
@@ -804,9 +821,7 @@ if seen:
 """
 
 
-def test_inside_bubblewrap_the_repository_is_out_of_sight(tmp_path: Path) -> None:
-    if shutil.which("bwrap") is None:
-        pytest.skip("bubblewrap (bwrap) is not installed: apt-get install bubblewrap")
+def test_inside_bubblewrap_the_repository_is_out_of_sight(tmp_path: Path, bubblewrap) -> None:
     host_file = Path(tempfile.gettempdir()) / f"{MARK}-host.txt"
     host_file.write_text("the grader's /tmp\n")
     try:
