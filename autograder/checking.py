@@ -22,7 +22,7 @@ from .course import Chapter
 from .harness.api import Case, Check
 from .runner import Limits, PlannedCheck, build_tree, run_checks
 from .sandbox import NONE, Confinement
-from .verdict import CheckVerdict, TaskVerdict, apply_requirements, judge
+from .verdict import CheckVerdict, TaskVerdict, apply_requirements, hide, judge
 
 PUBLIC_SEED = 0
 _IMPORTING = threading.Lock()
@@ -108,7 +108,7 @@ def check_chapter(
             )
             planned.append((plan, check, cases))
     standins = blame.standins_module(chapter)
-    if standins and any(check.requires for _, check, _ in planned):
+    if standins:  # for reruns (``blame``): copied, imported only by a rerun's child
         programs[standins] = Path(importlib.import_module(standins).__file__)
     target = f"chapters.{chapter.package}"
     verdicts = {t.id: TaskVerdict(t) for t in chapter.tasks if t.id in needed}
@@ -120,17 +120,18 @@ def check_chapter(
         runs = run_checks(tree, target, [p for p, _, _ in planned], limits, confinement)
         judged: dict[int, CheckVerdict] = {}
         for plan, check, cases in planned:
-            hide = id(check) in hidden_ids
-            judged[id(check)] = judge(check, cases, runs[plan.id], hidden=hide)
+            secret = id(check) in hidden_ids
+            judged[id(check)] = judge(check, cases, runs[plan.id], hidden=secret)
             verdicts[check.task].checks.append(judged[id(check)])
         reruns = blame.plan_reruns(chapter, list(verdicts.values()), planned, judged, hidden_ids)
-        if reruns and programs.get(standins):
+        if reruns:
             plans = blame.programs_of_reruns(reruns) + [r.plan for r in reruns]
             again = run_checks(tree, target, plans, limits, confinement)
             for r in reruns:
                 settled = blame.settle(
                     r, judge(r.original.check, r.cases, again[r.plan.id], hidden=r.hidden)
                 )
+                settled = hide(settled) if r.hidden else settled  # its text, for its status
                 own = verdicts[r.original.check.task].checks
                 own[next(i for i, c in enumerate(own) if c is r.original)] = settled
     apply_requirements(list(verdicts.values()))

@@ -95,16 +95,23 @@ def task_details(t: TaskVerdict) -> list[str]:
         lines += _indent("blocked:", _blocked_text(t, problem))
         return lines
     if problem.standins:
-        tasks = ", ".join(problem.standins)
+        tasks = _tasks_text(problem.standins)
+        verb = "fails" if len(problem.standins) == 1 else "fail"
         lines += _indent(
             "yours:",
-            f"task {tasks} fails too, so this check ran again with the autograder's own "
-            f"version of task {tasks} in its place; it still fails, as shown: the bug is in "
-            f"task {t.task.id}",
+            f"{tasks} {verb} too, so this check ran again with the autograder's own version "
+            f"of {tasks} in place; it still fails, as shown: the bug is in task {t.task.id}",
         )
     lines += _indent("hint:", t.task.hint)
     lines += _indent("read:", f"{t.task.section} of the notebook")
     return lines
+
+
+def _tasks_text(ids: Sequence[str]) -> str:
+    """ "task 2.5", "tasks 3.1 and 3.2", "tasks 1.2, 1.6 and 1.7"."""
+    if len(ids) == 1:
+        return f"task {ids[0]}"
+    return f"tasks {', '.join(ids[:-1])} and {ids[-1]}"
 
 
 def _blocked_text(t: TaskVerdict, problem: CheckVerdict) -> str:

@@ -102,6 +102,37 @@ def test_chapter_1_backward_blocked_by_a_wrong_order_or_failing_itself(tmp_path:
     assert all(c.standins for c in own.checks if not c.passed)
 
 
+UNBROADCAST_DROPS_STRETCHED = (
+    "unbroadcast.py",
+    "grad.sum(dim=stretched, keepdim=True)",
+    "grad.sum(dim=stretched)",
+)
+BROADCAST_TO_NO_SUM = (
+    "broadcast.py",
+    "return sum_to_size(grad_output, ctx.shape)",
+    "return grad_output",
+)
+
+
+def test_chapter_3_blocked_by_unbroadcast_or_failing_itself(tmp_path: Path) -> None:
+    """3.2's checks run unbroadcast: with 3.1 wrong, a right 3.2 is blocked by it (the
+    NumPy stand-ins of 3.1 pass it), a wrong 3.2 is its own failure."""
+    package = copy_package(SOLUTIONS / "ch03_broadcast", tmp_path / "a" / "ch03_broadcast")
+    patch(package / UNBROADCAST_DROPS_STRETCHED[0], *UNBROADCAST_DROPS_STRETCHED[1:])
+    result = run_chapter(3, package)
+    text = _words(report.chapter_report(result))
+    assert _task(result, "3.1").status == Status.FAILED, text
+    for task in ("3.2", "3.3"):
+        assert _task(result, task).status in (Status.PASSED, Status.BLOCKED), text
+    blocked = [c for t in result.tasks for c in t.checks if c.status == Status.BLOCKED]
+    assert blocked and all(c.blocked_by == "3.1" and c.standins for c in blocked), text
+    patch(package / BROADCAST_TO_NO_SUM[0], *BROADCAST_TO_NO_SUM[1:])
+    both = run_chapter(3, package, tasks=["3.2"])
+    (own,) = both.tasks
+    assert own.status == Status.FAILED, report.chapter_report(both)
+    assert any(c.standins == ("3.1",) for c in own.checks if c.status == Status.FAILED)
+
+
 def test_the_value_op_stand_ins_run_micrograds_example(tmp_path: Path) -> None:
     """1.8's README check needs every op: with 1.6 unwritten, a right backward is blocked by
     it (the numerical stand-ins of 1.2–1.6 pass the example)."""
