@@ -52,7 +52,8 @@ class Submission:
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
 PACKAGES = {ch.package for ch in CHAPTERS}
-SKIPPED = {"__pycache__", "site-packages", "node_modules"}  # and every folder named .*
+# and every folder named .*; __MACOSX: the resource forks macOS's Compress adds to a zip
+SKIPPED = {"__pycache__", "site-packages", "node_modules", "__MACOSX"}
 
 
 def printable(name: str) -> str:

@@ -192,6 +192,19 @@ def test_line_ends_of_a_given_file_are_not_a_change(course, tmp_path: Path) -> N
     assert "About your submission" not in graded.feedback
 
 
+def test_a_zip_made_by_macos_finder_is_a_plain_submission(course, tmp_path: Path) -> None:
+    """Finder's Compress adds ``__MACOSX/…/._value.py`` resource forks: not a second copy
+    of the chapter to tell the student about."""
+    archive = tmp_path / "mac.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted((SOLUTIONS / CH01).glob("*.py")):
+            zf.writestr(f"sparrow/chapters/{CH01}/{path.name}", path.read_bytes())
+            fork = b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        "
+            zf.writestr(f"__MACOSX/sparrow/chapters/{CH01}/._{path.name}", fork)
+    graded = grade(archive, course, tmp_path)
+    assert graded.points == 100 and graded.reason == "", graded.feedback
+
+
 def test_isolated_grading_uses_the_reference_below_and_integrated_the_students(
     course, tmp_path: Path
 ) -> None:
