@@ -488,6 +488,34 @@ def test_the_reference_is_told_nothing_it_should_not_be(
         assert "status: graded 1" in summary and "not graded" not in summary
 
 
+STRAYS = """
+import os, shutil, subprocess, sys, time
+from autograder import sandbox
+bwrap = os.path.join(sys.argv[1], "bwrap")  # a process named like the sandbox's own
+shutil.copy("/bin/sleep", bwrap)
+subprocess.Popen(["/bin/sleep", "30"])  # left running
+subprocess.Popen([bwrap, "30"])
+subprocess.Popen(["/bin/true"])  # ends at once: a zombie, never waited for
+time.sleep(0.5)
+print(sandbox.end_strays(own=sys.argv[2] or None), sandbox.children(os.getpid()))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux /proc")
+@pytest.mark.parametrize(("own", "counted"), [("bwrap", 1), ("", 2)])
+def test_the_stray_count_leaves_out_zombies_and_the_sandboxs_own(
+    tmp_path: Path, own: str, counted: int
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", STRAYS, str(tmp_path), own],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.stdout.split(maxsplit=1) == [str(counted), "[]\n"], done.stdout + done.stderr
+
+
 def test_bubblewrap_hides_the_repository(bubblewrap: sandbox.Confinement) -> None:
     conf = bubblewrap
     probe = f"import os; print(os.path.exists({str(REPO / 'solutions')!r}), os.getuid())"
