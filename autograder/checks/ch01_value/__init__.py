@@ -121,6 +121,7 @@ def _power_cases(rng: np.random.Generator) -> list[Case]:
         (0.5, -2.5),
         (1.7, 1),
         (0.0, 2),  # a zero base: n·0ⁿ⁻¹ = 0, no division by the base
+        (2.5, 0),  # a zero exponent: x⁰ = 1, a constant, whose derivative is 0
     ]:
         g = round(float(rng.uniform(0.5, 2)), 3)
         presets = {"x": 0.75} if len(out) == 1 else {}
