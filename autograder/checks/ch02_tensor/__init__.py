@@ -15,7 +15,7 @@ forward and calls the output node's local backward, then ``backward(g)``, once; 
 local backward of one op can fail only its own task. The verdict judges the local
 backward's own gradients (shape, dtype, values, and a graph that leads back to g and to the
 inputs) before what ``Node.backward`` hands on, at a float64 tolerance that float32
-arithmetic cannot meet. A second check per task takes the local backwards to second order
+arithmetic cannot meet. A second check per task takes its ops' local backwards to second order
 (``programs.second_order``); it runs other ops' backward, so it ``requires`` their tasks.
 Task 2.11 runs several ops' backward together and says so (``requires``).
 """
@@ -29,7 +29,7 @@ import numpy as np
 from ...harness.api import Case, Check, compare, show
 from . import programs
 from .cases import engine_case, op_case, op_cases, second_order_cases, sum_to
-from .catalog import CATALOG, TITLES, Shape
+from .catalog import CATALOG, TITLES, Op, Shape
 
 __all__ = [
     "CHECKS",
@@ -57,6 +57,14 @@ _BUILDING_BLOCKS = ("2.1", "2.2", "2.3", "2.4", "2.5", "2.7", "2.9")
 SECOND_ORDER_REQUIRES = {
     f"2.{i}": tuple(t for t in _BUILDING_BLOCKS if t != f"2.{i}") for i in range(1, 11)
 }
+
+
+def by_task(catalog: list[Op]) -> dict[str, list[Op]]:
+    """The catalog's ops, task by task (in the catalog's order)."""
+    tasks: dict[str, list[Op]] = {}
+    for op in catalog:
+        tasks.setdefault(op.task, []).append(op)
+    return tasks
 
 
 def _held_verdict(case: Case, received: Any) -> str | None:
@@ -268,14 +276,14 @@ CHECKS = [
     ],
     *[
         Check(
-            op.task,
-            f"{TITLES.get(op.name, op.expr)}: second derivatives",
-            second_order_cases(op),
+            task,
+            "second derivatives: " + ", ".join(TITLES.get(op.name, op.expr) for op in ops),
+            second_order_cases(*ops),
             programs.second_order,
             second_order_verdict,
-            requires=SECOND_ORDER_REQUIRES[op.task],
+            requires=SECOND_ORDER_REQUIRES[task],
         )
-        for op in CATALOG
+        for task, ops in by_task(CATALOG).items()
     ],
     Check(
         "2.11",

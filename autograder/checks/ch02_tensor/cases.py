@@ -300,26 +300,27 @@ def second_order_case(
     return Case(label, inputs, {**expected, "names": names})
 
 
-def second_order_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
-    """The first catalog variants of ``op`` whose inputs are small (``SECOND_ORDER_SIZE``,
-    ``SECOND_ORDER_VARIANTS``), and
-    its cases on given data where the second derivative is defined near the data (a zero
-    base of ``**`` with an integer exponent; aⁿ with n = 2.5 is not analytic at 0)."""
+def second_order_cases(*ops: Op) -> Callable[[np.random.Generator], list[Case]]:
+    """For each op: the first catalog variants whose inputs are small
+    (``SECOND_ORDER_SIZE``, ``SECOND_ORDER_VARIANTS``), and its cases on given data where the
+    second derivative is defined near the data (a zero base of ``**`` with an integer
+    exponent; aⁿ with n = 2.5 is not analytic at 0)."""
 
-    def small(variant: tuple) -> bool:
+    def small(op: Op, variant: tuple) -> bool:
         sizes = [int(np.prod(shape)) for shape, _ in variant_layouts(op, variant)]
         return max(sizes) <= SECOND_ORDER_SIZE
 
     def cases(rng: np.random.Generator) -> list[Case]:
-        variants = [v for v in op.variants if small(v)][:SECOND_ORDER_VARIANTS]
-        out = [
-            second_order_case(op, rng, variant_options(v, rng), variant_layouts(op, v))
-            for v in variants
-        ]
-        for opts, data in op.at.values():
-            if not float(opts.get("exponent", 1)).is_integer() and (data <= 0).any():
-                continue
-            out.append(second_order_case(op, rng, opts, [(data.shape, "plain")], data=data))
+        out = []
+        for op in ops:
+            variants = [v for v in op.variants if small(op, v)][:SECOND_ORDER_VARIANTS]
+            for v in variants:
+                layouts = variant_layouts(op, v)
+                out.append(second_order_case(op, rng, variant_options(v, rng), layouts))
+            for opts, data in op.at.values():
+                if not float(opts.get("exponent", 1)).is_integer() and (data <= 0).any():
+                    continue
+                out.append(second_order_case(op, rng, opts, [(data.shape, "plain")], data=data))
         return out
 
     return cases
