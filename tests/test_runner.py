@@ -195,3 +195,29 @@ def test_writing_to_the_channel_is_forgery_and_costs_that_check(
     assert statuses(result) == {"1.2": "passed", "1.3": Status.FORGED, "1.4": "passed"}
     message = result.tasks[1].first_problem.message
     assert "discarded" in message and problem in message, message
+
+
+def test_each_message_reads_back_as_its_record_and_nothing_else_does() -> None:
+    from autograder.harness import wire
+
+    events = [
+        wire.Ready(),
+        wire.ImportFailed({"type": "SyntaxError", "message": "invalid syntax"}),
+        wire.Begin("2:1.3/Value * Value"),
+        wire.End("2:1.3/Value * Value", "hi", [{"value": 6.0}, {"raised": {"type": "E"}}]),
+        wire.Done(),
+        wire.Tampered("wire.dumps", "2:1.3/Value * Value"),
+    ]
+    for event in events:
+        assert wire.decode(wire.encode(event)) == event
+    for line in [
+        "not json",
+        "[1, 2]",
+        '{"event": ["ready"]}',
+        '{"event": "ready", "score": 100}',
+        '{"event": "end", "id": "x", "results": [{"value": 1, "raised": {}}]}',
+        '{"event": "end", "id": "x", "results": {"value": 1}}',
+        '{"event": "import_error", "error": "text"}',
+    ]:
+        with pytest.raises(ValueError):  # JSON's own error is one too
+            wire.decode(line)
