@@ -85,6 +85,23 @@ def test_a_right_engine_with_a_wrong_tanh_is_blocked_by_it(tmp_path: Path) -> No
     assert "with the autograder's own version of task 2.5 in its place this check passes" in text
 
 
+def test_hidden_checks_rerun_too_with_the_parents_text_only(tmp_path: Path) -> None:
+    from autograder.checking import check_chapter
+    from autograder.course import chapter
+    from autograder.grading import hidden_checks
+    from tests.trees import composite
+
+    package = _variant(tmp_path, 2, TANH_WRONG_SIGN)
+    ch = chapter(2)
+    result = check_chapter(
+        ch, composite(2, package), task_ids=["2.11"], hidden_modules=hidden_checks(ch)
+    )
+    (engine,) = result.tasks
+    hidden = [c for c in engine.checks if c.hidden]
+    assert hidden and all(c.status == Status.BLOCKED and c.blocked_by == "2.5" for c in hidden)
+    assert all(c.message == "blocked by task 2.5" and c.standins for c in hidden)
+
+
 def test_the_reference_needs_no_rerun(tmp_path: Path) -> None:
     result = run_chapter(2, SOLUTIONS / "ch02_tensor", tasks=["2.11"])
     assert result.passed and not any(c.standins for t in result.tasks for c in t.checks)
