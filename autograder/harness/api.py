@@ -56,7 +56,9 @@ class Check:
     cases: Callable[[np.random.Generator], Sequence[Case]]
     program: Callable[..., Any]
     verdict: Verdict = None  # type: ignore[assignment]  # default: close()
-    requires: tuple[str, ...] = ()  # tasks whose code this check cannot avoid running
+    # tasks whose code this check cannot avoid running; when one fails too, the check is
+    # rerun with the chapter's stand-in for it (``blame.py``) to tell whose bug it met
+    requires: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.verdict is None:

@@ -12,6 +12,7 @@ solution of the task it replaces."""
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable, Mapping, Sequence
 from types import ModuleType
 from typing import Any
@@ -22,8 +23,6 @@ _MISSING = object()
 
 def modules_of(sp: ModuleType) -> list[ModuleType]:
     """The loaded modules of the code under test (``chapters.*``): where stand-ins go."""
-    import sys
-
     top = sp.__name__.split(".")[0]
     return [m for name, m in list(sys.modules.items()) if name.split(".")[0] == top and m]
 
