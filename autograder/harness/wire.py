@@ -110,7 +110,6 @@ class Raised(TypedDict, total=False):
     type: str  # its class's name
     message: str
     where: str  # the file and line under chapters/ it came from
-    frames: list  # [path under chapters/, line, qualified name] of each frame there
     not_started: str  # the task id of a stub's NotImplementedError("Task N.k: …")
     frames: list[list[Any]]  # the traceback under chapters/ (``child._frames``)
 
