@@ -36,7 +36,7 @@ from .cases import (
     chain,
     power_case,
     random_dag,
-    squarings,
+    squared,
     step_verdict,
     topo_case,
     topo_verdict,
@@ -160,7 +160,7 @@ GRAPHS: list[tuple[str, Callable[[np.random.Generator], Graph]]] = [
     ),
     (
         "x = (x + 1) * x, 60 times (2^60 paths from the root to the first x)",
-        lambda rng: whole(squarings(60)),
+        lambda rng: squared(60),
     ),
     (
         "a root with 2,000 inputs",

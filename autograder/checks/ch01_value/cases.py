@@ -323,6 +323,13 @@ def squarings(steps: int) -> list[list[int]]:
     return graph
 
 
+def squared(steps: int) -> Graph:
+    """``squarings(steps)`` rooted at its last x, its first x named for messages."""
+    inputs = squarings(steps)
+    names = ("the first x", *(f"node {i}" for i in range(1, len(inputs))))
+    return Graph(inputs, len(inputs) - 1, names)
+
+
 def tree(depth: int) -> list[list[int]]:
     """A complete binary tree, leaves first: every Value has two inputs of its own."""
     graph: list[list[int]] = []

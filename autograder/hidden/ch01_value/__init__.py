@@ -32,6 +32,7 @@ from ...checks.ch01_value.cases import (
     power_case,
     random_dag,
     shared_chain,
+    squared,
     squarings,
     step_verdict,
     topo_case,
@@ -267,7 +268,7 @@ def _backward_cases(rng: np.random.Generator) -> list[Case]:
             ),
             (
                 "x = (x + 1) * x, a few dozen times",
-                whole(squarings(int(rng.integers(30, 50)))),
+                squared(int(rng.integers(30, 50))),
                 "unit",
                 0.0,
                 1,
