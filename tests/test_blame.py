@@ -85,6 +85,36 @@ def test_a_right_engine_with_a_wrong_tanh_is_blocked_by_it(tmp_path: Path) -> No
     assert "with the autograder's own version of task 2.5 in its place this check passes" in text
 
 
+RESHAPE_FLATTENS = (
+    "shapes.py",
+    "return grad_output.reshape(ctx.shape)",
+    "return grad_output.reshape(-1)",
+)
+MEAN_IN_NUMPY = (  # right first-order values, attached to the graph by `* 0`: no second order
+    "reductions.py",
+    "return g * ones_like(a) / n",
+    "return (g * ones_like(a) / n).detach() + grad_output.sum() * 0",
+)
+
+
+def test_a_second_order_check_blames_a_wrong_reshape_only_when_it_is_the_cause(
+    tmp_path: Path,
+) -> None:
+    """2.7's second-order check pulls back through the Reshape its backward records (2.9):
+    with a stand-in for 2.9 a right 2.7 passes (blocked by 2.9), a wrong one still fails."""
+    right = run_chapter(2, _variant(tmp_path / "right", 2, RESHAPE_FLATTENS), tasks=["2.7"])
+    (second,) = [c for c in right.tasks[0].checks if c.check.name.startswith("second")]
+    assert second.status == Status.BLOCKED and second.blocked_by == "2.9"
+    assert second.standins == ("2.9",)
+    wrong = _variant(tmp_path / "wrong", 2, RESHAPE_FLATTENS, MEAN_IN_NUMPY)
+    (second,) = [
+        c
+        for c in run_chapter(2, wrong, tasks=["2.7"]).tasks[0].checks
+        if c.check.name.startswith("second")
+    ]
+    assert second.status == Status.FAILED and second.standins == ("2.9",), second.message
+
+
 def test_hidden_checks_rerun_too_with_the_parents_text_only(tmp_path: Path) -> None:
     from autograder.checking import check_chapter
     from autograder.course import chapter
@@ -180,6 +210,11 @@ def test_stand_in_gradients_match_the_autograders_derivatives() -> None:
         ("Sigmoid", [a * 30], {}),
         ("MatMul", [a, rng.normal(size=(4, 2))], {}),
         ("Mean", [a], {"dim": 1, "keepdim": True}),
+        ("Pow", [np.abs(a) + 0.5], {"exponent": 2.5}),
+        ("Log", [np.abs(a) + 0.5], {}),
+        ("Reshape", [a], {"shape": (2, 6)}),
+        ("Transpose", [a], {"dim0": 0, "dim1": 1}),
+        ("Permute", [a.reshape(3, 2, 2)], {"dims": (2, 0, 1)}),
     ]:
         reference, elementwise = standins.REFERENCES[name]
         out = np.asarray(reference(*args, **options))

@@ -1,6 +1,7 @@
 """Chapter 2's stand-ins (see ``autograder/harness/standin.py``): the autograder's own
 version of an op task, installed into the code under test for a rerun of a check that needs
-it (task 2.11 runs the local backwards of 2.1, 2.2, 2.5, 2.6 and 2.7).
+it (task 2.11 runs the local backwards of 2.1, 2.2, 2.5, 2.6 and 2.7; a second-order check
+runs those its task's backward records: 2.1–2.5, 2.7 and 2.9).
 
 A stand-in replaces the op's ``forward`` by the autograder's plain-NumPy reference and its
 ``backward`` by a numerical vector-Jacobian product of that reference: the complex step,
@@ -47,6 +48,10 @@ REFERENCES: dict[str, tuple[Callable[..., Any], bool]] = {
     "Neg": (lambda a: -a, True),
     "Mul": (lambda a, b: a * b, True),
     "Div": (lambda a, b: a / b, True),
+    "Pow": (lambda a, exponent: a**exponent, True),
+    "Exp": (np.exp, True),
+    "Log": (np.log, True),
+    "Sqrt": (np.sqrt, True),
     "Tanh": (np.tanh, True),
     "Sigmoid": (_sigmoid, True),
     "ReLU": (_relu, True),
@@ -54,13 +59,19 @@ REFERENCES: dict[str, tuple[Callable[..., Any], bool]] = {
     "MatMul": (np.matmul, False),
     "Sum": (partial(_reduce, np.sum), False),
     "Mean": (partial(_reduce, np.mean), False),
+    "Reshape": (lambda a, shape: a.reshape(shape), False),
+    "Transpose": (lambda a, dim0, dim1: np.swapaxes(a, dim0, dim1), False),
+    "Permute": (lambda a, dims: np.transpose(a, dims), False),
 }
 TASK_OPS = {
     "2.1": ("Add", "Sub", "Neg"),
     "2.2": ("Mul", "Div"),
+    "2.3": ("Pow",),
+    "2.4": ("Exp", "Log", "Sqrt"),
     "2.5": ("Tanh", "Sigmoid", "ReLU", "Abs"),
     "2.6": ("MatMul",),
     "2.7": ("Sum", "Mean"),
+    "2.9": ("Reshape", "Transpose", "Permute"),
 }
 
 
