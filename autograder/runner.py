@@ -308,18 +308,23 @@ def _exit_detail(code: int | None, tail: str) -> str:
     )
 
 
+_UNREAD = -1.0  # a step's starting CPU time, not read yet
+
+
 class _Budget:
     """The CPU budget of the step a child is in (its imports, or one check), restarted at
     each of its messages. CPU seconds of the child's whole process tree where the system
     measures them (a /proc scan, so at most every ``every`` seconds); wall-clock seconds
-    elsewhere, and always as a backstop."""
+    elsewhere, and always as a backstop. A step's starting CPU time is read at its first
+    measurement, ``every`` seconds in: most checks end sooner and cost no scan at all (a
+    scan is ~8 ms), and a long step's budget then starts at most ``every`` seconds late."""
 
     def __init__(self, pid: int, limits: Limits, every: float = 0.1) -> None:
         self.pid, self.limits, self.every = pid, limits, every
         self.restart()
 
     def restart(self) -> None:
-        self.cpu_start, self.wall_start = cpu_seconds(self.pid), time.monotonic()
+        self.cpu_start, self.wall_start = _UNREAD, time.monotonic()
         self.measured = self.wall_start
 
     def overrun(self) -> str:
@@ -329,6 +334,8 @@ class _Budget:
         self.measured = time.monotonic()
         wall, limits = self.measured - self.wall_start, self.limits
         cpu = cpu_seconds(self.pid)
+        if self.cpu_start == _UNREAD:
+            self.cpu_start = cpu
         if cpu is not None and self.cpu_start is not None:
             if cpu - self.cpu_start > limits.cpu_per_check:
                 used = f"{cpu - self.cpu_start:.1f} CPU seconds"
