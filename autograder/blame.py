@@ -2,7 +2,10 @@
 again with the autograder's own stand-ins for those tasks (``harness/standin.py``).
 
 Passing then, the other task is the cause: the check is "blocked by" it. Failing still, the
-check's own task is: the report shows that failure, found with the stand-ins in place. Only
+check's own task is: the report shows that failure, found with the stand-ins in place. With
+two or more stand-ins, the same child also runs the check once per stood-in task with that
+task's stand-in left out: a task whose own code makes the check fail again is a cause (the
+first such one is blamed); where no single one does, the tasks are the cause together. Only
 a failing check is rerun (student mode stays fast), and a rerun never earns points: a check
 that failed once is not passed by a second run."""
 
@@ -11,13 +14,13 @@ from __future__ import annotations
 import importlib
 import importlib.util
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from .course import Chapter
 from .harness.api import Case, Check
 from .runner import PlannedCheck
 from .status import Status
-from .verdict import SUSPECT, CheckVerdict, TaskVerdict
+from .verdict import SUSPECT, Blame, CheckVerdict, TaskVerdict
 
 
 def standins_module(chapter: Chapter) -> str | None:
@@ -48,13 +51,29 @@ def suspects(verdict: CheckVerdict, failing: set[str]) -> list[str]:
 
 @dataclass
 class Rerun:
-    """One failing check, planned again with stand-ins for ``tasks``."""
+    """One failing check, planned again with stand-ins for ``tasks`` (``plan``) and, with two
+    or more of them, once per task with every stand-in but that task's (``without[task]``)."""
 
     plan: PlannedCheck
     original: CheckVerdict
     cases: list[Case]
     tasks: tuple[str, ...]
     hidden: bool
+    without: dict[str, PlannedCheck] = field(default_factory=dict)
+
+    @property
+    def plans(self) -> list[PlannedCheck]:
+        return [self.plan, *self.without.values()]
+
+
+def _plan(
+    plan: PlannedCheck, module: str, cases: Sequence[Case], tasks: Sequence[str]
+) -> PlannedCheck:
+    """``plan``'s program on ``cases`` through ``module:rerun``, with stand-ins for ``tasks``."""
+    row = {"program": plan.program, "tasks": list(tasks)}
+    rows = [{**row, "inputs": dict(c.inputs)} for c in cases]
+    named = ", ".join(tasks) or "none"
+    return PlannedCheck(f"{plan.id} (stand-ins {named})", f"{module}:rerun", rows)
 
 
 def plan_reruns(
@@ -79,27 +98,48 @@ def plan_reruns(
         wanted = suspects(verdict, failing)
         if not wanted or not module or not set(wanted) <= covered:
             continue
-        rows = [{"program": plan.program, "tasks": wanted, "inputs": dict(c.inputs)} for c in cases]
-        rerun = PlannedCheck(f"{plan.id} (stand-ins {', '.join(wanted)})", f"{module}:rerun", rows)
-        reruns.append(Rerun(rerun, verdict, cases, tuple(wanted), id(check) in hidden))
+        without = {}
+        if len(wanted) > 1:  # which of them is the cause: leave each one's stand-in out
+            without = {t: _plan(plan, module, cases, [w for w in wanted if w != t]) for t in wanted}
+        all_in = _plan(plan, module, cases, wanted)
+        reruns.append(Rerun(all_in, verdict, cases, tuple(wanted), id(check) in hidden, without))
     return reruns
 
 
 def programs_of_reruns(reruns: Sequence[Rerun]) -> list[PlannedCheck]:
     """Checks with no case for the original programs of ``reruns``: the child imports (and
     watches) those modules before the code under test, as in the first run."""
-    programs = sorted({row["program"] for r in reruns for row in r.plan.cases})
+    programs = sorted({row["program"] for r in reruns for p in r.plans for row in p.cases})
     return [PlannedCheck(f"import {p}", p, []) for p in programs]
 
 
-def settle(rerun: Rerun, again: CheckVerdict) -> CheckVerdict:
-    """The verdict to report, from the original one and the rerun's (``again``): blocked
-    (by the first stood-in task) when the rerun passes, else the rerun's own failure. Either
+def causes(rerun: Rerun, without: dict[str, CheckVerdict]) -> tuple[str, ...]:
+    """The stood-in tasks that cause a failure the stand-ins of ``rerun.tasks`` cure: each
+    task whose own code, every other stand-in in place, makes the check fail again
+    (``without[task]`` did not pass). With one stand-in, that one; empty where no single
+    task's code does: only all of them together are the cause."""
+    if len(rerun.tasks) == 1:
+        return rerun.tasks
+    return tuple(t for t in rerun.tasks if t in without and not without[t].passed)
+
+
+def settle(rerun: Rerun, again: CheckVerdict, without: dict[str, CheckVerdict]) -> CheckVerdict:
+    """The verdict to report, from the original one and the reruns' (``again`` with every
+    stand-in, ``without[task]`` with every one but that task's): blocked when ``again``
+    passes (by the first of ``causes``, or of the stood-in tasks where only all of them
+    together are the cause), else the rerun's own failure. Either
     way ``standins`` records the tasks the rerun replaced."""
     original = rerun.original
-    if again.passed:  # the stand-ins made it pass: the first of their tasks is the cause
-        blocked_by = rerun.tasks[0]
-        return replace(original, status=Status.BLOCKED, blocked_by=blocked_by, standins=rerun.tasks)
+    if again.passed:  # the stand-ins made it pass: a stood-in task is the cause
+        found = causes(rerun, without)
+        return replace(
+            original,
+            status=Status.BLOCKED,
+            blocked_by=(found or rerun.tasks)[0],
+            standins=rerun.tasks,
+            causes=found,
+            blame=Blame.STANDIN,
+        )
     if again.status == Status.BLOCKED and again.blocked_by in rerun.tasks:
         return again  # that task's stub message, still: told as before, blocked by it
     return replace(again, standins=rerun.tasks)

@@ -125,12 +125,14 @@ def check_chapter(
             verdicts[check.task].checks.append(judged[id(check)])
         reruns = blame.plan_reruns(chapter, list(verdicts.values()), planned, judged, hidden_ids)
         if reruns:
-            plans = blame.programs_of_reruns(reruns) + [r.plan for r in reruns]
+            plans = blame.programs_of_reruns(reruns) + [p for r in reruns for p in r.plans]
             again = run_checks(tree, target, plans, limits, confinement)
             for r in reruns:
-                settled = blame.settle(
-                    r, judge(r.original.check, r.cases, again[r.plan.id], hidden=r.hidden)
-                )
+                check = r.original.check
+                without = {
+                    task: judge(check, r.cases, again[plan.id]) for task, plan in r.without.items()
+                }
+                settled = blame.settle(r, judge(check, r.cases, again[r.plan.id]), without)
                 settled = hide(settled) if r.hidden else settled  # its text, for its status
                 own = verdicts[r.original.check.task].checks
                 own[next(i for i, c in enumerate(own) if c is r.original)] = settled

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from .checking import ChapterResult
 from .course import CHAPTERS, Chapter
 from .status import Status
-from .verdict import CheckVerdict, TaskVerdict, chapter_of
+from .verdict import Blame, CheckVerdict, TaskVerdict, chapter_of
 
 WIDTH = 92
 
@@ -124,12 +124,31 @@ def _blocked_text(t: TaskVerdict, problem: CheckVerdict) -> str:
             f"task {other} for the case above (`make chapter-{chapter_of(other)}` may not "
             f"meet it), then check task {t.task.id} again"
         )
-    if problem.standins:
+    if problem.blame == Blame.STUB:
+        return f"this check ran task {other}'s code and met its stub: write task {other} first"
+    if problem.blame != Blame.STANDIN:
+        return f"this check requires task {other}, which fails; fix task {other} first"
+    return _standin_text(problem.standins, problem.causes)
+
+
+def _standin_text(standins: Sequence[str], causes: Sequence[str]) -> str:
+    """What a rerun with the autograder's own versions of the failing ``standins`` proved:
+    the check passes with them; with the student's own code of each of ``causes`` back (every
+    other stand-in still in place) it fails again."""
+    mine = _tasks_text(standins)
+    if len(standins) == 1:
         return (
-            f"this check runs task {other}, which fails; with the autograder's own version "
-            f"of task {other} in its place this check passes: fix task {other} first"
+            f"{mine} fails too; with the autograder's own version of {mine} in place of yours "
+            f"this check passes: fix {mine} first"
         )
-    return f"this check runs task {other}, which fails; fix task {other} first"
+    proved = f"{mine} fail too; with the autograder's own versions of them this check passes"
+    if not causes:
+        return (
+            f"{proved}, and with any one of yours back it still passes: the tasks fail it "
+            f"only together; fix {mine} first"
+        )
+    back = " or ".join(f"your task {c}" for c in causes)
+    return f"{proved}, and with {back} back in it fails again: fix task {causes[0]} first"
 
 
 def import_details(t: TaskVerdict, chapter: Chapter) -> list[str]:

@@ -5,12 +5,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from enum import Enum
 
 from . import frames
 from .harness.api import Blocked, Case, Check
 from .runner import CheckRun
 from .status import Status
 from .tasks import Task
+
+
+class Blame(str, Enum):
+    """How a BLOCKED verdict knows that another task (``blocked_by``) is the cause."""
+
+    STUB = "stub"  # the check ran that task's code and met its stub
+    VERDICT = "verdict"  # the check's verdict found it (``Blocked``: chapter 3 meeting ch02)
+    STANDIN = "stand-in"  # with the autograder's own version of it the check passes
+    REQUIRES = "requires"  # the check requires that failing task, and no stand-in exists
+
 
 # what a check's own task cannot be blamed for: its stub, or another task's failing code
 WAITING = (Status.NOT_STARTED, Status.BLOCKED)
@@ -29,9 +40,12 @@ class CheckVerdict:
     printed: str = ""  # what the code under test printed during the check
     raised: str | None = None  # the exception's type name, when the failing case raised
     hidden: bool = False  # a hidden check: every text here is the parent's own
-    # the failing tasks the autograder's own stand-ins replaced in the run judged here
-    # (``blame.py``): the check failed with them too, so its own task is the cause
+    # the failing tasks the autograder's own stand-ins replaced in a rerun (``blame.py``):
+    # failing still, its own task is the cause; passing (BLOCKED), ``causes`` says which
+    # of them: each one whose own code alone fails it again
     standins: tuple[str, ...] = ()
+    causes: tuple[str, ...] = ()  # empty where only all of them together make it pass
+    blame: Blame | None = None  # how ``blocked_by`` was found
 
     @property
     def passed(self) -> bool:
@@ -163,18 +177,10 @@ def hide(verdict: CheckVerdict) -> CheckVerdict:
     return verdict
 
 
-def _status(value: object) -> Status:
-    """The runner's outcome as a Status (a status the runner does not know: crashed)."""
-    try:
-        return Status(value)
-    except ValueError:
-        return Status.CRASHED
-
-
 def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
     verdict = CheckVerdict(check, Status.PASSED, cases=len(cases), printed=run.printed)
     if run.status != Status.RAN:
-        verdict.status = _status(run.status)
+        verdict.status = run.status
         error = run.error or {}
         verdict.message = run.detail or _exception_message(error)
         verdict.where = frames.where(error)
@@ -197,7 +203,7 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
                 status, blocked_by = Status.FAILED, ""
                 problem += f" (task {stub} belongs to a later chapter: this task does not need it)"
             elif stub:
-                status, blocked_by = Status.BLOCKED, stub
+                status, blocked_by, verdict.blame = Status.BLOCKED, stub, Blame.STUB
             else:
                 status, blocked_by = Status.FAILED, ""
         else:
@@ -212,7 +218,7 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
                 continue
             status, blocked_by, where = Status.FAILED, "", ""
             if isinstance(problem, Blocked) and known_task(problem.task):
-                status, blocked_by = Status.BLOCKED, problem.task
+                status, blocked_by, verdict.blame = Status.BLOCKED, problem.task, Blame.VERDICT
         verdict.status, verdict.blocked_by = status, blocked_by
         verdict.case, verdict.case_number = case, number
         verdict.message, verdict.where = str(problem), where
@@ -235,4 +241,4 @@ def apply_requirements(tasks: list[TaskVerdict]) -> None:
             if c.status in SUSPECT and not c.blocked_by and not c.standins:
                 culprit = next((r for r in c.check.requires if r in failing), None)
                 if culprit:
-                    c.status, c.blocked_by = Status.BLOCKED, culprit
+                    c.status, c.blocked_by, c.blame = Status.BLOCKED, culprit, Blame.REQUIRES

@@ -82,7 +82,46 @@ def test_a_right_engine_with_a_wrong_tanh_is_blocked_by_it(tmp_path: Path) -> No
     text = _words(report.chapter_report(result))
     assert engine.status == Status.BLOCKED and engine.blocked_by == "2.5", text
     assert engine.label == "blocked by task 2.5" and engine.points == 0
-    assert "with the autograder's own version of task 2.5 in its place this check passes" in text
+    assert (
+        "task 2.5 fails too; with the autograder's own version of task 2.5 in place of yours "
+        "this check passes: fix task 2.5 first" in text
+    )
+    assert "this check runs" not in text  # it says what the rerun proved, nothing more
+
+
+MEAN_FORGETS_N = ("reductions.py", "return g * ones_like(a) / n", "return g * ones_like(a)")
+
+
+def test_of_several_stand_ins_the_one_that_makes_the_difference_is_blamed(
+    tmp_path: Path,
+) -> None:
+    """The review's m1: Sigmoid unwritten (2.5) and Mean without / n (2.7) fail, and a right
+    2.11 (which uses Tanh, written, and Mean) passes with both stand-ins. Leaving 2.7's out
+    fails it again, leaving 2.5's out does not: blocked by 2.7, not by the first listed."""
+    package = _variant(tmp_path, 2, SIGMOID_UNWRITTEN, MEAN_FORGETS_N)
+    result = run_chapter(2, package, tasks=["2.5", "2.7", "2.11"])
+    text = _words(report.chapter_report(result))
+    assert _task(result, "2.5").status == Status.STARTED, text
+    assert _task(result, "2.7").status == Status.FAILED, text
+    engine = _task(result, "2.11")
+    assert engine.status == Status.BLOCKED and engine.blocked_by == "2.7", text
+    (check,) = engine.checks
+    assert set(check.standins) == {"2.5", "2.7"} and check.causes == ("2.7",), text
+    assert "blocked by task 2.7" in text and "blocked by task 2.5" not in text
+    assert "with your task 2.7 back in it fails again: fix task 2.7 first" in text
+
+
+def test_tasks_that_fail_a_check_only_together_are_named_together() -> None:
+    from autograder.blame import Rerun, causes
+
+    check = Check("2.11", "x", lambda rng: [Case("c")], lambda sp: None)
+    rerun = Rerun(None, None, [], ("2.5", "2.7"), False)  # type: ignore[arg-type]
+    ran = CheckRun(Status.RAN, results=[{"value": 1.0}])
+    passing = {t: judge(check, [Case("c", expected=1.0)], ran) for t in rerun.tasks}
+    assert all(v.passed for v in passing.values())
+    assert causes(rerun, passing) == () and causes(rerun, {}) == ()
+    text = _words(report._standin_text(rerun.tasks, ()))
+    assert "the tasks fail it only together; fix tasks 2.5 and 2.7 first" in text
 
 
 RESHAPE_FLATTENS = (
