@@ -169,6 +169,45 @@ VARIANTS = [
         "2.5",
     ),
     (
+        "sigmoid' as exp(-a) / (1 + exp(-a))², nan where exp overflows (a = -800)",
+        "pointwise.py",
+        (
+            "s = a.sigmoid()\n        return grad_output * s * (1 - s)",
+            "e = (-a).exp()\n        return grad_output * e / ((1 + e) * (1 + e))",
+        ),
+        "2.5",
+    ),
+    (
+        "sigmoid' as exp(a) / (1 + exp(a))², nan where exp overflows (a = 800)",
+        "pointwise.py",
+        (
+            "s = a.sigmoid()\n        return grad_output * s * (1 - s)",
+            "e = a.exp()\n        return grad_output * e / ((1 + e) * (1 + e))",
+        ),
+        "2.5",
+    ),
+    (
+        "relu passes the gradient at kinks inside a tensor (a 0-d or 1-D kink only)",
+        "pointwise.py",
+        (
+            "return grad_output * (a > 0)",
+            "return grad_output * ((a > 0) if a.ndim < 2 else (a >= 0))",
+        ),
+        "2.5",
+    ),
+    (
+        "max(dim) splits a tie along dim, as max() does",
+        "reductions.py",
+        (
+            "g = grad_output if ctx.keepdim else grad_output.unsqueeze(ctx.dim)",
+            "g = grad_output if ctx.keepdim else grad_output.unsqueeze(ctx.dim)\n"
+            "        top = a.data.max(axis=ctx.dim, keepdims=True)\n"
+            "        shares = (a.data == top) / (a.data == top).sum(axis=ctx.dim, keepdims=True)\n"
+            "        return g * as_tensor(shares, dtype=a.dtype)",
+        ),
+        "2.8",
+    ),
+    (
         "relu lets gradients through negative inputs",
         "pointwise.py",
         ("return grad_output * (a > 0)", "return grad_output"),

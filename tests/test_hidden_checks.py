@@ -143,15 +143,18 @@ VARIANTS = [
         ),
         "1.3",
     ),
+    # chapter 2's stated rules (saturated tanh and sigmoid, kinks and ties in n-D, ** at zero
+    # and negative bases) have public rows too (tests/test_broken_ch02.py); a zero factor of
+    # * is a kind of case only the hidden checks draw
     (
-        "sigmoid' as exp(a) / (1 + exp(a))², nan where exp overflows",
+        "mul's derivative as out / a, which divides by a zero factor",
         2,
-        "pointwise.py",
+        "arithmetic.py",
         (
-            "s = a.sigmoid()\n        return grad_output * s * (1 - s)",
-            "e = a.exp()\n        return grad_output * e / ((1 + e) * (1 + e))",
+            "return grad_output * b, grad_output * a",
+            "out = a * b\n        return grad_output * out / a, grad_output * out / b",
         ),
-        "2.5",
+        "2.2",
     ),
     (
         "expand refuses -1 in the first new axis only",

@@ -86,8 +86,12 @@ def _label(op: Op, options: dict, names: list[str], layouts: list, number) -> st
 
 
 def _inputs(op, rng, layouts, dtype, number, data):
-    """(wire args, the arrays as the child views them, the tensors' arrays) of one case."""
-    bases = [data if data is not None else draw(rng, shape, op.domain) for shape, _ in layouts]
+    """(wire args, the arrays as the child views them, the tensors' arrays) of one case:
+    ``data`` for every input, or one array per input (a list), or drawn."""
+    given = data if isinstance(data, list) else [data] * len(layouts)
+    bases = [
+        d if d is not None else draw(rng, shape, op.domain) for d, (shape, _) in zip(given, layouts)
+    ]
     bases = [np.asarray(b).astype(dtype) for b in bases]
     arrays: list[Any] = [VIEWS[view](b) for b, (_, view) in zip(bases, layouts)]
     # arrays travel contiguous; the child makes the view
@@ -153,19 +157,20 @@ def op_case(
     *,
     dtype: str = "float64",
     number: tuple[float, int] | None = None,
-    data: np.ndarray | None = None,
+    data: np.ndarray | list[np.ndarray] | None = None,
     exact_grad: Callable[[np.ndarray], np.ndarray] | None = None,
     label: str | None = None,
     broadcast: bool = False,
     local_only: bool = False,
 ) -> Case:
     """One case of ``programs.op``: inputs of the given (shape, view) layouts (``data``
-    instead of drawn values when given; a Python number at ``number = (value, position)``),
-    the reference's output, a random upstream gradient g and the expected gradients (complex
-    step, or ``exact_grad(g)`` where they are not defined). ``broadcast``: the inputs'
-    shapes differ, and a local gradient may have a shape its input broadcasts to (chapter
-    3). ``local_only``: judge the local backward alone (summed onto each input's shape by
-    the autograder), not ``Node.backward``, which needs chapter 3 to undo a broadcast."""
+    instead of drawn values when given, one array for all inputs or a list of one each; a
+    Python number at ``number = (value, position)``), the reference's output, a random
+    upstream gradient g and the expected gradients (complex step, or ``exact_grad(g)`` where
+    they are not defined). ``broadcast``: the inputs' shapes differ, and a local gradient may
+    have a shape its input broadcasts to (chapter 3). ``local_only``: judge the local
+    backward alone (summed onto each input's shape by the autograder), not
+    ``Node.backward``, which needs chapter 3 to undo a broadcast."""
     args, arrays, tensors = _inputs(op, rng, layouts, dtype, number, data)
     out = op.reference(*[np.asarray(a, dtype=np.float64) for a in arrays], **options)
     upstream = rng.uniform(0.5, 1.5, np.shape(out)) * rng.choice([-1.0, 1.0], np.shape(out))
@@ -225,9 +230,9 @@ def variant_options(variant: tuple, rng: np.random.Generator) -> dict:
 
 
 def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
-    """The public op check's cases: every catalog variant, the number cases, the exact
-    cases (kinks, ties, zeros), one variant in float32, the local-only (broadcast) layouts,
-    then the extra (error) cases."""
+    """The public op check's cases: every catalog variant, the number cases, the cases on
+    given data (zeros, saturated entries), the exact cases (kinks, ties, 0 ** 0), one variant
+    in float32, the local-only (broadcast) layouts, then the extra (error) cases."""
 
     def cases(rng: np.random.Generator) -> list[Case]:
         out = [
@@ -235,7 +240,7 @@ def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
         ]
         for number in op.numbers:
             out.append(op_case(op, rng, {}, [((2, 3), "plain")] * op.arity, number=number))
-        for label, (opts, data) in op.at.items():
+        for label, (opts, data) in (op.at | op.far).items():
             plain = [(data.shape, "plain")]
             out.append(op_case(op, rng, opts, plain, data=data, label=label))
         for label, (opts, data, grad) in op.exact.items():
@@ -252,6 +257,51 @@ def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
         return out + [make() for make in op.extra]
 
     return cases
+
+
+# -- data of a kind: rows of public and hidden checks ----------------------------------------
+
+
+def with_zeros(rng: np.random.Generator, shape: Shape, low: float = -2.0) -> np.ndarray:
+    """Entries from ``low`` to 2 (3 decimals), a quarter of them (at least one) exactly 0."""
+    data = rng.uniform(low, 2.0, shape).round(3)
+    data.flat[rng.choice(data.size, max(1, data.size // 4), replace=False)] = 0.0
+    return data
+
+
+def log_uniform(rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    """Entries from 0.01 to 1000, spread evenly in magnitude."""
+    return np.exp(rng.uniform(np.log(0.01), np.log(1000.0), shape))
+
+
+def saturating(rng: np.random.Generator, shape: Shape, big: float) -> np.ndarray:
+    """Moderate entries, and some of either sign far out (to ``big``) where tanh and σ are
+    flat (catalog.SATURATED is the public row's fixed data)."""
+    data = rng.uniform(-3, 3, shape)
+    far = rng.choice(data.size, max(2, data.size // 3), replace=False)
+    data.flat[far] = rng.uniform(0.9 * big, big, far.size) * np.resize([1, -1], far.size)
+    return data
+
+
+def with_kinks(rng: np.random.Generator, shape: Shape) -> np.ndarray:
+    """Entries with |a| ≥ 0.3, a third of them (at least one) exactly 0: relu's and abs's kink."""
+    data = rng.choice([-1.0, 1.0], shape) * rng.uniform(0.3, 2.0, shape)
+    data.flat[rng.choice(data.size, max(1, data.size // 3), replace=False)] = 0.0
+    return data
+
+
+def ties(rng: np.random.Generator, rows: int, cols: int) -> tuple[np.ndarray, np.ndarray]:
+    """A (rows, cols) array in which each column's largest value appears twice or more,
+    and where the gradient of max(dim=0) goes: the first of them (the index argmax
+    returns)."""
+    data = rng.permutation(rows * cols).reshape(rows, cols) * 0.25
+    winner = np.zeros((rows, cols))
+    for c in range(cols):
+        top = data[:, c].max() + 1.0
+        where = np.sort(rng.choice(rows, 2, replace=False))
+        data[where, c] = top
+        winner[where[0], c] = 1.0
+    return data, winner
 
 
 # -- second derivatives: the graph a local backward records --------------------------------

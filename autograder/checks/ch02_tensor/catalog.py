@@ -69,6 +69,11 @@ class Op:
     # cases on given data where the rule is defined but drawn data would miss it (a zero
     # base of **): label -> (options, the input); also checked to second order
     at: dict = field(default_factory=dict)
+    # cases on given data far out, where the rule says the derivative goes to 0 without
+    # overflowing (saturated tanh and σ): label -> (options, the input). First order only: a
+    # correct σ′ computed as σ(1 − σ) from a σ written 1 / (1 + e⁻ᵃ) has a nan second
+    # derivative at a = -800, which no rule of the notebook forbids
+    far: dict = field(default_factory=dict)
     # layouts whose gradients need chapter 3 to be summed onto the inputs (a 1-D operand
     # against a batch): the local backward alone is judged, summed by the autograder
     local_only: Sequence[list[tuple[Shape, str]]] = ()
@@ -108,6 +113,48 @@ ONE_AXIS = [{"dim": d, "keepdim": k} for d in (0, 1, 2, -2) for k in (False, Tru
 TWO_AXES = [
     {"dim": d, "keepdim": k} for d in ((0, 1), (1, 2), (0, 2), (-1, 0)) for k in (False, True)
 ]
+
+
+# entries where tanh and σ are flat: at ±800 e^-a overflows to inf and inf / inf is nan, so
+# σ′ must be written without it (σ(1 − σ), or from e^-|a|); ±40 is where 1 − tanh² rounds to 0
+SATURATED = np.array([[-800.0, -40.0, -1.5], [0.5, 40.0, 800.0]])
+
+
+def saturated(expr: str, derivative: str) -> dict:
+    """An ``Op.far`` row: ``expr`` at saturated entries, where ``derivative`` → 0 without
+    overflowing."""
+    label = f"{expr} with a = {SATURATED.tolist()}: saturated entries, where {derivative} → 0"
+    return {label + " (with no inf / inf on the way)": ({}, SATURATED)}
+
+
+# zeros inside 2-D and 3-D tensors: the kink's rule holds element by element
+KINKS_2D = np.array([[0.0, -1.5, 2.0], [0.5, 0.0, -0.25]])
+KINKS_3D = np.array([[[0.0, 1.0], [-0.5, 0.0]], [[2.0, 0.0], [0.0, -1.0]]])
+
+
+def kinks(expr: str, rule: str, slope: Callable[[np.ndarray], np.ndarray]) -> dict:
+    """``Op.exact`` rows: ``expr`` on 2-D and 3-D data with zeros inside; the gradient is
+    g · slope(a), 0 at the kink."""
+    return {
+        f"{expr} at kinks inside a {a.ndim}-D tensor, a = {a.tolist()}: {rule} everywhere": (
+            {},
+            a,
+            lambda g, a=a: g * slope(a),
+        )
+        for a in (KINKS_2D, KINKS_3D)
+    }
+
+
+# a (2, 3, 2) tensor with a tie along every axis: max(dim) gives the gradient to the index
+# argmax returns (the first of the tied entries), as PyTorch does
+TIED_3D = np.array([[[1.0, 2.0], [1.0, 0.5], [0.0, 2.0]], [[1.0, 2.0], [-1.0, 2.0], [0.5, 0.5]]])
+
+
+def first_winners(a: np.ndarray, dim: int, g: np.ndarray) -> np.ndarray:
+    """The gradient of ``a.max(dim)`` for upstream g: g at the first maximum along ``dim``."""
+    out = np.zeros(a.shape)
+    np.put_along_axis(out, np.expand_dims(a.argmax(axis=dim), dim), np.expand_dims(g, dim), dim)
+    return out
 
 
 def _elementwise() -> list[tuple[dict, Shape, str]]:
@@ -227,6 +274,13 @@ CATALOG = [
             for n in (1, 2, 3, 4)
         }
         | {
+            f"a ** {n} with a = [[-1.5, -0.5], [-2, 0.75]]: negative bases": (
+                {"exponent": n},
+                np.array([[-1.5, -0.5], [-2.0, 0.75]]),
+            )
+            for n in (-1, -2)
+        }
+        | {
             "a ** 2.5 with a = [0, 0.5, 2]: a zero base, whose gradient is 0": (
                 {"exponent": 2.5},
                 np.array([0.0, 0.5, 2.0]),
@@ -311,6 +365,7 @@ CATALOG = [
         np.tanh,
         variants=_elementwise(),
         elementwise=True,
+        far=saturated("a.tanh()", "tanh′"),
         second_order=True,
     ),
     Op(
@@ -320,6 +375,7 @@ CATALOG = [
         lambda a: 0.5 * (1 + np.tanh(a / 2)),  # = 1 / (1 + e^-a)
         variants=_elementwise(),
         elementwise=True,
+        far=saturated("a.sigmoid()", "σ′"),
         second_order=True,
     ),
     Op(
@@ -336,6 +392,7 @@ CATALOG = [
                 np.array([-1.0, 0.0, 2.0]),
                 lambda g: np.array([0.0, 0.0, g[2]]),
             ),
+            **kinks("a.relu()", "relu'(0) = 0", lambda a: (a > 0) * 1.0),
         },
     ),
     Op(
@@ -352,6 +409,7 @@ CATALOG = [
                 np.array([-1.0, 0.0, 2.0]),
                 lambda g: np.array([-g[0], 0.0, g[2]]),
             ),
+            **kinks("a.abs()", "|a|'(0) = 0", np.sign),
         },
     ),
     Op(
@@ -422,6 +480,15 @@ CATALOG = [
                 np.array([[2.0, 2.0], [1.0, 0.0]]),
                 lambda g: np.array([[g[0], 0.0], [g[1], 0.0]]),
             ),
+            **{
+                f"a.max(dim={dim}) with ties inside a (2, 3, 2) tensor, a = {TIED_3D.tolist()}: "
+                "the returned index (the first) wins": (
+                    {"dim": dim},
+                    TIED_3D,
+                    lambda g, dim=dim: first_winners(TIED_3D, dim, g),
+                )
+                for dim in (0, 1, 2)
+            },
         },
         float32_variant=5,  # max(dim=1) of a (2, 3) tensor
     ),
