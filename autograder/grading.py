@@ -41,7 +41,6 @@ from .status import Status
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXTRA = "sparrow_extra_checks"  # the package an instructor's own checks are imported as
-GRADED, NOT_GRADED = "graded", "not graded"  # a submission's status, beside Status.IMPORT_ERROR
 _TASK_STUB = re.compile(r'NotImplementedError\(\s*"Task \d+\.\d+:')
 
 
@@ -77,7 +76,7 @@ class TaskGrade:
     title: str
     points: float
     max_points: int
-    status: str
+    status: Status
     output: str  # the feedback for this task: what failed, the hint, or "passed"
 
 
@@ -86,7 +85,7 @@ class Graded:
     """One submission's grade, as plain data (it crosses from a worker process)."""
 
     name: str
-    status: str  # GRADED, NOT_GRADED or Status.IMPORT_ERROR
+    status: Status  # GRADED, NOT_GRADED or IMPORT_ERROR
     reason: str = ""
     tasks: list[TaskGrade] = field(default_factory=list)
     feedback: str = ""
@@ -263,9 +262,9 @@ def _task_output(t) -> str:
 
 
 def _not_graded(name: str, ch: Chapter, reason: str, options: Options, conf: str) -> Graded:
-    tasks = [TaskGrade(t.id, t.title, 0.0, t.points, NOT_GRADED, reason) for t in ch.tasks]
+    tasks = [TaskGrade(t.id, t.title, 0.0, t.points, Status.NOT_GRADED, reason) for t in ch.tasks]
     feedback = "\n".join([*_header(name, options, conf), f"Not graded: {reason}", ""])
-    return Graded(name, NOT_GRADED, reason, tasks, feedback, conf)
+    return Graded(name, Status.NOT_GRADED, reason, tasks, feedback, conf)
 
 
 def grade_submission(source: Path, options: Options, work: Path, name: str = "") -> Graded:
@@ -311,11 +310,19 @@ def _graded(
     if notes:
         lines += ["About your submission:", *(f"  - {n}" for n in notes), ""]
     lines += [report.chapter_report(result), ""]
-    status = Status.IMPORT_ERROR if broken else GRADED
+    status = Status.IMPORT_ERROR if broken else Status.GRADED
     return Graded(name, status, "; ".join(notes), tasks, "\n".join(lines), conf)
 
 
 # -- a batch -------------------------------------------------------------------------------
+
+
+def _resolved(options: Options) -> sandbox.Confinement | None:
+    """The confinement ``options`` ask for, or None where none could start (cached)."""
+    try:
+        return sandbox.confinement(options.confinement)
+    except RuntimeError:
+        return None
 
 
 def _summary(options: Options) -> str:
@@ -325,24 +332,16 @@ def _summary(options: Options) -> str:
         return f"none could start: {exc}"
 
 
-def _sweep(options: Options) -> None:
-    """After a submission under the fallback's own user: remove what it left in /tmp."""
-    try:
-        conf = sandbox.confinement(options.confinement)
-    except RuntimeError:
-        return
-    if conf.name == "fallback" and conf.user is not None:
+def _clean_up(options: Options) -> int:
+    """After a submission: end every process it left (adopted by this subreaper; the
+    sandbox's own, bwrap's, are ended but not counted) and, under the fallback's own user,
+    remove what it left in /tmp. How many of its processes were ended."""
+    conf = _resolved(options)
+    own = Path(conf.bwrap).name if conf and conf.bwrap else None
+    ended = sandbox.end_strays(own=own)
+    if conf and conf.name == "fallback" and conf.user is not None:
         sandbox.sweep(conf.user)
-
-
-def _sandbox_program(options: Options) -> str | None:
-    """The command name of the sandbox's own processes (bwrap's), which the code under
-    test did not start."""
-    try:
-        conf = sandbox.confinement(options.confinement)
-    except RuntimeError:
-        return None
-    return Path(conf.bwrap).name if conf.bwrap else None
+    return ended
 
 
 def _worker_start() -> None:
@@ -360,9 +359,8 @@ def _grade_in_worker(source: Path, name: str, options: Options, private: Path) -
         reason = f"the grader failed ({type(exc).__name__}: {exc}); please report it"
         graded = _not_graded(name, ch, reason, options, _summary(options))
     finally:
-        ended = sandbox.end_strays(own=_sandbox_program(options))
+        ended = _clean_up(options)
         shutil.rmtree(work, ignore_errors=True)
-        _sweep(options)
     if ended:  # detached processes of the fallback (a sandbox's end with it, unseen)
         graded.feedback += f"\nThe grader ended {ended} process(es) your code left running.\n"
     return graded

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from .course import Chapter
 from .grading import Graded, Options, seed_text, suite_version
+from .status import Status
 
 
 def write_atomic(path: Path, text: str) -> None:
@@ -45,7 +46,7 @@ def results_json(graded: Graded, options: Options) -> dict:
         f"{options.mode} grading.\nLimits: {options.limits.describe_confined()}.\n"
         f"Confinement: {graded.confinement}."
     )
-    if graded.status == "not graded":
+    if graded.status == Status.NOT_GRADED:
         facts = f"Not graded: {graded.reason}\n\n{facts}"
     elif graded.reason:
         facts = f"About your submission: {graded.reason}\n\n{facts}"

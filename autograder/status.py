@@ -1,5 +1,6 @@
-"""What can happen to a check, and to a task: one enum, shared by the runner (what happened
-to the child), the verdicts (what the data means) and the reports (how each is shown).
+"""What can happen to a check, a task and a submission: one enum, shared by the runner (what
+happened to the child), the verdicts (what the data means), the instructor grader and the
+reports (how each is shown).
 
 ``Status`` is a ``str`` enum, so a status compares equal to its text ("timed out") and
 prints as it; code names the member, never the text."""
@@ -23,6 +24,9 @@ class Status(str, Enum):
     NOT_STARTED = "not started"  # the task's stub is still there
     STARTED = "started"  # some of a task's functions written, the rest still stubs
     BLOCKED = "blocked"  # another task's failing code is the cause (see ``blocked_by``)
+    # what the instructor grader says of a submission (or IMPORT_ERROR)
+    GRADED = "graded"
+    NOT_GRADED = "not graded"  # the grader could not grade it (a worker died, …): regrade it
 
     def __str__(self) -> str:
         return self.value
