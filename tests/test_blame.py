@@ -188,6 +188,29 @@ def test_chapter_1_backward_blocked_by_a_wrong_order_or_failing_itself(tmp_path:
     assert all(c.standins for c in own.checks if not c.passed)
 
 
+def test_the_topological_order_stand_in_is_no_solution_of_task_1_7(tmp_path: Path) -> None:
+    """The 1.7 stand-in ships in the student release: pasted into ``topological_order``'s
+    body (with the record it reads), it fails 1.7, while it makes 1.8 pass (above)."""
+    import inspect
+    import textwrap
+
+    from autograder.checks.ch01_value import standins
+
+    source = textwrap.dedent(inspect.getsource(standins.topological_order))
+    tree = __import__("ast").parse(source).body[0]
+    lines = source.splitlines()[tree.body[1].lineno - 1 :]  # its statements, past the docstring
+    body = "\n".join(["CREATED: list = []", *textwrap.dedent("\n".join(lines)).splitlines()])
+    package = copy_package(SOLUTIONS / "ch01_value", tmp_path / "ch01_value")
+    graph = (package / "graph.py").read_text()
+    start = graph.index("    ### BEGIN SOLUTION 1.7")
+    end = graph.index("    ### END SOLUTION", start)
+    pasted = textwrap.indent(body, "    ") + "\n"
+    (package / "graph.py").write_text(graph[:start] + pasted + graph[end:])
+    result = run_chapter(1, package, tasks=["1.7"])
+    assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
+    assert result.tasks[0].points == 0, report.chapter_report(result)
+
+
 UNBROADCAST_DROPS_STRETCHED = (
     "unbroadcast.py",
     "grad.sum(dim=stretched, keepdim=True)",

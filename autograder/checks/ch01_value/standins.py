@@ -4,8 +4,11 @@ version of a task, installed into the code under test for a rerun of a check tha
 
 - 1.2–1.6, a ``Value`` op: the forward on plain floats, and a ``_backward`` that adds the
   autograder's float64 central differences (``gradcheck.partials``) times ``out.grad``.
-- 1.7, ``topological_order``: Kahn's algorithm (a node is emitted once every node that uses
-  it has been), not the chapter's depth-first search.
+- 1.7, ``topological_order``: no graph algorithm, but a record. The stand-in wraps the given
+  ``Value.__init__`` to note each Value as it is made; creation order is topological (a
+  Value is made after its children), so the order is the recorded Values that reach the
+  root, found by one backward pass over the record. Pasted into task 1.7 it has no record to
+  read, and fails (``tests/test_blame.py``).
 Runs in the child: standard library only."""
 
 from __future__ import annotations
@@ -87,32 +90,31 @@ def _ops(task: str, sp: ModuleType) -> list[Patch]:
     return [(sp.Value, name, _method(sp.Value, name)) for name in TASK_METHODS[task]]
 
 
+CREATED: list = []  # the Values made since the 1.7 stand-in was installed, oldest first
+
+
 def topological_order(root: Any) -> list:
-    """Every node ``root`` depends on, each after its children: Kahn's algorithm on the
-    number of uses of each node."""
-    nodes, stack = {id(root): root}, [root]
-    while stack:
-        for child in stack.pop()._prev:
-            if id(child) not in nodes:
-                nodes[id(child)] = child
-                stack.append(child)
-    uses = dict.fromkeys(nodes, 0)
-    for node in nodes.values():
-        for child in node._prev:
-            uses[id(child)] += 1
-    order, ready = [], [root]
-    while ready:
-        node = ready.pop()
-        order.append(node)
-        for child in node._prev:
-            uses[id(child)] -= 1
-            if uses[id(child)] == 0:
-                ready.append(child)
-    return order[::-1]
+    """The Values of ``CREATED`` that ``root`` reaches, in creation order: going backwards
+    from the newest, a Value reached marks its ``_prev`` reached (each made before it)."""
+    reached = {id(root)}
+    for node in reversed(CREATED):
+        if id(node) in reached:
+            reached.update(id(child) for child in node._prev)
+    return [node for node in CREATED if id(node) in reached]
 
 
 def _topological_order(sp: ModuleType) -> list[Patch]:
-    return everywhere(sp, sp.topological_order, topological_order)
+    """The 1.7 stand-in: ``topological_order`` read from ``CREATED``, and the given
+    ``Value.__init__`` wrapped to fill it (restored with the rest after the call)."""
+    given = sp.Value.__init__
+    CREATED.clear()
+
+    def recording_init(self: Any, *args: Any, **kwargs: Any) -> None:
+        given(self, *args, **kwargs)
+        CREATED.append(self)
+
+    order = everywhere(sp, sp.topological_order, topological_order)
+    return [(sp.Value, "__init__", recording_init), *order]
 
 
 STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
