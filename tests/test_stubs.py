@@ -118,15 +118,21 @@ def test_write_is_idempotent_and_records_a_manifest(repo: Path) -> None:
 
 
 def test_an_edited_file_whose_stub_changed_is_merged_never_overwritten(repo: Path) -> None:
-    """The merge itself is tests/test_update.py's; here: a clash is said, and backed up."""
+    """The merge itself is tests/test_update.py's; here: a clash is said, and backed up, and
+    the student's own added lines survive even a rewrite of every given line."""
     mine = repo / "chapters" / "ch01_value" / "numerical.py"
-    mine.write_text(mine.read_text() + "\n# my work\n")
+    text = mine.read_text()
+    assert text.count("\nfrom collections.abc import Callable\n") == 1
+    text = text.replace("abc import Callable\n", "abc import Callable, Iterable  # mine\n")
+    mine.write_text(text + "\n# my work\n")
     (repo / "solutions" / "ch01_value" / "numerical.py").write_text("# changed upstream\n")
     report = stubs.write(repo)
     assert report[0] == "merged chapters/ch01_value/numerical.py: given code updated"
     assert report[1].startswith("your version of 1 file(s) is kept in .sparrow/backups/")
-    assert "your change to the given code at lines" in report[report.index(update.NOT_MERGED) + 1]
-    assert mine.read_text() == "# changed upstream\n"
+    clash = report[report.index(update.NOT_MERGED) + 1]
+    assert "(`from collections.abc import Callable, Iterable  # mine`) changed given" in clash
+    assert report[-1].startswith("  the backup of your files from before this update: ")
+    assert mine.read_text() == "# changed upstream\n\n# my work\n"
     backups = list((repo / ".sparrow" / "backups").rglob("numerical.py"))
     assert len(backups) == 1 and backups[0].read_text().endswith("# my work\n")
 
@@ -156,7 +162,10 @@ def test_a_changed_notebook_replaces_the_students_copy_after_a_backup(repo: Path
     source = repo / "solutions" / "ch01_value" / "ch01_value.ipynb"
     source.write_text(source.read_text() + "\n")
     report = stubs.write(repo)
-    assert report[0].endswith("ch01_value.ipynb by its new version (it holds no work of yours)")
+    assert report[0].endswith(
+        "ch01_value.ipynb by its new version (your copy, with its outputs and any notes, is "
+        "in the backup)"
+    )
     assert report[1].startswith("your version of 1 file(s) is kept in .sparrow/backups/")
     assert notebook.read_text() == source.read_text()
 

@@ -131,7 +131,9 @@ def test_what_cannot_be_merged_is_said_and_the_file_kept(repo: Path, recorded: b
     if recorded:
         assert update.NOT_MERGED not in report
     else:  # the given code is the new one, and the student is told to look at the backup
-        assert "no record of the stub this file started from" in report[-1]
+        said = report[report.index(update.NOT_MERGED) + 1 :]
+        assert "no record of the stub this file started from" in said[0]
+        assert said[-1].startswith("  the backup of your files from before this update: ")
 
 
 def test_no_file_is_half_written_when_writing_fails(
@@ -202,13 +204,38 @@ class A:
             OLD.replace("import numpy as np", "import numpy as np  # new"),
             OLD.replace("import numpy as np", "import numpy  # mine"),
             OLD.replace("import numpy as np", "import numpy as np  # new"),
-            "your change to the given code at lines 1–1 clashes",
+            "your line 1 (`import numpy  # mine`) changed given lines that the new version "
+            "changed too: the new given code was taken and your lines were dropped",
         ),
-        (  # the stub of a written task changed: kept as written, and said
+        (  # the student's import beside a given line the course changed: both kept
+            OLD.replace("import numpy as np", "import numpy as np  # new"),
+            OLD.replace("import numpy as np", "import numpy as np\nimport math  # mine"),
+            OLD.replace("import numpy as np", "import numpy as np  # new\nimport math  # mine"),
+            None,
+        ),
+        (  # both append at the end of the file: the student's helper, then the course's
+            OLD + "\n\ndef given():\n    return 2\n",
+            OLD + "\n\ndef mine():\n    return 1\n",
+            OLD + "\n\ndef mine():\n    return 1\n\n\ndef given():\n    return 2\n",
+            None,
+        ),
+        (  # the stub of a written task changed around the task: merged into the student's
+            OLD.replace('"""f."""', '"""f, revised."""').replace("Task 1.1: f", "Task 1.1: f!"),
+            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
+            OLD.replace('"""f."""', '"""f, revised."""').replace(
+                'raise NotImplementedError("Task 1.1: f")', "return 1"
+            ),
+            None,
+        ),
+        (  # ... on a given line the student changed too: theirs kept as written, and said
             OLD.replace('"""f."""', '"""f, revised."""'),
-            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
-            OLD.replace('raise NotImplementedError("Task 1.1: f")', "return 1"),
-            "the given lines of A.f (task 1.1) changed",
+            OLD.replace('"""f."""', '"""my f."""').replace(
+                'raise NotImplementedError("Task 1.1: f")', "return 1"
+            ),
+            OLD.replace('"""f."""', '"""my f."""').replace(
+                'raise NotImplementedError("Task 1.1: f")', "return 1"
+            ),
+            "A.f (task 1.1): the new version changed given lines inside it",
         ),
         (  # only the stub's message changed: nothing to say
             OLD.replace("Task 1.1: f", "Task 1.1: f — see §2"),
@@ -225,10 +252,114 @@ def test_merge_cases(new: str, mine: str, expected: str, problem: str | None) ->
         assert list(merged.orphans) == [problem.removeprefix("orphan ")]
         assert merged.orphans["A.g"][0] == {"1.2"} and not merged.problems
         return
-    assert [p for p in merged.problems if problem and problem in p] or not problem
-    assert not merged.problems or problem
+    said = merged.problems + merged.notes
+    assert [p for p in said if problem and problem in p] or not problem
+    assert not said or problem
     if "Task 1.3" in new:
         assert merged.added == ["A.h (task 1.3)"] and merged.kept == ["A.f (task 1.1)"]
+
+
+@pytest.mark.parametrize(
+    ("old", "mine", "new", "expected", "clashes"),
+    [
+        (  # both append: the student's lines survive, before the course's
+            ["a", "b"],
+            ["a", "b", "def mine(): pass"],
+            ["a", "b", "def given(): pass"],
+            ["a", "b", "def mine(): pass", "def given(): pass"],
+            [],
+        ),
+        (  # the student's import right after a given line the course edits
+            ["import math", "x = 1"],
+            ["import math", "import operator", "x = 1"],
+            ["import math  # changed", "x = 1"],
+            ["import math  # changed", "import operator", "x = 1"],
+            [],
+        ),
+        (  # inserted inside lines the course rewrote: after the course's lines
+            ["a", "b", "c", "d"],
+            ["a", "b", "mine", "c", "d"],
+            ["a", "B", "C", "d"],
+            ["a", "B", "C", "mine", "d"],
+            [],
+        ),
+        (  # changes to neighbouring lines: both kept
+            ["a", "b", "c"],
+            ["a", "B", "c"],
+            ["a", "b", "C"],
+            ["a", "B", "C"],
+            [],
+        ),
+        (  # a true clash: the course's line, and the student's range reported
+            ["a", "b", "c"],
+            ["a", "mine", "c"],
+            ["a", "given", "c"],
+            ["a", "given", "c"],
+            [(1, 2)],
+        ),
+    ],
+)
+def test_merge3_keeps_the_students_insertions(
+    old: list[str], mine: list[str], new: list[str], expected: list[str], clashes: list
+) -> None:
+    assert merge.merge3(old, mine, new) == (expected, clashes)
+
+
+def test_the_students_helper_and_import_survive_course_changes_beside_them(repo: Path) -> None:
+    """The review's case: a helper appended and an import added, used by a written task,
+    while the course appends given code and edits the import line next to the student's."""
+    value = repo / "chapters" / VALUE
+    text = value.read_text()
+    assert text.count("\nimport math\n") == 1
+    text = text.replace("\nimport math\n", "\nimport math\nimport operator  # mine\n", 1)
+    helper = "\n\ndef _my_product(a, b):\n    return operator.mul(a, b)\n"
+    value.write_text(text + helper)
+    _write_task(value, "1.3", "return Value(_my_product(self.data, _as_value(other, '*').data))")
+    source = repo / "solutions" / VALUE
+    upstream = source.read_text()
+    source.write_text(
+        upstream.replace("\nimport math\n", "\nimport math  # changed\n", 1) + NEW_GIVEN
+    )
+    report = stubs.write(repo)
+    after = value.read_text()
+    assert "\nimport math  # changed\nimport operator  # mine\n" in after
+    assert after.endswith(helper + NEW_GIVEN)
+    assert update.NOT_MERGED not in report and update.CHECK not in report
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from chapters.ch01_value.value import Value\nprint((Value(2.0) * 3).data)",
+        ],
+        cwd=repo,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+    )
+    assert run.stdout.strip() == "6.0", run.stderr
+
+
+def test_a_renamed_given_helper_reaches_written_tasks_or_is_reported(repo: Path) -> None:
+    """Given lines inside a written task change with the course where the student did not
+    touch them; a name the student's own lines still use is reported, with advice to edit
+    (a reset would throw the work away)."""
+    source = repo / "solutions" / VALUE
+    text = source.read_text()
+    assert text.count("_as_value") >= 3
+    source.write_text(text.replace("_as_value", "_to_value"))
+    value = repo / "chapters" / VALUE
+    mine = _function(value.read_text(), "Value.__add__")
+    report = stubs.write(repo)
+    after = _function(value.read_text(), "Value.__add__")
+    assert 'other = _to_value(other, "+")' in after  # the given line, updated
+    assert "return Value(self.data + _as_value(other, '+').data)  # my 1.2" in after  # theirs
+    assert after == mine.replace('other = _as_value(other, "+")', 'other = _to_value(other, "+")')
+    line = next(r for r in report if r.startswith(f"merged chapters/{VALUE}"))
+    assert "given lines inside them updated: Value.__add__ (task 1.2)" in line
+    said = report[report.index(update.CHECK) + 1 :]
+    assert "your Value.__add__ uses `_as_value`, which the new version" in said[0]
+    assert "do not `make reset`" in said[0] and update.NOT_MERGED not in report
+    assert said[-1].startswith("  the backup of your files from before this update: ")
 
 
 def test_without_a_record_a_task_still_raising_its_stub_error_is_untouched() -> None:

@@ -5,11 +5,16 @@ A *task function* is a function whose stub raises a task's ``NotImplementedError
 with ``ast``; for a method nested in a task function, the outermost one). The merge is
 
 - the given code (everything outside task functions) merged line by line: the new given
-  code, plus the student's own changes to it (an import, a helper) where they do not touch
-  lines the new version changed; where they do, the new given code wins and the clash is
-  reported;
-- each task function: the student's version, byte for byte, where it differs from the old
-  stub's (the student wrote it); the new stub's version where it does not (untouched).
+  code, plus the student's own changes to it. Lines the student only inserted (an import,
+  a helper) are always kept, beside the course's; a student's change to given lines that
+  the new version changed too (a true clash) gives way to the new given code, and the
+  report quotes the student's dropped lines;
+- each task function: the student's version where it differs from the old stub's (the
+  student wrote it), with the course's changes to its given lines (signature, docstring,
+  code around the task) merged in where they do not touch the student's lines, else kept
+  whole and reported; the new stub's version where it does not differ (untouched);
+- afterwards, each kept task function's use of a module-level name that the student's file
+  had and the merged file no longer has (a given helper renamed) is reported.
 
 With no ``old`` (no record of the stubs a file started from) a task function counts as
 untouched while it still raises its task's stub error, and the given code is the new one.
@@ -21,8 +26,10 @@ student's file either way.
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
 import re
+import textwrap
 from dataclasses import dataclass, field
 
 TASK_RAISE = re.compile(r'NotImplementedError\(\s*"Task (\d+\.\d+):')
@@ -42,7 +49,10 @@ class Merged:
     kept: list[str] = field(default_factory=list)  # written by the student: kept as written
     updated: list[str] = field(default_factory=list)  # untouched: now the new stub
     added: list[str] = field(default_factory=list)  # task functions new in this file
+    # kept, with the course's changes to the given lines inside them merged in
+    refreshed: list[str] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # what could not be merged
+    notes: list[str] = field(default_factory=list)  # kept, but the student must look
     # written task functions with no place in the new file: name → (task ids, lines)
     orphans: dict[str, tuple[set[str], list[str]]] = field(default_factory=dict)
 
@@ -149,12 +159,49 @@ def _apply(old: list[str], start: int, end: int, hunks: list) -> list[str]:
     return out + old[at:end]
 
 
+def _clashes(mine: tuple, new: list[tuple]) -> bool:
+    """Whether the student's hunk ``mine`` changed original lines that a hunk of ``new``
+    changed too (a true clash). A pure insertion never clashes: it is kept beside the
+    course's lines."""
+    i1, i2 = mine[0], mine[1]
+    if i1 == i2:
+        return False
+    for j1, j2, lines, _, _ in new:
+        if (j1, j2, lines) == (i1, i2, mine[2]):
+            continue  # the same change on both sides
+        if (j1 < j2 and max(i1, j1) < min(i2, j2)) or (j1 == j2 and i1 < j1 < i2):
+            return True
+    return False
+
+
+def _resolve(old: list[str], start: int, end: int, mine: list, new: list) -> tuple[list, list]:
+    """One group of nearby hunks that both sides changed: the course's hunks, and each of the
+    student's that touches none of the lines they changed; the student's insertions go before
+    the course's lines at the same place, after them inside a range the course rewrote.
+    Returns the merged lines and the student's hunks that clashed (left out)."""
+    clashed = [m for m in mine if _clashes(m, new)]
+    edits = [(j1, j2, lines, 1) for j1, j2, lines, _, _ in new]
+    for m in mine:
+        i1, i2, lines = m[0], m[1], m[2]
+        if m in clashed or any((n[0], n[1], n[2]) == (i1, i2, lines) for n in new):
+            continue  # clashed, or the course made the same change
+        if i1 == i2:  # inside a range the course rewrote: after the course's lines
+            i1 = i2 = next((j2 for j1, j2, *_ in new if j1 < i1 < j2), i1)
+        edits.append((i1, i2, lines, 0))
+    out, at = [], start
+    for i1, i2, lines, _ in sorted(edits, key=lambda e: (e[0], e[1], e[3])):
+        out += old[at:i1] + lines
+        at = max(at, i2)
+    return out + old[at:end], clashed
+
+
 def merge3(
     old: list[str], mine: list[str], new: list[str]
 ) -> tuple[list[str], list[tuple[int, int]]]:
-    """Lines merged from both sides' changes to ``old``; where the changes touch the same or
-    adjacent lines and differ, ``new``'s win. Also returns those clashes as ranges of
-    ``mine``'s indices (start, end)."""
+    """Lines merged from both sides' changes to ``old``. The student's insertions are always
+    kept; where both sides changed the same original lines differently, ``new``'s win. Also
+    returns those clashes as ranges of ``mine``'s indices (start, end; empty for a deletion
+    of given lines)."""
     tagged = sorted(
         [(h, 0) for h in _hunks(old, mine)] + [(h, 1) for h in _hunks(old, new)],
         key=lambda t: (t[0][0], t[0][1]),
@@ -173,12 +220,34 @@ def merge3(
         texts = [_apply(old, start, end, hunks) for hunks in sides]
         if not sides[1] or texts[0] == texts[1]:
             out += texts[0]
-        else:
+        elif not sides[0]:
             out += texts[1]
-            if sides[0]:
-                clashes.append((min(h[3] for h in sides[0]), max(h[4] for h in sides[0])))
+        else:
+            lines, clashed = _resolve(old, start, end, *sides)
+            out += lines
+            clashes += [(h[3], h[4]) for h in clashed]
         at = end
     return out + old[at:], clashes
+
+
+def _clash(skeleton: list[str], origin: list[int], start: int, end: int, size: int) -> str:
+    """What the report says of the student's given-code lines ``skeleton[start:end]`` (line
+    numbers from ``origin``), dropped because the course changed the same lines."""
+    first = origin[start] if start < len(origin) else size + 1
+    if end == start:
+        return (
+            f"you had deleted given lines before your line {first}, and the new version changed "
+            "them: they are back, as the new version has them"
+        )
+    last = origin[end - 1]
+    lines = [line.strip() for line in skeleton[start:end] if not line.startswith(_HOLE)]
+    quoted = next((line for line in lines if line), "")
+    quoted = f" (`{quoted[:60]}`{' …' if end - start > 1 else ''})" if quoted else ""
+    where = f"line {first}" if last == first else f"lines {first}–{last}"
+    return (
+        f"your {where}{quoted} changed given lines that the new version changed too: the new "
+        "given code was taken and your lines were dropped; they are in the backup"
+    )
 
 
 def _given(lines: list[str]) -> str:
@@ -235,14 +304,22 @@ def merge(old: str | None, new: str, mine: str) -> Merged:
                     "only in the backup"
                 )
         elif mine_part is not None and written(name):
-            out += mine_part
             result.kept.append(label(name))
-            if new_part is not None and _given(old_parts.get(name, new_part)) != _given(new_part):
-                task_id = min(new_tasks.get(name) or {"N.k"})
-                result.problems.append(
-                    f"the given lines of {label(name)} changed (signature, docstring or code "
-                    "around the task): yours are kept as you wrote them; compare with the new "
-                    f"stub (`make reset TASK={task_id}` puts it in, after a backup of yours)"
+            old_part = old_parts.get(name)
+            if new_part is None or old_part is None or _given(old_part) == _given(new_part):
+                out += mine_part
+                continue
+            lines = _inside(old_part, mine_part, new_part)
+            if lines is not None:
+                out += lines
+                result.refreshed.append(label(name))
+            else:
+                out += mine_part
+                result.notes.append(
+                    f"{label(name)}: the new version changed given lines inside it (signature, "
+                    "docstring or code around the task) that you changed too; yours is kept as "
+                    "you wrote it: compare it with the new stub and bring the given lines over "
+                    "by hand"
                 )
         elif new_part is not None:
             out += new_part
@@ -257,12 +334,7 @@ def merge(old: str | None, new: str, mine: str) -> Merged:
             ids = old_tasks.get(name) or new_tasks.get(name) or set()
             result.orphans[name] = (ids, mine_parts[name])
     for start, end in clashes:
-        first = origin[start] if start < len(origin) else len(mine.splitlines())
-        last = origin[end - 1] if end - 1 < len(origin) and end > start else first
-        result.problems.append(
-            f"your change to the given code at lines {first}–{last} clashes with the new given "
-            "code there: the new given code was taken; your version is in the backup"
-        )
+        result.problems.append(_clash(mine_skeleton, origin, start, end, len(mine.splitlines())))
     if old is None and mine_skeleton != new_skeleton:
         result.problems.append(
             "no record of the stub this file started from: its given code is now the new "
@@ -270,7 +342,77 @@ def merge(old: str | None, new: str, mine: str) -> Merged:
         )
     result.text = "\n".join(out) + ("\n" if new.endswith("\n") else "")
     try:
-        ast.parse(result.text)
+        tree = ast.parse(result.text)
     except SyntaxError as exc:
         raise MergeError(f"the merged file would not parse (line {exc.lineno})") from None
+    result.notes += _vanished(tree, mine_tree, [n for n in mine_parts if label(n) in result.kept])
     return result
+
+
+def _inside(old: list[str], mine: list[str], new: list[str]) -> list[str] | None:
+    """A written task function with the course's changes to its given lines (signature,
+    docstring, code around the task) merged in; None where they touch the student's lines.
+    The stub's ``raise`` is taken as the new one's first, so a reworded stub message does
+    not count as a change where the student wrote their code."""
+    old_text, new_raises = "\n".join(old), _STUB_RAISE.findall("\n".join(new))
+    if len(_STUB_RAISE.findall(old_text)) == len(new_raises):
+        swaps = iter(new_raises)
+        old = _STUB_RAISE.sub(lambda _: next(swaps), old_text).split("\n")
+    lines, clashed = merge3(old, mine, new)
+    try:
+        ast.parse(textwrap.dedent("\n".join(lines)))
+    except SyntaxError:
+        return None
+    return None if clashed else lines
+
+
+def _module_names(tree: ast.Module) -> set[str]:
+    """The names a module binds at its top level (functions, classes, imports, assignments),
+    looking into ``if``/``try``/``with`` blocks but not into functions or classes."""
+    names: set[str] = set()
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif not isinstance(node, ast.Lambda):
+            todo += ast.iter_child_nodes(node)
+    return names
+
+
+def _free_names(function: ast.AST) -> set[str]:
+    """The names a function reads that nothing inside it binds (parameters, assignments,
+    imports, nested functions and classes, ``except … as``): what it takes from its module."""
+    loads, bound = set(), set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            (loads if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            bound.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+    return loads - bound - set(dir(builtins))
+
+
+def _vanished(merged: ast.Module, mine: ast.Module, kept: list[str]) -> list[str]:
+    """For each kept task function, the module-level names it uses that the student's file
+    defined and the merged file no longer does (a given helper renamed or removed)."""
+    now, before, found = _module_names(merged), _module_names(mine), functions(merged)
+    notes = []
+    for name in kept:
+        if name in found and (gone := sorted((_free_names(found[name]) & before) - now)):
+            uses = ", ".join(f"`{n}`" for n in gone)
+            notes.append(
+                f"your {name} uses {uses}, which the new version of this file no longer "
+                "defines (renamed or removed?): edit your code to use what the new version "
+                "has — do not `make reset` the task, that would throw your work away"
+            )
+    return notes

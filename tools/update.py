@@ -12,8 +12,9 @@ Each ``.py`` file of ``chapters/`` is merged by ``tools.merge``: the new file, w
 function you wrote (it differs from the stub you started from) put back byte for byte. What
 changed is said per file; what could not be merged is said too, and every file of yours that
 changes is first copied under ``.sparrow/backups/<time>/``. A file that does not parse is
-left as it is (fix it and run the update again). Notebooks hold no work, so a changed one
-replaces yours (after the same backup); files you added are left alone.
+left as it is (fix it and run the update again). A changed notebook replaces yours: your
+copy, with its outputs and any notes you wrote in it, is in the same backup. Files you added
+are left alone.
 
 The stub each file started from is recorded in ``tools/pristine-stubs.json`` in a release
 (which ``make reset`` also uses) and in ``.sparrow/pristine-stubs.json`` in the repository.
@@ -44,6 +45,7 @@ NOT_COPIED = {"chapters", ".venv", ".sparrow", "submissions", "__pycache__", ".g
 
 
 NOT_MERGED = "NOT MERGED — read this:"  # the report's line before what could not be merged
+CHECK = "KEPT, BUT CHECK — read this:"  # before what was kept but needs the student's eye
 
 
 class UpdateError(Exception):
@@ -99,6 +101,8 @@ class Plan:
     report: list[str] = field(default_factory=list)
     kept: int = 0  # files of yours whose stub did not change
     problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # kept, but the student must look
+    release_backups: list[str] = field(default_factory=list)  # outside chapters/, repo-relative
 
 
 def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) -> Plan:
@@ -144,7 +148,11 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
         out.backups.append(rel)
         if not rel.endswith(".py") or force:
             out.writes[rel] = data
-            why = "it holds no work of yours" if not rel.endswith(".py") else "FORCE=1"
+            why = (
+                "your copy, with its outputs and any notes, is in the backup"
+                if not rel.endswith(".py")
+                else "FORCE=1"
+            )
             out.report.append(f"replaced chapters/{rel} by its new version ({why})")
             continue
         try:
@@ -166,12 +174,15 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
         what = ["given code updated"]
         if merged.kept:
             what.append(f"your tasks kept: {', '.join(merged.kept)}")
+        if merged.refreshed:
+            what.append(f"given lines inside them updated: {', '.join(merged.refreshed)}")
         if merged.updated:
             what.append(f"untouched, now the new stub: {', '.join(merged.updated)}")
         if merged.added:
             what.append(f"new: {', '.join(merged.added)}")
         out.report.append(f"merged chapters/{rel}: " + "; ".join(what))
         out.problems += [f"chapters/{rel}: {problem}" for problem in merged.problems]
+        out.notes += [f"chapters/{rel}: {note}" for note in merged.notes]
     for rel, name, ids, lines in orphans:
         _rehome(chapters, generated, out, rel, name, ids, lines)
     return out
@@ -244,12 +255,11 @@ def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
     """Carry out ``todo`` in ``repo/chapters``: the backups first, then each file through a
     temporary file and a rename (none is ever half-written), the records last."""
     chapters = repo / "chapters"
-    report = []
-    if todo.backups:
-        where = backup([chapters / rel for rel in todo.backups], repo)
-        report.append(
-            f"your version of {len(todo.backups)} file(s) is kept in {where.relative_to(repo)}"
-        )
+    report, where = [], None
+    saved = [chapters / rel for rel in todo.backups] + [repo / r for r in todo.release_backups]
+    if saved:
+        where = backup(saved, repo).relative_to(repo)
+        report.append(f"your version of {len(saved)} file(s) is kept in {where}")
     for rel, data in todo.writes.items():
         atomic_write(chapters / rel, data)
     for rel in todo.removes:
@@ -264,6 +274,10 @@ def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
         report.append(f"kept your work in {todo.kept} file" + ("s" if todo.kept != 1 else ""))
     if todo.problems:
         report += [NOT_MERGED] + [f"  {p}" for p in todo.problems]
+    if todo.notes:
+        report += [CHECK] + [f"  {n}" for n in todo.notes]
+    if (todo.problems or todo.notes) and where is not None:
+        report.append(f"  the backup of your files from before this update: {where}/")
     return report or ["chapters/ is up to date"]
 
 
@@ -367,7 +381,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(report))
-    return 1 if NOT_MERGED in report else 0
+    return 1 if NOT_MERGED in report or CHECK in report else 0
 
 
 if __name__ == "__main__":
