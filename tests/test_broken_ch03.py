@@ -331,19 +331,34 @@ return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
             "2.2",
         ),
         ("matmul.py", ("region", MATMUL_WITHOUT_BATCHED_VECTORS), "2.6"),
+        (
+            "arithmetic.py",
+            (
+                "return grad_output * b, grad_output * a",
+                "return (grad_output * b).reshape(a.shape), grad_output * a",
+            ),
+            "2.2",
+        ),
     ],
 )
 def test_a_chapter_2_bug_blocks_task_3_1(tmp_path: Path, file: str, edit: tuple, task: str):
-    """Chapter 3 names the chapter-2 task, the case and the problem in one message; and
-    chapter 2's own checks catch the bug too (a 1-D operand against a batch is one of
-    chapter 2's cases), so ``make chapter-2`` does not send the student back: no loop."""
+    """Chapter 3 names the chapter-2 task, the problem and the part it is in (here the local
+    backward), and says each thing once: the case and "make chapter-2 may not meet it" are
+    the report's own lines. Chapter 2's own checks catch the bug too (a 1-D operand against
+    a batch is one of chapter 2's cases), so ``make chapter-2`` does not send the student
+    back: no loop."""
     chapter2 = broken_package(2, tmp_path, file, edit, task)
     packages = {**composite(3, SOLUTIONS / "ch03_broadcast"), "ch02_tensor": chapter2}
     result = check_chapter(chapter(3), packages, task_ids=["3.1"])
     (verdict,) = result.tasks
     assert verdict.status == "blocked" and verdict.blocked_by == task, report.chapter_report(result)
     assert verdict.points < verdict.task.points
-    message = verdict.first_problem.message
-    assert " with a " in message and f"task {task}" in message, message
+    problem = verdict.first_problem
+    message, text = problem.message, " ".join(report.chapter_report(result).split())
+    assert f".backward (chapter 2, task {task})" in message, message
+    assert "forward or" not in message and "chapter-2" not in message, message
+    operands = problem.case.label.split("; then")[0]  # "a * b with a of shape …"
+    assert operands not in message and text.count(operands) == 1, text
+    assert text.count("may not meet") == 1, text
     own = check_chapter(chapter(2), composite(2, chapter2), task_ids=[task])
     assert own.tasks[0].status == "failed", report.chapter_report(own)

@@ -22,6 +22,8 @@ Task 2.11 runs several ops' backward together and says so (``requires``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
 import numpy as np
@@ -34,8 +36,11 @@ from .catalog import CATALOG, TITLES, Op, Shape
 __all__ = [
     "CHECKS",
     "TOLERANCE",
+    "NodeProblem",
+    "Part",
     "engine_verdict",
     "grads_verdict",
+    "node_problem",
     "node_verdict",
     "op_case",
     "op_cases",
@@ -93,33 +98,60 @@ def _op_verdict(case: Case, received: Any) -> str | None:
     return grads_verdict(case, received)
 
 
+class Part(StrEnum):
+    """Which part of an op case failed: what the inputs hold (the given constructor), the
+    op's output (its forward), its local backward (the task), or what ``Node.backward``
+    hands on."""
+
+    INPUTS = "inputs"
+    OUTPUT = "output"
+    LOCAL_BACKWARD = "local backward"
+    HANDED_ON = "handed on"
+
+
+@dataclass(frozen=True)
+class NodeProblem:
+    """A failing op case's problem, and the part it is in."""
+
+    text: str
+    part: Part
+
+
 def node_verdict(case: Case, received: Any) -> str | None:
     """The op's output, and its node's local backward called alone (``_local_verdict``)."""
+    problem = node_problem(case, received)
+    return problem.text if problem else None
+
+
+def node_problem(case: Case, received: Any) -> NodeProblem | None:
+    """``node_verdict``'s problem, with the part of the case it is in."""
     expected = case.expected["data"]
     if not isinstance(received, dict) or "type(out)" not in received:
-        return f"expected the op's output and gradients, received {show(received)}"
+        text = f"expected the op's output and gradients, received {show(received)}"
+        return NodeProblem(text, Part.OUTPUT)
     if received["type(out)"] != "Tensor":
-        return f"the op returned a {received['type(out)']}, not a Tensor"
+        return NodeProblem(f"the op returned a {received['type(out)']}, not a Tensor", Part.OUTPUT)
     if isinstance(received.get("grads"), str):
-        return received["grads"]
+        part = Part.LOCAL_BACKWARD if received.get("recorded", True) else Part.OUTPUT
+        return NodeProblem(received["grads"], part)
     problem = _held_verdict(case, received)
     if problem:
-        return problem
+        return NodeProblem(problem, Part.INPUTS)
     rtol, atol = TOLERANCE[case.expected["dtype"]]
     for key in ("out.dtype", "out", "out.requires_grad"):
         problem = compare(received.get(key), expected[key], rtol=rtol, atol=atol, path=key)
         if problem:
-            return problem
+            return NodeProblem(problem, Part.OUTPUT)
     for name, local, want in zip(case.expected["names"], received["local"], expected["grads"]):
         problem = _local_verdict(
             name, local, want.shape, case.expected["from the inputs"], case.expected["broadcast"]
         )
         if problem:
-            return problem
+            return NodeProblem(problem, Part.LOCAL_BACKWARD)
     for name, local, want in zip(case.expected["names"], received["local"], expected["grads"]):
         problem = _local_values(name, local, want, case.expected["dtype"])
         if problem:
-            return problem
+            return NodeProblem(problem, Part.LOCAL_BACKWARD)
     return None
 
 

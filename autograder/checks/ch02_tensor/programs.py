@@ -145,6 +145,7 @@ def _backward(
     result = _describe(out)
     result["held"] = [_array(x) for x in inputs if isinstance(x, sp.Tensor)]
     node = getattr(out, "grad_fn", None)
+    result["recorded"] = node is not None
     if node is None:
         result["grads"] = "out.grad_fn is None: the operation recorded no graph"
         return result

@@ -14,8 +14,9 @@ through its seam), and these checks prove it op by op with chapter 2's op progra
 student mode that runs the student's own chapter 2: a failure of the op's output or its
 local backward (whose gradients the autograder sums onto the inputs itself), and any failure
 of the first pair (which does not broadcast), is chapter 2's, reported as blocked by its
-task (``Blocked``) with a message that names the case, the problem and where it is, since
-``make chapter-2`` may not see a case that broadcasts. ``cases.py`` builds the cases
+task (``Blocked``) with a message that names the problem and the part of chapter 2 it is in
+(the output, or the local backward); the report adds the case and that ``make chapter-2``
+may not see a case that broadcasts. ``cases.py`` builds the cases
 (public and hidden checks alike).
 
 Task 3.2's ``broadcast_to`` and ``sum_to_size`` are ops of the catalog kind, run by chapter
@@ -37,8 +38,10 @@ import numpy as np
 from ...harness.api import Blocked, Case, Check, compare, show
 from ..ch02_tensor import (
     TOLERANCE,
+    NodeProblem,
+    Part,
     grads_verdict,
-    node_verdict,
+    node_problem,
     op_cases,
     second_order_cases,
     second_order_verdict,
@@ -153,15 +156,17 @@ def through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
     task, function = CH02_OPS[name].task, FUNCTIONS[name]
 
     def judge(case: Case, received: Any) -> str | None:
-        problem = node_verdict(case, received)
+        problem = node_problem(case, received)
         if problem is None and not case.expected["broadcast"]:
-            problem = grads_verdict(case, received)
+            text = grads_verdict(case, received)
+            problem = NodeProblem(text, Part.HANDED_ON) if text else None
         if problem:
-            return Blocked(task, chapter_2_message(task, function, case, problem))
-        problem = grads_verdict(case, received)
-        if problem:
+            message = chapter_2_message(task, function, problem, case.expected["broadcast"])
+            return Blocked(task, message)
+        text = grads_verdict(case, received)
+        if text:
             return (
-                f"{problem}. Node.backward sums what {function}.backward returns with your "
+                f"{text}. Node.backward sums what {function}.backward returns with your "
                 f"unbroadcast: if unbroadcast(grad, shape) passes, {function}.backward "
                 f"(chapter 2, task {task}) is the suspect"
             )
@@ -170,22 +175,25 @@ def through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
     return judge
 
 
-def chapter_2_message(task: str, function: str, case: Case, problem: str) -> str:
-    """What a student reads when chapter 3 meets a bug of chapter 2's code: the case, what
-    is wrong, and where, whole (``make chapter-2`` may pass: its cases may not broadcast)."""
-    where = (
-        f"{function}'s forward or its local backward (chapter 2, task {task})"
-        if case.expected["broadcast"]
-        else f"chapter 2's task {task}, on operands that do not broadcast"
-    )
-    also = (
-        f"; chapter 2's own checks may not meet this case, so fix {function}.backward for "
-        "operands of different shapes (each gradient of an input's shape, or of a shape it "
-        "broadcasts to) even if make chapter-2 passes"
-        if case.expected["broadcast"]
-        else ""
-    )
-    return f"{case.label.split('; then')[0]}: {problem}. The bug is in {where}{also}"
+def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast: bool) -> str:
+    """What a student reads when chapter 3 meets a bug of chapter 2's code: what is wrong,
+    and in which part of chapter 2 (the report prints the case, and that ``make chapter-2``
+    may not meet it, on lines of their own)."""
+    where = {
+        Part.INPUTS: "the given Tensor constructor (chapter 2)",
+        Part.OUTPUT: f"{function}'s output (its forward, chapter 2)",
+        Part.LOCAL_BACKWARD: f"{function}.backward (chapter 2, task {task})",
+        Part.HANDED_ON: f"what Node.backward hands on from {function}.backward (chapter 2, "
+        f"task {task})",
+    }[problem.part]
+    if not broadcast:
+        return f"{problem.text}. The bug is in {where}, on operands that do not broadcast"
+    if problem.part == Part.LOCAL_BACKWARD:
+        where += (
+            ", for operands of different shapes: each gradient has its input's shape, or a "
+            "shape the input broadcasts to"
+        )
+    return f"{problem.text}. The bug is in {where}"
 
 
 # -- task 3.3: expand, end to end ---------------------------------------------------------------
