@@ -5,6 +5,7 @@ stubs, the report says what changed, and nothing is lost or half-written."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import re
 import shutil
@@ -475,3 +476,71 @@ def test_every_chapter_file_merges_a_finished_student_onto_new_given_code(rel: s
     assert merged.text == expected
     assert not merged.problems and not merged.orphans
     assert len(merged.kept) == len(merge.task_functions(old))
+
+
+def _fake_release(root: Path, files: dict[str, str], *, record: bool = True) -> Path:
+    """A small student release: value.py's stub as its chapters (with its manifest and stub
+    record), ``files`` outside chapters/, and (``record``) the list of what it ships."""
+    stub = stubs.generate(SOLUTIONS)[VALUE]
+    (root / "chapters" / "ch01_value").mkdir(parents=True)
+    (root / "chapters" / VALUE).write_bytes(stub)
+    (root / "chapters" / update.MANIFEST).write_bytes(update.manifest_text({VALUE: stub}))
+    (root / "tools").mkdir()
+    (root / update.PRISTINE).write_text(json.dumps({VALUE: stub.decode()}))
+    (root / update.STAMP).write_text("a release\n")
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    if record:
+        (root / update.SHIPPED).write_bytes(update.shipped_record(root))
+    return root
+
+
+@pytest.mark.parametrize("record", [True, False], ids=["recorded", "no-record"])
+def test_an_update_from_a_release_never_loses_the_students_own_files(
+    tmp_path: Path, record: bool
+) -> None:
+    """Files no release shipped are the student's and stay; a shipped file the student
+    edited is backed up before it is replaced or removed; the report says both. Without a
+    record of what the old release shipped, nothing outside chapters/ is removed."""
+    old = {
+        "support/plots.py": "# plots, old\n",
+        "datasets/old.csv": "x\n1\n",
+        "autograder/dropped.py": "# dropped by the new release\n",
+        "autograder/kept.py": "# the same in both\n",
+    }
+    new = {**old, "support/plots.py": "# plots, new\n"}
+    del new["datasets/old.csv"], new["autograder/dropped.py"]
+    student = _fake_release(tmp_path / "student", old, record=record)
+    newer = _fake_release(tmp_path / "newer", new)
+    mine = {"datasets/mine.csv": "my,data\n", "support/my_plots.py": "# mine\n"}
+    for rel, text in mine.items():
+        (student / rel).write_text(text)
+    (student / "support/plots.py").write_text("# plots, old, with my change\n")
+    (student / "datasets/old.csv").write_text("x\n1\n2  # mine\n")
+    report = update.update_from_release(student, newer)
+    for rel, text in mine.items():  # the student's own files: left as they are
+        assert (student / rel).read_text() == text, rel
+    assert (student / "support/plots.py").read_text() == "# plots, new\n"
+    assert (student / "autograder/kept.py").is_file()
+    assert (student / "autograder/dropped.py").exists() == (not record)
+    assert (student / "datasets/old.csv").exists() == (not record)
+    # every edited file the course replaced or removed is in the backup, as edited
+    (where,) = list((student / ".sparrow" / "backups").iterdir())
+    assert (where / "support/plots.py").read_text() == "# plots, old, with my change\n"
+    if record:
+        assert (where / "datasets/old.csv").read_text() == "x\n1\n2  # mine\n"
+        assert not (where / "autograder/dropped.py").exists()  # the course's, unedited
+    assert f"is kept in {where.relative_to(student)}" in "\n".join(report)
+    saved = next(r for r in report if r.startswith("backed up, then replaced or removed"))
+    assert "support/plots.py" in saved and "autograder/kept.py" not in saved
+    left = next(r for r in report if r.startswith("left "))
+    assert "datasets/mine.csv" in left and "support/my_plots.py" in left
+    # the student's folder now records what the new release shipped: a second update from
+    # it changes nothing and keeps the student's files
+    assert json.loads((student / update.SHIPPED).read_text()) == json.loads(
+        (newer / update.SHIPPED).read_text()
+    )
+    report = update.update_from_release(student, newer)
+    assert not any(r.startswith("backed up, then") for r in report)
+    assert all((student / rel).read_text() == text for rel, text in mine.items())

@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from autograder import stubgen
-from tools import stubs
+from tools import stubs, update
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "dist" / "sparrow-student"
@@ -133,6 +133,7 @@ def build(dest: Path) -> None:
     for name, template in TEMPLATED.items():
         shutil.copyfile(TEMPLATES / template, dest / name)
     _write(dest / STAMP, f"Sparrow student release, built from {_version()}\n".encode())
+    _write(dest / update.SHIPPED, update.shipped_record(dest))  # for the next make update
 
 
 def audit(root: Path) -> list[str]:

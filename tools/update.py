@@ -5,8 +5,9 @@ New given code reaches ``chapters/`` while every task you wrote stays as you wro
 - in the repository, after ``solutions/`` changed (``git pull``): the new stubs come from
   the generator (``make update`` is ``make stubs``);
 - in a student release: ``make update FROM=path/to/new-release`` takes a newer release's
-  chapters and tools (the autograder, support code, data and tools are replaced; they hold
-  no work of yours).
+  chapters and everything else it ships (the autograder, support code, data, tools):
+  a file the old release shipped and you edited is backed up before it is replaced, and a
+  file no release shipped (``datasets/mine.csv``) is yours and left alone.
 
 Each ``.py`` file of ``chapters/`` is merged by ``tools.merge``: the new file, with each task
 function you wrote (it differs from the stub you started from) put back byte for byte. What
@@ -39,6 +40,9 @@ REPO = Path(__file__).resolve().parent.parent
 MANIFEST = ".manifest.json"  # chapters/.manifest.json: the hash of every generated file
 LOCAL_BASE = Path(".sparrow") / "pristine-stubs.json"  # the repository's record
 STAMP = ".sparrow-release"  # what marks a folder as a student release
+# In a release: {path: SHA-256} of every file it ships outside chapters/, so the next update
+# knows which files are the course's (replaced, removed) and which the student's (left).
+SHIPPED = Path("tools") / "shipped-files.json"
 # A release's own folders, replaced by a newer release's (files it no longer has removed).
 RELEASE_OWNED = ("autograder", "support", "datasets", "tools")
 NOT_COPIED = {"chapters", ".venv", ".sparrow", "submissions", "__pycache__", ".git"}
@@ -313,7 +317,43 @@ def _release_files(release: Path) -> set[str]:
         rel = path.relative_to(release)
         if path.is_file() and not NOT_COPIED.intersection(rel.parts):
             out.add(rel.as_posix())
-    return out
+    return out - {SHIPPED.as_posix()}
+
+
+def shipped_record(release: Path) -> bytes:
+    """The text of ``tools/shipped-files.json`` for a release folder: the hash of each file
+    it ships outside ``chapters/`` (its stub record aside, which updates rewrite)."""
+    files = sorted(_release_files(release) - {PRISTINE.as_posix()})
+    hashes = {rel: sha((release / rel).read_bytes()) for rel in files}
+    return (json.dumps(hashes, indent=1) + "\n").encode()
+
+
+def _yours(repo: Path, release: Path, shipped: set[str]) -> tuple[list[str], list[str], list[str]]:
+    """What taking ``release``'s files does to the student's: the files to back up first
+    (a shipped file they edited, or one with no record to tell), the files to remove (the
+    old release shipped them, the new one does not) and the files left (theirs, or with no
+    record of the old release, perhaps theirs)."""
+    record = read_json(repo / SHIPPED)  # what the student's release shipped
+    save, remove, left = [], [], []
+    for rel in sorted(shipped - {PRISTINE.as_posix()}):
+        here = repo / rel
+        if here.is_file() and here.read_bytes() != (release / rel).read_bytes():
+            if record.get(rel) != sha(here.read_bytes()):
+                save.append(rel)
+    for folder in RELEASE_OWNED:
+        for path in sorted((repo / folder).rglob("*")):
+            rel = path.relative_to(repo).as_posix()
+            if not path.is_file() or "__pycache__" in rel.split("/") or rel in shipped:
+                continue
+            if rel == SHIPPED.as_posix():
+                continue  # rewritten for the new release
+            if rel in record:
+                remove.append(rel)
+                if rel in record and record[rel] != sha(path.read_bytes()):
+                    save.append(rel)  # a file the course dropped, edited by the student
+            else:
+                left.append(rel)
+    return save, remove, left
 
 
 def update_from_release(repo: Path, release: Path) -> list[str]:
@@ -326,22 +366,34 @@ def update_from_release(repo: Path, release: Path) -> list[str]:
     generated = release_chapters(release)
     todo = plan(repo / "chapters", generated)
     shipped = _release_files(release)
+    todo.release_backups, remove, left = _yours(repo, release, shipped)
+    had_record = (repo / SHIPPED).is_file()
     report = apply(repo, todo, read_json(release / "chapters" / MANIFEST))
     for rel in sorted(shipped):
         if rel != PRISTINE.as_posix():  # the record apply() wrote already
             atomic_write(repo / rel, (release / rel).read_bytes())
-    removed = 0
-    for folder in RELEASE_OWNED:
-        for path in sorted((repo / folder).rglob("*")):
-            rel = path.relative_to(repo)
-            if path.is_file() and "__pycache__" not in rel.parts and rel.as_posix() not in shipped:
-                path.unlink()
-                removed += 1
+    for rel in remove:
+        (repo / rel).unlink()
+    atomic_write(repo / SHIPPED, shipped_record(release))
     report.append(
         f"took the rest of the release from {release} ({len(shipped)} files"
-        + (f"; {removed} no longer shipped removed)" if removed else ")")
+        + (f"; {len(remove)} it no longer ships removed)" if remove else ")")
     )
+    if todo.release_backups:
+        why = "you had edited them" if had_record else "no record says whether you edited them"
+        report.append(
+            f"backed up, then replaced or removed ({why}; the copies are in the backup "
+            f"above): {_some(todo.release_backups)}"
+        )
+    if left:
+        whose = "your own files" if had_record else "files the new release does not ship"
+        report.append(f"left {whose} as they are: {_some(left)}")
     return report
+
+
+def _some(paths: list[str], most: int = 6) -> str:
+    more = f" and {len(paths) - most} more" if len(paths) > most else ""
+    return ", ".join(paths[:most]) + more
 
 
 def main(argv: list[str] | None = None) -> int:
