@@ -399,6 +399,17 @@ def test_a_file_the_course_drops_is_removed_unless_it_holds_work(repo: Path) -> 
     assert f"kept chapters/{VALUE}: no longer part of the course, kept as is" in report
 
 
+def test_a_file_the_student_added_whose_name_the_course_takes_is_backed_up(repo: Path) -> None:
+    (repo / "solutions" / "ch01_value" / "my_notes.py").write_text('"""Course notes."""\n')
+    report = stubs.write(repo)
+    notes = repo / "chapters" / "ch01_value" / "my_notes.py"
+    assert notes.read_text() == '"""Course notes."""\n'
+    said = report[report.index(update.NOT_MERGED) + 1 :]
+    assert "my_notes.py: the new version of the course has a file of this name" in said[0]
+    (backup,) = list((repo / ".sparrow" / "backups").rglob("my_notes.py"))
+    assert backup.read_text() == "# mine\n"
+
+
 def test_a_written_task_that_moved_to_another_file_moves_with_it(repo: Path) -> None:
     numerical = repo / "chapters" / "ch01_value" / "numerical.py"
     _write_task(numerical, "1.1", "return 0.5  # my 1.1")

@@ -150,6 +150,13 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
             out.kept += 1  # your work, in a file whose stub did not change
             continue
         out.backups.append(rel)
+        if rel not in last and rel not in base:  # a file of yours; the course now has one too
+            out.writes[rel] = data
+            out.problems.append(
+                f"chapters/{rel}: the new version of the course has a file of this name, which "
+                "now takes its place; yours (a file you added) is in the backup"
+            )
+            continue
         if not rel.endswith(".py") or force:
             out.writes[rel] = data
             why = (
