@@ -8,8 +8,8 @@ every generated file, so the generator can tell a file it wrote from a file a st
 edited, and an edited file whose stub changed is merged, never overwritten: the new given
 code, with every task the student wrote kept byte for byte (``tools.update``, which also
 serves ``make update``; a copy of the student's file is kept under ``.sparrow/backups/``
-first). Notebooks hold no student work: a changed one replaces the student's copy after the
-same backup.
+first). A changed notebook replaces the student's copy after the same backup, which keeps
+their outputs and any notes they wrote in it.
 
     python -m tools.stubs              # regenerate chapters/ (make stubs, make update)
     python -m tools.stubs --check      # exit 1 if chapters/ drifted, 3 if it holds student work
