@@ -18,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parent.parent
-# a region's first line (written so that this file holds no marker itself), or a stub
-TASK_TEXT = re.compile("#" * 3 + r'\s*BEGIN SOLUTION|NotImplementedError\(\s*"Task [0-9]')
+# a region's first line (written so that this file holds no marker itself), or a stub;
+# either names its task
+TASK_TEXT = re.compile(
+    "#" * 3 + r'\s*BEGIN SOLUTION\s+([0-9]+\.[0-9]+)|NotImplementedError\(\s*"Task ([0-9]+\.[0-9]+)'
+)
 LIMIT = 20  # frames the child sends, innermost last
 
 
@@ -38,18 +41,25 @@ def _functions(tree: ast.AST) -> dict[str, ast.AST]:
     return found
 
 
-def task_functions_of(text: str) -> tuple[str, ...]:
-    """The qualified names of the functions of a module's ``text`` that hold a task."""
+def tasks_of_functions(text: str) -> dict[str, str]:
+    """The functions of a module's ``text`` that hold a task, by qualified name: their task's
+    id (``{"Sigmoid.backward": "2.5"}``), in the module's order."""
     lines = text.splitlines()
     try:
         functions = _functions(ast.parse(text))
     except SyntaxError:
-        return ()
-    return tuple(
-        name
-        for name, node in functions.items()
-        if TASK_TEXT.search("\n".join(lines[node.lineno - 1 : node.end_lineno]))
-    )
+        return {}
+    found = {}
+    for name, node in sorted(functions.items(), key=lambda item: item[1].lineno):
+        match = TASK_TEXT.search("\n".join(lines[node.lineno - 1 : node.end_lineno]))
+        if match:
+            found[name] = match.group(1) or match.group(2)
+    return found
+
+
+def task_functions_of(text: str) -> tuple[str, ...]:
+    """The qualified names of the functions of a module's ``text`` that hold a task."""
+    return tuple(tasks_of_functions(text))
 
 
 def _sources(repo: Path) -> dict[str, str]:
@@ -73,6 +83,17 @@ def task_functions(repo: Path = REPO) -> dict[str, tuple[str, ...]]:
     """Task functions by file (``"ch02_tensor/matmul.py": ("MatMul.backward",)``)."""
     found = {rel: task_functions_of(text) for rel, text in _sources(repo).items()}
     return {rel: names for rel, names in found.items() if names}
+
+
+@functools.cache
+def functions_of_tasks(repo: Path = REPO) -> dict[str, tuple[str, ...]]:
+    """Each task's functions, by task id (``"2.5": ("Tanh.backward", "Sigmoid.backward",
+    …)``), in the order of the files and of the functions in each."""
+    found: dict[str, tuple[str, ...]] = {}
+    for text in _sources(repo).values():
+        for name, task in tasks_of_functions(text).items():
+            found[task] = (*found.get(task, ()), name)
+    return found
 
 
 def _in_task(path: str, qualname: str, table: dict[str, tuple[str, ...]]) -> bool:
@@ -101,16 +122,31 @@ def _valid(frames: Any) -> list[tuple[str, int, str]]:
     return ok if len(ok) == len(frames[-LIMIT:]) else []
 
 
+def task_function(info: dict, table: dict[str, tuple[str, ...]] | None = None) -> str:
+    """The qualified name of the task function the innermost task frame of ``info`` is in
+    (a closure's: its function's), or "" (a stub met: the function not written yet)."""
+    table = task_functions() if table is None else table
+    for path, _, qualname in reversed(_valid(info.get("frames"))):
+        name = qualname.replace("<locals>.", "")
+        for function in table.get(path, ()):
+            if name == function or name.startswith(function + "."):
+                return function
+    return ""
+
+
 def where(info: dict, table: dict[str, tuple[str, ...]] | None = None) -> str:
     """The report's "raised at": the innermost frame inside a task's function, then (on its
-    own line) the innermost frame of all when that one is given code; the child's ``where``
-    where it sent no frames."""
+    own line) the innermost frame of all when that one is given code; the innermost frame
+    alone, labelled given code, when none is in a task; the child's ``where`` where it sent
+    no frames."""
     frames = _valid(info.get("frames"))
     if not frames:
         return str(info.get("where", ""))
     table = task_functions() if table is None else table
     innermost = frames[-1]
     own = next((f for f in reversed(frames) if _in_task(f[0], f[2], table)), None)
+    if own is None and table:  # the tasks are known, and no frame is in one
+        return f"{_text(innermost)} (given code)"
     if own is None or own == innermost:
         return _text(innermost)
     return f"{_text(own)}\n{_text(innermost)} (given code, called from there)"

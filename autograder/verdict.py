@@ -46,6 +46,7 @@ class CheckVerdict:
     standins: tuple[str, ...] = ()
     causes: tuple[str, ...] = ()  # empty where only all of them together make it pass
     blame: Blame | None = None  # how ``blocked_by`` was found
+    stub_in: str = ""  # NOT_STARTED: the task function whose stub it met (``Value.exp``)
 
     @property
     def passed(self) -> bool:
@@ -95,13 +96,30 @@ class TaskVerdict:
         return [c for c in self.checks if c.status == Status.NOT_STARTED]
 
     @property
+    def functions(self) -> tuple[str, ...]:
+        """The task's functions (``frames.functions_of_tasks``; empty where unknown)."""
+        return frames.functions_of_tasks().get(self.task.id, ())
+
+    @property
+    def unwritten(self) -> list[str]:
+        """The task's functions a check met as a stub, in the task's order: a function no
+        check reached may be a stub too, but one listed here is."""
+        met = {c.stub_in for c in self.not_started}
+        return [f for f in self.functions if f in met]
+
+    @property
     def label(self) -> str:
         """The status as a report's task line writes it: "blocked by task 2.5", "started:
-        1 of 4 checks pass", "failed", …"""
+        3 of 4 functions written" (or "1 of 4 checks pass", where the stubs met are not
+        known), "failed", …"""
         status = self.status
         if status == Status.BLOCKED:
             return f"blocked by task {self.blocked_by}"
         if status == Status.STARTED:
+            functions, unwritten = self.functions, self.unwritten
+            if unwritten and len(unwritten) < len(functions):
+                written = len(functions) - len(unwritten)
+                return f"started: {written} of {len(functions)} functions written"
             done = sum(c.passed for c in self.checks)
             return f"started: {done} of {len(self.checks)} checks pass"
         return str(status)
@@ -198,6 +216,7 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
             problem, where = _exception_message(info), frames.where(info)
             if stub == check.task:
                 status, blocked_by = Status.NOT_STARTED, ""
+                verdict.stub_in = frames.task_function(info)
             elif stub and chapter_of(stub) > chapter_of(check.task):
                 # a later chapter's stub: this task's own code went where it need not go
                 status, blocked_by = Status.FAILED, ""

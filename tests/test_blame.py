@@ -6,7 +6,6 @@ half-written task says how far it is; a result off by an exact factor says so.""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -317,7 +316,7 @@ def test_blame_in_a_built_release(tmp_path: Path) -> None:
     assert out.returncode == 1, out.stderr
     text = _words(out.stdout)
     assert "the bug is in task 2.11" in text and "blocked by" not in text, out.stdout
-    assert re.search(r"started: \d+ of \d+ checks pass", out.stdout), out.stdout
+    assert "started: 3 of 4 functions written" in out.stdout, out.stdout
     blocked = _variant(tmp_path / "b", 2, TANH_WRONG_SIGN)
     out = _release_check(built, blocked, "2", "--task", "2.11")
     assert "blocked by task 2.5" in out.stdout, out.stdout + out.stderr
@@ -351,8 +350,11 @@ def test_where_from_frames() -> None:
     assert frames.where({"frames": [given, inside]}, table).count("\n") == 0
     assert (
         frames.where({"frames": [given]}, table)
-        == "chapters/ch01_value/value.py, line 30, in _number"
+        == "chapters/ch01_value/value.py, line 30, in _number (given code)"
     )
+    # with no task known (no solutions/, no stubs), a frame is not called given
+    unknown = frames.where({"frames": [given]}, {})
+    assert unknown == "chapters/ch01_value/value.py, line 30, in _number"
     # what a child sends is checked, never trusted
     assert frames.where({"frames": [[1, 2]], "where": "w"}, table) == "w"
     assert frames.where({"frames": "x", "where": "w"}, table) == "w"
@@ -372,9 +374,22 @@ def test_a_task_with_one_function_written_is_started(tmp_path: Path) -> None:
     result = run_chapter(2, stubs, tasks=["2.5"])
     (task,) = result.tasks
     text = report.chapter_report(result)
-    assert task.status == Status.STARTED and task.label.startswith("started: "), text
+    assert task.status == Status.STARTED, text
+    assert task.label == "started: 1 of 4 functions written", text
     assert 0 < task.points < task.task.points
-    assert "to write:" in text and "sigmoid" in text and "Next up: task 2.5" in text
+    assert "to write: Sigmoid.backward, ReLU.backward, Abs.backward" in _words(text)
+    assert "Next up: task 2.5" in text
+
+
+def test_started_counts_functions_and_lists_only_the_unwritten(tmp_path: Path) -> None:
+    """The review's e2: only Sigmoid's backward is a stub. Its second-order check (all four
+    ops) meets that stub too, but "to write" names Sigmoid.backward alone."""
+    result = run_chapter(2, _variant(tmp_path, 2, SIGMOID_UNWRITTEN), tasks=["2.5"])
+    (task,) = result.tasks
+    text = _words(report.chapter_report(result))
+    assert task.label == "started: 3 of 4 functions written", text
+    assert "to write: Sigmoid.backward continue:" in text
+    assert "a.tanh()" in text.split("to write:")[0]  # passing checks are still named
 
 
 def test_forged_is_its_own_status_and_hidden_text() -> None:
