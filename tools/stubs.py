@@ -111,7 +111,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(report))
-    return 1 if update.NOT_MERGED in report else 0
+    return 1 if update.NOT_MERGED in report or update.CHECK in report else 0
 
 
 def check(repo: Path = REPO) -> int:
