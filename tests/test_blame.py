@@ -135,20 +135,23 @@ MEAN_IN_NUMPY = (  # right first-order values, attached to the graph by `* 0`: n
 )
 
 
+MEAN_SECOND_ORDER = "second derivatives: a.mean(dim, keepdim)"  # one such check per op
+
+
 def test_a_second_order_check_blames_a_wrong_reshape_only_when_it_is_the_cause(
     tmp_path: Path,
 ) -> None:
     """2.7's second-order check pulls back through the Reshape its backward records (2.9):
     with a stand-in for 2.9 a right 2.7 passes (blocked by 2.9), a wrong one still fails."""
     right = run_chapter(2, _variant(tmp_path / "right", 2, RESHAPE_FLATTENS), tasks=["2.7"])
-    (second,) = [c for c in right.tasks[0].checks if c.check.name.startswith("second")]
+    (second,) = [c for c in right.tasks[0].checks if c.check.name == MEAN_SECOND_ORDER]
     assert second.status == Status.BLOCKED and second.blocked_by == "2.9"
     assert second.standins == ("2.9",)
     wrong = _variant(tmp_path / "wrong", 2, RESHAPE_FLATTENS, MEAN_IN_NUMPY)
     (second,) = [
         c
         for c in run_chapter(2, wrong, tasks=["2.7"]).tasks[0].checks
-        if c.check.name.startswith("second")
+        if c.check.name == MEAN_SECOND_ORDER
     ]
     assert second.status == Status.FAILED and second.standins == ("2.9",), second.message
 
@@ -400,6 +403,23 @@ def test_forged_is_its_own_status_and_hidden_text() -> None:
     hidden = judge(check, [Case("c")], run, hidden=True)
     assert hidden.status == Status.FORGED and "child" not in hidden.message
     assert hidden.message == "the process running your code wrote messages of its own to the grader"
+
+
+def test_a_verdict_blames_another_task_with_a_typed_record() -> None:
+    from autograder.harness.api import Blocked
+    from autograder.verdict import Blame
+
+    problem = Blocked("2.2", "Mul.backward is wrong here")
+    assert not isinstance(problem, str) and str(problem) == "Mul.backward is wrong here"
+    check = Check("3.2", "x", lambda rng: [Case("c")], lambda sp: None, lambda c, v: problem)
+    verdict = judge(check, [Case("c")], CheckRun(Status.RAN, results=[{"value": 1.0}]))
+    assert verdict.status == Status.BLOCKED and verdict.blocked_by == "2.2"
+    assert verdict.blame == Blame.VERDICT and verdict.message == "Mul.backward is wrong here"
+    forged = Check(
+        "3.2", "x", lambda rng: [Case("c")], lambda sp: None, lambda c, v: Blocked("9.9", "m")
+    )
+    verdict = judge(forged, [Case("c")], CheckRun(Status.RAN, results=[{"value": 1.0}]))
+    assert verdict.status == Status.FAILED and verdict.blocked_by == ""  # no such task
 
 
 # -- messages that name an exact relation ----------------------------------------------------

@@ -34,7 +34,8 @@ import numpy as np
 
 from .wire import Opaque
 
-Verdict = Callable[["Case", Any], "str | None"]
+# a verdict: None (the case passes), the problem in words, or a problem another task causes
+Verdict = Callable[["Case", Any], "str | Blocked | None"]
 
 
 @dataclass(frozen=True)
@@ -74,18 +75,19 @@ class Check:
 # -- verdicts ------------------------------------------------------------------------------
 
 
-class Blocked(str):
-    """A verdict's message that blames another task: ``Blocked("2.2", "…")``. The check is
-    reported as blocked by task 2.2 (and earns nothing), as when it ``requires`` a failing
-    task; for code the check cannot avoid that another chapter's task is responsible for
-    (chapter 3's op checks run the student's chapter-2 backward in student mode)."""
+@dataclass(frozen=True)
+class Blocked:
+    """A verdict's problem that blames another task: ``Blocked("2.2", "…")``. The check is
+    reported as blocked by task ``task`` (and earns nothing), as when it ``requires`` a
+    failing task; for code the check cannot avoid that another chapter's task is responsible
+    for (chapter 3's op checks run the student's chapter-2 backward in student mode).
+    ``message`` is what the report shows."""
 
     task: str
+    message: str
 
-    def __new__(cls, task: str, message: str) -> Blocked:
-        blocked = super().__new__(cls, message)
-        blocked.task = task
-        return blocked
+    def __str__(self) -> str:
+        return self.message
 
 
 def show(value: Any) -> str:
