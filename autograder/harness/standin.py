@@ -5,9 +5,12 @@ A check that needs another task (``Check.requires``) cannot tell by itself whose
 when both fail. The parent runs it again with stand-ins for the failing tasks
 (``autograder/blame.py``): if it passes now, the other task is the cause ("blocked by"); if
 it still fails, its own task is. Each chapter's ``checks/<chapter>/standins.py`` says what a
-stand-in installs: ``STANDINS[task](sp)`` returns ``(owner, name, value)`` patches. A stand-in
-is numerical (the autograder's float64 derivatives) or plain NumPy, never a Tensor-op
-solution of the task it replaces."""
+stand-in installs: ``STANDINS[task](sp)`` returns ``(owner, name, value)`` patches. Stand-ins
+ship in the student release, so none gives a task away: an op's is numerical (the
+autograder's float64 derivatives) or plain NumPy, never its Tensor-op backward; 1.7's reads
+an order recorded as the Values were made, no graph algorithm. Chapter 3's *sum to a shape*
+(a NumPy ``Function``) would pass 3.1; its algorithm is the notebook's §3 and is public in
+chapter 2's ``cases.sum_to`` already."""
 
 from __future__ import annotations
 
