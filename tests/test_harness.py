@@ -186,24 +186,47 @@ def test_cases_are_deterministic_labelled_and_seed_dependent() -> None:
         assert changed, "a secret seed must change some case lists"
 
 
+def _programs_imported(path) -> list[str]:
+    """The check-programs modules a programs module imports (``from ..ch02_tensor.programs
+    import …``), as module names; anything else it imports must be the standard library or
+    NumPy."""
+    imported = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            assert node.level == 2 and (node.module or "").endswith(".programs"), (
+                f"{path}: a relative import of something other than a sibling programs module"
+            )
+            imported.append(f"autograder.checks.{node.module}")
+            continue
+        if isinstance(node, ast.ImportFrom):
+            names = [node.module or ""]
+        elif isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        else:
+            continue
+        for name in names:
+            top = name.split(".")[0]
+            assert top == "numpy" or top in sys.stdlib_module_names, (path, name)
+    return imported
+
+
 def test_programs_are_all_the_child_gets() -> None:
     """Each program is a top-level function of a programs module that imports only the
-    standard library and NumPy: no case lists, no expected values, no seed, no trees."""
+    standard library, NumPy and other programs modules: no case lists, no expected values,
+    no seed, no trees. The child gets exactly the programs modules that planned checks name,
+    so a module another one imports is named by a check of the same task or of one the
+    task's checks require (the planner runs those too)."""
     for _, module in _check_modules():
         for check in module.CHECKS:
             reference, path = program_reference(check)
             assert path.name == "programs.py", reference
-            for node in ast.walk(ast.parse(path.read_text())):
-                if isinstance(node, ast.ImportFrom):
-                    assert node.level == 0, f"{path}: relative import"
-                    names = [node.module or ""]
-                elif isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
-                else:
-                    continue
-                for name in names:
-                    top = name.split(".")[0]
-                    assert top == "numpy" or top in sys.stdlib_module_names, (path, name)
+            needed = {check.task}
+            needed.update(t for c in module.CHECKS if c.task == check.task for t in c.requires)
+            planned = {
+                program_reference(c)[0].split(":")[0] for c in module.CHECKS if c.task in needed
+            }
+            for imported in _programs_imported(path):
+                assert imported in planned, (module.__name__, check.task, imported)
 
 
 # -- hunting: the public ch01 checks agree with the reference on drawn inputs ----------------

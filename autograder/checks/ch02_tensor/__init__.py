@@ -29,8 +29,9 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
+from ...harness.gradcheck import sum_to
 from . import programs
-from .cases import engine_case, op_case, op_cases, second_order_cases, sum_to
+from .cases import engine_case, op_case, op_cases, second_order_cases
 from .catalog import CATALOG, TITLES, Shape
 
 __all__ = [

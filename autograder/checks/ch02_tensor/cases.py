@@ -15,28 +15,11 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case
-from ...harness.gradcheck import hvp, jvp, vjp
+from ...harness.gradcheck import hvp, jvp, sum_to, vjp
 from .catalog import Op, Shape, draw
 from .programs import VIEWS
 
 Layout = tuple[Shape, str]  # (shape sent, view made in the child: programs.VIEWS)
-
-
-def sum_to(a: np.ndarray, shape: Shape) -> np.ndarray:
-    """``a`` summed onto ``shape`` (which ``shape`` broadcasts to ``a.shape``): element i of
-    ``a`` lands on i with the leading axes dropped and 0 on every axis where ``shape`` has
-    size 1 (``np.add.at``: the definition of broadcasting, run backwards, rather than a sum
-    over computed axes). Keeps complex values (``gradcheck``'s complex step)."""
-    a = np.asarray(a)
-    a = a.astype(np.result_type(a.dtype, np.float64))
-    if not shape:  # every element lands on the one element
-        return np.asarray(a.sum())
-    out = np.zeros(shape, dtype=a.dtype)
-    lead = a.ndim - len(shape)
-    axes = np.indices(a.shape)[lead:] if a.ndim else []
-    index = tuple(np.zeros_like(i) if n == 1 else i for i, n in zip(axes, shape))
-    np.add.at(out, index, a)
-    return out
 
 
 def index_text(spec: Any) -> str:

@@ -162,34 +162,42 @@ def _elementwise() -> list[tuple[dict, Shape, str]]:
     return [({}, shape, view) for shape, view in ELEMENTWISE_SHAPES]
 
 
+def error_case(
+    label: str,
+    name: str,
+    arrays: list[np.ndarray],
+    naming: list[str],
+    *,
+    options: dict | None = None,
+    error_type: str = "",
+) -> Case:
+    """A case of op ``name`` on ``arrays`` (each a Tensor that requires grad) whose making or
+    forward pass must raise an error (of ``error_type``, where given) whose message names
+    each of ``naming``."""
+    wire = {k: list(v) if isinstance(v, tuple) else v for k, v in (options or {}).items()}
+    args = [{"data": a, "view": "plain", "requires_grad": True} for a in arrays]
+    inputs = {"name": name, "args": args, "options": wire, "upstream": np.ones(())}
+    expected: dict = {"error naming": naming}
+    if error_type:
+        expected["error type"] = error_type
+    return Case(label, {**inputs, "expect_error": True}, expected)
+
+
 def _matmul_error_case() -> Case:
-    return Case(
+    return error_case(
         "a @ b with a of shape (2, 3) and b of shape (4, 5): an error naming both shapes",
-        {
-            "name": "matmul",
-            "args": [
-                {"data": np.ones((2, 3)), "view": "plain", "requires_grad": True},
-                {"data": np.ones((4, 5)), "view": "plain", "requires_grad": True},
-            ],
-            "options": {},
-            "upstream": np.ones(()),
-            "expect_error": True,
-        },
-        {"error naming": ["(2, 3)", "(4, 5)"]},
+        "matmul",
+        [np.ones((2, 3)), np.ones((4, 5))],
+        ["(2, 3)", "(4, 5)"],
     )
 
 
 def _integer_case() -> Case:
-    return Case(
+    return error_case(
         "Tensor([[1, 2], [3, 4]], requires_grad=True): integers cannot require gradients",
-        {
-            "name": "neg",
-            "args": [{"data": np.array([[1, 2], [3, 4]]), "view": "plain", "requires_grad": True}],
-            "options": {},
-            "upstream": np.ones((2, 2)),
-            "expect_error": True,
-        },
-        {"error naming": ["int64"]},
+        "neg",
+        [np.array([[1, 2], [3, 4]])],
+        ["int64"],
     )
 
 

@@ -7,6 +7,7 @@ through the graph that backward recorded), and returns what it saw as plain data
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -110,8 +111,14 @@ def op(
     if not expect_error:
         inputs, out = _forward(sp, name, args, options)
         return _backward(sp, inputs, out, upstream, broadcast, local_only)
+    return raised(lambda: _forward(sp, name, args, options))
+
+
+def raised(call: Callable[[], Any]) -> dict:
+    """What ``call()`` raised: the exception's type name and message (type None when it
+    returned); a stub's NotImplementedError goes on up (the task is not started)."""
     try:
-        _forward(sp, name, args, options)
+        call()
     except NotImplementedError:
         raise
     except Exception as error:
@@ -256,8 +263,9 @@ def pull_back(sp, roots: list, targets: list) -> tuple[list, set]:
     """The gradients that reach ``targets`` when each root's gradient is sent back from its
     tensor through the recorded nodes (a small engine: every node's local backward once,
     after all the uses of its output have sent theirs; a gradient of a broadcast input is
-    summed here, in NumPy, so that chapter 2 needs no chapter 3), None where nothing
-    arrives; and the names of the Functions whose nodes it ran."""
+    summed here, in NumPy, so that chapter 2 needs no chapter 3 and chapter 3's checks do
+    not run the unbroadcast under test), None where nothing arrives; and the names of the
+    Functions whose nodes it ran. Chapter 3's programs use it too."""
     order, seen, stack = [], set(), [(t, False) for t, _ in roots]
     while stack:  # depth first; a tensor is appended after everything it was made from
         t, made = stack.pop()

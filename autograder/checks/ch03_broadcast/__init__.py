@@ -4,7 +4,7 @@ Task 3.1 is checked twice over. ``unbroadcast(grad, shape)`` itself, on the shap
 ``catalog.UNBROADCAST`` (a sweep of every shape that broadcasts to each of a set of small
 grads, ``catalog.shapes_onto``, then larger and empty pairs): the result must be a Tensor of
 exactly ``shape`` (size-1 axes kept), of grad's dtype, equal to the autograder's own sum
-(chapter 2's ``cases.sum_to``, broadcasting's definition run backwards), without writing
+(``gradcheck.sum_to``, broadcasting's definition run backwards), without writing
 into grad, and recorded by the graph so that its own gradient is right (chapter 4
 differentiates backward passes): a random h sent back from the result through the recorded
 nodes must reach grad as h broadcast to grad's shape. Then through chapter 2's ops: every

@@ -10,8 +10,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from ...harness.api import Case
-from ...harness.gradcheck import vjp
-from ..ch02_tensor.cases import Layout, op_case, sum_to
+from ...harness.gradcheck import sum_to, vjp
+from ..ch02_tensor.cases import Layout, op_case
 from ..ch02_tensor.catalog import OPS as CH02_OPS
 from .catalog import Shape, expanded
 

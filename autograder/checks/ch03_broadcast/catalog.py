@@ -6,8 +6,8 @@ Every table covers leading axes added, size-1 axes stretched (first, middle, las
 both operands broadcast, 0-d tensors and scalars, and empty axes where they mean something,
 then one large pair. ``unbroadcast``'s table is a sweep: every shape that broadcasts to each
 of a set of small grads (leading axes of size 1 dropped, size-1 axes kept while others are
-stretched), then the explicit pairs (empty, 4-D, large). ``sum_to`` (chapter 2's
-``cases``) is the autograder's own sum.
+stretched), then the explicit pairs (empty, 4-D, large). ``sum_to``
+(``harness.gradcheck``) is the autograder's own sum.
 """
 
 from __future__ import annotations
@@ -17,8 +17,9 @@ import itertools
 import numpy as np
 
 from ...harness.api import Case
-from ..ch02_tensor.cases import sum_to
+from ...harness.gradcheck import sum_to
 from ..ch02_tensor.catalog import Op
+from ..ch02_tensor.catalog import error_case as ch02_error_case
 
 Shape = tuple[int, ...]
 Layout = tuple[Shape, str]  # (shape sent, view made in the child): see ch02's programs.VIEWS
@@ -136,18 +137,8 @@ FLOAT32_PAIR = 4  # the index (in ELEMENTWISE / MATMUL) of the pair also checked
 def error_case(label: str, name: str, shape: Shape, options: dict, naming: list[str]) -> Case:
     """``name`` applied to an input of ``shape`` must raise a RuntimeError whose message
     names ``naming``."""
-    wire = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
-    return Case(
-        label,
-        {
-            "name": name,
-            "args": [{"data": np.ones(shape), "view": "plain", "requires_grad": True}],
-            "options": wire,
-            "upstream": np.ones(()),
-            "expect_error": True,
-        },
-        {"error naming": naming, "error type": "RuntimeError"},
-    )
+    arrays = [np.ones(shape)]
+    return ch02_error_case(label, name, arrays, naming, options=options, error_type="RuntimeError")
 
 
 def _shape_variants(pairs: list[tuple[Shape, Shape]], view: dict | None = None) -> list:

@@ -1,12 +1,16 @@
 """Chapter 3's own check programs (the op checks run chapter 2's ``programs.op``). Each
 returns what it saw as plain data, and a short code (never a sentence) for what went wrong:
-the parent writes the messages."""
+the parent writes the messages. The pull-back engine and the catching of an expected error
+are chapter 2's (``programs.pull_back``, ``raised``): every chapter-3 task runs 3.1's checks,
+which run chapter 2's ``programs.op``, so that module is always in the child's tree."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+
+from ..ch02_tensor.programs import pull_back, raised
 
 
 def unbroadcast(sp, grad: Any, shape: list, upstream: Any = None, expect_error: bool = False):
@@ -17,7 +21,7 @@ def unbroadcast(sp, grad: Any, shape: list, upstream: Any = None, expect_error: 
     array.flags.writeable = False  # unbroadcast must not change the gradient it was given
     g = sp.Tensor(array, requires_grad=True)
     if expect_error:
-        return _error(lambda: sp.unbroadcast(g, tuple(shape)))
+        return raised(lambda: sp.unbroadcast(g, tuple(shape)))
     try:
         out = sp.unbroadcast(g, tuple(shape))
     except RecursionError:
@@ -34,7 +38,7 @@ def expand(sp, data: Any, sizes: list, upstream: Any, expect_error: bool = False
     reaches a when ``upstream`` is sent back through the graph (however many nodes)."""
     a = sp.Tensor(np.asarray(data), requires_grad=True)
     if expect_error:
-        return _error(lambda: a.expand(*sizes))
+        return raised(lambda: a.expand(*sizes))
     out = a.expand(*sizes)
     return _with_pull_back(sp, out, upstream, a)
 
@@ -45,18 +49,9 @@ def _with_pull_back(sp, out: Any, upstream: Any, target: Any) -> dict:
     result = _describe(out)
     upstream = np.array(upstream)
     if result["type(out)"] == "Tensor" and tuple(result["shape"]) == upstream.shape:
-        result["pulled back"] = _array(_pull_back(out, sp.Tensor(upstream), target))
+        (reached,), _ = pull_back(sp, [(out, sp.Tensor(upstream))], [target])
+        result["pulled back"] = _array(reached)
     return result
-
-
-def _error(call) -> dict:
-    try:
-        call()
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        return {"error": type(error).__name__, "message": str(error)}
-    return {"error": None, "message": ""}
 
 
 def _array(value: Any) -> Any:
@@ -71,28 +66,3 @@ def _describe(out: Any) -> dict:
         "dtype": str(getattr(out, "dtype", None)),
         "out": _array(out),
     }
-
-
-def _pull_back(out: Any, upstream: Any, target: Any) -> Any:
-    """The gradient that reaches ``target`` when ``upstream`` is sent back from ``out``
-    through the recorded nodes (a small engine: every node's ``backward`` once, after all
-    the uses of its output have sent theirs); None when the graph does not reach it."""
-    order, seen, stack = [], set(), [(out, False)]
-    while stack:  # depth first; a tensor is appended after everything it was made from
-        t, made = stack.pop()
-        if made:
-            order.append(t)
-        elif id(t) not in seen:
-            seen.add(id(t))
-            stack.append((t, True))
-            node = getattr(t, "grad_fn", None)
-            stack.extend((parent, False) for parent in getattr(node, "inputs", ()) or ())
-    grads = {id(out): upstream}
-    for t in reversed(order):
-        node, g = getattr(t, "grad_fn", None), grads.get(id(t))
-        if node is None or g is None or t is target:
-            continue
-        for parent, grad in zip(node.inputs, node.backward(g)):
-            if grad is not None:
-                grads[id(parent)] = grad if id(parent) not in grads else grads[id(parent)] + grad
-    return grads.get(id(target))
