@@ -15,7 +15,7 @@ import functools
 import json
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
 # a region's first line (written so that this file holds no marker itself), or a stub;
@@ -101,23 +101,30 @@ def _in_task(path: str, qualname: str, table: dict[str, tuple[str, ...]]) -> boo
     return any(name == f or name.startswith(f + ".") for f in table.get(path, ()))
 
 
-def _text(frame: Any) -> str:
-    path, line, name = frame
-    return f"chapters/{path}, line {line}, in {name}"
+class Frame(NamedTuple):
+    """A frame the child sent (``wire.Frame``), checked: it is code under test's data."""
+
+    path: str
+    line: int
+    function: str
 
 
-def _valid(frames: Any) -> list[tuple[str, int, str]]:
-    """The child's frames, kept only where they are (path, line, name) of plain types."""
+def _text(frame: Frame) -> str:
+    return f"chapters/{frame.path}, line {frame.line}, in {frame.function}"
+
+
+def _valid(frames: Any) -> list[Frame]:
+    """The child's frames, kept only where each is a ``wire.Frame`` of plain types (all or
+    none: a frame that is not one means the list is not the child's own)."""
     if not isinstance(frames, list):
         return []
     ok = [
-        (f[0][:200], f[1], f[2][:200])
+        Frame(f["path"][:200], f["line"], f["function"][:200])
         for f in frames[-LIMIT:]
-        if isinstance(f, list)
-        and len(f) == 3
-        and isinstance(f[0], str)
-        and isinstance(f[1], int)
-        and isinstance(f[2], str)
+        if isinstance(f, dict)
+        and isinstance(f.get("path"), str)
+        and type(f.get("line")) is int
+        and isinstance(f.get("function"), str)
     ]
     return ok if len(ok) == len(frames[-LIMIT:]) else []
 
@@ -126,9 +133,9 @@ def task_function(info: dict, table: dict[str, tuple[str, ...]] | None = None) -
     """The qualified name of the task function the innermost task frame of ``info`` is in
     (a closure's: its function's), or "" (a stub met: the function not written yet)."""
     table = task_functions() if table is None else table
-    for path, _, qualname in reversed(_valid(info.get("frames"))):
-        name = qualname.replace("<locals>.", "")
-        for function in table.get(path, ()):
+    for frame in reversed(_valid(info.get("frames"))):
+        name = frame.function.replace("<locals>.", "")
+        for function in table.get(frame.path, ()):
             if name == function or name.startswith(function + "."):
                 return function
     return ""
@@ -144,7 +151,7 @@ def where(info: dict, table: dict[str, tuple[str, ...]] | None = None) -> str:
         return str(info.get("where", ""))
     table = task_functions() if table is None else table
     innermost = frames[-1]
-    own = next((f for f in reversed(frames) if _in_task(f[0], f[2], table)), None)
+    own = next((f for f in reversed(frames) if _in_task(f.path, f.function, table)), None)
     if own is None and table:  # the tasks are known, and no frame is in one
         return f"{_text(innermost)} (given code)"
     if own is None or own == innermost:

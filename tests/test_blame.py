@@ -344,8 +344,12 @@ def test_raised_at_shows_the_students_frame_above_the_given_one(tmp_path: Path) 
 
 def test_where_from_frames() -> None:
     table = {"ch01_value/value.py": ("Value.__add__",)}
-    inside = ["ch01_value/value.py", 80, "Value.__add__.<locals>._backward"]
-    given = ["ch01_value/value.py", 30, "_number"]
+    inside = {
+        "path": "ch01_value/value.py",
+        "line": 80,
+        "function": "Value.__add__.<locals>._backward",
+    }
+    given = {"path": "ch01_value/value.py", "line": 30, "function": "_number"}
     assert frames.where({"frames": [inside, given]}, table) == (
         "chapters/ch01_value/value.py, line 80, in Value.__add__.<locals>._backward\n"
         "chapters/ch01_value/value.py, line 30, in _number (given code, called from there)"
@@ -360,6 +364,7 @@ def test_where_from_frames() -> None:
     assert unknown == "chapters/ch01_value/value.py, line 30, in _number"
     # what a child sends is checked, never trusted
     assert frames.where({"frames": [[1, 2]], "where": "w"}, table) == "w"
+    assert frames.where({"frames": [inside, {**given, "line": "30"}], "where": "w"}, table) == "w"
     assert frames.where({"frames": "x", "where": "w"}, table) == "w"
 
 

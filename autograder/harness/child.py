@@ -61,9 +61,8 @@ def _describe(exc: BaseException, tree: Path) -> dict[str, Any]:
     return info
 
 
-def _frames(exc: BaseException, chapters: Path, limit: int = 20) -> list[list]:
-    """The traceback's frames in the code under test, innermost last (the last ``limit``):
-    [path under chapters/, line, qualified name]."""
+def _frames(exc: BaseException, chapters: Path, limit: int = 20) -> list[wire.Frame]:
+    """The traceback's frames in the code under test, innermost last (the last ``limit``)."""
     frames, places = [], {}
     tb = exc.__traceback__
     while tb is not None:
@@ -76,7 +75,9 @@ def _frames(exc: BaseException, chapters: Path, limit: int = 20) -> list[list]:
             places[code.co_filename] = path
         if places[code.co_filename]:
             name = getattr(code, "co_qualname", code.co_name)  # Python 3.11+: MatMul.backward
-            frames.append([places[code.co_filename], tb.tb_lineno, name])
+            frames.append(
+                {"path": places[code.co_filename], "line": tb.tb_lineno, "function": name}
+            )
             del frames[:-limit]
         tb = tb.tb_next
     return frames

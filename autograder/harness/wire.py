@@ -104,6 +104,14 @@ class Plan(TypedDict):
     checks: list[PlannedItem]
 
 
+class Frame(TypedDict):
+    """One frame of a traceback inside the code under test (``child._frames``)."""
+
+    path: str  # under chapters/, e.g. "ch02_tensor/matmul.py"
+    line: int
+    function: str  # its qualified name, e.g. "MatMul.backward"
+
+
 class Raised(TypedDict, total=False):
     """An exception the code under test raised, as the child describes it."""
 
@@ -111,7 +119,7 @@ class Raised(TypedDict, total=False):
     message: str
     where: str  # the file and line under chapters/ it came from
     not_started: str  # the task id of a stub's NotImplementedError("Task N.k: …")
-    frames: list[list[Any]]  # the traceback under chapters/ (``child._frames``)
+    frames: list[Frame]  # the traceback under chapters/, innermost last
 
 
 class Outcome(TypedDict, total=False):
