@@ -75,7 +75,8 @@ def _cases(program=programs.op, whole: bool = False):
             continue
         for case in check.make_cases(0):
             inputs = case.inputs
-            if inputs.get("expect_error") or case.expected.get("dtype", "float64") != "float64":
+            dtype = getattr(case.expected, "dtype", "float64")
+            if inputs.get("expect_error") or dtype != "float64":
                 continue
             yield pytest.param(
                 case if whole else inputs, id=f"{inputs['name']}: {case.label.split(';')[0]}"
@@ -152,15 +153,15 @@ def test_expectations_are_pytorchs_to_1e12(case) -> None:
     """What the checks expect (values, and gradients by gradcheck's complex step or a rule
     at a kink) is PyTorch's float64 answer to 1e-12: precise enough for rtol 1e-9."""
     out, tensors = _torch_op(case.inputs)
-    expected = case.expected["data"]
-    np.testing.assert_allclose(expected["out"], out.detach().numpy(), rtol=PRECISE, atol=PRECISE)
+    expected = case.expected
+    np.testing.assert_allclose(expected.out, out.detach().numpy(), rtol=PRECISE, atol=PRECISE)
     grads = torch.autograd.grad(
         out,
         tensors,
         torch.from_numpy(np.asarray(case.inputs["upstream"], dtype=np.float64)),
         allow_unused=True,
     )
-    for want, theirs in zip(expected["grads"], grads):
+    for want, theirs in zip(expected.grads, grads):
         np.testing.assert_allclose(want, theirs.numpy(), rtol=PRECISE, atol=PRECISE)
 
 
@@ -179,7 +180,7 @@ def test_second_order_expectations_are_pytorchs_double_backward(case) -> None:
         theirs = torch.autograd.grad(s, [g, *tensors], allow_unused=True)
     else:  # a constant derivative (a ** 0): nothing reaches anything
         theirs = [None] * (1 + len(tensors))
-    wants = [case.expected["to grad_output"], *case.expected["to inputs"]]
+    wants = [case.expected.to_grad_output, *case.expected.to_inputs]
     for want, t in zip(wants, theirs):
         t = np.zeros(np.shape(want)) if t is None else t.numpy(force=True)
         np.testing.assert_allclose(want, t, rtol=1e-8, atol=1e-8)

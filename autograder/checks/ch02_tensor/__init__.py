@@ -33,6 +33,7 @@ from ...harness.gradcheck import sum_to
 from . import programs
 from .cases import engine_case, op_case, op_cases, second_order_cases
 from .catalog import CATALOG, TITLES, Shape
+from .expected import ErrorExpected, OpExpected, SecondOrderExpected
 
 __all__ = [
     "CHECKS",
@@ -67,9 +68,7 @@ SECOND_ORDER_REQUIRES = {
 
 def _held_verdict(case: Case, received: Any) -> str | None:
     """Each input Tensor holds, bit for bit and in its dtype, the array that was sent."""
-    for name, held, sent in zip(
-        case.expected["names"], received.get("held", []), case.expected["held"]
-    ):
+    for name, held, sent in zip(case.expected.names, received.get("held", []), case.expected.held):
         if (
             not isinstance(held, np.ndarray)
             or held.dtype != sent.dtype
@@ -86,7 +85,7 @@ def _held_verdict(case: Case, received: Any) -> str | None:
 
 def _op_verdict(case: Case, received: Any) -> str | None:
     problem = node_verdict(case, received)
-    if problem or case.expected["local only"]:
+    if problem or case.expected.local_only:
         return problem
     return grads_verdict(case, received)
 
@@ -118,31 +117,33 @@ def node_verdict(case: Case, received: Any) -> str | None:
 
 def node_problem(case: Case, received: Any) -> NodeProblem | None:
     """``node_verdict``'s problem, with the part of the case it is in."""
-    expected = case.expected["data"]
-    if not isinstance(received, dict) or "type(out)" not in received:
+    expected: OpExpected = case.expected
+    if not isinstance(received, dict) or "type_name" not in received:
         text = f"expected the op's output and gradients, received {show(received)}"
         return NodeProblem(text, Part.OUTPUT)
-    if received["type(out)"] != "Tensor":
-        return NodeProblem(f"the op returned a {received['type(out)']}, not a Tensor", Part.OUTPUT)
+    if received["type_name"] != "Tensor":
+        return NodeProblem(f"the op returned a {received['type_name']}, not a Tensor", Part.OUTPUT)
     if isinstance(received.get("grads"), str):
         part = Part.LOCAL_BACKWARD if received.get("recorded", True) else Part.OUTPUT
         return NodeProblem(received["grads"], part)
     problem = _held_verdict(case, received)
     if problem:
         return NodeProblem(problem, Part.INPUTS)
-    rtol, atol = TOLERANCE[case.expected["dtype"]]
-    for key in ("out.dtype", "out", "out.requires_grad"):
-        problem = compare(received.get(key), expected[key], rtol=rtol, atol=atol, path=key)
+    rtol, atol = TOLERANCE[expected.dtype]
+    for key, path, want in (  # the path as the student writes it
+        ("out_dtype", "out.dtype", expected.dtype),
+        ("out", "out", expected.out),
+        ("out_requires_grad", "out.requires_grad", True),
+    ):
+        problem = compare(received.get(key), want, rtol=rtol, atol=atol, path=path)
         if problem:
             return NodeProblem(problem, Part.OUTPUT)
-    for name, local, want in zip(case.expected["names"], received["local"], expected["grads"]):
-        problem = _local_verdict(
-            name, local, want.shape, case.expected["from the inputs"], case.expected["broadcast"]
-        )
+    for name, local, want in zip(expected.names, received["local"], expected.grads):
+        problem = _local_verdict(name, local, want.shape, expected.needs_inputs, expected.broadcast)
         if problem:
             return NodeProblem(problem, Part.LOCAL_BACKWARD)
-    for name, local, want in zip(case.expected["names"], received["local"], expected["grads"]):
-        problem = _local_values(name, local, want, case.expected["dtype"])
+    for name, local, want in zip(expected.names, received["local"], expected.grads):
+        problem = _local_values(name, local, want, expected.dtype)
         if problem:
             return NodeProblem(problem, Part.LOCAL_BACKWARD)
     return None
@@ -169,24 +170,24 @@ def _local_values(name: str, local: dict, want: np.ndarray, dtype: str) -> str |
 
 def grads_verdict(case: Case, received: Any) -> str | None:
     """What ``Node.backward`` handed each input: values and dtypes."""
-    expected = case.expected["data"]
-    rtol, atol = TOLERANCE[case.expected["dtype"]]
-    for i, name in enumerate(case.expected["names"]):
-        grad, want = received["grads"][i], expected["grads"][i]
+    expected: OpExpected = case.expected
+    rtol, atol = TOLERANCE[expected.dtype]
+    for i, name in enumerate(expected.names):
+        grad, want = received["grads"][i], expected.grads[i]
         where = f"∂L/∂{name} (the gradient {name} receives)"
         if grad is None:
             return f"{where}: expected an array of shape {want.shape}, received None"
         problem = compare(grad, want, rtol=rtol, atol=atol, path=where)
         if problem:
             return problem
-        dtype = received["grad dtypes"][i]
-        if dtype != case.expected["dtype"]:
-            return f"{where}: expected dtype {case.expected['dtype']}, received {dtype}"
+        dtype = received["grad_dtypes"][i]
+        if dtype != expected.dtype:
+            return f"{where}: expected dtype {expected.dtype}, received {dtype}"
     return None
 
 
 def _local_verdict(
-    name: str, local: Any, shape: Shape, from_inputs: bool, broadcast: bool
+    name: str, local: Any, shape: Shape, needs_inputs: bool, broadcast: bool
 ) -> str | None:
     """The local backward's own gradient for input ``name``, before the node passes it on:
     of the input's shape, and computed with Tensor operations, so that the graph records
@@ -200,13 +201,13 @@ def _local_verdict(
             f"{where} has shape {tuple(local['shape'])}, but {name} has shape {tuple(shape)}: "
             f"each gradient has {rule}"
         )
-    if not local["from grad_output"]:
+    if not local["from_grad_output"]:
         return (
             f"{where} is not computed from grad_output with Tensor operations (the graph does "
             "not lead back to it): use Tensor operations on grad_output and the saved "
             "tensors, not their .data arrays, so that chapter 4 can differentiate it (§2)"
         )
-    if from_inputs and not local["from the inputs"]:
+    if needs_inputs and not local["from_inputs"]:
         return (
             f"{where} does not depend on the op's inputs in the graph: recompute what it "
             "needs from the saved tensors with Tensor operations (b, not b.data; a.exp(), "
@@ -220,17 +221,17 @@ def _local_verdict(
 
 def verdict(case: Case, received: Any) -> str | None:
     """Op cases compare values and gradients; error cases want a named, clear error (of
-    the type ``expected["error type"]``, where given)."""
-    if "error naming" not in case.expected:
+    the type ``ErrorExpected.type``, where given)."""
+    if not isinstance(case.expected, ErrorExpected):
         return _op_verdict(case, received)
     if not isinstance(received, dict) or "error" not in received:
         return f"expected an exception, received {show(received)}"
     if received["error"] is None:
         return "expected an exception, but none was raised"
-    wanted = case.expected.get("error type")
+    wanted = case.expected.type
     if wanted and received["error"] != wanted:
         return f"raised {received['error']}: {received['message']!r}; expected a {wanted}"
-    missing = [text for text in case.expected["error naming"] if text not in received["message"]]
+    missing = [text for text in case.expected.naming if text not in received["message"]]
     if missing:
         return (
             f"raised {received['error']}: {received['message']!r}, which should name "
@@ -255,7 +256,15 @@ def _engine_cases(rng: np.random.Generator) -> list[Case]:
 def engine_verdict(case: Case, received: Any) -> str | None:
     """Task 2.11: the tuple of the two weights' gradients, in float64."""
     rtol, atol = TOLERANCE["float64"]
-    return compare(received, case.expected, rtol=rtol, atol=atol)
+    if not isinstance(received, dict):
+        return f"expected a mapping, received {show(received)}"
+    problem = compare(received.get("returned"), "tuple", rtol=rtol, atol=atol, path="returned")
+    for key, path, want in (
+        ("grad_w1", "grad w1", case.expected.grad_w1),
+        ("grad_w2", "grad w2", case.expected.grad_w2),
+    ):
+        problem = problem or compare(received.get(key), want, rtol=rtol, atol=atol, path=path)
+    return problem
 
 
 # -- second derivatives ------------------------------------------------------------------------
@@ -264,7 +273,7 @@ def engine_verdict(case: Case, received: Any) -> str | None:
 def second_order_verdict(case: Case, received: Any) -> str | None:
     """What reaches g and each input when h is sent back through the local gradients' own
     graph: ∂S/∂g = J h and ∂S/∂input, for S = Σ ⟨h, ∂L/∂input⟩."""
-    if not isinstance(received, dict) or "to grad_output" not in received:
+    if not isinstance(received, dict) or "to_grad_output" not in received:
         problem = received.get("problem") if isinstance(received, dict) else None
         return problem or f"expected what reaches g and the inputs, received {show(received)}"
     rtol, atol = SECOND_ORDER_TOLERANCE
@@ -275,17 +284,16 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
         "from .data arrays and attached to the graph (grad_output.sum() * 0 + …) has the "
         "right values but the wrong derivatives, and chapter 4 differentiates backward passes"
     )
-    want = case.expected["to grad_output"]
-    back = received["to grad_output"]
+    expected: SecondOrderExpected = case.expected
+    want = expected.to_grad_output
+    back = received["to_grad_output"]
     where = "what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)"
     problem = compare(
         np.zeros_like(want) if back is None else back, want, rtol=rtol, atol=atol, path=where
     )
     if problem:
         return problem + advice
-    for name, back, want in zip(
-        case.expected["names"], received["to inputs"], case.expected["to inputs"]
-    ):
+    for name, back, want in zip(expected.names, received["to_inputs"], expected.to_inputs):
         where = f"what reaches {name} (∂S/∂{name}, a second derivative)"
         back = np.zeros_like(want) if back is None else back
         problem = compare(back, want, rtol=rtol, atol=atol, path=where)

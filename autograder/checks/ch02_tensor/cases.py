@@ -17,6 +17,7 @@ import numpy as np
 from ...harness.api import Case
 from ...harness.gradcheck import hvp, jvp, sum_to, vjp
 from .catalog import Op, Shape, draw
+from .expected import EngineExpected, OpExpected, SecondOrderExpected
 from .programs import VIEWS
 
 Layout = tuple[Shape, str]  # (shape sent, view made in the child: programs.VIEWS)
@@ -173,14 +174,6 @@ def op_case(
         label += " onto its input's shape)"
     else:
         label += "; then out.grad_fn.backward(g), g random"
-    expected = {
-        "type(out)": "Tensor",
-        "out.dtype": dtype,
-        "out": np.asarray(out),
-        "out.requires_grad": True,
-        "grads": [np.asarray(g) for g in grads],
-        "grad dtypes": [dtype] * len(grads),
-    }
     wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
     inputs = {"name": op.name, "args": args, "options": wire_options, "upstream": upstream}
     if broadcast or local_only:
@@ -190,16 +183,17 @@ def op_case(
     second = op.second_order(options) if callable(op.second_order) else op.second_order
     # with a number on one side the other's gradient may be a constant (a / c: g / c, where
     # c may be a constant Tensor or a float): the second-order check judges that instead
-    second = second and number is None
-    meta = {
-        "names": names,
-        "dtype": dtype,
-        "from the inputs": second,
-        "broadcast": broadcast or local_only,
-        "local only": local_only,
-        "held": [np.asarray(t) for t in tensors],  # what each input Tensor must hold, bit for bit
-    }
-    return Case(label, inputs, {"data": expected, **meta})
+    expected = OpExpected(
+        out=np.asarray(out),
+        grads=[np.asarray(g) for g in grads],
+        dtype=dtype,
+        names=names,
+        held=[np.asarray(t) for t in tensors],
+        needs_inputs=bool(second) and number is None,
+        broadcast=broadcast or local_only,
+        local_only=local_only,
+    )
+    return Case(label, inputs, expected)
 
 
 def variant_layouts(op: Op, variant: tuple) -> list[Layout]:
@@ -312,11 +306,12 @@ def second_order_case(
     upstream = rng.uniform(0.5, 1.5, np.shape(out)) * rng.choice([-1.0, 1.0], np.shape(out))
     upstream = np.asarray(upstream).round(3)
     tangents = [rng.uniform(-1.0, 1.0, np.shape(t)).round(3) for t in tensors]
-    expected = {
-        "to grad_output": jvp(f, tensors, tangents),
-        "to inputs": _second_derivatives(op, f, tensors, tangents, upstream),
-    }
     names = [n for n, _ in zip("ab", args)]
+    expected = SecondOrderExpected(
+        to_grad_output=jvp(f, tensors, tangents),
+        to_inputs=_second_derivatives(op, f, tensors, tangents, upstream),
+        names=names,
+    )
     label = _label(op, options, names, list(layouts), None)
     label += (
         "; then its local backward with g random, and h random sent back from each of its "
@@ -330,7 +325,7 @@ def second_order_case(
         "upstream": upstream,
         "tangents": tangents,
     }
-    return Case(label, inputs, {**expected, "names": names})
+    return Case(label, inputs, expected)
 
 
 def second_order_cases(*ops: Op) -> Callable[[np.random.Generator], list[Case]]:
@@ -376,5 +371,4 @@ def network_loss(x: np.ndarray, y: np.ndarray) -> Callable[[np.ndarray, np.ndarr
 def engine_case(x: np.ndarray, w1: np.ndarray, w2: np.ndarray, y: np.ndarray, label: str) -> Case:
     """One case of ``programs.two_layer``: the gradients of ``network_loss`` for w1, w2."""
     g1, g2 = vjp(network_loss(x, y), [w1, w2], np.ones(()))
-    expected = {"returned": "tuple", "grad w1": g1, "grad w2": g2}
-    return Case(label, {"x": x, "w1": w1, "w2": w2, "y": y}, expected)
+    return Case(label, {"x": x, "w1": w1, "w2": w2, "y": y}, EngineExpected(g1, g2))

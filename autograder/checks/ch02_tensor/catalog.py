@@ -13,6 +13,7 @@ import numpy as np
 
 from ...harness.api import Case
 from . import programs
+from .expected import ErrorExpected
 
 Shape = tuple[int, ...]
 
@@ -177,10 +178,7 @@ def error_case(
     wire = {k: list(v) if isinstance(v, tuple) else v for k, v in (options or {}).items()}
     args = [{"data": a, "view": "plain", "requires_grad": True} for a in arrays]
     inputs = {"name": name, "args": args, "options": wire, "upstream": np.ones(())}
-    expected: dict = {"error naming": naming}
-    if error_type:
-        expected["error type"] = error_type
-    return Case(label, {**inputs, "expect_error": True}, expected)
+    return Case(label, {**inputs, "expect_error": True}, ErrorExpected(naming, error_type))
 
 
 def _matmul_error_case() -> Case:

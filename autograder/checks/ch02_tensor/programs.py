@@ -8,9 +8,64 @@ through the graph that backward recorded), and returns what it saw as plain data
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
+
+
+# What crosses the pipe: the payloads the programs return, declared once (the parent's
+# verdicts read these keys; messages name things as the student writes them, e.g.
+# "out.dtype", from the verdict, never from a key).
+class LocalGrad(TypedDict):
+    """One gradient of a local backward, as the graph recorded it."""
+
+    shape: list[int]
+    data: Any
+    dtype: str
+    from_grad_output: bool  # the recorded graph leads back to grad_output
+    from_inputs: bool  # … and to one of the op's inputs
+
+
+class OpResult(TypedDict, total=False):
+    """``op``'s observation of one op: its output, what the inputs hold, the local backward's
+    gradients, and what ``Node.backward`` handed each input (or what went wrong, in words
+    the parent shows as they are)."""
+
+    type_name: str  # type(out).__name__
+    out: Any
+    out_dtype: str
+    out_requires_grad: Any
+    held: list  # each input Tensor's array
+    recorded: bool  # out.grad_fn is not None
+    local: list  # LocalGrad, or a sentence where it is not a Tensor
+    grads: Any  # what Node.backward handed each input; a sentence where backward failed
+    grad_dtypes: list
+
+
+class Raised(TypedDict):
+    """What an expected error was: its type's name (None when nothing was raised)."""
+
+    error: str | None
+    message: str
+
+
+class SecondOrder(TypedDict, total=False):
+    """``second_order``'s observation: what reached g and each input, and which Functions'
+    nodes the pull-back ran; or a problem that stopped it."""
+
+    to_grad_output: Any
+    to_inputs: list
+    functions: list[str]
+    problem: str
+
+
+class EngineResult(TypedDict, total=False):
+    """What ``two_layer_backward`` returned: its type's name and the two gradients."""
+
+    returned: str
+    grad_w1: Any
+    grad_w2: Any
+
 
 # The op catalog, as the child calls it: name -> f(*tensors, **options). The parent's
 # catalog (``catalog.py``) has the same names, with plain NumPy references.
@@ -70,12 +125,12 @@ def _array(value: Any) -> Any:
     return np.asarray(data) if isinstance(data, (np.ndarray, np.generic)) else data
 
 
-def _describe(out: Any) -> dict:
+def _describe(out: Any) -> OpResult:
     return {
-        "type(out)": type(out).__name__,
+        "type_name": type(out).__name__,
         "out": _array(out),
-        "out.dtype": str(getattr(out, "dtype", None)),
-        "out.requires_grad": getattr(out, "requires_grad", None),
+        "out_dtype": str(getattr(out, "dtype", None)),
+        "out_requires_grad": getattr(out, "requires_grad", None),
     }
 
 
@@ -114,7 +169,7 @@ def op(
     return raised(lambda: _forward(sp, name, args, options))
 
 
-def raised(call: Callable[[], Any]) -> dict:
+def raised(call: Callable[[], Any]) -> Raised:
     """What ``call()`` raised: the exception's type name and message (type None when it
     returned); a stub's NotImplementedError goes on up (the task is not started)."""
     try:
@@ -145,7 +200,7 @@ def _forward(sp, name: str, args: list, options: dict) -> tuple[list, Any]:
 
 def _backward(
     sp, inputs: list, out: Any, upstream: Any, broadcast: bool, local_only: bool = False
-) -> dict:
+) -> OpResult:
     """What ``out``'s node gives each input for the upstream gradient: first its local
     backward alone, then ``Node.backward`` (which fits the gradients to the inputs). With
     what each input Tensor holds (it must be, bit for bit, the data sent)."""
@@ -202,11 +257,11 @@ def _backward(
     grads = grads if isinstance(grads, tuple) else (grads,)
     grads = [next((r for p, r in zip(parents, grads) if p is x), None) for x in tensors]
     result["grads"] = [None if r is None else _array(r) for r in grads]
-    result["grad dtypes"] = [None if r is None else str(getattr(r, "dtype", None)) for r in grads]
+    result["grad_dtypes"] = [None if r is None else str(getattr(r, "dtype", None)) for r in grads]
     return result
 
 
-def _local(sp, grad: Any, g: Any, parents: tuple) -> dict | str:
+def _local(sp, grad: Any, g: Any, parents: tuple) -> LocalGrad | str:
     """What one gradient of a local backward is: its shape, and whether the graph recorded
     it from grad_output ``g`` and from the op's inputs."""
     if not isinstance(grad, sp.Tensor):
@@ -215,8 +270,8 @@ def _local(sp, grad: Any, g: Any, parents: tuple) -> dict | str:
         "shape": list(grad.shape),
         "data": _array(grad),
         "dtype": str(getattr(grad, "dtype", None)),
-        "from grad_output": _reaches(grad, [g]),
-        "from the inputs": _reaches(grad, list(parents)),
+        "from_grad_output": _reaches(grad, [g]),
+        "from_inputs": _reaches(grad, list(parents)),
     }
 
 
@@ -233,7 +288,9 @@ def _reaches(tensor: Any, targets: list) -> bool:
     return False
 
 
-def second_order(sp, name: str, args: list, options: dict, upstream: Any, tangents: list):
+def second_order(
+    sp, name: str, args: list, options: dict, upstream: Any, tangents: list
+) -> SecondOrder:
     """The op's local backward, called with g = Tensor(upstream, requires_grad=True); then
     each tangent h sent back from the gradient of its input through the graph recorded for
     it (``pull_back``): what reaches g, what reaches each input, and which Functions the
@@ -253,8 +310,8 @@ def second_order(sp, name: str, args: list, options: dict, upstream: Any, tangen
     roots = [(r, sp.Tensor(np.array(h))) for r, h in zip(mine, tangents)]
     reached, functions = pull_back(sp, roots, [g, *tensors])
     return {
-        "to grad_output": None if reached[0] is None else _array(reached[0]),
-        "to inputs": [None if r is None else _array(r) for r in reached[1:]],
+        "to_grad_output": None if reached[0] is None else _array(reached[0]),
+        "to_inputs": [None if r is None else _array(r) for r in reached[1:]],
         "functions": sorted(functions),
     }
 
@@ -311,11 +368,11 @@ def _local_step(sp, node: Any, g: Any) -> list:
     return out
 
 
-def two_layer(sp, x: Any, w1: Any, w2: Any, y: Any):
+def two_layer(sp, x: Any, w1: Any, w2: Any, y: Any) -> EngineResult:
     """Task 2.11 on the given network; the gradients it returns."""
     tensors = [sp.Tensor(x), sp.Tensor(w1, requires_grad=True)]
     tensors += [sp.Tensor(w2, requires_grad=True), sp.Tensor(y)]
     result = sp.two_layer_backward(*tensors)
     if not isinstance(result, tuple) or len(result) != 2:
         return {"returned": type(result).__name__}
-    return {"returned": "tuple", "grad w1": _array(result[0]), "grad w2": _array(result[1])}
+    return {"returned": "tuple", "grad_w1": _array(result[0]), "grad_w2": _array(result[1])}

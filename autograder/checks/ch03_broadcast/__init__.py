@@ -49,6 +49,7 @@ from ..ch02_tensor import (
 )
 from ..ch02_tensor import programs as op_programs
 from ..ch02_tensor.catalog import OPS as CH02_OPS
+from ..ch02_tensor.expected import ErrorExpected
 from . import programs
 from .cases import broadcast_op_case, control_case, expand_cases, unbroadcast_cases
 from .catalog import (
@@ -65,10 +66,10 @@ from .catalog import (
 
 def _tensor_problem(received: Any, function: str, dtype: str, whose: str) -> str | None:
     """What every chapter-3 program's result must be first: a Tensor of ``whose`` dtype."""
-    if not isinstance(received, dict) or "type(out)" not in received:
+    if not isinstance(received, dict) or "type_name" not in received:
         return f"expected a Tensor, received {show(received)}"
-    if received["type(out)"] != "Tensor":
-        return f"{function} returned a {received['type(out)']}, not a Tensor"
+    if received["type_name"] != "Tensor":
+        return f"{function} returned a {received['type_name']}, not a Tensor"
     if received["dtype"] != dtype:
         return f"expected dtype {dtype} ({whose}), received {received['dtype']}"
     return None
@@ -94,26 +95,26 @@ def unbroadcast_verdict(case: Case, received: Any) -> str | None:
     """Task 3.1's ``unbroadcast``: a Tensor of exactly ``shape`` and grad's dtype, the sum,
     not written into grad, with a graph whose gradient is h broadcast to grad's shape."""
     expected = case.expected
-    if "error naming" in expected:
+    if isinstance(expected, ErrorExpected):
         return verdict(case, received)  # chapter 2's: the error's type and names
     if isinstance(received, dict) and received.get("problem") in PROBLEMS:
         return PROBLEMS[received["problem"]]
-    problem = _tensor_problem(received, "unbroadcast", expected["dtype"], "grad's")
+    problem = _tensor_problem(received, "unbroadcast", expected.dtype, "grad's")
     if problem:
         return problem
-    shape = expected["shape"]
+    shape = expected.shape
     if tuple(received["shape"]) != shape:
         advice = (
             "nothing is to be summed here, and sum(dim=()) sums every axis: skip a sum over no axes"
-            if shape == expected["grad shape"]
+            if shape == expected.grad_shape
             else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
         )
         return f"unbroadcast returned shape {tuple(received['shape'])}, not {shape}: {advice}"
-    rtol, atol = TOLERANCE[expected["dtype"]]
-    problem = compare(received["out"], expected["out"], rtol=rtol, atol=atol, path="result")
+    rtol, atol = TOLERANCE[expected.dtype]
+    problem = compare(received["out"], expected.out, rtol=rtol, atol=atol, path="result")
     if problem:
         return problem
-    back = received.get("pulled back")
+    back = received.get("pulled_back")
     if back is None:
         return (
             "the result is not recorded by the graph as computed from grad: sum grad with "
@@ -121,7 +122,7 @@ def unbroadcast_verdict(case: Case, received: Any) -> str | None:
             "chapter 4 can differentiate a backward pass"
         )
     path = "what reaches grad (h broadcast to grad's shape, for a sum of grad)"
-    problem = compare(back, expected["pulled back"], rtol=rtol, atol=atol, path=path)
+    problem = compare(back, expected.pulled_back, rtol=rtol, atol=atol, path=path)
     if problem:
         return (
             "the graph recorded for the result is not the sum it should be: a gradient h "
@@ -157,11 +158,11 @@ def through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
 
     def judge(case: Case, received: Any) -> str | None:
         problem = node_problem(case, received)
-        if problem is None and not case.expected["broadcast"]:
+        if problem is None and not case.expected.broadcast:
             text = grads_verdict(case, received)
             problem = NodeProblem(text, Part.HANDED_ON) if text else None
         if problem:
-            message = chapter_2_message(task, function, problem, case.expected["broadcast"])
+            message = chapter_2_message(task, function, problem, case.expected.broadcast)
             return Blocked(task, message)
         text = grads_verdict(case, received)
         if text:
@@ -202,20 +203,20 @@ def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast:
 def expand_verdict(case: Case, received: Any) -> str | None:
     """Task 3.3's ``expand``: value, dtype, and what reaches a back through the graph."""
     expected = case.expected
-    if "error naming" in expected:
+    if isinstance(expected, ErrorExpected):
         return verdict(case, received)  # chapter 2's: the error's type and names
-    problem = _tensor_problem(received, "expand", expected["dtype"], "a's")
+    problem = _tensor_problem(received, "expand", expected.dtype, "a's")
     if problem:
         return problem
-    rtol, atol = TOLERANCE[expected["dtype"]]
-    problem = compare(received["out"], expected["out"], rtol=rtol, atol=atol, path="out")
+    rtol, atol = TOLERANCE[expected.dtype]
+    problem = compare(received["out"], expected.out, rtol=rtol, atol=atol, path="out")
     if problem:
         return problem
-    if received.get("pulled back") is None:
+    if received.get("pulled_back") is None:
         return "the result's graph does not lead back to a: build it from a with broadcast_to"
     return compare(
-        received["pulled back"],
-        expected["grad"],
+        received["pulled_back"],
+        expected.grad,
         rtol=rtol,
         atol=atol,
         path="∂L/∂a (the gradient a receives back through the graph)",

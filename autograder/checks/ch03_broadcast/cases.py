@@ -6,6 +6,7 @@ autograder's own NumPy (``sum_to``: broadcasting's definition run backwards) and
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -13,12 +14,35 @@ from ...harness.api import Case
 from ...harness.gradcheck import sum_to, vjp
 from ..ch02_tensor.cases import Layout, op_case
 from ..ch02_tensor.catalog import OPS as CH02_OPS
+from ..ch02_tensor.expected import ErrorExpected
 from .catalog import Shape, expanded
 
 
 def upstream(rng: np.random.Generator, shape: Shape, dtype: str) -> np.ndarray:
     """A random gradient sent back from a result, with 3 decimals (not float32-exact)."""
     return rng.uniform(-1.5, 1.5, shape).round(3).astype(dtype)
+
+
+@dataclass(frozen=True)
+class UnbroadcastExpected:
+    """What ``unbroadcast(grad, shape)`` must give: the sum, of exactly ``shape`` and grad's
+    dtype, and what h sent back through its graph must give grad (h broadcast)."""
+
+    out: np.ndarray
+    shape: Shape
+    grad_shape: Shape
+    dtype: str
+    pulled_back: np.ndarray
+
+
+@dataclass(frozen=True)
+class ExpandExpected:
+    """What ``a.expand(*sizes)`` must give: its value, of a's dtype, and a's gradient back
+    through its graph."""
+
+    out: np.ndarray
+    dtype: str
+    grad: np.ndarray
 
 
 # -- task 3.1: unbroadcast itself -------------------------------------------------------------
@@ -34,13 +58,13 @@ def unbroadcast_case(
     label = f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}"
     if dtype != "float64":
         label += f", {dtype}"
-    expected = {
-        "out": sum_to(grad, shape),
-        "shape": shape,
-        "grad shape": grad_shape,
-        "dtype": dtype,
-        "pulled back": np.broadcast_to(h.astype(np.float64), grad_shape),
-    }
+    expected = UnbroadcastExpected(
+        out=sum_to(grad, shape),
+        shape=shape,
+        grad_shape=grad_shape,
+        dtype=dtype,
+        pulled_back=np.broadcast_to(h.astype(np.float64), grad_shape),
+    )
     return Case(label, {"grad": grad, "shape": list(shape), "upstream": h}, expected)
 
 
@@ -50,7 +74,7 @@ def unbroadcast_error(grad_shape: Shape, shape: Shape) -> Case:
     return Case(
         f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}: an error naming both shapes",
         {"grad": np.ones(grad_shape), "shape": list(shape), "expect_error": True},
-        {"error naming": [str(grad_shape), str(shape)], "error type": "RuntimeError"},
+        ErrorExpected([str(grad_shape), str(shape)], "RuntimeError"),
     )
 
 
@@ -103,7 +127,7 @@ def expand_case(rng: np.random.Generator, shape: Shape, sizes: Shape, dtype: str
         f", {dtype}" if dtype != "float64" else ""
     )
     label += "; then a's gradient, for a random g sent back from the result"
-    expected = {"out": np.broadcast_to(data, target), "dtype": dtype, "grad": grad}
+    expected = ExpandExpected(out=np.broadcast_to(data, target), dtype=dtype, grad=grad)
     return Case(label, {"data": data, "sizes": list(sizes), "upstream": g}, expected)
 
 
@@ -126,7 +150,7 @@ def expand_cases(
                 "upstream": np.ones(()),
                 "expect_error": True,
             }
-            out.append(Case(label, inputs, {"error naming": naming, "error type": "RuntimeError"}))
+            out.append(Case(label, inputs, ErrorExpected(naming, "RuntimeError")))
         return out
 
     return cases

@@ -6,11 +6,24 @@ which run chapter 2's ``programs.op``, so that module is always in the child's t
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 
 from ..ch02_tensor.programs import pull_back, raised
+
+
+class Pulled(TypedDict, total=False):
+    """What ``unbroadcast`` and ``expand`` observe: the result, and what reached the input
+    back through its graph (absent when the result's shape is not upstream's); or a short
+    code for what went wrong (``problem``: "recursion", "wrote into grad")."""
+
+    type_name: str  # type(out).__name__
+    shape: list[int]
+    dtype: str
+    out: Any
+    pulled_back: Any
+    problem: str
 
 
 def unbroadcast(sp, grad: Any, shape: list, upstream: Any = None, expect_error: bool = False):
@@ -43,14 +56,14 @@ def expand(sp, data: Any, sizes: list, upstream: Any, expect_error: bool = False
     return _with_pull_back(sp, out, upstream, a)
 
 
-def _with_pull_back(sp, out: Any, upstream: Any, target: Any) -> dict:
+def _with_pull_back(sp, out: Any, upstream: Any, target: Any) -> Pulled:
     """``out`` described, with what reaches ``target`` from ``upstream`` (only when ``out``
     has upstream's shape: otherwise the verdict names the shape)."""
     result = _describe(out)
     upstream = np.array(upstream)
-    if result["type(out)"] == "Tensor" and tuple(result["shape"]) == upstream.shape:
+    if result["type_name"] == "Tensor" and tuple(result["shape"]) == upstream.shape:
         (reached,), _ = pull_back(sp, [(out, sp.Tensor(upstream))], [target])
-        result["pulled back"] = _array(reached)
+        result["pulled_back"] = _array(reached)
     return result
 
 
@@ -59,9 +72,9 @@ def _array(value: Any) -> Any:
     return np.asarray(data) if isinstance(data, (np.ndarray, np.generic)) else None
 
 
-def _describe(out: Any) -> dict:
+def _describe(out: Any) -> Pulled:
     return {
-        "type(out)": type(out).__name__,
+        "type_name": type(out).__name__,
         "shape": list(getattr(out, "shape", ())),
         "dtype": str(getattr(out, "dtype", None)),
         "out": _array(out),
