@@ -10,7 +10,7 @@ ship in the student release, so none gives a task away: an op's is numerical (th
 autograder's float64 derivatives) or plain NumPy, never its Tensor-op backward; 1.7's reads
 an order recorded as the Values were made, no graph algorithm. Chapter 3's *sum to a shape*
 (a NumPy ``Function``) would pass 3.1; its algorithm is the notebook's §3 and is public in
-chapter 2's ``cases.sum_to`` already."""
+``harness.gradcheck.sum_to`` already."""
 
 from __future__ import annotations
 

@@ -18,9 +18,8 @@ from typing import Any
 
 import numpy as np
 
+from ...harness import gradcheck
 from ...harness.standin import Patch, modules_of, run_with
-
-H = 1e-30  # the complex step: h² vanishes below float64's resolution of f
 
 
 def _sigmoid(a):
@@ -75,29 +74,19 @@ TASK_OPS = {
 }
 
 
-def _sum_to(grad: np.ndarray, shape: tuple) -> np.ndarray:
-    """``grad`` summed over the axes along which an input of ``shape`` was broadcast."""
-    grad = grad.sum(axis=tuple(range(grad.ndim - len(shape)))) if grad.ndim > len(shape) else grad
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    return grad.sum(axis=axes, keepdims=True) if axes else grad
-
-
 def vjp(reference: Callable, elementwise: bool, args: list, options: dict, i: int, g):
-    """∂(Σ reference(args) · g)/∂args[i], by the complex step."""
-    xs = [np.asarray(a, dtype=complex) if isinstance(a, np.ndarray) else a for a in args]
-    x = xs[i]
-    if elementwise:  # each output depends on its own element of x: perturb them all at once
-        xs[i] = x + 1j * H
-        slope = np.imag(reference(*xs, **options)) / H
-        return _sum_to(np.broadcast_to(g * slope, np.broadcast(g, slope).shape), x.shape)
-    grad = np.zeros(x.shape)
-    flat = x.reshape(-1)
-    for k in range(flat.size):
-        step = np.zeros(flat.size, dtype=complex)
-        step[k] = 1j * H
-        xs[i] = (flat + step).reshape(x.shape)
-        grad.reshape(-1)[k] = np.sum(np.imag(reference(*xs, **options)) * g) / H
-    return grad
+    """∂(Σ reference(args) · g)/∂args[i], by the complex step (``gradcheck``): for an
+    elementwise op, one step for all of args[i] at once (each output depends on its own
+    element), summed onto args[i]'s shape; otherwise element by element."""
+
+    def f(x: Any) -> Any:
+        return reference(*args[:i], x, *args[i + 1 :], **options)
+
+    if not elementwise:
+        return gradcheck.vjp(f, [args[i]], g)[0]
+    x = np.asarray(args[i], dtype=complex)
+    slope = np.imag(f(x + 1j * gradcheck.STEP)) / gradcheck.STEP
+    return gradcheck.sum_to(np.broadcast_to(g * slope, np.broadcast(g, slope).shape), x.shape)
 
 
 def _standin_op(name: str, tensor: type) -> tuple[Any, Any]:

@@ -20,18 +20,14 @@ from typing import Any
 
 import numpy as np
 
+from ...harness import gradcheck
 from ...harness.standin import Patch, everywhere, modules_of, run_with
 
 
 def sum_to(array: np.ndarray, shape: tuple) -> np.ndarray:
-    """``array`` summed over the leading axes it has beyond ``shape`` and over the axes where
-    ``shape`` has size 1, keeping those: of ``shape``."""
+    """``array`` summed onto ``shape`` (``gradcheck.sum_to``), in ``array``'s own dtype."""
     array = np.asarray(array)
-    array = (
-        array.sum(axis=tuple(range(array.ndim - len(shape)))) if array.ndim > len(shape) else array
-    )
-    axes = tuple(i for i, n in enumerate(shape) if n == 1 and array.shape[i] != 1)
-    return np.asarray(array.sum(axis=axes, keepdims=True) if axes else array)
+    return gradcheck.sum_to(array, shape).astype(array.dtype, copy=False)
 
 
 def _function(sp: ModuleType) -> type:
