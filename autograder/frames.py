@@ -26,8 +26,9 @@ TASK_TEXT = re.compile(
 LIMIT = 20  # frames the child sends, innermost last
 
 
-def _functions(tree: ast.AST) -> dict[str, ast.AST]:
-    """Every function and method of a module by qualified name (``Value.__mul__``)."""
+def functions(tree: ast.AST) -> dict[str, ast.AST]:
+    """Every function and method of a module by qualified name (``Value.__mul__``); also
+    what ``tools/merge.py`` reads a student's file with."""
     found: dict[str, ast.AST] = {}
     stack: list[tuple[str, ast.AST]] = [("", tree)]
     while stack:
@@ -46,11 +47,11 @@ def tasks_of_functions(text: str) -> dict[str, str]:
     id (``{"Sigmoid.backward": "2.5"}``), in the module's order."""
     lines = text.splitlines()
     try:
-        functions = _functions(ast.parse(text))
+        defined = functions(ast.parse(text))
     except SyntaxError:
         return {}
     found = {}
-    for name, node in sorted(functions.items(), key=lambda item: item[1].lineno):
+    for name, node in sorted(defined.items(), key=lambda item: item[1].lineno):
         match = TASK_TEXT.search("\n".join(lines[node.lineno - 1 : node.end_lineno]))
         if match:
             found[name] = match.group(1) or match.group(2)

@@ -32,6 +32,8 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
+from autograder.frames import functions
+
 TASK_RAISE = re.compile(r'NotImplementedError\(\s*"Task (\d+\.\d+):')
 _STUB_RAISE = re.compile(r'raise NotImplementedError\(\s*"Task \d+\.\d+:[^"]*"\s*\)')
 _HOLE = "\0"  # a task function's place in a file's skeleton: "\0" + its qualified name
@@ -55,21 +57,6 @@ class Merged:
     notes: list[str] = field(default_factory=list)  # kept, but the student must look
     # written task functions with no place in the new file: name → (task ids, lines)
     orphans: dict[str, tuple[set[str], list[str]]] = field(default_factory=dict)
-
-
-def functions(tree: ast.AST) -> dict[str, ast.AST]:
-    """Every function and method of a module by qualified name (``Value.__mul__``)."""
-    found: dict[str, ast.AST] = {}
-    stack: list[tuple[str, ast.AST]] = [("", tree)]
-    while stack:
-        prefix, node = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                name = prefix + child.name
-                if not isinstance(child, ast.ClassDef):
-                    found[name] = child
-                stack.append((name + ".", child))
-    return found
 
 
 def span(node: ast.AST) -> tuple[int, int]:
