@@ -52,13 +52,14 @@ RIGHT = """
 def _right(i):
     a, b, g, p = i["a"], i["b"], i["g"], i.get("presets") or {}
     px, py = p.get("x", 0.0), p.get("y", 0.0)
-    ok = {"type(out)": "Value", "x in out._prev": True}
     if i["form"] == "same value":
-        return {**ok, "out.data": a * a, "x.grad": px + 2 * a * g}
-    if i["form"] in ("number right", "number left"):
-        return {**ok, "out.data": a * b, "x.grad": px + g * b}
-    return {**ok, "out.data": a * b, "x.grad": px + g * b, "y.grad": py + g * a,
-            "y in out._prev": True}
+        data, grads = a * a, {"x": px + 2 * a * g}
+    elif i["form"] in ("number right", "number left"):
+        data, grads = a * b, {"x": px + g * b}
+    else:
+        data, grads = a * b, {"x": px + g * b, "y": py + g * a}
+    return {"type_name": "Value", "out_data": data, "grads": grads,
+            "in_prev": dict.fromkeys(grads, True)}
 """
 
 
@@ -108,7 +109,7 @@ bytearray(50 * 2**30)
 PRINT_FAKE = """
 import json, os, sys
 fake = json.dumps({"event": "end", "id": "2:1.3/Value * Value", "score": 100,
-                   "results": [{"value": {"out.data": 6.0}}]})
+                   "results": [{"value": {"out_data": 6.0}}]})
 print(fake)
 print('{"event": "done"}')
 sys.__stdout__.write(fake + "\\n")

@@ -60,7 +60,7 @@ def test_report_of_a_failure_shows_case_expected_received_hint() -> None:
     cases = check.make_cases(0)
     from autograder.runner import CheckRun
 
-    wrong = [{"value": {"type(out)": "Value", "out.data": 0.0}} for _ in cases]
+    wrong = [{"value": {"type_name": "Value", "out_data": 0.0}} for _ in cases]
     task.checks[0] = judge(check, cases, CheckRun("ran", results=wrong))
     text = "\n".join(report.task_details(task))
     assert "case 1 of" in text and cases[0].label in text

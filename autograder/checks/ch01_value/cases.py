@@ -8,17 +8,22 @@ wrong answers are: a verdict that recognises one of them names it ("x held 0.25 
 _backward replaced it instead of adding to it: use +="), instead of stopping at "expected …,
 received …". Graph walks are judged by what they cost as well as by their result: call
 depth, reads of each Value's ``_prev``, ``==`` between Values and CPU time (``read_caps``).
+
+What a case requires is a record here (``StepExpected``, ``ReadmeExpected``, ``Graph``); what
+a program saw is one of ``programs.py``'s TypedDicts. Their fields are identifiers; the
+verdicts name each thing as the student writes it ("x.grad", "x in out._prev").
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Verdict, close, show
+from ...harness.api import Case, Verdict, close, compare, show
 from . import programs
 
 DEPTH_LIMIT = 50  # calls: an iterative walk stays a few deep, recursion goes as deep as the graph
@@ -35,6 +40,52 @@ def _number(value: object) -> float | None:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return float(value)
     return None
+
+
+MISSING = object()  # a key the program's payload lacks
+
+
+def first_difference(rows: Iterable[tuple[str, Any, Any]], rtol: float, atol: float) -> str | None:
+    """The first (path, received, wanted) row whose values differ, in ``compare``'s words;
+    ``path`` is the name the student reads ("x.grad"), not the payload's key, and a received
+    ``MISSING`` reads "missing 'x.grad'"."""
+    for path, received, wanted in rows:
+        if received is MISSING:
+            return f"missing {path!r}"
+        if problem := compare(received, wanted, rtol=rtol, atol=atol, path=path):
+            return problem
+    return None
+
+
+def close_fields(rtol: float, atol: float, paths: Mapping[str, str]) -> Verdict:
+    """``close`` for an expectation that is a dataclass and a payload that is a TypedDict with
+    the same field names: each field in ``paths``' order, named as ``paths`` says
+    (``{"g_data": "g.data"}``)."""
+
+    def verdict(case: Case, received: Any) -> str | None:
+        if not isinstance(received, Mapping):
+            return f"expected a mapping, received {show(received)}"
+        rows = (
+            (path, received.get(key, MISSING), getattr(case.expected, key))
+            for key, path in paths.items()
+        )
+        return first_difference(rows, rtol, atol)
+
+    return verdict
+
+
+@dataclass(frozen=True)
+class ReadmeExpected:
+    """What micrograd's README example (``programs.readme``) requires: g's data and the
+    gradients of a and b."""
+
+    g_data: float
+    a_grad: float
+    b_grad: float
+
+
+# how the README check's messages name ReadmeExpected's fields
+README_PATHS = {"g_data": "g.data", "a_grad": "a.grad", "b_grad": "b.grad"}
 
 
 # -- task 1.1: central_difference ----------------------------------------------------------
@@ -112,14 +163,37 @@ def before(presets: dict[str, float]) -> str:
     return "".join(f"{name}.grad = {value:g}; " for name, value in presets.items())
 
 
-def step_expected(value: float, local: dict[str, float], g: float, presets: dict) -> dict:
-    """What ``programs._step`` should return: ``out.data`` = ``value``, and each input's
+@dataclass(frozen=True)
+class StepExpected:
+    """What one chain-rule step (``programs._step``) requires: out is a Value holding
+    ``out_data``, each input is one of out._prev, and each input's grad is ``grads[name]``
+    (its preset + g · its local derivative), in the inputs' order (x, then y)."""
+
+    out_data: float
+    grads: dict[str, float]
+
+
+def step_expected(value: float, local: dict[str, float], g: float, presets: dict) -> StepExpected:
+    """What ``programs._step`` should see: ``out.data`` = ``value``, and each input's
     grad = its preset + g · its local derivative (``local``)."""
-    result = {"type(out)": "Value", "out.data": value}
-    for name, d in local.items():
-        result[f"{name}.grad"] = presets.get(name, 0.0) + g * d
-        result[f"{name} in out._prev"] = True
-    return result
+    grads = {name: presets.get(name, 0.0) + g * d for name, d in local.items()}
+    return StepExpected(value, grads)
+
+
+def _step_rows(expected: StepExpected, received: Mapping) -> list[tuple[str, Any, Any]]:
+    """(path, received, wanted) for each thing a step is judged on, as the student names
+    it: type(out), out.data, then x.grad and x in out._prev, y.grad and y in out._prev."""
+    grads, in_prev = received.get("grads"), received.get("in_prev")
+    grads = grads if isinstance(grads, Mapping) else {}
+    in_prev = in_prev if isinstance(in_prev, Mapping) else {}
+    rows = [
+        ("type(out)", received.get("type_name", MISSING), "Value"),
+        ("out.data", received.get("out_data", MISSING), expected.out_data),
+    ]
+    for name, grad in expected.grads.items():
+        rows.append((f"{name}.grad", grads.get(name, MISSING), grad))
+        rows.append((f"{name} in out._prev", in_prev.get(name, MISSING), True))
+    return rows
 
 
 def unary_case(label: str, op: str, a: float, g: float, presets: dict[str, float]) -> Case:
@@ -220,23 +294,28 @@ def _wrong_locals(inputs: dict) -> dict[str, list[tuple[str, float]]]:
 
 
 def step_verdict(rtol: float, atol: float) -> Verdict:
-    """``close``, then a wrong grad compared with the usual mistakes: those of the chain-rule
-    step (``_step_mistakes``), a Value used twice, and the op's wrong local derivatives."""
-    plain = close(rtol, atol)
+    """Each of ``_step_rows`` within tolerances, then a wrong grad compared with the usual
+    mistakes: those of the chain-rule step (``_step_mistakes``), a Value used twice, and the
+    op's wrong local derivatives."""
 
     def verdict(case: Case, received) -> str | None:
-        problem = plain(case, received)
+        expected: StepExpected = case.expected
+        if not isinstance(received, Mapping):
+            return f"expected a mapping, received {show(received)}"
+        rows = _step_rows(expected, received)
+        problem = first_difference(rows, rtol, atol)
         g, presets = case.inputs["g"], case.inputs["presets"]
-        if problem is None or not isinstance(received, dict) or g == 0:
+        if problem is None or g == 0:
             return problem
         wrong_locals = _wrong_locals(case.inputs)
-        for key, right in case.expected.items():
-            if not key.endswith(".grad") or not isinstance(right, float):
+        seen = {path: got for path, got, _ in rows}
+        for name, right in expected.grads.items():
+            key = f"{name}.grad"
+            if not isinstance(right, float):
                 continue
-            r = _number(received.get(key))
+            r = _number(seen[key])
             if r is None or _same(r, right):
                 continue
-            name = key.removesuffix(".grad")
             preset = presets.get(name, 0.0)
             d = (right - preset) / g
             mistakes = _step_mistakes(name, preset, g, d)
@@ -252,16 +331,16 @@ def step_verdict(rtol: float, atol: float) -> Verdict:
                     return f"{key}: expected {show(right)}, received {show(r)}: {what}"
         if case.inputs.get("op") == "relu" and case.inputs["a"] == 0:
             return f"{problem}: at the kink relu'(0) is 0, as in PyTorch (§5)"
-        return _imprecise(case.expected, received) or problem
+        return _imprecise(rows) or problem
 
     return verdict
 
 
-def _imprecise(expected: dict, received: dict) -> str | None:
+def _imprecise(rows: Iterable[tuple[str, Any, Any]]) -> str | None:
     """The first number that is right to float32's precision but not to float64's, named
     with every digit (a report's 8 significant digits would show two equal numbers)."""
-    for key, right in expected.items():
-        r = _number(received.get(key))
+    for key, received, right in rows:
+        r = _number(received)
         if not isinstance(right, float) or r is None or not math.isfinite(r) or r == right:
             continue
         error = abs(r - right) / max(abs(right), 1e-300)
@@ -411,7 +490,7 @@ def recursed(what: str, depth: int) -> str | None:
 def _cost(what: str, graph: Graph, received: dict, cure: str) -> str | None:
     """Why a walk was stopped (``read_caps``), or that it took too long; None if neither."""
     if stopped := received.get("stopped"):
-        kind, node, count = stopped
+        kind, node, count = stopped["what"], stopped["node"], stopped["count"]
         size = f"a graph of {len(graph.inputs):,} Values"
         if kind == "==":
             return (
@@ -616,7 +695,7 @@ def backward_verdict(case: Case, received) -> str | None:
         return problem
     if problem := recursed("backward()", received["depth"]):
         return problem
-    grads, calls = received["grad of node"], received["calls"]
+    grads, calls = received["grads"], received["calls"]
     reach = reachable(graph)
     for node in sorted(reach, reverse=True):
         wanted = times if graph.inputs[node] else None
@@ -635,9 +714,7 @@ def backward_verdict(case: Case, received) -> str | None:
             )
     weights = case.inputs["weights"]
     expected = simulate(graph, weights, preset, times)
-    problem = close(rtol=1e-9, atol=1e-9)(
-        Case(case.label, expected={"grad of node": expected}), {"grad of node": grads}
-    )
+    problem = compare(grads, expected, rtol=1e-9, atol=1e-9, path="grad of node")
     if problem is None:
         return None
     if _all_numbers(grads) and len(grads) == len(expected):

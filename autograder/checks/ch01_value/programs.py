@@ -12,7 +12,61 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any
+from typing import Any, TypedDict
+
+
+# What crosses the pipe: the payloads the programs return, declared once (the parent's
+# verdicts read these keys; messages name things as the student writes them, e.g.
+# "x.grad" or "x in out._prev", from the verdict, never from a key).
+class StepResult(TypedDict, total=False):
+    """One chain-rule step by hand (``_step``): out's type and, where out is a Value, its data
+    and what each input (by the case's name for it: x, y) received."""
+
+    type_name: str  # type(out).__name__
+    out_data: Any
+    grads: dict[str, Any]  # x.grad, y.grad after out._backward()
+    in_prev: dict[str, bool]  # whether x (y) is one of out._prev, by identity
+
+
+class Stopped(TypedDict):
+    """Why ``build``'s Values stopped a walk (``CostLimit``): ``what`` ("_prev" or "=="),
+    at node ``node`` (-1 for "=="), past ``count`` uses."""
+
+    what: str
+    node: int
+    count: int
+
+
+class Walk(TypedDict, total=False):
+    """What a graph walk cost: its call depth (-1: unmeasured) and CPU seconds, or what
+    stopped it."""
+
+    depth: int
+    seconds: float
+    stopped: Stopped
+
+
+class TopoResult(Walk, total=False):
+    """``topo``'s observation: the order as node indices (-1 for anything that is not one
+    of the graph's Values), or what was returned where it is not a list or tuple."""
+
+    order: Any
+
+
+class BackwardResult(Walk, total=False):
+    """``backward``'s observation: each node's grad, and how often its _backward ran."""
+
+    grads: list
+    calls: list[int]
+
+
+class ReadmeResult(TypedDict):
+    """``readme``'s observation: g.data, a.grad and b.grad."""
+
+    g_data: Any
+    a_grad: Any
+    b_grad: Any
+
 
 # -- task 1.1: central_difference ----------------------------------------------------------
 
@@ -33,18 +87,19 @@ def central(sp, fn: str, x: float, eps: float | None):
 # -- tasks 1.2–1.6: one op, then one chain-rule step by hand --------------------------------
 
 
-def _step(sp, out, g: float, **inputs) -> dict:
+def _step(sp, out, g: float, **inputs) -> StepResult:
     """out.grad = g, then out's own _backward(); report what the inputs received."""
     if not isinstance(out, sp.Value):
-        return {"type(out)": type(out).__name__}  # the verdict says what was expected
+        return {"type_name": type(out).__name__}  # the verdict says what was expected
     out.grad = g
     out._backward()
     prev = getattr(out, "_prev", ())
-    result = {"type(out)": type(out).__name__, "out.data": out.data}
-    for name, x in inputs.items():
-        result[f"{name}.grad"] = x.grad
-        result[f"{name} in out._prev"] = any(p is x for p in prev)
-    return result
+    return {
+        "type_name": type(out).__name__,
+        "out_data": out.data,
+        "grads": {name: x.grad for name, x in inputs.items()},
+        "in_prev": {name: any(p is x for p in prev) for name, x in inputs.items()},
+    }
 
 
 BINARY_OPS = {"+": lambda x, y: x + y, "*": lambda x, y: x * y}
@@ -157,17 +212,18 @@ def build(sp, graph: list[list[int]], caps: list[int], compares: int) -> list:
     return nodes
 
 
-def _walk(fn: Callable[[], Any]) -> tuple[Any, dict]:
+def _walk(fn: Callable[[], Any]) -> tuple[Any, Walk]:
     """``deepest_call(fn)``, with what it cost: CPU seconds, or the cap that stopped it."""
     start = time.process_time()
     try:
         result, depth = deepest_call(fn)
     except CostLimit as stop:
-        return None, {"stopped": [stop.what, stop.node, stop.count], "depth": 0}
+        stopped: Stopped = {"what": stop.what, "node": stop.node, "count": stop.count}
+        return None, {"stopped": stopped, "depth": 0}
     return result, {"depth": depth, "seconds": time.process_time() - start}
 
 
-def topo(sp, graph: list[list[int]], root: int, caps: list[int], compares: int):
+def topo(sp, graph: list[list[int]], root: int, caps: list[int], compares: int) -> TopoResult:
     nodes = build(sp, graph, caps, compares)
     order, cost = _walk(lambda: sp.topological_order(nodes[root]))
     if "stopped" in cost or not isinstance(order, (list, tuple)):
@@ -186,26 +242,24 @@ def chain_rule_step(node, children, weights, calls: list[int], i: int) -> None:
 
 def backward(
     sp, graph, weights, root: int, preset: float, times: int, caps: list[int], compares: int
-):
+) -> BackwardResult:
     nodes = build(sp, graph, caps, compares)
     nodes[0].grad = preset
     calls = [0] * len(nodes)
     for i, (node, children, ws) in enumerate(zip(nodes, graph, weights)):
         children = [nodes[j] for j in children]
         node._backward = partial(chain_rule_step, node, children, ws, calls, i)
-    cost: dict = {"depth": 0, "seconds": 0.0}
+    depth, seconds = 0, 0.0
     for _ in range(times):
         _, step = _walk(nodes[root].backward)
         if "stopped" in step:
             return step
-        cost = {
-            "depth": max(cost["depth"], step["depth"]),
-            "seconds": cost["seconds"] + step["seconds"],
-        }
-    return {"grad of node": [node.grad for node in nodes], "calls": calls, **cost}
+        depth, seconds = max(depth, step["depth"]), seconds + step["seconds"]
+    grads = [node.grad for node in nodes]
+    return {"grads": grads, "calls": calls, "depth": depth, "seconds": seconds}
 
 
-def readme(sp, a: float, b: float):
+def readme(sp, a: float, b: float) -> ReadmeResult:
     """micrograd's README example, as written there (it runs every op of the chapter)."""
     a, b = sp.Value(a), sp.Value(b)
     c = a + b
@@ -219,4 +273,4 @@ def readme(sp, a: float, b: float):
     g = f / 2.0
     g += 10.0 / f
     g.backward()
-    return {"g.data": g.data, "a.grad": a.grad, "b.grad": b.grad}
+    return {"g_data": g.data, "a_grad": a.grad, "b_grad": b.grad}

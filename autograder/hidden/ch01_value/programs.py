@@ -3,6 +3,15 @@ only part of these checks that runs next to the code under test."""
 
 from __future__ import annotations
 
+from typing import Any, TypedDict
+
+
+class MlpResult(TypedDict):
+    """``mlp``'s observation: the loss, and every parameter's grad in ``mlp``'s order."""
+
+    loss: Any
+    grads: list
+
 
 def _total(terms: list):
     """terms[0] + terms[1] + …, with the Value ``+`` only (no ``sum``, no ``__radd__``)."""
@@ -12,7 +21,7 @@ def _total(terms: list):
     return acc
 
 
-def mlp(sp, xs, labels, w1, b1, w2, b2, activation: str, decay: float):
+def mlp(sp, xs, labels, w1, b1, w2, b2, activation: str, decay: float) -> MlpResult:
     """A small MLP on Values, as the notebook's networks are written: hidden units
     act(Σ w·x + b), logits Σ w·h + b, the mean softmax cross-entropy over the samples plus
     ``decay`` · Σ w² over the weights; then ``loss.backward()``. Returns the loss and every
