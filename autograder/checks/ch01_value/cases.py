@@ -211,9 +211,11 @@ def power_case(label: str, a: float, n: float, g: float, presets: dict[str, floa
     return Case(label, inputs, step_expected(a**n, {"x": local}, g, presets))
 
 
-def binary_case(label: str, op: str, form: str, a: float, b, g: float, presets: dict) -> Case:
-    """One of ``programs.binary``'s forms: "values" and "preset grads" (x op y), "number
-    right" (x op b), "number left" (b op x), "same value" (x op x)."""
+def binary_case(
+    label: str, op: str, form: programs.Form, a: float, b, g: float, presets: dict
+) -> Case:
+    """One of ``programs.binary``'s forms (``programs.Form``): "values" and "preset grads"
+    (x op y), "number right" (x op b), "number left" (b op x), "same value" (x op x)."""
     f, d = BINARY[op]
     if form == "same value":
         value, local = f(a, a), {"x": sum(d(a, a))}

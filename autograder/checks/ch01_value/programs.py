@@ -12,7 +12,7 @@ import sys
 import time
 from collections.abc import Callable
 from functools import partial
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 
 # What crosses the pipe: the payloads the programs return, declared once (the parent's
@@ -104,8 +104,14 @@ def _step(sp, out, g: float, **inputs) -> StepResult:
 
 BINARY_OPS = {"+": lambda x, y: x + y, "*": lambda x, y: x * y}
 
+# how ``binary`` applies its op: x op y ("values"; "preset grads" with grads already held),
+# x op b ("number right"), b op x ("number left"), x op x ("same value")
+Form = Literal["values", "preset grads", "number right", "number left", "same value"]
 
-def binary(sp, op: str, form: str, a: float, b: float, g: float, presets: dict[str, float]):
+
+def binary(
+    sp, op: str, form: Form, a: float, b: float, g: float, presets: dict[str, float]
+) -> StepResult:
     apply = BINARY_OPS[op]
     x = sp.Value(a)
     x.grad = presets.get("x", 0.0)
@@ -120,13 +126,13 @@ def binary(sp, op: str, form: str, a: float, b: float, g: float, presets: dict[s
     return _step(sp, apply(x, y), g, x=x, y=y)
 
 
-def power(sp, a: float, n: float, g: float, presets: dict[str, float]):
+def power(sp, a: float, n: float, g: float, presets: dict[str, float]) -> StepResult:
     x = sp.Value(a)
     x.grad = presets.get("x", 0.0)
     return _step(sp, x**n, g, x=x)
 
 
-def unary(sp, op: str, a: float, g: float, presets: dict[str, float]):
+def unary(sp, op: str, a: float, g: float, presets: dict[str, float]) -> StepResult:
     x = sp.Value(a)
     x.grad = presets.get("x", 0.0)
     return _step(sp, getattr(x, op)(), g, x=x)
