@@ -85,15 +85,24 @@ def plan_reruns(
 ) -> list[Rerun]:
     """The reruns a chapter's verdicts call for: each check that fails while a task it needs
     fails, when every such task of the chapter has a stand-in (else it keeps today's rule:
-    blocked by the first failing required task)."""
+    blocked by the first failing required task); and each check that passes while a task it
+    needs is written and wrong, which may pass only because two bugs cancel out (a
+    ``topological_order`` returned root first, walked forwards by ``backward``)."""
     module = standins_module(chapter)
     covered = _standins(chapter)
     failing = {t.task.id for t in tasks if not t.passed}
+    wrong = {t.task.id for t in tasks if t.status in SUSPECT}  # written, and wrong
     unwritten = {t.task.id for t in tasks if t.status == Status.NOT_STARTED}
     reruns = []
     for plan, check, cases in planned:
         verdict = verdicts[id(check)]
         if check.task in unwritten:  # its own stub stops a rerun too: keep student mode fast
+            continue
+        if verdict.passed:  # passing on a wrong required task: not leaning on its bug?
+            wanted = [t for t in check.requires if t in wrong and t != check.task]
+            if wanted and module and set(wanted) <= covered:
+                all_in = _plan(plan, module, cases, wanted)
+                reruns.append(Rerun(all_in, verdict, cases, tuple(wanted), id(check) in hidden))
             continue
         wanted = suspects(verdict, failing)
         if not wanted or not module or not set(wanted) <= covered:
@@ -130,6 +139,10 @@ def settle(rerun: Rerun, again: CheckVerdict, without: dict[str, CheckVerdict]) 
     together are the cause), else the rerun's own failure. Either
     way ``standins`` records the tasks the rerun replaced."""
     original = rerun.original
+    if original.passed:  # it passed with the student's wrong tasks: does it without them?
+        if again.passed:
+            return original
+        return replace(again, standins=rerun.tasks, leans_on_bugs=True)
     if again.passed:  # the stand-ins made it pass: a stood-in task is the cause
         found = causes(rerun, without)
         return replace(

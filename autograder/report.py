@@ -99,11 +99,19 @@ def task_details(t: TaskVerdict) -> list[str]:
     if problem.standins:
         tasks = _tasks_text(problem.standins)
         verb = "fails" if len(problem.standins) == 1 else "fail"
-        lines += _indent(
-            "yours:",
-            f"{tasks} {verb} too, so this check ran again with the autograder's own version "
-            f"of {tasks} in place; it still fails, as shown: the bug is in task {t.task.id}",
-        )
+        if problem.leans_on_bugs:
+            text = (
+                f"this check passes with your {tasks}, which {verb}; with the autograder's "
+                f"own version of {tasks} in place it fails, as shown: task {t.task.id} leans "
+                f"on that bug (two bugs cancel out), so fix both"
+            )
+        else:
+            text = (
+                f"{tasks} {verb} too, so this check ran again with the autograder's own "
+                f"version of {tasks} in place; it still fails, as shown: the bug is in task "
+                f"{t.task.id}"
+            )
+        lines += _indent("yours:", text)
     lines += _indent("hint:", t.task.hint)
     lines += _indent("read:", f"{t.task.section} of the notebook")
     return lines

@@ -45,6 +45,9 @@ class CheckVerdict:
     # of them: each one whose own code alone fails it again
     standins: tuple[str, ...] = ()
     causes: tuple[str, ...] = ()  # empty where only all of them together make it pass
+    # a check that passed with the student's failing required tasks and fails with the
+    # stand-ins: its code leans on their bugs (two bugs that cancel out)
+    leans_on_bugs: bool = False
     blame: Blame | None = None  # how ``blocked_by`` was found
     stub_in: str = ""  # NOT_STARTED: the task function whose stub it met (``Value.exp``)
 

@@ -156,6 +156,28 @@ def test_a_second_order_check_blames_a_wrong_reshape_only_when_it_is_the_cause(
     assert second.status == Status.FAILED and second.standins == ("2.9",), second.message
 
 
+ORDER_REVERSED_AND_WALKED_FORWARDS = (
+    ("graph.py", "    return order\n", "    return order[::-1]\n"),
+    ("value.py", "in reversed(topological_order(self)):", "in topological_order(self):"),
+)
+
+
+def test_a_check_that_passes_only_because_two_bugs_cancel_out_fails(tmp_path: Path) -> None:
+    """backward() walking a root-first order forwards is right only with that wrong order:
+    with the stand-in for 1.7 in place it fails, so 1.8 does not earn its points."""
+    package = _variant(tmp_path, 1, *ORDER_REVERSED_AND_WALKED_FORWARDS)
+    result = run_chapter(1, package, tasks=["1.7", "1.8"])
+    text = _words(report.chapter_report(result))
+    backward = _task(result, "1.8")
+    assert _task(result, "1.7").status == Status.FAILED, text
+    assert backward.status == Status.FAILED and backward.points == 0, text
+    assert all(c.leans_on_bugs and c.standins == ("1.7",) for c in backward.checks), text
+    assert "task 1.8 leans on that bug (two bugs cancel out)" in text
+    # the same backward with a right order is right: a wrong 1.7 alone costs 1.8 nothing
+    alone = run_chapter(1, _variant(tmp_path / "alone", 1, ORDER_REVERSED), tasks=["1.8"])
+    assert all(c.status == Status.BLOCKED for c in alone.tasks[0].checks)
+
+
 def test_hidden_checks_rerun_too_with_the_parents_text_only(tmp_path: Path) -> None:
     from autograder.checking import check_chapter
     from autograder.course import chapter
