@@ -440,6 +440,83 @@ def test_a_written_task_that_moved_to_another_file_moves_with_it(repo: Path) -> 
     assert any(mine in b for b in backups)
 
 
+def test_a_file_saved_with_a_byte_order_mark_merges_and_keeps_it(repo: Path) -> None:
+    """A Windows editor's UTF-8 byte-order mark: Python imports the file, so the update
+    must merge it too (not call it a syntax error at line 1), and the mark stays."""
+    value = repo / "chapters" / VALUE
+    value.write_bytes(b"\xef\xbb\xbf" + value.read_bytes())
+    _change_upstream(repo)
+    report = stubs.write(repo)
+    after = value.read_bytes()
+    assert after.startswith(b"\xef\xbb\xbf") and not after[3:].startswith(b"\xef\xbb\xbf")
+    text = after.decode("utf-8-sig")
+    assert "# my 1.2" in text and "# my 1.4" in text and CHANGED_GIVEN in text
+    assert update.NOT_MERGED not in report
+    assert merge.merge(OLD, OLD, merge.BOM + OLD).text == merge.BOM + OLD
+
+
+def _course(root: Path, files: dict[str, str]) -> list[str]:
+    """A course update of a scratch release-like tree (no solutions/) to these stubs."""
+    (root / "tools").mkdir(exist_ok=True)
+    return update.update(root, {rel: text.encode() for rel, text in files.items()})
+
+
+_STUB_F = '        """Task 9.1."""\n        raise NotImplementedError("Task 9.1: f")\n'
+_MY_F = '        """Task 9.1."""\n        return x * 2  # my 9.1\n'
+MOVED_OLD = f"class A:\n    def f(self, x):\n{_STUB_F}\n    def g(self):\n        return 1\n"
+MOVED_NEW = (
+    f"class A:\n    def g(self):\n        return 1\n\n\nclass B:\n    def f(self, x):\n{_STUB_F}"
+)
+
+
+def test_a_task_moved_to_another_class_of_its_file_keeps_the_students_work(
+    tmp_path: Path,
+) -> None:
+    """The review's case: ``A.f`` becomes ``B.f`` in the same file (task 9.1)."""
+    _course(tmp_path, {"chx/a.py": MOVED_OLD})
+    a = tmp_path / "chapters" / "chx" / "a.py"
+    a.write_text(MOVED_OLD.replace(_STUB_F, _MY_F))
+    report = _course(tmp_path, {"chx/a.py": MOVED_NEW})
+    assert a.read_text() == MOVED_NEW.replace(_STUB_F, _MY_F)
+    assert "moved your A.f to B.f (task 9.1) in chapters/chx/a.py, where the task now is" in report
+    assert update.NOT_MERGED not in report
+
+
+def test_a_task_moved_to_a_renamed_class_elsewhere_is_reindented_or_truly_reported(
+    tmp_path: Path,
+) -> None:
+    """``A.f`` in a.py becomes the module-level ``f`` of b.py (another nesting depth); once
+    b.py's ``f`` is written too, the report says where the task is instead of "no other
+    file has its stub"."""
+    given = "def given():\n    return 0\n"
+    stub_f = '\n\ndef f(x):\n    """Task 9.1."""\n    raise NotImplementedError("Task 9.1: f")\n'
+    new_a, new_b = "class A:\n    def g(self):\n        return 1\n", given + stub_f
+    _course(tmp_path, {"chx/a.py": MOVED_OLD, "chx/b.py": given})
+    a, b = (tmp_path / "chapters" / "chx" / n for n in ("a.py", "b.py"))
+    a.write_text(MOVED_OLD.replace(_STUB_F, _MY_F))
+    report = _course(tmp_path, {"chx/a.py": new_a, "chx/b.py": new_b})
+    moved = '\n\ndef f(self, x):\n    """Task 9.1."""\n    return x * 2  # my 9.1\n'
+    assert b.read_text() == given + moved and a.read_text() == new_a
+    assert (
+        "moved your A.f to f (task 9.1) from chapters/chx/a.py to chapters/chx/b.py, where "
+        "the task now is"
+    ) in report
+    assert report[report.index(update.CHECK) + 1] == (
+        "  chapters/chx/b.py: your A.f, now f, keeps your signature `def f(self, x):`; the "
+        "new stub's is `def f(x):`: make yours match it"
+    )
+    # the same move when b.py's f is written already: the student's is not placed, and said
+    _course(tmp_path, {"chx/a.py": MOVED_OLD, "chx/b.py": new_b})
+    a.write_text(MOVED_OLD.replace(_STUB_F, _MY_F))
+    b.write_text(new_b.replace('raise NotImplementedError("Task 9.1: f")', "return 0  # b's"))
+    report = _course(tmp_path, {"chx/a.py": new_a, "chx/b.py": new_b + "\nX = 1\n"})
+    problem = report[report.index(update.NOT_MERGED) + 1]
+    assert problem == "  chapters/chx/a.py: " + merge.orphan_problem(
+        "A.f", {"9.1"}, "f in chapters/chx/b.py"
+    )
+    assert "no other file has its stub" not in problem and "# b's" in b.read_text()
+
+
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
 def test_in_a_clone_without_a_record_git_history_gives_the_old_stub(repo: Path) -> None:
     """A clone whose work predates the record: the manifest's hash finds the stub the file

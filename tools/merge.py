@@ -36,6 +36,7 @@ from autograder.frames import functions
 
 TASK_RAISE = re.compile(r'NotImplementedError\(\s*"Task (\d+\.\d+):')
 _STUB_RAISE = re.compile(r'raise NotImplementedError\(\s*"Task \d+\.\d+:[^"]*"\s*\)')
+BOM = "\ufeff"  # a byte-order mark, as "utf-8" decodes it ("utf-8-sig" drops it)
 _HOLE = "\0"  # a task function's place in a file's skeleton: "\0" + its qualified name
 
 
@@ -77,13 +78,28 @@ def task_functions(stub_text: str) -> dict[str, set[str]]:
     return {n: ids for n, ids in tasks.items() if not any(n.startswith(o + ".") for o in tasks)}
 
 
-def orphan_problem(name: str, ids: set[str]) -> str:
-    """What the report says of a written task function that could not be placed."""
+def orphan_problem(name: str, ids: set[str], now: str | None = None) -> str:
+    """What the report says of a written task function that could not be placed; ``now``
+    names where a stub of its task is in the new version (``B.f in chapters/x.py``), when
+    one is but could not be filled (written there too, or more than one fits)."""
     which = f"{name} (task {', '.join(sorted(ids))})" if ids else name
+    if now is not None:
+        return (
+            f"{which}: you wrote it, but the new version of this file has no function {name}; "
+            f"the task is now {now}: copy your code there from the backup"
+        )
     return (
         f"{which}: you wrote it, but the new version of this file has no such function, and "
         "no other file has its stub; your version is only in the backup"
     )
+
+
+def reindent(lines: list[str], like: str) -> list[str]:
+    """A function's ``lines`` moved to the indentation of the line ``like`` (a method that
+    became a module-level function, or the reverse); blank lines stay blank."""
+    old = lines[0][: len(lines[0]) - len(lines[0].lstrip())] if lines else ""
+    new = like[: len(like) - len(like.lstrip())]
+    return [new + line.removeprefix(old) if line.strip() else line for line in lines]
 
 
 def function_text(text: str, name: str) -> str | None:
@@ -250,7 +266,12 @@ def _parse(text: str, whose: str) -> ast.AST:
 
 
 def merge(old: str | None, new: str, mine: str) -> Merged:
-    """The student's ``mine`` brought onto ``new`` (see the module docstring)."""
+    """The student's ``mine`` brought onto ``new`` (see the module docstring). A byte-order
+    mark that opens ``mine`` (a Windows editor's) opens the result too."""
+    if mine.startswith(BOM):
+        merged = merge(old, new, mine.removeprefix(BOM))
+        merged.text = BOM + merged.text.removeprefix(BOM)
+        return merged
     mine_tree = _parse(mine, "your file")
     new_tasks = task_functions(new)
     old_tasks = task_functions(old) if old is not None else {}

@@ -24,6 +24,7 @@ The stub each file started from is recorded in ``tools/pristine-stubs.json`` in 
 from __future__ import annotations
 
 import argparse
+import codecs
 import hashlib
 import json
 import subprocess
@@ -31,7 +32,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tools.merge import MergeError, merge, orphan_problem, place
+from tools.merge import MergeError, merge, orphan_problem, place, reindent
 from tools.merge import function_text as stub_part
 from tools.merge import task_functions as merge_tasks
 from tools.reset import PRISTINE, atomic_write, backup
@@ -167,7 +168,7 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
             out.report.append(f"replaced chapters/{rel} by its new version ({why})")
             continue
         try:
-            merged = merge(old, data.decode(), mine.decode("utf-8"))
+            merged = merge(old, data.decode(), mine.decode("utf-8-sig"))
         except (MergeError, UnicodeDecodeError) as exc:
             out.backups.remove(rel)  # merge from the same start next time:
             out.held[rel] = last.get(rel)
@@ -180,7 +181,7 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
                 "the update again"
             )
             continue
-        out.writes[rel] = merged.text.encode()
+        out.writes[rel] = _bom(mine) + merged.text.encode()
         orphans += [(rel, name, ids, lines) for name, (ids, lines) in merged.orphans.items()]
         what = ["given code updated"]
         if merged.kept:
@@ -233,33 +234,73 @@ def _rehome(
     ids: set[str],
     lines: list[str],
 ) -> None:
-    """Put a written task function that left ``rel`` where the new stubs hold it: the file
-    whose new stub has a function of that name raising one of its tasks, still a stub there."""
-    for target, data in sorted(generated.items()):
-        if target == rel or not target.endswith(".py"):
-            continue
-        stub = data.decode()
-        if not ids & merge_tasks(stub).get(name, set()):
-            continue
+    """Put a written task function that left its place in ``rel`` where the new stubs hold
+    its task: a function of the same qualified name raising one of its tasks, in any file;
+    else the one function (its own file included) raising one of its tasks under the same
+    bare name (``A.f`` → ``B.f``, a class renamed or the method moved), reindented when its
+    nesting depth differs. Either must still be a stub there: a task the student wrote
+    there too keeps theirs."""
+    stubs = {t: merge_tasks(d.decode()) for t, d in sorted(generated.items()) if t.endswith(".py")}
+    fits = [(t, name) for t, tasks in stubs.items() if ids & tasks.get(name, set()) and t != rel]
+    if not any(name in tasks for tasks in stubs.values()):
+        bare = name.rsplit(".", 1)[-1]
+        fits = [
+            (t, n)
+            for t, tasks in stubs.items()
+            for n, task in tasks.items()
+            if n.rsplit(".", 1)[-1] == bare and ids & task
+        ]
+        fits = fits if len(fits) == 1 else []
+    for target, now in fits:
+        stub = generated[target].decode()
         current = out.writes.get(target)
         if current is None:
             path = chapters / target
-            current = path.read_bytes() if path.exists() else data
-        text = current.decode("utf-8", errors="replace")
-        if stub_part(text, name) != stub_part(stub, name):
+            current = path.read_bytes() if path.exists() else generated[target]
+        text = current.decode("utf-8-sig", errors="replace")
+        if stub_part(text, now) != stub_part(stub, now):
             continue  # the student wrote it there too: theirs stays
-        placed = place(text, name, lines)
+        at = stub_part(text, now)
+        lines = reindent(lines, at.split("\n")[0]) if at else lines
+        placed = place(text, now, lines)
         if placed is None:
             continue
+        theirs, given = _def_line(lines), _def_line((at or "").split("\n"))
+        if now != name and theirs != given:
+            out.notes.append(
+                f"chapters/{target}: your {name}, now {now}, keeps your signature `{theirs}`; "
+                f"the new stub's is `{given}`: make yours match it"
+            )
         if (chapters / target).exists() and target not in out.backups:
             out.backups.append(target)
-        out.writes[target] = placed.encode()
+        out.writes[target] = _bom(current) + placed.encode()
+        moved = f"your {name}" + (f" to {now}" if now != name else "")
         out.report.append(
-            f"moved your {name} (task {', '.join(sorted(ids))}) from "
-            f"chapters/{rel} to chapters/{target}, where the task now is"
+            f"moved {moved} (task {', '.join(sorted(ids))}) from chapters/{rel} to "
+            f"chapters/{target}, where the task now is"
+            if target != rel
+            else f"moved {moved} (task {', '.join(sorted(ids))}) in chapters/{rel}, where "
+            "the task now is"
         )
         return
-    out.problems.append(f"chapters/{rel}: {orphan_problem(name, ids)}")
+    where = [
+        f"{n} in chapters/{t}"
+        for t, tasks in stubs.items()
+        for n, task in tasks.items()
+        if ids & task
+    ]
+    now = (", ".join(where[:3]) + (" …" if len(where) > 3 else "")) if where else None
+    out.problems.append(f"chapters/{rel}: {orphan_problem(name, ids, now)}")
+
+
+def _def_line(lines: list[str]) -> str:
+    """A function's ``def`` line (its first, for a signature over several lines)."""
+    return next((s for line in lines if (s := line.strip()).startswith(("def ", "async def "))), "")
+
+
+def _bom(data: bytes) -> bytes:
+    """The UTF-8 byte-order mark that opens ``data``, if one does: kept where it is written."""
+    return codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
 
 
 def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
