@@ -317,7 +317,8 @@ class _Budget:
     measures them (a /proc scan, so at most every ``every`` seconds); wall-clock seconds
     elsewhere, and always as a backstop. A step's starting CPU time is read at its first
     measurement, ``every`` seconds in: most checks end sooner and cost no scan at all (a
-    scan is ~8 ms), and a long step's budget then starts at most ``every`` seconds late."""
+    scan reads every process's stat file), and a long step's budget starts at most
+    ``every`` seconds late."""
 
     def __init__(self, pid: int, limits: Limits, every: float = 0.1) -> None:
         self.pid, self.limits, self.every = pid, limits, every

@@ -45,8 +45,9 @@ TASKS = [
         "Value.tanh, Value.sigmoid and Value.relu",
         15,
         "§5",
-        "tanh' = 1 - tanh², σ' = σ(1 - σ), relu' = 1 where the input is positive, else 0. "
-        "Keep sigmoid finite for large |a|.",
+        "tanh' = 1 - tanh², σ' = σ(1 - σ), relu' = 1 where the input is positive, else 0 "
+        "(0 at the kink too). Keep tanh and sigmoid finite for large |a| (math.tanh; no exp "
+        "that overflows).",
     ),
     Task(
         "1.7",
@@ -54,7 +55,8 @@ TASKS = [
         15,
         "§6",
         "Depth-first search with an explicit stack: emit a node after all of its children, "
-        "visit each node once, and never recurse (a 100,000-node chain must work).",
+        "visit each node once (keep the visited Values in a set, not a list), and never "
+        "recurse (a 100,000-node chain must work).",
     ),
     Task(
         "1.8",
