@@ -18,11 +18,12 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 REPO = Path(__file__).resolve().parent.parent
+# a task's stub (``raise NotImplementedError("Task 2.5: …")``; group 1: its task), shared by
+# ``grading.py`` and ``tools/merge.py`` (``harness/child.py`` keeps its own: it sees only harness/)
+STUB_RAISE = re.compile(r'NotImplementedError\(\s*"Task ([0-9]+\.[0-9]+):')
 # a region's first line (written so that this file holds no marker itself), or a stub;
 # either names its task
-TASK_TEXT = re.compile(
-    "#" * 3 + r'\s*BEGIN SOLUTION\s+([0-9]+\.[0-9]+)|NotImplementedError\(\s*"Task ([0-9]+\.[0-9]+)'
-)
+TASK_TEXT = re.compile("#" * 3 + r"\s*BEGIN SOLUTION\s+([0-9]+\.[0-9]+)|" + STUB_RAISE.pattern)
 LIMIT = 20  # frames the child sends, innermost last
 
 

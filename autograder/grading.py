@@ -20,7 +20,6 @@ from __future__ import annotations
 import hashlib
 import importlib.machinery
 import importlib.util
-import re
 import shutil
 import sys
 import tempfile
@@ -34,6 +33,7 @@ from pathlib import Path
 from . import report, sandbox
 from .checking import PUBLIC_SEED, ChapterResult, check_chapter, public_checks
 from .course import CHAPTERS, Chapter, chapter
+from .frames import STUB_RAISE
 from .ingest import IngestLimits, Rejected, ingest_safely, printable, submission_name
 from .runner import Limits
 from .status import Status
@@ -41,7 +41,6 @@ from .status import Status
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXTRA = "sparrow_extra_checks"  # the package an instructor's own checks are imported as
-_TASK_STUB = re.compile(r'NotImplementedError\(\s*"Task \d+\.\d+:')
 
 
 @dataclass(frozen=True)
@@ -165,7 +164,7 @@ def task_files(stub_package: Path) -> set[str]:
     return {
         p.relative_to(stub_package).as_posix()
         for p in stub_package.rglob("*.py")
-        if _TASK_STUB.search(p.read_text(encoding="utf-8"))
+        if STUB_RAISE.search(p.read_text(encoding="utf-8"))
     }
 
 
