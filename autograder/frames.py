@@ -59,11 +59,6 @@ def tasks_of_functions(text: str) -> dict[str, str]:
     return found
 
 
-def task_functions_of(text: str) -> tuple[str, ...]:
-    """The qualified names of the functions of a module's ``text`` that hold a task."""
-    return tuple(tasks_of_functions(text))
-
-
 def _sources(repo: Path) -> dict[str, str]:
     """The reference (``solutions/``) or, in a release, the pristine stubs: text by path
     relative to the chapters' folder."""
@@ -81,26 +76,33 @@ def _sources(repo: Path) -> dict[str, str]:
 
 
 @functools.cache
+def _tasks(repo: Path) -> dict[str, dict[str, str]]:
+    """Each file's task functions and their tasks (``tasks_of_functions``), for the files
+    holding any: the sources parsed once, for both tables below."""
+    found = {rel: tasks_of_functions(text) for rel, text in _sources(repo).items()}
+    return {rel: tasks for rel, tasks in found.items() if tasks}
+
+
 def task_functions(repo: Path = REPO) -> dict[str, tuple[str, ...]]:
     """Task functions by file (``"ch02_tensor/matmul.py": ("MatMul.backward",)``)."""
-    found = {rel: task_functions_of(text) for rel, text in _sources(repo).items()}
-    return {rel: names for rel, names in found.items() if names}
+    return {rel: tuple(tasks) for rel, tasks in _tasks(repo).items()}
 
 
-@functools.cache
 def functions_of_tasks(repo: Path = REPO) -> dict[str, tuple[str, ...]]:
     """Each task's functions, by task id (``"2.5": ("Tanh.backward", "Sigmoid.backward",
     …)``), in the order of the files and of the functions in each."""
     found: dict[str, tuple[str, ...]] = {}
-    for text in _sources(repo).values():
-        for name, task in tasks_of_functions(text).items():
+    for tasks in _tasks(repo).values():
+        for name, task in tasks.items():
             found[task] = (*found.get(task, ()), name)
     return found
 
 
-def _in_task(path: str, qualname: str, table: dict[str, tuple[str, ...]]) -> bool:
-    name = qualname.replace("<locals>.", "")  # a closure of a task's function is the task's
-    return any(name == f or name.startswith(f + ".") for f in table.get(path, ()))
+def _task_of(path: str, qualname: str, table: dict[str, tuple[str, ...]]) -> str:
+    """The task function of ``table`` that the function ``qualname`` of ``path`` is, or is
+    inside (a closure of a task's function is the task's), or ""."""
+    name = qualname.replace("<locals>.", "")
+    return next((f for f in table.get(path, ()) if name == f or name.startswith(f + ".")), "")
 
 
 class Frame(NamedTuple):
@@ -135,12 +137,8 @@ def task_function(info: dict, table: dict[str, tuple[str, ...]] | None = None) -
     """The qualified name of the task function the innermost task frame of ``info`` is in
     (a closure's: its function's), or "" (a stub met: the function not written yet)."""
     table = task_functions() if table is None else table
-    for frame in reversed(_valid(info.get("frames"))):
-        name = frame.function.replace("<locals>.", "")
-        for function in table.get(frame.path, ()):
-            if name == function or name.startswith(function + "."):
-                return function
-    return ""
+    found = (_task_of(f.path, f.function, table) for f in reversed(_valid(info.get("frames"))))
+    return next((function for function in found if function), "")
 
 
 def where(info: dict, table: dict[str, tuple[str, ...]] | None = None) -> str:
@@ -153,7 +151,7 @@ def where(info: dict, table: dict[str, tuple[str, ...]] | None = None) -> str:
         return str(info.get("where", ""))
     table = task_functions() if table is None else table
     innermost = frames[-1]
-    own = next((f for f in reversed(frames) if _in_task(f.path, f.function, table)), None)
+    own = next((f for f in reversed(frames) if _task_of(f.path, f.function, table)), None)
     if own is None and table:  # the tasks are known, and no frame is in one
         return f"{_text(innermost)} (given code)"
     if own is None or own == innermost:
