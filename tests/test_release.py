@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import stubgen
 from autograder.course import chapter
 from tests.trees import REPO, SOLUTIONS
 from tools import release, stubs, update
@@ -61,7 +62,7 @@ def test_no_solution_marker_in_any_file(built: Path) -> None:
 
 
 def test_stubs_are_exactly_what_the_generator_writes(built: Path) -> None:
-    generated = stubs.generate(SOLUTIONS)
+    generated = stubgen.generate(SOLUTIONS)
     assert stubs.drift(built / "chapters", generated) == []
     pristine = json.loads((built / release.PRISTINE).read_text(encoding="utf-8"))
     assert pristine == {rel: data.decode() for rel, data in generated.items() if rel[-3:] == ".py"}
@@ -150,9 +151,9 @@ def _newer_release(built: Path, dest: Path) -> Path:
     assert stub.count('"""Task 1.3 —') == 1
     stub = stub.replace('"""Task 1.3 —', '"""Task 1.3 (revised) —') + NEW_GIVEN
     (dest / "chapters" / rel).write_text(stub)
-    manifest = json.loads((dest / "chapters" / stubs.MANIFEST).read_text())
+    manifest = json.loads((dest / "chapters" / update.MANIFEST).read_text())
     manifest[rel] = update.sha(stub.encode())
-    (dest / "chapters" / stubs.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
+    (dest / "chapters" / update.MANIFEST).write_text(json.dumps(manifest, indent=1) + "\n")
     pristine = json.loads((dest / release.PRISTINE).read_text())
     pristine[rel] = stub
     (dest / release.PRISTINE).write_text(json.dumps(pristine, indent=1) + "\n")
@@ -196,8 +197,8 @@ def test_make_update_takes_a_newer_release_and_keeps_the_students_work(
     assert json.loads((student / release.PRISTINE).read_text()) == json.loads(
         (newer / release.PRISTINE).read_text()
     )
-    assert (student / "chapters" / stubs.MANIFEST).read_bytes() == (
-        newer / "chapters" / stubs.MANIFEST
+    assert (student / "chapters" / update.MANIFEST).read_bytes() == (
+        newer / "chapters" / update.MANIFEST
     ).read_bytes()
     backups = list((student / ".sparrow" / "backups").rglob("value.py"))
     assert len(backups) == 1 and backups[0].read_text() == mine

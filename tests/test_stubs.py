@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import stubgen
 from autograder.course import CHAPTERS
 from tests.trees import REPO, SOLUTIONS
 from tools import reset, stubs, update
@@ -40,13 +41,13 @@ def fake_message(task_id: str) -> str:
     ],
 )
 def test_regions_become_stubs(source: str, expected: str) -> None:
-    assert stubs.stub_source(source, message=fake_message) == expected
+    assert stubgen.stub_source(source, message=fake_message) == expected
 
 
 def test_long_messages_wrap_to_the_line_limit() -> None:
     source = "        ### BEGIN SOLUTION 1.1\n        pass\n        ### END SOLUTION\n"
-    out = stubs.stub_source(source, message=lambda t: "x" * 70)
-    assert all(len(line) <= stubs.LINE_LIMIT for line in out.splitlines())
+    out = stubgen.stub_source(source, message=lambda t: "x" * 70)
+    assert all(len(line) <= stubgen.LINE_LIMIT for line in out.splitlines())
     assert out.splitlines()[0] == "        raise NotImplementedError("
 
 
@@ -61,13 +62,13 @@ def test_long_messages_wrap_to_the_line_limit() -> None:
     ],
 )
 def test_bad_markers_are_named(source: str, problem: str) -> None:
-    with pytest.raises(stubs.StubError, match=problem):
-        stubs.stub_source(source, "x.py", message=fake_message)
+    with pytest.raises(stubgen.StubError, match=problem):
+        stubgen.stub_source(source, "x.py", message=fake_message)
 
 
 def test_unknown_task_id_is_an_error() -> None:
-    with pytest.raises(stubs.StubError, match=r"no task '1\.99'"):
-        stubs.stub_source("### BEGIN SOLUTION 1.99\n### END SOLUTION\n")
+    with pytest.raises(stubgen.StubError, match=r"no task '1\.99'"):
+        stubgen.stub_source("### BEGIN SOLUTION 1.99\n### END SOLUTION\n")
 
 
 def test_every_task_has_a_region_and_every_region_a_task() -> None:
@@ -79,7 +80,7 @@ def test_every_task_has_a_region_and_every_region_a_task() -> None:
 
 
 def test_no_solution_text_leaks_into_generated_stubs() -> None:
-    generated = stubs.generate(SOLUTIONS)
+    generated = stubgen.generate(SOLUTIONS)
     for rel, data in generated.items():
         text = data.decode(errors="replace")
         assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text, rel
@@ -97,7 +98,7 @@ def test_no_solution_text_leaks_into_generated_stubs() -> None:
 def test_chapters_is_what_the_generator_writes() -> None:
     """The drift check. A learner's edits make it skip (visibly); in CI it is strict."""
     chapters = REPO / "chapters"
-    problems = stubs.drift(chapters, stubs.generate(SOLUTIONS))
+    problems = stubs.drift(chapters, stubgen.generate(SOLUTIONS))
     if problems and stubs.edited_files(chapters) and not os.environ.get("CI"):
         pytest.skip("skipped: chapters/ holds student work")
     assert problems == [], "chapters/ drifted from solutions/: run `make stubs`"
@@ -113,7 +114,7 @@ def repo(tmp_path: Path) -> Path:
 
 def test_write_is_idempotent_and_records_a_manifest(repo: Path) -> None:
     assert stubs.write(repo) == ["chapters/ is up to date"]
-    assert stubs.drift(repo / "chapters", stubs.generate(repo / "solutions")) == []
+    assert stubs.drift(repo / "chapters", stubgen.generate(repo / "solutions")) == []
     assert stubs.edited_files(repo / "chapters") == []
 
 

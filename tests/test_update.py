@@ -4,7 +4,6 @@ stubs, the report says what changed, and nothing is lost or half-written."""
 
 from __future__ import annotations
 
-import ast
 import json
 import os
 import re
@@ -15,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from autograder import stubgen
 from tests.trees import REPO, SOLUTIONS
 from tools import merge, stubs, update
 
@@ -29,9 +29,9 @@ def _raise(task_id: str) -> re.Pattern[str]:
 
 def _function(text: str, name: str) -> str:
     """The source of function ``name`` (qualified) in ``text``, decorators included."""
-    node = merge.functions(ast.parse(text))[name]
-    a, b = merge.span(node)
-    return "\n".join(text.splitlines()[a - 1 : b])
+    found = merge.function_text(text, name)
+    assert found is not None, f"no function {name}"
+    return found
 
 
 def _write_task(path: Path, task_id: str, body: str) -> None:
@@ -71,7 +71,7 @@ def test_an_update_brings_new_given_code_and_keeps_written_tasks(repo: Path) -> 
     _change_upstream(repo)
     report = stubs.write(repo)
     after = value.read_text()
-    new_stub = stubs.generate(repo / "solutions")[VALUE].decode()
+    new_stub = stubgen.generate(repo / "solutions")[VALUE].decode()
     # the given code is the new one
     assert CHANGED_GIVEN in after and after.endswith(NEW_GIVEN)
     # the written tasks are kept byte for byte; the untouched one is its new stub
@@ -160,7 +160,7 @@ def test_force_starts_the_changed_files_over_after_a_backup(repo: Path) -> None:
     _change_upstream(repo)
     report = stubs.write(repo, force=True)
     value = repo / "chapters" / VALUE
-    assert value.read_bytes() == stubs.generate(repo / "solutions")[VALUE]
+    assert value.read_bytes() == stubgen.generate(repo / "solutions")[VALUE]
     assert any("FORCE=1" in line for line in report)
     backup = next((repo / ".sparrow" / "backups").rglob("value.py"))
     assert "# my 1.2" in backup.read_text()
@@ -452,7 +452,6 @@ def test_a_file_saved_with_a_byte_order_mark_merges_and_keeps_it(repo: Path) -> 
     text = after.decode("utf-8-sig")
     assert "# my 1.2" in text and "# my 1.4" in text and CHANGED_GIVEN in text
     assert update.NOT_MERGED not in report
-    assert merge.merge(OLD, OLD, merge.BOM + OLD).text == merge.BOM + OLD
 
 
 def _course(root: Path, files: dict[str, str]) -> list[str]:
@@ -523,7 +522,7 @@ def test_in_a_clone_without_a_record_git_history_gives_the_old_stub(repo: Path) 
     started from in git's history, so the merge is exact (the student's import survives)."""
     git = ["git", "-C", str(repo), "-c", "user.email=t@t", "-c", "user.name=t"]
     subprocess.run([*git, "init", "-q"], check=True)
-    (repo / "chapters" / VALUE).write_bytes(stubs.generate(repo / "solutions")[VALUE])
+    (repo / "chapters" / VALUE).write_bytes(stubgen.generate(repo / "solutions")[VALUE])
     subprocess.run([*git, "add", "chapters", "solutions"], check=True)
     subprocess.run([*git, "commit", "-q", "-m", "course"], check=True)
     (repo / update.LOCAL_BASE).unlink()
@@ -557,7 +556,7 @@ TASK_FILES = sorted(
 def test_every_chapter_file_merges_a_finished_student_onto_new_given_code(rel: str) -> None:
     """Each real file: all tasks written, given code changed at the top and the end; the
     merge is the finished file with the same changes."""
-    old = stubs.generate(SOLUTIONS)[rel].decode()
+    old = stubgen.generate(SOLUTIONS)[rel].decode()
     mine = _solved(rel)
     new, expected = CHANGED_GIVEN + old + NEW_GIVEN, CHANGED_GIVEN + mine + NEW_GIVEN
     merged = merge.merge(old, new, mine)
@@ -569,7 +568,7 @@ def test_every_chapter_file_merges_a_finished_student_onto_new_given_code(rel: s
 def _fake_release(root: Path, files: dict[str, str], *, record: bool = True) -> Path:
     """A small student release: value.py's stub as its chapters (with its manifest and stub
     record), ``files`` outside chapters/, and (``record``) the list of what it ships."""
-    stub = stubs.generate(SOLUTIONS)[VALUE]
+    stub = stubgen.generate(SOLUTIONS)[VALUE]
     (root / "chapters" / "ch01_value").mkdir(parents=True)
     (root / "chapters" / VALUE).write_bytes(stub)
     (root / "chapters" / update.MANIFEST).write_bytes(update.manifest_text({VALUE: stub}))

@@ -15,7 +15,7 @@ from autograder.checking import ChapterResult, check_chapter
 from autograder.course import CHAPTERS, chapter
 from autograder.runner import Limits
 from autograder.status import Status
-from tools.stubs import generate
+from autograder.stubgen import generate
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"

@@ -29,7 +29,7 @@ import zipfile
 from pathlib import Path
 
 from autograder.course import CHAPTERS, chapter
-from tools.stubs import generate
+from autograder.stubgen import generate
 
 REPO = Path(__file__).resolve().parent.parent
 EPOCH = (2020, 1, 1, 0, 0, 0)

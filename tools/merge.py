@@ -36,7 +36,6 @@ from autograder.frames import functions
 
 TASK_RAISE = re.compile(r'NotImplementedError\(\s*"Task (\d+\.\d+):')
 _STUB_RAISE = re.compile(r'raise NotImplementedError\(\s*"Task \d+\.\d+:[^"]*"\s*\)')
-BOM = "\ufeff"  # a byte-order mark, as "utf-8" decodes it ("utf-8-sig" drops it)
 _HOLE = "\0"  # a task function's place in a file's skeleton: "\0" + its qualified name
 
 
@@ -266,12 +265,8 @@ def _parse(text: str, whose: str) -> ast.AST:
 
 
 def merge(old: str | None, new: str, mine: str) -> Merged:
-    """The student's ``mine`` brought onto ``new`` (see the module docstring). A byte-order
-    mark that opens ``mine`` (a Windows editor's) opens the result too."""
-    if mine.startswith(BOM):
-        merged = merge(old, new, mine.removeprefix(BOM))
-        merged.text = BOM + merged.text.removeprefix(BOM)
-        return merged
+    """The student's ``mine`` brought onto ``new`` (see the module docstring); ``mine`` has
+    no byte-order mark (``tools.update`` decodes it with "utf-8-sig" and puts it back)."""
     mine_tree = _parse(mine, "your file")
     new_tasks = task_functions(new)
     old_tasks = task_functions(old) if old is not None else {}

@@ -30,7 +30,7 @@ import tempfile
 from pathlib import Path
 
 from autograder import stubgen
-from tools import stubs, update
+from tools import update
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = REPO / "dist" / "sparrow-student"
@@ -119,7 +119,7 @@ def build(dest: Path) -> None:
         raise ReleaseError(f"{REPO / 'solutions'} holds nothing to generate stubs from")
     for rel, data in generated.items():
         _write(dest / "chapters" / rel, data)
-    _write(dest / "chapters" / stubs.MANIFEST, stubs.manifest(generated))
+    _write(dest / "chapters" / update.MANIFEST, update.manifest_text(generated))
     pristine = {rel: data.decode() for rel, data in generated.items() if rel.endswith(".py")}
     text = json.dumps(pristine, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     _write(dest / PRISTINE, text.encode())

@@ -24,15 +24,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from autograder.stubgen import (  # noqa: F401  (the generator's names, for its callers)
-    LINE_LIMIT,
-    MARKER,
-    SKIP_DIRS,
-    SKIP_SUFFIXES,
-    StubError,
-    generate,
-    stub_source,
-)
+from autograder.stubgen import StubError, generate
 from autograder.stubgen import files as _files
 from tools import update
 from tools.update import MANIFEST, read_json, sha
@@ -40,23 +32,16 @@ from tools.update import MANIFEST, read_json, sha
 REPO = Path(__file__).resolve().parent.parent
 
 
-def read_manifest(chapters: Path) -> dict[str, str]:
-    return read_json(chapters / MANIFEST)
-
-
 def edited_files(chapters: Path) -> list[str]:
     """Files of ``chapters/`` that differ from what the generator last wrote there: a
     student's work. A missing manifest means everything there is the student's."""
-    manifest = read_manifest(chapters)
+    manifest = read_json(chapters / MANIFEST)
     edited = []
     for path in _files(chapters):
         rel = path.relative_to(chapters).as_posix()
         if rel != MANIFEST and manifest.get(rel) != sha(path.read_bytes()):
             edited.append(rel)
     return edited
-
-
-manifest = update.manifest_text  # the text of chapters/.manifest.json for generated files
 
 
 def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
@@ -70,7 +55,7 @@ def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
         if (chapters / rel).read_bytes() != generated[rel]
     ]
     hashes = {rel: sha(data) for rel, data in generated.items()}
-    if read_manifest(chapters) != hashes:
+    if read_json(chapters / MANIFEST) != hashes:
         problems.append(f"differs: {MANIFEST}")
     return problems
 
@@ -111,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(report))
-    return 1 if update.NOT_MERGED in report or update.CHECK in report else 0
+    return update.exit_code(report)
 
 
 def check(repo: Path = REPO) -> int:

@@ -88,10 +88,19 @@ def base_path(repo: Path) -> Path:
     return repo / (LOCAL_BASE if (repo / "solutions").is_dir() else PRISTINE)
 
 
+def hashes_text(hashes: dict[str, str]) -> bytes:
+    """The text of a ``{path: SHA-256}`` record (the manifest, the shipped files)."""
+    return (json.dumps(dict(sorted(hashes.items())), indent=1) + "\n").encode()
+
+
 def manifest_text(generated: dict[str, bytes]) -> bytes:
     """The text of ``chapters/.manifest.json`` for these generated files."""
-    hashes = {rel: sha(data) for rel, data in sorted(generated.items())}
-    return (json.dumps(hashes, indent=1) + "\n").encode()
+    return hashes_text({rel: sha(data) for rel, data in generated.items()})
+
+
+def exit_code(report: list[str]) -> int:
+    """1 when an update's report holds something the student must read, else 0."""
+    return 1 if NOT_MERGED in report or CHECK in report else 0
 
 
 @dataclass
@@ -195,8 +204,12 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
         out.report.append(f"merged chapters/{rel}: " + "; ".join(what))
         out.problems += [f"chapters/{rel}: {problem}" for problem in merged.problems]
         out.notes += [f"chapters/{rel}: {note}" for note in merged.notes]
-    for rel, name, ids, lines in orphans:
-        _rehome(chapters, generated, out, rel, name, ids, lines)
+    if orphans:
+        tasks = {
+            t: merge_tasks(d.decode()) for t, d in sorted(generated.items()) if t.endswith(".py")
+        }
+        for rel, name, ids, lines in orphans:
+            _rehome(chapters, generated, tasks, out, rel, name, ids, lines)
     return out
 
 
@@ -228,6 +241,7 @@ def _from_git(repo: Path, rel: str, digest: str) -> str | None:
 def _rehome(
     chapters: Path,
     generated: dict[str, bytes],
+    stubs: dict[str, dict[str, set[str]]],
     out: Plan,
     rel: str,
     name: str,
@@ -239,8 +253,7 @@ def _rehome(
     else the one function (its own file included) raising one of its tasks under the same
     bare name (``A.f`` → ``B.f``, a class renamed or the method moved), reindented when its
     nesting depth differs. Either must still be a stub there: a task the student wrote
-    there too keeps theirs."""
-    stubs = {t: merge_tasks(d.decode()) for t, d in sorted(generated.items()) if t.endswith(".py")}
+    there too keeps theirs. ``stubs`` is each generated file's task functions."""
     fits = [(t, name) for t, tasks in stubs.items() if ids & tasks.get(name, set()) and t != rel]
     if not any(name in tasks for tasks in stubs.values()):
         bare = name.rsplit(".", 1)[-1]
@@ -258,9 +271,9 @@ def _rehome(
             path = chapters / target
             current = path.read_bytes() if path.exists() else generated[target]
         text = current.decode("utf-8-sig", errors="replace")
-        if stub_part(text, now) != stub_part(stub, now):
-            continue  # the student wrote it there too: theirs stays
         at = stub_part(text, now)
+        if at != stub_part(stub, now):
+            continue  # the student wrote it there too: theirs stays
         lines = reindent(lines, at.split("\n")[0]) if at else lines
         placed = place(text, now, lines)
         if placed is None:
@@ -317,8 +330,8 @@ def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
     for rel in todo.removes:
         (chapters / rel).unlink()
     hashes = {**hashes, **todo.held}
-    hashes = {rel: h for rel, h in sorted(hashes.items()) if h is not None}
-    atomic_write(chapters / MANIFEST, (json.dumps(hashes, indent=1) + "\n").encode())
+    hashes = {rel: h for rel, h in hashes.items() if h is not None}
+    atomic_write(chapters / MANIFEST, hashes_text(hashes))
     record = json.dumps(todo.base, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     atomic_write(base_path(repo), record.encode())
     report = todo.report + report
@@ -372,8 +385,7 @@ def shipped_record(release: Path) -> bytes:
     """The text of ``tools/shipped-files.json`` for a release folder: the hash of each file
     it ships outside ``chapters/`` (its stub record aside, which updates rewrite)."""
     files = sorted(_release_files(release) - {PRISTINE.as_posix()})
-    hashes = {rel: sha((release / rel).read_bytes()) for rel in files}
-    return (json.dumps(hashes, indent=1) + "\n").encode()
+    return hashes_text({rel: sha((release / rel).read_bytes()) for rel in files})
 
 
 def _yours(repo: Path, release: Path, shipped: set[str]) -> tuple[list[str], list[str], list[str]]:
@@ -397,7 +409,7 @@ def _yours(repo: Path, release: Path, shipped: set[str]) -> tuple[list[str], lis
                 continue  # rewritten for the new release
             if rel in record:
                 remove.append(rel)
-                if rel in record and record[rel] != sha(path.read_bytes()):
+                if record[rel] != sha(path.read_bytes()):
                     save.append(rel)  # a file the course dropped, edited by the student
             else:
                 left.append(rel)
@@ -481,7 +493,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print("\n".join(report))
-    return 1 if NOT_MERGED in report or CHECK in report else 0
+    return exit_code(report)
 
 
 if __name__ == "__main__":
