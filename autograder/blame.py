@@ -58,7 +58,6 @@ class Rerun:
     original: CheckVerdict
     cases: list[Case]
     tasks: tuple[str, ...]
-    hidden: bool
     without: dict[str, PlannedCheck] = field(default_factory=dict)
 
     @property
@@ -81,7 +80,6 @@ def plan_reruns(
     tasks: Sequence[TaskVerdict],
     planned: Sequence[tuple[PlannedCheck, Check, list[Case]]],
     verdicts: dict[int, CheckVerdict],
-    hidden: set[int],
 ) -> list[Rerun]:
     """The reruns a chapter's verdicts call for: each check that fails while a task it needs
     fails, when every such task of the chapter has a stand-in (else it keeps today's rule:
@@ -102,7 +100,7 @@ def plan_reruns(
             wanted = [t for t in check.requires if t in wrong and t != check.task]
             if wanted and module and set(wanted) <= covered:
                 all_in = _plan(plan, module, cases, wanted)
-                reruns.append(Rerun(all_in, verdict, cases, tuple(wanted), id(check) in hidden))
+                reruns.append(Rerun(all_in, verdict, cases, tuple(wanted)))
             continue
         wanted = suspects(verdict, failing)
         if not wanted or not module or not set(wanted) <= covered:
@@ -111,7 +109,7 @@ def plan_reruns(
         if len(wanted) > 1:  # which of them is the cause: leave each one's stand-in out
             without = {t: _plan(plan, module, cases, [w for w in wanted if w != t]) for t in wanted}
         all_in = _plan(plan, module, cases, wanted)
-        reruns.append(Rerun(all_in, verdict, cases, tuple(wanted), id(check) in hidden, without))
+        reruns.append(Rerun(all_in, verdict, cases, tuple(wanted), without))
     return reruns
 
 

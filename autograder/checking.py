@@ -123,7 +123,7 @@ def check_chapter(
             secret = id(check) in hidden_ids
             judged[id(check)] = judge(check, cases, runs[plan.id], hidden=secret)
             verdicts[check.task].checks.append(judged[id(check)])
-        reruns = blame.plan_reruns(chapter, list(verdicts.values()), planned, judged, hidden_ids)
+        reruns = blame.plan_reruns(chapter, list(verdicts.values()), planned, judged)
         if reruns:
             plans = blame.programs_of_reruns(reruns) + [p for r in reruns for p in r.plans]
             again = run_checks(tree, target, plans, limits, confinement)
@@ -133,7 +133,8 @@ def check_chapter(
                     task: judge(check, r.cases, again[plan.id]) for task, plan in r.without.items()
                 }
                 settled = blame.settle(r, judge(check, r.cases, again[r.plan.id]), without)
-                settled = hide(settled) if r.hidden else settled  # its text, for its status
+                # a hidden check's rerun keeps the parent's text only, for its status
+                settled = hide(settled) if r.original.hidden else settled
                 own = verdicts[r.original.check.task].checks
                 own[next(i for i, c in enumerate(own) if c is r.original)] = settled
     apply_requirements(list(verdicts.values()))

@@ -114,7 +114,7 @@ def test_tasks_that_fail_a_check_only_together_are_named_together() -> None:
     from autograder.blame import Rerun, causes
 
     check = Check("2.11", "x", lambda rng: [Case("c")], lambda sp: None)
-    rerun = Rerun(None, None, [], ("2.5", "2.7"), False)  # type: ignore[arg-type]
+    rerun = Rerun(None, None, [], ("2.5", "2.7"))  # type: ignore[arg-type]
     ran = CheckRun(Status.RAN, results=[{"value": 1.0}])
     passing = {t: judge(check, [Case("c", expected=1.0)], ran) for t in rerun.tasks}
     assert all(v.passed for v in passing.values())
