@@ -4,10 +4,8 @@ generator's, and its own `make chapter-1` and `make reset` work without solution
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import pytest
 
 from autograder import stubgen
 from autograder.course import chapter
-from tests.trees import REPO, SOLUTIONS
+from tests.trees import REPO, SOLUTIONS, run_in
 from tools import release, stubs, update
 
 MARKER = re.compile(rb"###\s*(BEGIN|END)\s+SOLUTION")  # written out again, not imported
@@ -40,12 +38,6 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
-
-
-def _student_env() -> dict[str, str]:
-    """This environment, less anything that could import the repository's own code."""
-    drop = {"PYTHONPATH", "PYTHONSAFEPATH", "SPARROW_IMPL"}
-    return {key: value for key, value in os.environ.items() if key not in drop}
 
 
 def test_nothing_instructor_only_ships(built: Path) -> None:
@@ -81,23 +73,9 @@ def test_the_student_files_ship(built: Path) -> None:
 
 
 def test_the_releases_own_check_runs_on_its_untouched_stubs(built: Path) -> None:
-    env = _student_env()
-    where = subprocess.run(
-        [sys.executable, "-c", "import autograder.student as s; print(s.REPO)"],
-        cwd=built,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    where = run_in(built, sys.executable, "-c", "import autograder.student as s; print(s.REPO)")
     assert Path(where.stdout.strip()) == built.resolve()  # the release's autograder, not ours
-    out = subprocess.run(
-        [sys.executable, "-m", "autograder", "check", "1"],
-        cwd=built,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    out = run_in(built, sys.executable, "-m", "autograder", "check", "1", timeout=120)
     assert out.returncode == 1, out.stdout + out.stderr
     assert "Traceback" not in out.stdout + out.stderr
     lines = [line for line in out.stdout.splitlines() if re.match(r"\s+\S+ 1\.\d+ ", line)]
@@ -107,12 +85,8 @@ def test_the_releases_own_check_runs_on_its_untouched_stubs(built: Path) -> None
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_make_chapter_1_in_the_release(built: Path) -> None:
-    out = subprocess.run(
-        ["make", "-C", str(built), "chapter-1", f"PYTHON={sys.executable}"],
-        env=_student_env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
+    out = run_in(
+        built, "make", "-C", str(built), "chapter-1", f"PYTHON={sys.executable}", timeout=120
     )
     assert out.returncode != 0  # the chapter is not done
     assert out.stdout.count("not started") == len(CHAPTER_1.tasks)
@@ -124,13 +98,7 @@ def test_make_reset_works_without_solutions(built: Path, tmp_path: Path) -> None
     shutil.copytree(built, student)
     value = student / "chapters" / "ch01_value" / "value.py"
     shutil.copyfile(SOLUTIONS / "ch01_value" / "value.py", value)  # every task done
-    out = subprocess.run(
-        [sys.executable, "-m", "tools.reset", "1.3"],
-        cwd=student,
-        env=_student_env(),
-        capture_output=True,
-        text=True,
-    )
+    out = run_in(student, sys.executable, "-m", "tools.reset", "1.3")
     assert out.returncode == 0, out.stderr
     assert "Value.__mul__" in out.stdout
     text = value.read_text()
@@ -183,9 +151,7 @@ def test_make_update_takes_a_newer_release_and_keeps_the_students_work(
     elif shutil.which("make"):
         command = ["make", "-s", "-C", str(student), "update", f"FROM={newer}"]
         command.append(f"PYTHON={sys.executable}")
-    out = subprocess.run(
-        command, cwd=where, env=_student_env(), capture_output=True, text=True, timeout=120
-    )
+    out = run_in(where, *command, timeout=120)
     assert out.returncode == 0, out.stdout + out.stderr
     assert "merged chapters/ch01_value/value.py: given code updated" in out.stdout
     assert "your tasks kept: Value.__add__ (task 1.2)" in out.stdout
@@ -203,13 +169,7 @@ def test_make_update_takes_a_newer_release_and_keeps_the_students_work(
     backups = list((student / ".sparrow" / "backups").rglob("value.py"))
     assert len(backups) == 1 and backups[0].read_text() == mine
     # make reset now puts task 1.2 back to the new release's stub
-    out = subprocess.run(
-        [sys.executable, "-m", "tools.reset", "1.2"],
-        cwd=student,
-        env=_student_env(),
-        capture_output=True,
-        text=True,
-    )
+    out = run_in(student, sys.executable, "-m", "tools.reset", "1.2")
     assert out.returncode == 0, out.stderr
     assert value.read_text() == (newer / "chapters" / "ch01_value" / "value.py").read_text()
 

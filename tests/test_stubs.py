@@ -13,7 +13,7 @@ import pytest
 
 from autograder import stubgen
 from autograder.course import CHAPTERS
-from tests.trees import REPO, SOLUTIONS
+from tests.trees import REPO, SOLUTIONS, scratch_repo
 from tools import reset, stubs, update
 
 REGION = re.compile(r"### BEGIN SOLUTION (\S+)\n(.*?)### END SOLUTION", re.S)
@@ -107,9 +107,7 @@ def test_chapters_is_what_the_generator_writes() -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """A scratch repository with solutions/ and a freshly generated chapters/."""
-    shutil.copytree(SOLUTIONS, tmp_path / "solutions", ignore=shutil.ignore_patterns("__pycache__"))
-    stubs.write(tmp_path)
-    return tmp_path
+    return scratch_repo(tmp_path)
 
 
 def test_write_is_idempotent_and_records_a_manifest(repo: Path) -> None:

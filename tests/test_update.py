@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from autograder import stubgen
-from tests.trees import REPO, SOLUTIONS
+from tests.trees import REPO, SOLUTIONS, scratch_repo
 from tools import merge, stubs, update
 
 VALUE = "ch01_value/value.py"
@@ -44,8 +44,7 @@ def _write_task(path: Path, task_id: str, body: str) -> None:
 def repo(tmp_path: Path) -> Path:
     """A scratch repository: solutions/ and a generated chapters/ where the student wrote
     tasks 1.2 and 1.4 of value.py (1.3 untouched) and added a file of their own."""
-    shutil.copytree(SOLUTIONS, tmp_path / "solutions", ignore=shutil.ignore_patterns("__pycache__"))
-    stubs.write(tmp_path)
+    scratch_repo(tmp_path)
     value = tmp_path / "chapters" / VALUE
     _write_task(value, "1.2", "return Value(self.data + _as_value(other, '+').data)  # my 1.2")
     _write_task(value, "1.4", "out = Value(self.data**exponent)  # my 1.4\n        return out")

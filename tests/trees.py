@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import atexit
 import functools
+import os
 import re
 import shutil
+import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,9 +18,33 @@ from autograder.course import CHAPTERS, chapter
 from autograder.runner import Limits
 from autograder.status import Status
 from autograder.stubgen import generate
+from tools import stubs
 
 REPO = Path(__file__).resolve().parent.parent
 SOLUTIONS = REPO / "solutions"
+
+
+def student_env() -> dict[str, str]:
+    """This environment, less anything that could import the repository's own code."""
+    drop = {"PYTHONPATH", "PYTHONSAFEPATH", "SPARROW_IMPL"}
+    return {key: value for key, value in os.environ.items() if key not in drop}
+
+
+def run_in(
+    root: Path, *argv: str, timeout: float | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``argv`` run in ``root`` as a student would (``student_env()``), output captured."""
+    return subprocess.run(
+        list(argv), cwd=root, env=student_env(), capture_output=True, text=True, timeout=timeout
+    )
+
+
+def scratch_repo(tmp: Path) -> Path:
+    """A scratch repository in ``tmp``: a copy of solutions/ and a freshly generated
+    chapters/ (``tools.stubs``)."""
+    shutil.copytree(SOLUTIONS, tmp / "solutions", ignore=shutil.ignore_patterns("__pycache__"))
+    stubs.write(tmp)
+    return tmp
 
 
 def copy_package(src: Path, dest: Path) -> Path:
