@@ -98,16 +98,13 @@ def plan_reruns(
             continue
         if verdict.passed:  # passing on a wrong required task: not leaning on its bug?
             wanted = [t for t in check.requires if t in wrong and t != check.task]
-            if wanted and module and set(wanted) <= covered:
-                all_in = _plan(plan, module, cases, wanted)
-                reruns.append(Rerun(all_in, verdict, cases, tuple(wanted)))
-            continue
-        wanted = suspects(verdict, failing)
+            without = {}
+        else:
+            wanted = suspects(verdict, failing)
+            others = wanted if len(wanted) > 1 else []  # which is the cause: each one left out
+            without = {t: _plan(plan, module, cases, [w for w in wanted if w != t]) for t in others}
         if not wanted or not module or not set(wanted) <= covered:
             continue
-        without = {}
-        if len(wanted) > 1:  # which of them is the cause: leave each one's stand-in out
-            without = {t: _plan(plan, module, cases, [w for w in wanted if w != t]) for t in wanted}
         all_in = _plan(plan, module, cases, wanted)
         reruns.append(Rerun(all_in, verdict, cases, tuple(wanted), without))
     return reruns
