@@ -32,10 +32,9 @@ import re
 import textwrap
 from dataclasses import dataclass, field
 
-from autograder.frames import functions
+from autograder.frames import STUB_RAISE, functions
 
-TASK_RAISE = re.compile(r'NotImplementedError\(\s*"Task (\d+\.\d+):')
-_STUB_RAISE = re.compile(r'raise NotImplementedError\(\s*"Task \d+\.\d+:[^"]*"\s*\)')
+_WHOLE_RAISE = re.compile(r'raise NotImplementedError\(\s*"Task \d+\.\d+:[^"]*"\s*\)')
 _HOLE = "\0"  # a task function's place in a file's skeleton: "\0" + its qualified name
 
 
@@ -72,7 +71,7 @@ def task_functions(stub_text: str) -> dict[str, set[str]]:
     tasks = {}
     for name, node in functions(ast.parse(stub_text)).items():
         a, b = span(node)
-        if ids := set(TASK_RAISE.findall("\n".join(lines[a - 1 : b]))):
+        if ids := set(STUB_RAISE.findall("\n".join(lines[a - 1 : b]))):
             tasks[name] = ids
     return {n: ids for n, ids in tasks.items() if not any(n.startswith(o + ".") for o in tasks)}
 
@@ -254,7 +253,7 @@ def _clash(skeleton: list[str], origin: list[int], start: int, end: int, size: i
 
 def _given(lines: list[str]) -> str:
     """A task function's stub less its ``raise NotImplementedError(…)``: the given lines."""
-    return _STUB_RAISE.sub("", "\n".join(lines))
+    return _WHOLE_RAISE.sub("", "\n".join(lines))
 
 
 def _parse(text: str, whose: str) -> ast.AST:
@@ -283,7 +282,7 @@ def merge(old: str | None, new: str, mine: str) -> Merged:
         if old is not None and name in old_parts:
             return mine_parts[name] != old_parts[name]
         ids = new_tasks.get(name) or old_tasks.get(name) or set()
-        return not ids & set(TASK_RAISE.findall(text))
+        return not ids & set(STUB_RAISE.findall(text))
 
     def label(name: str) -> str:
         ids = sorted(new_tasks.get(name) or old_tasks.get(name) or ())
@@ -357,10 +356,10 @@ def _inside(old: list[str], mine: list[str], new: list[str]) -> list[str] | None
     docstring, code around the task) merged in; None where they touch the student's lines.
     The stub's ``raise`` is taken as the new one's first, so a reworded stub message does
     not count as a change where the student wrote their code."""
-    old_text, new_raises = "\n".join(old), _STUB_RAISE.findall("\n".join(new))
-    if len(_STUB_RAISE.findall(old_text)) == len(new_raises):
+    old_text, new_raises = "\n".join(old), _WHOLE_RAISE.findall("\n".join(new))
+    if len(_WHOLE_RAISE.findall(old_text)) == len(new_raises):
         swaps = iter(new_raises)
-        old = _STUB_RAISE.sub(lambda _: next(swaps), old_text).split("\n")
+        old = _WHOLE_RAISE.sub(lambda _: next(swaps), old_text).split("\n")
     lines, clashed = merge3(old, mine, new)
     try:
         ast.parse(textwrap.dedent("\n".join(lines)))
