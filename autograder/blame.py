@@ -15,6 +15,7 @@ import importlib
 import importlib.util
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from types import ModuleType
 
 from .course import Chapter
 from .harness.api import Case, Check
@@ -23,19 +24,16 @@ from .status import Status
 from .verdict import SUSPECT, Blame, CheckVerdict, TaskVerdict
 
 
-def standins_module(chapter: Chapter) -> str | None:
-    """``autograder.checks.<chapter>.standins``, where the chapter has one."""
+def standins_module(chapter: Chapter) -> ModuleType | None:
+    """``autograder.checks.<chapter>.standins``, imported, where the chapter has one (its
+    ``STANDINS``: the tasks it has a stand-in for). ``checking`` imports it under its import
+    lock, with the check modules."""
     name = f"autograder.checks.{chapter.package}.standins"
     try:
-        return name if importlib.util.find_spec(name) else None
+        found = importlib.util.find_spec(name)
     except ModuleNotFoundError:
         return None
-
-
-def _standins(chapter: Chapter) -> set[str]:
-    """The tasks of ``chapter`` the autograder has a stand-in for."""
-    module = standins_module(chapter)
-    return set(importlib.import_module(module).STANDINS) if module else set()
+    return importlib.import_module(name) if found else None
 
 
 def suspects(verdict: CheckVerdict, failing: set[str]) -> list[str]:
@@ -76,18 +74,20 @@ def _plan(
 
 
 def plan_reruns(
-    chapter: Chapter,
     tasks: Sequence[TaskVerdict],
     planned: Sequence[tuple[PlannedCheck, Check, list[Case]]],
     verdicts: dict[int, CheckVerdict],
+    standins: ModuleType | None,
 ) -> list[Rerun]:
     """The reruns a chapter's verdicts call for: each check that fails while a task it needs
     fails, when every such task of the chapter has a stand-in (else it keeps today's rule:
     blocked by the first failing required task); and each check that passes while a task it
     needs is written and wrong, which may pass only because two bugs cancel out (a
-    ``topological_order`` returned root first, walked forwards by ``backward``)."""
-    module = standins_module(chapter)
-    covered = _standins(chapter)
+    ``topological_order`` returned root first, walked forwards by ``backward``). ``standins``:
+    the chapter's ``standins_module``."""
+    if standins is None:  # no stand-in: no rerun
+        return []
+    module, covered = standins.__name__, set(standins.STANDINS)
     failing = {t.task.id for t in tasks if not t.passed}
     wrong = {t.task.id for t in tasks if t.status in SUSPECT}  # written, and wrong
     unwritten = {t.task.id for t in tasks if t.status == Status.NOT_STARTED}
@@ -103,7 +103,7 @@ def plan_reruns(
             wanted = suspects(verdict, failing)
             others = wanted if len(wanted) > 1 else []  # which is the cause: each one left out
             without = {t: _plan(plan, module, cases, [w for w in wanted if w != t]) for t in others}
-        if not wanted or not module or not set(wanted) <= covered:
+        if not wanted or not set(wanted) <= covered:
             continue
         all_in = _plan(plan, module, cases, wanted)
         reruns.append(Rerun(all_in, verdict, cases, tuple(wanted), without))

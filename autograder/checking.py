@@ -89,6 +89,7 @@ def check_chapter(
     with _IMPORTING:  # grading threads may import the same check module at once
         checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
         hidden = [c for m in hidden_modules for c in importlib.import_module(m).CHECKS]
+        standins = blame.standins_module(chapter)  # the stand-ins reruns use, or None
     hidden_ids = {id(c) for c in hidden}
     checks += hidden
     wanted = [t.id for t in chapter.tasks if task_ids is None or t.id in task_ids]
@@ -107,9 +108,8 @@ def check_chapter(
                 f"{number}:{check.task}/{check.name}", reference, [c.inputs for c in cases]
             )
             planned.append((plan, check, cases))
-    standins = blame.standins_module(chapter)
     if standins:  # for reruns (``blame``): copied, imported only by a rerun's child
-        programs[standins] = Path(importlib.import_module(standins).__file__)
+        programs[standins.__name__] = Path(standins.__file__)
     target = f"chapters.{chapter.package}"
     verdicts = {t.id: TaskVerdict(t) for t in chapter.tasks if t.id in needed}
     with tempfile.TemporaryDirectory(prefix="sparrow-check-") as tmp:
@@ -123,7 +123,7 @@ def check_chapter(
             secret = id(check) in hidden_ids
             judged[id(check)] = judge(check, cases, runs[plan.id], hidden=secret)
             verdicts[check.task].checks.append(judged[id(check)])
-        reruns = blame.plan_reruns(chapter, list(verdicts.values()), planned, judged)
+        reruns = blame.plan_reruns(list(verdicts.values()), planned, judged, standins)
         if reruns:
             plans = blame.programs_of_reruns(reruns) + [p for r in reruns for p in r.plans]
             again = run_checks(tree, target, plans, limits, confinement)
