@@ -106,14 +106,16 @@ def show(value: Any) -> str:
     return repr(value)
 
 
-def _is_number(value: Any) -> bool:
+def is_number(value: Any) -> bool:
+    """Whether ``value`` is a real number (Python or NumPy), not a bool."""
     return isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(
         value, (bool, np.bool_)
     )
 
 
-def _all_numbers(values: Any) -> bool:
-    return isinstance(values, (list, tuple)) and all(map(_is_number, values))
+def all_numbers(values: Any) -> bool:
+    """Whether ``values`` is a list or tuple of numbers (``is_number``)."""
+    return isinstance(values, (list, tuple)) and all(map(is_number, values))
 
 
 def compare(
@@ -144,7 +146,7 @@ def compare(
                 received, expected, rtol, atol
             )
         return None
-    if isinstance(expected, (list, tuple)) and len(expected) > 100 and _all_numbers(received):
+    if isinstance(expected, (list, tuple)) and len(expected) > 100 and all_numbers(received):
         expected, received = np.asarray(expected, float), np.asarray(received, float)
         if expected.shape == received.shape:
             bad = ~np.isclose(received, expected, rtol=rtol, atol=atol, equal_nan=True)
@@ -162,8 +164,8 @@ def compare(
             if problem:
                 return problem
         return None
-    if _is_number(expected):
-        if not _is_number(received):
+    if is_number(expected):
+        if not is_number(received):
             return f"{where}expected the number {show(expected)}, received {show(received)}"
         e, r = float(expected), float(received)
         if math.isnan(e) and math.isnan(r):

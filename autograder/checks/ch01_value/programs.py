@@ -180,6 +180,12 @@ class CostLimit(Exception):
         self.what, self.node, self.count = what, node, count
 
 
+def node_data(i: int) -> float:
+    """The data of a graph's node ``i`` (0, 1, 2, 0, ...): many Values share each number, so a
+    walk that tells Values apart by their data skips some."""
+    return float(i % 3)
+
+
 def build(sp, graph: list[list[int]], caps: list[int], compares: int) -> list:
     """The graph's Values, made with the given ``Value`` constructor, as a subclass that
     counts what a walk costs and raises ``CostLimit`` past a cap: reads of node i's ``_prev``
@@ -213,7 +219,7 @@ def build(sp, graph: list[list[int]], caps: list[int], compares: int) -> list:
     for i, children in enumerate(graph):
         node = Counted.__new__(Counted)
         node.__dict__["_node"] = i
-        sp.Value.__init__(node, float(i % 3), [nodes[j] for j in children], "f")
+        sp.Value.__init__(node, node_data(i), [nodes[j] for j in children], "f")
         nodes.append(node)
     return nodes
 

@@ -16,11 +16,9 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import hvp, jvp, sum_to, vjp
-from .catalog import Op, Shape, draw
+from .catalog import Layout, Op, Shape, draw
 from .expected import EngineExpected, OpExpected, SecondOrderExpected
 from .programs import VIEWS
-
-Layout = tuple[Shape, str]  # (shape sent, view made in the child: programs.VIEWS)
 
 
 def index_text(spec: Any) -> str:

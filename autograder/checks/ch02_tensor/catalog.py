@@ -16,10 +16,11 @@ from . import programs
 from .expected import ErrorExpected
 
 Shape = tuple[int, ...]
+Layout = tuple[Shape, str]  # (shape sent, view made in the child: programs.VIEWS)
 
 # the shapes an op's inputs take: (shape sent, view made in the child); the child's array is
 # VIEWS[view](array of the shape sent)
-ELEMENTWISE_SHAPES: list[tuple[Shape, str]] = [
+ELEMENTWISE_SHAPES: list[Layout] = [
     ((), "plain"),
     ((1,), "plain"),
     ((3,), "plain"),

@@ -12,10 +12,10 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import sum_to, vjp
-from ..ch02_tensor.cases import Layout, op_case
+from ..ch02_tensor.cases import op_case
 from ..ch02_tensor.catalog import OPS as CH02_OPS
 from ..ch02_tensor.expected import ErrorExpected
-from .catalog import Shape, expanded
+from .catalog import Layout, Shape, expanded
 
 
 def upstream(rng: np.random.Generator, shape: Shape, dtype: str) -> np.ndarray:

@@ -18,11 +18,8 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import sum_to
-from ..ch02_tensor.catalog import Op
+from ..ch02_tensor.catalog import Layout, Op, Shape
 from ..ch02_tensor.catalog import error_case as ch02_error_case
-
-Shape = tuple[int, ...]
-Layout = tuple[Shape, str]  # (shape sent, view made in the child): see ch02's programs.VIEWS
 
 
 def expanded(shape: Shape, sizes: Shape) -> Shape:
@@ -64,19 +61,7 @@ SWEPT_GRADS: list[Shape] = [
 ]
 
 UNBROADCAST: list[tuple[Shape, Shape]] = [
-    *[(grad, shape) for grad in SWEPT_GRADS for shape in shapes_onto(grad)],
-    ((2, 3, 4), (3, 1)),  # the explicit pairs below repeat a few of the sweep's
-    ((3,), (3,)),
-    ((3,), ()),
-    ((3,), (1,)),
-    ((2, 3), ()),
-    ((2, 3), (3,)),
-    ((2, 3), (1, 3)),
-    ((2, 3), (2, 1)),
-    ((2, 3), (1, 1)),
-    ((2, 3, 4), (3, 1)),
-    ((2, 3, 4), (2, 1, 4)),
-    ((2, 3, 4), (1, 3, 1)),
+    *[(grad, shape) for grad in SWEPT_GRADS for shape in shapes_onto(grad)],  # each pair once
     ((5, 1, 4), (1, 1, 4)),
     ((2, 3, 4, 5), (4, 5)),
     ((2, 3, 4, 5), (3, 1, 1)),
@@ -88,7 +73,6 @@ UNBROADCAST: list[tuple[Shape, Shape]] = [
     ((32, 16, 64), (16, 1)),
     ((8, 16, 32), (1, 16, 1)),
 ]
-UNBROADCAST = list(dict.fromkeys(UNBROADCAST))  # each pair once, sweep first
 
 # -- task 3.1 through the ops: operand layouts (a, b), after one pair without broadcasting -----
 

@@ -20,6 +20,9 @@ import numpy as np
 
 from ...checks.ch01_value import programs as public
 from ...checks.ch01_value.cases import (
+    BINARY,
+    EXACT,
+    TASKS,
     UNARY,
     Graph,
     backward_rows,
@@ -358,38 +361,38 @@ CHECKS = [
         "central_difference (hidden: other points and steps)",
         _central_cases,
         public.central,
-        central_verdict(1e-9, 1e-12),
+        central_verdict(*EXACT),
     ),
     *[
         Check(
-            task,
+            TASKS[op],
             f"Value {op} Value (hidden: ints, zeros, large values, held gradients)",
             _binary_cases(op),
             public.binary,
-            step_verdict(1e-9, 1e-12),
+            step_verdict(*EXACT),
         )
-        for op, task in (("+", "1.2"), ("*", "1.3"))
+        for op in BINARY
     ],
     Check(
         "1.4",
         "Value ** number (hidden: zero base, zero exponent, negative bases)",
         _power_cases,
         public.power,
-        step_verdict(1e-9, 1e-12),
+        step_verdict(*EXACT),
     ),
     Check(
-        "1.5",
+        TASKS["exp"],
         "Value.exp() and Value.log() (hidden: very small and large inputs)",
         _exp_log_cases,
         public.unary,
-        step_verdict(1e-9, 1e-12),
+        step_verdict(*EXACT),
     ),
     Check(
-        "1.6",
+        TASKS["tanh"],
         "Value.tanh(), .sigmoid(), .relu() (hidden: kink, saturation, tiny inputs)",
         _activation_cases,
         public.unary,
-        step_verdict(1e-9, 1e-12),
+        step_verdict(*EXACT),
     ),
     Check(
         "1.7",
