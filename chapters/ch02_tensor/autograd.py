@@ -1,6 +1,7 @@
-"""``autograd``: PyTorch's home of ``Function`` and ``grad``.
+"""``autograd``: PyTorch's home of ``Function``, ``grad`` and ``functional``.
 
-``autograd.grad(outputs, inputs, ...)`` is a seam: chapter 4's engine computes it."""
+``autograd.grad(outputs, inputs, ...)`` and ``autograd.functional`` are seams: chapter 4's
+engine computes them."""
 
 from __future__ import annotations
 
@@ -18,7 +19,15 @@ def grad(
     grad_outputs: Any = None,
     retain_graph: bool | None = None,
     create_graph: bool = False,
+    allow_unused: bool = False,
 ) -> tuple:
     """∂outputs/∂inputs, returned rather than stored in ``.grad`` (chapter 4)."""
     engine_grad = later(4, "ch04_backward", "grad", "autograd.grad")
-    return engine_grad(outputs, inputs, grad_outputs, retain_graph, create_graph)
+    return engine_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+
+
+def __getattr__(name: str) -> Any:
+    """``autograd.functional`` (``vjp``, ``jvp``, ``jacobian``, ``hessian``): chapter 4."""
+    if name == "functional":
+        return later(4, "ch04_backward", "functional", "autograd.functional")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

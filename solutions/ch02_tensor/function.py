@@ -14,7 +14,9 @@ gradient, records the graph (given code, the same in every tree, so chapters mix
 - ``ctx`` is the saved context (``ctx.save_for_backward(...)``, ``ctx.needs_input_grad``
   and whatever else ``forward`` stored on it);
 - ``node.backward(grad_output)`` calls the local backward and returns one gradient per
-  input, each of that input's shape, or ``None`` where the input needs none.
+  input, each of that input's shape, or ``None`` where the input needs none;
+- ``node.hooks`` and ``node.retained`` are its output tensor's ``register_hook`` functions
+  and, after ``retain_grad()``, a weak reference to that tensor (chapter 4 uses both).
 
 A leaf (a tensor made by the user) has ``grad_fn = None``. The engine of chapter 4 walks
 from ``out.grad_fn`` through ``node.inputs`` to their ``grad_fn``, and so on.
@@ -46,12 +48,14 @@ class Context:
 class Node:
     """One recorded operation: the ``grad_fn`` of the tensor it produced."""
 
-    __slots__ = ("ctx", "function", "inputs")
+    __slots__ = ("ctx", "function", "hooks", "inputs", "retained")
 
     def __init__(self, function: type[Function], ctx: Context, inputs: tuple) -> None:
         self.function = function
         self.ctx: Context | None = ctx
         self.inputs = inputs  # the parents: the Tensor arguments of forward
+        self.hooks: tuple | list = ()  # its output's hooks (``Tensor.register_hook``)
+        self.retained = None  # a weak reference to its output, once it ``retain_grad()``s
 
     def name(self) -> str:
         return f"{self.function.__name__}Backward"

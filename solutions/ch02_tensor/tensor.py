@@ -19,6 +19,8 @@ arrays and Tensors (``_as_array``, ``_lift``, ``_operands``) follow the class.
 from __future__ import annotations
 
 import numbers
+import warnings
+import weakref
 from collections import namedtuple
 from collections.abc import Sequence
 from typing import Any
@@ -52,7 +54,7 @@ class Tensor:
             )
         self.data = _on_device(array, device)
         self.requires_grad = bool(requires_grad)
-        self.grad: Tensor | None = None  # None, not zeros: "no gradient has arrived" (§9)
+        self._grad: Tensor | None = None  # None, not zeros: "no gradient has arrived" (§9)
         self.grad_fn = None  # the Node that made this tensor; None for a leaf
         self.retains_grad = False
 
@@ -62,8 +64,30 @@ class Tensor:
         out = cls.__new__(cls)
         plain = isinstance(array, np.generic) or not hasattr(array, "shape")
         out.data = np.asarray(array) if plain else array
-        out.requires_grad, out.grad, out.grad_fn, out.retains_grad = False, None, None, False
+        out.requires_grad, out._grad, out.grad_fn, out.retains_grad = False, None, None, False
         return out
+
+    _backward_hooks: tuple | list = ()  # a leaf's hooks (a non-leaf's live on its grad_fn)
+
+    @property
+    def grad(self) -> Tensor | None:
+        """∂L/∂this after a backward pass: kept for leaves, and for other tensors only after
+        ``retain_grad()`` (reading it otherwise warns, as PyTorch does)."""
+        if self._grad is None and self.grad_fn is not None and not self.retains_grad:
+            warnings.warn(
+                "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. "
+                "Its .grad attribute won't be populated during backward(). If you want the "
+                "gradient of a non-leaf Tensor, call .retain_grad() on it first, or use "
+                "autograd.grad(). (If you made it from a leaf by mistake, make the leaf with "
+                ".detach() instead.)",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        self._grad = value
 
     # -- what it holds -------------------------------------------------------------------
 
@@ -289,10 +313,10 @@ class Tensor:
     # -- seams: later chapters build these (see seams.py) --------------------------------
 
     def backward(
-        self, gradient: Any = None, retain_graph: bool = False, create_graph: bool = False
+        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
     ) -> None:
-        """Backpropagate from this tensor: chapter 4's engine (task 4.x). In this chapter,
-        you are the engine (``two_layer_backward``, §10)."""
+        """Backpropagate from this tensor: chapter 4's engine. In chapter 2, you are the
+        engine (``two_layer_backward``, §10)."""
         engine = later(4, "ch04_backward", "backward", "Tensor.backward()")
         engine(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
 
@@ -300,8 +324,40 @@ class Tensor:
         """Ask the engine (chapter 4) to keep this non-leaf tensor's ``.grad``."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on a Tensor that has requires_grad=False")
-        if self.grad_fn is not None:
+        if self.grad_fn is not None and not self.retains_grad:
             self.retains_grad = True
+            self.grad_fn.retained = weakref.ref(self)
+
+    def register_hook(self, hook: Any) -> RemovableHandle:
+        """Call ``hook(grad)`` when this tensor's gradient has been computed, during every
+        backward pass (chapter 4); a hook that returns a Tensor replaces the gradient."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        owner = self if self.grad_fn is None else self.grad_fn
+        hooks = owner._backward_hooks if owner is self else owner.hooks
+        if not isinstance(hooks, list):
+            hooks = []
+            if owner is self:
+                self._backward_hooks = hooks
+            else:
+                owner.hooks = hooks
+        hooks.append(hook)
+        return RemovableHandle(hooks, hook)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        """Set ``requires_grad`` of a leaf in place (and return it)."""
+        if self.grad_fn is not None and not requires_grad:
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables; use detach() "
+                "to get a tensor that does not require grad"
+            )
+        if requires_grad and not is_floating(self.dtype):
+            raise RuntimeError(
+                "only Tensors of floating point dtype can require gradients, "
+                f"and this one holds {self.dtype}"
+            )
+        self.requires_grad = bool(requires_grad)
+        return self
 
     def broadcast_to(self, *shape: int) -> Tensor:
         """This tensor stretched to ``shape`` (chapter 3)."""
@@ -353,6 +409,17 @@ class Tensor:
 
     def __repr__(self) -> str:
         return format_tensor(self)
+
+
+class RemovableHandle:
+    """What ``register_hook`` returns: ``handle.remove()`` takes the hook off again."""
+
+    def __init__(self, hooks: list, hook: Any) -> None:
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self) -> None:
+        if any(h is self._hook for h in self._hooks):
+            self._hooks.remove(self._hook)
 
 
 # -- helpers of the methods above ----------------------------------------------------------

@@ -1,0 +1,96 @@
+"""``Tensor.backward`` and ``autograd.grad``: the engine's two doors (given code).
+
+    loss.backward()                   ∂loss/∂leaf added to every leaf's ``.grad``
+    autograd.grad(outputs, inputs)    ∂outputs/∂inputs returned; no ``.grad`` is touched
+
+Both check their arguments, make the seeds (task 4.4) and run ``backward_pass`` (task 4.2).
+``retain_graph`` defaults to ``create_graph``, as in PyTorch: a graph you will differentiate
+again must be kept.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..ch02_tensor.tensor import Tensor
+from .dependencies import vertex
+from .engine import backward_pass
+from .seed import seed
+
+
+def backward(
+    tensor: Tensor,
+    gradient: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+) -> None:
+    """``tensor.backward(gradient=None, retain_graph=None, create_graph=False)``."""
+    if not tensor.requires_grad:
+        raise RuntimeError(
+            "element 0 of tensors does not require grad and does not have a grad_fn: "
+            "nothing it was computed from requires a gradient"
+        )
+    grad = seed(tensor, gradient)
+    if retain_graph is None:
+        retain_graph = create_graph
+    backward_pass([vertex(tensor)], [grad], retain_graph, create_graph)
+
+
+def grad(
+    outputs: Any,
+    inputs: Any,
+    grad_outputs: Any = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    allow_unused: bool = False,
+) -> tuple:
+    """The gradients of ``outputs`` (weighted by ``grad_outputs``) with respect to each of
+    ``inputs``, as a tuple; ``None`` for an input the outputs do not depend on (only with
+    ``allow_unused=True``; otherwise a RuntimeError)."""
+    outputs, inputs = _tensors(outputs, "outputs"), _tensors(inputs, "inputs")
+    if grad_outputs is None or isinstance(grad_outputs, Tensor):
+        grad_outputs = [grad_outputs] * len(outputs)
+    grad_outputs = list(grad_outputs)
+    if len(grad_outputs) != len(outputs):
+        raise RuntimeError(
+            f"grad got {len(outputs)} output(s) and {len(grad_outputs)} grad_outputs"
+        )
+    for i, out in enumerate(outputs):
+        if not out.requires_grad:
+            raise RuntimeError(
+                f"element {i} of tensors does not require grad and does not have a grad_fn"
+            )
+    for x in inputs:
+        if not x.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
+    if retain_graph is None:
+        retain_graph = create_graph
+    wanted: dict = {}
+    for i, x in enumerate(inputs):
+        wanted.setdefault(vertex(x), []).append(i)
+    found: list = [None] * len(inputs)
+    reached: set = set()
+
+    def capture(v: Any, g: Any) -> None:
+        if v in wanted:
+            reached.add(v)
+            for i in wanted[v]:
+                found[i] = g
+
+    seeds = [seed(out, g) for out, g in zip(outputs, grad_outputs)]
+    backward_pass([vertex(out) for out in outputs], seeds, retain_graph, create_graph, capture)
+    if not allow_unused and len(reached) != len(wanted):
+        raise RuntimeError(
+            "One of the differentiated Tensors appears to not have been used in the graph. "
+            "Set allow_unused=True if this is the desired behavior."
+        )
+    return tuple(found)
+
+
+def _tensors(value: Any, what: str) -> list:
+    """A Tensor or a sequence of Tensors, as a list (a clear error for anything else)."""
+    items = [value] if isinstance(value, Tensor) else value
+    if not isinstance(items, Sequence) or not all(isinstance(t, Tensor) for t in items):
+        raise TypeError(f"grad: {what} must be a Tensor or a sequence of Tensors")
+    return list(items)

@@ -1,0 +1,68 @@
+"""The engine: a stack of ready vertices and a counter per vertex (Kahn's algorithm). Task 4.2.
+
+``count_dependencies`` (task 4.1) says how many gradient contributions each vertex will
+receive. A vertex is *ready* when all of them have arrived: then, and only then, its
+gradient is complete, and it can run its local backward and pass a contribution to each
+parent. The loop keeps the ready vertices on a stack:
+
+    pending = {root: seed}                      gradients that have started to arrive
+    ready   = [the roots nothing else reaches]
+    while ready:
+        v = ready.pop()
+        grad = pending.pop(v)                   complete; nothing else will hold it
+        run v's hooks; deliver(v, grad)         (.grad of a leaf, or what grad() returns)
+        for each input x of v: pending[x's vertex] += its gradient; count it down;
+                               push it when its count reaches 0
+        free v's saved tensors (unless retain_graph)
+
+Every intermediate gradient lives from its first contribution until its vertex runs, and
+every node's saved tensors until it has run: memory falls as backward proceeds. Nothing
+recurses and nothing depends on the order of a set, so a chain of a million nodes works and
+two runs give the same bits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ..ch02_tensor.function import Node
+from .accumulate import accumulate
+from .dependencies import count_dependencies, vertex
+
+
+def hooks_of(v: Any) -> Any:
+    """The hooks registered on ``v``'s tensor (``Tensor.register_hook``), in order."""
+    return v.hooks if isinstance(v, Node) else v._backward_hooks
+
+
+def keep_grad(v: Any, grad: Any) -> None:
+    """What ``backward()`` does with a vertex's complete gradient: a leaf accumulates it in
+    ``.grad`` (task 4.3), and so does a non-leaf tensor that asked to (``retain_grad()``)."""
+    if not isinstance(v, Node):
+        accumulate(v, grad)
+    elif v.retained is not None:
+        tensor = v.retained()
+        if tensor is not None:
+            accumulate(tensor, grad)
+
+
+def backward_pass(
+    roots: list,
+    seeds: list,
+    retain_graph: bool = False,
+    create_graph: bool = False,
+    deliver: Callable[[Any, Any], None] = keep_grad,
+) -> None:
+    """Backpropagate ``seeds`` (one gradient per root vertex) through the graph.
+
+    Each vertex runs once, after all of its contributions have arrived (summed out of place:
+    ``pending[p] + g``, a new Tensor). Its hooks see the complete gradient first (a hook that
+    returns a Tensor replaces it); then ``deliver(v, grad)``; then a node passes
+    ``v.backward(grad, create_graph)`` on to its inputs' vertices (skipping inputs that do
+    not require a gradient, and ``None`` gradients, which still count as arrived) and, unless
+    ``retain_graph``, frees its saved tensors (``v.release()``). A vertex whose contributions
+    were all ``None`` has no gradient: it runs no hook and no backward, and passes ``None``
+    on.
+    """
+    raise NotImplementedError("Task 4.2: backward_pass: the ready stack — see §4 of the notebook")

@@ -1,0 +1,97 @@
+"""``no_grad``, ``enable_grad`` and ``set_grad_enabled``: when operations record a graph.
+Task 4.5.
+
+Chapter 2's ``Function.apply`` records a ``Node`` only while grad mode is on
+(``is_grad_enabled()``, a per-thread flag, on by default), and ``_set_grad_enabled(b)``
+sets it and returns what it was. Each class here is a context manager that sets the mode on
+the way in and puts back what was there before on the way out (even after an exception, and
+when nested), and a decorator (given: ``_Decorator``):
+
+    with no_grad():                 @no_grad()
+        w2 = w - lr * w.grad        def evaluate(model, x): ...
+
+``set_grad_enabled(b)`` sets the mode as soon as it is made, so it also works as a plain
+call (``set_grad_enabled(False)``), as PyTorch's does.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from ..ch02_tensor.grad_mode import _set_grad_enabled, is_grad_enabled
+
+
+class _Decorator:
+    """A grad-mode context manager that also decorates functions: each call of the function
+    runs inside a fresh copy of the context (``_copy``)."""
+
+    def _copy(self) -> _Decorator:
+        return type(self)()
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self._copy():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+
+class no_grad(_Decorator):
+    """Inside, operations record no graph: results do not require grad."""
+
+    def __enter__(self) -> None:
+        raise NotImplementedError(
+            "Task 4.5: no_grad, enable_grad, set_grad_enabled — see §8 of the notebook"
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        raise NotImplementedError(
+            "Task 4.5: no_grad, enable_grad, set_grad_enabled — see §8 of the notebook"
+        )
+
+
+class enable_grad(_Decorator):
+    """Inside, operations record the graph again (e.g. within ``no_grad``, or in a local
+    backward that recomputes a forward)."""
+
+    def __enter__(self) -> None:
+        raise NotImplementedError(
+            "Task 4.5: no_grad, enable_grad, set_grad_enabled — see §8 of the notebook"
+        )
+
+    def __exit__(self, *exc: object) -> None:
+        raise NotImplementedError(
+            "Task 4.5: no_grad, enable_grad, set_grad_enabled — see §8 of the notebook"
+        )
+
+
+class set_grad_enabled(_Decorator):
+    """``set_grad_enabled(mode)``: the mode is set when this is made; leaving a ``with``
+    block puts back the mode from before."""
+
+    def __init__(self, mode: bool) -> None:
+        self.mode = bool(mode)
+        raise NotImplementedError(
+            "Task 4.5: no_grad, enable_grad, set_grad_enabled — see §8 of the notebook"
+        )
+
+    def _copy(self) -> _Decorator:
+        return set_grad_enabled(self.mode)
+
+    def __call__(self, fn: Callable) -> Callable:
+        _set_grad_enabled(self.previous)  # as a decorator it changes nothing until called
+        return super().__call__(fn)
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        raise NotImplementedError(
+            "Task 4.5: no_grad, enable_grad, set_grad_enabled — see §8 of the notebook"
+        )
+
+
+__all__ = ["enable_grad", "is_grad_enabled", "no_grad", "set_grad_enabled"]

@@ -1,0 +1,24 @@
+"""Where backward starts: the gradient of the output with respect to itself. Task 4.4.
+
+``loss.backward()`` means ``loss.backward(gradient=∂loss/∂loss)``, and ∂loss/∂loss = 1: a
+tensor of ones of the output's shape. That is only implicit for a one-element output; any
+other needs its ``gradient`` given (the vector of a vector-Jacobian product), of the
+output's shape. Never zeros: every gradient below would be zero.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ch02_tensor.factories import ones_like
+from ..ch02_tensor.tensor import Tensor
+
+
+def seed(output: Tensor, gradient: Any = None) -> Tensor:
+    """The gradient to start from: ones for a one-element ``output`` when ``gradient`` is
+    None (else a RuntimeError, PyTorch's: "grad can be implicitly created only for scalar
+    outputs"); otherwise ``gradient`` as a Tensor, which must have ``output``'s shape (a
+    RuntimeError naming both shapes) and is cast to ``output``'s dtype when it differs."""
+    raise NotImplementedError(
+        "Task 4.4: seed(output, gradient): where backward starts — see §6 of the notebook"
+    )
