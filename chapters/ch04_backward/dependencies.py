@@ -30,12 +30,22 @@ def parents(v: Any) -> list:
     return [vertex(x) for x in inputs if x.requires_grad]
 
 
-def count_dependencies(roots: list) -> dict:
+def as_vertices(roots: Any) -> list:
+    """``roots`` as a list of vertices: a list as it is, a Tensor as its vertex, a Node in a
+    list of one."""
+    if isinstance(roots, (list, tuple)):
+        return [vertex(r) if hasattr(r, "grad_fn") else r for r in roots]
+    return [vertex(roots) if hasattr(roots, "grad_fn") else roots]
+
+
+def count_dependencies(roots: Any) -> dict:
     """``{vertex: number of contributions it will receive}`` for every vertex reachable from
-    ``roots`` (the roots included, with 0 unless another root reaches them).
+    ``roots`` (the roots included, with 0 unless another root reaches them). ``roots`` is a
+    list of vertices; one vertex, or a Tensor (its vertex), is accepted too.
 
     An iterative depth-first search (an explicit stack, no recursion: a chain of a million
     nodes must work): visit each vertex once, and count one contribution per edge, including
     every further edge into a vertex already visited.
     """
+    roots = as_vertices(roots)
     raise NotImplementedError("Task 4.1: count_dependencies(roots) — see §3 of the notebook")
