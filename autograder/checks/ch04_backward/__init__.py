@@ -1,0 +1,733 @@
+"""Public checks for chapter 4 — the stack-and-counter backward engine.
+
+Every graph is built in the child from a ``cases.Graph`` (leaves and steps by name, made
+with the given ``Tensor`` and its operators); the parent knows each edge from the same
+lists, so it counts the dependencies and runs the backward pass itself (``cases.reverse``:
+each step's local vector-Jacobian product by the complex step, the hooks where the engine
+must apply them). Nothing the student wrote computes an expectation.
+
+- 4.1 ``count_dependencies``: small graphs (x * x, a diamond, a wide fan, two roots sharing
+  a subgraph, a root below another root, constants, a branch no root reaches) against the
+  parent's counts, by vertex; a 100,000-node chain of hand-built nodes (a recursive walk
+  cannot), and the call depth on a 300-node chain (at most 100: no recursion).
+- 4.2 ``backward_pass`` (which runs 4.1, so ``requires`` it), called with a ``deliver``
+  that records what each vertex receives: each vertex delivered once with its complete
+  gradient; hooks (a returned Tensor replaces the gradient, None keeps it); saved tensors
+  released unless ``retain_graph``, a second pass through a released graph refused; the
+  gradients of a 40-node chain freed as the pass goes; the same bits for the same graph
+  built again; a 100,000-node chain; a local backward that runs the engine again
+  (``autograd.grad`` under ``enable_grad``: 4.4 and 4.5 too); ``create_graph=True``
+  second derivatives of x³, tanh and x·eˣ against closed forms (through ``autograd.grad``:
+  4.4).
+- 4.3 ``accumulate`` directly (values, a new Tensor each time, the gradients passed left
+  alone, recorded when they require grad), and ``c = a + b`` backward twice (4.1, 4.2,
+  4.4): one gradient object reaches both a and b.
+- 4.4 ``seed`` directly: ones for one-element outputs in their dtype, refusals (naming
+  both shapes), casts.
+- 4.5 grad-mode scripts (nested, exceptions, decorators, ``set_grad_enabled`` as a call)
+  against the rules run on a plain flag.
+- 4.6 ``jvp`` and ``hessian`` against closed forms; they run the engine (4.1, 4.2, 4.4,
+  4.5).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case, Check, compare, show
+from . import programs
+from .cases import (
+    AccumulateExpected,
+    AliasExpected,
+    ChainExpected,
+    CountsExpected,
+    EngineExpected,
+    FunctionalExpected,
+    GradModeExpected,
+    Rows,
+    SecondExpected,
+    SeedExpected,
+    SeedRefused,
+    accumulate_case,
+    alias_case,
+    chain_backward_case,
+    chain_count_case,
+    checkpointed,
+    constants,
+    count_case,
+    diamond,
+    engine_case,
+    functional_case,
+    grad_mode_case,
+    layer,
+    long_and_short,
+    random_graph,
+    reachable,
+    root_below_root,
+    said,
+    second_order_case,
+    seed_case,
+    shared,
+    tanh_chain,
+    twice,
+    wide,
+)
+
+RTOL, ATOL = 1e-9, 1e-11  # float64 throughout: the expectations are exact to rounding
+LIVE = 3  # gradients of earlier vertices still alive at one delivery, on a chain
+
+
+def _not_a_mapping(received: Any, keys: tuple[str, ...]) -> str | None:
+    if not isinstance(received, dict) or not all(k in received for k in keys):
+        return f"expected the program's record, received {show(received)}"
+    return None
+
+
+# -- task 4.1 -------------------------------------------------------------------------------
+
+
+def _count_hint(expected: CountsExpected, name: str, want: int, got: Any) -> str:
+    graph = expected.graph
+    reached = set(reachable(graph))
+    users = [n for n in graph.nodes if n in reached for e in graph.edges(n) if e == name]
+    if name in graph.roots and got == 0 and want:
+        return " (a root that another root reaches waits for its contributions too)"
+    if isinstance(got, int) and got == len(set(users)) < want:
+        return (
+            f" ({name} is used twice by one node: count one contribution per edge, so "
+            "x * x counts 2, not one per parent)"
+        )
+    if isinstance(got, int) and got < want:
+        return (
+            " (count every edge into a vertex, also an edge into a vertex you have already "
+            "seen: only pushing it on the stack happens once)"
+        )
+    if isinstance(got, int) and got > want:
+        return " (expand each vertex once: keep a set of the vertices seen)"
+    return ""
+
+
+def count_verdict(case: Case, received: Any) -> str | None:
+    """4.1: the dict holds exactly the reachable vertices, each with its edge count."""
+    expected: CountsExpected = case.expected
+    if isinstance(received, dict) and received.get("type_name") not in (None, "dict"):
+        return (
+            f"count_dependencies returned a {received['type_name']}, not a dict "
+            "{vertex: number of contributions}"
+        )
+    problem = _not_a_mapping(received, ("counts", "strangers"))
+    if problem:
+        return problem
+    if received["strangers"]:
+        kinds = ", ".join(sorted(set(received["strangers"])))
+        return (
+            f"count_dependencies returned {len(received['strangers'])} key(s) that are no "
+            f"vertex of the graph (a {kinds}): the keys are the vertices reachable from the "
+            "roots, vertex(x) for each tensor that requires grad (its grad_fn, or the leaf "
+            "itself)"
+        )
+    graph = expected.graph
+    for name, want, got in zip(graph.vertices, expected.counts, received["counts"]):
+        who = f"counts[{said(name, graph)}]"
+        if want is None and got is not None:
+            return f"{who} is {got}, but no root reaches it: only reachable vertices are keys"
+        if want is not None and got is None:
+            return (
+                f"{who} is missing: every vertex reachable from the roots is a key (the roots "
+                "with 0 unless another root reaches them, and the leaves that require grad)"
+            )
+        if got != want:
+            return f"{who}: expected {want}, received {got}" + _count_hint(
+                expected, name, want, got
+            )
+    return None
+
+
+def _depth_problem(received: dict, what: str) -> str | None:
+    if received.get("problem") == "recursion":
+        return (
+            f"{what} raised RecursionError on a long chain: it recurses. Use a loop and an "
+            "explicit stack (a list you append to and pop from), as in the notebook"
+        )
+    if received.get("recursed"):
+        return (
+            f"{what} went more than {programs.ROOM} calls deep on a chain of 300 nodes: it "
+            "recurses, and a chain of a million nodes would not fit in the call stack. Use a "
+            "loop and an explicit stack"
+        )
+    return None
+
+
+def _histogram_text(pairs: Any) -> str:
+    try:
+        return ", ".join(f"{n:,} × {value}" for value, n in pairs)
+    except (TypeError, ValueError):
+        return show(pairs)
+
+
+def chain_count_verdict(case: Case, received: Any) -> str | None:
+    """4.1 on a long chain: no recursion; the root 0, every other vertex 1."""
+    expected: ChainExpected = case.expected
+    if not isinstance(received, dict):
+        return f"expected the program's record, received {show(received)}"
+    problem = _depth_problem(received, "count_dependencies")
+    if problem:
+        return problem
+    if received.get("histogram") != expected.histogram:
+        return (
+            f"on a chain of {expected.n:,} nodes the counts must be 1 × 0 (the root) and "
+            f"{expected.n:,} × 1 (every other node, and the leaf); received "
+            f"{_histogram_text(received.get('histogram'))}"
+        )
+    return None
+
+
+# -- task 4.2 -------------------------------------------------------------------------------
+
+
+def engine_verdict(case: Case, received: Any) -> str | None:
+    """4.2: each vertex delivered once, complete, after its hooks; release; determinism."""
+    expected: EngineExpected = case.expected
+    problem = _not_a_mapping(received, ("deliveries", "grads", "released", "strangers"))
+    if problem:
+        return problem
+    graph = expected.graph
+    if received["strangers"]:
+        return (
+            f"deliver(v, grad) was called {received['strangers']} time(s) for a v that is no "
+            "vertex of the graph: call it with the vertex itself (a Node, or a leaf Tensor)"
+        )
+    for name, want, calls in zip(graph.vertices, expected.grads, received["deliveries"]):
+        who = said(name, graph)
+        if want is None and calls:
+            return (
+                f"{who} was delivered a gradient, but every contribution to it was None: a "
+                "vertex with no gradient runs no hook, no backward and delivers nothing"
+            )
+        if want is not None and calls == 0:
+            return (
+                f"{who} never received its gradient (deliver(v, grad) was not called for it): "
+                "count it down for every input that requires grad (a None gradient counts as "
+                "arrived too), and push it when its count reaches 0"
+            )
+        if calls > 1:
+            return (
+                f"{who} ran {calls} times: a vertex runs once, when all of its contributions "
+                "have arrived (its count is 0), never when the first one does"
+            )
+    for (name, _), want, got in zip(expected.hooks, expected.hook_inputs, received["hook_inputs"]):
+        if len(got) != 1:
+            return f"the hook registered on {name} ran {len(got)} times, not once"
+        problem = compare(got[0], want, rtol=RTOL, atol=ATOL, path=f"what {name}'s hook received")
+        if problem:
+            return problem + " (a hook sees the vertex's complete gradient, once)"
+    for name, want, got in zip(graph.vertices, expected.grads, received["grads"]):
+        if want is None:
+            continue
+        path = f"the gradient delivered to {said(name, graph)}"
+        problem = compare(got, want, rtol=RTOL, atol=ATOL, path=path)
+        if problem:
+            hooked = [k for n, k in expected.hooks if n == name and k == "double"]
+            if hooked and got is not None and np.allclose(got * 2, want, rtol=RTOL, atol=ATOL):
+                problem += (
+                    f" ({name}'s hook returned a new gradient, which replaces the one it was given)"
+                )
+            return problem
+    for name, want, got in zip(graph.nodes, expected.released, received["released"]):
+        if want and not got:
+            return (
+                f"{name}.grad_fn.ctx is not None after backward_pass(retain_graph=False): "
+                "free each node's saved tensors (v.release()) once its backward has run"
+            )
+        if got and not want:
+            why = "retain_graph=True" if expected.retain_graph else "its backward never ran"
+            return (
+                f"{name}.grad_fn was released although {why}: release a node only after its "
+                "backward has run, and only without retain_graph"
+            )
+    if expected.passes == 2:
+        second = received.get("second")
+        if expected.retain_graph:
+            for name, want, got in zip(graph.vertices, expected.grads, second or []):
+                if want is not None:
+                    path = f"the second pass's gradient of {said(name, graph)}"
+                    problem = compare(got, want, rtol=RTOL, atol=ATOL, path=path)
+                    if problem:
+                        return problem
+            if not isinstance(second, list):
+                return f"a second backward_pass after retain_graph=True raised: {show(second)}"
+        elif not (isinstance(second, dict) and second.get("error") == "RuntimeError"):
+            return (
+                "a second backward_pass through a graph released by the first did not raise "
+                "(PyTorch's RuntimeError): release each node unless retain_graph"
+            )
+    if expected.chain and received.get("live_peak", 0) > LIVE:
+        return (
+            f"{received['live_peak']} gradients of vertices that had already run were still "
+            "alive at one delivery, on a chain of 40 nodes: take each gradient out of pending "
+            "(pending.pop(v)) when its vertex runs, so it can be freed"
+        )
+    if expected.repeats > 1:
+        runs = received.get("repeated") or []
+        first = runs[0] if runs else []
+        for k, run in enumerate(runs[1:], 2):
+            for name, a, b in zip(graph.vertices, first, run):
+                if a is not None and not (b is not None and np.array_equal(a, b)):
+                    return (
+                        f"build {k} of the same graph gave {said(name, graph)} a gradient that "
+                        "differs from build 1's in its last bits: the order in which "
+                        "contributions are added depends on the objects' ids (a set, or a "
+                        "sort by id). Keep the ready vertices in a list"
+                    )
+    return None
+
+
+def chain_backward_verdict(case: Case, received: Any) -> str | None:
+    """4.2 on a long chain: no recursion; each vertex once; the gradient 1; all released."""
+    expected: ChainExpected = case.expected
+    if not isinstance(received, dict):
+        return f"expected the program's record, received {show(received)}"
+    problem = _depth_problem(received, "backward_pass")
+    if problem:
+        return problem
+    if received.get("histogram") != expected.histogram:
+        return (
+            f"on a chain of {expected.n:,} nodes each vertex must be delivered once; received "
+            f"deliveries {_histogram_text(received.get('histogram'))}"
+        )
+    problem = compare(
+        received.get("leaf_grad"), np.array(1.0), rtol=RTOL, atol=ATOL, path="x's gradient"
+    )
+    if problem:
+        return problem
+    if received.get("released") != expected.n:
+        return (
+            f"{expected.n - (received.get('released') or 0):,} of the chain's {expected.n:,} "
+            "nodes were not released after backward_pass(retain_graph=False)"
+        )
+    return None
+
+
+def second_order_verdict(case: Case, received: Any) -> str | None:
+    expected: SecondExpected = case.expected
+    problem = _not_a_mapping(received, ("first", "first_requires_grad"))
+    if problem:
+        return problem
+    problem = compare(received["first"], expected.first, rtol=RTOL, atol=ATOL, path="g")
+    if problem:
+        return problem
+    if not received["first_requires_grad"]:
+        return (
+            "g, returned with create_graph=True, does not require grad: nothing recorded how it "
+            "was computed. Pass create_graph on to each local backward "
+            "(v.backward(grad, create_graph)) and add contributions with Tensor operations"
+        )
+    return compare(
+        received.get("second"), expected.second, rtol=1e-8, atol=1e-10, path="grad(g.sum(), x)"
+    )
+
+
+# -- task 4.3 -------------------------------------------------------------------------------
+
+
+def accumulate_verdict(case: Case, received: Any) -> str | None:
+    expected: AccumulateExpected = case.expected
+    problem = _not_a_mapping(received, ("values", "new_object", "inputs_intact"))
+    if problem:
+        return problem
+    if not received["inputs_intact"]:
+        return (
+            "accumulate changed a gradient it was given (or the .grad it replaced): add out of "
+            "place, tensor.grad + grad, never into .data: the engine hands one gradient "
+            "object to several tensors"
+        )
+    for i, (got, want) in enumerate(zip(received["values"], expected.values), 1):
+        problem = compare(got, want, rtol=RTOL, atol=ATOL, path=f"t.grad after call {i}")
+        if problem:
+            return problem
+    for i, fresh in enumerate(received["new_object"], 1):
+        if not fresh:
+            return (
+                f"after call {i}, t.grad is the Tensor it was before (or a gradient passed "
+                "in): the sum must be a new Tensor (tensor.grad + grad), written nowhere in "
+                "place"
+            )
+    if expected.requires_grad and not (received.get("requires_grad") and received.get("recorded")):
+        return (
+            "with gradients that require grad (create_graph=True), t.grad must be recorded as "
+            "their sum: add with Tensor operations, not on .data arrays"
+        )
+    return None
+
+
+def alias_verdict(case: Case, received: Any) -> str | None:
+    expected: AliasExpected = case.expected
+    problem = _not_a_mapping(received, ("a_grad", "b_grad", "same_object"))
+    if problem:
+        return problem
+    for name, want in [("a", expected.a_grad), ("b", expected.b_grad)]:
+        problem = compare(received[f"{name}_grad"], want, rtol=RTOL, atol=ATOL, path=f"{name}.grad")
+        if problem:
+            if received["same_object"]:
+                problem += (
+                    "; a.grad and b.grad are one object: adding into one changed the other. "
+                    "Accumulate out of place (tensor.grad + grad)"
+                )
+            return problem
+    return None
+
+
+# -- task 4.4 -------------------------------------------------------------------------------
+
+
+def seed_verdict(case: Case, received: Any) -> str | None:
+    expected = case.expected
+    if isinstance(expected, SeedRefused):
+        if not isinstance(received, dict) or received.get("error") is None:
+            data = received.get("data") if isinstance(received, dict) else received
+            return f"seed returned {show(data)}; expected a RuntimeError"
+        if received["error"] != "RuntimeError":
+            return f"raised {received['error']}: {received['message']!r}; expected a RuntimeError"
+        missing = [n for n in expected.naming if n not in received["message"]]
+        if missing:
+            return (
+                f"raised RuntimeError: {received['message']!r}, which should name both shapes "
+                f"(it lacks {', '.join(missing)})"
+            )
+        return None
+    assert isinstance(expected, SeedExpected)
+    if isinstance(received, dict) and "error" in received:
+        return f"raised {received['error']}: {received['message']!r}; expected a gradient"
+    problem = _not_a_mapping(received, ("type_name", "shape", "dtype", "data"))
+    if problem:
+        return problem
+    if received["type_name"] != "Tensor":
+        return f"seed returned a {received['type_name']}, not a Tensor"
+    if tuple(received["shape"]) != expected.data.shape:
+        return f"seed returned shape {tuple(received['shape'])}, not out's {expected.data.shape}"
+    if received["dtype"] != expected.dtype:
+        return (
+            f"seed returned dtype {received['dtype']}, not out's {expected.dtype}: cast the "
+            "gradient to out's dtype"
+        )
+    data = received["data"]
+    if isinstance(data, np.ndarray) and data.size and not data.any():
+        return (
+            "seed returned zeros: every gradient below would be zero. ∂out/∂out is 1, a "
+            "tensor of ones"
+        )
+    return compare(data, expected.data, rtol=1e-7, atol=0.0, path="the seed")
+
+
+# -- task 4.5 -------------------------------------------------------------------------------
+
+
+def grad_mode_verdict(case: Case, received: Any) -> str | None:
+    expected: GradModeExpected = case.expected
+    if not isinstance(received, list) or len(received) != len(expected.probes):
+        return f"expected {len(expected.probes)} probes, received {show(received)}"
+    for i, (got, want) in enumerate(zip(received, expected.probes), 1):
+        if got != want:
+            said_ = "recorded" if got else "not recorded"
+            wanted = "recorded" if want else "not recorded"
+            return (
+                f"probe {i} of {len(expected.probes)}: x * 2 was {said_}, expected {wanted}. "
+                "On the way in, self.previous = _set_grad_enabled(mode); on the way out, "
+                "_set_grad_enabled(self.previous): the mode from before, even after an exception"
+            )
+    return None
+
+
+# -- task 4.6 -------------------------------------------------------------------------------
+
+
+def functional_verdict(case: Case, received: Any) -> str | None:
+    expected: FunctionalExpected = case.expected
+    if not isinstance(received, dict):
+        return f"expected the program's record, received {show(received)}"
+    if expected.what == "jvp":
+        if received.get("type_name") != "tuple":
+            return f"jvp returned a {received.get('type_name')}, not the tuple (func(x), J u)"
+        problem = compare(
+            received.get("output"), expected.output, rtol=RTOL, atol=ATOL, path="jvp(...)[0], f(x)"
+        )
+        if problem:
+            return problem
+        return compare(
+            received.get("result"), expected.result, rtol=1e-8, atol=1e-10, path="jvp(...)[1], J u"
+        )
+    return compare(
+        received.get("result"), expected.result, rtol=1e-8, atol=1e-10, path="hessian(f, x)"
+    )
+
+
+# -- the checks -----------------------------------------------------------------------------
+
+ENGINE = ("4.1",)  # backward_pass runs count_dependencies
+THROUGH_GRAD = ("4.1", "4.4")  # autograd.grad: seed, then backward_pass
+FUNCTIONAL = ("4.1", "4.2", "4.4", "4.5")  # jvp and hessian: grad under enable_grad
+
+
+def _engine(label: str, make: Any, **options: Any) -> Any:
+    return lambda rng: engine_case(label, make(rng), rng, **options)
+
+
+def _count(label: str, make: Any) -> Any:
+    return lambda rng: count_case(label, make(rng))
+
+
+GRAD_MODE_SCRIPTS = [
+    [["probe"], ["with", "no_grad", None, [["probe"]]], ["probe"]],
+    [
+        [
+            "with",
+            "no_grad",
+            None,
+            [["probe"], ["with", "enable_grad", None, [["probe"]]], ["probe"]],
+        ],
+        ["probe"],
+    ],
+    [["with", "no_grad", None, [["with", "no_grad", None, [["probe"]]], ["probe"]]], ["probe"]],
+    [
+        [
+            "raise",
+            [
+                "with",
+                "no_grad",
+                None,
+                [
+                    ["probe"],
+                    ["raise", ["with", "enable_grad", None, [["probe"]]]],
+                    ["probe"],
+                ],
+            ],
+        ],
+        ["probe"],
+    ],
+    [
+        ["decorated", "no_grad", None, [["probe"]]],
+        ["probe"],
+        ["decorated", "no_grad", None, [["probe"]]],
+    ],
+    [["with", "no_grad", None, [["decorated", "enable_grad", None, [["probe"]]], ["probe"]]]],
+    [["call", False], ["probe"], ["call", True], ["probe"]],
+    [
+        ["with", "set_grad_enabled", False, [["probe"]]],
+        ["probe"],
+        ["with", "no_grad", None, [["with", "set_grad_enabled", True, [["probe"]]], ["probe"]]],
+    ],
+    [["decorated", "set_grad_enabled", False, [["probe"]]], ["probe"]],
+]
+
+CHECKS = [
+    Check(
+        "4.1",
+        "count_dependencies(roots)",
+        Rows(
+            [
+                _count("x used twice by one node", twice),
+                _count("a diamond", diamond),
+                _count("a used by 6 nodes", lambda rng: wide(rng, 6)),
+                _count("two roots sharing a subgraph", shared),
+                _count("a root that another root reaches", root_below_root),
+                _count("constants, and a branch no root reaches", constants),
+                _count("short and long paths to b", long_and_short),
+                _count("a layer", layer),
+                _count("a random graph", lambda rng: random_graph(rng, 10)),
+            ]
+        ),
+        programs.counts,
+        count_verdict,
+    ),
+    Check(
+        "4.1",
+        "count_dependencies on a 100,000-node chain",
+        lambda rng: [chain_count_case(100_000)],
+        programs.chain_counts,
+        chain_count_verdict,
+    ),
+    Check(
+        "4.2",
+        "backward_pass: each vertex once, with its complete gradient",
+        Rows(
+            [
+                _engine("x used twice by one node", twice),
+                _engine("a diamond", diamond),
+                _engine("short and long paths to b", long_and_short),
+                _engine("a used by 6 nodes", lambda rng: wide(rng, 6)),
+                _engine("two roots sharing a subgraph", shared),
+                _engine("a root that another root reaches", root_below_root),
+                _engine("constants, and a branch no root reaches", constants),
+                _engine("a layer", layer),
+                _engine("a random graph", lambda rng: random_graph(rng, 12)),
+            ]
+        ),
+        programs.engine,
+        engine_verdict,
+        requires=ENGINE,
+    ),
+    Check(
+        "4.2",
+        "backward_pass: hooks",
+        Rows(
+            [
+                _engine("a hook that returns 2g", diamond, hooks=[("b", "double")]),
+                _engine(
+                    "hooks on a leaf and a node", diamond, hooks=[("a", "observe"), ("c", "double")]
+                ),
+                _engine(
+                    "two hooks on one tensor",
+                    long_and_short,
+                    hooks=[("b", "double"), ("b", "observe")],
+                ),
+                _engine("a hook on a leaf used twice", twice, hooks=[("x", "double")]),
+            ]
+        ),
+        programs.engine,
+        engine_verdict,
+        requires=ENGINE,
+    ),
+    Check(
+        "4.2",
+        "backward_pass: retain_graph and freeing",
+        Rows(
+            [
+                _engine("released after use", layer),
+                _engine("released, then used again", diamond, passes=2),
+                _engine("kept", diamond, retain_graph=True, passes=2),
+                _engine(
+                    "gradients freed as the pass goes", lambda rng: tanh_chain(rng, 40), chain=True
+                ),
+            ]
+        ),
+        programs.engine,
+        engine_verdict,
+        requires=ENGINE,
+    ),
+    Check(
+        "4.2",
+        "backward_pass: the same bits every time",
+        Rows(
+            [
+                _engine("a used by 8 nodes", lambda rng: wide(rng, 8), repeats=4),
+                _engine("a random graph", lambda rng: random_graph(rng, 14, 2), repeats=3),
+            ]
+        ),
+        programs.engine,
+        engine_verdict,
+        requires=ENGINE,
+    ),
+    Check(
+        "4.2",
+        "backward_pass on a 100,000-node chain",
+        lambda rng: [chain_backward_case(100_000)],
+        programs.chain_backward,
+        chain_backward_verdict,
+        requires=ENGINE,
+    ),
+    Check(
+        "4.2",
+        "backward_pass inside a local backward (autograd.grad under enable_grad)",
+        Rows([_engine("re-entrant", checkpointed)]),
+        programs.engine,
+        engine_verdict,
+        requires=("4.1", "4.4", "4.5"),
+    ),
+    Check(
+        "4.2",
+        "create_graph=True: second derivatives",
+        Rows(
+            [
+                lambda rng: second_order_case(rng, "cube"),
+                lambda rng: second_order_case(rng, "tanh"),
+                lambda rng: second_order_case(rng, "exp", (2, 3)),
+            ]
+        ),
+        programs.second_order,
+        second_order_verdict,
+        requires=THROUGH_GRAD,
+    ),
+    Check(
+        "4.3",
+        "accumulate(tensor, grad)",
+        Rows(
+            [
+                lambda rng: accumulate_case(rng, 1),
+                lambda rng: accumulate_case(rng, 3),
+                lambda rng: accumulate_case(rng, 2, (4,), preset=True),
+                lambda rng: accumulate_case(rng, 2, requires_grad=True),
+            ]
+        ),
+        programs.accumulate,
+        accumulate_verdict,
+    ),
+    Check(
+        "4.3",
+        "c = a + b, backward twice",
+        Rows(
+            [
+                lambda rng: alias_case(rng, 1),
+                lambda rng: alias_case(rng, 2),
+                lambda rng: alias_case(rng, 3, (4,)),
+            ]
+        ),
+        programs.aliasing,
+        alias_verdict,
+        requires=("4.1", "4.2", "4.4"),
+    ),
+    Check(
+        "4.4",
+        "seed(output, gradient)",
+        Rows(
+            [
+                lambda rng: seed_case(rng, (), implicit=True),
+                lambda rng: seed_case(rng, (1,), "float32", implicit=True),
+                lambda rng: seed_case(rng, (1, 1), implicit=True),
+                lambda rng: seed_case(rng, (2, 3), implicit=True),
+                lambda rng: seed_case(rng, (2, 3)),
+                lambda rng: seed_case(rng, (2, 3), gradient_shape=(3, 2)),
+                lambda rng: seed_case(rng, (1, 3), gradient_shape=(3,)),
+                lambda rng: seed_case(rng, (4,), gradient_dtype="float32"),
+                lambda rng: seed_case(rng, (2, 2), "float32", gradient_dtype="float64"),
+            ]
+        ),
+        programs.seed,
+        seed_verdict,
+    ),
+    Check(
+        "4.5",
+        "no_grad, enable_grad, set_grad_enabled",
+        lambda rng: [grad_mode_case(s) for s in GRAD_MODE_SCRIPTS],
+        programs.grad_mode,
+        grad_mode_verdict,
+    ),
+    Check(
+        "4.6",
+        "functional.jvp",
+        Rows(
+            [
+                lambda rng: functional_case(rng, "jvp", "quadratic"),
+                lambda rng: functional_case(rng, "jvp", "two_d"),
+                lambda rng: functional_case(rng, "jvp", "tanh_layer"),
+            ]
+        ),
+        programs.functional,
+        functional_verdict,
+        requires=FUNCTIONAL,
+    ),
+    Check(
+        "4.6",
+        "functional.hessian",
+        Rows(
+            [
+                lambda rng: functional_case(rng, "hessian", "quadratic"),
+                lambda rng: functional_case(rng, "hessian", "two_d"),
+            ]
+        ),
+        programs.functional,
+        functional_verdict,
+        requires=FUNCTIONAL,
+    ),
+]

@@ -1,0 +1,773 @@
+"""Chapter 4's case builders: what public and hidden checks are made of (a hidden check is
+rows of these, drawn at the seed, never a copy of them).
+
+A graph is a ``Graph``: leaves and steps by name, in the order they are made (so the order
+is topological). The parent knows every edge from it, so it counts the dependencies itself
+(``expected_counts``: one per edge from a reachable vertex, ``x * x`` being two), and runs
+its own reverse pass (``reverse``) with each step's local vector-Jacobian product taken by
+the complex step (``gradcheck.vjp``, exact to float64 rounding) and the hooks applied where
+the engine must apply them. Closed forms give the second derivatives, the jvp and the
+Hessians; the grad-mode scripts are run on a plain flag (``simulate``)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case
+from ...harness.gradcheck import vjp
+
+# -- graphs -------------------------------------------------------------------------------
+
+NUMPY_OPS: dict[str, Callable[..., Any]] = {  # the programs' OPS, on (complex) arrays
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "matmul": lambda a, b: a @ b,
+    "tanh": np.tanh,
+    "exp": np.exp,
+    "sum": lambda a: np.sum(a),
+    "none_backward": lambda a: a * 2.0,
+    "checkpoint": lambda a: np.exp(a * a),
+}
+SYMBOLS = {"add": "+", "sub": "-", "mul": "*", "matmul": "@"}
+
+
+@dataclass(frozen=True)
+class Graph:
+    """Leaves (name, data, requires_grad) and steps (name, op, args: names or numbers), in
+    the order they are made; ``roots``: where backward starts."""
+
+    leaves: list[tuple[str, np.ndarray, bool]]
+    steps: list[tuple[str, str, list]]
+    roots: list[str]
+
+    @property
+    def requires(self) -> dict[str, bool]:
+        """Whether each tensor requires grad (a step does when one of its inputs does)."""
+        out = {name: rg for name, _, rg in self.leaves}
+        for name, _, args in self.steps:
+            out[name] = any(out[a] for a in args if isinstance(a, str))
+        return out
+
+    @property
+    def vertices(self) -> list[str]:
+        """The tensors that are vertices of the engine's graph (they require grad)."""
+        return [name for name, rg in self.requires.items() if rg]
+
+    @property
+    def nodes(self) -> list[str]:
+        """The steps that have a grad_fn."""
+        requires = self.requires
+        return [name for name, _, _ in self.steps if requires[name]]
+
+    def edges(self, name: str) -> list[str]:
+        """The vertices step ``name`` sends contributions to, one per edge."""
+        requires = self.requires
+        (args,) = [args for n, _, args in self.steps if n == name]
+        return [a for a in args if isinstance(a, str) and requires[a]]
+
+    def wire(self) -> dict[str, Any]:
+        """The graph as the programs take it."""
+        return {
+            "leaves": [[n, d, rg] for n, d, rg in self.leaves],
+            "steps": [[n, op, list(args)] for n, op, args in self.steps],
+            "roots": list(self.roots),
+            "order": self.vertices,
+        }
+
+    def forward(self) -> dict[str, np.ndarray]:
+        values: dict[str, Any] = {
+            name: np.asarray(d, dtype=np.float64) for name, d, _ in self.leaves
+        }
+        for name, op, args in self.steps:
+            values[name] = np.asarray(NUMPY_OPS[op](*[_value(values, a) for a in args]))
+        return values
+
+    def text(self) -> str:
+        """The graph as a student writes it: "y = x * x; out = y.sum()"."""
+        parts = []
+        for name, op, args in self.steps:
+            shown = [a if isinstance(a, str) else repr(a) for a in args]
+            if op in SYMBOLS:
+                expr = f" {SYMBOLS[op]} ".join(shown)
+            elif op in ("none_backward", "checkpoint"):
+                expr = f"{op.title().replace('_', '')}.apply({shown[0]})"
+            else:
+                expr = f"{shown[0]}.{op}()"
+            parts.append(f"{name} = {expr}")
+        return "; ".join(parts)
+
+
+def _value(values: dict, arg: Any) -> Any:
+    return values[arg] if isinstance(arg, str) else arg
+
+
+def said(name: str, graph: Graph) -> str:
+    """A vertex as a student names it: a leaf ``x``, a step's node ``y.grad_fn``."""
+    return name if name in {n for n, _, _ in graph.leaves} else f"{name}.grad_fn"
+
+
+def reachable(graph: Graph) -> list[str]:
+    """The vertices reachable from the roots (the graph's order)."""
+    seen = {r for r in graph.roots if graph.requires[r]}
+    nodes = set(graph.nodes)
+    for name, _, _ in reversed(graph.steps):  # made after its inputs: one backward sweep
+        if name in seen and name in nodes:
+            seen.update(graph.edges(name))
+    return [v for v in graph.vertices if v in seen]
+
+
+def expected_counts(graph: Graph) -> dict[str, int]:
+    """{vertex: contributions}: one per edge from a reachable node, the roots included."""
+    found = reachable(graph)
+    counts = dict.fromkeys(found, 0)
+    for name in found:
+        if name in graph.nodes:
+            for parent in graph.edges(name):
+                counts[parent] += 1
+    return counts
+
+
+@dataclass(frozen=True)
+class Reverse:
+    """The autograder's own backward pass: the complete gradient of each vertex (None where
+    none arrives), what each hook receives, and the nodes whose backward runs."""
+
+    grads: dict[str, np.ndarray | None]
+    hook_inputs: list[np.ndarray | None]
+    ran: set[str]
+
+
+def reverse(
+    graph: Graph, seeds: Sequence[np.ndarray], hooks: Sequence[tuple[str, str]] = ()
+) -> Reverse:
+    """Backpropagate ``seeds`` from the roots, vertex by vertex in reverse order of making
+    (topological), applying the hooks ("double" returns 2g, "observe" returns None)."""
+    values, requires, nodes = graph.forward(), graph.requires, set(graph.nodes)
+    pending: dict[str, np.ndarray] = {}
+    for root, s in zip(graph.roots, seeds):
+        pending[root] = pending.get(root, 0) + np.asarray(s, dtype=np.float64)
+    grads: dict[str, np.ndarray | None] = dict.fromkeys(graph.vertices)
+    hook_inputs: list[np.ndarray | None] = [None] * len(hooks)
+    ran: set[str] = set()
+    order = [n for n, _, _ in reversed(graph.steps)] + [n for n, _, _ in graph.leaves]
+    ops = {n: (op, args) for n, op, args in graph.steps}
+    for name in order:
+        if not requires[name] or name not in pending:
+            continue
+        g = np.asarray(pending.pop(name), dtype=np.float64)
+        for i, (hooked, kind) in enumerate(hooks):
+            if hooked == name:
+                hook_inputs[i] = g
+                g = g * 2.0 if kind == "double" else g
+        grads[name] = g
+        if name not in nodes:
+            continue
+        ran.add(name)
+        op, args = ops[name]
+        if op == "none_backward":
+            continue
+        tensor_args = [i for i, a in enumerate(args) if isinstance(a, str)]
+
+        def local(*arrays: Any, op: str = op, args: list = args, where: list = tensor_args) -> Any:
+            full = list(args)
+            for i, array in zip(where, arrays):
+                full[i] = array
+            return NUMPY_OPS[op](*[_value(values, a) if isinstance(a, str) else a for a in full])
+
+        contributions = vjp(local, [values[args[i]] for i in tensor_args], g)
+        for i, c in zip(tensor_args, contributions):
+            if requires[args[i]]:
+                pending[args[i]] = pending.get(args[i], 0) + c
+    return Reverse(grads, hook_inputs, ran)
+
+
+def draw(
+    rng: np.random.Generator, shape: tuple[int, ...] = (2, 3), scale: float = 1.0
+) -> np.ndarray:
+    """Random data with 3 decimals (not float32-exact)."""
+    return (rng.uniform(-1.0, 1.0, shape) * scale).round(3)
+
+
+# -- graph makers (each draws its data from rng) --------------------------------------------
+
+
+def twice(rng: np.random.Generator) -> Graph:
+    """x * x: two edges from one node into x."""
+    return Graph(
+        [("x", draw(rng), True)], [("y", "mul", ["x", "x"]), ("out", "sum", ["y"])], ["out"]
+    )
+
+
+def diamond(rng: np.random.Generator) -> Graph:
+    """a feeds b and c, which meet in d."""
+    return Graph(
+        [("a", draw(rng), True)],
+        [
+            ("b", "tanh", ["a"]),
+            ("c", "exp", ["a"]),
+            ("d", "mul", ["b", "c"]),
+            ("out", "sum", ["d"]),
+        ],
+        ["out"],
+    )
+
+
+def wide(rng: np.random.Generator, width: int) -> Graph:
+    """a times ``width`` constants, added up: a is used by ``width`` nodes."""
+    leaves = [("a", draw(rng), True)] + [(f"w{i}", draw(rng), False) for i in range(width)]
+    steps: list = [(f"p{i}", "mul", ["a", f"w{i}"]) for i in range(width)]
+    total = "p0"
+    for i in range(1, width):
+        steps.append((f"s{i}", "add", [total, f"p{i}"]))
+        total = f"s{i}"
+    steps.append(("out", "sum", [total]))
+    return Graph(leaves, steps, ["out"])
+
+
+def shared(rng: np.random.Generator) -> Graph:
+    """Two outputs of one graph: h is reached from both roots."""
+    return Graph(
+        [("a", draw(rng), True), ("b", draw(rng), True)],
+        [
+            ("m", "mul", ["a", "b"]),
+            ("h", "tanh", ["m"]),
+            ("q", "mul", ["h", "h"]),
+            ("r1", "sum", ["q"]),
+            ("t", "add", ["h", "a"]),
+            ("r2", "sum", ["t"]),
+        ],
+        ["r1", "r2"],
+    )
+
+
+def constants(rng: np.random.Generator) -> Graph:
+    """Constants: a leaf k that does not require grad, a step on k alone, a number; and a
+    branch (z) that no root reaches."""
+    return Graph(
+        [("a", draw(rng), True), ("k", draw(rng), False), ("z", draw(rng), True)],
+        [
+            ("e", "exp", ["k"]),
+            ("b", "mul", ["a", "e"]),
+            ("c", "add", ["b", "k"]),
+            ("d", "mul", ["c", 0.5]),
+            ("unused", "tanh", ["z"]),
+            ("out", "sum", ["d"]),
+        ],
+        ["out"],
+    )
+
+
+def root_below_root(rng: np.random.Generator) -> Graph:
+    """Two roots, one computed from the other: r1 is a root and receives from r2."""
+    return Graph(
+        [("a", draw(rng), True)],
+        [("s", "tanh", ["a"]), ("r1", "sum", ["s"]), ("r2", "mul", ["r1", "r1"])],
+        ["r1", "r2"],
+    )
+
+
+def long_and_short(rng: np.random.Generator) -> Graph:
+    """b reaches e directly and through c and d: b's node is ready only after both."""
+    return Graph(
+        [("a", draw(rng), True)],
+        [
+            ("b", "tanh", ["a"]),
+            ("c", "exp", ["b"]),
+            ("d", "tanh", ["c"]),
+            ("e", "mul", ["d", "b"]),
+            ("f", "add", ["e", "b"]),
+            ("out", "sum", ["f"]),
+        ],
+        ["out"],
+    )
+
+
+def layer(rng: np.random.Generator) -> Graph:
+    """A small layer: tanh(W @ x) · v, reduced; W, x, v all require grad."""
+    return Graph(
+        [
+            ("W", draw(rng, (3, 4)), True),
+            ("x", draw(rng, (4, 2)), True),
+            ("v", draw(rng, (3, 2)), True),
+        ],
+        [
+            ("z", "matmul", ["W", "x"]),
+            ("h", "tanh", ["z"]),
+            ("p", "mul", ["h", "v"]),
+            ("out", "sum", ["p"]),
+        ],
+        ["out"],
+    )
+
+
+def none_contributions(rng: np.random.Generator) -> Graph:
+    """A node whose backward returns None: a still gets c's contribution, and y only ever
+    gets None (no gradient, no delivery)."""
+    return Graph(
+        [("a", draw(rng), True), ("y", draw(rng), True)],
+        [
+            ("b", "none_backward", ["a"]),
+            ("c", "tanh", ["a"]),
+            ("n", "none_backward", ["y"]),
+            ("m", "mul", ["b", "c"]),
+            ("p", "add", ["m", "n"]),
+            ("out", "sum", ["p"]),
+        ],
+        ["out"],
+    )
+
+
+def checkpointed(rng: np.random.Generator) -> Graph:
+    """A node whose backward runs the engine again (``autograd.grad`` under enable_grad)."""
+    return Graph(
+        [("a", draw(rng), True)],
+        [
+            ("h", "tanh", ["a"]),
+            ("c", "checkpoint", ["h"]),
+            ("d", "mul", ["c", "a"]),
+            ("e", "checkpoint", ["d"]),
+            ("out", "sum", ["e"]),
+        ],
+        ["out"],
+    )
+
+
+def random_graph(rng: np.random.Generator, steps: int, leaves: int = 3) -> Graph:
+    """A random graph of elementwise ops on (2, 3) tensors: each step takes one or two
+    earlier tensors (a constant leaf among them), every loose end added into the output."""
+    made = [(f"x{i}", draw(rng), True) for i in range(leaves)] + [("k", draw(rng), False)]
+    names = [n for n, _, _ in made]
+    body: list = []
+    used: set[str] = set()
+    for i in range(steps):
+        op = str(rng.choice(["add", "sub", "mul", "mul", "tanh"]))
+        k = 1 if op == "tanh" else 2
+        args = [str(a) for a in rng.choice(names, size=k)]
+        body.append((f"t{i}", op, args))
+        used.update(args)
+        names.append(f"t{i}")
+    ends = [n for n in names if n not in used and n != "k"]
+    total = ends[0]
+    for j, end in enumerate(ends[1:]):
+        body.append((f"u{j}", "add", [total, end]))
+        total = f"u{j}"
+    body.append(("out", "sum", [total]))
+    return Graph(made, body, ["out"])
+
+
+def graph_text(graph: Graph) -> str:
+    leaves = ", ".join(
+        f"{n} of shape {tuple(np.shape(d))}" + ("" if rg else " (no grad)")
+        for n, d, rg in graph.leaves
+    )
+    roots = ", ".join(graph.roots)
+    return f"{graph.text()} (leaves {leaves}; roots {roots})"
+
+
+# -- task 4.1 -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CountsExpected:
+    """Each vertex's count (None: not a key, as for a vertex no root reaches)."""
+
+    graph: Graph
+    counts: list[int | None]
+
+
+def count_case(label: str, graph: Graph, shown: bool = True) -> Case:
+    """count_dependencies from the graph's roots; ``shown=False`` leaves the graph out of
+    the label (a drawn graph: a label never changes with the seed)."""
+    counts = expected_counts(graph)
+    inputs = graph.wire()
+    roots = ", ".join(f"vertex({r})" for r in graph.roots)
+    text = f"{label}: count_dependencies([{roots}])" + (f" for {graph.text()}" if shown else "")
+    return Case(text, inputs, CountsExpected(graph, [counts.get(v) for v in graph.vertices]))
+
+
+@dataclass(frozen=True)
+class ChainExpected:
+    """A long chain of ``n`` nodes after one leaf."""
+
+    n: int
+    histogram: list
+    leaf_grad: float | None = None
+
+
+def chain_count_case(n: int, short: int = 300) -> Case:
+    label = (
+        f"count_dependencies on a chain of {n:,} nodes (x → … → out), and its call depth on "
+        f"a chain of {short}"
+    )
+    return Case(label, {"n": n, "short": short}, ChainExpected(n, sorted([[0, 1], [1, n]])))
+
+
+def chain_backward_case(n: int, short: int = 300) -> Case:
+    label = (
+        f"backward_pass from the end of a chain of {n:,} nodes (each hands its gradient on), "
+        f"and its call depth on a chain of {short}"
+    )
+    return Case(label, {"n": n, "short": short}, ChainExpected(n, [[1, n + 1]], 1.0))
+
+
+# -- task 4.2 -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EngineExpected:
+    """What ``programs.engine`` must see."""
+
+    graph: Graph
+    grads: list[np.ndarray | None]  # per vertex (the graph's order)
+    hooks: list[tuple[str, str]]
+    hook_inputs: list[np.ndarray | None]
+    released: list[bool]  # per node
+    retain_graph: bool
+    passes: int
+    repeats: int
+    chain: bool
+    create_graph: bool = False
+
+
+def engine_case(
+    label: str,
+    graph: Graph,
+    rng: np.random.Generator,
+    *,
+    hooks: Sequence[tuple[str, str]] = (),
+    retain_graph: bool = False,
+    passes: int = 1,
+    repeats: int = 1,
+    chain: bool = False,
+    shown: bool = True,
+) -> Case:
+    """backward_pass on ``graph`` from random seeds (of each root's shape); ``shown=False``
+    leaves the graph out of the label (see ``count_case``)."""
+    values = graph.forward()
+    seeds = [draw(rng, np.shape(values[r]), 2.0) for r in graph.roots]
+    back = reverse(graph, seeds, hooks)
+    released = [n in back.ran and not retain_graph for n in graph.nodes]
+    inputs = {
+        **graph.wire(),
+        "seeds": seeds,
+        "nodes": graph.nodes,
+        "hooks": [list(h) for h in hooks],
+        "retain_graph": retain_graph,
+        "passes": passes,
+        "repeats": repeats,
+        "chain": chain,
+    }
+    expected = EngineExpected(
+        graph,
+        [back.grads[v] for v in graph.vertices],
+        list(hooks),
+        back.hook_inputs,
+        released,
+        retain_graph,
+        passes,
+        repeats,
+        chain,
+    )
+    extra = ""
+    if hooks:
+        extra += "; hooks: " + ", ".join(
+            f"{n}.register_hook({'lambda g: g * 2' if k == 'double' else 'a hook returning None'})"
+            for n, k in hooks
+        )
+    if retain_graph:
+        extra += "; retain_graph=True"
+    if passes == 2:
+        extra += "; then a second backward_pass through the same graph"
+    if repeats > 1:
+        extra += f"; the same graph built {repeats} times, all kept alive"
+    return Case(f"{label}: {graph.text() if shown else 'backward_pass'}{extra}", inputs, expected)
+
+
+def tanh_chain(rng: np.random.Generator, n: int) -> Graph:
+    """x → tanh → … → tanh (n times) → sum."""
+    steps = [(f"t{i}", "tanh", [f"t{i - 1}" if i else "x"]) for i in range(n)]
+    return Graph([("x", draw(rng), True)], [*steps, ("out", "sum", [f"t{n - 1}"])], ["out"])
+
+
+def fan_in(rng: np.random.Generator, width: int) -> Graph:
+    """a used by ``width`` products with constants, summed: a's gradient is a sum of
+    ``width`` contributions, whose order shows in the last bits."""
+    return wide(rng, width)
+
+
+@dataclass(frozen=True)
+class SecondExpected:
+    first: np.ndarray
+    second: np.ndarray
+    function: str
+
+
+SECOND_FORMS: dict[
+    str, tuple[str, Callable[[np.ndarray], np.ndarray], Callable[[np.ndarray], np.ndarray]]
+] = {
+    "cube": ("x ** 3", lambda x: 3 * x**2, lambda x: 6 * x),
+    "tanh": (
+        "x.tanh()",
+        lambda x: 1 - np.tanh(x) ** 2,
+        lambda x: -2 * np.tanh(x) * (1 - np.tanh(x) ** 2),
+    ),
+    "exp": ("x * x.exp()", lambda x: (1 + x) * np.exp(x), lambda x: (2 + x) * np.exp(x)),
+}
+
+
+def second_order_case(
+    rng: np.random.Generator, function: str, shape: tuple[int, ...] = (5,)
+) -> Case:
+    expr, first, second = SECOND_FORMS[function]
+    x = draw(rng, shape, 2.0)
+    label = (
+        f"g = grad(({expr}).sum(), x, create_graph=True), then grad(g.sum(), x), for x of "
+        f"shape {shape}"
+    )
+    return Case(label, {"function": function, "x": x}, SecondExpected(first(x), second(x), expr))
+
+
+# -- task 4.3 -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AccumulateExpected:
+    values: list[np.ndarray]
+    requires_grad: bool
+
+
+def accumulate_case(
+    rng: np.random.Generator,
+    count: int,
+    shape: tuple[int, ...] = (2, 3),
+    preset: bool = False,
+    requires_grad: bool = False,
+) -> Case:
+    grads = [draw(rng, shape) for _ in range(count)]
+    start = draw(rng, shape) if preset else None
+    total = np.zeros(shape) if start is None else start.copy()
+    values = []
+    for g in grads:
+        total = total + g
+        values.append(total.copy())
+    label = f"accumulate(t, g) {count} times, each g of shape {shape}"
+    if preset:
+        label += ", t.grad set beforehand"
+    if requires_grad:
+        label += ", each g requiring grad (as with create_graph=True)"
+    inputs = {"grads": grads, "preset": start, "requires_grad": requires_grad}
+    return Case(label, inputs, AccumulateExpected(values, requires_grad))
+
+
+@dataclass(frozen=True)
+class AliasExpected:
+    a_grad: np.ndarray
+    b_grad: np.ndarray
+
+
+def alias_case(rng: np.random.Generator, passes: int, shape: tuple[int, ...] = (2, 3)) -> Case:
+    a, b = draw(rng, shape), draw(rng, shape)
+    label = (
+        f"c = a + b, then c.sum().backward(retain_graph=True) {passes} times (a and b of "
+        f"shape {shape}): Add's backward hands one gradient object to both"
+    )
+    grad = np.full(shape, float(passes))
+    return Case(label, {"a": a, "b": b, "passes": passes}, AliasExpected(grad, grad.copy()))
+
+
+# -- task 4.4 -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class SeedExpected:
+    data: np.ndarray
+    dtype: str
+
+
+@dataclass(frozen=True)
+class SeedRefused:
+    """``seed`` must raise a RuntimeError naming each of ``naming``."""
+
+    naming: list[str]
+
+
+def seed_case(
+    rng: np.random.Generator,
+    shape: tuple[int, ...],
+    dtype: str = "float64",
+    gradient_shape: tuple[int, ...] | None = None,
+    gradient_dtype: str = "float64",
+    implicit: bool = False,
+) -> Case:
+    output = draw(rng, shape)
+    gradient = (
+        None
+        if implicit
+        else draw(rng, gradient_shape if gradient_shape is not None else shape, 2.0)
+    )
+    inputs = {
+        "output": output,
+        "dtype": dtype,
+        "gradient": gradient,
+        "gradient_dtype": gradient_dtype,
+    }
+    out = f"out of shape {shape}" + ("" if dtype == "float64" else f", {dtype}")
+    if implicit:
+        label = f"seed(out, None) for {out}"
+        if int(np.prod(shape)) != 1:
+            return Case(
+                label + ": only a one-element output has an implicit gradient",
+                inputs,
+                SeedRefused([]),
+            )
+        return Case(label, inputs, SeedExpected(np.ones(shape), dtype))
+    g_shape = np.shape(gradient)
+    label = f"seed(out, gradient) for {out} and a gradient of shape {g_shape}"
+    if gradient_dtype != dtype:
+        label += f", {gradient_dtype}"
+    if g_shape != shape:
+        return Case(
+            label + ": an error naming both shapes",
+            inputs,
+            SeedRefused([str(tuple(g_shape)), str(tuple(shape))]),
+        )
+    data = np.asarray(np.asarray(gradient, dtype=gradient_dtype), dtype=dtype)
+    return Case(label, inputs, SeedExpected(data.astype(np.float64), dtype))
+
+
+# -- task 4.5 -----------------------------------------------------------------------------
+
+# A script: ["probe"] (is x * 2 recorded here?), ["call", mode] (set_grad_enabled(mode) as a
+# call), ["with", context, mode, body], ["decorated", context, mode, body] (a function
+# decorated with context(), or set_grad_enabled(mode), run once), ["raise", a "with" item]
+# (its block ends by raising, caught outside it). Context: no_grad, enable_grad, set_grad_enabled.
+GradModeScript = list
+
+
+def simulate(
+    script: GradModeScript, mode: bool = True, probes: list | None = None
+) -> tuple[bool, list]:
+    """The probes PyTorch's rules give: a context sets its mode on entry and puts back the
+    one from before on exit (exceptions included); a decorated function runs in the context
+    each call; set_grad_enabled(mode) as a call sets the mode."""
+    probes = [] if probes is None else probes
+    for item in script:
+        kind = item[0]
+        if kind == "probe":
+            probes.append(mode)
+        elif kind == "call":
+            mode = bool(item[1])
+        elif kind == "raise":
+            simulate([item[1]], mode, probes)  # the mode from before comes back
+        else:
+            name, value, body = item[1], item[2], item[3]
+            inner = {"no_grad": False, "enable_grad": True}.get(name, value)
+            simulate(body, inner, probes)
+    return mode, probes
+
+
+def script_text(script: GradModeScript) -> str:
+    parts = []
+    for item in script:
+        kind = item[0]
+        if kind == "probe":
+            parts.append("probe")
+        elif kind == "call":
+            parts.append(f"set_grad_enabled({item[1]})")
+        elif kind == "raise":
+            inner = script_text([item[1]])
+            parts.append(f"try: {{{inner[:-1]}; raise}}}} except: pass")
+        else:
+            ctx = (
+                f"set_grad_enabled({item[2]})" if item[1] == "set_grad_enabled" else f"{item[1]}()"
+            )
+            if kind == "with":
+                parts.append(f"with {ctx}: {{{script_text(item[3])}}}")
+            else:
+                parts.append(f"@{ctx} def f(): {{{script_text(item[3])}}}; f()")
+    return "; ".join(parts)
+
+
+@dataclass(frozen=True)
+class GradModeExpected:
+    probes: list[bool]
+    script: str
+
+
+def grad_mode_case(script: GradModeScript, rng: np.random.Generator | None = None) -> Case:
+    """The script, probing with an x of ones (or of data drawn from ``rng``)."""
+    _, probes = simulate(script)
+    text = script_text(script)
+    label = f"{text} (probe: is x * 2 recorded, for x that requires grad?)"
+    data = np.ones(2) if rng is None else draw(rng, (2,))
+    return Case(label, {"script": script, "data": data}, GradModeExpected(probes, text))
+
+
+# -- task 4.6 -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class FunctionalExpected:
+    output: np.ndarray | None
+    result: np.ndarray
+    what: str
+
+
+FUNCTION_TEXT = {
+    "quadratic": "f(x) = 0.5 * x @ (A @ x) + b @ x",
+    "two_d": "f(v) = v[0] * v[0] * v[1] + (v[0] * v[1]).exp()",
+    "tanh_layer": "f(x) = (A @ x).tanh()",
+}
+
+
+def _two_d(v: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
+    x, y = v
+    e = np.exp(x * y)
+    value = x * x * y + e
+    grad = np.array([2 * x * y + y * e, x * x + x * e])
+    hess = np.array(
+        [[2 * y + y * y * e, 2 * x + e + x * y * e], [2 * x + e + x * y * e, x * x * e]]
+    )
+    return value, grad, hess
+
+
+def functional_case(rng: np.random.Generator, what: str, function: str, n: int = 3) -> Case:
+    """jvp(f, x, u) or hessian(f, x), with their closed forms."""
+    size = 2 if function == "two_d" else n
+    x, u = draw(rng, (size,)), draw(rng, (size,))
+    a, b = draw(rng, (size, size)), draw(rng, (size,))
+    if function == "quadratic":
+        sym = (a + a.T) / 2
+        value, grad, hess = 0.5 * x @ a @ x + b @ x, sym @ x + b, sym
+    elif function == "two_d":
+        value, grad, hess = _two_d(x)
+    else:
+        value = np.tanh(a @ x)
+        grad = hess = None
+    if what == "jvp":
+        result = (1 - value**2) * (a @ u) if function == "tanh_layer" else np.asarray(grad @ u)
+        expected = FunctionalExpected(np.asarray(value), result, what)
+        label = f"jvp(f, x, u) for {FUNCTION_TEXT[function]}, x and u of shape ({size},)"
+    else:
+        expected = FunctionalExpected(None, hess, what)
+        label = f"hessian(f, x) for {FUNCTION_TEXT[function]}, x of shape ({size},)"
+    inputs = {"what": what, "function": function, "x": x, "a": a, "b": b, "u": u}
+    return Case(label, inputs, expected)
+
+
+# -- lists of cases -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A check's cases: builders called with the check's rng, in order."""
+
+    builders: list[Callable[[np.random.Generator], Case]] = field(default_factory=list)
+
+    def __call__(self, rng: np.random.Generator) -> list[Case]:
+        return [build(rng) for build in self.builders]

@@ -1,0 +1,183 @@
+"""Chapter 4's stand-ins (see ``autograder/harness/standin.py``): the autograder's own
+version of a task, installed into the code under test for a rerun of a check that needs it
+(4.2's checks run 4.1; the re-entrant and second-order checks run 4.4 and 4.5; 4.3's
+aliasing check runs the engine; 4.6 runs 4.1, 4.2, 4.4 and 4.5).
+
+- 4.1 and 4.2 use no graph walk of their own but a **record**: while they are installed,
+  the given ``Node.__init__`` notes each node as it is made. Creation order is topological
+  (a node is made after its inputs), so one sweep of the record from the newest node back
+  finds what the roots reach and counts the edges (4.1), or runs each node after every node
+  made later that feeds it (4.2: reverse order of making, then the leaves). Pasted into a
+  task they have no record to read, and fail (``tests/test_broken_ch04.py``).
+- 4.3 adds on the arrays: a new Tensor of ``old.data + grad.data`` (so no graph: pasted
+  into 4.3 it fails the create_graph case).
+- 4.4 is ones, or the gradient's array in the output's dtype: no refusal of a wrong shape.
+- 4.5 sets the mode on the way in and turns recording back on on the way out, whatever was
+  there before (pasted into 4.5 it fails the nested scripts).
+Runs in the child: standard library and NumPy only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ...harness.standin import Patch, everywhere, modules_of, run_with
+
+RECORD = "_standin_record"  # the class attribute of Node that holds the nodes made
+
+
+def _record(sp: ModuleType) -> list[Patch]:
+    """Node.__init__ noting each node in ``Node._standin_record`` (read at call time, so the
+    stand-ins of 4.1 and 4.2 installed together share one record)."""
+    node = sp.Node
+    made = vars(node)["__init__"]
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        made(self, *args, **kwargs)
+        getattr(type(self), RECORD).append(self)
+
+    return [(node, "__init__", __init__), (node, RECORD, [])]
+
+
+def _is_node(sp: ModuleType, v: Any) -> bool:
+    return isinstance(v, sp.Node)
+
+
+def _vertex(x: Any) -> Any:
+    return x if x.grad_fn is None else x.grad_fn
+
+
+def _sweep(sp: ModuleType, roots: list) -> tuple[dict, list]:
+    """What the roots reach, with each vertex's edge count, and the recorded nodes among
+    them, newest first (one sweep of the record, no walk)."""
+    counts = {v: 0 for v in roots}
+    reached = []
+    for v in reversed(getattr(sp.Node, RECORD)):
+        if v not in counts:
+            continue
+        reached.append(v)
+        for x in v.inputs:
+            if x.requires_grad:
+                p = _vertex(x)
+                counts[p] = counts.get(p, 0) + 1
+    return counts, reached
+
+
+def _count_dependencies(sp: ModuleType) -> list[Patch]:
+    def count_dependencies(roots: list) -> dict:
+        counts, _ = _sweep(sp, list(roots))
+        return counts
+
+    return _record(sp) + everywhere(sp, sp.count_dependencies, count_dependencies)
+
+
+def _hooks(v: Any) -> Any:
+    return getattr(v, "hooks", ()) if hasattr(v, "inputs") else getattr(v, "_backward_hooks", ())
+
+
+def _backward_pass(sp: ModuleType) -> list[Patch]:
+    keep_grad = sp.keep_grad
+
+    def backward_pass(
+        roots: list,
+        seeds: list,
+        retain_graph: bool = False,
+        create_graph: bool = False,
+        deliver: Callable[[Any, Any], None] = keep_grad,
+    ) -> None:
+        pending: dict = {}
+        for root, grad in zip(roots, seeds):
+            pending[root] = grad if root not in pending else pending[root] + grad
+        _, nodes = _sweep(sp, list(pending))
+        leaves = [v for v in pending if not _is_node(sp, v)]
+        for v in nodes:
+            for x in v.inputs:
+                if x.requires_grad and x.grad_fn is None and all(x is not y for y in leaves):
+                    leaves.append(x)
+        for v in nodes + leaves:
+            grad = pending.pop(v, None)
+            if grad is None:
+                continue
+            for hook in _hooks(v):
+                replaced = hook(grad)
+                grad = grad if replaced is None else replaced
+            deliver(v, grad)
+            if not _is_node(sp, v):
+                continue
+            grads = v.backward(grad, create_graph)
+            if not retain_graph:
+                v.release()
+            for x, g in zip(v.inputs, grads):
+                if g is not None and x.requires_grad:
+                    p = _vertex(x)
+                    pending[p] = g if p not in pending else pending[p] + g
+
+    return _record(sp) + everywhere(sp, sp.backward_pass, backward_pass)
+
+
+def _accumulate(sp: ModuleType) -> list[Patch]:
+    tensor_type = sp.Tensor
+
+    def accumulate(tensor: Any, grad: Any) -> None:
+        old = tensor.grad
+        tensor.grad = tensor_type(np.array(grad.data) if old is None else old.data + grad.data)
+
+    return everywhere(sp, sp.accumulate, accumulate)
+
+
+def _seed(sp: ModuleType) -> list[Patch]:
+    tensor_type = sp.Tensor
+
+    def seed(output: Any, gradient: Any = None) -> Any:
+        if gradient is None:
+            return tensor_type(np.ones(output.shape, dtype=output.dtype))
+        data = getattr(gradient, "data", gradient)
+        return tensor_type(np.asarray(data, dtype=output.dtype))
+
+    return everywhere(sp, sp.seed, seed)
+
+
+def _grad_mode(sp: ModuleType) -> list[Patch]:
+    """The three classes' entries and exits (and set_grad_enabled's __init__)."""
+    found = [vars(m)["_set_grad_enabled"] for m in modules_of(sp) if "_set_grad_enabled" in vars(m)]
+    set_mode = found[0]
+
+    def entering(mode: bool) -> Callable[[Any], None]:
+        def __enter__(self: Any) -> None:
+            self.previous = True
+            set_mode(mode)
+
+        return __enter__
+
+    def __exit__(self: Any, *exc: object) -> None:
+        set_mode(True)
+
+    def __init__(self: Any, mode: bool) -> None:
+        self.mode, self.previous = bool(mode), True
+        set_mode(self.mode)
+
+    patches: list[Patch] = [
+        (sp.no_grad, "__enter__", entering(False)),
+        (sp.enable_grad, "__enter__", entering(True)),
+        (sp.set_grad_enabled, "__init__", __init__),
+    ]
+    for cls in (sp.no_grad, sp.enable_grad, sp.set_grad_enabled):
+        patches.append((cls, "__exit__", __exit__))
+    return patches
+
+
+STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
+    "4.1": _count_dependencies,
+    "4.2": _backward_pass,
+    "4.3": _accumulate,
+    "4.4": _seed,
+    "4.5": _grad_mode,
+}
+
+
+def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
+    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
+    return run_with(sp, STANDINS, program, tasks, inputs)

@@ -1,0 +1,200 @@
+"""Hidden checks for chapter 4 — the stack-and-counter backward engine.
+
+Rows of chapter 4's public case builders (``cases``), run by the public programs and judged
+by the public verdicts, on other graphs than the public ones: random graphs drawn at the
+seed (their labels name the kind, never the drawn graph), a wider fan, a wider layer, hooks
+on drawn graphs, other shapes and dtypes for seed, other grad-mode scripts, larger jvp and
+Hessian inputs. One kind is theirs alone: a node whose backward returns None for an input
+that requires grad (the vertex still counts it as arrived; one reached only so gets no
+gradient at all).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...checks.ch04_backward import (
+    ENGINE,
+    FUNCTIONAL,
+    THROUGH_GRAD,
+    accumulate_verdict,
+    alias_verdict,
+    count_verdict,
+    engine_verdict,
+    functional_verdict,
+    grad_mode_verdict,
+    programs,
+    second_order_verdict,
+    seed_verdict,
+)
+from ...checks.ch04_backward.cases import (
+    Rows,
+    accumulate_case,
+    alias_case,
+    count_case,
+    engine_case,
+    functional_case,
+    grad_mode_case,
+    layer,
+    none_contributions,
+    random_graph,
+    second_order_case,
+    seed_case,
+    shared,
+    wide,
+)
+from ...harness.api import Check
+
+
+def _drawn(steps: int, leaves: int = 3):
+    return lambda rng: random_graph(rng, steps, leaves)
+
+
+def _count(label, make, shown=True):
+    return lambda rng: count_case(label, make(rng), shown)
+
+
+def _engine(label, make, shown=True, **options):
+    return lambda rng: engine_case(label, make(rng), rng, shown=shown, **options)
+
+
+def _hooked(rng: np.random.Generator):
+    """A drawn graph with a doubling hook on a drawn step and an observing one on a leaf."""
+    graph = random_graph(rng, 9)
+    step = str(rng.choice([n for n in graph.nodes if n.startswith("t")]))
+    return engine_case(
+        "a random graph with hooks",
+        graph,
+        rng,
+        shown=False,
+        hooks=[(step, "double"), ("x0", "observe")],
+    )
+
+
+SCRIPTS = [
+    [["with", "enable_grad", None, [["with", "no_grad", None, [["probe"]]], ["probe"]]], ["probe"]],
+    [
+        ["call", False],
+        ["with", "enable_grad", None, [["probe"]]],
+        ["probe"],
+        ["call", True],
+        ["probe"],
+    ],
+    [
+        ["with", "no_grad", None, [["decorated", "no_grad", None, [["probe"]]], ["probe"]]],
+        ["probe"],
+    ],
+    [["raise", ["with", "set_grad_enabled", False, [["probe"]]]], ["probe"]],
+    [
+        [
+            "with",
+            "set_grad_enabled",
+            True,
+            [["with", "set_grad_enabled", False, [["probe"]]], ["probe"]],
+        ]
+    ],
+]
+
+CHECKS = [
+    Check(
+        "4.1",
+        "count_dependencies (hidden)",
+        Rows(
+            [
+                _count("a random graph", _drawn(16), shown=False),
+                _count("a random graph of two leaves", _drawn(20, 2), shown=False),
+                _count("a used by 12 nodes", lambda rng: wide(rng, 12)),
+                _count("a node whose backward returns None", none_contributions),
+            ]
+        ),
+        programs.counts,
+        count_verdict,
+    ),
+    Check(
+        "4.2",
+        "backward_pass (hidden)",
+        Rows(
+            [
+                _engine("a random graph", _drawn(16), shown=False),
+                _engine("a random graph of two leaves", _drawn(20, 2), shown=False, repeats=2),
+                _engine("a used by 12 nodes", lambda rng: wide(rng, 12)),
+                _engine("two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2),
+                _engine("a layer", layer),
+                _engine("a node whose backward returns None", none_contributions),
+                _hooked,
+            ]
+        ),
+        programs.engine,
+        engine_verdict,
+        requires=ENGINE,
+    ),
+    Check(
+        "4.2",
+        "create_graph=True (hidden)",
+        Rows(
+            [
+                lambda rng: second_order_case(rng, "cube", (3, 2)),
+                lambda rng: second_order_case(rng, "tanh", (7,)),
+            ]
+        ),
+        programs.second_order,
+        second_order_verdict,
+        requires=THROUGH_GRAD,
+    ),
+    Check(
+        "4.3",
+        "accumulate (hidden)",
+        Rows(
+            [
+                lambda rng: accumulate_case(rng, 5, (3,)),
+                lambda rng: accumulate_case(rng, 3, (2, 2), preset=True, requires_grad=True),
+            ]
+        ),
+        programs.accumulate,
+        accumulate_verdict,
+    ),
+    Check(
+        "4.3",
+        "c = a + b (hidden)",
+        Rows([lambda rng: alias_case(rng, 2, (3, 1)), lambda rng: alias_case(rng, 4, ())]),
+        programs.aliasing,
+        alias_verdict,
+        requires=("4.1", "4.2", "4.4"),
+    ),
+    Check(
+        "4.4",
+        "seed (hidden)",
+        Rows(
+            [
+                lambda rng: seed_case(rng, (1, 1, 1), "float32", implicit=True),
+                lambda rng: seed_case(rng, (3,), implicit=True),
+                lambda rng: seed_case(rng, (2, 1), gradient_shape=(1, 2)),
+                lambda rng: seed_case(rng, (), gradient_dtype="float32"),
+                lambda rng: seed_case(rng, (3, 2), "float32"),
+            ]
+        ),
+        programs.seed,
+        seed_verdict,
+    ),
+    Check(
+        "4.5",
+        "grad mode (hidden)",
+        lambda rng: [grad_mode_case(s, rng) for s in SCRIPTS],
+        programs.grad_mode,
+        grad_mode_verdict,
+    ),
+    Check(
+        "4.6",
+        "jvp and hessian (hidden)",
+        Rows(
+            [
+                lambda rng: functional_case(rng, "jvp", "quadratic", 5),
+                lambda rng: functional_case(rng, "jvp", "tanh_layer", 4),
+                lambda rng: functional_case(rng, "hessian", "quadratic", 4),
+            ]
+        ),
+        programs.functional,
+        functional_verdict,
+        requires=FUNCTIONAL,
+    ),
+]
