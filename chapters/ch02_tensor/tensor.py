@@ -62,7 +62,9 @@ class Tensor:
     def _from_array(cls, array: Any) -> Tensor:
         """Wrap an array an operation computed (no conversion; NumPy scalars become 0-d)."""
         out = cls.__new__(cls)
-        plain = isinstance(array, np.generic) or not hasattr(array, "shape")
+        plain = type(array) is not np.ndarray and (
+            isinstance(array, np.generic) or not hasattr(array, "shape")
+        )
         out.data = np.asarray(array) if plain else array
         out.requires_grad, out._grad, out.grad_fn, out.retains_grad = False, None, None, False
         return out
@@ -473,18 +475,27 @@ def _lift(value: Any, like: Tensor) -> Tensor:
 def _operands(a: Any, b: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
     """Both operands of a binary operator as Tensors of one dtype, PyTorch's (casting.py);
     ``floating``: integers become the default floating dtype (true division). Their shapes
-    must broadcast (NumPy's rule: chapter 3)."""
-    try:
-        np.broadcast_shapes(a.shape, b.shape)
-    except ValueError:
-        raise RuntimeError(
-            f"shapes {a.shape} and {b.shape} do not broadcast: compared from the right, "
-            "each pair of sizes must be equal, or one of them 1"
-        ) from None
-    a, b = promote(a, b)
+    must broadcast (NumPy's rule: chapter 3).
+
+    The common case costs two comparisons: equal shapes (or a 0-d operand, such as a lifted
+    Python number) always broadcast, and equal dtypes need no promotion."""
+    if a.shape != b.shape and a.ndim and b.ndim:
+        _check_broadcast(a.shape, b.shape)
+    if a.dtype != b.dtype:
+        a, b = promote(a, b)
     if floating and not is_floating(a.dtype):
         a, b = Cast.apply(a, get_default_dtype()), Cast.apply(b, get_default_dtype())
     return a, b
+
+
+def _check_broadcast(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
+    """NumPy's rule: compared from the right, each pair of sizes is equal or has a 1."""
+    for m, n in zip(reversed(a_shape), reversed(b_shape)):
+        if m != n and m != 1 and n != 1:
+            raise RuntimeError(
+                f"shapes {a_shape} and {b_shape} do not broadcast: compared from the right, "
+                "each pair of sizes must be equal, or one of them 1"
+            )
 
 
 def _floating(x: Tensor) -> Tensor:

@@ -34,6 +34,8 @@ def scalar_type(value: numbers.Number, dtype: np.dtype) -> np.dtype:
     """The dtype of a Python number that meets a tensor of ``dtype``: the tensor's own,
     unless the number is of a higher category (a float meeting integers: the default
     floating dtype; an int meeting bools: int64)."""
+    if dtype.kind == "f":
+        return dtype  # the common case: no number outranks a floating tensor
     if isinstance(value, bool):
         own = np.dtype(np.bool_)
     elif isinstance(value, numbers.Integral):

@@ -26,8 +26,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from .grad_mode import _set_grad_enabled, is_grad_enabled
 from .seams import reduce_to_shape
 
@@ -87,7 +85,7 @@ class Node:
                     f"{len(self.inputs)} input(s): return one per Tensor input of forward "
                     "(None where no gradient is needed)"
                 )
-            return tuple(self._fit(x, g) for x, g in zip(self.inputs, grads))
+            return tuple([self._fit(x, g) for x, g in zip(self.inputs, grads)])
         finally:
             _set_grad_enabled(previous)
 
@@ -99,19 +97,27 @@ class Node:
                 f"{self.function.__name__}.backward must return Tensors (or None), "
                 f"not {type(grad).__name__}"
             )
-        try:  # the gradient of a broadcast input is reduced; anything else is a bug
-            broadcasts = np.broadcast_shapes(x.shape, grad.shape) == grad.shape
-        except ValueError:
-            broadcasts = False
+        if grad.shape != x.shape:  # the gradient of a broadcast input is reduced
+            self._check_broadcast(x, grad)
+            grad = reduce_to_shape(grad, x.shape, self.name())
+        if grad.dtype != x.dtype:  # as PyTorch's engine: each gradient in its input's dtype
+            grad = _casting.Cast.apply(grad, x.dtype)
+        return grad
+
+    def _check_broadcast(self, x: Any, grad: Any) -> None:
+        """A gradient whose shape differs from its input's must be one the input broadcasts
+        to (``reduce_to_shape`` then sums it down); anything else is a bug in ``backward``.
+        Broadcasting to a shape: compared from the right, each size of the input's is 1 or
+        the gradient's, and the gradient has at least as many axes."""
+        shape, target = x.shape, grad.shape
+        broadcasts = len(shape) <= len(target) and all(
+            n == 1 or n == m for n, m in zip(reversed(shape), reversed(target))
+        )
         if not broadcasts:
             raise RuntimeError(
                 f"{self.function.__name__}.backward returned a gradient of shape {grad.shape} "
                 f"for an input of shape {x.shape}: each gradient has its input's shape"
             )
-        grad = reduce_to_shape(grad, x.shape, self.name())
-        if grad.dtype != x.dtype:  # as PyTorch's engine: each gradient in its input's dtype
-            grad = _casting.Cast.apply(grad, x.dtype)
-        return grad
 
     def release(self) -> None:
         """Free the saved tensors (chapter 4 calls this after using the node)."""
@@ -135,8 +141,8 @@ class Function:
         """Run ``forward``; record a ``Node`` when grad mode is on and an input requires
         a gradient. The output is a new Tensor whose ``grad_fn`` is that node."""
         Tensor = _tensor.Tensor
-        inputs = tuple(a for a in args if isinstance(a, Tensor))
-        needs = tuple(x.requires_grad for x in inputs)
+        inputs = tuple([a for a in args if isinstance(a, Tensor)])
+        needs = tuple([x.requires_grad for x in inputs])
         ctx = Context(needs)
         result = cls.forward(ctx, *args, **kwargs)
         out = result if isinstance(result, Tensor) else Tensor._from_array(result)
