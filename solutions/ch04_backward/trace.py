@@ -4,19 +4,23 @@
 and ``backward_pass`` (task 4.2) — on a small graph and writes down what it does, one row
 per vertex popped: the table you would draw by hand. ``format_trace`` prints it:
 
-    step  pop  gradient  sends            stack  out  z  y  w  x
-       0                                  out      0  1  2  1  2
-       1  out  1         z 1, y 1         z        —  0  1  1  2
+    step  pop  gradient  sends     stack    out  z  y  x  w
+       0                           out        0  1  2  2  1
+       1  out  1         z 1, y 1  z          —  0  1  2  1
+       2  z    1         y 3, w 4  y w        —  —  0  2  0
     ...
 
 It only watches. The counters start as your ``count_dependencies`` returns them. Each pop
 is seen through ``backward_pass``'s ``deliver`` argument, and what a node sends to its
 inputs through ``Node.backward``, which is wrapped for the length of the call (and put back
-after, even on an error). From those two the table counts down, as the engine must: each
-contribution sent takes 1 off its vertex's counter, and a vertex whose counter reaches 0
-goes on top of the stack. A vertex that your engine pops while its counter is not yet 0
-has not received all of its gradient: its row is marked "early" — the first bug to look
-for when a gradient is wrong.
+after, even on an error). From those two the table counts down as Kahn's algorithm does:
+each contribution sent takes 1 off its vertex's counter, and a vertex whose counter reaches
+0 is ready, on top of the stack. So the stack column is the set of ready vertices in the
+order they became ready; with a correct engine that is the engine's own stack.
+
+Two marks point at bugs: "early!" on a vertex popped while its counter was above 0 (it had
+not received all of its gradient), "again!" on a vertex popped twice. A counter that goes
+below 0 received more contributions than ``count_dependencies`` counted.
 
 Gradients are recorded, not stored (``deliver`` writes no ``.grad``), so the trace needs
 neither task 4.3 nor 4.4. Vertices are named by ``names`` (name → Tensor; a node takes the
@@ -37,19 +41,19 @@ from ..ch02_tensor.function import Node
 from .dependencies import count_dependencies, vertex
 from .engine import backward_pass, keep_grad
 
-DONE = -1  # the counter of a vertex that has been popped (printed as "—")
-
 
 @dataclass
 class Step:
     """One row of the table: the state after one vertex was popped and had run."""
 
     popped: str | None  # the vertex popped (None in row 0, before any pop)
-    grad: Any = None  # its complete gradient, as the engine passed it to ``deliver``
-    early: bool = False  # popped before all of its contributions had arrived
+    grad: Any = None  # its gradient, as the engine passed it to ``deliver``
+    early: bool = False  # popped while contributions were still missing (a bug)
+    again: bool = False  # popped a second time (a bug)
     sent: list[tuple[str, Any]] = field(default_factory=list)  # (vertex, contribution)
-    stack: list[str] = field(default_factory=list)  # ready vertices after this step, top last
+    stack: list[str] = field(default_factory=list)  # ready, not yet popped; top last
     counts: dict[str, int] = field(default_factory=dict)  # contributions still awaited
+    done: set[str] = field(default_factory=set)  # the vertices popped so far
 
 
 def trace_backward(
@@ -80,15 +84,16 @@ def trace_backward(
 
     counts = {label(v): n for v, n in start.items()}
     stack = [label(root)] if counts.get(label(root)) == 0 else []
+    done: set[str] = set()
     steps = [Step(None)]
     for kind, v, value in events:
         if kind == "pop":
-            _snapshot(steps[-1], stack, counts)
+            _snapshot(steps[-1], stack, counts, done)
             name = label(v)
             if name in stack:
                 stack.remove(name)
-            steps.append(Step(name, value, early=counts.get(name, 0) != 0))
-            counts[name] = DONE
+            steps.append(Step(name, value, counts.get(name, 0) > 0, name in done))
+            done.add(name)
             continue
         for x, g in zip(v.inputs, value):  # what the node just popped sent to its inputs
             if not x.requires_grad:
@@ -97,15 +102,17 @@ def trace_backward(
             if g is not None:
                 steps[-1].sent.append((parent, g))
             counts[parent] = counts.get(parent, 0) - 1
-            if counts[parent] == 0:
+            if counts[parent] == 0 and parent not in done:
                 stack.append(parent)
-    _snapshot(steps[-1], stack, counts)
+    _snapshot(steps[-1], stack, counts, done)
     return steps
 
 
 def format_trace(steps: list[Step], digits: int = 4) -> str:
-    """The steps as a plain-text table: one row per step, one counter column per vertex
-    (in the order of row 0), "—" for a vertex already popped; the stack's top is last."""
+    """The steps as a plain-text table: one row per step, one counter column per vertex (in
+    the order of row 0). A counter is "—" once its vertex has been popped with all of its
+    contributions; a number there (or below 0) means contributions arrived late, or more
+    than were counted. The stack lists the ready vertices, top last."""
     order = list(steps[0].counts)
 
     def number(t: Any) -> str:
@@ -114,10 +121,15 @@ def format_trace(steps: list[Step], digits: int = 4) -> str:
         value = t.item() if t.numel() == 1 else t.tolist()
         return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
 
+    def counter(s: Step, v: str) -> str:
+        n = s.counts.get(v)
+        return "—" if v in s.done and n == 0 else str(n)
+
     header = ["step", "pop", "gradient", "sends", "stack", *order]
     rows = [header]
     for i, s in enumerate(steps):
-        pop = "" if s.popped is None else s.popped + (" (early!)" if s.early else "")
+        pop = "" if s.popped is None else s.popped
+        pop += " (early!)" if s.early else " (again!)" if s.again else ""
         rows.append(
             [
                 str(i),
@@ -125,7 +137,7 @@ def format_trace(steps: list[Step], digits: int = 4) -> str:
                 "" if s.popped is None else number(s.grad),
                 ", ".join(f"{p} {number(g)}" for p, g in s.sent),
                 " ".join(s.stack) if s.stack else "(empty)",
-                *("—" if s.counts.get(v) == DONE else str(s.counts.get(v, "")) for v in order),
+                *(counter(s, v) for v in order),
             ]
         )
     widths = [max(len(r[k]) for r in rows) for k in range(len(header))]
@@ -137,8 +149,8 @@ def format_trace(steps: list[Step], digits: int = 4) -> str:
     return "\n".join(lines)
 
 
-def _snapshot(step: Step, stack: list[str], counts: dict[str, int]) -> None:
-    step.stack, step.counts = list(stack), dict(counts)
+def _snapshot(step: Step, stack: list[str], counts: dict[str, int], done: set[str]) -> None:
+    step.stack, step.counts, step.done = list(stack), dict(counts), set(done)
 
 
 def _namer(names: dict[str, Any], vertices: dict) -> Callable[[Any], str]:
