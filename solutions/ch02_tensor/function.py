@@ -120,8 +120,24 @@ class Node:
             )
 
     def release(self) -> None:
-        """Free the saved tensors (chapter 4 calls this after using the node)."""
+        """Free what the node holds of the forward pass (chapter 4 calls this once the node
+        has run): its saved tensors, and its inputs' data. Each non-leaf input becomes an
+        ``Edge``, which keeps only the way on (``grad_fn``, ``requires_grad``), so the graph
+        keeps its shape and an intermediate result nobody else holds is freed."""
         self.ctx = None
+        self.inputs = tuple(x if x.grad_fn is None else Edge(x) for x in self.inputs)
+
+
+class Edge:
+    """What a released node keeps of a non-leaf input: where its gradient goes."""
+
+    __slots__ = ("grad_fn", "requires_grad")
+
+    def __init__(self, x: Any) -> None:
+        self.grad_fn, self.requires_grad = x.grad_fn, x.requires_grad
+
+    def __repr__(self) -> str:
+        return f"<Edge to {self.grad_fn!r}>"
 
 
 class Function:
