@@ -13,6 +13,7 @@ notebook teaches them:
     api.py           Tensor.backward and autograd.grad (given)
     grad_mode.py     no_grad, enable_grad, set_grad_enabled          task 4.5
     functional.py    vjp, jvp, jacobian, hessian                     task 4.6
+    trace.py         watching your engine: the trace table, memory  (given, §4, §7)
 """
 
 from .. import ch03_broadcast as _below
