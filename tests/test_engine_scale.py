@@ -4,7 +4,7 @@ graph reused by two outputs, and gradients identical bit for bit across runs and
 
 The chain's op is ``y = -y`` on a float64 0-d tensor: its gradient is (−1)ⁿ exactly, and a
 node costs ~0.5 KB, so the million-node graph stays under 1 GB. The student checks stay at
-≤ 100,000 nodes; this file takes ~35 s on a 2-core machine.
+≤ 100,000 nodes; this file takes ~30 s on a 2-core machine.
 """
 
 from __future__ import annotations
