@@ -46,6 +46,7 @@ from .cases import (
     EngineExpected,
     FunctionalExpected,
     GradModeExpected,
+    KeptExpected,
     Rows,
     SecondExpected,
     SeedExpected,
@@ -61,6 +62,7 @@ from .cases import (
     engine_case,
     functional_case,
     grad_mode_case,
+    kept_case,
     layer,
     long_and_short,
     random_graph,
@@ -281,6 +283,24 @@ def engine_verdict(case: Case, received: Any) -> str | None:
                         "contributions are added depends on the objects' ids (a set, or a "
                         "sort by id). Keep the ready vertices in a list"
                     )
+    return None
+
+
+def kept_verdict(case: Case, received: Any) -> str | None:
+    """4.2 through ``out.backward()``: leaves keep their gradient, retain_grad is honoured."""
+    expected: KeptExpected = case.expected
+    problem = _not_a_mapping(received, ("grads",))
+    if problem:
+        return problem
+    for name, want, got in zip(expected.names, expected.grads, received["grads"]):
+        if got is None:
+            return (
+                f"{name}.grad is None after backward: the engine delivers each leaf's gradient "
+                "(deliver(v, grad), which adds it to .grad) and never frees a leaf"
+            )
+        problem = compare(got, want, rtol=RTOL, atol=ATOL, path=f"{name}.grad")
+        if problem:
+            return problem
     return None
 
 
@@ -605,6 +625,19 @@ CHECKS = [
         programs.engine,
         engine_verdict,
         requires=ENGINE,
+    ),
+    Check(
+        "4.2",
+        "out.backward(): leaves keep .grad, retain_grad()",
+        Rows(
+            [
+                lambda rng: kept_case("a diamond", diamond(rng), rng, ["a", "b"], 1),
+                lambda rng: kept_case("a layer, twice", layer(rng), rng, ["W", "x", "h"], 2),
+            ]
+        ),
+        programs.kept,
+        kept_verdict,
+        requires=("4.1", "4.3", "4.4"),
     ),
     Check(
         "4.2",

@@ -488,6 +488,32 @@ def engine_case(
     return Case(f"{label}: {graph.text() if shown else 'backward_pass'}{extra}", inputs, expected)
 
 
+@dataclass(frozen=True)
+class KeptExpected:
+    """``.grad`` of each named tensor (leaves, and steps that ``retain_grad()``)."""
+
+    names: list[str]
+    grads: list[np.ndarray]
+
+
+def kept_case(
+    label: str, graph: Graph, rng: np.random.Generator, names: list[str], passes: int
+) -> Case:
+    """``out.backward(g, retain_graph=True)`` ``passes`` times: leaves (and the named steps,
+    which ``retain_grad()``) hold ``passes`` times their gradient."""
+    values = graph.forward()
+    seeds = [draw(rng, np.shape(values[graph.roots[0]]), 2.0)]
+    back = reverse(graph, seeds)
+    grads = [np.asarray(back.grads[n]) * passes for n in names]
+    steps = [n for n in names if n in graph.nodes]
+    inputs = {**graph.wire(), "seeds": seeds, "names": names, "passes": passes}
+    del inputs["order"]
+    text = f"{label}: {graph.text()}; " + "".join(f"{n}.retain_grad(); " for n in steps)
+    text += f"{graph.roots[0]}.backward(g, retain_graph=True)"
+    text += f" {passes} times" if passes > 1 else ""
+    return Case(text, inputs, KeptExpected(names, grads))
+
+
 def tanh_chain(rng: np.random.Generator, n: int) -> Graph:
     """x → tanh → … → tanh (n times) → sum."""
     steps = [(f"t{i}", "tanh", [f"t{i - 1}" if i else "x"]) for i in range(n)]

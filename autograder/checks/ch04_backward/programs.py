@@ -418,6 +418,25 @@ def engine(
     return result
 
 
+class Kept(TypedDict):
+    """``.grad`` of each named tensor after ``out.backward(...)``."""
+
+    grads: list
+
+
+def kept(sp, leaves: list, steps: list, roots: list, seeds: list, names: list, passes: int) -> Kept:
+    """``out.backward(gradient, retain_graph=True)`` ``passes`` times from the one root,
+    after ``retain_grad()`` on each named step; then ``.grad`` of each named tensor."""
+    tensors = build(sp, leaves, steps)
+    for name in names:
+        if tensors[name].grad_fn is not None:
+            tensors[name].retain_grad()
+    for _ in range(passes):
+        gradient = sp.Tensor(np.asarray(seeds[0], dtype=np.float64))
+        tensors[roots[0]].backward(gradient, retain_graph=True)
+    return {"grads": [_array(tensors[name].grad) for name in names]}
+
+
 def _hook(kind: Callable[[Any], Any], seen: list) -> Callable[[Any], Any]:
     def hook(grad: Any) -> Any:
         seen.append(grad)

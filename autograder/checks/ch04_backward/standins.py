@@ -4,14 +4,16 @@ version of a task, installed into the code under test for a rerun of a check tha
 aliasing check runs the engine; 4.6 runs 4.1, 4.2, 4.4 and 4.5).
 
 - 4.1 and 4.2 use no graph walk of their own but a **record**: while they are installed,
-  the given ``Node.__init__`` notes each node as it is made. Creation order is topological
-  (a node is made after its inputs), so one sweep of the record from the newest node back
-  finds what the roots reach and counts the edges (4.1), or runs each node after every node
-  made later that feeds it (4.2: reverse order of making, then the leaves). Pasted into a
+  the given ``Node.__init__`` notes each node as it is made (``_record``). Creation order
+  is topological (a node is made after its inputs), so one sweep of the record from the
+  newest node back finds what the roots reach and counts the edges (4.1), or runs each
+  node after every node made later that feeds it (4.2: reverse order of making, then the
+  leaves). Pasted into a
   task they have no record to read, and fail (``tests/test_broken_ch04.py``).
 - 4.3 adds on the arrays: a new Tensor of ``old.data + grad.data`` (so no graph: pasted
   into 4.3 it fails the create_graph case).
-- 4.4 is ones, or the gradient's array in the output's dtype: no refusal of a wrong shape.
+- 4.4 is ones, or the gradient itself (cast to the output's dtype): no refusal of a wrong
+  shape, of a missing gradient for a larger output.
 - 4.5 sets the mode on the way in and turns recording back on on the way out, whatever was
   there before (pasted into 4.5 it fails the nested scripts).
 Runs in the child: standard library and NumPy only."""
@@ -26,20 +28,25 @@ import numpy as np
 
 from ...harness.standin import Patch, everywhere, modules_of, run_with
 
-RECORD = "_standin_record"  # the class attribute of Node that holds the nodes made
-
 
 def _record(sp: ModuleType) -> list[Patch]:
-    """Node.__init__ noting each node in ``Node._standin_record`` (read at call time, so the
-    stand-ins of 4.1 and 4.2 installed together share one record)."""
+    """Node.__init__ noting each node it makes in its own ``record`` list. Both stand-ins
+    read the record of whichever ``__init__`` is installed (``_made``), so installed
+    together they share one; and nothing is added to the class that would need deleting."""
     node = sp.Node
     made = vars(node)["__init__"]
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         made(self, *args, **kwargs)
-        getattr(type(self), RECORD).append(self)
+        vars(type(self))["__init__"].record.append(self)
 
-    return [(node, "__init__", __init__), (node, RECORD, [])]
+    __init__.record = []  # type: ignore[attr-defined]
+    return [(node, "__init__", __init__)]
+
+
+def _made(sp: ModuleType) -> list:
+    """The nodes made since the stand-ins were installed, oldest first."""
+    return vars(sp.Node)["__init__"].record
 
 
 def _is_node(sp: ModuleType, v: Any) -> bool:
@@ -55,7 +62,7 @@ def _sweep(sp: ModuleType, roots: list) -> tuple[dict, list]:
     them, newest first (one sweep of the record, no walk)."""
     counts = {v: 0 for v in roots}
     reached = []
-    for v in reversed(getattr(sp.Node, RECORD)):
+    for v in reversed(_made(sp)):
         if v not in counts:
             continue
         reached.append(v)
@@ -134,8 +141,10 @@ def _seed(sp: ModuleType) -> list[Patch]:
     def seed(output: Any, gradient: Any = None) -> Any:
         if gradient is None:
             return tensor_type(np.ones(output.shape, dtype=output.dtype))
-        data = getattr(gradient, "data", gradient)
-        return tensor_type(np.asarray(data, dtype=output.dtype))
+        if not isinstance(gradient, tensor_type):
+            return tensor_type(np.asarray(gradient, dtype=output.dtype))
+        # the Tensor itself (jvp's dummies require grad: their graph must stay)
+        return gradient if gradient.dtype == output.dtype else gradient.to(output.dtype)
 
     return everywhere(sp, sp.seed, seed)
 

@@ -1,0 +1,326 @@
+"""Deliberately broken chapter-4 engines: plausible student bugs in ``count_dependencies``,
+``backward_pass``, ``accumulate``, ``seed``, grad mode and ``functional``. Each must fail the
+task it breaks and no other (a check that runs the broken task may report "blocked by" it:
+see tests/test_broken_ch01.py); unusual but correct rewrites score every point; the
+reference scores 100 and fresh stubs 0; the 4.1 stand-in, pasted into its task, fails it."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder import report
+from autograder.status import Status
+from tests.trees import (
+    SOLUTIONS,
+    assert_fails_its_task_only,
+    check_variants,
+    copy_package,
+    replace_region,
+    run_chapter,
+    write_stubs,
+)
+
+COUNT_RECURSIVELY = """
+counts = {v: 0 for v in roots}
+seen = set()
+
+def visit(v):
+    if v in seen:
+        return
+    seen.add(v)
+    for p in parents(v):
+        counts[p] = counts.get(p, 0) + 1
+        visit(p)
+
+for v in roots:
+    visit(v)
+return counts
+"""
+
+COUNT_FIRST_VISITS_ONLY = """
+counts = {v: 0 for v in roots}
+stack = list(counts)
+while stack:
+    v = stack.pop()
+    for p in parents(v):
+        if p not in counts:
+            counts[p] = 1
+            stack.append(p)
+return counts
+"""
+
+COUNT_ROOTS_AS_ZERO = """
+counts = {}
+seen = set(roots)
+stack = list(roots)
+while stack:
+    v = stack.pop()
+    for p in parents(v):
+        counts[p] = counts.get(p, 0) + 1
+        if p not in seen:
+            seen.add(p)
+            stack.append(p)
+counts.update({v: 0 for v in roots})
+return counts
+"""
+
+ACCUMULATE_IN_PLACE = """
+if tensor.grad is None:
+    tensor.grad = grad
+else:
+    tensor.grad.data += grad.data
+"""
+
+ACCUMULATE_ON_ARRAYS = """
+old = tensor.grad
+tensor.grad = grad if old is None else type(grad)(old.data + grad.data)
+"""
+
+NO_GRAD_DOES_NOTHING = """
+self.previous = is_grad_enabled()
+"""
+
+PUSHED = "            if counts[p] == 0:\n                ready.append(p)\n"
+RELEASE = "            if not retain_graph:\n                v.release()\n"
+
+# (name, file, edit, the task it breaks): see tests/trees.py
+VARIANTS = [
+    (
+        "pushes a vertex when its first contribution arrives",
+        "engine.py",
+        (PUSHED, "            if p not in ready:\n                ready.append(p)\n"),
+        "4.2",
+    ),
+    (
+        "counts only unique parents",
+        "dependencies.py",
+        ("for p in parents(v):", "for p in set(parents(v)):"),
+        "4.1",
+    ),
+    (
+        "a dependency count that forgets vertices reached twice",
+        "dependencies.py",
+        ("region", COUNT_FIRST_VISITS_ONLY),
+        "4.1",
+    ),
+    ("recursive depth-first count", "dependencies.py", ("region", COUNT_RECURSIVELY), "4.1"),
+    ("roots always count 0", "dependencies.py", ("region", COUNT_ROOTS_AS_ZERO), "4.1"),
+    ("accumulates in place", "accumulate.py", ("region", ACCUMULATE_IN_PLACE), "4.3"),
+    ("accumulates on the arrays", "accumulate.py", ("region", ACCUMULATE_ON_ARRAYS), "4.3"),
+    ("never frees saved tensors", "engine.py", (RELEASE, ""), "4.2"),
+    ("retain_graph ignored", "engine.py", (RELEASE, "            v.release()\n"), "4.2"),
+    (
+        "keeps every gradient in pending",
+        "engine.py",
+        ("grad = pending.pop(v, None)", "grad = pending.get(v)"),
+        "4.2",
+    ),
+    (
+        "frees leaves: clears a leaf's .grad once it has run",
+        "engine.py",
+        (
+            "            continue  # a leaf: nothing above it\n",
+            "            v._grad = None  # done with this vertex: free it\n            continue\n",
+        ),
+        "4.2",
+    ),
+    (
+        "a hook whose return value is ignored",
+        "engine.py",
+        (
+            "                replaced = hook(grad)\n"
+            "                if replaced is not None:\n"
+            "                    grad = replaced\n",
+            "                hook(grad)\n",
+        ),
+        "4.2",
+    ),
+    (
+        "create_graph that records nothing",
+        "engine.py",
+        ("grads = v.backward(grad, create_graph)", "grads = v.backward(grad, False)"),
+        "4.2",
+    ),
+    ("no_grad does nothing", "grad_mode.py", ("region", NO_GRAD_DOES_NOTHING), "4.5"),
+    (
+        "no_grad's exit turns recording on instead of restoring",
+        "grad_mode.py",
+        (
+            "        self.previous = _set_grad_enabled(False)\n"
+            "        ### END SOLUTION\n\n"
+            "    def __exit__(self, *exc: object) -> None:\n"
+            "        ### BEGIN SOLUTION 4.5\n"
+            "        _set_grad_enabled(self.previous)\n",
+            "        self.previous = _set_grad_enabled(False)\n"
+            "        ### END SOLUTION\n\n"
+            "    def __exit__(self, *exc: object) -> None:\n"
+            "        ### BEGIN SOLUTION 4.5\n"
+            "        _set_grad_enabled(True)\n",
+        ),
+        "4.5",
+    ),
+    (
+        "set_grad_enabled sets the mode only in a with block",
+        "grad_mode.py",
+        (
+            "        self.previous = _set_grad_enabled(self.mode)\n",
+            "        self.previous = is_grad_enabled()\n",
+        ),
+        "4.5",
+    ),
+    (
+        "seeds with zeros",
+        "seed.py",
+        ("return ones_like(output)", "return ones_like(output) * 0"),
+        "4.4",
+    ),
+    (
+        "seed checks no shape",
+        "seed.py",
+        ("    if gradient.shape != output.shape:\n", "    if False:\n"),
+        "4.4",
+    ),
+    (
+        "seed casts nothing",
+        "seed.py",
+        ("        gradient = gradient.to(output.dtype)\n", "        pass\n"),
+        "4.4",
+    ),
+    (
+        "hessian differentiates a gradient that was not recorded",
+        "functional.py",
+        (
+            "grads = _grads((out,), xs, (None,), create_graph=True)",
+            "grads = _grads((out,), xs, (None,), create_graph=False)",
+        ),
+        "4.6",
+    ),
+]
+
+# Unusual but correct code: each must score every point.
+COUNT_BREADTH_FIRST = """
+from collections import deque
+
+counts = dict.fromkeys(roots, 0)
+queue = deque(counts)
+while queue:
+    v = queue.popleft()
+    for p in parents(v):
+        if p not in counts:
+            counts[p] = 0
+            queue.append(p)
+        counts[p] += 1
+return counts
+"""
+
+ENGINE_WITH_LISTS = """
+from collections import deque
+
+waiting = count_dependencies(roots)
+arrived: dict = {}
+for root, grad in zip(roots, seeds):
+    arrived.setdefault(root, []).append(grad)
+queue = deque(v for v in arrived if waiting[v] == 0)
+while queue:
+    v = queue.popleft()
+    parts = [g for g in arrived.pop(v, []) if g is not None]
+    grad = None
+    for part in parts:
+        grad = part if grad is None else grad + part
+    if grad is not None:
+        for hook in hooks_of(v):
+            out = hook(grad)
+            grad = grad if out is None else out
+        deliver(v, grad)
+    if not isinstance(v, Node):
+        continue
+    grads = (None,) * len(v.inputs) if grad is None else v.backward(grad, create_graph)
+    if grad is not None and not retain_graph:
+        v.release()
+    for x, g in zip(v.inputs, grads):
+        if x.requires_grad:
+            p = vertex(x)
+            arrived.setdefault(p, []).append(g)
+            waiting[p] -= 1
+            if waiting[p] == 0:
+                queue.append(p)
+"""
+
+CORRECT = [
+    ("count_dependencies breadth-first", "dependencies.py", ("region", COUNT_BREADTH_FIRST), "4.1"),
+    (
+        "a queue and a dict of lists of contributions",
+        "engine.py",
+        ("region", ENGINE_WITH_LISTS),
+        "4.2",
+    ),
+    (
+        "accumulate by adding the new gradient first",
+        "accumulate.py",
+        ("region", "tensor.grad = grad * 1.0 if tensor.grad is None else grad + tensor.grad"),
+        "4.3",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return check_variants(4, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
+
+
+def test_there_are_enough_variants() -> None:
+    assert len(VARIANTS) >= 12
+    assert {task for *_, task in VARIANTS} == {"4.1", "4.2", "4.3", "4.4", "4.5", "4.6"}
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_variant_fails_its_task_only(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    assert_fails_its_task_only(outcomes[name], task)
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
+def test_unusual_but_correct_code_passes(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    result = outcomes[name]
+    assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
+    result = run_chapter(4, SOLUTIONS / "ch04_backward")
+    assert result.passed and result.points == 100, report.chapter_report(result)
+    stubs = write_stubs(tmp_path) / "ch04_backward"
+    result = run_chapter(4, stubs)
+    assert result.points == 0, report.chapter_report(result)
+    assert {t.status for t in result.tasks} == {Status.NOT_STARTED}, report.chapter_report(result)
+
+
+def test_a_broken_engine_blocks_jvp_rather_than_failing_it(outcomes: dict) -> None:
+    """4.6 runs the engine: a broken 4.2 shows as "blocked by task 4.2" there."""
+    result = outcomes["create_graph that records nothing"]
+    (functional,) = [t for t in result.tasks if t.task.id == "4.6"]
+    assert functional.status == Status.BLOCKED and functional.blocked_by == "4.2", (
+        report.chapter_report(result)
+    )
+
+
+def test_the_count_stand_in_is_no_solution_of_task_4_1(tmp_path: Path) -> None:
+    """The 4.1 stand-in ships in the release: pasted into ``count_dependencies`` (with an
+    empty record in place of the one it reads), it fails 4.1."""
+    from autograder.checks.ch04_backward import standins
+
+    source = textwrap.dedent(inspect.getsource(standins._sweep))
+    body = source[source.index('"""', source.index('"""') + 3) + 3 :]
+    body = textwrap.dedent(body).replace("_made(sp)", "[]")
+    body = body.replace("_vertex(", "vertex(").replace("return counts, reached", "return counts")
+    package = copy_package(SOLUTIONS / "ch04_backward", tmp_path / "ch04_backward")
+    replace_region(package / "dependencies.py", "4.1", body)
+    result = run_chapter(4, package, tasks=["4.1"])
+    assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
+    assert result.tasks[0].points == 0, report.chapter_report(result)
