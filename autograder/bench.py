@@ -1,23 +1,30 @@
-"""Grading throughput for chapter 1 (``make bench``; ``python -m autograder.bench``).
+"""Benchmarks (``make bench``; ``python -m autograder.bench [grading | framework]``).
 
-Generates a class of submissions (correct, partly correct, stubs only), then measures
+Both parts by default; ``grading`` or ``framework`` runs one, with that part's options
+(``python -m autograder.bench framework --help``). The framework part, Sparrow's speed
+against PyTorch and a hand-written NumPy backprop, is ``bench_framework.py``.
+
+Grading throughput for chapter 1: generates a class of submissions (correct, partly
+correct, stubs only), then measures
 
 - one submission graded alone, confined, against the baseline of the same checks run as
   student mode does (no sandbox, no worker process): the price of the sandbox;
 - the whole class with ``--jobs 2``, against the goal (40 submissions in under 120 s on
   2 cores).
 
-    python -m autograder.bench [--submissions 40] [--jobs 2]
+    python -m autograder.bench grading [--submissions 40] [--jobs 2]
 """
 
 from __future__ import annotations
 
 import argparse
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
+from . import bench_framework
 from .checking import check_chapter
 from .course import CHAPTERS, chapter
 from .grading import REPO, Options, grade_all, repository_course
@@ -42,7 +49,19 @@ def make_class(dest: Path, count: int, stubs: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m autograder.bench", description=__doc__)
+    """Both parts (no argument), or the one named first with its own options."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if argv and argv[0] == "framework":
+        return bench_framework.main(argv[1:])
+    if argv and argv[0] == "grading":
+        return grading(argv[1:])
+    status = grading(argv)
+    print()
+    return status or bench_framework.main([])
+
+
+def grading(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m autograder.bench grading", description=__doc__)
     parser.add_argument("--submissions", type=int, default=40)
     parser.add_argument("--jobs", type=int, default=2)
     args = parser.parse_args(argv)
