@@ -330,6 +330,22 @@ def test_handle_remove_takes_the_hook_off() -> None:
         leaf([1.0], requires_grad=False).register_hook(lambda g: g)
 
 
+@pytest.mark.parametrize("create_graph", [False, True])
+def test_hooks_run_with_grad_mode_set_to_create_graph(create_graph: bool) -> None:
+    """As in PyTorch, the whole backward pass (hooks, sums of contributions, accumulation)
+    runs with grad mode = ``create_graph``: a hook that multiplies by a tensor requiring
+    grad records nothing unless asked, so .grad is a constant after a plain backward."""
+    x, w = leaf(RNG.normal(size=3)), leaf(RNG.normal(size=3))
+    modes: list = []
+    x.register_hook(lambda g: modes.append(sp.is_grad_enabled()))
+    x.register_hook(lambda g: g * w)
+    (x * 2.0).sum().backward(create_graph=create_graph)
+    assert modes == [create_graph]
+    close(x.grad, 2 * w.data)
+    assert x.grad.requires_grad is create_graph
+    assert sp.is_grad_enabled()
+
+
 # -- grad mode -----------------------------------------------------------------------------
 
 

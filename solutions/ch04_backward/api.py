@@ -3,16 +3,21 @@
     loss.backward()                   ∂loss/∂leaf added to every leaf's ``.grad``
     autograd.grad(outputs, inputs)    ∂outputs/∂inputs returned; no ``.grad`` is touched
 
-Both check their arguments, make the seeds (task 4.4) and run ``backward_pass`` (task 4.2).
+Both check their arguments, make the seeds (task 4.4) and run ``backward_pass`` (task 4.2)
+with grad mode set to ``create_graph``, as PyTorch's engine does: hooks, the sums of
+contributions and ``.grad``'s running sum record a graph only when asked to (a hook that
+multiplies by a tensor requiring grad leaves a constant ``.grad`` after a plain backward).
 ``retain_graph`` defaults to ``create_graph``, as in PyTorch: a graph you will differentiate
 again must be kept.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from typing import Any
 
+from ..ch02_tensor.grad_mode import _set_grad_enabled
 from ..ch02_tensor.tensor import Tensor
 from .dependencies import vertex
 from .engine import backward_pass
@@ -34,7 +39,8 @@ def backward(
     grad = seed(tensor, gradient)
     if retain_graph is None:
         retain_graph = create_graph
-    backward_pass([vertex(tensor)], [grad], retain_graph, create_graph)
+    with _recording(create_graph):
+        backward_pass([vertex(tensor)], [grad], retain_graph, create_graph)
 
 
 def grad(
@@ -79,13 +85,26 @@ def grad(
                 found[i] = g
 
     seeds = [seed(out, g) for out, g in zip(outputs, grad_outputs)]
-    backward_pass([vertex(out) for out in outputs], seeds, retain_graph, create_graph, capture)
+    roots = [vertex(out) for out in outputs]
+    with _recording(create_graph):
+        backward_pass(roots, seeds, retain_graph, create_graph, capture)
     if not allow_unused and len(reached) != len(wanted):
         raise RuntimeError(
             "One of the differentiated Tensors appears to not have been used in the graph. "
             "Set allow_unused=True if this is the desired behavior."
         )
     return tuple(found)
+
+
+@contextlib.contextmanager
+def _recording(create_graph: bool) -> Iterator[None]:
+    """Grad mode set to ``create_graph`` inside, put back after (even on an error). Not
+    ``set_grad_enabled``: that is task 4.5, and backward must not wait for it."""
+    previous = _set_grad_enabled(create_graph)
+    try:
+        yield
+    finally:
+        _set_grad_enabled(previous)
 
 
 def _tensors(value: Any, what: str) -> list:
