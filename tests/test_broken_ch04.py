@@ -92,7 +92,10 @@ VARIANTS = [
     (
         "pushes a vertex when its first contribution arrives",
         "engine.py",
-        (PUSHED, "            if p not in ready:\n                ready.append(p)\n"),
+        (
+            PUSHED,
+            "            if all(p is not r for r in ready):\n                ready.append(p)\n",
+        ),
         "4.2",
     ),
     (

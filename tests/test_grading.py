@@ -259,7 +259,7 @@ def test_a_comparison_that_cannot_take_the_data_fails_that_check_only() -> None:
 
 def test_every_file_with_a_task_region_is_a_task_file(course) -> None:
     """What the grader takes from a submission is what the stub generator made a task of."""
-    for package in ("ch01_value", "ch02_tensor", "ch03_broadcast"):
+    for package in ("ch01_value", "ch02_tensor", "ch03_broadcast", "ch04_backward"):
         marked = {
             p.relative_to(SOLUTIONS / package).as_posix()
             for p in (SOLUTIONS / package).rglob("*.py")

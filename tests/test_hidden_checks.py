@@ -18,9 +18,10 @@ from autograder.checking import check_chapter, public_checks
 from autograder.course import chapter
 from autograder.harness import wire
 from tests.test_broken_ch03 import EXPAND_BY_RESHAPE, UNBROADCAST_ONE_AXIS_AT_A_TIME
+from tests.test_broken_ch04 import ENGINE_WITH_LISTS
 from tests.trees import SOLUTIONS, broken_package, composite, write_stubs
 
-CHAPTER_NUMBERS = [1, 2, 3]
+CHAPTER_NUMBERS = [1, 2, 3, 4]
 SECRET_SEED = 20_240_611
 
 
@@ -163,6 +164,21 @@ VARIANTS = [
         ("region", EXPAND_CHECKS_THE_FIRST_SIZE_ONLY),
         "3.3",
     ),
+    # a local backward that returns None for an input that requires grad is a kind of graph
+    # only the hidden checks draw
+    (
+        "the engine counts down only gradients that are not None",
+        4,
+        "engine.py",
+        (
+            "            if g is not None:\n"
+            "                pending[p] = g if p not in pending else pending[p] + g\n",
+            "            if g is None:\n"
+            "                continue  # nothing arrived\n"
+            "            pending[p] = g if p not in pending else pending[p] + g\n",
+        ),
+        "4.2",
+    ),
 ]
 
 
@@ -194,6 +210,13 @@ CORRECT = [
         "3.1",
     ),
     ("expand adds the new axes with reshape", 3, "expand.py", ("region", EXPAND_BY_RESHAPE), "3.3"),
+    (
+        "a queue and a dict of lists of contributions",
+        4,
+        "engine.py",
+        ("region", ENGINE_WITH_LISTS),
+        "4.2",
+    ),
 ]
 
 

@@ -225,7 +225,8 @@ def engine_verdict(case: Case, received: Any) -> str | None:
         problem = compare(got[0], want, rtol=RTOL, atol=ATOL, path=f"what {name}'s hook received")
         if problem:
             return problem + " (a hook sees the vertex's complete gradient, once)"
-    for name, want, got in zip(graph.vertices, expected.grads, received["grads"]):
+    rows = list(zip(graph.vertices, expected.grads, received["grads"]))
+    for name, want, got in reversed(rows):  # from the roots down: the first wrong vertex
         if want is None:
             continue
         path = f"the gradient delivered to {said(name, graph)}"

@@ -474,7 +474,9 @@ def engine_case(
         chain,
     )
     extra = ""
-    if hooks:
+    if hooks and not shown:
+        extra += f"; {len(hooks)} hooks on drawn tensors"
+    elif hooks:
         extra += "; hooks: " + ", ".join(
             f"{n}.register_hook({'lambda g: g * 2' if k == 'double' else 'a hook returning None'})"
             for n, k in hooks

@@ -500,7 +500,11 @@ def aliasing(sp, a: Any, b: Any, passes: int) -> Aliased:
     loss = (ta + tb).sum()
     for _ in range(passes):
         loss.backward(retain_graph=True)
-    return {"a_grad": _array(ta.grad), "b_grad": _array(tb.grad), "same_object": ta.grad is tb.grad}
+    return {
+        "a_grad": _array(ta.grad),
+        "b_grad": _array(tb.grad),
+        "same_object": ta.grad is not None and ta.grad is tb.grad,
+    }
 
 
 # -- task 4.4 -----------------------------------------------------------------------------

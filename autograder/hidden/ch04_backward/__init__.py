@@ -119,7 +119,7 @@ CHECKS = [
                 _engine("a random graph of two leaves", _drawn(20, 2), shown=False, repeats=2),
                 _engine("a used by 12 nodes", lambda rng: wide(rng, 12)),
                 _engine("two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2),
-                _engine("a layer", layer),
+                _engine("a layer, other data", layer),
                 _engine("a node whose backward returns None", none_contributions),
                 _hooked,
             ]
