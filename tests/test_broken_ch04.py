@@ -84,6 +84,75 @@ NO_GRAD_DOES_NOTHING = """
 self.previous = is_grad_enabled()
 """
 
+ENGINE_WITH_A_READY_SET = """
+counts = count_dependencies(roots)
+pending: dict = {}
+for root, grad in zip(roots, seeds):
+    pending[root] = grad if root not in pending else pending[root] + grad
+ready = {v for v in pending if counts[v] == 0}
+while ready:
+    v = ready.pop()
+    grad = pending.pop(v, None)
+    if grad is not None:
+        for hook in hooks_of(v):
+            replaced = hook(grad)
+            if replaced is not None:
+                grad = replaced
+        deliver(v, grad)
+    if not isinstance(v, Node):
+        continue
+    if grad is None:
+        grads = (None,) * len(v.inputs)
+    else:
+        grads = v.backward(grad, create_graph)
+        if not retain_graph:
+            v.release()
+    for x, g in zip(v.inputs, grads):
+        if not x.requires_grad:
+            continue
+        p = vertex(x)
+        if g is not None:
+            pending[p] = g if p not in pending else pending[p] + g
+        counts[p] -= 1
+        if counts[p] == 0:
+            ready.add(p)
+"""
+
+ENGINE_STATE_ON_THE_FUNCTION = """
+counts = count_dependencies(roots)
+pending = backward_pass.__dict__.setdefault("pending", {})  # one dict, reused by every pass
+pending.clear()
+for root, grad in zip(roots, seeds):
+    pending[root] = grad if root not in pending else pending[root] + grad
+ready = [v for v in pending if counts[v] == 0]
+while ready:
+    v = ready.pop()
+    grad = pending.pop(v, None)
+    if grad is not None:
+        for hook in hooks_of(v):
+            replaced = hook(grad)
+            if replaced is not None:
+                grad = replaced
+        deliver(v, grad)
+    if not isinstance(v, Node):
+        continue
+    if grad is None:
+        grads = (None,) * len(v.inputs)
+    else:
+        grads = v.backward(grad, create_graph)
+        if not retain_graph:
+            v.release()
+    for x, g in zip(v.inputs, grads):
+        if not x.requires_grad:
+            continue
+        p = vertex(x)
+        if g is not None:
+            pending[p] = g if p not in pending else pending[p] + g
+        counts[p] -= 1
+        if counts[p] == 0:
+            ready.append(p)
+"""
+
 PUSHED = "            if counts[p] == 0:\n                ready.append(p)\n"
 RELEASE = "            if not retain_graph:\n                v.release()\n"
 
@@ -201,6 +270,13 @@ VARIANTS = [
             "grads = _grads((out,), xs, (None,), create_graph=False)",
         ),
         "4.6",
+    ),
+    ("ready vertices in a set", "engine.py", ("region", ENGINE_WITH_A_READY_SET), "4.2"),
+    (
+        "one pending dict shared by every pass (not re-entrant)",
+        "engine.py",
+        ("region", ENGINE_STATE_ON_THE_FUNCTION),
+        "4.2",
     ),
 ]
 

@@ -232,6 +232,12 @@ def engine_verdict(case: Case, received: Any) -> str | None:
         path = f"the gradient delivered to {said(name, graph)}"
         problem = compare(got, want, rtol=RTOL, atol=ATOL, path=path)
         if problem:
+            if any(op == "checkpoint" for _, op, _ in graph.steps):
+                problem += (
+                    " (Checkpoint.backward runs autograd.grad, a whole backward_pass, while "
+                    "yours is in the middle of its loop: keep each pass's state in its own "
+                    "local variables, shared with no other call)"
+                )
             hooked = [k for n, k in expected.hooks if n == name and k == "double"]
             if hooked and got is not None and np.allclose(got * 2, want, rtol=RTOL, atol=ATOL):
                 problem += (
@@ -279,8 +285,9 @@ def engine_verdict(case: Case, received: Any) -> str | None:
             for name, a, b in zip(graph.vertices, first, run):
                 if a is not None and not (b is not None and np.array_equal(a, b)):
                     return (
-                        f"build {k} of the same graph gave {said(name, graph)} a gradient that "
-                        "differs from build 1's in its last bits: the order in which "
+                        f"in build {k} of the same graph, the gradient delivered to "
+                        f"{said(name, graph)} differs from build 1's in its last bits: the "
+                        "order in which "
                         "contributions are added depends on the objects' ids (a set, or a "
                         "sort by id). Keep the ready vertices in a list"
                     )
