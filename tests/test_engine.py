@@ -405,6 +405,23 @@ def test_grad_mode_classes_decorate_functions() -> None:
     assert sp.is_grad_enabled()
 
 
+def test_grad_mode_classes_decorate_without_parentheses_as_pytorch() -> None:
+    x = leaf([1.0, 2.0])
+
+    @sp.no_grad
+    def off(t):
+        return t * 2.0
+
+    @sp.enable_grad
+    def on(t):
+        return t * 2.0
+
+    assert off.__name__ == "off" and sp.is_grad_enabled()
+    assert not off(x).requires_grad and sp.is_grad_enabled()
+    with sp.no_grad():
+        assert on(x).requires_grad and not sp.is_grad_enabled()
+
+
 def test_set_grad_enabled_as_a_plain_call_and_as_a_context() -> None:
     x = leaf([1.0])
     try:

@@ -25,7 +25,13 @@ from ..ch02_tensor.grad_mode import _set_grad_enabled, is_grad_enabled
 
 class _Decorator:
     """A grad-mode context manager that also decorates functions: each call of the function
-    runs inside a fresh copy of the context (``_copy``)."""
+    runs inside a fresh copy of the context (``_copy``). ``@no_grad`` without parentheses
+    works too, as PyTorch's does."""
+
+    def __new__(cls, *args: Any) -> Any:
+        if cls is not set_grad_enabled and len(args) == 1 and callable(args[0]):
+            return cls()(args[0])  # @no_grad: decorate straight away
+        return super().__new__(cls)
 
     def _copy(self) -> _Decorator:
         return type(self)()
