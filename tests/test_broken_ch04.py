@@ -403,3 +403,51 @@ def test_the_count_stand_in_is_no_solution_of_task_4_1(tmp_path: Path) -> None:
     result = run_chapter(4, package, tasks=["4.1"])
     assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
     assert result.tasks[0].points == 0, report.chapter_report(result)
+
+
+def test_the_expected_gradients_are_pytorchs() -> None:
+    """``cases.reverse`` (the parent's own backward pass, complex-step local derivatives,
+    hooks) gives PyTorch's gradients for every vertex, on the checks' graphs and random
+    ones, with a doubling hook on a drawn step."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    from autograder.checks.ch04_backward import cases
+
+    ops = {
+        "add": lambda a, b: a + b,
+        "sub": lambda a, b: a - b,
+        "mul": lambda a, b: a * b,
+        "matmul": lambda a, b: a @ b,
+        "tanh": torch.tanh,
+        "exp": torch.exp,
+        "sum": torch.sum,
+        "checkpoint": lambda a: torch.exp(a * a),
+    }
+    rng = np.random.default_rng(11)
+    makers = [cases.twice, cases.diamond, cases.shared, cases.root_below_root, cases.layer]
+    graphs = [make(rng) for make in makers] + [cases.long_and_short(rng), cases.checkpointed(rng)]
+    graphs += [cases.wide(rng, 7), cases.constants(rng)]
+    graphs += [cases.random_graph(rng, 14, leaves) for leaves in (1, 2, 3, 3)]
+    for graph in graphs:
+        values = graph.forward()
+        seeds = [cases.draw(rng, np.shape(values[r]), 2.0) for r in graph.roots]
+        hooks = [(str(rng.choice(graph.nodes[:-1] or graph.nodes)), "double")]
+        tensors: dict = {}
+        for name, data, requires in graph.leaves:
+            tensors[name] = torch.tensor(data, dtype=torch.float64, requires_grad=requires)
+        for name, op, args in graph.steps:
+            tensors[name] = ops[op](*[tensors[a] if isinstance(a, str) else a for a in args])
+            if tensors[name].requires_grad:
+                tensors[name].retain_grad()
+        for name, _ in hooks:
+            tensors[name].register_hook(lambda g: g * 2)
+        roots = [tensors[r] for r in graph.roots]
+        torch.autograd.backward(roots, [torch.tensor(s, dtype=torch.float64) for s in seeds])
+        back = cases.reverse(graph, seeds, hooks)
+        for name in graph.vertices:
+            got, want = tensors[name].grad, back.grads[name]
+            if want is None:
+                assert got is None or not got.any(), (graph.text(), name)
+            else:
+                assert np.allclose(got.numpy(), want, rtol=1e-12, atol=1e-12), (graph.text(), name)
