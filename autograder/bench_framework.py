@@ -3,7 +3,10 @@
 Sparrow's autograd (chapter 4, from ``$SPARROW_IMPL``, else the reference ``solutions/``)
 side by side, in one run, with PyTorch on the CPU (when installed) and with a hand-written
 NumPy backprop (the floor: the same arithmetic and no graph), every library on the same
-number of threads (``--threads``, default: ``$OMP_NUM_THREADS`` & co., else one per core):
+number of threads: ``--threads N`` (``$OMP_NUM_THREADS`` & co. for NumPy's BLAS,
+``torch.set_num_threads`` for PyTorch), 1 by default — the ratios measure the frameworks,
+not their threading, and one thread keeps them steady on a small machine that is busy with
+other work (on 2 busy cores, PyTorch's spinning OpenMP threads made its MLP step 7× slower).
 
 - chain: ``y = y * 1.0001; y = y + c`` repeated, 100,000 tiny ops (float32, 16 elements),
   then ``y.sum().backward()``: microseconds per node, forward and backward;
@@ -46,15 +49,6 @@ SCALE, SHIFT, WIDTH = 1.0001, 1e-4, 16  # the chain's tiny ops, on WIDTH element
 
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def default_threads() -> int:
-    """What NumPy's BLAS would use: a thread count set in the environment, else one per
-    core."""
-    for name in THREAD_VARIABLES:
-        if os.environ.get(name, "").strip().isdigit():
-            return int(os.environ[name])
-    return os.cpu_count() or 1
 
 
 def best(fn: Callable[[], Any], repeats: int) -> float:
@@ -356,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=100_000, help="chain length")
     parser.add_argument("--steps", type=int, default=100, help="MLP steps per timing")
     parser.add_argument("--repeats", type=int, default=5, help="timings; the best counts")
-    parser.add_argument("--threads", type=int, default=default_threads())
+    parser.add_argument("--threads", type=int, default=1, help="for every library")
     impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
     parser.add_argument("--measure", choices=("chain", "mlp"), help=argparse.SUPPRESS)

@@ -53,8 +53,9 @@ def category(dtype: Any) -> int:
 def promote_types(*dtypes: Any) -> np.dtype:
     """PyTorch's promotion of dtypes: the highest category wins (floating > integer > bool),
     and within it the widest dtype. ``float32`` with ``int64`` gives float32 (NumPy: float64)."""
-    top = max(category(d) for d in dtypes)
-    return np.result_type(*[d for d in dtypes if category(d) == top])
+    categories = [category(d) for d in dtypes]
+    top = max(categories)
+    return np.result_type(*[d for d, c in zip(dtypes, categories) if c == top])
 
 
 def data_dtype(data: Any) -> np.dtype:

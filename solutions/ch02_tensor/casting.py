@@ -22,12 +22,12 @@ from .function import Context, Function
 
 def result_type(*tensors: Any) -> np.dtype:
     """The dtype PyTorch gives an operation on these tensors."""
-    top = max(category(t.dtype) for t in tensors)
-    for group in ([t for t in tensors if t.ndim > 0], tensors):  # dimensioned tensors first
-        dtypes = [t.dtype for t in group if category(t.dtype) == top]
-        if dtypes:
-            return promote_types(*dtypes)
-    raise AssertionError("unreachable")
+    categories = [category(t.dtype) for t in tensors]
+    top = max(categories)
+    winners = [t for t, c in zip(tensors, categories) if c == top]  # the highest category
+    dimensioned = [t.dtype for t in winners if t.ndim > 0]  # outrank 0-d tensors
+    dtypes = dimensioned or [t.dtype for t in winners]
+    return dtypes[0] if len(dtypes) == 1 else promote_types(*dtypes)
 
 
 def scalar_type(value: numbers.Number, dtype: np.dtype) -> np.dtype:
@@ -61,4 +61,4 @@ class Cast(Function):
 def promote(*tensors: Any) -> tuple:
     """The tensors, each cast to their common dtype (``result_type``) where it differs."""
     dtype = result_type(*tensors)
-    return tuple(t if t.dtype == dtype else Cast.apply(t, dtype) for t in tensors)
+    return tuple([t if t.dtype == dtype else Cast.apply(t, dtype) for t in tensors])

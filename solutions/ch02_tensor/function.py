@@ -125,7 +125,7 @@ class Node:
         ``Edge``, which keeps only the way on (``grad_fn``, ``requires_grad``), so the graph
         keeps its shape and an intermediate result nobody else holds is freed."""
         self.ctx = None
-        self.inputs = tuple(x if x.grad_fn is None else Edge(x) for x in self.inputs)
+        self.inputs = tuple([x if x.grad_fn is None else Edge(x) for x in self.inputs])
 
 
 class Edge:
