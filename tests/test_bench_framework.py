@@ -1,0 +1,50 @@
+"""The framework benchmark measures the same work in every framework (no timings here).
+
+The MLP step of Sparrow, of the hand-written NumPy floor and of PyTorch must compute the same
+losses, step after step: from the same weights, the second loss agrees only if the first
+step's gradients did, so a wrong hand-written backward (or a Sparrow bug) would make the
+ratios compare different work.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from autograder import bench_framework as bench
+
+STEPS = 3
+
+
+def losses(step) -> list[float]:
+    return [step() for _ in range(STEPS)]
+
+
+def test_sparrow_and_the_numpy_floor_train_alike() -> None:
+    sp = bench.load_sparrow("solutions")
+    data = bench.mlp_data(seed=1)
+    ours, floor = losses(bench.mlp_sparrow(sp, data)), losses(bench.mlp_numpy(data))
+    assert ours[0] > ours[-1]  # it learns: SGD on one batch lowers the loss
+    bench.agree_on_losses({"Sparrow": ours, "NumPy": floor})
+
+
+def test_pytorch_trains_alike() -> None:
+    torch = pytest.importorskip("torch")
+    sp = bench.load_sparrow("solutions")
+    data = bench.mlp_data(seed=2)
+    theirs, ours = losses(bench.mlp_torch(torch, data)), losses(bench.mlp_sparrow(sp, data))
+    bench.agree_on_losses({"PyTorch": theirs, "Sparrow": ours})
+
+
+def test_a_disagreement_after_the_first_step_is_caught() -> None:
+    floor = losses(bench.mlp_numpy(bench.mlp_data(seed=3)))
+    off = [floor[0], *(loss * 1.01 for loss in floor[1:])]  # as a wrong first gradient would
+    with pytest.raises(AssertionError, match="disagree on loss 2"):
+        bench.agree_on_losses({"NumPy": floor, "other": off})
+
+
+def test_the_chain_runs_and_times_each_part() -> None:
+    sp = bench.load_sparrow("solutions")
+    for run in (lambda n: bench.chain_sparrow(sp, n), bench.chain_numpy):
+        timing = bench.time_chain(run, 200, repeats=1)
+        assert set(timing) == {"forward", "backward", "gc"}
+        assert timing["forward"] > 0 and timing["backward"] > 0 and timing["gc"] >= 0
