@@ -55,6 +55,7 @@ from .cases import (
     alias_case,
     chain_backward_case,
     chain_count_case,
+    checkpoint_branch,
     checkpointed,
     constants,
     count_case,
@@ -571,8 +572,8 @@ CHECKS = [
     ),
     Check(
         "4.1",
-        "count_dependencies on a 100,000-node chain",
-        lambda rng: [chain_count_case(100_000)],
+        "count_dependencies on chains of up to 100,000 nodes",
+        lambda rng: [chain_count_case(1_000), chain_count_case(100_000)],
         programs.chain_counts,
         chain_count_verdict,
     ),
@@ -662,8 +663,8 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "backward_pass on a 100,000-node chain",
-        lambda rng: [chain_backward_case(100_000)],
+        "backward_pass on chains of up to 100,000 nodes",
+        lambda rng: [chain_backward_case(1_000), chain_backward_case(100_000)],
         programs.chain_backward,
         chain_backward_verdict,
         requires=ENGINE,
@@ -671,7 +672,7 @@ CHECKS = [
     Check(
         "4.2",
         "backward_pass inside a local backward (autograd.grad under enable_grad)",
-        Rows([_engine("re-entrant", checkpointed)]),
+        Rows([_engine("re-entrant", checkpointed), _engine("re-entrant", checkpoint_branch)]),
         programs.engine,
         engine_verdict,
         requires=("4.1", "4.4", "4.5"),

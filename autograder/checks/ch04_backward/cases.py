@@ -337,6 +337,21 @@ def checkpointed(rng: np.random.Generator) -> Graph:
     )
 
 
+def checkpoint_branch(rng: np.random.Generator) -> Graph:
+    """The re-entrant node on one branch of a diamond, its input a leaf used again."""
+    return Graph(
+        [("a", draw(rng), True), ("b", draw(rng), True)],
+        [
+            ("c", "checkpoint", ["a"]),
+            ("d", "tanh", ["b"]),
+            ("e", "mul", ["c", "d"]),
+            ("f", "mul", ["e", "a"]),
+            ("out", "sum", ["f"]),
+        ],
+        ["out"],
+    )
+
+
 def random_graph(rng: np.random.Generator, steps: int, leaves: int = 3) -> Graph:
     """A random graph of elementwise ops on (2, 3) tensors: each step takes one or two
     earlier tensors (a constant leaf among them), every loose end added into the output."""
