@@ -451,3 +451,11 @@ def test_the_expected_gradients_are_pytorchs() -> None:
                 assert got is None or not got.any(), (graph.text(), name)
             else:
                 assert np.allclose(got.numpy(), want, rtol=1e-12, atol=1e-12), (graph.text(), name)
+
+
+def test_every_required_task_has_a_stand_in() -> None:
+    from autograder.checks.ch04_backward import CHECKS, standins
+    from autograder.hidden.ch04_backward import CHECKS as HIDDEN
+
+    required = {task for check in CHECKS + HIDDEN for task in check.requires}
+    assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
