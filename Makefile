@@ -85,7 +85,8 @@ grade: env
 	@$(PY) -m autograder grade $(CHAPTER) $(SUBMISSIONS) --jobs $(or $(JOBS),1) \
 		$(if $(OUT),--out $(OUT)) $(GRADE_ARGS)
 
-# Benchmarks: grading throughput (40 generated chapter-1 submissions, --jobs 2).
+# Benchmarks: grading throughput (40 generated chapter-1 submissions, --jobs 2), then the
+# framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`).
 bench: env
 	@$(PY) -m autograder.bench
 

@@ -30,6 +30,8 @@ def _check_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
             f"matmul: shapes {a_shape} and {b_shape} cannot be multiplied "
             f"({a_shape[-1]} columns in the first, {inner_b} rows in the second)"
         )
+    if len(a_shape) <= 2 and len(b_shape) <= 2:
+        return  # no batch axes
     try:  # the batch axes (all but the last two) broadcast, as in elementwise operations
         np.broadcast_shapes(a_shape[:-2], b_shape[:-2])
     except ValueError:
