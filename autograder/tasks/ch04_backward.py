@@ -30,7 +30,7 @@ TASKS = [
         10,
         "§5",
         "tensor.grad = grad the first time, else tensor.grad + grad (a new Tensor). Never "
-        "+= or write into .data: one gradient object is handed to several tensors.",
+        "write into .data: one gradient object is handed to several tensors.",
     ),
     Task(
         "4.4",

@@ -3,9 +3,9 @@
 A tensor used in several places receives one gradient per use, and backward passes add up:
 ``.grad`` is a running sum. The sum makes a new Tensor every time (``old + new``) and never
 writes into the old one: the engine hands one gradient object to several places (``c = a +
-b`` gives ``a`` and ``b`` the same tensor), so ``a.grad += …`` would change ``b.grad`` too
-(§5 shows it). PyTorch adds in place when it can prove no one else holds the tensor; the
-course always adds out of place.
+b`` gives ``a`` and ``b`` the same tensor), so writing into ``a.grad.data`` would change
+``b.grad`` too (§5 shows it). PyTorch adds in place (its ``+=`` is in place) when it can
+prove no one else holds the tensor; the course always adds out of place.
 """
 
 from __future__ import annotations

@@ -6,14 +6,15 @@ gradient is complete, and it can run its local backward and pass a contribution 
 parent. The loop keeps the ready vertices on a stack:
 
     pending = {root: seed}                      gradients that have started to arrive
-    ready   = [the roots nothing else reaches]
+    ready   = [the distinct roots whose count is 0]
     while ready:
         v = ready.pop()
-        grad = pending.pop(v)                   complete; nothing else will hold it
-        run v's hooks; deliver(v, grad)         (.grad of a leaf, or what grad() returns)
-        for each input x of v: pending[x's vertex] += its gradient; count it down;
-                               push it when its count reaches 0
-        free v's saved tensors (unless retain_graph)
+        grad = pending.pop(v, None)             complete; nothing else will hold it
+        if grad: run v's hooks; deliver(v, grad)  (.grad of a leaf, or what grad() returns)
+        if v is a node: grads = v.backward(grad); v.release() (unless retain_graph);
+            for each input x of v that requires a gradient:
+                pending[vertex(x)] = g, or pending[vertex(x)] + g (a new Tensor; skip None)
+                count it down; push it when its count reaches 0
 
 Every intermediate gradient lives from its first contribution until its vertex runs, and
 every node's saved tensors until it has run: memory falls as backward proceeds. Nothing
