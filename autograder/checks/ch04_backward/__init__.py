@@ -68,6 +68,8 @@ from .cases import (
     long_and_short,
     random_graph,
     reachable,
+    repeated_root,
+    root_above_root,
     root_below_root,
     said,
     second_order_case,
@@ -95,6 +97,11 @@ def _count_hint(expected: CountsExpected, name: str, want: int, got: Any) -> str
     graph = expected.graph
     reached = set(reachable(graph))
     users = [n for n in graph.nodes if n in reached for e in graph.edges(n) if e == name]
+    if isinstance(got, int) and got > want and len(set(graph.roots)) < len(graph.roots):
+        return (
+            " (a root listed twice is still one vertex: walk it once, e.g. counts = "
+            "{v: 0 for v in roots}; stack = list(counts))"
+        )
     if name in graph.roots and got == 0 and want:
         return " (a root that another root reaches waits for its contributions too)"
     if isinstance(got, int) and got == len(set(users)) < want:
@@ -447,7 +454,17 @@ def seed_verdict(case: Case, received: Any) -> str | None:
             "seed returned zeros: every gradient below would be zero. ∂out/∂out is 1, a "
             "tensor of ones"
         )
-    return compare(data, expected.data, rtol=1e-7, atol=0.0, path="the seed")
+    problem = compare(data, expected.data, rtol=1e-7, atol=0.0, path="the seed")
+    if problem:
+        return problem
+    if expected.differentiable and not received.get("requires_grad"):
+        return (
+            "the gradient given requires grad, and what seed returned does not: it was "
+            "copied off its graph (a new Tensor of its data, or detach()). With "
+            "create_graph=True the result must stay differentiable in the gradient given "
+            "(jvp's double-backward trick needs it): return the gradient itself (or .to(dtype))"
+        )
+    return None
 
 
 # -- task 4.5 -------------------------------------------------------------------------------
@@ -455,6 +472,12 @@ def seed_verdict(case: Case, received: Any) -> str | None:
 
 def grad_mode_verdict(case: Case, received: Any) -> str | None:
     expected: GradModeExpected = case.expected
+    if isinstance(received, list) and "swallowed" in received:
+        return (
+            "an exception raised inside a with block did not come out of it: __exit__ "
+            "returned a true value, which tells Python to swallow the exception. Put the mode "
+            "back and return nothing (None)"
+        )
     if not isinstance(received, list) or len(received) != len(expected.probes):
         return f"expected {len(expected.probes)} probes, received {show(received)}"
     for i, (got, want) in enumerate(zip(received, expected.probes), 1):
@@ -476,6 +499,27 @@ def functional_verdict(case: Case, received: Any) -> str | None:
     expected: FunctionalExpected = case.expected
     if not isinstance(received, dict):
         return f"expected the program's record, received {show(received)}"
+    problem = _functional_values(expected, received)
+    if problem or not received.get("attached"):
+        return problem
+    return (
+        f"{received['attached'][0]} requires grad, without create_graph=True: detach the "
+        "results (_finish(value, create_graph)), as PyTorch does, so they carry no graph"
+    )
+
+
+def _functional_values(expected: FunctionalExpected, received: dict) -> str | None:
+    problem = _functional_problem(expected, received)
+    if problem and isinstance(expected.result, list):
+        problem += (
+            " (with a tuple of inputs, or a function returning a tuple, the results are "
+            "tuples too, as in PyTorch: jvp's J u has one item per output, hessian's [i][j] "
+            "is the block of inputs i and j)"
+        )
+    return problem
+
+
+def _functional_problem(expected: FunctionalExpected, received: dict) -> str | None:
     if expected.what == "jvp":
         if received.get("type_name") != "tuple":
             return f"jvp returned a {received.get('type_name')}, not the tuple (func(x), J u)"
@@ -548,6 +592,46 @@ GRAD_MODE_SCRIPTS = [
         ["with", "no_grad", None, [["with", "set_grad_enabled", True, [["probe"]]], ["probe"]]],
     ],
     [["decorated", "set_grad_enabled", False, [["probe"]]], ["probe"]],
+    [
+        ["with", "enable_grad", None, [["probe"]]],
+        ["probe"],
+        ["raise", ["with", "enable_grad", None, [["probe"]]]],
+        ["probe"],
+    ],
+    [
+        ["with", "set_grad_enabled", True, [["probe"]]],
+        ["probe"],
+        ["with", "no_grad", None, [["with", "set_grad_enabled", False, [["probe"]]], ["probe"]]],
+        ["probe"],
+    ],
+    [
+        [
+            "with",
+            "no_grad",
+            None,
+            [
+                [
+                    "with",
+                    "enable_grad",
+                    None,
+                    [["with", "enable_grad", None, [["probe"]]], ["probe"]],
+                ],
+                ["probe"],
+            ],
+        ],
+        ["probe"],
+    ],
+    [
+        [
+            "with",
+            "set_grad_enabled",
+            False,
+            [["with", "set_grad_enabled", True, [["probe"]]], ["probe"]],
+        ],
+        ["probe"],
+        ["raise", ["with", "set_grad_enabled", True, [["probe"]]]],
+        ["probe"],
+    ],
 ]
 
 CHECKS = [
@@ -561,6 +645,7 @@ CHECKS = [
                 _count("a used by 6 nodes", lambda rng: wide(rng, 6)),
                 _count("two roots sharing a subgraph", shared),
                 _count("a root that another root reaches", root_below_root),
+                _count("the same root twice", lambda rng: repeated_root(rng, diamond)),
                 _count("constants, and a branch no root reaches", constants),
                 _count("short and long paths to b", long_and_short),
                 _count("a layer", layer),
@@ -588,6 +673,8 @@ CHECKS = [
                 _engine("a used by 6 nodes", lambda rng: wide(rng, 6)),
                 _engine("two roots sharing a subgraph", shared),
                 _engine("a root that another root reaches", root_below_root),
+                _engine("a root that another root reaches, listed last", root_above_root),
+                _engine("the same root twice", lambda rng: repeated_root(rng, diamond)),
                 _engine("constants, and a branch no root reaches", constants),
                 _engine("a layer", layer),
                 _engine("a random graph", lambda rng: random_graph(rng, 12)),
@@ -612,6 +699,7 @@ CHECKS = [
                     hooks=[("b", "double"), ("b", "observe")],
                 ),
                 _engine("a hook on a leaf used twice", twice, hooks=[("x", "double")]),
+                _engine("a hook on the root", diamond, hooks=[("out", "double")]),
             ]
         ),
         programs.engine,
@@ -733,6 +821,9 @@ CHECKS = [
                 lambda rng: seed_case(rng, (1, 3), gradient_shape=(3,)),
                 lambda rng: seed_case(rng, (4,), gradient_dtype="float32"),
                 lambda rng: seed_case(rng, (2, 2), "float32", gradient_dtype="float64"),
+                lambda rng: seed_case(rng, ()),
+                lambda rng: seed_case(rng, (1,), gradient_shape=()),
+                lambda rng: seed_case(rng, (2, 3), requires_grad=True),
             ]
         ),
         programs.seed,
@@ -753,6 +844,7 @@ CHECKS = [
                 lambda rng: functional_case(rng, "jvp", "quadratic"),
                 lambda rng: functional_case(rng, "jvp", "two_d"),
                 lambda rng: functional_case(rng, "jvp", "tanh_layer"),
+                lambda rng: functional_case(rng, "jvp", "pair"),
             ]
         ),
         programs.functional,
@@ -766,6 +858,7 @@ CHECKS = [
             [
                 lambda rng: functional_case(rng, "hessian", "quadratic"),
                 lambda rng: functional_case(rng, "hessian", "two_d"),
+                lambda rng: functional_case(rng, "hessian", "pair_sum"),
             ]
         ),
         programs.functional,

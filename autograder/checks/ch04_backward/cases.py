@@ -163,7 +163,7 @@ def reverse(
         for i, (hooked, kind) in enumerate(hooks):
             if hooked == name:
                 hook_inputs[i] = g
-                g = g * 2.0 if kind == "double" else g
+                g = np.asarray(g * 2.0) if kind == "double" else g  # 0-d stays an array
         grads[name] = g
         if name not in nodes:
             continue
@@ -271,6 +271,20 @@ def root_below_root(rng: np.random.Generator) -> Graph:
     )
 
 
+def root_above_root(rng: np.random.Generator) -> Graph:
+    """``root_below_root`` with the roots the other way round: the root that another root
+    reaches comes last in the list (it must still wait for its contribution)."""
+    graph = root_below_root(rng)
+    return Graph(graph.leaves, graph.steps, ["r2", "r1"])
+
+
+def repeated_root(rng: np.random.Generator, make: Callable[[np.random.Generator], Graph]) -> Graph:
+    """A graph of ``make`` with its root given twice (``backward([out, out], [g1, g2])``:
+    the root's gradient is g1 + g2)."""
+    graph = make(rng)
+    return Graph(graph.leaves, graph.steps, graph.roots * 2)
+
+
 def long_and_short(rng: np.random.Generator) -> Graph:
     """b reaches e directly and through c and d: b's node is ready only after both."""
     return Graph(
@@ -306,16 +320,20 @@ def layer(rng: np.random.Generator) -> Graph:
 
 
 def none_contributions(rng: np.random.Generator) -> Graph:
-    """A node whose backward returns None: a still gets c's contribution, and y only ever
-    gets None (no gradient, no delivery)."""
+    """Nodes whose backward returns None: a still gets c's contribution; y only ever gets
+    None (no gradient, no delivery); q's node gets only None, so it runs nothing, is not
+    released, and still passes None on to a (which waits for it)."""
     return Graph(
         [("a", draw(rng), True), ("y", draw(rng), True)],
         [
             ("b", "none_backward", ["a"]),
             ("c", "tanh", ["a"]),
+            ("q", "exp", ["a"]),
             ("n", "none_backward", ["y"]),
+            ("r", "none_backward", ["q"]),
             ("m", "mul", ["b", "c"]),
-            ("p", "add", ["m", "n"]),
+            ("s", "add", ["n", "r"]),
+            ("p", "add", ["m", "s"]),
             ("out", "sum", ["p"]),
         ],
         ["out"],
@@ -502,6 +520,8 @@ def engine_case(
         extra += "; then a second backward_pass through the same graph"
     if repeats > 1:
         extra += f"; the same graph built {repeats} times, all kept alive"
+    if len(graph.roots) > 1:
+        extra += "; roots [" + ", ".join(graph.roots) + "]"
     return Case(f"{label}: {graph.text() if shown else 'backward_pass'}{extra}", inputs, expected)
 
 
@@ -630,6 +650,7 @@ def alias_case(rng: np.random.Generator, passes: int, shape: tuple[int, ...] = (
 class SeedExpected:
     data: np.ndarray
     dtype: str
+    differentiable: bool = False  # the gradient requires grad: so must what seed returns
 
 
 @dataclass(frozen=True)
@@ -646,7 +667,11 @@ def seed_case(
     gradient_shape: tuple[int, ...] | None = None,
     gradient_dtype: str = "float64",
     implicit: bool = False,
+    requires_grad: bool = False,
 ) -> Case:
+    """``seed(out, gradient)``; ``requires_grad``: the gradient requires grad (as a
+    ``grad_outputs`` of ``autograd.grad(..., create_graph=True)``, which jvp's double-backward
+    trick differentiates through), so what seed returns must too."""
     output = draw(rng, shape)
     gradient = (
         None
@@ -658,6 +683,7 @@ def seed_case(
         "dtype": dtype,
         "gradient": gradient,
         "gradient_dtype": gradient_dtype,
+        "requires_grad": requires_grad,
     }
     out = f"out of shape {shape}" + ("" if dtype == "float64" else f", {dtype}")
     if implicit:
@@ -673,6 +699,8 @@ def seed_case(
     label = f"seed(out, gradient) for {out} and a gradient of shape {g_shape}"
     if gradient_dtype != dtype:
         label += f", {gradient_dtype}"
+    if requires_grad:
+        label += ", requiring grad (as grad_outputs with create_graph=True)"
     if g_shape != shape:
         return Case(
             label + ": an error naming both shapes",
@@ -680,7 +708,7 @@ def seed_case(
             SeedRefused([str(tuple(g_shape)), str(tuple(shape))]),
         )
     data = np.asarray(np.asarray(gradient, dtype=gradient_dtype), dtype=dtype)
-    return Case(label, inputs, SeedExpected(data.astype(np.float64), dtype))
+    return Case(label, inputs, SeedExpected(data.astype(np.float64), dtype, requires_grad))
 
 
 # -- task 4.5 -----------------------------------------------------------------------------
@@ -756,8 +784,8 @@ def grad_mode_case(script: GradModeScript, rng: np.random.Generator | None = Non
 
 @dataclass(frozen=True)
 class FunctionalExpected:
-    output: np.ndarray | None
-    result: np.ndarray
+    output: Any  # an array, or a list of them (a tuple of outputs)
+    result: Any  # an array, or (nested) lists of them
     what: str
 
 
@@ -765,6 +793,8 @@ FUNCTION_TEXT = {
     "quadratic": "f(x) = 0.5 * x @ (A @ x) + b @ x",
     "two_d": "f(v) = v[0] * v[0] * v[1] + (v[0] * v[1]).exp()",
     "tanh_layer": "f(x) = (A @ x).tanh()",
+    "pair": "f(x, y) = (x * y, (x + y).tanh())",
+    "pair_sum": "f(x, y) = (x * x * y).sum()",
 }
 
 
@@ -781,6 +811,8 @@ def _two_d(v: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 
 def functional_case(rng: np.random.Generator, what: str, function: str, n: int = 3) -> Case:
     """jvp(f, x, u) or hessian(f, x), with their closed forms."""
+    if function in ("pair", "pair_sum"):
+        return _pair_case(rng, what, function, n)
     size = 2 if function == "two_d" else n
     x, u = draw(rng, (size,)), draw(rng, (size,))
     a, b = draw(rng, (size, size)), draw(rng, (size,))
@@ -801,6 +833,23 @@ def functional_case(rng: np.random.Generator, what: str, function: str, n: int =
         label = f"hessian(f, x) for {FUNCTION_TEXT[function]}, x of shape ({size},)"
     inputs = {"what": what, "function": function, "x": x, "a": a, "b": b, "u": u}
     return Case(label, inputs, expected)
+
+
+def _pair_case(rng: np.random.Generator, what: str, function: str, n: int) -> Case:
+    """A function of two inputs (x, y): jvp of ``pair`` (two outputs too), or the Hessian of
+    ``pair_sum``, as PyTorch nests them (``[i][j]``: output or input i, input j)."""
+    x, y, ux, uy = (draw(rng, (n,)) for _ in range(4))
+    inputs = {"what": what, "function": function, "x": [x, y], "a": None, "b": None}
+    shapes = f"x and y of shape ({n},)"
+    if what == "jvp":
+        t = np.tanh(x + y)
+        output = [x * y, t]
+        result = [y * ux + x * uy, (1 - t * t) * (ux + uy)]
+        label = f"jvp(f, (x, y), (u, w)) for {FUNCTION_TEXT[function]}, {shapes}"
+        return Case(label, {**inputs, "u": [ux, uy]}, FunctionalExpected(output, result, what))
+    hess = [[np.diag(2 * y), np.diag(2 * x)], [np.diag(2 * x), np.zeros((n, n))]]
+    label = f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}"
+    return Case(label, inputs, FunctionalExpected(None, hess, what))
 
 
 # -- lists of cases -------------------------------------------------------------------------

@@ -129,20 +129,24 @@ class Aliased(TypedDict):
 
 
 class Seeded(TypedDict, total=False):
-    """What ``seed`` returned: its type, shape, dtype and values."""
+    """What ``seed`` returned: its type, shape, dtype and values, and whether it requires
+    grad."""
 
     type_name: str
     shape: list[int]
     dtype: str
     data: Any
+    requires_grad: bool
 
 
 class Functional(TypedDict, total=False):
-    """What ``jvp`` or ``hessian`` returned (values; a tuple's first two items)."""
+    """What ``jvp`` or ``hessian`` returned (values; a tuple's first two items), and which
+    of the returned tensors require grad (none may, without create_graph)."""
 
     type_name: str
     output: Any
     result: Any
+    attached: list[str]
 
 
 # -- building graphs ----------------------------------------------------------------------
@@ -511,12 +515,21 @@ def aliasing(sp, a: Any, b: Any, passes: int) -> Aliased:
 
 
 def seed(
-    sp, output: Any, dtype: str, gradient: Any = None, gradient_dtype: str = "float64"
+    sp,
+    output: Any,
+    dtype: str,
+    gradient: Any = None,
+    gradient_dtype: str = "float64",
+    requires_grad: bool = False,
 ) -> Seeded | Raised:
     """``seed(out, gradient)`` for out of ``output``'s values and ``dtype`` (a Tensor that
-    requires grad) and gradient a Tensor (or None); an error is returned as ``raised``."""
+    requires grad) and gradient a Tensor (or None; requiring grad when ``requires_grad``);
+    an error is returned as ``raised``."""
     out = sp.Tensor(np.asarray(output, dtype=dtype), requires_grad=True) * 1.0
-    grad = None if gradient is None else sp.Tensor(np.asarray(gradient, dtype=gradient_dtype))
+    grad = None
+    if gradient is not None:
+        data = np.asarray(gradient, dtype=gradient_dtype)
+        grad = sp.Tensor(data, requires_grad=requires_grad)
     made: list = []
     problem = raised(lambda: made.append(sp.seed(out, grad)))
     if problem["error"] is not None:
@@ -527,6 +540,7 @@ def seed(
         "shape": list(getattr(found, "shape", ())),
         "dtype": str(getattr(found, "dtype", None)),
         "data": _array(found),
+        "requires_grad": bool(getattr(found, "requires_grad", False)),
     }
 
 
@@ -539,7 +553,8 @@ class _Raise(Exception):
 
 def grad_mode(sp, script: list, data: Any) -> list:
     """Run ``script`` (``cases.GradModeScript``) and return, for each "probe", whether
-    ``x * 2`` was recorded there (requires_grad, with a grad_fn), for x holding ``data``."""
+    ``x * 2`` was recorded there (requires_grad, with a grad_fn), for x holding ``data``;
+    "swallowed" where a block's exception did not come out of its ``with``."""
     x = sp.Tensor(np.asarray(data, dtype=np.float64), requires_grad=True)
     probes: list = []
     set_mode = vars(sys.modules[sp.Function.__module__])["_set_grad_enabled"]  # given code
@@ -565,6 +580,7 @@ def _run_script(sp, x: Any, script: list, probes: list) -> None:
                 with _context(sp, name, mode):
                     _run_script(sp, x, body, probes)
                     raise _Raise
+                probes.append("swallowed")  # __exit__ returned a true value
             except _Raise:
                 pass
         elif kind == "decorated":  # a function decorated with the context, called
@@ -596,15 +612,51 @@ def _functions(sp, a: Any, b: Any) -> dict[str, Callable[..., Any]]:
     }
 
 
+PAIRS: dict[str, Callable[..., Any]] = {  # functions of two inputs (inputs a tuple)
+    "pair": lambda x, y: (x * y, (x + y).tanh()),
+    "pair_sum": lambda x, y: (x * x * y).sum(),
+}
+
+
 def functional(sp, what: str, function: str, x: Any, a: Any, b: Any, u: Any = None) -> Functional:
-    """``autograd.functional.jvp(f, x, u)`` or ``hessian(f, x)`` for a function above."""
-    f = _functions(sp, a, b)[function]
-    xt = sp.Tensor(np.asarray(x, dtype=np.float64))
+    """``autograd.functional.jvp(f, x, u)`` or ``hessian(f, x)`` for a function above; for
+    one of ``PAIRS``, x and u are tuples of two Tensors."""
+    if function in PAIRS:
+        f = PAIRS[function]
+        xt: Any = tuple(sp.Tensor(np.asarray(v, dtype=np.float64)) for v in x)
+        ut: Any = None if u is None else tuple(sp.Tensor(np.asarray(v, np.float64)) for v in u)
+    else:
+        f = _functions(sp, a, b)[function]
+        xt = sp.Tensor(np.asarray(x, dtype=np.float64))
+        ut = sp.Tensor(np.asarray(u, dtype=np.float64))
     fn = sp.autograd.functional
     if what == "jvp":
-        found = fn.jvp(f, xt, sp.Tensor(np.asarray(u, dtype=np.float64)))
+        found = fn.jvp(f, xt, ut)
         if isinstance(found, tuple) and len(found) == 2:
-            return {"type_name": "tuple", "output": _array(found[0]), "result": _array(found[1])}
+            return {
+                "type_name": "tuple",
+                "output": _arrays(found[0]),
+                "result": _arrays(found[1]),
+                "attached": _attached("jvp(...)", found),
+            }
         return {"type_name": type(found).__name__}
     found = fn.hessian(f, xt)
-    return {"type_name": type(found).__name__, "result": _array(found)}
+    return {
+        "type_name": type(found).__name__,
+        "result": _arrays(found),
+        "attached": _attached("hessian(f, x)", found),
+    }
+
+
+def _arrays(value: Any) -> Any:
+    """A Tensor's values, or a tuple's (a list), nested."""
+    if isinstance(value, (tuple, list)):
+        return [_arrays(v) for v in value]
+    return _array(value)
+
+
+def _attached(name: str, value: Any) -> list[str]:
+    """The returned tensors (by index) that require grad."""
+    if isinstance(value, (tuple, list)):
+        return [n for i, v in enumerate(value) for n in _attached(f"{name}[{i}]", v)]
+    return [name] if getattr(value, "requires_grad", False) is True else []

@@ -38,6 +38,8 @@ from ...checks.ch04_backward.cases import (
     layer,
     none_contributions,
     random_graph,
+    repeated_root,
+    root_above_root,
     second_order_case,
     seed_case,
     shared,
@@ -93,6 +95,44 @@ SCRIPTS = [
             [["with", "set_grad_enabled", False, [["probe"]]], ["probe"]],
         ]
     ],
+    [
+        ["raise", ["with", "enable_grad", None, [["with", "no_grad", None, [["probe"]]]]]],
+        ["probe"],
+        ["with", "enable_grad", None, [["probe"]]],
+        ["probe"],
+    ],
+    [
+        ["call", False],
+        ["with", "set_grad_enabled", False, [["probe"]]],
+        ["probe"],
+        ["call", True],
+        [
+            "with",
+            "no_grad",
+            None,
+            [
+                [
+                    "with",
+                    "set_grad_enabled",
+                    True,
+                    [["with", "set_grad_enabled", False, [["probe"]]], ["probe"]],
+                ],
+                ["probe"],
+            ],
+        ],
+        ["probe"],
+        ["raise", ["with", "set_grad_enabled", True, [["with", "no_grad", None, [["probe"]]]]]],
+        ["probe"],
+    ],
+    [
+        [
+            "with",
+            "enable_grad",
+            None,
+            [["with", "no_grad", None, [["with", "enable_grad", None, [["probe"]]], ["probe"]]]],
+        ],
+        ["probe"],
+    ],
 ]
 
 CHECKS = [
@@ -105,6 +145,8 @@ CHECKS = [
                 _count("a random graph of two leaves", _drawn(20, 2), shown=False),
                 _count("a used by 12 nodes", lambda rng: wide(rng, 12)),
                 _count("a node whose backward returns None", none_contributions),
+                _count("a root that another root reaches, listed last", root_above_root),
+                _count("the same root twice", lambda rng: repeated_root(rng, _drawn(8)), False),
             ]
         ),
         programs.counts,
@@ -121,6 +163,12 @@ CHECKS = [
                 _engine("two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2),
                 _engine("a layer, other data", layer),
                 _engine("a node whose backward returns None", none_contributions),
+                _engine("the same root twice", lambda rng: repeated_root(rng, _drawn(10)), False),
+                _engine(
+                    "a root that another root reaches, listed last, hooked",
+                    root_above_root,
+                    hooks=[("r1", "double"), ("r2", "observe")],
+                ),
                 _hooked,
             ]
         ),
@@ -171,6 +219,9 @@ CHECKS = [
                 lambda rng: seed_case(rng, (2, 1), gradient_shape=(1, 2)),
                 lambda rng: seed_case(rng, (), gradient_dtype="float32"),
                 lambda rng: seed_case(rng, (3, 2), "float32"),
+                lambda rng: seed_case(rng, (1,)),
+                lambda rng: seed_case(rng, (1, 1), gradient_shape=(1,)),
+                lambda rng: seed_case(rng, (3,), requires_grad=True),
             ]
         ),
         programs.seed,
@@ -191,6 +242,8 @@ CHECKS = [
                 lambda rng: functional_case(rng, "jvp", "quadratic", 5),
                 lambda rng: functional_case(rng, "jvp", "tanh_layer", 4),
                 lambda rng: functional_case(rng, "hessian", "quadratic", 4),
+                lambda rng: functional_case(rng, "jvp", "pair", 4),
+                lambda rng: functional_case(rng, "hessian", "pair_sum", 2),
             ]
         ),
         programs.functional,
