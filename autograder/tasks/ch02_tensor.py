@@ -18,7 +18,8 @@ TASKS = [
         10,
         "§4",
         "∂(a·b)/∂a = b and ∂(a/b)/∂b = −a/b²; multiply each by grad_output, elementwise, "
-        "using the saved tensors (ctx.saved_tensors).",
+        "using the saved tensors (ctx.saved_tensors). Optional, as in PyTorch: skip a "
+        "gradient whose ctx.needs_input_grad[i] is False (return None).",
     ),
     Task(
         "2.3",
@@ -50,7 +51,8 @@ TASKS = [
         15,
         "§6",
         "dA = dC @ Bᵀ and dB = Aᵀ @ dC, with transpose(-1, -2) for batches. Treat a 1-D a "
-        "as a row (1, k) and a 1-D b as a column (k, 1), then remove that axis again.",
+        "as a row (1, k) and a 1-D b as a column (k, 1), then remove that axis again. "
+        "Optional: skip a product whose ctx.needs_input_grad[i] is False (return None).",
     ),
     Task(
         "2.7",

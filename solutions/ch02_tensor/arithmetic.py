@@ -38,6 +38,8 @@ class Sub(Function):
     @staticmethod
     def backward(ctx: Context, grad_output):
         ### BEGIN SOLUTION 2.1
+        if not ctx.needs_input_grad[1]:  # b is a constant (x - 1): skip its gradient
+            return grad_output, None
         return grad_output, -grad_output
         ### END SOLUTION
 
@@ -68,6 +70,11 @@ class Mul(Function):
     def backward(ctx: Context, grad_output):
         a, b = ctx.saved_tensors
         ### BEGIN SOLUTION 2.2
+        needs_a, needs_b = ctx.needs_input_grad
+        if not needs_b:  # b is a constant (x * 2, x * mask): skip its gradient
+            return grad_output * b, None
+        if not needs_a:  # a is a constant (2 * x)
+            return None, grad_output * a
         return grad_output * b, grad_output * a
         ### END SOLUTION
 
@@ -84,6 +91,8 @@ class Div(Function):
     def backward(ctx: Context, grad_output):
         a, b = ctx.saved_tensors
         ### BEGIN SOLUTION 2.2
+        if not ctx.needs_input_grad[1]:  # b is a constant (x / 2): skip its gradient
+            return grad_output / b, None
         return grad_output / b, -grad_output * a / (b * b)
         ### END SOLUTION
 

@@ -63,11 +63,14 @@ class MatMul(Function):
             b, g = b.unsqueeze(-1), g.unsqueeze(-1)
         if a_vector:  # a as a row (1, k); out lost that axis
             a, g = a.unsqueeze(0), g.unsqueeze(-2)
-        grad_a = g @ b.transpose(-1, -2)
-        grad_b = a.transpose(-1, -2) @ g
-        if a_vector:
-            grad_a = grad_a.squeeze(-2)
-        if b_vector:
-            grad_b = grad_b.squeeze(-1)
+        grad_a = grad_b = None  # None for an input that needs no gradient: skip its product
+        if ctx.needs_input_grad[0]:
+            grad_a = g @ b.transpose(-1, -2)
+            if a_vector:
+                grad_a = grad_a.squeeze(-2)
+        if ctx.needs_input_grad[1]:
+            grad_b = a.transpose(-1, -2) @ g
+            if b_vector:
+                grad_b = grad_b.squeeze(-1)
         return grad_a, grad_b
         ### END SOLUTION
