@@ -24,6 +24,18 @@ from tests.trees import (
     write_stubs,
 )
 
+
+def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
+    """Several one-place edits of the reference's ``file`` as one edit: (its text, the text
+    with each ``old`` replaced by ``new``; each must occur once)."""
+    text = (SOLUTIONS / "ch04_backward" / file).read_text()
+    new = text
+    for old, replacement in pairs:
+        assert new.count(old) == 1, old
+        new = new.replace(old, replacement)
+    return text, new
+
+
 COUNT_RECURSIVELY = """
 counts = {v: 0 for v in roots}
 seen = set()
@@ -153,6 +165,79 @@ while ready:
             ready.append(p)
 """
 
+COUNT_EVERY_LISTED_ROOT = """
+counts = {v: 0 for v in roots}
+seen = set(roots)
+stack = list(roots)
+while stack:
+    v = stack.pop()
+    for p in parents(v):
+        counts[p] = counts.get(p, 0) + 1
+        if p not in seen:
+            seen.add(p)
+            stack.append(p)
+return counts
+"""
+
+SEED_IGNORES_A_GIVEN_SCALAR_GRADIENT = """
+if output.numel() == 1:
+    return ones_like(output)
+if gradient is None:
+    raise RuntimeError(f"grad can be implicitly created only for scalar outputs: {output.shape}")
+if gradient.shape != output.shape:
+    raise RuntimeError(f"Mismatch in shape: {gradient.shape} and {output.shape}")
+return gradient.to(output.dtype)
+"""
+
+SEED_CHECKS_LARGER_OUTPUTS_ONLY = """
+if gradient is None:
+    if output.numel() != 1:
+        raise RuntimeError(f"grad can be implicitly created only for scalars: {output.shape}")
+    return ones_like(output)
+if output.numel() > 1 and gradient.shape != output.shape:
+    raise RuntimeError(f"Mismatch in shape: {gradient.shape} and {output.shape}")
+return gradient.to(output.dtype)
+"""
+
+SEED_OF_COPIED_ARRAYS = """
+import numpy as np
+
+if gradient is None:
+    if output.numel() != 1:
+        raise RuntimeError(f"grad can be implicitly created only for scalars: {output.shape}")
+    return ones_like(output)
+g = np.asarray(gradient.data)
+if g.shape != tuple(output.shape):
+    raise RuntimeError(f"Mismatch in shape: {g.shape} and {output.shape}")
+return Tensor(g.astype(output.dtype))
+"""
+
+HESSIAN_OF_ONE_INPUT = """
+(x,) = _prepare(inputs, create_graph)[0] if isinstance(inputs, Tensor) else (inputs[0],)
+
+def gradient(x):
+    (g,) = grad(func(x), x, create_graph=True)
+    return g
+
+return jacobian(gradient, x, create_graph)
+"""
+
+SGE_EXIT = (
+    "        pass\n\n    def __exit__(self, *exc: object) -> None:\n"
+    "        ### BEGIN SOLUTION 4.5\n        _set_grad_enabled(self.previous)\n"
+)
+ENABLE_EXIT = (
+    "        self.previous = _set_grad_enabled(True)\n        ### END SOLUTION\n\n"
+    "    def __exit__(self, *exc: object) -> None:\n"
+    "        ### BEGIN SOLUTION 4.5\n        _set_grad_enabled(self.previous)\n"
+)
+HOOKS_RUN = (
+    "            for hook in hooks_of(v):\n"
+    "                replaced = hook(grad)\n"
+    "                if replaced is not None:\n"
+    "                    grad = replaced\n"
+)
+
 PUSHED = "            if counts[p] == 0:\n                ready.append(p)\n"
 RELEASE = "            if not retain_graph:\n                v.release()\n"
 
@@ -188,7 +273,7 @@ VARIANTS = [
     (
         "keeps every gradient in pending",
         "engine.py",
-        ("grad = pending.pop(v, None)", "grad = pending.get(v)"),
+        ("grad = pending.pop(v, None)  #", "grad = pending.get(v)  #"),
         "4.2",
     ),
     (
@@ -278,6 +363,123 @@ VARIANTS = [
         ("region", ENGINE_STATE_ON_THE_FUNCTION),
         "4.2",
     ),
+    # found by writing plausible student code against the checks (issue 12)
+    (
+        "a root listed twice is walked twice",
+        "dependencies.py",
+        ("region", COUNT_EVERY_LISTED_ROOT),
+        "4.1",
+    ),
+    (
+        "the seeds of a root given twice overwrite each other",
+        "engine.py",
+        (
+            "    for root, grad in zip(roots, seeds):\n"
+            "        pending[root] = grad if root not in pending else pending[root] + grad\n",
+            "    pending.update(zip(roots, seeds))\n",
+        ),
+        "4.2",
+    ),
+    (
+        "every root ready at the start",
+        "engine.py",
+        ("ready = [v for v in pending if counts[v] == 0]", "ready = list(pending)"),
+        "4.2",
+    ),
+    (
+        "hooks run when a vertex is pushed (never on a root)",
+        "engine.py",
+        edits(
+            "engine.py",
+            (HOOKS_RUN, ""),
+            (
+                PUSHED,
+                "            if counts[p] == 0:\n"
+                "                for hook in hooks_of(p) if p in pending else ():\n"
+                "                    replaced = hook(pending[p])\n"
+                "                    if replaced is not None:\n"
+                "                        pending[p] = replaced\n"
+                "                ready.append(p)\n",
+            ),
+        ),
+        "4.2",
+    ),
+    (
+        "seed: ones for a one-element output, even when a gradient is given",
+        "seed.py",
+        ("region", SEED_IGNORES_A_GIVEN_SCALAR_GRADIENT),
+        "4.4",
+    ),
+    (
+        "seed checks the shape of larger outputs only",
+        "seed.py",
+        ("region", SEED_CHECKS_LARGER_OUTPUTS_ONLY),
+        "4.4",
+    ),
+    (
+        "seed copies the gradient off its graph",
+        "seed.py",
+        ("region", SEED_OF_COPIED_ARRAYS),
+        "4.4",
+    ),
+    (
+        "enable_grad's exit turns recording off",
+        "grad_mode.py",
+        (ENABLE_EXIT, ENABLE_EXIT.replace("(self.previous)", "(False)")),
+        "4.5",
+    ),
+    (
+        "set_grad_enabled's exit sets the opposite of its mode",
+        "grad_mode.py",
+        (SGE_EXIT, SGE_EXIT.replace("(self.previous)", "(not self.mode)")),
+        "4.5",
+    ),
+    (
+        "enable_grad keeps the mode from before on the class",
+        "grad_mode.py",
+        (
+            "self.previous = _set_grad_enabled(True)",
+            "enable_grad.previous = _set_grad_enabled(True)",
+        ),
+        "4.5",
+    ),
+    (
+        "set_grad_enabled keeps the mode from before on the class",
+        "grad_mode.py",
+        (
+            "self.previous = _set_grad_enabled(self.mode)",
+            "set_grad_enabled.previous = _set_grad_enabled(self.mode)",
+        ),
+        "4.5",
+    ),
+    (
+        "enable_grad's exit returns a true value (swallows the exception)",
+        "grad_mode.py",
+        (
+            ENABLE_EXIT,
+            ENABLE_EXIT.replace(
+                "        _set_grad_enabled(self.previous)",
+                "        return _set_grad_enabled(self.previous)",
+            ),
+        ),
+        "4.5",
+    ),
+    (
+        "jvp's results are not detached",
+        "functional.py",
+        (
+            "        return _finish(out, create_graph), _finish(jv, create_graph)\n",
+            "        return out, jv\n",
+        ),
+        "4.6",
+    ),
+    (
+        "jvp returns the first item only for a function of two outputs",
+        "functional.py",
+        ("jv = result[0] if isinstance(out, Tensor) else result", "jv = result[0]"),
+        "4.6",
+    ),
+    ("hessian of one input only", "functional.py", ("region", HESSIAN_OF_ONE_INPUT), "4.6"),
 ]
 
 # Unusual but correct code: each must score every point.
@@ -329,6 +531,101 @@ while queue:
                 queue.append(p)
 """
 
+COUNT_WITH_A_COUNTER = """
+from collections import Counter
+
+counts = Counter(dict.fromkeys(roots, 0))
+seen = set(counts)
+todo = list(seen)
+while todo:
+    v = todo.pop()
+    for p in parents(v):
+        counts[p] += 1
+        if p not in seen:
+            seen.add(p)
+            todo.append(p)
+return counts
+"""
+
+ENGINE_TOPOLOGICAL_ORDER = """
+order, seen = [], set()
+for r in roots:
+    if r in seen:
+        continue
+    seen.add(r)
+    stack = [(r, iter(getattr(r, "inputs", ())))]
+    while stack:
+        v, it = stack[-1]
+        for x in it:
+            if x.requires_grad and vertex(x) not in seen:
+                p = vertex(x)
+                seen.add(p)
+                stack.append((p, iter(getattr(p, "inputs", ()))))
+                break
+        else:
+            stack.pop()
+            order.append(v)
+pending = {}
+for root, grad in zip(roots, seeds):
+    pending[root] = grad if root not in pending else pending[root] + grad
+for v in reversed(order):
+    grad = pending.pop(v, None)
+    if grad is not None:
+        for hook in hooks_of(v):
+            out = hook(grad)
+            if out is not None:
+                grad = out
+        deliver(v, grad)
+    if not isinstance(v, Node) or grad is None:
+        continue
+    grads = v.backward(grad, create_graph)
+    if not retain_graph:
+        v.release()
+    for x, g in zip(v.inputs, grads):
+        if x.requires_grad and g is not None:
+            p = vertex(x)
+            pending[p] = g if p not in pending else pending[p] + g
+"""
+
+EXIT_BEFORE = (
+    "    def __exit__(self, *exc: object) -> None:\n"
+    "        ### BEGIN SOLUTION 4.5\n"
+    "        _set_grad_enabled(self.previous)\n"
+    "        ### END SOLUTION\n\n\nclass "
+)
+POPPED = EXIT_BEFORE.replace("(self.previous)", "(_MODES.pop())")
+GRAD_MODE_ON_A_STACK = edits(
+    "grad_mode.py",
+    ("import functools\n", "import functools\n\n_MODES: list = []\n"),
+    ("self.previous = _set_grad_enabled(False)", "_MODES.append(_set_grad_enabled(False))"),
+    ("self.previous = _set_grad_enabled(True)", "_MODES.append(_set_grad_enabled(True))"),
+    (EXIT_BEFORE + "enable_grad", POPPED + "enable_grad"),
+    (EXIT_BEFORE + "set_grad_enabled", POPPED + "set_grad_enabled"),
+)
+
+JVP_AS_JACOBIAN_TIMES_U = """
+J = jacobian(func, xs if len(xs) > 1 else xs[0], create_graph=create_graph)
+blocks = (J,) if isinstance(out, Tensor) else J
+rows = []
+for k, y in enumerate(outs):
+    per_input = blocks[k] if len(xs) > 1 else (blocks[k],)
+    total = None
+    for Jij, x, u in zip(per_input, xs, us):
+        term = (Jij.reshape(-1, x.numel()) @ u.reshape(-1)).reshape(y.shape)
+        total = term if total is None else total + term
+    rows.append(total)
+jv = rows[0] if isinstance(out, Tensor) else tuple(rows)
+return _finish(out, create_graph), _finish(jv, create_graph)
+"""
+
+HESSIAN_AS_JACOBIAN_OF_JACOBIAN = (
+    "    return jacobian(gradient, inputs, create_graph)\n",
+    "    if isinstance(inputs, Tensor):\n"
+    "        inner = lambda x: jacobian(func, x, create_graph=True)  # noqa: E731\n"
+    "        return jacobian(inner, inputs, create_graph)\n"
+    "    return jacobian(gradient, inputs, create_graph)\n",
+)
+
 CORRECT = [
     ("count_dependencies breadth-first", "dependencies.py", ("region", COUNT_BREADTH_FIRST), "4.1"),
     (
@@ -342,6 +639,41 @@ CORRECT = [
         "accumulate.py",
         ("region", "tensor.grad = grad * 1.0 if tensor.grad is None else grad + tensor.grad"),
         "4.3",
+    ),
+    (
+        "count_dependencies with a Counter",
+        "dependencies.py",
+        ("region", COUNT_WITH_A_COUNTER),
+        "4.1",
+    ),
+    (
+        "backward_pass in a topological order (iterative DFS), no counts",
+        "engine.py",
+        ("region", ENGINE_TOPOLOGICAL_ORDER),
+        "4.2",
+    ),
+    (
+        "accumulate with += (a Tensor has no __iadd__: out of place)",
+        "accumulate.py",
+        (
+            "region",
+            "if tensor.grad is None:\n    tensor.grad = grad\nelse:\n    tensor.grad += grad",
+        ),
+        "4.3",
+    ),
+    (
+        "seed multiplies the gradient by 1 (recorded)",
+        "seed.py",
+        ("\n    return gradient\n", "\n    return gradient * 1.0\n"),
+        "4.4",
+    ),
+    ("grad modes on a module-level stack", "grad_mode.py", GRAD_MODE_ON_A_STACK, "4.5"),
+    ("jvp as jacobian @ u", "functional.py", ("region", JVP_AS_JACOBIAN_TIMES_U), "4.6"),
+    (
+        "hessian as the jacobian of a jacobian",
+        "functional.py",
+        HESSIAN_AS_JACOBIAN_OF_JACOBIAN,
+        "4.6",
     ),
 ]
 
@@ -408,7 +740,8 @@ def test_the_count_stand_in_is_no_solution_of_task_4_1(tmp_path: Path) -> None:
 def test_the_expected_gradients_are_pytorchs() -> None:
     """``cases.reverse`` (the parent's own backward pass, complex-step local derivatives,
     hooks) gives PyTorch's gradients for every vertex, on the checks' graphs and random
-    ones, with a doubling hook on a drawn step."""
+    ones (roots in either order, a root given twice), with a doubling hook on a drawn step
+    and one on a root."""
     torch = pytest.importorskip("torch")
     import numpy as np
 
@@ -426,6 +759,7 @@ def test_the_expected_gradients_are_pytorchs() -> None:
     }
     rng = np.random.default_rng(11)
     makers = [cases.twice, cases.diamond, cases.shared, cases.root_below_root, cases.layer]
+    makers += [cases.root_above_root, lambda rng: cases.repeated_root(rng, cases.diamond)]
     graphs = [make(rng) for make in makers] + [cases.long_and_short(rng), cases.checkpointed(rng)]
     graphs += [cases.wide(rng, 7), cases.constants(rng)]
     graphs += [cases.random_graph(rng, 14, leaves) for leaves in (1, 2, 3, 3)]
@@ -433,6 +767,7 @@ def test_the_expected_gradients_are_pytorchs() -> None:
         values = graph.forward()
         seeds = [cases.draw(rng, np.shape(values[r]), 2.0) for r in graph.roots]
         hooks = [(str(rng.choice(graph.nodes[:-1] or graph.nodes)), "double")]
+        hooks.append((graph.roots[-1], "double"))  # a root's hook sees its whole gradient
         tensors: dict = {}
         for name, data, requires in graph.leaves:
             tensors[name] = torch.tensor(data, dtype=torch.float64, requires_grad=requires)

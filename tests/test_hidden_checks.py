@@ -18,7 +18,7 @@ from autograder.checking import check_chapter, public_checks
 from autograder.course import chapter
 from autograder.harness import wire
 from tests.test_broken_ch03 import EXPAND_BY_RESHAPE, UNBROADCAST_ONE_AXIS_AT_A_TIME
-from tests.test_broken_ch04 import ENGINE_WITH_LISTS
+from tests.test_broken_ch04 import ENGINE_TOPOLOGICAL_ORDER, ENGINE_WITH_LISTS
 from tests.trees import SOLUTIONS, broken_package, composite, write_stubs
 
 CHAPTER_NUMBERS = [1, 2, 3, 4]
@@ -179,6 +179,27 @@ VARIANTS = [
         ),
         "4.2",
     ),
+    (
+        "a node that received only None passes nothing on",
+        4,
+        "engine.py",
+        ("            grads = (None,) * len(v.inputs)\n", "            continue\n"),
+        "4.2",
+    ),
+    (
+        "a node that received only None is released too",
+        4,
+        "engine.py",
+        (
+            "            grads = v.backward(grad, create_graph)\n"
+            "            if not retain_graph:\n"
+            "                v.release()\n",
+            "            grads = v.backward(grad, create_graph)\n"
+            "        if not retain_graph:\n"
+            "            v.release()\n",
+        ),
+        "4.2",
+    ),
 ]
 
 
@@ -215,6 +236,13 @@ CORRECT = [
         4,
         "engine.py",
         ("region", ENGINE_WITH_LISTS),
+        "4.2",
+    ),
+    (
+        "backward_pass in a topological order (iterative DFS), no counts",
+        4,
+        "engine.py",
+        ("region", ENGINE_TOPOLOGICAL_ORDER),
         "4.2",
     ),
 ]
@@ -300,5 +328,36 @@ def test_ch01_hidden_checks_catch_what_the_public_ones_catch(name: str, tmp_path
 
     _, file, edit, task = next(v for v in CH01 if v[0] == name)
     result = graded(1, composite(1, broken_package(1, tmp_path, file, edit, task)), public=False)
+    verdict = next(t for t in result.tasks if t.task.id == task)
+    assert verdict.status == "failed", report.chapter_report(result)
+
+
+# -- chapter 4: the same --------------------------------------------------------------------------
+
+CH04_SHARED = [
+    "a root listed twice is walked twice",
+    "the seeds of a root given twice overwrite each other",
+    "every root ready at the start",
+    "hooks run when a vertex is pushed (never on a root)",
+    "create_graph that records nothing",
+    "accumulates on the arrays",
+    "seed: ones for a one-element output, even when a gradient is given",
+    "seed copies the gradient off its graph",
+    "enable_grad keeps the mode from before on the class",
+    "set_grad_enabled's exit sets the opposite of its mode",
+    "enable_grad's exit returns a true value (swallows the exception)",
+    "jvp's results are not detached",
+    "hessian of one input only",
+]
+
+
+@pytest.mark.parametrize("name", CH04_SHARED)
+def test_ch04_hidden_checks_catch_what_the_public_ones_catch(name: str, tmp_path: Path) -> None:
+    """tests/test_broken_ch04.py shows each failing its task's public checks; the hidden
+    checks, with other cases of the same kinds, fail it too."""
+    from tests.test_broken_ch04 import VARIANTS as CH04
+
+    _, file, edit, task = next(v for v in CH04 if v[0] == name)
+    result = graded(4, composite(4, broken_package(4, tmp_path, file, edit, task)), public=False)
     verdict = next(t for t in result.tasks if t.task.id == task)
     assert verdict.status == "failed", report.chapter_report(result)

@@ -43,6 +43,7 @@ from ...checks.ch04_backward.cases import (
     second_order_case,
     seed_case,
     shared,
+    tanh_chain,
     wide,
 )
 from ...harness.api import Check
@@ -170,6 +171,12 @@ CHECKS = [
                     hooks=[("r1", "double"), ("r2", "observe")],
                 ),
                 _hooked,
+                _engine(
+                    "a chain of 60, freed as the pass goes",
+                    lambda rng: tanh_chain(rng, 60),
+                    False,
+                    chain=True,
+                ),
             ]
         ),
         programs.engine,
@@ -195,6 +202,7 @@ CHECKS = [
         Rows(
             [
                 lambda rng: accumulate_case(rng, 5, (3,)),
+                lambda rng: accumulate_case(rng, 4, (3, 2), requires_grad=True),
                 lambda rng: accumulate_case(rng, 3, (2, 2), preset=True, requires_grad=True),
             ]
         ),
