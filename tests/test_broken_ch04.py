@@ -212,15 +212,14 @@ if g.shape != tuple(output.shape):
 return Tensor(g.astype(output.dtype))
 """
 
-HESSIAN_OF_ONE_INPUT = """
-(x,) = _prepare(inputs, create_graph)[0] if isinstance(inputs, Tensor) else (inputs[0],)
-
-def gradient(x):
-    (g,) = grad(func(x), x, create_graph=True)
-    return g
-
-return jacobian(gradient, x, create_graph)
-"""
+HESSIAN_OF_ONE_INPUT = (
+    "    return jacobian(gradient, inputs, create_graph)\n",
+    "    def first(x):\n"
+    "        (g,) = grad(func(x), x, create_graph=True)\n"
+    "        return g\n\n"
+    "    x = inputs if isinstance(inputs, Tensor) else inputs[0]\n"
+    "    return jacobian(first, x, create_graph)\n",
+)
 
 SGE_EXIT = (
     "        pass\n\n    def __exit__(self, *exc: object) -> None:\n"
@@ -479,7 +478,37 @@ VARIANTS = [
         ("jv = result[0] if isinstance(out, Tensor) else result", "jv = result[0]"),
         "4.6",
     ),
-    ("hessian of one input only", "functional.py", ("region", HESSIAN_OF_ONE_INPUT), "4.6"),
+    ("hessian of one input only", "functional.py", HESSIAN_OF_ONE_INPUT, "4.6"),
+    (
+        "accumulate detaches the first gradient",
+        "accumulate.py",
+        ("region", "tensor.grad = grad.detach() if tensor.grad is None else tensor.grad + grad"),
+        "4.3",
+    ),
+    (
+        "the implicit seed computed from out",
+        "seed.py",
+        ("return ones_like(output)", "return output * 0 + 1"),
+        "4.4",
+    ),
+    (
+        "jvp detaches even with create_graph",
+        "functional.py",
+        (
+            "        return _finish(out, create_graph), _finish(jv, create_graph)\n",
+            "        return _finish(out, False), _finish(jv, False)\n",
+        ),
+        "4.6",
+    ),
+    (
+        "hessian ignores create_graph",
+        "functional.py",
+        (
+            "    return jacobian(gradient, inputs, create_graph)\n",
+            "    return jacobian(gradient, inputs)\n",
+        ),
+        "4.6",
+    ),
 ]
 
 # Unusual but correct code: each must score every point.

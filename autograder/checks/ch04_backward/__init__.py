@@ -390,7 +390,16 @@ def accumulate_verdict(case: Case, received: Any) -> str | None:
                 "in): the sum must be a new Tensor (tensor.grad + grad), written nowhere in "
                 "place"
             )
-    if expected.requires_grad and not (received.get("requires_grad") and received.get("recorded")):
+    each = received.get("each_requires_grad") or []
+    if expected.requires_grad and not all(each):
+        return (
+            f"with gradients that require grad (create_graph=True), t.grad after call "
+            f"{each.index(False) + 1 if False in each else 1} does not require grad: it was "
+            "copied off the graph (detach(), or a new Tensor of the data). Keep the gradient "
+            "itself the first time, and add with Tensor operations"
+        )
+    summed = len(expected.values) > 1 or expected.preset
+    if expected.requires_grad and summed and not received.get("recorded"):
         return (
             "with gradients that require grad (create_graph=True), t.grad must be recorded as "
             "their sum: add with Tensor operations, not on .data arrays"
@@ -457,6 +466,11 @@ def seed_verdict(case: Case, received: Any) -> str | None:
     problem = compare(data, expected.data, rtol=1e-7, atol=0.0, path="the seed")
     if problem:
         return problem
+    if not expected.differentiable and received.get("requires_grad"):
+        return (
+            "what seed returned requires grad, but no gradient that requires grad was given: "
+            "it was computed from out (out * 0 + 1?). ∂out/∂out is a constant: ones_like(out)"
+        )
     if expected.differentiable and not received.get("requires_grad"):
         return (
             "the gradient given requires grad, and what seed returned does not: it was "
@@ -500,12 +514,20 @@ def functional_verdict(case: Case, received: Any) -> str | None:
     if not isinstance(received, dict):
         return f"expected the program's record, received {show(received)}"
     problem = _functional_values(expected, received)
-    if problem or not received.get("attached"):
+    if problem:
         return problem
-    return (
-        f"{received['attached'][0]} requires grad, without create_graph=True: detach the "
-        "results (_finish(value, create_graph)), as PyTorch does, so they carry no graph"
-    )
+    if expected.create_graph and received.get("detached"):
+        return (
+            f"{received['detached'][0]} does not require grad, with create_graph=True: it "
+            "must be differentiable (record both backward passes with create_graph=True, and "
+            "detach nothing: _finish(value, create_graph))"
+        )
+    if not expected.create_graph and received.get("attached"):
+        return (
+            f"{received['attached'][0]} requires grad, without create_graph=True: detach the "
+            "results (_finish(value, create_graph)), as PyTorch does, so they carry no graph"
+        )
+    return None
 
 
 def _functional_values(expected: FunctionalExpected, received: dict) -> str | None:
@@ -788,6 +810,7 @@ CHECKS = [
                 lambda rng: accumulate_case(rng, 3),
                 lambda rng: accumulate_case(rng, 2, (4,), preset=True),
                 lambda rng: accumulate_case(rng, 2, requires_grad=True),
+                lambda rng: accumulate_case(rng, 1, (3,), requires_grad=True),
             ]
         ),
         programs.accumulate,
@@ -845,6 +868,7 @@ CHECKS = [
                 lambda rng: functional_case(rng, "jvp", "two_d"),
                 lambda rng: functional_case(rng, "jvp", "tanh_layer"),
                 lambda rng: functional_case(rng, "jvp", "pair"),
+                lambda rng: functional_case(rng, "jvp", "quadratic", create_graph=True),
             ]
         ),
         programs.functional,
@@ -859,6 +883,7 @@ CHECKS = [
                 lambda rng: functional_case(rng, "hessian", "quadratic"),
                 lambda rng: functional_case(rng, "hessian", "two_d"),
                 lambda rng: functional_case(rng, "hessian", "pair_sum"),
+                lambda rng: functional_case(rng, "hessian", "two_d", create_graph=True),
             ]
         ),
         programs.functional,

@@ -602,6 +602,7 @@ def second_order_case(
 class AccumulateExpected:
     values: list[np.ndarray]
     requires_grad: bool
+    preset: bool = False  # t.grad set beforehand: the first call sums too
 
 
 def accumulate_case(
@@ -618,13 +619,14 @@ def accumulate_case(
     for g in grads:
         total = total + g
         values.append(total.copy())
-    label = f"accumulate(t, g) {count} times, each g of shape {shape}"
+    times = "once" if count == 1 else f"{count} times"
+    label = f"accumulate(t, g) {times}, each g of shape {shape}"
     if preset:
         label += ", t.grad set beforehand"
     if requires_grad:
         label += ", each g requiring grad (as with create_graph=True)"
     inputs = {"grads": grads, "preset": start, "requires_grad": requires_grad}
-    return Case(label, inputs, AccumulateExpected(values, requires_grad))
+    return Case(label, inputs, AccumulateExpected(values, requires_grad, preset))
 
 
 @dataclass(frozen=True)
@@ -787,12 +789,14 @@ class FunctionalExpected:
     output: Any  # an array, or a list of them (a tuple of outputs)
     result: Any  # an array, or (nested) lists of them
     what: str
+    create_graph: bool = False
 
 
 FUNCTION_TEXT = {
     "quadratic": "f(x) = 0.5 * x @ (A @ x) + b @ x",
     "two_d": "f(v) = v[0] * v[0] * v[1] + (v[0] * v[1]).exp()",
     "tanh_layer": "f(x) = (A @ x).tanh()",
+    "cubic": "f(x) = (x * x * x).sum() + b @ x",
     "pair": "f(x, y) = (x * y, (x + y).tanh())",
     "pair_sum": "f(x, y) = (x * x * y).sum()",
 }
@@ -809,8 +813,20 @@ def _two_d(v: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
     return value, grad, hess
 
 
-def functional_case(rng: np.random.Generator, what: str, function: str, n: int = 3) -> Case:
-    """jvp(f, x, u) or hessian(f, x), with their closed forms."""
+def functional_case(
+    rng: np.random.Generator, what: str, function: str, n: int = 3, create_graph: bool = False
+) -> Case:
+    """jvp(f, x, u) or hessian(f, x), with their closed forms; with ``create_graph=True``
+    the results must require grad."""
+    case = _functional_case(rng, what, function, n)
+    if not create_graph:
+        return case
+    expected = FunctionalExpected(case.expected.output, case.expected.result, what, True)
+    label = case.label.replace(")", ", create_graph=True)", 1)
+    return Case(label, {**case.inputs, "create_graph": True}, expected)
+
+
+def _functional_case(rng: np.random.Generator, what: str, function: str, n: int) -> Case:
     if function in ("pair", "pair_sum"):
         return _pair_case(rng, what, function, n)
     size = 2 if function == "two_d" else n
@@ -821,6 +837,8 @@ def functional_case(rng: np.random.Generator, what: str, function: str, n: int =
         value, grad, hess = 0.5 * x @ a @ x + b @ x, sym @ x + b, sym
     elif function == "two_d":
         value, grad, hess = _two_d(x)
+    elif function == "cubic":
+        value, grad, hess = np.sum(x**3) + b @ x, 3 * x**2 + b, np.diag(6 * x)
     else:
         value = np.tanh(a @ x)
         grad = hess = None

@@ -118,6 +118,7 @@ class Accumulated(TypedDict, total=False):
     inputs_intact: bool
     requires_grad: Any
     recorded: bool
+    each_requires_grad: list[bool]
 
 
 class Aliased(TypedDict):
@@ -147,6 +148,7 @@ class Functional(TypedDict, total=False):
     output: Any
     result: Any
     attached: list[str]
+    detached: list[str]
 
 
 # -- building graphs ----------------------------------------------------------------------
@@ -479,12 +481,13 @@ def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False)
     passed = held[: len(grads)]
     if preset is not None:
         t.grad = held[-1]
-    values, fresh = [], []
+    values, fresh, each = [], [], []
     for g in passed:
         before = t.grad
         sp.accumulate(t, g)
         now = t.grad
         values.append(_array(now))
+        each.append(getattr(now, "requires_grad", False) is True)
         # the first gradient may become .grad as it is; after that, a new Tensor each time
         fresh.append(before is None or (now is not before and all(now is not p for p in held)))
     intact = all(np.array_equal(np.asarray(h.data), a) for h, a in zip(held, arrays))
@@ -494,6 +497,7 @@ def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False)
         "inputs_intact": bool(intact),
         "requires_grad": bool(getattr(t.grad, "requires_grad", False)),
         "recorded": getattr(t.grad, "grad_fn", None) is not None,
+        "each_requires_grad": each,
     }
 
 
@@ -609,6 +613,7 @@ def _functions(sp, a: Any, b: Any) -> dict[str, Callable[..., Any]]:
         "quadratic": lambda x: (x @ (A @ x)) * 0.5 + B @ x,
         "two_d": lambda v: v[0] * v[0] * v[1] + (v[0] * v[1]).exp(),
         "tanh_layer": lambda x: (A @ x).tanh(),
+        "cubic": lambda x: (x * x * x).sum() + B @ x,
     }
 
 
@@ -618,9 +623,18 @@ PAIRS: dict[str, Callable[..., Any]] = {  # functions of two inputs (inputs a tu
 }
 
 
-def functional(sp, what: str, function: str, x: Any, a: Any, b: Any, u: Any = None) -> Functional:
-    """``autograd.functional.jvp(f, x, u)`` or ``hessian(f, x)`` for a function above; for
-    one of ``PAIRS``, x and u are tuples of two Tensors."""
+def functional(
+    sp,
+    what: str,
+    function: str,
+    x: Any,
+    a: Any,
+    b: Any,
+    u: Any = None,
+    create_graph: bool = False,
+) -> Functional:
+    """``autograd.functional.jvp(f, x, u, create_graph)`` or ``hessian(f, x, create_graph)``
+    for a function above; for one of ``PAIRS``, x and u are tuples of two Tensors."""
     if function in PAIRS:
         f = PAIRS[function]
         xt: Any = tuple(sp.Tensor(np.asarray(v, dtype=np.float64)) for v in x)
@@ -631,20 +645,22 @@ def functional(sp, what: str, function: str, x: Any, a: Any, b: Any, u: Any = No
         ut = sp.Tensor(np.asarray(u, dtype=np.float64))
     fn = sp.autograd.functional
     if what == "jvp":
-        found = fn.jvp(f, xt, ut)
+        found = fn.jvp(f, xt, ut, create_graph=create_graph)
         if isinstance(found, tuple) and len(found) == 2:
             return {
                 "type_name": "tuple",
                 "output": _arrays(found[0]),
                 "result": _arrays(found[1]),
                 "attached": _attached("jvp(...)", found),
+                "detached": _attached("jvp(...)", found, False),
             }
         return {"type_name": type(found).__name__}
-    found = fn.hessian(f, xt)
+    found = fn.hessian(f, xt, create_graph=create_graph)
     return {
         "type_name": type(found).__name__,
         "result": _arrays(found),
         "attached": _attached("hessian(f, x)", found),
+        "detached": _attached("hessian(f, x)", found, False),
     }
 
 
@@ -655,8 +671,8 @@ def _arrays(value: Any) -> Any:
     return _array(value)
 
 
-def _attached(name: str, value: Any) -> list[str]:
-    """The returned tensors (by index) that require grad."""
+def _attached(name: str, value: Any, requires: bool = True) -> list[str]:
+    """The returned tensors (by index) that require grad (that do not: ``requires=False``)."""
     if isinstance(value, (tuple, list)):
-        return [n for i, v in enumerate(value) for n in _attached(f"{name}[{i}]", v)]
-    return [name] if getattr(value, "requires_grad", False) is True else []
+        return [n for i, v in enumerate(value) for n in _attached(f"{name}[{i}]", v, requires)]
+    return [name] if (getattr(value, "requires_grad", False) is True) == requires else []

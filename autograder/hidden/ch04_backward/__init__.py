@@ -203,6 +203,7 @@ CHECKS = [
             [
                 lambda rng: accumulate_case(rng, 5, (3,)),
                 lambda rng: accumulate_case(rng, 4, (3, 2), requires_grad=True),
+                lambda rng: accumulate_case(rng, 1, (2,), requires_grad=True),
                 lambda rng: accumulate_case(rng, 3, (2, 2), preset=True, requires_grad=True),
             ]
         ),
@@ -251,6 +252,8 @@ CHECKS = [
                 lambda rng: functional_case(rng, "jvp", "tanh_layer", 4),
                 lambda rng: functional_case(rng, "hessian", "quadratic", 4),
                 lambda rng: functional_case(rng, "jvp", "pair", 4),
+                lambda rng: functional_case(rng, "jvp", "tanh_layer", 2, create_graph=True),
+                lambda rng: functional_case(rng, "hessian", "cubic", 3, create_graph=True),
                 lambda rng: functional_case(rng, "hessian", "pair_sum", 2),
             ]
         ),
