@@ -7,12 +7,14 @@ each step's local vector-Jacobian product by the complex step, the hooks where t
 must apply them). Nothing the student wrote computes an expectation.
 
 - 4.1 ``count_dependencies``: small graphs (x * x, a diamond, a wide fan, two roots sharing
-  a subgraph, a root below another root, constants, a branch no root reaches) against the
-  parent's counts, by vertex; a 100,000-node chain of hand-built nodes (a recursive walk
-  cannot), and the call depth on a 300-node chain (at most 100: no recursion).
+  a subgraph, a root below another root, a root given twice, constants, a branch no root
+  reaches) against the parent's counts, by vertex; a 100,000-node chain of hand-built nodes
+  (a recursive walk cannot), and the call depth on a 300-node chain (at most 100: no
+  recursion).
 - 4.2 ``backward_pass`` (which runs 4.1, so ``requires`` it), called with a ``deliver``
   that records what each vertex receives: each vertex delivered once with its complete
-  gradient; hooks (a returned Tensor replaces the gradient, None keeps it); saved tensors
+  gradient (roots in either order, a root given twice: the sum of its seeds); hooks (a
+  returned Tensor replaces the gradient, None keeps it; a root's hook too); saved tensors
   released unless ``retain_graph``, a second pass through a released graph refused; the
   gradients of a 40-node chain freed as the pass goes; the same bits for the same graph
   built again; a 100,000-node chain; a local backward that runs the engine again
@@ -20,14 +22,19 @@ must apply them). Nothing the student wrote computes an expectation.
   second derivatives of x³, tanh and x·eˣ against closed forms (through ``autograd.grad``:
   4.4).
 - 4.3 ``accumulate`` directly (values, a new Tensor each time, the gradients passed left
-  alone, recorded when they require grad), and ``c = a + b`` backward twice (4.1, 4.2,
-  4.4): one gradient object reaches both a and b.
-- 4.4 ``seed`` directly: ones for one-element outputs in their dtype, refusals (naming
-  both shapes), casts.
+  alone, differentiable after every call when they require grad, the sums recorded), and
+  ``c = a + b`` backward twice (4.1, 4.2, 4.4): one gradient object reaches both a and b.
+- 4.4 ``seed`` directly: ones for one-element outputs in their dtype, a given gradient
+  used also for a one-element output, refusals (naming both shapes, () against (1,) too),
+  casts; the result requires grad exactly when the given gradient does (jvp's trick
+  differentiates through it; an implicit seed is a constant).
 - 4.5 grad-mode scripts (nested, exceptions, decorators, ``set_grad_enabled`` as a call)
-  against the rules run on a plain flag.
-- 4.6 ``jvp`` and ``hessian`` against closed forms; they run the engine (4.1, 4.2, 4.4,
-  4.5).
+  against the rules run on a plain flag; each class entered in a mode equal to its own and
+  nested in itself (state kept on the instance), and an exception must come out of the
+  ``with`` (``__exit__`` returns nothing true).
+- 4.6 ``jvp`` and ``hessian`` against closed forms, with a tuple of two inputs (and two
+  outputs for jvp) too; results detached, or differentiable with ``create_graph=True``
+  (on functions whose result depends on x); they run the engine (4.1, 4.2, 4.4, 4.5).
 """
 
 from __future__ import annotations

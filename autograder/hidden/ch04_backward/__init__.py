@@ -4,9 +4,11 @@ Rows of chapter 4's public case builders (``cases``), run by the public programs
 by the public verdicts, on other graphs than the public ones: random graphs drawn at the
 seed (their labels name the kind, never the drawn graph), a wider fan, a wider layer, hooks
 on drawn graphs, other shapes and dtypes for seed, other grad-mode scripts, larger jvp and
-Hessian inputs. One kind is theirs alone: a node whose backward returns None for an input
-that requires grad (the vertex still counts it as arrived; one reached only so gets no
-gradient at all).
+Hessian inputs, a drawn graph with its root given twice, hooked roots in the other order,
+a longer chain freed as it goes, create_graph for jvp and hessian. One kind is theirs
+alone: nodes whose backward returns None for an input that requires grad (the vertex still
+counts it as arrived; one reached only so gets no gradient at all, and a node that gets
+only None runs nothing, is not released, and passes None on).
 """
 
 from __future__ import annotations
