@@ -61,4 +61,15 @@ class Cast(Function):
 def promote(*tensors: Any) -> tuple:
     """The tensors, each cast to their common dtype (``result_type``) where it differs."""
     dtype = result_type(*tensors)
-    return tuple([t if t.dtype == dtype else Cast.apply(t, dtype) for t in tensors])
+    return tuple([t if t.dtype == dtype else _cast(t, dtype) for t in tensors])
+
+
+def _cast(t: Any, dtype: np.dtype) -> Any:
+    """``Cast.apply(t, dtype)``; a constant (``a > 0`` in ``g * (a > 0)``) has no gradient to
+    flow back, so its data is converted directly: the same tensor, without the Function."""
+    if t.requires_grad:
+        return Cast.apply(t, dtype)
+    return _tensor.Tensor._from_array(t.data.astype(dtype))
+
+
+from . import tensor as _tensor  # noqa: E402  (last: tensor.py imports this module)

@@ -35,9 +35,10 @@ class Context:
     tensors (read back as ``saved_tensors``); other attributes (a shape, an axis) may be set
     directly. ``needs_input_grad[i]`` says whether input ``i`` requires a gradient."""
 
+    saved_tensors: tuple = ()  # until ``save_for_backward``
+
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
         self.needs_input_grad = needs_input_grad
-        self.saved_tensors: tuple = ()
 
     def save_for_backward(self, *tensors: Any) -> None:
         self.saved_tensors = tensors
@@ -97,10 +98,11 @@ class Node:
                 f"{self.function.__name__}.backward must return Tensors (or None), "
                 f"not {type(grad).__name__}"
             )
-        if grad.shape != x.shape:  # the gradient of a broadcast input is reduced
+        # (the arrays' shapes and dtypes, not the Tensor properties: this runs per gradient)
+        if grad.data.shape != x.data.shape:  # the gradient of a broadcast input is reduced
             self._check_broadcast(x, grad)
             grad = reduce_to_shape(grad, x.shape, self.name())
-        if grad.dtype != x.dtype:  # as PyTorch's engine: each gradient in its input's dtype
+        if grad.data.dtype != x.data.dtype:  # as PyTorch's engine: in its input's dtype
             grad = _casting.Cast.apply(grad, x.dtype)
         return grad
 
@@ -162,7 +164,7 @@ class Function:
         ctx = Context(needs)
         result = cls.forward(ctx, *args, **kwargs)
         out = result if isinstance(result, Tensor) else Tensor._from_array(result)
-        if any(needs) and is_grad_enabled():
+        if True in needs and is_grad_enabled():
             out.requires_grad = True
             out.grad_fn = Node(cls, ctx, inputs)
         return out

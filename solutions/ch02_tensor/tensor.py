@@ -464,7 +464,7 @@ def _lift(value: Any, like: Tensor) -> Tensor:
     a tensor of its own (``data_dtype``), converted once to the dtype of the result."""
     if isinstance(value, Tensor):
         return value
-    if isinstance(value, numbers.Number):
+    if isinstance(value, (float, int)) or isinstance(value, numbers.Number):  # ABC: slower
         xp = array_module(like.data)
         return Tensor._from_array(xp.asarray(value, dtype=scalar_type(value, like.dtype)))
     if isinstance(value, Sequence) and not isinstance(value, str):
@@ -477,11 +477,13 @@ def _operands(a: Any, b: Any, floating: bool = False) -> tuple[Tensor, Tensor]:
     ``floating``: integers become the default floating dtype (true division). Their shapes
     must broadcast (NumPy's rule: chapter 3).
 
-    The common case costs two comparisons: equal shapes (or a 0-d operand, such as a lifted
-    Python number) always broadcast, and equal dtypes need no promotion."""
-    if a.shape != b.shape and a.ndim and b.ndim:
+    The common case costs two comparisons, of the arrays' shapes and dtypes: equal shapes
+    (or a 0-d operand, such as a lifted Python number) always broadcast, and equal dtypes
+    need no promotion."""
+    a_shape, b_shape = a.data.shape, b.data.shape
+    if a_shape != b_shape and a_shape and b_shape:  # () is a 0-d operand
         _check_broadcast(a.shape, b.shape)
-    if a.dtype != b.dtype:
+    if a.data.dtype != b.data.dtype:
         a, b = promote(a, b)
     if floating and not is_floating(a.dtype):
         a, b = Cast.apply(a, get_default_dtype()), Cast.apply(b, get_default_dtype())
