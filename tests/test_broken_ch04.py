@@ -165,6 +165,23 @@ while ready:
             ready.append(p)
 """
 
+COUNT_NEVER_WALKS_A_LEAF = """
+counts = {v: 0 for v in roots}
+seen = set(counts)
+stack = list(counts)
+while stack:
+    v = stack.pop()
+    for x in v.inputs:
+        if not x.requires_grad:
+            continue
+        p = x.grad_fn if x.grad_fn is not None else x
+        counts[p] = counts.get(p, 0) + 1
+        if p not in seen and x.grad_fn is not None:
+            seen.add(p)
+            stack.append(p)
+return counts
+"""
+
 COUNT_EVERY_LISTED_ROOT = """
 counts = {v: 0 for v in roots}
 seen = set(roots)
@@ -509,6 +526,39 @@ VARIANTS = [
         ),
         "4.6",
     ),
+    (
+        "the engine detaches the seeds",
+        "engine.py",
+        (
+            "        pending[root] = grad if root not in pending else pending[root] + grad\n",
+            "        grad = grad.detach()\n"
+            "        pending[root] = grad if root not in pending else pending[root] + grad\n",
+        ),
+        "4.2",
+    ),
+    (
+        "every node released after the loop",
+        "engine.py",
+        edits(
+            "engine.py",
+            (RELEASE, "            ran.append(v)\n"),
+            ("    pending: dict = {}\n", "    pending: dict = {}\n    ran = []\n"),
+            (
+                "                ready.append(p)\n",
+                "                ready.append(p)\n"
+                "    if not retain_graph:\n"
+                "        for node in ran:\n"
+                "            node.release()\n",
+            ),
+        ),
+        "4.2",
+    ),
+    (
+        "a count that never walks a leaf",
+        "dependencies.py",
+        ("region", COUNT_NEVER_WALKS_A_LEAF),
+        "4.1",
+    ),
 ]
 
 # Unusual but correct code: each must score every point.
@@ -769,8 +819,8 @@ def test_the_count_stand_in_is_no_solution_of_task_4_1(tmp_path: Path) -> None:
 def test_the_expected_gradients_are_pytorchs() -> None:
     """``cases.reverse`` (the parent's own backward pass, complex-step local derivatives,
     hooks) gives PyTorch's gradients for every vertex, on the checks' graphs and random
-    ones (roots in either order, a root given twice), with a doubling hook on a drawn step
-    and one on a root."""
+    ones (roots in either order, a root given twice, a leaf as a root), with a doubling hook
+    on a drawn step and one on a root."""
     torch = pytest.importorskip("torch")
     import numpy as np
 
@@ -789,6 +839,7 @@ def test_the_expected_gradients_are_pytorchs() -> None:
     rng = np.random.default_rng(11)
     makers = [cases.twice, cases.diamond, cases.shared, cases.root_below_root, cases.layer]
     makers += [cases.root_above_root, lambda rng: cases.repeated_root(rng, cases.diamond)]
+    makers += [cases.leaf_root]
     graphs = [make(rng) for make in makers] + [cases.long_and_short(rng), cases.checkpointed(rng)]
     graphs += [cases.wide(rng, 7), cases.constants(rng)]
     graphs += [cases.random_graph(rng, 14, leaves) for leaves in (1, 2, 3, 3)]

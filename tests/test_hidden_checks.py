@@ -348,6 +348,11 @@ CH04_SHARED = [
     "enable_grad's exit returns a true value (swallows the exception)",
     "jvp's results are not detached",
     "hessian of one input only",
+    "the engine detaches the seeds",
+    "every node released after the loop",
+    "a count that never walks a leaf",
+    "accumulate detaches the first gradient",
+    "jvp detaches even with create_graph",
 ]
 
 

@@ -72,6 +72,7 @@ from .cases import (
     grad_mode_case,
     kept_case,
     layer,
+    leaf_root,
     long_and_short,
     random_graph,
     reachable,
@@ -287,6 +288,14 @@ def engine_verdict(case: Case, received: Any) -> str | None:
                 "a second backward_pass through a graph released by the first did not raise "
                 "(PyTorch's RuntimeError): release each node unless retain_graph"
             )
+    if expected.chain and received.get("held_at_leaf"):
+        return (
+            f"{received['held_at_leaf']} of the chain's {len(expected.graph.nodes)} nodes "
+            "still held their saved tensors when x, the last vertex, received its gradient: "
+            "release each node "
+            "(v.release()) as soon as its backward has run, not after the loop, so memory "
+            "falls as backward proceeds"
+        )
     if expected.chain and received.get("live_peak", 0) > LIVE:
         return (
             f"{received['live_peak']} gradients of vertices that had already run were still "
@@ -361,6 +370,14 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
     problem = compare(received["first"], expected.first, rtol=RTOL, atol=ATOL, path="g")
     if problem:
         return problem
+    lost = received.get("seed_lost") or not received["first_requires_grad"]
+    if expected.through_seed and lost:
+        return (
+            "g = grad(y, x, w, create_graph=True), for a w that requires grad, is not "
+            "recorded as a function of w (grad(g.sum(), w) finds no path to w): the seed's "
+            "graph was lost (detached, or copied into a new Tensor) before or inside "
+            "backward_pass. Keep each seed as it is: pending[root] = seed"
+        )
     if not received["first_requires_grad"]:
         return (
             "g, returned with create_graph=True, does not require grad: nothing recorded how it "
@@ -675,6 +692,7 @@ CHECKS = [
                 _count("two roots sharing a subgraph", shared),
                 _count("a root that another root reaches", root_below_root),
                 _count("the same root twice", lambda rng: repeated_root(rng, diamond)),
+                _count("a leaf that is a root too", leaf_root),
                 _count("constants, and a branch no root reaches", constants),
                 _count("short and long paths to b", long_and_short),
                 _count("a layer", layer),
@@ -704,6 +722,7 @@ CHECKS = [
                 _engine("a root that another root reaches", root_below_root),
                 _engine("a root that another root reaches, listed last", root_above_root),
                 _engine("the same root twice", lambda rng: repeated_root(rng, diamond)),
+                _engine("a leaf that is a root too", leaf_root),
                 _engine("constants, and a branch no root reaches", constants),
                 _engine("a layer", layer),
                 _engine("a random graph", lambda rng: random_graph(rng, 12)),
@@ -802,6 +821,7 @@ CHECKS = [
                 lambda rng: second_order_case(rng, "cube"),
                 lambda rng: second_order_case(rng, "tanh"),
                 lambda rng: second_order_case(rng, "exp", (2, 3)),
+                lambda rng: second_order_case(rng, "tanh", (4,), through_seed=True),
             ]
         ),
         programs.second_order,

@@ -301,6 +301,13 @@ def long_and_short(rng: np.random.Generator) -> Graph:
     )
 
 
+def leaf_root(rng: np.random.Generator) -> Graph:
+    """A diamond whose leaf is a root too (``backward([out, a], [g1, g2])``): a's gradient
+    is its seed plus what reaches it from out."""
+    graph = diamond(rng)
+    return Graph(graph.leaves, graph.steps, ["out", "a"])
+
+
 def layer(rng: np.random.Generator) -> Graph:
     """A small layer: tanh(W @ x) · v, reduced; W, x, v all require grad."""
     return Graph(
@@ -568,6 +575,7 @@ class SecondExpected:
     first: np.ndarray
     second: np.ndarray
     function: str
+    through_seed: bool = False  # differentiated with respect to grad_outputs w
 
 
 SECOND_FORMS: dict[
@@ -584,10 +592,25 @@ SECOND_FORMS: dict[
 
 
 def second_order_case(
-    rng: np.random.Generator, function: str, shape: tuple[int, ...] = (5,)
+    rng: np.random.Generator,
+    function: str,
+    shape: tuple[int, ...] = (5,),
+    through_seed: bool = False,
 ) -> Case:
+    """g = grad(f(x).sum(), x, create_graph=True), then grad(g.sum(), x); or, with
+    ``through_seed``, g = grad(f(x), x, w, create_graph=True) for a w that requires grad
+    (g = w·f'(x), jvp's trick), then grad(g.sum(), w) = f'(x): the engine must keep the
+    seed's graph."""
     expr, first, second = SECOND_FORMS[function]
     x = draw(rng, shape, 2.0)
+    if through_seed:
+        w = draw(rng, shape, 2.0)
+        label = (
+            f"g = grad({expr}, x, w, create_graph=True) for a w that requires grad, then "
+            f"grad(g.sum(), w), for x and w of shape {shape}"
+        )
+        expected = SecondExpected(w * first(x), first(x), expr, True)
+        return Case(label, {"function": function, "x": x, "w": w}, expected)
     label = (
         f"g = grad(({expr}).sum(), x, create_graph=True), then grad(g.sum(), x), for x of "
         f"shape {shape}"

@@ -95,6 +95,7 @@ class EngineResult(TypedDict, total=False):
     released: list[bool]
     strangers: int
     live_peak: int
+    held_at_leaf: int
     second: Any
     repeated: list
 
@@ -106,6 +107,7 @@ class SecondOrder(TypedDict, total=False):
     first: Any
     first_requires_grad: bool
     second: Any
+    seed_lost: bool
 
 
 class Accumulated(TypedDict, total=False):
@@ -368,7 +370,7 @@ def engine(
         tensors[name].register_hook(_hook(HOOKS[kind], hook_inputs[i]))
     calls, grads, strangers = [0] * len(order), [None] * len(order), [0]
     alive: list = []
-    peak = [0]
+    peak, held = [0], [0]
 
     def deliver(v: Any, grad: Any) -> None:
         i = index.get(id(v))
@@ -381,6 +383,8 @@ def engine(
         if chain:
             peak[0] = max(peak[0], sum(ref() is not None for ref in alive))
             alive.append(weakref.ref(grad))
+            if i == 0:  # the leaf, last: every node has run
+                held[0] = sum(tensors[n].grad_fn.ctx is not None for n in nodes)
 
     def run(ts: dict, sink: Callable, retain: bool) -> None:
         ss = [sp.Tensor(np.asarray(s, dtype=np.float64)) for s in seeds]
@@ -396,6 +400,7 @@ def engine(
     }
     if chain:
         result["live_peak"] = peak[0]
+        result["held_at_leaf"] = held[0]
     if passes == 2:
         again: list = [None] * len(order)
 
@@ -451,19 +456,25 @@ def _hook(kind: Callable[[Any], Any], seen: list) -> Callable[[Any], Any]:
     return hook
 
 
-def second_order(sp, function: str, x: Any) -> SecondOrder:
-    """g = grad(f(x).sum(), x, create_graph=True), then grad(g.sum(), x)."""
+def second_order(sp, function: str, x: Any, w: Any = None) -> SecondOrder:
+    """g = grad(f(x).sum(), x, create_graph=True), then grad(g.sum(), x); with ``w``, g =
+    grad(f(x), x, w, create_graph=True) for w requiring grad, then grad(g.sum(), w)."""
     t = sp.Tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
     y = {"cube": lambda a: a**3, "tanh": lambda a: a.tanh(), "exp": lambda a: a * a.exp()}[
         function
     ](t)
-    (first,) = sp.autograd.grad(y.sum(), t, create_graph=True)
+    wt = None if w is None else sp.Tensor(np.asarray(w, dtype=np.float64), requires_grad=True)
+    if wt is None:
+        (first,) = sp.autograd.grad(y.sum(), t, create_graph=True)
+    else:
+        (first,) = sp.autograd.grad(y, t, wt, create_graph=True)
     result: SecondOrder = {
         "first": _array(first),
         "first_requires_grad": bool(getattr(first, "requires_grad", False)),
     }
     if result["first_requires_grad"]:
-        (second,) = sp.autograd.grad(first.sum(), t)
+        (second,) = sp.autograd.grad(first.sum(), t if wt is None else wt, allow_unused=True)
+        result["seed_lost"] = second is None
         result["second"] = _array(second)
     return result
 

@@ -30,6 +30,7 @@ from ...checks.ch04_backward import (
     seed_verdict,
 )
 from ...checks.ch04_backward.cases import (
+    Graph,
     Rows,
     accumulate_case,
     alias_case,
@@ -61,6 +62,12 @@ def _count(label, make, shown=True):
 
 def _engine(label, make, shown=True, **options):
     return lambda rng: engine_case(label, make(rng), rng, shown=shown, **options)
+
+
+def _leaf_root(rng: np.random.Generator) -> Graph:
+    """A drawn graph whose leaf x1 is a root too."""
+    graph = random_graph(rng, 10)
+    return Graph(graph.leaves, graph.steps, ["out", "x1"])
 
 
 def _hooked(rng: np.random.Generator):
@@ -148,6 +155,7 @@ CHECKS = [
                 _count("a random graph of two leaves", _drawn(20, 2), shown=False),
                 _count("a used by 12 nodes", lambda rng: wide(rng, 12)),
                 _count("a node whose backward returns None", none_contributions),
+                _count("a random graph whose leaf is a root too", _leaf_root, False),
                 _count("a root that another root reaches, listed last", root_above_root),
                 _count("the same root twice", lambda rng: repeated_root(rng, _drawn(8)), False),
             ]
@@ -166,6 +174,7 @@ CHECKS = [
                 _engine("two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2),
                 _engine("a layer, other data", layer),
                 _engine("a node whose backward returns None", none_contributions),
+                _engine("a random graph whose leaf is a root too", _leaf_root, False),
                 _engine("the same root twice", lambda rng: repeated_root(rng, _drawn(10)), False),
                 _engine(
                     "a root that another root reaches, listed last, hooked",
@@ -192,6 +201,7 @@ CHECKS = [
             [
                 lambda rng: second_order_case(rng, "cube", (3, 2)),
                 lambda rng: second_order_case(rng, "tanh", (7,)),
+                lambda rng: second_order_case(rng, "cube", (2, 2), through_seed=True),
             ]
         ),
         programs.second_order,
