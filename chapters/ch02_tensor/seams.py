@@ -26,14 +26,17 @@ import importlib
 from typing import Any
 
 
-def later(chapter: int, package: str, name: str, feature: str) -> Any:
-    """``name`` from the later chapter ``package`` of this same tree (imported only now)."""
+def later(chapter: int, package: str, name: str, feature: Any) -> Any:
+    """``name`` from the later chapter ``package`` of this same tree (imported only now).
+    ``feature`` names what needs it, for the error: a string, or a function that makes one
+    (when making it costs, and the seam is on a hot path)."""
     root = __package__.rpartition(".")[0]  # "chapters" (or whatever the tree is called)
     try:
         module = importlib.import_module(f"{root}.{package}")
     except ModuleNotFoundError as error:
         if error.name not in (f"{root}.{package}", root):
             raise
+        feature = feature() if callable(feature) else feature
         raise NotImplementedError(
             f"{feature} is built in chapter {chapter} ({package}), which is not in this "
             "course tree yet"
@@ -50,9 +53,12 @@ def reduce_to_shape(grad: Any, shape: tuple[int, ...], what: str = "backward") -
     """
     if tuple(grad.shape) == tuple(shape):
         return grad
-    feature = (
-        f"{what}: reducing a gradient of shape {tuple(grad.shape)} to its input's shape "
-        f"{tuple(shape)} (unbroadcast)"
-    )
+
+    def feature() -> str:  # made only for the error: each backward with a broadcast calls this
+        return (
+            f"{what}: reducing a gradient of shape {tuple(grad.shape)} to its input's shape "
+            f"{tuple(shape)} (unbroadcast)"
+        )
+
     unbroadcast = later(3, "ch03_broadcast", "unbroadcast", feature)
     return unbroadcast(grad, shape)
