@@ -705,6 +705,46 @@ HESSIAN_AS_JACOBIAN_OF_JACOBIAN = (
     "    return jacobian(gradient, inputs, create_graph)\n",
 )
 
+ENGINE_FINISHING_LEAVES_INLINE = """
+counts = count_dependencies(roots)
+pending: dict = {}
+for root, grad in zip(roots, seeds):
+    pending[root] = grad if root not in pending else pending[root] + grad
+
+
+def finish(v):
+    grad = pending.pop(v, None)
+    if grad is not None:
+        for hook in hooks_of(v):
+            new = hook(grad)
+            grad = grad if new is None else new
+        deliver(v, grad)
+    return grad
+
+
+ready = [v for v in pending if counts[v] == 0]
+while ready:
+    v = ready.pop()
+    grad = finish(v)
+    if not isinstance(v, Node):
+        continue
+    grads = (None,) * len(v.inputs) if grad is None else v.backward(grad, create_graph)
+    for x, g in zip(v.inputs, grads):
+        if not x.requires_grad:
+            continue
+        p = vertex(x)
+        if g is not None:
+            pending[p] = g if p not in pending else pending[p] + g
+        counts[p] -= 1
+        if counts[p] == 0:
+            if isinstance(p, Node):
+                ready.append(p)
+            else:
+                finish(p)
+    if grad is not None and not retain_graph:
+        v.release()
+"""
+
 CORRECT = [
     ("count_dependencies breadth-first", "dependencies.py", ("region", COUNT_BREADTH_FIRST), "4.1"),
     (
@@ -747,6 +787,12 @@ CORRECT = [
         "4.4",
     ),
     ("grad modes on a module-level stack", "grad_mode.py", GRAD_MODE_ON_A_STACK, "4.5"),
+    (
+        "leaves finished inline, each node released after its inputs",
+        "engine.py",
+        ("region", ENGINE_FINISHING_LEAVES_INLINE),
+        "4.2",
+    ),
     ("jvp as jacobian @ u", "functional.py", ("region", JVP_AS_JACOBIAN_TIMES_U), "4.6"),
     (
         "hessian as the jacobian of a jacobian",
