@@ -766,6 +766,16 @@ CORRECT = [
         "4.1",
     ),
     (
+        "count_dependencies counting in floats",
+        "dependencies.py",
+        edits(
+            "dependencies.py",
+            ("counts = {v: 0 for v in roots}", "counts = {v: 0.0 for v in roots}"),
+            ("counts[p] = counts.get(p, 0) + 1", "counts[p] = counts.get(p, 0.0) + 1.0"),
+        ),
+        "4.1",
+    ),
+    (
         "backward_pass in a topological order (iterative DFS), no counts",
         "engine.py",
         ("region", ENGINE_TOPOLOGICAL_ORDER),

@@ -10,6 +10,7 @@ Long chains are made of hand-built ``Node``s (the given graph format, a one-line
 
 from __future__ import annotations
 
+import numbers
 import sys
 import weakref
 from collections.abc import Callable
@@ -251,7 +252,7 @@ def counts(sp, leaves: list, steps: list, roots: list, order: list) -> CountResu
         if i is None:
             strangers.append(type(key).__name__)
         else:
-            by_name[i] = value if isinstance(value, int) else repr(value)
+            by_name[i] = _count(value)
     return {"type_name": "dict", "counts": by_name, "strangers": strangers}
 
 
@@ -278,10 +279,22 @@ def _chain(sp, n: int) -> tuple[Any, Any]:
     return x, t
 
 
+def _count(value: Any) -> Any:
+    """A count as a plain int when it is a whole number (an int, a NumPy integer, 2.0: the
+    engine counts down with any of them), else its repr."""
+    if isinstance(value, bool):
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real) and float(value).is_integer():
+        return int(value)
+    return repr(value)
+
+
 def _histogram(values: Any) -> list:
     seen: dict[Any, int] = {}
     for v in values:
-        key = v if isinstance(v, int) else repr(v)
+        key = _count(v)
         seen[key] = seen.get(key, 0) + 1
     return sorted(([k, n] for k, n in seen.items()), key=repr)
 
