@@ -12,7 +12,8 @@ For ``y = f(x)`` with Jacobian J = ∂y/∂x:
 
 ``inputs`` is a Tensor or a tuple of Tensors; each is detached and made to require a
 gradient first (the caller's tensors are never written). Results are detached unless
-``create_graph=True``, as in PyTorch (``strict`` and ``vectorize`` are not supported).
+``create_graph=True`` (then they stay differentiable), as in PyTorch (``strict`` and
+``vectorize`` are not supported).
 """
 
 from __future__ import annotations

@@ -41,7 +41,8 @@ def as_vertices(roots: Any) -> list:
 def count_dependencies(roots: Any) -> dict:
     """``{vertex: number of contributions it will receive}`` for every vertex reachable from
     ``roots`` (the roots included, with 0 unless another root reaches them). ``roots`` is a
-    list of vertices; one vertex, or a Tensor (its vertex), is accepted too.
+    list of vertices (a root listed twice is one vertex); one vertex, or a Tensor (its
+    vertex), is accepted too.
 
     An iterative depth-first search (an explicit stack, no recursion: a chain of a million
     nodes must work): visit each vertex once, and count one contribution per edge, including

@@ -18,7 +18,9 @@ def seed(output: Tensor, gradient: Any = None) -> Tensor:
     """The gradient to start from: ones for a one-element ``output`` when ``gradient`` is
     None (else a RuntimeError, PyTorch's: "grad can be implicitly created only for scalar
     outputs"); otherwise ``gradient`` as a Tensor, which must have ``output``'s shape (a
-    RuntimeError naming both shapes) and is cast to ``output``'s dtype when it differs."""
+    RuntimeError naming both shapes, as tuples) and is cast to ``output``'s dtype when it
+    differs. A given gradient is used as it is (or through a recorded cast): if it requires
+    grad, ``create_graph`` can differentiate through it. An implicit seed is a constant."""
     ### BEGIN SOLUTION 4.4
     if gradient is None:
         if output.numel() != 1:
