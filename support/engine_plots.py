@@ -26,7 +26,10 @@ class _Box:
     """A tensor dressed as chapter 1's ``Value``, for ``support.graph.draw_graph``."""
 
     def __init__(self, tensor: Any, label: str) -> None:
-        self.data = tensor.item() if tensor.numel() == 1 else f"shape {tuple(tensor.shape)}"
+        if not hasattr(tensor, "numel"):  # an Edge: a backward without retain_graph freed it
+            self.data = "freed"
+        else:
+            self.data = tensor.item() if tensor.numel() == 1 else f"shape {tuple(tensor.shape)}"
         self.grad = None
         self.label = label
         self._prev: tuple = ()
@@ -39,21 +42,28 @@ def draw_tensor_graph(
     """Draw the graph that made ``output``: a box per tensor (its name from ``names``, and
     its value), a circle per operation. Return the Axes."""
     label = {id(t): name for name, t in (names or {}).items()}
+    for name, t in (names or {}).items():  # a freed input (an Edge) is known by its grad_fn
+        if getattr(t, "grad_fn", None) is not None:
+            label.setdefault(id(t.grad_fn), name)
+
+    def key(t: Any) -> int:  # one box per tensor, and one per freed tensor (Edge)
+        return id(t.grad_fn) if not hasattr(t, "numel") else id(t)
+
     tensors: dict[int, Any] = {}
     stack = [output]
     while stack:  # iterative: every tensor reachable through grad_fn.inputs
         t = stack.pop()
-        if id(t) not in tensors:
-            tensors[id(t)] = t
+        if key(t) not in tensors:
+            tensors[key(t)] = t
             if t.grad_fn is not None:
                 stack.extend(t.grad_fn.inputs)
-    boxes = {key: _Box(t, label.get(key, "")) for key, t in tensors.items()}
-    for key, t in tensors.items():
+    boxes = {k: _Box(t, label.get(k, "")) for k, t in tensors.items()}
+    for k, t in tensors.items():
         if t.grad_fn is not None:
-            boxes[key]._prev = tuple(boxes[id(x)] for x in t.grad_fn.inputs)
+            boxes[k]._prev = tuple(boxes[key(x)] for x in t.grad_fn.inputs)
             op = t.grad_fn.name().removesuffix("Backward")
-            boxes[key]._op = _SYMBOLS.get(op, op.lower())
-    return draw_graph(boxes[id(output)], ax=ax, rankdir=rankdir, show_grad=False)
+            boxes[k]._op = _SYMBOLS.get(op, op.lower())
+    return draw_graph(boxes[key(output)], ax=ax, rankdir=rankdir, show_grad=False)
 
 
 def plot_memory(forward: int, curves: Mapping[str, Sequence[int]], ax: Any = None) -> Any:
@@ -112,7 +122,8 @@ def plot_hessian_field(
     values, vectors = np.linalg.eigh(hessians)  # each Hessian is symmetric
     gaps = np.linalg.norm(points[:, None] - points[None], axis=-1)
     spacing = gaps[gaps > 0].min() if len(points) > 1 else 1.0  # nearest neighbours
-    half = 0.45 * spacing * np.sqrt(np.abs(values) / np.abs(values).max())  # half-lengths
+    largest = np.abs(values).max() or 1.0  # all-zero Hessians: draw nothing, divide by 1
+    half = 0.45 * spacing * np.sqrt(np.abs(values) / largest)  # half-lengths
     for p, lams, vecs, lengths in zip(points, values, vectors, half):
         for k in range(2):
             d = vecs[:, k] * lengths[k]

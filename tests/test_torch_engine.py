@@ -300,6 +300,68 @@ def test_functional_matches_pytorch_with_two_inputs() -> None:
     )
 
 
+def _functional_with_constant_parts(lib, fn) -> list:
+    """Functions linear or constant in some inputs: their outputs (or gradient parts) do
+    not require grad, and PyTorch's functional answers zeros there, not an error."""
+    rng = np.random.default_rng(8)
+    x, y = lib.tensor(rng.normal(size=3), False), lib.tensor(rng.normal(size=3), False)
+    u = (lib.tensor(rng.normal(size=3), False), lib.tensor(rng.normal(size=3), False))
+    one = lib.tensor(np.array([0.7]), False)
+    results = [
+        *(b for row in fn.hessian(lambda a, b: (a * a).sum() + b.sum(), (x, y)) for b in row),
+        fn.hessian(lambda a: (a * 2.0).sum(), x),
+        fn.jacobian(lambda a: a.detach() * 2.0, x),
+        *fn.jvp(lambda a, b: a * 2.0, (x, y), u),
+        *fn.jvp(lambda a: a * 3.0, one),  # v may be omitted for one element
+        *fn.vjp(lambda a: (a * a).sum(), x),
+    ]
+    return [lib.numpy(t) for t in results]
+
+
+def test_functional_with_constant_parts_matches_pytorch() -> None:
+    _assert_same(
+        _functional_with_constant_parts(Sparrow, sp.autograd.functional),
+        _functional_with_constant_parts(Torch, torch.autograd.functional),
+    )
+
+
+def _hook_that_removes_itself(lib) -> list:
+    x = lib.tensor(np.array([1.0, 2.0]))
+    calls: list = []
+    handle = x.register_hook(lambda g: (calls.append("first"), handle.remove())[1])
+    x.register_hook(lambda g: calls.append("second"))
+    (x * x).sum().backward()
+    (x * x).sum().backward()
+    return calls
+
+
+def test_a_hook_may_remove_itself_as_in_pytorch() -> None:
+    assert _hook_that_removes_itself(Sparrow) == _hook_that_removes_itself(Torch)
+
+
+def _seed_that_requires_grad(lib) -> list:
+    x = lib.tensor(np.array([3.0, 4.0]))
+    v = lib.tensor(np.array([1.0, 2.0]))
+    x.backward(v)  # no create_graph: .grad is a constant, not the caller's v
+    return [x.grad is v, x.grad.requires_grad, lib.numpy(x.grad).tolist()]
+
+
+def test_a_plain_backward_keeps_a_constant_grad_not_the_callers_gradient() -> None:
+    assert _seed_that_requires_grad(Sparrow) == _seed_that_requires_grad(Torch)
+
+
+def test_grad_takes_any_iterable_of_inputs_as_pytorch() -> None:
+    for lib in LIBS:
+        w = lib.tensor(np.array([1.0, 2.0]))
+        (g,) = lib.autograd.grad((w * w).sum(), (p for p in [w]))
+        np.testing.assert_array_equal(lib.numpy(g), [2.0, 4.0])
+
+
+def _one_grad_output_for_two_outputs(lib) -> None:
+    w = lib.tensor(np.array([1.0, 2.0]))
+    lib.autograd.grad([w * 2.0, w * 3.0], w, lib.tensor(np.ones(2), False))
+
+
 # -- where the reference's engine does more than PyTorch's (reported, not yet decided) ----
 
 
@@ -437,6 +499,7 @@ SCENARIOS = [
     _leaf_grad_before_backward,
     _hook_without_grad,
     _retain_grad_without_grad,
+    _one_grad_output_for_two_outputs,
 ]
 
 

@@ -14,7 +14,7 @@ again must be kept.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..ch02_tensor.grad_mode import _set_grad_enabled
@@ -36,7 +36,7 @@ def backward(
             "element 0 of tensors does not require grad and does not have a grad_fn: "
             "nothing it was computed from requires a gradient"
         )
-    grad = seed(tensor, gradient)
+    grad = _constant_unless(create_graph, seed(tensor, gradient))
     if retain_graph is None:
         retain_graph = create_graph
     with _recording(create_graph):
@@ -55,12 +55,13 @@ def grad(
     ``inputs``, as a tuple; ``None`` for an input the outputs do not depend on (only with
     ``allow_unused=True``; otherwise a RuntimeError)."""
     outputs, inputs = _tensors(outputs, "outputs"), _tensors(inputs, "inputs")
-    if grad_outputs is None or isinstance(grad_outputs, Tensor):
-        grad_outputs = [grad_outputs] * len(outputs)
-    grad_outputs = list(grad_outputs)
+    if grad_outputs is None:
+        grad_outputs = [None] * len(outputs)
+    grad_outputs = [grad_outputs] if isinstance(grad_outputs, Tensor) else list(grad_outputs)
     if len(grad_outputs) != len(outputs):
         raise RuntimeError(
-            f"grad got {len(outputs)} output(s) and {len(grad_outputs)} grad_outputs"
+            f"grad_outputs has the wrong length: got {len(outputs)} tensors and "
+            f"{len(grad_outputs)} gradients"
         )
     for i, out in enumerate(outputs):
         if not out.requires_grad:
@@ -84,7 +85,7 @@ def grad(
             for i in wanted[v]:
                 found[i] = g
 
-    seeds = [seed(out, g) for out, g in zip(outputs, grad_outputs)]
+    seeds = [_constant_unless(create_graph, seed(out, g)) for out, g in zip(outputs, grad_outputs)]
     roots = [vertex(out) for out in outputs]
     with _recording(create_graph):
         backward_pass(roots, seeds, retain_graph, create_graph, capture)
@@ -107,9 +108,18 @@ def _recording(create_graph: bool) -> Iterator[None]:
         _set_grad_enabled(previous)
 
 
+def _constant_unless(create_graph: bool, gradient: Tensor) -> Tensor:
+    """The seed, detached unless ``create_graph``: a plain backward leaves constant ``.grad``s
+    and never hands the caller's own ``gradient`` object to a leaf (PyTorch's rule)."""
+    return gradient if create_graph or not gradient.requires_grad else gradient.detach()
+
+
 def _tensors(value: Any, what: str) -> list:
-    """A Tensor or a sequence of Tensors, as a list (a clear error for anything else)."""
-    items = [value] if isinstance(value, Tensor) else value
-    if not isinstance(items, Sequence) or not all(isinstance(t, Tensor) for t in items):
+    """A Tensor or an iterable of Tensors (a list, a tuple, ``model.parameters()``), as a
+    list; a clear error for anything else."""
+    if isinstance(value, Tensor):
+        return [value]
+    items = list(value) if isinstance(value, Iterable) else None
+    if items is None or not all(isinstance(t, Tensor) for t in items):
         raise TypeError(f"grad: {what} must be a Tensor or a sequence of Tensors")
-    return list(items)
+    return items

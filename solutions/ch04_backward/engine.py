@@ -10,7 +10,7 @@ parent. The loop keeps the ready vertices on a stack:
     while ready:
         v = ready.pop()
         grad = pending.pop(v, None)             complete; nothing else will hold it
-        if grad: run v's hooks; deliver(v, grad)  (.grad of a leaf, or what grad() returns)
+        if grad is not None: run v's hooks; deliver(v, grad)   (.grad, or what grad() returns)
         if v is a node: grads = v.backward(grad); v.release() (unless retain_graph);
             for each input x of v that requires a gradient:
                 pending[vertex(x)] = g, or pending[vertex(x)] + g (a new Tensor; skip None)
@@ -33,8 +33,9 @@ from .dependencies import count_dependencies, vertex
 
 
 def hooks_of(v: Any) -> Any:
-    """The hooks registered on ``v``'s tensor (``Tensor.register_hook``), in order."""
-    return v.hooks if isinstance(v, Node) else v._backward_hooks
+    """The hooks registered on ``v``'s tensor (``Tensor.register_hook``), in order (a copy:
+    a hook may remove itself)."""
+    return tuple(v.hooks if isinstance(v, Node) else v._backward_hooks)
 
 
 def keep_grad(v: Any, grad: Any) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ..ch02_tensor.factories import zeros, zeros_like
+from ..ch02_tensor.factories import ones_like, zeros, zeros_like
 from ..ch02_tensor.tensor import Tensor
 from .api import grad
 from .grad_mode import enable_grad
@@ -42,6 +42,16 @@ def _prepare(inputs: Any, create_graph: bool) -> tuple[tuple, bool]:
     return tuple(fresh), single
 
 
+def _default_vector(xs: tuple, name: str, what: str) -> tuple:
+    """``v=None``: ones, allowed only where every tensor has one element (PyTorch's rule)."""
+    if any(x.numel() != 1 for x in xs):
+        raise RuntimeError(
+            f"The vector v can only be None if the {what} to the user-provided function is a "
+            f"single Tensor with a single element ({name}: pass v)"
+        )
+    return tuple(ones_like(x) for x in xs)
+
+
 def _as_tuple(value: Any) -> tuple:
     return (value,) if isinstance(value, Tensor) else tuple(value)
 
@@ -58,9 +68,14 @@ def _finish(values: Any, create_graph: bool) -> Any:
 def _grads(
     outputs: tuple, inputs: tuple, vs: tuple, create_graph: bool, retain_graph: bool = True
 ) -> tuple:
-    """grad(...) with zeros (not None) for inputs the outputs do not depend on. The graph is
-    kept by default: the callers here go through it more than once."""
-    found = grad(outputs, inputs, vs, retain_graph, create_graph=create_graph, allow_unused=True)
+    """grad(...) with zeros (not None) for inputs the outputs do not depend on, as PyTorch's
+    functional does: outputs that do not require grad (constant in the inputs) are left out.
+    The graph is kept by default: the callers here go through it more than once."""
+    pairs = [(y, v) for y, v in zip(outputs, vs) if y.requires_grad]
+    found: tuple = (None,) * len(inputs)
+    if pairs:
+        ys, ws = zip(*pairs)
+        found = grad(ys, inputs, ws, retain_graph, create_graph=create_graph, allow_unused=True)
     return tuple(zeros_like(x) if g is None else g for g, x in zip(found, inputs))
 
 
@@ -82,7 +97,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) 
     with enable_grad():
         out = func(*xs)
         outs = _as_tuple(out)
-        us = tuple(Tensor(1.0, dtype=x.dtype) for x in xs) if v is None else _as_tuple(v)
+        us = _default_vector(xs, "jvp", "inputs") if v is None else _as_tuple(v)
         ### BEGIN SOLUTION 4.6
         dummies = tuple(zeros_like(y).requires_grad_() for y in outs)
         transposed = _grads(outs, xs, dummies, create_graph=True)  # Jᵀw, linear in w
