@@ -559,6 +559,38 @@ VARIANTS = [
         ("region", COUNT_NEVER_WALKS_A_LEAF),
         "4.1",
     ),
+    # the None rule, stated in the notebook (§4), so public too (issue 12)
+    (
+        "the engine counts down only gradients that are not None",
+        "engine.py",
+        (
+            "            if g is not None:\n"
+            "                pending[p] = g if p not in pending else pending[p] + g\n",
+            "            if g is None:\n"
+            "                continue  # nothing arrived\n"
+            "            pending[p] = g if p not in pending else pending[p] + g\n",
+        ),
+        "4.2",
+    ),
+    (
+        "a node that received only None passes nothing on",
+        "engine.py",
+        ("            grads = (None,) * len(v.inputs)\n", "            continue\n"),
+        "4.2",
+    ),
+    (
+        "a node that received only None is released too",
+        "engine.py",
+        (
+            "            grads = v.backward(grad, create_graph)\n"
+            "            if not retain_graph:\n"
+            "                v.release()\n",
+            "            grads = v.backward(grad, create_graph)\n"
+            "        if not retain_graph:\n"
+            "            v.release()\n",
+        ),
+        "4.2",
+    ),
 ]
 
 # Unusual but correct code: each must score every point.
@@ -930,3 +962,20 @@ def test_every_required_task_has_a_stand_in() -> None:
 
     required = {task for check in CHECKS + HIDDEN for task in check.requires}
     assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
+
+
+def _number(task: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in task.split("."))
+
+
+def test_a_check_requires_only_earlier_tasks() -> None:
+    """Every check of task 4.k (public and hidden) requires only chapter-4 tasks before 4.k
+    in the notebook (4.1 < 4.2 < … < 4.6): a student whose 4.1 and 4.2 are right sees 4.2
+    pass before writing 4.3, and the notebook's Run All, which stops at a failing or blocked
+    check cell, reaches the next section."""
+    from autograder.checks.ch04_backward import CHECKS
+    from autograder.hidden.ch04_backward import CHECKS as HIDDEN
+
+    for check in CHECKS + HIDDEN:
+        later = [t for t in check.requires if _number(t) >= _number(check.task)]
+        assert not later, (check.task, check.name, later)

@@ -164,39 +164,15 @@ VARIANTS = [
         ("region", EXPAND_CHECKS_THE_FIRST_SIZE_ONLY),
         "3.3",
     ),
-    # a local backward that returns None for an input that requires grad is a kind of graph
-    # only the hidden checks draw
+    # a None-only node whose constant input comes first: only the hidden checks' mixed
+    # random graphs (cases.mixed_graph) hold one
     (
-        "the engine counts down only gradients that are not None",
+        "a node that received only None passes as many Nones as it has parents",
         4,
         "engine.py",
         (
-            "            if g is not None:\n"
-            "                pending[p] = g if p not in pending else pending[p] + g\n",
-            "            if g is None:\n"
-            "                continue  # nothing arrived\n"
-            "            pending[p] = g if p not in pending else pending[p] + g\n",
-        ),
-        "4.2",
-    ),
-    (
-        "a node that received only None passes nothing on",
-        4,
-        "engine.py",
-        ("            grads = (None,) * len(v.inputs)\n", "            continue\n"),
-        "4.2",
-    ),
-    (
-        "a node that received only None is released too",
-        4,
-        "engine.py",
-        (
-            "            grads = v.backward(grad, create_graph)\n"
-            "            if not retain_graph:\n"
-            "                v.release()\n",
-            "            grads = v.backward(grad, create_graph)\n"
-            "        if not retain_graph:\n"
-            "            v.release()\n",
+            "            grads = (None,) * len(v.inputs)\n",
+            "            grads = (None,) * len([x for x in v.inputs if x.requires_grad])\n",
         ),
         "4.2",
     ),
@@ -353,6 +329,9 @@ CH04_SHARED = [
     "a count that never walks a leaf",
     "accumulate detaches the first gradient",
     "jvp detaches even with create_graph",
+    "the engine counts down only gradients that are not None",
+    "a node that received only None passes nothing on",
+    "a node that received only None is released too",
 ]
 
 

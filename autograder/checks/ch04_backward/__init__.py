@@ -74,6 +74,7 @@ from .cases import (
     layer,
     leaf_root,
     long_and_short,
+    none_contributions,
     random_graph,
     reachable,
     repeated_root,
@@ -166,15 +167,17 @@ def count_verdict(case: Case, received: Any) -> str | None:
 
 
 def _depth_problem(received: dict, what: str) -> str | None:
+    where = received.get("recursed")
+    who = f"{where} calls itself" if isinstance(where, str) and where else "it recurses"
     if received.get("problem") == "recursion":
         return (
-            f"{what} raised RecursionError on a long chain: it recurses. Use a loop and an "
+            f"{what} raised RecursionError on a long chain: {who}. Use a loop and an "
             "explicit stack (a list you append to and pop from), as in the notebook"
         )
-    if received.get("recursed"):
+    if where:
         return (
-            f"{what} went more than {programs.ROOM} calls deep on a chain of 300 nodes: it "
-            "recurses, and a chain of a million nodes would not fit in the call stack. Use a "
+            f"{what} went more than {programs.ROOM} calls deep on a chain of 300 nodes: "
+            f"{who}, and a chain of a million nodes would not fit in the call stack. Use a "
             "loop and an explicit stack"
         )
     return None
@@ -207,9 +210,27 @@ def chain_count_verdict(case: Case, received: Any) -> str | None:
 # -- task 4.2 -------------------------------------------------------------------------------
 
 
+def _leaves_only(graph: Any, expected: EngineExpected, received: dict) -> bool:
+    """Whether every leaf with a gradient was delivered and no node with one was."""
+    nodes = set(graph.nodes)
+    rows = [
+        (name in nodes, calls)
+        for name, want, calls in zip(graph.vertices, expected.grads, received["deliveries"])
+        if want is not None
+    ]
+    leaves = [calls for is_node, calls in rows if not is_node]
+    return bool(leaves) and all(leaves) and not any(c for is_node, c in rows if is_node)
+
+
 def engine_verdict(case: Case, received: Any) -> str | None:
     """4.2: each vertex delivered once, complete, after its hooks; release; determinism."""
     expected: EngineExpected = case.expected
+    if isinstance(received, dict) and "freed_first" in received:
+        return (
+            f"backward_pass raised RuntimeError: {received['freed_first']!r} in its first "
+            "pass: a node's saved tensors were freed before its backward ran. Release a node "
+            "after its backward (v.backward reads its saved tensors), and run each node once"
+        )
     problem = _not_a_mapping(received, ("deliveries", "grads", "released", "strangers"))
     if problem:
         return problem
@@ -219,12 +240,26 @@ def engine_verdict(case: Case, received: Any) -> str | None:
             f"deliver(v, grad) was called {received['strangers']} time(s) for a v that is no "
             "vertex of the graph: call it with the vertex itself (a Node, or a leaf Tensor)"
         )
+    if received.get("touched"):
+        return (
+            f"{received['touched'][0]}.grad changed during backward_pass, whose deliver only "
+            "recorded: the engine hands each gradient to deliver(v, grad) and touches no "
+            ".grad itself (backward()'s deliver accumulates into .grad; autograd.grad's "
+            "leaves it alone)"
+        )
     for name, want, calls in zip(graph.vertices, expected.grads, received["deliveries"]):
         who = said(name, graph)
         if want is None and calls:
             return (
                 f"{who} was delivered a gradient, but every contribution to it was None: a "
                 "vertex with no gradient runs no hook, no backward and delivers nothing"
+            )
+        if want is not None and calls == 0 and _leaves_only(graph, expected, received):
+            return (
+                f"{who} was never delivered its gradient, and neither was any other node: "
+                "deliver(v, grad) was called for the leaves only. Call it for every vertex "
+                "with a gradient, nodes too (autograd.grad of a non-leaf, and retain_grad(), "
+                "read a node's gradient there)"
             )
         if want is not None and calls == 0:
             return (
@@ -465,7 +500,8 @@ def seed_verdict(case: Case, received: Any) -> str | None:
         if missing:
             return (
                 f"raised RuntimeError: {received['message']!r}, which should name both shapes "
-                f"(it lacks {', '.join(missing)})"
+                f"as tuples, the way .shape prints them ({' and '.join(expected.naming)}); it "
+                f"lacks {', '.join(missing)}"
             )
         return None
     assert isinstance(expected, SeedExpected)
@@ -568,9 +604,15 @@ def _functional_values(expected: FunctionalExpected, received: dict) -> str | No
 
 
 def _functional_problem(expected: FunctionalExpected, received: dict) -> str | None:
+    single = not isinstance(expected.result, list)  # one Tensor in (and, for jvp, out)
     if expected.what == "jvp":
         if received.get("type_name") != "tuple":
             return f"jvp returned a {received.get('type_name')}, not the tuple (func(x), J u)"
+        if single and isinstance(received.get("result"), list):
+            return (
+                "jvp(...)[1], J u, is a tuple: for one Tensor input and a function returning "
+                "one Tensor, return the Tensor itself (grads[0]), as PyTorch does"
+            )
         problem = compare(
             received.get("output"), expected.output, rtol=RTOL, atol=ATOL, path="jvp(...)[0], f(x)"
         )
@@ -579,6 +621,11 @@ def _functional_problem(expected: FunctionalExpected, received: dict) -> str | N
         return compare(
             received.get("result"), expected.result, rtol=1e-8, atol=1e-10, path="jvp(...)[1], J u"
         )
+    if single and received.get("type_name") in ("tuple", "list"):
+        return (
+            f"hessian returned a {received['type_name']}: for one Tensor input return the "
+            "Tensor itself (grads[0]), as PyTorch does; a tuple is for a tuple of inputs"
+        )
     return compare(
         received.get("result"), expected.result, rtol=1e-8, atol=1e-10, path="hessian(f, x)"
     )
@@ -586,9 +633,18 @@ def _functional_problem(expected: FunctionalExpected, received: dict) -> str | N
 
 # -- the checks -----------------------------------------------------------------------------
 
+# A check requires only tasks before its own (4.1 < 4.2 < ... < 4.6, the notebook's order),
+# so that a student whose earlier tasks pass sees each task's check pass as they go.
 ENGINE = ("4.1",)  # backward_pass runs count_dependencies
-THROUGH_GRAD = ("4.1", "4.4")  # autograd.grad: seed, then backward_pass
+THROUGH_ENGINE = ("4.1", "4.2")  # backward_pass, delivering with the given keep_grad
+END_TO_END = ("4.1", "4.2", "4.3")  # out.backward(): seed (4.4), backward_pass, accumulate
 FUNCTIONAL = ("4.1", "4.2", "4.4", "4.5")  # jvp and hessian: grad under enable_grad
+
+
+NONE_LABEL = (
+    "backwards that return None (NoneBackward.apply(t) is 2·t, and its backward returns "
+    "None for t, which requires grad)"
+)
 
 
 def _engine(label: str, make: Any, **options: Any) -> Any:
@@ -696,6 +752,7 @@ CHECKS = [
                 _count("the same root twice", lambda rng: repeated_root(rng, diamond)),
                 _count("a leaf that is a root too", leaf_root),
                 _count("constants, and a branch no root reaches", constants),
+                _count(NONE_LABEL, none_contributions),
                 _count("short and long paths to b", long_and_short),
                 _count("a layer", layer),
                 _count("a random graph", lambda rng: random_graph(rng, 10)),
@@ -726,6 +783,7 @@ CHECKS = [
                 _engine("the same root twice", lambda rng: repeated_root(rng, diamond)),
                 _engine("a leaf that is a root too", leaf_root),
                 _engine("constants, and a branch no root reaches", constants),
+                _engine(NONE_LABEL, none_contributions),
                 _engine("a layer", layer),
                 _engine("a random graph", lambda rng: random_graph(rng, 12)),
             ]
@@ -765,26 +823,17 @@ CHECKS = [
                 _engine("released, then used again", diamond, passes=2),
                 _engine("kept", diamond, retain_graph=True, passes=2),
                 _engine(
-                    "gradients freed as the pass goes", lambda rng: tanh_chain(rng, 40), chain=True
+                    "gradients freed as the pass goes, on a chain of 40 tanh (x → t0 = "
+                    "x.tanh() → … → t39 → out = t39.sum())",
+                    lambda rng: tanh_chain(rng, 40),
+                    chain=True,
+                    shown=False,
                 ),
             ]
         ),
         programs.engine,
         engine_verdict,
         requires=ENGINE,
-    ),
-    Check(
-        "4.2",
-        "out.backward(): leaves keep .grad, retain_grad()",
-        Rows(
-            [
-                lambda rng: kept_case("a diamond", diamond(rng), rng, ["a", "b"], 1),
-                lambda rng: kept_case("a layer, twice", layer(rng), rng, ["W", "x", "h"], 2),
-            ]
-        ),
-        programs.kept,
-        kept_verdict,
-        requires=("4.1", "4.3", "4.4"),
     ),
     Check(
         "4.2",
@@ -809,11 +858,11 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "backward_pass inside a local backward (autograd.grad under enable_grad)",
+        "backward_pass inside a local backward (a node whose backward runs backward_pass)",
         Rows([_engine("re-entrant", checkpointed), _engine("re-entrant", checkpoint_branch)]),
         programs.engine,
         engine_verdict,
-        requires=("4.1", "4.4", "4.5"),
+        requires=ENGINE,
     ),
     Check(
         "4.2",
@@ -828,7 +877,7 @@ CHECKS = [
         ),
         programs.second_order,
         second_order_verdict,
-        requires=THROUGH_GRAD,
+        requires=ENGINE,
     ),
     Check(
         "4.3",
@@ -857,7 +906,7 @@ CHECKS = [
         ),
         programs.aliasing,
         alias_verdict,
-        requires=("4.1", "4.2", "4.4"),
+        requires=THROUGH_ENGINE,
     ),
     Check(
         "4.4",
@@ -880,6 +929,19 @@ CHECKS = [
         ),
         programs.seed,
         seed_verdict,
+    ),
+    Check(
+        "4.4",
+        "out.backward(): leaves keep .grad, retain_grad()",
+        Rows(
+            [
+                lambda rng: kept_case("a diamond", diamond(rng), rng, ["a", "b"], 1),
+                lambda rng: kept_case("a layer, twice", layer(rng), rng, ["W", "x", "h"], 2),
+            ]
+        ),
+        programs.kept,
+        kept_verdict,
+        requires=END_TO_END,
     ),
     Check(
         "4.5",

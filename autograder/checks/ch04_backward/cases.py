@@ -400,6 +400,49 @@ def random_graph(rng: np.random.Generator, steps: int, leaves: int = 3) -> Graph
     return Graph(made, body, ["out"])
 
 
+def mixed_graph(rng: np.random.Generator, steps: int, leaves: int = 3) -> Graph:
+    """A larger random graph mixing every kind at once (the hidden checks' own): fan-in,
+    a tensor used twice by one step, steps whose backward returns None for their input,
+    a constant leaf k, and two roots (the output, and a drawn step below it). It always
+    holds a node that receives only None and has the constant k as its *first* input,
+    before an input that requires grad and has a gradient of its own: that node must
+    still count down every input that requires grad (``(None,) * len(v.inputs)``: as
+    many Nones as inputs, not as parents)."""
+    made = [(f"x{i}", draw(rng), True) for i in range(leaves)] + [("k", draw(rng), False)]
+    names = [n for n, _, _ in made]
+    body: list = []
+    used: set[str] = set()
+    for i in range(steps):
+        op = str(rng.choice(["add", "sub", "mul", "mul", "tanh", "none_backward"]))
+        k = 1 if op in ("tanh", "none_backward") else 2
+        args = [str(a) for a in rng.choice(names, size=k)]
+        body.append((f"t{i}", op, args))
+        used.update(args)
+        names.append(f"t{i}")
+    graph = _summed(made, body, names, used)
+    back = reverse(graph, [np.ones(())])
+    targets = [n for n in names if graph.requires[n] and back.grads.get(n) is not None]
+    target = str(rng.choice(targets))
+    body += [("g0", "mul", ["k", target]), ("g1", "none_backward", ["g0"])]
+    names += ["g0", "g1"]
+    used.update(["k", target, "g0"])
+    graph = _summed(made, body, names, used)
+    below = [n for n, _, _ in body if graph.requires[n] and n != "g1"]
+    return Graph(graph.leaves, graph.steps, ["out", str(rng.choice(below))])
+
+
+def _summed(made: list, body: list, names: list[str], used: set[str]) -> Graph:
+    """``made`` and ``body`` with every loose end added into ``out`` (its only root)."""
+    ends = [n for n in names if n not in used and n != "k"]
+    steps = list(body)
+    total = ends[0]
+    for j, end in enumerate(ends[1:]):
+        steps.append((f"u{j}", "add", [total, end]))
+        total = f"u{j}"
+    steps.append(("out", "sum", [total]))
+    return Graph(made, steps, ["out"])
+
+
 def graph_text(graph: Graph) -> str:
     leaves = ", ".join(
         f"{n} of shape {tuple(np.shape(d))}" + ("" if rg else " (no grad)")
@@ -425,7 +468,7 @@ def count_case(label: str, graph: Graph, shown: bool = True) -> Case:
     the label (a drawn graph: a label never changes with the seed)."""
     counts = expected_counts(graph)
     inputs = graph.wire()
-    roots = ", ".join(f"vertex({r})" for r in graph.roots)
+    roots = ", ".join(f"vertex({r})" for r in graph.roots) if shown else "roots"
     text = f"{label}: count_dependencies([{roots}])" + (f" for {graph.text()}" if shown else "")
     return Case(text, inputs, CountsExpected(graph, [counts.get(v) for v in graph.vertices]))
 
@@ -527,8 +570,10 @@ def engine_case(
         extra += "; then a second backward_pass through the same graph"
     if repeats > 1:
         extra += f"; the same graph built {repeats} times, all kept alive"
-    if len(graph.roots) > 1:
+    if len(graph.roots) > 1 and shown:
         extra += "; roots [" + ", ".join(graph.roots) + "]"
+    elif len(graph.roots) > 1:
+        extra += f"; {len(graph.roots)} roots"
     return Case(f"{label}: {graph.text() if shown else 'backward_pass'}{extra}", inputs, expected)
 
 
@@ -660,9 +705,11 @@ class AliasExpected:
 
 def alias_case(rng: np.random.Generator, passes: int, shape: tuple[int, ...] = (2, 3)) -> Case:
     a, b = draw(rng, shape), draw(rng, shape)
+    times = "once" if passes == 1 else f"{passes} times"
     label = (
-        f"c = a + b, then c.sum().backward(retain_graph=True) {passes} times (a and b of "
-        f"shape {shape}): Add's backward hands one gradient object to both"
+        f"c = a + b, then backward_pass from c.sum() (a seed of 1, retain_graph=True, "
+        f"deliver=keep_grad, which calls accumulate) {times} (a and b of shape {shape}): "
+        "Add's backward hands one gradient object to both"
     )
     grad = np.full(shape, float(passes))
     return Case(label, {"a": a, "b": b, "passes": passes}, AliasExpected(grad, grad.copy()))
@@ -728,7 +775,7 @@ def seed_case(
         label += ", requiring grad (as grad_outputs with create_graph=True)"
     if g_shape != shape:
         return Case(
-            label + ": an error naming both shapes",
+            label + f": an error naming both shapes as tuples, {tuple(g_shape)} and {tuple(shape)}",
             inputs,
             SeedRefused([str(tuple(g_shape)), str(tuple(shape))]),
         )

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+import traceback
 import weakref
 from collections.abc import Callable
 from typing import Any, TypedDict
@@ -21,10 +22,10 @@ import numpy as np
 ROOM = 100  # calls a check lets a part of the engine make on a 300-node chain
 
 
-def shallow(fn: Callable[[], Any]) -> int:
-    """Run ``fn()`` with the recursion limit ``ROOM`` calls above this frame's depth: 0 when
-    it fits, 1 when it recursed past that (an iterative walk stays a few calls deep; a
-    recursive one goes as deep as the graph)."""
+def shallow(fn: Callable[[], Any]) -> str:
+    """Run ``fn()`` with the recursion limit ``ROOM`` calls above this frame's depth: "" when
+    it fits, else the name of the function that recursed past that (an iterative walk stays
+    a few calls deep; a recursive one goes as deep as the graph)."""
     depth, frame = 0, sys._getframe()
     while frame is not None:
         depth, frame = depth + 1, frame.f_back
@@ -32,11 +33,19 @@ def shallow(fn: Callable[[], Any]) -> int:
     sys.setrecursionlimit(depth + ROOM)
     try:
         fn()
-    except RecursionError:
-        return 1
+    except RecursionError as error:
+        return recursing(error)
     finally:
         sys.setrecursionlimit(limit)
-    return 0
+    return ""
+
+
+def recursing(error: BaseException) -> str:
+    """The function that called itself: the name most frequent among the frames of
+    ``error``'s traceback (in ``name`` form, with its file's name)."""
+    frames = traceback.extract_tb(error.__traceback__)
+    names = [f"{f.name} ({f.filename.rsplit('/', 1)[-1]})" for f in frames]
+    return max(names, key=names.count) if names else "a function"
 
 
 class Raised(TypedDict):
@@ -72,14 +81,14 @@ class CountResult(TypedDict, total=False):
 
 class ChainResult(TypedDict, total=False):
     """A long chain: how many keys (vertices) held each count, or how often each vertex was
-    delivered, the leaf's gradient, how many nodes were released; whether the same part
-    recursed past ``ROOM`` calls on a short chain (1) or not (0); a short code where the long
-    chain could not finish ("recursion")."""
+    delivered, the leaf's gradient, how many nodes were released; which function recursed
+    past ``ROOM`` calls on a short chain, or on the long one ("": none); a short code where
+    the long chain could not finish ("recursion")."""
 
     histogram: list  # [value, how many vertices] pairs, sorted
     leaf_grad: Any
     released: int
-    recursed: int
+    recursed: str  # "" or the function that recursed
     problem: str
 
 
@@ -99,6 +108,8 @@ class EngineResult(TypedDict, total=False):
     held_at_leaf: int
     second: Any
     repeated: list
+    freed_first: str  # what the first pass raised: a node's saved tensors were gone
+    touched: list[str]  # leaves whose .grad the pass changed (deliver records only)
 
 
 class SecondOrder(TypedDict, total=False):
@@ -173,9 +184,11 @@ def _none_backward(sp) -> type:
 
 
 def _checkpoint(sp) -> type:
-    """exp(a·a), with a backward that recomputes the forward and differentiates it with
-    ``autograd.grad`` under ``enable_grad`` (activation checkpointing): the engine runs
-    inside the engine."""
+    """exp(a·a), with a backward that recomputes the forward under grad mode and
+    differentiates it with ``backward_pass`` (activation checkpointing): the engine runs
+    inside the engine. Grad mode is chapter 2's given switch and the seed is the gradient
+    the outer pass hands in, so the check needs no later task (not 4.4's seed, not 4.5's
+    enable_grad)."""
 
     class Checkpoint(sp.Function):
         @staticmethod
@@ -186,11 +199,14 @@ def _checkpoint(sp) -> type:
         @staticmethod
         def backward(ctx, grad_output):
             (a,) = ctx.saved_tensors
-            with sp.enable_grad():
+            set_mode = set_grad_mode(sp)
+            previous = set_mode(True)
+            try:
                 again = a.detach().requires_grad_()
                 y = (again * again).exp()
-                (grad,) = sp.autograd.grad(y, again, grad_output)
-            return grad
+            finally:
+                set_mode(previous)
+            return grad_of(sp, y, grad_output, again)
 
     return Checkpoint
 
@@ -217,6 +233,33 @@ def build(sp, leaves: list, steps: list) -> dict[str, Any]:
         values = [tensors[a] if isinstance(a, str) else a for a in args]
         tensors[name] = OPS[op](sp, *values)
     return tensors
+
+
+def set_grad_mode(sp) -> Callable[[bool], bool]:
+    """Chapter 2's given ``_set_grad_enabled(mode)`` (returns the mode from before): what
+    the programs switch grad mode with, so that no check before 4.5 needs task 4.5."""
+    return vars(sys.modules[sp.Function.__module__])["_set_grad_enabled"]
+
+
+def grad_of(sp, out: Any, seed: Any, x: Any, create_graph: bool = False) -> Any:
+    """What ``autograd.grad(out, x, seed, create_graph=create_graph)`` does, with the seed
+    made by the program (no task 4.4): ``backward_pass`` from out's vertex under grad mode
+    ``create_graph`` (``retain_graph`` too), x's delivered gradient captured (None when
+    none was delivered)."""
+    found: list = []
+    target = vertex(x)
+
+    def capture(v: Any, grad: Any) -> None:
+        if v is target:
+            found.append(grad)
+
+    set_mode = set_grad_mode(sp)
+    previous = set_mode(create_graph)
+    try:
+        sp.backward_pass([vertex(out)], [seed], create_graph, create_graph, capture)
+    finally:
+        set_mode(previous)
+    return found[0] if found else None
 
 
 def vertex(t: Any) -> Any:
@@ -307,8 +350,8 @@ def chain_counts(sp, n: int, short: int) -> ChainResult:
     _, end = _chain(sp, n)
     try:
         found = sp.count_dependencies([end.grad_fn])
-    except RecursionError:
-        return {"problem": "recursion", "recursed": deep}
+    except RecursionError as error:
+        return {"problem": "recursion", "recursed": recursing(error)}
     return {"histogram": _histogram(found.values()), "recursed": deep}
 
 
@@ -334,8 +377,8 @@ def chain_backward(sp, n: int, short: int) -> ChainResult:
         node = node.inputs[0].grad_fn
     try:
         sp.backward_pass([end.grad_fn], [seed], False, False, deliver)
-    except RecursionError:
-        return {"problem": "recursion", "recursed": deep}
+    except RecursionError as error:
+        return {"problem": "recursion", "recursed": recursing(error)}
     return {
         "histogram": _histogram(list(calls.values()) + [0] * (n + 1 - len(calls))),
         "leaf_grad": got[0] if got else None,
@@ -403,13 +446,24 @@ def engine(
         ss = [sp.Tensor(np.asarray(s, dtype=np.float64)) for s in seeds]
         sp.backward_pass([vertex(ts[r]) for r in roots], ss, retain, create_graph, sink)
 
-    run(tensors, deliver, retain_graph)
+    marks = {}  # a .grad on each leaf beforehand: the engine leaves it alone (deliver decides)
+    for name, data, requires_grad in leaves:
+        if requires_grad:
+            marks[name] = sp.Tensor(np.zeros(np.shape(data)))
+            tensors[name].grad = marks[name]
+    try:
+        run(tensors, deliver, retain_graph)
+    except RuntimeError as error:  # the given Node.backward refusing a released node
+        if "a second time" not in str(error):
+            raise
+        return {"freed_first": str(error)}
     result: EngineResult = {
         "deliveries": calls,
         "grads": grads,
         "hook_inputs": [[_array(g) for g in got] for got in hook_inputs],
         "released": [tensors[name].grad_fn.ctx is None for name in nodes],
         "strangers": strangers[0],
+        "touched": [name for name, mark in marks.items() if tensors[name].grad is not mark],
     }
     if chain:
         result["live_peak"] = peak[0]
@@ -471,22 +525,24 @@ def _hook(kind: Callable[[Any], Any], seen: list) -> Callable[[Any], Any]:
 
 def second_order(sp, function: str, x: Any, w: Any = None) -> SecondOrder:
     """g = grad(f(x).sum(), x, create_graph=True), then grad(g.sum(), x); with ``w``, g =
-    grad(f(x), x, w, create_graph=True) for w requiring grad, then grad(g.sum(), w)."""
+    grad(f(x), x, w, create_graph=True) for w requiring grad, then grad(g.sum(), w). Each
+    grad is ``grad_of``: backward_pass with a seed made here (ones, or w itself)."""
     t = sp.Tensor(np.asarray(x, dtype=np.float64), requires_grad=True)
     y = {"cube": lambda a: a**3, "tanh": lambda a: a.tanh(), "exp": lambda a: a * a.exp()}[
         function
     ](t)
     wt = None if w is None else sp.Tensor(np.asarray(w, dtype=np.float64), requires_grad=True)
     if wt is None:
-        (first,) = sp.autograd.grad(y.sum(), t, create_graph=True)
+        first = grad_of(sp, y.sum(), sp.Tensor(np.array(1.0)), t, create_graph=True)
     else:
-        (first,) = sp.autograd.grad(y, t, wt, create_graph=True)
+        first = grad_of(sp, y, wt, t, create_graph=True)
     result: SecondOrder = {
         "first": _array(first),
         "first_requires_grad": bool(getattr(first, "requires_grad", False)),
     }
     if result["first_requires_grad"]:
-        (second,) = sp.autograd.grad(first.sum(), t if wt is None else wt, allow_unused=True)
+        total = first.sum()
+        second = grad_of(sp, total, sp.Tensor(np.array(1.0)), t if wt is None else wt)
         result["seed_lost"] = second is None
         result["second"] = _array(second)
     return result
@@ -526,12 +582,19 @@ def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False)
 
 
 def aliasing(sp, a: Any, b: Any, passes: int) -> Aliased:
-    """c = a + b, then ``c.sum().backward(retain_graph=True)`` ``passes`` times."""
+    """c = a + b, then ``passes`` backward passes from c.sum() as ``backward()`` runs them
+    (``backward_pass`` with a seed of 1, retain_graph=True, delivering with the given
+    ``keep_grad``, which accumulates: no task 4.4)."""
     ta = sp.Tensor(np.asarray(a, dtype=np.float64), requires_grad=True)
     tb = sp.Tensor(np.asarray(b, dtype=np.float64), requires_grad=True)
     loss = (ta + tb).sum()
+    set_mode = set_grad_mode(sp)
     for _ in range(passes):
-        loss.backward(retain_graph=True)
+        previous = set_mode(False)
+        try:
+            sp.backward_pass([loss.grad_fn], [sp.Tensor(np.array(1.0))], True, False, sp.keep_grad)
+        finally:
+            set_mode(previous)
     return {
         "a_grad": _array(ta.grad),
         "b_grad": _array(tb.grad),
@@ -585,7 +648,7 @@ def grad_mode(sp, script: list, data: Any) -> list:
     "swallowed" where a block's exception did not come out of its ``with``."""
     x = sp.Tensor(np.asarray(data, dtype=np.float64), requires_grad=True)
     probes: list = []
-    set_mode = vars(sys.modules[sp.Function.__module__])["_set_grad_enabled"]  # given code
+    set_mode = set_grad_mode(sp)  # given code
     set_mode(True)
     try:
         _run_script(sp, x, script, probes)

@@ -18,7 +18,7 @@ import numpy as np
 from ...checks.ch04_backward import (
     ENGINE,
     FUNCTIONAL,
-    THROUGH_GRAD,
+    THROUGH_ENGINE,
     accumulate_verdict,
     alias_verdict,
     count_verdict,
@@ -39,7 +39,7 @@ from ...checks.ch04_backward.cases import (
     functional_case,
     grad_mode_case,
     layer,
-    none_contributions,
+    mixed_graph,
     random_graph,
     repeated_root,
     root_above_root,
@@ -50,6 +50,8 @@ from ...checks.ch04_backward.cases import (
     wide,
 )
 from ...harness.api import Check
+
+MIXED = "a random graph of every kind at once (None backwards, fan-in, repeats, two roots)"
 
 
 def _drawn(steps: int, leaves: int = 3):
@@ -154,7 +156,7 @@ CHECKS = [
                 _count("a random graph", _drawn(16), shown=False),
                 _count("a random graph of two leaves", _drawn(20, 2), shown=False),
                 _count("a used by 12 nodes", lambda rng: wide(rng, 12)),
-                _count("a node whose backward returns None", none_contributions),
+                _count(MIXED, lambda rng: mixed_graph(rng, 18), False),
                 _count("a random graph whose leaf is a root too", _leaf_root, False),
                 _count("a root that another root reaches, listed last", root_above_root),
                 _count("the same root twice", lambda rng: repeated_root(rng, _drawn(8)), False),
@@ -173,7 +175,10 @@ CHECKS = [
                 _engine("a used by 12 nodes", lambda rng: wide(rng, 12)),
                 _engine("two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2),
                 _engine("a layer, other data", layer),
-                _engine("a node whose backward returns None", none_contributions),
+                _engine(MIXED, lambda rng: mixed_graph(rng, 18), False),
+                _engine(
+                    MIXED + ", built twice", lambda rng: mixed_graph(rng, 22, 2), False, repeats=2
+                ),
                 _engine("a random graph whose leaf is a root too", _leaf_root, False),
                 _engine("the same root twice", lambda rng: repeated_root(rng, _drawn(10)), False),
                 _engine(
@@ -206,7 +211,7 @@ CHECKS = [
         ),
         programs.second_order,
         second_order_verdict,
-        requires=THROUGH_GRAD,
+        requires=ENGINE,
     ),
     Check(
         "4.3",
@@ -228,7 +233,7 @@ CHECKS = [
         Rows([lambda rng: alias_case(rng, 2, (3, 1)), lambda rng: alias_case(rng, 4, ())]),
         programs.aliasing,
         alias_verdict,
-        requires=("4.1", "4.2", "4.4"),
+        requires=THROUGH_ENGINE,
     ),
     Check(
         "4.4",
