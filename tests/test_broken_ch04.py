@@ -559,6 +559,39 @@ VARIANTS = [
         ("region", COUNT_NEVER_WALKS_A_LEAF),
         "4.1",
     ),
+    # a student walk-through's bugs, whose messages said too little (issue 12)
+    (
+        "deliver called for leaves only",
+        "engine.py",
+        (
+            "            deliver(v, grad)\n",
+            "            if not isinstance(v, Node):\n                deliver(v, grad)\n",
+        ),
+        "4.2",
+    ),
+    (
+        "a node released before its backward",
+        "engine.py",
+        (
+            "            grads = v.backward(grad, create_graph)\n"
+            "            if not retain_graph:\n"
+            "                v.release()\n",
+            "            if not retain_graph:\n"
+            "                v.release()\n"
+            "            grads = v.backward(grad, create_graph)\n",
+        ),
+        "4.2",
+    ),
+    (
+        "hessian of one Tensor input returned as a 1-tuple",
+        "functional.py",
+        (
+            "    return jacobian(gradient, inputs, create_graph)\n",
+            "    found = jacobian(gradient, inputs, create_graph)\n"
+            "    return (found,) if isinstance(inputs, Tensor) else found\n",
+        ),
+        "4.6",
+    ),
     # the None rule, stated in the notebook (§4), so public too (issue 12)
     (
         "the engine counts down only gradients that are not None",
@@ -979,3 +1012,20 @@ def test_a_check_requires_only_earlier_tasks() -> None:
     for check in CHECKS + HIDDEN:
         later = [t for t in check.requires if _number(t) >= _number(check.task)]
         assert not later, (check.task, check.name, later)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("deliver called for leaves only", "for every vertex with a gradient, nodes too"),
+        ("a node released before its backward", "Release a node after its backward"),
+        ("hessian of one Tensor input returned as a 1-tuple", "return the Tensor itself"),
+        ("recursive depth-first count", "visit (dependencies.py) calls itself"),
+    ],
+)
+def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
+    """The failing check's message says what went wrong in the student's terms (issue 12:
+    "y.grad_fn never received its gradient" for a deliver skipped on nodes, "a second time"
+    for a release before backward, "received None" for a 1-tuple, "it recurses")."""
+    text = report.chapter_report(outcomes[name])
+    assert says in " ".join(text.split()), text

@@ -13,21 +13,25 @@ must apply them). Nothing the student wrote computes an expectation.
   recursion).
 - 4.2 ``backward_pass`` (which runs 4.1, so ``requires`` it), called with a ``deliver``
   that records what each vertex receives: each vertex delivered once with its complete
-  gradient (roots in either order, a root given twice: the sum of its seeds); hooks (a
+  gradient (roots in either order, a root given twice: the sum of its seeds; a backward
+  returning None still counts down, a node that gets only None passes None on), no leaf's
+  ``.grad`` touched; hooks (a
   returned Tensor replaces the gradient, None keeps it; a root's hook too); saved tensors
   released unless ``retain_graph``, a second pass through a released graph refused; the
   gradients of a 40-node chain freed as the pass goes; the same bits for the same graph
-  built again; a 100,000-node chain; a local backward that runs the engine again
-  (``autograd.grad`` under ``enable_grad``: 4.4 and 4.5 too); ``create_graph=True``
-  second derivatives of x³, tanh and x·eˣ against closed forms (through ``autograd.grad``:
-  4.4).
+  built again; a 100,000-node chain; a local backward that runs ``backward_pass`` again;
+  ``create_graph=True`` second derivatives of x³, tanh and x·eˣ against closed forms. A
+  check requires only earlier tasks: these programs make their own seeds and switch grad
+  mode with chapter 2's given ``_set_grad_enabled`` (no 4.4, no 4.5).
 - 4.3 ``accumulate`` directly (values, a new Tensor each time, the gradients passed left
   alone, differentiable after every call when they require grad, the sums recorded), and
-  ``c = a + b`` backward twice (4.1, 4.2, 4.4): one gradient object reaches both a and b.
+  ``c = a + b`` and ``backward_pass`` with the given ``keep_grad`` twice (4.1, 4.2): one
+  gradient object reaches both a and b.
 - 4.4 ``seed`` directly: ones for one-element outputs in their dtype, a given gradient
   used also for a one-element output, refusals (naming both shapes, () against (1,) too),
   casts; the result requires grad exactly when the given gradient does (jvp's trick
-  differentiates through it; an implicit seed is a constant).
+  differentiates through it; an implicit seed is a constant); and ``out.backward()`` end to
+  end, leaves and ``retain_grad()`` tensors keeping ``.grad`` (4.1, 4.2, 4.3).
 - 4.5 grad-mode scripts (nested, exceptions, decorators, ``set_grad_enabled`` as a call)
   against the rules run on a plain flag; each class entered in a mode equal to its own and
   nested in itself (state kept on the instance), and an exception must come out of the

@@ -1,7 +1,7 @@
 """Chapter 4's stand-ins (see ``autograder/harness/standin.py``): the autograder's own
 version of a task, installed into the code under test for a rerun of a check that needs it
-(4.2's checks run 4.1; the re-entrant and second-order checks run 4.4 and 4.5; 4.3's
-aliasing check runs the engine; 4.6 runs 4.1, 4.2, 4.4 and 4.5).
+(4.2's checks run 4.1; 4.3's aliasing check runs 4.1 and 4.2; 4.4's ``out.backward()``
+check 4.1, 4.2 and 4.3; 4.6 runs 4.1, 4.2, 4.4 and 4.5: always earlier tasks).
 
 - 4.1 and 4.2 use no graph walk of their own but a **record**: while they are installed,
   the given ``Node.__init__`` notes each node as it is made (``_record``). Creation order

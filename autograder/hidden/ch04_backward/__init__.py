@@ -6,9 +6,9 @@ seed (their labels name the kind, never the drawn graph), a wider fan, a wider l
 on drawn graphs, other shapes and dtypes for seed, other grad-mode scripts, larger jvp and
 Hessian inputs, a drawn graph with its root given twice, hooked roots in the other order,
 a longer chain freed as it goes, create_graph for jvp and hessian. One kind is theirs
-alone: nodes whose backward returns None for an input that requires grad (the vertex still
-counts it as arrived; one reached only so gets no gradient at all, and a node that gets
-only None runs nothing, is not released, and passes None on).
+alone: larger random graphs of every kind at once (``cases.mixed_graph``: None-returning
+backwards, fan-in, repeated inputs, a constant, two roots), each with a node that gets
+only None and whose first input is the constant (it must still count down the next).
 """
 
 from __future__ import annotations
