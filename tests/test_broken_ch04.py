@@ -940,8 +940,9 @@ def test_the_count_stand_in_is_no_solution_of_task_4_1(tmp_path: Path) -> None:
 def test_the_expected_gradients_are_pytorchs() -> None:
     """``cases.reverse`` (the parent's own backward pass, complex-step local derivatives,
     hooks) gives PyTorch's gradients for every vertex, on the checks' graphs and random
-    ones (roots in either order, a root given twice, a leaf as a root), with a doubling hook
-    on a drawn step and one on a root."""
+    ones (roots in either order, a root given twice, a leaf as a root, backwards returning
+    None, the hidden checks' mixed graphs), with a doubling hook on a drawn step and one on a
+    root."""
     torch = pytest.importorskip("torch")
     import numpy as np
 
@@ -957,6 +958,17 @@ def test_the_expected_gradients_are_pytorchs() -> None:
         "sum": torch.sum,
         "checkpoint": lambda a: torch.exp(a * a),
     }
+
+    class NoneBackward(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, a):
+            return a * 2.0
+
+        @staticmethod
+        def backward(ctx, grad_output):
+            return None
+
+    ops["none_backward"] = NoneBackward.apply
     rng = np.random.default_rng(11)
     makers = [cases.twice, cases.diamond, cases.shared, cases.root_below_root, cases.layer]
     makers += [cases.root_above_root, lambda rng: cases.repeated_root(rng, cases.diamond)]
@@ -964,6 +976,11 @@ def test_the_expected_gradients_are_pytorchs() -> None:
     graphs = [make(rng) for make in makers] + [cases.long_and_short(rng), cases.checkpointed(rng)]
     graphs += [cases.wide(rng, 7), cases.constants(rng)]
     graphs += [cases.random_graph(rng, 14, leaves) for leaves in (1, 2, 3, 3)]
+    graphs += [
+        cases.none_contributions(rng),
+        cases.mixed_graph(rng, 18),
+        cases.mixed_graph(rng, 22, 2),
+    ]
     for graph in graphs:
         values = graph.forward()
         seeds = [cases.draw(rng, np.shape(values[r]), 2.0) for r in graph.roots]
