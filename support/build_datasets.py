@@ -206,7 +206,7 @@ def read_source(name: str, wheels: Path) -> bytes:
     return payload
 
 
-def _builds(wheels: Path | None) -> dict[str, Callable[[], dict[str, np.ndarray]]]:
+def _builds(wheels: Path) -> dict[str, Callable[[], dict[str, np.ndarray]]]:
     """name -> function returning the arrays of ``datasets/<name>.npz``."""
     builds = dict(datasets.GENERATED)
     for name, spec in IMAGE_SETS.items():
@@ -252,8 +252,10 @@ def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None 
             print(f"{name}.npz: ok, sha256 {rebuilt} (rebuilt = shipped = manifest)")
         elif mode is Mode.CHECK:
             failures += 1
-            print(f"{name}.npz: rebuilt matches the manifest, but the file there is missing or "
-                  f"differs; run without --check to restore it")  # fmt: skip
+            print(
+                f"{name}.npz: rebuilt matches the manifest, but the file there is missing or "
+                f"differs; run without --check to restore it"
+            )
         else:
             datasets.write(name, compress=name in IMAGE_SETS, **arrays)
             print(f"{name}.npz: restored, sha256 {rebuilt} (matches the manifest)")
