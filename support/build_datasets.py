@@ -231,7 +231,12 @@ def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None 
     unknown = sorted(set(names) - set(builds))
     if unknown:
         raise SourceError(f"unknown dataset(s) {unknown}; the shipped ones are {list(builds)}")
-    manifest = datasets.read_manifest()
+    try:
+        manifest = datasets.read_manifest()
+    except FileNotFoundError:
+        if mode is not Mode.UPDATE:
+            raise
+        manifest = {}  # --update writes a new one
     failures = 0
     for name in names:
         arrays = builds[name]()
@@ -285,7 +290,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         with tempfile.TemporaryDirectory(prefix="sparrow-wheels-") as folder:
             download_wheels(Path(folder))
             return rebuild(Path(folder), mode, args.names)
-    except SourceError as error:
+    except (SourceError, FileNotFoundError, ValueError) as error:  # a source, or the manifest
         print(f"error: {error}", file=sys.stderr)
         return 2
 

