@@ -12,11 +12,14 @@ downloads them once into a cache folder and reads them from there afterwards::
 How a file gets into the cache, and why the cache is never corrupt:
 
 1. A cached file whose SHA-256 matches the table below is used as it is (never downloaded
-   again). A cached file whose SHA-256 does not match is deleted and downloaded again.
+   again). A cached file whose SHA-256 does not match is renamed to ``<name>.corrupt`` (kept
+   for the user to look at, never under its final name) and downloaded again.
 2. Otherwise the mirrors are tried in order. Each download streams into a temporary file in
-   the cache folder (``.<name>.<random>.part``), hashing as it goes; a file that is short of
-   its Content-Length, too large, or whose SHA-256 differs is thrown away and the next
-   mirror is tried. Only a complete, verified file is renamed to its final name
+   the cache folder (``.<name>.<random>.part``), hashing as it goes; a download whose
+   announced Content-Length is not the file's size (refused before any byte is read), that
+   ends short or runs past that size, that is too slow (on average under ``min_speed``'s
+   bytes per second once its grace seconds have passed), or whose SHA-256 differs is thrown
+   away and the next mirror is tried. Only a complete, verified file is renamed to its final name
    (``os.replace``, atomic), so a reader sees the whole file or none.
 3. When every mirror fails, ``MnistDownloadError`` says what failed at each mirror and
    where to put the four files by hand.
@@ -41,9 +44,11 @@ import hashlib
 import http.client
 import os
 import socket
+import ssl
 import struct
 import sys
 import tempfile
+import time
 import urllib.error
 import urllib.request
 import zlib
@@ -57,11 +62,13 @@ from tqdm import tqdm
 
 @dataclass(frozen=True)
 class MnistFile:
-    """One of the four files: the key ``fetch_mnist`` returns it under, its name, its SHA-256."""
+    """One of the four files: the key ``fetch_mnist`` returns it under, its name, its SHA-256
+    and its size in bytes (gzipped, as downloaded)."""
 
     key: str
     filename: str
     sha256: str
+    size: int
 
 
 MNIST_FILES: tuple[MnistFile, ...] = (
@@ -69,21 +76,25 @@ MNIST_FILES: tuple[MnistFile, ...] = (
         "x_train",
         "train-images-idx3-ubyte.gz",
         "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609",
+        9_912_422,
     ),
     MnistFile(
         "y_train",
         "train-labels-idx1-ubyte.gz",
         "3552534a0a558bbed6aed32b30c495cca23d567ec52cac8be1a0730e8010255c",
+        28_881,
     ),
     MnistFile(
         "x_test",
         "t10k-images-idx3-ubyte.gz",
         "8d422c7b0a1c1c79245a5bcf07fe86e33eeafee792b84584aec276f5a2dbc4e6",
+        1_648_877,
     ),
     MnistFile(
         "y_test",
         "t10k-labels-idx1-ubyte.gz",
         "f7ae60f92e00ec6debd23a6088c31dbd2371eca3ffa0defaefb259924204aec6",
+        4_542,
     ),
 )
 
@@ -98,8 +109,10 @@ MNIST_MIRRORS: tuple[str, ...] = (
 # Seconds to wait for a connection, and for each block of data once connected.
 DEFAULT_TIMEOUT: tuple[float, float] = (10.0, 60.0)
 
-# No MNIST file is near this; a server that sends more is not sending MNIST.
-MAX_FILE_BYTES = 64 * 1024 * 1024
+# (grace seconds, bytes per second): a download whose average speed is under 20 KB/s once
+# 30 s have passed is given up (the next mirror is tried). A per-read timeout alone never
+# trips on a server that sends a byte now and then.
+DEFAULT_MIN_SPEED: tuple[float, float] = (30.0, 20_000.0)
 
 _IMAGE_MAGIC = 0x00000803
 _LABEL_MAGIC = 0x00000801
@@ -141,6 +154,7 @@ def fetch_mnist(
     *,
     files: Sequence[MnistFile] = MNIST_FILES,
     timeout: tuple[float, float] = DEFAULT_TIMEOUT,
+    min_speed: tuple[float, float] = DEFAULT_MIN_SPEED,
 ) -> dict[str, np.ndarray]:
     """The full MNIST: ``x_train`` (60000, 28, 28) uint8, ``y_train`` (60000,) int64,
     ``x_test`` (10000, 28, 28) uint8, ``y_test`` (10000,) int64.
@@ -149,8 +163,10 @@ def fetch_mnist(
     0..9 as int64, the dtype PyTorch's ``cross_entropy`` takes for class indices.
 
     ``cache_dir`` defaults to ``default_cache_dir()``; ``mirrors`` to ``MNIST_MIRRORS``
-    (base URLs, tried in order); ``progress`` shows a tqdm bar per download. ``files`` and
-    ``timeout`` (connect, read) seconds exist so that tests can serve their own small files.
+    (base URLs, tried in order); ``progress`` shows a tqdm bar per download. ``timeout`` is
+    (connect, read) seconds; ``min_speed`` is (grace seconds, bytes per second): a download
+    slower than that on average once the grace has passed is given up. ``files`` exists so
+    that tests can serve their own small files.
     Raises ``MnistDownloadError`` when a file cannot be had from any mirror and
     ``IdxFormatError`` when a verified file does not parse.
     """
@@ -167,7 +183,8 @@ def fetch_mnist(
         ) from error
 
     paths = {
-        spec.key: _fetch_file(spec, folder, mirrors, files, progress, timeout) for spec in files
+        spec.key: _fetch_file(spec, folder, mirrors, files, progress, timeout, min_speed)
+        for spec in files
     }
     arrays = {key: read_idx_gz(path) for key, path in paths.items()}
     return _check_mnist(arrays, paths)
@@ -185,26 +202,35 @@ def _fetch_file(
     files: Sequence[MnistFile],
     progress: bool,
     timeout: tuple[float, float],
+    min_speed: tuple[float, float] = DEFAULT_MIN_SPEED,
 ) -> Path:
     """``folder/spec.filename``, verified: from the cache, else from the first mirror that
-    delivers it whole with the right SHA-256."""
+    delivers it whole with the right SHA-256. A cached file that fails the check is moved to
+    ``<name>.corrupt`` first (replacing an older one), so no corrupt file keeps the name."""
     path = folder / spec.filename
     if path.is_file():
         actual = _sha256_file(path)
         if actual == spec.sha256:
             return path
+        moved = path.with_name(path.name + ".corrupt")
+        os.replace(path, moved)
+        hint = (
+            " It starts with an IDX magic number: it looks un-gzipped: gzip it "
+            f"(gzip {moved.name}, then rename it to {path.name}) and it will be checked again."
+            if _looks_like_idx(moved)
+            else ""
+        )
         print(
             f"fetch_mnist: the cached {path} is corrupt (sha256 {actual}, expected "
-            f"{spec.sha256}); deleting it and downloading it again",
+            f"{spec.sha256}); moved it to {moved} and downloading it again.{hint}",
             file=sys.stderr,
         )
-        path.unlink()
 
     failures: list[str] = []
     for mirror in mirrors:
         url = mirror.rstrip("/") + "/" + spec.filename
         try:
-            _download(url, path, spec.sha256, progress, timeout)
+            _download(url, path, spec, progress, timeout, min_speed)
             return path
         except _MirrorFailure as failure:
             failures.append(f"  {url}: {failure}")
@@ -216,12 +242,22 @@ class _MirrorFailure(Exception):
 
 
 def _download(
-    url: str, path: Path, sha256: str, progress: bool, timeout: tuple[float, float]
+    url: str,
+    path: Path,
+    spec: MnistFile,
+    progress: bool,
+    timeout: tuple[float, float],
+    min_speed: tuple[float, float] = DEFAULT_MIN_SPEED,
 ) -> None:
     """Stream ``url`` into a temporary file next to ``path``; rename it to ``path`` only when
-    it is complete and its SHA-256 is ``sha256``. Raise ``_MirrorFailure`` otherwise, with
-    the temporary file removed."""
+    it is ``spec.size`` bytes and its SHA-256 is ``spec.sha256``. Raise ``_MirrorFailure``
+    otherwise, with the temporary file removed. Give up when, ``grace`` seconds or more after
+    the request, the average speed received / elapsed is under ``rate`` bytes per second
+    (``min_speed = (grace, rate)``)."""
     connect_timeout, read_timeout = timeout
+    grace, rate = min_speed
+    size, sha256 = spec.size, spec.sha256
+    start = time.monotonic()
     fd, tmp_name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".part")
     received = 0
     try:
@@ -242,11 +278,13 @@ def _download(
 
             with response:
                 length = _content_length(response)
-                if length is not None and length > MAX_FILE_BYTES:
-                    raise _MirrorFailure(f"the server announces {length} bytes, too large")
+                if length is not None and length != size:
+                    raise _MirrorFailure(
+                        f"the server announces {length} bytes, expected {size} (a different file)"
+                    )
                 digest = hashlib.sha256()
                 bar = tqdm(
-                    total=length,
+                    total=size,
                     desc=path.name,
                     unit="B",
                     unit_scale=True,
@@ -271,14 +309,22 @@ def _download(
                         if not block:
                             break
                         received += len(block)
-                        if received > MAX_FILE_BYTES:
-                            raise _MirrorFailure(f"more than {MAX_FILE_BYTES} bytes, too large")
+                        if received > size:
+                            raise _MirrorFailure(
+                                f"more than the {size} bytes expected (a different file)"
+                            )
+                        elapsed = time.monotonic() - start
+                        if elapsed >= grace and received < rate * elapsed:
+                            raise _MirrorFailure(
+                                f"too slow: only {received} bytes in {elapsed:.1f} s (under "
+                                f"{rate:g} bytes/s on average after {grace:g} s)"
+                            )
                         digest.update(block)
                         out.write(block)
                         bar.update(len(block))
-            if length is not None and received != length:
+            if received != size:
                 raise _MirrorFailure(
-                    f"the transfer stopped after {received} of {length} bytes "
+                    f"the transfer stopped after {received} of {size} bytes "
                     f"(the connection closed early)"
                 )
             if digest.hexdigest() != sha256:
@@ -300,6 +346,10 @@ def _why_no_connection(reason: object, connect_timeout: float) -> str:
         return f"no connection within {connect_timeout:g} s (connect timed out)"
     if isinstance(reason, ConnectionRefusedError):
         return "connection refused (no server listening there)"
+    if isinstance(reason, ssl.SSLCertVerificationError):
+        return f"the server's SSL certificate is not trusted ({reason})"
+    if isinstance(reason, ssl.SSLError):
+        return f"the SSL (HTTPS) handshake failed ({reason}); does the server speak HTTPS?"
     if isinstance(reason, socket.gaierror):
         return f"host not found ({reason}); is the network up?"
     return f"could not connect: {reason}"
@@ -316,7 +366,7 @@ def _content_length(response: http.client.HTTPResponse) -> int | None:
 def _what_to_do(
     spec: MnistFile, folder: Path, failures: list[str], files: Sequence[MnistFile]
 ) -> str:
-    listing = "\n".join(f"    {f.filename}  sha256 {f.sha256}" for f in files)
+    listing = "\n".join(f"    {f.filename}  {f.size} bytes  sha256 {f.sha256}" for f in files)
     return (
         f"could not download the MNIST file {spec.filename} from any mirror:\n"
         + "\n".join(failures)
@@ -354,6 +404,16 @@ def _opener(read_timeout: float) -> urllib.request.OpenerDirector:
             return self.do_open(_HTTPS, req, context=self._context)
 
     return urllib.request.build_opener(_HTTPHandler, _HTTPSHandler)
+
+
+def _looks_like_idx(path: Path) -> bool:
+    """Whether the file starts as an uncompressed IDX file: two zero bytes, a known type
+    byte, 1 to 3 dimensions (a gzipped file starts with 0x1f 0x8b)."""
+    with open(path, "rb") as f:
+        head = f.read(4)
+    return (
+        len(head) == 4 and head[:2] == b"\x00\x00" and head[2] in _IDX_DTYPES and 1 <= head[3] <= 3
+    )
 
 
 def _sha256_file(path: Path) -> str:

@@ -5,9 +5,12 @@ files (28 × 28 images, a few of them), and the tests pass those files' own SHA-
 Each mirror is a path prefix on that server that behaves one way: ``good``, ``corrupt`` (one
 byte changed), ``truncated`` (Content-Length larger than what is sent, then the connection
 closes), ``missing`` (404), ``slow`` (sends a little, then stalls past the read timeout), ``mute``
-(never answers);
-a closed port stands for "no server". After every failure the cache holds no file under a
-final name and no temporary file, and the message names what failed and what to do.
+(never answers), ``trickle`` (one byte every 0.05 s: never trips a read timeout, only the
+minimum average speed), ``longer`` (announces and sends 5 bytes more than the file's size),
+``unsized`` (no Content-Length, 5 bytes more than the size); a closed port stands for "no
+server", and an ``https://`` URL on the plain-HTTP server for a failed SSL handshake. After
+every failure the cache holds no file under a final name and no temporary file, and the
+message names what failed and what to do.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import http.server
 import socket
 import struct
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -26,7 +30,10 @@ import pytest
 from support import mnist
 from support.mnist import IdxFormatError, MnistDownloadError, MnistFile, fetch_mnist
 
-TIMEOUT = (2.0, 0.3)  # connect, read: the slow server stalls longer than 0.3 s
+TIMEOUT = (5.0, 5.0)  # connect, read: generous, for downloads that should work
+SHORT_TIMEOUT = (2.0, 0.3)  # for the slow and mute servers, which stall longer than 0.3 s
+SHORT_MIN_SPEED = (0.3, 1000.0)  # for the trickle: under 1000 bytes/s after 0.3 s
+EXTRA = b"extra"  # what the longer and unsized servers append to a file
 
 
 # --------------------------------------------------------------------------------------------
@@ -52,7 +59,9 @@ def _fake_mnist(n_train: int = 5, n_test: int = 3, n_test_labels: int | None = N
     for real in mnist.MNIST_FILES:
         payload = gzip.compress(_idx_bytes(arrays[real.key]), mtime=0)
         payloads[real.filename] = payload
-        specs.append(MnistFile(real.key, real.filename, hashlib.sha256(payload).hexdigest()))
+        specs.append(
+            MnistFile(real.key, real.filename, hashlib.sha256(payload).hexdigest(), len(payload))
+        )
     return arrays, payloads, tuple(specs)
 
 
@@ -78,10 +87,24 @@ class _Handler(http.server.BaseHTTPRequestHandler):
             return
         if mode == "corrupt":
             payload = payload[:20] + bytes([payload[20] ^ 0xFF]) + payload[21:]
+        if mode in ("longer", "unsized"):
+            payload = payload + EXTRA
         self.send_response(200)
         self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Length", str(len(payload)))
+        if mode != "unsized":  # HTTP/1.0: the body ends when the connection closes
+            self.send_header("Content-Length", str(len(payload)))
         self.end_headers()
+        if mode == "trickle":
+            for i in range(len(payload)):
+                if server.release.is_set():
+                    return
+                try:
+                    self.wfile.write(payload[i : i + 1])
+                    self.wfile.flush()
+                except OSError:  # the client gave up
+                    return
+                time.sleep(0.05)
+            return
         if mode == "truncated":
             self.wfile.write(payload[: len(payload) // 2])
             self.close_connection = True
@@ -112,7 +135,7 @@ def server():
     httpd.payloads = dict(PAYLOADS)
     httpd.requests = []
     httpd.release = threading.Event()
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True)
     thread.start()
     yield httpd
     httpd.release.set()
@@ -132,8 +155,15 @@ def _closed_port_mirror() -> str:
     return f"http://127.0.0.1:{port}/mnist/"
 
 
-def _fetch(cache: Path, mirrors, files=SPECS, progress=False):
-    return fetch_mnist(cache, mirrors, progress, files=files, timeout=TIMEOUT)
+def _fetch(
+    cache: Path,
+    mirrors,
+    files=SPECS,
+    progress=False,
+    timeout=TIMEOUT,
+    min_speed=mnist.DEFAULT_MIN_SPEED,
+):
+    return fetch_mnist(cache, mirrors, progress, files=files, timeout=timeout, min_speed=min_speed)
 
 
 # --------------------------------------------------------------------------------------------
@@ -162,14 +192,41 @@ def test_a_cached_verified_file_is_never_downloaded_again(server, tmp_path):
     np.testing.assert_array_equal(again["x_test"], ARRAYS["x_test"])
 
 
-def test_a_corrupt_cached_file_is_detected_and_fetched_again(server, tmp_path, capsys):
+def test_a_corrupt_cached_file_is_moved_aside_and_fetched_again(server, tmp_path, capsys):
     name = SPECS[0].filename
     (tmp_path / name).write_bytes(PAYLOADS[name][:-7])
     data = _fetch(tmp_path, [_mirror(server, "good")])
     assert (tmp_path / name).read_bytes() == PAYLOADS[name]
+    assert (tmp_path / f"{name}.corrupt").read_bytes() == PAYLOADS[name][:-7]
     np.testing.assert_array_equal(data["x_train"], ARRAYS["x_train"])
     err = capsys.readouterr().err
-    assert "corrupt" in err and name in err
+    assert "corrupt" in err and str(tmp_path / f"{name}.corrupt") in err
+    assert "gzip it" not in err  # it is gzipped, only cut short
+
+
+def test_an_ungzipped_cached_file_is_moved_aside_with_a_hint(tmp_path, capsys):
+    name = SPECS[0].filename
+    raw = _idx_bytes(ARRAYS["x_train"])  # what gunzip leaves
+    (tmp_path / name).write_bytes(raw)
+    with pytest.raises(MnistDownloadError):
+        _fetch(tmp_path, [_closed_port_mirror()])
+    assert [p.name for p in tmp_path.iterdir()] == [f"{name}.corrupt"]
+    assert (tmp_path / f"{name}.corrupt").read_bytes() == raw
+    err = capsys.readouterr().err
+    assert "un-gzipped: gzip it" in err and str(tmp_path / f"{name}.corrupt") in err
+
+
+def test_a_trickling_mirror_is_given_up_for_the_next(server, tmp_path):
+    start = len(server.requests)
+    data = _fetch(
+        tmp_path,
+        [_mirror(server, "trickle"), _mirror(server, "good")],
+        min_speed=SHORT_MIN_SPEED,
+    )
+    np.testing.assert_array_equal(data["x_train"], ARRAYS["x_train"])
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(PAYLOADS)
+    tried = [path.split("/")[1] for path in server.requests[start:]]
+    assert tried == ["trickle", "good"] * len(SPECS)
 
 
 def test_falls_over_to_the_next_mirror(server, tmp_path):
@@ -191,6 +248,7 @@ def test_falls_over_to_the_next_mirror(server, tmp_path):
 # Failures: no file under its final name, no temporary file, a message that says what to do
 # --------------------------------------------------------------------------------------------
 
+SIZE0 = len(PAYLOADS[SPECS[0].filename])
 FAILURES = {
     "corrupt": "expected " + SPECS[0].sha256,
     "truncated": f"stopped after {len(PAYLOADS[SPECS[0].filename]) // 2} of "
@@ -198,6 +256,10 @@ FAILURES = {
     "missing": "HTTP 404",
     "slow": "stopped sending for 0.3 s after 10 bytes (read timed out)",
     "mute": "no reply within 0.3 s (read timed out)",
+    "trickle": "too slow: only ",
+    "longer": f"announces {SIZE0 + len(EXTRA)} bytes, expected {SIZE0}",
+    "unsized": f"more than the {SIZE0} bytes expected",
+    "https": "SSL",
     "no server": "connection refused",
 }
 
@@ -209,11 +271,21 @@ def _assert_says_what_to_do(message: str, cache: Path, url: str, why: str) -> No
         assert spec.filename in message and spec.sha256 in message
 
 
+def _failing_mirror(server, mode: str) -> str:
+    if mode == "no server":
+        return _closed_port_mirror()
+    if mode == "https":  # an HTTPS request to the plain-HTTP server
+        return _mirror(server, "good").replace("http://", "https://")
+    return _mirror(server, mode)
+
+
 @pytest.mark.parametrize("mode", list(FAILURES))
 def test_a_failing_mirror_leaves_no_file_and_says_what_to_do(server, tmp_path, mode):
-    mirror = _closed_port_mirror() if mode == "no server" else _mirror(server, mode)
+    mirror = _failing_mirror(server, mode)
+    timeout = SHORT_TIMEOUT if mode in ("slow", "mute") else TIMEOUT
+    min_speed = SHORT_MIN_SPEED if mode == "trickle" else mnist.DEFAULT_MIN_SPEED
     with pytest.raises(MnistDownloadError) as caught:
-        _fetch(tmp_path, [mirror])
+        _fetch(tmp_path, [mirror], timeout=timeout, min_speed=min_speed)
     assert list(tmp_path.iterdir()) == []
     url = mirror + SPECS[0].filename
     _assert_says_what_to_do(str(caught.value), tmp_path, url, FAILURES[mode])
@@ -229,13 +301,14 @@ def test_every_mirror_failing_lists_each_failure(server, tmp_path):
         _assert_says_what_to_do(str(caught.value), tmp_path, url, FAILURES[mode])
 
 
-def test_a_corrupt_cached_file_is_removed_even_when_no_mirror_answers(tmp_path, capsys):
+def test_a_corrupt_cached_file_leaves_its_name_even_when_no_mirror_answers(tmp_path, capsys):
     name = SPECS[0].filename
     (tmp_path / name).write_bytes(b"not gzip at all")
     with pytest.raises(MnistDownloadError):
         _fetch(tmp_path, [_closed_port_mirror()])
-    assert list(tmp_path.iterdir()) == []
-    assert "corrupt" in capsys.readouterr().err
+    assert [p.name for p in tmp_path.iterdir()] == [f"{name}.corrupt"]
+    err = capsys.readouterr().err
+    assert "corrupt" in err and "gzip it" not in err
 
 
 def test_files_already_verified_are_kept_when_a_later_one_fails(server, tmp_path):
@@ -259,6 +332,7 @@ def test_the_real_table_names_the_four_files_with_sha256_sums():
     assert keys == ["x_train", "y_train", "x_test", "y_test"]
     assert len({f.filename for f in mnist.MNIST_FILES}) == 4
     for f in mnist.MNIST_FILES:
+        assert isinstance(f.size, int) and f.size > 0
         assert len(f.sha256) == 64 and int(f.sha256, 16) >= 0 and f.sha256 == f.sha256.lower()
     assert all(m.startswith("https://") and m.endswith("/") for m in mnist.MNIST_MIRRORS)
 
@@ -321,7 +395,9 @@ def _serve_files(server, arrays):
     for real in mnist.MNIST_FILES:
         payload = gzip.compress(_idx_bytes(arrays[real.key]), mtime=0)
         server.payloads[real.filename] = payload
-        specs.append(MnistFile(real.key, real.filename, hashlib.sha256(payload).hexdigest()))
+        specs.append(
+            MnistFile(real.key, real.filename, hashlib.sha256(payload).hexdigest(), len(payload))
+        )
     return tuple(specs)
 
 
