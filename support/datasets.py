@@ -337,6 +337,14 @@ def load(name: str) -> dict[str, np.ndarray]:
     data_dir = Path(DATA_DIR)
     manifest = read_manifest(data_dir)
     filename = f"{name}.npz"
+    unlisted = isinstance(name, str) and _NAME_RE.fullmatch(name) and filename not in manifest
+    if unlisted and (data_dir / filename).is_file():
+        raise ChecksumError(
+            f"{_show(data_dir / filename)} is not listed in {_show(data_dir / MANIFEST_NAME)}, so "
+            f"it cannot be verified; restore the manifest with `git checkout -- "
+            f"{_show(data_dir / MANIFEST_NAME)}` (or record a file you made on purpose with "
+            f"support.datasets.write)"
+        )
     if not isinstance(name, str) or filename not in manifest:
         known = sorted([f[: -len(".npz")] for f in manifest if f.endswith(".npz")] + [*_DOWNLOADED])
         raise ValueError(

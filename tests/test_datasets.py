@@ -393,3 +393,13 @@ def test_rebuild_without_a_manifest_explains_itself_and_update_writes_one(
     (data_copy / "MANIFEST.sha256").write_text("not a manifest line\n")
     assert build_datasets.main(["--wheels", str(wheels)]) == 2
     assert "line 1" in capsys.readouterr().err
+
+
+def test_a_shipped_file_missing_from_the_manifest_is_named_not_called_unknown(data_copy):
+    lines = (data_copy / "MANIFEST.sha256").read_text().splitlines()
+    kept = [line for line in lines if not line.endswith("digits.npz")]
+    (data_copy / "MANIFEST.sha256").write_text("\n".join(kept) + "\n")
+    with pytest.raises(datasets.ChecksumError, match=r"digits\.npz is not listed in .*MANIFEST"):
+        datasets.load("digits")
+    with pytest.raises(ValueError, match="unknown dataset 'cifar10'"):
+        datasets.load("cifar10")
