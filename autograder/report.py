@@ -131,8 +131,8 @@ def _blocked_text(t: TaskVerdict, problem: CheckVerdict) -> str:
     if chapter_of(other) != chapter_of(t.task.id):
         return (
             f"the problem above is in chapter-{chapter_of(other)} code this check runs: fix "
-            f"task {other} for the case above (`make chapter-{chapter_of(other)}` may not "
-            f"meet it), then check task {t.task.id} again"
+            f"task {other} for the case above (`make chapter-{chapter_of(other)}` may still "
+            f"pass: its own cases may not include this one), then check task {t.task.id} again"
         )
     if problem.blame == Blame.STUB:
         return f"this check ran task {other}'s code and met its stub: write task {other} first"

@@ -343,7 +343,7 @@ return g @ b.transpose(-1, -2), a.transpose(-1, -2) @ g
 )
 def test_a_chapter_2_bug_blocks_task_3_1(tmp_path: Path, file: str, edit: tuple, task: str):
     """Chapter 3 names the chapter-2 task, the problem and the part it is in (here the local
-    backward), and says each thing once: the case and "make chapter-2 may not meet it" are
+    backward), and says each thing once: the case and "make chapter-2 may still pass" are
     the report's own lines. Chapter 2's own checks catch the bug too (a 1-D operand against
     a batch is one of chapter 2's cases), so ``make chapter-2`` does not send the student
     back: no loop."""
@@ -359,6 +359,6 @@ def test_a_chapter_2_bug_blocks_task_3_1(tmp_path: Path, file: str, edit: tuple,
     assert "forward or" not in message and "chapter-2" not in message, message
     operands = problem.case.label.split("; then")[0]  # "a * b with a of shape …"
     assert operands not in message and text.count(operands) == 1, text
-    assert text.count("may not meet") == 1, text
+    assert text.count("may still pass") == 1, text
     own = check_chapter(chapter(2), composite(2, chapter2), task_ids=[task])
     assert own.tasks[0].status == "failed", report.chapter_report(own)

@@ -179,7 +179,7 @@ def through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
 def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast: bool) -> str:
     """What a student reads when chapter 3 meets a bug of chapter 2's code: what is wrong,
     and in which part of chapter 2 (the report prints the case, and that ``make chapter-2``
-    may not meet it, on lines of their own)."""
+    may still pass, on lines of their own)."""
     where = {
         Part.INPUTS: "the given Tensor constructor (chapter 2)",
         Part.OUTPUT: f"{function}'s output (its forward, chapter 2)",
