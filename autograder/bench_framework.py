@@ -89,21 +89,17 @@ class GCClock:
 def chain_sparrow(sp: Any, nodes: int) -> tuple[float, float]:
     """Seconds for the forward and the backward of a chain of ``nodes`` tiny ops."""
     x = sp.tensor(np.ones(WIDTH, np.float32), requires_grad=True)
-    c = sp.tensor(np.full(WIDTH, SHIFT, np.float32))
-    start = time.perf_counter()
-    y = x
-    for _ in range(nodes // 2):
-        y = y * SCALE
-        y = y + c
-    loss = y.sum()
-    middle = time.perf_counter()
-    loss.backward()
-    return middle - start, time.perf_counter() - middle
+    return time_chain_of(x, sp.tensor(np.full(WIDTH, SHIFT, np.float32)), nodes)
 
 
 def chain_torch(torch: Any, nodes: int) -> tuple[float, float]:
     x = torch.ones(WIDTH, dtype=torch.float32, requires_grad=True)
-    c = torch.full((WIDTH,), SHIFT, dtype=torch.float32)
+    return time_chain_of(x, torch.full((WIDTH,), SHIFT, dtype=torch.float32), nodes)
+
+
+def time_chain_of(x: Any, c: Any, nodes: int) -> tuple[float, float]:
+    """The chain, written once for both frameworks: ``y = y * SCALE + c`` (two ops) per
+    step, summed, then backward; seconds for the forward and for the backward."""
     start = time.perf_counter()
     y = x
     for _ in range(nodes // 2):
@@ -190,6 +186,28 @@ def mlp_sparrow(sp: Any, data: dict[str, np.ndarray]) -> Callable[[], float]:
     return step
 
 
+def count_calls(sp: Any, step: Callable[[], float]) -> dict[str, int]:
+    """How many operations (``Function.apply``, casts included) and local backwards
+    (``Node.backward``) one Sparrow step makes: the Python each step pays for."""
+    counts = {"operations": 0, "local backwards": 0}
+    apply, backward = sp.Function.__dict__["apply"], sp.Node.backward
+
+    def counted_apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["operations"] += 1
+        return apply.__func__(cls, *args, **kwargs)
+
+    def counted_backward(node: Any, *args: Any, **kwargs: Any) -> Any:
+        counts["local backwards"] += 1
+        return backward(node, *args, **kwargs)
+
+    sp.Function.apply, sp.Node.backward = classmethod(counted_apply), counted_backward
+    try:
+        step()
+    finally:
+        sp.Function.apply, sp.Node.backward = apply, backward
+    return counts
+
+
 def mlp_torch(torch: Any, data: dict[str, np.ndarray]) -> Callable[[], float]:
     """The same step as a PyTorch user writes it."""
     functional = importlib.import_module("torch.nn.functional")
@@ -271,7 +289,10 @@ def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str
         for _ in range(args.steps):
             step()
 
-    return {"step": best(many, args.repeats) / args.steps, "losses": losses}
+    result = {"step": best(many, args.repeats) / args.steps, "losses": losses}
+    if framework == "Sparrow":
+        result["calls"] = count_calls(load_sparrow(args.impl), step)
+    return result
 
 
 def load_sparrow(impl: str) -> Any:
@@ -336,6 +357,8 @@ def report(args: argparse.Namespace) -> None:
     print(f"\n(b) MLP {SIZE}-{HIDDEN}-{CLASSES}, batch {BATCH}: one step, µs{'':<2}{header}")
     for f in frameworks:
         row(f"{f}, one step", step[f], step)
+    calls = ", ".join(f"{n} {what}" for what, n in steps["Sparrow"]["calls"].items())
+    print(f"  (Sparrow, per step: {calls})")
 
     print("\nGoals (issue 12):")
     goals = [("chain", total, "PyTorch", CHAIN_GOAL), ("MLP step", step, "PyTorch", MLP_GOAL_TORCH)]

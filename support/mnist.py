@@ -59,6 +59,8 @@ from pathlib import Path
 import numpy as np
 from tqdm import tqdm
 
+from .datasets import file_sha256
+
 
 @dataclass(frozen=True)
 class MnistFile:
@@ -209,7 +211,7 @@ def _fetch_file(
     ``<name>.corrupt`` first (replacing an older one), so no corrupt file keeps the name."""
     path = folder / spec.filename
     if path.is_file():
-        actual = _sha256_file(path)
+        actual = file_sha256(path)
         if actual == spec.sha256:
             return path
         moved = path.with_name(path.name + ".corrupt")
@@ -414,14 +416,6 @@ def _looks_like_idx(path: Path) -> bool:
     return (
         len(head) == 4 and head[:2] == b"\x00\x00" and head[2] in _IDX_DTYPES and 1 <= head[3] <= 3
     )
-
-
-def _sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
 
 
 # --------------------------------------------------------------------------------------------

@@ -42,12 +42,12 @@ def _prepare(inputs: Any, create_graph: bool) -> tuple[tuple, bool]:
     return tuple(fresh), single
 
 
-def _default_vector(xs: tuple, name: str, what: str) -> tuple:
-    """``v=None``: ones, allowed only where every tensor has one element (PyTorch's rule)."""
+def _ones_for_one_element(xs: tuple) -> tuple:
+    """jvp's ``v=None``: ones, allowed only for inputs of one element each (PyTorch's rule)."""
     if any(x.numel() != 1 for x in xs):
         raise RuntimeError(
-            f"The vector v can only be None if the {what} to the user-provided function is a "
-            f"single Tensor with a single element ({name}: pass v)"
+            "The vector v can only be None if the input to the user-provided function is a "
+            "single Tensor with a single element (jvp: pass v)"
         )
     return tuple(ones_like(x) for x in xs)
 
@@ -97,7 +97,7 @@ def jvp(func: Callable, inputs: Any, v: Any = None, create_graph: bool = False) 
     with enable_grad():
         out = func(*xs)
         outs = _as_tuple(out)
-        us = _default_vector(xs, "jvp", "inputs") if v is None else _as_tuple(v)
+        us = _ones_for_one_element(xs) if v is None else _as_tuple(v)
         raise NotImplementedError("Task 4.6: functional.jvp and hessian — see §10 of the notebook")
 
 

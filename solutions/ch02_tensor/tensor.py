@@ -335,14 +335,12 @@ class Tensor:
         backward pass (chapter 4); a hook that returns a Tensor replaces the gradient."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        owner = self if self.grad_fn is None else self.grad_fn
-        hooks = owner._backward_hooks if owner is self else owner.hooks
-        if not isinstance(hooks, list):
+        # a leaf keeps its hooks; a non-leaf's live on its grad_fn, where the engine finds them
+        owner, name = (self, "_backward_hooks") if self.grad_fn is None else (self.grad_fn, "hooks")
+        hooks = getattr(owner, name)
+        if isinstance(hooks, tuple):  # () until the first hook: then a list of its own
             hooks = []
-            if owner is self:
-                self._backward_hooks = hooks
-            else:
-                owner.hooks = hooks
+            setattr(owner, name, hooks)
         hooks.append(hook)
         return RemovableHandle(hooks, hook)
 

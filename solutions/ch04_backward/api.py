@@ -77,19 +77,16 @@ def grad(
     for i, x in enumerate(inputs):
         wanted.setdefault(vertex(x), []).append(i)
     found: list = [None] * len(inputs)
-    reached: set = set()
 
-    def capture(v: Any, g: Any) -> None:
-        if v in wanted:
-            reached.add(v)
-            for i in wanted[v]:
-                found[i] = g
+    def capture(v: Any, g: Any) -> None:  # deliver: keep the wanted vertices' gradients
+        for i in wanted.get(v, ()):
+            found[i] = g
 
     seeds = [_constant_unless(create_graph, seed(out, g)) for out, g in zip(outputs, grad_outputs)]
     roots = [vertex(out) for out in outputs]
     with _recording(create_graph):
         backward_pass(roots, seeds, retain_graph, create_graph, capture)
-    if not allow_unused and len(reached) != len(wanted):
+    if not allow_unused and any(g is None for g in found):
         raise RuntimeError(
             "One of the differentiated Tensors appears to not have been used in the graph. "
             "Set allow_unused=True if this is the desired behavior."
