@@ -66,7 +66,7 @@ def _sources(repo: Path) -> dict[str, str]:
     if solutions.is_dir():
         return {
             p.relative_to(solutions).as_posix(): p.read_text(encoding="utf-8")
-            for p in sorted(solutions.glob("*/*.py"))
+            for p in sorted(solutions.glob("*/**/*.py"))
         }
     try:
         stubs = json.loads((repo / "tools" / "pristine-stubs.json").read_text(encoding="utf-8"))

@@ -1,0 +1,330 @@
+"""``Module``: a model as a tree of modules, each holding its own parameters (5.1, 5.3, 5.5).
+
+A module is an object with a ``forward``; what makes it more is bookkeeping. Three ordered
+dicts hold what a module owns, by attribute name:
+
+    _parameters   Parameters (the weights the optimizer updates)
+    _buffers      Tensors that are state but not weights (BatchNorm's running mean)
+    _modules      child Modules
+
+``self.fc = Linear(2, 3)`` puts the Linear in ``_modules["fc"]`` (task 5.1), so the whole
+model is a tree whose walks (task 5.3) name every parameter by its path from the root,
+PyTorch's dotted names::
+
+    Net                     named_parameters():  fc.weight, fc.bias,
+    ├── fc: Linear                               blocks.0.weight, blocks.0.bias, ...
+    └── blocks: ModuleList
+        └── 0: Linear
+
+and ``state_dict`` (task 5.5) is those names mapped to the tensors: what ``save`` writes and
+``load_state_dict`` puts back, checking every name and shape first. Everything else here is
+given: ``__call__`` with its forward hooks, ``zero_grad``, ``to``, ``apply`` and ``repr``.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict, namedtuple
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+
+from ...ch02_tensor.tensor import RemovableHandle, Tensor
+from .parameter import Parameter
+
+_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+
+class Module:
+    """Base class of every layer and model: subclass it, set parameters and submodules as
+    attributes in ``__init__`` (after ``super().__init__()``), and define ``forward``."""
+
+    training: bool
+
+    def __init__(self) -> None:
+        # object.__setattr__: our own __setattr__ needs these dicts to exist first
+        object.__setattr__(self, "training", True)
+        object.__setattr__(self, "_parameters", OrderedDict())
+        object.__setattr__(self, "_buffers", OrderedDict())
+        object.__setattr__(self, "_non_persistent", set())
+        object.__setattr__(self, "_modules", OrderedDict())
+        object.__setattr__(self, "_forward_hooks", [])
+
+    def forward(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError(
+            f'Module [{type(self).__name__}] is missing the required "forward" function'
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """``forward``, then each forward hook ``hook(module, args, output)``; a hook that
+        returns something other than None replaces the output."""
+        output = self.forward(*args, **kwargs)
+        for hook in tuple(self._forward_hooks):
+            result = hook(self, args, output)
+            if result is not None:
+                output = result
+        return output
+
+    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after every forward; ``handle.remove()``."""
+        self._forward_hooks.append(hook)
+        return RemovableHandle(self._forward_hooks, hook)
+
+    # -- registration (task 5.1) ---------------------------------------------------------
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        """``self.name = value``, registering what a module must know about:
+
+        - a ``Parameter`` goes into ``_parameters[name]``;
+        - a ``Module`` goes into ``_modules[name]``;
+        - a name already in ``_buffers`` takes a Tensor (or None) as the new buffer;
+        - anything else is a plain attribute.
+
+        A name lives in one place only: registering it removes it from the others (and
+        from the instance's plain attributes). Assigning a plain Tensor to a parameter's
+        name is a TypeError, as in PyTorch; None keeps the name registered, as None."""
+        if "_parameters" not in self.__dict__:
+            raise AttributeError(
+                f"cannot assign {name!r} before Module.__init__() call: call "
+                "super().__init__() first in your __init__"
+            )
+        raise NotImplementedError(
+            "Task 5.1: Module.__setattr__: registration by attribute — see §1 of the notebook"
+        )
+
+    def _forget(self, name: str, keep: dict | None = None) -> None:
+        """Remove ``name`` from every place a module keeps attributes but ``keep`` (where it
+        is about to be set again, keeping its place in the order)."""
+        self.__dict__.pop(name, None)
+        for table in (self._parameters, self._buffers, self._modules):
+            if table is not keep:
+                table.pop(name, None)
+        if keep is not self._buffers:
+            self._non_persistent.discard(name)
+
+    def __getattr__(self, name: str) -> Any:
+        """Called only when normal lookup fails: the registered parameters, buffers and
+        submodules, by name."""
+        tables = self.__dict__
+        for table in ("_parameters", "_buffers", "_modules"):
+            if table in tables and name in tables[table]:
+                return tables[table][name]
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __delattr__(self, name: str) -> None:
+        for table in (self._parameters, self._buffers, self._modules):
+            if name in table:
+                del table[name]
+                self._non_persistent.discard(name)
+                return
+        object.__delattr__(self, name)
+
+    def register_parameter(self, name: str, param: Parameter | None) -> None:
+        """Register ``param`` (a Parameter, or None) under ``name``."""
+        if param is not None and not isinstance(param, Parameter):
+            raise TypeError(
+                f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
+                "(Parameter or None required)"
+            )
+        self._check_name(name)
+        self._forget(name, keep=self._parameters)
+        self._parameters[name] = param
+
+    def register_buffer(self, name: str, tensor: Tensor | None, persistent: bool = True) -> None:
+        """Register a buffer: state that is saved (``state_dict``) and moved (``to``), but
+        is not a parameter. ``persistent=False`` leaves it out of ``state_dict``."""
+        if tensor is not None and not isinstance(tensor, Tensor):
+            raise TypeError(
+                f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
+                "(Tensor or None required)"
+            )
+        self._check_name(name)
+        self._forget(name, keep=self._buffers)
+        self._buffers[name] = tensor
+        if persistent:
+            self._non_persistent.discard(name)
+        else:
+            self._non_persistent.add(name)
+
+    def add_module(self, name: str, module: Module | None) -> None:
+        """Register ``module`` as the child ``name`` (a name may be any string: "0")."""
+        if module is not None and not isinstance(module, Module):
+            raise TypeError(f"{type(module).__name__} is not a Module subclass")
+        self._check_name(name)
+        self._forget(name, keep=self._modules)
+        self._modules[name] = module
+
+    register_module = add_module
+
+    def _check_name(self, name: str) -> None:
+        if "_parameters" not in self.__dict__:
+            raise AttributeError("cannot register anything before Module.__init__() call")
+        if not isinstance(name, str) or not name or "." in name:
+            raise KeyError(f"a registered name is a non-empty string without '.': {name!r}")
+
+    # -- walking the tree (task 5.3) -----------------------------------------------------
+
+    def named_modules(
+        self, memo: set | None = None, prefix: str = "", remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Module]]:
+        """Every module of the tree, this one first (name ``prefix``), then each child's
+        subtree in order, named by the dotted path (``"blocks.0"``). A module reached twice
+        (shared) is yielded once, at its first name, unless ``remove_duplicate=False``."""
+        raise NotImplementedError(
+            "Task 5.3: the tree: named_modules, _named_members, train — see §3 of the notebook"
+        )
+
+    def _named_members(
+        self, table: str, prefix: str, recurse: bool, remove_duplicate: bool
+    ) -> Iterator[tuple[str, Any]]:
+        """The entries of ``table`` (``"_parameters"`` or ``"_buffers"``) of every module of
+        the tree (or only this one), module by module in ``named_modules`` order, each named
+        ``module_path.name``; None entries skipped; an object reached twice (a shared
+        weight) yielded once unless ``remove_duplicate=False``."""
+        raise NotImplementedError(
+            "Task 5.3: the tree: named_modules, _named_members, train — see §3 of the notebook"
+        )
+
+    def named_parameters(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Parameter]]:
+        """(dotted name, parameter) for every parameter of the tree."""
+        return self._named_members("_parameters", prefix, recurse, remove_duplicate)
+
+    def parameters(self, recurse: bool = True) -> Iterator[Parameter]:
+        for _, param in self.named_parameters(recurse=recurse):
+            yield param
+
+    def named_buffers(
+        self, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Tensor]]:
+        """(dotted name, buffer) for every buffer of the tree."""
+        return self._named_members("_buffers", prefix, recurse, remove_duplicate)
+
+    def buffers(self, recurse: bool = True) -> Iterator[Tensor]:
+        for _, buffer in self.named_buffers(recurse=recurse):
+            yield buffer
+
+    def named_children(self) -> Iterator[tuple[str, Module]]:
+        """The direct children, by name (each once)."""
+        seen: set[int] = set()
+        for name, child in self._modules.items():
+            if child is not None and id(child) not in seen:
+                seen.add(id(child))
+                yield name, child
+
+    def children(self) -> Iterator[Module]:
+        for _, child in self.named_children():
+            yield child
+
+    def modules(self) -> Iterator[Module]:
+        for _, module in self.named_modules():
+            yield module
+
+    def train(self, mode: bool = True) -> Module:
+        """Set training mode (``self.training``) on this module and every module below
+        it; returns ``self``. Dropout and BatchNorm read it."""
+        if not isinstance(mode, bool):
+            raise ValueError(f"training mode is expected to be boolean, not {mode!r}")
+        raise NotImplementedError(
+            "Task 5.3: the tree: named_modules, _named_members, train — see §3 of the notebook"
+        )
+
+    def eval(self) -> Module:
+        """``train(False)``: evaluation mode, for the whole tree."""
+        return self.train(False)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Module:
+        for param in self.parameters():
+            param.requires_grad_(requires_grad)
+        return self
+
+    def zero_grad(self, set_to_none: bool = True) -> None:
+        """Forget every parameter's gradient (``None``; zeros with ``set_to_none=False``)."""
+        for param in self.parameters():
+            if set_to_none or param.grad is None:
+                param.grad = None
+            else:
+                param.grad = Tensor._from_array(np.zeros_like(param.grad.data))
+
+    # -- state_dict (task 5.5) -----------------------------------------------------------
+
+    def state_dict(
+        self, destination: dict | None = None, prefix: str = "", keep_vars: bool = False
+    ) -> OrderedDict:
+        """Every parameter and persistent buffer of the tree by dotted name, in PyTorch's
+        order: a module's own parameters, then its own buffers, then each child's
+        ``state_dict`` with the prefix ``"name."``. A shared tensor appears under each of
+        its names. Values are detached (the tensors themselves with ``keep_vars=True``)."""
+        raise NotImplementedError(
+            "Task 5.5: state_dict and load_state_dict — see §4 of the notebook"
+        )
+
+    def load_state_dict(self, state_dict: dict, strict: bool = True) -> _IncompatibleKeys:
+        """Copy ``state_dict``'s tensors into this tree's parameters and buffers, in place
+        (the Parameter objects stay the same, so an optimizer holding them still does).
+
+        Checked before anything is copied: a shape that differs is always an error, and
+        with ``strict`` so is a missing or an unexpected key; one RuntimeError lists them
+        all. Returns ``(missing_keys, unexpected_keys)``."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"expected state_dict to be dict-like, got {type(state_dict).__name__}")
+        raise NotImplementedError(
+            "Task 5.5: state_dict and load_state_dict — see §4 of the notebook"
+        )
+
+    # -- the rest (given) ----------------------------------------------------------------
+
+    def apply(self, fn: Callable[[Module], Any]) -> Module:
+        """``fn(m)`` for every module below this one, children first, then ``fn(self)``."""
+        for child in self.children():
+            child.apply(fn)
+        fn(self)
+        return self
+
+    def to(self, *args: Any, **kwargs: Any) -> Module:
+        """Every parameter and buffer converted to a dtype (``model.to(sp.float64)``) or moved
+        to a device (chapter 7), in place: the Parameter objects stay the same."""
+        target = kwargs.get("dtype", kwargs.get("device", args[0] if args else None))
+        if target is None:
+            raise TypeError("to() takes a dtype or a device")
+        floating_only = isinstance(target, (np.dtype, type))
+        for module in self.modules():
+            for table in (module._parameters, module._buffers):
+                for tensor in table.values():
+                    if tensor is None:
+                        continue
+                    if floating_only and tensor.dtype.kind != "f":
+                        continue  # PyTorch converts only floating tensors to a dtype
+                    tensor.data = tensor.detach().to(target).data
+                    if tensor.grad is not None:
+                        tensor.grad = tensor.grad.to(target).detach()
+        return self
+
+    def float(self) -> Module:
+        return self.to(np.dtype(np.float32))
+
+    def double(self) -> Module:
+        return self.to(np.dtype(np.float64))
+
+    def cpu(self) -> Module:
+        return self.to("cpu")
+
+    def cuda(self, index: int | None = None) -> Module:
+        return self.to("cuda" if index is None else f"cuda:{index}")
+
+    def extra_repr(self) -> str:
+        """What goes between the parentheses of this module's line in ``repr``."""
+        return ""
+
+    def __repr__(self) -> str:
+        """PyTorch's layout: one line per child, indented, named ``(name): ...``."""
+        lines = [line for line in self.extra_repr().split("\n") if line]
+        for name, child in self._modules.items():
+            text = repr(child).replace("\n", "\n  ")
+            lines.append(f"({name}): {text}")
+        if not lines:
+            return f"{type(self).__name__}()"
+        if len(lines) == 1 and not self._modules:
+            return f"{type(self).__name__}({lines[0]})"
+        return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"

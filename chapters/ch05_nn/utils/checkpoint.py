@@ -1,0 +1,92 @@
+"""Activation checkpointing: trade time for memory. Task 5.12.
+
+A plain forward pass keeps, for backward, what every operation saved: the activations of
+all the layers at once, which is what fills memory in a deep model. ``checkpoint(fn, *args)``
+keeps only ``fn``'s inputs:
+
+    forward:   out = fn(*args) under no_grad      (nothing inside fn is recorded or kept)
+    backward:  run fn again on detached copies of args, under enable_grad, and backward
+               through that fresh graph (a backward inside the backward: chapter 4's engine
+               is re-entrant), returning the copies' gradients as args' gradients
+
+so the memory of ``fn``'s activations is needed only while its own backward runs, at the
+price of a second forward. Parameters used inside ``fn`` get their ``.grad`` from the inner
+backward. Random numbers drawn inside ``fn`` (Dropout) are drawn again from the same state,
+so the recomputation sees the same masks.
+
+Course limits: one Tensor output; as PyTorch's re-entrant checkpoint, it fills ``.grad``
+(so ``autograd.grad`` through it is not supported) and has no double backward.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from ...ch02_tensor import factories
+from ...ch02_tensor.function import Context, Function
+from ...ch02_tensor.tensor import Tensor
+from ...ch04_backward.grad_mode import enable_grad, no_grad
+
+
+class Checkpoint(Function):
+    """The recorded operation ``out = fn(*args)``, keeping only ``args``."""
+
+    @staticmethod
+    def forward(ctx: Context, fn: Callable, rng_state: dict | None, *args: Any) -> Any:
+        raise NotImplementedError(
+            "Task 5.12: checkpoint: recompute instead of keep — see §11 of the notebook"
+        )
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple:
+        raise NotImplementedError(
+            "Task 5.12: checkpoint: recompute instead of keep — see §11 of the notebook"
+        )
+
+
+def checkpoint(
+    function: Callable,
+    *args: Any,
+    use_reentrant: bool | None = None,
+    preserve_rng_state: bool = True,
+) -> Tensor:
+    """``function(*args)``, recomputed during backward instead of kept."""
+    if use_reentrant is False:
+        raise NotImplementedError(
+            "the course's checkpoint is the re-entrant one (use_reentrant=True)"
+        )
+    if not callable(function):
+        raise TypeError(f"checkpoint's first argument is a function, not {type(function).__name__}")
+    state = _rng_state() if preserve_rng_state else None
+    return Checkpoint.apply(function, state, *args)
+
+
+def _single_tensor(out: Any) -> Tensor:
+    if not isinstance(out, Tensor):
+        raise TypeError(
+            f"checkpoint: the function must return one Tensor, not {type(out).__name__}"
+        )
+    return out
+
+
+def _rng_state() -> dict:
+    """Where the global generator (``manual_seed``'s) stands now (a copy)."""
+    return dict(factories._random["generator"].bit_generator.state)
+
+
+@contextlib.contextmanager
+def _replaying(state: dict | None) -> Iterator[None]:
+    """Draw from the global generator as from ``state``; afterwards, carry on from where it
+    stood before (the replay takes nothing from the numbers the rest of the program sees)."""
+    if state is None:
+        yield
+        return
+    generator = factories._random["generator"].bit_generator
+    now = dict(generator.state)
+    generator.state = state
+    try:
+        yield
+    finally:
+        generator.state = now

@@ -1,0 +1,51 @@
+"""``nn``: modules, layers, losses, ``functional`` and ``init`` (PyTorch's ``torch.nn``).
+
+module.py         Module: registration, the tree walks, state_dict     tasks 5.1, 5.3, 5.5
+linear.py         Linear                                               task 5.2
+containers.py     Sequential, ModuleList                               task 5.4
+softmax.py        softmax, log_softmax                                 task 5.6
+cross_entropy.py  cross_entropy                                        task 5.7
+init.py           xavier_*, kaiming_* (and uniform_, normal_, …)        task 5.8
+dropout.py        dropout, Dropout                                     task 5.9
+normalization.py  BatchNorm1d (task 5.10), LayerNorm
+activation.py     ReLU, Tanh, Sigmoid, GELU, Softmax, LogSoftmax       (given)
+loss.py           MSELoss, CrossEntropyLoss, BCEWithLogitsLoss          (given)
+layers.py         Flatten, Embedding                                   (given)
+parameter.py      Parameter                                            (given)
+functional.py     the functions under PyTorch's names                  (given)
+"""
+
+from . import functional, init
+from .activation import GELU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from .containers import ModuleList, Sequential
+from .dropout import Dropout
+from .layers import Embedding, Flatten
+from .linear import Linear
+from .loss import BCEWithLogitsLoss, CrossEntropyLoss, MSELoss
+from .module import Module
+from .normalization import BatchNorm1d, LayerNorm
+from .parameter import Parameter
+
+__all__ = [
+    "GELU",
+    "BCEWithLogitsLoss",
+    "BatchNorm1d",
+    "CrossEntropyLoss",
+    "Dropout",
+    "Embedding",
+    "Flatten",
+    "LayerNorm",
+    "Linear",
+    "LogSoftmax",
+    "MSELoss",
+    "Module",
+    "ModuleList",
+    "Parameter",
+    "ReLU",
+    "Sequential",
+    "Sigmoid",
+    "Softmax",
+    "Tanh",
+    "functional",
+    "init",
+]

@@ -1,0 +1,95 @@
+"""Containers: ``Sequential`` and ``ModuleList``. Task 5.4.
+
+A plain Python list of layers is invisible to ``Module.__setattr__``: ``self.layers =
+[Linear(2, 3)]`` stores a list, so ``parameters()`` never sees the Linear inside it (PyTorch
+behaves the same way). The containers are Modules whose children are registered under the
+names ``"0"``, ``"1"``, …, which is where the dotted names ``layers.0.weight`` come from::
+
+    Sequential(a, b, c)(x)  =  c(b(a(x)))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from .module import Module
+
+
+class Sequential(Module):
+    """``Sequential(*modules)``: the modules, registered as children ``"0"``, ``"1"``, …,
+    applied in order."""
+
+    def __init__(self, *modules: Module) -> None:
+        super().__init__()
+        ### BEGIN SOLUTION 5.4
+        for index, module in enumerate(modules):
+            self.add_module(str(index), module)
+        ### END SOLUTION
+
+    def forward(self, x: Any) -> Any:
+        ### BEGIN SOLUTION 5.4
+        for module in self._modules.values():
+            x = module(x)
+        return x
+        ### END SOLUTION
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, index: int | slice) -> Any:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            return Sequential(*modules[index])
+        return modules[_index(index, len(modules))]
+
+    def append(self, module: Module) -> Sequential:
+        self.add_module(str(len(self)), module)
+        return self
+
+
+class ModuleList(Module):
+    """``ModuleList(modules)``: a list whose items are registered children ``"0"``, ``"1"``, …
+    It has no ``forward``: the module that owns it decides how to use them."""
+
+    def __init__(self, modules: Iterable[Module] | None = None) -> None:
+        super().__init__()
+        if modules is not None:
+            self.extend(modules)
+
+    def append(self, module: Module) -> ModuleList:
+        """Add ``module`` at the end, registered under the next index."""
+        ### BEGIN SOLUTION 5.4
+        self.add_module(str(len(self._modules)), module)
+        return self
+        ### END SOLUTION
+
+    def extend(self, modules: Iterable[Module]) -> ModuleList:
+        for module in modules:
+            self.append(module)
+        return self
+
+    def __len__(self) -> int:
+        return len(self._modules)
+
+    def __iter__(self) -> Iterator[Module]:
+        return iter(self._modules.values())
+
+    def __getitem__(self, index: int | slice) -> Any:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            return ModuleList(modules[index])
+        return modules[_index(index, len(modules))]
+
+    def __setitem__(self, index: int, module: Module) -> None:
+        self.add_module(str(_index(index, len(self))), module)
+
+
+def _index(index: int, length: int) -> int:
+    """``index`` as a position in ``0 … length-1`` (negative counts from the end)."""
+    if not -length <= index < length:
+        raise IndexError(f"index {index} is out of range for a container of {length}")
+    return index % length

@@ -1,0 +1,153 @@
+"""Normalisation layers: ``BatchNorm1d`` (task 5.10) and ``LayerNorm`` (given).
+
+Both standardise and then rescale, per feature, with learned γ (``weight``, ones) and β
+(``bias``, zeros):
+
+    y = (x − μ) / √(σ² + ε) · γ + β
+
+They differ in what μ and σ² are averaged over. LayerNorm: each example's own features (the
+last axes), the same in training and evaluation. BatchNorm: each feature over the *batch*
+(axis 0, and axis 2 for (N, C, L) inputs), which a single test example does not have; so
+while training it also keeps running averages, as buffers, and uses them in ``eval()``:
+
+    running_mean ← (1 − momentum) · running_mean + momentum · μ_batch
+    running_var  ← (1 − momentum) · running_var  + momentum · σ²_batch · n / (n − 1)
+
+(normalising uses the biased σ², the running average the unbiased one, as PyTorch does;
+``momentum=None`` averages all batches equally). The backward is the engine's, through the
+recorded operations; the running averages are updated outside the graph.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from ...ch02_tensor.dtypes import get_default_dtype
+from ...ch02_tensor.tensor import Tensor
+from .module import Module
+from .parameter import Parameter
+
+
+class BatchNorm1d(Module):
+    """``BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=True,
+    track_running_stats=True)`` for inputs (N, C) or (N, C, L)."""
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float | None = 0.1,
+        affine: bool = True,
+        track_running_stats: bool = True,
+    ) -> None:
+        super().__init__()
+        self.num_features, self.eps, self.momentum = num_features, eps, momentum
+        self.affine, self.track_running_stats = affine, track_running_stats
+        dtype = get_default_dtype()
+        if affine:
+            self.weight = Parameter(np.ones(num_features, dtype))
+            self.bias = Parameter(np.zeros(num_features, dtype))
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+        if track_running_stats:
+            self.register_buffer("running_mean", Tensor(np.zeros(num_features, dtype)))
+            self.register_buffer("running_var", Tensor(np.ones(num_features, dtype)))
+            self.register_buffer("num_batches_tracked", Tensor(np.array(0, np.int64)))
+        else:
+            for name in ("running_mean", "running_var", "num_batches_tracked"):
+                self.register_buffer(name, None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        if x.ndim not in (2, 3) or x.shape[1] != self.num_features:
+            raise ValueError(
+                f"BatchNorm1d({self.num_features}) takes inputs of shape (N, "
+                f"{self.num_features}) or (N, {self.num_features}, L), got {x.shape}"
+            )
+        axes = (0,) if x.ndim == 2 else (0, 2)
+        n = x.numel() // self.num_features  # values averaged per feature
+        if self.training and n <= 1:
+            raise ValueError(
+                f"Expected more than 1 value per channel when training, got input size {x.shape}"
+            )
+        shape = (1, self.num_features) + (1,) * (x.ndim - 2)  # a feature's value per axis
+        ### BEGIN SOLUTION 5.10
+        if self.training or not self.track_running_stats:
+            mean = x.mean(dim=axes, keepdim=True)
+            var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)
+            if self.training and self.track_running_stats:
+                self.num_batches_tracked.data[...] += 1
+                m = self.momentum
+                if m is None:
+                    m = 1.0 / int(self.num_batches_tracked.data)
+                unbiased = var.data.reshape(-1) * (n / (n - 1))
+                self.running_mean.data[...] = (1 - m) * self.running_mean.data + m * (
+                    mean.data.reshape(-1)
+                )
+                self.running_var.data[...] = (1 - m) * self.running_var.data + m * unbiased
+        else:
+            mean = self.running_mean.detach().reshape(*shape)
+            var = self.running_var.detach().reshape(*shape)
+        y = (x - mean) / (var + self.eps).sqrt()
+        if self.affine:
+            y = y * self.weight.reshape(*shape) + self.bias.reshape(*shape)
+        return y
+        ### END SOLUTION
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.num_features}, eps={self.eps}, momentum={self.momentum}, "
+            f"affine={self.affine}, track_running_stats={self.track_running_stats}"
+        )
+
+
+class LayerNorm(Module):
+    """``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)``:
+    standardise over the last ``len(normalized_shape)`` axes of each example."""
+
+    def __init__(
+        self,
+        normalized_shape: int | Sequence[int],
+        eps: float = 1e-5,
+        elementwise_affine: bool = True,
+        bias: bool = True,
+    ) -> None:
+        super().__init__()
+        if isinstance(normalized_shape, (int, np.integer)):
+            normalized_shape = (int(normalized_shape),)
+        self.normalized_shape = tuple(normalized_shape)
+        self.eps, self.elementwise_affine = eps, elementwise_affine
+        dtype = get_default_dtype()
+        if elementwise_affine:
+            self.weight = Parameter(np.ones(self.normalized_shape, dtype))
+            if bias:
+                self.bias = Parameter(np.zeros(self.normalized_shape, dtype))
+            else:
+                self.register_parameter("bias", None)
+        else:
+            self.register_parameter("weight", None)
+            self.register_parameter("bias", None)
+
+    def forward(self, x: Tensor) -> Tensor:
+        k = len(self.normalized_shape)
+        if tuple(x.shape[x.ndim - k :]) != self.normalized_shape or x.ndim < k:
+            raise ValueError(
+                f"LayerNorm{self.normalized_shape} needs inputs whose last axes are "
+                f"{self.normalized_shape}, got {x.shape}"
+            )
+        axes = tuple(range(x.ndim - k, x.ndim))
+        mean = x.mean(dim=axes, keepdim=True)
+        var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)
+        y = (x - mean) / (var + self.eps).sqrt()
+        if self.weight is not None:
+            y = y * self.weight
+        if self.bias is not None:
+            y = y + self.bias
+        return y
+
+    def extra_repr(self) -> str:
+        return (
+            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+        )
