@@ -45,6 +45,7 @@ CHAIN_GOAL = 1.5  # × PyTorch, per node
 MLP_GOAL_TORCH = 1.0  # × PyTorch, per step
 MLP_GOAL_NUMPY = 1.3  # × the NumPy floor, per step
 SIZE, HIDDEN, CLASSES, BATCH, LR = 784, 128, 10, 64, 0.01
+EPOCH_ITEMS = 4000  # issue 15's capstone: MNIST-5k's training split
 SCALE, SHIFT, WIDTH = 1.0001, 1e-4, 16  # the chain's tiny ops, on WIDTH elements
 
 
@@ -228,31 +229,151 @@ def mlp_torch(torch: Any, data: dict[str, np.ndarray]) -> Callable[[], float]:
     return step
 
 
-def mlp_numpy(data: dict[str, np.ndarray]) -> Callable[[], float]:
-    """The floor: the same step with its backward written by hand."""
+def mlp_numpy(data: dict[str, np.ndarray], nn_layout: bool = False) -> Callable[[], float]:
+    """The floor: the same step with its backward written by hand. ``nn_layout``: the weights
+    stored as ``nn.Linear`` stores them, (out, in), and used as ``x @ Wᵀ``."""
     params = [data[k].copy() for k in ("w1", "b1", "w2", "b2")]
+    if nn_layout:
+        params[0], params[2] = params[0].T.copy(), params[2].T.copy()
     x, y = data["x"], data["y"]
     rows = np.arange(BATCH)
 
     def step() -> float:
         w1, b1, w2, b2 = params
-        a = x @ w1 + b1
-        h = np.maximum(a, 0)
-        z = h @ w2 + b2
+        if nn_layout:
+            a = x @ w1.T + b1
+            h = np.maximum(a, 0)
+            z = h @ w2.T + b2
+        else:
+            a = x @ w1 + b1
+            h = np.maximum(a, 0)
+            z = h @ w2 + b2
         e = np.exp(z)
         total = e.sum(axis=1, keepdims=True)
         loss = -(z[rows, y] - np.log(total[:, 0])).mean()
         dz = e / total  # softmax − onehot, over the batch
         dz[rows, y] -= 1
         dz /= BATCH
-        dh = dz @ w2.T
+        dh = dz @ w2 if nn_layout else dz @ w2.T
         da = dh * (a > 0)
-        grads = (x.T @ da, da.sum(axis=0), h.T @ dz, dz.sum(axis=0))
+        if nn_layout:
+            grads = (da.T @ x, da.sum(axis=0), dz.T @ h, dz.sum(axis=0))
+        else:
+            grads = (x.T @ da, da.sum(axis=0), h.T @ dz, dz.sum(axis=0))
         for p, g in zip(params, grads):
             p -= LR * g
         return float(loss)
 
     return step
+
+
+# -- the MLP step with chapter 5's modules -------------------------------------------------
+
+
+def nn_sparrow(sp: Any, data: dict[str, np.ndarray]) -> Callable[[], float]:
+    """The same step as a Sparrow user writes it in chapter 5: ``nn.Sequential`` of
+    ``nn.Linear`` and ``nn.ReLU``, ``F.cross_entropy`` (one operation), and SGD by hand
+    over ``model.parameters()``; the weights are the MLP step's, in Linear's (out, in)."""
+    nn = sp.nn
+    model = nn.Sequential(nn.Linear(SIZE, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, CLASSES))
+    set_weights([p.data for p in model.parameters()], data)
+    x, y = sp.tensor(data["x"]), sp.tensor(data["y"])
+    cross_entropy = nn.functional.cross_entropy
+
+    def step() -> float:
+        loss = cross_entropy(model(x), y)
+        loss.backward()
+        for p in model.parameters():
+            p.data -= LR * p.grad.data
+            p.grad = None
+        return loss.item()
+
+    return step
+
+
+def nn_torch(torch: Any, data: dict[str, np.ndarray]) -> Callable[[], float]:
+    """The same model, loss and update in ``torch.nn``."""
+    nn = importlib.import_module("torch.nn")
+    model = nn.Sequential(nn.Linear(SIZE, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, CLASSES))
+    with torch.no_grad():
+        set_weights([p.detach().numpy() for p in model.parameters()], data)
+    x, y = torch.tensor(data["x"]), torch.tensor(data["y"])
+    cross_entropy = nn.functional.cross_entropy
+
+    def step() -> float:
+        loss = cross_entropy(model(x), y)
+        loss.backward()
+        with torch.no_grad():
+            for p in model.parameters():
+                p -= LR * p.grad
+                p.grad = None
+        return loss.item()
+
+    return step
+
+
+def set_weights(arrays: list[np.ndarray], data: dict[str, np.ndarray]) -> None:
+    """Write the MLP step's weights, in place, into a Linear-Linear model's four arrays
+    (weight (out, in), bias, weight, bias)."""
+    for array, key in zip(arrays, ("w1", "b1", "w2", "b2"), strict=True):
+        array[...] = data[key].T if key.startswith("w") else data[key]
+
+
+# -- one epoch of a DataLoader --------------------------------------------------------------
+#
+# Issue 15's capstone: MNIST-5k's 4,000 training images (784 float32 pixels, an int64 label),
+# batch 64, shuffled. Each epoch's checksum (batches, items, the sums of the labels and of the
+# pixels) shows every item came exactly once, in batches of the right size.
+
+
+def loader_data(seed: int = 0) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    return {
+        "x": rng.random((EPOCH_ITEMS, SIZE), dtype=np.float32),
+        "y": rng.integers(0, CLASSES, EPOCH_ITEMS),
+    }
+
+
+def loader_sparrow(sp: Any, data: dict[str, np.ndarray]) -> Callable[[], list[float]]:
+    """``utils.data.DataLoader`` over a ``TensorDataset``, shuffled by a seeded Generator."""
+    tensors = sp.utils.data.TensorDataset(sp.tensor(data["x"]), sp.tensor(data["y"]))
+    generator = sp.Generator().manual_seed(0)
+    loader = sp.utils.data.DataLoader(tensors, BATCH, shuffle=True, generator=generator)
+    return lambda: checksum((x.data, y.data) for x, y in loader)
+
+
+def loader_torch(torch: Any, data: dict[str, np.ndarray]) -> Callable[[], list[float]]:
+    """``torch.utils.data.DataLoader`` over a ``TensorDataset`` (no worker processes)."""
+    utils = importlib.import_module("torch.utils.data")
+    tensors = utils.TensorDataset(torch.tensor(data["x"]), torch.tensor(data["y"]))
+    generator = torch.Generator().manual_seed(0)
+    loader = utils.DataLoader(tensors, BATCH, shuffle=True, generator=generator)
+    return lambda: checksum((x.numpy(), y.numpy()) for x, y in loader)
+
+
+def loader_numpy(data: dict[str, np.ndarray]) -> Callable[[], list[float]]:
+    """The floor: a permutation, and each batch gathered by fancy indexing."""
+    x, y = data["x"], data["y"]
+    rng = np.random.default_rng(0)
+
+    def epoch() -> list[float]:
+        order = rng.permutation(len(x))
+        chunks = (order[start : start + BATCH] for start in range(0, len(x), BATCH))
+        return checksum((x[chunk], y[chunk]) for chunk in chunks)
+
+    return epoch
+
+
+def checksum(batches: Any) -> list[float]:
+    """[batches, items, Σ labels, Σ pixels] of an epoch; every batch but the last is full."""
+    count, items, labels, pixels, short = 0, 0, 0, 0.0, 0
+    for x, y in batches:
+        assert x.shape == (len(y), SIZE) and x.dtype == np.float32 and y.dtype == np.int64
+        short += len(y) < BATCH
+        assert short == 0 or len(y) == EPOCH_ITEMS % BATCH, "a short batch before the last"
+        count, items = count + 1, items + len(y)
+        labels, pixels = labels + int(y.sum()), pixels + float(x.sum(dtype=np.float64))
+    return [count, items, labels, pixels]
 
 
 # -- the report: each measurement in a fresh interpreter -----------------------------------
@@ -263,6 +384,7 @@ def mlp_numpy(data: dict[str, np.ndarray]) -> Callable[[], float]:
 # with the same thread count for every library.
 
 FRAMEWORKS = ("Sparrow", "PyTorch", "NumPy")
+WORKLOADS = ("chain", "mlp", "nn", "loader")
 
 
 def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str, float]:
@@ -277,11 +399,20 @@ def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str
             "NumPy": chain_numpy,
         }[framework]
         return time_chain(run, args.nodes, args.repeats)
+    if workload == "loader":
+        data = loader_data()
+        epoch = {
+            "Sparrow": lambda: loader_sparrow(load_sparrow(args.impl, nn=True), data),
+            "PyTorch": lambda: loader_torch(torch, data),
+            "NumPy": lambda: loader_numpy(data),
+        }[framework]()
+        return {"epoch": best(epoch, args.repeats), "checksum": epoch()}
     data = mlp_data()
+    nn = workload == "nn"
     step = {
-        "Sparrow": lambda: mlp_sparrow(load_sparrow(args.impl), data),
-        "PyTorch": lambda: mlp_torch(torch, data),
-        "NumPy": lambda: mlp_numpy(data),
+        "Sparrow": lambda: (nn_sparrow if nn else mlp_sparrow)(load_sparrow(args.impl, nn), data),
+        "PyTorch": lambda: (nn_torch if nn else mlp_torch)(torch, data),
+        "NumPy": lambda: mlp_numpy(data, nn_layout=nn),
     }[framework]()
     losses = [step(), step()]  # the second loss tests the first step's gradients
 
@@ -291,13 +422,14 @@ def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str
 
     result = {"step": best(many, args.repeats) / args.steps, "losses": losses}
     if framework == "Sparrow":
-        result["calls"] = count_calls(load_sparrow(args.impl), step)
+        result["calls"] = count_calls(load_sparrow(args.impl, nn), step)
     return result
 
 
-def load_sparrow(impl: str) -> Any:
-    """Chapter 4's framework from ``impl`` (``solutions`` or ``chapters``)."""
-    return importlib.import_module(f"{impl}.ch04_backward")
+def load_sparrow(impl: str, nn: bool = False) -> Any:
+    """Chapter 4's framework (chapter 5's, with ``nn``) from ``impl`` (``solutions`` or
+    ``chapters``)."""
+    return importlib.import_module(f"{impl}.{'ch05_nn' if nn else 'ch04_backward'}")
 
 
 def has_torch() -> bool:
@@ -329,13 +461,27 @@ def agree_on_losses(losses: dict[str, list[float]], tolerance: float = 1e-4) -> 
             raise AssertionError(f"the MLP steps disagree on loss {i + 1}: {found}")
 
 
+def agree_on_epochs(checksums: dict[str, list[float]]) -> None:
+    """The DataLoaders' epochs agree: the same number of batches and items, the same sum of
+    labels, and of pixels (to float rounding: the order differs)."""
+    first = next(iter(checksums.values()))
+    for found in checksums.values():
+        exact = found[:3] == first[:3]
+        if not exact or abs(found[3] - first[3]) > 1e-6 * abs(first[3]):
+            raise AssertionError(f"the epochs disagree: {checksums} (batches, items, Σy, Σx)")
+
+
 def report(args: argparse.Namespace) -> None:
-    """Measure everything, then print the two tables and the goals."""
+    """Measure everything, then print the four tables and the goals."""
     frameworks = [f for f in FRAMEWORKS if f != "PyTorch" or has_torch()]
     refs = [f for f in frameworks if f != "Sparrow"]
     chains = {f: run_child("chain", f, args) for f in frameworks}
     steps = {f: run_child("mlp", f, args) for f in frameworks}
     agree_on_losses({f: steps[f]["losses"] for f in frameworks})
+    nn_steps = {f: run_child("nn", f, args) for f in frameworks}
+    agree_on_losses({f: nn_steps[f]["losses"] for f in frameworks})
+    epochs = {f: run_child("loader", f, args) for f in frameworks}
+    agree_on_epochs({f: epochs[f]["checksum"] for f in frameworks})
 
     note = f"{args.threads} thread(s) for every library ({', '.join(THREAD_VARIABLES)}"
     note += f"; torch.set_num_threads({args.threads}))" if "PyTorch" in refs else ")"
@@ -360,9 +506,23 @@ def report(args: argparse.Namespace) -> None:
     calls = ", ".join(f"{n} {what}" for what, n in steps["Sparrow"]["calls"].items())
     print(f"  (Sparrow, per step: {calls})")
 
-    print("\nGoals (issue 12):")
+    nn_step = {f: s["step"] for f, s in nn_steps.items()}
+    print(f"\n(c) the same step with chapter 5's nn, µs{'':<5}{header}")
+    for f in frameworks:
+        row(f"{f}, one step", nn_step[f], nn_step)
+    calls = ", ".join(f"{n} {what}" for what, n in nn_steps["Sparrow"]["calls"].items())
+    print(f"  (Sparrow, per step: {calls})")
+    epoch = {f: e["epoch"] for f, e in epochs.items()}
+    print(f"\n(d) DataLoader, {EPOCH_ITEMS:,} items, batch {BATCH}: one epoch, µs{header}")
+    for f in frameworks:
+        row(f"{f}, one epoch", epoch[f], epoch)
+    print(f"  ({epoch['Sparrow'] / EPOCH_ITEMS * 1e6:.1f} µs per item in Sparrow)")
+
+    print("\nGoals (issue 12; chapter 5's nn step held to the MLP step's):")
     goals = [("chain", total, "PyTorch", CHAIN_GOAL), ("MLP step", step, "PyTorch", MLP_GOAL_TORCH)]
     goals.append(("MLP step", step, "NumPy", MLP_GOAL_NUMPY))
+    goals.append(("nn MLP step", nn_step, "PyTorch", MLP_GOAL_TORCH))
+    goals.append(("nn MLP step", nn_step, "NumPy", MLP_GOAL_NUMPY))
     for name, times, ref, goal in goals:
         if ref not in times:
             print(f"  {name} ≤ {goal}× {ref}: not measured ({ref} is not installed)")
@@ -384,7 +544,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="for every library")
     impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
-    parser.add_argument("--measure", choices=("chain", "mlp"), help=argparse.SUPPRESS)
+    parser.add_argument("--measure", choices=WORKLOADS, help=argparse.SUPPRESS)
     parser.add_argument("--framework", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.measure:
