@@ -3,7 +3,8 @@
 The MLP step of Sparrow, of the hand-written NumPy floor and of PyTorch must compute the same
 losses, step after step: from the same weights, the second loss agrees only if the first
 step's gradients did, so a wrong hand-written backward (or a Sparrow bug) would make the
-ratios compare different work.
+ratios compare different work. The same holds for chapter 5's nn step; and the DataLoaders'
+epochs must give every item once, in full batches (but the last).
 """
 
 from __future__ import annotations
@@ -48,3 +49,45 @@ def test_the_chain_runs_and_times_each_part() -> None:
         timing = bench.time_chain(run, 200, repeats=1)
         assert set(timing) == {"forward", "backward", "gc"}
         assert timing["forward"] > 0 and timing["backward"] > 0 and timing["gc"] >= 0
+
+
+def test_the_nn_steps_train_alike() -> None:
+    """Chapter 5's step (nn.Linear's (out, in) weights, F.cross_entropy) and the floor in
+    that layout compute the chapter-4 step's losses: the same weights, the same model."""
+    sp = bench.load_sparrow("solutions", nn=True)
+    data = bench.mlp_data(seed=4)
+    ours = losses(bench.nn_sparrow(sp, data))
+    assert ours[0] > ours[-1]
+    floor = losses(bench.mlp_numpy(data, nn_layout=True))
+    bench.agree_on_losses({"nn": ours, "NumPy": floor, "MLP": losses(bench.mlp_numpy(data))})
+
+
+def test_pytorch_nn_trains_alike() -> None:
+    torch = pytest.importorskip("torch")
+    sp = bench.load_sparrow("solutions", nn=True)
+    data = bench.mlp_data(seed=5)
+    theirs, ours = losses(bench.nn_torch(torch, data)), losses(bench.nn_sparrow(sp, data))
+    bench.agree_on_losses({"PyTorch": theirs, "Sparrow": ours})
+
+
+def test_each_loader_gives_every_item_once_per_epoch() -> None:
+    sp = bench.load_sparrow("solutions", nn=True)
+    data = bench.loader_data(seed=6)
+    ours, floor = bench.loader_sparrow(sp, data), bench.loader_numpy(data)
+    first = ours()
+    expected = [63, 4000, int(data["y"].sum()), float(data["x"].sum(dtype=float))]
+    assert first[:3] == expected[:3] and first[3] == pytest.approx(expected[3], rel=1e-9)
+    bench.agree_on_epochs({"Sparrow": first, "NumPy": floor(), "again": ours()})
+
+
+def test_pytorch_loader_gives_the_same_epoch() -> None:
+    torch = pytest.importorskip("torch")
+    data = bench.loader_data(seed=6)
+    theirs, floor = bench.loader_torch(torch, data)(), bench.loader_numpy(data)()
+    bench.agree_on_epochs({"PyTorch": theirs, "NumPy": floor})
+
+
+def test_epochs_that_lose_an_item_are_caught() -> None:
+    good = bench.loader_numpy(bench.loader_data(seed=7))()
+    with pytest.raises(AssertionError, match="epochs disagree"):
+        bench.agree_on_epochs({"NumPy": good, "other": [good[0], good[1] - 1, *good[2:]]})
