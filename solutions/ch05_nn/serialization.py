@@ -26,8 +26,10 @@ import io
 import json
 import math
 import os
+import struct
 import tempfile
 import zipfile
+import zlib
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -38,6 +40,18 @@ from ..ch02_tensor.tensor import Tensor
 from .nn.parameter import Parameter
 
 FORMAT, VERSION, TREE = "sparrow-save", 1, "sparrow.json"
+# what zipfile raises on a damaged archive: a flipped byte can make a member look encrypted
+# (RuntimeError), compressed by an unknown method (NotImplementedError), or end early
+ZIP_ERRORS = (
+    zipfile.BadZipFile,
+    ValueError,
+    OSError,
+    EOFError,
+    RuntimeError,
+    NotImplementedError,
+    zlib.error,
+    struct.error,
+)
 
 
 def save(obj: Any, f: Any) -> None:
@@ -134,7 +148,7 @@ def load(f: Any) -> Any:
         raise _bad(name, "it is a pickle (PyTorch's old format?); this loader never unpickles")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
-    except zipfile.BadZipFile:
+    except ZIP_ERRORS:
         why = (
             "it is empty" if not data else "it is not a zip archive (truncated, or another format)"
         )
@@ -147,7 +161,7 @@ def load(f: Any) -> Any:
             raise _bad(name, why)
         try:
             header = json.loads(archive.read(TREE).decode("utf-8"))
-        except (zipfile.BadZipFile, ValueError, OSError) as error:
+        except ZIP_ERRORS as error:
             raise _bad(name, f"its {TREE} is damaged ({error})") from None
         if not isinstance(header, dict) or header.get("format") != FORMAT:
             raise _bad(name, f"its {TREE} does not describe a {FORMAT} file")
@@ -163,7 +177,7 @@ def load(f: Any) -> Any:
             try:
                 with archive.open(member) as stream:
                     return np.load(io.BytesIO(stream.read()), allow_pickle=False)
-            except (zipfile.BadZipFile, ValueError, OSError, EOFError) as error:
+            except ZIP_ERRORS as error:
                 raise _bad(name, f"{member} is damaged ({error})") from None
 
         try:
