@@ -177,9 +177,8 @@ def _student_package(ch: Chapter, course: CourseTrees, folder: Path, dest: Path)
     for path in sorted(folder.rglob("*.py")):
         rel = path.relative_to(folder).as_posix()
         new = not (stubs / rel).exists()
-        top = Path(rel).parts[0]
-        if new and top != rel and (stubs / f"{top}.py").is_file():
-            shadowing.append(printable(rel))  # nn/__init__.py would shadow the given nn.py
+        if new and _shadows(stubs, rel):
+            shadowing.append(printable(rel))  # a package in place of a given module
         elif rel in tasks or new:
             target = dest / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -203,6 +202,16 @@ def _student_package(ch: Chapter, course: CourseTrees, folder: Path, dest: Path)
             f"{', '.join(missing)}"
         )
     return notes
+
+
+def _shadows(stubs: Path, rel: str) -> bool:
+    """Whether the new file ``rel`` sits in a folder that would be imported in place of a
+    given module: ``nn/__init__.py`` beside a given ``nn.py``, and at any depth,
+    ``nn/module/__init__.py`` beside a given ``nn/module.py`` (a package wins the import)."""
+    folders = Path(rel).parts[:-1]
+    return any(
+        stubs.joinpath(*folders[:i], f"{folders[i]}.py").is_file() for i in range(len(folders))
+    )
 
 
 def _same_code(a: bytes, b: bytes) -> bool:

@@ -192,11 +192,12 @@ def _from_folder(source: Path, dest: Path, limits: IngestLimits, notes: list[str
 
 def _chapter_folders(root: Path, notes: list[str]) -> dict[str, Path]:
     """Each chapter package's folder in the copy: a folder named like a package
-    (``ch01_value``) at any depth, preferring one inside a ``chapters`` folder, then the
-    shallowest."""
+    (``ch01_value``) at any depth, holding a ``.py`` file at any depth (chapter 5's task
+    files are all in subpackages: ``ch05_nn/nn/module.py``), preferring one inside a
+    ``chapters`` folder, then the shallowest."""
     found: dict[str, list[Path]] = {}
     for folder in sorted(p for p in root.rglob("*") if p.is_dir()):
-        if folder.name in PACKAGES and any(folder.glob("*.py")):
+        if folder.name in PACKAGES and any(folder.rglob("*.py")):
             found.setdefault(folder.name, []).append(folder)
     chosen = {}
     for package, folders in found.items():
