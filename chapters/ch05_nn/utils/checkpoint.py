@@ -21,13 +21,14 @@ Course limits: one Tensor output; as PyTorch's re-entrant checkpoint, it fills `
 from __future__ import annotations
 
 import contextlib
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from ...ch02_tensor import factories
 from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.tensor import Tensor
-from ...ch04_backward.grad_mode import enable_grad, no_grad
+from ...ch04_backward.grad_mode import enable_grad, is_grad_enabled, no_grad
 
 
 class Checkpoint(Function):
@@ -59,6 +60,14 @@ def checkpoint(
         )
     if not callable(function):
         raise TypeError(f"checkpoint's first argument is a function, not {type(function).__name__}")
+    if is_grad_enabled() and not any(isinstance(a, Tensor) and a.requires_grad for a in args):
+        # PyTorch's warning: the result will not require a gradient, so the parameters
+        # used inside function (not inputs of the operation) would silently get none
+        warnings.warn(
+            "None of the inputs have requires_grad=True. Gradients will be None",
+            UserWarning,
+            stacklevel=2,
+        )
     state = _rng_state() if preserve_rng_state else None
     return Checkpoint.apply(function, state, *args)
 
