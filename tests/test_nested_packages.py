@@ -21,7 +21,7 @@ from autograder.course import CHAPTERS, chapter, task
 from autograder.harness import child
 from autograder.ingest import ingest
 from tests.trees import REPO, SOLUTIONS, run_in, scratch_repo, write_stubs
-from tools import merge, release, reset, stubs, submit, update
+from tools import gradescope, merge, release, reset, stubs, submit, update
 
 CH05 = "ch05_nn"
 MODULE = "ch05_nn/nn/module.py"
@@ -403,3 +403,13 @@ def test_the_child_keys_its_frames_by_the_nested_path(tmp_path: Path) -> None:
     assert info["where"] == f"chapters/{MODULE}, line 3, in named_modules"
     assert frames.where(info) == f"chapters/{MODULE}, line 3, in Module.named_modules"
     assert frames.task_function(info) == "Module.named_modules"
+
+
+def test_the_gradescope_zip_holds_the_nested_stubs(tmp_path: Path) -> None:
+    out = gradescope.build(5, tmp_path / "gradescope-ch05.zip")
+    with zipfile.ZipFile(out) as archive:
+        names = set(archive.namelist())
+    generated = stubgen.generate(SOLUTIONS)
+    nested = {f"course/stubs/{rel}" for rel in _nested(generated) if rel.endswith(".py")}
+    assert {f"course/stubs/{MODULE}", "course/stubs/ch05_nn/utils/__init__.py"} <= nested <= names
+    assert not any(name.startswith("course/reference/ch05_nn") for name in names)
