@@ -14,10 +14,20 @@ other work (on 2 busy cores, PyTorch's spinning OpenMP threads made its MLP step
   the mean negative log-likelihood, backward, an SGD update. Sparrow's is written with
   chapter 4's tensor ops (matmul, relu, exp/sum/log, mean); PyTorch's as a user writes it
   (``F.cross_entropy``); the floor's backward by hand. All three agree on the loss.
+- nn step: the same step, weights and loss written with chapter 5's modules
+  (``nn.Sequential`` of ``nn.Linear`` and ``nn.ReLU``, ``F.cross_entropy`` as one operation,
+  SGD by hand over ``model.parameters()``), against ``torch.nn`` and the floor with its
+  weights in Linear's (out, in) layout. All three agree on the loss.
+- DataLoader: one shuffled epoch of chapter 5's ``DataLoader`` over a ``TensorDataset`` of
+  issue 15's capstone data (4,000 items of 784 float32 pixels and an int64 label, batch 64),
+  against ``torch.utils.data.DataLoader`` and a floor that gathers each batch with one fancy
+  index. All three give every item once.
 
 Goals (issue 12): chain ≤ 1.5× PyTorch per node; MLP step ≤ 1.0× PyTorch and ≤ 1.3× the
-NumPy floor. Each figure is the best of ``--repeats`` timings (the one least disturbed by
-other work on the machine), each measured in a fresh process (see ``run_child``).
+NumPy floor, which the nn step is held to as well (issue 15's epoch goal, the same ratios,
+will add the DataLoader's time to the steps'). Each figure is the best of ``--repeats``
+timings (the one least disturbed by other work on the machine), each measured in a fresh
+process (see ``run_child``).
 
     python -m autograder.bench framework [--nodes 100000] [--steps 100] [--threads N]
 """
