@@ -91,3 +91,13 @@ def test_epochs_that_lose_an_item_are_caught() -> None:
     good = bench.loader_numpy(bench.loader_data(seed=7))()
     with pytest.raises(AssertionError, match="epochs disagree"):
         bench.agree_on_epochs({"NumPy": good, "other": [good[0], good[1] - 1, *good[2:]]})
+
+
+def test_an_unfinished_chapter_five_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A student's chapters/ with chapter 4 done still gets (a) and (b); (c), (d) are skipped."""
+
+    def unfinished(workload, framework, args):
+        raise RuntimeError("... NotImplementedError: task 5.2")
+
+    monkeypatch.setattr(bench, "run_child", unfinished)
+    assert bench.chapter_five(["Sparrow", "NumPy"], None) == ({}, {})
