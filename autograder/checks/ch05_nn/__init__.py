@@ -1,0 +1,1054 @@
+"""Public checks for chapter 5 — modules, layers, losses, data, checkpointing.
+
+Every expectation is the parent's own (``cases.py``: PyTorch's rules on plain lists, NumPy
+forward and backward formulas, six-sigma bounds for random draws); nothing the student
+wrote, and not the reference, computes one. Models are ``cases.Tree`` lists built in the
+child with program-defined modules, so the tree walks (5.3) and state_dict (5.5) are judged
+without Linear or Sequential.
+
+- 5.1 registration scripts (``cases.simulate_registration``): Parameters, Modules, buffers,
+  plain values, reassignment moving a name between tables (and out of ``__dict__``),
+  refusals of a Tensor or a number where a Parameter or a Module is registered, None.
+- 5.2 ``Linear``: U(−k, k) for weight and bias, k = 1/√in (statistics of 16k draws; the
+  same weights after the same ``manual_seed``); forward and gradients through the engine
+  on 1-D, 2-D and 3-D inputs.
+- 5.3 ``named_modules`` (shared modules once, ``remove_duplicate=False``, ``prefix``),
+  ``named_parameters``/``named_buffers`` (dotted names, tied weights once, ``recurse``),
+  ``train``/``eval`` reaching every module (and returning self).
+- 5.4 ``Sequential`` and ``ModuleList``: children ``"0"``, ``"1"``, … in order, ``append``
+  registering (and returning the container), Sequential running them in order.
+- 5.5 ``state_dict`` (PyTorch's key order, detached values, ``keep_vars``) and
+  ``load_state_dict`` (in place, the Parameter objects kept, nothing copied before the
+  check, missing / unexpected / wrong-shape keys named, ``strict=False``).
+- 5.6 softmax / log_softmax values and gradients, at logits of 1000 and ±1e4 too.
+- 5.7 cross_entropy: reductions, ignore_index (the mean over the kept rows), label
+  smoothing, ±1e4, every row ignored (nan, zero gradient), (N, C, d) and (C,) layouts.
+- 5.8 xavier and kaiming, uniform and normal: the standard deviation from the right fans
+  (fan_in ≠ fan_out), gain, mode, nonlinearity; ``generator`` and ``manual_seed`` honoured.
+- 5.9 dropout: each output 0 or x/(1−p), the kept fraction within six sigma of 1−p, the
+  gradient the same mask, eval and p = 0 the identity, p = 1 zeros, a new mask per call,
+  a Dropout module in eval.
+- 5.10 BatchNorm1d: training outputs, running_mean / running_var (unbiased) /
+  num_batches_tracked after each batch, momentum None, eval with the running statistics,
+  gradients; (N, C) and (N, C, L); no running stats; no affine.
+- 5.11 DataLoader: exact batches, the shuffled order ``randperm(n, generator=g)`` epoch
+  after epoch (the parent's ``default_rng(seed).permutation``), drop_last, the global
+  generator without one, TensorDataset batches.
+- 5.12 checkpoint: the output, gradients equal to the plain run's (the parent's NumPy
+  backward), none of fn's intermediates alive after the forward (weak references), random
+  numbers inside fn replayed, weights as arguments and closed over, a Sequential of Linear.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case, Check, compare, show
+from . import programs
+from .cases import (
+    ContainerExpected,
+    Rows,
+    batchnorm_case,
+    checkpoint_case,
+    container_case,
+    cross_entropy_case,
+    deep_tree,
+    dropout_case,
+    init_case,
+    linear_forward_case,
+    linear_init_case,
+    load_case,
+    loader_case,
+    members_case,
+    model_tree,
+    named_modules_case,
+    registration_case,
+    sample_problem,
+    shared_tree,
+    softmax_case,
+    state_dict_case,
+    tied_tree,
+    train_case,
+)
+
+RTOL, ATOL = 1e-7, 1e-9
+
+# what checks cannot avoid running (a stand-in exists for each: standins.py)
+MODULE = ("5.1",)  # any Module subclass with attributes
+TREE = ("5.1", "5.3")  # a module put in eval(), or walked
+
+
+def _record(received: Any, keys: tuple[str, ...]) -> str | None:
+    if not isinstance(received, dict) or not all(k in received for k in keys):
+        return f"expected the program's record, received {show(received)}"
+    return None
+
+
+def _close(got: Any, want: Any, path: str, rtol: float = RTOL, atol: float = ATOL) -> str | None:
+    return compare(got, want, rtol=rtol, atol=atol, path=path)
+
+
+# -- 5.1 ----------------------------------------------------------------------------------------
+
+
+def registration_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("errors", "parameters", "modules", "buffers", "plain", "found"))
+    if problem:
+        return problem
+    steps = case.inputs["script"]
+    for (action, name), w, got in zip(steps, want.errors, received["errors"]):
+        if w and not got:
+            kind = "parameter" if name in want.parameters else "child module"
+            what = "a plain Tensor" if action == "tensor" else "3"
+            return (
+                f"self.{name} = {what} raised nothing, but {name!r} is a registered "
+                f"{kind}: PyTorch raises TypeError (a Parameter or None expected)"
+            )
+        if got and not w:
+            return f"{action} step on {name!r} raised {got}, which PyTorch allows"
+    for table, words in (
+        ("parameters", "_parameters"),
+        ("modules", "_modules"),
+        ("buffers", "_buffers"),
+    ):
+        w, got = getattr(want, table), received[table]
+        for name in w:
+            if name not in got:
+                where = next(
+                    (
+                        t
+                        for t in ("parameters", "modules", "buffers", "plain")
+                        if name in received[t]
+                    ),
+                    None,
+                )
+                also = f" (it went to {where})" if where else ""
+                return f"{name!r} is not in {words} after: {want.script}{also}"
+        for name in got:
+            if name not in w:
+                return (
+                    f"{name!r} is still in {words} after: {want.script}: a name lives in one "
+                    "place only (remove it from the other tables when it is set again)"
+                )
+        if list(got) != list(w):
+            return f"{words} is {got}, expected {w} (in the order first set)"
+    for name in received["plain"]:
+        if name not in want.plain:
+            return (
+                f"{name!r} is in the instance's __dict__ after: {want.script}: a registered "
+                "name must not also be a plain attribute (normal lookup finds __dict__ "
+                "first, so getattr would return the old value)"
+            )
+    for name in want.plain:
+        if name not in received["plain"]:
+            return f"self.{name} is not a plain attribute after: {want.script}"
+    for name, step in want.found.items():
+        got = received["found"].get(name)
+        if got != step:
+            return f"after {want.script}, self.{name} is not the object last assigned to it"
+    return None
+
+
+REGISTRATION = [
+    [["param", "w"], ["module", "child"], ["int", "k"], ["tensor", "t"]],
+    [["param", "w"], ["param", "v"], ["param", "w"]],
+    [["param", "w"], ["module", "w"]],
+    [["module", "m"], ["param", "m"], ["int", "n"]],
+    [["int", "w"], ["param", "w"]],
+    [["param", "w"], ["none", "w"], ["param", "w"]],
+    [["param", "w"], ["tensor", "w"]],
+    [["module", "m"], ["int", "m"]],
+    [["buffer", "b"], ["tensor", "b"], ["none", "b"], ["int", "b"]],
+    [["buffer", "b"], ["param", "b"]],
+    [["module", "m"], ["none", "m"], ["tensor", "x"]],
+]
+
+
+# -- 5.2 ----------------------------------------------------------------------------------------
+
+
+def linear_init_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("weight", "bias", "same_again"))
+    if problem:
+        return problem
+    weight = received["weight"]
+    if not isinstance(weight, np.ndarray) or weight.shape != want.shape:
+        got = getattr(weight, "shape", show(weight))
+        return (
+            f"Linear's weight has shape {got}, expected {want.shape} (out_features, "
+            "in_features), as in PyTorch"
+        )
+    if not weight.any():
+        return "Linear's weight is all zeros: reset_parameters must draw U(-k, k)"
+    if abs(float(np.std(weight)) - 1.0) < 0.05 and want.scale < 0.5:
+        return (
+            "Linear's weight looks N(0, 1) (standard deviation ≈ 1): PyTorch's default is "
+            f"U(-k, k) with k = 1/√in_features = {want.scale:.4g}"
+        )
+    problem = sample_problem(weight, "uniform", want.scale, "Linear's weight")
+    if problem:
+        return problem + f" (k = 1/√in_features: in_features={want.shape[1]}, not out_features)"
+    if want.bias_shape is None:
+        if received["bias"] is not None:
+            return f"Linear(bias=False) has a bias: {show(received['bias'])}"
+    else:
+        bias = received["bias"]
+        if not isinstance(bias, np.ndarray) or bias.shape != want.bias_shape:
+            return f"Linear's bias is {show(bias)}, expected shape {want.bias_shape}"
+        if not bias.any():
+            return "Linear's bias is zeros: PyTorch draws it from U(-k, k) too, k = 1/√in_features"
+        problem = sample_problem(bias, "uniform", want.scale, "Linear's bias")
+        if problem:
+            return problem
+    if not received["same_again"]:
+        return (
+            "two Linears made after the same manual_seed(s) differ: draw with init.uniform_ "
+            "(the framework's generator), not NumPy's global one"
+        )
+    return None
+
+
+def linear_forward_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("y", "x_grad", "w_grad", "b_grad"))
+    if problem:
+        return problem
+    y = received["y"]
+    if isinstance(y, np.ndarray) and y.shape != want.y.shape:
+        return f"Linear's output has shape {y.shape}, expected {want.y.shape}: x @ weight.T"
+    problem = _close(y, want.y, "y")
+    if problem:
+        w = case.inputs["w"]
+        if isinstance(y, np.ndarray) and case.inputs["b"] is not None:
+            if np.allclose(y, case.inputs["x"] @ w.T, rtol=RTOL, atol=ATOL):
+                return problem + " (the bias is not added)"
+        return problem
+    if received["x_grad"] is None:
+        return "y does not require grad: compute forward with Tensor operations (x @ self.weight.T)"
+    for key, path in (("x_grad", "x.grad"), ("w_grad", "weight.grad"), ("b_grad", "bias.grad")):
+        problem = _close(received[key], getattr(want, key), path)
+        if problem:
+            return problem
+    return None
+
+
+# -- 5.3 ----------------------------------------------------------------------------------------
+
+
+def _paths(pairs: Any) -> list:
+    return [p[0] for p in pairs] if isinstance(pairs, list) else pairs
+
+
+def _names_problem(got: Any, want: list, what: str) -> str | None:
+    if not isinstance(got, list):
+        return f"{what} gave {show(got)}"
+    g_names, w_names = _paths(got), _paths(want)
+    if g_names == w_names and [p[1] for p in got] == [p[1] for p in want]:
+        return None
+    short = [n.rsplit(".", 1)[-1] for n in w_names]
+    if g_names == short and g_names != w_names:
+        deep = next(n for n in w_names if "." in n)
+        return (
+            f"{what} gives {deep.rsplit('.', 1)[-1]!r} where PyTorch gives {deep!r}: prefix "
+            "each child's names with its attribute name and a dot"
+        )
+    counts = {}
+    for p in got:
+        counts.setdefault(p[1], []).append(p[0])
+    twice = [(i, ns) for i, ns in counts.items() if len(ns) > 1]
+    if twice and len(set(p[1] for p in want)) == len(want):
+        _, ns = twice[0]
+        return (
+            f"{what} yielded one object twice (as {ns[0]!r} and {ns[1]!r}): a shared module "
+            "or a tied weight is yielded once, at its first name (remove_duplicate: keep a "
+            "set of those seen)"
+        )
+    missing = [n for n in w_names if n not in g_names]
+    if missing:
+        return f"{what} is missing {missing[0]!r}: expected {w_names}, received {g_names}"
+    return f"{what}: expected {w_names}, received {g_names}"
+
+
+def modules_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("names", "all_names", "prefixed"))
+    if problem:
+        return problem
+    return (
+        _names_problem(received["names"], want.names, "named_modules()")
+        or _names_problem(
+            received["all_names"], want.all_names, "named_modules(remove_duplicate=False)"
+        )
+        or _names_problem(received["prefixed"], want.prefixed, 'named_modules(prefix="model")')
+    )
+
+
+def members_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("parameters", "all_parameters", "own", "prefixed", "buffers"))
+    if problem:
+        return problem
+    return (
+        _names_problem(received["parameters"], want.parameters, "named_parameters()")
+        or _names_problem(received["buffers"], want.buffers, "named_buffers()")
+        or _names_problem(
+            received["all_parameters"],
+            want.all_parameters,
+            "named_parameters(remove_duplicate=False)",
+        )
+        or _names_problem(received["own"], want.own, "named_parameters(recurse=False)")
+        or _names_problem(received["prefixed"], want.prefixed, 'named_parameters(prefix="model")')
+    )
+
+
+def train_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("flags", "returned_self"))
+    if problem:
+        return problem
+    n = len(want.paths)
+    expected = [[False] * n, [True] * n, [i not in want.below for i in range(n)]]
+    calls = ["model.eval()", "model.train()", f"{want.paths[want.sub]}.eval()"]
+    for call, w, got in zip(calls, expected, received["flags"]):
+        for i, (a, b) in enumerate(zip(w, got)):
+            if a != b:
+                verb = "did not reach" if i else "did not set"
+                if i and i not in want.below and call.endswith(".eval()") and call != calls[0]:
+                    return f"{call} changed {want.paths[i]}, which is not below it"
+                return f"{call} {verb} {want.paths[i]}: set training on every child, recursively"
+    if not received["returned_self"]:
+        return "model.eval() did not return the model itself (train(mode) returns self)"
+    return None
+
+
+# -- 5.4 ----------------------------------------------------------------------------------------
+
+
+def container_verdict(case: Case, received: Any) -> str | None:
+    want: ContainerExpected = case.expected
+    problem = _record(received, ("names", "order", "calls", "y", "chained"))
+    if problem:
+        return problem
+    kind = case.inputs["kind"]
+    what = "Sequential" if kind == "sequential" else "ModuleList"
+    if not received["names"] and want.names:
+        return (
+            f"{what}'s modules are not registered (its _modules is empty): a plain Python "
+            "list hides them from parameters() and state_dict; register each with "
+            "self.add_module(str(index), module)"
+        )
+    if received["names"] != want.names:
+        return f"{what}'s children are named {received['names']}, expected {want.names}"
+    if received["order"] != want.order:
+        return f"{what}'s children are in the order {received['order']}, expected {want.order}"
+    if want.calls is not None:
+        if received["calls"] != want.calls:
+            return (
+                f"Sequential ran its modules in the order {received['calls']}, expected "
+                f"{want.calls}: each module once, in the order registered"
+            )
+        problem = _close(received["y"], want.y, "Sequential(...)(x)")
+        if problem:
+            return problem
+    if want.chained and not received["chained"]:
+        return "ModuleList.append did not return the ModuleList (PyTorch's returns self, to chain)"
+    return None
+
+
+# -- 5.5 ----------------------------------------------------------------------------------------
+
+
+def state_dict_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("keys", "values", "requires_grad", "kept"))
+    if problem:
+        return problem
+    keys = [k for k, _, _ in want.keys]
+    got = received["keys"]
+    if got != keys:
+        short = [k.rsplit(".", 1)[-1] for k in keys]
+        if got == short:
+            deep = next(k for k in keys if "." in k)
+            return (
+                f"state_dict gives {deep.rsplit('.', 1)[-1]!r} where PyTorch gives {deep!r}: "
+                "prefix each child's keys with its name and a dot"
+            )
+        missing = [k for k in keys if k not in got]
+        extra = [k for k in got if k not in keys]
+        if missing:
+            return f"state_dict has no key {missing[0]!r}: expected {keys}, received {got}"
+        if extra:
+            return f"state_dict has a key {extra[0]!r} it must not have: expected {keys}"
+        return f"state_dict's keys are in the order {got}, expected PyTorch's {keys}"
+    for key, w, g in zip(keys, want.values, received["values"]):
+        problem = _close(g, w, f"state_dict()[{key!r}]")
+        if problem:
+            return problem
+    for key, flag in zip(keys, received["requires_grad"]):
+        if flag:
+            return f"state_dict()[{key!r}] requires grad: its values are detached (keep_vars=False)"
+    for key, (_, kind, tid), kept in zip(keys, want.keys, received["kept"]):
+        if kept != [kind, tid]:
+            return (
+                f"state_dict(keep_vars=True)[{key!r}] is not the model's own tensor: with "
+                "keep_vars the values are the Parameters and buffers themselves"
+            )
+    return None
+
+
+def load_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("error", "message", "after", "same_objects", "returned"))
+    if problem:
+        return problem
+    if want.error is not None:
+        if received["error"] != "RuntimeError":
+            did = f"raised {received['error']}" if received["error"] else "raised nothing"
+            return (
+                f"load_state_dict({want.what}) {did}: expected a RuntimeError naming {want.error}"
+            )
+        unnamed = [k for k in want.error if k not in received["message"]]
+        if unnamed:
+            return (
+                f"load_state_dict's error does not name {unnamed[0]!r}: one RuntimeError "
+                "lists every missing and unexpected key and every size mismatch; received "
+                f"{received['message']!r}"
+            )
+    elif received["error"]:
+        return f"load_state_dict({want.what}) raised {received['error']}: {received['message']}"
+    for kind in ("p", "b"):
+        for i, (w, g) in enumerate(zip(want.after[kind], received["after"][kind])):
+            if w is None:
+                continue
+            if isinstance(g, np.ndarray) and g.shape == np.shape(w) and not np.allclose(g, w):
+                key = next((k for k, kd, t in want.keys if kd == kind and t == i), "?")
+                if want.error is not None:
+                    return (
+                        f"load_state_dict changed {key!r} before raising: check every key and "
+                        "shape first, then copy"
+                    )
+                if np.allclose(g, 0) and np.any(w):
+                    return (
+                        f"{key!r} holds the state_dict's own array after load_state_dict (it "
+                        "changed when the source did): copy the values in, target.data[...] = ..."
+                    )
+                return _close(g, w, f"{key} after load_state_dict") or f"{key!r} was not loaded"
+            problem = _close(g, w, f"{kind}{i} after load_state_dict")
+            if problem:
+                return problem
+    for name, same in received["same_objects"]:
+        if not same:
+            return (
+                f"load_state_dict replaced the Parameter {name!r} by a new object: copy into "
+                "the existing one in place (an optimizer holds the old object)"
+            )
+    if want.returned is not None and received["returned"] != want.returned:
+        return (
+            f"load_state_dict returned {show(received['returned'])}, expected (missing_keys, "
+            f"unexpected_keys) = {want.returned}"
+        )
+    return None
+
+
+# -- 5.6 ----------------------------------------------------------------------------------------
+
+
+def softmax_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("out", "dtype", "grad"))
+    if problem:
+        return problem
+    out = received["out"]
+    name = want.function
+    if isinstance(out, np.ndarray) and out.shape == want.out.shape and not np.isfinite(out).all():
+        return (
+            f"{name} of {want.text} is {show(out)}: exp overflows; subtract the max first "
+            "(exp(x - max) is at most 1)"
+        )
+    tol = (1e-5, 1e-6) if want.dtype == "float32" else (RTOL, ATOL)
+    problem = _close(out, want.out, f"{name}(x)", *tol)
+    if problem:
+        return problem
+    if received["dtype"] != want.dtype:
+        return f"{name} of a {want.dtype} input returned {received['dtype']}"
+    if received["grad"] is None:
+        return f"{name}'s output does not require grad"
+    grad = received["grad"]
+    if name == "log_softmax" and isinstance(grad, np.ndarray):
+        if np.allclose(grad, case.inputs["g"], rtol=1e-5, atol=1e-6):
+            return (
+                "log_softmax's backward returned g itself: it is g − softmax(x)·Σg (the "
+                "softmax term is missing)"
+            )
+    return _close(grad, want.grad, "x.grad", *tol)
+
+
+# -- 5.7 ----------------------------------------------------------------------------------------
+
+
+def cross_entropy_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("loss", "grad"))
+    if problem:
+        return problem
+    loss = received["loss"]
+    if isinstance(loss, np.ndarray) and np.shape(loss) == np.shape(want.loss):
+        if want.all_rows is not None and np.allclose(loss, want.all_rows, rtol=1e-7):
+            return (
+                "the mean counts ignored targets: divide by the number of rows whose target "
+                "is not ignore_index"
+            )
+        if np.isfinite(want.loss).all() and not np.isfinite(loss).all():
+            return f"the loss is {show(loss)}: use the max-shifted log-sum-exp (finite at ±1e4)"
+    problem = _close(loss, want.loss, "loss")
+    if problem:
+        if want.smoothing:
+            problem += " (label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c)"
+        return problem
+    if received["grad"] is None:
+        return "the loss does not require grad"
+    problem = _close(received["grad"], want.grad, "logits.grad")
+    if problem and want.smoothing:
+        problem += " (the gradient is softmax − q, q = (1 − ε)·onehot + ε/C)"
+    return problem
+
+
+# -- 5.8 ----------------------------------------------------------------------------------------
+
+
+def init_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("values", "returned_self", "same_seed_same", "global_same"))
+    if problem:
+        return problem
+    values = received["values"]
+    if not isinstance(values, np.ndarray) or values.shape != want.shape:
+        return f"{want.what} left the tensor as {show(values)}"
+    problem = sample_problem(values, want.kind, want.scale, f"init.{want.what}'s result")
+    if problem:
+        return problem
+    if not received["returned_self"]:
+        return f"init.{want.what} did not return the tensor it filled"
+    if not received["same_seed_same"]:
+        return (
+            f"init.{want.what} ignores generator=: two generators seeded alike gave "
+            "different values"
+        )
+    if not received["global_same"]:
+        return (
+            f"init.{want.what} without a generator is not repeatable after manual_seed: draw "
+            "from the framework's generator (uniform_, normal_)"
+        )
+    return None
+
+
+# -- 5.9 ----------------------------------------------------------------------------------------
+
+
+def dropout_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("outs", "grads", "dtypes", "same_seed_same"))
+    if problem:
+        return problem
+    x, p = want.x, want.p
+    masks = []
+    where = "Dropout" if case.inputs["module"] else "dropout"
+    for out, grad, dtype in zip(received["outs"], received["grads"], received["dtypes"]):
+        if not isinstance(out, np.ndarray) or out.shape != x.shape:
+            return f"{where} returned {show(out)}, expected shape {x.shape}"
+        if dtype != case.inputs["dtype"]:
+            return f"{where} of a {case.inputs['dtype']} input returned {dtype}"
+        tol = 1e-5 if dtype == "float32" else 1e-9
+        if not want.training or p == 0:
+            if not np.allclose(out, x, rtol=tol, atol=tol):
+                mode = "in eval()" if not want.training else "with p = 0"
+                return f"{where} still drops {mode}: it must return the input unchanged"
+            continue
+        if p == 1:
+            if not np.array_equal(out, np.zeros_like(x)):
+                return f"dropout with p = 1 gave {show(out)}: every element is dropped (zeros)"
+            continue
+        kept = out != 0
+        if np.allclose(out[kept], x[kept], rtol=tol, atol=tol) and kept.any():
+            return f"the kept elements equal x: not rescaled by 1/(1-p) = {1 / (1 - p):.4g}"
+        if not np.allclose(out[kept], x[kept] / (1 - p), rtol=tol, atol=tol):
+            return f"an element is neither 0 nor x/(1-p): {show(out)}"
+        n = x.size
+        rate = kept.mean()
+        bound = 6 * np.sqrt(p * (1 - p) / n) + 0.5 / n
+        if abs(rate - (1 - p)) > bound:
+            return (
+                f"dropout kept {rate:.4f} of the elements with p = {p}: expected 1 − p = "
+                f"{1 - p:.4g} (each element dropped with probability p)"
+            )
+        expected_grad = kept / (1 - p)
+        if grad is None:
+            return "dropout's output does not require grad (multiply by the mask as a Tensor)"
+        if not np.allclose(grad, expected_grad, rtol=tol, atol=tol):
+            return "x.grad is not the same mask / (1 − p) as the forward's"
+        masks.append(kept)
+    if len(masks) > 1 and all(np.array_equal(masks[0], m) for m in masks[1:]):
+        return "dropout drew the same mask on every call: draw a new one each call"
+    if received["same_seed_same"] is False:
+        return "dropout ignores generator=: two generators seeded alike gave different masks"
+    return None
+
+
+# -- 5.10 ---------------------------------------------------------------------------------------
+
+
+def batchnorm_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("outs", "running_mean", "running_var", "tracked", "eval_out"))
+    if problem:
+        return problem
+    for k, (w, g) in enumerate(zip(want.outs, received["outs"])):
+        problem = _close(g, w, f"the output of training batch {k + 1}", 1e-6, 1e-8)
+        if problem:
+            return problem + " (normalise with the batch's mean and biased variance)"
+    if want.options["track_running_stats"]:
+        mom = want.options["momentum"]
+        for k in range(len(want.running_mean)):
+            g_mean = received["running_mean"][k] if k < len(received["running_mean"]) else None
+            g_var = received["running_var"][k] if k < len(received["running_var"]) else None
+            if _close(g_mean, want.running_mean[k], "") and mom is not None:
+                x = case.inputs["xs"][0]
+                axes = (0,) if x.ndim == 2 else (0, 2)
+                swapped = (1 - (1 - mom)) * 0 + (1 - mom) * x.mean(axis=axes)
+                if k == 0 and isinstance(g_mean, np.ndarray) and np.allclose(g_mean, swapped):
+                    return (
+                        "momentum reversed: running_mean = (1 − momentum)·running_mean + "
+                        "momentum·batch_mean"
+                    )
+                return _close(g_mean, want.running_mean[k], f"running_mean after batch {k + 1}")
+            problem = _close(g_var, want.running_var[k], f"running_var after batch {k + 1}")
+            if problem:
+                x = case.inputs["xs"][0]
+                axes = (0,) if x.ndim == 2 else (0, 2)
+                m = mom if mom is not None else 1.0
+                biased = (1 - m) * 1.0 + m * x.var(axis=axes)
+                if k == 0 and isinstance(g_var, np.ndarray) and np.allclose(g_var, biased):
+                    return (
+                        "running_var keeps the biased variance: multiply the batch's by "
+                        "n/(n − 1) for the running average"
+                    )
+                return problem
+        if received["tracked"] != want.tracked:
+            return f"num_batches_tracked was {received['tracked']}, expected {want.tracked}"
+    eval_out = received["eval_out"]
+    if want.options["track_running_stats"] and isinstance(eval_out, np.ndarray):
+        if eval_out.shape == want.eval_out.shape and np.allclose(
+            eval_out, want.eval_with_batch_stats, rtol=1e-6, atol=1e-8
+        ):
+            return (
+                "BatchNorm used the batch's statistics in eval(): use running_mean and running_var"
+            )
+    problem = _close(eval_out, want.eval_out, "the output in eval()", 1e-6, 1e-8)
+    if problem:
+        return problem
+    grads = received.get("grads") or {}
+    if grads.get("x") is None:
+        return "BatchNorm's output does not require grad: compute it with Tensor operations"
+    problem = _close(grads["x"], want.x_grad, "x.grad (first batch)", 1e-6, 1e-8)
+    if problem:
+        return problem
+    if want.options["affine"]:
+        return _close(grads["w"], want.w_grad, "weight.grad", 1e-6, 1e-8) or _close(
+            grads["b"], want.b_grad, "bias.grad", 1e-6, 1e-8
+        )
+    return None
+
+
+# -- 5.11 ---------------------------------------------------------------------------------------
+
+
+def loader_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("epochs", "consistent"))
+    if problem:
+        return problem
+    if not received["consistent"]:
+        return "a batch's X rows do not belong to its y items"
+    for e, (w, g) in enumerate(zip(want.epochs, received["epochs"])):
+        epoch = f" in epoch {e + 1}" if len(want.epochs) > 1 else ""
+        items = [i for batch in g for i in batch]
+        expected_items = sorted(i for batch in w for i in batch)
+        for i in range(want.n):
+            count = items.count(i)
+            should = expected_items.count(i)
+            if count > should:
+                return f"item {i} appeared {count} times{epoch}: every item once per epoch"
+            if count < should:
+                return f"item {i} never appeared{epoch}: every item once per epoch"
+        if g == w:
+            continue
+        if want.drop_last and len(g) == len(w) + 1 and g[:-1] == w:
+            return f"drop_last=True still yielded the short last batch {g[-1]}"
+        if [len(b) for b in g] != [len(b) for b in w]:
+            return (
+                f"the batch sizes{epoch} are {[len(b) for b in g]}, expected {[len(b) for b in w]}"
+            )
+        if e and g == received["epochs"][0]:
+            return (
+                "every epoch has the same order: draw a new randperm from the generator per epoch"
+            )
+        if case.inputs["shuffle"]:
+            gen = (
+                "randperm(n, generator=self.generator)"
+                if case.inputs["generator"]
+                else ("randperm(n) from the global generator (manual_seed)")
+            )
+            return f"the shuffled order{epoch} is {show(g)}, expected {gen}'s {show(w)}"
+        return f"the batches{epoch} are {show(g)}, expected {show(w)}"
+    if len(received["epochs"]) != len(want.epochs):
+        return f"expected {len(want.epochs)} epochs, received {len(received['epochs'])}"
+    return None
+
+
+# -- 5.12 ---------------------------------------------------------------------------------------
+
+
+def checkpoint_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = _record(received, ("out", "grads", "alive", "watched"))
+    if problem:
+        return problem
+    problem = _close(received["out"], want.out, "out")
+    if problem:
+        return problem
+    for name, w in want.grads.items():
+        g = received["grads"].get(name)
+        if w is None:
+            if g is not None and np.any(g):
+                return f"{name}, which does not require grad, received a gradient"
+            continue
+        problem = _close(g, w, f"{name}.grad")
+        if problem:
+            if want.kind == "noise":
+                problem += (
+                    " (the recomputation must draw the same random numbers: run fn again "
+                    "under _replaying(ctx.rng_state))"
+                )
+            return problem + " (gradients must equal the plain run's)"
+    if received["alive"]:
+        return (
+            f"checkpoint kept the activations: {received['alive']} tensors of fn's "
+            "intermediates alive after forward (run fn under no_grad() and keep only its "
+            "inputs)"
+        )
+    return None
+
+
+def _case(make: Any, *args: Any, **kwargs: Any) -> Any:
+    return lambda rng: make(rng, *args, **kwargs)
+
+
+CHECKS = [
+    Check(
+        "5.1",
+        "Module.__setattr__: registration",
+        lambda rng: [registration_case(s) for s in REGISTRATION],
+        programs.registration,
+        registration_verdict,
+    ),
+    Check(
+        "5.2",
+        "Linear: PyTorch's default initialisation",
+        lambda rng: [
+            linear_init_case(256, 64, seed=1),
+            linear_init_case(16, 2048, seed=2),
+            linear_init_case(100, 300, bias=False, seed=3),
+        ],
+        programs.linear_init,
+        linear_init_verdict,
+        requires=MODULE,
+    ),
+    Check(
+        "5.2",
+        "Linear: forward and gradients",
+        Rows(
+            [
+                _case(linear_forward_case, (4, 3), 2),
+                _case(linear_forward_case, (3,), 4),
+                _case(linear_forward_case, (2, 3, 5), 3),
+                _case(linear_forward_case, (5, 2), 3, bias=False),
+            ]
+        ),
+        programs.linear_forward,
+        linear_forward_verdict,
+        requires=MODULE,
+    ),
+    Check(
+        "5.3",
+        "named_modules",
+        Rows(
+            [
+                lambda rng: named_modules_case("Net(fc, blocks: [0, 1])", model_tree, rng),
+                lambda rng: named_modules_case(
+                    "a model with one module shared by a and b", shared_tree, rng
+                ),
+                lambda rng: named_modules_case("four levels with a None child", deep_tree, rng),
+            ]
+        ),
+        programs.tree,
+        modules_verdict,
+        requires=MODULE,
+    ),
+    Check(
+        "5.3",
+        "named_parameters and named_buffers",
+        Rows(
+            [
+                lambda rng: members_case("Net(fc, blocks: [0, 1])", model_tree, rng),
+                lambda rng: members_case(
+                    "a model with one module shared by a and b", shared_tree, rng
+                ),
+                lambda rng: members_case("enc and dec with tied weights", tied_tree, rng),
+                lambda rng: members_case("four levels, buffers, a None parameter", deep_tree, rng),
+            ]
+        ),
+        programs.tree,
+        members_verdict,
+        requires=MODULE,
+    ),
+    Check(
+        "5.3",
+        "train and eval",
+        Rows(
+            [
+                lambda rng: train_case("Net(fc, blocks: [0, 1])", model_tree, rng),
+                lambda rng: train_case("four levels", deep_tree, rng),
+            ]
+        ),
+        programs.tree,
+        train_verdict,
+        requires=MODULE,
+    ),
+    Check(
+        "5.4",
+        "Sequential and ModuleList",
+        Rows(
+            [
+                _case(container_case, "sequential", 3),
+                _case(container_case, "sequential", 0),
+                _case(container_case, "sequential", 2, appended=1),
+                _case(container_case, "list", 3),
+                _case(container_case, "list", 1, appended=2),
+                _case(container_case, "list_append", 0, appended=3),
+            ]
+        ),
+        programs.containers,
+        container_verdict,
+        requires=MODULE,
+    ),
+    Check(
+        "5.5",
+        "state_dict",
+        Rows(
+            [
+                lambda rng: state_dict_case("Net(fc, blocks: [0, 1])", model_tree, rng),
+                lambda rng: state_dict_case(
+                    "four levels, buffers (one not persistent), None entries", deep_tree, rng
+                ),
+                lambda rng: state_dict_case(
+                    "a model with one module shared by a and b", shared_tree, rng
+                ),
+                lambda rng: state_dict_case("enc and dec with tied weights", tied_tree, rng),
+            ]
+        ),
+        programs.state,
+        state_dict_verdict,
+        requires=TREE,
+    ),
+    Check(
+        "5.5",
+        "load_state_dict",
+        Rows(
+            [
+                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng),
+                lambda rng: load_case("four levels with buffers", deep_tree, rng),
+                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng, drop=1),
+                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng, extra=1),
+                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng, reshape=1),
+                lambda rng: load_case("four levels with buffers", deep_tree, rng, drop=2, extra=1),
+                lambda rng: load_case(
+                    "Net(fc, blocks: [0, 1])", model_tree, rng, drop=1, extra=2, strict=False
+                ),
+                lambda rng: load_case(
+                    "Net(fc, blocks: [0, 1])", model_tree, rng, reshape=1, strict=False
+                ),
+            ]
+        ),
+        programs.state,
+        load_verdict,
+        requires=TREE,
+    ),
+    Check(
+        "5.6",
+        "softmax and log_softmax",
+        Rows(
+            [
+                lambda rng, f=f, shape=shape, dim=dim, dtype=dtype: softmax_case(
+                    rng, f, shape, dim, dtype=dtype
+                )
+                for f in ("softmax", "log_softmax")
+                for shape, dim, dtype in (
+                    ((3, 4), 1, "float64"),
+                    ((3, 4), 0, "float64"),
+                    ((2, 3, 4), -1, "float64"),
+                    ((5,), 0, "float64"),
+                    ((2, 3, 4), 1, "float32"),
+                )
+            ]
+        ),
+        programs.softmax,
+        softmax_verdict,
+    ),
+    Check(
+        "5.6",
+        "softmax and log_softmax at large logits",
+        Rows(
+            [
+                lambda rng: softmax_case(None, "softmax", x=[[1000.0, 0.0]]),
+                lambda rng: softmax_case(None, "log_softmax", x=[[1000.0, 0.0]]),
+                lambda rng: softmax_case(None, "softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
+                lambda rng: softmax_case(
+                    None, "log_softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]
+                ),
+            ]
+        ),
+        programs.softmax,
+        softmax_verdict,
+    ),
+    Check(
+        "5.7",
+        "cross_entropy",
+        Rows(
+            [
+                _case(cross_entropy_case),
+                _case(cross_entropy_case, reduction="sum"),
+                _case(cross_entropy_case, reduction="none"),
+                _case(cross_entropy_case, n=6, ignore=2),
+                _case(cross_entropy_case, n=6, ignore=2, reduction="sum"),
+                _case(cross_entropy_case, n=5, ignore=2, ignore_index=1),
+                _case(cross_entropy_case, n=4, ignore=4),
+                _case(cross_entropy_case, smoothing=0.1),
+                _case(cross_entropy_case, n=6, ignore=2, smoothing=0.2, reduction="none"),
+                _case(cross_entropy_case, n=6, ignore=1, smoothing=0.3),
+                _case(cross_entropy_case, scale=1e4),
+                _case(cross_entropy_case, n=3, c=3, extra=(2,)),
+                _case(cross_entropy_case, c=5, single=True),
+            ]
+        ),
+        programs.cross_entropy,
+        cross_entropy_verdict,
+        requires=("5.6",),
+    ),
+    Check(
+        "5.8",
+        "xavier and kaiming",
+        lambda rng: [
+            init_case("xavier_uniform_", (50, 200), 1),
+            init_case("xavier_normal_", (200, 50), 2),
+            init_case("xavier_uniform_", (60, 180), 3, gain=5 / 3),
+            init_case("kaiming_uniform_", (50, 200), 4),
+            init_case("kaiming_normal_", (50, 200), 5, mode="fan_out"),
+            init_case("kaiming_normal_", (200, 50), 6, nonlinearity="relu"),
+            init_case("kaiming_uniform_", (40, 250), 7, a=0.2, mode="fan_out"),
+            init_case("kaiming_uniform_", (30, 40, 3, 3), 8, nonlinearity="relu"),
+        ],
+        programs.init,
+        init_verdict,
+    ),
+    Check(
+        "5.9",
+        "dropout",
+        Rows(
+            [
+                _case(dropout_case, (100, 200), 0.3),
+                _case(dropout_case, (20000,), 0.8),
+                _case(dropout_case, (100, 100), 0.5, dtype="float32"),
+                _case(dropout_case, (4, 5), 0.5, training=False),
+                _case(dropout_case, (4, 5), 0.0),
+                _case(dropout_case, (4, 5), 1.0),
+                _case(dropout_case, (50, 40), 0.4, calls=3, generator=False),
+            ]
+        ),
+        programs.dropout,
+        dropout_verdict,
+    ),
+    Check(
+        "5.9",
+        "nn.Dropout in train() and eval()",
+        Rows(
+            [
+                _case(dropout_case, (4, 5), 0.5, training=False, module=True),
+                _case(dropout_case, (100, 100), 0.25, module=True, generator=False),
+            ]
+        ),
+        programs.dropout,
+        dropout_verdict,
+        requires=TREE,
+    ),
+    Check(
+        "5.10",
+        "BatchNorm1d",
+        Rows(
+            [
+                _case(batchnorm_case, 3, 8),
+                _case(batchnorm_case, 2, 4, length=3, batches=3),
+                _case(batchnorm_case, 3, 5, momentum=None, batches=3),
+                _case(batchnorm_case, 2, 6, momentum=0.5),
+                _case(batchnorm_case, 3, 4, track=False),
+                _case(batchnorm_case, 2, 5, affine=False),
+            ]
+        ),
+        programs.batchnorm,
+        batchnorm_verdict,
+        requires=TREE,
+    ),
+    Check(
+        "5.11",
+        "DataLoader",
+        Rows(
+            [
+                lambda rng: loader_case(None, 10, 3),
+                lambda rng: loader_case(None, 10, 3, drop_last=True),
+                lambda rng: loader_case(None, 9, 3, drop_last=True),
+                lambda rng: loader_case(None, 4, 10),
+                lambda rng: loader_case(rng, 11, 4, shuffle=True, epochs=2),
+                lambda rng: loader_case(rng, 10, 3, shuffle=True, drop_last=True, epochs=2),
+                lambda rng: loader_case(rng, 7, 2, shuffle=True, generator=False),
+                lambda rng: loader_case(rng, 6, 4, shuffle=True, dataset="tensors"),
+            ]
+        ),
+        programs.loader,
+        loader_verdict,
+    ),
+    Check(
+        "5.12",
+        "checkpoint",
+        Rows(
+            [
+                _case(checkpoint_case, "closure"),
+                _case(checkpoint_case, "args"),
+                _case(checkpoint_case, "noise"),
+                _case(checkpoint_case, "closure", n=3, width=4, depth=6),
+            ]
+        ),
+        programs.checkpoint,
+        checkpoint_verdict,
+    ),
+    Check(
+        "5.12",
+        "checkpoint of a Sequential of Linear and Tanh",
+        Rows([_case(checkpoint_case, "modules", depth=4)]),
+        programs.checkpoint,
+        checkpoint_verdict,
+        requires=("5.1", "5.2", "5.4"),
+    ),
+]

@@ -1,0 +1,992 @@
+"""Chapter 5's cases and the parent's own expectations (public and hidden checks share them).
+
+Nothing here imports the code under test or the reference: every expectation is computed
+in the parent with NumPy from the case's own data, by the rules the notebook states
+(PyTorch's). A model travels as a ``Tree`` (modules by index, each with its parameters,
+buffers and children by name; a module or a tensor listed twice is shared), built in the
+child with program-defined ``Module`` subclasses; the parent walks the same lists for the
+names. Statistical expectations (initialisation, dropout rates) are bounds a correct
+solution meets at every seed: six standard deviations of the estimate.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case
+
+SIGMAS = 6.0  # a correct solution is outside six standard deviations with p < 2e-9
+
+
+def draw(rng: np.random.Generator, shape: tuple[int, ...] = (2, 3), scale: float = 1.0):
+    """Random data with 3 decimals (not float32-exact)."""
+    return (rng.uniform(-1.0, 1.0, shape) * scale).round(3)
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A check's cases: builders called with the check's rng, in order."""
+
+    builders: list[Callable[[np.random.Generator], Case]] = field(default_factory=list)
+
+    def __call__(self, rng: np.random.Generator) -> list[Case]:
+        return [build(rng) for build in self.builders]
+
+
+# -- 5.1: registration scripts -----------------------------------------------------------------
+
+# A script: steps [action, name]; action: "param" (a new Parameter), "module" (a new
+# Module), "tensor" (a plain Tensor), "int" (the number 3), "none", "buffer"
+# (register_buffer(name, Tensor), given code). The program runs them on one Module and
+# returns, per step, the error's type name (None when it ran), and the tables at the end.
+Script = list
+
+
+@dataclass(frozen=True)
+class Registered:
+    errors: list  # per step: "TypeError" or None
+    parameters: list[str]
+    modules: list[str]
+    buffers: list[str]
+    plain: list[str]
+    found: dict  # name -> the step whose object getattr(m, name) returns (-1: None)
+    script: str
+
+
+def simulate_registration(script: Script) -> Registered:
+    """PyTorch's ``Module.__setattr__`` on plain lists."""
+    tables: dict[str, dict[str, int]] = {"p": {}, "m": {}, "b": {}, "plain": {}}
+
+    def forget(name: str, keep: str) -> None:
+        for key, table in tables.items():
+            if key != keep:
+                table.pop(name, None)
+
+    errors: list = []
+    for step, (action, name) in enumerate(script):
+        error = None
+        if action == "param":
+            forget(name, "p")
+            tables["p"][name] = step
+        elif action == "module":
+            forget(name, "m")
+            tables["m"][name] = step
+        elif action == "buffer":
+            forget(name, "b")
+            tables["b"][name] = step
+        elif action == "none":
+            for key in ("p", "m", "b"):
+                if name in tables[key]:
+                    tables[key][name] = -1
+                    break
+            else:
+                tables["plain"][name] = -1
+        elif name in tables["p"] or name in tables["m"]:
+            error = "TypeError"
+        elif name in tables["b"]:
+            if action == "tensor":
+                tables["b"][name] = step
+            else:
+                error = "TypeError"
+        else:
+            tables["plain"][name] = step
+        errors.append(error)
+    found = {n: s for table in tables.values() for n, s in table.items()}
+    return Registered(
+        errors,
+        list(tables["p"]),
+        list(tables["m"]),
+        list(tables["b"]),
+        list(tables["plain"]),
+        found,
+        script_text(script),
+    )
+
+
+WORDS = {
+    "param": "Parameter(...)",
+    "module": "Module()",
+    "tensor": "Tensor(...)",
+    "int": "3",
+    "none": "None",
+}
+
+
+def script_text(script: Script) -> str:
+    parts = []
+    for action, name in script:
+        if action == "buffer":
+            parts.append(f"self.register_buffer({name!r}, Tensor(...))")
+        else:
+            parts.append(f"self.{name} = {WORDS[action]}")
+    return "; ".join(parts)
+
+
+def registration_case(script: Script, rng: np.random.Generator | None = None) -> Case:
+    data = draw(rng, (2,)) if rng is not None else np.array([0.5, -0.25])
+    expected = simulate_registration(script)
+    return Case(expected.script, {"script": script, "data": data}, expected)
+
+
+# -- trees of modules (5.3, 5.5) ---------------------------------------------------------------
+
+# {"modules": [{"params": [[name, pid | None]], "buffers": [[name, bid | None, persistent]],
+#   "children": [[name, index | None]]}], "shapes": {"p": [shape per pid], "b": [...]}}
+# module 0 is the root; a pid or an index listed twice is a shared tensor or module.
+Tree = dict
+
+
+def tree(modules: list, p_shapes: list, b_shapes: list | None = None) -> Tree:
+    return {"modules": modules, "p_shapes": p_shapes, "b_shapes": b_shapes or []}
+
+
+def node(params=(), buffers=(), children=()) -> dict:
+    return {
+        "params": [list(p) for p in params],
+        "buffers": [list(b) for b in buffers],
+        "children": [list(c) for c in children],
+    }
+
+
+def walk_modules(t: Tree, dedup: bool = True, prefix: str = "") -> list[tuple[str, int]]:
+    """named_modules: (dotted path, module index), pre-order, a shared module once."""
+    out: list[tuple[str, int]] = []
+    seen: set[int] = set()
+
+    def visit(index: int, path: str) -> None:
+        if dedup:
+            if index in seen:
+                return
+            seen.add(index)
+        out.append((path, index))
+        for name, child in t["modules"][index]["children"]:
+            if child is not None:
+                visit(child, f"{path}.{name}" if path else name)
+
+    visit(0, prefix)
+    return out
+
+
+def walk_members(
+    t: Tree, table: str, dedup: bool = True, recurse: bool = True, prefix: str = ""
+) -> list[tuple[str, int]]:
+    """named_parameters / named_buffers: (name, tensor id), module by module."""
+    key = "params" if table == "p" else "buffers"
+    modules = walk_modules(t, dedup, prefix) if recurse else [(prefix, 0)]
+    out, seen = [], set()
+    for path, index in modules:
+        for entry in t["modules"][index][key]:
+            name, tid = entry[0], entry[1]
+            if tid is None:
+                continue
+            if dedup:
+                if tid in seen:
+                    continue
+                seen.add(tid)
+            out.append((f"{path}.{name}" if path else name, tid))
+    return out
+
+
+def state_keys(t: Tree) -> list[tuple[str, str, int]]:
+    """state_dict: (key, "p" or "b", tensor id): own parameters, own persistent buffers,
+    then each child's with "name." (a shared module or tensor under each of its names)."""
+    out: list[tuple[str, str, int]] = []
+
+    def visit(index: int, prefix: str) -> None:
+        module = t["modules"][index]
+        out.extend((prefix + n, "p", pid) for n, pid in module["params"] if pid is not None)
+        out.extend(
+            (prefix + n, "b", bid)
+            for n, bid, persistent in module["buffers"]
+            if bid is not None and persistent
+        )
+        for name, child in module["children"]:
+            if child is not None:
+                visit(child, prefix + name + ".")
+
+    visit(0, "")
+    return out
+
+
+def model_tree() -> Tree:
+    """Net(fc: Linear-like, blocks: [Linear-like, Linear-like]): fc.weight, blocks.0.bias …"""
+    leaf = [("weight", None), ("bias", None)]
+    modules = [
+        node(children=[("fc", 1), ("blocks", 2)]),
+        node([("weight", 0), ("bias", 1)]),
+        node(children=[("0", 3), ("1", 4)]),
+        node([("weight", 2), ("bias", 3)]),
+        node([("weight", 4), ("bias", 5)]),
+    ]
+    del leaf
+    return tree(modules, [(3, 2), (3,), (4, 3), (4,), (2, 4), (2,)])
+
+
+def shared_tree() -> Tree:
+    """Net(a: X, b: X, c: Y): the module X reached twice."""
+    modules = [
+        node([("scale", 0)], children=[("a", 1), ("b", 1), ("c", 2)]),
+        node([("weight", 1)]),
+        node([("weight", 2)], children=[("inner", 3)]),
+        node([("bias", 3)]),
+    ]
+    return tree(modules, [(1,), (2, 2), (3, 2), (3,)])
+
+
+def tied_tree() -> Tree:
+    """Net(enc, dec) whose dec.weight is enc.weight (one Parameter, tied)."""
+    modules = [
+        node(children=[("enc", 1), ("dec", 2)]),
+        node([("weight", 0), ("bias", 1)]),
+        node([("weight", 0), ("bias", 2)]),
+    ]
+    return tree(modules, [(4, 3), (4,), (4,)])
+
+
+def deep_tree() -> Tree:
+    """Four levels, buffers (one not persistent), a None parameter and a None child."""
+    modules = [
+        node([("w", 0)], [("count", 0, True)], [("body", 1), ("head", 3)]),
+        node(
+            [("w", 1), ("bias", None)],
+            [("mean", 1, True), ("cache", 2, False)],
+            [("inner", 2), ("gone", None)],
+        ),
+        node([("w", 2)], [("var", 3, True)]),
+        node([("w", 3)], children=[("deeper", 4)]),
+        node([("w", 4)], [("mean", 4, True)]),
+    ]
+    return tree(modules, [(2,), (3,), (2, 2), (1,), (3, 1)], [(), (3,), (3,), (2,), (3,)])
+
+
+def random_tree(rng: np.random.Generator, size: int, share: bool = True) -> Tree:
+    """A drawn tree of ``size`` modules: each module's parent drawn among earlier ones,
+    parameters and buffers drawn; with ``share``, one module and one parameter reused."""
+    modules = [node() for _ in range(size)]
+    pid, bid, p_shapes, b_shapes = 0, 0, [], []
+    for index in range(1, size):
+        parent = int(rng.integers(0, index))
+        modules[parent]["children"].append(
+            [f"m{index}" if rng.random() < 0.5 else str(index), index]
+        )
+    for module in modules:
+        for k in range(int(rng.integers(0, 3))):
+            module["params"].append(["weight" if k == 0 else f"p{k}", pid])
+            p_shapes.append((int(rng.integers(1, 4)), int(rng.integers(1, 4))))
+            pid += 1
+        if rng.random() < 0.4:
+            module["buffers"].append(["running", bid, bool(rng.random() < 0.7)])
+            b_shapes.append((int(rng.integers(1, 4)),))
+            bid += 1
+    if share and size > 3:
+        host = int(rng.integers(0, size - 1))
+        modules[host]["children"].append(["again", size - 1])
+        if pid:
+            modules[size - 1]["params"].append(["tied", int(rng.integers(0, pid))])
+    return tree(modules, p_shapes, b_shapes)
+
+
+def tensors_of(t: Tree, rng: np.random.Generator) -> dict:
+    return {
+        "p": [np.asarray(draw(rng, tuple(s))) for s in t["p_shapes"]],
+        "b": [np.asarray(draw(rng, tuple(s))) for s in t["b_shapes"]],
+    }
+
+
+@dataclass(frozen=True)
+class ModulesExpected:
+    names: list  # [[path, index]] named_modules()
+    all_names: list  # named_modules(remove_duplicate=False)
+    prefixed: list  # named_modules(prefix="model")
+
+
+def named_modules_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+    t = make()
+    expected = ModulesExpected(
+        [list(x) for x in walk_modules(t)],
+        [list(x) for x in walk_modules(t, dedup=False)],
+        [list(x) for x in walk_modules(t, prefix="model")],
+    )
+    return Case(
+        f"named_modules() of {label}",
+        {"tree": t, "tensors": tensors_of(t, rng), "what": "modules"},
+        expected,
+    )
+
+
+@dataclass(frozen=True)
+class MembersExpected:
+    parameters: list
+    all_parameters: list  # remove_duplicate=False
+    own: list  # recurse=False
+    prefixed: list  # prefix="model"
+    buffers: list
+
+
+def members_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+    t = make()
+    expected = MembersExpected(
+        [list(x) for x in walk_members(t, "p")],
+        [list(x) for x in walk_members(t, "p", dedup=False)],
+        [list(x) for x in walk_members(t, "p", recurse=False)],
+        [list(x) for x in walk_members(t, "p", prefix="model")],
+        [list(x) for x in walk_members(t, "b")],
+    )
+    label = f"named_parameters() and named_buffers() of {label}"
+    return Case(label, {"tree": t, "tensors": tensors_of(t, rng), "what": "members"}, expected)
+
+
+@dataclass(frozen=True)
+class TrainExpected:
+    paths: list[str]  # each module's first path (index order), for messages
+    sub: int  # the module whose own eval() the script calls last
+    below: list[int]  # the modules at or below ``sub``
+
+
+def train_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+    t = make()
+    paths = {}
+    for path, index in walk_modules(t, dedup=False):
+        paths.setdefault(index, path or "the model")
+    sub = next((i for _, i in walk_modules(t) if i and t["modules"][i]["children"]), 1)
+    below = sorted({i for _, i in _subtree(t, sub)})
+    expected = TrainExpected([paths.get(i, "?") for i in range(len(t["modules"]))], sub, below)
+    label = f"model.eval(), model.train(), then {paths[sub]}.eval(), on {label}"
+    return Case(
+        label, {"tree": t, "tensors": tensors_of(t, rng), "what": "train", "sub": sub}, expected
+    )
+
+
+def _subtree(t: Tree, index: int) -> list[tuple[str, int]]:
+    sub = {"modules": t["modules"]}
+    out, stack = [], [index]
+    while stack:
+        i = stack.pop()
+        out.append(("", i))
+        stack.extend(c for _, c in sub["modules"][i]["children"] if c is not None)
+    del sub
+    return out
+
+
+# -- 5.5: state_dict ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StateExpected:
+    keys: list  # [[key, "p"|"b", id]]
+    values: list  # arrays, by key
+
+
+def state_dict_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+    t = make()
+    tensors = tensors_of(t, rng)
+    keys = state_keys(t)
+    values = [tensors[kind][tid] for _, kind, tid in keys]
+    inputs = {"tree": t, "tensors": tensors, "what": "state_dict"}
+    return Case(f"state_dict() of {label}", inputs, StateExpected([list(k) for k in keys], values))
+
+
+@dataclass(frozen=True)
+class LoadExpected:
+    keys: list  # the model's keys [[key, kind, id]]
+    after: dict  # kind -> list of arrays after the call
+    error: list[str] | None  # a RuntimeError naming these, or None
+    returned: list | None  # [missing, unexpected] when it returns
+    what: str
+
+
+def load_case(
+    label: str,
+    make: Callable[[], Tree],
+    rng: np.random.Generator,
+    drop: int = 0,
+    extra: int = 0,
+    reshape: int = 0,
+    strict: bool = True,
+) -> Case:
+    """load_state_dict of new values for the model's keys, less the first ``drop`` keys,
+    plus ``extra`` unexpected ones, ``reshape`` keys with a wrong shape."""
+    t = make()
+    tensors = tensors_of(t, rng)
+    keys = state_keys(t)
+    new = {"p": [None] * len(tensors["p"]), "b": [None] * len(tensors["b"])}
+    source: list = []
+    for i, (key, kind, tid) in enumerate(keys):
+        value = np.asarray(draw(rng, np.shape(tensors[kind][tid]), 3.0))
+        if i < drop:
+            continue
+        if reshape and len(keys) - i <= reshape:
+            value = draw(rng, (*np.shape(tensors[kind][tid]), 2))
+        source.append([key, value])
+        new[kind][tid] = value
+    missing = [k for k, _, _ in keys[:drop]]
+    unexpected = [f"extra.{i}.weight" for i in range(extra)]
+    source += [[k, draw(rng, (2,))] for k in unexpected]
+    wrong = [k for k, _, _ in keys[len(keys) - reshape :]] if reshape else []
+    naming = wrong + (missing + unexpected if strict else [])
+    if naming:
+        after, returned = tensors, None
+    else:
+        after = {
+            kind: [n if n is not None else old for n, old in zip(new[kind], tensors[kind])]
+            for kind in ("p", "b")
+        }
+        returned = [missing, unexpected]
+    parts = []
+    if drop:
+        parts.append(f"{drop} key(s) missing")
+    if extra:
+        parts.append(f"{extra} unexpected key(s)")
+    if reshape:
+        parts.append(f"{reshape} of another shape")
+    what = ", ".join(parts) or "every key, new values"
+    text = f"load_state_dict({'' if strict else 'strict=False, '}{what}) into {label}"
+    inputs = {"tree": t, "tensors": tensors, "what": "load", "source": source, "strict": strict}
+    return Case(
+        text, inputs, LoadExpected([list(k) for k in keys], after, naming or None, returned, what)
+    )
+
+
+# -- 5.2: Linear -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InitExpected:
+    """Samples of U(-bound, bound) (uniform) or N(0, std²), by statistics."""
+
+    shape: tuple
+    kind: str  # "uniform" or "normal"
+    scale: float  # the bound, or the std
+    what: str
+    bias_shape: tuple | None = None
+
+
+def linear_init_case(n_in: int, n_out: int, bias: bool = True, seed: int = 0) -> Case:
+    k = 1 / math.sqrt(n_in)
+    label = f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'}): weight and bias U(-k, k)"
+    label += f", k = 1/√{n_in}"
+    expected = InitExpected((n_out, n_in), "uniform", k, "Linear", (n_out,) if bias else None)
+    return Case(label, {"n_in": n_in, "n_out": n_out, "bias": bias, "seed": seed}, expected)
+
+
+@dataclass(frozen=True)
+class LinearExpected:
+    y: np.ndarray
+    x_grad: np.ndarray
+    w_grad: np.ndarray
+    b_grad: np.ndarray | None
+
+
+def linear_forward_case(
+    rng: np.random.Generator, x_shape: tuple, n_out: int, bias: bool = True
+) -> Case:
+    n_in = x_shape[-1]
+    x, w = draw(rng, x_shape), draw(rng, (n_out, n_in))
+    b = draw(rng, (n_out,)) if bias else None
+    y = x @ w.T + (b if bias else 0)
+    g = draw(rng, y.shape)
+    g2, x2 = g.reshape(-1, n_out), x.reshape(-1, n_in)
+    expected = LinearExpected(y, g @ w, g2.T @ x2, g2.sum(axis=0) if bias else None)
+    label = (
+        f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) on x of shape {x_shape}, "
+        "then y.backward(g)"
+    )
+    return Case(label, {"x": x, "w": w, "b": b, "g": g}, expected)
+
+
+# -- 5.4: containers ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ContainerExpected:
+    names: list[str]
+    order: list[int]  # the modules' creation numbers, in registered order
+    calls: list[int] | None  # Sequential: the order the modules ran
+    y: np.ndarray | None
+    chained: bool  # append returned the container itself
+
+
+def container_case(rng: np.random.Generator, kind: str, n: int, appended: int = 0) -> Case:
+    """``kind``: "sequential" (Sequential(m0, …) then .append, run on x), "list"
+    (ModuleList([m0, …]) then append one by one), "list_append" (ModuleList() then
+    append each, chained)."""
+    scales = [float(s) for s in draw(rng, (n + appended,), 2.0)]
+    x = draw(rng, (3,))
+    y = x.copy()
+    for s in scales:
+        y = y * s + 1.0
+    total = n + appended
+    names = [str(i) for i in range(total)]
+    calls = list(range(total)) if kind == "sequential" else None
+    expected = ContainerExpected(
+        names, list(range(total)), calls, y if kind == "sequential" else None, kind == "list_append"
+    )
+    text = {
+        "sequential": f"Sequential of {n} modules (x·s + 1 each)",
+        "list": f"ModuleList of {n} modules",
+        "list_append": "ModuleList(), then .append(m) for each of",
+    }[kind]
+    if kind == "list_append":
+        text += f" {total} modules, chained (ml.append(a).append(b))"
+    elif appended:
+        text += f", then .append({appended} more)"
+    if kind == "sequential":
+        text += ", called on x"
+    return Case(text, {"kind": kind, "scales": scales, "n": n, "x": x}, expected)
+
+
+# -- 5.6: softmax and log_softmax --------------------------------------------------------------
+
+
+def np_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    e = np.exp(x - x.max(axis=dim, keepdims=True))
+    return e / e.sum(axis=dim, keepdims=True)
+
+
+def np_log_softmax(x: np.ndarray, dim: int) -> np.ndarray:
+    s = x - x.max(axis=dim, keepdims=True)
+    return s - np.log(np.exp(s).sum(axis=dim, keepdims=True))
+
+
+@dataclass(frozen=True)
+class SoftmaxExpected:
+    out: np.ndarray
+    grad: np.ndarray
+    function: str
+    dtype: str
+    text: str  # the input as the message prints it
+
+
+def softmax_case(
+    rng: np.random.Generator | None,
+    function: str,
+    shape: tuple = (3, 4),
+    dim: int = -1,
+    x: Any = None,
+    dtype: str = "float64",
+) -> Case:
+    data = np.asarray(x, dtype=np.float64) if x is not None else draw(rng, shape, 3.0)
+    d = dim % data.ndim
+    g = (
+        draw(rng, data.shape)
+        if rng is not None
+        else np.linspace(-1, 0.5, data.size).reshape(data.shape)
+    )
+    y = np_softmax(data, d)
+    if function == "softmax":
+        out, grad = y, y * (g - (g * y).sum(axis=d, keepdims=True))
+    else:
+        out, grad = np_log_softmax(data, d), g - y * g.sum(axis=d, keepdims=True)
+    text = np.array2string(data, separator=", ") if x is not None else f"x of shape {data.shape}"
+    label = f"{function}({text}, dim={dim})" + ("" if dtype == "float64" else f", {dtype}")
+    label += ", then out.backward(g)"
+    inputs = {"function": function, "x": data, "dim": dim, "g": g, "dtype": dtype}
+    return Case(label, inputs, SoftmaxExpected(out, grad, function, dtype, text))
+
+
+# -- 5.7: cross_entropy ------------------------------------------------------------------------
+
+
+def np_cross_entropy(
+    z: np.ndarray, t: np.ndarray, ignore_index: int, smoothing: float, reduction: str, g: Any
+) -> tuple[np.ndarray, np.ndarray]:
+    """Loss and ∂/∂z of ``(loss * g).sum()`` for rows z (M, C), t (M,)."""
+    m, c = z.shape
+    log_p = np_log_softmax(z, 1)
+    keep = t != ignore_index
+    tt = np.where(keep, t, 0)
+    nll = -log_p[np.arange(m), tt]
+    loss = (1 - smoothing) * nll - smoothing * log_p.mean(axis=1)
+    loss = np.where(keep, loss, 0.0)
+    q = np.full((m, c), smoothing / c)
+    q[np.arange(m), tt] += 1 - smoothing
+    grad = (np.exp(log_p) - q) * keep[:, None]
+    count = int(keep.sum())
+    if reduction == "none":
+        return loss, grad * np.asarray(g).reshape(m, 1)
+    if reduction == "sum":
+        return np.asarray(loss.sum()), grad * g
+    value = loss.sum() / count if count else np.nan
+    return np.asarray(value), grad * g / max(count, 1)
+
+
+@dataclass(frozen=True)
+class CrossEntropyExpected:
+    loss: np.ndarray
+    grad: np.ndarray
+    all_rows: np.ndarray | None  # the mean over every row (ignored ones as 0)
+    reduction: str
+    smoothing: float
+
+
+def cross_entropy_case(
+    rng: np.random.Generator,
+    n: int = 5,
+    c: int = 4,
+    reduction: str = "mean",
+    ignore: int = 0,
+    ignore_index: int = -100,
+    smoothing: float = 0.0,
+    scale: float = 3.0,
+    extra: tuple = (),
+    single: bool = False,
+) -> Case:
+    """Logits (n, c, *extra) (or (c,) with ``single``), targets drawn, ``ignore`` of them
+    set to ignore_index."""
+    shape = (c,) if single else (n, c, *extra)
+    z = draw(rng, shape, scale)
+    if scale >= 1e3:
+        z = np.sign(z) * scale * (np.abs(z) > 0.5) + z * 1e-3  # entries near ±scale
+    t_shape = () if single else (n, *extra)
+    t = rng.integers(0, c, t_shape).astype(np.int64)
+    flat = t.reshape(-1)
+    if ignore:
+        flat[rng.permutation(flat.size)[:ignore]] = ignore_index
+    rows = z.reshape(1, c) if single else np.moveaxis(z, 1, -1).reshape(-1, c)
+    g = draw(rng, t_shape) if reduction == "none" else 0.5 + float(rng.integers(1, 4))
+    loss, grad_rows = np_cross_entropy(
+        rows,
+        flat,
+        ignore_index,
+        smoothing,
+        reduction,
+        np.asarray(g).reshape(-1) if reduction == "none" else g,
+    )
+    if reduction == "none":
+        loss = loss.reshape(t_shape)
+    grad = grad_rows.reshape(c) if single else np.moveaxis(grad_rows.reshape(n, *extra, c), -1, 1)
+    all_rows = None
+    if reduction == "mean" and ignore:
+        total, _ = np_cross_entropy(rows, flat, ignore_index, smoothing, "sum", 1.0)
+        all_rows = np.asarray(total / rows.shape[0])
+    options = [f"reduction={reduction!r}"]
+    if ignore_index != -100 or ignore:
+        options.append(f"ignore_index={ignore_index}" + (f" ({ignore} ignored)" if ignore else ""))
+    if smoothing:
+        options.append(f"label_smoothing={smoothing}")
+    where = f"logits of shape {shape}" + (f", entries near ±{scale:g}" if scale >= 1e3 else "")
+    label = f"cross_entropy({where}, {', '.join(options)}), then backward"
+    inputs = {
+        "z": z,
+        "t": t,
+        "ignore_index": ignore_index,
+        "smoothing": smoothing,
+        "reduction": reduction,
+        "g": g,
+    }
+    return Case(label, inputs, CrossEntropyExpected(loss, grad, all_rows, reduction, smoothing))
+
+
+# -- 5.8: init ---------------------------------------------------------------------------------
+
+GAINS = {"linear": 1.0, "sigmoid": 1.0, "tanh": 5 / 3, "relu": math.sqrt(2.0)}
+
+
+def gain_of(nonlinearity: str, a: float) -> float:
+    if nonlinearity == "leaky_relu":
+        return math.sqrt(2.0 / (1 + a * a))
+    return GAINS[nonlinearity]
+
+
+def init_case(function: str, shape: tuple, seed: int, **options: Any) -> Case:
+    receptive = math.prod(shape[2:])
+    fan_in, fan_out = shape[1] * receptive, shape[0] * receptive
+    if function.startswith("xavier"):
+        std = options.get("gain", 1.0) * math.sqrt(2.0 / (fan_in + fan_out))
+    else:
+        fan = fan_in if options.get("mode", "fan_in") == "fan_in" else fan_out
+        std = gain_of(options.get("nonlinearity", "leaky_relu"), options.get("a", 0.0))
+        std /= math.sqrt(fan)
+    kind = "uniform" if function.endswith("uniform_") else "normal"
+    scale = math.sqrt(3.0) * std if kind == "uniform" else std
+    args = "".join(f", {k}={v!r}" for k, v in options.items())
+    label = f"init.{function}(w{args}) for w of shape {shape} (fan_in {fan_in}, fan_out {fan_out})"
+    inputs = {"function": function, "shape": shape, "options": options, "seed": seed}
+    return Case(label, inputs, InitExpected(shape, kind, scale, function))
+
+
+def sample_problem(values: Any, kind: str, scale: float, what: str) -> str | None:
+    """Whether ``values`` look like samples of U(-scale, scale) or N(0, scale²): mean,
+    variance (and the uniform's bounds, the normal's tails) within six standard
+    deviations of their estimates."""
+    x = np.asarray(values, dtype=np.float64).reshape(-1)
+    n = x.size
+    if not np.isfinite(x).all():
+        return f"{what} holds non-finite values"
+    if n and not x.any():
+        return f"{what} is all zeros"
+    var = scale**2 / 3 if kind == "uniform" else scale**2
+    target = f"U(-{scale:.6g}, {scale:.6g})" if kind == "uniform" else f"N(0, {scale:.6g}²)"
+    if kind == "uniform" and np.abs(x).max() > scale * (1 + 1e-6):
+        return (
+            f"{what} has a value {show_float(np.abs(x).max())} outside ±{scale:.6g}: expected "
+            f"samples of {target}"
+        )
+    if abs(x.mean()) > SIGMAS * math.sqrt(var / n):
+        return f"{what}'s mean is {x.mean():.4g}: expected samples of {target} (mean 0)"
+    # the sample's E[x²] has relative std √(2/n) (normal) or √(4/5)/√n (uniform)
+    rel = math.sqrt(2.0 / n) if kind == "normal" else math.sqrt(0.8 / n)
+    second = float(np.mean(x * x))
+    if abs(second / var - 1) > SIGMAS * rel:
+        ratio = math.sqrt(second / var)
+        return (
+            f"{what}'s standard deviation is {math.sqrt(second):.4g}, {ratio:.3g} times the "
+            f"{math.sqrt(var):.4g} of {target}"
+        )
+    if n >= 4000:
+        kurtosis = float(np.mean(x**4)) / second**2
+        want, spread = (1.8, 0.3) if kind == "uniform" else (3.0, SIGMAS * math.sqrt(24 / n) + 0.1)
+        if abs(kurtosis - want) > spread:
+            other = "normal" if kind == "uniform" else "uniform"
+            return f"{what} looks {other}, not {target} (kurtosis {kurtosis:.3g}, expected {want})"
+    return None
+
+
+def show_float(x: float) -> str:
+    return f"{x:.6g}"
+
+
+# -- 5.9: dropout ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DropoutExpected:
+    x: np.ndarray
+    p: float
+    training: bool
+    calls: int
+
+
+def dropout_case(
+    rng: np.random.Generator,
+    shape: tuple,
+    p: float,
+    training: bool = True,
+    calls: int = 1,
+    dtype: str = "float64",
+    generator: bool = True,
+    module: bool = False,
+) -> Case:
+    x = draw(rng, shape) + 2.0  # no zeros: a dropped element is told by its 0
+    seed = int(rng.integers(0, 2**31))
+    where = "nn.Dropout" if module else "dropout"
+    mode = "training" if training else "eval"
+    label = f"{where}(x, p={p}) in {mode}, x of shape {shape}"
+    if dtype != "float64":
+        label += f", {dtype}"
+    label += f", called {calls} times" if calls > 1 else ""
+    label += ", generator given" if generator and not module else ""
+    inputs = {
+        "x": x,
+        "p": p,
+        "training": training,
+        "calls": calls,
+        "dtype": dtype,
+        "seed": seed,
+        "generator": generator,
+        "module": module,
+    }
+    return Case(label, inputs, DropoutExpected(x, p, training, calls))
+
+
+# -- 5.10: BatchNorm1d -------------------------------------------------------------------------
+
+
+DEFAULTS = {"eps": 1e-5, "momentum": 0.1, "affine": True, "track_running_stats": True}
+
+
+@dataclass(frozen=True)
+class BatchNormExpected:
+    outs: list  # per training batch
+    running_mean: list
+    running_var: list
+    tracked: list[int]
+    eval_out: np.ndarray
+    eval_with_batch_stats: np.ndarray
+    x_grad: np.ndarray
+    w_grad: np.ndarray
+    b_grad: np.ndarray
+    options: dict
+
+
+def batchnorm_case(
+    rng: np.random.Generator,
+    c: int,
+    n: int,
+    length: int | None = None,
+    batches: int = 2,
+    momentum: float | None = 0.1,
+    track: bool = True,
+    affine: bool = True,
+    eps: float = 1e-5,
+) -> Case:
+    shape = (n, c) if length is None else (n, c, length)
+    axes = (0,) if length is None else (0, 2)
+    view = (1, c) if length is None else (1, c, 1)
+    xs = [draw(rng, shape, 2.0) + 1.0 for _ in range(batches)]
+    x_eval = draw(rng, shape, 2.0) + 1.0
+    w = draw(rng, (c,)) + 1.5 if affine else np.ones(c)
+    b = draw(rng, (c,)) if affine else np.zeros(c)
+    g = draw(rng, shape)
+    count = math.prod(shape) // c
+    rm, rv = np.zeros(c), np.ones(c)
+    outs, means, variances, tracked = [], [], [], []
+
+    def normalise(x: np.ndarray, mean: np.ndarray, var: np.ndarray) -> np.ndarray:
+        return (x - mean.reshape(view)) / np.sqrt(var.reshape(view) + eps) * w.reshape(
+            view
+        ) + b.reshape(view)
+
+    for k, x in enumerate(xs):
+        mean, var = x.mean(axis=axes), x.var(axis=axes)
+        outs.append(normalise(x, mean, var))
+        if track:
+            m = momentum if momentum is not None else 1.0 / (k + 1)
+            rm = (1 - m) * rm + m * mean
+            rv = (1 - m) * rv + m * var * count / (count - 1)
+            means.append(rm.copy())
+            variances.append(rv.copy())
+            tracked.append(k + 1)
+    batch_eval = normalise(x_eval, x_eval.mean(axis=axes), x_eval.var(axis=axes))
+    eval_out = normalise(x_eval, rm, rv) if track else batch_eval
+    # the first batch's gradients (training mode: through the batch statistics)
+    x = xs[0]
+    mean, var = x.mean(axis=axes, keepdims=True), x.var(axis=axes, keepdims=True)
+    xhat = (x - mean) / np.sqrt(var + eps)
+    gh = g * w.reshape(view)
+    x_grad = (
+        gh - gh.mean(axis=axes, keepdims=True) - xhat * (gh * xhat).mean(axis=axes, keepdims=True)
+    ) / np.sqrt(var + eps)
+    w_grad, b_grad = (g * xhat).sum(axis=axes), g.sum(axis=axes)
+    options = {"eps": eps, "momentum": momentum, "affine": affine, "track_running_stats": track}
+    shown = [f"{k}={v}" for k, v in options.items() if v != DEFAULTS[k]]
+    label = f"BatchNorm1d({c}{''.join(', ' + s for s in shown)}): {batches} training batches"
+    label += f" of shape {shape}, then eval()"
+    inputs = {"c": c, "options": options, "w": w, "b": b, "xs": xs, "x_eval": x_eval, "g": g}
+    expected = BatchNormExpected(
+        outs, means, variances, tracked, eval_out, batch_eval, x_grad, w_grad, b_grad, options
+    )
+    return Case(label, inputs, expected)
+
+
+# -- 5.11: DataLoader --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoaderExpected:
+    epochs: list  # per epoch, its batches as lists of item indices
+    n: int
+    drop_last: bool
+    batch_size: int
+
+
+def loader_case(
+    rng: np.random.Generator | None,
+    n: int,
+    batch_size: int,
+    shuffle: bool = False,
+    drop_last: bool = False,
+    epochs: int = 1,
+    generator: bool = True,
+    dataset: str = "items",
+) -> Case:
+    """Batches of ``dataset`` ("items": item i is the int i; "tensors": TensorDataset(X, y)
+    with y = 0 … n−1) over ``epochs`` epochs; the order, when shuffled, is
+    ``randperm(n, generator=g)`` for each epoch, g = Generator().manual_seed(seed) (or the
+    global generator after manual_seed(seed))."""
+    seed = int(rng.integers(0, 2**31)) if rng is not None else 7
+    stream = np.random.default_rng(seed)
+    expected = []
+    for _ in range(epochs):
+        order = stream.permutation(n).tolist() if shuffle else list(range(n))
+        batches = [order[s : s + batch_size] for s in range(0, n, batch_size)]
+        if drop_last and batches and len(batches[-1]) < batch_size:
+            batches.pop()
+        expected.append(batches)
+    options = [f"batch_size={batch_size}"]
+    if shuffle:
+        options.append("shuffle=True")
+        options.append(
+            "generator=Generator().manual_seed(s)" if generator else "after manual_seed(s)"
+        )
+    if drop_last:
+        options.append("drop_last=True")
+    what = "TensorDataset(X, y)" if dataset == "tensors" else "a dataset whose item i is i"
+    label = f"DataLoader({what} of {n} items, {', '.join(options)})"
+    label += f", {epochs} epochs" if epochs > 1 else ""
+    inputs = {
+        "n": n,
+        "batch_size": batch_size,
+        "shuffle": shuffle,
+        "drop_last": drop_last,
+        "epochs": epochs,
+        "seed": seed,
+        "generator": generator,
+        "dataset": dataset,
+    }
+    return Case(label, inputs, LoaderExpected(expected, n, drop_last, batch_size))
+
+
+# -- 5.12: checkpoint --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CheckpointExpected:
+    out: np.ndarray
+    grads: dict  # name -> array (None: no gradient)
+    kind: str
+
+
+def _tanh_mlp(x: np.ndarray, ws: list, noise: np.ndarray | None) -> tuple[np.ndarray, list]:
+    hs = [x if noise is None else x * noise]
+    for w in ws:
+        hs.append(np.tanh(hs[-1] @ w))
+    return hs[-1], hs
+
+
+def _tanh_mlp_backward(hs: list, ws: list, g: np.ndarray, noise: np.ndarray | None) -> tuple:
+    w_grads = [None] * len(ws)
+    for i in reversed(range(len(ws))):
+        d = g * (1 - hs[i + 1] ** 2)
+        w_grads[i] = hs[i].T @ d
+        g = d @ ws[i].T
+    return (g if noise is None else g * noise), w_grads
+
+
+def checkpoint_case(
+    rng: np.random.Generator, kind: str, n: int = 4, width: int = 5, depth: int = 3
+) -> Case:
+    """``kind``: "closure" (fn(h) = tanh(… tanh(h @ W1) … @ Wd), the W closed over,
+    checkpointed on h = 2x), "args" (the W passed as arguments too, and a constant),
+    "noise" (fn multiplies h by noise drawn inside it with sp.rand: replayed), "modules"
+    (fn a Sequential of Linear(bias=False) and Tanh)."""
+    x = draw(rng, (n, width))
+    ws = [draw(rng, (width, width), 1.2) for _ in range(depth)]
+    g = draw(rng, (n, width))
+    noise_seed = int(rng.integers(0, 2**31))
+    noise = np.random.default_rng(noise_seed).random((n, width)) if kind == "noise" else None
+    h = 2 * x
+    out, hs = _tanh_mlp(h, ws, noise)
+    h_grad, w_grads = _tanh_mlp_backward(hs, ws, g, noise)
+    grads = {"x": 2 * h_grad}
+    grads.update({f"W{i + 1}": wg for i, wg in enumerate(w_grads)})
+    if kind == "args":
+        grads["c"] = None
+    words = {
+        "closure": "fn(h) = tanh(…tanh(h @ W1)… @ W{d}), the W closed over",
+        "args": "fn(h, W1, …, W{d}, c), weights as arguments, c a constant",
+        "noise": "fn(h) = tanh(…tanh((h · sp.rand(h.shape)) @ W1)…): random numbers inside fn",
+        "modules": "fn = Sequential(Linear(bias=False), Tanh(), …) of depth {d}",
+    }[kind].format(d=depth)
+    label = f"out = checkpoint(fn, h) for h = 2x, x of shape {(n, width)}, {words}; out.backward(g)"
+    inputs = {"kind": kind, "x": x, "ws": ws, "g": g, "noise_seed": noise_seed}
+    return Case(label, inputs, CheckpointExpected(out, grads, kind))
+
+
+def names(pairs: list) -> Iterator[str]:
+    return (p[0] for p in pairs)
