@@ -6,6 +6,7 @@ pristine stubs, ``make submit`` and ingestion, the grader's composite tree, and 
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import json
 import re
@@ -20,7 +21,18 @@ from autograder import frames, grading, runner, stubgen
 from autograder.course import CHAPTERS, chapter, task
 from autograder.harness import child
 from autograder.ingest import ingest
-from tests.trees import REPO, SOLUTIONS, run_in, scratch_repo, write_stubs
+from autograder.report import task_details
+from autograder.status import Status
+from tests.trees import (
+    REPO,
+    SOLUTIONS,
+    copy_package,
+    patch,
+    run_chapter,
+    run_in,
+    scratch_repo,
+    write_stubs,
+)
 from tools import gradescope, merge, release, reset, stubs, submit, update
 
 CH05 = "ch05_nn"
@@ -413,3 +425,41 @@ def test_the_gradescope_zip_holds_the_nested_stubs(tmp_path: Path) -> None:
     nested = {f"course/stubs/{rel}" for rel in _nested(generated) if rel.endswith(".py")}
     assert {f"course/stubs/{MODULE}", "course/stubs/ch05_nn/utils/__init__.py"} <= nested <= names
     assert not any(name.startswith("course/reference/ch05_nn") for name in names)
+
+
+# -- make chapter-5: the report on nested files (needs chapter 5's checks) --------------------
+
+
+def _needs_checks() -> None:
+    spec = importlib.util.find_spec("autograder.checks.ch05_nn")
+    if spec is None or not hasattr(importlib.import_module("autograder.checks.ch05_nn"), "CHECKS"):
+        pytest.skip("chapter 5's checks (autograder/checks/ch05_nn) are not written yet")
+
+
+def test_the_report_names_unwritten_functions_and_frames_of_nested_files(tmp_path: Path) -> None:
+    """Task 5.3 with one of its three functions written: "to write" names the other two
+    (in nn/module.py), and points to §3; a bug in Linear.forward (nn/linear.py) is raised
+    at its line there, with chapter 2's given code below it."""
+    _needs_checks()
+    started = copy_package(SOLUTIONS / CH05, tmp_path / "started" / CH05)
+    stub = stubgen.generate(SOLUTIONS)[MODULE].decode()
+    text = (started / "nn" / "module.py").read_text()
+    for name in ("Module._named_members", "Module.train"):
+        text = merge.place(text, name, _function(stub, name).split("\n"))
+    (started / "nn" / "module.py").write_text(text)
+    (t,) = run_chapter(5, started, tasks=["5.3"]).tasks
+    assert t.status == Status.STARTED and t.label == "started: 1 of 3 functions written"
+    details = "\n".join(task_details(t))
+    assert re.search(r"to write: +Module\._named_members, Module\.train\n", details), details
+    assert re.search(r"continue: +§3 of the notebook", details), details
+    buggy = copy_package(SOLUTIONS / CH05, tmp_path / "buggy" / CH05)
+    patch(buggy / "nn" / "linear.py", "y = x @ self.weight.T\n", "y = x @ self.weight\n")
+    (t,) = run_chapter(5, buggy, tasks=["5.2"]).tasks
+    line = 1 + (buggy / "nn" / "linear.py").read_text().split("\n").index(
+        "        y = x @ self.weight"
+    )
+    where = t.first_problem.where.splitlines()
+    assert where[0] == f"chapters/ch05_nn/nn/linear.py, line {line}, in Linear.forward"
+    assert where[1].startswith("chapters/ch02_tensor/") and where[1].endswith(
+        "(given code, called from there)"
+    )
