@@ -345,3 +345,31 @@ def test_ch04_hidden_checks_catch_what_the_public_ones_catch(name: str, tmp_path
     result = graded(4, composite(4, broken_package(4, tmp_path, file, edit, task)), public=False)
     verdict = next(t for t in result.tasks if t.task.id == task)
     assert verdict.status == "failed", report.chapter_report(result)
+
+
+# -- chapter 5: the same rules (a module needs 5.1's __setattr__, so fresh stubs show the
+# tasks whose checks build a module as blocked by 5.1, which is not started) ------------------
+
+
+@pytest.mark.parametrize("seed", [0, SECRET_SEED])
+def test_ch05_reference_scores_every_point(seed: int) -> None:
+    if seed:
+        test_reference_scores_every_hidden_point_at_a_secret_seed(5)
+    else:
+        test_reference_scores_every_point_on_public_and_hidden_checks(5)
+
+
+def test_ch05_fresh_stubs_score_nothing_on_hidden_checks(stubs: Path) -> None:
+    packages = composite(5, stubs / chapter(5).package)
+    result = graded(5, packages, public=False)
+    assert result.points == 0
+    unwritten = {t.task.id for t in result.tasks if t.status == "not started"}
+    for task in result.tasks:
+        assert task.status == "not started" or task.blocked_by in unwritten, task.task.id
+        for c in task.checks:
+            assert c.status in ("not started", "blocked"), (c.check.name, c.message)
+
+
+def test_ch05_hidden_cases_are_not_the_public_ones() -> None:
+    test_hidden_cases_are_not_the_public_ones(5)
+    test_a_secret_seed_changes_every_hidden_case_list_but_no_label(5)

@@ -348,7 +348,9 @@ class TrainExpected:
     below: list[int]  # the modules at or below ``sub``
 
 
-def train_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+def train_case(
+    label: str, make: Callable[[], Tree], rng: np.random.Generator, shown: bool = True
+) -> Case:
     t = make()
     paths = {}
     for path, index in walk_modules(t, dedup=False):
@@ -356,7 +358,8 @@ def train_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -
     sub = next((i for _, i in walk_modules(t) if i and t["modules"][i]["children"]), 1)
     below = sorted({i for _, i in _subtree(t, sub)})
     expected = TrainExpected([paths.get(i, "?") for i in range(len(t["modules"]))], sub, below)
-    label = f"model.eval(), model.train(), then {paths[sub]}.eval(), on {label}"
+    part = paths[sub] if shown else "a submodule"
+    label = f"model.eval(), model.train(), then {part}.eval(), on {label}"
     return Case(
         label, {"tree": t, "tensors": tensors_of(t, rng), "what": "train", "sub": sub}, expected
     )
@@ -569,8 +572,9 @@ def softmax_case(
     dim: int = -1,
     x: Any = None,
     dtype: str = "float64",
+    scale: float = 3.0,
 ) -> Case:
-    data = np.asarray(x, dtype=np.float64) if x is not None else draw(rng, shape, 3.0)
+    data = np.asarray(x, dtype=np.float64) if x is not None else draw(rng, shape, scale)
     d = dim % data.ndim
     g = (
         draw(rng, data.shape)
@@ -583,6 +587,8 @@ def softmax_case(
     else:
         out, grad = np_log_softmax(data, d), g - y * g.sum(axis=d, keepdims=True)
     text = np.array2string(data, separator=", ") if x is not None else f"x of shape {data.shape}"
+    if x is None and scale >= 1e3:
+        text += f" with entries up to ±{scale:g}"
     label = f"{function}({text}, dim={dim})" + ("" if dtype == "float64" else f", {dtype}")
     label += ", then out.backward(g)"
     inputs = {"function": function, "x": data, "dim": dim, "g": g, "dtype": dtype}
