@@ -201,6 +201,13 @@ def _chapter_folders(root: Path, notes: list[str]) -> dict[str, Path]:
             found.setdefault(folder.name, []).append(folder)
     chosen = {}
     for package, folders in found.items():
+        # one with no .py file of its own around another of its name (a hand-in unzipped
+        # into a folder of that name and zipped again): the inner one is the chapter
+        folders = [
+            f
+            for f in folders
+            if any(f.glob("*.py")) or not any(o != f and o.is_relative_to(f) for o in folders)
+        ]
         folders.sort(key=lambda f: (f.parent.name != "chapters", len(f.parts), str(f)))
         chosen[package] = folders[0]
         if len(folders) > 1:

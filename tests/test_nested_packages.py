@@ -321,6 +321,20 @@ def test_a_package_holding_only_nested_files_is_still_found(tmp_path: Path) -> N
     assert copy.packages == {CH05: copy.root / "hand-in" / "chapters" / CH05}
 
 
+@pytest.mark.parametrize("rel", ["ch01_value/value.py", MODULE])
+def test_a_chapter_folder_zipped_inside_one_of_its_name_is_the_inner_one(
+    tmp_path: Path, rel: str
+) -> None:
+    """``ch05_nn/ch05_nn/nn/module.py`` (unzipped into a folder of its name, zipped again):
+    the outer folder holds .py files only below the inner one, which is the chapter."""
+    package = rel.split("/")[0]
+    archive = tmp_path / "again.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        zf.writestr(f"{package}/{rel}", (SOLUTIONS / rel).read_bytes())
+    copy = ingest(archive, tmp_path / "copy")
+    assert copy.packages == {package: copy.root / package / package} and copy.notes == []
+
+
 @pytest.fixture(scope="module")
 def course(tmp_path_factory: pytest.TempPathFactory) -> grading.CourseTrees:
     return grading.repository_course(tmp_path_factory.mktemp("course"))
