@@ -379,6 +379,12 @@ def state_dict_verdict(case: Case, received: Any) -> str | None:
             )
         missing = [k for k in keys if k not in got]
         extra = [k for k in got if k not in keys]
+        if missing and "." in missing[0] and missing[0].rsplit(".", 1)[-1] in got:
+            deep = missing[0]
+            return (
+                f"state_dict gives {deep.rsplit('.', 1)[-1]!r} where PyTorch gives {deep!r}: "
+                "prefix each child's keys with its name and a dot"
+            )
         if missing:
             return f"state_dict has no key {missing[0]!r}: expected {keys}, received {got}"
         if extra:
@@ -675,19 +681,20 @@ def loader_verdict(case: Case, received: Any) -> str | None:
         return "a batch's X rows do not belong to its y items"
     for e, (w, g) in enumerate(zip(want.epochs, received["epochs"])):
         epoch = f" in epoch {e + 1}" if len(want.epochs) > 1 else ""
-        items = [i for batch in g for i in batch]
-        expected_items = sorted(i for batch in w for i in batch)
-        for i in range(want.n):
-            count = items.count(i)
-            should = expected_items.count(i)
-            if count > should:
-                return f"item {i} appeared {count} times{epoch}: every item once per epoch"
-            if count < should:
-                return f"item {i} never appeared{epoch}: every item once per epoch"
         if g == w:
             continue
         if want.drop_last and len(g) == len(w) + 1 and g[:-1] == w:
             return f"drop_last=True still yielded the short last batch {g[-1]}"
+        items = [i for batch in g for i in batch]
+        expected_items = [i for batch in w for i in batch]
+        for i in range(want.n):
+            count, should = items.count(i), expected_items.count(i)
+            if count > should and should:
+                return f"item {i} appeared {count} times{epoch}: every item once per epoch"
+            if count > should:
+                return f"item {i} appeared{epoch}, but drop_last=True drops the short last batch"
+            if count < should:
+                return f"item {i} never appeared{epoch}: every item once per epoch"
         if [len(b) for b in g] != [len(b) for b in w]:
             return (
                 f"the batch sizes{epoch} are {[len(b) for b in g]}, expected {[len(b) for b in w]}"

@@ -1,0 +1,782 @@
+"""Deliberately broken chapter-5 code: plausible student bugs in registration, Linear, the
+tree walks, the containers, state_dict, softmax, cross_entropy, init, dropout, BatchNorm,
+the DataLoader and checkpoint. Each must fail the task it breaks and no other (a check that
+runs the broken task may report "blocked by" it: see tests/test_broken_ch01.py); unusual
+but correct rewrites score every point; the reference scores 100 and fresh stubs 0; each
+stand-in fails its own task and is enough for the checks that lean on it; a check requires
+only earlier tasks."""
+
+from __future__ import annotations
+
+import inspect
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from autograder import report
+from autograder.status import Status
+from tests.trees import (
+    SOLUTIONS,
+    assert_fails_its_task_only,
+    check_variants,
+    copy_package,
+    replace_region,
+    run_chapter,
+    write_stubs,
+)
+
+PACKAGE = "ch05_nn"
+
+
+def nth_region(file: str, task: str, n: int, body: str) -> tuple[str, str]:
+    """The reference's ``file`` with the body of its ``n``-th region of ``task`` (from 1)
+    replaced by ``body``, as one edit (``replace_region`` rewrites only the first)."""
+    text = (SOLUTIONS / PACKAGE / file).read_text()
+    marker = f"### BEGIN SOLUTION {task}\n"
+    start = -1
+    for _ in range(n):
+        start = text.index(marker, start + 1)
+    indent = text[text.rindex("\n", 0, start) + 1 : start]
+    end = text.index("### END SOLUTION", start)
+    lines = "".join(f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n"))
+    return text, text[: start + len(marker)] + lines + indent + text[end:]
+
+
+def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
+    """Several one-place edits of the reference's ``file`` as one edit (see test_broken_ch04)."""
+    text = (SOLUTIONS / PACKAGE / file).read_text()
+    new = text
+    for old, replacement in pairs:
+        assert new.count(old) == 1, old
+        new = new.replace(old, replacement)
+    return text, new
+
+
+SETATTR_NEVER_FORGETS = """
+params, buffers, modules = self._parameters, self._buffers, self._modules
+if isinstance(value, Parameter):
+    params[name] = value
+elif isinstance(value, Module):
+    modules[name] = value
+elif name in buffers:
+    buffers[name] = value
+else:
+    object.__setattr__(self, name, value)
+"""
+
+SETATTR_NO_REFUSAL = """
+params, buffers, modules = self._parameters, self._buffers, self._modules
+if isinstance(value, Parameter):
+    self._forget(name, keep=params)
+    params[name] = value
+elif isinstance(value, Module):
+    self._forget(name, keep=modules)
+    modules[name] = value
+elif name in params:
+    params[name] = value
+elif name in modules:
+    modules[name] = value
+elif name in buffers:
+    buffers[name] = value
+else:
+    object.__setattr__(self, name, value)
+"""
+
+MODULE_LIST_IN_A_PLAIN_LIST = """
+if "items" not in self.__dict__:
+    object.__setattr__(self, "items", [])
+self.items.append(module)
+return self
+"""
+
+LOAD_COPIES_BEFORE_CHECKING = """
+own = self.state_dict(keep_vars=True)
+missing = [key for key in own if key not in state_dict]
+unexpected = [key for key in state_dict if key not in own]
+errors = []
+for key, target in own.items():
+    if key not in state_dict:
+        continue
+    value = state_dict[key]
+    shape = tuple(np.shape(value.data if isinstance(value, Tensor) else value))
+    if shape != target.shape:
+        errors.append(f"size mismatch for {key}: {shape} against {target.shape}")
+    else:
+        target.data[...] = value.data if isinstance(value, Tensor) else value
+if strict and missing:
+    errors.append(f"Missing key(s) in state_dict: {missing}")
+if strict and unexpected:
+    errors.append(f"Unexpected key(s) in state_dict: {unexpected}")
+if errors:
+    raise RuntimeError("\\n".join(errors))
+return _IncompatibleKeys(missing, unexpected)
+"""
+
+REPLACE_PARAMETERS = """*path, last = key.split(".")
+                owner = self
+                for part in path:
+                    owner = owner._modules[part]
+                if last in owner._parameters:
+                    owner._parameters[last] = Parameter(np.array(value.data))
+                else:
+                    target.data[...] = value.data"""
+
+CHECKPOINT_KEEPS_THE_GRAPH = """
+ctx.fn, ctx.args, ctx.rng_state = fn, args, rng_state
+out = _single_tensor(fn(*args))
+ctx.out = out  # kept for backward
+return out.data
+"""
+
+LOADER_SAME_ORDER_EVERY_EPOCH = """
+n = len(self.dataset)
+if self.shuffle:
+    if "_order" not in self.__dict__:
+        self._order = randperm(n, generator=self.generator).tolist()
+    order = self._order
+else:
+    order = list(range(n))
+for start in range(0, n, self.batch_size):
+    chunk = order[start : start + self.batch_size]
+    if len(chunk) < self.batch_size and self.drop_last:
+        return
+    yield self._fetch(chunk)
+"""
+
+XAVIER_FAN_IN_ONLY = """
+fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
+std = gain * math.sqrt(1.0 / fan_in)
+bound = math.sqrt(3.0) * std
+return uniform_(tensor, -bound, bound, generator)
+"""
+
+TRAIN_ONE_LEVEL = """
+self.training = mode
+for child in self.children():
+    child.training = mode
+return self
+"""
+
+KAIMING_STD = "std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))"
+RUNNING_MEAN = "self.running_mean.data[...] = (1 - m) * self.running_mean.data + m * ("
+
+# (name, file, edit, the task it breaks): see tests/trees.py
+VARIANTS = [
+    ("__setattr__ never forgets a name", "nn/module.py", ("region", SETATTR_NEVER_FORGETS), "5.1"),
+    (
+        "__setattr__ accepts a Tensor for a parameter",
+        "nn/module.py",
+        ("region", SETATTR_NO_REFUSAL),
+        "5.1",
+    ),
+    (
+        "__setattr__ keeps a plain attribute too",
+        "nn/module.py",
+        (
+            "            self._forget(name, keep=params)\n            params[name] = value\n",
+            "            params[name] = value\n            object.__setattr__(self, name, value)\n",
+        ),
+        "5.1",
+    ),
+    (
+        "Linear's weight N(0, 1)",
+        "nn/linear.py",
+        (
+            "init.uniform_(self.weight, -bound, bound)",
+            "init.normal_(self.weight, 0.0, 1.0)",
+        ),
+        "5.2",
+    ),
+    (
+        "Linear's k from out_features",
+        "nn/linear.py",
+        ("bound = 1 / math.sqrt(self.in_features)", "bound = 1 / math.sqrt(self.out_features)"),
+        "5.2",
+    ),
+    (
+        "Linear's bias zeros",
+        "nn/linear.py",
+        ("init.uniform_(self.bias, -bound, bound)", "init.zeros_(self.bias)"),
+        "5.2",
+    ),
+    (
+        "Linear's forward with the weight transposed",
+        "nn/linear.py",
+        ("y = x @ self.weight.T", "y = x @ self.weight"),
+        "5.2",
+    ),
+    (
+        "Linear drawn from NumPy's global generator",
+        "nn/linear.py",
+        (
+            "init.uniform_(self.weight, -bound, bound)",
+            "self.weight.data[...] = np.random.uniform(-bound, bound, self.weight.shape)",
+        ),
+        "5.2",
+    ),
+    (
+        "named_modules without the dotted prefix",
+        "nn/module.py",
+        ('path = f"{prefix}.{name}" if prefix else name', "path = name"),
+        "5.3",
+    ),
+    (
+        "named_modules yields a shared module twice",
+        "nn/module.py",
+        ("            if self in memo:\n                return\n", ""),
+        "5.3",
+    ),
+    (
+        "_named_members does not deduplicate tied weights",
+        "nn/module.py",
+        ("                    if id(value) in seen:\n                        continue\n", ""),
+        "5.3",
+    ),
+    (
+        "eval() reaches the children only",
+        "nn/module.py",
+        nth_region("nn/module.py", "5.3", 3, TRAIN_ONE_LEVEL),
+        "5.3",
+    ),
+    (
+        "ModuleList.append stores in a plain list",
+        "nn/containers.py",
+        nth_region("nn/containers.py", "5.4", 3, MODULE_LIST_IN_A_PLAIN_LIST),
+        "5.4",
+    ),
+    (
+        "Sequential runs its modules in reverse",
+        "nn/containers.py",
+        (
+            "        for module in self._modules.values():\n            x = module(x)",
+            "        for module in reversed(self._modules.values()):\n            x = module(x)",
+        ),
+        "5.4",
+    ),
+    (
+        "Sequential counts from 1",
+        "nn/containers.py",
+        ("self.add_module(str(index), module)", "self.add_module(str(index + 1), module)"),
+        "5.4",
+    ),
+    (
+        "state_dict names without the dotted prefix",
+        "nn/module.py",
+        (
+            'child.state_dict(destination, prefix + name + ".", keep_vars)',
+            "child.state_dict(destination, prefix, keep_vars)",
+        ),
+        "5.5",
+    ),
+    (
+        "state_dict not detached",
+        "nn/module.py",
+        (
+            "destination[prefix + name] = param if keep_vars else param.detach()",
+            "destination[prefix + name] = param",
+        ),
+        "5.5",
+    ),
+    (
+        "load_state_dict copies before checking",
+        "nn/module.py",
+        nth_region("nn/module.py", "5.5", 2, LOAD_COPIES_BEFORE_CHECKING),
+        "5.5",
+    ),
+    (
+        "load_state_dict does not raise on unexpected keys",
+        "nn/module.py",
+        ("if strict and unexpected:", "if False:"),
+        "5.5",
+    ),
+    (
+        "load_state_dict replaces the Parameter objects",
+        "nn/module.py",
+        (
+            "target.data[...] = value.data if isinstance(value, Tensor) else value",
+            REPLACE_PARAMETERS,
+        ),
+        "5.5",
+    ),
+    (
+        "load_state_dict keeps the source's arrays",
+        "nn/module.py",
+        (
+            "target.data[...] = value.data if isinstance(value, Tensor) else value",
+            "target.data = value.data",
+        ),
+        "5.5",
+    ),
+    (
+        "softmax without the max shift",
+        "nn/softmax.py",
+        ("e = xp.exp(x.data - x.data.max(axis=dim, keepdims=True))", "e = xp.exp(x.data)"),
+        "5.6",
+    ),
+    (
+        "log_softmax without the max shift",
+        "nn/softmax.py",
+        ("shifted = x.data - x.data.max(axis=dim, keepdims=True)", "shifted = x.data"),
+        "5.6",
+    ),
+    (
+        "log_softmax's backward missing the softmax term",
+        "nn/softmax.py",
+        (
+            "return grad_output - y * grad_output.sum(dim=ctx.dim, keepdim=True)",
+            "return grad_output",
+        ),
+        "5.6",
+    ),
+    (
+        "softmax's backward sums over every axis",
+        "nn/softmax.py",
+        ("(grad_output * y).sum(dim=ctx.dim, keepdim=True)", "(grad_output * y).sum()"),
+        "5.6",
+    ),
+    (
+        "cross_entropy's mean counts ignored targets",
+        "nn/cross_entropy.py",
+        edits(
+            "nn/cross_entropy.py",
+            ("total = total / count if count else xp.nan", "total = total / len(t)"),
+            ("weight = weight / max(ctx.count, 1)", "weight = weight / len(ctx.t)"),
+        ),
+        "5.7",
+    ),
+    (
+        "cross_entropy keeps the ignored rows' losses",
+        "nn/cross_entropy.py",
+        ("loss = xp.where(keep, loss, 0)", "loss = loss"),
+        "5.7",
+    ),
+    (
+        "label smoothing with the sum over classes",
+        "nn/cross_entropy.py",
+        ("label_smoothing * log_p.mean(axis=1)", "label_smoothing * log_p.sum(axis=1)"),
+        "5.7",
+    ),
+    (
+        "label smoothing's gradient with the one-hot only",
+        "nn/cross_entropy.py",
+        ("q += ctx.smoothing / classes", "q += 0"),
+        "5.7",
+    ),
+    (
+        "cross_entropy without the max shift",
+        "nn/cross_entropy.py",
+        ("shifted = z.data - z.data.max(axis=1, keepdims=True)", "shifted = z.data"),
+        "5.7",
+    ),
+    ("xavier with fan_in only", "nn/init.py", ("region", XAVIER_FAN_IN_ONLY), "5.8"),
+    (
+        "kaiming ignores mode",
+        "nn/init.py",
+        (
+            f"{KAIMING_STD}\n    return normal_(",
+            KAIMING_STD.replace("(tensor, mode)", '(tensor, "fan_in")') + "\n    return normal_(",
+        ),
+        "5.8",
+    ),
+    (
+        "kaiming_uniform_ bounded by the standard deviation",
+        "nn/init.py",
+        (f"{KAIMING_STD}\n    bound = math.sqrt(3.0) * std", f"{KAIMING_STD}\n    bound = std"),
+        "5.8",
+    ),
+    (
+        "Dropout still drops in eval",
+        "nn/dropout.py",
+        ("if not training or p == 0:", "if p == 0:"),
+        "5.9",
+    ),
+    (
+        "dropout not rescaled",
+        "nn/dropout.py",
+        ("keep * (1.0 / (1.0 - p))", "keep * 1.0"),
+        "5.9",
+    ),
+    (
+        "dropout keeps with probability p",
+        "nn/dropout.py",
+        ("rng_of(generator).random(input.shape) >= p", "rng_of(generator).random(input.shape) < p"),
+        "5.9",
+    ),
+    (
+        "dropout ignores the generator",
+        "nn/dropout.py",
+        ("rng_of(generator).random(input.shape)", "rng_of(None).random(input.shape)"),
+        "5.9",
+    ),
+    (
+        "BatchNorm uses the batch's statistics in eval",
+        "nn/normalization.py",
+        ("if self.training or not self.track_running_stats:", "if True:"),
+        "5.10",
+    ),
+    (
+        "BatchNorm's running_var biased",
+        "nn/normalization.py",
+        ("unbiased = var.data.reshape(-1) * (n / (n - 1))", "unbiased = var.data.reshape(-1)"),
+        "5.10",
+    ),
+    (
+        "BatchNorm's momentum reversed",
+        "nn/normalization.py",
+        (RUNNING_MEAN, "self.running_mean.data[...] = m * self.running_mean.data + (1 - m) * ("),
+        "5.10",
+    ),
+    (
+        "BatchNorm's num_batches_tracked not counted",
+        "nn/normalization.py",
+        ("self.num_batches_tracked.data[...] += 1", "m = self.momentum"),
+        "5.10",
+    ),
+    (
+        "DataLoader always drops the short last batch",
+        "utils/data.py",
+        (
+            "if len(chunk) < self.batch_size and self.drop_last:",
+            "if len(chunk) < self.batch_size:",
+        ),
+        "5.11",
+    ),
+    (
+        "DataLoader ignores drop_last",
+        "utils/data.py",
+        ("if len(chunk) < self.batch_size and self.drop_last:", "if False:"),
+        "5.11",
+    ),
+    (
+        "DataLoader repeats an item per batch",
+        "utils/data.py",
+        (
+            "chunk = order[start : start + self.batch_size]",
+            "chunk = order[max(start - 1, 0) : start + self.batch_size]",
+        ),
+        "5.11",
+    ),
+    (
+        "DataLoader ignores the generator",
+        "utils/data.py",
+        ("randperm(n, generator=self.generator)", "randperm(n)"),
+        "5.11",
+    ),
+    (
+        "DataLoader shuffles once for every epoch",
+        "utils/data.py",
+        ("region", LOADER_SAME_ORDER_EVERY_EPOCH),
+        "5.11",
+    ),
+    (
+        "checkpoint keeps the activations",
+        "utils/checkpoint.py",
+        ("region", CHECKPOINT_KEEPS_THE_GRAPH),
+        "5.12",
+    ),
+    (
+        "checkpoint does not replay the random numbers",
+        "utils/checkpoint.py",
+        ("with _replaying(ctx.rng_state), enable_grad():", "with enable_grad():"),
+        "5.12",
+    ),
+]
+
+NAMED_MODULES_WITH_A_STACK = """
+if memo is None:
+    memo = set()
+stack = [(prefix, self)]
+while stack:
+    path, module = stack.pop()
+    if remove_duplicate:
+        if module in memo:
+            continue
+        memo.add(module)
+    yield path, module
+    children = [(n, c) for n, c in module._modules.items() if c is not None]
+    for name, child in reversed(children):
+        stack.append((f"{path}.{name}" if path else name, child))
+"""
+
+SOFTMAX_AS_EXP_LOG_SOFTMAX = """
+xp = array_module(x.data)
+shifted = x.data - x.data.max(axis=dim, keepdims=True)
+out = xp.exp(shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))
+ctx.save_for_backward(x)
+ctx.dim, ctx.out = dim, out
+return out
+"""
+
+CROSS_ENTROPY_AS_Q_DOT_LOG_P = """
+xp = array_module(z.data)
+rows, classes = z.shape
+m = z.data.max(axis=1, keepdims=True)
+log_p = z.data - m - xp.log(xp.exp(z.data - m).sum(axis=1, keepdims=True))
+keep = target != ignore_index
+t = xp.where(keep, target, 0)
+q = xp.full((rows, classes), label_smoothing / classes)
+xp.put_along_axis(q, t[:, None], 1 - label_smoothing + label_smoothing / classes, axis=1)
+loss = -(q * log_p).sum(axis=1) * keep
+count = int(keep.sum())
+ctx.save_for_backward(z)
+ctx.dim, ctx.out = 1, xp.exp(log_p)
+ctx.t, ctx.keep, ctx.count = t, keep, count
+ctx.smoothing, ctx.reduction = label_smoothing, reduction
+if reduction == "none":
+    return loss.astype(z.dtype)
+if reduction == "sum":
+    return xp.asarray(loss.sum(), dtype=z.dtype)
+return xp.asarray(loss.sum() / count if count else xp.nan, dtype=z.dtype)
+"""
+
+LOADER_WITH_RNG_PERMUTATION = """
+from ..generator import rng_of
+
+n = len(self.dataset)
+order = rng_of(self.generator).permutation(n).tolist() if self.shuffle else list(range(n))
+start = 0
+while start < n and (not self.drop_last or start + self.batch_size <= n):
+    yield self._fetch(order[start : start + self.batch_size])
+    start += self.batch_size
+"""
+
+LINEAR_AS_PYTORCH_WRITES_IT = """
+init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+if self.bias is not None:
+    fan_in = self.weight.shape[1]
+    bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
+    init.uniform_(self.bias, -bound, bound)
+"""
+
+CORRECT = [
+    (
+        "named_modules with an explicit stack",
+        "nn/module.py",
+        ("region", NAMED_MODULES_WITH_A_STACK),
+        "5.3",
+    ),
+    (
+        "train through self.modules()",
+        "nn/module.py",
+        (
+            "        self.training = mode\n        for child in self.children():\n"
+            "            child.train(mode)\n        return self\n",
+            "        for module in self.modules():\n            module.training = mode\n"
+            "        return self\n",
+        ),
+        "5.3",
+    ),
+    ("softmax as exp(log_softmax)", "nn/softmax.py", ("region", SOFTMAX_AS_EXP_LOG_SOFTMAX), "5.6"),
+    (
+        "cross_entropy as -(q · log_softmax)",
+        "nn/cross_entropy.py",
+        ("region", CROSS_ENTROPY_AS_Q_DOT_LOG_P),
+        "5.7",
+    ),
+    (
+        "DataLoader with rng_of(generator).permutation and a while loop",
+        "utils/data.py",
+        ("region", LOADER_WITH_RNG_PERMUTATION),
+        "5.11",
+    ),
+    (
+        "dropout mask as rng.random(shape) < 1 - p",
+        "nn/dropout.py",
+        (
+            "rng_of(generator).random(input.shape) >= p",
+            "rng_of(generator).random(input.shape) < 1 - p",
+        ),
+        "5.9",
+    ),
+    (
+        "BatchNorm's variance as mean(x²) − mean(x)²",
+        "nn/normalization.py",
+        (
+            "            var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)\n            if self",
+            "            var = (x * x).mean(dim=axes, keepdim=True) - mean * mean\n"
+            "            if self",
+        ),
+        "5.10",
+    ),
+    (
+        "Linear initialised as PyTorch writes it (kaiming_uniform_, a=√5)",
+        "nn/linear.py",
+        ("region", LINEAR_AS_PYTORCH_WRITES_IT),
+        "5.2",
+    ),
+    (
+        "kaiming_normal_ from standard_normal · std",
+        "nn/init.py",
+        (
+            f"{KAIMING_STD}\n    return normal_(tensor, 0.0, std, generator)",
+            "from ..generator import rng_of\n\n"
+            f"    {KAIMING_STD}\n"
+            "    tensor.data[...] = rng_of(generator).standard_normal(tensor.shape) * std\n"
+            "    return tensor",
+        ),
+        "5.8",
+    ),
+    (
+        "Sequential.forward with functools.reduce",
+        "nn/containers.py",
+        (
+            "        for module in self._modules.values():\n            x = module(x)\n"
+            "        return x\n",
+            "        import functools\n\n"
+            "        return functools.reduce(lambda h, m: m(h), self._modules.values(), x)\n",
+        ),
+        "5.4",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return check_variants(5, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
+
+
+def test_there_are_enough_variants() -> None:
+    assert len(VARIANTS) >= 30 and len(CORRECT) >= 8
+    assert {task for *_, task in VARIANTS} == {f"5.{k}" for k in range(1, 13)}
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_variant_fails_its_task_only(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    assert_fails_its_task_only(outcomes[name], task)
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
+def test_unusual_but_correct_code_passes(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    result = outcomes[name]
+    assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("named_modules without the dotted prefix", "prefix each child's names"),
+        ("state_dict names without the dotted prefix", "prefix each child's keys"),
+        ("softmax without the max shift", "subtract the max first"),
+        ("log_softmax's backward missing the softmax term", "the softmax term is missing"),
+        ("cross_entropy's mean counts ignored targets", "the mean counts ignored targets"),
+        ("eval() reaches the children only", "did not reach blocks.0"),
+        ("Dropout still drops in eval", "still drops in eval()"),
+        ("dropout not rescaled", "not rescaled by 1/(1-p)"),
+        ("BatchNorm uses the batch's statistics in eval", "the batch's statistics in eval()"),
+        ("BatchNorm's running_var biased", "biased variance"),
+        ("BatchNorm's momentum reversed", "momentum reversed"),
+        ("DataLoader repeats an item per batch", "appeared 2 times"),
+        ("DataLoader always drops the short last batch", "never appeared"),
+        ("DataLoader ignores drop_last", "still yielded the short last batch"),
+        ("DataLoader ignores the generator", "randperm(n, generator=self.generator)"),
+        ("checkpoint keeps the activations", "checkpoint kept the activations"),
+        ("ModuleList.append stores in a plain list", "are not registered"),
+        ("named_modules yields a shared module twice", "yielded one object twice"),
+        ("_named_members does not deduplicate tied weights", "yielded one object twice"),
+        ("load_state_dict copies before checking", "before raising"),
+        ("load_state_dict replaces the Parameter objects", "replaced the Parameter"),
+        ("load_state_dict keeps the source's arrays", "copy the values in"),
+        ("load_state_dict does not raise on unexpected keys", "raised nothing"),
+        ("Linear's weight N(0, 1)", "looks N(0, 1)"),
+        ("__setattr__ keeps a plain attribute too", "__dict__"),
+    ],
+)
+def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
+    text = report.chapter_report(outcomes[name])
+    assert says in " ".join(text.split()), text
+
+
+def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
+    """Fresh stubs earn nothing: each task is not started, or blocked by one that is (a
+    module cannot be made before 5.1's ``__setattr__`` is written)."""
+    result = run_chapter(5, SOLUTIONS / PACKAGE)
+    assert result.passed and result.points == 100, report.chapter_report(result)
+    stubs = write_stubs(tmp_path) / PACKAGE
+    result = run_chapter(5, stubs)
+    assert result.points == 0, report.chapter_report(result)
+    unwritten = {t.task.id for t in result.tasks if t.status == Status.NOT_STARTED}
+    for t in result.tasks:
+        assert t.status == Status.NOT_STARTED or t.blocked_by in unwritten, t.task.id
+
+
+def test_the_setattr_stand_in_is_no_solution_of_task_5_1(tmp_path: Path) -> None:
+    """The 5.1 stand-in ships in the release: pasted into ``__setattr__``, it fails 5.1."""
+    from autograder.checks.ch05_nn import standins
+
+    source = textwrap.dedent(inspect.getsource(standins._setattr))
+    start = source.rindex("\n", 0, source.index("tables = self.__dict__")) + 1
+    end = source.index("    return [(module")
+    body = textwrap.dedent(source[start:end]).replace("parameter)", "Parameter)")
+    body = body.replace("isinstance(value, module)", "isinstance(value, Module)")
+    package = copy_package(SOLUTIONS / PACKAGE, tmp_path / PACKAGE)
+    replace_region(package / "nn/module.py", "5.1", body)
+    result = run_chapter(5, package, tasks=["5.1"])
+    assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
+
+
+def _public_checks():
+    from autograder.checks.ch05_nn import CHECKS
+
+    return CHECKS
+
+
+def _run(check, tasks: list[str]) -> list[str]:
+    """The check's public cases on the reference with the stand-ins of ``tasks``: the
+    verdicts' problems."""
+    from autograder.checks.ch05_nn import standins
+    from autograder.harness import wire
+    from solutions import ch05_nn as sp
+
+    problems = []
+    program = f"{check.program.__module__}:{check.program.__name__}"
+    for case in check.make_cases(0):
+        inputs = wire.loads(wire.dumps(dict(case.inputs)))
+        data = wire.loads(wire.dumps(standins.rerun(sp, program, tasks, inputs)))
+        problem = check.verdict(case, data)
+        if problem:
+            problems.append(f"{case.label}: {problem}")
+    return problems
+
+
+@pytest.mark.parametrize("task", ["5.1", "5.2", "5.3", "5.4", "5.6"])
+def test_each_stand_in_fails_its_own_task(task: str) -> None:
+    """In place of its task (on the reference), a stand-in fails one of that task's checks:
+    pasted there, it would not solve it."""
+    own = [c for c in _public_checks() if c.task == task]
+    assert own and any(_run(check, [task]) for check in own)
+
+
+def test_the_stand_ins_are_enough_for_the_checks_that_need_them() -> None:
+    """With the stand-ins of every task a check requires in place of the reference's, the
+    check passes: a rerun blames the right task."""
+    for check in _public_checks():
+        if check.requires:
+            assert not _run(check, list(check.requires)), check.name
+
+
+def test_every_required_task_has_a_stand_in() -> None:
+    from autograder.checks.ch05_nn import standins
+    from autograder.hidden.ch05_nn import CHECKS as HIDDEN
+
+    required = {task for check in _public_checks() + HIDDEN for task in check.requires}
+    assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
+
+
+def _number(task: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in task.split("."))
+
+
+def test_a_check_requires_only_earlier_tasks() -> None:
+    """Every check of task 5.k (public and hidden) requires only chapter-5 tasks before 5.k
+    (tests/test_broken_ch04.py states the rule for chapter 4)."""
+    from autograder.hidden.ch05_nn import CHECKS as HIDDEN
+
+    for check in _public_checks() + HIDDEN:
+        later = [t for t in check.requires if _number(t) >= _number(check.task)]
+        assert not later, (check.task, check.name, later)
+        assert all(t.startswith("5.") for t in check.requires), check.name
