@@ -670,7 +670,7 @@ def test_unusual_but_correct_code_passes(
         ("BatchNorm uses the batch's statistics in eval", "the batch's statistics in eval()"),
         ("BatchNorm's running_var biased", "biased variance"),
         ("BatchNorm's momentum reversed", "momentum reversed"),
-        ("DataLoader repeats an item per batch", "appeared 2 times"),
+        ("DataLoader repeats an item per batch", "appeared twice"),
         ("DataLoader always drops the short last batch", "never appeared"),
         ("DataLoader ignores drop_last", "still yielded the short last batch"),
         ("DataLoader ignores the generator", "randperm(n, generator=self.generator)"),
@@ -683,6 +683,9 @@ def test_unusual_but_correct_code_passes(
         ("load_state_dict keeps the source's arrays", "copy the values in"),
         ("load_state_dict does not raise on unexpected keys", "raised nothing"),
         ("Linear's weight N(0, 1)", "looks N(0, 1)"),
+        ("xavier with fan_in only", "it matches std = gain·√(1/fan_in)"),
+        ("kaiming ignores mode", "it matches the other fan"),
+        ("kaiming_uniform_ bounded by the standard deviation", "the bound equal to the std"),
         ("__setattr__ keeps a plain attribute too", "__dict__"),
     ],
 )

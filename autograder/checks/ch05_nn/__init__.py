@@ -536,7 +536,7 @@ def init_verdict(case: Case, received: Any) -> str | None:
         return f"{want.what} left the tensor as {show(values)}"
     problem = sample_problem(values, want.kind, want.scale, f"init.{want.what}'s result")
     if problem:
-        return problem
+        return problem + _init_mistake(case, values)
     if not received["returned_self"]:
         return f"init.{want.what} did not return the tensor it filled"
     if not received["same_seed_same"]:
@@ -550,6 +550,46 @@ def init_verdict(case: Case, received: Any) -> str | None:
             "from the framework's generator (uniform_, normal_)"
         )
     return None
+
+
+def _init_mistake(case: Case, values: np.ndarray) -> str:
+    """ " (it matches …)" where the sample's standard deviation is, within 3%, that of a
+    known mistake: one fan only, the other fan (mode ignored), no gain, √3 left out."""
+    options, shape = case.inputs["options"], case.inputs["shape"]
+    receptive = int(np.prod(shape[2:]))
+    fan_in, fan_out = shape[1] * receptive, shape[0] * receptive
+    uniform = case.expected.kind == "uniform"
+    if case.inputs["function"].startswith("xavier"):
+        gain = options.get("gain", 1.0)
+        stds = {
+            "std = gain·√(1/fan_in): xavier uses both fans, √(2/(fan_in + fan_out))": gain
+            * np.sqrt(1.0 / fan_in),
+            "std = gain·√(1/fan_out): xavier uses both fans, √(2/(fan_in + fan_out))": gain
+            * np.sqrt(1.0 / fan_out),
+            "no gain": np.sqrt(2.0 / (fan_in + fan_out)),
+        }
+        right = gain * np.sqrt(2.0 / (fan_in + fan_out))
+    else:
+        gain = _gain(options.get("nonlinearity", "leaky_relu"), options.get("a", 0.0))
+        fan, other = (fan_out, fan_in) if options.get("mode") == "fan_out" else (fan_in, fan_out)
+        stds = {
+            "the other fan: mode= chooses fan_in or fan_out": gain / np.sqrt(other),
+            "no gain (calculate_gain(nonlinearity, a))": 1 / np.sqrt(fan),
+        }
+        right = gain / np.sqrt(fan)
+    if uniform:
+        stds["the bound equal to the std: a uniform on [-b, b] has std b/√3"] = right / np.sqrt(3)
+    seen = float(np.sqrt(np.mean(np.asarray(values, dtype=np.float64) ** 2)))
+    for words, std in stds.items():
+        if abs(seen / std - 1) < 0.03:
+            return f" (it matches {words})"
+    return ""
+
+
+def _gain(nonlinearity: str, a: float) -> float:
+    if nonlinearity == "leaky_relu":
+        return float(np.sqrt(2.0 / (1 + a * a)))
+    return {"relu": float(np.sqrt(2.0)), "tanh": 5 / 3}.get(nonlinearity, 1.0)
 
 
 # -- 5.9 ----------------------------------------------------------------------------------------
@@ -690,7 +730,8 @@ def loader_verdict(case: Case, received: Any) -> str | None:
         for i in range(want.n):
             count, should = items.count(i), expected_items.count(i)
             if count > should and should:
-                return f"item {i} appeared {count} times{epoch}: every item once per epoch"
+                times = "twice" if count == 2 else f"{count} times"
+                return f"item {i} appeared {times}{epoch}: every item once per epoch"
             if count > should:
                 return f"item {i} appeared{epoch}, but drop_last=True drops the short last batch"
             if count < should:
