@@ -373,3 +373,36 @@ def test_ch05_fresh_stubs_score_nothing_on_hidden_checks(stubs: Path) -> None:
 def test_ch05_hidden_cases_are_not_the_public_ones() -> None:
     test_hidden_cases_are_not_the_public_ones(5)
     test_a_secret_seed_changes_every_hidden_case_list_but_no_label(5)
+
+
+CH05_SHARED = [
+    "__setattr__ never forgets a name",
+    "Linear's k from out_features",
+    "named_modules yields a shared module twice",
+    "_named_members does not deduplicate tied weights",
+    "eval() reaches the children only",
+    "Sequential runs its modules in reverse",
+    "state_dict names without the dotted prefix",
+    "load_state_dict copies before checking",
+    "softmax without the max shift",
+    "cross_entropy's mean counts ignored targets",
+    "label smoothing's gradient with the one-hot only",
+    "kaiming ignores mode",
+    "dropout not rescaled",
+    "BatchNorm's running_var biased",
+    "DataLoader ignores the generator",
+    "checkpoint keeps the activations",
+    "checkpoint does not replay the random numbers",
+]
+
+
+@pytest.mark.parametrize("name", CH05_SHARED)
+def test_ch05_hidden_checks_catch_what_the_public_ones_catch(name: str, tmp_path: Path) -> None:
+    """tests/test_broken_ch05.py shows each failing its task's public checks; the hidden
+    checks, with other cases of the same kinds, fail it too."""
+    from tests.test_broken_ch05 import VARIANTS as CH05
+
+    _, file, edit, task = next(v for v in CH05 if v[0] == name)
+    result = graded(5, composite(5, broken_package(5, tmp_path, file, edit, task)), public=False)
+    verdict = next(t for t in result.tasks if t.task.id == task)
+    assert verdict.status == "failed", report.chapter_report(result)
