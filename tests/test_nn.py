@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 
 from solutions import ch05_nn as sp
+from tests import digits_mlp
 
 nn = sp.nn
 F = nn.functional
@@ -807,3 +808,13 @@ def test_loss_arguments_are_checked() -> None:
         F.binary_cross_entropy_with_logits(leaf([1.0, 2.0]), leaf([1.0]))
     with pytest.warns(UserWarning, match="different to the input size"):
         F.mse_loss(leaf([[1.0, 2.0]]), leaf([1.0, 2.0]).reshape(2, 1))
+
+
+# -- the digits MLP of "Done means" (PyTorch's side: tests/test_torch_nn.py) --------------------
+
+
+def test_digits_mlp_reaches_95_percent() -> None:
+    """64-128-10, hand-written SGD lr 0.1, batch 32, 30 epochs, seeded weights and order."""
+    accuracy = digits_mlp.sparrow_accuracy(0)
+    print(f"digits MLP test accuracy: Sparrow {accuracy:.2%}")
+    assert accuracy >= 0.95
