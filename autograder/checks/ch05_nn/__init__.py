@@ -1094,7 +1094,12 @@ CHECKS = [
     Check(
         "5.12",
         "checkpoint of a Sequential of Linear and Tanh",
-        Rows([_case(checkpoint_case, "modules", depth=4)]),
+        Rows(
+            [
+                _case(checkpoint_case, "modules", depth=4),
+                _case(checkpoint_case, "modules", n=2, width=3, depth=2),
+            ]
+        ),
         programs.checkpoint,
         checkpoint_verdict,
         requires=("5.1", "5.2", "5.4"),
