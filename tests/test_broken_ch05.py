@@ -163,6 +163,12 @@ RUNNING_MEAN = "self.running_mean.data[...] = (1 - m) * self.running_mean.data +
 
 # (name, file, edit, the task it breaks): see tests/trees.py
 VARIANTS = [
+    (
+        "__setattr__ registers nothing",
+        "nn/module.py",
+        ("region", "object.__setattr__(self, name, value)"),
+        "5.1",
+    ),
     ("__setattr__ never forgets a name", "nn/module.py", ("region", SETATTR_NEVER_FORGETS), "5.1"),
     (
         "__setattr__ accepts a Tensor for a parameter",
@@ -705,6 +711,16 @@ def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
     unwritten = {t.task.id for t in result.tasks if t.status == Status.NOT_STARTED}
     for t in result.tasks:
         assert t.status == Status.NOT_STARTED or t.blocked_by in unwritten, t.task.id
+
+
+def test_a_broken_setattr_blocks_state_dict_rather_than_failing_it(outcomes: dict) -> None:
+    """5.5's checks build modules: with a __setattr__ that registers nothing they fail, and
+    pass again with the 5.1 stand-in, so they show as "blocked by task 5.1"."""
+    result = outcomes["__setattr__ registers nothing"]
+    (state,) = [t for t in result.tasks if t.task.id == "5.5"]
+    assert state.status == Status.BLOCKED and state.blocked_by == "5.1", report.chapter_report(
+        result
+    )
 
 
 def test_the_setattr_stand_in_is_no_solution_of_task_5_1(tmp_path: Path) -> None:

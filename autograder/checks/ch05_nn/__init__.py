@@ -125,7 +125,9 @@ def registration_verdict(case: Case, received: Any) -> str | None:
                     ),
                     None,
                 )
-                also = f" (it went to {where})" if where else ""
+                places = {"plain": "a plain attribute", "parameters": "_parameters"}
+                places.update(modules="_modules", buffers="_buffers")
+                also = f" (it went to {places[where]})" if where else ""
                 return f"{name!r} is not in {words} after: {want.script}{also}"
         for name in got:
             if name not in w:
