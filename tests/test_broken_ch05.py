@@ -536,6 +536,24 @@ if reduction == "sum":
 return xp.asarray(loss.sum() / count if count else xp.nan, dtype=z.dtype)
 """
 
+CROSS_ENTROPY_BY_INDEXING_LOG_SOFTMAX = """
+from .softmax import LogSoftmax
+
+xp = array_module(z.data)
+log_p = LogSoftmax.forward(ctx, z, 1)  # also keeps softmax(z) on ctx for backward
+keep = target != ignore_index
+t = xp.where(keep, target, 0)
+picked = log_p[xp.arange(len(t)), t]
+loss = -((1 - label_smoothing) * picked + label_smoothing * log_p.mean(axis=1)) * keep
+count = int(keep.sum())
+ctx.t, ctx.keep, ctx.count = t, keep, count
+ctx.smoothing, ctx.reduction = label_smoothing, reduction
+if reduction == "none":
+    return loss.astype(z.dtype)
+total = loss.sum() if reduction == "sum" else (loss.sum() / count if count else xp.nan)
+return xp.asarray(total, dtype=z.dtype)
+"""
+
 LOADER_WITH_RNG_PERMUTATION = """
 from ..generator import rng_of
 
@@ -578,6 +596,12 @@ CORRECT = [
         "cross_entropy as -(q · log_softmax)",
         "nn/cross_entropy.py",
         ("region", CROSS_ENTROPY_AS_Q_DOT_LOG_P),
+        "5.7",
+    ),
+    (
+        "cross_entropy by indexing LogSoftmax.forward's rows",
+        "nn/cross_entropy.py",
+        ("region", CROSS_ENTROPY_BY_INDEXING_LOG_SOFTMAX),
         "5.7",
     ),
     (
