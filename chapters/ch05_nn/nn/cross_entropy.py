@@ -83,10 +83,11 @@ def cross_entropy(
         raise ValueError("cross_entropy needs logits with a class axis, not a 0-d tensor")
     if input.ndim == 1:  # one example: (C,) and ()
         rows, t_rows, kept = input.reshape(1, input.shape[0]), t.reshape(1), ()
-    else:
+    elif input.ndim == 2:  # rows already: no reshape to record
+        rows, t_rows, kept = input, t, t.shape
+    else:  # (N, C, d1, …): the classes to the last axis, then one row per position
         classes_last = (0, *range(2, input.ndim), 1)
-        rows = input.permute(*classes_last) if input.ndim > 2 else input
-        rows = rows.reshape(-1, input.shape[1])
+        rows = input.permute(*classes_last).reshape(-1, input.shape[1])
         t_rows, kept = t.reshape(-1), t.shape
     expected = (input.shape[0], *input.shape[2:]) if input.ndim > 1 else ()
     if t.shape != expected:

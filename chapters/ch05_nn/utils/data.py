@@ -52,10 +52,21 @@ class TensorDataset(Dataset):
         self.tensors = tensors
 
     def __getitem__(self, index: int) -> tuple:
-        return tuple(t[index] for t in self.tensors)
+        return tuple(_pick(t, index) for t in self.tensors)
+
+    def batch(self, indices: list[int]) -> list:
+        """The items at ``indices`` already collated: each tensor's rows picked at once (what
+        ``default_collate`` of the items one by one gives, without a Tensor per item)."""
+        index = np.asarray(indices, dtype=np.int64)
+        return [_pick(t, index) for t in self.tensors]
 
     def __len__(self) -> int:
         return self.tensors[0].shape[0]
+
+
+def _pick(t: Tensor, index: Any) -> Tensor:
+    """``t[index]``: a recorded indexing when ``t`` requires grad, else the array's rows."""
+    return t[index] if t.requires_grad else Tensor._from_array(t.data[index])
 
 
 class ItemsDisagree(ValueError):
@@ -157,7 +168,11 @@ class DataLoader:
 
     def _fetch(self, indices: list[int]) -> Any:
         """The batch of the dataset's items at ``indices``, collated; the error of items that
-        cannot be stacked names them by their index in the dataset."""
+        cannot be stacked names them by their index in the dataset. A ``TensorDataset`` with
+        the default collate picks the whole batch at once (``TensorDataset.batch``: the same
+        tensors, without one Function call per item and field)."""
+        if type(self.dataset) is TensorDataset and self.collate_fn is default_collate:
+            return self.dataset.batch(indices)
         items = [self.dataset[i] for i in indices]
         try:
             return self.collate_fn(items)

@@ -32,7 +32,7 @@ class Flatten(Module):
                 f"Flatten(start_dim={self.start_dim}, end_dim={self.end_dim}) on shape "
                 f"{x.shape}: start_dim comes after end_dim"
             )
-        shape = (*x.shape[:start], math.prod(x.shape[start:end + 1]), *x.shape[end + 1:])
+        shape = (*x.shape[:start], math.prod(x.shape[start : end + 1]), *x.shape[end + 1 :])
         return x.reshape(*shape)
 
     def extra_repr(self) -> str:
