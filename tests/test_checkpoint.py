@@ -229,3 +229,17 @@ def test_no_input_requiring_a_gradient_warns_as_pytorch_does() -> None:
     assert not out.requires_grad
     with sp.no_grad():
         checkpoint(lin, sp.randn(2, 3))  # no warning where no gradient is recorded anyway
+
+
+def test_checkpoint_refuses_autograd_grad_and_double_backward() -> None:
+    """A re-entrant checkpoint fills .grad from its inner backward: through autograd.grad
+    that would be a side effect, and it has no double backward (PyTorch refuses both)."""
+    layer = nn.Linear(3, 3)
+    x = sp.randn(2, 3, requires_grad=True)
+    out = sp.utils.checkpoint.checkpoint(layer, x).sum()
+    with pytest.raises(RuntimeError, match=r"incompatible with autograd\.grad"):
+        sp.autograd.grad(out, x)
+    assert layer.weight.grad is None
+    out = sp.utils.checkpoint.checkpoint(layer, x).sum()
+    with pytest.raises(RuntimeError, match="no double backward"):
+        out.backward(create_graph=True)

@@ -206,3 +206,12 @@ def test_arguments_are_checked_and_collate_fn_is_used() -> None:
     assert list(loader) == [[0, 1], [2, 3], [4]]
     with pytest.raises(NotImplementedError):
         len(data.Dataset())
+
+
+def test_numpy_scalars_keep_their_dtype_and_tensor_indices_pick_rows() -> None:
+    collate = sp.utils.data.default_collate
+    assert collate([np.float32(1), np.float32(2)]).dtype == np.float32
+    assert collate([np.int32(1), np.int32(2)]).dtype == np.int32
+    assert collate([1.0, 2.0]).dtype == np.float64  # Python floats: PyTorch's float64
+    ds = sp.utils.data.TensorDataset(sp.arange(6).reshape(3, 2))
+    assert ds[sp.tensor([0, 2])][0].tolist() == [[0, 1], [4, 5]]

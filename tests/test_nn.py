@@ -152,10 +152,13 @@ def test_a_name_lives_in_one_place_only() -> None:
     assert "note" not in net.__dict__ and "note" in net._parameters
     net.note = nn.Linear(1, 1)
     assert "note" not in net._parameters and "note" in net._modules
+    with pytest.raises(KeyError, match="attribute 'note' already exists"):  # PyTorch's
+        net.register_buffer("note", sp.zeros(1))
+    del net.note
     net.register_buffer("note", sp.zeros(1))
     assert "note" not in net._modules and "note" in net._buffers
-    net.register_parameter("note", nn.Parameter(sp.zeros(2)))
-    assert "note" not in net._buffers and net.note.shape == (2,)
+    net.note = None
+    assert "note" in net._buffers and net.note is None
 
 
 def test_delattr_unregisters() -> None:
@@ -347,7 +350,7 @@ def test_repr_is_pytorchs_layout() -> None:
         ")"
     )
     assert repr(nn.Embedding(4, 3)) == "Embedding(4, 3)"
-    assert repr(nn.LayerNorm(3)) == "LayerNorm((3,), eps=1e-05, elementwise_affine=True)"
+    assert repr(nn.LayerNorm(3)) == "LayerNorm((3,), eps=1e-05, elementwise_affine=True, bias=True)"
     assert repr(nn.GELU("tanh")) == "GELU(approximate='tanh')"
     assert repr(nn.Flatten()) == "Flatten(start_dim=1, end_dim=-1)"
     assert repr(nn.Module()) == "Module()"
@@ -818,3 +821,76 @@ def test_digits_mlp_reaches_95_percent() -> None:
     accuracy = digits_mlp.sparrow_accuracy(0)
     print(f"digits MLP test accuracy: Sparrow {accuracy:.2%}")
     assert accuracy >= 0.95
+
+
+# -- PyTorch habits (the review of issue 14) ---------------------------------------------------
+
+
+def test_parameters_update_in_place_under_no_grad() -> None:
+    """`p -= lr * p.grad` changes the parameter itself (Python would otherwise rebind p)."""
+    model = nn.Linear(3, 1)
+    weight, before = model.weight, model.weight.data.copy()
+    model(sp.ones(2, 3)).sum().backward()
+    with sp.no_grad():
+        for p in model.parameters():
+            p -= 0.5 * p.grad
+    assert model.weight is weight
+    np.testing.assert_allclose(weight.data, before - 0.5 * weight.grad.data)
+    with pytest.raises(RuntimeError, match="leaf Variable that requires grad"):
+        model.weight *= 2.0
+
+
+def test_to_takes_pytorchs_arguments() -> None:
+    model = nn.Sequential(nn.Linear(2, 2), nn.BatchNorm1d(2))
+    weight = model[0].weight
+    model.to("cpu", sp.float64)
+    assert model[0].weight is weight and weight.dtype == np.float64
+    assert model[1].num_batches_tracked.dtype == np.int64  # integer buffers keep their dtype
+    model.to(sp.zeros(1, dtype=sp.float32))
+    assert weight.dtype == np.float32
+    with pytest.raises(TypeError, match="only accepts floating point dtypes"):
+        model.to(sp.int64)
+
+
+def test_registering_over_another_attribute_is_refused() -> None:
+    net = nn.Linear(1, 1)
+    with pytest.raises(KeyError, match="attribute 'training' already exists"):
+        net.add_module("training", nn.ReLU())
+    with pytest.raises(TypeError, match="a registered name is a string"):
+        net.register_buffer(3, sp.zeros(1))
+
+
+def test_sequential_of_an_ordered_dict_names_its_children() -> None:
+    from collections import OrderedDict
+
+    model = nn.Sequential(OrderedDict([("fc", nn.Linear(2, 3)), ("act", nn.ReLU())]))
+    assert [name for name, _ in model.named_parameters()] == ["fc.weight", "fc.bias"]
+    assert model(sp.ones(4, 2)).shape == (4, 3)
+
+
+def test_flatten_refuses_dimensions_out_of_range() -> None:
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        nn.Flatten()(sp.ones(3))
+    with pytest.raises(IndexError, match="Dimension out of range"):
+        nn.Flatten(3)(sp.ones(2, 3))
+
+
+def test_linear_names_a_dtype_mismatch() -> None:
+    with pytest.raises(TypeError, match="weight is float32 and the input float64"):
+        nn.Linear(2, 1)(sp.tensor(np.ones((1, 2))))
+
+
+def test_load_state_dict_result_prints_as_pytorchs() -> None:
+    model = nn.Linear(2, 1)
+    assert repr(model.load_state_dict(model.state_dict())) == "<All keys matched successfully>"
+
+
+def test_cross_entropy_names_a_wrong_target_shape_for_one_example() -> None:
+    with pytest.raises(ValueError, match=r"need a target of shape \(\), got \(2,\)"):
+        nn.functional.cross_entropy(sp.zeros(3), sp.tensor([0, 1]))
+
+
+def test_generator_seeds() -> None:
+    assert isinstance(sp.Generator().initial_seed(), int)
+    a = sp.randperm(10, generator=sp.Generator().manual_seed(-1)).tolist()
+    assert a == sp.randperm(10, generator=sp.Generator().manual_seed(-1)).tolist()

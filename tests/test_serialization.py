@@ -23,6 +23,8 @@ from hypothesis import strategies as st
 from solutions import ch05_nn as sp
 from solutions.ch05_nn import serialization
 
+nn = sp.nn
+
 RNG = np.random.default_rng(7)
 DTYPES = [np.float16, np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_]
 
@@ -424,3 +426,52 @@ def test_a_rename_that_fails_leaves_no_temporary(tmp_path, monkeypatch) -> None:
     with pytest.raises(PermissionError):
         sp.save({"w": sp.ones(3)}, path)
     assert os.listdir(tmp_path) == []
+
+
+def _rewritten(path, member: str, data: bytes, compress: int = zipfile.ZIP_STORED) -> None:
+    """``path``'s archive with ``member`` replaced by ``data``."""
+    with zipfile.ZipFile(path) as old:
+        members = {n: old.read(n) for n in old.namelist()}
+    members[member] = data
+    with zipfile.ZipFile(path, "w") as new:
+        for name, content in members.items():
+            new.writestr(name, content, compress_type=compress if name == member else 0)
+
+
+def test_crafted_files_are_refused_by_name(tmp_path) -> None:
+    """A header promising a huge array, a compressed member, an int tensor that requires
+    grad, an unhashable key: each a ValueError naming the file, nothing allocated."""
+    path = tmp_path / "m.pt"
+    sp.save({"w": sp.zeros(4)}, path)
+    buffer = io.BytesIO()
+    np.lib.format.write_array_header_1_0(
+        buffer, {"descr": "<f8", "fortran_order": False, "shape": (10**11,)}
+    )
+    _rewritten(path, "tensors/0.npy", buffer.getvalue())
+    with pytest.raises(ValueError, match=r"m\.pt.*promises more data"):
+        sp.load(path)
+    sp.save({"w": sp.zeros(4)}, path)
+    with zipfile.ZipFile(path) as archive:
+        raw = archive.read("tensors/0.npy")
+    _rewritten(path, "tensors/0.npy", raw, zipfile.ZIP_DEFLATED)
+    with pytest.raises(ValueError, match=r"m\.pt.*compressed"):
+        sp.load(path)
+    for tree in (
+        {"tensor": 0, "requires_grad": True},
+        {"dict": [[{"tuple": [{"list": []}]}, 1]]},
+    ):
+        sp.save({"w": sp.zeros(4, dtype=sp.int64)}, path)
+        document = {"format": "sparrow-save", "version": 1, "tree": tree}
+        _rewritten(path, "sparrow.json", json.dumps(document).encode())
+        with pytest.raises(ValueError, match=r"m\.pt.*malformed"):
+            sp.load(path)
+
+
+def test_load_takes_pytorchs_keywords_and_save_honours_the_umask(tmp_path) -> None:
+    path = tmp_path / "m.pt"
+    sp.save({"w": nn.Parameter(sp.ones(2))}, path)
+    loaded = sp.load(path, map_location="cpu", weights_only=True)
+    assert isinstance(loaded["w"], nn.Parameter)
+    umask = os.umask(0)
+    os.umask(umask)
+    assert path.stat().st_mode & 0o777 == 0o666 & ~umask

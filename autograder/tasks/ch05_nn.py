@@ -12,8 +12,9 @@ TASKS = [
         8,
         "§1",
         "A Parameter goes into self._parameters[name], a Module into self._modules[name] "
-        "(self._forget(name, keep=...) first); a name already in _buffers takes a Tensor or "
-        "None; anything else is object.__setattr__(self, name, value).",
+        "(self._forget(name, keep=...) first); a name already registered keeps its kind: "
+        "only a Parameter, a Module or a Tensor (as in its table), or None, else TypeError; "
+        "anything else is object.__setattr__(self, name, value).",
     ),
     Task(
         "5.2",
@@ -58,7 +59,8 @@ TASKS = [
         10,
         "§5",
         "Subtract x.max(axis=dim, keepdims=True) before exp. log_softmax = shifted − "
-        "log(Σ exp(shifted)). Backward with y = softmax(x) (_softmax_of(ctx)): softmax "
+        "log(Σ exp(shifted)). Save x, set ctx.dim and ctx.out = softmax(x) (an array). "
+        "Backward with y = _softmax_of(ctx): softmax "
         "y·(g − Σ g·y); log_softmax g − y·Σ g, sums along ctx.dim with keepdim.",
     ),
     Task(
@@ -84,8 +86,9 @@ TASKS = [
         "dropout: train and eval",
         7,
         "§8",
-        "Not training (or p = 0): return input. p = 1: zeros. Else keep = rng.random(shape) >= "
-        "p and return input * (keep / (1 − p)) as a Tensor of input's dtype.",
+        "Not training (or p = 0): return input. p = 1: zeros. Else keep = "
+        "rng_of(generator).random(input.shape) >= p and return input * (keep / (1 − p)) as "
+        "a Tensor of input's dtype.",
     ),
     Task(
         "5.10",

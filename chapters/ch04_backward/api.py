@@ -14,6 +14,7 @@ again must be kept.
 from __future__ import annotations
 
 import contextlib
+import threading
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -39,7 +40,7 @@ def backward(
     grad = _constant_unless(create_graph, seed(tensor, gradient))
     if retain_graph is None:
         retain_graph = create_graph
-    with _recording(create_graph):
+    with _recording(create_graph, "backward"):
         backward_pass([vertex(tensor)], [grad], retain_graph, create_graph)
 
 
@@ -84,7 +85,7 @@ def grad(
 
     seeds = [_constant_unless(create_graph, seed(out, g)) for out, g in zip(outputs, grad_outputs)]
     roots = [vertex(out) for out in outputs]
-    with _recording(create_graph):
+    with _recording(create_graph, "grad"):
         backward_pass(roots, seeds, retain_graph, create_graph, capture)
     if not allow_unused and any(g is None for g in found):
         raise RuntimeError(
@@ -94,14 +95,29 @@ def grad(
     return tuple(found)
 
 
+_passes = threading.local()  # .doors: the door of each pass running now, innermost last
+
+
+def running_door() -> str | None:
+    """``"backward"`` or ``"grad"``: the door the innermost pass running now came through
+    (None outside a pass). A local backward that calls the engine again (chapter 5's
+    checkpoint) reads it: filling ``.grad`` is wrong inside ``autograd.grad``."""
+    doors = getattr(_passes, "doors", None)
+    return doors[-1] if doors else None
+
+
 @contextlib.contextmanager
-def _recording(create_graph: bool) -> Iterator[None]:
-    """Grad mode set to ``create_graph`` inside, put back after (even on an error). Not
-    ``set_grad_enabled``: that is task 4.5, and backward must not wait for it."""
+def _recording(create_graph: bool, door: str) -> Iterator[None]:
+    """Grad mode set to ``create_graph`` inside, put back after (even on an error), and the
+    pass's door recorded for ``running_door``. Not ``set_grad_enabled``: that is task 4.5,
+    and backward must not wait for it."""
     previous = _set_grad_enabled(create_graph)
+    doors = _passes.__dict__.setdefault("doors", [])
+    doors.append(door)
     try:
         yield
     finally:
+        doors.pop()
         _set_grad_enabled(previous)
 
 

@@ -26,19 +26,19 @@ class Generator:
 
     def __init__(self, device: Any = "cpu") -> None:
         self.device = device
-        self._seed: int | None = None
-        self._rng = np.random.default_rng()
+        self.manual_seed(int(np.random.SeedSequence().entropy) % 2**63)  # a fresh seed
 
     def manual_seed(self, seed: int) -> Generator:
-        """Restart the stream from ``seed``; returns the generator (PyTorch's chaining)."""
+        """Restart the stream from ``seed`` (any int; a negative one as PyTorch takes it,
+        modulo 2⁶⁴); returns the generator (PyTorch's chaining)."""
         if not isinstance(seed, (int, np.integer)) or isinstance(seed, bool):
             raise TypeError(f"manual_seed takes an int, not {type(seed).__name__}")
         self._seed = int(seed)
-        self._rng = np.random.default_rng(self._seed)
+        self._rng = np.random.default_rng(self._seed % 2**64)
         return self
 
-    def initial_seed(self) -> int | None:
-        """The seed given to the last ``manual_seed`` (None before any)."""
+    def initial_seed(self) -> int:
+        """The seed the stream started from (the last ``manual_seed``'s, else a fresh one)."""
         return self._seed
 
     def get_state(self) -> dict:
@@ -62,6 +62,6 @@ def rng_of(generator: Generator | None) -> np.random.Generator:
 
 def randperm(n: int, *, generator: Generator | None = None) -> Tensor:
     """A random permutation of ``0 … n-1`` (int64)."""
-    if not isinstance(n, (int, np.integer)) or n < 0:
+    if not isinstance(n, (int, np.integer)) or isinstance(n, bool) or n < 0:
         raise ValueError(f"randperm takes a non-negative int, not {n!r}")
     return Tensor(rng_of(generator).permutation(int(n)).astype(np.int64))

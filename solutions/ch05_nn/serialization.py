@@ -75,7 +75,9 @@ def save(obj: Any, f: Any) -> None:
 
 
 def _write_whole(path: Path, data: bytes) -> None:
-    """``data`` into ``path``, all or nothing: a temporary file, then a rename."""
+    """``data`` into ``path``, all or nothing: a temporary file, then a rename (into a
+    symbolic link's target, with the permissions a new file gets: the umask's)."""
+    path = Path(os.path.realpath(path))
     if path.is_dir():
         raise IsADirectoryError(
             f"save(): {path} is a folder; give a file name, e.g. {path / 'model.pt'}"
@@ -86,6 +88,9 @@ def _write_whole(path: Path, data: bytes) -> None:
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(data)
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(temporary, 0o666 & ~umask)  # mkstemp makes 0600
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
@@ -132,8 +137,34 @@ def _encode(obj: Any, arrays: list, where: str) -> Any:
     )
 
 
-def load(f: Any) -> Any:
-    """What ``save`` wrote to ``f`` (a path or a binary file object)."""
+def load(f: Any, map_location: Any = None, weights_only: bool | None = None) -> Any:
+    """What ``save`` wrote to ``f`` (a path or a binary file object). ``map_location`` (a
+    device, or its name) puts every tensor there; ``weights_only`` is accepted for PyTorch's
+    scripts and changes nothing: this loader never runs code from a file."""
+    if map_location is not None and (callable(map_location) or isinstance(map_location, dict)):
+        raise NotImplementedError("load(): map_location is a device here, not a dict or function")
+    tree = _read(f)
+    return tree if map_location is None else _moved(tree, map_location)
+
+
+def _moved(tree: Any, device: Any) -> Any:
+    """``tree`` with every tensor on ``device`` (``Tensor.to``)."""
+    if isinstance(tree, Tensor):
+        moved = tree.to(device)
+        if moved is not tree and isinstance(tree, Parameter):
+            moved = Parameter(moved, requires_grad=tree.requires_grad)
+        return moved
+    if isinstance(tree, dict):
+        out = OrderedDict() if isinstance(tree, OrderedDict) else {}
+        out.update((k, _moved(v, device)) for k, v in tree.items())
+        return out
+    if isinstance(tree, (list, tuple)):
+        return type(tree)(_moved(v, device) for v in tree)
+    return tree
+
+
+def _read(f: Any) -> Any:
+    """The tree in ``f``, checked at every step; any damage is a ValueError naming ``f``."""
     name = str(f) if isinstance(f, (str, os.PathLike)) else getattr(f, "name", "the file object")
     if isinstance(f, (str, os.PathLike)):
         path = Path(f)
@@ -144,7 +175,7 @@ def load(f: Any) -> Any:
         data = f.read()
     else:
         raise TypeError(f"load() reads a path or a binary file object, not {type(f).__name__}")
-    if data[:2] == b"\x80\x02" or data[:1] == b"\x80":
+    if data[:1] == b"\x80":
         raise _bad(name, "it is a pickle (PyTorch's old format?); this loader never unpickles")
     try:
         archive = zipfile.ZipFile(io.BytesIO(data))
@@ -174,9 +205,14 @@ def load(f: Any) -> Any:
             member = f"tensors/{i}.npy"
             if not isinstance(i, int) or member not in names:
                 raise _bad(name, f"a tensor's data ({member}) is missing")
+            info = archive.getinfo(member)
+            if info.compress_type != zipfile.ZIP_STORED:
+                raise _bad(name, f"{member} is compressed; save() stores arrays uncompressed")
             try:
                 with archive.open(member) as stream:
-                    return np.load(io.BytesIO(stream.read()), allow_pickle=False)
+                    raw = stream.read()
+                _check_size(raw, member)
+                return np.load(io.BytesIO(raw), allow_pickle=False)
             except ZIP_ERRORS as error:
                 raise _bad(name, f"{member} is damaged ({error})") from None
 
@@ -188,6 +224,22 @@ def load(f: Any) -> Any:
 
 class _Malformed(ValueError):
     pass
+
+
+def _check_size(raw: bytes, member: str) -> None:
+    """The array header's shape and dtype must fit the bytes that follow it (a damaged
+    header must not make NumPy allocate terabytes)."""
+    stream = io.BytesIO(raw)
+    version = np.lib.format.read_magic(stream)
+    read_header = {
+        (1, 0): np.lib.format.read_array_header_1_0,
+        (2, 0): np.lib.format.read_array_header_2_0,
+    }.get(version)
+    if read_header is None:
+        raise ValueError(f"{member} has an .npy version {version} that save() does not write")
+    shape, _, dtype = read_header(stream)
+    if math.prod(shape) * dtype.itemsize > len(raw) - stream.tell():
+        raise ValueError(f"{member}'s header promises more data ({shape}, {dtype}) than it holds")
 
 
 def _bad(name: str, why: str) -> ValueError:
@@ -208,6 +260,8 @@ def _decode(node: Any, array: Any) -> Any:
         if data.dtype.kind not in "biuf":
             raise _Malformed(f"a tensor of dtype {data.dtype}")
         grad = bool(node.get("requires_grad", False))
+        if grad and data.dtype.kind != "f":
+            raise _Malformed(f"a {data.dtype} tensor that requires grad")
         if node.get("parameter"):
             return Parameter(data, requires_grad=grad)
         return Tensor(data, requires_grad=grad)
@@ -217,8 +271,10 @@ def _decode(node: Any, array: Any) -> Any:
             if not isinstance(pair, list) or len(pair) != 2:
                 raise _Malformed("a dict entry that is not a [key, value] pair")
             key = _decode(pair[0], array)
-            if isinstance(key, (list, dict)):
-                raise _Malformed("a dict key that is a list or dict")
+            try:
+                hash(key)
+            except TypeError:
+                raise _Malformed("a dict key that is a list or dict") from None
             out[key] = _decode(pair[1], array)
         return out
     if "list" in node and isinstance(node["list"], list):

@@ -30,7 +30,9 @@ REDUCTIONS = ("mean", "sum", "none")
 
 
 class CrossEntropy(Function):
-    """loss of logits ``z`` (M, C) for class indices ``target`` (an int array (M,))."""
+    """loss of logits ``z`` (M, C) for class indices ``target`` (an int array (M,)). Forward
+    leaves what ``_softmax_of(ctx)`` reads (z saved, ``ctx.dim = 1``, ``ctx.out`` = softmax
+    as an array) and whatever else its backward needs."""
 
     @staticmethod
     def forward(
@@ -81,6 +83,12 @@ def cross_entropy(
         )
     if input.ndim == 0:
         raise ValueError("cross_entropy needs logits with a class axis, not a 0-d tensor")
+    expected = (input.shape[0], *input.shape[2:]) if input.ndim > 1 else ()
+    if t.shape != expected:
+        raise ValueError(
+            f"cross_entropy: logits of shape {input.shape} (classes on axis "
+            f"{0 if input.ndim == 1 else 1}) need a target of shape {expected}, got {t.shape}"
+        )
     if input.ndim == 1:  # one example: (C,) and ()
         rows, t_rows, kept = input.reshape(1, input.shape[0]), t.reshape(1), ()
     elif input.ndim == 2:  # rows already: no reshape to record
@@ -89,12 +97,6 @@ def cross_entropy(
         classes_last = (0, *range(2, input.ndim), 1)
         rows = input.permute(*classes_last).reshape(-1, input.shape[1])
         t_rows, kept = t.reshape(-1), t.shape
-    expected = (input.shape[0], *input.shape[2:]) if input.ndim > 1 else ()
-    if t.shape != expected:
-        raise ValueError(
-            f"cross_entropy: logits of shape {input.shape} (classes on axis "
-            f"{0 if input.ndim == 1 else 1}) need a target of shape {expected}, got {t.shape}"
-        )
     classes = input.shape[0] if input.ndim == 1 else input.shape[1]
     bad = (t_rows != ignore_index) & ((t_rows < 0) | (t_rows >= classes))
     if bad.any():

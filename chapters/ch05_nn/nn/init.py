@@ -72,6 +72,8 @@ def uniform_(
     tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Fill with samples of U(a, b)."""
+    if a > b:
+        raise ValueError(f"uniform_ expects a <= b, but got a={a}, b={b}")
     return _fill(tensor, rng_of(generator).uniform(a, b, tensor.shape))
 
 
@@ -79,6 +81,8 @@ def normal_(
     tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Generator | None = None
 ) -> Tensor:
     """Fill with samples of N(mean, std²)."""
+    if std < 0:
+        raise ValueError(f"normal_ expects std >= 0.0, but found std {std}")
     return _fill(tensor, rng_of(generator).normal(mean, std, tensor.shape))
 
 

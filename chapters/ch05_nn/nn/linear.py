@@ -56,6 +56,12 @@ class Linear(Module):
                 f"Linear(in_features={self.in_features}) got an input of shape {x.shape}: "
                 f"its last size must be {self.in_features}"
             )
+        if x.dtype != self.weight.dtype:
+            raise TypeError(
+                f"Linear's weight is {self.weight.dtype} and the input {x.dtype}: make the input "
+                f"{self.weight.dtype} (sp.tensor(x, dtype=...)), or the model "
+                f"{x.dtype} (model.to(...)), as PyTorch requires one dtype"
+            )
         raise NotImplementedError(
             "Task 5.2: Linear: PyTorch's default init and forward — see §2 of the notebook"
         )

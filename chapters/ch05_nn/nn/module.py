@@ -32,7 +32,14 @@ import numpy as np
 from ...ch02_tensor.tensor import RemovableHandle, Tensor
 from .parameter import Parameter
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+
+class _IncompatibleKeys(namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])):
+    """What ``load_state_dict`` returns: the keys it did not find, and those it did not use."""
+
+    def __repr__(self) -> str:
+        if not self.missing_keys and not self.unexpected_keys:
+            return "<All keys matched successfully>"
+        return super().__repr__()
 
 
 class Module:
@@ -81,8 +88,10 @@ class Module:
         - anything else is a plain attribute.
 
         A name lives in one place only: registering it removes it from the others (and
-        from the instance's plain attributes). Assigning a plain Tensor to a parameter's
-        name is a TypeError, as in PyTorch; None keeps the name registered, as None."""
+        from the instance's plain attributes). As in PyTorch, a registered name keeps its
+        kind: assigning anything but a Parameter to a parameter's name, anything but a Module
+        to a child's name, or anything but a Tensor to a buffer's name is a TypeError (naming
+        the type and the name), except None, which keeps the name registered, as None."""
         if "_parameters" not in self.__dict__:
             raise AttributeError(
                 f"cannot assign {name!r} before Module.__init__() call: call "
@@ -126,7 +135,7 @@ class Module:
                 f"cannot assign '{type(param).__name__}' object to parameter '{name}' "
                 "(Parameter or None required)"
             )
-        self._check_name(name)
+        self._check_name(name, self._parameters)
         self._forget(name, keep=self._parameters)
         self._parameters[name] = param
 
@@ -138,7 +147,7 @@ class Module:
                 f"cannot assign '{type(tensor).__name__}' object to buffer '{name}' "
                 "(Tensor or None required)"
             )
-        self._check_name(name)
+        self._check_name(name, self._buffers)
         self._forget(name, keep=self._buffers)
         self._buffers[name] = tensor
         if persistent:
@@ -150,17 +159,26 @@ class Module:
         """Register ``module`` as the child ``name`` (a name may be any string: "0")."""
         if module is not None and not isinstance(module, Module):
             raise TypeError(f"{type(module).__name__} is not a Module subclass")
-        self._check_name(name)
+        self._check_name(name, self._modules)
         self._forget(name, keep=self._modules)
         self._modules[name] = module
 
     register_module = add_module
 
-    def _check_name(self, name: str) -> None:
+    def _check_name(self, name: str, table: dict) -> None:
+        """A name to register in ``table``: a non-empty string without '.', not already an
+        attribute of another kind (``add_module("training", ...)`` would hide the flag)."""
         if "_parameters" not in self.__dict__:
-            raise AttributeError("cannot register anything before Module.__init__() call")
-        if not isinstance(name, str) or not name or "." in name:
+            raise AttributeError(
+                "cannot register anything before Module.__init__() call: call "
+                "super().__init__() first in your __init__"
+            )
+        if not isinstance(name, str):
+            raise TypeError(f"a registered name is a string, not {type(name).__name__}")
+        if not name or "." in name:
             raise KeyError(f"a registered name is a non-empty string without '.': {name!r}")
+        if hasattr(self, name) and name not in table:
+            raise KeyError(f"attribute '{name}' already exists")
 
     # -- walking the tree (task 5.3) -----------------------------------------------------
 
@@ -283,22 +301,17 @@ class Module:
         return self
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
-        """Every parameter and buffer converted to a dtype (``model.to(sp.float64)``) or moved
-        to a device (chapter 7), in place: the Parameter objects stay the same."""
-        target = kwargs.get("dtype", kwargs.get("device", args[0] if args else None))
-        if target is None:
-            raise TypeError("to() takes a dtype or a device")
-        floating_only = isinstance(target, (np.dtype, type))
+        """Every parameter and buffer converted to a floating dtype (``model.to(sp.float64)``)
+        and/or moved to a device (``"cpu"``; others in chapter 7), in place: the Parameter
+        objects stay the same. ``to(device, dtype)``, ``to(dtype=..., device=...)`` and
+        ``to(tensor)`` (its dtype and device) work as in PyTorch; integer buffers keep their
+        dtype."""
+        dtype, device = _to_targets(args, kwargs)
         for module in self.modules():
             for table in (module._parameters, module._buffers):
                 for tensor in table.values():
-                    if tensor is None:
-                        continue
-                    if floating_only and tensor.dtype.kind != "f":
-                        continue  # PyTorch converts only floating tensors to a dtype
-                    tensor.data = tensor.detach().to(target).data
-                    if tensor.grad is not None:
-                        tensor.grad = tensor.grad.to(target).detach()
+                    if tensor is not None:
+                        _convert(tensor, dtype, device)
         return self
 
     def float(self) -> Module:
@@ -328,3 +341,36 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return f"{type(self).__name__}({lines[0]})"
         return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+def _to_targets(args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    """``Module.to``'s arguments as (dtype or None, device or None), checked."""
+    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    if kwargs:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            dtype, device = arg.dtype, arg.device
+        elif isinstance(arg, (np.dtype, type)):
+            dtype = arg
+        elif arg is not None:
+            device = arg
+    if dtype is None and device is None:
+        raise TypeError("to() takes a dtype, a device, or a tensor (its dtype and device)")
+    if dtype is not None:
+        dtype = np.dtype(dtype)
+        if dtype.kind != "f":
+            raise TypeError(
+                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
+            )
+    return dtype, device
+
+
+def _convert(tensor: Tensor, dtype: Any, device: Any) -> None:
+    """``tensor`` (and its ``.grad``) converted in place: its array replaced."""
+    for target in (device, dtype if tensor.dtype.kind == "f" else None):
+        if target is None:
+            continue
+        tensor.data = tensor.detach().to(target).data
+        if tensor.grad is not None:
+            tensor.grad = tensor.grad.to(target).detach()

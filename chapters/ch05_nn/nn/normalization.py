@@ -99,7 +99,7 @@ class LayerNorm(Module):
         if isinstance(normalized_shape, (int, np.integer)):
             normalized_shape = (int(normalized_shape),)
         self.normalized_shape = tuple(normalized_shape)
-        self.eps, self.elementwise_affine = eps, elementwise_affine
+        self.eps, self.elementwise_affine, self.has_bias = eps, elementwise_affine, bias
         dtype = get_default_dtype()
         if elementwise_affine:
             self.weight = Parameter(np.ones(self.normalized_shape, dtype))
@@ -115,7 +115,7 @@ class LayerNorm(Module):
         k = len(self.normalized_shape)
         if tuple(x.shape[x.ndim - k :]) != self.normalized_shape or x.ndim < k:
             raise ValueError(
-                f"LayerNorm{self.normalized_shape} needs inputs whose last axes are "
+                f"LayerNorm({self.normalized_shape}) needs inputs whose last axes are "
                 f"{self.normalized_shape}, got {x.shape}"
             )
         axes = tuple(range(x.ndim - k, x.ndim))
@@ -130,5 +130,6 @@ class LayerNorm(Module):
 
     def extra_repr(self) -> str:
         return (
-            f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+            f"{self.normalized_shape}, eps={self.eps}, "
+            f"elementwise_affine={self.elementwise_affine}, bias={self.has_bias}"
         )

@@ -14,8 +14,11 @@ price of a second forward. Parameters used inside ``fn`` get their ``.grad`` fro
 backward. Random numbers drawn inside ``fn`` (Dropout) are drawn again from the same state,
 so the recomputation sees the same masks.
 
-Course limits: one Tensor output; as PyTorch's re-entrant checkpoint, it fills ``.grad``
-(so ``autograd.grad`` through it is not supported) and has no double backward.
+Course limits, as PyTorch's re-entrant checkpoint: one Tensor output; the inner backward
+fills ``.grad``, so ``autograd.grad`` through a checkpoint is refused, and so is a double
+backward (``create_graph=True``), each with an error (``_plain_backward_only``). Only the
+global generator is replayed: numbers drawn from a ``Generator`` of one's own inside ``fn``
+differ on the second run.
 """
 
 from __future__ import annotations
@@ -28,7 +31,26 @@ from typing import Any
 from ...ch02_tensor import factories
 from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.tensor import Tensor
+from ...ch04_backward import api
 from ...ch04_backward.grad_mode import enable_grad, is_grad_enabled, no_grad
+
+
+def _plain_backward_only(backward: Callable) -> Callable:
+    """Refuse what a re-entrant checkpoint cannot do, before ``backward`` runs: a pass with
+    ``create_graph=True`` (grad mode is on during it) or one through ``autograd.grad``."""
+
+    def checked(ctx: Context, grad_output: Tensor) -> tuple:
+        door = getattr(api, "running_door", lambda: None)()  # (an older chapter 4: no door)
+        if door == "grad":
+            raise RuntimeError(
+                "checkpoint is incompatible with autograd.grad(): its backward fills .grad "
+                "(use loss.backward())"
+            )
+        if is_grad_enabled():
+            raise RuntimeError("checkpoint has no double backward (create_graph=True)")
+        return backward(ctx, grad_output)
+
+    return checked
 
 
 class Checkpoint(Function):
@@ -41,6 +63,7 @@ class Checkpoint(Function):
         )
 
     @staticmethod
+    @_plain_backward_only
     def backward(ctx: Context, grad_output: Tensor) -> tuple:
         raise NotImplementedError(
             "Task 5.12: checkpoint: recompute instead of keep — see §11 of the notebook"

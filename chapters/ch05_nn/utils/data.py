@@ -6,7 +6,7 @@ epoch)::
 
     order  = randperm(n, generator=g) if shuffle else 0, 1, …, n − 1
     chunks = order[0:b], order[b:2b], …        (the last one shorter, or dropped: drop_last)
-    batch  = collate([ds[i] for i in chunk])   (tuples of tensors → a tuple of stacked tensors)
+    batch  = collate([ds[i] for i in chunk])   (tuples of tensors → a list of stacked tensors)
 
 Every item appears exactly once per epoch; each new ``iter(loader)`` draws a new order from
 the generator, so epochs differ and two runs seeded alike repeat each other exactly.
@@ -66,7 +66,9 @@ class TensorDataset(Dataset):
 
 def _pick(t: Tensor, index: Any) -> Tensor:
     """``t[index]``: a recorded indexing when ``t`` requires grad, else the array's rows."""
-    return t[index] if t.requires_grad else Tensor._from_array(t.data[index])
+    if t.requires_grad:
+        return t[index]
+    return Tensor._from_array(t.data[index.data if isinstance(index, Tensor) else index])
 
 
 class ItemsDisagree(ValueError):
@@ -87,7 +89,8 @@ class ItemsDisagree(ValueError):
 def default_collate(batch: Sequence[Any]) -> Any:
     """Items → one batch, by structure: Tensors and arrays are stacked on a new first axis;
     Python ints, floats and bools become int64, float64 and bool tensors; tuples and lists
-    are collated field by field (a list of batches), dicts key by key; strings stay a list."""
+    are collated field by field (a list of batches), dicts key by key; strings stay a list;
+    NumPy scalars keep their dtype."""
     first = batch[0]
     if isinstance(first, (Tensor, np.ndarray)) or (
         hasattr(first, "shape") and hasattr(first, "dtype") and not np.isscalar(first)
@@ -98,11 +101,13 @@ def default_collate(batch: Sequence[Any]) -> Any:
                 shape = tuple(getattr(a, "shape", ()))
                 raise ItemsDisagree(i, f"shape {shape}", f"shape {tuple(arrays[0].shape)}")
         return Tensor._from_array(array_module(arrays[0]).stack(arrays))
-    if isinstance(first, (bool, np.bool_)):
+    if isinstance(first, np.generic):  # NumPy scalars keep their dtype
+        return Tensor(np.array(batch))
+    if isinstance(first, bool):
         return Tensor(np.array(batch, dtype=np.bool_))
-    if isinstance(first, (int, np.integer)):
+    if isinstance(first, int):
         return Tensor(np.array(batch, dtype=np.int64))
-    if isinstance(first, (float, np.floating)):
+    if isinstance(first, float):
         return Tensor(np.array(batch, dtype=np.float64))
     if isinstance(first, str):
         return list(batch)

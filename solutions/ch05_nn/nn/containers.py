@@ -10,6 +10,7 @@ names ``"0"``, ``"1"``, …, which is where the dotted names ``layers.0.weight``
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -18,10 +19,15 @@ from .module import Module
 
 class Sequential(Module):
     """``Sequential(*modules)``: the modules, registered as children ``"0"``, ``"1"``, …,
-    applied in order."""
+    applied in order. ``Sequential(OrderedDict([("fc", Linear(2, 3)), ...]))`` names them
+    (given: its keys become the children's names)."""
 
     def __init__(self, *modules: Module) -> None:
         super().__init__()
+        if len(modules) == 1 and isinstance(modules[0], OrderedDict):
+            for name, module in modules[0].items():
+                self.add_module(name, module)
+            return
         ### BEGIN SOLUTION 5.4
         for index, module in enumerate(modules):
             self.add_module(str(index), module)

@@ -26,6 +26,12 @@ class Flatten(Module):
 
     def forward(self, x: Tensor) -> Tensor:
         ndim = max(x.ndim, 1)
+        for d in (self.start_dim, self.end_dim):
+            if not -ndim <= d < ndim:
+                raise IndexError(
+                    f"Dimension out of range (expected to be in range of [{-ndim}, {ndim - 1}],"
+                    f" but got {d}): Flatten on an input of shape {x.shape}"
+                )
         start, end = self.start_dim % ndim, self.end_dim % ndim
         if start > end:
             raise ValueError(

@@ -12,9 +12,12 @@ Backward (y = softmax(x), g = ∂L/∂out, sums along ``dim``):
     softmax:      ∂L/∂x_i = y_i (g_i − Σ_j g_j y_j)
     log_softmax:  ∂L/∂x_i = g_i − y_i Σ_j g_j
 
-Backward works on the saved arrays; with ``create_graph`` (grad mode on during backward) it
-recomputes ``softmax`` from the saved input as a recorded operation, so second derivatives
-flow through it too.
+Both forwards leave the same three things on ``ctx`` for their backward (and task 5.7's
+``CrossEntropy`` leaves them too): ``ctx.save_for_backward(x)``, ``ctx.dim`` (the axis) and
+``ctx.out``, softmax(x) as an array. The given ``_softmax_of(ctx)`` turns them into y: the
+saved array as a constant, or, with ``create_graph`` (grad mode on during backward),
+``Softmax`` of the saved input as a recorded operation, so second derivatives flow through
+it too.
 """
 
 from __future__ import annotations
@@ -28,7 +31,8 @@ from ...ch02_tensor.tensor import Tensor
 
 
 class Softmax(Function):
-    """out = exp(x − max) / Σ exp(x − max) along ``dim``."""
+    """out = exp(x − max) / Σ exp(x − max) along ``dim``; ctx: x saved, ``dim``, ``out``
+    (softmax(x), the array ``_softmax_of`` reads)."""
 
     @staticmethod
     def forward(ctx: Context, x: Tensor, dim: int) -> Any:
@@ -50,7 +54,8 @@ class Softmax(Function):
 
 
 class LogSoftmax(Function):
-    """out = (x − max) − log Σ exp(x − max) along ``dim``."""
+    """out = (x − max) − log Σ exp(x − max) along ``dim``; ctx: x saved, ``dim``, ``out``
+    (softmax(x) = exp(out), the array ``_softmax_of`` reads)."""
 
     @staticmethod
     def forward(ctx: Context, x: Tensor, dim: int) -> Any:
