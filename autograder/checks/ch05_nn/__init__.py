@@ -8,35 +8,46 @@ without Linear or Sequential.
 
 - 5.1 registration scripts (``cases.simulate_registration``): Parameters, Modules, buffers,
   plain values, reassignment moving a name between tables (and out of ``__dict__``),
-  refusals of a Tensor or a number where a Parameter or a Module is registered, None.
+  refusals of a Tensor or a number where a Parameter or a Module is registered, None
+  (a parameter set to None stays registered; a plain attribute then a Module by its name).
 - 5.2 ``Linear``: U(−k, k) for weight and bias, k = 1/√in (statistics of 16k draws; the
-  same weights after the same ``manual_seed``); forward and gradients through the engine
+  same weights after the same ``manual_seed``; a float32 Linear's parameters float32, and
+  ``reset_parameters`` filling the same objects); forward and gradients through the engine
   on 1-D, 2-D and 3-D inputs.
 - 5.3 ``named_modules`` (shared modules once, ``remove_duplicate=False``, ``prefix``),
-  ``named_parameters``/``named_buffers`` (dotted names, tied weights once, ``recurse``),
-  ``train``/``eval`` reaching every module (and returning self).
+  ``named_parameters``/``named_buffers`` (dotted names, tied weights once, ``recurse``,
+  with and without ``prefix``), ``train``/``eval`` reaching every module (and returning
+  self). An error raised through a Tensor's ``==`` says so (``in`` on a list of Tensors).
 - 5.4 ``Sequential`` and ``ModuleList``: children ``"0"``, ``"1"``, … in order, ``append``
-  registering (and returning the container), Sequential running them in order.
+  registering (and returning the container), Sequential running them in order (12 of
+  them: "10" sorts before "2"; one module held twice runs twice).
 - 5.5 ``state_dict`` (PyTorch's key order, detached values, ``keep_vars``) and
   ``load_state_dict`` (in place, the Parameter objects kept, nothing copied before the
-  check, missing / unexpected / wrong-shape keys named, ``strict=False``).
-- 5.6 softmax / log_softmax values and gradients, at logits of 1000 and ±1e4 too.
+  check, missing / unexpected / wrong-shape keys named, ``strict=False``, a float32 model
+  keeping its dtype when loaded from float64 values).
+- 5.6 softmax / log_softmax values and gradients, at logits of 1000 and ±1e4 too (a
+  non-finite output told apart: no shift, one max for the whole tensor, log of softmax).
 - 5.7 cross_entropy: reductions, ignore_index (the mean over the kept rows), label
-  smoothing, ±1e4, every row ignored (nan, zero gradient), (N, C, d) and (C,) layouts.
+  smoothing, ±1e4, every row ignored (nan, zero gradient), (N, C, d) and (C,) layouts,
+  float32 logits (loss and gradient float32).
 - 5.8 xavier and kaiming, uniform and normal: the standard deviation from the right fans
-  (fan_in ≠ fan_out), gain, mode, nonlinearity; ``generator`` and ``manual_seed`` honoured.
+  (fan_in ≠ fan_out), gain, mode, nonlinearity, a (a = 2: its gain is far from a = 0's);
+  ``generator`` and ``manual_seed`` honoured; a float32 tensor stays float32.
 - 5.9 dropout: each output 0 or x/(1−p), the kept fraction within six sigma of 1−p, the
   gradient the same mask, eval and p = 0 the identity, p = 1 zeros, a new mask per call,
   a Dropout module in eval.
 - 5.10 BatchNorm1d: training outputs, running_mean / running_var (unbiased) /
-  num_batches_tracked after each batch, momentum None, eval with the running statistics,
-  gradients; (N, C) and (N, C, L); no running stats; no affine.
+  num_batches_tracked after each batch, momentum None, eval with the running statistics
+  (and leaving them alone), buffers that do not require grad, gradients; (N, C) and
+  (N, C, L); no running stats; no affine.
 - 5.11 DataLoader: exact batches, the shuffled order ``randperm(n, generator=g)`` epoch
   after epoch (the parent's ``default_rng(seed).permutation``), drop_last, the global
-  generator without one, TensorDataset batches.
+  generator without one, TensorDataset batches (collated: a list of items is named).
 - 5.12 checkpoint: the output, gradients equal to the plain run's (the parent's NumPy
   backward), none of fn's intermediates alive after the forward (weak references), random
-  numbers inside fn replayed, weights as arguments and closed over, a Sequential of Linear.
+  numbers inside fn replayed and the global generator put back after the replay (the
+  program draws between forward and backward and after), weights as arguments and closed
+  over, a Sequential of Linear.
 """
 
 from __future__ import annotations
@@ -67,6 +78,7 @@ from .cases import (
     registration_case,
     sample_problem,
     shared_tree,
+    simulate_registration,
     softmax_case,
     state_dict_case,
     tied_tree,
@@ -99,13 +111,22 @@ def registration_verdict(case: Case, received: Any) -> str | None:
     if problem:
         return problem
     steps = case.inputs["script"]
-    for (action, name), w, got in zip(steps, want.errors, received["errors"]):
+    for step, ((action, name), w, got) in enumerate(zip(steps, want.errors, received["errors"])):
         if w and not got:
-            kind = "parameter" if name in want.parameters else "child module"
+            before = simulate_registration(steps[:step])
+            kind, allowed = next(
+                (kind, allowed)
+                for table, kind, allowed in (
+                    (before.parameters, "parameter", "a Parameter"),
+                    (before.modules, "child module", "a Module"),
+                    (before.buffers, "buffer", "a Tensor"),
+                )
+                if name in table
+            )
             what = "a plain Tensor" if action == "tensor" else "3"
             return (
                 f"self.{name} = {what} raised nothing, but {name!r} is a registered "
-                f"{kind}: PyTorch raises TypeError (a Parameter or None expected)"
+                f"{kind}: PyTorch raises TypeError ({allowed} or None expected)"
             )
         if got and not w:
             return f"{action} step on {name!r} raised {got}, which PyTorch allows"
@@ -166,6 +187,8 @@ REGISTRATION = [
     [["buffer", "b"], ["tensor", "b"], ["none", "b"], ["int", "b"]],
     [["buffer", "b"], ["param", "b"]],
     [["module", "m"], ["none", "m"], ["tensor", "x"]],
+    [["int", "m"], ["module", "m"]],
+    [["param", "w"], ["none", "w"]],
 ]
 
 
@@ -174,7 +197,7 @@ REGISTRATION = [
 
 def linear_init_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("weight", "bias", "same_again"))
+    problem = _record(received, ("weight", "bias", "same_again", "float32", "kept"))
     if problem:
         return problem
     weight = received["weight"]
@@ -210,6 +233,17 @@ def linear_init_verdict(case: Case, received: Any) -> str | None:
         return (
             "two Linears made after the same manual_seed(s) differ: draw with init.uniform_ "
             "(the framework's generator), not NumPy's global one"
+        )
+    wrong = [d for d in received["float32"] if d not in ("float32", "")]
+    if wrong:
+        return (
+            f"Linear(..., dtype=float32)'s parameters are {wrong[0]}: reset_parameters fills "
+            "the Parameters __init__ made (of the dtype asked for) in place, with init.uniform_"
+        )
+    if not received["kept"]:
+        return (
+            "reset_parameters() replaced the weight or the bias by a new Parameter: fill the "
+            "existing ones in place (init.uniform_), so an optimizer holding them still does"
         )
     return None
 
@@ -304,6 +338,11 @@ def members_verdict(case: Case, received: Any) -> str | None:
         )
         or _names_problem(received["own"], want.own, "named_parameters(recurse=False)")
         or _names_problem(received["prefixed"], want.prefixed, 'named_parameters(prefix="model")')
+        or _names_problem(
+            received.get("own_prefixed"),
+            want.own_prefixed,
+            'named_parameters(prefix="model", recurse=False)',
+        )
     )
 
 
@@ -349,6 +388,13 @@ def container_verdict(case: Case, received: Any) -> str | None:
         return f"{what}'s children are in the order {received['order']}, expected {want.order}"
     if want.calls is not None:
         if received["calls"] != want.calls:
+            once = list(dict.fromkeys(want.calls))
+            if received["calls"] == once and once != want.calls:
+                return (
+                    f"Sequential ran its modules in the order {received['calls']}, expected "
+                    f"{want.calls}: a module held twice runs twice (iterate "
+                    "self._modules.values(); children() yields each module once)"
+                )
             return (
                 f"Sequential ran its modules in the order {received['calls']}, expected "
                 f"{want.calls}: each module once, in the order registered"
@@ -429,6 +475,16 @@ def load_verdict(case: Case, received: Any) -> str | None:
     elif received["error"]:
         return f"load_state_dict({want.what}) raised {received['error']}: {received['message']}"
     for kind in ("p", "b"):
+        for i, dtype in enumerate(received.get("dtypes", {}).get(kind, [])):
+            if dtype not in (want.dtype, ""):
+                key = next((k for k, kd, t in want.keys if kd == kind and t == i), "?")
+                return (
+                    f"after load_state_dict, {key!r} is {dtype}, not the model's {want.dtype}: "
+                    "copy the values into the model's own array, target.data[...] = ... "
+                    "(which converts them, as PyTorch's copy_ does)"
+                )
+    tol = (1e-6, 1e-8) if want.dtype == "float32" else (RTOL, ATOL)
+    for kind in ("p", "b"):
         for i, (w, g) in enumerate(zip(want.after[kind], received["after"][kind])):
             if w is None:
                 continue
@@ -444,8 +500,10 @@ def load_verdict(case: Case, received: Any) -> str | None:
                         f"{key!r} holds the state_dict's own array after load_state_dict (it "
                         "changed when the source did): copy the values in, target.data[...] = ..."
                     )
-                return _close(g, w, f"{key} after load_state_dict") or f"{key!r} was not loaded"
-            problem = _close(g, w, f"{kind}{i} after load_state_dict")
+                return _close(g, w, f"{key} after load_state_dict", *tol) or (
+                    f"{key!r} was not loaded"
+                )
+            problem = _close(g, w, f"{kind}{i} after load_state_dict", *tol)
             if problem:
                 return problem
     for name, same in received["same_objects"]:
@@ -473,6 +531,9 @@ def softmax_verdict(case: Case, received: Any) -> str | None:
     out = received["out"]
     name = want.function
     if isinstance(out, np.ndarray) and out.shape == want.out.shape and not np.isfinite(out).all():
+        mistake = _softmax_mistake(case, out)
+        if mistake:
+            return f"{name} of {want.text} is {show(out)}: {mistake}"
         return (
             f"{name} of {want.text} is {show(out)}: exp overflows; subtract the max first "
             "(exp(x - max) is at most 1)"
@@ -495,6 +556,33 @@ def softmax_verdict(case: Case, received: Any) -> str | None:
     return _close(grad, want.grad, "x.grad", *tol)
 
 
+def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
+    """What a non-finite output matches: one max for the whole tensor, or log(softmax)."""
+    x = np.asarray(case.inputs["x"], dtype=np.float64)
+    d = case.inputs["dim"] % x.ndim
+    with np.errstate(all="ignore"):
+        shifted = x - x.max()
+        e = np.exp(shifted)
+        if case.expected.function == "softmax":
+            whole = e / e.sum(axis=d, keepdims=True)
+        else:
+            whole = shifted - np.log(e.sum(axis=d, keepdims=True))
+        y = np.exp(x - x.max(axis=d, keepdims=True))
+        log_of_softmax = np.log(y / y.sum(axis=d, keepdims=True))
+    if np.allclose(out, whole, equal_nan=True):
+        return (
+            "it was shifted by one max for the whole tensor: subtract each slice's own max, "
+            "x.max(axis=dim, keepdims=True); a row far below the tensor's max underflows to "
+            "exp(…) = 0 everywhere, and 0/0"
+        )
+    if case.expected.function == "log_softmax" and np.allclose(out, log_of_softmax):
+        return (
+            "log(softmax(x)) is −inf where a probability underflows to 0: compute "
+            "shifted − log Σ exp(shifted), with shifted = x − max (no log of a probability)"
+        )
+    return None
+
+
 # -- 5.7 ----------------------------------------------------------------------------------------
 
 
@@ -504,6 +592,25 @@ def cross_entropy_verdict(case: Case, received: Any) -> str | None:
     if problem:
         return problem
     loss = received["loss"]
+    dtypes = received.get("dtypes") or []
+    if dtypes and dtypes[0] not in (want.dtype, ""):
+        return (
+            f"cross_entropy of {want.dtype} logits returned a {dtypes[0]} loss: compute it "
+            "in the logits' dtype (no float64 arrays of your own)"
+        )
+    if len(dtypes) > 1 and dtypes[1] not in (want.dtype, ""):
+        return f"logits.grad is {dtypes[1]} for {want.dtype} logits: return the logits' dtype"
+    tol = (1e-5, 1e-6) if want.dtype == "float32" else (RTOL, ATOL)
+    if (
+        want.reduction == "mean"
+        and np.isnan(want.loss).all()
+        and isinstance(loss, np.ndarray)
+        and np.isfinite(loss).all()
+    ):
+        return (
+            f"every target is ignore_index, and the mean is {show(loss)}: a mean over no "
+            "rows is 0/0 = nan, as in PyTorch (the gradient is zeros)"
+        )
     if isinstance(loss, np.ndarray) and np.shape(loss) == np.shape(want.loss):
         if want.all_rows is not None and np.allclose(loss, want.all_rows, rtol=1e-7):
             return (
@@ -512,14 +619,14 @@ def cross_entropy_verdict(case: Case, received: Any) -> str | None:
             )
         if np.isfinite(want.loss).all() and not np.isfinite(loss).all():
             return f"the loss is {show(loss)}: use the max-shifted log-sum-exp (finite at ±1e4)"
-    problem = _close(loss, want.loss, "loss")
+    problem = _close(loss, want.loss, "loss", *tol)
     if problem:
         if want.smoothing:
             problem += " (label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c)"
         return problem
     if received["grad"] is None:
         return "the loss does not require grad"
-    problem = _close(received["grad"], want.grad, "logits.grad")
+    problem = _close(received["grad"], want.grad, "logits.grad", *tol)
     if problem and want.smoothing:
         problem += " (the gradient is softmax − q, q = (1 − ε)·onehot + ε/C)"
     return problem
@@ -541,6 +648,11 @@ def init_verdict(case: Case, received: Any) -> str | None:
         return problem + _init_mistake(case, values)
     if not received["returned_self"]:
         return f"init.{want.what} did not return the tensor it filled"
+    if received.get("float32") not in ("float32", None):
+        return (
+            f"init.{want.what} made a float32 tensor {received['float32']}: write into its "
+            "array in place, tensor.data[...] = ... (uniform_ and normal_ do), keeping its dtype"
+        )
     if not received["same_seed_same"]:
         return (
             f"init.{want.what} ignores generator=: two generators seeded alike gave "
@@ -578,6 +690,9 @@ def _init_mistake(case: Case, values: np.ndarray) -> str:
             "the other fan: mode= chooses fan_in or fan_out": gain / np.sqrt(other),
             "no gain (calculate_gain(nonlinearity, a))": 1 / np.sqrt(fan),
         }
+        if options.get("nonlinearity", "leaky_relu") == "leaky_relu" and "a" in options:
+            without_a = _gain("leaky_relu", 0.01) / np.sqrt(fan)  # calculate_gain's default
+            stds["the gain without a: calculate_gain(nonlinearity, a)"] = without_a
         right = gain / np.sqrt(fan)
     if uniform:
         stds["the bound equal to the std: a uniform on [-b, b] has std b/√3"] = right / np.sqrt(3)
@@ -687,6 +802,19 @@ def batchnorm_verdict(case: Case, received: Any) -> str | None:
                 return problem
         if received["tracked"] != want.tracked:
             return f"num_batches_tracked was {received['tracked']}, expected {want.tracked}"
+        graph = received.get("buffers_require_grad")
+        if graph:
+            return (
+                f"{graph[0]} requires grad after training: it holds a graph through every "
+                "batch; update the running statistics outside the graph (in place on .data, "
+                "or from detached values)"
+            )
+        changed = received.get("changed_in_eval")
+        if changed:
+            return (
+                f"eval() changed {changed[0]}: the running statistics (and "
+                "num_batches_tracked) are updated in training only"
+            )
     eval_out = received["eval_out"]
     if want.options["track_running_stats"] and isinstance(eval_out, np.ndarray):
         if eval_out.shape == want.eval_out.shape and np.allclose(
@@ -719,6 +847,11 @@ def loader_verdict(case: Case, received: Any) -> str | None:
     problem = _record(received, ("epochs", "consistent"))
     if problem:
         return problem
+    if received.get("not_collated"):
+        return (
+            f"a batch is {received['not_collated']}, not a batch of tensors: yield "
+            "self._fetch(indices), which fetches the items and collates them"
+        )
     if not received["consistent"]:
         return "a batch's X rows do not belong to its y items"
     for e, (w, g) in enumerate(zip(want.epochs, received["epochs"])):
@@ -789,6 +922,13 @@ def checkpoint_verdict(case: Case, received: Any) -> str | None:
             f"checkpoint kept the activations: {received['alive']} tensors of fn's "
             "intermediates alive after forward (run fn under no_grad() and keep only its "
             "inputs)"
+        )
+    after = received.get("after")
+    if want.after is not None and after is not None and _close(after, want.after, ""):
+        return (
+            "after the backward, sp.rand drew other numbers than it would have without the "
+            "replay: put the global generator back where it stood once fn has run again "
+            "(_replaying(ctx.rng_state) does)"
         )
     return None
 
@@ -889,6 +1029,8 @@ CHECKS = [
                 _case(container_case, "list", 3),
                 _case(container_case, "list", 1, appended=2),
                 _case(container_case, "list_append", 0, appended=3),
+                _case(container_case, "sequential", 3, picks=[0, 1, 0]),
+                _case(container_case, "sequential", 12),
             ]
         ),
         programs.containers,
@@ -931,6 +1073,7 @@ CHECKS = [
                 lambda rng: load_case(
                     "Net(fc, blocks: [0, 1])", model_tree, rng, reshape=1, strict=False
                 ),
+                lambda rng: load_case("four levels with buffers", deep_tree, rng, dtype="float32"),
             ]
         ),
         programs.state,
@@ -992,6 +1135,7 @@ CHECKS = [
                 _case(cross_entropy_case, scale=1e4),
                 _case(cross_entropy_case, n=3, c=3, extra=(2,)),
                 _case(cross_entropy_case, c=5, single=True),
+                _case(cross_entropy_case, n=6, ignore=1, smoothing=0.1, dtype="float32"),
             ]
         ),
         programs.cross_entropy,
@@ -1010,6 +1154,7 @@ CHECKS = [
             init_case("kaiming_normal_", (200, 50), 6, nonlinearity="relu"),
             init_case("kaiming_uniform_", (40, 250), 7, a=0.2, mode="fan_out"),
             init_case("kaiming_uniform_", (30, 40, 3, 3), 8, nonlinearity="relu"),
+            init_case("kaiming_normal_", (60, 150), 9, a=2.0),
         ],
         programs.init,
         init_verdict,

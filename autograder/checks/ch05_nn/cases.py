@@ -326,6 +326,7 @@ class MembersExpected:
     own: list  # recurse=False
     prefixed: list  # prefix="model"
     buffers: list
+    own_prefixed: list  # prefix="model", recurse=False
 
 
 def members_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
@@ -336,6 +337,7 @@ def members_case(label: str, make: Callable[[], Tree], rng: np.random.Generator)
         [list(x) for x in walk_members(t, "p", recurse=False)],
         [list(x) for x in walk_members(t, "p", prefix="model")],
         [list(x) for x in walk_members(t, "b")],
+        [list(x) for x in walk_members(t, "p", recurse=False, prefix="model")],
     )
     label = f"named_parameters() and named_buffers() of {label}"
     return Case(label, {"tree": t, "tensors": tensors_of(t, rng), "what": "members"}, expected)
@@ -401,6 +403,7 @@ class LoadExpected:
     error: list[str] | None  # a RuntimeError naming these, or None
     returned: list | None  # [missing, unexpected] when it returns
     what: str
+    dtype: str = "float64"  # the model's (the source is float64)
 
 
 def load_case(
@@ -411,9 +414,11 @@ def load_case(
     extra: int = 0,
     reshape: int = 0,
     strict: bool = True,
+    dtype: str = "float64",
 ) -> Case:
     """load_state_dict of new values for the model's keys, less the first ``drop`` keys,
-    plus ``extra`` unexpected ones, ``reshape`` keys with a wrong shape."""
+    plus ``extra`` unexpected ones, ``reshape`` keys with a wrong shape; the model's tensors
+    of ``dtype``, the source's float64."""
     t = make()
     tensors = tensors_of(t, rng)
     keys = state_keys(t)
@@ -449,10 +454,13 @@ def load_case(
         parts.append(f"{reshape} of another shape")
     what = ", ".join(parts) or "every key, new values"
     text = f"load_state_dict({'' if strict else 'strict=False, '}{what}) into {label}"
+    if dtype != "float64":
+        text += f", the model {dtype}, the source float64"
     inputs = {"tree": t, "tensors": tensors, "what": "load", "source": source, "strict": strict}
-    return Case(
-        text, inputs, LoadExpected([list(k) for k in keys], after, naming or None, returned, what)
-    )
+    if dtype != "float64":
+        inputs["dtype"] = dtype
+    expected = LoadExpected([list(k) for k in keys], after, naming or None, returned, what, dtype)
+    return Case(text, inputs, expected)
 
 
 # -- 5.2: Linear -------------------------------------------------------------------------------
@@ -514,20 +522,24 @@ class ContainerExpected:
     chained: bool  # append returned the container itself
 
 
-def container_case(rng: np.random.Generator, kind: str, n: int, appended: int = 0) -> Case:
+def container_case(
+    rng: np.random.Generator, kind: str, n: int, appended: int = 0, picks: list | None = None
+) -> Case:
     """``kind``: "sequential" (Sequential(m0, …) then .append, run on x), "list"
     (ModuleList([m0, …]) then append one by one), "list_append" (ModuleList() then
-    append each, chained)."""
-    scales = [float(s) for s in draw(rng, (n + appended,), 2.0)]
+    append each, chained). With ``picks``, the container holds the modules m[i] for i in
+    picks (its first ``n`` given, the rest appended): a module picked twice is held twice."""
+    total = n + appended
+    picks = list(range(total)) if picks is None else list(picks)
+    scales = [float(s) for s in draw(rng, (max(picks, default=-1) + 1,), 2.0)]
     x = draw(rng, (3,))
     y = x.copy()
-    for s in scales:
-        y = y * s + 1.0
-    total = n + appended
+    for i in picks:
+        y = y * scales[i] + 1.0
     names = [str(i) for i in range(total)]
-    calls = list(range(total)) if kind == "sequential" else None
+    calls = picks if kind == "sequential" else None
     expected = ContainerExpected(
-        names, list(range(total)), calls, y if kind == "sequential" else None, kind == "list_append"
+        names, picks, calls, y if kind == "sequential" else None, kind == "list_append"
     )
     text = {
         "sequential": f"Sequential of {n} modules (x·s + 1 each)",
@@ -538,9 +550,12 @@ def container_case(rng: np.random.Generator, kind: str, n: int, appended: int = 
         text += f" {total} modules, chained (ml.append(a).append(b))"
     elif appended:
         text += f", then .append({appended} more)"
+    if picks != list(range(total)):
+        text += f", the modules {picks} (one module held twice)"
     if kind == "sequential":
         text += ", called on x"
-    return Case(text, {"kind": kind, "scales": scales, "n": n, "x": x}, expected)
+    inputs = {"kind": kind, "scales": scales, "n": n, "x": x, "picks": picks}
+    return Case(text, inputs, expected)
 
 
 # -- 5.6: softmax and log_softmax --------------------------------------------------------------
@@ -628,6 +643,7 @@ class CrossEntropyExpected:
     all_rows: np.ndarray | None  # the mean over every row (ignored ones as 0)
     reduction: str
     smoothing: float
+    dtype: str = "float64"  # the logits'
 
 
 def cross_entropy_case(
@@ -641,13 +657,15 @@ def cross_entropy_case(
     scale: float = 3.0,
     extra: tuple = (),
     single: bool = False,
+    dtype: str = "float64",
 ) -> Case:
-    """Logits (n, c, *extra) (or (c,) with ``single``), targets drawn, ``ignore`` of them
-    set to ignore_index."""
+    """Logits (n, c, *extra) (or (c,) with ``single``) of ``dtype``, targets drawn,
+    ``ignore`` of them set to ignore_index."""
     shape = (c,) if single else (n, c, *extra)
     z = draw(rng, shape, scale)
     if scale >= 1e3:
         z = np.sign(z) * scale * (np.abs(z) > 0.5) + z * 1e-3  # entries near ±scale
+    z = z.astype(dtype).astype(np.float64)  # the values the child's logits hold
     t_shape = () if single else (n, *extra)
     t = rng.integers(0, c, t_shape).astype(np.int64)
     flat = t.reshape(-1)
@@ -676,6 +694,8 @@ def cross_entropy_case(
     if smoothing:
         options.append(f"label_smoothing={smoothing}")
     where = f"logits of shape {shape}" + (f", entries near ±{scale:g}" if scale >= 1e3 else "")
+    if dtype != "float64":
+        where += f", {dtype}"
     label = f"cross_entropy({where}, {', '.join(options)}), then backward"
     inputs = {
         "z": z,
@@ -685,7 +705,10 @@ def cross_entropy_case(
         "reduction": reduction,
         "g": g,
     }
-    return Case(label, inputs, CrossEntropyExpected(loss, grad, all_rows, reduction, smoothing))
+    if dtype != "float64":
+        inputs["dtype"] = dtype
+    expected = CrossEntropyExpected(loss, grad, all_rows, reduction, smoothing, dtype)
+    return Case(label, inputs, expected)
 
 
 # -- 5.8: init ---------------------------------------------------------------------------------
@@ -946,6 +969,7 @@ class CheckpointExpected:
     out: np.ndarray
     grads: dict  # name -> array (None: no gradient)
     kind: str
+    after: np.ndarray | None = None  # sp.rand(3) drawn after the backward
 
 
 def _tanh_mlp(x: np.ndarray, ws: list, noise: np.ndarray | None) -> tuple[np.ndarray, list]:
@@ -975,7 +999,10 @@ def checkpoint_case(
     ws = [draw(rng, (width, width), 1.2) for _ in range(depth)]
     g = draw(rng, (n, width))
     noise_seed = int(rng.integers(0, 2**31))
-    noise = np.random.default_rng(noise_seed).random((n, width)) if kind == "noise" else None
+    stream = np.random.default_rng(noise_seed)  # the global generator after manual_seed
+    noise = stream.random((n, width)) if kind == "noise" else None
+    stream.random(2)  # the program draws 2 numbers between the forward and the backward
+    after = stream.random(3)  # and 3 after the backward
     h = 2 * x
     out, hs = _tanh_mlp(h, ws, noise)
     h_grad, w_grads = _tanh_mlp_backward(hs, ws, g, noise)
@@ -991,7 +1018,7 @@ def checkpoint_case(
     }[kind].format(d=depth)
     label = f"out = checkpoint(fn, h) for h = 2x, x of shape {(n, width)}, {words}; out.backward(g)"
     inputs = {"kind": kind, "x": x, "ws": ws, "g": g, "noise_seed": noise_seed}
-    return Case(label, inputs, CheckpointExpected(out, grads, kind))
+    return Case(label, inputs, CheckpointExpected(out, grads, kind, after))
 
 
 def names(pairs: list) -> Iterator[str]:

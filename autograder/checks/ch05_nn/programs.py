@@ -8,8 +8,10 @@ under test has it: in a student's tree, the student's chapter 4)."""
 
 from __future__ import annotations
 
+import functools
 import gc
 import weakref
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -89,8 +91,35 @@ def registration(sp, script: list, data: Any) -> dict:
 
 # -- trees (5.3, 5.5) ----------------------------------------------------------------------------
 
+ELEMENTWISE = (
+    " (this came from comparing Tensors with == — `value in a_list` and `a == b` compare a "
+    "Tensor's values elementwise: tell tensors apart by identity, `is` or id(value))"
+)
 
-def build_tree(sp, tree: dict, tensors: dict) -> tuple[Any, list, dict]:
+
+def explain_tensor_equality(program: Callable) -> Callable:
+    """``program``, whose error, when it went through a Tensor's ``__eq__`` or
+    ``__bool__``, says so (its traceback, and so where it was raised, kept)."""
+
+    @functools.wraps(program)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return program(*args, **kwargs)
+        except (ValueError, TypeError, RuntimeError) as error:
+            tb, through = error.__traceback__, False
+            while tb is not None:
+                code = tb.tb_frame.f_code
+                if code.co_name in ("__eq__", "__bool__") and "tensor" in code.co_filename:
+                    through = True
+                tb = tb.tb_next
+            if through and error.args and isinstance(error.args[0], str):
+                error.args = (error.args[0].rstrip() + ELEMENTWISE, *error.args[1:])
+            raise
+
+    return run
+
+
+def build_tree(sp, tree: dict, tensors: dict, dtype: str = "float64") -> tuple[Any, list, dict]:
     """The modules (by index), and each tensor object's id -> ("p"|"b", id)."""
     Module = sp.nn.Module
 
@@ -98,8 +127,8 @@ def build_tree(sp, tree: dict, tensors: dict) -> tuple[Any, list, dict]:
         def forward(self, x):
             return x
 
-    params = [sp.nn.Parameter(np.array(a, dtype=np.float64)) for a in tensors["p"]]
-    buffers = [tensor(sp, a) for a in tensors["b"]]
+    params = [sp.nn.Parameter(np.array(a, dtype=dtype)) for a in tensors["p"]]
+    buffers = [tensor(sp, a, dtype=dtype) for a in tensors["b"]]
     modules = [Part() for _ in tree["modules"]]
     for module, spec in zip(modules, tree["modules"]):
         for name, pid in spec["params"]:
@@ -128,6 +157,7 @@ def _members(pairs: Any, ids: dict) -> list:
     return [[name, ids.get(id(t), ["?", -1])[1]] for name, t in pairs]
 
 
+@explain_tensor_equality
 def tree(sp, tree: dict, tensors: dict, what: str, sub: int = 1, **_: Any) -> dict:
     modules, _, ids = build_tree(sp, tree, tensors)
     root = modules[0]
@@ -146,6 +176,7 @@ def tree(sp, tree: dict, tensors: dict, what: str, sub: int = 1, **_: Any) -> di
             "own": _members(root.named_parameters(recurse=False), ids),
             "prefixed": _members(root.named_parameters(prefix="model"), ids),
             "buffers": _members(root.named_buffers(), ids),
+            "own_prefixed": _members(root.named_parameters(prefix="model", recurse=False), ids),
         }
     flags = []
     returned = root.eval()
@@ -157,10 +188,18 @@ def tree(sp, tree: dict, tensors: dict, what: str, sub: int = 1, **_: Any) -> di
     return {"flags": flags, "returned_self": returned is root}
 
 
+@explain_tensor_equality
 def state(
-    sp, tree: dict, tensors: dict, what: str, source: Any = None, strict: bool = True, **_: Any
+    sp,
+    tree: dict,
+    tensors: dict,
+    what: str,
+    source: Any = None,
+    strict: bool = True,
+    dtype: str = "float64",
+    **_: Any,
 ) -> dict:
-    modules, objects, ids = build_tree(sp, tree, tensors)
+    modules, objects, ids = build_tree(sp, tree, tensors, dtype)
     root = modules[0]
     if what == "state_dict":
         sd = root.state_dict()
@@ -178,7 +217,8 @@ def state(
     returned = result["value"]
     for t in given.values():  # the model must hold copies, not the source's arrays
         t.data[...] = 0 if t.data.ndim else t.data
-    after = {"p": [], "b": []}
+    after: dict = {"p": [], "b": []}
+    dtypes: dict = {"p": [], "b": []}
     for kind, table in (("p", "_parameters"), ("b", "_buffers")):
         found = {}
         for module, spec in zip(modules, tree["modules"]):
@@ -187,6 +227,7 @@ def state(
                 if entry[1] is not None:
                     found[entry[1]] = vars(module)[table].get(entry[0])
         after[kind] = [array(found.get(i)) for i in range(len(tensors[kind]))]
+        dtypes[kind] = [str(getattr(found.get(i), "dtype", "")) for i in range(len(tensors[kind]))]
     now = []
     for module, spec in zip(modules, tree["modules"]):
         for name, pid in spec["params"]:
@@ -206,6 +247,7 @@ def state(
         "after": after,
         "same_objects": now,
         "returned": listed,
+        "dtypes": dtypes,
     }
 
 
@@ -217,7 +259,12 @@ def linear_init(sp, n_in: int, n_out: int, bias: bool, seed: int) -> dict:
     first = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float64)
     sp.manual_seed(seed)
     again = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float64)
+    single = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float32)
+    objects = (single.weight, single.bias)
+    single.reset_parameters()
     return {
+        "float32": [str(getattr(p, "dtype", "")) for p in objects],
+        "kept": single.weight is objects[0] and single.bias is objects[1],
         "weight": array(first.weight),
         "bias": array(first.bias),
         "same_again": bool(
@@ -245,7 +292,7 @@ def linear_forward(sp, x: Any, w: Any, b: Any, g: Any) -> dict:
 # -- 5.4 ---------------------------------------------------------------------------------------
 
 
-def containers(sp, kind: str, scales: list, n: int, x: Any) -> dict:
+def containers(sp, kind: str, scales: list, n: int, x: Any, picks: list) -> dict:
     calls: list[int] = []
 
     class Affine(sp.nn.Module):
@@ -258,7 +305,8 @@ def containers(sp, kind: str, scales: list, n: int, x: Any) -> dict:
             calls.append(self.number)
             return h * self.scale + 1.0
 
-    made = [Affine(i, s) for i, s in enumerate(scales)]
+    modules = [Affine(i, s) for i, s in enumerate(scales)]
+    made = [modules[i] for i in picks]
     chained = None
     y = None
     if kind == "sequential":
@@ -300,9 +348,16 @@ def softmax(sp, function: str, x: Any, dim: int, g: Any, dtype: str) -> dict:
 
 
 def cross_entropy(
-    sp, z: Any, t: Any, ignore_index: int, smoothing: float, reduction: str, g: Any
+    sp,
+    z: Any,
+    t: Any,
+    ignore_index: int,
+    smoothing: float,
+    reduction: str,
+    g: Any,
+    dtype: str = "float64",
 ) -> dict:
-    zt = tensor(sp, z, requires_grad=True)
+    zt = tensor(sp, z, requires_grad=True, dtype=dtype)
     loss = sp.nn.functional.cross_entropy(
         zt,
         sp.Tensor(np.array(t, dtype=np.int64)),
@@ -310,10 +365,11 @@ def cross_entropy(
         reduction=reduction,
         label_smoothing=smoothing,
     )
-    result = {"loss": array(loss), "grad": None}
+    result = {"loss": array(loss), "grad": None, "dtypes": [str(getattr(loss, "dtype", ""))]}
     if getattr(loss, "requires_grad", False):
-        loss.backward(tensor(sp, g))
+        loss.backward(tensor(sp, g, dtype=dtype))
         result["grad"] = array(zt.grad)
+        result["dtypes"].append(str(getattr(zt.grad, "dtype", "")))
     return result
 
 
@@ -333,7 +389,10 @@ def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
     sp.manual_seed(seed)
     glob2 = sp.nn.Parameter(np.zeros(tuple(shape)))
     fill(glob2, **options)
+    single = sp.nn.Parameter(np.zeros(tuple(shape), dtype=np.float32))
+    fill(single, **options)
     return {
+        "float32": str(getattr(single, "dtype", "")),
         "values": first,
         "returned_self": returned is t,
         "same_seed_same": bool(np.array_equal(first, array(again))),
@@ -416,9 +475,20 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
                 grads["x"] = array(xt.grad)
                 if options["affine"]:
                     grads["w"], grads["b"] = array(bn.weight.grad), array(bn.bias.grad)
+    names = ("running_mean", "running_var", "num_batches_tracked")
+    buffers = [getattr(bn, name) for name in names]
+    flags = [bool(getattr(b, "requires_grad", False)) for b in buffers]
+    before = [array(b) for b in buffers]
     bn.eval()
     eval_out = array(bn(tensor(sp, x_eval)))
+    changed = [
+        name
+        for name, b, old in zip(names, buffers, before)
+        if b is not None and not np.array_equal(array(getattr(bn, name)), old)
+    ]
     return {
+        "buffers_require_grad": [n for n, f in zip(names, flags) if f],
+        "changed_in_eval": changed,
         "outs": outs,
         "running_mean": means,
         "running_var": variances,
@@ -468,6 +538,12 @@ def loader(
     for _ in range(epochs):
         batches = []
         for batch in dl:
+            parts = batch if dataset == "tensors" and isinstance(batch, (list, tuple)) else [batch]
+            if not all(isinstance(b, sp.Tensor) for b in parts):
+                what = f"a {type(batch).__name__}" + (
+                    f" of {len(batch)} items" if isinstance(batch, (list, tuple)) else ""
+                )
+                return {"epochs": [], "consistent": True, "not_collated": what}
             if dataset == "tensors":
                 xb, yb = batch
                 ids = [int(i) for i in np.asarray(yb.data).reshape(-1)]
@@ -478,7 +554,7 @@ def loader(
                 ids = [int(i) for i in np.asarray(batch.data).reshape(-1)]
             batches.append(ids)
         out.append(batches)
-    return {"epochs": out, "consistent": bool(consistent)}
+    return {"epochs": out, "consistent": bool(consistent), "not_collated": None}
 
 
 # -- 5.12 --------------------------------------------------------------------------------------
@@ -534,6 +610,7 @@ def checkpoint(sp, kind: str, x: Any, ws: list, g: Any, noise_seed: int) -> dict
         watched = watched[:-2]  # the last layer's output is the result itself
     alive = sum(1 for r in watched if r() is not None)
     value = array(out)
+    sp.rand(2, dtype=sp.float64)  # the program draws between the forward and the backward
     out.backward(tensor(sp, g))
     grads = {"x": array(xt.grad)}
     if kind == "modules":
@@ -543,7 +620,14 @@ def checkpoint(sp, kind: str, x: Any, ws: list, g: Any, noise_seed: int) -> dict
         grads.update({f"W{i + 1}": array(w.grad) for i, w in enumerate(weights)})
     if kind == "args":
         grads["c"] = array(const.grad)
-    return {"out": value, "grads": grads, "alive": alive, "watched": len(watched)}
+    after = array(sp.rand(3, dtype=sp.float64))
+    return {
+        "out": value,
+        "grads": grads,
+        "alive": alive,
+        "watched": len(watched),
+        "after": after,
+    }
 
 
 def _t(a: Any) -> Any:

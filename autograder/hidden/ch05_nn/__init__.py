@@ -8,7 +8,11 @@ train/eval, state_dict and load_state_dict; other container sizes; other shapes,
 drawn large logits for softmax; other reductions, ignore indices and smoothing for
 cross_entropy, with a (N, C, d1, d2) layout; other fans, gains and modes for init, with
 seeds drawn; other shapes and rates for dropout; other BatchNorm sizes and momenta; other
-DataLoader sizes with drawn seeds; deeper and wider checkpointed functions.
+DataLoader sizes with drawn seeds; deeper and wider checkpointed functions. The kinds the
+held-out set (``tests/test_heldout_ch05.py``) added to the public checks have rows here
+too: a script ending in a refusal after None, a module held twice (Sequential and
+ModuleList), a float32 model loaded from float64 values, float32 logits, a large
+negative slope a.
 """
 
 from __future__ import annotations
@@ -87,6 +91,8 @@ SCRIPTS = [
     [["buffer", "r"], ["module", "r"], ["param", "q"], ["module", "q"]],
     [["param", "p"], ["param", "q"], ["none", "p"], ["tensor", "p"], ["param", "p"]],
     [["module", "m"], ["tensor", "m"], ["param", "m"]],
+    [["param", "a"], ["none", "a"], ["int", "a"]],
+    [["int", "k"], ["module", "k"], ["none", "k"]],
 ]
 
 
@@ -156,6 +162,8 @@ CHECKS = [
                 _case(container_case, "sequential", 1, appended=3),
                 _case(container_case, "list", 12),
                 _case(container_case, "list_append", 0, appended=5),
+                _case(container_case, "sequential", 2, appended=2, picks=[1, 0, 1, 2]),
+                _case(container_case, "list", 3, picks=[0, 0, 1]),
             ]
         ),
         programs.containers,
@@ -179,6 +187,7 @@ CHECKS = [
                 *_tree_rows(load_case, (9,), share=False, drop=2, extra=2),
                 *_tree_rows(load_case, (7,), share=False, reshape=2),
                 *_tree_rows(load_case, (10,), share=False, drop=1, strict=False),
+                *_tree_rows(load_case, (6,), share=False, dtype="float32"),
             ]
         ),
         programs.state,
@@ -217,6 +226,7 @@ CHECKS = [
                 _case(cross_entropy_case, n=10, c=4, ignore=4, smoothing=0.15),
                 _case(cross_entropy_case, n=5, c=6, scale=1e4, ignore=1, smoothing=0.1),
                 _case(cross_entropy_case, n=2, c=3, extra=(2, 3), ignore=2),
+                _case(cross_entropy_case, n=7, c=4, ignore=2, reduction="none", dtype="float32"),
             ]
         ),
         programs.cross_entropy,
@@ -232,6 +242,7 @@ CHECKS = [
             init_case("kaiming_normal_", (45, 240), _seed(rng), mode="fan_out", a=0.3),
             init_case("kaiming_uniform_", (220, 60), _seed(rng), nonlinearity="relu"),
             init_case("kaiming_normal_", (20, 30, 5), _seed(rng), nonlinearity="tanh"),
+            init_case("kaiming_uniform_", (80, 120), _seed(rng), a=1.5, mode="fan_out"),
         ],
         programs.init,
         init_verdict,
