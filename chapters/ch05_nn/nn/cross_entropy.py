@@ -32,7 +32,8 @@ REDUCTIONS = ("mean", "sum", "none")
 class CrossEntropy(Function):
     """loss of logits ``z`` (M, C) for class indices ``target`` (an int array (M,)). Forward
     leaves what ``_softmax_of(ctx)`` reads (z saved, ``ctx.dim = 1``, ``ctx.out`` = softmax
-    as an array) and whatever else its backward needs."""
+    as an array) and whatever else its backward needs. The loss and the gradient have z's
+    dtype."""
 
     @staticmethod
     def forward(

@@ -43,7 +43,8 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """PyTorch's default: weight and bias both U(−k, k), k = 1/√in_features."""
+        """PyTorch's default: weight and bias both U(−k, k), k = 1/√in_features, filled in
+        place (the Parameters ``__init__`` made keep their dtype, and stay the same objects)."""
         raise NotImplementedError(
             "Task 5.2: Linear: PyTorch's default init and forward — see §2 of the notebook"
         )

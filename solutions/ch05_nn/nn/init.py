@@ -9,8 +9,9 @@ layer to layer and you must choose ``σ² ∝ 1 / fan``:
 
 with ``gain`` from ``calculate_gain`` (√2 for relu: relu zeroes half the signal). A uniform
 distribution on ``[-b, b]`` has standard deviation ``b / √3``, so the uniform versions use
-``b = √3 · σ``. Every function writes into ``tensor.data`` (no graph is recorded), draws
-from the global generator (``manual_seed``) or ``generator=``, and returns the tensor.
+``b = √3 · σ``. Every function writes into ``tensor.data`` in place (the tensor keeps its
+dtype; no graph is recorded), draws from the global generator (``manual_seed``) or
+``generator=``, and returns the tensor.
 """
 
 from __future__ import annotations

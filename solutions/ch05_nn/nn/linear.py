@@ -43,7 +43,8 @@ class Linear(Module):
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        """PyTorch's default: weight and bias both U(−k, k), k = 1/√in_features."""
+        """PyTorch's default: weight and bias both U(−k, k), k = 1/√in_features, filled in
+        place (the Parameters ``__init__`` made keep their dtype, and stay the same objects)."""
         ### BEGIN SOLUTION 5.2
         bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
         init.uniform_(self.weight, -bound, bound)

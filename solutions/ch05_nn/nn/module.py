@@ -347,7 +347,8 @@ class Module:
 
     def load_state_dict(self, state_dict: dict, strict: bool = True) -> _IncompatibleKeys:
         """Copy ``state_dict``'s tensors into this tree's parameters and buffers, in place
-        (the Parameter objects stay the same, so an optimizer holding them still does).
+        (the Parameter objects stay the same, so an optimizer holding them still does; each
+        value is converted to its target's dtype, as PyTorch's ``copy_`` does).
 
         Checked before anything is copied: a shape that differs is always an error, and
         with ``strict`` so is a missing or an unexpected key; one RuntimeError lists them
