@@ -552,6 +552,12 @@ tensor.data = rng_of(generator).uniform(-bound, bound, tensor.shape)
 return tensor
 """
 
+KAIMING_FANS_WITHOUT_THE_KERNEL = """
+fan = tensor.shape[1] if mode == "fan_in" else tensor.shape[0]
+bound = math.sqrt(3.0) * calculate_gain(nonlinearity, a) / math.sqrt(fan)
+return uniform_(tensor, -bound, bound, generator)
+"""
+
 # -- 5.9: dropout -----------------------------------------------------------------------------
 
 DROPOUT_MASK_CACHED = """
@@ -1088,6 +1094,16 @@ VARIANTS = [
         "5.4",
     ),
     (
+        # was a hole: no public Sequential held a module with a forward hook
+        "Sequential calls module.forward, skipping the hooks",
+        "nn/containers.py",
+        (
+            "        for module in self._modules.values():\n            x = module(x)",
+            "        for module in self._modules.values():\n            x = module.forward(x)",
+        ),
+        "5.4",
+    ),
+    (
         "Sequential returns after the first module",
         "nn/containers.py",
         (
@@ -1122,6 +1138,24 @@ VARIANTS = [
         "state_dict from named_parameters and named_buffers",
         "nn/module.py",
         ("region", STATE_DICT_FROM_NAMED_MEMBERS),
+        "5.5",
+    ),
+    (
+        "state_dict does not pass keep_vars down",
+        "nn/module.py",
+        (
+            'child.state_dict(destination, prefix + name + ".", keep_vars)',
+            'child.state_dict(destination, prefix + name + ".")',
+        ),
+        "5.5",
+    ),
+    (
+        "load_state_dict copies with [:] (a 0-d buffer has no axis)",
+        "nn/module.py",
+        (
+            "target.data[...] = value.data if isinstance(value, Tensor) else value",
+            "target.data[:] = value.data if isinstance(value, Tensor) else value",
+        ),
         "5.5",
     ),
     (
@@ -1266,6 +1300,15 @@ VARIANTS = [
         "5.7",
     ),
     (
+        "reduction='none' returns the kept rows only",
+        "nn/cross_entropy.py",
+        (
+            "            return loss.astype(z.dtype)\n",
+            "            return loss[keep].astype(z.dtype)\n",
+        ),
+        "5.7",
+    ),
+    (
         "cross_entropy's mean gradient not divided by the count",
         "nn/cross_entropy.py",
         ("weight = weight / max(ctx.count, 1)", "weight = weight"),
@@ -1355,6 +1398,12 @@ VARIANTS = [
         "5.8",
     ),
     (
+        "kaiming's fans without the kernel size",
+        "nn/init.py",
+        nth_region("nn/init.py", "5.8", 3, KAIMING_FANS_WITHOUT_THE_KERNEL),
+        "5.8",
+    ),
+    (
         "kaiming's modes swapped",
         "nn/init.py",
         (
@@ -1371,6 +1420,17 @@ VARIANTS = [
         "5.8",
     ),
     # 5.9
+    (
+        # was a hole: nothing read the generator after an eval() call
+        "dropout draws its mask before looking at training",
+        "nn/dropout.py",
+        (
+            "    if not training or p == 0:\n        return input\n",
+            "    drawn = rng_of(generator).random(input.shape)\n"
+            "    if not training or p == 0:\n        return input\n",
+        ),
+        "5.9",
+    ),
     (
         "dropout rescales by 1/p",
         "nn/dropout.py",
@@ -1465,6 +1525,15 @@ VARIANTS = [
             "                if m is None:\n"
             "                    m = 1.0 / int(self.num_batches_tracked.data)\n",
             "                if m is None:\n                    m = 0.1\n",
+        ),
+        "5.10",
+    ),
+    (
+        "BatchNorm without running statistics reads them in eval",
+        "nn/normalization.py",
+        (
+            "        if self.training or not self.track_running_stats:\n            mean",
+            "        if self.training:\n            mean",
         ),
         "5.10",
     ),
@@ -1565,6 +1634,15 @@ CORRECT = [
         "5.1",
     ),
     (
+        "__setattr__'s plain case through super().__setattr__",
+        "nn/module.py",
+        (
+            "        else:\n            object.__setattr__(self, name, value)\n        ### END",
+            "        else:\n            super().__setattr__(name, value)\n        ### END",
+        ),
+        "5.1",
+    ),
+    (
         "Linear drawn from rng_of(None) into .data",
         "nn/linear.py",
         ("region", LINEAR_FROM_THE_GLOBAL_GENERATOR),
@@ -1614,6 +1692,22 @@ CORRECT = [
             (
                 "        self.add_module(str(len(self._modules)), module)\n        return self\n",
                 "        setattr(self, str(len(self)), module)\n        return self\n",
+            ),
+        ),
+        "5.4",
+    ),
+    (
+        "Sequential made by append, ModuleList.append into _modules",
+        "nn/containers.py",
+        edits(
+            "nn/containers.py",
+            (
+                "            self.add_module(str(index), module)\n",
+                "            self.append(module)\n",
+            ),
+            (
+                "        self.add_module(str(len(self._modules)), module)\n        return self\n",
+                "        self._modules[str(len(self))] = module\n        return self\n",
             ),
         ),
         "5.4",
@@ -1720,6 +1814,15 @@ CORRECT = [
         rewrite("nn/normalization.py", "5.10", BN_AS_A_FUNCTION),
         "5.10",
     ),
+    (
+        "DataLoader's order as a NumPy array",
+        "utils/data.py",
+        (
+            "order = randperm(n, generator=self.generator).tolist()",
+            "order = randperm(n, generator=self.generator).numpy()",
+        ),
+        "5.11",
+    ),
     ("DataLoader with itertools.islice", "utils/data.py", ("region", LOADER_ISLICE), "5.11"),
     (
         "DataLoader.__iter__ returns an iterator over a list",
@@ -1732,6 +1835,22 @@ CORRECT = [
         "utils/data.py",
         ("region", LOADER_TENSOR_INDICES),
         "5.11",
+    ),
+    (
+        "checkpoint's forward returns the Tensor fn made",
+        "utils/checkpoint.py",
+        ("        return _single_tensor(out).data\n", "        return _single_tensor(out)\n"),
+        "5.12",
+    ),
+    (
+        "dropout's mask as a constant Tensor",
+        "nn/dropout.py",
+        (
+            "    mask = xp.asarray(keep * (1.0 / (1.0 - p)), dtype=input.dtype)\n"
+            "    return input * Tensor._from_array(mask)\n",
+            "    mask = Tensor(keep, dtype=input.dtype) / (1.0 - p)\n    return input * mask\n",
+        ),
+        "5.9",
     ),
     (
         "checkpoint with save_for_backward",
@@ -1825,6 +1944,10 @@ def test_unusual_but_correct_code_scores_every_point(
         ("DataLoader yields items, not a collated batch", "a batch is a list of 3 items"),
         ("checkpoint leaves the generator at the forward's state", "put the global generator back"),
         ("dropout's mask cached by shape", "the same mask on every call"),
+        ("Sequential calls module.forward, skipping the hooks", "not module.forward(x)"),
+        ("dropout rescales by 1/p", "rescale by 1/(1 − p)"),
+        ("dropout draws its mask before looking at training", "in eval() drew random numbers"),
+        ("kaiming's fans without the kernel size", "fans without the kernel's size"),
     ],
 )
 def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:

@@ -402,6 +402,11 @@ def container_verdict(case: Case, received: Any) -> str | None:
         problem = _close(received["y"], want.y, "Sequential(...)(x)")
         if problem:
             return problem
+        if received.get("hooked", want.calls) != want.calls:
+            return (
+                "a forward hook on a module inside the Sequential did not run: call "
+                "module(x), not module.forward(x) (__call__ runs forward, then the hooks)"
+            )
     if want.chained and not received["chained"]:
         return "ModuleList.append did not return the ModuleList (PyTorch's returns self, to chain)"
     return None
@@ -596,7 +601,8 @@ def cross_entropy_verdict(case: Case, received: Any) -> str | None:
     if dtypes and dtypes[0] not in (want.dtype, ""):
         return (
             f"cross_entropy of {want.dtype} logits returned a {dtypes[0]} loss: compute it "
-            "in the logits' dtype (no float64 arrays of your own)"
+            "in the logits' dtype (a float64 array of your own, np.zeros(n), or a division by "
+            "a NumPy int64 such as keep.sum() makes it float64: use int(keep.sum()))"
         )
     if len(dtypes) > 1 and dtypes[1] not in (want.dtype, ""):
         return f"logits.grad is {dtypes[1]} for {want.dtype} logits: return the logits' dtype"
@@ -690,6 +696,11 @@ def _init_mistake(case: Case, values: np.ndarray) -> str:
             "the other fan: mode= chooses fan_in or fan_out": gain / np.sqrt(other),
             "no gain (calculate_gain(nonlinearity, a))": 1 / np.sqrt(fan),
         }
+        if receptive > 1:
+            kernel = shape[1] if options.get("mode", "fan_in") == "fan_in" else shape[0]
+            stds["fans without the kernel's size: use _calculate_fan_in_and_fan_out"] = (
+                gain / np.sqrt(kernel)
+            )
         if options.get("nonlinearity", "leaky_relu") == "leaky_relu" and "a" in options:
             without_a = _gain("leaky_relu", 0.01) / np.sqrt(fan)  # calculate_gain's default
             stds["the gain without a: calculate_gain(nonlinearity, a)"] = without_a
@@ -730,6 +741,15 @@ def dropout_verdict(case: Case, received: Any) -> str | None:
             if not np.allclose(out, x, rtol=tol, atol=tol):
                 mode = "in eval()" if not want.training else "with p = 0"
                 return f"{where} still drops {mode}: it must return the input unchanged"
+            moved = received.get("generator_moved")
+            if isinstance(moved, list):  # the global generator's next number
+                moved = moved != [np.random.default_rng(case.inputs["seed"]).random()]
+            if moved:
+                mode = "in eval()" if not want.training else "with p = 0"
+                return (
+                    f"{where} {mode} drew random numbers: return the input before drawing "
+                    "the mask (an evaluation must not move the generator)"
+                )
             continue
         if p == 1:
             if not np.array_equal(out, np.zeros_like(x)):
@@ -739,6 +759,11 @@ def dropout_verdict(case: Case, received: Any) -> str | None:
         if np.allclose(out[kept], x[kept], rtol=tol, atol=tol) and kept.any():
             return f"the kept elements equal x: not rescaled by 1/(1-p) = {1 / (1 - p):.4g}"
         if not np.allclose(out[kept], x[kept] / (1 - p), rtol=tol, atol=tol):
+            if np.allclose(out[kept], x[kept] / p, rtol=tol, atol=tol):
+                return (
+                    f"the kept elements are x/p = x/{p:g}: rescale by 1/(1 − p), one over the "
+                    "probability of keeping"
+                )
             return f"an element is neither 0 nor x/(1-p): {show(out)}"
         n = x.size
         rate = kept.mean()

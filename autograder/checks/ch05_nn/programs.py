@@ -306,6 +306,9 @@ def containers(sp, kind: str, scales: list, n: int, x: Any, picks: list) -> dict
             return h * self.scale + 1.0
 
     modules = [Affine(i, s) for i, s in enumerate(scales)]
+    hooked: list[int] = []  # forward hooks run by __call__: module(x), not module.forward(x)
+    for m in modules:
+        m.register_forward_hook(lambda module, args, out: hooked.append(module.number))
     made = [modules[i] for i in picks]
     chained = None
     y = None
@@ -328,6 +331,7 @@ def containers(sp, kind: str, scales: list, n: int, x: Any, picks: list) -> dict
         "names": list(table),
         "order": [getattr(m, "number", -1) for m in table.values()],
         "calls": calls if kind == "sequential" else None,
+        "hooked": hooked if kind == "sequential" else None,
         "y": y,
         "chained": chained,
         "length": len(box),
@@ -415,7 +419,7 @@ def dropout(
     module: bool,
 ) -> dict:
     outs, grads, dtypes = [], [], []
-    layer = None
+    layer, gen = None, None
     if module:
         layer = sp.nn.Dropout(p)
         layer.train(training)
@@ -446,7 +450,19 @@ def dropout(
             tensor(sp, x), p, True, generator=sp.Generator().manual_seed(5)
         )
         same = bool(np.array_equal(array(a), array(b)))
-    return {"outs": outs, "grads": grads, "dtypes": dtypes, "same_seed_same": same}
+    moved = None  # an identity (eval, p = 0) must leave the generator where it was
+    if not training or p == 0:
+        if gen is not None:
+            moved = gen.get_state() != sp.Generator().manual_seed(seed - 1).get_state()
+        else:  # the global generator: the parent knows its next number after manual_seed
+            moved = [float(v) for v in np.asarray(sp.rand(1, dtype=sp.float64).data).ravel()]
+    return {
+        "outs": outs,
+        "grads": grads,
+        "dtypes": dtypes,
+        "same_seed_same": same,
+        "generator_moved": moved,
+    }
 
 
 # -- 5.10 --------------------------------------------------------------------------------------
