@@ -417,6 +417,30 @@ for key in own:
 return _IncompatibleKeys(missing, unexpected)
 """
 
+LOAD_BY_WALKING_THE_KEYS = """
+own = self.state_dict(keep_vars=True)
+missing = [key for key in own if key not in state_dict]
+unexpected = [key for key in state_dict if key not in own]
+errors = [f"Missing key(s) in state_dict: {missing}"] if strict and missing else []
+if strict and unexpected:
+    errors.append(f"Unexpected key(s) in state_dict: {unexpected}")
+for key in own:
+    if key in state_dict and tuple(state_dict[key].shape) != own[key].shape:
+        errors.append(f"size mismatch for {key}")
+if errors:
+    raise RuntimeError("\\n".join(errors))
+for key in own:
+    if key not in state_dict:
+        continue
+    *path, name = key.split(".")
+    module = self
+    for part in path:
+        module = module._modules[part]
+    table = module._parameters if name in module._parameters else module._buffers
+    table[name].data[...] = state_dict[key].data
+return _IncompatibleKeys(missing, unexpected)
+"""
+
 # -- 5.6: softmax -----------------------------------------------------------------------------
 
 LOG_SOFTMAX_AS_LOG_OF_SOFTMAX = """
@@ -887,6 +911,7 @@ VARIANTS = [
         "5.1",
     ),
     (
+        # was a hole: no public script ended with a parameter set to None
         "None deletes a parameter",
         "nn/module.py",
         ("            params[name] = None\n", "            del params[name]\n"),
@@ -987,6 +1012,17 @@ VARIANTS = [
         (
             "            if child is None:\n                continue\n            path",
             "            path",
+        ),
+        "5.3",
+    ),
+    (
+        "named_modules walks named_children()",
+        "nn/module.py",
+        (
+            "        for name, child in self._modules.items():\n            if child is None:\n"
+            "                continue\n            path",
+            "        for name, child in self.named_children():\n            if child is None:\n"
+            "                continue\n            path",
         ),
         "5.3",
     ),
@@ -1155,6 +1191,17 @@ VARIANTS = [
         (
             "target.data[...] = value.data if isinstance(value, Tensor) else value",
             "target.data[:] = value.data if isinstance(value, Tensor) else value",
+        ),
+        "5.5",
+    ),
+    (
+        "state_dict recurses through named_children()",
+        "nn/module.py",
+        (
+            "        for name, child in self._modules.items():\n            if child is not None:\n"
+            "                child.state_dict(",
+            "        for name, child in self.named_children():\n            if child is not None:\n"
+            "                child.state_dict(",
         ),
         "5.5",
     ),
@@ -1376,7 +1423,7 @@ VARIANTS = [
         "5.8",
     ),
     (
-        # was a hole: a = 0.2 changes leaky_relu's gain by 2%, inside the statistics' bounds
+        # a = 0.2 changes leaky_relu's gain by 2%: only the uniform's bound tells
         "kaiming_uniform_ ignores a",
         "nn/init.py",
         (
@@ -1736,6 +1783,12 @@ CORRECT = [
         "5.5",
     ),
     (
+        "load_state_dict walks each key down the tree",
+        "nn/module.py",
+        nth_region("nn/module.py", "5.5", 2, LOAD_BY_WALKING_THE_KEYS),
+        "5.5",
+    ),
+    (
         "log_softmax with a logsumexp helper",
         "nn/softmax.py",
         nth_region("nn/softmax.py", "5.6", 3, LOG_SOFTMAX_WITH_A_LOGSUMEXP_HELPER),
@@ -1760,6 +1813,22 @@ CORRECT = [
         "cross_entropy with a one-hot matrix",
         "nn/cross_entropy.py",
         rewrite("nn/cross_entropy.py", "5.7", CE_ONE_HOT, CE_ONE_HOT_BACKWARD),
+        "5.7",
+    ),
+    (
+        # float32 / a NumPy int64 is float64, but the result is cast to z's dtype at the end
+        "cross_entropy's count as keep.sum(), a NumPy int64",
+        "nn/cross_entropy.py",
+        ("count = int(keep.sum())", "count = keep.sum()"),
+        "5.7",
+    ),
+    (
+        "cross_entropy's mean as the mean of the kept rows",
+        "nn/cross_entropy.py",
+        (
+            "            total = total / count if count else xp.nan",
+            "            total = loss[keep].mean() if count else xp.nan",
+        ),
         "5.7",
     ),
     (
@@ -1867,32 +1936,56 @@ CORRECT = [
 
 HIDDEN = "autograder.hidden.ch05_nn"
 
+# the variants that passed the public checks before (each noted "was a hole" above): the
+# hidden checks, rows of the same builders, must catch them too
+HOLES = [
+    "None deletes a parameter",
+    "a Module assigned over a plain attribute leaves it in __dict__",
+    "reset_parameters makes new float64 Parameters",
+    "named_parameters(recurse=False) drops the prefix",
+    "Sequential runs children(), which yields a repeated module once",
+    "Sequential runs its modules sorted by name",
+    "Sequential calls module.forward, skipping the hooks",
+    "load_state_dict takes the source's dtype",
+    "cross_entropy's loss in a float64 array",
+    "kaiming_normal_ ignores a",
+    "xavier_uniform_ puts a new float64 array in the tensor",
+    "dropout draws its mask before looking at training",
+    "BatchNorm updates its running statistics in eval",
+    "BatchNorm's running statistics keep a graph",
+    "checkpoint leaves the generator at the forward's state",
+]
 
-def grade(folder: Path, variant: tuple, hidden: bool) -> ChapterResult:
-    """One variant, checked as the grader does (with the hidden checks when ``hidden``)."""
+
+def grade(folder: Path, variant: tuple, checks: str) -> ChapterResult:
+    """One variant, checked as the grader does: ``checks`` is "public", "hidden" or "both"."""
     _, file, edit, task = variant
     packages = composite(5, broken_package(5, folder, file, edit, task))
     return check_chapter(
         chapter(5),
         packages,
-        hidden_modules=[HIDDEN] if hidden else (),
+        check_modules=[] if checks == "hidden" else None,
+        hidden_modules=[] if checks == "public" else [HIDDEN],
         limits=Limits(cpu_per_check=10.0),
     )
 
 
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Broken variants on the public checks, correct ones on the public and hidden checks;
-    two at a time (each check runs in its own process)."""
+    """Broken variants on the public checks (the former holes on the hidden ones too,
+    under "hidden: name"), correct ones on the public and hidden checks together; two at a
+    time (each check runs in its own process)."""
     root = tmp_path_factory.mktemp("heldout")
-    jobs = [(v, False) for v in VARIANTS] + [(v, True) for v in CORRECT]
+    by_name = {v[0]: v for v in VARIANTS}
+    jobs = [(v[0], v, "public") for v in VARIANTS] + [(v[0], v, "both") for v in CORRECT]
+    jobs += [(f"hidden: {name}", by_name[name], "hidden") for name in HOLES]
     folders = [root / str(i) for i in range(len(jobs))]
     for folder in folders:
         folder.mkdir()
 
     def one(args: tuple) -> tuple[str, ChapterResult]:
-        folder, (variant, hidden) = args
-        return variant[0], grade(folder, variant, hidden)
+        folder, (key, variant, checks) = args
+        return key, grade(folder, variant, checks)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return dict(pool.map(one, zip(folders, jobs)))
@@ -1911,6 +2004,14 @@ def test_variant_fails_its_task_only(
     outcomes: dict, name: str, file: str, edit: tuple, task: str
 ) -> None:
     assert_fails_its_task_only(outcomes[name], task)
+
+
+@pytest.mark.parametrize("name", HOLES)
+def test_the_hidden_checks_catch_the_former_holes(outcomes: dict, name: str) -> None:
+    task = next(v[3] for v in VARIANTS if v[0] == name)
+    result = outcomes[f"hidden: {name}"]
+    verdict = next(t for t in result.tasks if t.task.id == task)
+    assert verdict.status == "failed", report.chapter_report(result)
 
 
 @pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
@@ -1946,6 +2047,10 @@ def test_unusual_but_correct_code_scores_every_point(
         ("dropout's mask cached by shape", "the same mask on every call"),
         ("Sequential calls module.forward, skipping the hooks", "not module.forward(x)"),
         ("dropout rescales by 1/p", "rescale by 1/(1 − p)"),
+        ("None refused for a parameter", "None keeps a registered name"),
+        ("state_dict holds arrays", "is a ndarray, not a Tensor"),
+        ("load_state_dict(strict=False) skips a wrong shape", "even with strict=False"),
+        ("checkpoint's backward reruns fn on the original inputs", "it arrived twice"),
         ("dropout draws its mask before looking at training", "in eval() drew random numbers"),
         ("kaiming's fans without the kernel size", "fans without the kernel's size"),
     ],

@@ -77,6 +77,7 @@ from .cases import (
     named_modules_case,
     registration_case,
     sample_problem,
+    script_text,
     shared_tree,
     simulate_registration,
     softmax_case,
@@ -129,7 +130,9 @@ def registration_verdict(case: Case, received: Any) -> str | None:
                 f"{kind}: PyTorch raises TypeError ({allowed} or None expected)"
             )
         if got and not w:
-            return f"{action} step on {name!r} raised {got}, which PyTorch allows"
+            what = script_text([[action, name]])
+            also = " (None keeps a registered name, as None)" if action == "none" else ""
+            return f"{what} raised {got}, which PyTorch allows{also}"
     for table, words in (
         ("parameters", "_parameters"),
         ("modules", "_modules"),
@@ -444,6 +447,11 @@ def state_dict_verdict(case: Case, received: Any) -> str | None:
             return f"state_dict has a key {extra[0]!r} it must not have: expected {keys}"
         return f"state_dict's keys are in the order {got}, expected PyTorch's {keys}"
     for key, w, g in zip(keys, want.values, received["values"]):
+        if isinstance(g, str) and g != "<Tensor>":
+            return (
+                f"state_dict()[{key!r}] is a {g.strip('<>')}, not a Tensor: the values are "
+                "the tensors, detached (param.detach())"
+            )
         problem = _close(g, w, f"state_dict()[{key!r}]")
         if problem:
             return problem
@@ -469,6 +477,11 @@ def load_verdict(case: Case, received: Any) -> str | None:
             did = f"raised {received['error']}" if received["error"] else "raised nothing"
             return (
                 f"load_state_dict({want.what}) {did}: expected a RuntimeError naming {want.error}"
+                + (
+                    ""
+                    if case.inputs["strict"]
+                    else " (a wrong shape is an error even with strict=False)"
+                )
             )
         unnamed = [k for k in want.error if k not in received["message"]]
         if unnamed:
@@ -940,6 +953,11 @@ def checkpoint_verdict(case: Case, received: Any) -> str | None:
                 problem += (
                     " (the recomputation must draw the same random numbers: run fn again "
                     "under _replaying(ctx.rng_state))"
+                )
+            if isinstance(g, np.ndarray) and np.allclose(g, 2 * w):
+                problem += (
+                    " (it arrived twice: run fn again on detached copies of args, so that "
+                    "the inner backward stops at them and backward returns their .grad)"
                 )
             return problem + " (gradients must equal the plain run's)"
     if received["alive"]:

@@ -11,8 +11,8 @@ seeds drawn; other shapes and rates for dropout; other BatchNorm sizes and momen
 DataLoader sizes with drawn seeds; deeper and wider checkpointed functions. The kinds the
 held-out set (``tests/test_heldout_ch05.py``) added to the public checks have rows here
 too: a script ending in a refusal after None, a module held twice (Sequential and
-ModuleList), a float32 model loaded from float64 values, float32 logits, a large
-negative slope a.
+ModuleList), a Sequential of 13 modules, a float32 model loaded from float64 values,
+float32 logits, a large negative slope a.
 """
 
 from __future__ import annotations
@@ -164,6 +164,7 @@ CHECKS = [
                 _case(container_case, "list_append", 0, appended=5),
                 _case(container_case, "sequential", 2, appended=2, picks=[1, 0, 1, 2]),
                 _case(container_case, "list", 3, picks=[0, 0, 1]),
+                _case(container_case, "sequential", 11, appended=2),
             ]
         ),
         programs.containers,
