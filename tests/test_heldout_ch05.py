@@ -900,6 +900,16 @@ VARIANTS = [
         ("region", SETATTR_MODULE_KEEPS_PLAIN),
         "5.1",
     ),
+    (
+        # was a hole: no public script assigned a Module over a buffer
+        "a Module assigned over a buffer stays in _buffers",
+        "nn/module.py",
+        (
+            "            self._forget(name, keep=modules)\n",
+            "            params.pop(name, None)\n            self.__dict__.pop(name, None)\n",
+        ),
+        "5.1",
+    ),
     ("a buffer's name checked first", "nn/module.py", ("region", SETATTR_BUFFER_FIRST), "5.1"),
     (
         "None refused for a parameter",
@@ -1026,6 +1036,16 @@ VARIANTS = [
         ),
         "5.3",
     ),
+    (
+        # was a hole: no public tree held a falsy module (len() 0, an empty container)
+        "named_modules skips a child that is falsy (an empty container)",
+        "nn/module.py",
+        (
+            "            if child is None:\n                continue\n            path",
+            "            if not child:\n                continue\n            path",
+        ),
+        "5.3",
+    ),
     ("named_modules post-order", "nn/module.py", ("region", NAMED_MODULES_POST_ORDER), "5.3"),
     (
         "named_modules breadth-first",
@@ -1066,6 +1086,17 @@ VARIANTS = [
         "train ignores mode below the root",
         "nn/module.py",
         ("            child.train(mode)\n", "            child.train()\n"),
+        "5.3",
+    ),
+    (
+        # was a hole: as above
+        "train skips a falsy child (an empty container)",
+        "nn/module.py",
+        (
+            "        for child in self.children():\n            child.train(mode)\n",
+            "        for child in self._modules.values():\n            if child:\n"
+            "                child.train(mode)\n",
+        ),
         "5.3",
     ),
     (
@@ -1954,6 +1985,9 @@ HOLES = [
     "BatchNorm updates its running statistics in eval",
     "BatchNorm's running statistics keep a graph",
     "checkpoint leaves the generator at the forward's state",
+    "a Module assigned over a buffer stays in _buffers",
+    "named_modules skips a child that is falsy (an empty container)",
+    "train skips a falsy child (an empty container)",
 ]
 
 
@@ -2047,6 +2081,7 @@ def test_unusual_but_correct_code_scores_every_point(
         ("dropout's mask cached by shape", "the same mask on every call"),
         ("Sequential calls module.forward, skipping the hooks", "not module.forward(x)"),
         ("dropout rescales by 1/p", "rescale by 1/(1 − p)"),
+        ("named_modules skips a child that is falsy (an empty container)", "if child is None"),
         ("None refused for a parameter", "None keeps a registered name"),
         ("state_dict holds arrays", "is a ndarray, not a Tensor"),
         ("load_state_dict(strict=False) skips a wrong shape", "even with strict=False"),

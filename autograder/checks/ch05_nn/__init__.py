@@ -64,6 +64,7 @@ from .cases import (
     batchnorm_case,
     checkpoint_case,
     container_case,
+    container_tree,
     cross_entropy_case,
     deep_tree,
     dropout_case,
@@ -192,6 +193,7 @@ REGISTRATION = [
     [["module", "m"], ["none", "m"], ["tensor", "x"]],
     [["int", "m"], ["module", "m"]],
     [["param", "w"], ["none", "w"]],
+    [["buffer", "b"], ["module", "b"]],
 ]
 
 
@@ -317,13 +319,31 @@ def modules_verdict(case: Case, received: Any) -> str | None:
     problem = _record(received, ("names", "all_names", "prefixed"))
     if problem:
         return problem
-    return (
+    problem = (
         _names_problem(received["names"], want.names, "named_modules()")
         or _names_problem(
             received["all_names"], want.all_names, "named_modules(remove_duplicate=False)"
         )
         or _names_problem(received["prefixed"], want.prefixed, 'named_modules(prefix="model")')
     )
+    if problem and isinstance(received["names"], list):
+        got = {index for _, index in received["names"]}
+        skipped = [path for path, index in want.names if index not in got]
+        if skipped and _falsy(case, dict((i, p) for p, i in want.names), skipped[0]):
+            problem += FALSY
+    return problem
+
+
+FALSY = (
+    " (that module is falsy, as an empty Sequential or ModuleList is: skip a child only when "
+    "it is None, `if child is None`, not `if not child`)"
+)
+
+
+def _falsy(case: Case, paths: dict, path: str) -> bool:
+    """Whether the module at ``path`` is one of the case's falsy (len() 0) modules."""
+    modules = case.inputs["tree"]["modules"]
+    return any(p == path and modules[i].get("empty") for i, p in paths.items())
 
 
 def members_verdict(case: Case, received: Any) -> str | None:
@@ -363,7 +383,11 @@ def train_verdict(case: Case, received: Any) -> str | None:
                 verb = "did not reach" if i else "did not set"
                 if i and i not in want.below and call.endswith(".eval()") and call != calls[0]:
                     return f"{call} changed {want.paths[i]}, which is not below it"
-                return f"{call} {verb} {want.paths[i]}: set training on every child, recursively"
+                also = FALSY if case.inputs["tree"]["modules"][i].get("empty") else ""
+                return (
+                    f"{call} {verb} {want.paths[i]}: set training on every child, recursively"
+                    + also
+                )
     if not received["returned_self"]:
         return "model.eval() did not return the model itself (train(mode) returns self)"
     return None
@@ -1025,6 +1049,9 @@ CHECKS = [
                     "a model with one module shared by a and b", shared_tree, rng
                 ),
                 lambda rng: named_modules_case("four levels with a None child", deep_tree, rng),
+                lambda rng: named_modules_case(
+                    "a model holding an empty container (falsy)", container_tree, rng
+                ),
             ]
         ),
         programs.tree,
@@ -1055,6 +1082,9 @@ CHECKS = [
             [
                 lambda rng: train_case("Net(fc, blocks: [0, 1])", model_tree, rng),
                 lambda rng: train_case("four levels", deep_tree, rng),
+                lambda rng: train_case(
+                    "a model holding an empty container (falsy)", container_tree, rng
+                ),
             ]
         ),
         programs.tree,

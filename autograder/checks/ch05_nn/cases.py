@@ -145,12 +145,16 @@ def tree(modules: list, p_shapes: list, b_shapes: list | None = None) -> Tree:
     return {"modules": modules, "p_shapes": p_shapes, "b_shapes": b_shapes or []}
 
 
-def node(params=(), buffers=(), children=()) -> dict:
-    return {
+def node(params=(), buffers=(), children=(), empty: bool = False) -> dict:
+    """A module; ``empty``: its len() is 0, so it is falsy (as an empty container is)."""
+    spec = {
         "params": [list(p) for p in params],
         "buffers": [list(b) for b in buffers],
         "children": [list(c) for c in children],
     }
+    if empty:
+        spec["empty"] = True
+    return spec
 
 
 def walk_modules(t: Tree, dedup: bool = True, prefix: str = "") -> list[tuple[str, int]]:
@@ -264,9 +268,24 @@ def deep_tree() -> Tree:
     return tree(modules, [(2,), (3,), (2, 2), (1,), (3, 1)], [(), (3,), (3,), (2,), (3,)])
 
 
-def random_tree(rng: np.random.Generator, size: int, share: bool = True) -> Tree:
+def container_tree() -> Tree:
+    """Net(body: an empty container (falsy: len() is 0), head: Part(weight, inner))."""
+    modules = [
+        node(children=[("body", 1), ("head", 2)]),
+        node(empty=True),
+        node([("weight", 0)], children=[("inner", 3)]),
+        node([("bias", 1)]),
+    ]
+    return tree(modules, [(2, 2), (2,)])
+
+
+def random_tree(
+    rng: np.random.Generator, size: int, share: bool = True, empty: bool = False
+) -> Tree:
     """A drawn tree of ``size`` modules: each module's parent drawn among earlier ones,
-    parameters and buffers drawn; with ``share``, one module and one parameter reused."""
+    parameters and buffers drawn; with ``share``, one module and one parameter reused;
+    with ``empty``, the modules without children falsy (len() is 0) half of the time, one
+    at least."""
     modules = [node() for _ in range(size)]
     pid, bid, p_shapes, b_shapes = 0, 0, [], []
     for index in range(1, size):
@@ -288,6 +307,13 @@ def random_tree(rng: np.random.Generator, size: int, share: bool = True) -> Tree
         modules[host]["children"].append(["again", size - 1])
         if pid:
             modules[size - 1]["params"].append(["tied", int(rng.integers(0, pid))])
+    if empty:
+        leaves = [m for m in modules if not m["children"]]
+        marked = rng.random(len(leaves)) < 0.5
+        marked[int(rng.integers(0, len(leaves)))] = True  # at least one
+        for module, falsy in zip(leaves, marked):
+            if falsy:
+                module["empty"] = True
     return tree(modules, p_shapes, b_shapes)
 
 

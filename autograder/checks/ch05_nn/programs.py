@@ -127,9 +127,13 @@ def build_tree(sp, tree: dict, tensors: dict, dtype: str = "float64") -> tuple[A
         def forward(self, x):
             return x
 
+    class Empty(Part):  # falsy, as an empty Sequential or ModuleList is: len() is 0
+        def __len__(self) -> int:
+            return 0
+
     params = [sp.nn.Parameter(np.array(a, dtype=dtype)) for a in tensors["p"]]
     buffers = [tensor(sp, a, dtype=dtype) for a in tensors["b"]]
-    modules = [Part() for _ in tree["modules"]]
+    modules = [Empty() if spec.get("empty") else Part() for spec in tree["modules"]]
     for module, spec in zip(modules, tree["modules"]):
         for name, pid in spec["params"]:
             if pid is None:

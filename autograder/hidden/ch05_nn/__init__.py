@@ -64,6 +64,7 @@ from ...harness.api import Check
 
 DRAWN = "a drawn tree of {n} modules (a shared module and a tied weight among them)"
 PLAIN = "a drawn tree of {n} modules"
+EMPTY = ", some of them falsy (len() 0, as an empty container)"
 
 
 def _seed(rng: np.random.Generator) -> int:
@@ -74,11 +75,11 @@ def _case(make, *args, **kwargs):
     return lambda rng: make(rng, *args, **kwargs)
 
 
-def _tree_rows(builder, sizes, share=True, **options):
-    label = DRAWN if share else PLAIN
+def _tree_rows(builder, sizes, share=True, empty=False, **options):
+    label = (DRAWN if share else PLAIN) + (EMPTY if empty else "")
     return [
         lambda rng, n=n: builder(
-            label.format(n=n), lambda: random_tree(rng, n, share), rng, **options
+            label.format(n=n), lambda: random_tree(rng, n, share, empty), rng, **options
         )
         for n in sizes
     ]
@@ -132,7 +133,12 @@ CHECKS = [
     Check(
         "5.3",
         "named_modules (hidden)",
-        Rows(_tree_rows(named_modules_case, (6, 11))),
+        Rows(
+            [
+                *_tree_rows(named_modules_case, (6, 11)),
+                *_tree_rows(named_modules_case, (9,), empty=True),
+            ]
+        ),
         programs.tree,
         modules_verdict,
         requires=MODULE,
@@ -148,7 +154,12 @@ CHECKS = [
     Check(
         "5.3",
         "train and eval (hidden)",
-        Rows(_tree_rows(train_case, (7, 10), shown=False)),
+        Rows(
+            [
+                *_tree_rows(train_case, (7, 10), shown=False),
+                *_tree_rows(train_case, (8,), empty=True, shown=False),
+            ]
+        ),
         programs.tree,
         train_verdict,
         requires=MODULE,
