@@ -21,9 +21,10 @@ def dropout(
     input: Tensor, p: float = 0.5, training: bool = True, generator: Generator | None = None
 ) -> Tensor:
     """``input`` with each element zeroed with probability ``p`` and the rest multiplied by
-    1 / (1 − p) when ``training``; ``input`` itself otherwise (or when p = 0). The mask is
-    drawn from ``rng_of(generator)`` (the given generator's stream, else the global one),
-    one number per element."""
+    1 / (1 − p) when ``training``; ``input`` itself otherwise (or when p = 0), drawing
+    nothing. The mask is drawn from ``rng_of(generator)`` (the given generator's stream, else
+    the global one), one number per element: any draw of Bernoulli(1 − p) is right
+    (``rng.random(shape) >= p``, or ``rng.binomial(1, 1 - p, shape)``)."""
     if not 0.0 <= p <= 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
     ### BEGIN SOLUTION 5.9
