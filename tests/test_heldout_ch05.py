@@ -1616,6 +1616,17 @@ VARIANTS = [
         "5.10",
     ),
     (
+        "BatchNorm's batch statistics as constants",
+        "nn/normalization.py",
+        (
+            "            mean = x.mean(dim=axes, keepdim=True)\n"
+            "            var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)\n",
+            "            mean = Tensor(x.data.mean(axis=axes, keepdims=True))\n"
+            "            var = Tensor(x.data.var(axis=axes, keepdims=True))\n",
+        ),
+        "5.10",
+    ),
+    (
         "BatchNorm's statistics over axis 0 only",
         "nn/normalization.py",
         (
@@ -2081,6 +2092,7 @@ def test_unusual_but_correct_code_scores_every_point(
         ("dropout's mask cached by shape", "the same mask on every call"),
         ("Sequential calls module.forward, skipping the hooks", "not module.forward(x)"),
         ("dropout rescales by 1/p", "rescale by 1/(1 − p)"),
+        ("BatchNorm's batch statistics as constants", "held constant"),
         ("named_modules skips a child that is falsy (an empty container)", "if child is None"),
         ("None refused for a parameter", "None keeps a registered name"),
         ("state_dict holds arrays", "is a ndarray, not a Tensor"),

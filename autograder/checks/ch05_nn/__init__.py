@@ -893,6 +893,17 @@ def batchnorm_verdict(case: Case, received: Any) -> str | None:
         return "BatchNorm's output does not require grad: compute it with Tensor operations"
     problem = _close(grads["x"], want.x_grad, "x.grad (first batch)", 1e-6, 1e-8)
     if problem:
+        x, g = case.inputs["xs"][0], case.inputs["g"]
+        axes = (0,) if x.ndim == 2 else (0, 2)
+        view = (1, -1) + (1,) * (x.ndim - 2)
+        std = np.sqrt(x.var(axis=axes, keepdims=True) + want.options["eps"])
+        constant = g * np.asarray(case.inputs["w"]).reshape(view) / std
+        if isinstance(grads["x"], np.ndarray) and np.allclose(grads["x"], constant):
+            return problem + (
+                " (it is the gradient with the batch's mean and variance held constant: "
+                "compute them with Tensor operations, x.mean(...), so the gradient flows "
+                "through them too)"
+            )
         return problem
     if want.options["affine"]:
         return _close(grads["w"], want.w_grad, "weight.grad", 1e-6, 1e-8) or _close(
