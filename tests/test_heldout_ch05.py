@@ -1387,6 +1387,25 @@ VARIANTS = [
         "5.7",
     ),
     (
+        "label smoothing puts 1 − ε on the target, ε/C on the others only",
+        "nn/cross_entropy.py",
+        edits(
+            "nn/cross_entropy.py",
+            (
+                "loss = (1 - label_smoothing) * loss - label_smoothing * log_p.mean(axis=1)",
+                "loss = (1 - label_smoothing) * loss - label_smoothing / log_p.shape[1] * (\n"
+                "                log_p.sum(axis=1) + loss\n            )",
+            ),
+            (
+                "        q[xp.arange(rows), ctx.t] = 1 - ctx.smoothing\n"
+                "        q += ctx.smoothing / classes\n",
+                "        q += ctx.smoothing / classes\n"
+                "        q[xp.arange(rows), ctx.t] = 1 - ctx.smoothing\n",
+            ),
+        ),
+        "5.7",
+    ),
+    (
         "cross_entropy's mean gradient not divided by the count",
         "nn/cross_entropy.py",
         ("weight = weight / max(ctx.count, 1)", "weight = weight"),
