@@ -18,11 +18,13 @@ TASKS = [
     ),
     Task(
         "5.2",
-        "Linear: PyTorch's default init and forward",
+        "Linear: PyTorch's default init, one operation",
         7,
         "§2",
         "reset_parameters: init.uniform_(p, −k, k) for the weight and the bias, k = "
-        "1/√in_features. forward: x @ self.weight.T, plus self.bias when there is one.",
+        "1/√in_features. LinearFunction.forward: save x and weight, return x.data @ "
+        "weight.data.T (+ bias.data). backward: g @ W, g.T @ x, g.sum(dim=0), each None where "
+        "ctx.needs_input_grad says so; 2 gradients without a bias, 3 with.",
     ),
     Task(
         "5.3",

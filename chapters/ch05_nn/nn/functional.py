@@ -10,6 +10,7 @@ from ...ch02_tensor.tensor import Tensor
 from .activation import gelu
 from .cross_entropy import cross_entropy
 from .dropout import dropout
+from .linear import linear
 from .loss import binary_cross_entropy_with_logits, mse_loss
 from .softmax import log_softmax, softmax
 
@@ -24,12 +25,6 @@ def tanh(input: Tensor) -> Tensor:
 
 def sigmoid(input: Tensor) -> Tensor:
     return input.sigmoid()
-
-
-def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """input @ weightᵀ + bias."""
-    out = input @ weight.T
-    return out if bias is None else out + bias
 
 
 __all__ = [

@@ -1,12 +1,21 @@
-"""``Linear``: ``y = x Wᵀ + b``, with PyTorch's default initialisation. Task 5.2.
+"""``Linear``: ``y = x Wᵀ + b`` as one operation, with PyTorch's default initialisation.
+Task 5.2.
 
-The weight has shape (out_features, in_features), as in PyTorch, so ``x @ W.T`` maps a
-batch of shape (N, in) to (N, out). Both parameters start as U(-k, k) with
-``k = 1 / √in_features`` (PyTorch writes the weight's as ``kaiming_uniform_(weight, a=√5)``,
-§6: its gain √(2 / (1 + 5)) = √(1/3) times √3 / √fan_in is exactly ``1 / √fan_in``).
+The weight has shape (out_features, in_features), as in PyTorch, so ``x Wᵀ`` maps a batch of
+shape (N, in) to (N, out). Both parameters start as U(-k, k) with ``k = 1 / √in_features``
+(PyTorch writes the weight's as ``kaiming_uniform_(weight, a=√5)``, §6: its gain
+√(2 / (1 + 5)) = √(1/3) times √3 / √fan_in is exactly ``1 / √fan_in``).
+
+``x @ self.weight.T + self.bias`` would work, through chapter 2's ops: three nodes, and W's
+gradient would arrive through the transpose's backward as a transposed *view* of gᵀx, which
+every later update reads out of order (several times slower for a 128 × 784 weight). One
+``Function`` with the whole layer's backward is both shorter for the engine and gives each
+gradient in its parameter's own layout (g has shape (N, out)):
 
     forward   y = x Wᵀ + b
-    backward  ∂L/∂x = g W,   ∂L/∂W = gᵀ x,   ∂L/∂b = Σ_batch g     (the engine's, from @ and +)
+    backward  ∂L/∂x = g W      (N, out)(out, in)
+              ∂L/∂W = gᵀ x     (out, N)(N, in): W's own shape, no transpose to undo
+              ∂L/∂b = Σₙ g     summed over the batch
 """
 
 from __future__ import annotations
@@ -17,10 +26,39 @@ from typing import Any
 import numpy as np
 
 from ...ch02_tensor.dtypes import get_default_dtype
+from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.tensor import Tensor
 from . import init
 from .module import Module
 from .parameter import Parameter
+
+
+class LinearFunction(Function):
+    """out = x Wᵀ + b for x of shape (N, in), W (out, in), b (out,) or no bias."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, weight: Tensor, bias: Tensor | None = None) -> Any:
+        raise NotImplementedError(
+            "Task 5.2: Linear: PyTorch's default init, one operation — see §2 of the notebook"
+        )
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple:
+        """One gradient per input: (x, W) without a bias, (x, W, b) with one
+        (``len(ctx.needs_input_grad)`` says which); None where none is needed."""
+        raise NotImplementedError(
+            "Task 5.2: Linear: PyTorch's default init, one operation — see §2 of the notebook"
+        )
+
+
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input Wᵀ + b`` for input (…, in): the leading axes are flattened into rows for
+    ``LinearFunction`` and restored after."""
+    if input.ndim == 2:
+        return LinearFunction.apply(input, weight, bias)
+    rows = input.reshape(-1, input.shape[-1])
+    out = LinearFunction.apply(rows, weight, bias)
+    return out.reshape(*input.shape[:-1], weight.shape[0])
 
 
 class Linear(Module):
@@ -46,7 +84,7 @@ class Linear(Module):
         """PyTorch's default: weight and bias both U(−k, k), k = 1/√in_features, filled in
         place (the Parameters ``__init__`` made keep their dtype, and stay the same objects)."""
         raise NotImplementedError(
-            "Task 5.2: Linear: PyTorch's default init and forward — see §2 of the notebook"
+            "Task 5.2: Linear: PyTorch's default init, one operation — see §2 of the notebook"
         )
 
     def forward(self, x: Tensor) -> Tensor:
@@ -63,9 +101,7 @@ class Linear(Module):
                 f"{self.weight.dtype} (sp.tensor(x, dtype=...)), or the model "
                 f"{x.dtype} (model.to(...)), as PyTorch requires one dtype"
             )
-        raise NotImplementedError(
-            "Task 5.2: Linear: PyTorch's default init and forward — see §2 of the notebook"
-        )
+        return linear(x, self.weight, self.bias)
 
     def extra_repr(self) -> str:
         return (
