@@ -158,6 +158,20 @@ for child in self.children():
 return self
 """
 
+LINEAR_THREE_GRADIENTS_ALWAYS = """
+x, weight = ctx.saved_tensors
+return grad_output @ weight, grad_output.T @ x, grad_output.sum(dim=0)
+"""
+
+LINEAR_BACKWARD_ARRAYS = """
+x, weight = ctx.saved_tensors
+g = grad_output.data
+grads = (g @ weight.data, g.T @ x.data)
+if len(ctx.needs_input_grad) == 3:
+    grads += (g.sum(axis=0),)
+return grads
+"""
+
 KAIMING_STD = "std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))"
 RUNNING_MEAN = "self.running_mean.data[...] = (1 - m) * self.running_mean.data + m * ("
 
@@ -207,9 +221,61 @@ VARIANTS = [
         "5.2",
     ),
     (
-        "Linear's forward with the weight transposed",
+        "LinearFunction's forward with the weight untransposed",
         "nn/linear.py",
-        ("y = x @ self.weight.T", "y = x @ self.weight"),
+        ("out = x.data @ weight.data.T", "out = x.data @ weight.data"),
+        "5.2",
+    ),
+    (
+        "LinearFunction's forward ignores the bias",
+        "nn/linear.py",
+        ("return out if bias is None else out + bias.data", "return out"),
+        "5.2",
+    ),
+    (
+        "LinearFunction's weight gradient transposed (xᵀg)",
+        "nn/linear.py",
+        ("grad_output.T @ x if needs[1]", "x.T @ grad_output if needs[1]"),
+        "5.2",
+    ),
+    (
+        "LinearFunction's input gradient g Wᵀ",
+        "nn/linear.py",
+        ("grad_output @ weight if needs[0]", "grad_output @ weight.T if needs[0]"),
+        "5.2",
+    ),
+    (
+        "LinearFunction's bias gradient summed over the outputs",
+        "nn/linear.py",
+        ("grad_output.sum(dim=0) if needs[2]", "grad_output.sum(dim=1) if needs[2]"),
+        "5.2",
+    ),
+    (
+        "LinearFunction's bias gradient the batch mean",
+        "nn/linear.py",
+        ("grad_output.sum(dim=0) if needs[2]", "grad_output.mean(dim=0) if needs[2]"),
+        "5.2",
+    ),
+    (
+        "LinearFunction returns a bias gradient without a bias",
+        "nn/linear.py",
+        nth_region("nn/linear.py", "5.2", 2, LINEAR_THREE_GRADIENTS_ALWAYS),
+        "5.2",
+    ),
+    (
+        "LinearFunction reads needs_input_grad in the wrong order",
+        "nn/linear.py",
+        edits(
+            "nn/linear.py",
+            ("grad_output @ weight if needs[0]", "grad_output @ weight if needs[1]"),
+            ("grad_output.T @ x if needs[1]", "grad_output.T @ x if needs[0]"),
+        ),
+        "5.2",
+    ),
+    (
+        "LinearFunction's backward returns arrays",
+        "nn/linear.py",
+        nth_region("nn/linear.py", "5.2", 2, LINEAR_BACKWARD_ARRAYS),
         "5.2",
     ),
     (
@@ -573,6 +639,20 @@ if self.bias is not None:
     init.uniform_(self.bias, -bound, bound)
 """
 
+LINEAR_EVERY_GRADIENT = """
+x, weight = ctx.saved_tensors
+grads = (grad_output @ weight, grad_output.T @ x)
+if len(ctx.needs_input_grad) == 3:
+    grads += (grad_output.sum(dim=0),)
+return grads
+"""
+
+LINEAR_FORWARD_ON_TENSORS = """
+ctx.save_for_backward(x, weight)
+out = x @ weight.T
+return out if bias is None else out + bias
+"""
+
 CORRECT = [
     (
         "named_modules with an explicit stack",
@@ -632,7 +712,34 @@ CORRECT = [
     (
         "Linear initialised as PyTorch writes it (kaiming_uniform_, a=√5)",
         "nn/linear.py",
-        ("region", LINEAR_AS_PYTORCH_WRITES_IT),
+        nth_region("nn/linear.py", "5.2", 3, LINEAR_AS_PYTORCH_WRITES_IT),
+        "5.2",
+    ),
+    (
+        "LinearFunction's backward ignores needs_input_grad",
+        "nn/linear.py",
+        nth_region("nn/linear.py", "5.2", 2, LINEAR_EVERY_GRADIENT),
+        "5.2",
+    ),
+    (
+        "LinearFunction's forward with Tensor operations",
+        "nn/linear.py",
+        nth_region("nn/linear.py", "5.2", 1, LINEAR_FORWARD_ON_TENSORS),
+        "5.2",
+    ),
+    (
+        "LinearFunction's forward adds the bias Tensor to the array",
+        "nn/linear.py",
+        (
+            "return out if bias is None else out + bias.data",
+            "return out if bias is None else out + bias",
+        ),
+        "5.2",
+    ),
+    (
+        "LinearFunction leaves the bias gradient to the engine's broadcast sum",
+        "nn/linear.py",
+        ("grad_output.sum(dim=0) if needs[2]", "grad_output if needs[2]"),
         "5.2",
     ),
     (
@@ -713,6 +820,13 @@ def test_unusual_but_correct_code_passes(
         ("load_state_dict keeps the source's arrays", "copy the values in"),
         ("load_state_dict does not raise on unexpected keys", "raised nothing"),
         ("Linear's weight N(0, 1)", "looks N(0, 1)"),
+        ("LinearFunction's weight gradient transposed (xᵀg)", "gᵀx, not xᵀg"),
+        ("LinearFunction's input gradient g Wᵀ", "∂L/∂x = g W: (N, out)(out, in)"),
+        ("LinearFunction's bias gradient summed over the outputs", "sums over the batch (axis 0)"),
+        ("LinearFunction's bias gradient the batch mean", "Σₙ g, not the mean"),
+        ("LinearFunction returns a bias gradient without a bias", "return 2 gradients"),
+        ("LinearFunction reads needs_input_grad in the wrong order", "ctx.needs_input_grad says"),
+        ("LinearFunction's backward returns arrays", "must return Tensors"),
         ("xavier with fan_in only", "it matches std = gain·√(1/fan_in)"),
         ("kaiming ignores mode", "it matches the other fan"),
         ("kaiming_uniform_ bounded by the standard deviation", "the bound equal to the std"),

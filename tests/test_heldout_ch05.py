@@ -166,10 +166,49 @@ if self.bias is not None:
 """
 
 LINEAR_ON_ARRAYS = """
-y = x.data @ self.weight.data.T
-if self.bias is not None:
-    y = y + self.bias.data
-return Tensor(y)
+x, weight = ctx.saved_tensors
+g = grad_output.data
+grads = (Tensor(g @ weight.data), Tensor(g.T @ x.data))
+if len(ctx.needs_input_grad) == 3:
+    grads += (Tensor(g.sum(axis=0)),)
+return grads
+"""
+
+LINEAR_SAVES_THE_TRANSPOSE = """
+ctx.save_for_backward(x, weight.T)
+out = x.data @ weight.data.T
+return out if bias is None else out + bias.data
+"""
+
+LINEAR_UNPACKS_NEEDS = """
+x, weight = ctx.saved_tensors
+need_x, need_w, *need_b = ctx.needs_input_grad
+grad_x = grad_weight = None
+if need_x:
+    grad_x = grad_output @ weight
+if need_w:
+    grad_weight = grad_output.T @ x
+if not need_b:
+    return grad_x, grad_weight
+return grad_x, grad_weight, grad_output.sum(dim=0) if need_b[0] else None
+"""
+
+LINEAR_BIAS_ON_CTX = """
+ctx.save_for_backward(x, weight)
+ctx.has_bias = bias is not None
+out = x.data @ weight.data.T
+if ctx.has_bias:
+    out += bias.data
+return out
+"""
+
+LINEAR_BIAS_FROM_CTX = """
+x, weight = ctx.saved_tensors
+grad_x = grad_output @ weight
+grad_weight = grad_output.T @ x
+if ctx.has_bias:
+    return grad_x, grad_weight, grad_output.sum(dim=0)
+return grad_x, grad_weight
 """
 
 LINEAR_FROM_THE_GLOBAL_GENERATOR = """
@@ -963,26 +1002,46 @@ VARIANTS = [
         "5.2",
     ),
     (
-        "Linear's forward adds a None bias",
+        "LinearFunction's forward adds a None bias",
         "nn/linear.py",
         (
-            "        y = x @ self.weight.T\n        if self.bias is not None:\n"
-            "            y = y + self.bias\n",
-            "        y = x @ self.weight.T + self.bias\n",
+            "return out if bias is None else out + bias.data",
+            "return out + bias.data",
         ),
         "5.2",
     ),
     (
-        "Linear's forward on the arrays",
+        "LinearFunction's backward on .data arrays wrapped in Tensors",
         "nn/linear.py",
         nth_region("nn/linear.py", "5.2", 2, LINEAR_ON_ARRAYS),
+        "5.2",
+    ),
+    (
+        "LinearFunction's backward detaches grad_output",
+        "nn/linear.py",
+        (
+            "        needs = ctx.needs_input_grad\n",
+            "        needs = ctx.needs_input_grad\n        grad_output = grad_output.detach()\n",
+        ),
+        "5.2",
+    ),
+    (
+        "LinearFunction saves the transposed weight",
+        "nn/linear.py",
+        nth_region("nn/linear.py", "5.2", 1, LINEAR_SAVES_THE_TRANSPOSE),
+        "5.2",
+    ),
+    (
+        "LinearFunction's bias gradient only when x needs one",
+        "nn/linear.py",
+        ("grad_output.sum(dim=0) if needs[2]", "grad_output.sum(dim=0) if needs[0]"),
         "5.2",
     ),
     (
         # was a hole: Linear was only made with dtype=float64, and never asked to keep its objects
         "reset_parameters makes new float64 Parameters",
         "nn/linear.py",
-        ("region", LINEAR_NEW_FLOAT64_PARAMETERS),
+        nth_region("nn/linear.py", "5.2", 3, LINEAR_NEW_FLOAT64_PARAMETERS),
         "5.2",
     ),
     (
@@ -1473,6 +1532,16 @@ VARIANTS = [
         "5.8",
     ),
     (
+        # was a hole: no public xavier_normal_ had a gain (§6 uses gain=5/3 for tanh)
+        "xavier_normal_ ignores gain",
+        "nn/init.py",
+        (
+            "std = gain * math.sqrt(2.0 / (fan_in + fan_out))\n    return normal_(",
+            "std = math.sqrt(2.0 / (fan_in + fan_out))\n    return normal_(",
+        ),
+        "5.8",
+    ),
+    (
         # a = 0.2 changes leaky_relu's gain by 2%: only the uniform's bound tells
         "kaiming_uniform_ ignores a",
         "nn/init.py",
@@ -1667,6 +1736,15 @@ VARIANTS = [
         "5.11",
     ),
     (
+        "DataLoader's chunks run past the end",
+        "utils/data.py",
+        (
+            "for start in range(0, n, self.batch_size):",
+            "for start in range(0, n + self.batch_size, self.batch_size):",
+        ),
+        "5.11",
+    ),
+    (
         "DataLoader reshuffles last epoch's order",
         "utils/data.py",
         ("region", LOADER_SHUFFLES_ITS_LIST),
@@ -1753,13 +1831,29 @@ CORRECT = [
     (
         "Linear drawn from rng_of(None) into .data",
         "nn/linear.py",
-        ("region", LINEAR_FROM_THE_GLOBAL_GENERATOR),
+        nth_region("nn/linear.py", "5.2", 3, LINEAR_FROM_THE_GLOBAL_GENERATOR),
         "5.2",
     ),
     (
-        "Linear's forward with matmul and transpose",
+        "LinearFunction with matmul and transpose",
         "nn/linear.py",
-        ("y = x @ self.weight.T", "y = x.matmul(self.weight.transpose(0, 1))"),
+        edits(
+            "nn/linear.py",
+            ("out = x.data @ weight.data.T", "out = np.matmul(x.data, weight.data.transpose())"),
+            ("grad_output.T @ x if", "grad_output.transpose(0, 1).matmul(x) if"),
+        ),
+        "5.2",
+    ),
+    (
+        "LinearFunction's backward unpacking needs_input_grad",
+        "nn/linear.py",
+        nth_region("nn/linear.py", "5.2", 2, LINEAR_UNPACKS_NEEDS),
+        "5.2",
+    ),
+    (
+        "LinearFunction keeps the bias on ctx",
+        "nn/linear.py",
+        rewrite("nn/linear.py", "5.2", LINEAR_BIAS_ON_CTX, LINEAR_BIAS_FROM_CTX),
         "5.2",
     ),
     ("named_modules with a memo list", "nn/module.py", ("region", NAMED_MODULES_MEMO_LIST), "5.3"),
@@ -2010,6 +2104,7 @@ HOLES = [
     "load_state_dict takes the source's dtype",
     "cross_entropy's loss in a float64 array",
     "kaiming_normal_ ignores a",
+    "xavier_normal_ ignores gain",
     "xavier_uniform_ puts a new float64 array in the tensor",
     "dropout draws its mask before looking at training",
     "BatchNorm updates its running statistics in eval",
@@ -2093,6 +2188,8 @@ def test_unusual_but_correct_code_scores_every_point(
         ("None deletes a parameter", "'w' is not in _parameters"),
         ("a Module assigned over a plain attribute leaves it in __dict__", "__dict__"),
         ("reset_parameters makes new float64 Parameters", "parameters are float64"),
+        ("LinearFunction's backward on .data arrays wrapped in Tensors", "twice differentiable"),
+        ("LinearFunction's backward detaches grad_output", "second derivatives"),
         ("_named_members tells tensors apart by ==", "compare a Tensor's values elementwise"),
         ("named_parameters(recurse=False) drops the prefix", "where PyTorch gives 'model.scale'"),
         ("Sequential runs children(), which yields a repeated module once", "runs twice"),
@@ -2103,6 +2200,11 @@ def test_unusual_but_correct_code_scores_every_point(
         ("every row ignored gives a mean of 0", "0/0 = nan"),
         ("cross_entropy's loss in a float64 array", "returned a float64 loss"),
         ("kaiming_normal_ ignores a", "the gain without a"),
+        ("kaiming_uniform_ ignores a", "the gain without a"),
+        ("xavier_normal_ ignores gain", "no gain"),
+        ("checkpoint's backward without enable_grad", "run fn again under enable_grad()"),
+        ("Linear's bound 1/in_features", "k = 1/√in_features = 1/√256)"),
+        ("DataLoader's chunks run past the end", "an empty batch"),
         ("xavier_uniform_ puts a new float64 array in the tensor", "made a float32 tensor float64"),
         ("BatchNorm updates its running statistics in eval", "eval() changed running_mean"),
         ("BatchNorm's running statistics keep a graph", "requires grad after training"),

@@ -23,8 +23,9 @@ TASKS = [
         "§2",
         "reset_parameters: init.uniform_(p, −k, k) for the weight and the bias, k = "
         "1/√in_features. LinearFunction.forward: save x and weight, return x.data @ "
-        "weight.data.T (+ bias.data). backward: g @ W, g.T @ x, g.sum(dim=0), each None where "
-        "ctx.needs_input_grad says so; 2 gradients without a bias, 3 with.",
+        "weight.data.T (+ bias.data). backward, with Tensor operations (twice differentiable): "
+        "g @ W, g.T @ x, g.sum(dim=0), each None where ctx.needs_input_grad says so; 2 "
+        "gradients without a bias, 3 with.",
     ),
     Task(
         "5.3",
@@ -67,7 +68,7 @@ TASKS = [
     ),
     Task(
         "5.7",
-        "cross_entropy: one operation, ignore_index and label smoothing",
+        "cross_entropy: ignore_index, label smoothing",
         13,
         "§5",
         "log p from the max shift; keep = target != ignore_index; loss = −log p[row, t], mixed "

@@ -12,8 +12,13 @@ without Linear or Sequential.
   (a parameter set to None stays registered; a plain attribute then a Module by its name).
 - 5.2 ``Linear``: U(−k, k) for weight and bias, k = 1/√in (statistics of 16k draws; the
   same weights after the same ``manual_seed``; a float32 Linear's parameters float32, and
-  ``reset_parameters`` filling the same objects); forward and gradients through the engine
-  on 1-D, 2-D and 3-D inputs.
+  ``reset_parameters`` filling the same objects); ``LinearFunction`` through Linear on 1-D,
+  2-D and 3-D inputs: y, and the gradients of x, W and b (gᵀx in W's (out, in) layout, the
+  bias's summed over the batch) against the parent's NumPy, with and without a bias, with x,
+  W or b not requiring grad (``needs_input_grad`` read by index), and second derivatives
+  (grad(…, create_graph=True), then backward: the backward's Tensor operations recorded).
+  Known mistakes named: xᵀg, g Wᵀ, the bias's mean or sum over the outputs, 3 gradients for
+  2 inputs, arrays returned, gradients that are constants under create_graph.
 - 5.3 ``named_modules`` (shared modules once, ``remove_duplicate=False``, ``prefix``),
   ``named_parameters``/``named_buffers`` (dotted names, tied weights once, ``recurse``,
   with and without ``prefix``), ``train``/``eval`` reaching every module (and returning
@@ -221,7 +226,11 @@ def linear_init_verdict(case: Case, received: Any) -> str | None:
         )
     problem = sample_problem(weight, "uniform", want.scale, "Linear's weight")
     if problem:
-        return problem + f" (k = 1/√in_features: in_features={want.shape[1]}, not out_features)"
+        n_out, n_in = want.shape
+        k_out = 1 / np.sqrt(n_out) if n_out else 0.0
+        if n_out != n_in and abs(float(np.abs(weight).max()) / k_out - 1) < 0.05:
+            return problem + f" (k = 1/√in_features: in_features={n_in}, not out_features)"
+        return problem + f" (k = 1/√in_features = 1/√{n_in})"
     if want.bias_shape is None:
         if received["bias"] is not None:
             return f"Linear(bias=False) has a bias: {show(received['bias'])}"
@@ -255,26 +264,90 @@ def linear_init_verdict(case: Case, received: Any) -> str | None:
 
 def linear_forward_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("y", "x_grad", "w_grad", "b_grad"))
+    problem = _record(received, ("y", "requires_grad", "x_grad", "w_grad", "b_grad"))
     if problem:
         return problem
     y = received["y"]
     if isinstance(y, np.ndarray) and y.shape != want.y.shape:
-        return f"Linear's output has shape {y.shape}, expected {want.y.shape}: x @ weight.T"
+        return f"Linear's output has shape {y.shape}, expected {want.y.shape}: x Wᵀ + b"
     problem = _close(y, want.y, "y")
     if problem:
         w = case.inputs["w"]
         if isinstance(y, np.ndarray) and case.inputs["b"] is not None:
             if np.allclose(y, case.inputs["x"] @ w.T, rtol=RTOL, atol=ATOL):
-                return problem + " (the bias is not added)"
+                return problem + " (the bias is not added: x.data @ weight.data.T + bias.data)"
         return problem
-    if received["x_grad"] is None:
-        return "y does not require grad: compute forward with Tensor operations (x @ self.weight.T)"
-    for key, path in (("x_grad", "x.grad"), ("w_grad", "weight.grad"), ("b_grad", "bias.grad")):
-        problem = _close(received[key], getattr(want, key), path)
+    if not received["requires_grad"]:
+        return "y does not require grad: return LinearFunction.apply's Tensor (it records y)"
+    if want.second is not None:
+        if not all(received.get("recorded", [True])):
+            return (
+                "the gradients LinearFunction.backward returned were not recorded under "
+                "create_graph=True: compute them with Tensor operations on grad_output and the "
+                "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
+                "is twice differentiable, as PyTorch's"
+            )
+        for key, path, expected in zip(("x_grad", "w_grad", "b_grad"), PATHS, want.second):
+            if expected is not None:
+                problem = _close(received[key], expected, path)
+                if problem:
+                    return problem + (
+                        " (the second derivatives: backward's Tensor operations must use "
+                        "grad_output and the saved x and weight, so all three are recorded)"
+                    )
+        return None
+    for key, path in zip(("x_grad", "w_grad", "b_grad"), PATHS):
+        expected, got = getattr(want, key), received[key]
+        if expected is None:
+            continue
+        if got is None:
+            return (
+                f"{path} is None, but it requires grad: backward returns a gradient for each "
+                "input where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)"
+            )
+        problem = _close(got, expected, path)
         if problem:
-            return problem
+            return problem + _gradient_mistake(case, key, got)
     return None
+
+
+PATHS = ("x.grad", "weight.grad", "bias.grad")
+
+
+def _rows(case: Case) -> tuple[np.ndarray, np.ndarray]:
+    """x and g as rows: (N, in) and (N, out)."""
+    x, w, g = case.inputs["x"], case.inputs["w"], case.inputs["g"]
+    return x.reshape(-1, w.shape[1]), g.reshape(-1, w.shape[0])
+
+
+def _gradient_mistake(case: Case, key: str, got: Any) -> str:
+    """A name for a known wrong gradient (empty when it is none of them)."""
+    if not isinstance(got, np.ndarray):
+        return ""
+    x, g = _rows(case)
+    w = case.inputs["w"]
+    known = {
+        "x_grad": [(lambda: g @ w.T, "∂L/∂x = g W, (N, out)(out, in), not g Wᵀ")],
+        "w_grad": [(lambda: x.T @ g, "∂L/∂W has W's shape (out, in): gᵀx, not xᵀg")],
+        "b_grad": [
+            (
+                lambda: g.mean(axis=0),
+                "the bias gradient sums over the batch (axis 0): Σₙ g, not the mean",
+            ),
+            (
+                lambda: g.sum(axis=1),
+                "the bias gradient sums over the batch (axis 0), not the outputs",
+            ),
+        ],
+    }
+    for wrong, name in known[key]:
+        try:
+            value = wrong()
+        except ValueError:  # shapes that do not multiply
+            continue
+        if value.shape == got.shape and np.allclose(got, value, rtol=RTOL, atol=ATOL):
+            return f" ({name})"
+    return ""
 
 
 # -- 5.3 ----------------------------------------------------------------------------------------
@@ -984,6 +1057,11 @@ def checkpoint_verdict(case: Case, received: Any) -> str | None:
             continue
         problem = _close(g, w, f"{name}.grad")
         if problem:
+            if g is None:
+                problem += (
+                    " (backward runs with grad mode off, so the rerun of fn recorded "
+                    "nothing: run fn again under enable_grad())"
+                )
             if want.kind == "noise":
                 problem += (
                     " (the recomputation must draw the same random numbers: run fn again "
@@ -1037,13 +1115,20 @@ CHECKS = [
     ),
     Check(
         "5.2",
-        "Linear: forward and gradients",
+        "Linear: LinearFunction's forward and backward",
         Rows(
             [
                 _case(linear_forward_case, (4, 3), 2),
                 _case(linear_forward_case, (3,), 4),
                 _case(linear_forward_case, (2, 3, 5), 3),
                 _case(linear_forward_case, (5, 2), 3, bias=False),
+                _case(linear_forward_case, (6, 4), 4),
+                _case(linear_forward_case, (4, 3), 3, needs=(False, True, True)),
+                _case(linear_forward_case, (3, 4), 2, needs=(True, False, True)),
+                _case(linear_forward_case, (3, 4), 2, needs=(True, True, False)),
+                _case(linear_forward_case, (3, 2), 2, bias=False, needs=(False, True)),
+                _case(linear_forward_case, (4, 3), 2, second=True),
+                _case(linear_forward_case, (2, 2, 3), 3, bias=False, second=True),
             ]
         ),
         programs.linear_forward,
@@ -1239,6 +1324,7 @@ CHECKS = [
             init_case("kaiming_uniform_", (40, 250), 7, a=0.2, mode="fan_out"),
             init_case("kaiming_uniform_", (30, 40, 3, 3), 8, nonlinearity="relu"),
             init_case("kaiming_normal_", (60, 150), 9, a=2.0),
+            init_case("xavier_normal_", (120, 80), 10, gain=5 / 3),
         ],
         programs.init,
         init_verdict,

@@ -514,26 +514,57 @@ def linear_init_case(n_in: int, n_out: int, bias: bool = True, seed: int = 0) ->
 @dataclass(frozen=True)
 class LinearExpected:
     y: np.ndarray
-    x_grad: np.ndarray
-    w_grad: np.ndarray
+    x_grad: np.ndarray | None  # None: the input does not require grad
+    w_grad: np.ndarray | None
     b_grad: np.ndarray | None
+    second: tuple | None = None  # (∂S/∂x, ∂S/∂W, ∂S/∂b) of the second-order program
 
 
 def linear_forward_case(
-    rng: np.random.Generator, x_shape: tuple, n_out: int, bias: bool = True
+    rng: np.random.Generator,
+    x_shape: tuple,
+    n_out: int,
+    bias: bool = True,
+    needs: tuple = (True, True, True),
+    second: bool = False,
 ) -> Case:
+    """Linear on x of ``x_shape`` with W, b drawn, then ``y.backward(g)``; ``needs``: which
+    of x, W, b require grad. With ``second``: gx, gW = grad(½‖y‖², [x, W], create_graph=True),
+    then S = Σ h·gx + Σ k·gW backward, whose gradients the parent has in closed form:
+    gx = yW and gW = yᵀx, so ∂S/∂y = hWᵀ + xkᵀ, ∂S/∂x = (∂S/∂y)W + yk,
+    ∂S/∂W = (∂S/∂y)ᵀx + yᵀh, ∂S/∂b = Σₙ ∂S/∂y."""
     n_in = x_shape[-1]
     x, w = draw(rng, x_shape), draw(rng, (n_out, n_in))
     b = draw(rng, (n_out,)) if bias else None
     y = x @ w.T + (b if bias else 0)
     g = draw(rng, y.shape)
     g2, x2 = g.reshape(-1, n_out), x.reshape(-1, n_in)
-    expected = LinearExpected(y, g @ w, g2.T @ x2, g2.sum(axis=0) if bias else None)
-    label = (
-        f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) on x of shape {x_shape}, "
-        "then y.backward(g)"
-    )
-    return Case(label, {"x": x, "w": w, "b": b, "g": g}, expected)
+    needs = tuple(needs[:3] if bias else needs[:2])
+    grads = (g @ w, g2.T @ x2, g2.sum(axis=0) if bias else None)
+    padded = needs + (False,) * (3 - len(needs))
+    x_grad, w_grad, b_grad = (grad if need else None for grad, need in zip(grads, padded))
+    h = k = None
+    second_grads = None
+    label = f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) on x of shape {x_shape}"
+    if second:
+        h, k = draw(rng, x.shape), draw(rng, w.shape)
+        y2 = y.reshape(-1, n_out)
+        dy = h.reshape(-1, n_in) @ w.T + x2 @ k.T
+        sx = (dy @ w + y2 @ k).reshape(x.shape)
+        sw = dy.T @ x2 + y2.T @ h.reshape(-1, n_in)
+        second_grads = (sx, sw, dy.sum(axis=0) if bias else None)
+        label += (
+            ": gx, gW = grad(½‖y‖², [x, weight], create_graph=True), then "
+            "(h·gx + k·gW).sum().backward()"
+        )
+    else:
+        off = [name for name, need in zip(("x", "weight", "bias"), needs) if not need]
+        if off:
+            label += f" ({', '.join(off)} not requiring grad)"
+        label += ", then y.backward(g)"
+    expected = LinearExpected(y, x_grad, w_grad, b_grad, second_grads)
+    inputs = {"x": x, "w": w, "b": b, "g": g, "needs": list(needs), "h": h, "k": k}
+    return Case(label, inputs, expected)
 
 
 # -- 5.4: containers ---------------------------------------------------------------------------

@@ -278,19 +278,66 @@ def linear_init(sp, n_in: int, n_out: int, bias: bool, seed: int) -> dict:
     }
 
 
-def linear_forward(sp, x: Any, w: Any, b: Any, g: Any) -> dict:
+def linear_forward(
+    sp, x: Any, w: Any, b: Any, g: Any, needs: list, h: Any = None, k: Any = None
+) -> dict:
+    """y = Linear(x) with W, b set; x, W, b requiring grad as ``needs`` says. Without h:
+    y.backward(g) and the three .grad. With h and k: gx, gW = grad(½‖y‖², [x, W],
+    create_graph=True), then (h·gx + k·gW).sum().backward() and the three .grad. An error
+    the backward raises goes on up, a known mistake named in its message."""
     lin = sp.nn.Linear(w.shape[1], w.shape[0], bias=b is not None, dtype=np.float64)
     lin.weight.data[...] = w
     if b is not None:
         lin.bias.data[...] = b
-    xt = tensor(sp, x, requires_grad=True)
+    params = [lin.weight] + ([lin.bias] if b is not None else [])
+    for p, need in zip(params, needs[1:]):
+        p.requires_grad_(bool(need))
+    xt = tensor(sp, x, requires_grad=bool(needs[0]))
     y = lin(xt)
-    result = {"y": array(y), "x_grad": None, "w_grad": None, "b_grad": None}
-    if getattr(y, "requires_grad", False):
-        y.backward(tensor(sp, g))
-        result.update(x_grad=array(xt.grad), w_grad=array(lin.weight.grad))
-        result["b_grad"] = array(lin.bias.grad) if b is not None else None
+    result = {"y": array(y), "requires_grad": bool(getattr(y, "requires_grad", False))}
+    result.update(x_grad=None, w_grad=None, b_grad=None)
+    if not result["requires_grad"]:
+        return result
+    try:
+        if h is None:
+            y.backward(tensor(sp, g))
+        else:
+            gx, gw = sp.autograd.grad((y * y).sum() * 0.5, [xt, lin.weight], create_graph=True)
+            result["recorded"] = [bool(getattr(t, "requires_grad", False)) for t in (gx, gw)]
+            if not all(result["recorded"]):
+                return result
+            ((gx * tensor(sp, h)).sum() + (gw * tensor(sp, k)).sum()).backward()
+    except NotImplementedError:
+        raise
+    except Exception as error:  # raised again where it was (its frames kept), with a hint
+        hint = _linear_hint(str(error), w.shape)
+        if hint and len(error.args) == 1 and isinstance(error.args[0], str):
+            error.args = (f"{error.args[0]} ({hint})",)
+        raise
+    result.update(x_grad=array(xt.grad), w_grad=array(lin.weight.grad))
+    result["b_grad"] = array(lin.bias.grad) if b is not None else None
     return result
+
+
+def _linear_hint(error: str, shape: tuple) -> str:
+    """A known mistake of LinearFunction.backward, named from the error it led to."""
+    n_out, n_in = shape
+    hints = [
+        ("must return Tensors", "compute the gradients with Tensor operations on grad_output"),
+        (
+            "gradient(s) for 2 input(s)",
+            "without a bias, apply records 2 inputs (x, weight): return 2 gradients "
+            "(len(ctx.needs_input_grad) says how many)",
+        ),
+        (f"for an input of shape {(n_out, n_in)}", "∂L/∂W has W's shape (out, in): gᵀx, not xᵀg"),
+        (
+            f"for an input of shape {(n_out,)}",
+            "the bias gradient sums over the batch (axis 0): g.sum(dim=0)",
+        ),
+        ("does not require grad", "backward's gradients must be recorded: Tensor operations"),
+        ("cannot be multiplied", "∂L/∂x = g W: (N, out)(out, in); ∂L/∂W = gᵀx: (out, N)(N, in)"),
+    ]
+    return next((hint for text, hint in hints if text in error), "")
 
 
 # -- 5.4 ---------------------------------------------------------------------------------------

@@ -8,8 +8,9 @@ pasted into that task it fails (``tests/test_broken_ch05.py``):
 
 - 5.1 registers a Parameter, a Module or a buffer's new value, and nothing more: no name
   is forgotten from the other tables or from ``__dict__``, nothing is refused.
-- 5.2 leaves the weights at zero (the checks that use it set their own) and computes
-  ``x Wᵀ + b`` as one NumPy ``Function``.
+- 5.2 leaves the weights at zero (the checks that use it set their own), and its
+  ``LinearFunction`` computes forward and backward on NumPy arrays: its gradients are
+  constants, so Linear is not twice differentiable (5.2's second-order rows fail).
 - 5.3 walks ``_modules`` with no memo: a shared module, and a tied weight, come out twice;
   ``train`` sets every module's flag.
 - 5.4 registers the modules a Sequential is made with and runs the list it was given (not
@@ -47,38 +48,31 @@ def _setattr(sp: ModuleType) -> list[Patch]:
 
 def _linear(sp: ModuleType) -> list[Patch]:
     tensor_type = sp.Tensor
+    function = sp.nn.Linear.forward.__globals__["LinearFunction"]
 
-    class Affine(sp.Function):
-        @staticmethod
-        def forward(ctx: Any, x: Any, w: Any, b: Any) -> Any:
-            ctx.save_for_backward(x, w)
-            ctx.has_bias = b is not None
-            out = np.matmul(x.data, np.swapaxes(w.data, 0, 1))
-            return out + b.data if b is not None else out
+    def forward(ctx: Any, x: Any, w: Any, b: Any = None) -> Any:
+        ctx.save_for_backward(x, w)
+        ctx.has_bias = b is not None
+        out = np.matmul(x.data, np.swapaxes(w.data, 0, 1))
+        return out + b.data if b is not None else out
 
-        @staticmethod
-        def backward(ctx: Any, g: Any) -> tuple:
-            x, w = ctx.saved_tensors
-            rows = np.reshape(g.data, (-1, w.shape[0]))
-            gx = tensor_type._from_array(np.matmul(g.data, w.data))
-            gw = tensor_type._from_array(rows.T @ np.reshape(x.data, (-1, w.shape[1])))
-            if not ctx.has_bias:
-                return gx, gw
-            return gx, gw, tensor_type._from_array(rows.sum(axis=0))
+    def backward(ctx: Any, g: Any) -> tuple:
+        x, w = ctx.saved_tensors
+        gx = tensor_type._from_array(np.matmul(g.data, w.data))
+        gw = tensor_type._from_array(np.matmul(np.swapaxes(g.data, 0, 1), x.data))
+        if not ctx.has_bias:
+            return gx, gw
+        return gx, gw, tensor_type._from_array(g.data.sum(axis=0))
 
     def reset_parameters(self: Any) -> None:
         for p in (self.weight, self.bias):
             if p is not None:
                 p.data[...] = 0
 
-    def forward(self: Any, x: Any) -> Any:
-        if self.bias is None:
-            return Affine.apply(x, self.weight, None)
-        return Affine.apply(x, self.weight, self.bias)
-
     return [
+        (function, "forward", staticmethod(forward)),
+        (function, "backward", staticmethod(backward)),
         (sp.nn.Linear, "reset_parameters", reset_parameters),
-        (sp.nn.Linear, "forward", forward),
     ]
 
 

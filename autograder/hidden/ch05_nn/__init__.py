@@ -118,12 +118,18 @@ CHECKS = [
     ),
     Check(
         "5.2",
-        "Linear's forward (hidden)",
+        "Linear's forward and backward (hidden)",
         Rows(
             [
                 _case(linear_forward_case, (7, 4), 5),
                 _case(linear_forward_case, (2, 2, 3, 6), 2),
                 _case(linear_forward_case, (1, 1), 1, bias=False),
+                _case(linear_forward_case, (3, 3), 3),
+                _case(linear_forward_case, (2, 5, 4), 4, needs=(False, True, False)),
+                _case(linear_forward_case, (5, 6), 3, needs=(True, False, False)),
+                _case(linear_forward_case, (4, 2), 5, bias=False, needs=(True, False)),
+                _case(linear_forward_case, (2, 3, 4), 2, second=True),
+                _case(linear_forward_case, (5, 5), 5, second=True),
             ]
         ),
         programs.linear_forward,

@@ -45,7 +45,10 @@ class LinearFunction(Function):
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> tuple:
         """One gradient per input: (x, W) without a bias, (x, W, b) with one
-        (``len(ctx.needs_input_grad)`` says which); None where none is needed."""
+        (``len(ctx.needs_input_grad)`` says which); None where none is needed. Tensor
+        operations on ``grad_output`` and the saved tensors, as chapter 2's backwards: with
+        ``create_graph=True`` they are recorded, so Linear is twice differentiable (as
+        PyTorch's), which arrays wrapped in Tensors would not be."""
         raise NotImplementedError(
             "Task 5.2: Linear: PyTorch's default init, one operation — see §2 of the notebook"
         )

@@ -175,7 +175,12 @@ class DataLoader:
         """The batch of the dataset's items at ``indices``, collated; the error of items that
         cannot be stacked names them by their index in the dataset. A ``TensorDataset`` with
         the default collate picks the whole batch at once (``TensorDataset.batch``: the same
-        tensors, without one Function call per item and field)."""
+        tensors, without one Function call per item and field); no indices: an error."""
+        if len(indices) == 0:
+            raise ValueError(
+                "DataLoader was asked to fetch an empty batch (no indices): each batch holds "
+                "1 to batch_size items, so the chunks must stop at the end of the dataset"
+            )
         if type(self.dataset) is TensorDataset and self.collate_fn is default_collate:
             return self.dataset.batch(indices)
         items = [self.dataset[i] for i in indices]
