@@ -98,6 +98,17 @@ def functions_of_tasks(repo: Path = REPO) -> dict[str, tuple[str, ...]]:
     return found
 
 
+def files_of_task(task: str, repo: Path = REPO) -> dict[str, tuple[str, ...]]:
+    """Task ``task``'s functions by file, in order (``{"ch05_nn/nn/module.py":
+    ("Module.named_modules", "Module._named_members", "Module.train")}``)."""
+    found = {}
+    for rel, tasks in _tasks(repo).items():
+        names = tuple([name for name, of in tasks.items() if of == task])
+        if names:
+            found[rel] = names
+    return found
+
+
 def _task_of(path: str, qualname: str, table: dict[str, tuple[str, ...]]) -> str:
     """The task function of ``table`` that the function ``qualname`` of ``path`` is, or is
     inside (a closure of a task's function is the task's), or ""."""

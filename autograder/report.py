@@ -70,9 +70,10 @@ def task_details(t: TaskVerdict) -> list[str]:
     if t.status == Status.STARTED:
         done = [c.check.name for c in t.checks if c.passed]
         lines += _indent("passing:", ", ".join(done))
-        # the functions met as stubs (a written one is never listed), else the checks
-        to_write = t.unwritten or [c.check.name for c in t.not_started]
-        lines += _indent("to write:", ", ".join(to_write))
+        # the functions met as stubs, with their files (a written one is never listed),
+        # else the checks
+        to_write = t.unwritten_by_file or [", ".join(c.check.name for c in t.not_started)]
+        lines += _indent("to write:", "; ".join(to_write))
         lines += _indent("continue:", f"{t.task.section} of the notebook")
         return lines
     lines += _indent(

@@ -111,6 +111,18 @@ class TaskVerdict:
         return [f for f in self.functions if f in met]
 
     @property
+    def unwritten_by_file(self) -> list[str]:
+        """``unwritten`` grouped by file, each "file: function, …" with the file's path in
+        its chapter's package (``nn/module.py: Module._named_members, Module.train``)."""
+        unwritten = set(self.unwritten)
+        groups = []
+        for rel, names in frames.files_of_task(self.task.id).items():
+            mine = [name for name in names if name in unwritten]
+            if mine:
+                groups.append(f"{rel.partition('/')[2]}: {', '.join(mine)}")
+        return groups
+
+    @property
     def label(self) -> str:
         """The status as a report's task line writes it: "blocked by task 2.5", "started:
         3 of 4 functions written" (or "1 of 4 checks pass", where the stubs met are not

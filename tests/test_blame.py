@@ -407,7 +407,7 @@ def test_a_task_with_one_function_written_is_started(tmp_path: Path) -> None:
     assert task.status == Status.STARTED, text
     assert task.label == "started: 1 of 4 functions written", text
     assert 0 < task.points < task.task.points
-    assert "to write: Sigmoid.backward, ReLU.backward, Abs.backward" in _words(text)
+    assert "to write: pointwise.py: Sigmoid.backward, ReLU.backward, Abs.backward" in _words(text)
     assert "Next up: task 2.5" in text
 
 
@@ -418,7 +418,7 @@ def test_started_counts_functions_and_lists_only_the_unwritten(tmp_path: Path) -
     (task,) = result.tasks
     text = _words(report.chapter_report(result))
     assert task.label == "started: 3 of 4 functions written", text
-    assert "to write: Sigmoid.backward continue:" in text
+    assert "to write: pointwise.py: Sigmoid.backward continue:" in text
     assert "a.tanh()" in text.split("to write:")[0]  # passing checks are still named
 
 

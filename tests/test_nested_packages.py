@@ -452,7 +452,7 @@ def _needs_checks() -> None:
 
 def test_the_report_names_unwritten_functions_and_frames_of_nested_files(tmp_path: Path) -> None:
     """Task 5.3 with one of its three functions written: "to write" names the other two
-    (in nn/module.py), and points to §3; a bug in Linear.forward (nn/linear.py) is raised
+    (in nn/module.py), and points to §3; a bug in LinearFunction.backward (nn/linear.py) is raised
     at its line there, with chapter 2's given code below it."""
     _needs_checks()
     started = copy_package(SOLUTIONS / CH05, tmp_path / "started" / CH05)
@@ -464,16 +464,17 @@ def test_the_report_names_unwritten_functions_and_frames_of_nested_files(tmp_pat
     (t,) = run_chapter(5, started, tasks=["5.3"]).tasks
     assert t.status == Status.STARTED and t.label == "started: 1 of 3 functions written"
     details = "\n".join(task_details(t))
-    assert re.search(r"to write: +Module\._named_members, Module\.train\n", details), details
+    assert re.search(
+        r"to write: +nn/module\.py: Module\._named_members, Module\.train\n", details
+    ), details
     assert re.search(r"continue: +§3 of the notebook", details), details
     buggy = copy_package(SOLUTIONS / CH05, tmp_path / "buggy" / CH05)
-    patch(buggy / "nn" / "linear.py", "y = x @ self.weight.T\n", "y = x @ self.weight\n")
+    bug = "        grad_x = grad_output @ weight.T if needs[0] else None"
+    patch(buggy / "nn" / "linear.py", "grad_output @ weight if", "grad_output @ weight.T if")
     (t,) = run_chapter(5, buggy, tasks=["5.2"]).tasks
-    line = 1 + (buggy / "nn" / "linear.py").read_text().split("\n").index(
-        "        y = x @ self.weight"
-    )
+    line = 1 + (buggy / "nn" / "linear.py").read_text().split("\n").index(bug)
     where = t.first_problem.where.splitlines()
-    assert where[0] == f"chapters/ch05_nn/nn/linear.py, line {line}, in Linear.forward"
+    assert where[0] == f"chapters/ch05_nn/nn/linear.py, line {line}, in LinearFunction.backward"
     assert where[1].startswith("chapters/ch02_tensor/") and where[1].endswith(
         "(given code, called from there)"
     )
