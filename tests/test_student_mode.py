@@ -152,3 +152,12 @@ def test_chapter_lookup() -> None:
     assert chapter("01").package == chapter("ch01_value").package == "ch01_value"
     with pytest.raises(ValueError, match="chapters are 1–7"):
         chapter("0")
+
+
+def test_every_task_title_fits_the_reports_task_line() -> None:
+    """A task line is the mark, the id and the title, padded to the column where the points
+    start (``report.task_line``): a longer title pushes its points out of that column."""
+    for ch in CHAPTERS:
+        for task in ch.tasks:
+            left = f"  {'✓':>2} {task.id:<5}{task.title}"
+            assert len(left) <= report.WIDTH - 32, (task.id, task.title)
