@@ -441,20 +441,13 @@ def test_the_gradescope_zip_holds_the_nested_stubs(tmp_path: Path) -> None:
     assert not any(name.startswith("course/reference/ch05_nn") for name in names)
 
 
-# -- make chapter-5: the report on nested files (needs chapter 5's checks) --------------------
-
-
-def _needs_checks() -> None:
-    spec = importlib.util.find_spec("autograder.checks.ch05_nn")
-    if spec is None or not hasattr(importlib.import_module("autograder.checks.ch05_nn"), "CHECKS"):
-        pytest.skip("chapter 5's checks (autograder/checks/ch05_nn) are not written yet")
+# -- make chapter-5: the report on nested files ------------------------------------------------
 
 
 def test_the_report_names_unwritten_functions_and_frames_of_nested_files(tmp_path: Path) -> None:
     """Task 5.3 with one of its three functions written: "to write" names the other two
     (in nn/module.py), and points to §3; a bug in LinearFunction.backward (nn/linear.py) is raised
     at its line there, with chapter 2's given code below it."""
-    _needs_checks()
     started = copy_package(SOLUTIONS / CH05, tmp_path / "started" / CH05)
     stub = stubgen.generate(SOLUTIONS)[MODULE].decode()
     text = (started / "nn" / "module.py").read_text()
@@ -485,7 +478,6 @@ def test_a_zip_of_only_chapter_5s_nested_task_files_grades_in_full(
 ) -> None:
     """The hand-in of just the files a student edits (all in subpackages): found, taken,
     given files from the course, full marks for the reference's code."""
-    _needs_checks()
     files = {
         f"chapters/{CH05}/{rel}": (SOLUTIONS / CH05 / rel).read_bytes()
         for rel in sorted(grading.task_files(course.stubs / CH05))

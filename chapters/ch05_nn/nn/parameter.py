@@ -14,7 +14,9 @@ PyTorch tutorial works::
 
 (without ``-=`` in place, Python would rebind ``p`` to a new tensor and the model would not
 change). Outside ``no_grad`` the update would have to be recorded, and a leaf that
-requires grad cannot be: PyTorch's error. Other tensors have no in-place operators in the
+requires grad cannot be: PyTorch's error. Step after ``backward``: a graph recorded before
+the step saved the parameter's array and would see the new values (PyTorch counts versions
+and refuses; the course keeps no counter). Other tensors have no in-place operators in the
 course: their ``+=`` makes a new tensor (chapter 4's accumulation relies on it).
 """
 

@@ -58,6 +58,9 @@ class Checkpoint(Function):
 
     @staticmethod
     def forward(ctx: Context, fn: Callable, rng_state: dict | None, *args: Any) -> Any:
+        """Keep ``fn``, ``args`` and ``rng_state`` on ctx (``ctx.fn``, ``ctx.args``,
+        ``ctx.rng_state``: backward needs all three), run ``fn(*args)`` under ``no_grad()``
+        and return the result's array (``_single_tensor(out).data``)."""
         ### BEGIN SOLUTION 5.12
         ctx.fn, ctx.args, ctx.rng_state = fn, args, rng_state
         with no_grad():
@@ -68,6 +71,10 @@ class Checkpoint(Function):
     @staticmethod
     @_plain_backward_only
     def backward(ctx: Context, grad_output: Tensor) -> tuple:
+        """One gradient per Tensor in ``ctx.args``, in order (``fn`` and ``rng_state`` are no
+        inputs of the node: chapter 2's ``apply`` records only Tensor arguments), each the
+        ``.grad`` of a detached copy after ``fn`` ran again under ``_replaying(ctx.rng_state)``
+        and ``enable_grad()`` and ``out.backward(grad_output)`` went through it."""
         ### BEGIN SOLUTION 5.12
         inputs = [
             x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x
