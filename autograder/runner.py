@@ -228,8 +228,10 @@ class _Reader(threading.Thread):
             for line in lines:
                 try:
                     self.items.put(wire.decode(line))
-                except Exception:  # not JSON, nested too deep, a bad array: all garbage
-                    self.items.put(Garbled(f"a line that is not a message: {line[:40]!r}"))
+                except Exception as error:  # not JSON, nested too deep, a bad array: garbage
+                    why = f"{type(error).__name__}: {str(error)[:60]}"  # (for whoever debugs)
+                    text = f"a line that is not a message: {line[:40]!r}, {len(line)} bytes, {why}"
+                    self.items.put(Garbled(text))
                     return
         self.items.put(Closed.EOF)
 
