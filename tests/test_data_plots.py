@@ -12,29 +12,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support.data_plots import HISTORY_KEYS, plot_training_curves, show_images
+from tests.headless import headless_figures, matplotlib, plt  # noqa: F401 (an autouse fixture)
 
-matplotlib = pytest.importorskip("matplotlib")
-matplotlib.use("Agg")  # before pyplot: no windows, no display needed
-plt = pytest.importorskip("matplotlib.pyplot")
 same_color = matplotlib.colors.same_color
 
 RED = "#dc2626"  # the course's red (support/plots.py's class 1)
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-@pytest.fixture(autouse=True)
-def _no_show(monkeypatch):
-    """The helpers never call plt.show themselves: the notebook does."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a helper called plt.show()")
-
-    monkeypatch.setattr(plt, "show", refuse)
 
 
 def _pixels(shape, dtype, seed=0):

@@ -15,26 +15,7 @@ from support.nn_plots import (
     plot_layer_scale,
     plot_regression_fit,
 )
-
-matplotlib = pytest.importorskip("matplotlib")
-matplotlib.use("Agg")  # before pyplot: no windows, no display needed
-plt = pytest.importorskip("matplotlib.pyplot")
-
-
-@pytest.fixture(autouse=True)
-def _close_figures():
-    yield
-    plt.close("all")
-
-
-@pytest.fixture(autouse=True)
-def _no_show(monkeypatch):
-    """The helpers never call plt.show themselves: the notebook does."""
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a helper called plt.show()")
-
-    monkeypatch.setattr(plt, "show", refuse)
+from tests.headless import headless_figures, matplotlib, plt  # noqa: F401 (an autouse fixture)
 
 
 def _renders(fig) -> None:

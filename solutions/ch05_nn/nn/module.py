@@ -66,6 +66,8 @@ class Module:
         """``forward``, then each forward hook ``hook(module, args, output)``; a hook that
         returns something other than None replaces the output."""
         output = self.forward(*args, **kwargs)
+        if not self._forward_hooks:  # the common case: one check, no copy of the list
+            return output
         for hook in tuple(self._forward_hooks):
             result = hook(self, args, output)
             if result is not None:
