@@ -1,0 +1,20 @@
+"""``optim``: optimizers and learning-rate schedules (PyTorch's ``torch.optim``).
+
+optimizer.py     Optimizer: param groups, zero_grad (task 6.1), state_dict (task 6.7)
+sgd.py           SGD: momentum, dampening, Nesterov, weight decay        task 6.2
+adagrad.py       Adagrad                                                 task 6.3
+rmsprop.py       RMSprop                                                 task 6.4
+adam.py          Adam (task 6.5), AdamW (task 6.6)
+lr_scheduler.py  StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR   task 6.8
+one_cycle.py     OneCycleLR                                              task 6.9
+scheduler.py     LRScheduler, the schedules' base                        (given)
+"""
+
+from . import lr_scheduler
+from .adagrad import Adagrad
+from .adam import Adam, AdamW
+from .optimizer import Optimizer
+from .rmsprop import RMSprop
+from .sgd import SGD
+
+__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
