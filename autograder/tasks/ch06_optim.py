@@ -18,7 +18,7 @@ TASKS = [
     ),
     Task(
         "6.2",
-        "SGD: momentum, dampening, Nesterov, weight decay",
+        "SGD with momentum, Nesterov, weight decay",
         12,
         "§3",
         "g = g + λp (a new array); with μ > 0, the buffer is state[p]['momentum_buffer']: a "

@@ -15,10 +15,12 @@ plus ``sp.optim`` and ``sp.nn.utils``. Files, in the order the notebook teaches 
     optim/scheduler.py     LRScheduler, the schedules' base         (given)
 """
 
+from importlib import import_module
+
 from .. import ch05_nn as _below
 from ..ch05_nn import *  # noqa: F403  (the framework so far)
+from . import optim
 
-del nn  # noqa: F821  (chapter 5's: this chapter's nn, imported next, extends it)
-from . import nn, optim  # noqa: E402, F401
+nn = import_module(".nn", __name__)  # extends chapter 5's nn, which the * above bound
 
 __all__ = [*_below.__all__, "optim"]

@@ -65,6 +65,6 @@ class SGD(Optimizer):
             for p in self._with_grad(group):
                 g = p.grad.data
                 raise NotImplementedError(
-                    "Task 6.2: SGD: momentum, dampening, Nesterov, weight decay — see §3 of the notebook"
+                    "Task 6.2: SGD with momentum, Nesterov, weight decay — see §3 of the notebook"
                 )
         return loss

@@ -116,8 +116,8 @@ class OneCycleLR(LRScheduler):
                 f"{self.total_steps}"
             )
         lrs = []
+        ### BEGIN SOLUTION 6.9
         for group in self.optimizer.param_groups:
-            ### BEGIN SOLUTION 6.9
             start_step, last = 0.0, len(self._schedule_phases) - 1
             for i, (end_step, lr0, lr1, m0, m1) in enumerate(self._schedule_phases):
                 if t <= end_step or i == last:
@@ -128,7 +128,7 @@ class OneCycleLR(LRScheduler):
                         _set_momentum(group, momentum, self.use_beta1)
                     break
                 start_step = end_step
-            ### END SOLUTION
+        ### END SOLUTION
         return lrs
 
 
