@@ -119,7 +119,8 @@ class Optimizer:
                 if set_to_none:
                     p.grad = None
                 else:
-                    p.grad = Tensor._from_array(p.grad.data * 0)
+                    g = p.grad.data
+                    p.grad = Tensor._from_array(array_module(g).zeros_like(g))
         ### END SOLUTION
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
