@@ -1,0 +1,227 @@
+"""The course's capstone: an MLP on MNIST-5k, trained the way a PyTorch user trains one.
+
+    model      Linear(784, 128) → ReLU → Linear(128, 10), initialised after manual_seed(seed)
+    data       support.datasets.load("mnist5k"): 4,000 train / 1,000 test, pixels in [0, 1],
+               each image flattened to 784 numbers
+    loader     DataLoader(batch_size=64, shuffle=True, generator=Generator().manual_seed(seed))
+    loss       cross_entropy(model(x), y)
+    optimizer  Adam(lr=1e-3) (or any of OPTIMIZERS), 10 epochs
+
+Every step is the four lines of every PyTorch loop: ``optimizer.zero_grad()``, the loss,
+``loss.backward()``, ``optimizer.step()`` (then ``scheduler.step()`` when there is one,
+after every batch). ``train(sp)`` runs it on the framework module ``sp``
+(``chapters.ch06_optim`` for your own code, ``solutions.ch06_optim`` for the reference) and
+returns a ``History``; ``python -m support.capstone`` (``make capstone``) picks the tree
+(see ``support.capstone_tree``) and prints the test accuracy and the time per epoch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from tqdm.auto import tqdm
+
+from support import datasets
+
+SIZES = (784, 128, 10)
+
+# name → (optimizer class name in sp.optim, its keyword arguments); lr is the default rate
+OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
+    "sgd": ("SGD", {"lr": 0.05, "momentum": 0.9}),
+    "adam": ("Adam", {"lr": 1e-3}),
+    "adamw": ("AdamW", {"lr": 1e-3, "weight_decay": 1e-2}),
+    "rmsprop": ("RMSprop", {"lr": 1e-3}),
+    "adagrad": ("Adagrad", {"lr": 0.05}),
+}
+
+# name → scheduler made from (sp, optimizer, total_steps); stepped after every batch
+SCHEDULERS: dict[str, Callable[[Any, Any, int], Any]] = {
+    "onecycle": lambda sp, opt, total: sp.optim.lr_scheduler.OneCycleLR(
+        opt, max_lr=[g["lr"] * 3 for g in opt.param_groups], total_steps=total
+    ),
+    "cosine": lambda sp, opt, total: sp.optim.lr_scheduler.CosineAnnealingLR(opt, T_max=total),
+    "exponential": lambda sp, opt, total: sp.optim.lr_scheduler.ExponentialLR(
+        opt, gamma=0.01 ** (1 / total)
+    ),
+}
+
+
+@dataclass
+class History:
+    """What a run recorded: each step's loss and learning rate, and per epoch the mean
+    training loss, the test accuracy and the seconds the epoch's training took."""
+
+    optimizer: str
+    scheduler: str | None
+    seed: int
+    losses: list[float] = field(default_factory=list)
+    lrs: list[float] = field(default_factory=list)
+    epoch_loss: list[float] = field(default_factory=list)
+    test_accuracy: list[float] = field(default_factory=list)
+    seconds: list[float] = field(default_factory=list)
+    model: Any = field(default=None, repr=False)
+
+    @property
+    def final_accuracy(self) -> float:
+        return self.test_accuracy[-1]
+
+
+@functools.cache
+def mnist5k() -> dict[str, np.ndarray]:
+    """MNIST-5k flattened: x float32 (N, 784) in [0, 1], y int64 (N,)."""
+    d = datasets.load("mnist5k")
+    return {
+        "x_train": d["x_train"].reshape(len(d["x_train"]), -1).astype(np.float32),
+        "y_train": d["y_train"].astype(np.int64),
+        "x_test": d["x_test"].reshape(len(d["x_test"]), -1).astype(np.float32),
+        "y_test": d["y_test"].astype(np.int64),
+    }
+
+
+def make_model(sp: Any) -> Any:
+    """784-128-10 with a ReLU between, drawn from sp's global generator."""
+    nn = sp.nn
+    return nn.Sequential(nn.Linear(SIZES[0], SIZES[1]), nn.ReLU(), nn.Linear(SIZES[1], SIZES[2]))
+
+
+def make_optimizer(sp: Any, params: Any, name: str, lr: float | None = None) -> Any:
+    """``OPTIMIZERS[name]`` over ``params``, with ``lr`` instead of its default when given."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimizer {name!r}; choose one of {', '.join(OPTIMIZERS)}")
+    cls, kwargs = OPTIMIZERS[name]
+    kwargs = dict(kwargs) if lr is None else {**kwargs, "lr": lr}
+    return getattr(sp.optim, cls)(params, **kwargs)
+
+
+def make_scheduler(sp: Any, optimizer: Any, scheduler: Any, total_steps: int) -> Any:
+    """None, a name in ``SCHEDULERS``, or a callable ``(optimizer, total_steps) -> sched``."""
+    if scheduler is None:
+        return None
+    if callable(scheduler):
+        return scheduler(optimizer, total_steps)
+    if scheduler not in SCHEDULERS:
+        raise ValueError(f"unknown scheduler {scheduler!r}; choose one of {', '.join(SCHEDULERS)}")
+    return SCHEDULERS[scheduler](sp, optimizer, total_steps)
+
+
+def accuracy(sp: Any, model: Any, x: np.ndarray, y: np.ndarray) -> float:
+    """The fraction of ``x`` whose largest logit is at the label ``y``."""
+    model.eval()
+    with sp.no_grad():
+        logits = model(sp.tensor(x))
+    model.train()
+    return float((np.asarray(logits.data).argmax(axis=1) == y).mean())
+
+
+def train(
+    sp: Any,
+    *,
+    optimizer: str = "adam",
+    epochs: int = 10,
+    seed: int = 0,
+    batch_size: int = 64,
+    lr: float | None = None,
+    progress: bool = True,
+    scheduler: Any = None,
+    n_train: int | None = None,
+    weights: list[np.ndarray] | None = None,
+) -> History:
+    """Train the capstone MLP on ``sp`` and return its ``History``.
+
+    ``optimizer`` names one of ``OPTIMIZERS`` (``lr`` overrides its rate); ``scheduler`` is
+    None, a name in ``SCHEDULERS`` or ``(optimizer, total_steps) -> scheduler``, stepped
+    after every batch. ``n_train`` keeps only the first n training images (quick runs);
+    ``weights`` replaces the initial [W1, b1, W2, b2] (the model is still drawn first, so
+    the generators advance as in a normal run). The model ends in ``history.model``.
+    """
+    data = mnist5k()
+    x_train, y_train = data["x_train"][:n_train], data["y_train"][:n_train]
+
+    sp.manual_seed(seed)
+    model = make_model(sp)
+    if weights is not None:
+        for p, w in zip(model.parameters(), weights, strict=True):
+            p.data = np.array(w, dtype=p.data.dtype)
+    loader = sp.utils.data.DataLoader(
+        sp.utils.data.TensorDataset(sp.tensor(x_train), sp.tensor(y_train)),
+        batch_size=batch_size,
+        shuffle=True,
+        generator=sp.Generator().manual_seed(seed),
+    )
+    opt = make_optimizer(sp, model.parameters(), optimizer, lr)
+    sched = make_scheduler(sp, opt, scheduler, epochs * len(loader))
+    sched_name = scheduler if isinstance(scheduler, str) or scheduler is None else "custom"
+    history = History(optimizer=optimizer, scheduler=sched_name, seed=seed, model=model)
+
+    for epoch in range(epochs):
+        start, epoch_losses = time.perf_counter(), []
+        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=True)
+        for x, y in bar:
+            history.lrs.append(float(opt.param_groups[0]["lr"]))
+            opt.zero_grad()
+            loss = sp.nn.functional.cross_entropy(model(x), y)
+            loss.backward()
+            opt.step()
+            if sched is not None:
+                sched.step()
+            epoch_losses.append(float(loss.item()))
+            bar.set_postfix(loss=f"{epoch_losses[-1]:.3f}", refresh=False)
+        history.seconds.append(time.perf_counter() - start)
+        history.losses += epoch_losses
+        history.epoch_loss.append(float(np.mean(epoch_losses)))
+        history.test_accuracy.append(accuracy(sp, model, data["x_test"], data["y_test"]))
+        bar.set_postfix(loss=f"{history.epoch_loss[-1]:.3f}", test=history.test_accuracy[-1])
+        bar.close()
+    return history
+
+
+def summary(history: History) -> str:
+    """Two lines: the final test accuracy, and the time per epoch."""
+    secs = history.seconds
+    return (
+        f"test accuracy after {len(secs)} epochs: {100 * history.final_accuracy:.1f}%"
+        f" ({history.optimizer}, seed {history.seed})\n"
+        f"time per epoch: {np.mean(secs):.2f} s (min {min(secs):.2f} s, total {sum(secs):.1f} s)"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m support.capstone", description=__doc__)
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--optimizer", default="adam", choices=sorted(OPTIMIZERS))
+    parser.add_argument("--lr", type=float, default=None)
+    parser.add_argument("--scheduler", default=None, choices=sorted(SCHEDULERS))
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    if args.epochs < 1 or not math.isfinite(args.epochs):
+        parser.error("--epochs must be at least 1")
+
+    from support.capstone_tree import choose_tree
+
+    sp = choose_tree()
+    if sp is None:
+        return 1
+    history = train(
+        sp,
+        optimizer=args.optimizer,
+        epochs=args.epochs,
+        seed=args.seed,
+        lr=args.lr,
+        scheduler=args.scheduler,
+        progress=not args.no_progress,
+    )
+    print(summary(history))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
