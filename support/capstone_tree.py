@@ -1,0 +1,116 @@
+"""Which tree ``make capstone`` trains on: the student's own ``chapters/`` once they are complete.
+
+The rule, in order:
+
+1. ``SPARROW_IMPL`` set (``chapters`` or ``solutions``): that tree, as asked, unchecked.
+2. ``chapters/`` when it is complete: every task of chapters 2–6 passes its public checks
+   in student mode (what ``make progress`` runs: ``autograder.student.check``, a second or
+   so per chapter), since the capstone needs the whole stack, Tensor to Adam.
+3. Otherwise the reference ``solutions/``, saying which tasks of ``chapters/`` are left.
+4. Otherwise (a student release ships without ``solutions/``) nothing: a message naming
+   what is left, and ``choose_tree`` returns None.
+
+Whichever it is, one line starting ``tree:`` says which folder the framework came from.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+CHAPTERS_NEEDED = (2, 3, 4, 5, 6)
+PACKAGE = "ch06_optim"  # the framework as it stands after chapter 6
+
+
+def _default_check(chapter: Any, impl: str, repo: Path) -> Any:
+    from autograder import student
+
+    return student.check(chapter, impl=impl, repo=repo)
+
+
+def unfinished(
+    repo: Path = REPO, check: Callable[[Any, str, Path], Any] = _default_check
+) -> dict[int, str]:
+    """Chapter number → what is left of it in ``repo/chapters`` (the tasks whose public
+    checks do not pass, or why the chapter could not be checked); empty when complete."""
+    from autograder.course import chapter
+
+    left: dict[int, str] = {}
+    for number in CHAPTERS_NEEDED:
+        ch = chapter(number)
+        if not (repo / "chapters" / ch.package).is_dir():
+            left[number] = f"no chapters/{ch.package} folder"
+            continue
+        try:
+            result = check(ch, "chapters", repo)
+        except Exception as exc:  # a broken tree must not stop the choice
+            left[number] = f"could not be checked ({type(exc).__name__}: {exc})"
+            continue
+        failing = [t.task.id for t in result.tasks if not t.passed]
+        if failing:
+            left[number] = (
+                f"tasks {_shorten(failing)} not passing ({len(failing)} of {len(result.tasks)})"
+            )
+    return left
+
+
+def _shorten(ids: list[str], most: int = 6) -> str:
+    return ", ".join(ids) if len(ids) <= most else ", ".join(ids[:most]) + ", …"
+
+
+def _import(tree: str) -> ModuleType:
+    """``<tree>.ch06_optim``; under ``SPARROW_IMPL=solutions`` ``chapters.*`` is the reference."""
+    return importlib.import_module(f"{tree}.{PACKAGE}")
+
+
+def _where(module: ModuleType, repo: Path) -> str:
+    folder = Path(module.__file__ or "").resolve().parent.parent
+    try:
+        return f"{folder.relative_to(repo)}/"
+    except ValueError:
+        return f"{folder}/"
+
+
+def choose_tree(
+    environ: Mapping[str, str] = os.environ,
+    repo: Path = REPO,
+    out: Callable[[str], Any] = print,
+    check: Callable[[Any, str, Path], Any] = _default_check,
+) -> ModuleType | None:
+    """The framework module to train on (see the module's docstring), after printing the
+    ``tree:`` line; None, after printing what is left, when there is none to use."""
+    asked = environ.get("SPARROW_IMPL", "").strip()
+    if asked:
+        if asked not in ("chapters", "solutions"):
+            out(f"error: SPARROW_IMPL must be 'chapters' or 'solutions', not {asked!r}")
+            return None
+        sp = _import("chapters")  # chapters/__init__.py follows SPARROW_IMPL itself
+        out(f"tree: {_where(sp, repo)} (SPARROW_IMPL={asked})")
+        return sp
+
+    left = unfinished(repo, check)
+    if not left:
+        sp = _import("chapters")
+        out(f"tree: {_where(sp, repo)} (your own code: chapters 2-6 pass their public checks)")
+        return sp
+    todo = "\n".join(f"  chapter {n}: {what}" for n, what in left.items())
+    if (repo / "solutions" / PACKAGE).is_dir():
+        sp = _import("solutions")
+        out(
+            f"tree: {_where(sp, repo)} (the reference: your chapters/ are not complete yet)\n"
+            f"{todo}\n"
+            "  `make capstone` trains on your own chapters once every task of chapters 2-6 "
+            "passes (`make progress`)."
+        )
+        return sp
+    out(
+        "tree: none. The capstone trains on your own chapters 2-6 once every task passes "
+        f"its public checks, and these are left:\n{todo}\n"
+        "  (`make progress` shows them all; SPARROW_IMPL=chapters runs it anyway.)"
+    )
+    return None
