@@ -1,0 +1,912 @@
+"""Public checks for chapter 6 — optimizers, schedules, clipping.
+
+Every expectation is the parent's own (``cases.py``: each update rule, schedule and clipping
+rule in plain NumPy, float64); nothing the student wrote, and not the reference, computes
+one. Gradients are set by hand and no program runs a backward pass, so these checks judge
+chapter 6 alone, whatever the student's chapters 2–5 do.
+
+- 6.1 ``add_param_group`` (defaults filled, a group's own options kept, a Tensor made
+  ``[tensor]``, a generator listed, a set / a non-Tensor refused with TypeError, a non-leaf,
+  a tensor in two groups and a required option left unset with ValueError) and
+  ``zero_grad`` (None; ``set_to_none=False``: new zeros of the gradient's dtype, the old
+  object, which another leaf shares, not written into; parameters without one skipped).
+- 6.2–6.6 trajectories: several steps on several parameters of different shapes, float64
+  and float32, in groups whose options differ, some gradients None (skipped, their state
+  untouched), one gradient object given to two parameters; every option of each rule.
+  Each step must record no graph node (``Node``s counted while it runs), leave the
+  parameters the same leaf objects of the same dtype, never write into ``p.grad``, and
+  ``step(closure)`` return the closure's loss. Known mistakes are named (no bias
+  correction, a wrong step count, a buffer made anew, weight decay after the update, no
+  look-ahead, AdamW's decay coupled, a group's options ignored). 6.5: ``Adam.step`` calls
+  ``self._weight_decay(p, g, group)`` (an Adam subclass overrides it); 6.6:
+  ``AdamW._weight_decay`` called directly, and AdamW trajectories (6.5 required).
+- 6.7 ``state_dict`` (keys, indices in order across groups, options, the state copied:
+  it does not change as training goes on) and ``load_state_dict`` into a fresh optimizer
+  with other options over fresh parameters (float32 from float64 too): the state and step
+  counts kept, options restored, parameters kept, then the same values as an
+  uninterrupted run; mismatched groups refused (ValueError).
+- 6.8 the five closed forms: lrs at construction (the base: t = 0) and after every step,
+  several groups with their own base lrs, LambdaLR with one function per group, a
+  milestone listed twice, cosine past T_max.
+- 6.9 OneCycleLR: lr and momentum (SGD) or β₁ (Adam, β₂ kept) at every step, cos and
+  linear, three_phase, per-group max_lr, epochs × steps_per_epoch, a step past the end.
+- 6.10 clip_grad_norm_ (2-, 1-, ∞- and 3-norms over all gradients together, the total
+  returned in the gradients' dtype, the coefficient at most 1, a shared gradient scaled
+  once and no gradient written into, error_if_nonfinite) and clip_grad_value_.
+
+Check modules of their own (``training.py``) add theirs at ``EXTRA`` at the end.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case, Check, compare, show
+from . import programs
+from .cases import (
+    BUG_TEXT,
+    BUGS,
+    Rows,
+    clip_case,
+    clip_norm,
+    groups_case,
+    one_cycle_case,
+    resume_case,
+    schedule_case,
+    simulate,
+    trajectory_case,
+    zero_grad_case,
+)
+
+GROUPS = ("6.1",)  # every optimizer is built by add_param_group (a stand-in exists)
+TOLERANCE = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-5)}
+
+
+def _record(received: Any, keys: tuple[str, ...]) -> str | None:
+    if not isinstance(received, dict) or not all(k in received for k in keys):
+        return f"expected the program's record, received {show(received)}"
+    return None
+
+
+def _close(got: Any, want: Any, dtype: str, path: str = "") -> str | None:
+    rtol, atol = TOLERANCE.get(dtype, TOLERANCE["float64"])
+    return compare(got, want, rtol=rtol, atol=atol, path=path)
+
+
+def _case(make: Any, *args: Any, **kwargs: Any) -> Any:
+    return lambda rng: make(rng, *args, **kwargs)
+
+
+# -- 6.1 ------------------------------------------------------------------------------------
+
+
+def _item_text(item: dict) -> str:
+    spec = item["params"]
+    if isinstance(spec, list):
+        shown = f"[{', '.join(spec)}]"
+    elif spec.startswith("set:"):
+        shown = "{" + ", ".join(spec[4:]) + "}"
+    elif spec.startswith("gen:"):
+        shown = f"(a generator of {', '.join(spec[4:])})"
+    elif spec.startswith("str:"):
+        shown = f"[a, {spec[4:]!r}]"
+    else:
+        shown = spec
+    own = "".join(f", {k!r}: {v!r}" for k, v in item.items() if k != "params")
+    return f"{{'params': {shown}{own}}}"
+
+
+def groups_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("errors", "groups"))
+    if problem:
+        return problem
+    want, items = case.expected, case.inputs["items"]
+    for k, (w, got, item) in enumerate(zip(want["errors"], received["errors"], items)):
+        call = "Optimizer([...], defaults)" if k == 0 else "add_param_group"
+        if w != got:
+            if w is None:
+                return f"{call} with {_item_text(item)} raised {got}; it is a valid group"
+            why = {
+                "n": "n is not a leaf (it has a grad_fn)",
+                "set": "a set's order changes between runs",
+                "str": "a string is not a Tensor",
+            }
+            spec = item["params"]
+            reason = next(
+                (
+                    text
+                    for key, text in why.items()
+                    if (key == "n" and "n" in str(spec)) or str(spec).startswith(key)
+                ),
+                "a tensor already in another group, or a required option left unset",
+            )
+            return f"{call} with {_item_text(item)} raised {got}; expected {w} ({reason})"
+    if len(received["groups"]) != len(want["groups"]):
+        return f"param_groups has {len(received['groups'])} groups, expected {len(want['groups'])}"
+    for i, (w, got) in enumerate(zip(want["groups"], received["groups"])):
+        if got["params"] != w["params"]:
+            return (
+                f"param_groups[{i}]['params'] is {show(got['params'])}, expected the list "
+                f"{show(w['params'])} (a single Tensor becomes [tensor], an iterable list(...))"
+            )
+        for key, value in w.items():
+            if key == "params":
+                continue
+            if key not in got:
+                return f"param_groups[{i}] has no {key!r}: fill each option it does not set from self.defaults"
+            if got[key] != value:
+                return f"param_groups[{i}][{key!r}] is {show(got[key])}, expected {show(value)} (a group's own option wins over the default)"
+    return None
+
+
+GROUP_SCRIPTS = [
+    (
+        {"lr": 0.1, "momentum": 0.9},
+        [{"params": ["a", "b"], "lr": 0.5}, {"params": ["c"]}],
+        "a group's own lr kept, the defaults filled",
+    ),
+    (
+        {"lr": 0.1},
+        [{"params": ["a"]}, {"params": "b", "lr": 0.2}],
+        "a single Tensor as a group's params",
+    ),
+    (
+        {"lr": 0.1},
+        [{"params": "gen:ab"}, {"params": ["c", "d"], "lr": 0.3}],
+        "a generator as a group's params",
+    ),
+    ({"lr": 0.1}, [{"params": ["a"]}, {"params": "set:bc"}, {"params": ["d"]}], "a set refused"),
+    ({"lr": 0.1}, [{"params": ["a"]}, {"params": ["n"]}], "a non-leaf refused"),
+    (
+        {"lr": 0.1},
+        [{"params": ["a", "b"]}, {"params": ["c", "a"]}, {"params": ["d"]}],
+        "a tensor in two groups refused",
+    ),
+    (
+        {"lr": "required", "momentum": 0.0},
+        [{"params": ["a"], "lr": 0.1}, {"params": ["b"]}, {"params": ["c"], "lr": 0.2}],
+        "a required option left unset refused",
+    ),
+    ({"lr": 0.1}, [{"params": ["a"]}, {"params": "str:x"}], "a string among the params refused"),
+]
+
+
+def zero_grad_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("a", "b", "c", "d", "old_changed"))
+    if problem:
+        return problem
+    if received["old_changed"]:
+        return "zero_grad wrote into the old gradient tensor (another leaf may share it): set p.grad to a new tensor"
+    if received["b"] is not None:
+        return "b had no gradient and has one after zero_grad: skip parameters whose grad is None"
+    shapes = {"a": (3,), "c": (3,), "d": (1, 2)}
+    for name, shape in shapes.items():
+        got = received[name]
+        if case.expected["set_to_none"]:
+            if got is not None:
+                return f"after zero_grad(), {name}.grad is {show(got['values'])}, expected None"
+            continue
+        if got is None:
+            return f"after zero_grad(set_to_none=False), {name}.grad is None, expected zeros"
+        dtype = case.expected["dtype"] if name == "d" else "float64"
+        if got["old"]:
+            return f"zero_grad(set_to_none=False) kept {name}'s old gradient object: make a new tensor of zeros"
+        problem = _close(got["values"], np.zeros(shape), dtype, f"{name}.grad")
+        if problem:
+            return problem
+        if got["dtype"] != dtype:
+            return f"{name}.grad's zeros are {got['dtype']}, expected {dtype} (the gradient's own dtype)"
+    return None
+
+
+# -- 6.2–6.6 --------------------------------------------------------------------------------
+
+
+def _step_values(case: Case, t: int, bug: str) -> list:
+    ins = case.inputs
+    groups = ins["groups"]
+    if ins["contract"]:
+        groups = [{**g, "_decay": "double"} for g in groups]
+    values, _ = simulate(
+        ins["optimizer"], ins["defaults"], groups, ins["params"], ins["grads"][: t + 1], bug
+    )
+    return values[t]
+
+
+def _named_bug(case: Case, t: int, got: list) -> str | None:
+    name = case.inputs["optimizer"]
+    bugs = list(BUGS.get(name, ()))
+    if len(case.inputs["groups"]) > 1 or any(len(g) > 1 for g in case.inputs["groups"]):
+        bugs.append("group options ignored")
+    for bug in bugs:
+        want = _step_values(case, t, bug)
+        dtypes = case.expected.dtypes
+        if all(_close(g, w, d) is None for g, w, d in zip(got, want, dtypes)):
+            if all(
+                _close(g, w, d) is None for g, w, d in zip(got, case.expected.values[t], dtypes)
+            ):
+                continue
+            return BUG_TEXT[bug]
+    return None
+
+
+def trajectory_verdict(case: Case, received: Any) -> str | None:
+    keys = (
+        "values",
+        "dtypes",
+        "objects",
+        "leaves",
+        "nodes",
+        "written",
+        "returned",
+        "closure_calls",
+        "decay_calls",
+    )
+    problem = _record(received, keys)
+    if problem:
+        return problem
+    want: Any = case.expected
+    if received["nodes"]:
+        return (
+            f"step() recorded {received['nodes']} graph nodes: an update is not part of the "
+            "model; work on arrays (p.data, p.grad.data, the state's .data) so nothing is recorded"
+        )
+    if not received["leaves"]:
+        return "after step() a parameter is no longer a leaf that requires grad: change p.data in place"
+    if received["written"]:
+        t, i = received["written"][0]
+        return (
+            f"step {t + 1} wrote into params[{i}].grad (or replaced it): never change p.grad, "
+            "one gradient tensor may be the .grad of several leaves (g = g + λp makes a new array)"
+        )
+    if not received["objects"]:
+        return "after step() param_groups holds other objects than the parameters given"
+    for i, (got, w) in enumerate(zip(received["dtypes"], want.dtypes)):
+        if got != w:
+            return f"after step(), params[{i}] is {got}, expected {w} (a parameter keeps its dtype)"
+    grads = case.inputs["grads"]
+    for t in range(want.steps):
+        got, expected = received["values"][t], want.values[t]
+        for i, (g, w) in enumerate(zip(got, expected)):
+            problem = _close(g, w, want.dtypes[i], f"params[{i}] after step {t + 1}")
+            if not problem:
+                continue
+            if grads[t][i] is None:
+                before = want.values[t - 1][i] if t else case.inputs["params"][i]
+                if _close(g, w, want.dtypes[i]) and not _close(before, w, want.dtypes[i]):
+                    return f"params[{i}] has no gradient at step {t + 1} (grad None) and still moved: skip it, state and all"
+            named = _named_bug(case, t, got)
+            group = want.groups[i]
+            where = f" (group {group})" if len(case.inputs["groups"]) > 1 else ""
+            return problem + where + (f": {named}" if named else "")
+    if want.closure:
+        wanted = [0.5 + t for t in range(want.steps)]
+        if received["closure_calls"] != want.steps:
+            return f"step(closure) called the closure {received['closure_calls']} times in {want.steps} steps, expected once per step"
+        if received["returned"] != wanted:
+            return f"step(closure) returned {show(received['returned'])}, expected the closure's losses {show(wanted)}"
+    if want.decay_calls is not None and received["decay_calls"] != want.decay_calls:
+        return (
+            f"Adam.step called self._weight_decay {received['decay_calls']} times, expected "
+            f"{want.decay_calls} (once per parameter with a gradient per step: g = "
+            "self._weight_decay(p, g, group))"
+        )
+    return None
+
+
+def adamw_decay_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("returned", "p", "dtype", "g_changed"))
+    if problem:
+        return problem
+    w = case.expected
+    if received["g_changed"]:
+        return "AdamW._weight_decay wrote into the gradient array: return g unchanged"
+    if received["dtype"] != w["dtype"]:
+        return f"p is {received['dtype']} after _weight_decay, expected {w['dtype']}"
+    problem = _close(received["returned"], w["g"], w["dtype"], "the returned gradient")
+    if problem:
+        coupled = w["g"] + w["wd"] * w["p0"]
+        if not _close(received["returned"], coupled, w["dtype"]):
+            return problem + ": that is g + λp, Adam's coupled decay; AdamW returns g unchanged"
+        return problem + " (AdamW returns g unchanged)"
+    problem = _close(received["p"], w["p"], w["dtype"], "p after _weight_decay")
+    if problem:
+        return problem + " (p.data *= 1 − lr·λ, before the update)"
+    return None
+
+
+def adamw_decay_case(lr: float, weight_decay: float, dtype: str = "float64") -> Any:
+    def make(rng: np.random.Generator) -> Case:
+        p0 = np.array([[1.0, -2.0], [0.5, 4.0]])
+        g = np.array([[0.3, -0.1], [0.2, 0.7]])
+        want = {
+            "g": g,
+            "p0": p0,
+            "wd": weight_decay,
+            "p": p0 * (1 - lr * weight_decay),
+            "dtype": dtype,
+        }
+        label = f"AdamW(lr={lr}, weight_decay={weight_decay})._weight_decay(p, g, group) on {dtype}"
+        return Case(label, {"lr": lr, "weight_decay": weight_decay, "dtype": dtype}, want)
+
+    return make
+
+
+def traj(name: str, defaults: dict, groups: list, shapes: list, **kwargs: Any) -> Any:
+    return _case(trajectory_case, name, defaults, groups, shapes, **kwargs)
+
+
+S3, S22, S4 = (3,), (2, 2), (4,)
+
+
+# -- 6.7 ------------------------------------------------------------------------------------
+
+
+def _state_problem(got: Any, want: dict, dtype: str, what: str) -> str | None:
+    if not isinstance(got, dict):
+        return f"{what}['state'] is {show(got)}, expected a dict by index"
+    if sorted(got) != sorted(want):
+        return (
+            f"{what}['state'] has the indices {sorted(got)}, expected {sorted(want)} (each "
+            "parameter with a state, by its position across the groups)"
+        )
+    for key, names in want.items():
+        entry = got[key]
+        if sorted(entry) != sorted(names):
+            return f"{what}['state'][{key}] holds {sorted(entry)}, expected {sorted(names)}"
+        for name, value in names.items():
+            if name == "step":
+                if entry[name] != value:
+                    return f"{what}['state'][{key}]['step'] is {show(entry[name])}, expected {value} (keep the step count)"
+                continue
+            problem = _close(entry[name], value, dtype, f"{what}['state'][{key}][{name!r}]")
+            if problem:
+                return problem
+    return None
+
+
+def resume_verdict(case: Case, received: Any) -> str | None:
+    keys = (
+        "saved",
+        "saved_later",
+        "loaded",
+        "state_dtypes",
+        "options",
+        "same_params",
+        "final",
+        "dtypes",
+        "refused",
+    )
+    problem = _record(received, keys)
+    if problem:
+        return problem
+    w: Any = case.expected
+    dtype = str(np.asarray(case.inputs["params"][0]).dtype)
+    saved = received["saved"]
+    if not isinstance(saved, dict) or saved.get("keys") != ["param_groups", "state"]:
+        return (
+            f"state_dict() returned {show(saved)}, expected a dict with 'state' and 'param_groups'"
+        )
+    groups = saved["param_groups"]
+    if len(groups) != len(w.indices):
+        return f"state_dict()['param_groups'] has {len(groups)} groups, expected {len(w.indices)}"
+    for i, (g, ix, options) in enumerate(zip(groups, w.indices, w.options)):
+        if g.get("params") != ix:
+            return (
+                f"state_dict()['param_groups'][{i}]['params'] is {show(g.get('params'))}, expected "
+                f"{ix} (each parameter's index in order of first appearance across the groups)"
+            )
+        for key, value in options.items():
+            if key not in g or _close(g[key], value, "float64"):
+                return f"state_dict()['param_groups'][{i}][{key!r}] is {show(g.get(key))}, expected {show(value)}"
+    problem = _state_problem(saved["state"], w.state, dtype, "state_dict()")
+    if problem:
+        return problem
+    if _state_problem(received["saved_later"]["state"], w.state, dtype, "state_dict()"):
+        return (
+            "the dict state_dict() returned changed as training went on: copy the state "
+            "tensors (the snapshot must not share arrays with the optimizer, nor with the one "
+            "that loads it)"
+        )
+    problem = _state_problem(
+        received["loaded"]["state"],
+        w.state,
+        w.load_dtypes[0],
+        "after load_state_dict, state_dict()",
+    )
+    if problem:
+        return problem
+    if w.state and received["state_dtypes"] != [w.load_dtypes[0]]:
+        return (
+            f"after loading into {w.load_dtypes[0]} parameters the state tensors are "
+            f"{received['state_dtypes']}: cast floating state to the parameter's dtype"
+        )
+    for i, (got, options) in enumerate(zip(received["options"], w.options)):
+        for key, value in options.items():
+            if key not in got or _close(got[key], value, "float64"):
+                return (
+                    f"after load_state_dict, param_groups[{i}][{key!r}] is {show(got.get(key))}, "
+                    f"expected the saved {show(value)} (take each saved group's options)"
+                )
+    if not all(received["same_params"]):
+        return "after load_state_dict, param_groups no longer hold this optimizer's own parameters"
+    for i, (got, want) in enumerate(zip(received["final"], w.final)):
+        problem = _close(got, want, w.load_dtypes[i], f"params[{i}]")
+        if problem:
+            return f"resumed after load_state_dict, then stepped: {problem} (the uninterrupted run's value)"
+    if received["dtypes"] != w.load_dtypes:
+        return (
+            f"the loaded parameters are {received['dtypes']} at the end, expected {w.load_dtypes}"
+        )
+    for what, got in zip(
+        ("another number of groups", "a group of another size"), received["refused"]
+    ):
+        if got != "ValueError":
+            return f"load_state_dict of a state_dict with {what} raised {got}, expected ValueError"
+    return None
+
+
+# -- 6.8, 6.9 -------------------------------------------------------------------------------
+
+
+def schedule_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    if not isinstance(received, list) or len(received) != len(want):
+        return f"expected {len(want)} rows of lrs, received {show(received)}"
+    for t, (got, w) in enumerate(zip(received, want)):
+        if compare(got, w, rtol=1e-9, atol=1e-12) is None:
+            continue
+        when = "at construction (t = 0)" if t == 0 else f"after {t} step(s) (t = {t})"
+        text = f"the lrs {when} are {show(got)}, expected {show(w)}"
+        for shift, words in ((1, "one step ahead"), (-1, "one step behind")):
+            other = t + shift
+            if (
+                0 <= other < len(want)
+                and compare(got, want[other], rtol=1e-9, atol=1e-12) is None
+                and compare(w, want[other], rtol=1e-9, atol=1e-12)
+            ):
+                return f"{text}: the schedule is {words} (t = last_epoch; the first value is the base lr, at t = 0)"
+        return text
+    return None
+
+
+def one_cycle_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("rows", "past"))
+    if problem:
+        return problem
+    rows, want = received["rows"], case.expected
+    if len(rows) != len(want):
+        return f"expected {len(want)} rows, received {len(rows)}"
+    beta1 = case.inputs["beta1"]
+    name = "β₁" if beta1 else "momentum"
+    for t, (got, w) in enumerate(zip(rows, want)):
+        problem = compare(got["lr"], w["lr"], rtol=1e-9, atol=1e-12, path=f"lr at t = {t}")
+        if problem:
+            return problem
+        if w["momentum"] is not None:
+            problem = compare(
+                got["momentum"], w["momentum"], rtol=1e-9, atol=1e-12, path=f"{name} at t = {t}"
+            )
+            if problem:
+                if all(r["momentum"] == rows[0]["momentum"] for r in rows):
+                    return (
+                        problem
+                        + f": {name} is never cycled (set it from the same phase and fraction)"
+                    )
+                return problem
+            if beta1 and got.get("beta2") != [0.999] * len(w["lr"]):
+                return f"β₂ at t = {t} is {show(got.get('beta2'))}, expected 0.999 (only β₁ cycles)"
+    if received["past"] != "ValueError":
+        return f"a step past total_steps raised {received['past']}, expected ValueError"
+    return None
+
+
+# -- 6.10 -----------------------------------------------------------------------------------
+
+
+def clip_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("error", "total", "total_dtype", "grads", "dtypes", "written"))
+    if problem:
+        return problem
+    w, ins = case.expected, case.inputs
+    if "error" in w:
+        if received["error"] != w["error"]:
+            return f"raised {received['error']}, expected RuntimeError (the total norm is inf)"
+        return None
+    if received["error"]:
+        return f"raised {received['error']}"
+    if received["written"]:
+        return "a gradient tensor was written into: set each p.grad to a new tensor (one tensor may be several leaves' .grad)"
+    dtype = w["dtype"]
+    if not ins["by_value"]:
+        problem = _close(received["total"], w["total"], dtype, "the returned total norm")
+        if problem:
+            real = [
+                g if not isinstance(g, int) or g is None else ins["grads"][g] for g in ins["grads"]
+            ]
+            given = [g for g in real if g is not None]
+            for q in (2.0, 1.0, math.inf):
+                if not _close(received["total"], clip_norm(given, 1.0, q)[0], dtype):
+                    return problem + f" (that is the {q}-norm; norm_type={ins['norm_type']!r})"
+            return problem
+        if received["total_dtype"] != dtype:
+            return f"the total norm is {received['total_dtype']}, expected a {dtype} tensor (the gradients' dtype)"
+    for i, (got, want) in enumerate(zip(received["grads"], w["grads"])):
+        if want is None:
+            if got is not None:
+                return f"params[{i}] had no gradient and has one after clipping"
+            continue
+        problem = _close(got, want, dtype, f"params[{i}].grad")
+        if problem:
+            return problem
+        if received["dtypes"][i] != dtype:
+            return f"params[{i}].grad is {received['dtypes'][i]} after clipping, expected {dtype}"
+    return None
+
+
+CHECKS = [
+    Check(
+        "6.1",
+        "add_param_group",
+        lambda rng: [groups_case(d, items, label) for d, items, label in GROUP_SCRIPTS],
+        programs.param_groups,
+        groups_verdict,
+    ),
+    Check(
+        "6.1",
+        "zero_grad",
+        lambda rng: [zero_grad_case(True), zero_grad_case(False), zero_grad_case(False, "float32")],
+        programs.zero_grad,
+        zero_grad_verdict,
+    ),
+    Check(
+        "6.2",
+        "SGD: momentum, dampening, Nesterov, weight decay",
+        Rows(
+            [
+                traj("SGD", {"lr": 0.1}, [([0], {})], [S3], steps=3),
+                traj("SGD", {"lr": 0.1, "momentum": 0.9}, [([0, 1], {})], [S3, S22], steps=4),
+                traj(
+                    "SGD",
+                    {"lr": 0.05, "momentum": 0.8, "dampening": 0.3},
+                    [([0, 1], {})],
+                    [S3, S4],
+                    steps=4,
+                ),
+                traj(
+                    "SGD",
+                    {"lr": 0.1, "momentum": 0.9, "nesterov": True},
+                    [([0, 1], {})],
+                    [S3, S22],
+                    steps=4,
+                ),
+                traj("SGD", {"lr": 0.1, "weight_decay": 0.1}, [([0], {})], [S22], steps=3),
+                traj(
+                    "SGD",
+                    {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.05, "nesterov": True},
+                    [([0, 1, 2], {})],
+                    [S3, S22, S3],
+                    steps=5,
+                    skip=0.3,
+                ),
+                traj(
+                    "SGD",
+                    {"lr": 0.1, "momentum": 0.5},
+                    [([0, 1], {}), ([2], {"lr": 0.01, "momentum": 0.9, "weight_decay": 0.1})],
+                    [S3, S22, S4],
+                    steps=4,
+                    dtypes=["float64", "float32", "float64"],
+                ),
+                traj(
+                    "SGD",
+                    {"lr": 0.1, "momentum": 0.9},
+                    [([0, 1], {}), ([2], {"momentum": 0.0})],
+                    [S3, S3, S22],
+                    steps=4,
+                    share=True,
+                    closure=True,
+                ),
+            ]
+        ),
+        programs.trajectory,
+        trajectory_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.3",
+        "Adagrad",
+        Rows(
+            [
+                traj("Adagrad", {"lr": 0.1}, [([0], {})], [S3], steps=3),
+                traj("Adagrad", {"lr": 0.1, "lr_decay": 0.1}, [([0, 1], {})], [S3, S22], steps=4),
+                traj(
+                    "Adagrad",
+                    {"lr": 0.1, "initial_accumulator_value": 0.5, "eps": 1e-3},
+                    [([0, 1], {})],
+                    [S3, S22],
+                    steps=3,
+                ),
+                traj(
+                    "Adagrad",
+                    {"lr": 0.1, "weight_decay": 0.1},
+                    [([0, 1, 2], {})],
+                    [S3, S22, S4],
+                    steps=5,
+                    skip=0.3,
+                    dtypes=["float64", "float32", "float64"],
+                ),
+                traj(
+                    "Adagrad",
+                    {"lr": 0.1},
+                    [([0], {}), ([1, 2], {"lr": 0.3, "lr_decay": 0.05, "weight_decay": 0.2})],
+                    [S3, S3, S22],
+                    steps=4,
+                    share=True,
+                    closure=True,
+                ),
+            ]
+        ),
+        programs.trajectory,
+        trajectory_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.4",
+        "RMSprop",
+        Rows(
+            [
+                traj("RMSprop", {"lr": 0.01}, [([0], {})], [S3], steps=3),
+                traj("RMSprop", {"lr": 0.01, "alpha": 0.9}, [([0, 1], {})], [S3, S22], steps=4),
+                traj("RMSprop", {"lr": 0.01, "centered": True}, [([0, 1], {})], [S3, S22], steps=4),
+                traj("RMSprop", {"lr": 0.01, "momentum": 0.9}, [([0, 1], {})], [S3, S22], steps=4),
+                traj(
+                    "RMSprop",
+                    {
+                        "lr": 0.01,
+                        "momentum": 0.5,
+                        "centered": True,
+                        "weight_decay": 0.1,
+                        "eps": 1e-3,
+                    },
+                    [([0, 1, 2], {})],
+                    [S3, S22, S4],
+                    steps=5,
+                    skip=0.3,
+                    dtypes=["float64", "float32", "float64"],
+                ),
+                traj(
+                    "RMSprop",
+                    {"lr": 0.01},
+                    [([0], {}), ([1, 2], {"alpha": 0.8, "momentum": 0.9, "centered": True})],
+                    [S3, S3, S22],
+                    steps=4,
+                    share=True,
+                    closure=True,
+                ),
+            ]
+        ),
+        programs.trajectory,
+        trajectory_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.5",
+        "Adam",
+        Rows(
+            [
+                traj("Adam", {"lr": 0.01}, [([0], {})], [S3], steps=3),
+                traj("Adam", {"lr": 0.01, "betas": [0.8, 0.9]}, [([0, 1], {})], [S3, S22], steps=5),
+                traj(
+                    "Adam",
+                    {"lr": 0.01, "weight_decay": 0.1, "eps": 1e-3},
+                    [([0, 1], {})],
+                    [S3, S22],
+                    steps=4,
+                ),
+                traj("Adam", {"lr": 0.01, "amsgrad": True}, [([0, 1], {})], [S3, S22], steps=6),
+                traj(
+                    "Adam",
+                    {"lr": 0.01, "betas": [0.5, 0.6]},
+                    [([0, 1, 2], {})],
+                    [S3, S22, S4],
+                    steps=6,
+                    skip=0.4,
+                    dtypes=["float64", "float32", "float64"],
+                ),
+                traj(
+                    "Adam",
+                    {"lr": 0.01},
+                    [
+                        ([0], {}),
+                        (
+                            [1, 2],
+                            {"lr": 0.05, "betas": [0.7, 0.8], "weight_decay": 0.2, "amsgrad": True},
+                        ),
+                    ],
+                    [S3, S3, S22],
+                    steps=4,
+                    share=True,
+                    closure=True,
+                ),
+            ]
+        ),
+        programs.trajectory,
+        trajectory_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.5",
+        "Adam.step calls self._weight_decay",
+        Rows(
+            [
+                traj(
+                    "Adam",
+                    {"lr": 0.01},
+                    [([0, 1], {})],
+                    [S3, S22],
+                    steps=3,
+                    skip=0.3,
+                    contract=True,
+                )
+            ]
+        ),
+        programs.trajectory,
+        trajectory_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.6",
+        "AdamW._weight_decay",
+        Rows(
+            [
+                adamw_decay_case(0.1, 0.5),
+                adamw_decay_case(0.01, 0.0),
+                adamw_decay_case(0.1, 0.2, "float32"),
+            ]
+        ),
+        programs.adamw_decay,
+        adamw_decay_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.6",
+        "AdamW: decoupled weight decay",
+        Rows(
+            [
+                traj(
+                    "AdamW", {"lr": 0.05, "weight_decay": 0.5}, [([0, 1], {})], [S3, S22], steps=4
+                ),
+                traj(
+                    "AdamW",
+                    {"lr": 0.05, "weight_decay": 0.1},
+                    [([0, 1], {}), ([2], {"weight_decay": 0.0, "lr": 0.01})],
+                    [S3, S22, S4],
+                    steps=5,
+                    skip=0.3,
+                    dtypes=["float64", "float32", "float64"],
+                ),
+            ]
+        ),
+        programs.trajectory,
+        trajectory_verdict,
+        requires=(*GROUPS, "6.5"),
+    ),
+    Check(
+        "6.7",
+        "state_dict and load_state_dict",
+        Rows(
+            [
+                _case(resume_case, "SGD", {"lr": 0.1, "momentum": 0.9}, [([0, 1], {})], [S3, S22]),
+                _case(
+                    resume_case,
+                    "Adam",
+                    {"lr": 0.01},
+                    [([0], {}), ([1, 2], {"lr": 0.05, "betas": [0.8, 0.9]})],
+                    [S3, S22, S4],
+                ),
+                _case(
+                    resume_case,
+                    "Adam",
+                    {"lr": 0.01, "weight_decay": 0.1},
+                    [([0, 1], {})],
+                    [S3, S22],
+                    load_dtype="float32",
+                ),
+                _case(
+                    resume_case,
+                    "SGD",
+                    {"lr": 0.1, "momentum": 0.5, "weight_decay": 0.1},
+                    [([1], {"momentum": 0.9}), ([0, 2], {})],
+                    [S3, S22, S3],
+                    before=4,
+                    after=2,
+                ),
+            ]
+        ),
+        programs.resume,
+        resume_verdict,
+        requires=(*GROUPS, "6.2", "6.5"),
+    ),
+    Check(
+        "6.8",
+        "the closed-form schedules",
+        lambda rng: [
+            schedule_case("StepLR", [0.1], {"step_size": 3}, 10),
+            schedule_case("StepLR", [0.1, 0.5], {"step_size": 2, "gamma": 0.5}, 9),
+            schedule_case("MultiStepLR", [0.1, 1.0], {"milestones": [6, 2, 2], "gamma": 0.5}, 9),
+            schedule_case("ExponentialLR", [0.1, 0.3], {"gamma": 0.9}, 12),
+            schedule_case("CosineAnnealingLR", [0.1], {"T_max": 10}, 14),
+            schedule_case("CosineAnnealingLR", [0.1, 0.4], {"T_max": 6, "eta_min": 0.01}, 15),
+            schedule_case("LambdaLR", [0.1], {"lr_lambda": ["power", 0.95]}, 8),
+            schedule_case(
+                "LambdaLR", [0.1, 0.2], {"lr_lambda": [["warmup", 4], ["linear", 10]]}, 12
+            ),
+        ],
+        programs.schedule,
+        schedule_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.9",
+        "OneCycleLR",
+        lambda rng: [
+            one_cycle_case(0.1, {"total_steps": 20}),
+            one_cycle_case(0.1, {"total_steps": 15, "anneal_strategy": "linear"}),
+            one_cycle_case(0.5, {"total_steps": 20}, beta1=True),
+            one_cycle_case(
+                [0.1, 1.0], {"epochs": 3, "steps_per_epoch": 7, "pct_start": 0.25}, groups=2
+            ),
+            one_cycle_case(0.2, {"total_steps": 24, "three_phase": True}),
+            one_cycle_case(
+                0.2,
+                {"total_steps": 16, "three_phase": True, "anneal_strategy": "linear"},
+                beta1=True,
+            ),
+            one_cycle_case(
+                0.3,
+                {
+                    "total_steps": 12,
+                    "div_factor": 10.0,
+                    "final_div_factor": 100.0,
+                    "base_momentum": 0.8,
+                    "max_momentum": 0.9,
+                },
+            ),
+            one_cycle_case(0.3, {"total_steps": 10, "cycle_momentum": False}),
+        ],
+        programs.one_cycle,
+        one_cycle_verdict,
+        requires=GROUPS,
+    ),
+    Check(
+        "6.10",
+        "clip_grad_norm_ and clip_grad_value_",
+        Rows(
+            [
+                _case(clip_case, [S3], 1.0),
+                _case(clip_case, [S3, S22], 1.0),
+                _case(clip_case, [S3, S22], 100.0),
+                _case(clip_case, [S3, None, S22], 0.5, norm_type=1.0),
+                _case(clip_case, [S3, S22], 0.5, norm_type="inf"),
+                _case(clip_case, [S3, S4], 0.7, norm_type=3.0),
+                _case(clip_case, [S3, S22, S3], 1.0, share=True),
+                _case(clip_case, [S3, S22], 1.0, dtype="float32"),
+                _case(clip_case, [S22], 0.5, single=True),
+                _case(clip_case, [S3, S22], 1.0, nonfinite=True),
+                _case(clip_case, [S3, None, S22], 0.3, by_value=True),
+                _case(clip_case, [S3, S3], 0.5, by_value=True, share=True, dtype="float32"),
+            ]
+        ),
+        programs.clip,
+        clip_verdict,
+    ),
+]
+
+# -- EXTRA: check modules of their own, registered here ----------------------------------------
+# A module added to this chapter (``training.py``: a training run against stored
+# expectations) defines its own ``CHECKS`` and is appended below, after the checks above.
+EXTRA: list = []
+CHECKS += EXTRA

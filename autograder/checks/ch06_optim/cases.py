@@ -1,0 +1,640 @@
+"""Chapter 6's cases and the parent's own expectations (public and hidden checks share them).
+
+Nothing here imports the code under test or the reference: every expectation is computed
+in the parent with plain NumPy, in float64, by the rules the notebook states (PyTorch's):
+each update rule (``simulate``), each schedule (``schedule``, ``one_cycle``) and each
+clipping rule (``clip_norm``, ``clip_value``). A named ``bug`` runs a known mistake instead,
+so a verdict can name the mistake that gives the values it received.
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case
+
+OPTIONS = {  # each optimizer's defaults (the order PyTorch prints them in)
+    "SGD": dict(lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False),
+    "Adagrad": dict(
+        lr=1e-2, lr_decay=0.0, weight_decay=0.0, initial_accumulator_value=0.0, eps=1e-10
+    ),
+    "RMSprop": dict(lr=1e-2, alpha=0.99, eps=1e-8, weight_decay=0.0, momentum=0.0, centered=False),
+    "Adam": dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False),
+    "AdamW": dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False),
+}
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A check's cases: builders called with the check's rng, in order."""
+
+    builders: list[Callable[[np.random.Generator], Case]] = field(default_factory=list)
+
+    def __call__(self, rng: np.random.Generator) -> list[Case]:
+        return [build(rng) for build in self.builders]
+
+
+def draw(rng: np.random.Generator, shape: tuple[int, ...], scale: float = 1.0) -> np.ndarray:
+    """Random data with 3 decimals (not float32-exact)."""
+    return (rng.uniform(-1.0, 1.0, shape) * scale).round(3)
+
+
+def call_text(name: str, options: dict) -> str:
+    """``SGD(lr=0.1, momentum=0.9)``: the options a case sets."""
+    return f"{name}({', '.join(f'{k}={v!r}' for k, v in options.items())})"
+
+
+# -- the update rules (6.2–6.6) -------------------------------------------------------------
+
+
+def _init_state(name: str, group: dict, p: np.ndarray) -> dict:
+    if name == "Adagrad":
+        return {"step": 0, "sum": np.full_like(p, group["initial_accumulator_value"])}
+    return {}
+
+
+def update(
+    name: str, group: dict, p: np.ndarray, g: np.ndarray, state: dict, bug: str = ""
+) -> np.ndarray:
+    """One step of optimizer ``name`` on one parameter (float64 arrays): the new p; ``state``
+    (a dict of arrays and "step") changes. ``bug`` names a known mistake to make instead."""
+    lr, wd = group["lr"], group.get("weight_decay", 0.0)
+    if bug == "group options ignored":
+        return update(name, {**OPTIONS[name], **group.get("_defaults", {})}, p, g, state)
+    if name == "SGD":
+        mu, tau, nesterov = group["momentum"], group["dampening"], group["nesterov"]
+        if wd and bug != "weight decay after the update":
+            g = g + wd * p
+        if mu:
+            b = state.get("momentum_buffer")
+            if b is None or bug == "momentum buffer recreated":
+                b = g.copy()
+            else:
+                b = mu * b + (1 - tau) * g
+            state["momentum_buffer"] = b
+            g = g + mu * b if nesterov and bug != "no look-ahead" else b
+        p = p - lr * g
+        if wd and bug == "weight decay after the update":
+            p = p - lr * wd * p
+        return p
+    if name == "Adagrad":
+        state["step"] += 1
+        t = state["step"]
+        if wd:
+            g = g + wd * p
+        clr = lr / (1 + (t - 1) * group["lr_decay"])
+        state["sum"] = state["sum"] + g * g
+        return p - clr * g / (np.sqrt(state["sum"]) + group["eps"])
+    if name == "RMSprop":
+        alpha, eps, mu = group["alpha"], group["eps"], group["momentum"]
+        if not state:
+            state.update(step=0, square_avg=np.zeros_like(p))
+            if mu > 0:
+                state["momentum_buffer"] = np.zeros_like(p)
+            if group["centered"]:
+                state["grad_avg"] = np.zeros_like(p)
+        state["step"] += 1
+        if wd:
+            g = g + wd * p
+        v = state["square_avg"] = alpha * state["square_avg"] + (1 - alpha) * g * g
+        if group["centered"]:
+            a = state["grad_avg"] = alpha * state["grad_avg"] + (1 - alpha) * g
+            r = np.sqrt(v - a * a) + eps
+        else:
+            r = np.sqrt(v) + eps
+        if mu > 0:
+            b = state["momentum_buffer"] = mu * state["momentum_buffer"] + g / r
+            return p - lr * b
+        return p - lr * g / r
+    # Adam, AdamW
+    (beta1, beta2), eps = group["betas"], group["eps"]
+    if not state:
+        state.update(step=0, exp_avg=np.zeros_like(p), exp_avg_sq=np.zeros_like(p))
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"] = np.zeros_like(p)
+    state["step"] += 1
+    t = state["step"] + (1 if bug == "step count off by one" else 0)
+    if group.get("_decay") == "double":  # the contract check's own _weight_decay: 2g
+        g = 2.0 * g
+    elif wd and (name == "Adam" or bug == "AdamW coupled"):
+        g = g + wd * p
+    elif wd:
+        p = p * (1 - lr * wd)
+    m = state["exp_avg"] = beta1 * state["exp_avg"] + (1 - beta1) * g
+    v = state["exp_avg_sq"] = beta2 * state["exp_avg_sq"] + (1 - beta2) * g * g
+    if group["amsgrad"]:
+        v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
+    if bug == "no bias correction":
+        return p - lr * m / (np.sqrt(v) + eps)
+    return p - lr / (1 - beta1**t) * m / (np.sqrt(v) / math.sqrt(1 - beta2**t) + eps)
+
+
+BUGS = {  # the known mistakes a trajectory verdict tries, per optimizer
+    "SGD": ("momentum buffer recreated", "weight decay after the update", "no look-ahead"),
+    "Adam": ("no bias correction", "step count off by one"),
+    "AdamW": ("AdamW coupled", "no bias correction", "step count off by one"),
+}
+BUG_TEXT = {
+    "momentum buffer recreated": "the momentum buffer is made anew at every step (keep it "
+    "in self.state[p]['momentum_buffer'] and update it in place)",
+    "weight decay after the update": "the weight decay is applied after the update (add "
+    "λp to the gradient first)",
+    "no look-ahead": "nesterov=True steps with the buffer alone (step with g + μb)",
+    "no bias correction": "the moments are not bias-corrected (divide by 1 − β₁ᵗ and 1 − β₂ᵗ)",
+    "step count off by one": "the bias correction uses the wrong step count (t = 1 at the "
+    "first step: state['step'] += 1 before anything else)",
+    "AdamW coupled": "the decay is added to the gradient, as Adam's (AdamW scales p by "
+    "1 − lr·λ and returns g unchanged)",
+    "group options ignored": "the group's own options are ignored (read group['lr'], "
+    "group['momentum'], … for the group's parameters)",
+}
+
+
+def groups_of(name: str, defaults: dict, groups: list) -> list[dict]:
+    """Each group's full options: the optimizer's defaults, the case's, the group's own."""
+    base = {**OPTIONS[name], **defaults}
+    return [{**base, **{k: v for k, v in g.items() if k != "params"}} for g in groups]
+
+
+def simulate(
+    name: str, defaults: dict, groups: list, params: list, grads: list, bug: str = ""
+) -> tuple[list, list]:
+    """The values of every parameter after every step, and each parameter's state at the
+    end. ``grads[step][i]``: an array, None (skipped) or an int j (the same gradient as
+    parameter j's)."""
+    options = groups_of(name, defaults, groups)
+    if bug == "group options ignored":
+        options = [{**o, "_defaults": {**OPTIONS[name], **defaults}} for o in options]
+    values = [np.asarray(p, dtype=np.float64) for p in params]
+    owner = {i: k for k, g in enumerate(groups) for i in g["params"]}
+    states = [_init_state(name, options[owner[i]], values[i]) for i in range(len(values))]
+    history = []
+    for step in grads:
+        for k, group in enumerate(groups):
+            for i in group["params"]:
+                g = step[i]
+                if isinstance(g, int) and not isinstance(g, bool):
+                    g = step[g]
+                if g is None:
+                    continue
+                g = np.asarray(g, dtype=np.float64)
+                values[i] = update(name, options[k], values[i], g, states[i], bug)
+        history.append([v.copy() for v in values])
+    return history, states
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    name: str  # "SGD", …
+    values: list  # per step, per parameter: the values after it
+    dtypes: list  # each parameter's dtype name
+    steps: int
+    groups: list  # the parameters' group index
+    closure: bool
+    nodes_allowed: int = 0
+    decay_calls: int | None = None  # the contract check: _weight_decay's calls expected
+
+
+def trajectory_case(
+    rng: np.random.Generator,
+    name: str,
+    defaults: dict,
+    groups: list,
+    shapes: list,
+    steps: int = 4,
+    dtypes: list | None = None,
+    skip: float = 0.0,
+    share: bool = False,
+    closure: bool = False,
+    contract: bool = False,
+    label: str | None = None,
+) -> Case:
+    """``steps`` steps of ``name`` over parameters of ``shapes``; ``groups``: [(indices,
+    options)]. ``skip``: each gradient (but parameter 0's) is None with that chance;
+    ``share``: a parameter whose shape and dtype an earlier one has gets the same gradient
+    object at every other step; ``contract``: the optimizer is an Adam subclass whose
+    ``_weight_decay`` returns 2g (Adam.step must call it)."""
+    dtypes = dtypes or ["float64"] * len(shapes)
+    params = [draw(rng, tuple(s)) for s in shapes]
+    grads = []
+    for t in range(steps):
+        row: list = []
+        for i, s in enumerate(shapes):
+            twin = next(
+                (
+                    j
+                    for j in range(i)
+                    if shapes[j] == s
+                    and dtypes[j] == dtypes[i]
+                    and row[j] is not None
+                    and not isinstance(row[j], int)
+                ),
+                None,
+            )
+            if share and twin is not None and t % 2 == 0:
+                row.append(twin)
+            elif i and rng.random() < skip:
+                row.append(None)
+            else:
+                row.append(draw(rng, tuple(s), scale=2.0))
+        grads.append(row)
+    spec = [{"params": list(ix), **opts} for ix, opts in groups]
+    cast = [np.asarray(p, dtype=d) for p, d in zip(params, dtypes)]
+    cast_grads = [
+        [
+            g if g is None or isinstance(g, int) else np.asarray(g, dtype=d)
+            for g, d in zip(row, dtypes)
+        ]
+        for row in grads
+    ]
+    full = [dict(o) for o in spec]
+    if contract:
+        full = [{**o, "_decay": "double"} for o in full]
+    values, _ = simulate(name, defaults, full, cast, cast_grads)
+    owner = {i: k for k, (ix, _) in enumerate(groups) for i in ix}
+    nones = sum(g is None for row in grads for g in row)
+    parts = [call_text(("Adam subclass" if contract else name), defaults)]
+    if len(groups) > 1 or groups[0][1]:
+        parts.append(
+            "groups " + "; ".join(f"{list(ix)} {opts or 'defaults'}" for ix, opts in groups)
+        )
+    kinds = ", ".join(f"{tuple(s)} {d}" for s, d in zip(shapes, dtypes))
+    parts.append(f"{len(shapes)} parameters ({kinds}), {steps} steps")
+    if nones:
+        parts.append(f"{nones} gradients None")
+    if share:
+        parts.append("one gradient tensor given to two parameters")
+    if closure:
+        parts.append("step(closure)")
+    if contract:
+        parts.append("_weight_decay overridden (returns 2g): Adam.step must call it")
+    calls = sum(g is not None for row in grads for g in row) if contract else None
+    return Case(
+        label or ", ".join(parts),
+        {
+            "optimizer": name,
+            "defaults": defaults,
+            "groups": spec,
+            "params": cast,
+            "grads": cast_grads,
+            "closure": closure,
+            "contract": contract,
+        },
+        Trajectory(
+            name,
+            values,
+            list(dtypes),
+            steps,
+            [owner[i] for i in range(len(shapes))],
+            closure,
+            decay_calls=calls,
+        ),
+    )
+
+
+# -- 6.1 ------------------------------------------------------------------------------------
+
+# A param-group script: the program makes tensors a, b, c, d (leaves), n (a non-leaf), then
+# Optimizer(first, defaults), then add_param_group for each later item. An item is
+# {"params": spec, options...}; spec: a name ("a": the tensor itself), a list of names,
+# "set:ab" (a set), "gen:ab" (a generator) or "str:x" (a string in the list).
+GROUP_ERRORS = {
+    "set": "TypeError",
+    "nonleaf": "ValueError",
+    "twice": "ValueError",
+    "required": "ValueError",
+    "nontensor": "TypeError",
+}
+
+
+def _names(spec: Any) -> list[str]:
+    if isinstance(spec, list):
+        return spec
+    if ":" in spec:
+        return list(spec.split(":")[1])
+    return [spec]
+
+
+def groups_case(defaults: dict, items: list, label: str) -> Case:
+    """Each item's outcome: the error's type name, or None and the group as it should be
+    ({"params": names, every option})."""
+    seen: set = set()
+    outcome, groups = [], []
+    for item in items:
+        spec, own = item["params"], {k: v for k, v in item.items() if k != "params"}
+        names = _names(spec)
+        error = None
+        if isinstance(spec, str) and spec.startswith("set:"):
+            error = "TypeError"
+        elif isinstance(spec, str) and spec.startswith("str:"):
+            error = "TypeError"
+        elif "n" in names:
+            error = "ValueError"
+        elif any(v == "required" and k not in own for k, v in defaults.items()):
+            error = "ValueError"
+        elif seen & set(names):
+            error = "ValueError"
+        outcome.append(error)
+        if error is None:
+            seen |= set(names)
+            groups.append({"params": names, **{k: v for k, v in defaults.items()}, **own})
+    return Case(
+        label, {"defaults": defaults, "items": items}, {"errors": outcome, "groups": groups}
+    )
+
+
+def zero_grad_case(set_to_none: bool, dtype: str = "float64", label: str = "") -> Case:
+    """Parameters a (a gradient), b (none), c (a's gradient object too), d (float32 or
+    ``dtype``, a gradient of its own), in two groups; zero_grad(set_to_none)."""
+    return Case(
+        label or f"zero_grad(set_to_none={set_to_none})",
+        {"set_to_none": set_to_none, "dtype": dtype},
+        {"set_to_none": set_to_none, "dtype": dtype},
+    )
+
+
+# -- 6.7 ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Resume:
+    name: str
+    indices: list  # each group's parameter indices in the state_dict
+    options: list  # each group's options (what load_state_dict must restore)
+    state: dict  # index (str) -> {name: value} after the first part
+    final: list  # each parameter's values at the end of an uninterrupted run
+    load_dtypes: list
+    refused: list  # the mismatches: expected "ValueError" each
+
+
+def resume_case(
+    rng: np.random.Generator,
+    name: str,
+    defaults: dict,
+    groups: list,
+    shapes: list,
+    before: int = 3,
+    after: int = 3,
+    dtype: str = "float64",
+    load_dtype: str | None = None,
+    label: str = "",
+) -> Case:
+    """``before`` steps, ``state_dict()``, a fresh optimizer (other defaults) over fresh
+    parameters holding the same values (``load_dtype``) takes it, ``after`` steps more: the
+    same values as ``before + after`` steps without a break. The last parameter gets no
+    gradient before the save (it has no state)."""
+    load_dtype = load_dtype or dtype
+    n = len(shapes)
+    params = [draw(rng, tuple(s)).astype(dtype) for s in shapes]
+    grads = []
+    for t in range(before + after):
+        grads.append(
+            [
+                None if (i == n - 1 and t < before) else draw(rng, tuple(s), 2.0).astype(dtype)
+                for i, s in enumerate(shapes)
+            ]
+        )
+    spec = [{"params": list(ix), **opts} for ix, opts in groups]
+    _, saved = simulate(name, defaults, spec, params, grads[:before])
+    history, _ = simulate(name, defaults, spec, params, grads)
+    order = [i for ix, _ in groups for i in ix]
+    index = {i: k for k, i in enumerate(order)}
+    state = {str(index[i]): saved[i] for i in range(n) if saved[i]}
+    options = [{k: v for k, v in o.items()} for o in groups_of(name, defaults, spec)]
+    for o in options:
+        o["betas"] = list(o["betas"]) if "betas" in o else None
+        if o["betas"] is None:
+            del o["betas"]
+    text = label or (
+        f"{call_text(name, defaults)}, groups {[list(ix) for ix, _ in groups]}, {before} steps, "
+        f"state_dict(), load into a new optimizer over new {load_dtype} parameters, {after} steps"
+    )
+    return Case(
+        text,
+        {
+            "optimizer": name,
+            "defaults": defaults,
+            "groups": spec,
+            "params": params,
+            "grads": grads,
+            "before": before,
+            "load_dtype": load_dtype,
+        },
+        Resume(
+            name,
+            [[index[i] for i in ix] for ix, _ in groups],
+            options,
+            state,
+            history[-1],
+            [load_dtype] * n,
+            ["ValueError", "ValueError"],
+        ),
+    )
+
+
+# -- 6.8 ------------------------------------------------------------------------------------
+
+LAMBDAS: dict[str, Callable[[float, int], float]] = {
+    "power": lambda a, t: a**t,  # a^t
+    "linear": lambda a, t: max(0.0, 1 - t / a),  # 1 − t/a, down to 0
+    "warmup": lambda a, t: min(1.0, (t + 1) / a),  # (t + 1)/a, up to 1
+}
+
+
+def lambda_text(spec: list) -> str:
+    kind, a = spec
+    return {
+        "power": f"lambda t: {a}**t",
+        "linear": f"lambda t: max(0, 1 - t/{a})",
+        "warmup": f"lambda t: min(1, (t+1)/{a})",
+    }[kind]
+
+
+def schedule(kind: str, base_lrs: list, options: dict, t: int) -> list[float]:
+    """Each group's lr at ``last_epoch = t``: the closed forms of §7."""
+    if kind == "StepLR":
+        return [b * options.get("gamma", 0.1) ** (t // options["step_size"]) for b in base_lrs]
+    if kind == "MultiStepLR":
+        k = bisect.bisect_right(sorted(options["milestones"]), t)
+        return [b * options.get("gamma", 0.1) ** k for b in base_lrs]
+    if kind == "ExponentialLR":
+        return [b * options["gamma"] ** t for b in base_lrs]
+    if kind == "CosineAnnealingLR":
+        low = options.get("eta_min", 0.0)
+        return [
+            low + (b - low) * (1 + math.cos(math.pi * t / options["T_max"])) / 2 for b in base_lrs
+        ]
+    if kind == "LambdaLR":
+        specs = options["lr_lambda"]
+        specs = specs if isinstance(specs[0], list) else [specs] * len(base_lrs)
+        return [b * LAMBDAS[s[0]](s[1], t) for b, s in zip(base_lrs, specs)]
+    raise ValueError(kind)
+
+
+def schedule_case(kind: str, base_lrs: list, options: dict, steps: int) -> Case:
+    """The groups' lrs at construction and after each of ``steps`` steps."""
+    want = [schedule(kind, base_lrs, options, t) for t in range(steps + 1)]
+    shown = {
+        k: (
+            lambda_text(v)
+            if k == "lr_lambda" and not isinstance(v[0], list)
+            else [lambda_text(s) for s in v]
+            if k == "lr_lambda"
+            else v
+        )
+        for k, v in options.items()
+    }
+    text = f"{kind}({', '.join(f'{k}={v}' for k, v in shown.items())}), base lrs {base_lrs}, {steps} steps"
+    return Case(
+        text, {"kind": kind, "base_lrs": base_lrs, "options": options, "steps": steps}, want
+    )
+
+
+# -- 6.9 ------------------------------------------------------------------------------------
+
+
+def _anneal(strategy: str, start: float, end: float, pct: float) -> float:
+    if strategy == "cos":
+        return end + (start - end) / 2 * (math.cos(math.pi * pct) + 1)
+    return start + (end - start) * pct
+
+
+def one_cycle(total: int, max_lr: float, t: int, o: dict) -> tuple[float, float]:
+    """(lr, momentum) at step t of PyTorch's OneCycleLR for one group."""
+    pct_start, div, final = (
+        o.get("pct_start", 0.3),
+        o.get("div_factor", 25.0),
+        o.get("final_div_factor", 1e4),
+    )
+    hi, lo = o.get("max_momentum", 0.95), o.get("base_momentum", 0.85)
+    strategy = o.get("anneal_strategy", "cos")
+    initial = max_lr / div
+    minimum = initial / final
+    up = pct_start * total - 1
+    if o.get("three_phase"):
+        phases = [
+            (up, initial, max_lr, hi, lo),
+            (2 * pct_start * total - 2, max_lr, initial, lo, hi),
+            (total - 1, initial, minimum, hi, hi),
+        ]
+    else:
+        phases = [(up, initial, max_lr, hi, lo), (total - 1, max_lr, minimum, lo, hi)]
+    start = 0.0
+    for i, (end, l0, l1, m0, m1) in enumerate(phases):
+        if t <= end or i == len(phases) - 1:
+            pct = (t - start) / (end - start)
+            return _anneal(strategy, l0, l1, pct), _anneal(strategy, m0, m1, pct)
+        start = end
+    raise AssertionError
+
+
+def one_cycle_case(
+    max_lr: Any, options: dict, groups: int = 1, beta1: bool = False, label: str = ""
+) -> Case:
+    """The groups' lr and momentum (or β₁) at construction and after each step up to
+    ``total_steps``; then one step more (a ValueError)."""
+    total = options.get("total_steps") or options["epochs"] * options["steps_per_epoch"]
+    lrs = max_lr if isinstance(max_lr, list) else [max_lr] * groups
+    cycle = options.get("cycle_momentum", True)
+    want = []
+    for t in range(total + 1):
+        row = [one_cycle(total, m, t, options) for m in lrs]
+        want.append({"lr": [r[0] for r in row], "momentum": [r[1] for r in row] if cycle else None})
+    what = "Adam (β₁)" if beta1 else "SGD (momentum)"
+    text = (
+        label
+        or f"OneCycleLR over {what}, max_lr={max_lr}, {', '.join(f'{k}={v!r}' for k, v in options.items())}"
+    )
+    return Case(
+        text,
+        {"max_lr": max_lr, "options": options, "groups": len(lrs), "beta1": beta1, "steps": total},
+        want,
+    )
+
+
+# -- 6.10 -----------------------------------------------------------------------------------
+
+
+def clip_norm(grads: list, max_norm: float, norm_type: float) -> tuple[float, list]:
+    """The total norm of the gradients together, and each clipped."""
+    gs = [np.asarray(g, dtype=np.float64) for g in grads]
+    if norm_type == math.inf:
+        total = max(float(np.abs(g).max()) for g in gs)
+    else:
+        total = float(sum((np.abs(g) ** norm_type).sum() for g in gs) ** (1 / norm_type))
+    coef = min(1.0, max_norm / (total + 1e-6))
+    return total, [g * coef for g in gs]
+
+
+def clip_case(
+    rng: np.random.Generator,
+    shapes: list,
+    max_norm: float,
+    norm_type: Any = 2.0,
+    dtype: str = "float64",
+    scale: float = 2.0,
+    share: bool = False,
+    by_value: bool = False,
+    nonfinite: bool = False,
+    single: bool = False,
+) -> Case:
+    """clip_grad_norm_ (or clip_grad_value_ with ``by_value``: c = max_norm) over
+    parameters with gradients of ``shapes`` (None: no gradient); ``share``: the last
+    parameter's gradient is the first one's object; ``nonfinite``: an inf, with
+    error_if_nonfinite=True (RuntimeError)."""
+    grads = [None if s is None else draw(rng, tuple(s), scale).astype(dtype) for s in shapes]
+    if share:
+        grads[-1] = 0
+    if nonfinite:
+        grads[0].flat[0] = np.inf
+    real = [g if not isinstance(g, int) or g is None else grads[g] for g in grads]
+    given = [g for g in real if g is not None]
+    norm = float(norm_type) if norm_type != "inf" else math.inf
+    if by_value:
+        want: dict = {
+            "total": None,
+            "grads": [
+                None if g is None else np.clip(g.astype(np.float64), -max_norm, max_norm)
+                for g in real
+            ],
+        }
+    elif nonfinite:
+        want = {"error": "RuntimeError"}
+    else:
+        total, clipped = clip_norm(given, max_norm, norm)
+        it = iter(clipped)
+        want = {"total": total, "grads": [None if g is None else next(it) for g in real]}
+    call = (
+        f"clip_grad_value_(params, {max_norm})"
+        if by_value
+        else (
+            f"clip_grad_norm_(params, max_norm={max_norm}, norm_type={norm_type!r}"
+            + (", error_if_nonfinite=True" if nonfinite else "")
+            + ")"
+        )
+    )
+    kinds = ", ".join("no grad" if s is None else str(tuple(s)) for s in shapes)
+    text = (
+        f"{call} on {dtype} gradients of shapes {kinds}"
+        + (" (one gradient object shared by two parameters)" if share else "")
+        + (" (an inf)" if nonfinite else "")
+        + (" (params a single Tensor)" if single else "")
+    )
+    return Case(
+        text,
+        {
+            "grads": grads,
+            "max_norm": max_norm,
+            "norm_type": norm_type,
+            "by_value": by_value,
+            "nonfinite": nonfinite,
+            "single": single,
+        },
+        {**want, "dtype": dtype},
+    )

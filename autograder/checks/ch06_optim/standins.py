@@ -1,0 +1,99 @@
+"""Chapter 6's stand-ins (see ``autograder/harness/standin.py``): the autograder's own
+version of a task, installed into the code under test for a rerun of a check that needs it
+(every optimizer is built by 6.1's ``add_param_group``; 6.6's checks run Adam's step, 6.5;
+6.7's run SGD's and Adam's steps, 6.2 and 6.5: always earlier tasks).
+
+Each is enough for the checks that lean on it and deliberately short of its own task, so
+pasted into that task it fails (``tests/test_broken_ch06.py``):
+
+- 6.1 makes the group's params a list and fills the defaults; it refuses nothing (a set,
+  a non-leaf, a tensor in two groups, a required option left unset all pass).
+- 6.2 is SGD with momentum, dampening and weight decay, but no Nesterov look-ahead.
+- 6.5 is Adam with bias correction and ``self._weight_decay``, but no amsgrad.
+Runs in the child: standard library and NumPy only."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ...harness.standin import Patch, run_with
+
+
+def _groups(sp: ModuleType) -> list[Patch]:
+    tensor_type = sp.Tensor
+
+    def add_param_group(self: Any, param_group: dict) -> None:
+        params = param_group["params"]
+        params = [params] if isinstance(params, tensor_type) else list(params)
+        group = dict(param_group, params=params)
+        for name, default in self.defaults.items():
+            group.setdefault(name, default)
+        self.param_groups.append(group)
+
+    return [(sp.optim.Optimizer, "add_param_group", add_param_group)]
+
+
+def _with_grads(group: dict) -> list:
+    return [p for p in group["params"] if p.grad is not None]
+
+
+def _sgd(sp: ModuleType) -> list[Patch]:
+    def step(self: Any, closure: Any = None) -> Any:
+        loss = self._closure(closure)
+        for group in self.param_groups:
+            mu, tau, wd = group["momentum"], group["dampening"], group["weight_decay"]
+            for p in _with_grads(group):
+                g = np.asarray(p.grad.data) + wd * p.data
+                if mu:
+                    state = self.state[p]
+                    old = state.get("momentum_buffer")
+                    new = g.copy() if old is None else mu * old.data + (1 - tau) * g
+                    state["momentum_buffer"] = sp.Tensor._from_array(new)
+                    g = new
+                p.data -= group["lr"] * g
+        return loss
+
+    return [(sp.optim.SGD, "step", step)]
+
+
+def _adam(sp: ModuleType) -> list[Patch]:
+    def step(self: Any, closure: Any = None) -> Any:
+        loss = self._closure(closure)
+        for group in self.param_groups:
+            (b1, b2), eps = group["betas"], group["eps"]
+            for p in _with_grads(group):
+                state = self.state[p]
+                if not state:
+                    zeros = np.zeros_like(p.data)
+                    state["step"] = 0
+                    state["exp_avg"] = sp.Tensor._from_array(zeros.copy())
+                    state["exp_avg_sq"] = sp.Tensor._from_array(zeros.copy())
+                state["step"] += 1
+                t = state["step"]
+                g = self._weight_decay(p, p.grad.data, group)
+                m = b1 * state["exp_avg"].data + (1 - b1) * g
+                v = b2 * state["exp_avg_sq"].data + (1 - b2) * g * g
+                state["exp_avg"].data[...] = m
+                state["exp_avg_sq"].data[...] = v
+                bias = math.sqrt(1 - b2**t)
+                p.data -= group["lr"] / (1 - b1**t) * m / (np.sqrt(v) / bias + eps)
+        return loss
+
+    return [(sp.optim.Adam, "step", step)]
+
+
+STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
+    "6.1": _groups,
+    "6.2": _sgd,
+    "6.5": _adam,
+}
+
+
+def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
+    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
+    return run_with(sp, STANDINS, program, tasks, inputs)

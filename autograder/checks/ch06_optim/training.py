@@ -1,0 +1,204 @@
+"""Task 6.7's training run: a small model trained, checkpointed, trained on (work a crash
+then loses), resumed from the checkpoint with fresh objects, and trained to the end.
+
+Its expectation can only come from training, so it is the reference's own run of the same
+program on the same inputs (``autograder.expectations``): stored for the public seed
+(``expectations.json`` beside this file, written by ``make expectations``), recomputed in
+the grader's process from the reference for a secret seed.
+
+A case is drawn from the seed: Gaussian clusters (one centre per class) as the data, the
+initial weights U(−1/√fan_in, 1/√fan_in), a shuffled batch order per epoch, and a schedule
+the program writes into the param groups each step (a step decay for SGD; a one-cycle
+learning rate with β₁ or momentum cycled against it, as OneCycleLR does, for Adam and
+AdamW), with gradients clipped by their total norm in some cases. The program does the
+schedule and the clipping itself, so the run needs only the tasks before 6.7 (6.1, and the
+update rule of the case); the schedulers and clipping have checks of their own.
+
+Tolerances: the run is float64; the reference agrees with PyTorch to ~1e-12 over 50 steps,
+and a correct implementation differs from it only in rounding (the order of a sum, where a
+factor is applied), ~1e-15 per step, grown by at most a few orders over 12–16 steps of a
+small MLP. Every known mistake of a resume (the step count or a moment buffer lost, the
+saved options ignored, a snapshot that shares the live state) moves the next loss by 1e-4
+relative or more (tests/test_expectations.py measures it). rtol 1e-7 sits between.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ...expectations import expected
+from ...harness.api import Case, Check, compare, show
+from . import training_program
+
+RTOL, ATOL = 1e-7, 1e-10
+KEYS = ("losses", "lost", "params")
+
+
+def _uniform(rng: np.random.Generator, fan_in: int, shape: tuple[int, ...]) -> np.ndarray:
+    bound = 1 / math.sqrt(fan_in)
+    return rng.uniform(-bound, bound, shape)
+
+
+def one_cycle(total: int, peak: float, low: float = 0.85, high: float = 0.95) -> tuple:
+    """OneCycleLR's numbers, written out: the lr rises from peak/25 to peak over the first
+    30% of the steps and anneals (cosine) to peak/25/1e4; momentum goes high → low → high."""
+    up = 0.3 * total - 1
+
+    def anneal(start: float, end: float, pct: float) -> float:
+        return end + (start - end) / 2 * (math.cos(math.pi * pct) + 1)
+
+    lrs, momenta = [], []
+    for t in range(total):
+        if t <= up:
+            pct = t / up
+            lrs.append(anneal(peak / 25, peak, pct))
+            momenta.append(anneal(high, low, pct))
+        else:
+            pct = (t - up) / (total - 1 - up)
+            lrs.append(anneal(peak, peak / 25 / 1e4, pct))
+            momenta.append(anneal(low, high, pct))
+    return lrs, momenta
+
+
+def training_case(
+    rng: np.random.Generator,
+    optimizer: str,
+    options: dict,
+    *,
+    n: int = 48,
+    features: int = 6,
+    hidden: int = 8,
+    classes: int = 3,
+    batch: int = 12,
+    epochs: int = 3,
+    schedule: str = "step",
+    peak: float = 0.05,
+    clip: float | None = None,
+    lost: int = 2,
+) -> Case:
+    """One run; its checkpoint falls in the middle of the second epoch."""
+    centres = rng.normal(0.0, 1.5, (classes, features))
+    y = rng.integers(0, classes, n)
+    x = centres[y] + rng.normal(0.0, 1.0, (n, features))
+    weights = [
+        _uniform(rng, features, (features, hidden)),
+        _uniform(rng, features, (hidden,)),
+        _uniform(rng, hidden, (hidden, classes)),
+        _uniform(rng, hidden, (classes,)),
+    ]
+    per_epoch = n // batch
+    batches = [
+        order[i * batch : (i + 1) * batch].tolist()
+        for order in (rng.permutation(n) for _ in range(epochs))
+        for i in range(per_epoch)
+    ]
+    total = len(batches)
+    if schedule == "step":  # StepLR(step_size=one epoch, gamma=0.5)
+        lrs, momenta = [peak * 0.5 ** (t // per_epoch) for t in range(total)], None
+    else:
+        lrs, momenta = one_cycle(total, peak)
+    stop = per_epoch + per_epoch // 2 + 1
+    inputs = dict(
+        x=x,
+        y=y,
+        classes=classes,
+        weights=weights,
+        optimizer=optimizer,
+        options=options,
+        batches=batches,
+        lrs=[[lr, 2 * lr] for lr in lrs],  # the biases' group at twice the rate
+        momenta=momenta,
+        clip=clip,
+        stop=stop,
+        lost=lost,
+    )
+    words = ", ".join(f"{k}={v}" for k, v in options.items())
+    plan = "a step decay" if schedule == "step" else "a one-cycle lr and momentum"
+    label = (
+        f"{optimizer}({words}) on a {features}-{hidden}-{classes} MLP, {n} points, "
+        f"batches of {batch}, {epochs} epochs, {plan}"
+        f"{f', gradients clipped to norm {clip:g}' if clip else ''}; state_dict() at step "
+        f"{stop}, {lost} steps lost, resumed with a fresh optimizer"
+    )
+    return Case(label, inputs, expected(training_program.training, inputs))
+
+
+def training_verdict(case: Case, received: Any) -> str | None:
+    want, stop = case.expected, case.inputs["stop"]
+    if not isinstance(received, dict) or not all(k in received for k in KEYS):
+        return f"expected the program's record, received {show(received)}"
+    losses, got = want["losses"], received["losses"]
+    if not isinstance(got, list) or len(got) != len(losses):
+        return f"expected {len(losses)} losses, received {show(got)}"
+    first = next(
+        (t for t, (g, w) in enumerate(zip(got, losses)) if compare(g, w, rtol=RTOL, atol=ATOL)),
+        None,
+    )
+    if first is not None and first < stop:
+        return (
+            f"step {first}'s loss is {show(got[first])}, expected {show(losses[first])}, before "
+            "any state_dict(): the optimizer's update (its own task) or its param groups "
+            "differ from PyTorch's"
+        )
+    problem = compare(received["lost"], want["lost"], rtol=RTOL, atol=ATOL, path="lost")
+    if problem:
+        return (
+            f"the steps taken after state_dict() differ ({problem}): state_dict must only "
+            "read the optimizer, never change it"
+        )
+    if first is not None:
+        return (
+            f"after load_state_dict (the checkpoint of step {stop}), step {first}'s loss is "
+            f"{show(got[first])}, expected {show(losses[first])}: the resumed optimizer must go "
+            "on exactly as the saved one would (its step count, its buffers, each group's "
+            "saved options, from a snapshot that training after state_dict() left unchanged)"
+        )
+    problem = compare(received["params"], want["params"], rtol=RTOL, atol=ATOL, path="params")
+    if problem:
+        return f"the final parameters differ: {problem}"
+    return None
+
+
+def row(optimizer: str, options: dict, **kwargs: Any) -> Any:
+    return lambda rng: training_case(rng, optimizer, options, **kwargs)
+
+
+# the run needs Optimizer (6.1) and each case's update rule (6.2, 6.5, 6.6) before 6.7
+REQUIRES = ("6.1", "6.2", "6.5", "6.6")
+
+CHECKS = [
+    Check(
+        "6.7",
+        "a training run stopped, saved and resumed",
+        lambda rng: [
+            build(rng)
+            for build in (
+                row("SGD", dict(momentum=0.9, nesterov=True, weight_decay=1e-3)),
+                row(
+                    "Adam",
+                    dict(betas=(0.9, 0.99), weight_decay=1e-3),
+                    n=64,
+                    features=8,
+                    hidden=16,
+                    classes=4,
+                    batch=16,
+                    schedule="one-cycle",
+                    peak=0.02,
+                    clip=0.5,
+                ),
+                row(
+                    "AdamW",
+                    dict(weight_decay=0.05, amsgrad=True),
+                    schedule="one-cycle",
+                    peak=0.03,
+                ),
+            )
+        ],
+        training_program.training,
+        training_verdict,
+        requires=REQUIRES,
+    ),
+]

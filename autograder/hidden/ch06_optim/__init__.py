@@ -1,0 +1,3 @@
+"""Hidden checks for chapter 6 (placeholder)."""
+
+CHECKS: list = []
