@@ -148,7 +148,10 @@ def _per_group(value: Any, groups: list, name: str) -> list:
     """One value for each group: a list or tuple must have one per group."""
     if isinstance(value, (list, tuple)):
         if len(value) != len(groups):
-            raise ValueError(f"expected {len(groups)} values for {name}, got {len(value)}")
+            raise ValueError(
+                f"{name} must have the same length as optimizer.param_groups. "
+                f"{name} has {len(value)} values, param_groups has {len(groups)}."
+            )
         return list(value)
     return [value] * len(groups)
 
