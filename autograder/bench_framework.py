@@ -22,14 +22,23 @@ other work (on 2 busy cores, PyTorch's spinning OpenMP threads made its MLP step
   issue 15's capstone data (4,000 items of 784 float32 pixels and an int64 label, batch 64),
   against ``torch.utils.data.DataLoader`` and a floor that gathers each batch with one fancy
   index. All three give every item once.
+- capstone epoch (issue 15): one epoch of chapter 6's capstone, the nn step's model and
+  weights trained by ``optim.Adam`` (lr 1e-3) with ``F.cross_entropy`` on MNIST-5k's 4,000
+  training images (``--items``), flattened float32 pixels (the data's dtype, and PyTorch's
+  and Sparrow's default), shuffled by a ``DataLoader``, batch 64: 63 steps of zero_grad,
+  forward, loss, backward and ``optimizer.step()``. PyTorch's loop is the same lines with
+  ``torch.nn``, ``torch.optim.Adam`` and ``torch.utils.data``; the floor's forward and
+  backward are by hand, its Adam in place. All three shuffle alike (``NumPyOrder``) and agree
+  on every step's loss; a second, clocked pass splits each step into data, forward (with the
+  loss), backward and step: where the time goes.
 
-Goals (issue 12): chain ≤ 1.5× PyTorch per node; MLP step ≤ 1.0× PyTorch and ≤ 1.3× the
-NumPy floor, which the nn step is held to as well (issue 15's epoch goal, the same ratios,
-will add the DataLoader's time to the steps'). Each figure is the best of ``--repeats``
-timings (the one least disturbed by other work on the machine), each measured in a fresh
-process (see ``run_child``).
+Goals (issues 12 and 15): chain ≤ 1.5× PyTorch per node; MLP step ≤ 1.0× PyTorch and ≤ 1.3×
+the NumPy floor, which the nn step and the capstone's epoch are held to as well. Each figure
+is the best of ``--repeats`` timings (the one least disturbed by other work on the machine),
+each measured in a fresh process (see ``run_child``).
 
     python -m autograder.bench framework [--nodes 100000] [--steps 100] [--threads N]
+                                         [--repeats 5] [--items 4000]
 """
 
 from __future__ import annotations
@@ -386,6 +395,186 @@ def checksum(batches: Any) -> list[float]:
     return [count, items, labels, pixels]
 
 
+# -- one epoch of the capstone ------------------------------------------------------------
+#
+# Issue 15's capstone, one epoch of it: the nn step's MLP (its weights), trained by Adam
+# (lr 1e-3) on MNIST-5k's 4,000 training images, flattened float32 pixels in [0, 1] (the
+# dtype the data comes in, PyTorch's default and Sparrow's), batch 64, shuffled: 63 steps of
+# zero_grad, forward, cross-entropy, backward and the optimizer's step. The three share one
+# batch order (NumPy's default_rng(SEED) permutations: Sparrow's Generator draws from it, and
+# PyTorch's DataLoader is handed it as a sampler), so their losses agree step by step.
+
+ADAM_LR, BETAS, EPS = 1e-3, (0.9, 0.999), 1e-8
+SEED = 0
+PHASES = ("data", "forward", "backward", "step")  # where each step's time goes
+
+
+def capstone_data(items: int = EPOCH_ITEMS) -> dict[str, np.ndarray]:
+    """The MLP step's weights, and MNIST-5k's first ``items`` training images, flattened."""
+    mnist = importlib.import_module("support.datasets").load("mnist5k")
+    images = mnist["x_train"][:items]
+    return {**mlp_data(), "x": images.reshape(len(images), -1), "y": mnist["y_train"][:items]}
+
+
+class Ticks:
+    """Seconds per phase of a training loop: ``tick(phase)`` charges the time since the
+    last tick to ``phase``."""
+
+    def __init__(self) -> None:
+        self.seconds, self._last = dict.fromkeys(PHASES, 0.0), time.perf_counter()
+
+    def __call__(self, phase: str) -> None:
+        now = time.perf_counter()
+        self.seconds[phase] += now - self._last
+        self._last = now
+
+
+def no_tick(phase: str) -> None:
+    """The timed epochs: no phase clock."""
+
+
+def train_epoch(loader: Any, model: Any, loss_fn: Any, optimizer: Any, tick: Any) -> list:
+    """One epoch as a user writes it, the same lines for Sparrow and PyTorch; the losses."""
+    losses = []
+    for x, y in loader:
+        tick("data")
+        optimizer.zero_grad()
+        loss = loss_fn(model(x), y)
+        tick("forward")
+        loss.backward()
+        tick("backward")
+        optimizer.step()
+        losses.append(loss.item())
+        tick("step")
+    return losses
+
+
+def epoch_sparrow(sp: Any, data: dict[str, np.ndarray]) -> Callable[[Any], list[float]]:
+    """Chapter 6's capstone: ``nn.Sequential``, ``optim.Adam``, ``F.cross_entropy`` and a
+    shuffling ``DataLoader`` (its Generator seeded with SEED)."""
+    nn = sp.nn
+    model = nn.Sequential(nn.Linear(SIZE, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, CLASSES))
+    set_weights([p.data for p in model.parameters()], data)
+    optimizer = sp.optim.Adam(model.parameters(), lr=ADAM_LR, betas=BETAS, eps=EPS)
+    tensors = sp.utils.data.TensorDataset(sp.tensor(data["x"]), sp.tensor(data["y"]))
+    generator = sp.Generator().manual_seed(SEED)
+    loader = sp.utils.data.DataLoader(tensors, BATCH, shuffle=True, generator=generator)
+    cross_entropy = nn.functional.cross_entropy
+    return lambda tick: train_epoch(loader, model, cross_entropy, optimizer, tick)
+
+
+class NumPyOrder:
+    """PyTorch's ``Sampler`` protocol: each epoch, ``default_rng(SEED)``'s next permutation
+    (``RandomSampler`` yields ``torch.randperm``'s, at the same cost)."""
+
+    def __init__(self, items: int) -> None:
+        self.items, self.rng = items, np.random.default_rng(SEED)
+
+    def permutation(self) -> np.ndarray:
+        return self.rng.permutation(self.items)
+
+    def __iter__(self) -> Any:
+        return iter(self.permutation().tolist())
+
+    def __len__(self) -> int:
+        return self.items
+
+
+def epoch_torch(torch: Any, data: dict[str, np.ndarray]) -> Callable[[Any], list[float]]:
+    """The same in PyTorch: ``torch.nn``, ``torch.optim.Adam`` (its default, single-tensor
+    implementation on the CPU), ``torch.utils.data.DataLoader`` (no worker processes)."""
+    nn = importlib.import_module("torch.nn")
+    utils = importlib.import_module("torch.utils.data")
+    model = nn.Sequential(nn.Linear(SIZE, HIDDEN), nn.ReLU(), nn.Linear(HIDDEN, CLASSES))
+    with torch.no_grad():
+        set_weights([p.detach().numpy() for p in model.parameters()], data)
+    optimizer = torch.optim.Adam(model.parameters(), lr=ADAM_LR, betas=BETAS, eps=EPS)
+    tensors = utils.TensorDataset(torch.tensor(data["x"]), torch.tensor(data["y"]))
+    loader = utils.DataLoader(tensors, BATCH, sampler=NumPyOrder(len(data["x"])))
+    cross_entropy = nn.functional.cross_entropy
+    return lambda tick: train_epoch(loader, model, cross_entropy, optimizer, tick)
+
+
+def epoch_numpy(data: dict[str, np.ndarray]) -> Callable[[Any], list[float]]:
+    """The floor: the nn step's forward and backward by hand (weights in Linear's layout),
+    each batch gathered by one fancy index, and Adam in place (one scratch array per
+    parameter, no other temporary): what a careful NumPy programmer writes."""
+    params = [np.empty(data[k].T.shape, np.float32) for k in ("w1", "b1", "w2", "b2")]
+    set_weights(params, data)
+    moments = [np.zeros_like(p) for p in params], [np.zeros_like(p) for p in params]
+    scratch = [np.empty_like(p) for p in params]
+    x_all, y_all = data["x"], data["y"]
+    order = NumPyOrder(len(x_all))
+    (beta1, beta2), t = BETAS, 0
+
+    def epoch(tick: Any) -> list[float]:
+        nonlocal t
+        w1, b1, w2, b2 = params
+        losses = []
+        indices = order.permutation()
+        for start in range(0, len(x_all), BATCH):
+            chunk = indices[start : start + BATCH]
+            x, y = x_all[chunk], y_all[chunk]
+            rows = np.arange(len(y))
+            tick("data")
+            a = x @ w1.T
+            a += b1
+            h = np.maximum(a, 0)
+            z = h @ w2.T
+            z += b2
+            z -= z.max(axis=1, keepdims=True)  # log-softmax, shifted by the row max
+            e = np.exp(z)
+            total = e.sum(axis=1, keepdims=True)
+            loss = np.log(total[:, 0]).mean() - z[rows, y].mean()
+            tick("forward")
+            dz = e
+            dz /= total  # ∂loss/∂z = (softmax − onehot) / N
+            dz[rows, y] -= 1
+            dz /= len(y)
+            dh = dz @ w2
+            dh *= a > 0
+            grads = (dh.T @ x, dh.sum(axis=0), dz.T @ h, dz.sum(axis=0))
+            tick("backward")
+            t += 1
+            step_size, root = ADAM_LR / (1 - beta1**t), np.sqrt(1 - beta2**t)
+            for p, g, m, v, s in zip(params, grads, *moments, scratch):
+                np.subtract(g, m, out=s)  # m ← m + (1 − β₁)(g − m)
+                s *= 1 - beta1
+                m += s
+                v *= beta2  # v ← β₂ v + (1 − β₂) g²
+                np.multiply(g, g, out=s)
+                s *= 1 - beta2
+                v += s
+                np.sqrt(v, out=s)  # p ← p − η/(1 − β₁ᵗ) · m / (√v / √(1 − β₂ᵗ) + ε)
+                s /= root
+                s += EPS
+                np.divide(m, s, out=s)
+                s *= step_size
+                p -= s
+            losses.append(float(loss))
+            tick("step")
+        return losses
+
+    return epoch
+
+
+def time_epochs(epoch: Callable[[Any], list[float]], repeats: int) -> dict:
+    """The first epoch's losses; the best of ``repeats`` further epochs (training goes on);
+    then the seconds per step of each phase, from as many epochs with a phase clock (the
+    least of each phase)."""
+    losses = epoch(no_tick)
+    seconds = best(lambda: epoch(no_tick), repeats)
+    phases = []
+    for _ in range(repeats):
+        gc.collect()
+        ticks = Ticks()
+        epoch(ticks)
+        phases.append(ticks.seconds)
+    steps = len(losses)
+    split = {p: min(s[p] for s in phases) / steps for p in PHASES}
+    return {"epoch": seconds, "losses": losses, "phases": split}
+
+
 # -- the report: each measurement in a fresh interpreter -----------------------------------
 #
 # PyTorch's OpenMP threads and NumPy's OpenBLAS threads each spin for a while after their
@@ -394,7 +583,7 @@ def checksum(batches: Any) -> list[float]:
 # with the same thread count for every library.
 
 FRAMEWORKS = ("Sparrow", "PyTorch", "NumPy")
-WORKLOADS = ("chain", "mlp", "nn", "loader")
+WORKLOADS = ("chain", "mlp", "nn", "loader", "epoch")
 
 
 def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str, float]:
@@ -417,6 +606,14 @@ def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str
             "NumPy": lambda: loader_numpy(data),
         }[framework]()
         return {"epoch": best(epoch, args.repeats), "checksum": epoch()}
+    if workload == "epoch":
+        data = capstone_data(args.items)
+        train = {
+            "Sparrow": lambda: epoch_sparrow(load_sparrow(args.impl, optim=True), data),
+            "PyTorch": lambda: epoch_torch(torch, data),
+            "NumPy": lambda: epoch_numpy(data),
+        }[framework]()
+        return time_epochs(train, args.repeats)
     data = mlp_data()
     nn = workload == "nn"
     step = {
@@ -436,10 +633,11 @@ def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str
     return result
 
 
-def load_sparrow(impl: str, nn: bool = False) -> Any:
-    """Chapter 4's framework (chapter 5's, with ``nn``) from ``impl`` (``solutions`` or
-    ``chapters``)."""
-    return importlib.import_module(f"{impl}.{'ch05_nn' if nn else 'ch04_backward'}")
+def load_sparrow(impl: str, nn: bool = False, optim: bool = False) -> Any:
+    """Chapter 4's framework (chapter 5's with ``nn``, chapter 6's with ``optim``) from
+    ``impl`` (``solutions`` or ``chapters``)."""
+    package = "ch06_optim" if optim else "ch05_nn" if nn else "ch04_backward"
+    return importlib.import_module(f"{impl}.{package}")
 
 
 def has_torch() -> bool:
@@ -451,7 +649,7 @@ def run_child(workload: str, framework: str, args: argparse.Namespace) -> dict[s
     command = [sys.executable, "-m", "autograder.bench_framework", "--measure", workload]
     command += ["--framework", framework, "--impl", args.impl, "--threads", str(args.threads)]
     command += ["--nodes", str(args.nodes), "--steps", str(args.steps)]
-    command += ["--repeats", str(args.repeats)]
+    command += ["--repeats", str(args.repeats), "--items", str(args.items)]
     env = dict(os.environ)
     for name in THREAD_VARIABLES:
         env[name] = str(args.threads)
@@ -496,6 +694,19 @@ def chapter_five(frameworks: list[str], args: argparse.Namespace) -> tuple[dict,
     return nn_steps, epochs
 
 
+def capstone(frameworks: list[str], args: argparse.Namespace) -> dict:
+    """The capstone's epochs, agreeing on every step's loss; {} when Sparrow's chapter 6 is
+    not done yet."""
+    try:
+        epochs = {f: run_child("epoch", f, args) for f in frameworks}
+    except RuntimeError as error:
+        if "NotImplementedError" in str(error):
+            return {}
+        raise
+    agree_on_losses({f: epochs[f]["losses"] for f in frameworks})
+    return epochs
+
+
 def report(args: argparse.Namespace) -> None:
     """Measure everything, then print the four tables and the goals."""
     frameworks = [f for f in FRAMEWORKS if f != "PyTorch" or has_torch()]
@@ -504,15 +715,16 @@ def report(args: argparse.Namespace) -> None:
     steps = {f: run_child("mlp", f, args) for f in frameworks}
     agree_on_losses({f: steps[f]["losses"] for f in frameworks})
     nn_steps, epochs = chapter_five(frameworks, args)
+    capstone_epochs = capstone(frameworks, args)
 
     note = f"{args.threads} thread(s) for every library ({', '.join(THREAD_VARIABLES)}"
     note += f"; torch.set_num_threads({args.threads}))" if "PyTorch" in refs else ")"
     print(f"Framework speed — Sparrow from {args.impl}/, {note}, best of {args.repeats}")
     header = "".join(f"{'× ' + f:>11}" for f in refs)
 
-    def row(name: str, value: float, against: dict[str, float]) -> None:
+    def row(name: str, value: float, against: dict[str, float], unit: float = 1e6) -> None:
         ratios = "".join(f"{value / against[f]:>11.2f}" for f in refs)
-        print(f"  {name:<30}{value * 1e6:>10.2f}{ratios}")
+        print(f"  {name:<30}{value * unit:>10.2f}{ratios}")
 
     total = {f: c["forward"] + c["backward"] for f, c in chains.items()}
     print(f"\n(a) a chain of {args.nodes:,} tiny ops, µs per node{'':<4}{header}")
@@ -544,12 +756,31 @@ def report(args: argparse.Namespace) -> None:
         print(f"\n(c), (d) chapter 5's nn step and DataLoader: not measured ({args.impl}/ch05_nn")
         print("  raises NotImplementedError: its tasks are not all done)")
 
-    print("\nGoals (issue 12; chapter 5's nn step held to the MLP step's):")
+    whole = {f: e["epoch"] for f, e in capstone_epochs.items()}
+    if capstone_epochs:
+        count = len(capstone_epochs["Sparrow"]["losses"])
+        print(f"\n(e) the capstone: one epoch of Adam, {args.items:,} MNIST-5k images, ", end="")
+        print(f"batch {BATCH}\n{f'  ({count} steps), ms':<42}{header}")
+        for f in frameworks:
+            row(f"{f}, one epoch", whole[f], whole, unit=1e3)
+        print(f"  {'per step, µs':<16}{''.join(f'{p:>10}' for p in PHASES)}")
+        for f in frameworks:
+            split = capstone_epochs[f]["phases"]
+            print(f"  {f:<16}{''.join(f'{split[p] * 1e6:>10.0f}' for p in PHASES)}")
+    else:
+        print(f"\n(e) the capstone's epoch: not measured ({args.impl}/ch06_optim raises")
+        print("  NotImplementedError: its tasks are not all done)")
+
+    print("\nGoals (issue 12; chapter 5's nn step and issue 15's capstone epoch held to the MLP")
+    print("step's):")
     goals = [("chain", total, "PyTorch", CHAIN_GOAL), ("MLP step", step, "PyTorch", MLP_GOAL_TORCH)]
     goals.append(("MLP step", step, "NumPy", MLP_GOAL_NUMPY))
     if nn_steps:
         goals.append(("nn MLP step", nn_step, "PyTorch", MLP_GOAL_TORCH))
         goals.append(("nn MLP step", nn_step, "NumPy", MLP_GOAL_NUMPY))
+    if capstone_epochs:
+        goals.append(("capstone epoch", whole, "PyTorch", MLP_GOAL_TORCH))
+        goals.append(("capstone epoch", whole, "NumPy", MLP_GOAL_NUMPY))
     for name, times, ref, goal in goals:
         if ref not in times:
             print(f"  {name} ≤ {goal}× {ref}: not measured ({ref} is not installed)")
@@ -569,6 +800,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=100, help="MLP steps per timing")
     parser.add_argument("--repeats", type=int, default=5, help="timings; the best counts")
     parser.add_argument("--threads", type=int, default=1, help="for every library")
+    parser.add_argument(
+        "--items", type=int, default=EPOCH_ITEMS, help="MNIST-5k images in the capstone's epoch"
+    )
     impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
     parser.add_argument("--measure", choices=WORKLOADS, help=argparse.SUPPRESS)

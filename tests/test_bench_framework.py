@@ -3,8 +3,10 @@
 The MLP step of Sparrow, of the hand-written NumPy floor and of PyTorch must compute the same
 losses, step after step: from the same weights, the second loss agrees only if the first
 step's gradients did, so a wrong hand-written backward (or a Sparrow bug) would make the
-ratios compare different work. The same holds for chapter 5's nn step; and the DataLoaders'
-epochs must give every item once, in full batches (but the last).
+ratios compare different work. The same holds for chapter 5's nn step and for chapter 6's
+capstone epoch (every step's loss, over two epochs of Adam); and the DataLoaders' epochs must
+give every item once, in full batches (but the last). One test runs the whole report at a
+tiny size and reads the capstone's ratios and goals from what it prints.
 """
 
 from __future__ import annotations
@@ -101,3 +103,62 @@ def test_an_unfinished_chapter_five_is_left_out(monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(bench, "run_child", unfinished)
     assert bench.chapter_five(["Sparrow", "NumPy"], None) == ({}, {})
+
+
+ITEMS = 200  # the capstone's tiny epoch: 4 steps (3 of 64 images, one of 8)
+
+
+def epoch_losses(epoch) -> list[float]:
+    """Two epochs' losses: the second starts from the first's weights and Adam state."""
+    return epoch(bench.no_tick) + epoch(bench.no_tick)
+
+
+def test_the_capstone_epochs_train_alike() -> None:
+    """Sparrow's capstone (chapter 6's Adam, F.cross_entropy, a shuffling DataLoader) and the
+    floor (by hand, Adam in place) shuffle alike and agree on every step's loss."""
+    sp = bench.load_sparrow("solutions", optim=True)
+    data = bench.capstone_data(ITEMS)
+    ours = epoch_losses(bench.epoch_sparrow(sp, data))
+    assert len(ours) == 2 * 4 and ours[-1] < ours[0]  # it learns
+    bench.agree_on_losses({"Sparrow": ours, "NumPy": epoch_losses(bench.epoch_numpy(data))})
+
+
+def test_pytorch_capstone_trains_alike() -> None:
+    torch = pytest.importorskip("torch")
+    sp = bench.load_sparrow("solutions", optim=True)
+    data = bench.capstone_data(ITEMS)
+    theirs = epoch_losses(bench.epoch_torch(torch, data))
+    bench.agree_on_losses(
+        {"PyTorch": theirs, "Sparrow": epoch_losses(bench.epoch_sparrow(sp, data))}
+    )
+
+
+def test_the_phase_clock_splits_every_step() -> None:
+    timing = bench.time_epochs(bench.epoch_numpy(bench.capstone_data(ITEMS)), repeats=1)
+    assert len(timing["losses"]) == 4 and timing["epoch"] > 0
+    assert set(timing["phases"]) == set(bench.PHASES)
+    assert all(seconds > 0 for seconds in timing["phases"].values())
+
+
+def test_a_tiny_run_prints_the_capstone_and_its_goals(capsys: pytest.CaptureFixture) -> None:
+    """The whole report, every part in its own process, at a tiny size (~20 s)."""
+    tiny = ["--nodes", "200", "--steps", "2", "--repeats", "1", "--items", str(ITEMS)]
+    assert bench.main([*tiny, "--impl", "solutions"]) == 0
+    out = capsys.readouterr().out
+    assert f"(e) the capstone: one epoch of Adam, {ITEMS} MNIST-5k images" in out
+    refs = ["NumPy"] + (["PyTorch"] if bench.has_torch() else [])
+    for f in ["Sparrow", *refs]:
+        assert f"{f}, one epoch" in out
+    for ref, goal in (("PyTorch", bench.MLP_GOAL_TORCH), ("NumPy", bench.MLP_GOAL_NUMPY)):
+        lines = [line for line in out.splitlines() if f"capstone epoch ≤ {goal}× {ref}" in line]
+        assert len(lines) == 1
+        if ref in refs:
+            assert lines[0].endswith(("met", "MISSED")), lines[0]
+
+
+def test_an_unfinished_chapter_six_is_left_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    def unfinished(workload, framework, args):
+        raise RuntimeError("... NotImplementedError: task 6.5")
+
+    monkeypatch.setattr(bench, "run_child", unfinished)
+    assert bench.capstone(["Sparrow", "NumPy"], None) == {}
