@@ -23,7 +23,7 @@ endif
 help:
 	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Targets: setup chapter-N progress capstone lab test lint stubs update reset TASK=N.k submit CHAPTER=N"
-	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, datasets"
+	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, datasets, expectations"
 
 setup:
 	@$(SETUP)
@@ -104,6 +104,13 @@ bench: env
 .PHONY: datasets
 datasets: env
 	$(PY) -m support.build_datasets $(DATASETS_ARGS)
+
+# Expectations of the checks' training runs for the public seed, recomputed from solutions/
+# into autograder/{checks,hidden}/chNN_*/expectations.json (EXPECTATIONS_ARGS=--check: only
+# say which are stale). Run it after changing such a check or the reference.
+.PHONY: expectations
+expectations: env
+	$(PY) -m autograder.expectations $(EXPECTATIONS_ARGS)
 
 # The Gradescope autograder zip for one chapter (dist/gradescope-chNN.zip).
 # GRADESCOPE_ARGS passes --seed-file F, --extra-checks DIR, --cpu-limit S.

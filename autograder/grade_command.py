@@ -8,6 +8,8 @@
     python -m autograder grade 1 sub/ --single --gradescope-results results.json
 
 A secret seed (``--seed``, ``--seed-file`` or ``$SPARROW_SEED``) changes every case list;
+the expectations of its training runs are computed from the reference first and cached
+(``--expectations DIR``, default ``OUT/expectations``; ``autograder/expectations.py``);
 ``--extra-checks DIR`` adds an instructor's own checks (graded like hidden ones).
 """
 
@@ -18,16 +20,19 @@ import os
 import shutil
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
-from . import outputs, sandbox
-from .checking import PUBLIC_SEED
+from . import expectations, outputs, sandbox
+from .checking import PUBLIC_SEED, public_checks
 from .course import chapter
 from .grading import (
     CourseTrees,
     Options,
     check_seed,
+    extra_checks,
     grade_all,
+    hidden_checks,
     repository_course,
     unique_names,
 )
@@ -54,6 +59,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     grade.add_argument("--seed", type=int, help="secret seed (default: $SPARROW_SEED, else 0)")
     grade.add_argument("--seed-file", type=Path, help="a file holding the secret seed")
     grade.add_argument("--extra-checks", type=Path, help="a folder of the instructor's checks")
+    grade.add_argument(
+        "--expectations",
+        type=Path,
+        help="where a secret seed's expectations are cached (default: OUT/expectations)",
+    )
     grade.add_argument(
         "--course",
         type=Path,
@@ -132,6 +142,17 @@ def _confinement(kind: str) -> sandbox.Confinement:
     return conf
 
 
+def _with_expectations(options: Options, cache: Path) -> Options:
+    """``options`` with the expectations its seed needs beyond the stored ones, computed
+    here (the grader's process) from the reference, or found in ``cache``."""
+    ch = chapter(options.chapter)
+    modules = public_checks(ch) + hidden_checks(ch) + extra_checks(ch, options.extra_checks)
+    prepared = expectations.prepare(ch, options.seed, modules, options.course.reference, cache)
+    if prepared is not None:
+        print(f"expectations for this seed: {prepared}")
+    return replace(options, expectations=prepared)
+
+
 def run(args: argparse.Namespace) -> int:
     ch = chapter(args.chapter)
     if not ch.ready:
@@ -158,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
             confinement=args.confinement,
             extra_checks=args.extra_checks.resolve() if args.extra_checks else None,
         )
+        options = _with_expectations(options, args.expectations or out / "expectations")
 
         def progress(i: int, g) -> None:
             print(

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from . import report, sandbox
+from . import expectations, report, sandbox
 from .checking import PUBLIC_SEED, ChapterResult, check_chapter, public_checks
 from .course import CHAPTERS, Chapter, chapter
 from .frames import STUB_RAISE
@@ -63,6 +63,8 @@ class Options:
     confinement: str = "auto"
     extra_checks: Path | None = None
     ingest_limits: IngestLimits = field(default_factory=IngestLimits)
+    # a secret seed's expectations of training runs (``expectations.prepare``), or None
+    expectations: Path | None = None
 
     @property
     def mode(self) -> str:
@@ -293,6 +295,13 @@ def grade_submission(source: Path, options: Options, work: Path, name: str = "")
         return _not_graded(name, ch, reason, options, conf.summary)
     packages, notes = composite(options, submission.packages, work / "tree")
     hidden = hidden_checks(ch) + extra_checks(ch, options.extra_checks)
+    prepared = options.expectations  # the grade command prepares them once for a batch
+    if prepared is None and (options.seed != PUBLIC_SEED or options.extra_checks):
+        modules = public_checks(ch) + hidden
+        prepared = expectations.prepare(
+            ch, options.seed, modules, options.course.reference, work / "expectations"
+        )
+    expectations.use(prepared)
     result = check_chapter(
         ch,
         packages,

@@ -11,6 +11,8 @@ The zip (default ``dist/gradescope-chNN.zip``) holds what Gradescope's container
     course/reference/   the reference chapters below N (the isolated composite tree)
     course/stubs/       generated stubs of every chapter (chapter N's given files come here)
     seed.txt            only with --seed-file: the secret seed
+    expectations/       the expectations of training runs for that seed that the stored
+                        ones lack (computed here from solutions/: autograder/expectations.py)
     extra_checks/       only with --extra-checks: the instructor's own checks
 
 It holds no reference for chapter N or above. ``run_autograder`` first makes the source
@@ -25,10 +27,15 @@ import argparse
 import io
 import stat
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder.course import CHAPTERS, chapter
+from autograder import expectations
+from autograder.checking import PUBLIC_SEED, public_checks
+from autograder.course import CHAPTERS, Chapter, chapter
+from autograder.grading import extra_checks as extra_modules
+from autograder.grading import hidden_checks
 from autograder.stubgen import generate
 
 REPO = Path(__file__).resolve().parent.parent
@@ -58,6 +65,7 @@ cd "$SOURCE"
 ARGS=(--confinement auto)
 [ -f seed.txt ] && ARGS+=(--seed-file seed.txt)
 [ -d extra_checks ] && ARGS+=(--extra-checks extra_checks)
+[ -d expectations ] && ARGS+=(--expectations expectations)
 "$PY" -m autograder grade {chapter} "$ROOT/submission" --single \\
     --course course --out "$ROOT/grades" --cpu-limit {cpu} \\
     --gradescope-results "$ROOT/results/results.json" "${{ARGS[@]}}"
@@ -83,6 +91,18 @@ def grader_requirements() -> str:
     lines = (REPO / "requirements.txt").read_text().splitlines()
     pins = [line for line in lines if line.startswith("numpy==")]
     return "# The grader's only dependency, pinned as in requirements.txt.\n" + "\n".join(pins)
+
+
+def _expectations(
+    ch: Chapter, seed_file: Path | None, extra: Path | None
+) -> tuple[str, bytes] | None:
+    """The file of expectations the zip's seed needs beyond the stored ones (the reference
+    of chapter N never ships, so they are computed here), or None."""
+    seed = int(seed_file.read_text().strip()) if seed_file is not None else PUBLIC_SEED
+    modules = public_checks(ch) + hidden_checks(ch) + extra_modules(ch, extra)
+    with tempfile.TemporaryDirectory() as cache:
+        path = expectations.prepare(ch, seed, modules, REPO / "solutions", Path(cache))
+        return None if path is None else (path.name, path.read_bytes())
 
 
 def build(
@@ -119,6 +139,9 @@ def build(
             _add(archive, "seed.txt", seed_file.read_bytes())
         if extra_checks is not None:
             _add_tree(archive, extra_checks, "extra_checks")
+        prepared = _expectations(ch, seed_file, extra_checks)
+        if prepared is not None:
+            _add(archive, f"expectations/{prepared[0]}", prepared[1])
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
     partial.write_bytes(buffer.getvalue())

@@ -1,0 +1,280 @@
+"""``make expectations`` (autograder/expectations.py) and task 6.7's training run, the check
+that needs it: the stored expectations are the reference's; a secret seed's are recomputed
+from the reference in the grader's process and cached; the student release ships the public
+ones and no solutions, and its own check uses them; the grade command and the Gradescope
+zip grade chapter 6 with a secret seed; the verdict tells the resume's mistakes apart from
+a correct rewrite."""
+
+from __future__ import annotations
+
+import copy
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import expectations
+from autograder.checks.ch06_optim import training, training_program
+from autograder.course import chapter
+from tests.trees import REPO, SOLUTIONS, run_in
+
+CH6 = chapter(6)
+MODULES = ["autograder.checks.ch06_optim", "autograder.hidden.ch06_optim"]
+STORED = REPO / "autograder" / "checks" / "ch06_optim" / expectations.FILE
+HIDDEN = REPO / "autograder" / "hidden" / "ch06_optim" / expectations.FILE
+
+
+def _training_checks(module: str) -> list:
+    import importlib
+
+    return [
+        c for c in importlib.import_module(module).CHECKS if c.program is training_program.training
+    ]
+
+
+def test_the_stored_expectations_are_the_references() -> None:
+    """What ``make expectations`` would write is what is stored (a stale file fails)."""
+    wanted = expectations.recompute_stored(SOLUTIONS)
+    assert {STORED, HIDDEN} <= set(wanted)
+    stored = {p for _, p in expectations.stored_modules() if p.exists()}
+    assert stored == set(wanted), "a stored file no check needs, or one not written"
+    for path, runs in wanted.items():
+        assert expectations.differs(expectations.stored_runs(path), runs) is None, path
+    assert len(expectations.stored_runs(STORED)) == 3 == len(expectations.stored_runs(HIDDEN))
+
+
+def test_stored_values_are_plain_data() -> None:
+    for path in (STORED, HIDDEN):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        assert data["format"] == expectations.FORMAT
+        for entry in data["runs"].values():
+            assert entry["program"] == "autograder.checks.ch06_optim.training_program:training"
+            assert set(entry["value"]) == {"losses", "lost", "params"}
+
+
+def test_the_checks_are_registered_public_and_hidden() -> None:
+    assert [c.task for c in _training_checks(MODULES[0])] == ["6.7"]
+    assert [c.task for c in _training_checks(MODULES[1])] == ["6.7"]
+
+    def number(task: str) -> tuple[int, ...]:
+        return tuple(map(int, task.split(".")))
+
+    assert all(number(t) < (6, 7) for c in _training_checks(MODULES[0]) for t in c.requires)
+
+
+def test_a_secret_seed_is_recomputed_from_the_reference_and_cached(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert expectations.prepare(CH6, 0, MODULES, SOLUTIONS, tmp_path) is None  # all stored
+    seed = 8_123_456_789_012
+    check = _training_checks(MODULES[0])[0]
+    with pytest.raises(expectations.MissingExpectation, match="public seed"):
+        check.make_cases(seed)  # student mode cannot grade a secret seed
+    path = expectations.prepare(CH6, seed, MODULES, SOLUTIONS, tmp_path)
+    assert path is not None and str(seed) not in path.name
+    assert [p.name for p in tmp_path.iterdir()] == [path.name]  # nothing half-written left
+    table = expectations.load(path)
+    public = set(expectations.stored_runs(STORED)) | set(expectations.stored_runs(HIDDEN))
+    assert len(table) == 6 and not set(table) & public  # other cases, all of them computed
+
+    def never(*args: object) -> None:
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(expectations, "compute", never)
+    assert expectations.prepare(CH6, seed, MODULES, SOLUTIONS, tmp_path) == path  # cached
+    expectations.use(path)
+    secret, public_cases = check.make_cases(seed), check.make_cases(0)
+    assert [c.label for c in secret] != [c.label for c in public_cases] or any(
+        (a.inputs["x"] != b.inputs["x"]).any() for a, b in zip(secret, public_cases)
+    )
+    assert all(set(c.expected) == {"losses", "lost", "params"} for c in secret)
+    # a case's expectation is the reference's run of it (in this process, the same numbers)
+    import solutions.ch06_optim as sp
+
+    case = secret[1]
+    assert training.training_verdict(case, training_program.training(sp, **case.inputs)) is None
+
+
+# -- the verdict -----------------------------------------------------------------------------
+
+
+def _runs_with(monkeypatch: pytest.MonkeyPatch, attr: str, fn: object) -> list:
+    import solutions.ch06_optim as sp
+
+    cases = _training_checks(MODULES[0])[0].make_cases(0)
+    with monkeypatch.context() as m:
+        if fn is not None:
+            m.setattr(sp.optim.Optimizer, attr, fn)
+        return [(c, training_program.training(sp, **c.inputs)) for c in cases]
+
+
+def test_the_verdict_names_the_resumes_mistakes_and_passes_a_correct_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import solutions.ch06_optim as sp
+
+    opt = sp.optim.Optimizer
+    save, load = opt.state_dict, opt.load_state_dict
+
+    def step_lost(self, state):
+        state = copy.deepcopy(state)
+        for saved in state["state"].values():
+            if "step" in saved:
+                saved["step"] = 0
+        load(self, state)
+
+    def shared(self):  # the snapshot holds the live state tensors
+        out, index = save(self), {}
+        for group in self.param_groups:
+            for p in group["params"]:
+                index.setdefault(id(p), (len(index), p))
+        out["state"] = {i: self.state[p] for i, p in index.values() if p in self.state}
+        return out
+
+    def options_ignored(self, state):
+        state = copy.deepcopy(state)
+        for group, saved in zip(self.param_groups, state["param_groups"]):
+            saved.update({k: v for k, v in group.items() if k != "params"})
+        load(self, state)
+
+    correct = _runs_with(monkeypatch, "", None)
+    assert all(training.training_verdict(c, got) is None for c, got in correct)
+    for attr, fn in (
+        ("load_state_dict", step_lost),
+        ("state_dict", shared),
+        ("load_state_dict", options_ignored),
+    ):
+        runs = _runs_with(monkeypatch, attr, fn)
+        verdicts = [training.training_verdict(c, got) for c, got in runs]
+        assert any(v and "after load_state_dict" in v for v in verdicts), (fn.__name__, verdicts)
+
+
+def test_a_correct_rewrite_is_within_the_tolerance(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Adam's update written another way (√(v/(1−β₂ᵗ)) and m/(1−β₁ᵗ) first): rounding only."""
+    import numpy as np
+
+    import solutions.ch06_optim as sp
+
+    zeros_like, calls = sp.optim.optimizer.zeros_like, []
+
+    def step(self, closure=None):
+        calls.append(1)
+        for group in self.param_groups:
+            (b1, b2), lr, eps = group["betas"], group["lr"], group["eps"]
+            for p in group["params"]:
+                if p.grad is None:
+                    continue
+                state = self.state[p]
+                if not state:
+                    state.update(step=0, exp_avg=zeros_like(p), exp_avg_sq=zeros_like(p))
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = zeros_like(p)
+                state["step"] += 1
+                t, g = state["step"], self._weight_decay(p, p.grad.data, group)
+                m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+                m[...] = b1 * m + (1 - b1) * g
+                v[...] = b2 * v + (1 - b2) * g**2
+                if group["amsgrad"]:
+                    np.maximum(state["max_exp_avg_sq"].data, v, out=state["max_exp_avg_sq"].data)
+                    v = state["max_exp_avg_sq"].data
+                p.data -= lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps)
+
+    monkeypatch.setattr(sp.optim.Adam, "step", step)
+    for case, got in _runs_with(monkeypatch, "", None):
+        assert training.training_verdict(case, got) is None
+    assert calls  # the rewrite ran
+
+
+# -- where they travel -----------------------------------------------------------------------
+
+
+def test_the_release_ships_the_public_expectations_and_checks_with_them(tmp_path: Path) -> None:
+    from tools import release
+
+    built = tmp_path / "release"
+    release.release(built)
+    assert not (built / "solutions").exists() and not (built / "autograder" / "hidden").exists()
+    shipped = built / STORED.relative_to(REPO)
+    assert shipped.read_bytes() == STORED.read_bytes()
+    for package in ("ch01_value", "ch02_tensor", "ch03_broadcast", "ch04_backward", "ch05_nn"):
+        shutil.rmtree(built / "chapters" / package)
+        shutil.copytree(SOLUTIONS / package, built / "chapters" / package)
+    out = run_in(built, sys.executable, "-m", "autograder", "check", "6", "--task", "6.7")
+    assert "Traceback" not in out.stdout + out.stderr, out.stdout + out.stderr
+    assert out.returncode == 1 and "Not started: 6.7" in out.stdout  # its stubs, judged
+    shutil.rmtree(built / "chapters" / "ch06_optim")
+    shutil.copytree(SOLUTIONS / "ch06_optim", built / "chapters" / "ch06_optim")
+    out = run_in(built, sys.executable, "-m", "autograder", "check", "6", "--task", "6.7")
+    assert out.returncode == 0, out.stdout + out.stderr  # the reference passes, no solutions/
+
+
+def _submission(root: Path) -> Path:
+    shutil.copytree(
+        SOLUTIONS / "ch06_optim",
+        root / "sub" / "chapters" / "ch06_optim",
+        ignore=shutil.ignore_patterns("__pycache__", "*.ipynb"),
+    )
+    return root / "sub"
+
+
+def _task_points(csv_file: Path) -> dict[str, float]:
+    with csv_file.open(encoding="utf-8") as f:
+        row = next(csv.DictReader(f))
+    return {k.split()[1]: float(v) for k, v in row.items() if k.startswith("task ")}
+
+
+def test_the_grade_command_recomputes_a_secret_seeds_expectations_once(
+    tmp_path: Path, grade_args: list[str]
+) -> None:
+    seed, out = tmp_path / "seed.txt", tmp_path / "grades"
+    seed.write_text("90210777123\n")
+    command = [sys.executable, "-m", "autograder", "grade", "6", str(_submission(tmp_path))]
+    command += ["--single", "--out", str(out), "--seed-file", str(seed), *grade_args]
+    done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr
+    cached = list((out / "expectations").iterdir())
+    assert len(cached) == 1 and "90210777123" not in cached[0].read_text()
+    stamp = cached[0].stat().st_mtime_ns
+    again = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0 and cached[0].stat().st_mtime_ns == stamp  # reused
+    points = _task_points(out / "grades.csv")
+    assert points["6.7"] == CH6.task("6.7").points, (points, (out / "feedback").iterdir())
+
+
+def test_gradescope_zip_grades_chapter_6_with_a_secret_seed(
+    tmp_path: Path, auto_refusal: str
+) -> None:
+    from tools import gradescope
+
+    seed = tmp_path / "seed.txt"
+    seed.write_text("5550123456789\n")
+    archive = gradescope.build(6, tmp_path / "ag.zip", seed_file=seed)
+    with zipfile.ZipFile(archive) as zf:
+        names = zf.namelist()
+        root = tmp_path / "autograder"
+        zf.extractall(root / "source")
+    assert not any(n.startswith("course/reference/ch06_optim") for n in names)
+    assert len([n for n in names if n.startswith("expectations/")]) == 1
+    assert any(n.endswith("checks/ch06_optim/expectations.json") for n in names)
+    shutil.copytree(SOLUTIONS / "ch06_optim", root / "submission" / "ch06_optim")
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable}
+    done = subprocess.run(
+        ["bash", str(root / "source" / "run_autograder")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    if auto_refusal:
+        pytest.skip(f"run_autograder refuses here, rightly: {auto_refusal}")
+    assert done.returncode == 0, done.stdout + done.stderr
+    results = json.loads((root / "results" / "results.json").read_text())
+    (resume,) = [t for t in results["tests"] if t["name"].startswith("Task 6.7 ")]
+    assert resume["score"] == resume["max_score"] == CH6.task("6.7").points, resume
+    assert not (root / "grades" / "expectations").exists()  # the zip's own were used
