@@ -45,7 +45,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
-from . import programs
+from . import programs, training
 from .cases import (
     BUG_TEXT,
     BUGS,
@@ -908,5 +908,5 @@ CHECKS = [
 # -- EXTRA: check modules of their own, registered here ----------------------------------------
 # A module added to this chapter (``training.py``: a training run against stored
 # expectations) defines its own ``CHECKS`` and is appended below, after the checks above.
-EXTRA: list = []
+EXTRA: list = training.CHECKS
 CHECKS += EXTRA
