@@ -204,6 +204,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--optimizer", default="adam", choices=sorted(OPTIMIZERS))
     parser.add_argument("--lr", type=float, default=None)
     parser.add_argument("--scheduler", default=None, choices=sorted(SCHEDULERS))
+    parser.add_argument("--n-train", type=int, default=None, help="the first N images only")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
     if args.epochs < 1:
@@ -223,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
             lr=args.lr,
             scheduler=args.scheduler,
             progress=not args.no_progress,
+            n_train=args.n_train,
         )
     except NotImplementedError as exc:  # a stub met on a tree chosen by SPARROW_IMPL
         print(f"error: {exc}", file=sys.stderr)

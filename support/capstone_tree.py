@@ -64,14 +64,15 @@ def _shorten(ids: list[str], most: int = 6) -> str:
 
 
 def _import(tree: str) -> ModuleType:
-    """``<tree>.ch06_optim``; under ``SPARROW_IMPL=solutions`` ``chapters.*`` is the reference."""
+    """``<tree>.ch06_optim`` (``chapters.*`` is the reference under ``SPARROW_IMPL=solutions``,
+    but only for a process that started with it set: hence ``solutions`` by its own name)."""
     return importlib.import_module(f"{tree}.{PACKAGE}")
 
 
-def _where(module: ModuleType, repo: Path) -> str:
+def _where(module: ModuleType) -> str:
     folder = Path(module.__file__ or "").resolve().parent.parent
     try:
-        return f"{folder.relative_to(repo)}/"
+        return f"{folder.relative_to(REPO)}/"
     except ValueError:
         return f"{folder}/"
 
@@ -89,20 +90,20 @@ def choose_tree(
         if asked not in ("chapters", "solutions"):
             out(f"error: SPARROW_IMPL must be 'chapters' or 'solutions', not {asked!r}")
             return None
-        sp = _import("chapters")  # chapters/__init__.py follows SPARROW_IMPL itself
-        out(f"tree: {_where(sp, repo)} (SPARROW_IMPL={asked})")
+        sp = _import(asked)
+        out(f"tree: {_where(sp)} (SPARROW_IMPL={asked})")
         return sp
 
     left = unfinished(repo, check)
     if not left:
         sp = _import("chapters")
-        out(f"tree: {_where(sp, repo)} (your own code: chapters 2-6 pass their public checks)")
+        out(f"tree: {_where(sp)} (your own code: chapters 2-6 pass their public checks)")
         return sp
     todo = "\n".join(f"  chapter {n}: {what}" for n, what in left.items())
     if (repo / "solutions" / PACKAGE).is_dir():
         sp = _import("solutions")
         out(
-            f"tree: {_where(sp, repo)} (the reference: your chapters/ are not complete yet)\n"
+            f"tree: {_where(sp)} (the reference: your chapters/ are not complete yet)\n"
             f"{todo}\n"
             "  `make capstone` trains on your own chapters once every task of chapters 2-6 "
             "passes (`make progress`)."

@@ -1,0 +1,264 @@
+"""The capstone (``support/capstone.py``, ``make capstone``): its plumbing, which tree it
+trains on (``support/capstone_tree.py``), and, against PyTorch, the run itself.
+
+Everywhere: a short run's ``History`` (one loss and lr per step, one entry per epoch), the
+optimizers and schedules by name, the command's ``tree:`` line, and the choice of tree
+(``SPARROW_IMPL`` as asked; ``chapters/`` when chapters 2–6 pass their public checks; else
+``solutions/`` naming what is left; else nothing, naming what is left).
+With PyTorch (skipped visibly without it): PyTorch trains the same MLP from Sparrow's
+initial weights in Sparrow's batch order (the permutations the DataLoader's seeded
+generator draws), Adam lr 1e-3, batch 64, 10 epochs: the same losses step by step early
+on, test accuracies within one point of each other, both at least 90%.
+"""
+
+from __future__ import annotations
+
+import functools
+import shutil
+import subprocess
+import sys
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from solutions import ch06_optim as sp
+from support import capstone, capstone_tree
+from tests import trees
+
+REPO = trees.REPO
+
+
+@functools.cache
+def full_run(seed: int) -> capstone.History:
+    """The capstone as ``make capstone`` runs it on the reference (shared by the tests)."""
+    return capstone.train(sp, seed=seed, progress=False)
+
+
+# -- plumbing ---------------------------------------------------------------------------------
+
+
+def test_a_short_run_records_its_history():
+    h = capstone.train(sp, epochs=2, n_train=256, batch_size=64, progress=False)
+    assert (h.optimizer, h.scheduler, h.seed) == ("adam", None, 0)
+    assert len(h.losses) == len(h.lrs) == 2 * 4
+    assert len(h.epoch_loss) == len(h.test_accuracy) == len(h.seconds) == 2
+    assert h.epoch_loss[0] == pytest.approx(np.mean(h.losses[:4]))
+    assert h.lrs == [1e-3] * 8
+    assert all(0.0 <= a <= 1.0 for a in h.test_accuracy) and all(s > 0 for s in h.seconds)
+    assert h.epoch_loss[1] < h.epoch_loss[0]
+    assert h.final_accuracy == h.test_accuracy[-1] > 0.5
+    assert "test accuracy after 2 epochs" in capstone.summary(h)
+
+
+def test_the_same_seed_repeats_the_run_and_another_does_not():
+    runs = [capstone.train(sp, epochs=1, n_train=128, seed=s, progress=False) for s in (3, 3, 4)]
+    assert runs[0].losses == runs[1].losses
+    assert runs[0].losses != runs[2].losses
+
+
+@pytest.mark.parametrize("name", capstone.OPTIMIZERS)
+def test_every_optimizer_learns(name):
+    h = capstone.train(sp, optimizer=name, epochs=3, n_train=640, progress=False)
+    _, kwargs = capstone.OPTIMIZERS[name]
+    assert h.lrs[0] == kwargs["lr"] and type(h.model).__name__ == "Sequential"
+    assert np.mean(h.losses[-3:]) < 0.5 * h.losses[0], h.losses
+    assert h.final_accuracy > 0.7
+
+
+@pytest.mark.parametrize("name", capstone.SCHEDULERS)
+def test_schedules_step_every_batch(name):
+    h = capstone.train(sp, scheduler=name, epochs=2, n_train=192, progress=False)
+    assert h.scheduler == name and len(set(h.lrs)) == len(h.lrs) == 6  # a new lr each step
+
+
+def test_a_custom_scheduler_and_an_lr():
+    make = lambda opt, total: sp.optim.lr_scheduler.StepLR(opt, total // 2, gamma=0.5)
+    h = capstone.train(sp, optimizer="sgd", lr=0.2, scheduler=make, epochs=2, n_train=128)
+    assert h.scheduler == "custom" and h.lrs == [0.2, 0.2, 0.1, 0.1]
+
+
+def test_unknown_names_are_refused():
+    with pytest.raises(ValueError, match="unknown optimizer 'lbfgs'; choose one of sgd, adam"):
+        capstone.train(sp, optimizer="lbfgs", epochs=1, n_train=64)
+    with pytest.raises(ValueError, match="unknown scheduler 'warm'"):
+        capstone.train(sp, scheduler="warm", epochs=1, n_train=64)
+
+
+# -- the command and its tree -----------------------------------------------------------------
+
+
+def test_the_command_says_which_tree_it_used():
+    env = trees.student_env() | {"SPARROW_IMPL": "solutions"}
+    argv = [sys.executable, "-m", "support.capstone", "--epochs", "1", "--n-train", "256"]
+    out = subprocess.run(
+        [*argv, "--no-progress"], cwd=REPO, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "tree: solutions/ (SPARROW_IMPL=solutions)"
+    assert lines[1].startswith("test accuracy after 1 epoch: ")
+    assert lines[2].startswith("time per epoch: ")
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_capstone_passes_its_options():
+    out = subprocess.run(
+        ["make", "-n", "capstone", "PYTHON=python", "EPOCHS=3", "SEED=2", "OPTIMIZER=sgd"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    command = " ".join(out.stdout.replace("\\\n", " ").split())
+    assert "python -m support.capstone --epochs 3 --seed 2 --optimizer sgd" in command
+
+
+def fake_result(failing: list[str], total: int = 3) -> SimpleNamespace:
+    """A chapter's result as ``student.check`` gives it: tasks x.1 … x.total."""
+    ids = [f"x.{i + 1}" for i in range(total)]
+    tasks = [SimpleNamespace(task=SimpleNamespace(id=i), passed=i not in failing) for i in ids]
+    return SimpleNamespace(tasks=tasks)
+
+
+def fake_check(failing: dict[int, list[str]]):
+    return lambda ch, impl, repo: fake_result(failing.get(ch.number, []))
+
+
+def choose(tmp_path, environ, check, with_solutions: bool = True):
+    for ch in ("ch02_tensor", "ch03_broadcast", "ch04_backward", "ch05_nn", "ch06_optim"):
+        (tmp_path / "chapters" / ch).mkdir(parents=True, exist_ok=True)
+        if with_solutions:
+            (tmp_path / "solutions" / ch).mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    sp_module = capstone_tree.choose_tree(environ, tmp_path, lines.append, check)
+    return sp_module, "\n".join(lines)
+
+
+def test_complete_chapters_are_used(tmp_path):
+    module, out = choose(tmp_path, {}, fake_check({}))
+    assert module.__name__ == "chapters.ch06_optim"
+    assert out.startswith("tree: chapters/ (your own code: chapters 2-6 pass their public checks)")
+
+
+def test_unfinished_chapters_fall_back_to_the_reference_saying_why(tmp_path):
+    module, out = choose(tmp_path, {}, fake_check({3: ["x.2"], 6: ["x.1", "x.3"]}))
+    assert module is sp
+    assert out.splitlines()[:3] == [
+        "tree: solutions/ (the reference: your chapters/ are not complete yet)",
+        "  chapter 3: tasks x.2 not passing (1 of 3)",
+        "  chapter 6: tasks x.1, x.3 not passing (2 of 3)",
+    ]
+
+
+def test_without_solutions_nothing_is_trained_and_what_is_left_is_named(tmp_path):
+    module, out = choose(tmp_path, {}, fake_check({5: ["x.1"]}), with_solutions=False)
+    assert module is None
+    assert out.startswith("tree: none.") and "chapter 5: tasks x.1 not passing" in out
+
+
+def test_a_missing_chapter_or_a_crashing_check_counts_as_unfinished(tmp_path):
+    def check(ch, impl, repo):
+        if ch.number == 4:
+            raise RuntimeError("boom")
+        return fake_result([])
+
+    choose(tmp_path, {}, check)
+    shutil.rmtree(tmp_path / "chapters" / "ch02_tensor")
+    left = capstone_tree.unfinished(tmp_path, check)
+    assert left == {
+        2: "no chapters/ch02_tensor folder",
+        4: "could not be checked (RuntimeError: boom)",
+    }
+
+
+@pytest.mark.parametrize("asked", ["solutions", "chapters"])
+def test_sparrow_impl_is_obeyed_unchecked(tmp_path, asked):
+    def check(ch, impl, repo):
+        raise AssertionError("SPARROW_IMPL set: nothing is checked")
+
+    module, out = choose(tmp_path, {"SPARROW_IMPL": asked}, check)
+    assert module.__name__ == f"{asked}.ch06_optim"
+    assert out == f"tree: {asked}/ (SPARROW_IMPL={asked})"
+    module, out = choose(tmp_path, {"SPARROW_IMPL": "mine"}, check)
+    assert module is None and "SPARROW_IMPL must be 'chapters' or 'solutions'" in out
+
+
+def test_the_real_checks_judge_a_tree(tmp_path):
+    """Chapters 1-5 the reference, chapter 6 the starter code: only chapter 6 is left."""
+    repo = trees.scratch_repo(tmp_path)
+    for ch in ("ch01_value", "ch02_tensor", "ch03_broadcast", "ch04_backward", "ch05_nn"):
+        shutil.rmtree(repo / "chapters" / ch)
+        trees.copy_package(repo / "solutions" / ch, repo / "chapters" / ch)
+    left = capstone_tree.unfinished(repo)
+    assert list(left) == [6]
+    assert left[6].startswith("tasks 6.1, 6.2, ") and "(10 of 10)" in left[6]
+
+
+# -- against PyTorch --------------------------------------------------------------------------
+
+
+@pytest.fixture
+def torch_one_thread():
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield torch
+    torch.set_num_threads(threads)
+
+
+def initial_weights(seed: int) -> list[np.ndarray]:
+    """[W1, b1, W2, b2] as ``capstone.train`` draws them (after ``manual_seed(seed)``)."""
+    sp.manual_seed(seed)
+    return [np.array(p.data) for p in capstone.make_model(sp).parameters()]
+
+
+def batch_orders(seed: int, n: int, epochs: int) -> list[np.ndarray]:
+    """The permutations the capstone's DataLoader draws from its seeded generator."""
+    g = sp.Generator().manual_seed(seed)
+    return [np.array(sp.randperm(n, generator=g).data) for _ in range(epochs)]
+
+
+def train_torch(torch, seed: int, epochs: int = 10):
+    """PyTorch's run: Sparrow's initial weights, Sparrow's batch order, Adam lr 1e-3."""
+    data = capstone.mnist5k()
+    model = torch.nn.Sequential(
+        torch.nn.Linear(784, 128), torch.nn.ReLU(), torch.nn.Linear(128, 10)
+    )
+    with torch.no_grad():
+        for p, w in zip(model.parameters(), initial_weights(seed), strict=True):
+            p.copy_(torch.from_numpy(w))
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
+    x, y = torch.from_numpy(data["x_train"]), torch.from_numpy(data["y_train"])
+    losses = []
+    for order in batch_orders(seed, len(y), epochs):
+        for start in range(0, len(order), 64):
+            idx = torch.from_numpy(order[start : start + 64])
+            optimizer.zero_grad()
+            loss = torch.nn.functional.cross_entropy(model(x[idx]), y[idx])
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+    with torch.no_grad():
+        logits = model(torch.from_numpy(data["x_test"]))
+    accuracy = float((logits.argmax(dim=1).numpy() == data["y_test"]).mean())
+    return losses, accuracy
+
+
+def test_pytorch_trained_the_same_way_agrees(torch_one_thread):
+    """Same weights and batches, so the first epoch's losses agree closely (float32 drift
+    only), and after 10 epochs the two test accuracies are within one point, both ≥ 90%."""
+    seed = 0
+    ours = full_run(seed)
+    their_losses, theirs = train_torch(torch_one_thread, seed)
+    print(f"capstone test accuracy: Sparrow {ours.final_accuracy:.2%}, PyTorch {theirs:.2%}")
+    assert len(their_losses) == len(ours.losses) == 10 * 63
+    np.testing.assert_allclose(ours.losses[:63], their_losses[:63], rtol=1e-4)
+    assert ours.final_accuracy >= 0.90 and theirs >= 0.90
+    assert abs(ours.final_accuracy - theirs) <= 0.01
+
+
+def test_the_capstone_reaches_90_percent():
+    h = full_run(0)
+    assert len(h.test_accuracy) == 10 and h.final_accuracy >= 0.90
+    assert h.test_accuracy[-1] > h.test_accuracy[0]
