@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from tqdm.auto import tqdm
+from tqdm import tqdm  # the text bar (tqdm.auto wants ipywidgets in a notebook)
 
 from support import datasets
 
