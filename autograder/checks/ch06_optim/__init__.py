@@ -782,11 +782,11 @@ CHECKS = [
                 traj(
                     "AdamW",
                     {"lr": 0.05, "weight_decay": 0.1},
-                    [([0, 1], {}), ([2], {"weight_decay": 0.0, "lr": 0.01})],
-                    [S3, S22, S4],
+                    [([0, 1], {}), ([2], {"weight_decay": 0.0, "lr": 0.01}), ([3], {"weight_decay": 0.3})],
+                    [S3, S22, S4, S3],
                     steps=5,
                     skip=0.3,
-                    dtypes=["float64", "float32", "float64"],
+                    dtypes=["float64", "float32", "float64", "float64"],
                 ),
             ]
         ),

@@ -350,8 +350,9 @@ def groups_case(defaults: dict, items: list, label: str) -> Case:
 
 
 def zero_grad_case(set_to_none: bool, dtype: str = "float64", label: str = "") -> Case:
-    """Parameters a (a gradient), b (none), c (a's gradient object too), d (float32 or
-    ``dtype``, a gradient of its own), in two groups; zero_grad(set_to_none)."""
+    """Parameters a (a gradient), b (none), c (a's gradient object too), d (``dtype``, a
+    gradient of its own holding an inf: zeros, not g · 0), in two groups;
+    zero_grad(set_to_none)."""
     return Case(
         label or f"zero_grad(set_to_none={set_to_none})",
         {"set_to_none": set_to_none, "dtype": dtype},

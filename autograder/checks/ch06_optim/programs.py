@@ -110,12 +110,12 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
 
 
 def zero_grad(sp, set_to_none: bool, dtype: str) -> dict:
-    """a, b, c, d as zero_grad_case says; per parameter after zero_grad: None or
+    """a, b, c, d as zero_grad_case says (d's gradient holds an inf); per parameter after zero_grad: None or
     (values, dtype, whether it is the old object); and whether the old objects changed."""
     a, b, c = (leaf(sp, [1.0, -2.0, 3.0]) for _ in range(3))
     d = leaf(sp, [[1.5, 2.5]], dtype)
     shared = sp.Tensor(np.array([0.5, -1.5, 2.0]))
-    own = sp.Tensor(np.array([[3.0, -4.0]], dtype=dtype))
+    own = sp.Tensor(np.array([[3.0, np.inf]], dtype=dtype))
     a.grad, c.grad, d.grad = shared, shared, own
     opt = sp.optim.Optimizer([{"params": [a, b]}, {"params": [c, d]}], {"lr": 0.1})
     opt.zero_grad(set_to_none=set_to_none)
@@ -127,7 +127,7 @@ def zero_grad(sp, set_to_none: bool, dtype: str) -> dict:
         else:
             out[name] = {"values": np.array(g.data), "dtype": str(g.data.dtype), "old": g is old}
     out["old_changed"] = not (
-        np.array_equal(shared.data, [0.5, -1.5, 2.0]) and np.array_equal(own.data, [[3.0, -4.0]])
+        np.array_equal(shared.data, [0.5, -1.5, 2.0]) and np.array_equal(own.data, [[3.0, np.inf]])
     )
     return out
 

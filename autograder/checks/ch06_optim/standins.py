@@ -1,15 +1,18 @@
 """Chapter 6's stand-ins (see ``autograder/harness/standin.py``): the autograder's own
 version of a task, installed into the code under test for a rerun of a check that needs it
 (every optimizer is built by 6.1's ``add_param_group``; 6.6's checks run Adam's step, 6.5;
-6.7's run SGD's and Adam's steps, 6.2 and 6.5: always earlier tasks).
+6.7's run SGD's and Adam's steps, 6.2 and 6.5, and AdamW's decay, 6.6: always earlier
+tasks).
 
 Each is enough for the checks that lean on it and deliberately short of its own task, so
 pasted into that task it fails (``tests/test_broken_ch06.py``):
 
 - 6.1 makes the group's params a list and fills the defaults; it refuses nothing (a set,
-  a non-leaf, a tensor in two groups, a required option left unset all pass).
-- 6.2 is SGD with momentum, dampening and weight decay, but no Nesterov look-ahead.
-- 6.5 is Adam with bias correction and ``self._weight_decay``, but no amsgrad.
+  a non-leaf, a tensor in two groups, a required option left unset all pass); its
+  ``zero_grad`` sets every gradient to None, even with ``set_to_none=False``.
+- 6.2 and 6.5 are SGD's and Adam's rules (Adam's through ``self._weight_decay``), but
+  ``step(closure)`` neither calls the closure nor returns its loss.
+- 6.6 decays p into a new float64 array: a float32 parameter does not keep its dtype.
 Runs in the child: standard library and NumPy only."""
 
 from __future__ import annotations
@@ -35,7 +38,15 @@ def _groups(sp: ModuleType) -> list[Patch]:
             group.setdefault(name, default)
         self.param_groups.append(group)
 
-    return [(sp.optim.Optimizer, "add_param_group", add_param_group)]
+    def zero_grad(self: Any, set_to_none: bool = True) -> None:
+        for group in self.param_groups:
+            for p in group["params"]:
+                p.grad = None
+
+    return [
+        (sp.optim.Optimizer, "add_param_group", add_param_group),
+        (sp.optim.Optimizer, "zero_grad", zero_grad),
+    ]
 
 
 def _with_grads(group: dict) -> list:
@@ -44,7 +55,6 @@ def _with_grads(group: dict) -> list:
 
 def _sgd(sp: ModuleType) -> list[Patch]:
     def step(self: Any, closure: Any = None) -> Any:
-        loss = self._closure(closure)
         for group in self.param_groups:
             mu, tau, wd = group["momentum"], group["dampening"], group["weight_decay"]
             for p in _with_grads(group):
@@ -54,16 +64,14 @@ def _sgd(sp: ModuleType) -> list[Patch]:
                     old = state.get("momentum_buffer")
                     new = g.copy() if old is None else mu * old.data + (1 - tau) * g
                     state["momentum_buffer"] = sp.Tensor._from_array(new)
-                    g = new
+                    g = g + mu * new if group["nesterov"] else new
                 p.data -= group["lr"] * g
-        return loss
 
     return [(sp.optim.SGD, "step", step)]
 
 
 def _adam(sp: ModuleType) -> list[Patch]:
     def step(self: Any, closure: Any = None) -> Any:
-        loss = self._closure(closure)
         for group in self.param_groups:
             (b1, b2), eps = group["betas"], group["eps"]
             for p in _with_grads(group):
@@ -73,6 +81,8 @@ def _adam(sp: ModuleType) -> list[Patch]:
                     state["step"] = 0
                     state["exp_avg"] = sp.Tensor._from_array(zeros.copy())
                     state["exp_avg_sq"] = sp.Tensor._from_array(zeros.copy())
+                    if group["amsgrad"]:
+                        state["max_exp_avg_sq"] = sp.Tensor._from_array(zeros.copy())
                 state["step"] += 1
                 t = state["step"]
                 g = self._weight_decay(p, p.grad.data, group)
@@ -80,17 +90,29 @@ def _adam(sp: ModuleType) -> list[Patch]:
                 v = b2 * state["exp_avg_sq"].data + (1 - b2) * g * g
                 state["exp_avg"].data[...] = m
                 state["exp_avg_sq"].data[...] = v
+                if group["amsgrad"]:
+                    v = np.maximum(state["max_exp_avg_sq"].data, v)
+                    state["max_exp_avg_sq"].data[...] = v
                 bias = math.sqrt(1 - b2**t)
                 p.data -= group["lr"] / (1 - b1**t) * m / (np.sqrt(v) / bias + eps)
-        return loss
 
     return [(sp.optim.Adam, "step", step)]
+
+
+def _adamw(sp: ModuleType) -> list[Patch]:
+    def _weight_decay(self: Any, p: Any, g: Any, group: dict) -> Any:
+        decay = 1 - group["lr"] * group["weight_decay"]
+        p.data = np.asarray(p.data, dtype=np.float64) * decay
+        return g
+
+    return [(sp.optim.AdamW, "_weight_decay", _weight_decay)]
 
 
 STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
     "6.1": _groups,
     "6.2": _sgd,
     "6.5": _adam,
+    "6.6": _adamw,
 }
 
 
