@@ -11,8 +11,10 @@ the inputs (``fingerprint``), in
    expectations.json`` (hidden checks), written by ``make expectations`` (``write_stored``)
    for the public seed, so student mode never needs the reference;
 2. the table ``use()`` installed: a secret seed's, made by ``prepare`` in the grader's own
-   process (never a child that runs submitted code) from the reference and cached in a
-   file per seed and suite (written whole, then renamed: never half-written).
+   process (the reference's runs go through an unconfined child of it that runs nothing a
+   student wrote) and cached in a file named by a hash of the seed, the runs and their
+   programs, holding a hash of the reference it came from (written whole, then renamed:
+   never half-written). The Gradescope zip carries its seed's file, made when it is built.
 
 An expectation found in neither raises ``MissingExpectation``: a setup error, never a
 student's failure. ``collecting()`` makes ``expected`` note what it lacks and return a
@@ -36,6 +38,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .checking import PUBLIC_SEED
 from .course import CHAPTERS, Chapter
 from .harness import wire
 from .harness.api import compare
@@ -51,8 +54,10 @@ _PACKAGE = re.compile(r"ch\d\d_\w+")
 _LOCK = threading.Lock()
 _installed: dict[str, Any] = {}  # fingerprint -> value, from use()
 _stored: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}  # path -> (stat, table)
-_collecting: list[dict[str, Request]] = []
-_ignoring: list[bool] = []  # non-empty: look-ups ignore stored and installed tables
+# this thread's modes, so that another thread's grading is never caught in them:
+# .collecting (a stack of {fingerprint: Request}), .ignoring (while > 0, look-ups skip the
+# stored and installed tables)
+_mode = threading.local()
 
 
 class MissingExpectation(RuntimeError):
@@ -124,15 +129,16 @@ def expected(program: Callable[..., Any], inputs: dict) -> Any:
     name = program_name(program)
     key = fingerprint(name, inputs)
     package = chapter_package(name)
-    if not _ignoring:
+    if not getattr(_mode, "ignoring", 0):
         for path in stored_paths(package):
             table = load(path)
             if key in table:
                 return table[key]
         if key in _installed:
             return _installed[key]
-    if _collecting:
-        _collecting[-1][key] = Request(name, dict(inputs), package)
+    collecting = getattr(_mode, "collecting", None)
+    if collecting:
+        collecting[-1][key] = Request(name, dict(inputs), package)
         return Placeholder(key)
     raise MissingExpectation(
         f"no expectation for a case of {name}: the stored ones are for the public seed "
@@ -145,11 +151,13 @@ def expected(program: Callable[..., Any], inputs: dict) -> Any:
 def collecting() -> Iterator[dict[str, Request]]:
     """While inside, ``expected`` records each run it lacks (in the yielded dict)."""
     found: dict[str, Request] = {}
-    _collecting.append(found)
+    if not hasattr(_mode, "collecting"):
+        _mode.collecting = []
+    _mode.collecting.append(found)
     try:
         yield found
     finally:
-        _collecting.remove(found)
+        _mode.collecting.remove(found)
 
 
 def use(path: Path | None) -> None:
@@ -264,7 +272,7 @@ def stored_modules() -> list[tuple[str, Path]]:
     return out
 
 
-def recompute_stored(reference: Path, seed: int = 0) -> dict[Path, dict[str, dict]]:
+def recompute_stored(reference: Path, seed: int = PUBLIC_SEED) -> dict[Path, dict[str, dict]]:
     """What each stored file should hold: the reference's runs for the public seed's cases
     of its module (a module that needs none: no file)."""
     out: dict[Path, dict[str, dict]] = {}
@@ -279,11 +287,11 @@ def recompute_stored(reference: Path, seed: int = 0) -> dict[Path, dict[str, dic
 @contextlib.contextmanager
 def _without_stored() -> Iterator[None]:
     """Look-ups that ignore the stored files and installed tables (to recompute them)."""
-    _ignoring.append(True)
+    _mode.ignoring = getattr(_mode, "ignoring", 0) + 1
     try:
         yield
     finally:
-        _ignoring.pop()
+        _mode.ignoring -= 1
 
 
 def write_stored(reference: Path) -> list[Path]:
