@@ -54,6 +54,7 @@ _PACKAGE = re.compile(r"ch\d\d_\w+")
 _LOCK = threading.Lock()
 _installed: dict[str, Any] = {}  # fingerprint -> value, from use()
 _stored: dict[Path, tuple[tuple[int, int], dict[str, Any]]] = {}  # path -> (stat, table)
+_prepared: dict[tuple, Path | None] = {}  # prepare's answers in this process
 # this thread's modes, so that another thread's grading is never caught in them:
 # .collecting (a stack of {fingerprint: Request}), .ignoring (while > 0, look-ups skip the
 # stored and installed tables)
@@ -349,20 +350,28 @@ def prepare(
     """The expectations ``modules``' cases need for ``seed`` that nothing stores, in a file
     under ``cache``: reused when it holds them all and was computed from this reference
     (or no reference is here to tell), else computed from ``reference`` and written.
-    None when every case's expectation is stored (the public seed)."""
+    None when every case's expectation is stored (the public seed). Remembered for the
+    process (a grading worker asks once per submission)."""
+    memo = (chapter.package, seed, tuple(modules), str(reference), str(cache))
+    if memo in _prepared and (_prepared[memo] is None or _prepared[memo].is_file()):
+        return _prepared[memo]
     found: dict[str, Request] = {}
     for runs in requests(modules, seed).values():
         found.update(runs)
-    if not found:
-        return None
-    path = cache / cache_name(chapter.package, seed, found)
-    digest = reference_digest(chapter.package, reference)
-    if path.is_file() and set(found) <= set(load(path)):
-        made_from = json.loads(path.read_text(encoding="utf-8")).get("reference")
-        if digest is None or made_from == digest:
-            return path
-    _write_atomic(path, entries(found, compute(found, reference)), reference=digest)
+    path = cache / cache_name(chapter.package, seed, found) if found else None
+    digest = reference_digest(chapter.package, reference) if found else None
+    if path is not None and not _current(path, found, digest):
+        _write_atomic(path, entries(found, compute(found, reference)), reference=digest)
+    _prepared[memo] = path
     return path
+
+
+def _current(path: Path, found: dict[str, Request], digest: str | None) -> bool:
+    """Whether a cache file holds every run asked for, computed from this reference (or no
+    reference is here to tell: a Gradescope zip's own file)."""
+    if not path.is_file() or not set(found) <= set(load(path)):
+        return False
+    return digest is None or json.loads(path.read_text(encoding="utf-8")).get("reference") == digest
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -86,8 +86,16 @@ def test_a_secret_seed_is_recomputed_from_the_reference_and_cached(
     def never(*args: object) -> None:
         raise AssertionError("computed again")
 
+    compute = expectations.compute
     monkeypatch.setattr(expectations, "compute", never)
+    monkeypatch.setattr(expectations, "_prepared", {})  # as a new process finds it
     assert expectations.prepare(CH6, seed, MODULES, SOLUTIONS, tmp_path) == path  # cached
+    stale = json.loads(path.read_text(encoding="utf-8"))
+    path.write_text(json.dumps({**stale, "reference": "another reference's hash"}))
+    monkeypatch.setattr(expectations, "compute", compute)
+    monkeypatch.setattr(expectations, "_prepared", {})
+    assert expectations.prepare(CH6, seed, MODULES, SOLUTIONS, tmp_path) == path
+    assert json.loads(path.read_text(encoding="utf-8")) == stale  # computed again
     expectations.use(path)
     secret, public_cases = check.make_cases(seed), check.make_cases(0)
     assert [c.label for c in secret] != [c.label for c in public_cases] or any(
