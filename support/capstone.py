@@ -131,24 +131,20 @@ def train(
     progress: bool = True,
     scheduler: Any = None,
     n_train: int | None = None,
-    weights: list[np.ndarray] | None = None,
 ) -> History:
     """Train the capstone MLP on ``sp`` and return its ``History``.
 
     ``optimizer`` names one of ``OPTIMIZERS`` (``lr`` overrides its rate); ``scheduler`` is
     None, a name in ``SCHEDULERS`` or ``(optimizer, total_steps) -> scheduler``, stepped
-    after every batch. ``n_train`` keeps only the first n training images (quick runs);
-    ``weights`` replaces the initial [W1, b1, W2, b2] (the model is still drawn first, so
-    the generators advance as in a normal run). The model ends in ``history.model``.
+    after every batch. ``n_train`` keeps only the first n training images (quick runs).
+    The model is drawn after ``manual_seed(seed)`` and the batches shuffled by a generator
+    seeded with ``seed``; the trained model ends in ``history.model``.
     """
     data = mnist5k()
     x_train, y_train = data["x_train"][:n_train], data["y_train"][:n_train]
 
     sp.manual_seed(seed)
     model = make_model(sp)
-    if weights is not None:
-        for p, w in zip(model.parameters(), weights, strict=True):
-            p.data = np.array(w, dtype=p.data.dtype)
     loader = sp.utils.data.DataLoader(
         sp.utils.data.TensorDataset(sp.tensor(x_train), sp.tensor(y_train)),
         batch_size=batch_size,
