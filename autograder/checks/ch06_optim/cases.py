@@ -417,7 +417,7 @@ def resume_case(
         f"state_dict(), load into a new optimizer over new {load_dtype} parameters, {after} steps"
     )
     return Case(
-        text,
+        label or text,
         {
             "optimizer": name,
             "defaults": defaults,
@@ -478,7 +478,7 @@ def schedule(kind: str, base_lrs: list, options: dict, t: int) -> list[float]:
     raise ValueError(kind)
 
 
-def schedule_case(kind: str, base_lrs: list, options: dict, steps: int) -> Case:
+def schedule_case(kind: str, base_lrs: list, options: dict, steps: int, label: str = "") -> Case:
     """The groups' lrs at construction and after each of ``steps`` steps."""
     want = [schedule(kind, base_lrs, options, t) for t in range(steps + 1)]
     shown = {
@@ -491,10 +491,12 @@ def schedule_case(kind: str, base_lrs: list, options: dict, steps: int) -> Case:
         )
         for k, v in options.items()
     }
-    text = f"{kind}({', '.join(f'{k}={v}' for k, v in shown.items())}), base lrs {base_lrs}, {steps} steps"
-    return Case(
-        text, {"kind": kind, "base_lrs": base_lrs, "options": options, "steps": steps}, want
+    text = (
+        f"{kind}({', '.join(f'{k}={v}' for k, v in shown.items())}), base lrs {base_lrs}, {steps} "
+        "steps"
     )
+    inputs = {"kind": kind, "base_lrs": base_lrs, "options": options, "steps": steps}
+    return Case(label or text, inputs, want)
 
 
 # -- 6.9 ------------------------------------------------------------------------------------
@@ -548,12 +550,11 @@ def one_cycle_case(
         row = [one_cycle(total, m, t, options) for m in lrs]
         want.append({"lr": [r[0] for r in row], "momentum": [r[1] for r in row] if cycle else None})
     what = "Adam (β₁)" if beta1 else "SGD (momentum)"
-    text = (
-        label
-        or f"OneCycleLR over {what}, max_lr={max_lr}, {', '.join(f'{k}={v!r}' for k, v in options.items())}"
+    text = label or f"OneCycleLR over {what}, max_lr={max_lr}, " + ", ".join(
+        f"{k}={v!r}" for k, v in options.items()
     )
     return Case(
-        text,
+        label or text,
         {"max_lr": max_lr, "options": options, "groups": len(lrs), "beta1": beta1, "steps": total},
         want,
     )
@@ -584,6 +585,7 @@ def clip_case(
     by_value: bool = False,
     nonfinite: bool = False,
     single: bool = False,
+    label: str = "",
 ) -> Case:
     """clip_grad_norm_ (or clip_grad_value_ with ``by_value``: c = max_norm) over
     parameters with gradients of ``shapes`` (None: no gradient); ``share``: the last
@@ -628,7 +630,7 @@ def clip_case(
         + (" (params a single Tensor)" if single else "")
     )
     return Case(
-        text,
+        label or text,
         {
             "grads": grads,
             "max_norm": max_norm,

@@ -94,7 +94,7 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
             opt = made["value"]
             errors.append(made["error"])
         else:
-            errors.append(raised(lambda g=group: opt.add_param_group(g))["error"])
+            errors.append(raised(lambda g=group, o=opt: o.add_param_group(g))["error"])
     names = {id(t): n for n, t in tensors.items()}
     groups = []
     for group in opt.param_groups if opt is not None else []:
@@ -110,8 +110,9 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
 
 
 def zero_grad(sp, set_to_none: bool, dtype: str) -> dict:
-    """a, b, c, d as zero_grad_case says (d's gradient holds an inf); per parameter after zero_grad: None or
-    (values, dtype, whether it is the old object); and whether the old objects changed."""
+    """a, b, c, d as zero_grad_case says (d's gradient holds an inf); per parameter after
+    zero_grad: None or (values, dtype, whether it is the old object); and whether the old
+    objects changed."""
     a, b, c = (leaf(sp, [1.0, -2.0, 3.0]) for _ in range(3))
     d = leaf(sp, [[1.5, 2.5]], dtype)
     shared = sp.Tensor(np.array([0.5, -1.5, 2.0]))
