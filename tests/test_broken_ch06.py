@@ -531,6 +531,21 @@ if momentum:
 p.data[...] = p.data - lr * g
 """
 
+SGD_ON_TENSORS_UNDER_NO_GRAD = """
+from ...ch04_backward.grad_mode import no_grad
+
+with no_grad():
+    d = p.grad
+    if weight_decay != 0:
+        d = d + weight_decay * p
+    if momentum != 0:
+        buffer = self.state[p].get("momentum_buffer")
+        buffer = d * 1.0 if buffer is None else momentum * buffer + (1 - dampening) * d
+        self.state[p]["momentum_buffer"] = buffer
+        d = d + momentum * buffer if nesterov else buffer
+    p.data -= (lr * d).data
+"""
+
 ADAM_AS_PYTORCH_WRITES_IT = """
 if len(state) == 0:
     state["step"] = 0
@@ -622,6 +637,7 @@ CORRECT = [
         "6.1",
     ),
     ("SGD with slice assignment", SGD, ("region", SGD_WITH_SLICES), "6.2"),
+    ("SGD on Tensors under no_grad", SGD, ("region", SGD_ON_TENSORS_UNDER_NO_GRAD), "6.2"),
     (
         "Adagrad's decay written out",
         ADAGRAD,

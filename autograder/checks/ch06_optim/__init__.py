@@ -398,6 +398,11 @@ def _state_problem(got: Any, want: dict, dtype: str, what: str) -> str | None:
     return None
 
 
+def _state_of(snapshot: Any) -> Any:
+    """A snapshot's state (what ``programs._snapshot`` saw), or what came instead."""
+    return snapshot.get("state") if isinstance(snapshot, dict) else snapshot
+
+
 def resume_verdict(case: Case, received: Any) -> str | None:
     keys = (
         "saved",
@@ -439,14 +444,15 @@ def resume_verdict(case: Case, received: Any) -> str | None:
     problem = _state_problem(saved["state"], w.state, dtype, "state_dict()")
     if problem:
         return problem
-    if _state_problem(received["saved_later"]["state"], w.state, dtype, "state_dict()"):
+    later = received["saved_later"]
+    if _state_problem(_state_of(later), w.state, dtype, "state_dict()"):
         return (
             "the dict state_dict() returned changed as training went on: copy the state "
             "tensors (the snapshot must not share arrays with the optimizer, nor with the one "
             "that loads it)"
         )
     problem = _state_problem(
-        received["loaded"]["state"],
+        _state_of(received["loaded"]),
         w.state,
         loose,
         "after load_state_dict, state_dict()",
