@@ -734,6 +734,7 @@ def test_unusual_but_correct_code_passes(
     ("name", "says"),
     [
         ("Adam without bias correction", "not bias-corrected"),
+        ("Adam's amsgrad maximum unused", "not by the largest v so far"),
         ("Adam's bias correction with the wrong step count", "wrong step count"),
         ("SGD's momentum buffer recreated each step", "made anew at every step"),
         ("SGD's weight decay applied after the update", "applied after the update"),

@@ -128,7 +128,7 @@ def update(
         p = p * (1 - lr * wd)
     m = state["exp_avg"] = beta1 * state["exp_avg"] + (1 - beta1) * g
     v = state["exp_avg_sq"] = beta2 * state["exp_avg_sq"] + (1 - beta2) * g * g
-    if group["amsgrad"]:
+    if group["amsgrad"] and bug != "amsgrad unused":
         v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
     if bug == "no bias correction":
         return p - lr * m / (np.sqrt(v) + eps)
@@ -137,7 +137,7 @@ def update(
 
 BUGS = {  # the known mistakes a trajectory verdict tries, per optimizer
     "SGD": ("momentum buffer recreated", "weight decay after the update", "no look-ahead"),
-    "Adam": ("no bias correction", "step count off by one"),
+    "Adam": ("no bias correction", "step count off by one", "amsgrad unused"),
     "AdamW": ("AdamW coupled", "no bias correction", "step count off by one"),
 }
 BUG_TEXT = {
@@ -151,6 +151,8 @@ BUG_TEXT = {
     "first step: state['step'] += 1 before anything else)",
     "AdamW coupled": "the decay is added to the gradient, as Adam's (AdamW scales p by "
     "1 − lr·λ and returns g unchanged)",
+    "amsgrad unused": "with amsgrad the step divides by √v, not by the largest v so far "
+    "(v̂ = max(v̂, v) in place, then used in place of v)",
     "group options ignored": "the group's own options are ignored (read group['lr'], "
     "group['momentum'], … for the group's parameters)",
 }
