@@ -25,7 +25,7 @@ NEVER = [
     "tools/stubs.py",
     "tools/release.py",
 ]
-STUDENT_TARGETS = ["setup", "chapter-%", "progress", "lab", "reset", "update", "submit"]
+STUDENT_TARGETS = ["setup", "chapter-%", "progress", "capstone", "lab", "reset", "update", "submit"]
 CHAPTER_1 = chapter(1)
 
 
