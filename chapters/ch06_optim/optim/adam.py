@@ -11,8 +11,8 @@ For each parameter p with gradient g, at step t = 1, 2, …:
 
 Bias correction: m and v start at 0, so early on they are too small. After t steps of a
 constant gradient, m = (1 − β₁ᵗ) g: dividing by 1 − β₁ᵗ gives g back (and v by 1 − β₂ᵗ).
-Without it the first steps of Adam with β₂ = 0.999 would be about √(1−β₂)/(1−β₁) ≈ 0.3 of
-their size, or, with only m corrected, three times too large.
+Without it Adam's first step (β₁ = 0.9, β₂ = 0.999) would be (1 − β₁)/√(1 − β₂) ≈ 3.16
+times its size, and with only m corrected 1/√(1 − β₂) ≈ 31.6 times.
 
 AdamW (Loshchilov & Hutter) decays the weights directly, before the update, instead of
 adding λp to the gradient, where Adam's normalisation by √v would shrink the decay of

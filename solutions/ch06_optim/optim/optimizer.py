@@ -12,7 +12,8 @@ An optimizer holds
 
 - ``state``: a dict from each parameter to the dict of what its updates remember between
   steps (a momentum buffer, Adam's moments, a step count), filled by ``step()`` on first
-  use (``state[p]`` is ``{}`` until then: a ``defaultdict(dict)``).
+  use (``state[p]`` is ``{}`` until then: a ``defaultdict(dict)``; Adagrad, as PyTorch's,
+  fills it when it is made). ``state_dict()`` holds the parameters whose state is filled.
 
 ``step()`` changes each parameter's array in place, from ``p.grad`` and the state, on
 arrays only: an update is not part of any model, so nothing it does may be recorded in a
