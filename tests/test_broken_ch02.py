@@ -419,8 +419,8 @@ def test_given_code_in_float32_fails_the_checks_that_meet_it(
 
 def test_a_second_order_failure_names_its_op_alone(outcomes: dict) -> None:
     """One second-order check per op: a wrong Transpose.backward fails the transpose checks
-    of 2.9, and the report's "also: failing too" line does not list reshape, view, permute
-    and T with it."""
+    of 2.9, and the report's "also: other checks of this task that fail" line does not list
+    reshape, view, permute and T with it."""
     result = outcomes["transpose back with .T, which reverses every axis"]
     (shapes,) = [t for t in result.tasks if t.task.id == "2.9"]
     failing = [c.check.name for c in shapes.checks if not c.passed]
