@@ -48,6 +48,7 @@ import gc
 import importlib
 import importlib.util
 import json
+import math
 import os
 import subprocess
 import sys
@@ -536,7 +537,9 @@ def epoch_numpy(data: dict[str, np.ndarray]) -> Callable[[Any], list[float]]:
             grads = (dh.T @ x, dh.sum(axis=0), dz.T @ h, dz.sum(axis=0))
             tick("backward")
             t += 1
-            step_size, root = ADAM_LR / (1 - beta1**t), np.sqrt(1 - beta2**t)
+            # (Python floats: a NumPy float64 scalar would make each in-place update
+            # compute in float64 and cast back)
+            step_size, root = ADAM_LR / (1 - beta1**t), math.sqrt(1 - beta2**t)
             for p, g, m, v, s in zip(params, grads, *moments, scratch):
                 np.subtract(g, m, out=s)  # m ← m + (1 − β₁)(g − m)
                 s *= 1 - beta1
@@ -558,21 +561,36 @@ def epoch_numpy(data: dict[str, np.ndarray]) -> Callable[[Any], list[float]]:
     return epoch
 
 
-def time_epochs(epoch: Callable[[Any], list[float]], repeats: int) -> dict:
-    """The first epoch's losses; the best of ``repeats`` further epochs (training goes on);
-    then the seconds per step of each phase, from as many epochs with a phase clock (the
-    least of each phase)."""
+def run_epoch(epoch: Callable[[Any], list[float]], command: str, steps: int) -> Any:
+    """One more epoch (training goes on): ``"epoch"``, its seconds; ``"phases"``, clocked,
+    the seconds per step of each phase."""
+    gc.collect()
+    if command == "epoch":
+        start = time.perf_counter()
+        epoch(no_tick)
+        return time.perf_counter() - start
+    ticks = Ticks()
+    epoch(ticks)
+    return {phase: seconds / steps for phase, seconds in ticks.seconds.items()}
+
+
+def serve_capstone(args: argparse.Namespace) -> None:
+    """The child's side of ``capstone``: one framework's first epoch, its losses printed as a
+    JSON line; then, for each line read (``"epoch"`` or ``"phases"``), ``run_epoch``'s answer
+    as a JSON line, until stdin closes."""
+    data = capstone_data(args.items)
+    if args.framework == "PyTorch":
+        torch = importlib.import_module("torch")
+        torch.set_num_threads(args.threads)
+        epoch = epoch_torch(torch, data)
+    elif args.framework == "Sparrow":
+        epoch = epoch_sparrow(load_sparrow(args.impl, optim=True), data)
+    else:
+        epoch = epoch_numpy(data)
     losses = epoch(no_tick)
-    seconds = best(lambda: epoch(no_tick), repeats)
-    phases = []
-    for _ in range(repeats):
-        gc.collect()
-        ticks = Ticks()
-        epoch(ticks)
-        phases.append(ticks.seconds)
-    steps = len(losses)
-    split = {p: min(s[p] for s in phases) / steps for p in PHASES}
-    return {"epoch": seconds, "losses": losses, "phases": split}
+    print(json.dumps({"losses": losses}), flush=True)
+    for line in sys.stdin:
+        print(json.dumps(run_epoch(epoch, line.strip(), len(losses))), flush=True)
 
 
 # -- the report: each measurement in a fresh interpreter -----------------------------------
@@ -606,14 +624,6 @@ def measure(workload: str, framework: str, args: argparse.Namespace) -> dict[str
             "NumPy": lambda: loader_numpy(data),
         }[framework]()
         return {"epoch": best(epoch, args.repeats), "checksum": epoch()}
-    if workload == "epoch":
-        data = capstone_data(args.items)
-        train = {
-            "Sparrow": lambda: epoch_sparrow(load_sparrow(args.impl, optim=True), data),
-            "PyTorch": lambda: epoch_torch(torch, data),
-            "NumPy": lambda: epoch_numpy(data),
-        }[framework]()
-        return time_epochs(train, args.repeats)
     data = mlp_data()
     nn = workload == "nn"
     step = {
@@ -644,19 +654,62 @@ def has_torch() -> bool:
     return importlib.util.find_spec("torch") is not None
 
 
-def run_child(workload: str, framework: str, args: argparse.Namespace) -> dict[str, float]:
-    """``measure`` in a fresh interpreter, with every library on ``args.threads`` threads."""
+def child_command(workload: str, framework: str, args: argparse.Namespace) -> list[str]:
     command = [sys.executable, "-m", "autograder.bench_framework", "--measure", workload]
     command += ["--framework", framework, "--impl", args.impl, "--threads", str(args.threads)]
     command += ["--nodes", str(args.nodes), "--steps", str(args.steps)]
-    command += ["--repeats", str(args.repeats), "--items", str(args.items)]
-    env = dict(os.environ)
-    for name in THREAD_VARIABLES:
-        env[name] = str(args.threads)
+    return [*command, "--repeats", str(args.repeats), "--items", str(args.items)]
+
+
+def child_env(args: argparse.Namespace) -> dict[str, str]:
+    """The environment with every library on ``args.threads`` threads."""
+    return {**os.environ, **{name: str(args.threads) for name in THREAD_VARIABLES}}
+
+
+def run_child(workload: str, framework: str, args: argparse.Namespace) -> dict[str, float]:
+    """``measure`` in a fresh interpreter, with every library on ``args.threads`` threads."""
+    command, env = child_command(workload, framework, args), child_env(args)
     done = subprocess.run(command, env=env, cwd=REPO, capture_output=True, text=True, check=False)
     if done.returncode != 0:
         raise RuntimeError(f"{' '.join(command)} failed:\n{done.stderr}")
     return json.loads(done.stdout.splitlines()[-1])
+
+
+class Child:
+    """A measuring interpreter that stays up (``serve_capstone``): ``ask(line)`` sends one
+    line and reads the JSON line it answers (``ask()`` reads the first, unasked)."""
+
+    def __init__(self, workload: str, framework: str, args: argparse.Namespace) -> None:
+        self.command = child_command(workload, framework, args)
+        pipe = subprocess.PIPE
+        self.process = subprocess.Popen(
+            self.command,
+            env=child_env(args),
+            cwd=REPO,
+            stdin=pipe,
+            stdout=pipe,
+            stderr=pipe,
+            text=True,
+        )
+
+    def ask(self, line: str | None = None) -> Any:
+        if line is not None:
+            self.process.stdin.write(line + "\n")
+            self.process.stdin.flush()
+        answer = self.process.stdout.readline()
+        if not answer:  # it ended: say why
+            self.process.wait()
+            error = self.process.stderr.read()
+            self.close()
+            raise RuntimeError(f"{' '.join(self.command)} failed:\n{error}")
+        return json.loads(answer)
+
+    def close(self) -> None:
+        """Close its stdin (it ends), wait for it, close its other pipes."""
+        self.process.stdin.close()
+        self.process.wait()
+        self.process.stdout.close()
+        self.process.stderr.close()
 
 
 def agree_on_losses(losses: dict[str, list[float]], tolerance: float = 1e-4) -> None:
@@ -695,16 +748,44 @@ def chapter_five(frameworks: list[str], args: argparse.Namespace) -> tuple[dict,
 
 
 def capstone(frameworks: list[str], args: argparse.Namespace) -> dict:
-    """The capstone's epochs, agreeing on every step's loss; {} when Sparrow's chapter 6 is
-    not done yet."""
+    """The capstone's epochs, timed interleaved: one interpreter per framework stays up, and
+    each round asks every framework in turn for one epoch (then, as many rounds, for a clocked
+    one), so a change in the machine's load reaches all three alike. Each framework's best
+    epoch, its least time per phase, and its first epoch's losses, which must agree step by
+    step. {} when Sparrow's chapter 6 is not done yet.
+
+    The processes wait, idle, for their turn; with ``--threads`` above 1, PyTorch's OpenMP
+    threads may spin for a while after an epoch, into the next framework's."""
+    children: dict[str, Child] = {}
     try:
-        epochs = {f: run_child("epoch", f, args) for f in frameworks}
-    except RuntimeError as error:
-        if "NotImplementedError" in str(error):
-            return {}
-        raise
-    agree_on_losses({f: epochs[f]["losses"] for f in frameworks})
-    return epochs
+        try:
+            for f in frameworks:
+                children[f] = Child("epoch", f, args)
+            losses = {f: child.ask()["losses"] for f, child in children.items()}
+        except RuntimeError as error:
+            if "NotImplementedError" in str(error):
+                return {}
+            raise
+        agree_on_losses(losses)
+        rounds = {  # every "epoch" round, then every "phases" round
+            command: [
+                {f: child.ask(command) for f, child in children.items()}
+                for _ in range(args.repeats)
+            ]
+            for command in ("epoch", "phases")
+        }
+    finally:
+        for child in children.values():
+            child.close()
+    epochs, clocked = rounds["epoch"], rounds["phases"]
+    return {
+        f: {
+            "epoch": min(r[f] for r in epochs),
+            "phases": {p: min(r[f][p] for r in clocked) for p in PHASES},
+            "losses": losses[f],
+        }
+        for f in frameworks
+    }
 
 
 def report(args: argparse.Namespace) -> None:
@@ -808,7 +889,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--measure", choices=WORKLOADS, help=argparse.SUPPRESS)
     parser.add_argument("--framework", choices=FRAMEWORKS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    if args.measure:
+    if args.measure == "epoch":
+        serve_capstone(args)
+    elif args.measure:
         print(json.dumps(measure(args.measure, args.framework, args)))
     else:
         report(args)
