@@ -164,6 +164,11 @@ GROUP_SCRIPTS = [
         [{"params": "gen:ab"}, {"params": ["c", "d"], "lr": 0.3}],
         "a generator as a group's params",
     ),
+    (
+        {"lr": 0.1},
+        [{"params": ["a"]}, {"params": "tuple:bf", "lr": 0.2}],
+        "a tuple as a group's params, with a tensor that does not require grad",
+    ),
     ({"lr": 0.1}, [{"params": ["a"]}, {"params": "set:bc"}, {"params": ["d"]}], "a set refused"),
     ({"lr": 0.1}, [{"params": ["a"]}, {"params": ["n"]}], "a non-leaf refused"),
     (
@@ -248,6 +253,39 @@ def _named_bug(case: Case, t: int, got: list) -> str | None:
     return None
 
 
+def _final_state_problem(received: Any, want: Any) -> str | None:
+    """The state after the last step, against the rule's: keyed by the parameters
+    themselves, the same entries (none for a parameter that never had a gradient), the same
+    step count and tensors (what state_dict() will save and a resume will need)."""
+    if want.state is None:
+        return None
+    if not received["state_keyed"]:
+        return (
+            "self.state has keys that are not the parameters: key it by the tensor itself "
+            "(self.state[p]), not id(p) or a name, so state_dict() finds each parameter's state"
+        )
+    for i, (got, w) in enumerate(zip(received["state"], want.state)):
+        where = f"after the last step, state[params[{i}]]"
+        if not isinstance(got, dict):
+            return f"{where} is {show(got)}, expected a dict"
+        if sorted(got) != sorted(w):
+            hint = (
+                " (this parameter never had a gradient: it gets no state)"
+                if not w
+                else " (make only the entries the rule uses, as PyTorch does)"
+            )
+            return f"{where} holds {sorted(got)}, expected {sorted(w)}{hint}"
+        for name, value in w.items():
+            if name == "step":
+                if got[name] != value:
+                    return f"{where}['step'] is {show(got[name])}, expected {value}"
+                continue
+            problem = _close(got[name], value, want.dtypes[i], f"{where}[{name!r}]")
+            if problem:
+                return problem
+    return None
+
+
 def trajectory_verdict(case: Case, received: Any) -> str | None:
     keys = (
         "values",
@@ -259,6 +297,8 @@ def trajectory_verdict(case: Case, received: Any) -> str | None:
         "returned",
         "closure_calls",
         "decay_calls",
+        "state_keyed",
+        "state",
     )
     problem = _record(received, keys)
     if problem:
@@ -303,6 +343,9 @@ def trajectory_verdict(case: Case, received: Any) -> str | None:
             group = want.groups[i]
             where = f" (group {group})" if len(case.inputs["groups"]) > 1 else ""
             return problem + where + (f": {named}" if named else "")
+    problem = _final_state_problem(received, want)
+    if problem:
+        return problem
     if want.closure:
         wanted = [0.5 + t for t in range(want.steps)]
         if received["closure_calls"] != want.steps:
@@ -386,7 +429,7 @@ def _state_problem(got: Any, want: dict, dtype: str, what: str) -> str | None:
             return f"{what}['state'][{key}] holds {sorted(entry)}, expected {sorted(names)}"
         for name, value in names.items():
             if name == "step":
-                if entry[name] != value:
+                if entry[name] != value or not isinstance(entry[name], int):
                     return (
                         f"{what}['state'][{key}]['step'] is {show(entry[name])}, expected {value} "
                         "(keep the step count)"
@@ -643,6 +686,7 @@ CHECKS = [
                     [S3, S22, S3],
                     steps=5,
                     skip=0.3,
+                    frozen=(2,),
                 ),
                 traj(
                     "SGD",
@@ -689,6 +733,7 @@ CHECKS = [
                     steps=5,
                     skip=0.3,
                     dtypes=["float64", "float32", "float64"],
+                    frozen=(2,),
                 ),
                 traj(
                     "Adagrad",
@@ -728,6 +773,7 @@ CHECKS = [
                     steps=5,
                     skip=0.3,
                     dtypes=["float64", "float32", "float64"],
+                    frozen=(2,),
                 ),
                 traj(
                     "RMSprop",
@@ -767,6 +813,7 @@ CHECKS = [
                     steps=6,
                     skip=0.4,
                     dtypes=["float64", "float32", "float64"],
+                    frozen=(2,),
                 ),
                 traj(
                     "Adam",
@@ -837,7 +884,7 @@ CHECKS = [
                     [
                         ([0, 1], {}),
                         ([2], {"weight_decay": 0.0, "lr": 0.01}),
-                        ([3], {"weight_decay": 0.3}),
+                        ([3], {"weight_decay": 0.3, "lr": 0.02}),
                     ],
                     [S3, S22, S4, S3],
                     steps=5,
@@ -879,6 +926,8 @@ CHECKS = [
                     [S3, S22, S3],
                     before=4,
                     after=2,
+                    late=True,
+                    warm=True,
                 ),
             ]
         ),
@@ -946,7 +995,7 @@ CHECKS = [
                 _case(clip_case, [S3, S22], 1.0),
                 _case(clip_case, [S3, S22], 100.0),
                 _case(clip_case, [S3, None, S22], 0.5, norm_type=1.0),
-                _case(clip_case, [S3, S22], 0.5, norm_type="inf"),
+                _case(clip_case, [S3, S22], 0.5, norm_type="inf", negative=True),
                 _case(clip_case, [S3, S4], 0.7, norm_type=3.0),
                 _case(clip_case, [S3, S22, S3], 1.0, share=True),
                 _case(clip_case, [S3, S22], 1.0, dtype="float32"),

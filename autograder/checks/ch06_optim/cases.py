@@ -201,6 +201,7 @@ class Trajectory:
     closure: bool
     nodes_allowed: int = 0
     decay_calls: int | None = None  # the contract check: _weight_decay's calls expected
+    state: list | None = None  # each parameter's state at the end ({} where it has none)
 
 
 def trajectory_case(
@@ -215,10 +216,12 @@ def trajectory_case(
     share: bool = False,
     closure: bool = False,
     contract: bool = False,
+    frozen: tuple = (),
     label: str | None = None,
 ) -> Case:
     """``steps`` steps of ``name`` over parameters of ``shapes``; ``groups``: [(indices,
     options)]. ``skip``: each gradient (but parameter 0's) is None with that chance;
+    ``frozen``: these parameters never get a gradient (they must get no state either);
     ``share``: a parameter whose shape and dtype an earlier one has gets the same gradient
     object at every other step; ``contract``: the optimizer is an Adam subclass whose
     ``_weight_decay`` returns 2g (Adam.step must call it)."""
@@ -239,7 +242,9 @@ def trajectory_case(
                 ),
                 None,
             )
-            if share and twin is not None and t % 2 == 0:
+            if i in frozen:
+                row.append(None)
+            elif share and twin is not None and t % 2 == 0:
                 row.append(twin)
             elif i and rng.random() < skip:
                 row.append(None)
@@ -258,7 +263,7 @@ def trajectory_case(
     full = [dict(o) for o in spec]
     if contract:
         full = [{**o, "_decay": "double"} for o in full]
-    values, _ = simulate(name, defaults, full, cast, cast_grads)
+    values, states = simulate(name, defaults, full, cast, cast_grads)
     owner = {i: k for k, (ix, _) in enumerate(groups) for i in ix}
     nones = sum(g is None for row in grads for g in row)
     parts = [call_text(("Adam subclass" if contract else name), defaults)]
@@ -296,6 +301,7 @@ def trajectory_case(
             [owner[i] for i in range(len(shapes))],
             closure,
             decay_calls=calls,
+            state=states,
         ),
     )
 
@@ -386,20 +392,28 @@ def resume_case(
     after: int = 3,
     dtype: str = "float64",
     load_dtype: str | None = None,
+    late: bool = False,
+    warm: bool = False,
     label: str = "",
 ) -> Case:
     """``before`` steps, ``state_dict()``, a fresh optimizer (other defaults) over fresh
     parameters holding the same values (``load_dtype``) takes it, ``after`` steps more: the
     same values as ``before + after`` steps without a break. The last parameter gets no
-    gradient before the save (it has no state)."""
+    gradient before the save (it has no state). ``late``: the first parameter of the first
+    group gets none at the first step (its state is made after the others': the state's
+    order is not the parameters'); ``warm``: the loading optimizer takes a step of its own
+    before it loads (the state it made must go)."""
     load_dtype = load_dtype or dtype
     n = len(shapes)
+    first = groups[0][0][0]
     params = [draw(rng, tuple(s)).astype(dtype) for s in shapes]
     grads = []
     for t in range(before + after):
         grads.append(
             [
-                None if (i == n - 1 and t < before) else draw(rng, tuple(s), 2.0).astype(dtype)
+                None
+                if (i == n - 1 and t < before) or (late and i == first and t == 0)
+                else draw(rng, tuple(s), 2.0).astype(dtype)
                 for i, s in enumerate(shapes)
             ]
         )
@@ -428,6 +442,7 @@ def resume_case(
             "grads": grads,
             "before": before,
             "load_dtype": load_dtype,
+            "warm": warm,
         },
         Resume(
             name,
@@ -587,13 +602,18 @@ def clip_case(
     by_value: bool = False,
     nonfinite: bool = False,
     single: bool = False,
+    negative: bool = False,
     label: str = "",
 ) -> Case:
     """clip_grad_norm_ (or clip_grad_value_ with ``by_value``: c = max_norm) over
     parameters with gradients of ``shapes`` (None: no gradient); ``share``: the last
     parameter's gradient is the first one's object; ``nonfinite``: an inf, with
-    error_if_nonfinite=True (RuntimeError)."""
+    error_if_nonfinite=True (RuntimeError); ``negative``: the largest |g| of all is a negative
+    entry (max |g|, not max g)."""
     grads = [None if s is None else draw(rng, tuple(s), scale).astype(dtype) for s in shapes]
+    if negative:
+        top = max(float(np.abs(g).max()) for g in grads if g is not None)
+        grads[-1].flat[0] = -(top + 0.5)
     if share:
         grads[-1] = 0
     if nonfinite:

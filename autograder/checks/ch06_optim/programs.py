@@ -71,6 +71,7 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
     fake = sp.Tensor(np.array([1.0]), requires_grad=True)
     tensors["n"] = sp.Tensor(np.array([3.0, 4.0]), requires_grad=True)
     tensors["n"].grad_fn = sp.Node(sp.Function, sp.Context((True,)), (fake,))
+    tensors["f"] = sp.Tensor(np.array([5.0, 6.0]))  # a leaf that does not require grad
     required = sp.optim.optimizer.required
     defaults = {k: (required if v == "required" else v) for k, v in defaults.items()}
 
@@ -82,6 +83,8 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
             return {tensors[n] for n in names}
         if kind == "gen":
             return (tensors[n] for n in names)
+        if kind == "tuple":
+            return tuple(tensors[n] for n in names)
         if kind == "str":
             return [tensors["a"], names]
         return tensors[spec]
@@ -225,6 +228,13 @@ def trajectory(
         "returned": returned,
         "closure_calls": calls,
         "decay_calls": len(opt._calls) if contract else None,
+        "state_keyed": all(any(k is p for p in ps) for k in opt.state),
+        "state": [
+            {str(n): _state_value(v) for n, v in opt.state[p].items()}
+            if any(k is p for k in opt.state) and isinstance(opt.state[p], dict)
+            else {}
+            for p in ps
+        ],
     }
 
 
@@ -282,9 +292,11 @@ def resume(
     grads: list,
     before: int,
     load_dtype: str,
+    warm: bool = False,
 ) -> dict:
     """Run ``before`` steps, save, go on (the saved dict must not change), load into a new
-    optimizer over new parameters, finish; refusals of mismatched groups."""
+    optimizer over new parameters (``warm``: one that has taken a step of its own), finish;
+    refusals of mismatched groups."""
     dtype = str(np.asarray(params[0]).dtype)
     ps = [leaf(sp, p, dtype) for p in params]
     opt = make_optimizer(sp, optimizer, ps, groups, defaults)
@@ -297,6 +309,12 @@ def resume(
     # a fresh optimizer with other options: the loaded ones must win
     other = {**defaults, "lr": defaults.get("lr", 1e-3) * 7}
     fresh = make_optimizer(sp, optimizer, qs, groups, other)
+    if warm:  # the loading optimizer has stepped already: its own state must go
+        set_grads(sp, qs, grads[before])
+        fresh.step()
+        for q, p in zip(qs, ps):
+            q.data[...] = p.data
+            q.grad = None
     fresh.load_state_dict(sd)
     loaded = _snapshot(fresh.state_dict())
     state_dtypes = sorted(

@@ -88,8 +88,16 @@ def _options(name: str, rng: np.random.Generator) -> dict:
     }
 
 
-def _drawn(name: str, groups: int = 1, steps: int = 8, share: bool = False, closure: bool = False):
-    """A trajectory of ``name`` with drawn options, each group its own."""
+def _drawn(
+    name: str,
+    groups: int = 1,
+    steps: int = 8,
+    share: bool = False,
+    closure: bool = False,
+    frozen: tuple = (),
+):
+    """A trajectory of ``name`` with drawn options, each group its own; ``frozen``: parameters
+    that never get a gradient."""
 
     def make(rng: np.random.Generator):
         n = len(SHAPES)
@@ -104,6 +112,7 @@ def _drawn(name: str, groups: int = 1, steps: int = 8, share: bool = False, clos
             f"shapes {SHAPES} (float32 among them), {steps} steps, some gradients None"
             + (", a gradient object shared" if share else "")
             + (", step(closure)" if closure else "")
+            + (", one parameter never given a gradient" if frozen else "")
         )
         return trajectory_case(
             rng,
@@ -116,6 +125,7 @@ def _drawn(name: str, groups: int = 1, steps: int = 8, share: bool = False, clos
             skip=0.25,
             share=share,
             closure=closure,
+            frozen=frozen,
             label=label,
         )
 
@@ -129,7 +139,7 @@ def _rows(name: str, closure: bool = True) -> Rows:
         [
             _drawn(name),
             _drawn(name, groups=2, steps=10, share=True),
-            _drawn(name, groups=3, steps=6, closure=closure),
+            _drawn(name, groups=3, steps=6, closure=closure, frozen=(len(SHAPES) - 1,)),
         ]
     )
 
@@ -138,6 +148,8 @@ def _resume(name: str, defaults: dict, groups: list, shapes: list, **kw):
     label = f"{name}: state_dict() after some steps, loaded into a new optimizer, resumed"
     if kw.get("load_dtype"):
         label += f" ({kw['dtype']} saved, {kw['load_dtype']} loaded)"
+    if kw.get("warm"):
+        label += ", the loading optimizer having stepped before"
     return lambda rng: resume_case(rng, name, defaults, groups, shapes, label=label, **kw)
 
 
@@ -155,6 +167,8 @@ def _clip(shapes: list, max_norm: float, **kw):
         label += f", norm_type={norm!r}"
     if kw.get("share"):
         label += ", one gradient object shared"
+    if kw.get("negative"):
+        label += ", the largest |g| a negative entry"
     return lambda rng: clip_case(rng, shapes, max_norm, label=label, **kw)
 
 
@@ -206,6 +220,11 @@ GROUP_SCRIPTS = [
         {"lr": 0.1},
         [{"params": ["a", "b"]}, {"params": "str:c"}, {"params": ["c"]}],
         "a name among the tensors, then a valid group",
+    ),
+    (
+        {"lr": 0.2, "momentum": 0.5},
+        [{"params": "tuple:fa"}, {"params": "tuple:db", "momentum": 0.0}],
+        "tuples as params, one holding a tensor that does not require grad",
     ),
 ]
 
@@ -282,6 +301,8 @@ CHECKS = [
                     [(3,), (2, 2), (2,), (5,)],
                     before=2,
                     after=4,
+                    late=True,
+                    warm=True,
                 ),
                 _resume(
                     "Adam",
@@ -354,6 +375,7 @@ CHECKS = [
                 _clip([(4, 5), (3,), (2, 2, 2)], 1.5),
                 _clip([(6,), None, (2, 3)], 0.25, norm_type=1.5, dtype="float32"),
                 _clip([(3, 3), (3, 3)], 0.1, norm_type="inf", share=True),
+                _clip([(4,), (2, 2), (3,)], 0.3, norm_type="inf", negative=True),
                 _clip([(2, 5), (4,)], 2.0, norm_type=4.0, dtype="float32"),
                 _clip([(5,), (2, 2)], 0.2, by_value=True, dtype="float32"),
                 _clip([(3,), (2, 3)], 50.0, norm_type=1.0),
