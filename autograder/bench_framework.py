@@ -35,10 +35,11 @@ other work (on 2 busy cores, PyTorch's spinning OpenMP threads made its MLP step
 Goals (issues 12 and 15): chain ≤ 1.5× PyTorch per node; MLP step ≤ 1.0× PyTorch and ≤ 1.3×
 the NumPy floor, which the nn step and the capstone's epoch are held to as well. Each figure
 is the best of ``--repeats`` timings (the one least disturbed by other work on the machine),
-each measured in a fresh process (see ``run_child``).
+each measured in a fresh process (see ``run_child``); the capstone's, the best of
+``--rounds`` epochs, the three frameworks taking turns (see ``capstone``).
 
     python -m autograder.bench framework [--nodes 100000] [--steps 100] [--threads N]
-                                         [--repeats 5] [--items 4000]
+                                         [--repeats 5] [--items 4000] [--rounds 20]
 """
 
 from __future__ import annotations
@@ -749,10 +750,10 @@ def chapter_five(frameworks: list[str], args: argparse.Namespace) -> tuple[dict,
 
 def capstone(frameworks: list[str], args: argparse.Namespace) -> dict:
     """The capstone's epochs, timed interleaved: one interpreter per framework stays up, and
-    each round asks every framework in turn for one epoch (then, as many rounds, for a clocked
-    one), so a change in the machine's load reaches all three alike. Each framework's best
-    epoch, its least time per phase, and its first epoch's losses, which must agree step by
-    step. {} when Sparrow's chapter 6 is not done yet.
+    each of ``args.rounds`` rounds asks every framework in turn for one epoch (then, as many
+    rounds, for a clocked one), so a change in the machine's load reaches all three alike.
+    Each framework's best epoch, its least time per phase, and its first epoch's losses,
+    which must agree step by step. {} when Sparrow's chapter 6 is not done yet.
 
     The processes wait, idle, for their turn; with ``--threads`` above 1, PyTorch's OpenMP
     threads may spin for a while after an epoch, into the next framework's."""
@@ -769,8 +770,7 @@ def capstone(frameworks: list[str], args: argparse.Namespace) -> dict:
         agree_on_losses(losses)
         rounds = {  # every "epoch" round, then every "phases" round
             command: [
-                {f: child.ask(command) for f, child in children.items()}
-                for _ in range(args.repeats)
+                {f: child.ask(command) for f, child in children.items()} for _ in range(args.rounds)
             ]
             for command in ("epoch", "phases")
         }
@@ -841,7 +841,8 @@ def report(args: argparse.Namespace) -> None:
     if capstone_epochs:
         count = len(capstone_epochs["Sparrow"]["losses"])
         print(f"\n(e) the capstone: one epoch of Adam, {args.items:,} MNIST-5k images, ", end="")
-        print(f"batch {BATCH}\n{f'  ({count} steps), ms':<42}{header}")
+        title = f"  {count} steps, best of {args.rounds} rounds, ms"
+        print(f"batch {BATCH},\n{title:<42}{header}")
         for f in frameworks:
             row(f"{f}, one epoch", whole[f], whole, unit=1e3)
         print(f"  {'per step, µs':<16}{''.join(f'{p:>10}' for p in PHASES)}")
@@ -883,6 +884,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1, help="for every library")
     parser.add_argument(
         "--items", type=int, default=EPOCH_ITEMS, help="MNIST-5k images in the capstone's epoch"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=20, help="the capstone's interleaved epochs; the best counts"
     )
     impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))

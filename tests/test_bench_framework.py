@@ -143,6 +143,7 @@ def test_the_phase_clock_splits_every_step() -> None:
 def test_a_tiny_run_prints_the_capstone_and_its_goals(capsys: pytest.CaptureFixture) -> None:
     """The whole report, every part in its own process, at a tiny size (~20 s)."""
     tiny = ["--nodes", "200", "--steps", "2", "--repeats", "1", "--items", str(ITEMS)]
+    tiny += ["--rounds", "2"]
     assert bench.main([*tiny, "--impl", "solutions"]) == 0
     out = capsys.readouterr().out
     assert f"(e) the capstone: one epoch of Adam, {ITEMS} MNIST-5k images" in out
