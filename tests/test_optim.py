@@ -653,3 +653,17 @@ def test_clip_grad_norm_bounds_the_norm_and_keeps_the_direction(g, max_norm, nor
     assert total == pytest.approx(np.linalg.norm(g, ord=norm_type), rel=1e-12)
     assert np.linalg.norm(clipped, ord=norm_type) <= max_norm * (1 + 1e-12)
     np.testing.assert_allclose(clipped, g * min(1.0, max_norm / (total + 1e-6)), rtol=1e-12)
+
+
+def test_clipping_takes_foreach_and_refuses_norms_below_one():
+    """``foreach=`` (PyTorch's choice of kernel) is accepted and changes nothing; a norm of
+    order below 1 is not one the course computes, and says so."""
+    p = sp.nn.Parameter(sp.tensor([3.0, 4.0]))
+    p.grad = sp.tensor([3.0, 4.0])
+    total = sp.nn.utils.clip_grad_norm_([p], 1.0, foreach=None)
+    assert float(total) == pytest.approx(5.0)
+    sp.nn.utils.clip_grad_value_([p], 0.1, foreach=True)
+    assert np.all(np.abs(p.grad.data) <= 0.1)
+    for order in (0, 0.5, -math.inf):
+        with pytest.raises(ValueError, match="norm_type"):
+            sp.nn.utils.clip_grad_norm_([p], 1.0, norm_type=order)

@@ -240,6 +240,45 @@ def test_pytorchs_state_dict_continues_in_sparrow(opt_name):
         np.testing.assert_allclose(numpy(s), numpy(p), rtol=RTOL, atol=ATOL)
 
 
+@pytest.mark.parametrize(
+    "opt_name", ["sgd-dampening-wd", "adagrad-all", "rmsprop-momentum", "adam-wd", "adamw-amsgrad"]
+)
+def test_a_group_added_after_some_steps(opt_name):
+    """Unfreezing a layer: parameter 2 joins in its own group (lr 0.05) after 3 steps."""
+    trajectories = []
+    for lib in ("torch", "sparrow"):
+        params, optim, _, tensor = framework(lib)
+        opt = OPTIMIZERS[opt_name](optim, params[:2])
+        trajectory = []
+        for t in range(8):
+            if t == 3:
+                opt.add_param_group({"params": [params[2]], "lr": 0.05})
+            for p in params[: 2 if t < 3 else 3]:
+                p.grad = tensor(gradient(numpy(p), t))
+            opt.step()
+            trajectory.append(np.concatenate([numpy(p).ravel() for p in params]))
+        trajectories.append(np.array(trajectory))
+    np.testing.assert_allclose(trajectories[1], trajectories[0], rtol=RTOL, atol=ATOL)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 0.1, total_steps=10, pct_start=1),
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 0.1, total_steps=10, pct_start=1.5),
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 0.1, total_steps=0),
+        lambda lib, o: lib.optim.lr_scheduler.OneCycleLR(o, 0.1),
+    ],
+    ids=["pct-int", "pct-1.5", "no-steps", "no-length"],
+)
+def test_bad_schedules_give_pytorchs_message(make):
+    with pytest.raises(ValueError) as theirs:
+        make(torch, torch.optim.SGD([torch.nn.Parameter(torch.zeros(2))], lr=0.1))
+    with pytest.raises(ValueError) as ours:
+        make(sp, sp.optim.SGD([sp.nn.Parameter(sp.zeros(2))], lr=0.1))
+    assert str(ours.value) == str(theirs.value)
+
+
 BAD = [
     ("SGD", {"lr": -0.1}),
     ("SGD", {"lr": 0.1, "momentum": -0.5}),

@@ -73,7 +73,7 @@ class OneCycleLR(LRScheduler):
             self.total_steps = epochs * steps_per_epoch
         else:
             raise ValueError("You must define either total_steps OR (epochs AND steps_per_epoch)")
-        if not 0 <= pct_start <= 1 or not isinstance(pct_start, (int, float)):
+        if not isinstance(pct_start, float) or not 0 <= pct_start <= 1:
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ("cos", "linear"):
             raise ValueError(

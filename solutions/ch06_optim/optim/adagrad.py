@@ -59,8 +59,14 @@ class Adagrad(Optimizer):
         super().__init__(params, defaults)
         for group in self.param_groups:
             for p in group["params"]:
-                s0 = array_module(p.data).full_like(p.data, group["initial_accumulator_value"])
-                self.state[p] = {"step": 0, "sum": Tensor._from_array(s0)}
+                self._init_state(p, group)
+
+    def _init_state(self, p: Any, group: dict) -> None:
+        """``state[p] = {"step": 0, "sum": s₀ everywhere}``, s₀ the group's
+        ``initial_accumulator_value`` (PyTorch takes the constructor's for every group; here a
+        group's own value counts, as its other options do)."""
+        s0 = array_module(p.data).full_like(p.data, group["initial_accumulator_value"])
+        self.state[p] = {"step": 0, "sum": Tensor._from_array(s0)}
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """One update of every parameter with a gradient, by the rule above: ``state[p]
@@ -71,6 +77,8 @@ class Adagrad(Optimizer):
             lr, lr_decay, eps = group["lr"], group["lr_decay"], group["eps"]
             weight_decay = group["weight_decay"]
             for p in self._with_grad(group):
+                if not self.state[p]:  # a group added after the optimizer was made
+                    self._init_state(p, group)
                 g, state = p.grad.data, self.state[p]
                 ### BEGIN SOLUTION 6.3
                 state["step"] += 1

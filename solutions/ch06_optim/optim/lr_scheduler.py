@@ -42,8 +42,8 @@ class StepLR(LRScheduler):
     def __init__(
         self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
     ) -> None:
-        if not isinstance(step_size, int) or step_size <= 0:
-            raise ValueError(f"step_size must be a positive int, got {step_size!r}")
+        if not step_size > 0:
+            raise ValueError(f"step_size must be positive, got {step_size!r}")
         self.step_size, self.gamma = step_size, gamma
         super().__init__(optimizer, last_epoch)
 

@@ -111,7 +111,8 @@ class Optimizer:
         """Forget every parameter's gradient before the next backward (which would otherwise
         add to it: chapter 4's accumulation): ``p.grad = None``, or with
         ``set_to_none=False`` a new tensor of zeros (never written into the old one, which
-        may be another leaf's gradient too)."""
+        may be another leaf's gradient too: PyTorch zeroes in place, since its gradients are
+        never shared)."""
         ### BEGIN SOLUTION 6.1
         for group in self.param_groups:
             for p in group["params"]:
@@ -146,7 +147,9 @@ class Optimizer:
         """``{"state": {index: {name: value}}, "param_groups": [{options, "params":
         [index, ...]}]}``: parameters replaced by their position across the groups (0, 1, …
         in order), so a new optimizer over a new model of the same shape can take it.
-        Tensors in the state are copies (the snapshot does not change as training goes on)."""
+        Tensors in the state are copies: the snapshot does not change as training goes on
+        (PyTorch's holds the live tensors; there, ``copy.deepcopy(opt.state_dict())`` keeps a
+        snapshot)."""
         ### BEGIN SOLUTION 6.7
         index = {}
         groups = []

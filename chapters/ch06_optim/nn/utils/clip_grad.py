@@ -36,14 +36,21 @@ def clip_grad_norm_(
     max_norm: float,
     norm_type: float | str = 2.0,
     error_if_nonfinite: bool = False,
+    foreach: bool | None = None,
 ) -> Tensor:
     """Scale every gradient by ``min(1, max_norm / (total_norm + 1e-6))``; return the total
     norm (a 0-d tensor of the gradients' dtype; ``tensor(0.)`` when no parameter has a
     gradient). A total norm that is inf or nan is a RuntimeError with
     ``error_if_nonfinite``; otherwise the gradients are scaled by what it gives, as in
-    PyTorch."""
+    PyTorch. Norms of order q ≥ 1 and ∞ only (a ValueError otherwise); ``foreach`` is
+    accepted and changes nothing (PyTorch's choice of kernel).
+
+    PyTorch scales each ``.grad`` in place; here each becomes a new tensor, since one
+    gradient tensor may be the ``.grad`` of several leaves (chapter 4)."""
     params = _with_grads(parameters)
     norm_type = float(norm_type)
+    if not (norm_type >= 1):
+        raise ValueError(f"norm_type must be at least 1 or inf, got {norm_type}")
     if not params:
         return Tensor(0.0)
     raise NotImplementedError(
@@ -51,8 +58,11 @@ def clip_grad_norm_(
     )
 
 
-def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:
-    """Clamp every element of every gradient to [−clip_value, clip_value]."""
+def clip_grad_value_(
+    parameters: Tensor | Iterable[Tensor], clip_value: float, foreach: bool | None = None
+) -> None:
+    """Clamp every element of every gradient to [−clip_value, clip_value] (each ``.grad`` a
+    new tensor; ``foreach`` changes nothing)."""
     params = _with_grads(parameters)
     raise NotImplementedError(
         "Task 6.10: gradient clipping: by norm and by value — see §9 of the notebook"
