@@ -29,8 +29,8 @@ other work (on 2 busy cores, PyTorch's spinning OpenMP threads made its MLP step
   forward, loss, backward and ``optimizer.step()``. PyTorch's loop is the same lines with
   ``torch.nn``, ``torch.optim.Adam`` and ``torch.utils.data``; the floor's forward and
   backward are by hand, its Adam in place. All three shuffle alike (``NumPyOrder``) and agree
-  on every step's loss; a second, clocked pass splits each step into data, forward (with the
-  loss), backward and step: where the time goes.
+  on every step's loss; as many clocked epochs split each step into data (the loader),
+  forward (zero_grad, the model and the loss), backward and step: where the time goes.
 
 Goals (issues 12 and 15): chain ≤ 1.5× PyTorch per node; MLP step ≤ 1.0× PyTorch and ≤ 1.3×
 the NumPy floor, which the nn step and the capstone's epoch are held to as well. Each figure
