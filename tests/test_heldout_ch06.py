@@ -1376,7 +1376,7 @@ VARIANTS += [
         "clip_grad_norm_'s p-norm of the sum of the norms' squares",
         CLIP,
         (
-            "total = (xp.abs(xp.stack(norms)) ** norm_type).sum() ** (1.0 / norm_type)",
+            "total = (xp.stack(norms) ** norm_type).sum() ** (1.0 / norm_type)",
             "total = (xp.stack(norms) ** 2).sum() ** 0.5",
         ),
         "6.10",
@@ -1958,13 +1958,15 @@ HOLES = [
 
 
 def grade(folder: Path, variant: tuple, checks: str) -> ChapterResult:
-    """One variant, checked as the grader does: ``checks`` is "public", "hidden" or "both"."""
+    """One variant, checked as the grader does: ``checks`` is "public", "hidden" (its own
+    task's hidden checks alone) or "both"."""
     _, file, edit, task = variant
     packages = composite(6, broken_package(6, folder, file, edit, task))
     return check_chapter(
         chapter(6),
         packages,
         check_modules=[] if checks == "hidden" else None,
+        task_ids=[task] if checks == "hidden" else None,
         hidden_modules=[] if checks == "public" else [HIDDEN],
         limits=Limits(cpu_per_check=10.0),
     )
@@ -2021,3 +2023,23 @@ def test_unusual_but_correct_code_scores_every_point(
 ) -> None:
     result = outcomes[name]
     assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("SGD's state keyed by id(p)", "key it by the tensor itself"),
+        ("Adam's state keyed by id(p)", "key it by the tensor itself"),
+        ("Adam makes state for parameters without a gradient", "it gets no state"),
+        ("RMSprop makes every state entry", "make only the entries the rule uses"),
+        ("RMSprop never counts its steps", "['step'] is 0, expected 3"),
+        ("SGD's learning rate inside the buffer", "['momentum_buffer']"),
+        ("load_state_dict's step made a float", "a Python int"),
+        ("load_state_dict keeps the state it had", "has the indices"),
+        ("add_param_group keeps a tuple of params", "expected the list"),
+        ("add_param_group refuses a tensor that does not require grad", "it is a valid group"),
+    ],
+)
+def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
+    text = report.chapter_report(outcomes[name])
+    assert says in " ".join(text.split()), text

@@ -372,7 +372,29 @@ CH05_SHARED = [
 ]
 
 
-SHARED = {1: CH01_SHARED, 4: CH04_SHARED, 5: CH05_SHARED}
+# -- chapter 6: the same (every public-caught variant of tests/test_broken_ch06.py is caught
+# by the hidden checks alone; these span the tasks) -----------------------------------------
+
+CH06_SHARED = [
+    "add_param_group overwrites a group's options with the defaults",
+    "zero_grad writes zeros into the old gradient",
+    "SGD's buffer is the gradient's array",
+    "SGD's nesterov look-ahead missing",
+    "Adagrad's lr decay counts from 1",
+    "RMSprop centered without the mean's square",
+    "Adam's bias correction with the wrong step count",
+    "Adam's amsgrad maximum unused",
+    "AdamW's decay without the learning rate",
+    "load_state_dict does not cast",
+    "state_dict shares the state tensors",
+    "MultiStepLR counts a repeated milestone once",
+    "OneCycleLR's fraction one step short",
+    "clip_grad_norm_ always by the 2-norm",
+    "clip_grad_value_ clips in place",
+]
+
+
+SHARED = {1: CH01_SHARED, 4: CH04_SHARED, 5: CH05_SHARED, 6: CH06_SHARED}
 
 
 @pytest.mark.parametrize(

@@ -432,7 +432,7 @@ def _state_problem(got: Any, want: dict, dtype: str, what: str) -> str | None:
                 if entry[name] != value or not isinstance(entry[name], int):
                     return (
                         f"{what}['state'][{key}]['step'] is {show(entry[name])}, expected {value} "
-                        "(keep the step count)"
+                        "(keep the step count, a Python int)"
                     )
                 continue
             problem = _close(entry[name], value, dtype, f"{what}['state'][{key}][{name!r}]")
