@@ -1935,6 +1935,88 @@ CORRECT = [
     ),
 ]
 
+SGD_BUFFER_AS_AN_ARRAY = """
+if weight_decay != 0:
+    g = g + weight_decay * p.data
+if momentum != 0:
+    state = self.state[p]
+    buffer = state.get("momentum_buffer")
+    if buffer is None:
+        buffer = state["momentum_buffer"] = g.copy()
+    else:
+        buffer *= momentum
+        buffer += (1 - dampening) * g
+    g = g + momentum * buffer if nesterov else buffer
+p.data -= lr * g
+"""
+
+ADAM_STEP_PER_GROUP = """
+if not state:
+    state["step"] = 0
+    state["exp_avg"] = zeros_like(p)
+    state["exp_avg_sq"] = zeros_like(p)
+    if amsgrad:
+        state["max_exp_avg_sq"] = zeros_like(p)
+if p is self._with_grad(group)[0]:
+    group["t"] = group.get("t", 0) + 1
+state["step"] = t = group["t"]
+g = self._weight_decay(p, g, group)
+xp = array_module(g)
+m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+m += (g - m) * (1 - beta1)
+v *= beta2
+v += (1 - beta2) * (g * g)
+if amsgrad:
+    v_max = state["max_exp_avg_sq"].data
+    xp.maximum(v_max, v, out=v_max)
+    v = v_max
+step_size = lr / (1 - beta1**t)
+denom = xp.sqrt(v) / math.sqrt(1 - beta2**t) + eps
+p.data -= step_size * (m / denom)
+"""
+
+VARIANTS += [
+    # was a hole: blamed on 6.7 (whose cast skips arrays); the trajectories ask for Tensors in
+    # the state
+    ("SGD's buffer stored as an array", SGD, rewrite(SGD, "6.2", SGD_BUFFER_AS_AN_ARRAY), "6.2"),
+    ("Adam's step count per group", ADAM, rewrite(ADAM, "6.5", ADAM_STEP_PER_GROUP), "6.5"),
+    # was a hole: the resume asks for int keys in state_dict()['state']
+    (
+        "state_dict keys the state by str(index)",
+        OPT,
+        edits(
+            OPT,
+            (
+                "index[id(p)]: {name: _copy(value) for name, value in values.items()}",
+                "str(index[id(p)]): {name: _copy(value) for name, value in values.items()}",
+            ),
+            ("            p = params[key]\n", "            p = params[int(key)]\n"),
+        ),
+        "6.7",
+    ),
+    # was a hole: a nan case with error_if_nonfinite
+    (
+        "clip_grad_norm_ raises only for an inf",
+        CLIP,
+        (
+            "if error_if_nonfinite and not bool(xp.isfinite(total)):",
+            "if error_if_nonfinite and bool(xp.isinf(total)):",
+        ),
+        "6.10",
+    ),
+    # was a hole: an inf case without error_if_nonfinite (scaled by 0, as PyTorch does)
+    (
+        "clip_grad_norm_ leaves the gradients alone when the norm is not finite",
+        CLIP,
+        (
+            COEF,
+            "if not bool(xp.isfinite(total)):\n        return Tensor._from_array(total)\n    "
+            + COEF,
+        ),
+        "6.10",
+    ),
+]
+
 HIDDEN = "autograder.hidden.ch06_optim"
 
 # the variants that passed the public checks before (each noted "was a hole" above): the
@@ -1954,6 +2036,10 @@ HOLES = [
     "state_dict numbers parameters by the state's order",
     "load_state_dict's step made a float",
     "clip_grad_norm_'s inf-norm of the signed maximum",
+    "SGD's buffer stored as an array",
+    "state_dict keys the state by str(index)",
+    "clip_grad_norm_ raises only for an inf",
+    "clip_grad_norm_ leaves the gradients alone when the norm is not finite",
 ]
 
 
@@ -2038,6 +2124,9 @@ def test_unusual_but_correct_code_scores_every_point(
         ("load_state_dict keeps the state it had", "has the indices"),
         ("add_param_group keeps a tuple of params", "expected the list"),
         ("add_param_group refuses a tensor that does not require grad", "it is a valid group"),
+        ("SGD's buffer stored as an array", "as bare arrays"),
+        ("state_dict keys the state by str(index)", "int indices"),
+        ("clip_grad_norm_ raises only for an inf", "the total norm is nan"),
     ],
 )
 def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:

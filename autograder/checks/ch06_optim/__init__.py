@@ -259,6 +259,11 @@ def _final_state_problem(received: Any, want: Any) -> str | None:
     step count and tensors (what state_dict() will save and a resume will need)."""
     if want.state is None:
         return None
+    if received["state_arrays"]:
+        return (
+            f"after the last step the state holds {received['state_arrays']} as bare arrays: "
+            "keep Tensors in the state (state_dict() copies them and load_state_dict casts them)"
+        )
     if not received["state_keyed"]:
         return (
             "self.state has keys that are not the parameters: key it by the tensor itself "
@@ -298,6 +303,7 @@ def trajectory_verdict(case: Case, received: Any) -> str | None:
         "closure_calls",
         "decay_calls",
         "state_keyed",
+        "state_arrays",
         "state",
     )
     problem = _record(received, keys)
@@ -469,6 +475,11 @@ def resume_verdict(case: Case, received: Any) -> str | None:
         return (
             f"state_dict() returned {show(saved)}, expected a dict with 'state' and 'param_groups'"
         )
+    if saved.get("int_keys") is False:
+        return (
+            "state_dict()['state'] is keyed by something other than int indices: key each "
+            "parameter's state by its int position across the groups, as PyTorch does"
+        )
     groups = saved["param_groups"]
     if len(groups) != len(w.indices):
         return f"state_dict()['param_groups'] has {len(groups)} groups, expected {len(w.indices)}"
@@ -603,7 +614,11 @@ def clip_verdict(case: Case, received: Any) -> str | None:
     w, ins = case.expected, case.inputs
     if "error" in w:
         if received["error"] != w["error"]:
-            return f"raised {received['error']}, expected RuntimeError (the total norm is inf)"
+            what = "nan" if ins["nonfinite"] == "nan" else "inf"
+            return (
+                f"raised {received['error']}, expected RuntimeError (the total norm is {what}: "
+                "error_if_nonfinite refuses any total that is not finite)"
+            )
         return None
     if received["error"]:
         return f"raised {received['error']}"
@@ -614,8 +629,13 @@ def clip_verdict(case: Case, received: Any) -> str | None:
         )
     dtype = w["dtype"]
     if not ins["by_value"]:
-        problem = _close(received["total"], w["total"], dtype, "the returned total norm")
-        if problem:
+        if math.isinf(w["total"]):  # error_if_nonfinite=False: the inf is returned
+            problem = None
+            if received["total"] != w["total"]:
+                problem = f"the returned total norm is {show(received['total'])}, expected inf"
+        else:
+            problem = _close(received["total"], w["total"], dtype, "the returned total norm")
+        if problem and not math.isinf(w["total"]):
             real = [
                 g if not isinstance(g, int) or g is None else ins["grads"][g] for g in ins["grads"]
             ]
@@ -623,6 +643,7 @@ def clip_verdict(case: Case, received: Any) -> str | None:
             for q in (2.0, 1.0, math.inf):
                 if not _close(received["total"], clip_norm(given, 1.0, q)[0], dtype):
                     return problem + f" (that is the {q}-norm; norm_type={ins['norm_type']!r})"
+        if problem:
             return problem
         if received["total_dtype"] != dtype:
             return (
@@ -1001,6 +1022,8 @@ CHECKS = [
                 _case(clip_case, [S3, S22], 1.0, dtype="float32"),
                 _case(clip_case, [S22], 0.5, single=True),
                 _case(clip_case, [S3, S22], 1.0, nonfinite=True),
+                _case(clip_case, [S3, S22], 1.0, nonfinite="nan"),
+                _case(clip_case, [S3, S22], 1.0, nonfinite="quiet"),
                 _case(clip_case, [S3, None, S22], 0.3, by_value=True),
                 _case(clip_case, [S3, S3], 0.5, by_value=True, share=True, dtype="float32"),
             ]

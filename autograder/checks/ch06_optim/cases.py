@@ -600,16 +600,17 @@ def clip_case(
     scale: float = 2.0,
     share: bool = False,
     by_value: bool = False,
-    nonfinite: bool = False,
+    nonfinite: bool | str = False,
     single: bool = False,
     negative: bool = False,
     label: str = "",
 ) -> Case:
     """clip_grad_norm_ (or clip_grad_value_ with ``by_value``: c = max_norm) over
     parameters with gradients of ``shapes`` (None: no gradient); ``share``: the last
-    parameter's gradient is the first one's object; ``nonfinite``: an inf, with
-    error_if_nonfinite=True (RuntimeError); ``negative``: the largest |g| of all is a negative
-    entry (max |g|, not max g)."""
+    parameter's gradient is the first one's object; ``nonfinite``: an inf (True) or a nan
+    ("nan") with error_if_nonfinite=True (RuntimeError), or an inf without it ("quiet": the
+    gradients scaled by max_norm/inf = 0, an inf becoming nan, as in PyTorch); ``negative``:
+    the largest |g| of all is a negative entry (max |g|, not max g)."""
     grads = [None if s is None else draw(rng, tuple(s), scale).astype(dtype) for s in shapes]
     if negative:
         top = max(float(np.abs(g).max()) for g in grads if g is not None)
@@ -617,7 +618,7 @@ def clip_case(
     if share:
         grads[-1] = 0
     if nonfinite:
-        grads[0].flat[0] = np.inf
+        grads[0].flat[0] = np.nan if nonfinite == "nan" else np.inf
     real = [g if not isinstance(g, int) or g is None else grads[g] for g in grads]
     given = [g for g in real if g is not None]
     norm = float(norm_type) if norm_type != "inf" else math.inf
@@ -629,10 +630,11 @@ def clip_case(
                 for g in real
             ],
         }
-    elif nonfinite:
+    elif nonfinite in (True, "nan"):
         want = {"error": "RuntimeError"}
     else:
-        total, clipped = clip_norm(given, max_norm, norm)
+        with np.errstate(invalid="ignore"):  # inf · 0
+            total, clipped = clip_norm(given, max_norm, norm)
         it = iter(clipped)
         want = {"total": total, "grads": [None if g is None else next(it) for g in real]}
     call = (
@@ -640,7 +642,7 @@ def clip_case(
         if by_value
         else (
             f"clip_grad_norm_(params, max_norm={max_norm}, norm_type={norm_type!r}"
-            + (", error_if_nonfinite=True" if nonfinite else "")
+            + (", error_if_nonfinite=True" if nonfinite in (True, "nan") else "")
             + ")"
         )
     )
@@ -648,7 +650,7 @@ def clip_case(
     text = (
         f"{call} on {dtype} gradients of shapes {kinds}"
         + (" (one gradient object shared by two parameters)" if share else "")
-        + (" (an inf)" if nonfinite else "")
+        + {True: " (an inf)", "nan": " (a nan)", "quiet": " (an inf)"}.get(nonfinite, "")
         + (" (params a single Tensor)" if single else "")
     )
     return Case(

@@ -229,6 +229,15 @@ def trajectory(
         "closure_calls": calls,
         "decay_calls": len(opt._calls) if contract else None,
         "state_keyed": all(any(k is p for p in ps) for k in opt.state),
+        "state_arrays": sorted(
+            {
+                str(n)
+                for s in opt.state.values()
+                if isinstance(s, dict)
+                for n, v in s.items()
+                if isinstance(v, np.ndarray)
+            }
+        ),
         "state": [
             {str(n): _state_value(v) for n, v in opt.state[p].items()}
             if any(k is p for k in opt.state) and isinstance(opt.state[p], dict)
@@ -273,6 +282,7 @@ def _snapshot(sd: Any) -> Any:
     state = sd.get("state")
     return {
         "keys": sorted(str(k) for k in sd),
+        "int_keys": isinstance(state, dict) and all(type(k) is int for k in state),
         "state": {str(k): {n: _state_value(v) for n, v in s.items()} for k, s in state.items()}
         if isinstance(state, dict)
         else f"<{type(state).__name__}>",
@@ -417,7 +427,7 @@ def one_cycle(sp, max_lr: Any, options: dict, groups: int, beta1: bool, steps: i
 
 
 def clip(
-    sp, grads: list, max_norm: float, norm_type: Any, by_value: bool, nonfinite: bool, single: bool
+    sp, grads: list, max_norm: float, norm_type: Any, by_value: bool, nonfinite: Any, single: bool
 ) -> dict:
     """Parameters with the given gradients (an int: the same object as that parameter's),
     clipped: the returned total, each gradient after, and whether an old one changed."""
@@ -442,11 +452,12 @@ def clip(
     if by_value:
         result = raised(lambda: sp.nn.utils.clip_grad_value_(target, max_norm))
     else:
-        result = raised(
-            lambda: sp.nn.utils.clip_grad_norm_(
-                target, max_norm, norm, error_if_nonfinite=nonfinite
+        with np.errstate(invalid="ignore"):  # an inf scaled by 0 (nonfinite="quiet")
+            result = raised(
+                lambda: sp.nn.utils.clip_grad_norm_(
+                    target, max_norm, norm, error_if_nonfinite=nonfinite in (True, "nan")
+                )
             )
-        )
     total = result["value"]
     data = getattr(total, "data", total)
     return {

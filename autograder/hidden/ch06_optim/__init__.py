@@ -169,6 +169,10 @@ def _clip(shapes: list, max_norm: float, **kw):
         label += ", one gradient object shared"
     if kw.get("negative"):
         label += ", the largest |g| a negative entry"
+    if kw.get("nonfinite"):
+        label += {True: ", an inf", "nan": ", a nan", "quiet": ", an inf (no error)"}[
+            kw["nonfinite"]
+        ]
     return lambda rng: clip_case(rng, shapes, max_norm, label=label, **kw)
 
 
@@ -380,6 +384,8 @@ CHECKS = [
                 _clip([(5,), (2, 2)], 0.2, by_value=True, dtype="float32"),
                 _clip([(3,), (2, 3)], 50.0, norm_type=1.0),
                 _clip([(4,), (3,)], 0.5, nonfinite=True, dtype="float32"),
+                _clip([(2, 2), (3,)], 0.5, nonfinite="nan"),
+                _clip([(3,), (2, 2)], 0.5, nonfinite="quiet", dtype="float32"),
             ]
         ),
         programs.clip,
