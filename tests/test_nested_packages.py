@@ -489,3 +489,30 @@ def test_a_zip_of_only_chapter_5s_nested_task_files_grades_in_full(
     graded = grading.grade_submission(archive, options, tmp_path / "work")
     assert graded.status == "graded" and graded.points == graded.max_points, graded.feedback
     assert graded.reason == "", graded.reason
+
+
+# -- three levels down: chapter 6's nn/utils/clip_grad.py --------------------------------
+
+CLIP = "ch06_optim/nn/utils/clip_grad.py"
+
+
+def test_reset_and_a_submission_reach_a_task_three_levels_down(repo: Path, tmp_path: Path) -> None:
+    """Task 6.10 lives in ``ch06_optim/nn/utils/clip_grad.py``: ``make reset`` puts back its
+    functions there, and a hand-in of chapter 6 keeps the file at its depth."""
+    clip = repo / "chapters" / CLIP
+    solved = _solved((SOLUTIONS / CLIP).read_text())
+    clip.write_text(solved)
+    report = reset.reset("6.10", reset.stubs_for("6.10", repo), repo)
+    assert len(report) == 1 and f"in chapters/{CLIP} (your version is kept in" in report[0]
+    stub = stubgen.generate(repo / "solutions")[CLIP].decode()
+    assert clip.read_text() == stub
+    assert _backup_of(repo, CLIP).read_text() == solved
+
+    root = tmp_path / "student"
+    write_stubs(root / "chapters")
+    files = submit.collect(root, [folder for _, folder in submit.chapter_folders(root, 6)])
+    assert f"chapters/{CLIP}" in files
+    archive = tmp_path / "sparrow-ch06.zip"
+    archive.write_bytes(submit.zip_bytes(files))
+    copy = ingest(archive, tmp_path / "copy")
+    assert (copy.root / "chapters" / CLIP).read_bytes() == files[f"chapters/{CLIP}"]
