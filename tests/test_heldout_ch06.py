@@ -2017,6 +2017,127 @@ VARIANTS += [
     ),
 ]
 
+SGD_BUFFER_FROM_ZEROS_FILLED = """
+from ...ch02_tensor.backend import array_module
+
+if weight_decay != 0:
+    g = g + weight_decay * p.data
+if momentum != 0:
+    state = self.state[p]
+    first = "momentum_buffer" not in state
+    if first:
+        state["momentum_buffer"] = Tensor._from_array(array_module(g).zeros_like(g))
+    b = state["momentum_buffer"].data
+    if first:
+        b[...] = g
+    else:
+        b *= momentum
+        b += (1 - dampening) * g
+    g = g + momentum * b if nesterov else b
+p.data -= lr * g
+"""
+
+SGD_NONE_BUFFER_WITHOUT_MOMENTUM = """
+state = self.state[p]
+if weight_decay != 0:
+    g = g + weight_decay * p.data
+if momentum == 0:
+    state["momentum_buffer"] = None
+else:
+    buffer = state.get("momentum_buffer")
+    if buffer is None:
+        buffer = state["momentum_buffer"] = Tensor._from_array(g.copy())
+    else:
+        buffer.data *= momentum
+        buffer.data += (1 - dampening) * g
+    g = g + momentum * buffer.data if nesterov else buffer.data
+p.data -= lr * g
+"""
+
+ADAM_STATE_AS_A_NEW_DICT = """
+if not state:
+    self.state[p] = state = {
+        "step": 0,
+        "exp_avg": zeros_like(p),
+        "exp_avg_sq": zeros_like(p),
+        **({"max_exp_avg_sq": zeros_like(p)} if amsgrad else {}),
+    }
+state["step"] = t = state["step"] + 1
+g = self._weight_decay(p, g, group)
+xp = array_module(g)
+m, v = state["exp_avg"].data, state["exp_avg_sq"].data
+m[...] = m + (1 - beta1) * (g - m)
+v[...] = beta2 * v + (1 - beta2) * xp.square(g)
+if amsgrad:
+    v = state["max_exp_avg_sq"].data = xp.maximum(state["max_exp_avg_sq"].data, v)
+bias1 = 1 - beta1**t
+bias2 = 1 - beta2**t
+p.data -= (lr / bias1) * m / (xp.sqrt(v / bias2) + eps)
+"""
+
+VARIANTS += [
+    # was a hole: every group script asks that param_groups hold a new list
+    (
+        "add_param_group keeps the caller's list",
+        OPT,
+        (
+            "            params = list(params)\n",
+            "            params = params if isinstance(params, list) else list(params)\n",
+        ),
+        "6.1",
+    ),
+    # was a hole: a script repeating a tensor of the second group
+    (
+        "add_param_group compares with the first group only",
+        OPT,
+        (
+            SEEN,
+            "        seen = set()\n"
+            "        if self.param_groups:\n"
+            '            seen = {id(p) for p in self.param_groups[0]["params"]}\n',
+        ),
+        "6.1",
+    ),
+    # was a hole: blamed on 6.7; an SGD row whose group sets its own nesterov
+    (
+        "SGD's nesterov from the defaults",
+        SGD,
+        (NESTEROV, 'g = g + momentum * buffer.data if self.defaults["nesterov"] else buffer.data'),
+        "6.2",
+    ),
+    # was a hole: an Adam row whose group sets its own eps
+    (
+        "Adam's eps from the defaults",
+        ADAM,
+        (
+            ADAM_DENOM,
+            '                denom = xp.sqrt(v) / math.sqrt(1 - beta2**t) + self.defaults["eps"]\n',
+        ),
+        "6.5",
+    ),
+]
+
+CORRECT += [
+    (
+        "SGD's buffer made of zeros, then filled with g",
+        SGD,
+        rewrite(SGD, "6.2", SGD_BUFFER_FROM_ZEROS_FILLED),
+        "6.2",
+    ),
+    (
+        "SGD keeps a None buffer without momentum (PyTorch 1.x)",
+        SGD,
+        rewrite(SGD, "6.2", SGD_NONE_BUFFER_WITHOUT_MOMENTUM),
+        "6.2",
+    ),
+    (
+        "Adam's state as a new dict, √(v/bias2)",
+        ADAM,
+        rewrite(ADAM, "6.5", ADAM_STATE_AS_A_NEW_DICT),
+        "6.5",
+    ),
+]
+
 HIDDEN = "autograder.hidden.ch06_optim"
 
 # the variants that passed the public checks before (each noted "was a hole" above): the
@@ -2040,6 +2161,10 @@ HOLES = [
     "state_dict keys the state by str(index)",
     "clip_grad_norm_ raises only for an inf",
     "clip_grad_norm_ leaves the gradients alone when the norm is not finite",
+    "add_param_group keeps the caller's list",
+    "add_param_group compares with the first group only",
+    "SGD's nesterov from the defaults",
+    "Adam's eps from the defaults",
 ]
 
 
@@ -2122,11 +2247,12 @@ def test_unusual_but_correct_code_scores_every_point(
         ("SGD's learning rate inside the buffer", "['momentum_buffer']"),
         ("load_state_dict's step made a float", "a Python int"),
         ("load_state_dict keeps the state it had", "has the indices"),
-        ("add_param_group keeps a tuple of params", "expected the list"),
+        ("add_param_group keeps a tuple of params", "make a new one (list(params))"),
         ("add_param_group refuses a tensor that does not require grad", "it is a valid group"),
         ("SGD's buffer stored as an array", "as bare arrays"),
         ("state_dict keys the state by str(index)", "int indices"),
         ("clip_grad_norm_ raises only for an inf", "the total norm is nan"),
+        ("add_param_group keeps the caller's list", "the very list the caller gave"),
     ],
 )
 def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:

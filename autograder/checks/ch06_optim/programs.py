@@ -89,9 +89,11 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
             return [tensors["a"], names]
         return tensors[spec]
 
-    errors, opt = [], None
+    errors, opt, given = [], None, []
     for item in items:
         group = {**item, "params": params(item["params"])}
+        if isinstance(group["params"], list):
+            given.append(group["params"])
         if opt is None:
             made = raised(lambda g=group: sp.optim.Optimizer([g], defaults))
             opt = made["value"]
@@ -109,7 +111,12 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
             else f"<{type(ps).__name__}>"
         )
         groups.append(entry)
-    return {"errors": errors, "groups": groups}
+    shared = [
+        i
+        for i, group in enumerate(opt.param_groups if opt is not None else [])
+        if any(group.get("params") is lst for lst in given)
+    ]
+    return {"errors": errors, "groups": groups, "shares_list": shared}
 
 
 def zero_grad(sp, set_to_none: bool, dtype: str) -> dict:

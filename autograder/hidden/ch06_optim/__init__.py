@@ -227,8 +227,14 @@ GROUP_SCRIPTS = [
     ),
     (
         {"lr": 0.2, "momentum": 0.5},
-        [{"params": "tuple:fa"}, {"params": "tuple:db", "momentum": 0.0}],
-        "tuples as params, one holding a tensor that does not require grad",
+        [
+            {"params": "tuple:fa"},
+            {"params": "tuple:db", "momentum": 0.0},
+            {"params": ["c", "b"]},
+            {"params": ["c"]},
+        ],
+        "tuples as params, one holding a tensor that does not require grad, then a tensor "
+        "of the second group again",
     ),
 ]
 
