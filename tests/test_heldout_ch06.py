@@ -2138,6 +2138,58 @@ CORRECT += [
     ),
 ]
 
+LOAD_AFTER_A_DEEPCOPY = """
+saved_state = copy.deepcopy(state_dict["state"])
+if len(groups) != len(saved_groups):
+    raise ValueError("loaded state dict has a different number of parameter groups")
+for g, s in zip(groups, saved_groups):
+    if len(g["params"]) != len(s["params"]):
+        raise ValueError("loaded state dict contains a parameter group of another size")
+lookup = {i: p for g, s in zip(groups, saved_groups) for i, p in zip(s["params"], g["params"])}
+self.state = defaultdict(dict)
+for i, entry in saved_state.items():
+    p = lookup[i]
+    for name, value in entry.items():
+        if isinstance(value, Tensor) and value.data.dtype.kind == "f":
+            entry[name] = Tensor._from_array(value.data.astype(p.data.dtype))
+    self.state[p] = entry
+self.param_groups = [
+    dict(copy.deepcopy({k: v for k, v in s.items() if k != "params"}), params=g["params"])
+    for g, s in zip(groups, saved_groups)
+]
+"""
+
+CORRECT += [
+    (
+        "clip_grad_norm_ with linalg.norm per gradient",
+        CLIP,
+        (NORMS, "norms = [xp.linalg.norm(g.ravel(), ord=norm_type) for g in grads]"),
+        "6.10",
+    ),
+    (
+        "CosineAnnealingLR with numpy's cos",
+        SCHED,
+        (COS, "cosine = (1 + __import__('numpy').cos(math.pi * self.last_epoch / self.T_max)) / 2"),
+        "6.8",
+    ),
+    (
+        "MultiStepLR with searchsorted",
+        SCHED,
+        (
+            "self.gamma ** bisect.bisect_right(self.milestones, self.last_epoch)",
+            "self.gamma ** __import__('numpy').searchsorted(self.milestones, self.last_epoch, "
+            "side='right')",
+        ),
+        "6.8",
+    ),
+    (
+        "load_state_dict after a deepcopy",
+        OPT,
+        rewrite(OPT, "6.7", None, LOAD_AFTER_A_DEEPCOPY),
+        "6.7",
+    ),
+]
+
 HIDDEN = "autograder.hidden.ch06_optim"
 
 # the variants that passed the public checks before (each noted "was a hole" above): the
