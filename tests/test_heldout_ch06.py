@@ -2190,6 +2190,53 @@ CORRECT += [
     ),
 ]
 
+VARIANTS += [
+    # was a hole: a public resume of float32 state into float64 parameters
+    (
+        "load_state_dict casts down to float32 only",
+        OPT,
+        (
+            LOAD_VALUE,
+            'name: value if name == "step" else Tensor._from_array(\n'
+            "                    value.data.astype(p.data.dtype)\n"
+            '                    if str(p.data.dtype) == "float32"\n'
+            "                    else value.data.copy()\n"
+            "                )",
+        ),
+        "6.7",
+    ),
+    (
+        "RMSprop counts each step twice",
+        RMS,
+        ('                state["step"] += 1\n', '                state["step"] += 1\n' * 2),
+        "6.4",
+    ),
+]
+
+CORRECT += [
+    (
+        "AdamW returns a copy of g",
+        ADAM,
+        (
+            "        return g\n        ### END SOLUTION",
+            "        return g.copy()\n        ### END SOLUTION",
+        ),
+        "6.6",
+    ),
+    (
+        "RMSprop's momentum buffer a new Tensor each step",
+        RMS,
+        (
+            RMS_B + "                    p.data -= lr * b\n",
+            "                    new = momentum * b + g / r\n"
+            '                    state["momentum_buffer"] = zeros_like(p)\n'
+            '                    state["momentum_buffer"].data[...] = new\n'
+            "                    p.data -= lr * new\n",
+        ),
+        "6.4",
+    ),
+]
+
 HIDDEN = "autograder.hidden.ch06_optim"
 
 # the variants that passed the public checks before (each noted "was a hole" above): the
@@ -2217,6 +2264,7 @@ HOLES = [
     "add_param_group compares with the first group only",
     "SGD's nesterov from the defaults",
     "Adam's eps from the defaults",
+    "load_state_dict casts down to float32 only",
 ]
 
 

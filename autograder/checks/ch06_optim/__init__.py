@@ -952,6 +952,8 @@ CHECKS = [
                     {"lr": 0.01},
                     [([0], {}), ([1, 2], {"lr": 0.05, "betas": [0.8, 0.9]})],
                     [S3, S22, S4],
+                    dtype="float32",
+                    load_dtype="float64",
                 ),
                 _case(
                     resume_case,
