@@ -2237,6 +2237,27 @@ CORRECT += [
     ),
 ]
 
+VARIANTS += [
+    # was a hole: blamed on 6.7; the trajectories ask for an int step
+    (
+        "Adam's step count a float",
+        ADAM,
+        ('                    state["step"] = 0\n', '                    state["step"] = 0.0\n'),
+        "6.5",
+    ),
+    # was a hole: blamed on 6.7; the trajectories compare the state's entries
+    (
+        "Adam makes max_exp_avg_sq without amsgrad",
+        ADAM,
+        (
+            "                    if amsgrad:\n"
+            '                        state["max_exp_avg_sq"] = zeros_like(p)\n',
+            '                    state["max_exp_avg_sq"] = zeros_like(p)\n',
+        ),
+        "6.5",
+    ),
+]
+
 HIDDEN = "autograder.hidden.ch06_optim"
 
 # the variants that passed the public checks before (each noted "was a hole" above): the
@@ -2265,6 +2286,8 @@ HOLES = [
     "SGD's nesterov from the defaults",
     "Adam's eps from the defaults",
     "load_state_dict casts down to float32 only",
+    "Adam's step count a float",
+    "Adam makes max_exp_avg_sq without amsgrad",
 ]
 
 
@@ -2343,7 +2366,7 @@ def test_unusual_but_correct_code_scores_every_point(
         ("Adam's state keyed by id(p)", "key it by the tensor itself"),
         ("Adam makes state for parameters without a gradient", "it gets no state"),
         ("RMSprop makes every state entry", "make only the entries the rule uses"),
-        ("RMSprop never counts its steps", "['step'] is 0, expected 3"),
+        ("RMSprop never counts its steps", "['step'] is 0 (int), expected the int 3"),
         ("SGD's learning rate inside the buffer", "['momentum_buffer']"),
         ("load_state_dict's step made a float", "a Python int"),
         ("load_state_dict keeps the state it had", "has the indices"),
@@ -2353,6 +2376,7 @@ def test_unusual_but_correct_code_scores_every_point(
         ("state_dict keys the state by str(index)", "int indices"),
         ("clip_grad_norm_ raises only for an inf", "the total norm is nan"),
         ("add_param_group keeps the caller's list", "the very list the caller gave"),
+        ("Adam's step count a float", "(float), expected the int 3"),
     ],
 )
 def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:

@@ -295,8 +295,12 @@ def _final_state_problem(received: Any, want: Any) -> str | None:
             return f"{where} holds {sorted(got)}, expected {sorted(w)}{hint}"
         for name, value in w.items():
             if name == "step":
-                if got[name] != value:
-                    return f"{where}['step'] is {show(got[name])}, expected {value}"
+                step = got[name]
+                if step != value or type(step) is not int:
+                    return (
+                        f"{where}['step'] is {show(step)} ({type(step).__name__}), expected the "
+                        f"int {value} (a Python int counting this parameter's steps)"
+                    )
                 continue
             problem = _close(got[name], value, want.dtypes[i], f"{where}[{name!r}]")
             if problem:
@@ -448,10 +452,11 @@ def _state_problem(got: Any, want: dict, dtype: str, what: str) -> str | None:
             return f"{what}['state'][{key}] holds {sorted(entry)}, expected {sorted(names)}"
         for name, value in names.items():
             if name == "step":
-                if entry[name] != value or not isinstance(entry[name], int):
+                step = entry[name]
+                if step != value or type(step) is not int:
                     return (
-                        f"{what}['state'][{key}]['step'] is {show(entry[name])}, expected {value} "
-                        "(keep the step count, a Python int)"
+                        f"{what}['state'][{key}]['step'] is {show(step)} ({type(step).__name__}), "
+                        f"expected {value} (keep the step count, a Python int)"
                     )
                 continue
             problem = _close(entry[name], value, dtype, f"{what}['state'][{key}][{name!r}]")
