@@ -196,8 +196,10 @@ def trajectory(
     closure: bool,
     contract: bool,
 ) -> dict:
-    """The steps of a trajectory case: the values after each step, and what the steps did
-    besides (nodes made, gradients written into, objects and dtypes, the closure's loss)."""
+    """The steps of a trajectory case: the values after each step, what the steps did
+    besides (nodes made, gradients written into, objects and dtypes, the closure's loss),
+    and the state at the end (whether ``opt.state`` is keyed by the parameters, any bare
+    arrays in it, each parameter's entries)."""
     ps = [leaf(sp, p, str(np.asarray(p).dtype)) for p in params]
     datas = [p.data for p in ps]
     opt = make_optimizer(sp, optimizer, ps, groups, defaults, contract)
