@@ -400,6 +400,31 @@ VARIANTS = [
         ),
         "6.8",
     ),
+    (
+        "SGD's momentum buffer started at zeros",
+        SGD,
+        (
+            "                        buffer = Tensor._from_array(g.copy())\n"
+            '                        state["momentum_buffer"] = buffer\n'
+            "                    else:\n",
+            "                        buffer = Tensor._from_array(g * 0)\n"
+            '                        state["momentum_buffer"] = buffer\n'
+            "                    if True:\n",
+        ),
+        "6.2",
+    ),
+    (
+        "RMSprop with eps inside the square root",
+        RMS,
+        ("r = xp.sqrt(v) + eps\n", "r = xp.sqrt(v + eps)\n"),
+        "6.4",
+    ),
+    (
+        "Adam with eps inside the square root",
+        ADAM,
+        (ADAM_DENOM, "                denom = xp.sqrt(v / (1 - beta2**t) + eps)\n"),
+        "6.5",
+    ),
     # -- 6.9 --------------------------------------------------------------------------------
     (
         "OneCycleLR does not cycle beta1",
@@ -431,7 +456,39 @@ VARIANTS = [
         ("                start_step = end_step\n", ""),
         "6.9",
     ),
+    (
+        "OneCycleLR's fraction from step 0",
+        CYCLE,
+        ("pct = (t - start_step) / (end_step - start_step)", "pct = t / end_step"),
+        "6.9",
+    ),
     # -- 6.10 -------------------------------------------------------------------------------
+    (
+        "clip_grad_norm_ clips each gradient by its own norm",
+        CLIP,
+        edits(
+            CLIP,
+            (
+                "    for p, g in zip(params, grads):\n",
+                "    for p, g, n in zip(params, grads, norms):\n",
+            ),
+            (
+                "p.grad = Tensor._from_array(g * coef.astype(g.dtype))",
+                "own = xp.minimum(max_norm / (n + 1e-6), 1.0)\n"
+                "        p.grad = Tensor._from_array(g * own.astype(g.dtype))",
+            ),
+        ),
+        "6.10",
+    ),
+    (
+        "clip_grad_norm_ clamps with Python's min",
+        CLIP,
+        (
+            "coef = xp.minimum(max_norm / (total + 1e-6), 1.0)",
+            "coef = xp.asarray(min(1.0, max_norm / (total + 1e-6)))",
+        ),
+        "6.10",
+    ),
     (
         "clip_grad_norm_ sums the per-tensor norms",
         CLIP,
@@ -613,7 +670,7 @@ total = np.abs(flat).max() if norm_type == math.inf else np.linalg.norm(flat, or
 total = np.asarray(total, dtype=grads[0].dtype)
 if error_if_nonfinite and not np.isfinite(total):
     raise RuntimeError("the total norm is non-finite")
-coef = min(1.0, float(max_norm / (total + 1e-6)))
+coef = float(np.minimum(max_norm / (total + 1e-6), 1.0))
 for p, g in zip(params, grads):
     p.grad = Tensor._from_array((g * coef).astype(g.dtype))
 return Tensor._from_array(total)
@@ -693,6 +750,15 @@ CORRECT = [
         "6.10",
     ),
     (
+        "clip_grad_norm_'s coefficient by np.clip",
+        CLIP,
+        (
+            "coef = xp.minimum(max_norm / (total + 1e-6), 1.0)",
+            "coef = xp.asarray(xp.clip(max_norm / (total + 1e-6), None, 1.0))",
+        ),
+        "6.10",
+    ),
+    (
         "clip_grad_value_ with minimum and maximum",
         CLIP,
         (
@@ -750,6 +816,14 @@ def test_unusual_but_correct_code_passes(
         ("load_state_dict loses the step count", "keep the step count"),
         ("state_dict shares the state tensors", "copy the state tensors"),
         ("Adam adds the decay itself, not through _weight_decay", "self._weight_decay"),
+        ("clip_grad_norm_ clips each gradient by its own norm", "the total norm is over all"),
+        ("clip_grad_norm_ clamps with Python's min", "Python's min(1.0, nan) is 1.0"),
+        ("RMSprop with eps inside the square root", "not √(v + ε)"),
+        ("RMSprop with eps inside the square root", "largest difference"),
+        ("Adam with eps inside the square root", "not √(v + ε)"),
+        ("OneCycleLR's fraction from step 0", "counts from the phase's start"),
+        ("OneCycleLR's fraction from step 0", "lr of group 0 at t ="),
+        ("SGD's momentum buffer started at zeros", "a copy of g at the first step, undampened"),
     ],
 )
 def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:

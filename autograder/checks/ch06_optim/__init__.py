@@ -16,8 +16,9 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
   Each step must record no graph node (``Node``s counted while it runs), leave the
   parameters the same leaf objects of the same dtype, never write into ``p.grad``, and
   ``step(closure)`` return the closure's loss. Known mistakes are named (no bias
-  correction, a wrong step count, a buffer made anew, weight decay after the update, no
-  look-ahead, AdamW's decay coupled, a group's options ignored). 6.5: ``Adam.step`` calls
+  correction, a wrong step count, a buffer made anew or started from zeros, weight decay
+  after the update, no look-ahead, AdamW's decay coupled, a group's options ignored, ε inside
+  the square root). 6.5: ``Adam.step`` calls
   ``self._weight_decay(p, g, group)`` (an Adam subclass overrides it); 6.6:
   ``AdamW._weight_decay`` called directly, and AdamW trajectories (6.5 required).
 - 6.7 ``state_dict`` (keys, indices in order across groups, options, the state copied:
@@ -29,10 +30,13 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
   several groups with their own base lrs, LambdaLR with one function per group, a
   milestone listed twice, cosine past T_max.
 - 6.9 OneCycleLR: lr and momentum (SGD) or β₁ (Adam, β₂ kept) at every step, cos and
-  linear, three_phase, per-group max_lr, epochs × steps_per_epoch, a step past the end.
+  linear, three_phase, per-group max_lr, epochs × steps_per_epoch, a step past the end
+  (a phase's fraction counted from step 0 is named).
 - 6.10 clip_grad_norm_ (2-, 1-, ∞- and 3-norms over all gradients together, the total
   returned in the gradients' dtype, the coefficient at most 1, a shared gradient scaled
-  once and no gradient written into, error_if_nonfinite) and clip_grad_value_.
+  once and no gradient written into, error_if_nonfinite, a nan total without it scaling
+  every gradient to nan, empty gradients) and clip_grad_value_. Known mistakes are named
+  (each gradient clipped by its own norm; Python's min(1.0, nan)).
 
 Check modules of their own (``training.py``) add theirs at ``EXTRA`` at the end.
 """
@@ -53,6 +57,7 @@ from .cases import (
     clip_case,
     clip_norm,
     groups_case,
+    one_cycle,
     one_cycle_case,
     resume_case,
     schedule_case,
@@ -433,6 +438,7 @@ def traj(name: str, defaults: dict, groups: list, shapes: list, **kwargs: Any) -
 
 
 S3, S22, S4 = (3,), (2, 2), (4,)
+EMPTY = "clip_grad_norm_(params, max_norm=1.0) on float64 gradients that are all empty: total 0"
 
 
 # -- 6.7 ------------------------------------------------------------------------------------
@@ -591,6 +597,31 @@ def schedule_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
+def _by_group(got: Any, want: list, what: str, t: int) -> str | None:
+    """The groups' values at step t, each named by its group ("lr of group 0 at t = 6")."""
+    if not isinstance(got, (list, tuple)) or len(got) != len(want):
+        return compare(got, want, rtol=1e-9, atol=1e-12, path=f"{what} at t = {t}")
+    for i, (g, w) in enumerate(zip(got, want)):
+        problem = compare(g, w, rtol=1e-9, atol=1e-12, path=f"{what} of group {i} at t = {t}")
+        if problem:
+            return problem
+    return None
+
+
+def _cycle_bug(case: Case, got: Any, t: int) -> str:
+    """ ": <the mistake>" where the lrs received at step t are a known mistake's, else ""."""
+    ins = case.inputs
+    lrs = ins["max_lr"] if isinstance(ins["max_lr"], list) else [ins["max_lr"]] * ins["groups"]
+    wrong = [one_cycle(ins["steps"], m, t, ins["options"], "fraction from 0")[0] for m in lrs]
+    if compare(got, wrong, rtol=1e-9, atol=1e-12) is None:
+        return (
+            ": the phase fraction counts from the phase's start, pct = (t − start) / (end − "
+            "start), start the step where the previous phase ended (t / end holds in the first "
+            "phase only)"
+        )
+    return ""
+
+
 def one_cycle_verdict(case: Case, received: Any) -> str | None:
     problem = _record(received, ("rows", "past"))
     if problem:
@@ -601,13 +632,11 @@ def one_cycle_verdict(case: Case, received: Any) -> str | None:
     beta1 = case.inputs["beta1"]
     name = "β₁" if beta1 else "momentum"
     for t, (got, w) in enumerate(zip(rows, want)):
-        problem = compare(got["lr"], w["lr"], rtol=1e-9, atol=1e-12, path=f"lr at t = {t}")
+        problem = _by_group(got["lr"], w["lr"], "lr", t)
         if problem:
-            return problem
+            return problem + _cycle_bug(case, got["lr"], t)
         if w["momentum"] is not None:
-            problem = compare(
-                got["momentum"], w["momentum"], rtol=1e-9, atol=1e-12, path=f"{name} at t = {t}"
-            )
+            problem = _by_group(got["momentum"], w["momentum"], name, t)
             if problem:
                 if all(r["momentum"] == rows[0]["momentum"] for r in rows):
                     return (
@@ -632,7 +661,7 @@ def clip_verdict(case: Case, received: Any) -> str | None:
     w, ins = case.expected, case.inputs
     if "error" in w:
         if received["error"] != w["error"]:
-            what = "nan" if ins["nonfinite"] == "nan" else "inf"
+            what = "nan" if ins["nonfinite"] in ("nan", "quiet nan") else "inf"
             return (
                 f"raised {received['error']}, expected RuntimeError (the total norm is {what}: "
                 "error_if_nonfinite refuses any total that is not finite)"
@@ -675,10 +704,36 @@ def clip_verdict(case: Case, received: Any) -> str | None:
             continue
         problem = _close(got, want, dtype, f"params[{i}].grad")
         if problem:
-            return problem
+            return problem + ("" if ins["by_value"] else _clip_bug(case, received["grads"]))
         if received["dtypes"][i] != dtype:
             return f"params[{i}].grad is {received['dtypes'][i]} after clipping, expected {dtype}"
     return None
+
+
+def _clip_bug(case: Case, got: list) -> str:
+    """ ": <the mistake>" where the clipped gradients received are a known mistake's: each
+    gradient scaled by its own norm, or a nan total that scaled nothing; else ""."""
+    ins, w = case.inputs, case.expected
+    real = [g if not isinstance(g, int) or g is None else ins["grads"][g] for g in ins["grads"]]
+    if w["total"] is not None and math.isnan(w["total"]):
+        return (
+            ": the total norm is nan, so every gradient becomes nan: Python's min(1.0, nan) is "
+            "1.0 (a comparison with nan is False), so take min(1, c / (n + 1e-6)) with "
+            "xp.minimum, which keeps the nan (as torch.clamp does)"
+        )
+    norm = math.inf if ins["norm_type"] == "inf" else float(ins["norm_type"])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        own = [None if g is None else clip_norm([g], ins["max_norm"], norm)[1][0] for g in real]
+    if len([g for g in real if g is not None]) > 1 and all(
+        (o is None) == (g is None) and (o is None or _close(g, o, w["dtype"]) is None)
+        for g, o in zip(got, own)
+    ):
+        return (
+            ": each gradient is scaled by its own norm; the total norm is over all gradients "
+            "together, n = ‖(g₁, g₂, …)‖_q (the norm of all their elements at once), and every "
+            "gradient is scaled by the same min(1, max_norm / (n + 1e-6))"
+        )
+    return ""
 
 
 CHECKS = [
@@ -1053,6 +1108,8 @@ CHECKS = [
                 _case(clip_case, [S3, S22], 1.0, nonfinite=True),
                 _case(clip_case, [S3, S22], 1.0, nonfinite="nan"),
                 _case(clip_case, [S3, S22], 1.0, nonfinite="quiet"),
+                _case(clip_case, [S3, S22], 1.0, nonfinite="quiet nan"),
+                _case(clip_case, [(0,), (0, 3)], 1.0, label=EMPTY),
                 _case(clip_case, [S3, None, S22], 0.3, by_value=True),
                 _case(clip_case, [S3, S3], 0.5, by_value=True, share=True, dtype="float32"),
             ]

@@ -73,7 +73,9 @@ def update(
             g = g + wd * p
         if mu:
             b = state.get("momentum_buffer")
-            if b is None or bug == "momentum buffer recreated":
+            if b is None and bug == "momentum buffer from zeros":
+                b = (1 - tau) * g  # μ·0 + (1 − τ)g
+            elif b is None or bug == "momentum buffer recreated":
                 b = g.copy()
             else:
                 b = mu * b + (1 - tau) * g
@@ -105,9 +107,8 @@ def update(
         v = state["square_avg"] = alpha * state["square_avg"] + (1 - alpha) * g * g
         if group["centered"]:
             a = state["grad_avg"] = alpha * state["grad_avg"] + (1 - alpha) * g
-            r = np.sqrt(v - a * a) + eps
-        else:
-            r = np.sqrt(v) + eps
+            v = v - a * a
+        r = np.sqrt(v + eps) if bug == "eps inside the square root" else np.sqrt(v) + eps
         if mu > 0:
             b = state["momentum_buffer"] = mu * state["momentum_buffer"] + g / r
             return p - lr * b
@@ -132,17 +133,37 @@ def update(
         v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
     if bug == "no bias correction":
         return p - lr * m / (np.sqrt(v) + eps)
+    if bug == "eps inside the square root":  # √(v̂ + ε)
+        return p - lr / (1 - beta1**t) * m / np.sqrt(v / (1 - beta2**t) + eps)
+    if bug == "eps inside the uncorrected square root":  # √(v + ε) / √(1 − β₂ᵗ)
+        return p - lr / (1 - beta1**t) * m / (np.sqrt(v + eps) / math.sqrt(1 - beta2**t))
     return p - lr / (1 - beta1**t) * m / (np.sqrt(v) / math.sqrt(1 - beta2**t) + eps)
 
 
+EPS_INSIDE = ("eps inside the square root", "eps inside the uncorrected square root")
 BUGS = {  # the known mistakes a trajectory verdict tries, per optimizer
-    "SGD": ("momentum buffer recreated", "weight decay after the update", "no look-ahead"),
-    "Adam": ("no bias correction", "step count off by one", "amsgrad unused"),
-    "AdamW": ("AdamW coupled", "no bias correction", "step count off by one"),
+    "SGD": (
+        "momentum buffer recreated",
+        "momentum buffer from zeros",
+        "weight decay after the update",
+        "no look-ahead",
+    ),
+    "RMSprop": ("eps inside the square root",),
+    "Adam": ("no bias correction", "step count off by one", "amsgrad unused", *EPS_INSIDE),
+    "AdamW": ("AdamW coupled", "no bias correction", "step count off by one", *EPS_INSIDE),
 }
+EPS_TEXT = (
+    "ε is added inside the square root: the denominator is √v + ε (the root first, then ε "
+    "added), not √(v + ε)"
+)
 BUG_TEXT = {
     "momentum buffer recreated": "the momentum buffer is made anew at every step (keep it "
     "in self.state[p]['momentum_buffer'] and update it in place)",
+    "momentum buffer from zeros": "the momentum buffer starts from zeros (b = μ·0 + (1 − τ)g "
+    "at the first step); the buffer starts as a copy of g at the first step, undampened "
+    "(b = g), and is b = μb + (1 − τ)g from the second step on",
+    "eps inside the square root": EPS_TEXT,
+    "eps inside the uncorrected square root": EPS_TEXT,
     "weight decay after the update": "the weight decay is applied after the update (add "
     "λp to the gradient first)",
     "no look-ahead": "nesterov=True steps with the buffer alone (step with g + μb)",
@@ -525,8 +546,9 @@ def _anneal(strategy: str, start: float, end: float, pct: float) -> float:
     return start + (end - start) * pct
 
 
-def one_cycle(total: int, max_lr: float, t: int, o: dict) -> tuple[float, float]:
-    """(lr, momentum) at step t of PyTorch's OneCycleLR for one group."""
+def one_cycle(total: int, max_lr: float, t: int, o: dict, bug: str = "") -> tuple[float, float]:
+    """(lr, momentum) at step t of PyTorch's OneCycleLR for one group; ``bug``
+    "fraction from 0": each phase's fraction t / end, its start ignored (a known mistake)."""
     pct_start, div, final = (
         o.get("pct_start", 0.3),
         o.get("div_factor", 25.0),
@@ -548,7 +570,7 @@ def one_cycle(total: int, max_lr: float, t: int, o: dict) -> tuple[float, float]
     start = 0.0
     for i, (end, l0, l1, m0, m1) in enumerate(phases):
         if t <= end or i == len(phases) - 1:
-            pct = (t - start) / (end - start)
+            pct = t / end if bug == "fraction from 0" else (t - start) / (end - start)
             return _anneal(strategy, l0, l1, pct), _anneal(strategy, m0, m1, pct)
         start = end
     raise AssertionError
@@ -581,13 +603,18 @@ def one_cycle_case(
 
 
 def clip_norm(grads: list, max_norm: float, norm_type: float) -> tuple[float, list]:
-    """The total norm of the gradients together, and each clipped."""
+    """The total norm of the gradients together, and each clipped: g · min(1, c / (n +
+    10⁻⁶)), a nan n giving a nan coefficient (torch.clamp's, np.minimum's; Python's min(1.0,
+    nan) is 1.0). No gradients, or empty ones: n = 0 (the ∞-norm too, as the reference's,
+    where PyTorch refuses an empty tensor)."""
     gs = [np.asarray(g, dtype=np.float64) for g in grads]
     if norm_type == math.inf:
-        total = max(float(np.abs(g).max()) for g in gs)
+        total = max((float(np.abs(g).max(initial=0.0)) for g in gs), default=0.0)
+        if any(np.isnan(g).any() for g in gs):
+            total = math.nan
     else:
         total = float(sum((np.abs(g) ** norm_type).sum() for g in gs) ** (1 / norm_type))
-    coef = min(1.0, max_norm / (total + 1e-6))
+    coef = float(np.minimum(max_norm / (total + 1e-6), 1.0))
     return total, [g * coef for g in gs]
 
 
@@ -609,7 +636,8 @@ def clip_case(
     parameters with gradients of ``shapes`` (None: no gradient); ``share``: the last
     parameter's gradient is the first one's object; ``nonfinite``: an inf (True) or a nan
     ("nan") with error_if_nonfinite=True (RuntimeError), or an inf without it ("quiet": the
-    gradients scaled by max_norm/inf = 0, an inf becoming nan, as in PyTorch); ``negative``:
+    gradients scaled by max_norm/inf = 0, an inf becoming nan, as in PyTorch) or a nan
+    without it ("quiet nan": the total nan, every gradient scaled by nan); ``negative``:
     the largest |g| of all is a negative entry (max |g|, not max g)."""
     grads = [None if s is None else draw(rng, tuple(s), scale).astype(dtype) for s in shapes]
     if negative:
@@ -618,7 +646,7 @@ def clip_case(
     if share:
         grads[-1] = 0
     if nonfinite:
-        grads[0].flat[0] = np.nan if nonfinite == "nan" else np.inf
+        grads[0].flat[0] = np.nan if nonfinite in ("nan", "quiet nan") else np.inf
     real = [g if not isinstance(g, int) or g is None else grads[g] for g in grads]
     given = [g for g in real if g is not None]
     norm = float(norm_type) if norm_type != "inf" else math.inf
@@ -633,7 +661,7 @@ def clip_case(
     elif nonfinite in (True, "nan"):
         want = {"error": "RuntimeError"}
     else:
-        with np.errstate(invalid="ignore"):  # inf · 0
+        with np.errstate(invalid="ignore"):  # inf · 0, a nan total
             total, clipped = clip_norm(given, max_norm, norm)
         it = iter(clipped)
         want = {"total": total, "grads": [None if g is None else next(it) for g in real]}
@@ -650,7 +678,9 @@ def clip_case(
     text = (
         f"{call} on {dtype} gradients of shapes {kinds}"
         + (" (one gradient object shared by two parameters)" if share else "")
-        + {True: " (an inf)", "nan": " (a nan)", "quiet": " (an inf)"}.get(nonfinite, "")
+        + {True: " (an inf)", "nan": " (a nan)", "quiet": " (an inf)", "quiet nan": " (a nan)"}.get(
+            nonfinite, ""
+        )
         + (" (params a single Tensor)" if single else "")
     )
     return Case(

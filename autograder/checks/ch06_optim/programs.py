@@ -461,7 +461,7 @@ def clip(
     if by_value:
         result = raised(lambda: sp.nn.utils.clip_grad_value_(target, max_norm))
     else:
-        with np.errstate(invalid="ignore"):  # an inf scaled by 0 (nonfinite="quiet")
+        with np.errstate(invalid="ignore"):  # an inf scaled by 0, a nan total (the "quiet"s)
             result = raised(
                 lambda: sp.nn.utils.clip_grad_norm_(
                     target, max_norm, norm, error_if_nonfinite=nonfinite in (True, "nan")
@@ -478,7 +478,7 @@ def clip(
         "grads": [None if p.grad is None else np.array(p.grad.data) for p in ps],
         "dtypes": [None if p.grad is None else str(p.grad.data.dtype) for p in ps],
         "written": any(
-            m is not None and not np.array_equal(m.data, c)
+            m is not None and not np.array_equal(m.data, c, equal_nan=True)
             for m, c in zip(made, copies)
             if m is not None and not np.isinf(c).any()
         ),

@@ -170,9 +170,12 @@ def _clip(shapes: list, max_norm: float, **kw):
     if kw.get("negative"):
         label += ", the largest |g| a negative entry"
     if kw.get("nonfinite"):
-        label += {True: ", an inf", "nan": ", a nan", "quiet": ", an inf (no error)"}[
-            kw["nonfinite"]
-        ]
+        label += {
+            True: ", an inf",
+            "nan": ", a nan",
+            "quiet": ", an inf (no error)",
+            "quiet nan": ", a nan (no error)",
+        }[kw["nonfinite"]]
     return lambda rng: clip_case(rng, shapes, max_norm, label=label, **kw)
 
 
@@ -392,6 +395,8 @@ CHECKS = [
                 _clip([(4,), (3,)], 0.5, nonfinite=True, dtype="float32"),
                 _clip([(2, 2), (3,)], 0.5, nonfinite="nan"),
                 _clip([(3,), (2, 2)], 0.5, nonfinite="quiet", dtype="float32"),
+                _clip([(2, 3), (4,)], 0.5, nonfinite="quiet nan", dtype="float32"),
+                _clip([(0,), (3, 0)], 0.5, norm_type=3.0),
             ]
         ),
         programs.clip,
