@@ -692,7 +692,12 @@ def clip_verdict(case: Case, received: Any) -> str | None:
                     return problem + f" (that is the {q}-norm; norm_type={ins['norm_type']!r})"
         if problem:
             return problem
-        if received["total_dtype"] != dtype:
+        if received["total_dtype"] != w.get("total_dtype", dtype):
+            if not any(g is not None for g in w["grads"]):
+                return (
+                    f"with no gradient at all the total norm is {received['total_dtype']}, "
+                    "expected tensor(0.) (float32, as PyTorch returns)"
+                )
             return (
                 f"the total norm is {received['total_dtype']}, expected a {dtype} tensor (the "
                 "gradients' dtype)"
@@ -952,7 +957,16 @@ CHECKS = [
                     steps=3,
                     skip=0.3,
                     contract=True,
-                )
+                ),
+                traj(
+                    "Adam",
+                    {"lr": 0.02, "weight_decay": 0.1},
+                    [([0], {}), ([1, 2], {"lr": 0.05, "amsgrad": True})],
+                    [S3, S22, S4],
+                    steps=4,
+                    dtypes=["float64", "float32", "float64"],
+                    contract=True,
+                ),
             ]
         ),
         programs.trajectory,

@@ -638,7 +638,8 @@ def clip_case(
     ("nan") with error_if_nonfinite=True (RuntimeError), or an inf without it ("quiet": the
     gradients scaled by max_norm/inf = 0, an inf becoming nan, as in PyTorch) or a nan
     without it ("quiet nan": the total nan, every gradient scaled by nan); ``negative``:
-    the largest |g| of all is a negative entry (max |g|, not max g)."""
+    the largest |g| of all is a negative entry (max |g|, not max g). No gradient at all: the
+    total is tensor(0.) (float32, PyTorch's default dtype); empty ones: 0 in their dtype."""
     grads = [None if s is None else draw(rng, tuple(s), scale).astype(dtype) for s in shapes]
     if negative:
         top = max(float(np.abs(g).max()) for g in grads if g is not None)
@@ -693,5 +694,5 @@ def clip_case(
             "nonfinite": nonfinite,
             "single": single,
         },
-        {**want, "dtype": dtype},
+        {**want, "dtype": dtype, "total_dtype": dtype if given else "float32"},
     )

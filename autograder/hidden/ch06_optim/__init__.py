@@ -162,7 +162,14 @@ def _schedule(kind: str, bases: list, options: dict, steps: int):
 def _clip(shapes: list, max_norm: float, **kw):
     what = "clip_grad_value_" if kw.get("by_value") else "clip_grad_norm_"
     norm = kw.get("norm_type", 2.0)
-    label = f"{what} on {len(shapes)} drawn gradients ({kw.get('dtype', 'float64')})"
+    kinds = (
+        "gradients that are all empty"
+        if all(s is not None and 0 in s for s in shapes)
+        else "parameters without gradients"
+        if all(s is None for s in shapes)
+        else "drawn gradients"
+    )
+    label = f"{what} on {len(shapes)} {kinds} ({kw.get('dtype', 'float64')})"
     if not kw.get("by_value"):
         label += f", norm_type={norm!r}"
     if kw.get("share"):
@@ -397,6 +404,7 @@ CHECKS = [
                 _clip([(3,), (2, 2)], 0.5, nonfinite="quiet", dtype="float32"),
                 _clip([(2, 3), (4,)], 0.5, nonfinite="quiet nan", dtype="float32"),
                 _clip([(0,), (3, 0)], 0.5, norm_type=3.0),
+                _clip([None, None], 0.5),
             ]
         ),
         programs.clip,
