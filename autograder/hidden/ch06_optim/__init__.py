@@ -201,6 +201,20 @@ def _contract(rng: np.random.Generator):
     )
 
 
+def _contract_groups(rng: np.random.Generator):
+    return trajectory_case(
+        rng,
+        "Adam",
+        {"lr": 0.01},
+        [([0], {"amsgrad": True}), ([1, 2], {"lr": 0.03, "weight_decay": 0.05})],
+        SHAPES[:3],
+        steps=4,
+        dtypes=MIXED[:3],
+        contract=True,
+        label="the same in two groups with their own options, drawn gradients",
+    )
+
+
 GROUP_SCRIPTS = [
     (
         {"lr": 0.1, "momentum": 0.9, "nesterov": False},
@@ -287,7 +301,7 @@ CHECKS = [
     Check(
         "6.5",
         "Adam.step calls self._weight_decay (held out)",
-        Rows([_contract]),
+        Rows([_contract, _contract_groups]),
         programs.trajectory,
         trajectory_verdict,
         GROUPS,
