@@ -90,6 +90,12 @@ def choose_tree(
         if asked not in ("chapters", "solutions"):
             out(f"error: SPARROW_IMPL must be 'chapters' or 'solutions', not {asked!r}")
             return None
+        if not (repo / asked / PACKAGE).is_dir():
+            out(
+                f"error: SPARROW_IMPL={asked} asks for {asked}/{PACKAGE}, which is not in "
+                f"{repo} (a student release ships without solutions/)"
+            )
+            return None
         sp = _import(asked)
         out(f"tree: {_where(sp)} (SPARROW_IMPL={asked})")
         return sp

@@ -184,6 +184,14 @@ def test_sparrow_impl_is_obeyed_unchecked(tmp_path, asked):
     assert module is None and "SPARROW_IMPL must be 'chapters' or 'solutions'" in out
 
 
+def test_sparrow_impl_solutions_without_the_folder_is_a_clear_error(tmp_path):
+    """A student release has no solutions/: SPARROW_IMPL=solutions says so, and never
+    imports another tree's reference that happens to be on the path."""
+    module, out = choose(tmp_path, {"SPARROW_IMPL": "solutions"}, None, with_solutions=False)
+    assert module is None
+    assert out.startswith("error: SPARROW_IMPL=solutions asks for solutions/ch06_optim")
+
+
 def test_the_real_checks_judge_a_tree(tmp_path):
     """Chapters 1-5 the reference, chapter 6 the starter code: only chapter 6 is left."""
     repo = trees.scratch_repo(tmp_path)
