@@ -141,6 +141,11 @@ def expected(program: Callable[..., Any], inputs: dict) -> Any:
     if collecting:
         collecting[-1][key] = Request(name, dict(inputs), package)
         return Placeholder(key)
+    if not (HERE.parent / "solutions").is_dir():  # a student's release: no maintainer here
+        raise MissingExpectation(
+            f"the checks' stored expectations (for a case of {name}) are missing or out of "
+            "date: take the course's latest release (make update)"
+        )
     raise MissingExpectation(
         f"no expectation for a case of {name}: the stored ones are for the public seed "
         "(run `make expectations` after changing a check or the reference); a secret seed's "
@@ -361,6 +366,14 @@ def prepare(
     path = cache / cache_name(chapter.package, seed, found) if found else None
     digest = reference_digest(chapter.package, reference) if found else None
     if path is not None and not _current(path, found, digest):
+        others = sorted(cache.glob(f"{chapter.package}-*.json")) if cache.is_dir() else []
+        if digest is None and others:  # a Gradescope zip whose seed.txt was replaced
+            raise MissingExpectation(
+                f"{cache} holds another seed's runs than this one's (seed.txt), and the "
+                f"reference of chapter {chapter.number} that would compute them is not here: "
+                f"rebuild the zip with `make gradescope CHAPTER={chapter.number} "
+                "GRADESCOPE_ARGS=--seed-file seed.txt` from this seed.txt"
+            )
         _write_atomic(path, entries(found, compute(found, reference)), reference=digest)
     _prepared[memo] = path
     return path
@@ -384,14 +397,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     reference = HERE.parent / "solutions"
-    if args.check:
-        wanted = recompute_stored(reference)
-        stale = [p for p, r in wanted.items() if not p.is_file() or differs(stored_runs(p), r)]
-        stale += [p for _, p in stored_modules() if p.exists() and p not in wanted]
-        for path in stale:
-            print(f"stale: {path.relative_to(HERE.parent)} (run make expectations)")
-        return 1 if stale else 0
-    written = write_stored(reference)
+    if not reference.is_dir():  # e.g. a student's release: the stored files come with it
+        print(
+            f"error: the expectations are computed from the reference, and {reference} is not "
+            "here (a student's release ships them: take the course's latest one, make update)",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        if args.check:
+            wanted = recompute_stored(reference)
+            stale = [p for p, r in wanted.items() if not p.is_file() or differs(stored_runs(p), r)]
+            stale += [p for _, p in stored_modules() if p.exists() and p not in wanted]
+            for path in stale:
+                print(f"stale: {path.relative_to(HERE.parent)} (run make expectations)")
+            return 1 if stale else 0
+        written = write_stored(reference)
+    except MissingExpectation as exc:  # a chapter of the reference is not there
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     for path in written:
         print(f"wrote {path.relative_to(HERE.parent)} ({len(stored_runs(path))} run(s))")
     if not written:

@@ -12,6 +12,7 @@ import csv
 import json
 import os
 import shutil
+import stat
 import subprocess
 import sys
 import zipfile
@@ -49,6 +50,76 @@ def test_the_stored_expectations_are_the_references() -> None:
     assert len(expectations.stored_runs(STORED)) == 3 == len(expectations.stored_runs(HIDDEN))
 
 
+def _moved(runs: dict[str, dict], relative: float) -> dict[str, dict]:
+    """A copy of a file's records with one stored loss moved by ``relative``."""
+    runs = copy.deepcopy(runs)
+    losses = runs[sorted(runs)[0]]["value"]["losses"]
+    losses[-1] *= 1 + relative
+    return runs
+
+
+def test_a_value_moved_beyond_rounding_is_stale() -> None:
+    """``differs`` tells a moved value (1e-9 relative) from another machine's rounding
+    (1e-12): SAME_RTOL sits between."""
+    runs = expectations.stored_runs(STORED)
+    assert expectations.differs(runs, _moved(runs, 1e-9))
+    assert expectations.differs(runs, _moved(runs, 1e-12)) is None
+
+
+def _tree(root: Path, with_reference: bool) -> Path:
+    """A copy of the stored public file where ``expectations.HERE`` can point (never the
+    repository's own), with solutions/ beside it (a link to the reference) or without."""
+    here = root / "autograder"
+    (here / "checks" / "ch06_optim").mkdir(parents=True)
+    (here / "checks" / "ch06_optim" / "__init__.py").write_text("")
+    if with_reference:
+        (root / "solutions").symlink_to(SOLUTIONS, target_is_directory=True)
+    return here
+
+
+def test_check_reports_a_stale_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    here = _tree(tmp_path, with_reference=True)
+    copied = here / "checks" / "ch06_optim" / expectations.FILE
+    data = json.loads(STORED.read_text(encoding="utf-8"))
+    copied.write_text(json.dumps({**data, "runs": _moved(data["runs"], 1e-9)}))
+    before = copied.read_bytes()
+    monkeypatch.setattr(expectations, "HERE", here)
+    assert expectations.main(["--check"]) != 0
+    assert "stale: autograder/checks/ch06_optim/expectations.json" in capsys.readouterr().out
+    assert copied.read_bytes() == before  # --check only reports
+
+
+def test_without_solutions_a_clear_sentence(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A student's release has no solutions/: ``make expectations`` says so; a check whose
+    stored expectation is missing tells the student to take the latest release."""
+    monkeypatch.setattr(expectations, "HERE", _tree(tmp_path, with_reference=False))
+    for argv in ([], ["--check"]):
+        assert expectations.main(argv) == 2
+        err = capsys.readouterr().err
+        assert "solutions is not here" in err and "make update" in err, err
+    check = _training_checks(MODULES[0])[0]
+    with pytest.raises(expectations.MissingExpectation, match="missing or out of date") as exc:
+        check.make_cases(0)
+    assert "make update" in str(exc.value) and "make expectations" not in str(exc.value)
+
+
+def test_a_zip_with_another_seed_says_to_rebuild(tmp_path: Path) -> None:
+    """A Gradescope zip whose seed.txt is not the one its expectations/ were built for."""
+    cache = tmp_path / "expectations"
+    cache.mkdir()
+    (cache / "ch06_optim-0123456789abcdef.json").write_text("{}")  # the seed it was built for
+    (tmp_path / "reference").mkdir()  # the zip's: no chapter 6
+    with pytest.raises(expectations.MissingExpectation) as exc:
+        expectations.prepare(CH6, 4_242_424_242, MODULES, tmp_path / "reference", cache)
+    message = str(exc.value)
+    assert "another seed's runs" in message, message
+    assert "GRADESCOPE_ARGS=--seed-file seed.txt" in message, message
+
+
 def test_stored_values_are_plain_data() -> None:
     for path in (STORED, HIDDEN):
         data = json.loads(path.read_text(encoding="utf-8"))
@@ -79,6 +150,7 @@ def test_a_secret_seed_is_recomputed_from_the_reference_and_cached(
     path = expectations.prepare(CH6, seed, MODULES, SOLUTIONS, tmp_path)
     assert path is not None and str(seed) not in path.name
     assert [p.name for p in tmp_path.iterdir()] == [path.name]  # nothing half-written left
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600  # the owner's alone (docs/instructors.md)
     table = expectations.load(path)
     public = set(expectations.stored_runs(STORED)) | set(expectations.stored_runs(HIDDEN))
     assert len(table) == len(public) and not set(table) & public  # other cases, all computed
@@ -281,6 +353,21 @@ def test_the_grade_command_recomputes_a_secret_seeds_expectations_once(
     assert again.returncode == 0 and cached[0].stat().st_mtime_ns == stamp  # reused
     points = _task_points(out / "grades.csv")
     assert points["6.7"] == CH6.task("6.7").points, (points, (out / "feedback").iterdir())
+
+
+def test_gradescope_without_the_reference_of_chapter_6_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from tools import gradescope
+
+    seed = tmp_path / "seed.txt"
+    seed.write_text("5550123456789\n")
+    monkeypatch.setattr(gradescope, "REFERENCE", tmp_path / "solutions")  # no ch06_optim
+    out = tmp_path / "ag.zip"
+    assert gradescope.main(["6", "--seed-file", str(seed), "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert "the reference of chapter 6" in err and "Traceback" not in err, err
+    assert not out.exists()
 
 
 def test_gradescope_zip_grades_chapter_6_with_a_secret_seed(

@@ -39,6 +39,7 @@ from autograder.grading import hidden_checks
 from autograder.stubgen import generate
 
 REPO = Path(__file__).resolve().parent.parent
+REFERENCE = REPO / "solutions"  # where a secret seed's expectations are computed from
 EPOCH = (2020, 1, 1, 0, 0, 0)
 
 SETUP = """#!/usr/bin/env bash
@@ -101,7 +102,16 @@ def _expectations(
     seed = int(seed_file.read_text().strip()) if seed_file is not None else PUBLIC_SEED
     modules = public_checks(ch) + hidden_checks(ch) + extra_modules(ch, extra)
     with tempfile.TemporaryDirectory() as cache:
-        path = expectations.prepare(ch, seed, modules, REPO / "solutions", Path(cache))
+        try:
+            path = expectations.prepare(ch, seed, modules, REFERENCE, Path(cache))
+        except expectations.MissingExpectation:
+            if (REFERENCE / ch.package).is_dir():
+                raise
+            raise expectations.MissingExpectation(
+                f"the reference of chapter {ch.number} ({REFERENCE / ch.package}) is needed "
+                "to compute the expectations of this seed's training runs, and it is not here: "
+                "build the zip in the course's repository, where solutions/ is"
+            ) from None
         return None if path is None else (path.name, path.read_bytes())
 
 
@@ -167,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
             extra_checks=args.extra_checks,
             cpu=args.cpu_limit,
         )
-    except (ValueError, FileNotFoundError) as exc:
+    except (ValueError, FileNotFoundError, expectations.MissingExpectation) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {out}: upload it as the autograder of the chapter {number} assignment")
