@@ -369,7 +369,7 @@ def prepare(
         others = sorted(cache.glob(f"{chapter.package}-*.json")) if cache.is_dir() else []
         if digest is None and others:  # a Gradescope zip whose seed.txt was replaced
             raise MissingExpectation(
-                f"{cache} holds another seed's runs than this one's (seed.txt), and the "
+                f"{cache}/ holds another seed's runs than this one's (seed.txt), and the "
                 f"reference of chapter {chapter.number} that would compute them is not here: "
                 f"rebuild the zip with `make gradescope CHAPTER={chapter.number} "
                 "GRADESCOPE_ARGS=--seed-file seed.txt` from this seed.txt"
