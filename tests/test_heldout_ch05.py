@@ -7,17 +7,11 @@ before: each is noted with the check that now catches it (``# was a hole:``)."""
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
-
 import pytest
 
 from autograder import report
-from autograder.checking import ChapterResult, check_chapter
-from autograder.course import chapter
-from autograder.runner import Limits
 from tests.test_broken_ch05 import edits, nth_region
-from tests.trees import SOLUTIONS, assert_fails_its_task_only, broken_package, composite
+from tests.trees import SOLUTIONS, assert_fails_its_task_only, check_held_out
 
 PACKAGE = "ch05_nn"
 
@@ -2116,38 +2110,9 @@ HOLES = [
 ]
 
 
-def grade(folder: Path, variant: tuple, checks: str) -> ChapterResult:
-    """One variant, checked as the grader does: ``checks`` is "public", "hidden" or "both"."""
-    _, file, edit, task = variant
-    packages = composite(5, broken_package(5, folder, file, edit, task))
-    return check_chapter(
-        chapter(5),
-        packages,
-        check_modules=[] if checks == "hidden" else None,
-        hidden_modules=[] if checks == "public" else [HIDDEN],
-        limits=Limits(cpu_per_check=10.0),
-    )
-
-
 @pytest.fixture(scope="module")
 def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    """Broken variants on the public checks (the former holes on the hidden ones too,
-    under "hidden: name"), correct ones on the public and hidden checks together; two at a
-    time (each check runs in its own process)."""
-    root = tmp_path_factory.mktemp("heldout")
-    by_name = {v[0]: v for v in VARIANTS}
-    jobs = [(v[0], v, "public") for v in VARIANTS] + [(v[0], v, "both") for v in CORRECT]
-    jobs += [(f"hidden: {name}", by_name[name], "hidden") for name in HOLES]
-    folders = [root / str(i) for i in range(len(jobs))]
-    for folder in folders:
-        folder.mkdir()
-
-    def one(args: tuple) -> tuple[str, ChapterResult]:
-        folder, (key, variant, checks) = args
-        return key, grade(folder, variant, checks)
-
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(one, zip(folders, jobs)))
+    return check_held_out(5, HIDDEN, VARIANTS, CORRECT, HOLES, tmp_path_factory.mktemp("heldout"))
 
 
 def test_the_held_out_set_is_large_and_its_names_unique() -> None:

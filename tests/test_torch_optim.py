@@ -5,11 +5,11 @@ weight decay, lr decay, centered, AMSGrad, param groups with options of their ow
 and under every schedule (OneCycleLR cycling SGD's momentum and Adam's β₁, three-phase and
 linear included), in float64 from the same start with the same gradients (a fixed field of
 the parameters, some steps with no gradient for one parameter): the parameter trajectories
-agree to 1e-6 relative (the reference agrees to about 1e-12). A state_dict has PyTorch's
-structure (the same state names; group options a subset of PyTorch's) and PyTorch's own
-state, loaded into a Sparrow optimizer, continues PyTorch's run. Bad options are refused
-with PyTorch's exact messages; ``clip_grad_norm_`` and ``clip_grad_value_`` give PyTorch's
-norms and gradients for norms 2, 1 and ∞.
+agree to 1e-6 relative. A state_dict has PyTorch's structure (the same state names; group
+options a subset of PyTorch's) and PyTorch's own state, loaded into a Sparrow optimizer,
+continues PyTorch's run. Bad options are refused with PyTorch's exact messages;
+``clip_grad_norm_`` and ``clip_grad_value_`` give PyTorch's norms and gradients for norms
+2, 1 and ∞.
 
 Skipped, visibly, without PyTorch (``pip install -r requirements-oracles.txt``; CI installs
 it). Only the reference (``solutions/``) is compared.

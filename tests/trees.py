@@ -12,6 +12,7 @@ import subprocess
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from autograder.checking import ChapterResult, check_chapter
 from autograder.course import CHAPTERS, chapter
@@ -139,20 +140,55 @@ def broken_package(number: int, dest: Path, file: str, edit: tuple[str, str], ta
     return copy
 
 
-def check_variants(number: int, variants: list[tuple], root: Path) -> dict[str, ChapterResult]:
-    """Every variant checked once, two at a time (each check runs in its own process).
-    Folders are made here, not in the worker threads."""
+def _two_at_a_time(root: Path, jobs: list, grade: Any) -> dict[str, ChapterResult]:
+    """``{key: grade(folder, job)}`` for each job (``job[0]`` its key), two at a time (each
+    check runs in its own process). Folders are made here, not in the worker threads."""
     folders = []
-    for i in range(len(variants)):
+    for i in range(len(jobs)):
         folders.append(root / str(i))
         folders[-1].mkdir()
 
     def one(args: tuple[Path, tuple]) -> tuple[str, ChapterResult]:
-        folder, (name, file, edit, task) = args
-        return name, run_chapter(number, broken_package(number, folder, file, edit, task))
+        folder, job = args
+        return job[0], grade(folder, job)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
-        return dict(pool.map(one, zip(folders, variants)))
+        return dict(pool.map(one, zip(folders, jobs)))
+
+
+def check_variants(number: int, variants: list[tuple], root: Path) -> dict[str, ChapterResult]:
+    """Every variant checked once on the public checks."""
+
+    def grade(folder: Path, variant: tuple) -> ChapterResult:
+        _, file, edit, task = variant
+        return run_chapter(number, broken_package(number, folder, file, edit, task))
+
+    return _two_at_a_time(root, variants, grade)
+
+
+def check_held_out(
+    number: int, hidden: str, variants: list, correct: list, holes: list, root: Path
+) -> dict[str, ChapterResult]:
+    """A held-out set as the grader would check it: each broken variant on the public
+    checks; each former hole also on its own task's hidden checks (module ``hidden``)
+    alone, under "hidden: name"; each correct variant on the public and hidden checks
+    together."""
+    by_name = {v[0]: v for v in variants}
+    jobs = [(v[0], v, "public") for v in variants] + [(v[0], v, "both") for v in correct]
+    jobs += [(f"hidden: {name}", by_name[name], "hidden") for name in holes]
+
+    def grade(folder: Path, job: tuple) -> ChapterResult:
+        _, (_, file, edit, task), checks = job
+        return check_chapter(
+            chapter(number),
+            composite(number, broken_package(number, folder, file, edit, task)),
+            check_modules=[] if checks == "hidden" else None,
+            task_ids=[task] if checks == "hidden" else None,
+            hidden_modules=[] if checks == "public" else [hidden],
+            limits=Limits(cpu_per_check=10.0),
+        )
+
+    return _two_at_a_time(root, jobs, grade)
 
 
 def assert_fails_its_task_only(result: ChapterResult, task: str) -> None:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ...ch02_tensor.tensor import Tensor
-from .optimizer import Optimizer, required
+from .optimizer import Optimizer
 
 
 class SGD(Optimizer):
@@ -36,7 +36,7 @@ class SGD(Optimizer):
         weight_decay: float = 0.0,
         nesterov: bool = False,
     ) -> None:
-        if lr is not required and lr < 0.0:
+        if lr < 0.0:
             raise ValueError(f"Invalid learning rate: {lr}")
         if momentum < 0.0:
             raise ValueError(f"Invalid momentum value: {momentum}")
