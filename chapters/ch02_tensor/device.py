@@ -43,3 +43,7 @@ class device:  # PyTorch's name, lower case
 
 
 CPU = device("cpu")
+
+DEFAULT: dict[str, device | None] = {"device": None}
+"""Where new tensors go when no ``device=`` is given: None is the CPU. Chapter 7's
+``set_default_device`` changes it (as chapter 4's ``no_grad`` changes the grad mode)."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 from typing import Any
 
 from .grad_mode import _set_grad_enabled, is_grad_enabled
-from .seams import reduce_to_shape
+from .seams import later, reduce_to_shape
 
 
 class Context:
@@ -160,6 +160,12 @@ class Function:
         a gradient. The output is a new Tensor whose ``grad_fn`` is that node."""
         Tensor = _tensor.Tensor
         inputs = tuple([a for a in args if isinstance(a, Tensor)])
+        if len(inputs) > 1:  # arrays of two kinds: two devices (chapter 7 says which)
+            kind = type(inputs[0].data)
+            if any(type(x.data) is not kind for x in inputs):
+                later(7, "ch07_device", "check_same_device", "tensors on two devices")(
+                    cls.__name__, inputs
+                )
         needs = tuple([x.requires_grad for x in inputs])
         ctx = Context(needs)
         result = cls.forward(ctx, *args, **kwargs)

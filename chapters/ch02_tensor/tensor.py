@@ -30,7 +30,7 @@ import numpy as np
 from . import arithmetic, indexing, matmul, pointwise, reductions, shapes
 from .backend import array_module
 from .casting import Cast, promote, result_type, scalar_type
-from .device import CPU, device
+from .device import CPU, DEFAULT, device
 from .dtypes import data_dtype, get_default_dtype, is_floating
 from .printing import format_tensor
 from .seams import later
@@ -512,7 +512,10 @@ def _shape_args(shape: tuple) -> tuple:
 
 
 def _on_device(array: Any, spec: Any) -> Any:
-    """``array`` on device ``spec``: as it is for None or the CPU; others are chapter 7's."""
+    """``array`` on device ``spec`` (None: the default device, the CPU unless chapter 7's
+    ``set_default_device`` chose another): as it is for the CPU; others are chapter 7's."""
+    if spec is None:
+        spec = DEFAULT["device"]
     if spec is None or _device(spec) == CPU:
         return array
     move = later(7, "ch07_device", "move_array", f"moving data to device {spec!r}")

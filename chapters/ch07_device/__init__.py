@@ -1,0 +1,36 @@
+"""Chapter 7 — devices: a GPU through CuPy, a simulated device, and the whole course.
+
+``from chapters import ch07_device as sp`` gives the framework as it stands (chapters 2–6)
+plus devices: ``sp.device("cuda")``, ``sp.cuda.is_available()``, ``tensor.to("cuda")``,
+``model.to(device)``, ``sp.set_default_device``, and ``sp.simulated`` (the simulated
+device ``"sim"`` and its transfer counter). Files, in the order the notebook teaches them:
+
+    simulated.py       SimArray, simnumpy, counting()  the simulated device     (given)
+    backends.py        Backend, register_backend: cuda (CuPy) and sim          (given)
+    cuda.py            is_available: the lazy, silent, cached probe            task 7.1
+    dispatch.py        array_module, device_of: whose array is it?             task 7.2
+    transfer.py        move_array: the one place data crosses                  task 7.3
+    transfer.py        ToDevice: Tensor.to(device), and its gradient           task 7.4
+    same_device.py     check_same_device: two devices in one operation         task 7.5
+    dispatch.py        scatter_add on a device                                 task 7.6
+    default_device.py  set_default_device                                      (given)
+"""
+
+from .. import ch06_optim as _below
+from ..ch06_optim import *  # noqa: F403  (the framework so far)
+from . import cuda, simulated
+from .backends import Backend, register_backend
+from .default_device import get_default_device, set_default_device
+from .dispatch import array_module, device_of, scatter_add
+from .same_device import check_same_device
+from .transfer import move_array, to_device
+
+__all__ = [
+    *_below.__all__,
+    "Backend",
+    "cuda",
+    "get_default_device",
+    "register_backend",
+    "set_default_device",
+    "simulated",
+]

@@ -1,0 +1,56 @@
+"""Which device holds an array, and its array namespace (tasks 7.2 and 7.6, §4).
+
+Chapter 2 wrote every operation as ``xp = array_module(x); xp.exp(x)``, and answered
+``array_module`` for NumPy arrays itself. Any other array comes here (the seam in
+``ch02_tensor/backend.py``): the registered backend that owns it answers. The same goes for
+``scatter_add``, the one operation whose spelling differs between NumPy and CuPy.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from ..ch02_tensor import device
+from .backends import BACKENDS, Backend
+
+
+def backend_of(array: Any) -> Backend:
+    """The registered backend whose array ``array`` is, or a TypeError naming its type."""
+    raise NotImplementedError(
+        "Task 7.2: array_module and device_of: whose array? — see §4 of the notebook"
+    )
+
+
+def array_module(array: Any) -> ModuleType:
+    """The namespace whose functions work on ``array`` (``cupy`` for CuPy's, ``simnumpy``
+    for the simulated device's); NumPy's own arrays never reach here."""
+    raise NotImplementedError(
+        "Task 7.2: array_module and device_of: whose array? — see §4 of the notebook"
+    )
+
+
+def device_of(array: Any) -> device:
+    """The device holding ``array``, with its index: ``device("cuda", 0)``, ``device("sim",
+    0)`` (the CPU's arrays are answered in chapter 2)."""
+    raise NotImplementedError(
+        "Task 7.2: array_module and device_of: whose array? — see §4 of the notebook"
+    )
+
+
+def scatter_add(target: Any, index: Any, values: Any) -> None:
+    """``target[index] += values`` on a device, in place, where repeated positions in
+    ``index`` all count (NumPy's ``add.at``; CuPy's ``cupyx.scatter_add``). ``index`` and
+    ``values`` must be on ``target``'s device: move them there first."""
+    raise NotImplementedError("Task 7.6: scatter_add on a device — see §4 of the notebook")
+
+
+def _on(xp: ModuleType, index: Any) -> Any:
+    """An index with its NumPy arrays copied to ``xp``'s device (ints and slices as they are)."""
+    if isinstance(index, tuple):
+        return tuple(_on(xp, i) for i in index)
+    if isinstance(index, (np.ndarray, list)):
+        return xp.asarray(index)
+    return index
