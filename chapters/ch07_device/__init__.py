@@ -21,14 +21,18 @@ from ..ch06_optim import *  # noqa: F403  (the framework so far)
 from . import cuda, simulated
 from .backends import Backend, register_backend
 from .default_device import get_default_device, set_default_device
-from .dispatch import array_module, device_of, scatter_add
-from .same_device import check_same_device
-from .transfer import move_array, to_device
+
+# chapter 2's seams reach these by name (see its seams.py); array_module and scatter_add
+# replace chapter 2's, answering for every device's arrays
+from .dispatch import array_module, device_of, scatter_add  # noqa: F401
+from .same_device import check_same_device  # noqa: F401
+from .transfer import move_array, to_device  # noqa: F401
 
 __all__ = [
     *_below.__all__,
     "Backend",
     "cuda",
+    "device_of",
     "get_default_device",
     "register_backend",
     "set_default_device",

@@ -2,9 +2,10 @@
 
 A backend says everything the framework needs to know about a device type: the array
 namespace (``xp``) whose functions work on its arrays, whether it is available and how many
-devices it has, and how arrays cross between host memory and its memory. Two are
-registered: ``cuda`` (CuPy, on an NVIDIA GPU) and ``sim`` (the simulated device of
-``simulated.py``). A third (Apple's ``mps``, say) would be one more ``register_backend``.
+devices it has, and how arrays cross between host memory and its memory. Three are
+registered: ``cpu`` (NumPy, the host), ``cuda`` (CuPy, on an NVIDIA GPU) and ``sim`` (the
+simulated device of ``simulated.py``). Another (Apple's ``mps``, say) would be one more
+``register_backend``.
 
 Nothing here imports CuPy: its backend reaches CuPy only when asked, and the probe that
 decides whether CuPy can run at all is ``cuda.is_available`` (task 7.1). Given code.
@@ -55,9 +56,28 @@ def backend_for(device_type: str) -> Backend:
     try:
         return BACKENDS[device_type]
     except KeyError:
-        known = ", ".join(["cpu", *BACKENDS])
-        raise ValueError(f"unknown device type {device_type!r}: this course knows {known}") from None
+        known = ", ".join(BACKENDS)
+        raise ValueError(
+            f"unknown device type {device_type!r}: this course knows {known}"
+        ) from None
 
+
+# -- the host -------------------------------------------------------------------------------
+
+register_backend(
+    Backend(
+        type="cpu",
+        owns=lambda array: isinstance(array, (np.ndarray, np.generic)),
+        namespace=lambda: np,
+        is_available=lambda: True,
+        device_count=lambda: 1,
+        to_device=lambda array, index: array,
+        to_host=lambda array: array,
+        index_of=lambda array: None,
+        scatter_add=np.add.at,
+        synchronize=lambda: None,
+    )
+)
 
 # -- the simulated device -------------------------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 Chapter 2 wrote every operation as ``xp = array_module(x); xp.exp(x)``, and answered
 ``array_module`` for NumPy arrays itself. Any other array comes here (the seam in
-``ch02_tensor/backend.py``): the registered backend that owns it answers. The same goes for
+``ch02_tensor/backend.py``): the registered backend that owns it answers (the host is a
+backend too, so ``sp.array_module`` answers for every array). The same goes for
 ``scatter_add``, the one operation whose spelling differs between NumPy and CuPy.
 """
 
@@ -25,8 +26,8 @@ def backend_of(array: Any) -> Backend:
 
 
 def array_module(array: Any) -> ModuleType:
-    """The namespace whose functions work on ``array`` (``cupy`` for CuPy's, ``simnumpy``
-    for the simulated device's); NumPy's own arrays never reach here."""
+    """The namespace whose functions work on ``array``: ``numpy`` for the host's arrays,
+    ``cupy`` for CuPy's, ``simnumpy`` for the simulated device's."""
     raise NotImplementedError(
         "Task 7.2: array_module and device_of: whose array? — see §4 of the notebook"
     )
@@ -34,7 +35,7 @@ def array_module(array: Any) -> ModuleType:
 
 def device_of(array: Any) -> device:
     """The device holding ``array``, with its index: ``device("cuda", 0)``, ``device("sim",
-    0)`` (the CPU's arrays are answered in chapter 2)."""
+    0)``, and ``device("cpu")`` (no index) for the host's arrays."""
     raise NotImplementedError(
         "Task 7.2: array_module and device_of: whose array? — see §4 of the notebook"
     )

@@ -136,7 +136,7 @@ def _wrap(result: Any) -> Any:
 class SimArray:
     """An array in the simulated device's memory. Make one with ``simnumpy.asarray``."""
 
-    __slots__ = ("_a", "__weakref__")
+    __slots__ = ("__weakref__", "_a")
     __array_ufunc__ = None  # numpy.exp(x), ndarray + x: refused (NumPy defers to us)
 
     def __init__(self, array: np.ndarray) -> None:
@@ -254,9 +254,11 @@ for _op in "add sub mul truediv floordiv mod pow matmul and or xor lt le gt ge e
         setattr(SimArray, f"__r{_op}__", _binary(f"__r{_op}__"))
         setattr(SimArray, f"__i{_op}__", _inplace(f"__i{_op}__"))
 for _op in ("neg", "pos", "abs", "invert"):
-    setattr(SimArray, f"__{_op}__", (lambda n: lambda self: SimArray(getattr(self._a, n)()))(
-        f"__{_op}__"
-    ))
+    setattr(
+        SimArray,
+        f"__{_op}__",
+        (lambda n: lambda self: SimArray(getattr(self._a, n)()))(f"__{_op}__"),
+    )
 SimArray.__hash__ = None  # type: ignore[assignment]  # == is elementwise
 
 

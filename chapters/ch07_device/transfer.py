@@ -21,9 +21,9 @@ def resolve(target: Any) -> device:
     """``target`` (a device, or its name) as a device with its index: ``"cuda"`` means the
     current GPU (``cuda:0``), ``"sim"`` the one simulated device (``sim:0``)."""
     target = target if isinstance(target, device) else device(target)
+    backend_for(target.type)  # an unknown type: ValueError naming the known ones
     if target.type == "cpu":
         return device("cpu")
-    backend_for(target.type)  # an unknown type: ValueError naming the known ones
     return device(target.type, 0 if target.index is None else target.index)
 
 

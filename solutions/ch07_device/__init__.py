@@ -21,6 +21,7 @@ from ..ch06_optim import *  # noqa: F403  (the framework so far)
 from . import cuda, simulated
 from .backends import Backend, register_backend
 from .default_device import get_default_device, set_default_device
+
 # chapter 2's seams reach these by name (see its seams.py); array_module and scatter_add
 # replace chapter 2's, answering for every device's arrays
 from .dispatch import array_module, device_of, scatter_add  # noqa: F401
