@@ -18,13 +18,14 @@ device ``"sim"`` and its transfer counter). Files, in the order the notebook tea
 
 from .. import ch06_optim as _below
 from ..ch06_optim import *  # noqa: F403  (the framework so far)
-from . import cuda, simulated
+from . import cuda, ops, simulated
 from .backends import Backend, register_backend
 from .default_device import get_default_device, set_default_device
 
 # chapter 2's seams reach these by name (see its seams.py); array_module and scatter_add
 # replace chapter 2's, answering for every device's arrays
 from .dispatch import array_module, device_of, scatter_add  # noqa: F401
+from .ops import *  # noqa: F403  (the everyday operations: ops/__init__.py lists them)
 from .same_device import check_same_device  # noqa: F401
 from .transfer import move_array, to_device  # noqa: F401
 
@@ -37,4 +38,5 @@ __all__ = [
     "register_backend",
     "set_default_device",
     "simulated",
+    *ops.__all__,
 ]
