@@ -142,9 +142,12 @@ def zeros_like(p: Tensor) -> Tensor:
 
 
 def _copy(value: Any, like: Tensor | None = None) -> Any:
-    """A copy of a state value: a Tensor's array copied (cast to ``like``'s dtype when both
-    are floating), anything else deep-copied."""
+    """A copy of a state value: a Tensor's array copied (on ``like``'s device, as PyTorch
+    moves loaded state to its parameter's, and cast to ``like``'s dtype when both are
+    floating), anything else deep-copied."""
     if isinstance(value, Tensor):
+        if like is not None:
+            value = value.detach().to(like.device)  # itself when already there
         array = value.data
         if like is not None and array.dtype.kind == "f" and like.dtype.kind == "f":
             array = array.astype(like.dtype)
