@@ -133,7 +133,12 @@ def default_collate(batch: Sequence[Any]) -> Any:
 
 class DataLoader:
     """``DataLoader(dataset, batch_size=1, shuffle=False, drop_last=False, generator=None,
-    collate_fn=None)``: an iterable over batches of ``dataset``."""
+    collate_fn=None)``: an iterable over batches of ``dataset``.
+
+    Batches are made where the dataset's tensors are: a ``TensorDataset`` of tensors on a
+    device (chapter 7) gives batches on that device. PyTorch's ``num_workers`` and
+    ``pin_memory`` are accepted and change nothing (one process; pinned host memory would
+    only speed up copies to a GPU)."""
 
     def __init__(
         self,
@@ -143,6 +148,8 @@ class DataLoader:
         drop_last: bool = False,
         generator: Generator | None = None,
         collate_fn: Callable | None = None,
+        num_workers: int = 0,
+        pin_memory: bool = False,
     ) -> None:
         if (
             isinstance(batch_size, bool)
