@@ -1,8 +1,10 @@
-"""Benchmarks (``make bench``; ``python -m autograder.bench [grading | framework]``).
+"""Benchmarks (``make bench``; ``python -m autograder.bench [grading | framework | device]``).
 
-Both parts by default; ``grading`` or ``framework`` runs one, with that part's options
-(``python -m autograder.bench framework --help``). The framework part, Sparrow's speed
-against PyTorch and a hand-written NumPy backprop, is ``bench_framework.py``.
+Every part by default; ``grading``, ``framework`` or ``device`` runs one, with that part's
+options (``python -m autograder.bench framework --help``). The framework part, Sparrow's
+speed against PyTorch and a hand-written NumPy backprop, is ``bench_framework.py``; the
+device part, the CPU against a GPU (or, without one, the simulated device, said so), is
+``bench_device.py``.
 
 Grading throughput for chapter 1: generates a class of submissions (correct, partly
 correct, stubs only), then measures
@@ -24,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bench_framework
+from . import bench_device, bench_framework
 from .checking import check_chapter
 from .course import CHAPTERS, chapter
 from .grading import REPO, Options, grade_all, repository_course
@@ -49,15 +51,19 @@ def make_class(dest: Path, count: int, stubs: Path) -> list[Path]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Both parts (no argument), or the one named first with its own options."""
+    """Every part (no argument), or the one named first with its own options."""
     argv = sys.argv[1:] if argv is None else list(argv)
     if argv and argv[0] == "framework":
         return bench_framework.main(argv[1:])
+    if argv and argv[0] == "device":
+        return bench_device.main(argv[1:])
     if argv and argv[0] == "grading":
         return grading(argv[1:])
     status = grading(argv)
     print()
-    return status or bench_framework.main([])
+    status = status or bench_framework.main([])
+    print()
+    return status or bench_device.main([])
 
 
 def grading(argv: list[str]) -> int:

@@ -1,0 +1,68 @@
+"""CPU against GPU (``python -m autograder.bench device``): chapter 7's devices, timed.
+
+Side by side, in one run: float32 matmuls of a few sizes, and one training step of the
+capstone's MLP (784-128-10, ``cross_entropy``, Adam) at batch 64 and at batch 4096, its batch
+already on the device — on the CPU (NumPy, every core it has) and on the device, with the
+speed-up (CPU seconds / device seconds). A GPU is synchronised before the clock is read;
+every figure is the best of ``--repeat`` after a warm-up call (``support.device_bench``).
+
+The device is ``cuda`` when a GPU can be used (``cuda.is_available()``), else the simulated
+device ``sim``, said so in every printout: its figures are NumPy's plus the simulated
+device's overhead, not a GPU's. Goal (issue 16): on a GPU, the training step at batch 4096 ≥
+10× the CPU's. ``--require-gpu`` exits 1 when there is no GPU (after running on ``sim``).
+
+    python -m autograder.bench device [--device cuda|sim] [--sizes 256 1024 2048 4096]
+                                      [--batches 64 4096] [--repeat 5] [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import os
+import sys
+import time
+
+from support import device_bench
+
+QUICK = {"sizes": [256, 1024], "batches": [64, 4096], "repeat": 3}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m autograder.bench device",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--device", choices=("cuda", "sim"), help="default: cuda if usable")
+    parser.add_argument("--sizes", type=int, nargs="+", default=list(device_bench.MATMUL_SIZES))
+    parser.add_argument("--batches", type=int, nargs="+", default=list(device_bench.STEP_BATCHES))
+    parser.add_argument("--repeat", type=int, default=5, help="timings; the best counts")
+    parser.add_argument("--quick", action="store_true", help="sizes 256 1024, repeat 3")
+    parser.add_argument("--require-gpu", action="store_true", help="exit 1 without a GPU")
+    impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
+    parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.sizes, args.batches, args.repeat = QUICK["sizes"], QUICK["batches"], QUICK["repeat"]
+
+    sp = importlib.import_module(f"{args.impl}.ch07_device")
+    gpu = sp.cuda.is_available()
+    device = args.device or ("cuda" if gpu else "sim")
+    print(f"Device speed — Sparrow from {args.impl}/, {time.strftime('%Y-%m-%d %H:%M %Z')}")
+    if not gpu:
+        print("no usable GPU here (cuda.is_available() is False): CPU against the simulated")
+        print(f"device instead — {device_bench.SIM_NOTE}.")
+        if device == "cuda":
+            print("error: --device cuda needs a usable GPU", file=sys.stderr)
+            return 1
+    elif device == "sim":
+        print(f"(--device sim: {device_bench.SIM_NOTE}, although a GPU is here)")
+    print(flush=True)
+    comparison = device_bench.compare(device, args.sizes, args.batches, args.repeat, sp=sp)
+    print(device_bench.format_comparison(comparison))
+    return 1 if args.require_gpu and not gpu else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
