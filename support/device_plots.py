@@ -116,23 +116,33 @@ def plot_transfers(runs: Mapping[str, Any], *, steps: int = 1) -> Figure:
     return fig
 
 
-def _seconds(what: str, device: Any, values: Any, n: int) -> np.ndarray:
+def _seconds(what: str, device: Any, values: Any, keys: Sequence[int]) -> np.ndarray:
+    """One device's times in the order of ``keys``: a sequence, or ``{size: seconds}`` (as
+    ``support.device_bench`` gives them)."""
+    if isinstance(values, Mapping):
+        missing = [k for k in keys if k not in values]
+        if missing:
+            raise ValueError(f"plot_benchmark: {what} of {device!r} has no time for {missing}")
+        values = [values[k] for k in keys]
     row = np.asarray(values, dtype=np.float64).reshape(-1)
-    if row.size != n:
-        raise ValueError(f"plot_benchmark: {what} of {device!r} has {row.size} times, not {n}")
+    if row.size != len(keys):
+        raise ValueError(
+            f"plot_benchmark: {what} of {device!r} has {row.size} times, not {len(keys)}"
+        )
     return row
 
 
 def plot_benchmark(
     sizes: Sequence[int],
-    matmul: Mapping[Any, Sequence[float]],
+    matmul: Mapping[Any, Any],
     batch_sizes: Sequence[int],
-    steps: Mapping[Any, Sequence[float]],
+    steps: Mapping[Any, Any],
     *,
     gpu_name: str | None = None,
 ) -> Figure:
     """The CPU against a device, timed. Left: seconds per ``n × n`` matmul for each ``n``
-    in ``sizes``, one line per device in ``matmul`` (``device: seconds per size``),
+    in ``sizes``, one line per device in ``matmul`` (``device: seconds`` in the order of
+    ``sizes``, or ``device: {n: seconds}`` as ``device_bench.matmul_times`` gives them),
     log-log. Right: milliseconds per training step at each of ``batch_sizes``, one bar per
     device in ``steps``, each device's bar labelled with its speed-up over "cpu" (when
     "cpu" is timed). Devices are named by ``device_label``; with the simulated device among
@@ -146,7 +156,7 @@ def plot_benchmark(
 
     n = np.asarray(sizes, dtype=np.float64)
     for device, seconds in matmul.items():
-        row = _seconds("matmul", device, seconds, n.size)
+        row = _seconds("matmul", device, seconds, list(sizes))
         colour = COLOURS.get(_type(device))
         left.plot(n, row, "o-", color=colour, label=device_label(device, gpu_name))
     left.set_xscale("log", base=2)
@@ -161,9 +171,9 @@ def plot_benchmark(
     x = np.arange(len(batch_sizes))
     width = 0.8 / max(len(steps), 1)
     host = next((d for d in steps if _type(d) == "cpu"), None)
-    base = None if host is None else _seconds("step", host, steps[host], x.size)
+    base = None if host is None else _seconds("step", host, steps[host], list(batch_sizes))
     for k, (device, seconds) in enumerate(steps.items()):
-        row = 1e3 * _seconds("step", device, seconds, x.size)
+        row = 1e3 * _seconds("step", device, seconds, list(batch_sizes))
         colour = COLOURS.get(_type(device))
         offset = (k - (len(steps) - 1) / 2) * width
         bars = right.bar(x + offset, row, width, color=colour, label=device_label(device, gpu_name))

@@ -120,3 +120,13 @@ def test_transfers_refuse_runs_without_counts() -> None:
             },
             steps=0,
         )
+
+
+def test_benchmark_takes_device_bench_dicts_in_the_order_of_the_sizes() -> None:
+    matmul = {"cpu": {256: 3e-3, 64: 1e-4, 128: 8e-4}, "sim": [1e-4, 9e-4, 7e-3]}
+    fig = plot_benchmark(SIZES, matmul, BATCHES, {"cpu": {4096: 0.1, 64: 2e-3}})
+    cpu = fig.axes[0].get_lines()[0]
+    assert np.allclose(cpu.get_ydata(), [1e-4, 8e-4, 3e-3])
+    assert np.allclose([p.get_height() for p in fig.axes[1].patches], [2.0, 100.0])
+    with pytest.raises(ValueError, match=r"matmul of 'cpu' has no time for \[256\]"):
+        plot_benchmark(SIZES, {"cpu": {64: 1.0, 128: 1.0}}, BATCHES, {})
