@@ -374,6 +374,48 @@ class Tensor:
         fn = later(3, "ch03_broadcast", "sum_to_size", "Tensor.sum_to_size")
         return fn(self, _shape_args(shape))
 
+    # chapter 7's everyday operations (its ops/ package), as methods
+
+    def min(self, dim: int | None = None, keepdim: bool = False) -> Any:
+        """The smallest element (``dim=None``), or ``(values, indices)`` along ``dim``."""
+        return later(7, "ch07_device", "min", "Tensor.min")(self, dim, keepdim)
+
+    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
+        return later(7, "ch07_device", "argmin", "Tensor.argmin")(self, dim, keepdim)
+
+    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
+        return later(7, "ch07_device", "clamp", "Tensor.clamp")(self, min, max)
+
+    clip = clamp
+
+    def where(self, condition: Tensor, other: Any) -> Tensor:
+        """``self`` where ``condition``, else ``other``: ``torch.where(condition, self, other)``."""
+        return later(7, "ch07_device", "where", "Tensor.where")(condition, self, other)
+
+    def gather(self, dim: int, index: Tensor) -> Tensor:
+        return later(7, "ch07_device", "gather", "Tensor.gather")(self, dim, index)
+
+    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+        return later(7, "ch07_device", "flatten", "Tensor.flatten")(self, start_dim, end_dim)
+
+    def var(
+        self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction=None
+    ) -> Tensor:
+        fn = later(7, "ch07_device", "var", "Tensor.var")
+        return fn(self, dim, unbiased, keepdim, correction=correction)
+
+    def std(
+        self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction=None
+    ) -> Tensor:
+        fn = later(7, "ch07_device", "std", "Tensor.std")
+        return fn(self, dim, unbiased, keepdim, correction=correction)
+
+    def softmax(self, dim: int) -> Tensor:
+        return later(7, "ch07_device", "softmax", "Tensor.softmax")(self, dim)
+
+    def log_softmax(self, dim: int) -> Tensor:
+        return later(7, "ch07_device", "log_softmax", "Tensor.log_softmax")(self, dim)
+
     @property
     def device(self) -> device:
         if isinstance(self.data, np.ndarray):
@@ -385,7 +427,11 @@ class Tensor:
         Itself when nothing changes. Chapter 2 has the CPU; chapter 7 adds other devices."""
         if isinstance(target, (np.dtype, type)):
             dtype = np.dtype(target)
-            return self if dtype == self.dtype else Cast.apply(self, dtype)
+            if dtype == self.dtype:
+                return self
+            if not is_floating(dtype):  # as in PyTorch: an integer result is a constant
+                return Tensor._from_array(self.data.astype(dtype))
+            return Cast.apply(self, dtype)
         if _device(target) == self.device:
             return self
         move = later(7, "ch07_device", "to_device", f"moving data to device '{target}'")
@@ -398,6 +444,22 @@ class Tensor:
     def double(self) -> Tensor:
         """As float64."""
         return self.to(np.dtype(np.float64))
+
+    def half(self) -> Tensor:
+        """As float16."""
+        return self.to(np.dtype(np.float16))
+
+    def long(self) -> Tensor:
+        """As int64 (a constant: no gradient flows through an integer)."""
+        return self.to(np.dtype(np.int64))
+
+    def int(self) -> Tensor:
+        """As int32."""
+        return self.to(np.dtype(np.int32))
+
+    def bool(self) -> Tensor:
+        """As bool."""
+        return self.to(np.dtype(np.bool_))
 
     def cpu(self) -> Tensor:
         return self.to(CPU)

@@ -1,0 +1,125 @@
+"""``gather(input, dim, index)``: task 7.7 (§7 of the notebook).
+
+    out[i][j][k] = input[index[i][j][k]][j][k]      (dim = 0; likewise for the other axes)
+
+``out`` has ``index``'s shape: along ``dim`` each element is picked by ``index``, on every
+other axis it stays where it is. That is NumPy's ``take_along_axis`` (with ``input`` cut to
+``index``'s sizes on the other axes, which PyTorch allows to be smaller).
+
+The gradient puts each ∂L/∂out element back where its value came from: into zeros of
+``input``'s shape, at (``index`` along ``dim``, the element's own position on the other
+axes). One input element picked twice receives both gradients, so the backward is a
+scatter-ADD (repeats add up), not an assignment. It is an operation of its own,
+``GatherGradient``, whose gradient is a gather again, so chapter 4 can differentiate it.
+
+Every array call goes through ``array_module``, and the scatter-add through the backend's
+``scatter_add`` (chapter 2's seam: ``numpy.add.at`` for host arrays, task 7.6 for a
+device's), so gather runs on any device.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...ch02_tensor import Tensor
+from ...ch02_tensor.backend import array_module, scatter_add
+from ...ch02_tensor.function import Context, Function
+from ...ch02_tensor.shapes import dim_index
+
+
+def positions(index: Any, dim: int) -> tuple:
+    """Where each element of ``index`` sends its value back to, as an advanced index into
+    ``input``: ``index`` itself along ``dim``, and on every other axis an arange of that
+    axis (shaped to broadcast against ``index``), on ``index``'s device."""
+    ### BEGIN SOLUTION 7.7
+    xp = array_module(index)
+    where = []
+    for axis, n in enumerate(index.shape):
+        if axis == dim:
+            where.append(index)
+        else:
+            shape = [1] * index.ndim
+            shape[axis] = n
+            where.append(xp.arange(n).reshape(shape))
+    return tuple(where)
+    ### END SOLUTION
+
+
+class Gather(Function):
+    """out = input picked along dim by index          ∂L/∂input = ∂L/∂out scatter-added back"""
+
+    @staticmethod
+    def forward(ctx: Context, a, dim: int, index):
+        ctx.shape, ctx.dim, ctx.index = a.shape, dim, index.data
+        ### BEGIN SOLUTION 7.7
+        xp = array_module(a.data)
+        # PyTorch lets index be smaller than input on the other axes: cut input to it
+        cut = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+        return xp.take_along_axis(a.data[cut], index.data, axis=dim)
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        ### BEGIN SOLUTION 7.7
+        return GatherGradient.apply(grad_output, ctx.shape, ctx.dim, ctx.index), None
+        ### END SOLUTION
+
+
+class GatherGradient(Function):
+    """out = zeros(shape) with g added where gather took each element from (repeats add up)
+    ∂L/∂g = gather(∂L/∂out, dim, index)"""
+
+    @staticmethod
+    def forward(ctx: Context, g, shape: tuple[int, ...], dim: int, index: Any):
+        ctx.dim, ctx.index = dim, index
+        ### BEGIN SOLUTION 7.7
+        out = array_module(g.data).zeros(shape, dtype=g.dtype)
+        scatter_add(out, positions(index, dim), g.data)
+        return out
+        ### END SOLUTION
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        return Gather.apply(grad_output, ctx.dim, Tensor._from_array(ctx.index))
+
+
+def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
+    """``input``'s elements picked along ``dim`` by ``index`` (int64, ``input``'s number of
+    axes, no larger than ``input`` on the other axes): PyTorch's ``torch.gather``."""
+    _check(input, dim, index)
+    if input.ndim == 0 or index.ndim == 0:  # 0-d and 1-d mix in PyTorch: gather in 1-d
+        return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
+    return Gather.apply(input, dim_index(dim, input.ndim), index)
+
+
+def _check(input: Any, dim: int, index: Any) -> None:
+    """PyTorch's errors for what gather cannot do (given code)."""
+    if not isinstance(input, Tensor) or not isinstance(index, Tensor):
+        raise TypeError(
+            "gather(input, dim, index) takes Tensors as input and index, not "
+            f"{type(input).__name__} and {type(index).__name__}"
+        )
+    if index.dtype != np.int64:
+        raise RuntimeError(f"gather(): Expected dtype int64 for index, not {index.dtype}")
+    dim = dim_index(dim, input.ndim)
+    if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
+        raise RuntimeError(
+            "Index tensor must have the same number of dimensions as input tensor "
+            f"(index has {index.ndim}, input {input.ndim})"
+        )
+    for axis, (n, m) in enumerate(zip(index.shape, input.shape)):
+        if axis != dim and n > m:
+            raise RuntimeError(
+                f"Size does not match at dimension {axis}: expected index {index.shape} to be "
+                f"no larger than self {input.shape} apart from dimension {dim}"
+            )
+    # bounds are checked for host arrays only: on a device that would be a copy back to the
+    # host at every call (CUDA checks them in the kernel, asynchronously)
+    if isinstance(index.data, np.ndarray) and index.data.size:
+        size = input.shape[dim] if input.ndim else 1
+        low, high = int(index.data.min()), int(index.data.max())
+        if low < 0 or high >= size:
+            bad = low if low < 0 else high
+            raise RuntimeError(f"index {bad} is out of bounds for dimension {dim} with size {size}")
