@@ -53,6 +53,67 @@ def default_device(sp: ModuleType | None = None) -> str:
     return "cuda" if framework(sp).cuda.is_available() else "sim"
 
 
+def diagnose() -> list[tuple[str, str | None]]:
+    """What a usable GPU needs, step by step, each with the error it raised (None: it
+    worked), up to the first that fails: CuPy imports, a device is counted, a kernel runs
+    (CuPy compiles it with NVRTC), a matmul runs (cuBLAS), ``cupyx.scatter_add`` runs.
+    Unlike ``cuda.is_available()`` (silent, only True or False), this says why."""
+    steps: list[tuple[str, str | None]] = []
+    state: dict[str, Any] = {}
+
+    def cupy_imports() -> None:
+        state["cupy"] = importlib.import_module("cupy")
+
+    def device_counted() -> None:
+        count = state["cupy"].cuda.runtime.getDeviceCount()
+        if count < 1:
+            raise RuntimeError("CUDA counts no device")
+
+    def kernel_runs() -> None:
+        cupy = state["cupy"]
+        if int((cupy.arange(3) * 2).sum()) != 6:
+            raise RuntimeError("a tiny kernel gave a wrong answer")
+
+    def matmul_runs() -> None:
+        cupy = state["cupy"]
+        a = cupy.ones((64, 64), dtype=cupy.float32)
+        if float((a @ a)[0, 0]) != 64.0:
+            raise RuntimeError("a matmul gave a wrong answer")
+
+    def scatter_add_runs() -> None:
+        cupy, cupyx = state["cupy"], importlib.import_module("cupyx")
+        target = cupy.zeros(3)
+        cupyx.scatter_add(target, cupy.asarray([0, 0, 2]), 1.0)
+        if target.get().tolist() != [2.0, 0.0, 1.0]:
+            raise RuntimeError("cupyx.scatter_add gave a wrong answer")
+
+    for name, step in [
+        ("CuPy imports", cupy_imports),
+        ("CUDA counts a device", device_counted),
+        ("a kernel runs (NVRTC)", kernel_runs),
+        ("a matmul runs (cuBLAS)", matmul_runs),
+        ("cupyx.scatter_add runs", scatter_add_runs),
+    ]:
+        try:
+            step()
+        except Exception as exc:  # whatever it is, the point is to say what it was
+            steps.append((name, f"{type(exc).__module__}.{type(exc).__qualname__}: {exc}"))
+            break
+        steps.append((name, None))
+    return steps
+
+
+def why_no_gpu() -> str | None:
+    """None when ``diagnose()`` passes every step, else one line: the step that failed and
+    its error (``CuPy is not installed`` when it is not)."""
+    name, error = diagnose()[-1]
+    if error is None:
+        return None
+    if name == "CuPy imports" and "No module named 'cupy'" in error:
+        return "CuPy is not installed (pip install -r requirements-gpu.txt)"
+    return f"{name}: no — {error}"
+
+
 def is_simulated(device: Any) -> bool:
     return str(device).split(":")[0] == "sim"
 
