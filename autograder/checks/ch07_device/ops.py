@@ -1,3 +1,354 @@
-"""Public checks of chapter 7's operations (tasks 7.7 and 7.8): being written."""
+"""Public checks of chapter 7's operations: ``gather`` (task 7.7) and ``cat``/``stack``
+(task 7.8). The programs are ``ops_program.py``; the case builders and verdicts here are
+shared with the hidden checks (``autograder/hidden/ch07_device/ops.py``).
 
-CHECKS: list = []
+Expected values come from the autograder's own NumPy: the forward is
+``take_along_axis`` / ``concatenate``, and every gradient is ``gradcheck.vjp`` (the complex
+step, exact to float64 rounding) of that forward; the gradient's gradient is ``vjp`` of the
+backward's own NumPy form (a scatter-add, a split), so a backward that was not recorded as
+operations fails only that check. Values are float64 (compared at rtol 1e-9) except for a
+float32 case, which must stay float32. Each verdict names the mistakes it can recognise:
+gather's backward assigning where it must add (a repeated index counted once), cat's
+backward handing every input the whole gradient, pieces cut at the wrong offsets or along
+the wrong axis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case, Check, compare
+from ...harness.gradcheck import vjp
+from . import ops_program
+
+TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (1e-5, 1e-6)}
+
+
+# -- NumPy's own forms of the ops (complex-safe, for the complex step) ---------------------
+
+
+def gather_ref(x: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    """PyTorch's gather: ``x`` cut to ``index``'s sizes on the other axes, then picked
+    along ``dim``."""
+    cut = tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+    return np.take_along_axis(x[cut], index, axis=dim)
+
+
+def _places(index: np.ndarray, dim: int) -> tuple:
+    grid = list(np.indices(index.shape, sparse=True))
+    grid[dim] = index
+    return tuple(grid)
+
+
+def scatter_ref(g: np.ndarray, shape: tuple, dim: int, index: np.ndarray) -> np.ndarray:
+    """gather's backward: zeros of ``shape`` with ``g`` added where each element came from."""
+    out = np.zeros(shape, dtype=np.result_type(g.dtype, np.float64))
+    np.add.at(out, _places(index, dim), g)
+    return out
+
+
+def assigned_ref(g: np.ndarray, shape: tuple, dim: int, index: np.ndarray) -> np.ndarray:
+    """The mistake: ``out[places] = g`` (a repeated index keeps one gradient)."""
+    out = np.zeros(shape)
+    out[_places(index, dim)] = g
+    return out
+
+
+def split_ref(g: np.ndarray, sizes: list[int], dim: int) -> list[np.ndarray]:
+    """cat's backward: ``g`` cut along ``dim`` at the running sums of ``sizes``."""
+    return np.split(g, np.cumsum(sizes)[:-1], axis=dim)
+
+
+# -- the cases --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GatherExpected:
+    dtype: str
+    out: np.ndarray
+    grad: np.ndarray
+    assigned: np.ndarray  # the gradient a backward that assigns would give
+    grad_grad: np.ndarray | None  # ∂⟨grad, w⟩/∂g, for a second-order case
+
+
+def _values(rng: np.random.Generator, shape: tuple) -> np.ndarray:
+    return np.round(rng.uniform(-2, 2, shape), 3)
+
+
+def gather_case(
+    rng: np.random.Generator,
+    shape: tuple,
+    dim: int,
+    index_shape: tuple,
+    *,
+    repeats: str = "",
+    dtype: str = "float64",
+    second: bool = False,
+) -> Case:
+    """gather of an x of ``shape`` along ``dim`` by a drawn index of ``index_shape``
+    (``repeats``: "all" puts one index everywhere, "some" makes sure of a repeat)."""
+    x = _values(rng, shape)
+    axis = dim % len(shape)
+    index = rng.integers(0, shape[axis], index_shape)
+    if repeats == "all":
+        index[...] = rng.integers(0, shape[axis])
+    elif repeats == "some":  # two elements of one slice along dim pick the same element
+        first = (0,) * len(shape)
+        second_place = tuple(1 if d == axis else 0 for d in range(len(shape)))
+        index[second_place] = index[first]
+    g = _values(rng, index_shape)
+    w = _values(rng, shape) if second else None
+    expected = GatherExpected(
+        dtype,
+        gather_ref(x, axis, index),
+        vjp(lambda a: gather_ref(a, axis, index), [x], g)[0],
+        assigned_ref(g, shape, axis, index),
+        vjp(lambda u: scatter_ref(u, shape, axis, index), [g], w)[0] if second else None,
+    )
+    words = {"all": " (one index everywhere)", "some": " (a repeated index)"}.get(repeats, "")
+    label = (
+        f"sp.gather(x, dim={dim}, index) with x of shape {shape}, index of shape "
+        f"{index_shape}{words}"
+        + (f", {dtype}" if dtype != "float64" else "")
+        + (", then the gradient's gradient" if second else "")
+    )
+    inputs = {"x": x, "dim": dim, "index": index, "g": g, "w": w, "dtype": dtype}
+    return Case(label, inputs, expected)
+
+
+@dataclass(frozen=True)
+class CatExpected:
+    dtype: str
+    out: np.ndarray
+    grads: list[np.ndarray]
+    sizes: list[int]  # each input's size along dim (stack: 1)
+    dim: int  # the axis the output was joined along (non-negative)
+    grad_grad: np.ndarray | None
+
+
+def cat_case(
+    rng: np.random.Generator,
+    shapes: list[tuple],
+    dim: int,
+    *,
+    stack: bool = False,
+    dtype: str = "float64",
+    second: bool = False,
+) -> Case:
+    """cat (or stack) of inputs of ``shapes`` along ``dim``."""
+    xs = [_values(rng, s) for s in shapes]
+    ndim = len(shapes[0]) + (1 if stack else 0)
+    axis = dim % ndim
+
+    def forward(*arrays: np.ndarray) -> np.ndarray:
+        if stack:
+            return np.stack(arrays, axis=axis)
+        return np.concatenate(arrays, axis=axis)
+
+    out = forward(*xs)
+    g = _values(rng, out.shape)
+    w = [_values(rng, s) for s in shapes] if second else None
+    sizes = [1 if stack else s[axis] for s in shapes]
+
+    def backward(u: np.ndarray) -> list[np.ndarray]:
+        pieces = split_ref(u, sizes, axis)
+        return [p.reshape(s) for p, s in zip(pieces, shapes)]
+
+    grad_grad = None
+    if second:
+        grad_grad = vjp(
+            lambda u: np.concatenate([p.reshape(-1) for p in backward(u)]),
+            [g],
+            np.concatenate([x.reshape(-1) for x in w]),
+        )[0]
+    expected = CatExpected(dtype, out, vjp(forward, xs, g), sizes, axis, grad_grad)
+    name = "stack" if stack else "cat"
+    label = (
+        f"sp.{name}([{', '.join(f'x{i}' for i in range(len(xs)))}], dim={dim}) with shapes "
+        f"{', '.join(map(str, shapes))}"
+        + (f", {dtype}" if dtype != "float64" else "")
+        + (", then the gradient's gradient" if second else "")
+    )
+    inputs = {"xs": xs, "dim": dim, "g": g, "w": w, "dtype": dtype, "stack": stack}
+    return Case(label, inputs, expected)
+
+
+# -- the verdicts -----------------------------------------------------------------------------
+
+
+def _forward_problem(case: Case, received: Any) -> str | None:
+    e = case.expected
+    rtol, atol = TOLERANCE[e.dtype]
+    if received["dtype"] != e.dtype:
+        return f"the output is {received['dtype']}, not {e.dtype} (the input's dtype)"
+    problem = compare(received["out"], e.out, rtol=rtol, atol=atol)
+    return f"forward: {problem}" if problem else None
+
+
+def _second_problem(case: Case, received: Any) -> str | None:
+    e = case.expected
+    if e.grad_grad is None:
+        return None
+    if "second_error" in received:
+        return (
+            f"the gradient's gradient failed: {received['second_error']} (the backward must "
+            "be recorded: Tensor operations or a Function of its own, not a bare array)"
+        )
+    problem = compare(received["grad_grad"], e.grad_grad, rtol=1e-9, atol=1e-10)
+    return f"the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g: {problem}" if problem else None
+
+
+def gather_verdict(case: Case, received: Any) -> str | None:
+    e = case.expected
+    problem = _forward_problem(case, received)
+    if problem:
+        return problem
+    if "backward_error" in received:
+        return f"backward failed: {received['backward_error']}"
+    (grad,) = received["grads"]
+    rtol, atol = TOLERANCE[e.dtype]
+    if received["grad_dtypes"][0] != e.dtype:
+        return f"the gradient is {received['grad_dtypes'][0]}, not {e.dtype}"
+    problem = compare(grad, e.grad, rtol=rtol, atol=atol)
+    if problem:
+        if isinstance(grad, np.ndarray) and grad.shape == e.grad.shape:
+            if np.allclose(grad, e.assigned, rtol=rtol, atol=atol):
+                return (
+                    "backward: an element picked twice received one gradient, not the sum of "
+                    "both: the backward assigns (out[index] = g) where it must add (a "
+                    f"scatter-add, where repeats add up). {problem}"
+                )
+        return f"backward: {problem}"
+    return _second_problem(case, received)
+
+
+def cat_verdict(case: Case, received: Any) -> str | None:
+    e = case.expected
+    problem = _forward_problem(case, received)
+    if problem:
+        return problem
+    if "backward_error" in received:
+        message = received["backward_error"]
+        if "each gradient has its input's shape" in message:
+            return (
+                f"backward failed: {message} — each input's gradient is its own piece of "
+                "∂L/∂out (a split along dim), not the whole of it"
+            )
+        return f"backward failed: {message}"
+    rtol, atol = TOLERANCE[e.dtype]
+    grads = received["grads"]
+    for k, (grad, want) in enumerate(zip(grads, e.grads)):
+        problem = compare(grad, want, rtol=rtol, atol=atol)
+        if problem:
+            return f"backward, input {k}: {problem}" + _cat_mistake(case, grads)
+        if received["grad_dtypes"][k] != e.dtype:
+            return f"backward, input {k}: the gradient is {received['grad_dtypes'][k]}"
+    return _second_problem(case, received)
+
+
+def _cat_mistake(case: Case, grads: list) -> str:
+    """Words for a known mistake that ``grads`` matches, else ""."""
+    e = case.expected
+    g = np.asarray(case.inputs["g"])
+    rtol, atol = TOLERANCE[e.dtype]
+    shapes = [np.shape(x) for x in case.inputs["xs"]]
+
+    def matches(pieces: list) -> bool:
+        return all(
+            isinstance(r, np.ndarray)
+            and r.shape == s
+            and np.shape(p) == s
+            and np.allclose(r, p, rtol=rtol, atol=atol)
+            for r, p, s in zip(grads, pieces, shapes)
+        )
+
+    axis = e.dim
+    if len(shapes) > 1:
+        starts = [np.take(g, range(n), axis=axis).reshape(s) for n, s in zip(e.sizes, shapes)]
+        if matches(starts):
+            return (
+                " (every piece was cut from offset 0: input k's piece starts at the sum of "
+                "the sizes before it)"
+            )
+    for other in range(g.ndim):
+        if other != axis and g.shape[other] == sum(e.sizes):
+            pieces = split_ref(g, e.sizes, other)
+            if all(np.size(p) == int(np.prod(s)) for p, s in zip(pieces, shapes)):
+                if matches([np.reshape(p, s) for p, s in zip(pieces, shapes)]):
+                    return f" (the gradient was split along axis {other}, not along dim {axis})"
+    return ""
+
+
+# -- the checks -------------------------------------------------------------------------------
+
+
+def _gather_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        gather_case(rng, (5,), 0, (4,), repeats="some"),
+        gather_case(rng, (3, 4), 0, (2, 4)),
+        gather_case(rng, (3, 4), 1, (3, 6), repeats="some"),
+        gather_case(rng, (3, 4), -1, (3, 2)),
+        gather_case(rng, (2, 3, 4), 1, (2, 5, 4), repeats="some"),
+        gather_case(rng, (4, 3, 5), 2, (2, 2, 7)),
+        gather_case(rng, (3, 2, 4), 0, (3, 2, 4), repeats="all"),
+        gather_case(rng, (3, 4), 1, (3, 5), dtype="float32"),
+        gather_case(rng, (6, 7, 8), 1, (6, 12, 8), repeats="some"),
+    ]
+
+
+def _gather_second_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        gather_case(rng, (4,), 0, (6,), repeats="some", second=True),
+        gather_case(rng, (3, 4), 1, (3, 5), repeats="some", second=True),
+        gather_case(rng, (2, 3, 4), 0, (3, 2, 4), second=True),
+    ]
+
+
+def _cat_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        cat_case(rng, [(3,), (2,)], 0),
+        cat_case(rng, [(2, 3), (2, 1), (2, 4)], 1),
+        cat_case(rng, [(1, 3), (3, 3)], 0),
+        cat_case(rng, [(2, 3, 1), (2, 3, 2)], -1),
+        cat_case(rng, [(2, 1, 4), (2, 3, 4), (2, 2, 4)], 1),
+        cat_case(rng, [(3, 2)], 0),
+        cat_case(rng, [(2, 2), (2, 3)], 1, dtype="float32"),
+        cat_case(rng, [(5, 6, 7), (5, 2, 7), (5, 9, 7), (5, 1, 7)], 1),
+    ]
+
+
+def _stack_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        cat_case(rng, [(3,), (3,), (3,)], 0, stack=True),
+        cat_case(rng, [(2, 3), (2, 3)], 1, stack=True),
+        cat_case(rng, [(2, 3), (2, 3)], -1, stack=True),
+        cat_case(rng, [(2, 3, 4)] * 3, 2, stack=True),
+    ]
+
+
+def _cat_second_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        cat_case(rng, [(2,), (3,)], 0, second=True),
+        cat_case(rng, [(2, 3), (2, 1), (2, 2)], 1, second=True),
+        cat_case(rng, [(2, 3), (2, 3)], 0, stack=True, second=True),
+    ]
+
+
+CHECKS = [
+    Check("7.7", "gather: values and gradient", _gather_cases, ops_program.gather, gather_verdict),
+    Check(
+        "7.7",
+        "gather: the gradient's gradient",
+        _gather_second_cases,
+        ops_program.gather,
+        gather_verdict,
+    ),
+    Check("7.8", "cat: values and gradients", _cat_cases, ops_program.cat, cat_verdict),
+    Check("7.8", "stack: values and gradients", _stack_cases, ops_program.cat, cat_verdict),
+    Check("7.8", "cat: the gradient's gradient", _cat_second_cases, ops_program.cat, cat_verdict),
+]
+
+__all__ = ["CHECKS", "cat_case", "cat_verdict", "gather_case", "gather_verdict"]
