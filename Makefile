@@ -33,7 +33,7 @@ env:
 	@$(SETUP) --quiet
 
 chapter-%: env
-	@$(PY) -m autograder check $*
+	@$(PY) -m autograder check $*$(if $(DEVICE), --device $(DEVICE))
 
 progress: env
 	@$(PY) -m autograder progress

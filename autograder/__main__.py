@@ -3,6 +3,8 @@
     python -m autograder check 1                 # what `make chapter-1` runs
     python -m autograder check 1 --task 1.3      # one task only
     python -m autograder check 1 --impl solutions  # the reference (maintainers)
+    python -m autograder check 3 --device sim    # chapter 3's checks with tensors on the
+                                                 # simulated device (needs chapter 7 done)
     python -m autograder progress                # the course map (`make progress`)
     python -m autograder grade 1 submissions/    # grade a class (`make grade`), see
                                                  # docs/instructors.md
@@ -33,6 +35,11 @@ def main(argv: list[str] | None = None) -> int:
     check = sub.add_parser("check", help="check one chapter of your work and print the report")
     check.add_argument("chapter", help="chapter number, e.g. 1")
     check.add_argument("--task", action="append", help="only this task (repeatable), e.g. 1.3")
+    check.add_argument(
+        "--device",
+        help="run the checks with new tensors on this device: sim (the simulated device) or "
+        "cuda; uses your chapter 7 (default: the CPU)",
+    )
     progress = sub.add_parser("progress", help="every chapter's score at a glance")
     for p in (check, progress):
         p.add_argument(
@@ -55,7 +62,10 @@ def main(argv: list[str] | None = None) -> int:
             ch = chapter(args.chapter)
             for task_id in args.task or []:
                 ch.task(task_id)  # a clear error for an unknown id
-            result = student.check(ch, impl=args.impl, task_ids=args.task, limits=_limits(args))
+            device = None if (args.device or "cpu") == "cpu" else args.device
+            result = student.check(
+                ch, impl=args.impl, task_ids=args.task, limits=_limits(args), device=device
+            )
             print(report.chapter_report(result))
             return 0 if result.passed else 1
         root = student.tree_root(args.impl)

@@ -13,14 +13,14 @@ import importlib.util
 import sys
 import tempfile
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import blame
 from .course import Chapter
 from .harness.api import Case, Check
-from .runner import Limits, PlannedCheck, build_tree, run_checks
+from .runner import CheckRun, Limits, PlannedCheck, build_tree, run_checks
 from .sandbox import NONE, Confinement
 from .verdict import CheckVerdict, TaskVerdict, apply_requirements, hide, judge
 
@@ -55,6 +55,7 @@ class ChapterResult:
     limits: Limits
     source: str  # what was checked, in words
     confinement: Confinement = NONE
+    device: str | None = None  # the device the programs' tensors were on (None: the CPU)
 
     @property
     def points(self) -> float:
@@ -80,11 +81,15 @@ def check_chapter(
     source: str = "",
     hidden_modules: Sequence[str] = (),
     confinement: Confinement = NONE,
+    device: str | None = None,
 ) -> ChapterResult:
     """Run ``chapter``'s checks against a tree made of ``packages`` (package name → folder
     holding that package's ``.py`` files). With ``task_ids``, only those tasks are reported,
     but the tasks their checks require run too, so "blocked by" is still told apart. The
-    checks of ``hidden_modules`` run too; their verdicts carry only the parent's text."""
+    checks of ``hidden_modules`` run too; their verdicts carry only the parent's text.
+    With ``device`` ("sim", "cuda"), the programs' tensors are made there (chapter 7's
+    ``set_default_device``, so ``packages`` must hold a working ``ch07_device``); a device
+    that cannot be set up raises ``DeviceSetupError``, before any verdict."""
     modules = public_checks(chapter) if check_modules is None else check_modules
     with _IMPORTING:  # grading threads may import the same check module at once
         checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
@@ -117,7 +122,8 @@ def check_chapter(
         tree = Path(tmp) / "tree"
         build_tree(tree, packages, programs)
         confinement.prepare(tree)
-        runs = run_checks(tree, target, [p for p, _, _ in planned], limits, confinement)
+        runs = run_checks(tree, target, [p for p, _, _ in planned], limits, confinement, device)
+        _device_set_up(device, runs.values())
         judged: dict[int, CheckVerdict] = {}
         for plan, check, cases in planned:
             secret = id(check) in hidden_ids
@@ -126,7 +132,8 @@ def check_chapter(
         reruns = blame.plan_reruns(list(verdicts.values()), planned, judged, standins)
         if reruns:
             plans = blame.programs_of_reruns(reruns) + [p for r in reruns for p in r.plans]
-            again = run_checks(tree, target, plans, limits, confinement)
+            again = run_checks(tree, target, plans, limits, confinement, device)
+            _device_set_up(device, again.values())
             for r in reruns:
                 check = r.original.check
                 without = {
@@ -139,4 +146,32 @@ def check_chapter(
                 own[next(i for i, c in enumerate(own) if c is r.original)] = settled
     apply_requirements(list(verdicts.values()))
     tasks = [verdicts[task_id] for task_id in wanted]
-    return ChapterResult(chapter, tasks, seed, limits, source, confinement)
+    return ChapterResult(chapter, tasks, seed, limits, source, confinement, device)
+
+
+class DeviceSetupError(RuntimeError):
+    """Checks on a device could not start: the device layer (chapter 7) does not work in the
+    tree, or the device is not there. The message is one sentence."""
+
+
+def _device_set_up(device: str | None, runs: Iterable[CheckRun]) -> None:
+    """Raise ``DeviceSetupError`` when a child could not put tensors on ``device``."""
+    error = next((r.error for r in runs if r.error and r.error.get("device")), None)
+    if device is None or error is None:
+        return
+    if error.get("not_started"):
+        raise DeviceSetupError(
+            f"checking on the device {device!r} needs chapter 7's device layer (tasks "
+            f"7.2–7.5), and task {error['not_started']} is not done yet: check chapter 7 "
+            "first (`make chapter-7`), or check without a device"
+        )
+    if error.get("type") == "ModuleNotFoundError" and "ch07_device" in error.get("message", ""):
+        raise DeviceSetupError(
+            f"checking on the device {device!r} needs chapter 7 (ch07_device), and the tree "
+            "checked has none"
+        )
+    where = f" ({error['where']})" if error.get("where") else ""
+    raise DeviceSetupError(
+        f"checking on the device {device!r} could not start: putting a tensor there raised "
+        f"{error.get('type')}: {error.get('message')}{where}"
+    )

@@ -386,9 +386,11 @@ def run_checks(
     checks: Sequence[PlannedCheck],
     limits: Limits = Limits(),
     confinement: Confinement = NONE,
+    device: str | None = None,
 ) -> dict[str, CheckRun]:
     """Run ``checks`` against the package ``target`` of ``tree``: one child process while
-    all goes well, a fresh one after any check that overruns its budget or kills the child."""
+    all goes well, a fresh one after any check that overruns its budget or kills the child.
+    With ``device``, each child first puts new tensors there (chapter 7 of ``tree``)."""
     record = _Record()
     while remaining := [c for c in checks if c.id not in record.runs]:
         plan = wire.Plan(
@@ -398,6 +400,8 @@ def run_checks(
                 for c in remaining
             ],
         )
+        if device:
+            plan["device"] = device
         _run_one_child(tree, plan, remaining, record, limits, confinement)
     return record.runs
 

@@ -49,6 +49,7 @@ def check(
     task_ids: Sequence[str] | None = None,
     limits: Limits = Limits(),
     repo: Path = REPO,
+    device: str | None = None,
 ) -> ChapterResult:
     root = tree_root(impl, repo)
     if not (root / chapter.package).is_dir():
@@ -56,5 +57,7 @@ def check(
     if not chapter.ready:
         raise SetupError(f"chapter {chapter.number} ({chapter.title}) is not written yet")
     packages = {ch.package: root / ch.package for ch in CHAPTERS if (root / ch.package).is_dir()}
-    source = f"{root.name}/{chapter.package}"
-    return check_chapter(chapter, packages, task_ids=task_ids, limits=limits, source=source)
+    source = f"{root.name}/{chapter.package}" + (f", on the device {device}" if device else "")
+    return check_chapter(
+        chapter, packages, task_ids=task_ids, limits=limits, source=source, device=device
+    )

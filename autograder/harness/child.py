@@ -199,6 +199,25 @@ def _same(a: tuple, b: tuple) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b))
 
 
+DEVICE_LAYER = "chapters.ch07_device"
+
+
+def _use_device(name: str) -> None:
+    """New tensors on the device ``name`` from here on: chapter 7's ``set_default_device``
+    (factories, ``Tensor(...)`` and module parameters follow it; programs built for the
+    CPU then run there unchanged). One small tensor goes there and back first, so a device
+    layer that does not work fails here, once, rather than in every check."""
+    layer = importlib.import_module(DEVICE_LAYER)
+    layer.set_default_device(name)
+    probe = layer.Tensor([1.0, 2.0]) * 2.0
+    wanted = layer.device(name)
+    if probe.device.type != wanted.type or wanted.index not in (None, probe.device.index):
+        raise RuntimeError(f"a new tensor went to {probe.device}, not to {name}")
+    back = probe.cpu().data
+    if type(back).__module__ != "numpy" or back.tolist() != [2.0, 4.0]:
+        raise RuntimeError(f"Tensor.cpu() of a tensor on {name} gave {wire.safe_repr(back)}")
+
+
 def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     _confine(rlimits)
     root = Path(tree).resolve()
@@ -232,6 +251,12 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     except BaseException as exc:
         send(wire.ImportFailed(_describe(exc, root)))
         return
+    if device := plan.get("device"):
+        try:
+            _use_device(device)
+        except BaseException as exc:  # the parent says so in one sentence (``checking``)
+            send(wire.ImportFailed(wire.Raised(**_describe(exc, root), device=device)))
+            return
     if what := watch.changed():
         tampered(what, None)
     send(wire.Ready())

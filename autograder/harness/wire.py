@@ -116,8 +116,13 @@ class PlannedItem(TypedDict):
     cases: list[dict[str, Any]]
 
 
-class Plan(TypedDict):
-    """What the parent sends the child: the package to import and the checks to run."""
+class _PlanOptions(TypedDict, total=False):
+    device: str  # run the programs with new tensors on this device ("sim", "cuda")
+
+
+class Plan(_PlanOptions):
+    """What the parent sends the child: the package to import and the checks to run (and,
+    optionally, the device the programs' tensors go to)."""
 
     target: str
     checks: list[PlannedItem]
@@ -139,6 +144,7 @@ class Raised(TypedDict, total=False):
     where: str  # the file and line under chapters/ it came from
     not_started: str  # the task id of a stub's NotImplementedError("Task N.k: …")
     frames: list[Frame]  # the traceback under chapters/, innermost last
+    device: str  # setting up this device failed (checks on a device), not an import
 
 
 class Outcome(TypedDict, total=False):

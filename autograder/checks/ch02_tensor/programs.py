@@ -119,10 +119,27 @@ def _index(spec: Any) -> Any:
     return {"None": None, "...": Ellipsis}.get(spec, spec) if isinstance(spec, str) else spec
 
 
+def host(value: Any) -> Any:
+    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
+    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
+    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
+    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
+    data = value if is_array else getattr(value, "data", value)
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data)
+    if on_device(data):
+        return data.get()
+    return data
+
+
+def on_device(data: Any) -> bool:
+    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
+    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
+
+
 def _array(value: Any) -> Any:
     """A Tensor's data as a NumPy array (anything else as it is, for the verdict to name)."""
-    data = getattr(value, "data", value)
-    return np.asarray(data) if isinstance(data, (np.ndarray, np.generic)) else data
+    return host(getattr(value, "data", value))
 
 
 def _describe(out: Any) -> OpResult:
@@ -359,7 +376,7 @@ def _local_step(sp, node: Any, g: Any) -> list:
         if grad is None or not getattr(parent, "requires_grad", False):
             out.append(None)
             continue
-        data, shape = np.asarray(grad.data), tuple(parent.shape)
+        data, shape = host(grad), tuple(parent.shape)
         if data.shape != shape:  # summed over what broadcasting added or stretched
             data = data.sum(axis=tuple(range(data.ndim - len(shape))))
             stretched = tuple(i for i, n in enumerate(shape) if n == 1 and data.shape[i] != 1)

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ..ch02_tensor.programs import pull_back, raised
+from ..ch02_tensor.programs import host, pull_back, raised
 
 
 class Pulled(TypedDict, total=False):
@@ -68,8 +68,8 @@ def _with_pull_back(sp, out: Any, upstream: Any, target: Any) -> Pulled:
 
 
 def _array(value: Any) -> Any:
-    data = getattr(value, "data", value)
-    return np.asarray(data) if isinstance(data, (np.ndarray, np.generic)) else None
+    data = host(value)  # a device's array comes back with .get() (checks on a device)
+    return data if isinstance(data, np.ndarray) else None
 
 
 def _describe(out: Any) -> Pulled:

@@ -33,13 +33,37 @@ def tensor(sp, data: Any, requires_grad: bool = False, dtype: str = "float64") -
     return sp.Tensor(np.array(data, dtype=dtype), requires_grad=requires_grad)
 
 
+def host(value: Any) -> Any:
+    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
+    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
+    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
+    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
+    data = value if is_array else getattr(value, "data", value)
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data)
+    if on_device(data):
+        return data.get()
+    return data
+
+
+def on_device(data: Any) -> bool:
+    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
+    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
+
+
+def fill(sp, target: Any, values: Any) -> None:
+    """``target[...] = values`` for NumPy ``values``: copied to target's device first when
+    ``target`` is a device's array (a device refuses a NumPy array assigned into it)."""
+    target[...] = sp.array_module(target).asarray(values) if on_device(target) else values
+
+
 def array(t: Any) -> Any:
     """A Tensor's values as an array (None stays None; anything else: its type name)."""
     if t is None:
         return None
     data = getattr(t, "data", None)
-    if isinstance(data, np.ndarray):
-        return np.array(data)
+    if isinstance(data, np.ndarray) or on_device(data):
+        return np.array(host(data))
     return f"<{type(t).__name__}>"
 
 
@@ -286,9 +310,9 @@ def linear_forward(
     create_graph=True), then (h·gx + k·gW).sum().backward() and the three .grad. An error
     the backward raises goes on up, a known mistake named in its message."""
     lin = sp.nn.Linear(w.shape[1], w.shape[0], bias=b is not None, dtype=np.float64)
-    lin.weight.data[...] = w
+    fill(sp, lin.weight.data, w)
     if b is not None:
-        lin.bias.data[...] = b
+        fill(sp, lin.bias.data, b)
     params = [lin.weight] + ([lin.bias] if b is not None else [])
     for p, need in zip(params, needs[1:]):
         p.requires_grad_(bool(need))
@@ -506,7 +530,7 @@ def dropout(
         if gen is not None:
             moved = gen.get_state() != sp.Generator().manual_seed(seed - 1).get_state()
         else:  # the global generator: the parent knows its next number after manual_seed
-            moved = [float(v) for v in np.asarray(sp.rand(1, dtype=sp.float64).data).ravel()]
+            moved = [float(v) for v in host(sp.rand(1, dtype=sp.float64)).ravel()]
     return {
         "outs": outs,
         "grads": grads,
@@ -523,8 +547,8 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
     bn = sp.nn.BatchNorm1d(c, **options)
     bn.to(np.dtype(np.float64))
     if options["affine"]:
-        bn.weight.data[...] = w
-        bn.bias.data[...] = b
+        fill(sp, bn.weight.data, w)
+        fill(sp, bn.bias.data, b)
     outs, means, variances, tracked = [], [], [], []
     grads = None
     for k, x in enumerate(xs):
@@ -534,7 +558,7 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
         if options["track_running_stats"]:
             means.append(array(bn.running_mean))
             variances.append(array(bn.running_var))
-            tracked.append(int(np.asarray(bn.num_batches_tracked.data)))
+            tracked.append(int(host(bn.num_batches_tracked)))
         if k == 0:
             grads = {"x": None, "w": None, "b": None}
             if getattr(out, "requires_grad", False):
@@ -613,12 +637,12 @@ def loader(
                 return {"epochs": [], "consistent": True, "not_collated": what}
             if dataset == "tensors":
                 xb, yb = batch
-                ids = [int(i) for i in np.asarray(yb.data).reshape(-1)]
+                ids = [int(i) for i in host(yb).reshape(-1)]
                 consistent = consistent and np.array_equal(
-                    np.asarray(xb.data), np.arange(n * 2).reshape(n, 2)[ids]
+                    host(xb), np.arange(n * 2).reshape(n, 2)[ids]
                 )
             else:
-                ids = [int(i) for i in np.asarray(batch.data).reshape(-1)]
+                ids = [int(i) for i in host(batch).reshape(-1)]
             batches.append(ids)
         out.append(batches)
     return {"epochs": out, "consistent": bool(consistent), "not_collated": None}
@@ -635,7 +659,7 @@ def checkpoint(sp, kind: str, x: Any, ws: list, g: Any, noise_seed: int) -> dict
     def watch(t: Any) -> Any:
         watched.append(weakref.ref(t))
         data = getattr(t, "data", None)
-        if isinstance(data, np.ndarray):
+        if isinstance(data, np.ndarray) or on_device(data):
             watched.append(weakref.ref(data))
         return t
 
@@ -647,7 +671,7 @@ def checkpoint(sp, kind: str, x: Any, ws: list, g: Any, noise_seed: int) -> dict
         parts = []
         for w in ws:
             lin = sp.nn.Linear(w.shape[0], w.shape[1], bias=False, dtype=np.float64)
-            lin.weight.data[...] = np.asarray(w).T
+            fill(sp, lin.weight.data, np.asarray(w).T)
             parts += [lin, sp.nn.Tanh()]
         layers = sp.nn.Sequential(*parts)
 

@@ -26,6 +26,24 @@ def raised(call: Any) -> dict:
     return {"error": None, "message": "", "value": value}
 
 
+def host(value: Any) -> Any:
+    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
+    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
+    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
+    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
+    data = value if is_array else getattr(value, "data", value)
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data)
+    if on_device(data):
+        return data.get()
+    return data
+
+
+def on_device(data: Any) -> bool:
+    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
+    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
+
+
 def leaf(sp, data: Any, dtype: str = "float64") -> Any:
     return sp.Tensor(np.array(data, dtype=dtype), requires_grad=True)
 
@@ -136,9 +154,10 @@ def zero_grad(sp, set_to_none: bool, dtype: str) -> dict:
         if g is None:
             out[name] = None
         else:
-            out[name] = {"values": np.array(g.data), "dtype": str(g.data.dtype), "old": g is old}
+            out[name] = {"values": np.array(host(g)), "dtype": str(g.data.dtype), "old": g is old}
     out["old_changed"] = not (
-        np.array_equal(shared.data, [0.5, -1.5, 2.0]) and np.array_equal(own.data, [[3.0, np.inf]])
+        np.array_equal(host(shared), [0.5, -1.5, 2.0])
+        and np.array_equal(host(own), [[3.0, np.inf]])
     )
     return out
 
@@ -207,7 +226,7 @@ def trajectory(
     nodes = 0
     for t, row in enumerate(grads):
         made = set_grads(sp, ps, row)
-        before = [None if g is None else np.array(g.data) for g in made]
+        before = [None if g is None else np.array(host(g)) for g in made]
 
         def loss(t: int = t) -> float:
             nonlocal calls
@@ -219,9 +238,9 @@ def trajectory(
         nodes += counter.count
         returned.append(plain(got) if not isinstance(got, float) else got)
         for i, (p, g, old) in enumerate(zip(ps, made, before)):
-            if g is not None and (p.grad is not g or not np.array_equal(g.data, old)):
+            if g is not None and (p.grad is not g or not np.array_equal(host(g), old)):
                 written.append([t, i])
-        values.append([np.array(p.data) for p in ps])
+        values.append([np.array(host(p)) for p in ps])
     return {
         "values": values,
         "dtypes": [str(p.data.dtype) for p in ps],
@@ -229,7 +248,7 @@ def trajectory(
             p is q
             for p, q in zip(ps, [g for group in opt.param_groups for g in group["params"]] or ps)
         )
-        and all(isinstance(p.data, np.ndarray) for p in ps),
+        and all(_same_kind(p.data, d) for p, d in zip(ps, datas)),
         "same_arrays": [p.data is d for p, d in zip(ps, datas)],
         "leaves": all(p.grad_fn is None and p.requires_grad for p in ps),
         "nodes": nodes,
@@ -244,7 +263,7 @@ def trajectory(
                 for s in opt.state.values()
                 if isinstance(s, dict)
                 for n, v in s.items()
-                if isinstance(v, np.ndarray)
+                if isinstance(v, np.ndarray) or on_device(v)
             }
         ),
         "state": [
@@ -254,6 +273,14 @@ def trajectory(
             for p in ps
         ],
     }
+
+
+def _same_kind(data: Any, made: Any) -> bool:
+    """Whether a parameter still holds a plain array of the kind it was made with: NumPy's,
+    or (checks on a device) the device's."""
+    return (
+        isinstance(data, np.ndarray) if isinstance(made, np.ndarray) else type(data) is type(made)
+    )
 
 
 def adamw_decay(sp, lr: float, weight_decay: float, dtype: str) -> dict:
@@ -267,7 +294,7 @@ def adamw_decay(sp, lr: float, weight_decay: float, dtype: str) -> dict:
     data = out if isinstance(out, np.ndarray) else getattr(out, "data", None)
     return {
         "returned": np.array(data) if isinstance(data, np.ndarray) else plain(out),
-        "p": np.array(p.data),
+        "p": np.array(host(p)),
         "dtype": str(p.data.dtype),
         "g_changed": not np.array_equal(g, kept),
     }
@@ -278,10 +305,10 @@ def adamw_decay(sp, lr: float, weight_decay: float, dtype: str) -> dict:
 
 def _state_value(v: Any) -> Any:
     data = getattr(v, "data", None)
-    if isinstance(data, np.ndarray):
-        return np.array(data)
-    if isinstance(v, np.ndarray):
-        return np.array(v)
+    if isinstance(data, np.ndarray) or on_device(data):
+        return np.array(host(data))
+    if isinstance(v, np.ndarray) or on_device(v):
+        return np.array(host(v))
     return plain(v)
 
 
@@ -324,7 +351,7 @@ def resume(
         opt.step()
     sd = opt.state_dict()
     first = _snapshot(sd)
-    qs = [leaf(sp, np.array(p.data), load_dtype) for p in ps]
+    qs = [leaf(sp, np.array(host(p)), load_dtype) for p in ps]
     # a fresh optimizer with other options: the loaded ones must win
     other = {**defaults, "lr": defaults.get("lr", 1e-3) * 7}
     fresh = make_optimizer(sp, optimizer, qs, groups, other)
@@ -342,6 +369,7 @@ def resume(
             for s in fresh.state.values()
             for v in s.values()
             if isinstance(getattr(v, "data", None), np.ndarray)
+            or on_device(getattr(v, "data", None))
         }
     )
     options = [{k: plain(v) for k, v in g.items() if k != "params"} for g in fresh.param_groups]
@@ -370,7 +398,7 @@ def resume(
         "state_dtypes": state_dtypes,
         "options": options,
         "same_params": same_params,
-        "final": [np.array(q.data) for q in qs],
+        "final": [np.array(host(q)) for q in qs],
         "dtypes": [str(q.data.dtype) for q in qs],
         "refused": refused,
     }
@@ -455,7 +483,7 @@ def clip(
             p.grad = sp.Tensor(np.array(g))
         made.append(p.grad)
         ps.append(p)
-    copies = [None if m is None else np.array(m.data) for m in made]
+    copies = [None if m is None else np.array(host(m)) for m in made]
     target = ps[0] if single else ps
     norm = math.inf if norm_type == "inf" else norm_type
     if by_value:
@@ -468,17 +496,17 @@ def clip(
                 )
             )
     total = result["value"]
-    data = getattr(total, "data", total)
+    data = host(getattr(total, "data", total))  # a device's array: to the host
     return {
         "error": result["error"],
         "total": float(data)
         if isinstance(data, (np.ndarray, float, int, np.floating))
         else plain(total),
         "total_dtype": str(data.dtype) if isinstance(data, np.ndarray) else type(total).__name__,
-        "grads": [None if p.grad is None else np.array(p.grad.data) for p in ps],
+        "grads": [None if p.grad is None else np.array(host(p.grad)) for p in ps],
         "dtypes": [None if p.grad is None else str(p.grad.data.dtype) for p in ps],
         "written": any(
-            m is not None and not np.array_equal(m.data, c, equal_nan=True)
+            m is not None and not np.array_equal(host(m), c, equal_nan=True)
             for m, c in zip(made, copies)
             if m is not None and not np.isinf(c).any()
         ),

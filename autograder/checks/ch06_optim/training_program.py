@@ -22,6 +22,24 @@ from typing import Any
 import numpy as np
 
 
+def host(value: Any) -> Any:
+    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
+    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
+    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
+    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
+    data = value if is_array else getattr(value, "data", value)
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data)
+    if on_device(data):
+        return data.get()
+    return data
+
+
+def on_device(data: Any) -> bool:
+    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
+    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
+
+
 def _tensors(sp, weights: list) -> list:
     return [sp.Tensor(np.array(w, dtype=np.float64), requires_grad=True) for w in weights]
 
@@ -62,7 +80,7 @@ def _clip(sp, params: list, max_norm: float | None) -> None:
     gradient becomes a new tensor g·min(1, max_norm / (‖g‖ + 1e-6)), ‖g‖ the total norm."""
     if max_norm is None:
         return
-    total = float(np.sqrt(sum(float(np.sum(p.grad.data**2)) for p in params)))
+    total = float(np.sqrt(sum(float((p.grad.data**2).sum()) for p in params)))
     coef = min(1.0, max_norm / (total + 1e-6))
     for p in params:
         p.grad = sp.Tensor(p.grad.data * coef)
@@ -98,10 +116,10 @@ def training(
         loss.backward()
         _clip(sp, params, clip)
         opt.step()
-        return float(np.asarray(loss.data))
+        return float(host(loss))
 
     losses = [run(t, params, opt) for t in range(stop)]
-    saved_weights = [np.array(p.data, copy=True) for p in params]
+    saved_weights = [np.array(host(p), copy=True) for p in params]
     saved = opt.state_dict()
     lost_losses = [run(t, params, opt) for t in range(stop, stop + lost)]
     params = _tensors(sp, saved_weights)
@@ -111,5 +129,5 @@ def training(
     return {
         "losses": losses,
         "lost": lost_losses,
-        "params": [np.array(p.data, copy=True) for p in params],
+        "params": [np.array(host(p), copy=True) for p in params],
     }
