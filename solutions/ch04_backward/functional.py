@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ch02_tensor.backend import array_module
 from ..ch02_tensor.factories import ones_like, zeros, zeros_like
 from ..ch02_tensor.tensor import Tensor
 from .api import grad
@@ -152,13 +153,14 @@ def _stack(rows: list, out_shape: tuple, x: Tensor, create_graph: bool) -> Tenso
     ``create_graph``, differentiably (Σ_k e_k ⊗ row_k, so the result keeps its graph)."""
     shape = (*out_shape, *x.shape)
     if not rows:
-        return zeros(shape, dtype=x.dtype)
+        return zeros(shape, dtype=x.dtype, device=x.device)
     if not create_graph:
-        return Tensor(np.stack([r.data for r in rows]).reshape(shape))
+        xp = array_module(rows[0].data)  # NumPy, or the rows' device's namespace
+        return Tensor(xp.stack([r.data for r in rows]).reshape(shape))
     total = None
     for k, row in enumerate(rows):
         e = np.zeros((len(rows), 1), dtype=row.dtype)
         e[k, 0] = 1.0
-        term = Tensor(e) @ row.reshape(1, -1)
+        term = Tensor(e, device=row.device) @ row.reshape(1, -1)
         total = term if total is None else total + term
     return total.reshape(shape)

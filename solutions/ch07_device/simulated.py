@@ -257,7 +257,7 @@ for _op in ("neg", "pos", "abs", "invert"):
     setattr(
         SimArray,
         f"__{_op}__",
-        (lambda n: lambda self: SimArray(getattr(self._a, n)()))(f"__{_op}__"),
+        (lambda n: lambda self: _wrap(getattr(self._a, n)()))(f"__{_op}__"),  # 0-d stays
     )
 SimArray.__hash__ = None  # type: ignore[assignment]  # == is elementwise
 

@@ -50,7 +50,7 @@ def move_array(array: Any, target: Any) -> Any:
             f"device '{target}' does not exist: there are {backend.device_count()} "
             f"{target.type} device(s), numbered from 0"
         )
-    return backend.to_device(np.ascontiguousarray(array), target.index)
+    return backend.to_device(np.asarray(array, order="C"), target.index)  # keeps 0-d
     ### END SOLUTION
 
 

@@ -19,6 +19,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import numpy as np
+
+from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.tensor import Tensor
 from ..generator import Generator, rng_of
 
@@ -65,6 +68,8 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
     """Write ``values`` into ``tensor``'s array (its own dtype, in place) and return it."""
     if not isinstance(tensor, Tensor):
         raise TypeError(f"nn.init fills a Tensor, not {type(tensor).__name__}")
+    if not isinstance(tensor.data, np.ndarray) and isinstance(values, np.ndarray):
+        values = array_module(tensor.data).asarray(values)  # to the tensor's device (ch. 7)
     tensor.data[...] = values
     return tensor
 

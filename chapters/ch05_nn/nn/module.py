@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.tensor import RemovableHandle, Tensor
 from .parameter import Parameter
 
@@ -265,7 +266,9 @@ class Module:
             if set_to_none or param.grad is None:
                 param.grad = None
             else:
-                param.grad = Tensor._from_array(np.zeros_like(param.grad.data))
+                param.grad = Tensor._from_array(
+                    array_module(param.grad.data).zeros_like(param.grad.data)
+                )
 
     # -- state_dict (task 5.5) -----------------------------------------------------------
 
