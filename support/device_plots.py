@@ -160,6 +160,8 @@ def plot_benchmark(
         colour = COLOURS.get(_type(device))
         left.plot(n, row, "o-", color=colour, label=device_label(device, gpu_name))
     left.set_xscale("log", base=2)
+    left.set_xticks(list(sizes), [str(s) for s in sizes])
+    left.minorticks_off()
     left.set_yscale("log")
     left.set_xlabel("n (an n × n matrix times an n × n matrix, float32)")
     left.set_ylabel("seconds per matmul")
@@ -183,6 +185,9 @@ def plot_benchmark(
             )
     right.set_xticks(x, [f"batch {b}" for b in batch_sizes])
     right.set_yscale("log")
+    tallest = max((p.get_height() for p in right.patches), default=0.0)
+    if tallest > 0:
+        right.set_ylim(top=3 * tallest)  # room for the speed-ups and the legend
     right.set_ylabel("milliseconds per training step")
     right.set_title(
         "the capstone's training step" + (" (speed-up over the CPU)" if base is not None else "")
