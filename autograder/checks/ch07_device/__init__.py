@@ -1,0 +1,784 @@
+"""Public checks for chapter 7 — devices (tasks 7.1–7.6 here; 7.7 and 7.8 in ``ops.py``).
+
+Every expectation is the parent's own (``cases.py``); arrays reach the simulated device by
+the autograder's means (``simnumpy.asarray``, given code), so a check runs another task's
+code only where it cannot avoid it (``requires``), and then a stand-in tells whose bug it
+met (``standins.py``).
+
+- 7.1 the probe, against fake CuPy modules put in ``sys.modules``: working with 1–3 GPUs,
+  the device count raising ``cudaErrorInsufficientDriver``, CuPy that imports and counts
+  but fails at the first kernel (CuPy installed, no usable GPU), 0 devices, CuPy not
+  installed. The cuda module is re-imported first (importing must not touch CuPy); then
+  the answers, ``device_count()``, nothing printed or warned (the fakes print and warn as
+  CuPy can), and one probe only (calls into CuPy after the first answer are counted).
+- 7.2 ``array_module``, ``device_of`` and ``backend_of`` for NumPy arrays and scalars,
+  sim arrays, a backend registered by the check (removed afterwards), and unknown types
+  (TypeError naming the type); ``Tensor.device``.
+- 7.3 ``move_array``: the same object when already there (no copy), one counted copy each
+  way, values and dtype kept, ``"sim:1"`` and ``"cuda"`` without a GPU a RuntimeError in
+  one sentence (naming the device and what to use instead, no chained CUDA error, CuPy
+  never imported), an unknown type a ValueError. Factories with ``device=`` and
+  ``set_default_device`` (they go through ``move_array`` alone) are 7.3's too.
+- 7.4 ``ToDevice``: the gradient goes back to the source device with the right values, one
+  copy each way; recorded (a second derivative through the copy); ``to`` on the same
+  device is the tensor itself. ``Module.to``, ``sp.load(map_location=)`` and an
+  optimizer's ``load_state_dict`` across devices run through ``Tensor.to``: 7.4's.
+- 7.5 ``check_same_device``: PyTorch's sentence naming both devices and the operation for
+  ``+``, ``@``, ``*``, a Function of three inputs, and called directly; nothing on one
+  device.
+- 7.6 ``scatter_add`` on sim targets (repeated indices all count; NumPy, list, sim and tuple
+  indices; sim, NumPy and scalar values) and NumPy targets; the gradient of indexing on sim.
+- Device behaviours graded under 7.2, whose dispatch is all they exercise once the
+  autograder has put model and data on sim: a training step (Linear, Tanh, Linear,
+  mse_loss, SGD with momentum) makes no device → host copy and gives the parent's values;
+  optimizer state is made on the parameters' device; a DataLoader over sim tensors
+  delivers sim batches.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case, Check, compare, show
+from . import ops, programs
+from .cases import (
+    double_case,
+    index_grad_case,
+    loader_case,
+    mixed_case,
+    move_case,
+    probe_case,
+    scatter_case,
+    to_device_case,
+    training_case,
+    whose_case,
+)
+
+WHOSE = ("7.2",)  # every check that meets a sim tensor asks whose array it is
+MOVE = ("7.2", "7.3")
+
+
+def _record(received: Any, keys: tuple[str, ...]) -> str | None:
+    if not isinstance(received, dict) or not all(k in received for k in keys):
+        return f"expected the program's record, received {show(received)}"
+    return None
+
+
+def _rows(*cases: Case) -> Any:
+    return lambda rng: list(cases)
+
+
+# -- 7.1 --------------------------------------------------------------------------------------
+
+
+def probe_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("error", "available", "count", "calls", "printed", "warned"))
+    if problem:
+        return problem
+    want, calls = case.expected, received["calls"]
+    if calls.get("import"):
+        return (
+            f"importing the cuda module called into CuPy {calls['import']} time(s): the probe "
+            "runs at the first is_available(), never at import"
+        )
+    if received["error"]:
+        return (
+            f"is_available() or device_count() raised {received['error']}: every failure of "
+            "the probe (CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only "
+            "ImportError) is the answer False, silently"
+        )
+    if received["printed"]:
+        return (
+            f"the probe printed {received['printed']!r}: it must be silent (run it with stdout "
+            "and stderr redirected: CuPy itself can print)"
+        )
+    if received["warned"]:
+        return (
+            f"a warning escaped the probe ({received['warned'][0]!r}): run it inside "
+            "warnings.catch_warnings() with simplefilter('ignore')"
+        )
+    answers = received["available"]
+    if answers[0] != want["available"]:
+        if want["state"] == "kernel fails":
+            return (
+                f"is_available() is {answers[0]!r}, expected False: CuPy imports and counts a "
+                "device here, but its first kernel fails, so the GPU is not usable. Run one "
+                "tiny kernel and read its result back"
+            )
+        if want["state"] == "no device":
+            return f"is_available() is {answers[0]!r} with 0 devices, expected False"
+        return f"is_available() is {show(answers[0])}, expected {want['available']!r}"
+    if any(a != answers[0] for a in answers[1:]):
+        return f"is_available() answered {answers} on three calls: the answer is kept"
+    if received["count"] != [want["count"]] * 2:
+        return f"device_count() is {show(received['count'])}, expected {want['count']} (twice)"
+    if calls.get("later"):
+        return (
+            f"after its first answer, is_available() / device_count() asked CuPy again "
+            f"({calls['later']} more call(s)): probe once and keep the answer in _answer"
+        )
+    return None
+
+
+PROBES = [
+    probe_case("works", 2),
+    probe_case("works", 1),
+    probe_case("no driver", 0),
+    probe_case("kernel fails", 1),
+    probe_case("no device", 0),
+    probe_case("no cupy", 0),
+]
+
+# -- 7.2 --------------------------------------------------------------------------------------
+
+
+def whose_verdict(case: Case, received: Any) -> str | None:
+    if not isinstance(received, list) or len(received) != len(case.expected):
+        return f"expected {len(case.expected)} records, received {show(received)}"
+    for spec, want, got in zip(case.inputs["arrays"], case.expected, received):
+        from .cases import array_text
+
+        what = array_text(spec)
+        for name in ("array_module", "device_of", "backend_of"):
+            result = got[name]
+            if "error" in want:
+                if result["error"] != "TypeError":
+                    shown = result["error"] or f"returned {show(result['value'])}"
+                    return f"{name} of {what}: {shown}, expected a TypeError naming its type"
+                if want["names"] not in result["message"]:
+                    return (
+                        f"{name} of {what} raised TypeError({result['message']!r}), which does "
+                        f"not name the type ({want['names']})"
+                    )
+                continue
+            if result["error"]:
+                return f"{name} of {what} raised {result['error']}: {result['message']}"
+        if "error" in want:
+            continue
+        xp, is_right = got["array_module"]["value"]
+        if not is_right:
+            return (
+                f"array_module of {what} is {xp}, expected {want['xp']}: the namespace of the "
+                "backend that owns the array"
+            )
+        device = got["device_of"]["value"]
+        if device != want["device"]:
+            hint = ""
+            if device[1] == want["device"][1] and device[2] is None:
+                hint = " (the index is missing: device(backend.type, backend.index_of(array)))"
+            elif want["device"][2] is None and device[2] is not None:
+                hint = " (the host's arrays have no index: device('cpu'))"
+            return f"device_of of {what} is {device[0]!r}, expected {want['device'][0]!r}{hint}"
+        if got["backend_of"]["value"] != want["backend"]:
+            return (
+                f"backend_of of {what} is the {got['backend_of']['value']!r} backend, "
+                f"expected {want['backend']!r}"
+            )
+    return None
+
+
+NP = {"kind": "numpy", "data": [[1.0, 2.0], [3.0, 4.0]], "dtype": "float64"}
+NP_INT = {"kind": "numpy", "data": [1, 2, 3], "dtype": "int64"}
+NP_0D = {"kind": "numpy", "data": 2.5, "dtype": "float32"}
+SCALAR = {"kind": "scalar", "data": 1.5}
+SIM = {"kind": "sim", "data": [[1.0, 2.0, 3.0]], "dtype": "float64"}
+SIM_0D = {"kind": "sim", "data": 3, "dtype": "int64"}
+TOY0, TOY2 = {"kind": "toy", "data": [1.0], "index": 0}, {"kind": "toy", "data": [2.0], "index": 2}
+LIST, STRANGER = {"kind": "list", "data": [1.0, 2.0]}, {"kind": "stranger"}
+
+# -- 7.3 --------------------------------------------------------------------------------------
+
+
+def move_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("error", "kind", "same", "values", "to_device", "to_host"))
+    if problem:
+        return problem
+    want = case.expected
+    if received["cupy_imports"]:
+        return (
+            "move_array tried to import CuPy although cuda.is_available() is False: ask the "
+            "backend's is_available() first"
+        )
+    if not received["source_kept"]:
+        return "move_array changed the array it was given"
+    if want["error"]:
+        if received["error"] != want["error"]:
+            got = received["error"] or f"returned a {received['kind']} array"
+            why = (
+                "an unknown device type"
+                if want["error"] == "ValueError"
+                else f"device {want['device']!r} is not there"
+            )
+            return f"{got}, expected a {want['error']} ({why})"
+        if want["error"] == "RuntimeError":
+            message, device = received["message"], want["device"].partition(":")[0]
+            if "\n" in message.strip() or "Traceback" in message:
+                return f"the error is several lines ({message!r}): one sentence is enough"
+            if device not in message:
+                return f"the error {message!r} does not name the device ({want['device']})"
+            if received["chained"]:
+                return (
+                    f"the RuntimeError carries a {received['chained']} along (raised inside an "
+                    "except block, or from it): a student sees that traceback too. Raise it on "
+                    "its own"
+                )
+            if device == "cuda" and not ("cpu" in message or "sim" in message):
+                return (
+                    f"the error {message!r} does not say what to use instead ('cpu', or 'sim' "
+                    "for the simulated device)"
+                )
+        return None
+    if received["error"]:
+        return f"move_array raised {received['error']}: {received['message']}"
+    if received["kind"] != want["kind"]:
+        where = "the host (a NumPy array)" if want["kind"] == "numpy" else "the simulated device"
+        return f"move_array returned a {received['kind']} array, expected one on {where}"
+    if want["same"] and not received["same"]:
+        return (
+            f"the array is on that device already: move_array must return it itself, not a "
+            f"copy ({received['to_device']} copies to the device, {received['to_host']} back)"
+        )
+    copies = (received["to_device"], received["to_host"])
+    if copies != want["copies"]:
+        return (
+            f"move_array made {copies[0]} copies to the device and {copies[1]} back, expected "
+            f"{want['copies'][0]} and {want['copies'][1]}: one copy, in one direction"
+        )
+    if received["dtype"] != want["dtype"]:
+        return f"the moved array is {received['dtype']}, expected {want['dtype']} (kept)"
+    return compare(received["values"], want["values"], rtol=0, atol=0, path="values")
+
+
+MOVES = [
+    move_case("cpu", [[1.0, 2.0], [3.0, 4.0]], "float64", "sim"),
+    move_case("cpu", [1, 2, 3], "int64", "device:sim"),
+    move_case("cpu", [[0.5, 1.5, 2.5], [3.5, 4.5, 5.5]], "float32", "sim:0", order="T"),
+    move_case("cpu", 2.5, "float64", "sim"),
+    move_case("cpu", [1.0, -1.0], "float64", "cpu"),
+    move_case("sim", [[1.0, 2.0], [3.0, 4.0]], "float64", "cpu"),
+    move_case("sim", [7, 8, 9], "int32", "device:cpu"),
+    move_case("sim", [1.5, 2.5], "float32", "sim"),
+    move_case("sim", [1.5, 2.5], "float64", "sim:0"),
+    move_case("cpu", [1.0, 2.0], "float64", "sim:1"),
+    move_case("cpu", [1.0, 2.0], "float64", "cuda"),
+    move_case("sim", [1.0, 2.0], "float64", "cuda:0"),
+    move_case("cpu", [1.0, 2.0], "float64", "cuda:1"),
+    move_case("cpu", [1.0, 2.0], "float64", "tpu"),
+]
+
+
+def factories_verdict(case: Case, received: Any) -> str | None:
+    if not isinstance(received, dict):
+        return f"expected the program's record, received {show(received)}"
+    for name, want in case.expected.items():
+        if name == "after":
+            if received.get("after") != "cpu":
+                return f"after set_default_device(None) a new tensor is on {received.get('after')}"
+            continue
+        got = received.get(name)
+        if not isinstance(got, dict):
+            return f"{name}: received {show(got)}"
+        how = "with set_default_device('sim')" if case.inputs["default"] else "with device='sim'"
+        if got["device"] != "sim:0" or got["kind"] != "sim":
+            return f"{name} {how} is on {got['device']} (a {got['kind']} array), expected sim:0"
+        for key in ("shape", "dtype"):
+            if got[key] != want[key]:
+                return f"{name} {how}: {key} {got[key]}, expected {want[key]}"
+        if want["values"] is not None:
+            problem = compare(got["values"], want["values"], rtol=0, atol=0, path=name)
+            if problem:
+                return problem
+    return None
+
+
+def _factory_expected(default: bool) -> dict:
+    f64 = "float32"  # the default dtype
+    out = {
+        "zeros": {"shape": [2, 3], "dtype": f64, "values": np.zeros((2, 3), f64)},
+        "ones": {"shape": [4], "dtype": f64, "values": np.ones(4, f64)},
+        "full": {"shape": [2, 2], "dtype": f64, "values": np.full((2, 2), 1.5, f64)},
+        "arange": {"shape": [5], "dtype": "int64", "values": np.arange(5)},
+        "eye": {"shape": [3, 3], "dtype": f64, "values": np.eye(3, dtype=f64)},
+        "tensor": {"shape": [2, 2], "dtype": f64, "values": np.array([[1, 2], [3, 4]], f64)},
+        "tensor (int)": {"shape": [3], "dtype": "int64", "values": np.array([1, 2, 3])},
+        "randn": {"shape": [3, 2], "dtype": f64, "values": None},
+    }
+    if default:
+        out["Linear's weight"] = {"shape": [3, 2], "dtype": f64, "values": None}
+        out["Linear's bias"] = {"shape": [3], "dtype": f64, "values": None}
+        out["Linear's bias"]["values"] = None
+    out["after"] = "cpu"
+    return out
+
+
+# -- 7.4 --------------------------------------------------------------------------------------
+
+
+def to_device_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("y_device", "grad_device", "grad", "moved", "back"))
+    if problem:
+        return problem
+    want = case.expected
+    if received["y_device"] != want["y_device"] or received["y_kind"] not in ("numpy", "sim"):
+        return f"y is on {received['y_device']}, expected {want['y_device']}"
+    problem = compare(received["y_values"], want["y_values"], rtol=0, atol=0, path="y")
+    if problem:
+        return problem
+    if not received["recorded"]:
+        return "y has no grad_fn: the copy of a tensor that requires grad is recorded"
+    if received["moved"] != want["moved"]:
+        return (
+            f"the move made {received['moved']} copies (to device, to host), expected "
+            f"{want['moved']}"
+        )
+    if received["grad_device"] is None:
+        return "x.grad is None after L.backward(): the gradient goes back through the copy"
+    if received["grad_device"] != want["grad_device"]:
+        return (
+            f"x.grad is on {received['grad_device']}, expected {want['grad_device']}: the "
+            "backward of a copy moves the gradient back to the device x is on"
+        )
+    if received["back"] != want["back"]:
+        return (
+            f"the backward made {received['back']} copies (to device, to host), expected "
+            f"{want['back']}: the gradient crosses once, back to x's device"
+        )
+    return compare(received["grad"], want["grad"], rtol=1e-12, atol=1e-12, path="x.grad")
+
+
+def double_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("g_device", "g", "g_requires_grad"))
+    if problem:
+        return problem
+    want = case.expected
+    if received["g_device"] != want["g_device"]:
+        return f"g is on {received['g_device']}, expected {want['g_device']}"
+    problem = compare(received["g"], want["g"], rtol=1e-12, atol=1e-12, path="g")
+    if problem:
+        return problem
+    if not received["g_requires_grad"]:
+        return (
+            "g does not require grad with create_graph=True: ToDevice's backward must move "
+            "the gradient with ToDevice.apply (recorded), not move its array"
+        )
+    return compare(received.get("x_grad"), want["x_grad"], rtol=1e-12, atol=1e-12, path="x.grad")
+
+
+def same_place_verdict(case: Case, received: Any) -> str | None:
+    names = ["x.to('cpu') is x", "s.to('sim') is s", "s.to(sp.device('sim', 0)) is s"]
+    names.append("x.cpu() is x")
+    for name, got in zip(names, received if isinstance(received, list) else []):
+        if got is not True:
+            return f"{name} is {got!r}: a tensor already on the device is returned itself"
+    return None if isinstance(received, list) else f"received {show(received)}"
+
+
+def module_to_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("returned_self", "same_objects", "where"))
+    if problem:
+        return problem
+    if not received["returned_self"]:
+        return "model.to('sim') did not return the model itself"
+    if not received["same_objects"]:
+        return "model.to('sim') made new Parameter objects: the same ones, their data moved"
+    wrong = [n for n, k in received["where"].items() if k != "sim"]
+    if wrong:
+        return f"after model.to('sim'), {', '.join(wrong)} not on sim (state left behind)"
+    if any(k != "sim" for k in received["grads_where"]):
+        return f"after model.to('sim') the gradients are {received['grads_where']}: moved too"
+    if not received["kept"] or not received["grads_kept"]:
+        return "model.to('sim') changed a parameter's, buffer's or gradient's values"
+    if received["forward_on"] != "sim:0":
+        return f"the moved model's output is on {received['forward_on']}, expected sim:0"
+    if received["back_where"] != ["numpy"]:
+        return f"after model.to(sp.device('cpu')) the arrays are {received['back_where']}"
+    if not received["back_kept"]:
+        return "model.to(sp.device('cpu')) changed a parameter's or buffer's values"
+    return None
+
+
+def load_verdict(case: Case, received: Any) -> str | None:
+    if not isinstance(received, dict):
+        return f"expected the loaded dict, received {show(received)}"
+    want = case.expected
+    for key, w in want.items():
+        got = received.get(key)
+        if not isinstance(w, dict):
+            if got != w:
+                return f"loaded[{key!r}] is {show(got)}, expected {show(w)}"
+            continue
+        if not isinstance(got, dict) or got["device"] != w["device"]:
+            shown = got["device"] if isinstance(got, dict) else show(got)
+            return f"loaded[{key!r}] is on {shown}, expected {w['device']}"
+        problem = compare(got["values"], w["values"], rtol=0, atol=0, path=key)
+        if problem:
+            return problem
+    return None
+
+
+def _load_case(location: str) -> Case:
+    where = "sim:0" if location == "sim" else "cpu"
+    return Case(
+        f"sp.save of {{'w': a sim tensor, 'b': a cpu tensor, 'n': 3}}, then sp.load(path, "
+        f"map_location={location or None!r})",
+        {"map_location": location},
+        {
+            "w": {"device": where, "values": np.array([[1.0, -2.0], [0.5, 3.0]])},
+            "b": {"device": where, "values": np.array([4.0, 5.0])},
+            "n": 3,
+        },
+    )
+
+
+def state_where_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    if received != want:
+        return (
+            f"the loaded optimizer's state is {show(received)}, expected {show(want)}: "
+            "load_state_dict puts each state tensor on its parameter's device"
+        )
+    return None
+
+
+def _state_case(name: str, to: str) -> Case:
+    kind = "sim" if to == "sim" else "numpy"
+    keys = {"SGD": ["momentum_buffer"], "Adam": ["exp_avg", "exp_avg_sq"]}[name]
+    return Case(
+        f"{name} over sim parameters, two steps, its state_dict loaded into a {name} over "
+        f"parameters on {to}",
+        {"name": name, "to": to},
+        {str(i): {k: kind for k in keys} for i in range(2)},
+    )
+
+
+# -- 7.5 --------------------------------------------------------------------------------------
+
+
+def mixed_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("error", "message", "values"))
+    if problem:
+        return problem
+    want = case.expected
+    if want["error"] is None:
+        if received["error"]:
+            return f"raised {received['error']}: {received['message']} (every tensor on one device)"
+        if want["values"] is None:
+            return None
+        return compare(received["values"], want["values"], rtol=1e-12, atol=0, path="result")
+    if received["error"] is None:
+        return (
+            "no error: tensors on two devices met in one operation and it ran. Raise "
+            "RuntimeError with PyTorch's sentence"
+        )
+    message = received["message"]
+    if received["error"] != "RuntimeError":
+        return f"raised {received['error']}({message!r}), expected RuntimeError"
+    if message == want["message"]:
+        return None
+    missing = [d for d in want["devices"] if d not in message]
+    if missing:
+        return f"the message {message!r} does not name both devices ({', '.join(missing)} missing)"
+    if f"(in {want['op']})" not in message:
+        return f"the message {message!r} does not name the operation: (in {want['op']})"
+    return f"the message is {message!r}, expected {want['message']!r} (PyTorch's sentence)"
+
+
+MIXED = [
+    mixed_case("+", ["cpu", "sim"]),
+    mixed_case("@", ["cpu", "sim"]),
+    mixed_case("*", ["sim", "cpu"]),
+    mixed_case("Three", ["cpu", "cpu", "sim"]),
+    mixed_case("Three", ["sim", "sim", "cpu"]),
+    mixed_case("check", ["sim", "cpu"]),
+    mixed_case("check", ["sim", "sim", "sim"]),
+    mixed_case("check", ["cpu", "cpu"]),
+    mixed_case("+", ["sim", "sim"]),
+    mixed_case("Three", ["sim", "sim", "sim"]),
+]
+
+# -- 7.6 --------------------------------------------------------------------------------------
+
+
+def scatter_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("error", "kind", "values"))
+    if problem:
+        return problem
+    want = case.expected
+    if received["error"]:
+        hint = ""
+        if "Unsupported" in received["error"] or "NumPy" in received["error"]:
+            hint = (
+                " — NumPy's add.at cannot work on a device's array: use the target's "
+                "backend.scatter_add, with index and values moved to its device"
+            )
+        return f"raised {received['error']}{hint}"
+    if received["kind"] != want["kind"]:
+        return f"the target became a {received['kind']} array: scatter_add works in place"
+    if (
+        not np.array_equal(want["once"], want["values"])
+        and compare(received["values"], want["once"], rtol=1e-12, atol=0) is None
+    ):
+        return (
+            f"target is {show(received['values'])}, expected {show(want['values'])}: a "
+            "repeated position counted once (target[index] += values); every repeat adds"
+        )
+    return compare(received["values"], want["values"], rtol=1e-12, atol=0, path="target")
+
+
+def index_grad_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("device", "values"))
+    if problem:
+        return problem
+    if received["device"] != "sim:0":
+        return f"x.grad is on {received['device']}, expected sim:0 (x's device)"
+    return compare(received["values"], case.expected["values"], rtol=1e-12, atol=0, path="x.grad")
+
+
+S, N, L, TN, TS, F = "sim", "numpy", "list", "tuple-numpy", "tuple-sim", "scalar"
+
+
+def _places(target: str, index: str, values: str) -> dict:
+    return {"target": target, "index": index, "values": values}
+
+
+SCATTERS = [
+    scatter_case([0.0] * 4, [0, 2, 0, 0], [1.0, 2.0, 3.0, 4.0], _places(S, N, S)),
+    scatter_case([1.0] * 3, [2, 2], [0.5, 0.25], _places(S, S, S)),
+    scatter_case([0.0] * 5, [4, 1, 4], [1.0, 2.0, 3.0], _places(S, N, N)),
+    scatter_case([0.0] * 3, [1, 1, 1], 2.0, _places(S, L, F)),
+    scatter_case([[0.0] * 3] * 2, [[0, 1, 0], [2, 2, 2]], [1.0, 2.0, 3.0], _places(S, TN, S)),
+    scatter_case([[1.0] * 2] * 2, [[1, 1], [0, 0]], [5.0, 6.0], _places(S, TS, N)),
+    scatter_case([[0.0] * 2] * 3, [2, 0, 2], [[1.0, 2.0]] * 3, _places(S, N, S)),
+    scatter_case([0.0] * 4, [3, 3, 1], [1.0, 1.0, 1.0], _places(N, N, N)),
+]
+
+# -- device behaviours under 7.2 ----------------------------------------------------------------
+
+
+def training_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("to_host", "losses", "params", "where", "state"))
+    if problem:
+        return problem
+    if any(w != "sim" for w in received["where"] + received["state"]):
+        return (
+            f"after the steps the parameters are {received['where']} and the momentum buffers "
+            f"{received['state']}: everything stays on sim"
+        )
+    if received["to_host"]:
+        return (
+            f"the training steps made {received['to_host']} device → host copies: with model "
+            "and data on the device, nothing comes back until it is asked for (a hidden "
+            "transfer)"
+        )
+    want = case.expected
+    problem = compare(received["losses"], want["losses"], rtol=1e-9, atol=1e-12, path="losses")
+    if problem:
+        return problem
+    names = ["Linear 1's weight", "Linear 1's bias", "Linear 2's weight", "Linear 2's bias"]
+    for name, got, w in zip(names, received["params"], want["params"]):
+        problem = compare(got, w, rtol=1e-9, atol=1e-12, path=name)
+        if problem:
+            return problem
+    return None
+
+
+def optimizer_state_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("state", "params"))
+    if problem:
+        return problem
+    for i, state in enumerate(received["state"]):
+        wrong = {k: v for k, v in state.items() if v != "sim"}
+        if wrong or not state:
+            return (
+                f"{case.inputs['name']}'s state of parameter {i} is {show(state)}: made on the "
+                "parameter's device (sim)"
+            )
+    if any(p != "sim" for p in received["params"]):
+        return f"after step() the parameters are {received['params']}, expected on sim"
+    return None
+
+
+def loader_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("to_host", "batches"))
+    if problem:
+        return problem
+    want, got = case.expected, received["batches"]
+    if len(got) != len(want):
+        return f"{len(got)} batches, expected {len(want)}"
+    for i, ((a_dev, b_dev, a, b), (wa, wb)) in enumerate(zip(got, want)):
+        if (a_dev, b_dev) != ("sim:0", "sim:0"):
+            return f"batch {i} is on ({a_dev}, {b_dev}), expected sim:0 (the dataset's device)"
+        problem = compare(a, wa, rtol=0, atol=0, path=f"batch {i} x") or compare(
+            b, wb, rtol=0, atol=0, path=f"batch {i} y"
+        )
+        if problem:
+            return problem
+    if received["to_host"]:
+        return f"the epoch made {received['to_host']} device → host copies, expected none"
+    return None
+
+
+def _optimizer_state_case(name: str) -> Case:
+    return Case(
+        f"{name} over two parameters on sim, gradients on sim, one step",
+        {"name": name},
+    )
+
+
+CHECKS = [
+    Check(
+        "7.1",
+        "cuda.is_available: a silent, cached probe",
+        _rows(*PROBES),
+        programs.probe,
+        probe_verdict,
+    ),
+    Check(
+        "7.2",
+        "array_module, device_of, backend_of",
+        _rows(
+            whose_case([NP, NP_INT, NP_0D, SCALAR]),
+            whose_case([SIM, SIM_0D]),
+            whose_case([TOY0, TOY2, SIM, NP], register=True),
+            whose_case([LIST], label="a Python list"),
+            whose_case([STRANGER], label="an object of an unknown class"),
+        ),
+        programs.whose,
+        whose_verdict,
+    ),
+    Check(
+        "7.2",
+        "Tensor.device",
+        _rows(Case("Tensor.device of a cpu and a sim tensor", {}, ["cpu", "sim:0", True])),
+        programs.tensor_devices,
+    ),
+    Check("7.3", "move_array", _rows(*MOVES), programs.move, move_verdict, WHOSE),
+    Check(
+        "7.3",
+        "factories with device=, set_default_device",
+        _rows(
+            Case(
+                "zeros, ones, full, arange, eye, tensor, randn with device='sim'",
+                {"default": False},
+                _factory_expected(False),
+            ),
+            Case(
+                "the same after set_default_device('sim'), and a Linear's parameters",
+                {"default": True},
+                _factory_expected(True),
+            ),
+        ),
+        programs.factories,
+        factories_verdict,
+        WHOSE,
+    ),
+    Check(
+        "7.4",
+        "ToDevice: Tensor.to and its gradient",
+        _rows(
+            to_device_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", "sim"),
+            to_device_case([[1.5, -0.5], [2.0, 0.25]], [[1.0, 2.0], [3.0, 4.0]], "sim", "cpu"),
+            to_device_case([0.5, 2.0], [3.0, -1.0], "sim", "cpu", how="cpu"),
+            to_device_case([1.0, 4.0, -3.0], [2.0, 2.0, 0.5], "cpu", "sim", how="device"),
+        ),
+        programs.to_device,
+        to_device_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
+        "ToDevice's backward is recorded (a second derivative)",
+        _rows(double_case([1.0, -2.0, 0.5], "cpu", "sim"), double_case([2.0, 3.0], "sim", "cpu")),
+        programs.double_backward,
+        double_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
+        "to() on the same device",
+        _rows(
+            Case("x on cpu, s on sim: x.to('cpu'), s.to('sim'), s.to(device('sim', 0)), x.cpu()")
+        ),
+        programs.same_place,
+        same_place_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
+        "Module.to moves parameters, buffers and gradients in place",
+        _rows(
+            Case(
+                "Linear(3, 2), BatchNorm1d(2) after one backward, model.to('sim') and back",
+                {"x": [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.0, 1.0, -2.0]]},
+            )
+        ),
+        programs.module_to,
+        module_to_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
+        "sp.load(map_location=)",
+        _rows(_load_case("sim"), _load_case("cpu")),
+        programs.load_onto,
+        load_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
+        "an optimizer's state loaded onto its parameters' device",
+        _rows(_state_case("SGD", "cpu"), _state_case("Adam", "cpu"), _state_case("Adam", "sim")),
+        programs.optimizer_load,
+        state_where_verdict,
+        MOVE,
+    ),
+    Check("7.5", "check_same_device", _rows(*MIXED), programs.mixed, mixed_verdict, WHOSE),
+    Check(
+        "7.6",
+        "scatter_add on a device",
+        _rows(*SCATTERS),
+        programs.scatter,
+        scatter_verdict,
+        WHOSE,
+    ),
+    Check(
+        "7.6",
+        "the gradient of indexing on sim",
+        _rows(
+            index_grad_case([1.0, 2.0, 3.0], [0, 0, 2], [1.0, 2.0, 3.0]),
+            index_grad_case(
+                [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
+                [2, 2, 0, 2],
+                [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]],
+            ),
+        ),
+        programs.index_grad,
+        index_grad_verdict,
+        WHOSE,
+    ),
+    Check(
+        "7.2",
+        "a training step on sim: no hidden transfer",
+        lambda rng: [training_case(rng, 5, 1), training_case(rng, 8, 3)],
+        programs.training,
+        training_verdict,
+    ),
+    Check(
+        "7.2",
+        "optimizer state on the parameters' device",
+        _rows(*(_optimizer_state_case(n) for n in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad"))),
+        programs.optimizer_state,
+        optimizer_state_verdict,
+    ),
+    Check(
+        "7.2",
+        "a DataLoader over sim tensors",
+        _rows(loader_case(5, 2, False), loader_case(7, 3, True)),
+        programs.loader,
+        loader_verdict,
+    ),
+]
+
+CHECKS += ops.CHECKS
