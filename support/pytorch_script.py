@@ -93,11 +93,11 @@ def make_training(device):
 
 
 def evaluate(model, x, y):
-    """The test set's cross-entropy and accuracy."""
+    """The test set's cross-entropy (a tensor) and accuracy (a float)."""
     model.eval()
     with torch.no_grad():
         logits = model(x)
-        loss = F.cross_entropy(logits, y).item()
+        loss = F.cross_entropy(logits, y)
         pred = logits.argmax(dim=1)
         accuracy = (pred == y).float().mean().item()
     model.train()
@@ -151,7 +151,8 @@ def run(weights_path, checkpoint_path, epochs=4, resume_after=2, device="cpu", v
                 test_loss, accuracy = evaluate(model, x_test.to(device), y_test.to(device))
                 print(
                     f"epoch {epoch + 1}: train loss {train_loss.item():.4f}, "
-                    f"test perplexity {torch.exp(torch.tensor(test_loss)).item():.3f}, "
+                    f"test loss {test_loss.item():.4f} (perplexity "
+                    f"{torch.exp(test_loss).item():.3f}), "
                     f"accuracy {accuracy:.1%}"
                 )
         _, accuracy = evaluate(model, x_test.to(device), y_test.to(device))

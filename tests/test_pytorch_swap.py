@@ -13,6 +13,8 @@ would be).
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
 import subprocess
@@ -59,10 +61,25 @@ def sparrow() -> dict[str, Any]:
     return load_script("import solutions.ch07_device as torch")
 
 
+def run_printing(script: dict[str, Any], weights: Path, name: str) -> tuple[list, float, str]:
+    """The script's ``run`` with ``verbose=True``: its losses, accuracy and what it printed
+    (a line per epoch: training loss, test loss, perplexity, accuracy)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        losses, accuracy = script["run"](weights, weights.parent / name, verbose=True)
+    return losses, accuracy, out.getvalue()
+
+
 @pytest.fixture(scope="module")
-def sparrow_run(sparrow: dict[str, Any], weights: Path) -> tuple[list[float], float]:
-    """Sparrow's losses and test accuracy: 4 epochs, resumed from a checkpoint after 2."""
-    return sparrow["run"](weights, weights.parent / "sparrow.pt")
+def sparrow_printed(sparrow: dict[str, Any], weights: Path) -> tuple[list, float, str]:
+    """Sparrow's run: 4 epochs, resumed from a checkpoint after 2."""
+    return run_printing(sparrow, weights, "sparrow.pt")
+
+
+@pytest.fixture(scope="module")
+def sparrow_run(sparrow_printed: tuple) -> tuple[list[float], float]:
+    """Sparrow's losses and test accuracy."""
+    return sparrow_printed[0], sparrow_printed[1]
 
 
 def test_the_script_is_pytorch(sparrow: dict[str, Any]) -> None:
@@ -104,8 +121,9 @@ def test_the_swapped_text_is_what_runs(weights: Path, sparrow_run: tuple) -> Non
     assert [losses, accuracy] == list(sparrow_run)
 
 
-def test_sparrow_trains(sparrow_run: tuple) -> None:
-    losses, accuracy = sparrow_run
+def test_sparrow_trains(sparrow_printed: tuple) -> None:
+    losses, accuracy, printed = sparrow_printed
+    assert printed.count("\n") == 4 and printed.startswith("epoch 1: train loss ")
     assert len(losses) == 4 * 23  # 1,438 training images in batches of 64
     assert all(np.isfinite(losses))
     assert abs(losses[0] - np.log(10)) < 0.2  # small initial weights: about uniform odds
@@ -131,13 +149,15 @@ def test_the_simulated_device_gives_the_cpus_losses(
     assert accuracy == sparrow_run[1]
 
 
-def test_losses_agree_with_pytorch(weights: Path, sparrow_run: tuple) -> None:
+def test_losses_agree_with_pytorch(weights: Path, sparrow_printed: tuple) -> None:
     """PyTorch runs the unchanged script from the same weights in the same batch order:
-    each step's loss agrees to 1e-6 relative, and so does the test accuracy."""
+    each step's loss agrees to 1e-6 relative, and so do the test accuracy and the epochs'
+    printed lines."""
     torch = pytest.importorskip("torch")
     script = load_script(TORCH_LINE)
     with torch.random.fork_rng():  # Net() draws weights (then overwritten) from torch's RNG
-        losses, accuracy = script["run"](weights, weights.parent / "torch.pt")
-    assert len(losses) == len(sparrow_run[0])
-    np.testing.assert_allclose(sparrow_run[0], losses, rtol=RTOL, atol=0)
-    assert sparrow_run[1] == pytest.approx(accuracy)
+        losses, accuracy, printed = run_printing(script, weights, "torch.pt")
+    assert len(losses) == len(sparrow_printed[0])
+    np.testing.assert_allclose(sparrow_printed[0], losses, rtol=RTOL, atol=0)
+    assert sparrow_printed[1] == pytest.approx(accuracy)
+    assert sparrow_printed[2] == printed
