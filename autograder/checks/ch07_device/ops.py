@@ -15,6 +15,7 @@ the wrong axis.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -233,9 +234,12 @@ def cat_verdict(case: Case, received: Any) -> str | None:
     if "backward_error" in received:
         message = received["backward_error"]
         if "each gradient has its input's shape" in message:
+            found = re.search(r"a gradient of shape (\(.*?\)) for", message)
+            whole = found is not None and found.group(1) == str(tuple(e.out.shape))
             return (
                 f"backward failed: {message} — each input's gradient is its own piece of "
-                "∂L/∂out (a split along dim), not the whole of it"
+                f"∂L/∂out, cut along dim {e.dim} at the running sums of the sizes"
+                + (", not the whole of ∂L/∂out" if whole else "")
             )
         return f"backward failed: {message}"
     rtol, atol = TOLERANCE[e.dtype]
