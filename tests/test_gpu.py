@@ -19,6 +19,9 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import re
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import numpy as np
@@ -26,6 +29,7 @@ import pytest
 
 from solutions import ch07_device as sp
 from support import capstone, device_bench
+from tests.trees import REPO
 
 WHY_NO_GPU = device_bench.why_no_gpu()
 needs_gpu = pytest.mark.skipif(WHY_NO_GPU is not None, reason=f"no usable GPU: {WHY_NO_GPU}")
@@ -303,3 +307,30 @@ def test_chapter_checks_pass_on_the_gpu(number: int) -> None:
 
     result = student.check(chapter(number), impl="solutions", device="cuda")
     assert result.passed, report.chapter_report(result)
+
+
+# -- the GPU script --------------------------------------------------------------------------
+
+
+def test_the_gpu_script_runs_and_says_whether_a_gpu_was_used(tmp_path) -> None:
+    """``python -m tools.gpu_check --quick`` (not marked: it runs everywhere): it logs the
+    machine, the tests and the bench to one file; without a GPU it says so and exits 1."""
+    log = tmp_path / "gpu.txt"
+    result = subprocess.run(
+        [sys.executable, "-m", "tools.gpu_check", "--quick", "--log", str(log)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    text = log.read_text()
+    assert result.stdout.strip() == text.strip()
+    assert "a usable GPU needs:" in text and "training step (784-128-10, Adam)" in text
+    assert re.search(r"^\d+ passed.* in [\d.]+s", text, re.M), text
+    if WHY_NO_GPU is None:
+        assert result.returncode == 0 and "GPU check PASSED" in text, text
+        assert "goal: training step at batch 4096" in text
+    else:
+        assert result.returncode == 1, text
+        assert "NO USABLE GPU here" in text and "GPU check NOT PASSED (no usable GPU)" in text
+        assert text.count(device_bench.SIM_NOTE) >= 3
