@@ -63,7 +63,7 @@ def test_gather_index_may_be_smaller_on_the_other_axes() -> None:
 @pytest.mark.parametrize(
     ("x", "dim", "index", "error", "words"),
     [
-        (np.ones((2, 3)), 0, np.zeros((2, 3), dtype=np.int32), RuntimeError, "int64"),
+        (np.ones((2, 3)), 0, np.zeros((2, 3), dtype=np.int8), RuntimeError, "int64"),
         (np.ones((2, 3)), 0, np.zeros(3, dtype=np.int64), RuntimeError, "number of dimensions"),
         (np.ones((2, 3)), 1, np.full((2, 1), 3), RuntimeError, "out of bounds"),
         (np.ones((2, 3)), 1, np.full((2, 1), -1), RuntimeError, "out of bounds"),
@@ -102,7 +102,7 @@ def test_cat_promotes_dtypes() -> None:
 @pytest.mark.parametrize(
     ("call", "error", "words"),
     [
-        (lambda: sp.cat([]), RuntimeError, "non-empty list"),
+        (lambda: sp.cat([]), ValueError, "non-empty list"),
         (lambda: sp.cat([sp.ones(2, 3), sp.ones(2)]), RuntimeError, "same number of dim"),
         (lambda: sp.cat([sp.ones(2, 3), sp.ones(3, 3)], 1), RuntimeError, "Sizes of tensors"),
         (lambda: sp.cat([sp.tensor(1.0)]), RuntimeError, "zero-dimensional"),

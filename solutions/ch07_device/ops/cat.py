@@ -51,7 +51,7 @@ def cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor:
     to a common one, and every size but ``dim``'s must agree."""
     tensors = _tensor_list(tensors, "torch.cat()")
     if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+        raise ValueError("torch.cat(): expected a non-empty list of Tensors")
     for i, t in enumerate(tensors):
         if t.ndim == 0:
             raise RuntimeError(f"zero-dimensional tensor (at position {i}) cannot be concatenated")

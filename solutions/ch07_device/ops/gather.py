@@ -86,7 +86,7 @@ class GatherGradient(Function):
 
 
 def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False) -> Tensor:
-    """``input``'s elements picked along ``dim`` by ``index`` (int64, ``input``'s number of
+    """``input``'s elements picked along ``dim`` by ``index`` (integers, ``input``'s number of
     axes, no larger than ``input`` on the other axes): PyTorch's ``torch.gather``."""
     _check(input, dim, index)
     if input.ndim == 0 or index.ndim == 0:  # 0-d and 1-d mix in PyTorch: gather in 1-d
@@ -101,8 +101,8 @@ def _check(input: Any, dim: int, index: Any) -> None:
             "gather(input, dim, index) takes Tensors as input and index, not "
             f"{type(input).__name__} and {type(index).__name__}"
         )
-    if index.dtype != np.int64:
-        raise RuntimeError(f"gather(): Expected dtype int64 for index, not {index.dtype}")
+    if index.dtype.kind not in "iu" or index.dtype.itemsize < 4:
+        raise RuntimeError(f"gather(): Expected dtype int32/int64 for index, not {index.dtype}")
     dim = dim_index(dim, input.ndim)
     if index.ndim != input.ndim and not (index.ndim <= 1 and input.ndim <= 1):
         raise RuntimeError(
