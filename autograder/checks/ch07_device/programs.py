@@ -589,9 +589,11 @@ def scatter(sp, target: Any, index: Any, values: Any, places: dict) -> dict:
         values = np.array(values)
     else:
         values = float(values)
-    result = raised(lambda: sp.scatter_add(dest, index, values))
+    with sp.simulated.counting() as copies:
+        result = raised(lambda: sp.scatter_add(dest, index, values))
     return {
         "error": None if result["error"] is None else f"{result['error']}: {result['message']}",
+        "to_host": copies.to_host,
         "kind": kind(dest),
         "values": host(dest),
     }

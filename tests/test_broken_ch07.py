@@ -1,0 +1,545 @@
+"""Deliberately broken chapter-7 code (tasks 7.1–7.6): plausible student bugs in the probe,
+whose array it is, the move, the copy's gradient, two devices in one operation and the
+scatter-add. Each must fail the task it breaks and no other (a check that runs the broken
+task may report "blocked by" it); unusual but correct rewrites score every point; the
+reference scores 100 and fresh stubs 0 with every task "not started"; each stand-in fails
+its own task and is enough for the checks that lean on it; a check requires only earlier
+tasks. (Tasks 7.7 and 7.8 have their own file.)"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder import report
+from autograder.status import Status
+from tests.trees import (
+    SOLUTIONS,
+    assert_fails_its_task_only,
+    check_variants,
+    run_chapter,
+    write_stubs,
+)
+
+PACKAGE = "ch07_device"
+CUDA, DISPATCH, TRANSFER, SAME = "cuda.py", "dispatch.py", "transfer.py", "same_device.py"
+
+
+def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
+    """Several one-place edits of the reference's ``file`` as one edit (see test_broken_ch04)."""
+    text = (SOLUTIONS / PACKAGE / file).read_text()
+    new = text
+    for old, replacement in pairs:
+        assert new.count(old) == 1, old
+        new = new.replace(old, replacement)
+    return text, new
+
+
+PROBE_PRINTS = """
+try:
+    cupy = importlib.import_module("cupy")
+    count = int(cupy.cuda.runtime.getDeviceCount())
+    if count < 1:
+        return False, 0
+    with cupy.cuda.Device(0):
+        works = int((cupy.arange(3) * 2).sum()) == 6
+    return (True, count) if works else (False, 0)
+except Exception as error:
+    print(f"no usable GPU ({type(error).__name__}): running on the CPU")
+    return False, 0
+"""
+
+PROBE_UNREDIRECTED = """
+with warnings.catch_warnings():
+    warnings.simplefilter("ignore")
+    try:
+        cupy = importlib.import_module("cupy")
+        count = int(cupy.cuda.runtime.getDeviceCount())
+        if count < 1:
+            return False, 0
+        with cupy.cuda.Device(0):
+            works = int((cupy.arange(3) * 2).sum()) == 6
+        return (True, count) if works else (False, 0)
+    except Exception:
+        return False, 0
+"""
+
+SCATTER_ADD_AT = """
+np.add.at(target, index, values)
+"""
+
+SCATTER_PLUS_EQUALS = """
+backend = backend_of(target)
+xp = backend.namespace()
+index = _on(xp, index)
+if not (backend.owns(values) or np.isscalar(values)):
+    values = xp.asarray(values)
+target[index] += values
+"""
+
+SCATTER_VALUES_LEFT_ON_HOST = """
+backend = backend_of(target)
+backend.scatter_add(target, _on(backend.namespace(), index), values)
+"""
+
+SCATTER_THROUGH_THE_HOST = """
+backend = backend_of(target)
+on_host = backend.to_host(target)
+index = tuple(backend.to_host(i) if backend.owns(i) else i for i in index) if isinstance(
+    index, tuple
+) else (backend.to_host(index) if backend.owns(index) else index)
+values = backend.to_host(values) if backend.owns(values) else values
+np.add.at(on_host, index, values)
+target[...] = backend.namespace().asarray(on_host)
+"""
+
+VARIANTS = [
+    # -- 7.1 --------------------------------------------------------------------------------
+    (
+        "the probe catches ImportError only",
+        CUDA,
+        (
+            "except Exception:  # ImportError, CUDARuntimeError, CompileException, …",
+            "except ImportError:",
+        ),
+        "7.1",
+    ),
+    ("the probe prints why there is no GPU", CUDA, ("region", PROBE_PRINTS), "7.1"),
+    ("the probe lets CuPy's output through", CUDA, ("region", PROBE_UNREDIRECTED), "7.1"),
+    (
+        "the probe lets CuPy's warnings through",
+        CUDA,
+        ('warnings.simplefilter("ignore")', 'warnings.simplefilter("default")'),
+        "7.1",
+    ),
+    (
+        "the probe runs at import",
+        CUDA,
+        (
+            "def current_device() -> int:",
+            '_answer["probe"] = _probe()  # once, at import\n\n\ndef current_device() -> int:',
+        ),
+        "7.1",
+    ),
+    (
+        "is_available probes at every call",
+        CUDA,
+        (
+            '    if "probe" not in _answer:\n        _answer["probe"] = _probe()\n',
+            '    _answer["probe"] = _probe()\n',
+        ),
+        "7.1",
+    ),
+    (
+        "is_available caches with setdefault (which probes every time)",
+        CUDA,
+        (
+            '    if "probe" not in _answer:\n'
+            '        _answer["probe"] = _probe()\n'
+            '    return _answer["probe"][0]',
+            '    return _answer.setdefault("probe", _probe())[0]',
+        ),
+        "7.1",
+    ),
+    (
+        "the probe counts devices but runs no kernel",
+        CUDA,
+        (
+            "            with cupy.cuda.Device(0):\n"
+            "                works = int((cupy.arange(3) * 2).sum()) == 6\n",
+            "            works = True\n",
+        ),
+        "7.1",
+    ),
+    (
+        "the probe takes 0 devices for a GPU",
+        CUDA,
+        ("            if count < 1:\n                return False, 0\n", ""),
+        "7.1",
+    ),
+    # -- 7.2 --------------------------------------------------------------------------------
+    (
+        "array_module always NumPy",
+        DISPATCH,
+        ("    return backend_of(array).namespace()\n", "    return np\n"),
+        "7.2",
+    ),
+    (
+        "device_of without the index",
+        DISPATCH,
+        (
+            "    return device(backend.type, backend.index_of(array))\n",
+            "    return device(backend.type)\n",
+        ),
+        "7.2",
+    ),
+    (
+        "backend_of knows the built-in backends only",
+        DISPATCH,
+        (
+            "    for backend in BACKENDS.values():\n",
+            '    for backend in (BACKENDS["cpu"], BACKENDS["sim"], BACKENDS["cuda"]):\n',
+        ),
+        "7.2",
+    ),
+    (
+        "backend_of's TypeError does not name the type",
+        DISPATCH,
+        (
+            "f\"no device holds arrays of type {type(array).__name__}: a tensor's data is a "
+            'NumPy "',
+            '"no device holds this array: a tensor\'s data is a NumPy "',
+        ),
+        "7.2",
+    ),
+    # -- 7.3 --------------------------------------------------------------------------------
+    (
+        "move_array copies an array that is already there",
+        TRANSFER,
+        ("    if source == target:\n        return array\n", ""),
+        "7.3",
+    ),
+    (
+        "move_array reads every copy back to check it",
+        TRANSFER,
+        (
+            '    return backend.to_device(np.asarray(array, order="C"), target.index)'
+            "  # keeps 0-d\n",
+            '    moved = backend.to_device(np.asarray(array, order="C"), target.index)\n'
+            "    assert np.array_equal(backend.to_host(moved), array)\n"
+            "    return moved\n",
+        ),
+        "7.3",
+    ),
+    (
+        "move_array returns a device array for the cpu",
+        TRANSFER,
+        (
+            '    if source.type != "cpu":\n'
+            "        array = backend_for(source.type).to_host(array)\n"
+            '    if target.type == "cpu":\n'
+            "        return array\n",
+            '    if target.type == "cpu":\n'
+            "        return array\n"
+            '    if source.type != "cpu":\n'
+            "        array = backend_for(source.type).to_host(array)\n",
+        ),
+        "7.3",
+    ),
+    (
+        "move_array lets CuPy fail when there is no GPU",
+        TRANSFER,
+        edits(
+            TRANSFER,
+            ("    if not backend.is_available():\n", "    if False:\n"),
+            ("    if target.index >= backend.device_count():\n", "    if False:\n"),
+        ),
+        "7.3",
+    ),
+    (
+        "move_array ignores the device index",
+        TRANSFER,
+        ("    if target.index >= backend.device_count():\n", "    if False:\n"),
+        "7.3",
+    ),
+    # -- 7.4 --------------------------------------------------------------------------------
+    (
+        "ToDevice's backward leaves the gradient where it is",
+        TRANSFER,
+        (
+            "        return ToDevice.apply(grad_output, ctx.source)\n",
+            "        return grad_output\n",
+        ),
+        "7.4",
+    ),
+    (
+        "ToDevice's backward moves the array (not recorded)",
+        TRANSFER,
+        (
+            "        return ToDevice.apply(grad_output, ctx.source)\n",
+            "        return Tensor._from_array(move_array(grad_output.data, ctx.source))\n",
+        ),
+        "7.4",
+    ),
+    # -- 7.5 --------------------------------------------------------------------------------
+    (
+        "check_same_device returns silently",
+        SAME,
+        ("region", "return None"),
+        "7.5",
+    ),
+    (
+        "check_same_device's message without the operation",
+        SAME,
+        ('f"devices, {first} and {t.device}! (in {op})"', 'f"devices, {first} and {t.device}!"'),
+        "7.5",
+    ),
+    (
+        "check_same_device compares the first two tensors only",
+        SAME,
+        ("    for t in tensors[1:]:\n", "    for t in tensors[1:2]:\n"),
+        "7.5",
+    ),
+    (
+        "check_same_device names the device types only",
+        SAME,
+        (
+            'f"devices, {first} and {t.device}! (in {op})"',
+            'f"devices, {first.type} and {t.device.type}! (in {op})"',
+        ),
+        "7.5",
+    ),
+    # -- 7.6 --------------------------------------------------------------------------------
+    (
+        "scatter_add with NumPy's add.at on a device array",
+        DISPATCH,
+        ("region", SCATTER_ADD_AT),
+        "7.6",
+    ),
+    ("scatter_add as target[index] += values", DISPATCH, ("region", SCATTER_PLUS_EQUALS), "7.6"),
+    (
+        "scatter_add leaves NumPy values on the host",
+        DISPATCH,
+        ("region", SCATTER_VALUES_LEFT_ON_HOST),
+        "7.6",
+    ),
+    ("scatter_add through the host", DISPATCH, ("region", SCATTER_THROUGH_THE_HOST), "7.6"),
+]
+
+# -- unusual but correct rewrites -----------------------------------------------------------
+
+PROBE_WITH_AN_EXIT_STACK = """
+with contextlib.ExitStack() as stack:
+    stack.enter_context(warnings.catch_warnings())
+    warnings.simplefilter("ignore")
+    sink = io.StringIO()
+    stack.enter_context(contextlib.redirect_stdout(sink))
+    stack.enter_context(contextlib.redirect_stderr(sink))
+    try:
+        import cupy
+
+        count = cupy.cuda.runtime.getDeviceCount()
+        if not count:
+            return False, 0
+        ones = cupy.ones(4)
+        if float(cupy.asnumpy(ones.sum())) != 4.0:
+            return False, 0
+        return True, int(count)
+    except Exception:
+        return False, 0
+"""
+
+BACKEND_OF_WITH_NEXT = """
+found = next((b for b in BACKENDS.values() if b.owns(array)), None)
+if found is None:
+    raise TypeError(f"{type(array).__name__} is not an array of a known device")
+return found
+"""
+
+MOVE_BY_CASES = """
+target = resolve(target)
+source = device_of(array)
+if source == target:
+    return array
+on_host = array if source.type == "cpu" else backend_for(source.type).to_host(array)
+if target.type == "cpu":
+    return on_host
+backend = backend_for(target.type)
+if not backend.is_available():
+    raise RuntimeError(f"{target} is not available on this machine: use cpu or sim")
+count = backend.device_count()
+if not 0 <= target.index < count:
+    raise RuntimeError(f"there is no device {target} (only {count})")
+return backend.to_device(np.asarray(on_host, order="C"), target.index)
+"""
+
+SAME_DEVICE_BY_LIST = """
+devices = [t.device for t in tensors]
+other = next((d for d in devices if d != devices[0]), None)
+if other is not None:
+    raise RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{devices[0]} and {other}! (in {op})"
+    )
+"""
+
+SCATTER_ALWAYS_ASARRAY = """
+backend = backend_of(target)
+xp = backend.namespace()
+if isinstance(index, tuple):
+    index = tuple(xp.asarray(i) if isinstance(i, (np.ndarray, list)) else i for i in index)
+elif isinstance(index, (np.ndarray, list)):
+    index = xp.asarray(index)
+backend.scatter_add(target, index, values if np.isscalar(values) else xp.asarray(values))
+"""
+
+CORRECT = [
+    (
+        "the probe with an ExitStack and `import cupy`",
+        CUDA,
+        ("region", PROBE_WITH_AN_EXIT_STACK),
+        "7.1",
+    ),
+    ("backend_of with next()", DISPATCH, ("region", BACKEND_OF_WITH_NEXT), "7.2"),
+    ("move_array case by case", TRANSFER, ("region", MOVE_BY_CASES), "7.3"),
+    ("check_same_device over a list of devices", SAME, ("region", SAME_DEVICE_BY_LIST), "7.5"),
+    (
+        "scatter_add with xp.asarray for every array",
+        DISPATCH,
+        ("region", SCATTER_ALWAYS_ASARRAY),
+        "7.6",
+    ),
+]
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    return check_variants(7, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
+
+
+def test_there_are_enough_variants() -> None:
+    assert len(VARIANTS) >= 15 and len(CORRECT) >= 4
+    assert {task for *_, task in VARIANTS} == {f"7.{k}" for k in range(1, 7)}
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
+def test_variant_fails_its_task_only(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    assert_fails_its_task_only(outcomes[name], task)
+
+
+@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
+def test_unusual_but_correct_code_passes(
+    outcomes: dict, name: str, file: str, edit: tuple, task: str
+) -> None:
+    result = outcomes[name]
+    assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("the probe catches ImportError only", "not only ImportError"),
+        ("the probe prints why there is no GPU", "it must be silent"),
+        ("the probe lets CuPy's output through", "it must be silent"),
+        ("the probe lets CuPy's warnings through", "a warning escaped the probe"),
+        ("the probe runs at import", "never at import"),
+        ("is_available probes at every call", "probe once"),
+        ("is_available caches with setdefault (which probes every time)", "probe once"),
+        ("the probe counts devices but runs no kernel", "Run one tiny kernel"),
+        ("array_module always NumPy", "expected simnumpy"),
+        ("device_of without the index", "the index is missing"),
+        ("backend_of's TypeError does not name the type", "does not name the type"),
+        ("move_array copies an array that is already there", "not a copy"),
+        ("move_array reads every copy back to check it", "one copy, in one direction"),
+        ("move_array lets CuPy fail when there is no GPU", "tried to import CuPy"),
+        ("ToDevice's backward leaves the gradient where it is", "moves the gradient back"),
+        ("ToDevice's backward moves the array (not recorded)", "ToDevice.apply (recorded)"),
+        ("check_same_device returns silently", "expected RuntimeError"),
+        ("check_same_device's message without the operation", "does not name the operation"),
+        ("check_same_device names the device types only", "does not name both devices"),
+        ("scatter_add with NumPy's add.at on a device array", "NumPy's add.at cannot work"),
+        ("scatter_add as target[index] += values", "counted once"),
+        ("scatter_add through the host", "device → host copies"),
+    ],
+)
+def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
+    text = report.chapter_report(outcomes[name])
+    assert says in " ".join(text.split()), text
+
+
+def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
+    """Fresh stubs earn nothing and every task is "not started" (no check meets another
+    task's stub first without a stand-in to get past it)."""
+    result = run_chapter(7, SOLUTIONS / PACKAGE)
+    assert result.passed and result.points == 100, report.chapter_report(result)
+    stubs = write_stubs(tmp_path) / PACKAGE
+    result = run_chapter(7, stubs)
+    assert result.points == 0, report.chapter_report(result)
+    assert all(t.status == Status.NOT_STARTED for t in result.tasks), report.chapter_report(result)
+
+
+def test_a_wrong_move_blocks_the_copy_rather_than_failing_it(outcomes: dict) -> None:
+    """7.4's checks move arrays with move_array: one that reads every copy back fails them,
+    and they pass again with the 7.3 stand-in, so they show as "blocked by task 7.3"."""
+    result = outcomes["move_array reads every copy back to check it"]
+    (copy,) = [t for t in result.tasks if t.task.id == "7.4"]
+    assert copy.status == Status.BLOCKED and copy.blocked_by == "7.3", report.chapter_report(result)
+
+
+def test_a_device_without_its_index_blocks_the_later_tasks(outcomes: dict) -> None:
+    result = outcomes["device_of without the index"]
+    blocked = {t.task.id for t in result.tasks if t.status == Status.BLOCKED}
+    assert {"7.3", "7.5"} <= blocked, report.chapter_report(result)
+    assert all(t.blocked_by == "7.2" for t in result.tasks if t.task.id in blocked)
+
+
+def _public_checks() -> list:
+    from autograder.checks.ch07_device import CHECKS
+
+    return [c for c in CHECKS if c.task in {f"7.{k}" for k in range(1, 7)}]
+
+
+def _hidden_checks() -> list:
+    from autograder.hidden.ch07_device import CHECKS
+
+    return [c for c in CHECKS if c.task in {f"7.{k}" for k in range(1, 7)}]
+
+
+def _run(check, tasks: list[str]) -> list[str]:
+    """The check's public cases on the reference with the stand-ins of ``tasks``: the
+    verdicts' problems."""
+    from autograder.checks.ch07_device import standins
+    from autograder.harness import wire
+    from solutions import ch07_device as sp
+
+    problems = []
+    program = f"{check.program.__module__}:{check.program.__name__}"
+    for case in check.make_cases(0):
+        inputs = wire.loads(wire.dumps(dict(case.inputs)))
+        try:
+            data = wire.loads(wire.dumps(standins.rerun(sp, program, tasks, inputs)))
+        except Exception as error:  # a stand-in that is no solution may raise
+            problems.append(f"{case.label}: raised {type(error).__name__}: {error}")
+            continue
+        problem = check.verdict(case, data)
+        if problem:
+            problems.append(f"{case.label}: {problem}")
+    return problems
+
+
+@pytest.mark.parametrize("task", ["7.2", "7.3"])
+def test_each_stand_in_fails_its_own_task(task: str) -> None:
+    """In place of its task (on the reference), a stand-in fails one of that task's checks:
+    pasted there, it would not solve it."""
+    own = [c for c in _public_checks() if c.task == task]
+    assert own and any(_run(check, [task]) for check in own)
+
+
+def test_the_stand_ins_are_enough_for_the_checks_that_need_them() -> None:
+    """With the stand-ins of every task a check requires in place of the reference's, the
+    check passes: a rerun blames the right task."""
+    for check in _public_checks() + _hidden_checks():
+        if check.requires:
+            assert not _run(check, list(check.requires)), check.name
+
+
+def test_every_required_task_has_a_stand_in() -> None:
+    from autograder.checks.ch07_device import standins
+
+    required = {task for check in _public_checks() + _hidden_checks() for task in check.requires}
+    assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
+
+
+def _number(task: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in task.split("."))
+
+
+def test_a_check_requires_only_earlier_tasks() -> None:
+    """Every check of task 7.k (public and hidden) requires only chapter-7 tasks before 7.k."""
+    for check in _public_checks() + _hidden_checks():
+        later = [t for t in check.requires if _number(t) >= _number(check.task)]
+        assert not later, (check.task, check.name, later)
+        assert all(t.startswith("7.") for t in check.requires), check.name
