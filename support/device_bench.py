@@ -136,8 +136,8 @@ def label(device: Any, sp: ModuleType | None = None) -> str:
         return f"sim — {SIM_NOTE} (NumPy plus its wrapper's overhead)"
     if kind == "cuda":
         return f"cuda ({gpu_name(sp) or 'no usable GPU'})"
-    threads = os.environ.get("OMP_NUM_THREADS") or f"{os.cpu_count()} cores"
-    return f"cpu (NumPy, {threads})"
+    threads = os.environ.get("OMP_NUM_THREADS")
+    return f"cpu (NumPy, {f'{threads} threads' if threads else f'{os.cpu_count()} cores'})"
 
 
 def _synchronizer(device: Any, sp: ModuleType) -> Callable[[], None]:

@@ -11,8 +11,9 @@ factories with ``device=``), gradients flowing back across a copy, ``Module.to``
 state on the parameters' device, ``DataLoader`` batches on the device, ``scatter_add``
 (``cupyx.scatter_add`` on a GPU) and indexing's gradient, two devices in one operation
 refused, a training step whose losses equal the CPU's (float64, to 1e-10) and that leaves
-every array on the device with no copy to the host, and (GPU only) chapters 2–6's checks
-re-run with their tensors on the GPU.
+every array on the device with no copy to the host. Chapters 2–6's checks with their
+tensors on the GPU are tests/test_device_checks.py's (``cuda``, marked ``gpu`` too), which
+the GPU script runs as well.
 """
 
 from __future__ import annotations
@@ -293,20 +294,6 @@ HIDDEN_COPIES = (
 def test_a_training_step_makes_no_copy(device: str) -> None:
     *_, seen = _capstone_steps(device)
     assert (seen.to_device, seen.to_host) == (0, 0), f"copies in 3 steps: {seen}"
-
-
-# -- chapters 2-6 on the GPU -----------------------------------------------------------------
-
-
-@pytest.mark.gpu
-@needs_gpu
-@pytest.mark.parametrize("number", [2, 3, 4, 5, 6])
-def test_chapter_checks_pass_on_the_gpu(number: int) -> None:
-    from autograder import report, student
-    from autograder.course import chapter
-
-    result = student.check(chapter(number), impl="solutions", device="cuda")
-    assert result.passed, report.chapter_report(result)
 
 
 # -- the GPU script --------------------------------------------------------------------------
