@@ -25,7 +25,7 @@ from autograder.course import CHAPTERS, chapter
 from autograder.harness.api import Case, Check
 from support import device_bench
 from tests import device_probe
-from tests.trees import REPO, SOLUTIONS, composite, write_stubs
+from tests.trees import REPO, SOLUTIONS, broken_package, composite, write_stubs
 
 WHY_NO_GPU = device_bench.why_no_gpu()
 DEVICES = [
@@ -94,6 +94,25 @@ def test_the_reference_passes_every_check_on_the_device(
     assert result.device == device
     probes = [c for t in result.tasks for c in t.checks if c.check.program is device_probe.where]
     assert len(probes) == 1 and probes[0].passed, probes[0].message
+
+
+def test_numpy_on_a_devices_array_passes_on_the_cpu_and_fails_on_the_device(
+    tmp_path: Path,
+) -> None:
+    """What the device run is for: Adagrad's step taking the square root with NumPy's own
+    function computes the right numbers on the CPU, and fails on the simulated device,
+    which refuses NumPy's functions on its arrays, at the line that calls it."""
+    edit = ("array_module(s).sqrt(s)", '__import__("numpy").sqrt(s)')
+    package = broken_package(6, tmp_path, "optim/adagrad.py", edit, "6.3")
+    packages = {**REFERENCE, "ch06_optim": package}
+    on_cpu = check_chapter(chapter(6), packages, task_ids=["6.3"])
+    assert on_cpu.passed, report.chapter_report(on_cpu)
+    on_sim = check_chapter(chapter(6), packages, task_ids=["6.3"], device="sim")
+    (task,) = on_sim.tasks
+    failing = [c for c in task.checks if not c.passed]
+    assert failing and not task.passed, report.chapter_report(on_sim)
+    for verdict in failing:
+        assert verdict.raised == "TypeError" and "optim/adagrad.py" in verdict.where, verdict
 
 
 def test_the_report_and_the_command_name_the_device(capsys: pytest.CaptureFixture[str]) -> None:
