@@ -285,6 +285,17 @@ def test_the_reference_with_these_two_tasks_stubbed_still_works(tmp_path: Path) 
     assert done.stdout.strip() == "ok", done.stderr
 
 
+def test_the_two_tasks_do_not_lean_on_the_device_layer(tmp_path: Path) -> None:
+    """7.7 and 7.8 pass with the device layer's tasks (7.1–7.6) all stubs: on the CPU the
+    scatter-add and the array namespace are chapter 2's."""
+    stubs = write_stubs(tmp_path / "stubs")
+    package = copy_package(stubs / "ch07_device", tmp_path / "tree" / "ch07_device")
+    shutil.rmtree(package / "ops")
+    shutil.copytree(SOLUTIONS / "ch07_device" / "ops", package / "ops")
+    result = run(package)
+    assert statuses(result) == {"7.7": Status.PASSED, "7.8": Status.PASSED}
+
+
 GATHER, CAT = "ops/gather.py", "ops/cat.py"
 SCATTER = "        scatter_add(out, positions(index, dim), g.data)\n"
 GATHER_BACK = (

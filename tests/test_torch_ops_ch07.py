@@ -333,3 +333,16 @@ def test_the_ops_on_the_simulated_device_give_the_cpus_values() -> None:
     ours = sp.tensor(data, dtype=sp.float64).to("sim").requires_grad_()
     (sp.gather(ours, 0, sp.tensor(index).to("sim")) ** 2).sum().backward()
     np.testing.assert_allclose(ours.grad.cpu().numpy(), x.grad.numpy(), rtol=TOL)
+
+
+def test_comparisons_and_item_agree() -> None:
+    a, b = _arrays(6, [(3, 4), (4,)])
+    b[1] = a[0, 1]  # one tie
+    ours, theirs = (sp.tensor(a), sp.tensor(b)), (torch.tensor(a), torch.tensor(b))
+    for op in ("__lt__", "__le__", "__gt__", "__ge__", "__eq__", "__ne__"):
+        got = getattr(ours[0], op)(ours[1])
+        want = getattr(theirs[0], op)(theirs[1])
+        assert got.tolist() == want.tolist() and got.dtype == np.bool_, op
+        assert getattr(ours[0], op)(0.5).tolist() == getattr(theirs[0], op)(0.5).tolist()
+    assert sp.tensor(a).sum().item() == pytest.approx(torch.tensor(a).sum().item(), rel=1e-15)
+    assert type(sp.tensor([3]).item()) is int and type(sp.tensor([True]).item()) is bool
