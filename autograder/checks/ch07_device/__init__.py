@@ -367,12 +367,16 @@ def double_verdict(case: Case, received: Any) -> str | None:
 
 
 def same_place_verdict(case: Case, received: Any) -> str | None:
-    names = ["x.to('cpu') is x", "s.to('sim') is s", "s.to(sp.device('sim', 0)) is s"]
-    names.append("x.cpu() is x")
-    for name, got in zip(names, received if isinstance(received, list) else []):
+    if case.inputs["where"] == "cpu":
+        names = ["x.to('cpu') is x", "x.to(sp.device('cpu')) is x", "x.cpu() is x"]
+    else:
+        names = ["s.to('sim') is s", "s.to(sp.device('sim', 0)) is s", "s.to('sim:0') is s"]
+    if not isinstance(received, list):
+        return f"received {show(received)}"
+    for name, got in zip(names, received):
         if got is not True:
             return f"{name} is {got!r}: a tensor already on the device is returned itself"
-    return None if isinstance(received, list) else f"received {show(received)}"
+    return None
 
 
 def module_to_verdict(case: Case, received: Any) -> str | None:
@@ -656,7 +660,18 @@ CHECKS = [
     Check(
         "7.2",
         "Tensor.device",
-        _rows(Case("Tensor.device of a cpu and a sim tensor", {}, ["cpu", "sim:0", True])),
+        _rows(
+            Case(
+                "Tensor.device of a float64 tensor on cpu and on sim",
+                {"data": [[1.0, 2.0]], "dtype": "float64"},
+                ["cpu", "sim:0", True],
+            ),
+            Case(
+                "Tensor.device of a 0-d int64 tensor on cpu and on sim",
+                {"data": 3, "dtype": "int64"},
+                ["cpu", "sim:0", True],
+            ),
+        ),
         programs.tensor_devices,
     ),
     Check("7.3", "move_array", _rows(*MOVES), programs.move, move_verdict, WHOSE),
@@ -704,7 +719,8 @@ CHECKS = [
         "7.4",
         "to() on the same device",
         _rows(
-            Case("x on cpu, s on sim: x.to('cpu'), s.to('sim'), s.to(device('sim', 0)), x.cpu()")
+            Case("x on cpu: x.to('cpu'), x.to(device('cpu')), x.cpu()", {"where": "cpu"}),
+            Case("s on sim: s.to('sim'), s.to(device('sim', 0)), s.to('sim:0')", {"where": "sim"}),
         ),
         programs.same_place,
         same_place_verdict,
@@ -716,8 +732,12 @@ CHECKS = [
         _rows(
             Case(
                 "Linear(3, 2), BatchNorm1d(2) after one backward, model.to('sim') and back",
-                {"x": [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.0, 1.0, -2.0]]},
-            )
+                {"x": [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.0, 1.0, -2.0]], "target": "sim"},
+            ),
+            Case(
+                "the same with model.to(sp.device('sim:0'))",
+                {"x": [[2.0, 0.0, 1.0], [1.5, -1.0, 0.5]], "target": "sim:0"},
+            ),
         ),
         programs.module_to,
         module_to_verdict,

@@ -41,8 +41,13 @@ STATES = {  # state: (words for the label, is_available, device_count)
 }
 
 
-def probe_case(state: str, devices: int = 0) -> Case:
-    words, available, count = STATES[(state, devices)]
+def probe_case(state: str, devices: int = 0, words: str = "") -> Case:
+    """A probe against a fake CuPy in ``state`` (``words``: the label's, for states the
+    table does not list, such as a drawn number of GPUs)."""
+    if (state, devices) in STATES:
+        words, available, count = STATES[(state, devices)]
+    else:
+        available, count = (True, devices) if state == "works" and devices else (False, 0)
     return Case(
         f"{words}: import the cuda module, is_available() ×3, device_count() ×2",
         {"state": state, "devices": devices},
@@ -52,7 +57,7 @@ def probe_case(state: str, devices: int = 0) -> Case:
 
 # -- 7.2 --------------------------------------------------------------------------------------
 
-TYPES = {"list": "list", "stranger": "Mystery"}
+TYPES = {"list": "list", "tuple": "tuple", "stranger": "Mystery"}
 
 
 def array_text(spec: dict) -> str:
@@ -65,8 +70,8 @@ def array_text(spec: dict) -> str:
         return f"a simulated-device array of shape {np.shape(spec['data'])}"
     if what == "toy":
         return f"an array of a registered 'toy' device, on toy:{spec['index']}"
-    if what == "list":
-        return "a Python list"
+    if what in ("list", "tuple"):
+        return f"a Python {what}"
     return "an object of an unknown class Mystery"
 
 
@@ -180,7 +185,15 @@ def double_case(x: Any, start: str, go: str) -> Case:
 
 # -- 7.5 --------------------------------------------------------------------------------------
 
-OPS = {"+": "Add", "@": "MatMul", "*": "Mul", "Three": "Three", "check": "Op"}
+OPS = {
+    "+": "Add",
+    "-": "Sub",
+    "/": "Div",
+    "@": "MatMul",
+    "*": "Mul",
+    "Three": "Three",
+    "check": "Op",
+}
 
 
 def mixed_case(op: str, places: list[str]) -> Case:
@@ -196,7 +209,7 @@ def mixed_case(op: str, places: list[str]) -> Case:
         values = None
         if op != "check":
             a, b = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[2.0, 4.0], [6.0, 8.0]])
-            values = {"+": a + b, "@": a @ b, "*": a * b, "Three": 6 * a}[op]
+            values = {"+": a + b, "-": a - b, "/": a / b, "@": a @ b, "*": a * b}.get(op, 6 * a)
         return Case(text, {"op": op, "places": places}, {"error": None, "values": values})
     message = (
         "Expected all tensors to be on the same device, but found at least two devices, "

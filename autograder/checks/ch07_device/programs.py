@@ -271,6 +271,8 @@ def make_array(sp, spec: dict) -> Any:
         return ToyArray(data, spec["index"])
     if what == "list":
         return list(data)
+    if what == "tuple":
+        return tuple(data)
     return type("Mystery", (), {})()
 
 
@@ -309,10 +311,10 @@ def whose(sp, arrays: list, register: bool) -> list:
             del backends["toy"]
 
 
-def tensor_devices(sp) -> list:
-    """Tensor.device (chapter 2's seam, through device_of) for a NumPy and a sim tensor."""
-    cpu = sp.tensor([1.0, 2.0])
-    sim = sim_tensor(sp, [1.0, 2.0])
+def tensor_devices(sp, data: Any, dtype: str) -> list:
+    """Tensor.device (chapter 2's seam, through device_of) of a NumPy and a sim tensor."""
+    cpu = sp.Tensor(np.array(data, dtype=dtype))
+    sim = sp.Tensor._from_array(on_sim(sp, data, dtype))
     return [str(cpu.device), str(sim.device), sim.device == sp.device("sim", 0)]
 
 
@@ -404,8 +406,8 @@ def to_device(sp, x: list, w: list, start: str, go: str, how: str) -> dict:
     device, kind and values, the copies made by the move and by the backward."""
     leaf = sim_tensor(sp, x, requires_grad=True) if start == "sim" else None
     if leaf is None:
-        leaf = sp.tensor(x, requires_grad=True)
-    weight = sim_tensor(sp, w) if go.startswith("sim") else sp.tensor(w)
+        leaf = sp.Tensor(np.array(x, dtype=float), requires_grad=True)
+    weight = sim_tensor(sp, w) if go.startswith("sim") else sp.Tensor(np.array(w, dtype=float))
     with sp.simulated.counting() as moved:
         if how == "cpu":
             y = leaf.cpu()
@@ -435,7 +437,7 @@ def double_backward(sp, x: list, start: str, go: str) -> dict:
     sum(g).backward(): g's device and values, whether it requires grad, x.grad (6x)."""
     leaf = sim_tensor(sp, x, requires_grad=True) if start == "sim" else None
     if leaf is None:
-        leaf = sp.tensor(x, requires_grad=True)
+        leaf = sp.Tensor(np.array(x, dtype=float), requires_grad=True)
     y = leaf.to(go)
     (g,) = sp.autograd.grad((y * y * y).sum(), [leaf], create_graph=True)
     out = {"g_device": str(g.device), "g": host(g.data), "g_requires_grad": g.requires_grad}
@@ -446,13 +448,17 @@ def double_backward(sp, x: list, start: str, go: str) -> dict:
     return out
 
 
-def same_place(sp) -> list:
-    """x.to(x's device) is x itself, for a cpu and a sim tensor, by name and by device."""
-    x, s = sp.tensor([1.0, 2.0]), sim_tensor(sp, [1.0, 2.0])
-    return [x.to("cpu") is x, s.to("sim") is s, s.to(sp.device("sim", 0)) is s, x.cpu() is x]
+def same_place(sp, where: str) -> list:
+    """x.to(x's device) is x itself: by name, by device, by .cpu() for a tensor on
+    ``where``."""
+    if where == "cpu":
+        x = sp.tensor([1.0, 2.0])
+        return [x.to("cpu") is x, x.to(sp.device("cpu")) is x, x.cpu() is x]
+    s = sim_tensor(sp, [1.0, 2.0])
+    return [s.to("sim") is s, s.to(sp.device("sim", 0)) is s, s.to("sim:0") is s]
 
 
-def module_to(sp, x: list) -> dict:
+def module_to(sp, x: list, target: str) -> dict:
     """Linear(3, 2) then BatchNorm1d(2), trained one forward/backward on the CPU, then
     model.to("sim"): what is where, the same objects, the values kept; then back."""
     sp.manual_seed(0)
@@ -463,7 +469,7 @@ def module_to(sp, x: list) -> dict:
     tensors = params + [b for _, b in model.named_buffers()]
     before = [np.array(t.data) for t in tensors]
     grads = [np.array(p.grad.data) for p in params]
-    returned = model.to("sim")
+    returned = model.to(sp.device(target) if target == "sim:0" else target)
     after = list(model.parameters())
     buffers = [b for _, b in model.named_buffers()]
     out = {
@@ -551,6 +557,8 @@ def mixed(sp, op: str, places: list) -> dict:
 
     calls = {
         "+": lambda: ts[0] + ts[1],
+        "-": lambda: ts[0] - ts[1],
+        "/": lambda: ts[0] / ts[1],
         "@": lambda: ts[0] @ ts[1],
         "*": lambda: ts[0] * ts[1],
         "Three": lambda: Three.apply(*ts),

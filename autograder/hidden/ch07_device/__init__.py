@@ -1,5 +1,240 @@
-"""Hidden checks for chapter 7 — placeholder, filled below."""
+"""Hidden checks for chapter 7 — devices (tasks 7.1–7.6 here; 7.7 and 7.8 in ``ops.py``).
 
+Rows of chapter 7's public case builders (``checks/ch07_device/cases``), run by the public
+programs and judged by the public verdicts, on other cases than the public ones: other
+numbers of GPUs and failing devices for the probe; other shapes and dtypes, a tuple and
+other indices of registered devices for whose array it is; moves of drawn arrays (3-D,
+transposed, float16, int8, bool) and to other missing devices; the copy's gradient on drawn
+3-D tensors; ``-`` and ``/`` across devices and a Function whose third input is the odd
+one; scatter-adds with drawn repeats; longer training runs and other loaders. Labels name
+the kind of case, never the drawn values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from ...checks.ch07_device import (
+    MOVE,
+    WHOSE,
+    double_verdict,
+    index_grad_verdict,
+    loader_verdict,
+    mixed_verdict,
+    module_to_verdict,
+    move_verdict,
+    probe_verdict,
+    programs,
+    scatter_verdict,
+    to_device_verdict,
+    training_verdict,
+    whose_verdict,
+)
+from ...checks.ch07_device.cases import (
+    double_case,
+    index_grad_case,
+    loader_case,
+    mixed_case,
+    move_case,
+    probe_case,
+    scatter_case,
+    to_device_case,
+    training_case,
+    whose_case,
+)
+from ...harness.api import Case, Check
 from . import ops
 
-CHECKS: list = [*ops.CHECKS]
+
+def _probes(rng: np.random.Generator) -> list[Case]:
+    many, failing = int(rng.integers(3, 7)), int(rng.integers(2, 5))
+    return [
+        probe_case("works", many, "CuPy working with several GPUs"),
+        probe_case("kernel fails", failing, "CuPy installed, several devices, every kernel fails"),
+        probe_case("no driver", 0),
+        probe_case("works", 1),
+    ]
+
+
+def _whose(rng: np.random.Generator) -> list[Case]:
+    shape = tuple(int(n) for n in rng.integers(1, 4, 3))
+    data = rng.uniform(-1, 1, shape).round(3).tolist()
+    ints = rng.integers(-5, 5, (int(rng.integers(1, 5)),)).tolist()
+    index = int(rng.integers(1, 3))
+    return [
+        whose_case(
+            [
+                {"kind": "numpy", "data": data, "dtype": "float32"},
+                {"kind": "sim", "data": data, "dtype": "float32"},
+                {"kind": "sim", "data": ints, "dtype": "int32"},
+            ],
+            label="3-D float32 and int32 arrays on cpu and on sim",
+        ),
+        whose_case(
+            [{"kind": "toy", "data": ints, "index": index}, {"kind": "numpy", "data": ints}],
+            register=True,
+            label="an array on another toy device and a NumPy one",
+        ),
+        whose_case([{"kind": "tuple", "data": ints}], label="a Python tuple"),
+    ]
+
+
+def _moves(rng: np.random.Generator) -> list[Case]:
+    shape = tuple(int(n) for n in rng.integers(1, 4, 3))
+    floats = rng.uniform(-4, 4, shape).round(3)
+    ints = rng.integers(-100, 100, shape)
+    flags = rng.integers(0, 2, shape).astype(bool)
+    rows = [
+        ("cpu", floats, "float16", "sim", "C", "a 3-D float16 array from cpu to sim"),
+        ("cpu", ints, "int8", "sim:0", "T", "a transposed 3-D int8 array from cpu to sim:0"),
+        ("sim", flags, "bool", "cpu", "C", "a 3-D bool array from sim to cpu"),
+        ("sim", floats, "float64", "device:sim", "C", "a 3-D array from sim to sp.device('sim')"),
+        ("cpu", floats, "float32", "device:cpu", "C", "a 3-D array from cpu to sp.device('cpu')"),
+        ("sim", floats, "float32", "cuda:2", "C", "a sim array to cuda:2 without a GPU"),
+        ("cpu", ints, "int64", "sim:2", "C", "a cpu array to sim:2, which does not exist"),
+        ("sim", ints, "int64", "mps", "C", "a sim array to an unknown device type"),
+    ]
+    return [
+        move_case(source, data.tolist(), dtype, target, order, label=f"move_array of {label}")
+        for source, data, dtype, target, order, label in rows
+    ]
+
+
+def _copies(rng: np.random.Generator) -> list[Case]:
+    shape = tuple(int(n) for n in rng.integers(1, 4, 3))
+    x, w = rng.uniform(-2, 2, shape).round(3), rng.uniform(-2, 2, shape).round(3)
+    rows = [("cpu", "sim", "to"), ("sim", "cpu", "to"), ("sim", "cpu", "cpu")]
+    return [
+        replace(
+            to_device_case(x, w, start, go, how),
+            label=f"a 3-D leaf on {start} moved to {go} ({how}), (y * y * w).sum().backward()",
+        )
+        for start, go, how in rows
+    ]
+
+
+def _doubles(rng: np.random.Generator) -> list[Case]:
+    x = rng.uniform(-2, 2, (int(rng.integers(2, 6)),)).round(3)
+    return [
+        replace(double_case(x, start, go), label=f"a second derivative through {start} → {go}")
+        for start, go in (("cpu", "sim"), ("sim", "cpu"))
+    ]
+
+
+def _scatters(rng: np.random.Generator) -> list[Case]:
+    n = int(rng.integers(3, 7))
+    index = rng.integers(0, n, 2 * n).tolist()  # repeats, surely
+    values = rng.uniform(-1, 1, 2 * n).round(3).tolist()
+    rows_, cols = rng.integers(0, 2, 6).tolist(), rng.integers(0, 3, 6).tolist()
+    places = [
+        ({"target": "sim", "index": "numpy", "values": "sim"}, "a NumPy index"),
+        ({"target": "sim", "index": "sim", "values": "numpy"}, "a sim index, NumPy values"),
+        ({"target": "numpy", "index": "list", "values": "numpy"}, "a NumPy target"),
+    ]
+    out = [
+        replace(
+            scatter_case(np.zeros(n), index, values, where),
+            label=f"scatter_add with drawn repeats, {words}",
+        )
+        for where, words in places
+    ]
+    out.append(
+        replace(
+            scatter_case(
+                np.ones((2, 3)),
+                [rows_, cols],
+                values[:6],
+                {"target": "sim", "index": "tuple-sim", "values": "sim"},
+            ),
+            label="scatter_add into a 2-D sim target with a tuple of sim index arrays",
+        )
+    )
+    return out
+
+
+def _index_grads(rng: np.random.Generator) -> list[Case]:
+    n = int(rng.integers(3, 6))
+    x = rng.uniform(-1, 1, (n, 2)).round(3)
+    index = rng.integers(0, n, n + 2).tolist()
+    w = rng.uniform(-1, 1, (n + 2, 2)).round(3)
+    flat = rng.uniform(-1, 1, n).round(3)
+    return [
+        replace(index_grad_case(x, index, w), label="the gradient of x[index] with drawn repeats"),
+        replace(
+            index_grad_case(flat, [0] * 4, [1.0, 2.0, 3.0, 4.0]),
+            label="the gradient of x[[0, 0, 0, 0]] on sim",
+        ),
+    ]
+
+
+CHECKS = [
+    Check("7.1", "the probe (held out)", _probes, programs.probe, probe_verdict),
+    Check("7.2", "whose array (held out)", _whose, programs.whose, whose_verdict),
+    Check("7.3", "move_array (held out)", _moves, programs.move, move_verdict, WHOSE),
+    Check("7.4", "ToDevice (held out)", _copies, programs.to_device, to_device_verdict, MOVE),
+    Check(
+        "7.4",
+        "a second derivative through a copy (held out)",
+        _doubles,
+        programs.double_backward,
+        double_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
+        "Module.to (held out)",
+        lambda rng: [
+            Case(
+                f"Module.to after a backward on a drawn batch ({kind})",
+                {"x": rng.uniform(-2, 2, (4, 3)).round(3).tolist(), "target": target},
+            )
+            for kind, target in (("by name", "sim"), ("by device", "sim:0"))
+        ],
+        programs.module_to,
+        module_to_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.5",
+        "check_same_device (held out)",
+        lambda rng: [
+            mixed_case("-", ["sim", "cpu"]),
+            mixed_case("/", ["cpu", "sim"]),
+            mixed_case("Three", ["cpu", "sim", "sim"]),
+            mixed_case("Three", ["sim", "cpu", "cpu"]),
+            mixed_case("-", ["sim", "sim"]),
+        ],
+        programs.mixed,
+        mixed_verdict,
+        WHOSE,
+    ),
+    Check("7.6", "scatter_add (held out)", _scatters, programs.scatter, scatter_verdict, WHOSE),
+    Check(
+        "7.6",
+        "the gradient of indexing on sim (held out)",
+        _index_grads,
+        programs.index_grad,
+        index_grad_verdict,
+        WHOSE,
+    ),
+    Check(
+        "7.2",
+        "a training step on sim (held out)",
+        lambda rng: [
+            training_case(rng, 16, 4, label="a longer run on sim, a larger batch"),
+            training_case(rng, 1, 2, label="a batch of one on sim"),
+        ],
+        programs.training,
+        training_verdict,
+    ),
+    Check(
+        "7.2",
+        "a DataLoader over sim tensors (held out)",
+        lambda rng: [loader_case(9, 4, False), loader_case(6, 6, True)],
+        programs.loader,
+        loader_verdict,
+    ),
+    *ops.CHECKS,
+]
