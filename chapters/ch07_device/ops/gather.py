@@ -3,8 +3,9 @@
     out[i][j][k] = input[index[i][j][k]][j][k]      (dim = 0; likewise for the other axes)
 
 ``out`` has ``index``'s shape: along ``dim`` each element is picked by ``index``, on every
-other axis it stays where it is. That is NumPy's ``take_along_axis`` (with ``input`` cut to
-``index``'s sizes on the other axes, which PyTorch allows to be smaller).
+other axis it stays where it is. That is NumPy's ``take_along_axis``. (PyTorch allows
+``index`` to be smaller than ``input`` on the other axes: the given ``gather`` cuts ``input``
+to ``index``'s sizes there first, so ``Gather`` meets equal sizes.)
 
 The gradient puts each ∂L/∂out element back where its value came from: into zeros of
 ``input``'s shape, at (``index`` along ``dim``, the element's own position on the other
@@ -77,7 +78,14 @@ def gather(input: Tensor, dim: int, index: Tensor, *, sparse_grad: bool = False)
     _check(input, dim, index)
     if input.ndim == 0 or index.ndim == 0:  # 0-d and 1-d mix in PyTorch: gather in 1-d
         return gather(input.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
-    return Gather.apply(input, dim_index(dim, input.ndim), index)
+    dim = dim_index(dim, input.ndim)
+    if any(n < m for d, (n, m) in enumerate(zip(index.shape, input.shape)) if d != dim):
+        # PyTorch lets index be smaller than input on the other axes: cut input to it first
+        # (indexing, a recorded operation), so Gather meets equal sizes there
+        input = input[
+            tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))
+        ]
+    return Gather.apply(input, dim, index)
 
 
 def _check(input: Any, dim: int, index: Any) -> None:
