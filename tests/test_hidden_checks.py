@@ -394,7 +394,72 @@ CH06_SHARED = [
 ]
 
 
-SHARED = {1: CH01_SHARED, 4: CH04_SHARED, 5: CH05_SHARED, 6: CH06_SHARED}
+# -- chapter 7: the reference, stubs and other cases as for chapter 5; the shared variants
+# are tasks 7.1–7.6's (the operations' 7.7 and 7.8 are tests/test_ops_ch07.py's) -----------
+
+
+CH07_DEVICE_TASKS = {f"7.{k}" for k in range(1, 7)}
+
+
+@pytest.mark.parametrize("seed", [0, SECRET_SEED])
+def test_ch07_reference_scores_every_point(seed: int) -> None:
+    result = graded(7, reference(7), public=not seed, seed=seed)
+    assert result.passed and result.points == 100, report.chapter_report(result)
+    hidden_tasks = {c.task for c in checks(hidden(7)) if c.name.endswith("(hidden)")}
+    assert hidden_tasks >= CH07_DEVICE_TASKS
+
+
+def test_ch07_fresh_stubs_score_nothing_on_hidden_checks(stubs: Path) -> None:
+    test_fresh_stubs_score_nothing_on_hidden_checks(7, stubs)
+
+
+def test_ch07_hidden_cases_are_not_the_public_ones() -> None:
+    """Tasks 7.1–7.6's hidden checks (the operations' are tests/test_ops_ch07.py's): other
+    names, labels and inputs than the public ones; labels the same for every seed, inputs
+    not."""
+    public = checks(public_checks(chapter(7))[0])
+    cases = [case for c in public for case in c.make_cases(0)]
+    labels, inputs = {case.label for case in cases}, set(_inputs(cases))
+    for check in checks(hidden(7)):
+        if check.task not in CH07_DEVICE_TASKS:
+            continue
+        assert check.name not in {c.name for c in public} and "hidden" in check.name
+        own, secret = check.make_cases(0), check.make_cases(SECRET_SEED)
+        assert not labels & {case.label for case in own}, check.name
+        assert not inputs & set(_inputs(own)), check.name
+        assert [c.label for c in own] == [c.label for c in secret], check.name
+        assert _inputs(own) != _inputs(secret), check.name
+
+
+CH07_SHARED = [
+    "the probe catches ImportError only",
+    "the probe prints why there is no GPU",
+    "the probe lets CuPy's warnings through",
+    "the probe runs at import",
+    "is_available probes at every call",
+    "the probe counts devices but runs no kernel",
+    "array_module always NumPy",
+    "device_of without the index",
+    "backend_of knows the built-in backends only",
+    "backend_of's TypeError does not name the type",
+    "move_array copies an array that is already there",
+    "move_array reads every copy back to check it",
+    "move_array returns a device array for the cpu",
+    "move_array lets CuPy fail when there is no GPU",
+    "move_array ignores the device index",
+    "ToDevice's backward leaves the gradient where it is",
+    "ToDevice's backward moves the array (not recorded)",
+    "check_same_device returns silently",
+    "check_same_device's message without the operation",
+    "check_same_device names the device types only",
+    "scatter_add with NumPy's add.at on a device array",
+    "scatter_add as target[index] += values",
+    "scatter_add leaves NumPy values on the host",
+    "scatter_add through the host",
+]
+
+
+SHARED = {1: CH01_SHARED, 4: CH04_SHARED, 5: CH05_SHARED, 6: CH06_SHARED, 7: CH07_SHARED}
 
 
 @pytest.mark.parametrize(

@@ -196,7 +196,10 @@ OPS = {
 }
 
 
-def mixed_case(op: str, places: list[str]) -> Case:
+def mixed_case(op: str, places: list[str], base: Any = None) -> Case:
+    """``op`` on tensors on ``places``; their values are ``base`` × 1, 2, 3 (``base``:
+    [[1, 2], [3, 4]] unless given)."""
+    base = np.array([[1.0, 2.0], [3.0, 4.0]]) if base is None else np.asarray(base, float)
     names = ["cpu" if p == "cpu" else "sim:0" for p in places]
     distinct = list(dict.fromkeys(names))
     if op == "check":
@@ -208,16 +211,17 @@ def mixed_case(op: str, places: list[str]) -> Case:
     if len(distinct) == 1:
         values = None
         if op != "check":
-            a, b = np.array([[1.0, 2.0], [3.0, 4.0]]), np.array([[2.0, 4.0], [6.0, 8.0]])
+            a, b = base, 2 * base
             values = {"+": a + b, "-": a - b, "/": a / b, "@": a @ b, "*": a * b}.get(op, 6 * a)
-        return Case(text, {"op": op, "places": places}, {"error": None, "values": values})
+        inputs = {"op": op, "places": places, "base": base}
+        return Case(text, inputs, {"error": None, "values": values})
     message = (
         "Expected all tensors to be on the same device, but found at least two devices, "
         f"{distinct[0]} and {distinct[1]}! (in {OPS[op]})"
     )
     return Case(
         text,
-        {"op": op, "places": places},
+        {"op": op, "places": places, "base": base},
         {"error": "RuntimeError", "message": message, "devices": distinct[:2], "op": OPS[op]},
     )
 
@@ -306,14 +310,15 @@ def training_case(rng: np.random.Generator, batch: int, steps: int, label: str =
     )
 
 
-def loader_case(n: int, batch_size: int, drop_last: bool) -> Case:
+def loader_case(n: int, batch_size: int, drop_last: bool, label: str = "") -> Case:
     x = np.arange(n * 2, dtype=float).reshape(n, 2) / 4
     y = np.arange(n) % 3
     stops = range(0, n - (n % batch_size if drop_last else 0), batch_size)
     batches = [[x[i : i + batch_size], y[i : i + batch_size]] for i in stops]
     batches = [b for b in batches if len(b[0])]
     return Case(
-        f"DataLoader(TensorDataset(x, y), batch_size={batch_size}, drop_last={drop_last}) "
+        label
+        or f"DataLoader(TensorDataset(x, y), batch_size={batch_size}, drop_last={drop_last}) "
         f"with x ({n}, 2) and y ({n},) on sim",
         {"x": x, "y": y, "batch_size": batch_size, "drop_last": drop_last},
         batches,

@@ -540,10 +540,10 @@ def optimizer_load(sp, name: str, to: str) -> dict:
 # -- 7.5 --------------------------------------------------------------------------------------
 
 
-def mixed(sp, op: str, places: list) -> dict:
+def mixed(sp, op: str, places: list, base: Any) -> dict:
     """An operation on tensors on ``places`` (each "cpu" or "sim"): what it raised, or the
     values it returned. "check": check_same_device("Op", tensors) called directly."""
-    values = [np.array([[1.0, 2.0], [3.0, 4.0]]) * (i + 1) for i in range(len(places))]
+    values = [np.array(base, dtype=float) * (i + 1) for i in range(len(places))]
     ts = [sim_tensor(sp, v) if p == "sim" else sp.Tensor(v) for v, p in zip(values, places)]
 
     class Three(sp.Function):
