@@ -330,6 +330,23 @@ with contextlib.ExitStack() as stack:
         return False, 0
 """
 
+PROBE_THROUGH_CUPYS_OWN_CHECK = """
+out = io.StringIO()
+with warnings.catch_warnings(), contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    warnings.simplefilter("ignore")
+    try:
+        cupy = importlib.import_module("cupy")
+        if not cupy.is_available():
+            return False, 0
+        x = cupy.arange(4.0)
+        cupy.cuda.Stream.null.synchronize()
+        if float((x * x).sum().get()) != 14.0:
+            return False, 0
+        return True, cupy.cuda.runtime.getDeviceCount()
+    except Exception:
+        return False, 0
+"""
+
 BACKEND_OF_WITH_NEXT = """
 found = next((b for b in BACKENDS.values() if b.owns(array)), None)
 if found is None:
@@ -379,6 +396,12 @@ CORRECT = [
         "the probe with an ExitStack and `import cupy`",
         CUDA,
         ("region", PROBE_WITH_AN_EXIT_STACK),
+        "7.1",
+    ),
+    (
+        "the probe asks cupy.is_available(), then runs a kernel",
+        CUDA,
+        ("region", PROBE_THROUGH_CUPYS_OWN_CHECK),
         "7.1",
     ),
     ("backend_of with next()", DISPATCH, ("region", BACKEND_OF_WITH_NEXT), "7.2"),

@@ -109,7 +109,11 @@ def probe_verdict(case: Case, received: Any) -> str | None:
             )
         if want["state"] == "no device":
             return f"is_available() is {answers[0]!r} with 0 devices, expected False"
-        return f"is_available() is {show(answers[0])}, expected {want['available']!r}"
+        return (
+            f"is_available() is {show(answers[0])}, expected {want['available']!r} (the check's "
+            "stand-in for CuPy has cupy.cuda.runtime.getDeviceCount, cupy.cuda.Device, "
+            "cupy.is_available, cupy.asnumpy and NumPy's functions, whose arrays have .get())"
+        )
     if any(a != answers[0] for a in answers[1:]):
         return f"is_available() answered {answers} on three calls: the answer is kept"
     if received["count"] != [want["count"]] * 2:

@@ -79,6 +79,8 @@ def kind(array: Any) -> str:
 
 
 class _Device:
+    compute_capability = "90"
+
     def __init__(self, fake: _FakeCupy, index: int = 0) -> None:
         fake.calls += 1
         self.fake, self.id = fake, index
@@ -97,6 +99,12 @@ class _Device:
 
 
 class _FakeArray(np.ndarray):
+    """A fake CuPy array: a NumPy array whose results, reductions too, stay arrays (0-d
+    ones for a reduction, as CuPy's), with ``.get()``."""
+
+    def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
+        return np.asarray(array).view(_FakeArray)
+
     def get(self) -> np.ndarray:
         return np.asarray(self).copy()
 
@@ -114,10 +122,13 @@ class _FakeCupy:
         error = type("CUDARuntimeError", (RuntimeError,), {"__module__": "cupy.cuda.runtime"})
         runtime.CUDARuntimeError = error
         runtime.getDeviceCount = self.count
+        runtime.runtimeGetVersion = runtime.driverGetVersion = lambda: 12040
         cuda = types.ModuleType("cupy.cuda")
         cuda.runtime = runtime
         cuda.Device = lambda index=0: _Device(self, index)
-        cuda.is_available = lambda: self.count() > 0
+        cuda.is_available = self.available  # CuPy's own: devices counted, no kernel run
+        cuda.get_device_id = lambda: 0
+        cuda.Stream = types.SimpleNamespace(null=types.SimpleNamespace(synchronize=self.kernel))
         self.error, self.cuda, self.runtime = error, cuda, runtime
         fake = self
 
@@ -135,6 +146,13 @@ class _FakeCupy:
         self.module = Cupy("cupy")
         self.module.cuda = cuda
         self.module.asnumpy = lambda a: fake.run(np.asarray, a)
+        self.module.is_available = self.available
+
+    def available(self) -> bool:
+        try:
+            return self.count() > 0
+        except self.error:
+            return False
 
     def noise(self) -> None:
         print("CUDA driver version is insufficient for CUDA runtime version", file=sys.stderr)
