@@ -14,6 +14,7 @@ set up — chapter 7 not done, no chapter 7, no GPU — is one sentence before a
 from __future__ import annotations
 
 import functools
+import re
 from pathlib import Path
 
 import pytest
@@ -122,6 +123,17 @@ def test_the_report_and_the_command_name_the_device(capsys: pytest.CaptureFixtur
     assert "checked: solutions/ch03_broadcast, on the device sim" in out
     makefile = (REPO / "Makefile").read_text()
     assert "check $*$(if $(DEVICE), --device $(DEVICE))" in makefile
+
+
+def test_programs_bring_arrays_back_with_host_never_numpy_asarray() -> None:
+    """A device's array refuses ``numpy.asarray``: chapters 2–6's programs turn a tensor's
+    data into NumPy with their ``host()`` (``.get()`` on a device), never NumPy's own."""
+    files = sorted((REPO / "autograder" / "checks").glob("ch0[2-6]*/*program*.py"))
+    assert len(files) >= 6
+    pattern = re.compile(r"np\.(asarray|array|ascontiguousarray)\([^)]*\.data\b")
+    for path in files:
+        found = pattern.findall(path.read_text())
+        assert not found, f"{path.relative_to(REPO)}: NumPy on a tensor's data; use host()"
 
 
 # -- a device that cannot be set up: one sentence, before any check -----------------------------
