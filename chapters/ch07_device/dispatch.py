@@ -48,6 +48,12 @@ def scatter_add(target: Any, index: Any, values: Any) -> None:
     raise NotImplementedError("Task 7.6: scatter_add on a device — see §4 of the notebook")
 
 
+def erf(array: Any) -> Any:
+    """erf of a device's array, by that device's own function (chapter 5's exact GELU reaches
+    this through a seam; NumPy and its namespace have no erf)."""
+    return backend_of(array).erf(array)
+
+
 def _on(xp: ModuleType, index: Any) -> Any:
     """An index with its NumPy arrays copied to ``xp``'s device (ints and slices as they are)."""
     if isinstance(index, tuple):

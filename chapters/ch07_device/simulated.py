@@ -299,6 +299,13 @@ def _function(fn: Any) -> Any:
     return function
 
 
+def kernel(fn: Any) -> Any:
+    """``fn``, a NumPy function, run as one of the simulated device's kernels: it takes and
+    gives device arrays, and nothing crosses to the host (a GPU runs its own code on its own
+    memory). For what NumPy has and the namespace cannot reach, such as an ``erf``."""
+    return _function(fn)
+
+
 class _Ufunc:
     """A NumPy ufunc over device arrays: called, or through ``reduce`` / ``at`` / …"""
 

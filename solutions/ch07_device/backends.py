@@ -13,6 +13,7 @@ decides whether CuPy can run at all is ``cuda.is_available`` (task 7.1). Given c
 
 from __future__ import annotations
 
+import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -29,7 +30,8 @@ class Backend:
     """A kind of device. ``owns(array)``: is this one of its arrays? ``namespace()``: its
     ``xp``; ``to_device(host_array, index)`` and ``to_host(array)``: the two copies;
     ``index_of(array)``: which of its devices holds ``array``; ``scatter_add``: repeated
-    positions add up (NumPy's ``add.at``)."""
+    positions add up (NumPy's ``add.at``); ``erf``: the one function of chapter 5 (exact
+    GELU) that NumPy lacks, so each backend says where its own is."""
 
     type: str
     owns: Callable[[Any], bool]
@@ -41,6 +43,7 @@ class Backend:
     index_of: Callable[[Any], int]
     scatter_add: Callable[[Any, Any, Any], None]
     synchronize: Callable[[], None]
+    erf: Callable[[Any], Any]
 
 
 BACKENDS: dict[str, Backend] = {}
@@ -64,6 +67,12 @@ def backend_for(device_type: str) -> Backend:
 
 # -- the host -------------------------------------------------------------------------------
 
+
+def _host_erf(array: np.ndarray) -> np.ndarray:
+    """erf elementwise: NumPy has none, so Python's ``math.erf`` per element."""
+    return np.asarray(np.frompyfunc(math.erf, 1, 1)(array), dtype=array.dtype)
+
+
 register_backend(
     Backend(
         type="cpu",
@@ -76,6 +85,7 @@ register_backend(
         index_of=lambda array: None,
         scatter_add=np.add.at,
         synchronize=lambda: None,
+        erf=_host_erf,
     )
 )
 
@@ -93,6 +103,7 @@ register_backend(
         index_of=lambda array: 0,
         scatter_add=lambda target, index, values: simulated.simnumpy.add.at(target, index, values),
         synchronize=lambda: None,
+        erf=simulated.kernel(_host_erf),
     )
 )
 
@@ -123,6 +134,12 @@ def _cupy_scatter_add(target: Any, index: Any, values: Any) -> None:
     cupyx.scatter_add(target, index, values)
 
 
+def _cupy_erf(array: Any) -> Any:
+    from cupyx.scipy.special import erf
+
+    return erf(array)
+
+
 def _cupy_available() -> bool:
     from .cuda import is_available  # task 7.1's probe
 
@@ -147,5 +164,6 @@ register_backend(
         index_of=lambda array: array.device.id,
         scatter_add=_cupy_scatter_add,
         synchronize=lambda: _cupy().cuda.Device().synchronize(),
+        erf=_cupy_erf,
     )
 )
