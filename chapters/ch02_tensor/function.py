@@ -162,10 +162,10 @@ class Function:
         inputs = tuple([a for a in args if isinstance(a, Tensor)])
         if len(inputs) > 1:  # arrays of two kinds: two devices (chapter 7 says which)
             kind = type(inputs[0].data)
-            if any(type(x.data) is not kind for x in inputs):
-                later(7, "ch07_device", "check_same_device", "tensors on two devices")(
-                    cls.__name__, inputs
-                )
+            for x in inputs:
+                if type(x.data) is not kind:
+                    check = later(7, "ch07_device", "check_same_device", "tensors on two devices")
+                    check(cls.__name__, inputs)
         needs = tuple([x.requires_grad for x in inputs])
         ctx = Context(needs)
         result = cls.forward(ctx, *args, **kwargs)
