@@ -47,7 +47,7 @@ CHAPTERS = [
     Chapter(4, "ch04_backward", "the stack-and-counter backward engine"),
     Chapter(5, "ch05_nn", "modules, layers and losses"),
     Chapter(6, "ch06_optim", "optimizers"),
-    Chapter(7, "ch07_device", "the CuPy device backend"),
+    Chapter(7, "ch07_device", "devices: CuPy and a simulated one"),
 ]
 
 
