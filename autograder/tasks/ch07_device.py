@@ -57,7 +57,7 @@ TASKS = [
         "7.6",
         "scatter_add on a device",
         10,
-        "§4",
+        "§5",
         "Find target's backend; copy NumPy index arrays and values to its device "
         "(xp.asarray) first; then backend.scatter_add(target, index, values) — never NumPy's "
         "add.at on a device array.",

@@ -6,7 +6,7 @@ plus devices: ``sp.device("cuda")``, ``sp.cuda.is_available()``, ``tensor.to("cu
 device ``"sim"`` and its transfer counter). Files, in the order the notebook teaches them:
 
     simulated.py       SimArray, simnumpy, counting()  the simulated device     (given)
-    backends.py        Backend, register_backend: cuda (CuPy) and sim          (given)
+    backends.py        Backend, register_backend: cpu, cuda (CuPy) and sim     (given)
     cuda.py            is_available: the lazy, silent, cached probe            task 7.1
     dispatch.py        array_module, device_of: whose array is it?             task 7.2
     transfer.py        move_array: the one place data crosses                  task 7.3
@@ -14,6 +14,10 @@ device ``"sim"`` and its transfer counter). Files, in the order the notebook tea
     same_device.py     check_same_device: two devices in one operation         task 7.5
     dispatch.py        scatter_add on a device                                 task 7.6
     default_device.py  set_default_device                                      (given)
+    ops/gather.py      gather, and its gradient: a scatter-add                 task 7.7
+    ops/cat.py         cat and stack: the gradient is a split                  task 7.8
+    ops/everyday.py    where, clamp, min/argmin, flatten, var/std              (given)
+    ops/forms.py       sp.tanh(x), sp.sum(x, dim), …: PyTorch's module-level forms (given)
 """
 
 from .. import ch06_optim as _below

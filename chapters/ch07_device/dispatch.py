@@ -1,4 +1,4 @@
-"""Which device holds an array, and its array namespace (tasks 7.2 and 7.6, §4).
+"""Which device holds an array, and its array namespace (task 7.2, §4; task 7.6, §5).
 
 Chapter 2 wrote every operation as ``xp = array_module(x); xp.exp(x)``, and answered
 ``array_module`` for NumPy arrays itself. Any other array comes here (the seam in
@@ -45,7 +45,7 @@ def scatter_add(target: Any, index: Any, values: Any) -> None:
     """``target[index] += values`` on a device, in place, where repeated positions in
     ``index`` all count (NumPy's ``add.at``; CuPy's ``cupyx.scatter_add``). ``index`` and
     ``values`` must be on ``target``'s device: move them there first."""
-    raise NotImplementedError("Task 7.6: scatter_add on a device — see §4 of the notebook")
+    raise NotImplementedError("Task 7.6: scatter_add on a device — see §5 of the notebook")
 
 
 def erf(array: Any) -> Any:

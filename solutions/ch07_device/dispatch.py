@@ -1,4 +1,4 @@
-"""Which device holds an array, and its array namespace (tasks 7.2 and 7.6, §4).
+"""Which device holds an array, and its array namespace (task 7.2, §4; task 7.6, §5).
 
 Chapter 2 wrote every operation as ``xp = array_module(x); xp.exp(x)``, and answered
 ``array_module`` for NumPy arrays itself. Any other array comes here (the seam in
