@@ -18,8 +18,10 @@ random: the initial weights come from one NumPy file (``write_initial_weights``)
 there is no dropout, and everything is float64.
 
     python -m support.pytorch_script            (PyTorch: prints each epoch and the accuracy)
+    python -m support.pytorch_script cuda       (on a GPU; "sim" once the import is swapped)
 """
 
+import sys
 import tempfile
 from pathlib import Path
 
@@ -162,9 +164,10 @@ def run(weights_path, checkpoint_path, epochs=4, resume_after=2, device="cpu", v
 
 
 if __name__ == "__main__":
+    device = sys.argv[1] if len(sys.argv) > 1 else "cpu"  # e.g. cuda, or sim with Sparrow
     with tempfile.TemporaryDirectory() as folder:
         weights = Path(folder) / "initial.npz"
         write_initial_weights(weights)
-        losses, accuracy = run(weights, Path(folder) / "checkpoint.pt", verbose=True)
+        losses, accuracy = run(weights, Path(folder) / "checkpoint.pt", device=device, verbose=True)
     print(f"{len(losses)} steps, first loss {losses[0]:.6f}, last {losses[-1]:.6f}")
     print(f"test accuracy {accuracy:.1%}")
