@@ -28,10 +28,14 @@ from .default_device import get_default_device, set_default_device
 
 # chapter 2's seams reach these by name (see its seams.py); array_module and scatter_add
 # replace chapter 2's, answering for every device's arrays
-from .dispatch import array_module, device_of, erf, scatter_add  # noqa: F401
+from .dispatch import array_module as array_module
+from .dispatch import device_of as device_of
+from .dispatch import erf as erf
+from .dispatch import scatter_add as scatter_add
 from .ops import *  # noqa: F403  (the everyday operations: ops/__init__.py lists them)
-from .same_device import check_same_device  # noqa: F401
-from .transfer import move_array, to_device  # noqa: F401
+from .same_device import check_same_device as check_same_device
+from .transfer import move_array as move_array
+from .transfer import to_device as to_device
 
 __all__ = [
     *_below.__all__,
