@@ -17,7 +17,7 @@ from .dtypes import get_default_dtype
 
 def format_tensor(x: Any) -> str:
     """``repr(x)`` for a Tensor ``x``."""
-    data = np.asarray(x.data if isinstance(x.data, np.ndarray) else x.cpu().data)
+    data = x.data if isinstance(x.data, np.ndarray) else x.detach().cpu().data
     finite = data[np.isfinite(data)] if data.dtype.kind == "f" else data
     whole = data.dtype.kind != "f" or bool(np.all(finite == np.round(finite)))
     body = np.array2string(

@@ -140,15 +140,28 @@ class Tensor:
         return bool(self.data)  # NumPy's rule: one element, or "ambiguous"
 
     def numpy(self) -> np.ndarray:
-        """The data as a NumPy array (the same memory on the CPU)."""
+        """The data as a NumPy array: the same memory. Only for the CPU's tensors, as in
+        PyTorch: a device's must be copied to the host first, on purpose (``.cpu()``)."""
         if self.requires_grad:
             raise RuntimeError(
                 "can't call numpy() on a Tensor that requires grad: use tensor.detach().numpy()"
             )
-        return self.data if isinstance(self.data, np.ndarray) else self.cpu().data
+        if not isinstance(self.data, np.ndarray):
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first."
+            )
+        return self.data
 
     def tolist(self) -> Any:
-        return self.detach().numpy().tolist()
+        """The values as (nested) Python numbers; a device's are copied to the host."""
+        return self.detach().cpu().numpy().tolist()
+
+    def __format__(self, spec: str) -> str:
+        """``f"{loss:.3f}"``: a one-element tensor formats as its number."""
+        if spec and self.data.size == 1:
+            return format(self.item(), spec)
+        return object.__format__(self, spec) if spec else repr(self)
 
     def detach(self) -> Tensor:
         """The same data, cut from the graph: a leaf that does not require grad."""
@@ -422,20 +435,24 @@ class Tensor:
             return CPU
         return later(7, "ch07_device", "device_of", "support for other devices")(self.data)
 
-    def to(self, target: Any) -> Tensor:
-        """This tensor as dtype ``target`` (``x.to(sp.float64)``), or on device ``target``.
-        Itself when nothing changes. Chapter 2 has the CPU; chapter 7 adds other devices."""
-        if isinstance(target, (np.dtype, type)):
-            dtype = np.dtype(target)
-            if dtype == self.dtype:
-                return self
+    def to(self, *args: Any, **kwargs: Any) -> Tensor:
+        """This tensor as another dtype and/or on another device, PyTorch's forms:
+        ``x.to(sp.float64)``, ``x.to("cuda")``, ``x.to("cuda", sp.float64)``, ``x.to(other)``
+        (its device and dtype), ``x.to(device=..., dtype=...)``. Itself when nothing changes
+        (``copy=True``: a new tensor even then); ``non_blocking`` is accepted (copies here
+        are synchronous). Chapter 2 has the CPU; chapter 7 adds other devices."""
+        target, dtype = _to_args(args, kwargs)
+        out = self
+        if target is not None and _device(target) != self.device:
+            move = later(7, "ch07_device", "to_device", f"moving data to device '{target}'")
+            out = move(out, target)
+        if dtype is not None and dtype != out.dtype:
             if not is_floating(dtype):  # as in PyTorch: an integer result is a constant
-                return Tensor._from_array(self.data.astype(dtype))
-            return Cast.apply(self, dtype)
-        if _device(target) == self.device:
-            return self
-        move = later(7, "ch07_device", "to_device", f"moving data to device '{target}'")
-        return move(self, target)
+                return Tensor._from_array(out.data.astype(dtype))
+            out = Cast.apply(out, dtype)
+        if out is self and kwargs.get("copy"):
+            return Cast.apply(self, self.dtype) if is_floating(self.dtype) else self.detach()
+        return out
 
     def float(self) -> Tensor:
         """As float32 (a recorded cast: the gradient flows back through it)."""
@@ -578,10 +595,30 @@ def _on_device(array: Any, spec: Any) -> Any:
     ``set_default_device`` chose another): as it is for the CPU; others are chapter 7's."""
     if spec is None:
         spec = DEFAULT["device"]
-    if spec is None or _device(spec) == CPU:
+        if spec is None:
+            return array
+    if isinstance(array, np.ndarray) and _device(spec) == CPU:
         return array
     move = later(7, "ch07_device", "move_array", f"moving data to device {spec!r}")
     return move(array, spec)
+
+
+def _to_args(args: tuple, kwargs: dict) -> tuple[Any, Any]:
+    """``Tensor.to``'s arguments as (device or None, dtype or None): PyTorch's forms."""
+    target, dtype = kwargs.pop("device", None), kwargs.pop("dtype", None)
+    unknown = set(kwargs) - {"non_blocking", "copy"}
+    if unknown:
+        raise TypeError(f"to() got unexpected keyword arguments {sorted(unknown)}")
+    for arg in args:
+        if isinstance(arg, Tensor):
+            target, dtype = arg.device, arg.dtype
+        elif isinstance(arg, (np.dtype, type)):
+            dtype = arg
+        elif isinstance(arg, (str, device)):
+            target = arg
+        elif arg is not None:
+            raise TypeError(f"to() takes a device, a dtype or a tensor, not {arg!r}")
+    return target, None if dtype is None else np.dtype(dtype)
 
 
 def _device(spec: Any) -> device:

@@ -31,15 +31,24 @@ def _probe() -> tuple[bool, int]:
 
 
 def is_available() -> bool:
-    """Whether a GPU can be used: the probe's answer, probed on the first call only."""
+    """Whether a GPU can be used: the probe's answer, probed on the first call only and kept
+    in ``_answer["probe"]`` (where ``device_count`` reads the count)."""
     raise NotImplementedError(
         "Task 7.1: cuda.is_available: a silent, cached probe — see §3 of the notebook"
     )
 
 
 def device_count() -> int:
-    """How many GPUs can be used (0 when ``is_available()`` is False)."""
-    return _answer["probe"][1] if is_available() else 0
+    """How many GPUs can be used (0 when ``is_available()`` is False): the count that
+    ``is_available`` kept with its answer in ``_answer["probe"]``."""
+    if not is_available():
+        return 0
+    if "probe" not in _answer:
+        raise RuntimeError(
+            "cuda.is_available() must keep the probe's answer in _answer['probe'] "
+            "(device_count reads the count there)"
+        )
+    return _answer["probe"][1]
 
 
 def current_device() -> int:
@@ -51,4 +60,6 @@ def synchronize() -> None:
     """Wait until the GPU has finished what it was given (kernels run asynchronously: time
     GPU code only after this). Does nothing without a GPU."""
     if is_available():
-        importlib.import_module("cupy").cuda.Device().synchronize()
+        from .backends import backend_for
+
+        backend_for("cuda").synchronize()

@@ -44,7 +44,9 @@ def device_of(array: Any) -> device:
 def scatter_add(target: Any, index: Any, values: Any) -> None:
     """``target[index] += values`` on a device, in place, where repeated positions in
     ``index`` all count (NumPy's ``add.at``; CuPy's ``cupyx.scatter_add``). ``index`` and
-    ``values`` must be on ``target``'s device: move them there first."""
+    ``values`` must be on ``target``'s device: NumPy ones are copied there first (the one
+    place besides ``move_array`` where data crosses, because chapter 2's indexing hands
+    host indices to its backward)."""
     raise NotImplementedError("Task 7.6: scatter_add on a device — see §5 of the notebook")
 
 

@@ -16,10 +16,14 @@ device is counted (``counting()``):
 - refused, as CuPy refuses them: ``numpy.asarray(sim_array)`` (TypeError, CuPy's message), a
   NumPy array as the other operand of an operator or of a ``simnumpy`` function, a list as
   an operand, a NumPy array assigned into a ``SimArray``;
-- refused here where CuPy would dispatch: a NumPy function called on a ``SimArray``
-  (``numpy.exp(x)``, ``numpy.add.at(x, …)``). CuPy runs some of those through
-  ``__array_ufunc__`` / ``__array_function__`` and fails on others; refusing all of them
-  keeps code honest: what runs here uses ``xp = array_module(x)`` and so runs on CuPy.
+- refused here where CuPy would dispatch: NumPy's ufuncs and the NumPy functions that
+  would convert their argument (``numpy.exp(x)``, ``numpy.add.at(x, …)``,
+  ``numpy.zeros_like(x)``). CuPy runs some of those through ``__array_ufunc__`` /
+  ``__array_function__`` and fails on others; refusing them keeps code honest: what runs
+  here uses ``xp = array_module(x)`` and so runs on CuPy. (NumPy functions that only call
+  the array's own method, such as ``numpy.sum(x)``, work, as they do on CuPy.)
+- a little stricter than CuPy in places where CuPy copies quietly: a NumPy array or a
+  tuple assigned into a ``SimArray``, a list mixing device arrays and numbers.
 
 Given code: the device is the course's tool, not a task.
 """
@@ -196,12 +200,18 @@ class SimArray:
         return _wrap(self._a[_index(index)])
 
     def __setitem__(self, index: Any, value: Any) -> None:
-        if isinstance(value, (np.ndarray, list)):
+        if isinstance(value, (np.ndarray, list, tuple)):
             _refuse(value)
         self._a[_index(index)] = value._a if isinstance(value, SimArray) else value
 
+    def __copy__(self) -> SimArray:
+        return SimArray(self._a.copy())  # a copy on the device: nothing crosses
+
     def __deepcopy__(self, memo: dict) -> SimArray:
         return SimArray(self._a.copy())
+
+    def __format__(self, spec: str) -> str:
+        return format(self.item(), spec) if spec else repr(self)  # a number read back
 
     def __reduce__(self) -> Any:
         raise TypeError("a SimArray cannot be pickled: move it to the host first (.get())")
@@ -266,15 +276,29 @@ SimArray.__hash__ = None  # type: ignore[assignment]  # == is elementwise
 
 
 def _argument(value: Any) -> Any:
-    """A namespace function's argument, unwrapped (also inside lists and tuples, as for
-    ``stack``); a NumPy array is refused, as CuPy refuses it."""
+    """A namespace function's argument, unwrapped: a device array, or a list of them (as for
+    ``stack``). A NumPy array is refused, as CuPy refuses it, and so is a list of numbers
+    used as data (``maximum(x, [0, 1])``): host data comes in through ``asarray`` only.
+    Integers and tuples of them (shapes, axes, split points) pass as they are."""
     if isinstance(value, SimArray):
         return value._a
     if isinstance(value, np.ndarray):
         _refuse(value)
     if isinstance(value, (list, tuple)):
-        return type(value)(_argument(v) for v in value)
+        if value and all(isinstance(v, SimArray) for v in value):
+            return type(value)(v._a for v in value)
+        if not _is_spec(value):
+            _refuse(value)
     return value
+
+
+def _is_spec(value: Any) -> bool:
+    """Integers, None and slices, possibly nested in lists and tuples: shapes and axes."""
+    if isinstance(value, (list, tuple)):
+        return all(_is_spec(v) for v in value)
+    return value is None or (
+        isinstance(value, (int, np.integer, slice)) and not isinstance(value, bool)
+    )
 
 
 _ENTRIES = ("asarray", "array", "asanyarray", "ascontiguousarray")  # host data comes in here

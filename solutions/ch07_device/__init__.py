@@ -48,3 +48,8 @@ __all__ = [
     "simulated",
     *ops.__all__,
 ]
+
+# PyTorch's dtype names that are also Python's builtins: attributes of the package (for
+# ``x.to(torch.float)``, ``dtype=torch.int``), kept out of ``__all__`` so that a star import
+# never shadows float, int and bool
+float, int, bool = float32, int32, bool_  # noqa: F405  (from the star import above)

@@ -51,7 +51,9 @@ def device_of(array: Any) -> device:
 def scatter_add(target: Any, index: Any, values: Any) -> None:
     """``target[index] += values`` on a device, in place, where repeated positions in
     ``index`` all count (NumPy's ``add.at``; CuPy's ``cupyx.scatter_add``). ``index`` and
-    ``values`` must be on ``target``'s device: move them there first."""
+    ``values`` must be on ``target``'s device: NumPy ones are copied there first (the one
+    place besides ``move_array`` where data crosses, because chapter 2's indexing hands
+    host indices to its backward)."""
     ### BEGIN SOLUTION 7.6
     backend = backend_of(target)
     xp = backend.namespace()

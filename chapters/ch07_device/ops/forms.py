@@ -107,7 +107,8 @@ def is_tensor(obj: Any) -> bool:
 
 
 def from_numpy(array: np.ndarray) -> Tensor:
-    """A tensor sharing ``array``'s memory (a change to one shows in the other)."""
+    """A CPU tensor sharing ``array``'s memory (a change to one shows in the other), whatever
+    the default device, as in PyTorch."""
     if not isinstance(array, np.ndarray):
         raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
-    return Tensor(array)
+    return Tensor(array, device="cpu")

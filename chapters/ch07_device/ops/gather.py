@@ -109,8 +109,10 @@ def _check(input: Any, dim: int, index: Any) -> None:
                 f"Size does not match at dimension {axis}: expected index {index.shape} to be "
                 f"no larger than self {input.shape} apart from dimension {dim}"
             )
-    # bounds are checked for host arrays only: on a device that would be a copy back to the
-    # host at every call (CUDA checks them in the kernel, asynchronously)
+    # bounds are checked for host arrays only: on a device the check would be a read-back
+    # (a synchronisation) at every call. PyTorch checks inside its CUDA kernel; CuPy's
+    # take_along_axis does not check, it wraps: a bad index on a device gives a wrong value
+    # silently (docs/maintainers.md, chapter 7's differences from PyTorch)
     if isinstance(index.data, np.ndarray) and index.data.size:
         size = input.shape[dim] if input.ndim else 1
         low, high = int(index.data.min()), int(index.data.max())

@@ -448,6 +448,7 @@ class Module:
 def _to_targets(args: tuple, kwargs: dict) -> tuple[Any, Any]:
     """``Module.to``'s arguments as (dtype or None, device or None), checked."""
     dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
+    kwargs.pop("non_blocking", None)  # accepted: copies here are synchronous
     if kwargs:
         raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
     for arg in args:
