@@ -52,6 +52,7 @@ from .cases import (
     probe_case,
     scatter_case,
     to_device_case,
+    toy_case,
     training_case,
     whose_case,
 )
@@ -99,6 +100,20 @@ def probe_verdict(case: Case, received: Any) -> str | None:
             f"a warning escaped the probe ({received['warned'][0]!r}): run it inside "
             "warnings.catch_warnings() with simplefilter('ignore')"
         )
+    kept = received.get("kept", {})
+    if not kept.get("warnings", True):
+        return (
+            "after is_available(), a warning of the program's own was not shown: the probe "
+            "changed the warning filters of the whole program. Silence warnings inside "
+            "warnings.catch_warnings() only, which puts the filters back"
+        )
+    lost = [name for name in ("stdout", "stderr") if not kept.get(name, True)]
+    if lost:
+        return (
+            f"after is_available(), the program's own output to {' and '.join(lost)} was "
+            "lost: the probe left sys.stdout / sys.stderr redirected. Use "
+            "contextlib.redirect_stdout / redirect_stderr, which put them back"
+        )
     answers = received["available"]
     if answers[0] != want["available"]:
         if want["state"] == "kernel fails":
@@ -106,6 +121,13 @@ def probe_verdict(case: Case, received: Any) -> str | None:
                 f"is_available() is {answers[0]!r}, expected False: CuPy imports and counts a "
                 "device here, but its first kernel fails, so the GPU is not usable. Run one "
                 "tiny kernel and read its result back"
+            )
+        if want["state"] == "fails late":
+            return (
+                f"is_available() is {answers[0]!r}, expected False: the kernel launches here, "
+                "and its error shows only when its result is read back (a GPU runs kernels "
+                "asynchronously). Read the tiny kernel's result back (int(...), .get()) "
+                "before answering True"
             )
         if want["state"] == "no device":
             return f"is_available() is {answers[0]!r} with 0 devices, expected False"
@@ -131,6 +153,7 @@ PROBES = [
     probe_case("works", 1),
     probe_case("no driver", 0),
     probe_case("kernel fails", 1),
+    probe_case("fails late", 1),
     probe_case("no device", 0),
     probe_case("no cupy", 0),
 ]
@@ -228,16 +251,19 @@ def move_verdict(case: Case, received: Any) -> str | None:
                     "except block, or from it): a student sees that traceback too. Raise it on "
                     "its own"
                 )
-            if device == "cuda" and not ("cpu" in message or "sim" in message):
+            if want.get("unavailable") and not ("cpu" in message or "sim" in message):
+                other = "" if device == "cuda" else " (ask the target's backend.is_available())"
                 return (
                     f"the error {message!r} does not say what to use instead ('cpu', or 'sim' "
-                    "for the simulated device)"
+                    f"for the simulated device): {want['device']} is not available here{other}"
                 )
         return None
     if received["error"]:
         return f"move_array raised {received['error']}: {received['message']}"
     if received["kind"] != want["kind"]:
-        where = "the host (a NumPy array)" if want["kind"] == "numpy" else "the simulated device"
+        where = {"numpy": "the host (a NumPy array)", "sim": "the simulated device"}.get(
+            want["kind"], f"the {want['kind']} device (its backend's to_device)"
+        )
         return f"move_array returned a {received['kind']} array, expected one on {where}"
     if want["same"] and not received["same"]:
         return (
@@ -269,7 +295,11 @@ MOVES = [
     move_case("sim", [1.0, 2.0], "float64", "cuda:0"),
     move_case("cpu", [1.0, 2.0], "float64", "cuda:1"),
     move_case("cpu", [1.0, 2.0], "float64", "sim:1"),
+    move_case("sim", [[1.0, 2.0], [3.0, 4.0]], "float64", "sim:1"),
     move_case("cpu", [1.0, 2.0], "float64", "tpu"),
+    move_case("sim", [1.5, -2.0, 3.0], "float32", "toy:1", toy="on"),
+    move_case("toy:2", [[1, 2], [3, 4]], "int64", "sim", toy="on"),
+    move_case("cpu", [1.0, 2.0], "float64", "toy", toy="off"),
 ]
 
 
@@ -348,6 +378,36 @@ def to_device_verdict(case: Case, received: Any) -> str | None:
         return (
             f"the backward made {received['back']} copies (to device, to host), expected "
             f"{want['back']}: the gradient crosses once, back to x's device"
+        )
+    return compare(received["grad"], want["grad"], rtol=1e-12, atol=1e-12, path="x.grad")
+
+
+def toy_verdict(case: Case, received: Any) -> str | None:
+    problem = _record(received, ("y_device", "z_device", "recorded"))
+    if problem:
+        return problem
+    want = case.expected
+    if received["y_device"] != want["y_device"] or received["y_kind"] != "toy":
+        return (
+            f"y is on {received['y_device']} (a {received['y_kind']} array), expected "
+            f"{want['y_device']}"
+        )
+    if not received["recorded"]:
+        return "y has no grad_fn: the copy of a tensor that requires grad is recorded"
+    if received["z_device"] != want["z_device"]:
+        return f"z is on {received['z_device']}, expected {want['z_device']}"
+    if "error" in received:
+        hint = ""
+        if "ToyDevice" in received["error"]:
+            hint = (
+                " — ctx.source holds the array's own .device (CuPy's is a cupy.cuda.Device, "
+                "not a device name): remember the tensor's a.device"
+            )
+        return f"L.backward() raised {received['error']}{hint}"
+    if received["grad_device"] != want["grad_device"]:
+        return (
+            f"x.grad is on {received['grad_device']}, expected {want['grad_device']}: the "
+            "backward of a copy moves the gradient back to the device x is on"
         )
     return compare(received["grad"], want["grad"], rtol=1e-12, atol=1e-12, path="x.grad")
 
@@ -476,9 +536,16 @@ def mixed_verdict(case: Case, received: Any) -> str | None:
             return None
         return compare(received["values"], want["values"], rtol=1e-12, atol=0, path="result")
     if received["error"] is None:
+        kinds = {d.partition(":")[0] for d in want["devices"]}
+        same_type = (
+            f" ({' and '.join(want['devices'])} are two devices of one type: compare the "
+            "devices, type and index)"
+            if len(kinds) == 1
+            else ""
+        )
         return (
             "no error: tensors on two devices met in one operation and it ran. Raise "
-            "RuntimeError with PyTorch's sentence"
+            f"RuntimeError with PyTorch's sentence{same_type}"
         )
     message = received["message"]
     if received["error"] != "RuntimeError":
@@ -499,6 +566,8 @@ MIXED = [
     mixed_case("*", ["sim", "cpu"]),
     mixed_case("Three", ["cpu", "cpu", "sim"]),
     mixed_case("Three", ["sim", "sim", "cpu"]),
+    mixed_case("check", ["cpu", "sim", "sim"]),
+    mixed_case("check", ["toy:0", "toy:0", "toy:2"]),
     mixed_case("check", ["sim", "cpu"]),
     mixed_case("check", ["sim", "sim", "sim"]),
     mixed_case("check", ["cpu", "cpu"]),
@@ -709,6 +778,17 @@ CHECKS = [
         ),
         programs.to_device,
         to_device_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
+        "a copy through another registered device",
+        _rows(
+            toy_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", 1),
+            toy_case([[2.0, 0.5], [-1.0, 4.0]], [[1.0, -1.0], [0.25, 3.0]], "sim", 2),
+        ),
+        programs.through_toy,
+        toy_verdict,
         MOVE,
     ),
     Check(

@@ -36,6 +36,12 @@ STATES = {  # state: (words for the label, is_available, device_count)
         False,
         0,
     ),
+    ("fails late", 1): (
+        "CuPy installed, one device counted, the kernel launches and its error shows when "
+        "the result is read back (an asynchronous CUDA error): no usable GPU",
+        False,
+        0,
+    ),
     ("no device", 0): ("CuPy installed, 0 devices", False, 0),
     ("no cupy", 0): ("CuPy not installed (import cupy raises ImportError)", False, 0),
 }
@@ -103,48 +109,70 @@ def whose_case(specs: list[dict], register: bool = False, label: str = "") -> Ca
 # -- 7.3 --------------------------------------------------------------------------------------
 
 
+def _resolved(name: str) -> str:
+    """A device's name with its index, as ``resolve`` gives it ("sim" → "sim:0")."""
+    kind, _, index = name.partition(":")
+    return kind if kind == "cpu" else f"{kind}:{index or 0}"
+
+
 def move_case(
-    source: str, data: Any, dtype: str, target: str, order: str = "C", label: str = ""
+    source: str,
+    data: Any,
+    dtype: str,
+    target: str,
+    order: str = "C",
+    label: str = "",
+    toy: str = "",
 ) -> Case:
-    """move_array of an array on ``source`` to ``target``: the expected kind, values and
-    copies, or the error (RuntimeError for a device that is not there, ValueError for an
-    unknown type)."""
+    """move_array of an array on ``source`` ("cpu", "sim", "toy:k") to ``target``: the
+    expected kind, values and copies, or the error (RuntimeError for a device that is not
+    there, ValueError for an unknown type). ``toy``: a "toy" device type registered for the
+    case, with three devices ("on") or not available ("off")."""
     name = target.removeprefix("device:")
     kind_of = name.partition(":")[0]
     values = np.array(data, dtype=dtype)
     values = values.T if order == "T" else values
     shown = f"sp.device({name!r})" if target.startswith("device:") else repr(name)
+    where = {"cpu": "cpu", "sim": "sim"}.get(source, f"{source} (a registered toy device)")
     text = label or (
-        f"move_array of a {source} array of shape {values.shape} ({dtype}"
+        f"move_array of a {where} array of shape {values.shape} ({dtype}"
         f"{', transposed' if order == 'T' else ''}) to {shown}"
+        + (" (a toy device registered, not available)" if toy == "off" else "")
+        + (
+            " (a toy device with 3 devices registered)"
+            if toy == "on" and "toy" not in where
+            else ""
+        )
     )
-    if kind_of not in ("cpu", "sim", "cuda"):
+    known = ("cpu", "sim", "cuda") + (("toy",) if toy else ())
+    there = {"cpu:", "sim:0"} | ({"toy:0", "toy:1", "toy:2"} if toy == "on" else set())
+    resolved = _resolved(name)
+    if kind_of not in known:
         expected: dict = {"error": "ValueError", "device": name}
-    elif kind_of == "cuda" or name not in ("cpu", "sim", "sim:0"):
-        expected = {"error": "RuntimeError", "device": name}
+    elif resolved.rstrip(":") not in {t.rstrip(":") for t in there}:
+        off = kind_of == "cuda" or (kind_of == "toy" and toy == "off")  # not available
+        expected = {"error": "RuntimeError", "device": name, "unavailable": off}
     else:
-        here = "numpy" if kind_of == "cpu" else "sim"
-        same = here == ("numpy" if source == "cpu" else "sim")
-        copies = (0, 0) if same else ((1, 0) if here == "sim" else (0, 1))
+        here = {"cpu": "numpy", "sim": "sim"}.get(kind_of, kind_of)
+        same = resolved == _resolved(source)
+        to_device = int(kind_of == "sim" and not same)
+        to_host = int(source == "sim" and not same)
         expected = {
             "error": None,
             "kind": here,
             "same": same,
             "values": values,
             "dtype": dtype,
-            "copies": copies,
+            "copies": (to_device, to_host),
         }
-    return Case(
-        text,
-        {
-            "source": source,
-            "data": np.array(data, dtype=dtype),
-            "dtype": dtype,
-            "target": target,
-            "order": order,
-        },
-        expected,
-    )
+    inputs = {
+        "source": source,
+        "data": np.array(data, dtype=dtype),
+        "dtype": dtype,
+        "target": target,
+        "order": order,
+    }
+    return Case(text, {**inputs, "toy": toy} if toy else inputs, expected)
 
 
 # -- 7.4 --------------------------------------------------------------------------------------
@@ -166,6 +194,19 @@ def to_device_case(x: Any, w: Any, start: str, go: str, how: str = "to") -> Case
             "moved": [1, 0] if start == "cpu" else [0, 1],
             "back": [0, 1] if start == "cpu" else [1, 0],
         },
+    )
+
+
+def toy_case(x: Any, w: Any, start: str, index: int, label: str = "") -> Case:
+    """x on ``start`` through a registered toy device and back: the gradient is ``w``."""
+    x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
+    where = "cpu" if start == "cpu" else "sim:0"
+    return Case(
+        label
+        or f"a toy device registered; x a leaf on {start} of shape {x.shape}, y = "
+        f"x.to('toy:{index}'), z = y.to({start!r}), (z * w).sum().backward()",
+        {"x": x.tolist(), "w": w.tolist(), "start": start, "index": index},
+        {"y_device": f"toy:{index}", "z_device": where, "grad_device": where, "grad": w},
     )
 
 
@@ -200,10 +241,12 @@ def mixed_case(op: str, places: list[str], base: Any = None) -> Case:
     """``op`` on tensors on ``places``; their values are ``base`` × 1, 2, 3 (``base``:
     [[1, 2], [3, 4]] unless given)."""
     base = np.array([[1.0, 2.0], [3.0, 4.0]]) if base is None else np.asarray(base, float)
-    names = ["cpu" if p == "cpu" else "sim:0" for p in places]
+    names = [{"cpu": "cpu", "sim": "sim:0"}.get(p, p) for p in places]
     distinct = list(dict.fromkeys(names))
     if op == "check":
         text = f"check_same_device('Op', [tensors on {', '.join(names)}])"
+        if any(p.startswith("toy") for p in places):
+            text += " (a toy device type registered)"
     elif op == "Three":
         text = f"a Function of three inputs on {', '.join(names)} (Three.apply)"
     else:

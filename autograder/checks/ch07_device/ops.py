@@ -88,9 +88,11 @@ def gather_case(
     repeats: str = "",
     dtype: str = "float64",
     second: bool = False,
+    device: str = "cpu",
 ) -> Case:
     """gather of an x of ``shape`` along ``dim`` by a drawn index of ``index_shape``
-    (``repeats``: "all" puts one index everywhere, "some" makes sure of a repeat)."""
+    (``repeats``: "all" puts one index everywhere, "some" makes sure of a repeat), every
+    tensor on ``device`` ("cpu", or "sim": the simulated device)."""
     x = _values(rng, shape)
     axis = dim % len(shape)
     index = rng.integers(0, shape[axis], index_shape)
@@ -115,9 +117,10 @@ def gather_case(
         f"{index_shape}{words}"
         + (f", {dtype}" if dtype != "float64" else "")
         + (", then the gradient's gradient" if second else "")
+        + (", on the simulated device" if device == "sim" else "")
     )
     inputs = {"x": x, "dim": dim, "index": index, "g": g, "w": w, "dtype": dtype}
-    return Case(label, inputs, expected)
+    return Case(label, {**inputs, "device": device} if device != "cpu" else inputs, expected)
 
 
 @dataclass(frozen=True)
@@ -138,8 +141,10 @@ def cat_case(
     stack: bool = False,
     dtype: str = "float64",
     second: bool = False,
+    device: str = "cpu",
 ) -> Case:
-    """cat (or stack) of inputs of ``shapes`` along ``dim``."""
+    """cat (or stack) of inputs of ``shapes`` along ``dim``, on ``device`` ("cpu", or
+    "sim")."""
     xs = [_values(rng, s) for s in shapes]
     ndim = len(shapes[0]) + (1 if stack else 0)
     axis = dim % ndim
@@ -172,17 +177,67 @@ def cat_case(
         f"{', '.join(map(str, shapes))}"
         + (f", {dtype}" if dtype != "float64" else "")
         + (", then the gradient's gradient" if second else "")
+        + (", on the simulated device" if device == "sim" else "")
     )
     inputs = {"xs": xs, "dim": dim, "g": g, "w": w, "dtype": dtype, "stack": stack}
-    return Case(label, inputs, expected)
+    return Case(label, {**inputs, "device": device} if device != "cpu" else inputs, expected)
 
 
 # -- the verdicts -----------------------------------------------------------------------------
 
 
+DEVICE_WORDS = (
+    "NumPy's functions refuse a device's arrays: every array call goes through "
+    "xp = array_module(x) (and the scatter-add through scatter_add), so the op runs on any "
+    "device"
+)
+
+
+def _refused(message: str) -> str:
+    """Words for an error that says NumPy met a device's array, else ""."""
+    signs = ("Unsupported type", "Implicit conversion", "__array_ufunc__", "does not support ufunc")
+    return f" — {DEVICE_WORDS}" if any(s in message for s in signs) else ""
+
+
+def _device_problem(case: Case, received: Any) -> str | None:
+    """On the simulated device: the op ran there, gave device arrays, and copied nothing
+    between host and device."""
+    if case.inputs.get("device", "cpu") != "sim":
+        return None
+    if "forward_error" in received:
+        message = received["forward_error"]
+        return f"on sim, the forward raised {message}{_refused(message)}"
+    if received.get("out_kind") != "SimArray":
+        return (
+            f"on sim, the output is a {received.get('out_kind')} array, not the simulated "
+            f"device's: {DEVICE_WORDS}"
+        )
+    if "backward_error" in received:
+        message = received["backward_error"]
+        if _refused(message):
+            return f"on sim, the backward raised {message}{_refused(message)}"
+        return None  # the verdict's own words for it
+    wrong = [k for k in received.get("grad_kinds", []) if k != "SimArray"]
+    if wrong:
+        return f"on sim, a gradient is a {wrong[0]} array, not on the simulated device"
+    for what in ("forward", "backward"):
+        to_device, to_host = received.get(f"{what}_copies", [0, 0])
+        if to_device or to_host:
+            return (
+                f"on sim, the {what} made {to_device} host → device and {to_host} device → "
+                "host copies, expected none: every array call through xp = array_module(x) "
+                "(xp.take_along_axis, xp.arange, xp.zeros, …), so each array is made on the "
+                "inputs' device and nothing crosses"
+            )
+    return None
+
+
 def _forward_problem(case: Case, received: Any) -> str | None:
     e = case.expected
     rtol, atol = TOLERANCE[e.dtype]
+    problem = _device_problem(case, received)
+    if problem:
+        return problem
     if received["dtype"] != e.dtype:
         return f"the output is {received['dtype']}, not {e.dtype} (the input's dtype)"
     problem = compare(received["out"], e.out, rtol=rtol, atol=atol)
@@ -194,8 +249,11 @@ def _second_problem(case: Case, received: Any) -> str | None:
     if e.grad_grad is None:
         return None
     if "second_error" in received:
+        message = received["second_error"]
+        if _refused(message):
+            return f"on sim, the gradient's gradient raised {message}{_refused(message)}"
         return (
-            f"the gradient's gradient failed: {received['second_error']} (the backward must "
+            f"the gradient's gradient failed: {message} (the backward must "
             "be recorded: Tensor operations or a Function of its own, not a bare array)"
         )
     problem = compare(received["grad_grad"], e.grad_grad, rtol=1e-9, atol=1e-10)
@@ -333,6 +391,20 @@ def _stack_cases(rng: np.random.Generator) -> list[Case]:
     ]
 
 
+def _gather_sim_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        gather_case(rng, (3, 4), 1, (3, 5), repeats="some", device="sim"),
+        gather_case(rng, (2, 3, 4), 0, (3, 2, 4), repeats="some", second=True, device="sim"),
+    ]
+
+
+def _cat_sim_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        cat_case(rng, [(2, 3), (2, 1), (2, 2)], 1, second=True, device="sim"),
+        cat_case(rng, [(2, 3), (2, 3)], -1, stack=True, device="sim"),
+    ]
+
+
 def _cat_second_cases(rng: np.random.Generator) -> list[Case]:
     return [
         cat_case(rng, [(2,), (3,)], 0, second=True),
@@ -353,6 +425,20 @@ CHECKS = [
     Check("7.8", "cat: values and gradients", _cat_cases, ops_program.cat, cat_verdict),
     Check("7.8", "stack: values and gradients", _stack_cases, ops_program.cat, cat_verdict),
     Check("7.8", "cat: the gradient's gradient", _cat_second_cases, ops_program.cat, cat_verdict),
+    Check(
+        "7.7",
+        "gather on the simulated device",
+        _gather_sim_cases,
+        ops_program.gather,
+        gather_verdict,
+    ),
+    Check(
+        "7.8",
+        "cat and stack on the simulated device",
+        _cat_sim_cases,
+        ops_program.cat,
+        cat_verdict,
+    ),
 ]
 
 __all__ = ["CHECKS", "cat_case", "cat_verdict", "gather_case", "gather_verdict"]

@@ -21,35 +21,105 @@ def _error(error: Exception) -> str:
     return f"{type(error).__name__}: {error}"
 
 
+class _Place:
+    """Where a program's arrays go: the host, or the simulated device ("sim"), put there by
+    the autograder's means (``simnumpy.asarray``) and read back with ``.get()``. On sim,
+    chapter 2's seams reach the autograder's own ``array_module``, ``scatter_add`` and
+    ``device_of`` while the program runs, so the op alone is judged (not tasks 7.2–7.6)."""
+
+    def __init__(self, sp: Any, device: str) -> None:
+        self.sp, self.sim = sp, device == "sim"
+        self.saved: dict[str, Any] = {}
+
+    def put(self, array: Any) -> Any:
+        return self.sp.simulated.simnumpy.asarray(array) if self.sim else array
+
+    def tensor(self, array: Any, requires_grad: bool = False) -> Any:
+        if not self.sim:
+            return self.sp.Tensor(np.array(array), requires_grad=requires_grad)
+        t = self.sp.Tensor._from_array(self.put(np.array(array)))
+        t.requires_grad = requires_grad
+        return t
+
+    def __enter__(self) -> _Place:
+        if self.sim:
+            simulated = self.sp.simulated
+            simnumpy, SimArray = simulated.simnumpy, simulated.SimArray
+
+            def array_module(array: Any) -> Any:
+                return simnumpy if isinstance(array, SimArray) else np
+
+            def on(xp: Any, index: Any) -> Any:
+                if isinstance(index, tuple):
+                    return tuple(on(xp, i) for i in index)
+                return xp.asarray(index) if isinstance(index, (np.ndarray, list)) else index
+
+            def scatter_add(target: Any, index: Any, values: Any) -> None:
+                xp = array_module(target)
+                if xp is np:
+                    np.add.at(target, index, values)
+                    return
+                values = values if isinstance(values, (SimArray, int, float)) else on(xp, values)
+                simnumpy.add.at(target, on(xp, index), values)
+
+            def device_of(array: Any) -> Any:
+                sim = isinstance(array, SimArray)
+                return self.sp.device("sim", 0) if sim else self.sp.device("cpu")
+
+            ours = {"array_module": array_module, "scatter_add": scatter_add}
+            ours["device_of"] = device_of
+            for name, value in ours.items():
+                self.saved[name] = getattr(self.sp, name)
+                setattr(self.sp, name, value)
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        for name, value in self.saved.items():
+            setattr(self.sp, name, value)
+
+    def copies(self) -> Any:
+        return self.sp.simulated.counting()
+
+
 def _array(t: Any) -> Any:
-    """A Tensor's data as a NumPy array (or what it is, in words, when it is no Tensor)."""
+    """A Tensor's data as a NumPy array, read back from sim (or what it is, in words)."""
     if t is None:
         return None
     data = getattr(t, "data", None)
     if isinstance(data, np.ndarray):
         return np.array(data)
+    if type(data).__name__ == "SimArray":
+        return data.get()
     return f"<{type(t).__name__}>"
 
 
-def _grads(sp, out: Any, leaves: list, g: Any, w: Any, second: bool) -> dict:
+def _kind(t: Any) -> str:
+    data = getattr(t, "data", None)
+    return "numpy" if isinstance(data, np.ndarray) else type(data).__name__
+
+
+def _grads(sp, place: _Place, out: Any, leaves: list, g: Any, w: Any, second: bool) -> dict:
     """∂⟨out, g⟩/∂leaves; with ``second``, ∂⟨those, w⟩/∂g too."""
-    upstream = sp.Tensor(np.array(g, dtype=out.data.dtype), requires_grad=second)
+    upstream = place.tensor(np.array(g, dtype=out.data.dtype), requires_grad=second)
     seen: dict[str, Any] = {}
     try:
-        grads = sp.autograd.grad(out, leaves, upstream, create_graph=second)
+        with place.copies() as copies:
+            grads = sp.autograd.grad(out, leaves, upstream, create_graph=second)
     except NotImplementedError:
         raise
     except Exception as error:
         seen["backward_error"] = _error(error)
         return seen
+    seen["backward_copies"] = [copies.to_device, copies.to_host]
     seen["grads"] = [_array(x) for x in grads]
+    seen["grad_kinds"] = [_kind(x) for x in grads]
     seen["grad_dtypes"] = [str(x.dtype) if x is not None else None for x in grads]
     if not second:
         return seen
     try:
         total = None
         for x, weights in zip(grads, w):
-            term = (x * sp.Tensor(np.array(weights, dtype=out.data.dtype))).sum()
+            term = (x * place.tensor(np.array(weights, dtype=out.data.dtype))).sum()
             total = term if total is None else total + term
         (gg,) = sp.autograd.grad(total, [upstream])
     except NotImplementedError:
@@ -61,23 +131,60 @@ def _grads(sp, out: Any, leaves: list, g: Any, w: Any, second: bool) -> dict:
     return seen
 
 
-def gather(sp, x: Any, dim: int, index: Any, g: Any, w: Any = None, dtype: str = "float64") -> dict:
+def _forward(place: _Place, run: Any) -> tuple[Any, dict]:
+    """``run()``, the op's forward: its output and what the program saw (an error as data
+    on sim, where NumPy's functions refuse the device's arrays)."""
+    try:
+        with place.copies() as copies:
+            out = run()
+    except NotImplementedError:
+        raise
+    except Exception as error:
+        if not place.sim:
+            raise
+        return None, {"forward_error": _error(error)}
+    seen = {"out": _array(out), "dtype": str(out.dtype), "out_kind": _kind(out)}
+    seen["forward_copies"] = [copies.to_device, copies.to_host]
+    return out, seen
+
+
+def gather(
+    sp,
+    x: Any,
+    dim: int,
+    index: Any,
+    g: Any,
+    w: Any = None,
+    dtype: str = "float64",
+    device: str = "cpu",
+) -> dict:
     """``sp.gather(x, dim, index)``, its gradient for upstream ``g`` and, given ``w``, the
-    gradient's gradient."""
-    a = sp.Tensor(np.array(x, dtype=dtype), requires_grad=True)
-    out = sp.gather(a, dim, sp.Tensor(np.array(index, dtype=np.int64)))
-    seen = {"out": _array(out), "dtype": str(out.dtype)}
-    seen.update(_grads(sp, out, [a], g, None if w is None else [w], w is not None))
-    return seen
+    gradient's gradient; on ``device`` ("cpu", or "sim")."""
+    with _Place(sp, device) as place:
+        a = place.tensor(np.array(x, dtype=dtype), requires_grad=True)
+        i = place.tensor(np.array(index, dtype=np.int64))
+        out, seen = _forward(place, lambda: sp.gather(a, dim, i))
+        if out is not None:
+            seen.update(_grads(sp, place, out, [a], g, None if w is None else [w], w is not None))
+        return seen
 
 
 def cat(
-    sp, xs: list, dim: int, g: Any, w: Any = None, dtype: str = "float64", stack: bool = False
+    sp,
+    xs: list,
+    dim: int,
+    g: Any,
+    w: Any = None,
+    dtype: str = "float64",
+    stack: bool = False,
+    device: str = "cpu",
 ) -> dict:
     """``sp.cat(xs, dim)`` (``sp.stack`` with ``stack``), the gradient of each input for
-    upstream ``g`` and, given ``w`` (one array per input), the gradient's gradient."""
-    leaves = [sp.Tensor(np.array(x, dtype=dtype), requires_grad=True) for x in xs]
-    out = (sp.stack if stack else sp.cat)(leaves, dim)
-    seen = {"out": _array(out), "dtype": str(out.dtype)}
-    seen.update(_grads(sp, out, leaves, g, w, w is not None))
-    return seen
+    upstream ``g`` and, given ``w`` (one array per input), the gradient's gradient; on
+    ``device`` ("cpu", or "sim")."""
+    with _Place(sp, device) as place:
+        leaves = [place.tensor(np.array(x, dtype=dtype), requires_grad=True) for x in xs]
+        out, seen = _forward(place, lambda: (sp.stack if stack else sp.cat)(leaves, dim))
+        if out is not None:
+            seen.update(_grads(sp, place, out, leaves, g, w, w is not None))
+        return seen

@@ -72,6 +72,8 @@ def kind(array: Any) -> str:
         return "numpy"
     if type(array).__name__ == "SimArray":
         return "sim"
+    if isinstance(array, ToyArray):
+        return "toy"
     return type(array).__name__
 
 
@@ -96,6 +98,7 @@ class _Device:
 
     def synchronize(self) -> None:
         self.fake.kernel()
+        self.fake.read_back()
 
 
 class _FakeArray(np.ndarray):
@@ -103,21 +106,48 @@ class _FakeArray(np.ndarray):
     ones for a reduction, as CuPy's), with ``.get()``."""
 
     def __array_wrap__(self, array: Any, context: Any = None, return_scalar: bool = False) -> Any:
-        return np.asarray(array).view(_FakeArray)
+        return np.asarray(array).view(type(self))
+
+    fake: Any = None  # the _FakeCupy whose array it is (each fake has its own subclass)
+
+    def _read(self) -> np.ndarray:
+        if self.fake is not None:
+            self.fake.read_back()
+        return np.asarray(self)
 
     def get(self) -> np.ndarray:
-        return np.asarray(self).copy()
+        return self._read().copy()
+
+    def item(self, *args: Any) -> Any:
+        return self._read().item(*args)
+
+    def tolist(self) -> Any:
+        return self._read().tolist()
+
+    def __int__(self) -> int:
+        return int(self._read())
+
+    def __float__(self) -> float:
+        return float(self._read())
+
+    def __bool__(self) -> bool:
+        return bool(self._read())
+
+    def __index__(self) -> int:
+        return self._read().__index__()
 
 
 class _FakeCupy:
     """A fake CuPy in one of the states a machine can be in: ``works`` (``devices`` GPUs),
     ``no driver`` (the device count fails), ``kernel fails`` (CuPy imports and counts, the
-    first kernel fails: CuPy installed, no usable GPU), ``no device`` (0 devices). Every
-    call into it is counted; the failing ones print and warn before they raise, as CuPy
-    can."""
+    first kernel fails: CuPy installed, no usable GPU), ``fails late`` (kernels launch, and
+    their error shows only when a result is read back or the device synchronised, as a
+    GPU's asynchronous errors do), ``no device`` (0 devices). Every call into it is counted;
+    the failing ones print and warn before they raise, as CuPy can."""
 
     def __init__(self, state: str, devices: int) -> None:
-        self.state, self.devices, self.calls = state, devices, 0
+        self.state, self.devices, self.calls, self.launched = state, devices, 0, False
+        self.array = type("ndarray", (_FakeArray,), {"fake": self})
         runtime = types.ModuleType("cupy.cuda.runtime")
         error = type("CUDARuntimeError", (RuntimeError,), {"__module__": "cupy.cuda.runtime"})
         runtime.CUDARuntimeError = error
@@ -128,7 +158,7 @@ class _FakeCupy:
         cuda.Device = lambda index=0: _Device(self, index)
         cuda.is_available = self.available  # CuPy's own: devices counted, no kernel run
         cuda.get_device_id = lambda: 0
-        cuda.Stream = types.SimpleNamespace(null=types.SimpleNamespace(synchronize=self.kernel))
+        cuda.Stream = types.SimpleNamespace(null=types.SimpleNamespace(synchronize=self.read_back))
         self.error, self.cuda, self.runtime = error, cuda, runtime
         fake = self
 
@@ -138,14 +168,14 @@ class _FakeCupy:
                     raise AttributeError(name)
                 value = getattr(np, name)
                 if name == "ndarray":
-                    return _FakeArray
+                    return fake.array
                 if not callable(value) or isinstance(value, type):
                     return value
                 return lambda *a, **k: fake.run(value, *a, **k)
 
         self.module = Cupy("cupy")
         self.module.cuda = cuda
-        self.module.asnumpy = lambda a: fake.run(np.asarray, a)
+        self.module.asnumpy = lambda a: fake.read(a)
         self.module.is_available = self.available
 
     def available(self) -> bool:
@@ -171,6 +201,7 @@ class _FakeCupy:
 
     def kernel(self) -> None:
         self.calls += 1
+        self.launched = True
         if self.state == "kernel fails":
             self.noise()
             raise self.error(
@@ -178,10 +209,25 @@ class _FakeCupy:
                 "runtime version"
             )
 
+    def read_back(self) -> None:
+        """A result copied to the host, or the device synchronised: where an asynchronous
+        error of a kernel that already ran shows."""
+        self.calls += 1
+        if self.state == "fails late" and self.launched:
+            self.noise()
+            raise self.error(
+                "cudaErrorInsufficientDriver: CUDA driver version is insufficient for CUDA "
+                "runtime version"
+            )
+
+    def read(self, array: Any) -> np.ndarray:
+        self.read_back()
+        return np.asarray(array).copy()
+
     def run(self, fn: Any, *args: Any, **kwargs: Any) -> Any:
         self.kernel()
         out = fn(*args, **kwargs)
-        return out.view(_FakeArray) if isinstance(out, np.ndarray) else out
+        return out.view(self.array) if isinstance(out, np.ndarray) else out
 
     def install(self) -> None:
         sys.modules["cupy"] = self.module
@@ -203,6 +249,9 @@ class _NoCupy:
 
     def install(self) -> None:
         sys.meta_path.insert(0, self)
+
+
+MARK = "the check program's own output"
 
 
 def probe(sp, state: str, devices: int = 0) -> dict:
@@ -231,6 +280,16 @@ def probe(sp, state: str, devices: int = 0) -> dict:
             later = [raised(cuda.is_available) for _ in range(2)]
             counts = [raised(cuda.device_count) for _ in range(2)]
             seen["later"] = fake.calls - seen["import"] - seen["first"]
+            before = len(warned)
+            warnings.warn(MARK, UserWarning, 1)  # the program's own, after the probe
+            print(MARK)
+            print(MARK, file=sys.stderr)
+            kept = {
+                "warnings": any(str(w.message) == MARK for w in warned[before:]),
+                "stdout": MARK in out.getvalue(),
+                "stderr": MARK in err.getvalue(),
+            }
+            warned = [w for w in warned if str(w.message) != MARK]
     finally:
         if isinstance(fake, _NoCupy):
             sys.meta_path.remove(fake)
@@ -245,7 +304,8 @@ def probe(sp, state: str, devices: int = 0) -> dict:
         "available": [a["value"] for a in answers],
         "count": [c["value"] for c in counts],
         "calls": seen,
-        "printed": (out.getvalue() + err.getvalue())[:500],
+        "printed": (out.getvalue() + err.getvalue()).replace(MARK + "\n", "")[:500],
+        "kept": kept,
         "warned": [str(w.message)[:200] for w in warned],
     }
 
@@ -253,14 +313,35 @@ def probe(sp, state: str, devices: int = 0) -> dict:
 # -- 7.2 --------------------------------------------------------------------------------------
 
 
+class ToyDevice:
+    """A toy array's ``.device``: an object, as CuPy's ``cupy.cuda.Device`` is (no name)."""
+
+    def __init__(self, index: int) -> None:
+        self.id = index
+
+    def __repr__(self) -> str:
+        return f"<ToyDevice {self.id}>"
+
+
 class ToyArray:
-    """A toy device's array (index: which of its devices holds it)."""
+    """A toy device's array (index: which of its devices holds it). Made from host data
+    only: ``numpy.asarray`` of another device's array raises, as CuPy's does."""
 
     def __init__(self, data: Any, index: int = 0) -> None:
-        self.data, self.index = np.asarray(data), index
+        if not isinstance(data, (np.ndarray, np.generic, list, int, float)):
+            raise TypeError(f"Unsupported type {type(data)}: the toy device takes host arrays only")
+        self.data, self.index = np.array(data), index
+
+    shape = property(lambda self: self.data.shape)
+    dtype = property(lambda self: self.data.dtype)
+    ndim = property(lambda self: self.data.ndim)
+    device = property(lambda self: ToyDevice(self.index))
+
+    def get(self) -> np.ndarray:
+        return self.data.copy()
 
 
-def _toy_backend(sp) -> Any:
+def _toy_backend(sp, available: bool = True) -> Any:
     namespace = types.ModuleType("toynumpy")
     extra = {}
     if "erf" in getattr(sp.Backend, "__dataclass_fields__", {}):  # each backend brings its erf
@@ -269,8 +350,8 @@ def _toy_backend(sp) -> Any:
         type="toy",
         owns=lambda a: isinstance(a, ToyArray),
         namespace=lambda: namespace,
-        is_available=lambda: True,
-        device_count=lambda: 3,
+        is_available=lambda: available,
+        device_count=lambda: 3 if available else 0,
         to_device=lambda a, index: ToyArray(a, index),
         to_host=lambda a: a.data.copy(),
         index_of=lambda a: a.index,
@@ -343,14 +424,39 @@ def tensor_devices(sp, data: Any, dtype: str) -> list:
 # -- 7.3 --------------------------------------------------------------------------------------
 
 
-def move(sp, source: str, data: Any, dtype: str, target: str, order: str = "C") -> dict:
+@contextlib.contextmanager
+def toy_device(sp, toy: str) -> Any:
+    """With ``toy`` ("on", "off"), a toy backend registered for the block (three devices,
+    or one that is not available), removed afterwards."""
+    backends = module(sp, "backends").BACKENDS
+    backend = _toy_backend(sp, available=toy == "on")[0] if toy else None
+    if backend is not None:
+        sp.register_backend(backend)
+    try:
+        yield
+    finally:
+        if backend is not None and backends.get("toy") is backend:
+            del backends["toy"]
+
+
+def move(
+    sp, source: str, data: Any, dtype: str, target: str, order: str = "C", toy: str = ""
+) -> dict:
     """move_array of an array on ``source`` (put there by the autograder) to ``target`` (a
     name, or "device:<name>" for a device object): what came back and the copies made. No
     usable GPU: ``cuda.is_available`` answers False while it runs, and an attempt to import
-    CuPy is counted and refused."""
+    CuPy is counted and refused. ``toy``: a toy device registered ("on"), or registered
+    and not available ("off"); a source "toy:k" is an array on its device k."""
+    with toy_device(sp, toy):
+        return _move(sp, source, data, dtype, target, order)
+
+
+def _move(sp, source: str, data: Any, dtype: str, target: str, order: str) -> dict:
     array = np.array(data, dtype=dtype)
     array = array.T if order == "T" else array
     array = on_sim(sp, array) if source == "sim" else array
+    if source.startswith("toy:"):
+        array = ToyArray(array, int(source.partition(":")[2]))
     before = host(array).copy()
     name = target.removeprefix("device:")
     where = sp.device(name) if target.startswith("device:") else name
@@ -452,6 +558,33 @@ def to_device(sp, x: list, w: list, start: str, go: str, how: str) -> dict:
         "grad_kind": None if g is None else kind(g.data),
         "grad": None if g is None else host(g.data),
     }
+
+
+def through_toy(sp, x: list, w: list, start: str, index: int) -> dict:
+    """A toy device registered; x a leaf on ``start`` ("cpu", "sim"), y = x.to("toy:k"),
+    z = y.to(start), L = sum(z · w), L.backward(): where y, z and x.grad are, x.grad's
+    values, and whether y was recorded."""
+    with toy_device(sp, "on"):
+        leaf = sim_tensor(sp, x, requires_grad=True) if start == "sim" else None
+        if leaf is None:
+            leaf = sp.Tensor(np.array(x, dtype=float), requires_grad=True)
+        weight = sim_tensor(sp, w) if start == "sim" else sp.Tensor(np.array(w, dtype=float))
+        y = leaf.to(f"toy:{index}")
+        z = y.to(start)
+        seen = {
+            "y_device": str(y.device),
+            "y_kind": kind(y.data),
+            "recorded": y.grad_fn is not None,
+            "z_device": str(z.device),
+        }
+        step = raised(lambda: (z * weight).sum().backward())
+        if step["error"]:
+            seen["error"] = f"{step['error']}: {step['message']}"
+            return seen
+        g = leaf.grad
+        seen["grad_device"] = None if g is None else str(g.device)
+        seen["grad"] = None if g is None else host(g.data)
+        return seen
 
 
 def double_backward(sp, x: list, start: str, go: str) -> dict:
@@ -565,8 +698,19 @@ def optimizer_load(sp, name: str, to: str) -> dict:
 def mixed(sp, op: str, places: list, base: Any) -> dict:
     """An operation on tensors on ``places`` (each "cpu" or "sim"): what it raised, or the
     values it returned. "check": check_same_device("Op", tensors) called directly."""
+    with toy_device(sp, "on" if any(p.startswith("toy") for p in places) else ""):
+        return _mixed(sp, op, places, base)
+
+
+def _mixed(sp, op: str, places: list, base: Any) -> dict:
     values = [np.array(base, dtype=float) * (i + 1) for i in range(len(places))]
-    ts = [sim_tensor(sp, v) if p == "sim" else sp.Tensor(v) for v, p in zip(values, places)]
+
+    def put(v: Any, p: str) -> Any:
+        if p.startswith("toy:"):  # on a registered toy device, by the autograder's means
+            return sp.Tensor._from_array(ToyArray(v, int(p.partition(":")[2])))
+        return sim_tensor(sp, v) if p == "sim" else sp.Tensor(v)
+
+    ts = [put(v, p) for v, p in zip(values, places)]
 
     class Three(sp.Function):
         @staticmethod

@@ -6,10 +6,12 @@ with 7.3's ``move_array``: always earlier tasks).
 Each is enough for the checks that lean on it and deliberately short of its own task, so
 pasted into that task it fails (``tests/test_broken_ch07.py``):
 
-- 7.2 knows NumPy's arrays and the simulated device's by their types: a backend registered
-  later (the check's "toy" one) is not found, and a NumPy scalar is no host array.
-- 7.3 moves between the host and the simulated device only: a device that is not there is
-  no RuntimeError in one sentence naming it, and an array already in place is copied.
+- 7.2 knows NumPy's arrays, the simulated device's and the checks' own toy device's by
+  their types: a backend registered otherwise is not found, and a NumPy scalar is no host
+  array.
+- 7.3 moves between the host, the simulated device and the checks' toy device only: a
+  device that is not there is no RuntimeError in one sentence naming it, and an array
+  already in place is copied.
 Runs in the child: standard library and NumPy only."""
 
 from __future__ import annotations
@@ -28,21 +30,30 @@ def _module(sp: ModuleType, name: str) -> ModuleType:
     return importlib.import_module(f"{sp.__name__}.{name}")
 
 
+def _toy() -> type:
+    """The checks' own toy device's array type (``programs.ToyArray``)."""
+    return importlib.import_module(f"{__package__}.programs").ToyArray
+
+
 def _whose(sp: ModuleType) -> list[Patch]:
     dispatch, backends = _module(sp, "dispatch"), _module(sp, "backends").BACKENDS
-    sim = sp.simulated.SimArray
+    sim, toy = sp.simulated.SimArray, _toy()
 
     def backend_of(array: Any) -> Any:
         if isinstance(array, np.ndarray):
             return backends["cpu"]
         if isinstance(array, sim):
             return backends["sim"]
-        raise TypeError("stand-in 7.2: NumPy and sim arrays only")
+        if isinstance(array, toy):  # the checks' own toy device, by its type
+            return backends["toy"]
+        raise TypeError("stand-in 7.2: NumPy, sim and the checks' toy arrays only")
 
     def array_module(array: Any) -> ModuleType:
         return backend_of(array).namespace()
 
     def device_of(array: Any) -> Any:
+        if isinstance(array, toy):
+            return sp.device("toy", array.index)
         return sp.device("cpu") if isinstance(array, np.ndarray) else sp.device("sim", 0)
 
     return [
@@ -54,16 +65,18 @@ def _whose(sp: ModuleType) -> list[Patch]:
 
 def _move(sp: ModuleType) -> list[Patch]:
     transfer = _module(sp, "transfer")
-    simnumpy = sp.simulated.simnumpy
+    simnumpy, toy = sp.simulated.simnumpy, _toy()
 
     def move_array(array: Any, target: Any) -> Any:
         where = transfer.resolve(target)
-        on_host = array.get() if isinstance(array, sp.simulated.SimArray) else array
+        on_host = array.get() if isinstance(array, (sp.simulated.SimArray, toy)) else array
         if where.type == "cpu":
             return on_host
         if str(where) == "sim:0":
             return simnumpy.asarray(on_host)
-        raise RuntimeError("stand-in 7.3: cpu and sim only")
+        if where.type == "toy":  # the checks' own toy device, by its type
+            return toy(on_host, where.index)
+        raise RuntimeError("stand-in 7.3: cpu, sim and the checks' toy device only")
 
     return everywhere(sp, transfer.move_array, move_array)
 

@@ -29,6 +29,7 @@ from ...checks.ch07_device import (
     programs,
     scatter_verdict,
     to_device_verdict,
+    toy_verdict,
     training_verdict,
     whose_verdict,
 )
@@ -41,6 +42,7 @@ from ...checks.ch07_device.cases import (
     probe_case,
     scatter_case,
     to_device_case,
+    toy_case,
     training_case,
     whose_case,
 )
@@ -54,6 +56,11 @@ def _probes(rng: np.random.Generator) -> list[Case]:
         probe_case("works", many, "CuPy working with several GPUs"),
         probe_case("kernel fails", failing, "CuPy installed, several devices, every kernel fails"),
         probe_case("no driver", int(rng.integers(1, 4)), "CuPy installed, its device count raises"),
+        probe_case(
+            "fails late",
+            int(rng.integers(2, 5)),
+            "CuPy installed, several devices, the kernel's error shows at the read-back",
+        ),
     ]
 
 
@@ -95,9 +102,19 @@ def _moves(rng: np.random.Generator) -> list[Case]:
         ("cpu", ints, "int64", "sim:2", "C", "a cpu array to sim:2, which does not exist"),
         ("sim", ints, "int64", "mps", "C", "a sim array to an unknown device type"),
     ]
+    toys = [
+        ("cpu", floats, "float64", "toy:2", "C", "on", "a cpu array to a registered toy device"),
+        ("toy:1", ints, "int32", "cpu", "C", "on", "an array of a registered toy device to cpu"),
+        ("sim", flags, "bool", "toy:0", "C", "on", "a sim array to a registered toy device"),
+        ("sim", floats, "float32", "toy:1", "C", "off", "a sim array to a toy device that is off"),
+        ("sim", ints, "int64", "sim:2", "C", "", "a sim array to sim:2, which does not exist"),
+    ]
     return [
         move_case(source, data.tolist(), dtype, target, order, label=f"move_array of {label}")
         for source, data, dtype, target, order, label in rows
+    ] + [
+        move_case(source, data.tolist(), dtype, target, order, f"move_array of {label}", toy)
+        for source, data, dtype, target, order, toy, label in toys
     ]
 
 
@@ -175,6 +192,23 @@ CHECKS = [
     Check("7.4", "ToDevice (hidden)", _copies, programs.to_device, to_device_verdict, MOVE),
     Check(
         "7.4",
+        "a copy through another registered device (hidden)",
+        lambda rng: [
+            toy_case(
+                rng.uniform(-2, 2, (2, 3)).round(3),
+                rng.uniform(-2, 2, (2, 3)).round(3),
+                start,
+                int(rng.integers(0, 3)),
+                label=f"a drawn leaf on {start} through a registered toy device and back",
+            )
+            for start in ("cpu", "sim")
+        ],
+        programs.through_toy,
+        toy_verdict,
+        MOVE,
+    ),
+    Check(
+        "7.4",
         "a second derivative through a copy (hidden)",
         _doubles,
         programs.double_backward,
@@ -205,6 +239,8 @@ CHECKS = [
                 ("/", ["cpu", "sim"]),
                 ("Three", ["cpu", "sim", "sim"]),
                 ("Three", ["sim", "cpu", "cpu"]),
+                ("check", ["sim", "cpu", "cpu"]),
+                ("check", ["toy:1", "toy:2"]),
                 ("-", ["sim", "sim"]),
                 ("/", ["sim", "sim"]),
             )

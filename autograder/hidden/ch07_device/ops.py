@@ -2,7 +2,8 @@
 builders (``autograder/checks/ch07_device/ops.py``), run by the public programs and judged
 by the public verdicts, on other cases: 4-D tensors, every axis of a 3-D one, indices
 smaller than the input on several axes, an index of one element, empty pieces and many
-inputs, float32 among them. Labels name the kind of case, never the drawn values."""
+inputs, float32 among them, and each op once more on the simulated device. Labels name the
+kind of case, never the drawn values."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ def _gather(rng: np.random.Generator) -> list[Case]:
         gather_case(rng, (2, 3, 2, 4), 3, (2, 3, 2, 6), repeats="some"),
         gather_case(rng, (2, 3, 2, 4), 1, (1, 5, 2, 2), dtype="float32"),
         gather_case(rng, (5, 4), 0, (9, 2), repeats="some", second=True),
+        gather_case(rng, (2, 4, 3), -1, (2, 3, 5), repeats="some", second=True, device="sim"),
     ]
 
 
@@ -37,6 +39,7 @@ def _cat(rng: np.random.Generator) -> list[Case]:
         cat_case(rng, [(3, 1, 2)] * 2, 3, stack=True),
         cat_case(rng, [(2, 3), (4, 3), (1, 3)], 0, second=True),
         cat_case(rng, [(2, 2, 3)] * 3, 1, stack=True, second=True),
+        cat_case(rng, [(3, 2), (1, 2), (2, 2)], 0, second=True, device="sim"),
     ]
 
 
