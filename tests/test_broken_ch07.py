@@ -591,7 +591,7 @@ EARLIER = [
         "a factory ignores device=",
         2,
         "tensor.py",
-        ("    if spec is None or _device(spec) == CPU:\n", "    if True:\n"),
+        ('    if spec is None:\n        spec = DEFAULT["device"]\n', "    if True:\n"),
         "factories with device=, set_default_device",
         "expected sim:0",
     ),

@@ -1308,3 +1308,25 @@ def test_unusual_but_correct_code_scores_every_point(
 ) -> None:
     result = outcomes[name]
     assert result.passed and result.points == 100, report.chapter_report(result)
+
+
+@pytest.mark.parametrize(
+    ("name", "says"),
+    [
+        ("the probe never reads the kernel's result back", "Read the tiny kernel's result back"),
+        ("the probe looks at the kernel's shape only", "runs kernels asynchronously"),
+        ("the probe silences warnings for the whole program", "changed the warning filters"),
+        ("the probe leaves stdout redirected", "left sys.stdout / sys.stderr redirected"),
+        ("move_array hands one device's array to another", "the toy device takes host arrays"),
+        ("move_array makes a sim array for any device", "expected one on the toy device"),
+        ("move_array asks about cuda only", "ask the target's backend.is_available()"),
+        ("ToDevice remembers the array's .device", "remember the tensor's a.device"),
+        ("check_same_device compares device types only", "two devices of one type"),
+        ("gather's positions with NumPy's arange", "host → device"),
+        ("gather's backward with NumPy's add.at", "NumPy's functions refuse a device's arrays"),
+        ("cat with NumPy's concatenate", "NumPy's functions refuse a device's arrays"),
+    ],
+)
+def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
+    text = report.chapter_report(outcomes[name])
+    assert says in " ".join(text.split()), text
