@@ -238,6 +238,16 @@ with device:
 return True, int(count)"""
 )
 
+PROBE_RUNTIME_SYNC = probe(
+    """if cupy.cuda.runtime.getDeviceCount() == 0:
+    return False, 0
+x = cupy.full(3, 2.0)
+cupy.cuda.runtime.deviceSynchronize()
+if (x * x).sum().item() != 12.0:
+    return False, 0
+return True, cupy.cuda.runtime.getDeviceCount()"""
+)
+
 AVAILABLE_BY_KEYERROR = """
 try:
     usable, _ = _answer["probe"]
@@ -1186,6 +1196,7 @@ VARIANTS = [
 CORRECT = [
     ("the probe restores stdout by hand", CUDA, ("region", PROBE_RESTORES_BY_HAND), "7.1"),
     ("the probe synchronises and reads back", CUDA, ("region", PROBE_SYNCHRONISES), "7.1"),
+    ("the probe synchronises the runtime", CUDA, ("region", PROBE_RUNTIME_SYNC), "7.1"),
     (
         "is_available through a KeyError",
         CUDA,

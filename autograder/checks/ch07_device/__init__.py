@@ -7,25 +7,30 @@ met (``standins.py``).
 
 - 7.1 the probe, against fake CuPy modules put in ``sys.modules``: working with 1–3 GPUs,
   the device count raising ``cudaErrorInsufficientDriver``, CuPy that imports and counts
-  but fails at the first kernel (CuPy installed, no usable GPU), 0 devices, CuPy not
+  but fails at the first kernel (CuPy installed, no usable GPU), a kernel whose error shows
+  only at the read-back or a synchronisation (asynchronous), 0 devices, CuPy not
   installed. The cuda module is re-imported first (importing must not touch CuPy); then
   the answers, ``device_count()``, nothing printed or warned (the fakes print and warn as
-  CuPy can), and one probe only (calls into CuPy after the first answer are counted).
+  CuPy can), one probe only (calls into CuPy after the first answer are counted), and the
+  program's own print and warning afterwards still seen (filters and streams put back).
 - 7.2 ``array_module``, ``device_of`` and ``backend_of`` for NumPy arrays and scalars,
   sim arrays, a backend registered by the check (removed afterwards), and unknown types
   (TypeError naming the type); ``Tensor.device``.
 - 7.3 ``move_array``: the same object when already there (no copy), one counted copy each
   way, values and dtype kept, ``"sim:1"`` and ``"cuda"`` without a GPU a RuntimeError in
   one sentence (naming the device and what to use instead, no chained CUDA error, CuPy
-  never imported), an unknown type a ValueError. Factories with ``device=`` and
-  ``set_default_device`` (they go through ``move_array`` alone) are 7.3's too.
+  never imported), a sim array to ``"sim:1"``, an unknown type a ValueError; a "toy" device
+  type registered by the check (its arrays made from host arrays only): sim → toy and toy →
+  sim through the host, and a toy device that is not available. Factories with ``device=``
+  and ``set_default_device`` (they go through ``move_array`` alone) are 7.3's too.
 - 7.4 ``ToDevice``: the gradient goes back to the source device with the right values, one
   copy each way; recorded (a second derivative through the copy); ``to`` on the same
-  device is the tensor itself. ``Module.to``, ``sp.load(map_location=)`` and an
+  device is the tensor itself; a copy through the toy device and back (whose arrays'
+  ``.device`` is an object, as CuPy's). ``Module.to``, ``sp.load(map_location=)`` and an
   optimizer's ``load_state_dict`` across devices run through ``Tensor.to``: 7.4's.
 - 7.5 ``check_same_device``: PyTorch's sentence naming both devices and the operation for
-  ``+``, ``@``, ``*``, a Function of three inputs, and called directly; nothing on one
-  device.
+  ``+``, ``@``, ``*``, a Function of three inputs, and called directly (also on cpu, sim,
+  sim and on toy:0, toy:0, toy:2: two devices of one type); nothing on one device.
 - 7.6 ``scatter_add`` on sim targets (repeated indices all count; NumPy, list, sim and tuple
   indices; sim, NumPy and scalar values) and NumPy targets; the gradient of indexing on sim.
 - Device behaviours graded under 7.2, whose dispatch is all they exercise once the

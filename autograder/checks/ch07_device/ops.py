@@ -2,15 +2,18 @@
 (task 7.8). The programs are ``ops_program.py``; the case builders and verdicts here are
 shared with the hidden checks (``autograder/hidden/ch07_device/ops.py``).
 
-Expected values come from the autograder's own NumPy: the forward is
-``take_along_axis`` / ``concatenate``, and every gradient is ``gradcheck.vjp`` (the complex
-step, exact to float64 rounding) of that forward; the gradient's gradient is ``vjp`` of the
-backward's own NumPy form (a scatter-add, a split), so a backward that was not recorded as
-operations fails only that check. Values are float64 (compared at rtol 1e-9) except for a
-float32 case, which must stay float32. Each verdict names the mistakes it can recognise:
-gather's backward assigning where it must add (a repeated index counted once), cat's
-backward handing every input the whole gradient, pieces cut at the wrong offsets or along
-the wrong axis.
+Expected values come from the autograder's own NumPy: the forward is ``take_along_axis`` /
+``concatenate``, and every gradient is ``gradcheck.vjp`` (the complex step, exact to
+float64 rounding) of that forward; the gradient's gradient is ``vjp`` of the backward's own
+NumPy form (a scatter-add, a split), so a backward that was not recorded as operations
+fails only that check. Values are float64 (compared at rtol 1e-9) except for a float32
+case, which must stay float32. Each op runs on the simulated device too (its arrays put
+there by ``simnumpy.asarray``, chapter 2's seams answered by the autograder's own dispatch,
+so tasks 7.2–7.6 are not involved): the output and gradients stay there, NumPy's functions
+(which refuse its arrays) are named, and no copy crosses. Each verdict names the mistakes
+it can recognise: gather's backward assigning where it must add (a repeated index counted
+once), cat's backward handing every input the whole gradient, pieces cut at the wrong
+offsets or along the wrong axis.
 """
 
 from __future__ import annotations

@@ -158,7 +158,10 @@ class _FakeCupy:
         cuda.Device = lambda index=0: _Device(self, index)
         cuda.is_available = self.available  # CuPy's own: devices counted, no kernel run
         cuda.get_device_id = lambda: 0
-        cuda.Stream = types.SimpleNamespace(null=types.SimpleNamespace(synchronize=self.read_back))
+        stream = types.SimpleNamespace(synchronize=self.read_back)
+        cuda.Stream = types.SimpleNamespace(null=stream)
+        cuda.get_current_stream = lambda: stream
+        runtime.deviceSynchronize = self.read_back
         self.error, self.cuda, self.runtime = error, cuda, runtime
         fake = self
 

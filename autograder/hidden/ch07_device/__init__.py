@@ -2,10 +2,11 @@
 
 Rows of chapter 7's public case builders (``checks/ch07_device/cases``), run by the public
 programs and judged by the public verdicts, on other cases than the public ones: other
-numbers of GPUs and failing devices for the probe; other shapes and dtypes, a tuple and
-other indices of registered devices for whose array it is; moves of drawn arrays (3-D,
-transposed, float16, int8, bool) and to other missing devices; the copy's gradient on drawn
-3-D tensors; ``-`` and ``/`` across devices and a Function whose third input is the odd
+numbers of GPUs and failing devices for the probe (a kernel failing at the read-back too);
+other shapes and dtypes, a tuple and other indices of registered devices for whose array it
+is; moves of drawn arrays (3-D, transposed, float16, int8, bool), to other missing devices
+and through a registered toy device; the copy's gradient on drawn 3-D tensors and through
+the toy device; ``-`` and ``/`` across devices and a Function whose third input is the odd
 one; scatter-adds with drawn repeats; longer training runs and other loaders. Labels name
 the kind of case, never the drawn values.
 """
