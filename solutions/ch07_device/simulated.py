@@ -344,6 +344,16 @@ class _Ufunc:
         return _function(attr) if callable(attr) else attr
 
 
+class _Grid:
+    """``ogrid`` / ``mgrid``: NumPy's index grids, made on the device."""
+
+    def __init__(self, grid: Any) -> None:
+        self._grid = grid
+
+    def __getitem__(self, key: Any) -> Any:
+        return _wrap(self._grid[key])
+
+
 class Namespace(types.ModuleType):
     """``simnumpy``: NumPy's functions, taking and giving ``SimArray``s."""
 
@@ -359,6 +369,8 @@ class Namespace(types.ModuleType):
             value: Any = Namespace(f"{self.__name__}.{name}", attr)
         elif isinstance(attr, np.ufunc):
             value = _Ufunc(attr)
+        elif name in ("ogrid", "mgrid"):
+            value = _Grid(attr)
         elif isinstance(attr, type) or not callable(attr):
             value = attr  # dtypes, constants, finfo…
         elif name in _ENTRIES:

@@ -90,6 +90,11 @@ def probe_verdict(case: Case, received: Any) -> str | None:
             "runs at the first is_available(), never at import"
         )
     if received["error"]:
+        if "_answer['probe']" in received["error"] or "KeyError" in received["error"]:
+            return (
+                f"device_count() raised {received['error']}: is_available() must keep the "
+                "probe's answer in _answer['probe'], where device_count reads the count"
+            )
         return (
             f"is_available() or device_count() raised {received['error']}: every failure of "
             "the probe (CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only "
@@ -248,7 +253,7 @@ def move_verdict(case: Case, received: Any) -> str | None:
             message, device = received["message"], want["device"].partition(":")[0]
             if "\n" in message.strip() or "Traceback" in message:
                 return f"the error is several lines ({message!r}): one sentence is enough"
-            if device not in message:
+            if device.lower() not in message.lower():
                 return f"the error {message!r} does not name the device ({want['device']})"
             if received["chained"]:
                 return (
@@ -560,9 +565,9 @@ def mixed_verdict(case: Case, received: Any) -> str | None:
     missing = [d for d in want["devices"] if d not in message]
     if missing:
         return f"the message {message!r} does not name both devices ({', '.join(missing)} missing)"
-    if f"(in {want['op']})" not in message:
-        return f"the message {message!r} does not name the operation: (in {want['op']})"
-    return f"the message is {message!r}, expected {want['message']!r} (PyTorch's sentence)"
+    if want["op"] not in message:
+        return f"the message {message!r} does not name the operation ({want['op']})"
+    return f"the message is {message!r}, not PyTorch's sentence: expected {want['message']!r}"
 
 
 MIXED = [
@@ -589,11 +594,21 @@ def scatter_verdict(case: Case, received: Any) -> str | None:
         return problem
     want = case.expected
     if received["error"]:
-        hint = ""
-        if any(w in received["error"] for w in ("Unsupported", "ufunc", "Implicit conversion")):
+        hint, error = "", received["error"]
+        if "ufunc" in error or "Implicit conversion" in error:
             hint = (
                 " — NumPy's add.at cannot work on a device's array: use the target's "
                 "backend.scatter_add, with index and values moved to its device"
+            )
+        elif "Unsupported" in error:
+            hint = (
+                " — an index or values still in host memory met the device's array: move "
+                "NumPy index arrays and values to the target's device first (xp.asarray)"
+            )
+        elif "IndexError" in error:
+            hint = (
+                " — an index may be a tuple (one array per axis): move each of its arrays, "
+                "not the tuple as one array (dispatch.py's _on does it)"
             )
         return f"raised {received['error']}{hint}"
     if received["kind"] != want["kind"]:
