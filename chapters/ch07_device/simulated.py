@@ -276,29 +276,31 @@ SimArray.__hash__ = None  # type: ignore[assignment]  # == is elementwise
 
 
 def _argument(value: Any) -> Any:
-    """A namespace function's argument, unwrapped: a device array, or a list of them (as for
-    ``stack``). A NumPy array is refused, as CuPy refuses it, and so is a list of numbers
-    used as data (``maximum(x, [0, 1])``): host data comes in through ``asarray`` only.
-    Integers and tuples of them (shapes, axes, split points) pass as they are."""
+    """A namespace function's argument, unwrapped: a device array, or a list or tuple of
+    them (as for ``stack``, or an index tuple). A NumPy array is refused, as CuPy refuses it,
+    and so is a list of non-integer numbers used as data (``maximum(x, [0.5, 1.0])``): host
+    data comes in through ``asarray`` only. Integers, None, slices and ``...`` (shapes, axes,
+    split points, index tuples) pass as they are."""
     if isinstance(value, SimArray):
         return value._a
     if isinstance(value, np.ndarray):
         _refuse(value)
     if isinstance(value, (list, tuple)):
-        if value and all(isinstance(v, SimArray) for v in value):
-            return type(value)(v._a for v in value)
-        if not _is_spec(value):
-            _refuse(value)
+        return type(value)(_element(v, value) for v in value)
     return value
 
 
-def _is_spec(value: Any) -> bool:
-    """Integers, None and slices, possibly nested in lists and tuples: shapes and axes."""
+def _element(value: Any, whole: Any) -> Any:
+    """An element of a list or tuple argument (see ``_argument``), unwrapped or refused."""
+    if isinstance(value, SimArray):
+        return value._a
     if isinstance(value, (list, tuple)):
-        return all(_is_spec(v) for v in value)
-    return value is None or (
-        isinstance(value, (int, np.integer, slice)) and not isinstance(value, bool)
-    )
+        return type(value)(_element(v, whole) for v in value)
+    if value is None or value is Ellipsis or isinstance(value, slice):
+        return value
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return value
+    _refuse(whole)
 
 
 _ENTRIES = ("asarray", "array", "asanyarray", "ascontiguousarray")  # host data comes in here
