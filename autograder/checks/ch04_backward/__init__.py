@@ -844,7 +844,7 @@ CHECKS = [
         "backward_pass: the same bits every time",
         Rows(
             [
-                _engine("a used by 8 nodes", lambda rng: wide(rng, 8), repeats=4),
+                _engine("a used by 8 nodes", lambda rng: wide(rng, 8), repeats=6),
                 _engine("a random graph", lambda rng: random_graph(rng, 14, 2), repeats=3),
             ]
         ),

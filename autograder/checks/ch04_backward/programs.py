@@ -497,8 +497,11 @@ def engine(
         outcome = raised(lambda: run(tensors, second, False))
         result["second"] = again if outcome["error"] is None else outcome
     if repeats > 1:
-        builds, each = [tensors], [grads]
-        for _ in range(repeats - 1):
+        builds, each, spacers = [tensors], [grads], []
+        for k in range(repeats - 1):
+            # objects of other sizes in between, kept alive, so that each build's objects get
+            # other ids (and an order that follows ids, other orders)
+            spacers.append([[0] * (k + 1) for _ in range(13 * (k + 1))])
             builds.append(build(sp, leaves, steps))
             found: list = [None] * len(order)
             where = _names(builds[-1], order)
