@@ -137,6 +137,38 @@ def test_argmin_and_argmax_agree(shape, keepdim: bool) -> None:
             assert got.tolist() == want.tolist() and got.dtype == np.int64
 
 
+@pytest.mark.parametrize("shape", [(7,), (3, 4), (2, 3, 4)])
+def test_argmin_and_argmax_of_everything_keep_dims_as_pytorch(shape) -> None:
+    data = _arrays(5, [shape])[0]
+    ours, theirs = sp.tensor(data), torch.tensor(data)
+    for name in ("argmin", "argmax"):
+        got, want = getattr(ours, name)(keepdim=True), getattr(theirs, name)(keepdim=True)
+        assert got.shape == tuple(want.shape) and got.tolist() == want.tolist()
+
+
+def test_sum_with_a_dtype_and_squeeze_of_several_dims_agree() -> None:
+    data = _arrays(6, [(1, 2, 1, 3)])[0].astype(np.float32)
+    ours = sp.tensor(data, requires_grad=True)
+    theirs = torch.tensor(data, requires_grad=True)
+    for dim in (None, 1, (1, 3)):
+        got = ours.sum(dim, dtype=sp.float64) if dim is not None else ours.sum(dtype=sp.float64)
+        want = (
+            theirs.sum(dim, dtype=torch.float64)
+            if dim is not None
+            else theirs.sum(dtype=torch.float64)
+        )
+        assert got.dtype == np.float64
+        np.testing.assert_allclose(got.detach().numpy(), want.detach().numpy(), rtol=TOL)
+    got, want = sp.sum(ours, dtype=sp.float64), torch.sum(theirs, dtype=torch.float64)
+    got.backward()
+    want.backward()
+    assert ours.grad.dtype == np.float32
+    np.testing.assert_allclose(ours.grad.numpy(), theirs.grad.numpy(), rtol=TOL)
+    for dim in ((0, 2), (0, 1), (-2,), [0]):
+        assert ours.squeeze(dim).shape == tuple(theirs.squeeze(tuple(dim)).shape)
+        assert sp.squeeze(ours, dim).shape == tuple(torch.squeeze(theirs, tuple(dim)).shape)
+
+
 def test_casts_agree() -> None:
     data = np.array([[1.7, -2.5, 0.0], [3.99, -0.2, 1e3]])
     ours, theirs = sp.tensor(data), torch.tensor(data)

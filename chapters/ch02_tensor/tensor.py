@@ -239,8 +239,12 @@ class Tensor:
     def __abs__(self) -> Tensor:
         return self.abs()
 
-    def sum(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-        return reductions.Sum.apply(self, dim, keepdim)
+    def sum(
+        self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
+    ) -> Tensor:
+        """The sum over ``dim`` (all when None); ``dtype``: cast first, as PyTorch does."""
+        x = self if dtype is None else self.to(dtype)
+        return reductions.Sum.apply(x, dim, keepdim)
 
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         if not is_floating(self.dtype):
@@ -257,10 +261,12 @@ class Tensor:
         return max_result(values, self.argmax(dim, keepdim))
 
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        """Index of the largest element (of the flattened tensor when ``dim`` is None)."""
+        """Index of the largest element (of the flattened tensor when ``dim`` is None, then
+        shaped (1, …, 1) with ``keepdim``, as in PyTorch)."""
         xp = array_module(self.data)
         if dim is None or self.ndim == 0:
-            return Tensor._from_array(xp.argmax(self.data))
+            index = xp.argmax(self.data)
+            return Tensor._from_array(index.reshape((1,) * self.ndim) if keepdim else index)
         return Tensor._from_array(xp.argmax(self.data, axis=dim, keepdims=keepdim))
 
     def reshape(self, *shape: int) -> Tensor:
@@ -273,10 +279,15 @@ class Tensor:
         dim = shapes.dim_index(dim, self.ndim + 1)
         return self.reshape((*self.shape[:dim], 1, *self.shape[dim:]))
 
-    def squeeze(self, dim: int | None = None) -> Tensor:
-        """Size-1 axes removed (only ``dim``, if given and of size 1)."""
+    def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
+        """Size-1 axes removed (only ``dim``, or the axes of a tuple ``dim``, that have size
+        1)."""
         if dim is None:
             return self.reshape(tuple(n for n in self.shape if n != 1))
+        if isinstance(dim, (tuple, list)):
+            drop = {shapes.dim_index(d, self.ndim) for d in dim}
+            kept = [n for i, n in enumerate(self.shape) if i not in drop or n != 1]
+            return self.reshape(tuple(kept))
         dim = shapes.dim_index(dim, self.ndim)
         if self.ndim == 0 or self.shape[dim] != 1:
             return self.reshape(self.shape)

@@ -45,8 +45,10 @@ def relu(input: Tensor) -> Tensor:
     return input.relu()
 
 
-def sum(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
-    return input.sum(dim, keepdim)
+def sum(
+    input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype=None
+) -> Tensor:
+    return input.sum(dim, keepdim, dtype=dtype)
 
 
 def mean(input: Tensor, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
@@ -82,7 +84,7 @@ def permute(input: Tensor, dims: Sequence[int]) -> Tensor:
     return input.permute(tuple(dims))
 
 
-def squeeze(input: Tensor, dim: int | None = None) -> Tensor:
+def squeeze(input: Tensor, dim: int | Sequence[int] | None = None) -> Tensor:
     return input.squeeze(dim)
 
 

@@ -203,7 +203,8 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     if dim is None or input.ndim == 0:
         if dim is not None:
             dim_index(dim, 0)
-        return Tensor._from_array(xp.asarray(xp.argmin(input.data), dtype=np.int64))
+        index = xp.asarray(xp.argmin(input.data), dtype=np.int64)
+        return Tensor._from_array(index.reshape((1,) * input.ndim) if keepdim else index)
     return Tensor._from_array(
         xp.argmin(input.data, axis=dim_index(dim, input.ndim), keepdims=keepdim).astype(np.int64)
     )
