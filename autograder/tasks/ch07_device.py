@@ -58,9 +58,10 @@ TASKS = [
         "scatter_add on a device",
         10,
         "§5",
-        "Find target's backend; copy NumPy index arrays and values to its device "
-        "(xp.asarray) first; then backend.scatter_add(target, index, values) — never NumPy's "
-        "add.at on a device array.",
+        "Find target's backend; copy NumPy index arrays (each array of a tuple index: _on "
+        "does it) and values to its device (xp.asarray) first; then "
+        "backend.scatter_add(target, index, values) — never NumPy's add.at on a device "
+        "array.",
     ),
     Task(
         "7.7",

@@ -13,7 +13,6 @@ decides whether CuPy can run at all is ``cuda.is_available`` (task 7.1). Given c
 
 from __future__ import annotations
 
-import math
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ..ch05_nn.nn.activation import _erf as host_erf  # math.erf per element
 from . import simulated
 
 
@@ -68,11 +68,6 @@ def backend_for(device_type: str) -> Backend:
 # -- the host -------------------------------------------------------------------------------
 
 
-def _host_erf(array: np.ndarray) -> np.ndarray:
-    """erf elementwise: NumPy has none, so Python's ``math.erf`` per element."""
-    return np.asarray(np.frompyfunc(math.erf, 1, 1)(array), dtype=array.dtype)
-
-
 register_backend(
     Backend(
         type="cpu",
@@ -85,7 +80,7 @@ register_backend(
         index_of=lambda array: None,
         scatter_add=np.add.at,
         synchronize=lambda: None,
-        erf=_host_erf,
+        erf=host_erf,
     )
 )
 
@@ -103,7 +98,7 @@ register_backend(
         index_of=lambda array: 0,
         scatter_add=lambda target, index, values: simulated.simnumpy.add.at(target, index, values),
         synchronize=lambda: None,
-        erf=simulated.kernel(_host_erf),
+        erf=simulated.kernel(host_erf),  # the host's erf, run "on the device"
     )
 )
 

@@ -384,8 +384,3 @@ class Namespace(types.ModuleType):
 
 
 simnumpy = Namespace("simnumpy", np)
-
-
-def asnumpy(array: Any) -> np.ndarray:
-    """``array`` in host memory: a device array copied back (counted), a host one as is."""
-    return array.get() if isinstance(array, SimArray) else np.asarray(array)

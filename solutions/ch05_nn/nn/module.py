@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from ...ch02_tensor.backend import array_module
-from ...ch02_tensor.tensor import RemovableHandle, Tensor
+from ...ch02_tensor.tensor import RemovableHandle, Tensor, _to_args
 from .parameter import Parameter
 
 
@@ -446,26 +446,15 @@ class Module:
 
 
 def _to_targets(args: tuple, kwargs: dict) -> tuple[Any, Any]:
-    """``Module.to``'s arguments as (dtype or None, device or None), checked."""
-    dtype, device = kwargs.pop("dtype", None), kwargs.pop("device", None)
-    kwargs.pop("non_blocking", None)  # accepted: copies here are synchronous
-    if kwargs:
-        raise TypeError(f"to() got unexpected keyword arguments {sorted(kwargs)}")
-    for arg in args:
-        if isinstance(arg, Tensor):
-            dtype, device = arg.dtype, arg.device
-        elif isinstance(arg, (np.dtype, type)):
-            dtype = arg
-        elif arg is not None:
-            device = arg
+    """``Module.to``'s arguments as (dtype or None, device or None): ``Tensor.to``'s forms
+    (chapter 2's ``_to_args``), at least one of the two, and a floating dtype."""
+    device, dtype = _to_args(args, kwargs)
     if dtype is None and device is None:
         raise TypeError("to() takes a dtype, a device, or a tensor (its dtype and device)")
-    if dtype is not None:
-        dtype = np.dtype(dtype)
-        if dtype.kind != "f":
-            raise TypeError(
-                f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
-            )
+    if dtype is not None and dtype.kind != "f":
+        raise TypeError(
+            f"nn.Module.to only accepts floating point dtypes, but got desired dtype={dtype}"
+        )
     return dtype, device
 
 

@@ -9,7 +9,6 @@ they run on any device.
 from __future__ import annotations
 
 import math
-import numbers
 import warnings
 from collections import namedtuple
 from collections.abc import Sequence
@@ -19,11 +18,12 @@ import numpy as np
 
 from ...ch02_tensor import Tensor
 from ...ch02_tensor.backend import array_module
-from ...ch02_tensor.casting import promote, scalar_type
+from ...ch02_tensor.casting import promote
 from ...ch02_tensor.dtypes import get_default_dtype, is_floating
 from ...ch02_tensor.function import Context, Function
-from ...ch02_tensor.reductions import _axes
+from ...ch02_tensor.reductions import Max, _axes
 from ...ch02_tensor.shapes import dim_index
+from ...ch02_tensor.tensor import _lift
 
 min_result = namedtuple("min_result", ["values", "indices"])  # what min(dim=...) returns
 
@@ -76,9 +76,9 @@ def _pair(input: Any, other: Any, like: Tensor) -> tuple[Tensor, Tensor]:
         dtype = _number_dtype(input, other)
         return _scalar(input, like, dtype), _scalar(other, like, dtype)
     if not isinstance(input, Tensor):
-        input = _lifted(input, other)
+        input = _lift(input, other)
     if not isinstance(other, Tensor):
-        other = _lifted(other, input)
+        other = _lift(other, input)
     if input.dtype != other.dtype:
         input, other = promote(input, other)
     return input, other
@@ -90,14 +90,6 @@ def _number_dtype(*values: Any) -> np.dtype:
     if all(isinstance(v, bool) for v in values):
         return np.dtype(np.bool_)
     return np.dtype(np.int64)
-
-
-def _lifted(value: Any, like: Tensor) -> Tensor:
-    """A Python number as a 0-d constant for an operation with ``like`` (``like``'s dtype
-    unless the number is of a higher category, as for ``x * 2.5`` with integer x)."""
-    if not isinstance(value, numbers.Number):
-        raise TypeError(f"expected a Tensor or a number, not {type(value).__name__}")
-    return _scalar(value, like, scalar_type(value, like.dtype))
 
 
 def _scalar(value: Any, like: Tensor, dtype: Any = None) -> Tensor:
@@ -154,44 +146,27 @@ clip = clamp  # NumPy's name, also PyTorch's
 # -- min, argmin ----------------------------------------------------------------------------
 
 
-class Min(Function):
-    """out = min over the axis           ∂out/∂aᵢ = 1 for the winner, 0 for the others (a full
-    min splits it evenly among ties; min(dim) sends it to the index argmin returns)"""
-
-    @staticmethod
-    def forward(ctx: Context, a, dim: int | None = None, keepdim: bool = False):
-        if a.data.size == 0:
-            raise RuntimeError(f"min of an empty tensor (shape {a.shape}) is not defined")
-        axes = () if dim is None else _axes(dim, a.ndim)
-        ctx.save_for_backward(a)
-        ctx.dim, ctx.keepdim = (axes[0] if axes else None), keepdim
-        xp = array_module(a.data)
-        if ctx.dim is None:
-            return xp.min(a.data)
-        ctx.indices = xp.argmin(a.data, axis=ctx.dim, keepdims=True)
-        return xp.min(a.data, axis=ctx.dim, keepdims=keepdim)
-
-    @staticmethod
-    def backward(ctx: Context, grad_output):
-        (a,) = ctx.saved_tensors
-        xp = array_module(a.data)
-        if ctx.dim is None:
-            winners = a.data == xp.min(a.data)
-            share = Tensor._from_array((winners / winners.sum()).astype(a.dtype))
-            return grad_output * share
-        positions = xp.arange(a.shape[ctx.dim]).reshape((-1,) + (1,) * (a.ndim - ctx.dim - 1))
-        winner = Tensor._from_array(positions == ctx.indices)
-        g = grad_output if ctx.keepdim else grad_output.unsqueeze(ctx.dim)
-        return Where.apply(winner, g, _scalar(0, g))
-
-
 def min(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Any:
-    """The smallest element (``dim=None``), or ``(values, indices)`` along ``dim``."""
+    """The smallest element (``dim=None``), or ``(values, indices)`` along ``dim``.
+
+    min x = −max(−x): chapter 2's ``Max`` on the negated input, so the gradient is Max's
+    (a full min shares it among ties; min(dim) sends it to the index argmin returns).
+    Integers and bools, which carry no gradient, take NumPy's min of their data (negating
+    a bool or an unsigned integer does not reverse its order)."""
     if isinstance(dim, Tensor):
         raise TypeError("min(input, other) of two tensors is torch.minimum: not in the course")
     if dim is not None and not isinstance(dim, (int, np.integer)):
         raise TypeError(f"min(dim) takes one axis (an int), not {dim!r}")
-    values = Min.apply(input, dim, keepdim)
+    if is_floating(input.dtype):
+        values = -Max.apply(-input, dim, keepdim)
+    else:
+        if input.data.size == 0:
+            raise RuntimeError(f"min of an empty tensor (shape {input.shape}) is not defined")
+        axes = () if dim is None else _axes(dim, input.ndim)
+        xp, axis = array_module(input.data), axes[0] if axes else None
+        values = Tensor._from_array(
+            xp.min(input.data, axis=axis, keepdims=keepdim and axis is not None)
+        )
     if dim is None:
         return values
     return min_result(values, argmin(input, dim, keepdim))
