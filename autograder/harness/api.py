@@ -60,10 +60,14 @@ class Check:
     # tasks whose code this check cannot avoid running; when one fails too, the check is
     # rerun with the chapter's stand-in for it (``blame.py``) to tell whose bug it met
     requires: tuple[str, ...] = ()
+    id: str = ""  # how hidden rows point at it (``table.Hidden``); default: its name
+    since: str = "1.0"  # the course version it arrived in, or was last tightened in
 
     def __post_init__(self) -> None:
         if self.verdict is None:
             object.__setattr__(self, "verdict", close())
+        if not self.id:
+            object.__setattr__(self, "id", self.name)
 
     def make_cases(self, seed: int) -> list[Case]:
         """The case list for a seed; each check draws from its own stream, so adding a check

@@ -15,6 +15,7 @@ class Task:
     points: int
     section: str  # where the notebook teaches it, e.g. "§3"
     hint: str  # the first thing to look at when its checks fail
+    since: str = "1.0"  # the course version the task arrived in (``autograder.versions``)
 
     @property
     def stub_message(self) -> str:

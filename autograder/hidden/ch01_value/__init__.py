@@ -18,18 +18,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...checks.ch01_value import programs as public
+from ...checks.ch01_value import CHECKS as PUBLIC
 from ...checks.ch01_value.cases import (
     BINARY,
-    EXACT,
-    TASKS,
     UNARY,
     Graph,
     backward_rows,
-    backward_verdict,
     binary_case,
     central_case,
-    central_verdict,
     chain,
     close_fields,
     fan,
@@ -39,15 +35,14 @@ from ...checks.ch01_value.cases import (
     shared_chain,
     squared,
     squarings,
-    step_verdict,
     topo_case,
-    topo_verdict,
     tree,
     unary_case,
     whole,
 )
-from ...harness.api import Case, Check
+from ...harness.api import Case
 from ...harness.gradcheck import partials
+from ...harness.table import Hidden, hidden_checks
 from . import programs
 
 # -- task 1.1: central_difference at other points, with other steps ----------------------------
@@ -355,66 +350,56 @@ def _mlp_cases(rng: np.random.Generator) -> list[Case]:
     return cases
 
 
-CHECKS = [
-    Check(
-        "1.1",
-        "central_difference (hidden: other points and steps)",
-        _central_cases,
-        public.central,
-        central_verdict(*EXACT),
-    ),
-    *[
-        Check(
-            TASKS[op],
-            f"Value {op} Value (hidden: ints, zeros, large values, held gradients)",
-            _binary_cases(op),
-            public.binary,
-            step_verdict(*EXACT),
-        )
-        for op in BINARY
+CHECKS = hidden_checks(
+    PUBLIC,
+    [
+        Hidden(
+            "central_difference",
+            _central_cases,
+            "central_difference (hidden: other points and steps)",
+        ),
+        *[
+            Hidden(
+                f"Value {op} Value",
+                _binary_cases(op),
+                f"Value {op} Value (hidden: ints, zeros, large values, held gradients)",
+            )
+            for op in BINARY
+        ],
+        Hidden(
+            "Value ** number",
+            _power_cases,
+            "Value ** number (hidden: zero base, zero exponent, negative bases)",
+        ),
+        Hidden(
+            "Value.exp()",
+            _exp_log_cases,
+            "Value.exp() and Value.log() (hidden: very small and large inputs)",
+        ),
+        Hidden(
+            "Value.tanh()",
+            _activation_cases,
+            "Value.tanh(), .sigmoid(), .relu() (hidden: kink, saturation, tiny inputs)",
+        ),
+        Hidden(
+            "topological_order",
+            _topo_cases,
+            "topological_order (hidden: ladders, trees, wide and dense graphs)",
+        ),
+        Hidden(
+            "backward() with given local derivatives",
+            _backward_cases,
+            "backward() with given local derivatives (hidden: other graphs)",
+        ),
+        Hidden(
+            "micrograd's README example",
+            _mlp_cases,
+            "a small MLP's loss.backward() (hidden)",
+            program=programs.mlp,
+            verdict=close_fields(1e-5, 1e-7, {"loss": "loss", "grads": "grads"}),
+            requires=("1.2", "1.3", "1.4", "1.5", "1.6", "1.7"),
+            why="the whole chapter at once: a network whose loss runs every op (its program "
+            "builds the MLP on Values)",
+        ),
     ],
-    Check(
-        "1.4",
-        "Value ** number (hidden: zero base, zero exponent, negative bases)",
-        _power_cases,
-        public.power,
-        step_verdict(*EXACT),
-    ),
-    Check(
-        TASKS["exp"],
-        "Value.exp() and Value.log() (hidden: very small and large inputs)",
-        _exp_log_cases,
-        public.unary,
-        step_verdict(*EXACT),
-    ),
-    Check(
-        TASKS["tanh"],
-        "Value.tanh(), .sigmoid(), .relu() (hidden: kink, saturation, tiny inputs)",
-        _activation_cases,
-        public.unary,
-        step_verdict(*EXACT),
-    ),
-    Check(
-        "1.7",
-        "topological_order (hidden: ladders, trees, wide and dense graphs)",
-        _topo_cases,
-        public.topo,
-        topo_verdict,
-    ),
-    Check(
-        "1.8",
-        "backward() with given local derivatives (hidden: other graphs)",
-        _backward_cases,
-        public.backward,
-        backward_verdict,
-        requires=("1.7",),
-    ),
-    Check(
-        "1.8",
-        "a small MLP's loss.backward() (hidden)",
-        _mlp_cases,
-        programs.mlp,
-        close_fields(1e-5, 1e-7, {"loss": "loss", "grads": "grads"}),
-        requires=("1.2", "1.3", "1.4", "1.5", "1.6", "1.7"),
-    ),
-]
+)

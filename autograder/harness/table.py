@@ -1,0 +1,217 @@
+"""A chapter's checks as one table: each entry declares its program, its verdict, what it
+``requires`` and its public rows; hidden checks are rows pointing at those entries by id.
+
+A declared verdict (``Fields``) names the result fields a program returns, each with its
+tolerances, and a table of known mistakes: the field, the wrong formula (computed here, in
+the parent, from the case) and the words that name it. Verdict code that is not such a
+declaration should be rare and short; ``Fields(..., then=...)`` keeps it next to the
+declaration it completes.
+
+Every text a student reads is a ``Text``: plain English, or ``{"en": …, "zh": …}``, read with
+``say``. A mistake's ``says`` is the diagnosis a report shows; its ``recipe`` (the fix, step
+by step) is kept for when a student asks for it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import numpy as np
+
+from .api import Case, Check, Verdict, compare, show
+
+# a message a student reads: English, or the same message in several languages
+Text = str | Mapping[str, str]
+
+LANGUAGES = ("en", "zh")
+
+
+def language() -> str:
+    """The language reports speak: ``SPARROW_LANG`` ("en", the default, or "zh")."""
+    wanted = os.environ.get("SPARROW_LANG", "en").strip().lower()
+    return wanted if wanted in LANGUAGES else "en"
+
+
+def say(text: Text, lang: str | None = None) -> str:
+    """``text`` in ``lang`` (default: ``language()``), else in English."""
+    if isinstance(text, str):
+        return text
+    return text.get(lang or language()) or text.get("en", "")
+
+
+# -- cases ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Rows:
+    """A check's cases: builders called with the check's rng, in order."""
+
+    builders: Sequence[Callable[[np.random.Generator], Case]] = ()
+
+    def __call__(self, rng: np.random.Generator) -> list[Case]:
+        return [build(rng) for build in self.builders]
+
+
+def row(make: Callable[..., Case], *args: Any, **kwargs: Any) -> Callable[..., Case]:
+    """A builder of one case: ``make(rng, *args, **kwargs)``."""
+    return lambda rng: make(rng, *args, **kwargs)
+
+
+# -- declared verdicts ---------------------------------------------------------------------
+
+
+def record(received: Any, keys: Iterable[str]) -> str | None:
+    """None when ``received`` is the program's record (a dict holding ``keys``)."""
+    if not isinstance(received, dict) or not all(k in received for k in keys):
+        return f"expected the program's record, received {show(received)}"
+    return None
+
+
+_MISSING = object()
+
+
+def lookup(data: Any, path: str) -> Any:
+    """``data["a"]["b"]`` for the path "a.b" (a missing key: ``_MISSING``)."""
+    for key in path.split("."):
+        if not isinstance(data, Mapping) or key not in data:
+            return _MISSING
+        data = data[key]
+    return data
+
+
+@dataclass(frozen=True)
+class Field:
+    """One result field: ``key`` (a path in the program's record, "grads.x"), the name a
+    student reads ("x.grad"), its tolerances, and where its expected value is (default: the
+    same path in ``case.expected``)."""
+
+    key: str
+    name: Text = ""
+    rtol: float = 1e-6
+    atol: float = 1e-9
+    expected: Callable[[Case], Any] | None = None
+
+    def want(self, case: Case) -> Any:
+        return self.expected(case) if self.expected else lookup(case.expected, self.key)
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known mistake: where ``field`` differs from its expected value and equals
+    ``wrong(case)`` (within the field's tolerances), the report adds ``says``. ``wrong``
+    returns None (or raises ArithmeticError or ValueError) where the mistake cannot be told
+    apart in that case."""
+
+    field: str
+    wrong: Callable[[Case], Any]
+    says: Text
+    recipe: Text = ""  # the fix, step by step, shown on request (hint stages)
+
+
+@dataclass(frozen=True)
+class Fields:
+    """A declared verdict: each field compared in order, the first difference reported with
+    the known mistake it matches; then ``then`` (a short verdict of its own), if any."""
+
+    fields: Sequence[Field]
+    mistakes: Sequence[Mistake] = ()
+    then: Verdict | None = None
+
+    def __call__(self, case: Case, received: Any) -> str | None:
+        top = dict.fromkeys(f.key.split(".")[0] for f in self.fields)
+        problem = record(received, top)
+        if problem:
+            return problem
+        for f in self.fields:
+            got, want = lookup(received, f.key), f.want(case)
+            name = say(f.name) or f.key
+            if got is _MISSING:
+                return f"{name}: missing from the program's record"
+            problem = compare(got, want, rtol=f.rtol, atol=f.atol, path=name)
+            if problem:
+                return problem + self.diagnosis(case, f, got)
+        return self.then(case, received) if self.then else None
+
+    def diagnosis(self, case: Case, f: Field, got: Any) -> str:
+        """ ": <the words>" of the first mistake of ``f`` that ``got`` matches, else ""."""
+        for mistake in self.mistakes:
+            if mistake.field != f.key:
+                continue
+            try:
+                wrong = mistake.wrong(case)
+            except (ArithmeticError, ValueError):
+                continue
+            if wrong is not None and compare(got, wrong, rtol=f.rtol, atol=f.atol) is None:
+                return f" ({say(mistake.says)})"
+        return ""
+
+
+# -- hidden checks as rows -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hidden:
+    """A hidden check: other ``cases`` for the public entry ``of`` (its id), run by its
+    program and judged by its verdict, with its ``requires``. ``name`` defaults to the
+    public name with " (hidden)". A hidden check with a program of its own gives it here,
+    with its verdict and requires, and says ``why`` it needs one."""
+
+    of: str
+    cases: Callable[[np.random.Generator], Sequence[Case]]
+    name: str = ""
+    since: str = ""  # default: the public entry's
+    program: Callable[..., Any] | None = None
+    verdict: Verdict | None = None
+    requires: tuple[str, ...] | None = None
+    why: str = ""
+
+
+def hidden_checks(public: Sequence[Check], rows: Sequence[Hidden | Check]) -> list[Check]:
+    """The checks ``rows`` declare, each a public entry's (by ``Check.id``) with other
+    cases. A row that is a whole ``Check`` already (a program no public check has) stays."""
+    by_id = {c.id: c for c in public}
+    if len(by_id) != len(public):
+        twice = sorted({c.id for c in public if sum(d.id == c.id for d in public) > 1})
+        raise ValueError(f"public checks share the ids {twice}: give each an id of its own")
+    checks = []
+    for r in rows:
+        if isinstance(r, Check):
+            checks.append(r)
+            continue
+        if r.of not in by_id:
+            raise KeyError(f"hidden row {r.name or r.of!r}: no public check has the id {r.of!r}")
+        base = by_id[r.of]
+        if r.program is not None and not r.why:
+            raise ValueError(f"hidden row {r.of!r} has a program of its own: say why")
+        checks.append(
+            replace(
+                base,
+                name=r.name or f"{base.name} (hidden)",
+                cases=r.cases,
+                id=f"{base.id} (hidden)" if not r.name else r.name,
+                since=r.since or base.since,
+                program=r.program or base.program,
+                verdict=r.verdict or base.verdict,
+                requires=base.requires if r.requires is None else r.requires,
+            )
+        )
+    return checks
+
+
+__all__ = [
+    "Field",
+    "Fields",
+    "Hidden",
+    "Mistake",
+    "Rows",
+    "Text",
+    "hidden_checks",
+    "language",
+    "lookup",
+    "record",
+    "row",
+    "say",
+]
