@@ -1,7 +1,7 @@
 """Chapter 5's check programs: the only part of the checks that runs next to the code under
-test (standard library and NumPy only). Models are built here from the case's lists with
-``Module`` subclasses defined below (so a check of 5.3 or 5.5 needs no Linear and no
-Sequential); each program returns what it saw and decides nothing.
+test (standard library, NumPy and the harness's kit only). Models are built here from the
+case's lists with ``Module`` subclasses defined below (so a check of 5.3 or 5.5 needs no
+Linear and no Sequential); each program returns what it saw and decides nothing.
 
 Backward passes run the framework's own ``out.backward`` (chapter 4's engine as the tree
 under test has it: in a student's tree, the student's chapter 4)."""
@@ -16,45 +16,11 @@ from typing import Any
 
 import numpy as np
 
-
-def raised(call: Any) -> dict:
-    """What ``call()`` raised (error None when it returned); a stub's NotImplementedError
-    goes on up (the task is not started)."""
-    try:
-        value = call()
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        return {"error": type(error).__name__, "message": str(error), "value": None}
-    return {"error": None, "message": "", "value": value}
+from ...harness.kit import attempt, fill, host, on_device, raised
 
 
 def tensor(sp, data: Any, requires_grad: bool = False, dtype: str = "float64") -> Any:
     return sp.Tensor(np.array(data, dtype=dtype), requires_grad=requires_grad)
-
-
-def host(value: Any) -> Any:
-    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
-    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
-    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
-    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
-    data = value if is_array else getattr(value, "data", value)
-    if isinstance(data, (np.ndarray, np.generic)):
-        return np.asarray(data)
-    if on_device(data):
-        return data.get()
-    return data
-
-
-def on_device(data: Any) -> bool:
-    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
-    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
-
-
-def fill(sp, target: Any, values: Any) -> None:
-    """``target[...] = values`` for NumPy ``values``: copied to target's device first when
-    ``target`` is a device's array (a device refuses a NumPy array assigned into it)."""
-    target[...] = sp.array_module(target).asarray(values) if on_device(target) else values
 
 
 def array(t: Any) -> Any:
@@ -100,7 +66,7 @@ def registration(sp, script: list, data: Any) -> dict:
     plain = [n for n in state if not n.startswith("_") and n != "training"]
     found = {}
     for _, name in script:
-        got = raised(lambda n=name: getattr(box, n))["value"]
+        got = attempt(lambda n=name: getattr(box, n))["value"]
         steps = [i for i, v in enumerate(made) if v is got and got is not None]
         found[name] = steps[-1] if steps else (-1 if got is None else -2)
     return {
@@ -241,7 +207,7 @@ def state(
         }
     given = {k: tensor(sp, v) for k, v in source}
     before = [id(o) for o in objects]
-    result = raised(lambda: root.load_state_dict(given, strict=strict))
+    result = attempt(lambda: root.load_state_dict(given, strict=strict))
     returned = result["value"]
     for t in given.values():  # the model must hold copies, not the source's arrays
         t.data[...] = 0 if t.data.ndim else t.data
@@ -456,20 +422,20 @@ def cross_entropy(
 
 
 def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
-    fill = getattr(sp.nn.init, function)
+    initialise = getattr(sp.nn.init, function)
     t = sp.nn.Parameter(np.zeros(tuple(shape)))
-    returned = fill(t, **options, generator=sp.Generator().manual_seed(seed))
+    returned = initialise(t, **options, generator=sp.Generator().manual_seed(seed))
     first = array(t)
     again = sp.nn.Parameter(np.zeros(tuple(shape)))
-    fill(again, **options, generator=sp.Generator().manual_seed(seed))
+    initialise(again, **options, generator=sp.Generator().manual_seed(seed))
     sp.manual_seed(seed)
     glob = sp.nn.Parameter(np.zeros(tuple(shape)))
-    fill(glob, **options)
+    initialise(glob, **options)
     sp.manual_seed(seed)
     glob2 = sp.nn.Parameter(np.zeros(tuple(shape)))
-    fill(glob2, **options)
+    initialise(glob2, **options)
     single = sp.nn.Parameter(np.zeros(tuple(shape), dtype=np.float32))
-    fill(single, **options)
+    initialise(single, **options)
     return {
         "float32": str(getattr(single, "dtype", "")),
         "values": first,
