@@ -15,6 +15,10 @@ code with a safe default) and opens it by a lazy relative import only when it is
 | ``device=`` on factories ("cpu" works now)           |                                   |
 | ``array_module`` / ``scatter_add`` for non-NumPy data | ch07 backends                    |
 
+The methods among them are rows of ``Tensor``'s class body, ``name = Later(chapter, package,
+"(parameters)")`` (``Later``, below): ``x.min(0)`` calls chapter 7's ``min(x, 0)``. Chapter 7's
+everyday operations (``min``, ``clamp``, ``gather``, ``softmax``, …) arrive the same way.
+
 Until a later chapter is done its stub answers, and its ``NotImplementedError`` names the
 task and the notebook section; while a chapter is not in the tree at all, the error below
 says which chapter brings the feature.
@@ -22,7 +26,9 @@ says which chapter brings the feature.
 
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
 from typing import Any
 
 
@@ -62,3 +68,75 @@ def reduce_to_shape(grad: Any, shape: tuple[int, ...], what: str = "backward") -
 
     unbroadcast = later(3, "ch03_broadcast", "unbroadcast", feature)
     return unbroadcast(grad, shape)
+
+
+class Later:
+    """A method of ``Tensor`` that a later chapter builds: a row of the class body,
+    ``name = Later(chapter, package, "(parameters)", doc)``.
+
+    ``x.name(...)`` calls the function ``name`` of that chapter's package (imported only
+    then, through ``later``) with the arguments in the order ``parameters`` lists them, the
+    tensor where ``self`` stands (first, unless the row says otherwise:
+    ``"(condition, self, other)"``) and the defaults filled in; keyword-only parameters go
+    by keyword, and a ``*shape`` arrives as one tuple (``f(2, 3)`` and ``f((2, 3))`` alike,
+    as everywhere on ``Tensor``). ``help(Tensor.name)`` shows the method with ``self`` first.
+    An alias (``clip = clamp``) is the same method.
+    """
+
+    def __init__(self, chapter: int, package: str, parameters: str, doc: str = "") -> None:
+        self.chapter, self.package, self.doc = chapter, package, doc
+        self.order = _parameters(parameters)  # as the later function takes them
+        self.function: Any = None
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        if self.function is None:  # an alias keeps the first name
+            self.function = self._method(owner, name)
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        return self.function.__get__(obj, owner)
+
+    def _method(self, owner: type, name: str) -> Any:
+        chapter, package, order = self.chapter, self.package, self.order
+        signature = inspect.Signature(sorted(order, key=lambda p: p.name != "self"))
+        feature = f"{owner.__name__}.{name}"
+
+        def method(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError as error:
+                raise TypeError(f"{name}(): {error}") from None
+            bound.apply_defaults()
+            values, keywords = [], {}
+            for p in order:
+                value = bound.arguments[p.name]
+                if p.kind is p.VAR_POSITIONAL:
+                    shaped = len(value) == 1 and isinstance(value[0], (tuple, list))
+                    values.append(tuple(value[0]) if shaped else value)
+                elif p.kind is p.KEYWORD_ONLY:
+                    keywords[p.name] = value
+                else:
+                    values.append(value)
+            return later(chapter, package, name, feature)(*values, **keywords)
+
+        method.__name__, method.__qualname__ = name, f"{owner.__qualname__}.{name}"
+        method.__module__, method.__doc__ = owner.__module__, self.doc or None
+        method.__signature__ = signature  # type: ignore[attr-defined]
+        return method
+
+
+def _parameters(text: str) -> list[inspect.Parameter]:
+    """``"(self, dim=None, *, correction=None)"`` as ``inspect.Parameter`` records."""
+    args = ast.parse(f"def f{text}: pass").body[0].args  # type: ignore[attr-defined]
+    P = inspect.Parameter
+    plain = [(a, P.POSITIONAL_OR_KEYWORD) for a in args.args]
+    defaults = [P.empty] * (len(plain) - len(args.defaults)) + list(args.defaults)
+    out = [P(a.arg, kind, default=_value(d)) for (a, kind), d in zip(plain, defaults)]
+    if args.vararg:
+        out.append(P(args.vararg.arg, P.VAR_POSITIONAL))
+    for a, d in zip(args.kwonlyargs, args.kw_defaults):
+        out.append(P(a.arg, P.KEYWORD_ONLY, default=P.empty if d is None else _value(d)))
+    return out
+
+
+def _value(node: Any) -> Any:
+    return inspect.Parameter.empty if node is inspect.Parameter.empty else ast.literal_eval(node)

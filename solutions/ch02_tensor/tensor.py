@@ -33,7 +33,7 @@ from .casting import Cast, promote, result_type, scalar_type
 from .device import CPU, DEFAULT, device
 from .dtypes import data_dtype, get_default_dtype, is_floating
 from .printing import format_tensor
-from .seams import later
+from .seams import Later, later
 
 max_result = namedtuple("max_result", ["values", "indices"])  # what max(dim=...) returns
 
@@ -338,13 +338,53 @@ class Tensor:
 
     # -- seams: later chapters build these (see seams.py) --------------------------------
 
-    def backward(
-        self, gradient: Any = None, retain_graph: bool | None = None, create_graph: bool = False
-    ) -> None:
-        """Backpropagate from this tensor: chapter 4's engine. In chapter 2, you are the
-        engine (``two_layer_backward``, §10)."""
-        engine = later(4, "ch04_backward", "backward", "Tensor.backward()")
-        engine(self, gradient, retain_graph=retain_graph, create_graph=create_graph)
+    # a row per method that only calls a later chapter's function of its name (seams.Later):
+    # ``x.min(0)`` is chapter 7's ``min(x, 0)``, imported then
+    backward = Later(
+        4,
+        "ch04_backward",
+        "(self, gradient=None, retain_graph=None, create_graph=False)",
+        "Backpropagate from this tensor: chapter 4's engine. In chapter 2, you are the engine "
+        "(``two_layer_backward``, §10).",
+    )
+    broadcast_to = Later(
+        3, "ch03_broadcast", "(self, *shape)", "This tensor stretched to ``shape`` (chapter 3)."
+    )
+    expand = Later(
+        3, "ch03_broadcast", "(self, *shape)", "Like ``broadcast_to``; -1 keeps a size (chapter 3)."
+    )
+    sum_to_size = Later(
+        3,
+        "ch03_broadcast",
+        "(self, *shape)",
+        "This tensor summed down to ``shape``, the reverse of ``broadcast_to`` (chapter 3).",
+    )
+    # chapter 7's everyday operations (its ops/ package)
+    min = Later(
+        7,
+        "ch07_device",
+        "(self, dim=None, keepdim=False)",
+        "The smallest element (``dim=None``), or ``(values, indices)`` along ``dim``.",
+    )
+    argmin = Later(7, "ch07_device", "(self, dim=None, keepdim=False)")
+    clamp = Later(7, "ch07_device", "(self, min=None, max=None)")
+    clip = clamp
+    where = Later(
+        7,
+        "ch07_device",
+        "(condition, self, other)",
+        "``self`` where ``condition``, else ``other``: ``torch.where(condition, self, other)``.",
+    )
+    gather = Later(7, "ch07_device", "(self, dim, index)")
+    flatten = Later(7, "ch07_device", "(self, start_dim=0, end_dim=-1)")
+    var = Later(
+        7, "ch07_device", "(self, dim=None, unbiased=None, keepdim=False, *, correction=None)"
+    )
+    std = Later(
+        7, "ch07_device", "(self, dim=None, unbiased=None, keepdim=False, *, correction=None)"
+    )
+    softmax = Later(7, "ch07_device", "(self, dim)")
+    log_softmax = Later(7, "ch07_device", "(self, dim)")
 
     def retain_grad(self) -> None:
         """Ask the engine (chapter 4) to keep this non-leaf tensor's ``.grad``."""
@@ -382,63 +422,6 @@ class Tensor:
             )
         self.requires_grad = bool(requires_grad)
         return self
-
-    def broadcast_to(self, *shape: int) -> Tensor:
-        """This tensor stretched to ``shape`` (chapter 3)."""
-        fn = later(3, "ch03_broadcast", "broadcast_to", "Tensor.broadcast_to")
-        return fn(self, _shape_args(shape))
-
-    def expand(self, *shape: int) -> Tensor:
-        """Like ``broadcast_to``; -1 keeps a size (chapter 3)."""
-        fn = later(3, "ch03_broadcast", "expand", "Tensor.expand")
-        return fn(self, _shape_args(shape))
-
-    def sum_to_size(self, *shape: int) -> Tensor:
-        """This tensor summed down to ``shape``, the reverse of ``broadcast_to`` (chapter 3)."""
-        fn = later(3, "ch03_broadcast", "sum_to_size", "Tensor.sum_to_size")
-        return fn(self, _shape_args(shape))
-
-    # chapter 7's everyday operations (its ops/ package), as methods
-
-    def min(self, dim: int | None = None, keepdim: bool = False) -> Any:
-        """The smallest element (``dim=None``), or ``(values, indices)`` along ``dim``."""
-        return later(7, "ch07_device", "min", "Tensor.min")(self, dim, keepdim)
-
-    def argmin(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
-        return later(7, "ch07_device", "argmin", "Tensor.argmin")(self, dim, keepdim)
-
-    def clamp(self, min: Any = None, max: Any = None) -> Tensor:
-        return later(7, "ch07_device", "clamp", "Tensor.clamp")(self, min, max)
-
-    clip = clamp
-
-    def where(self, condition: Tensor, other: Any) -> Tensor:
-        """``self`` where ``condition``, else ``other``: ``torch.where(condition, self, other)``."""
-        return later(7, "ch07_device", "where", "Tensor.where")(condition, self, other)
-
-    def gather(self, dim: int, index: Tensor) -> Tensor:
-        return later(7, "ch07_device", "gather", "Tensor.gather")(self, dim, index)
-
-    def flatten(self, start_dim: int = 0, end_dim: int = -1) -> Tensor:
-        return later(7, "ch07_device", "flatten", "Tensor.flatten")(self, start_dim, end_dim)
-
-    def var(
-        self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction=None
-    ) -> Tensor:
-        fn = later(7, "ch07_device", "var", "Tensor.var")
-        return fn(self, dim, unbiased, keepdim, correction=correction)
-
-    def std(
-        self, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction=None
-    ) -> Tensor:
-        fn = later(7, "ch07_device", "std", "Tensor.std")
-        return fn(self, dim, unbiased, keepdim, correction=correction)
-
-    def softmax(self, dim: int) -> Tensor:
-        return later(7, "ch07_device", "softmax", "Tensor.softmax")(self, dim)
-
-    def log_softmax(self, dim: int) -> Tensor:
-        return later(7, "ch07_device", "log_softmax", "Tensor.log_softmax")(self, dim)
 
     @property
     def device(self) -> device:
