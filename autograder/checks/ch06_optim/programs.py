@@ -13,35 +13,7 @@ from typing import Any
 
 import numpy as np
 
-
-def raised(call: Any) -> dict:
-    """What ``call()`` raised (error None when it returned); a stub's NotImplementedError
-    goes on up (the task is not started)."""
-    try:
-        value = call()
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        return {"error": type(error).__name__, "message": str(error), "value": None}
-    return {"error": None, "message": "", "value": value}
-
-
-def host(value: Any) -> Any:
-    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
-    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
-    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
-    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
-    data = value if is_array else getattr(value, "data", value)
-    if isinstance(data, (np.ndarray, np.generic)):
-        return np.asarray(data)
-    if on_device(data):
-        return data.get()
-    return data
-
-
-def on_device(data: Any) -> bool:
-    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
-    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
+from ...harness.kit import attempt, host, on_device, raised
 
 
 def leaf(sp, data: Any, dtype: str = "float64") -> Any:
@@ -113,7 +85,7 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
         if isinstance(group["params"], list):
             given.append(group["params"])
         if opt is None:
-            made = raised(lambda g=group: sp.optim.Optimizer([g], defaults))
+            made = attempt(lambda g=group: sp.optim.Optimizer([g], defaults))
             opt = made["value"]
             errors.append(made["error"])
         else:
@@ -487,10 +459,10 @@ def clip(
     target = ps[0] if single else ps
     norm = math.inf if norm_type == "inf" else norm_type
     if by_value:
-        result = raised(lambda: sp.nn.utils.clip_grad_value_(target, max_norm))
+        result = attempt(lambda: sp.nn.utils.clip_grad_value_(target, max_norm))
     else:
         with np.errstate(invalid="ignore"):  # an inf scaled by 0, a nan total (the "quiet"s)
-            result = raised(
+            result = attempt(
                 lambda: sp.nn.utils.clip_grad_norm_(
                     target, max_norm, norm, error_if_nonfinite=nonfinite in (True, "nan")
                 )

@@ -21,23 +21,7 @@ from typing import Any
 
 import numpy as np
 
-
-def host(value: Any) -> Any:
-    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
-    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
-    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
-    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
-    data = value if is_array else getattr(value, "data", value)
-    if isinstance(data, (np.ndarray, np.generic)):
-        return np.asarray(data)
-    if on_device(data):
-        return data.get()
-    return data
-
-
-def on_device(data: Any) -> bool:
-    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
-    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
+from ...harness.kit import host
 
 
 def _tensors(sp, weights: list) -> list:
