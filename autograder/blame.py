@@ -23,6 +23,8 @@ from .runner import PlannedCheck
 from .status import Status
 from .verdict import SUSPECT, Blame, CheckVerdict, TaskVerdict
 
+RERUN = "autograder.harness.standin:rerun"  # the program every rerun runs
+
 
 def standins_module(chapter: Chapter) -> ModuleType | None:
     """``autograder.checks.<chapter>.standins``, imported, where the chapter has one (its
@@ -66,11 +68,12 @@ class Rerun:
 def _plan(
     plan: PlannedCheck, module: str, cases: Sequence[Case], tasks: Sequence[str]
 ) -> PlannedCheck:
-    """``plan``'s program on ``cases`` through ``module:rerun``, with stand-ins for ``tasks``."""
-    row = {"program": plan.program, "tasks": list(tasks)}
+    """``plan``'s program on ``cases`` through the harness's ``rerun``, with the stand-ins
+    for ``tasks`` from the chapter's stand-ins ``module``."""
+    row = {"standins": module, "program": plan.program, "tasks": list(tasks)}
     rows = [{**row, "inputs": dict(c.inputs)} for c in cases]
     named = ", ".join(tasks) or "none"
-    return PlannedCheck(f"{plan.id} (stand-ins {named})", f"{module}:rerun", rows)
+    return PlannedCheck(f"{plan.id} (stand-ins {named})", RERUN, rows)
 
 
 def plan_reruns(
@@ -111,9 +114,13 @@ def plan_reruns(
 
 
 def programs_of_reruns(reruns: Sequence[Rerun]) -> list[PlannedCheck]:
-    """Checks with no case for the original programs of ``reruns``: the child imports (and
-    watches) those modules before the code under test, as in the first run."""
-    programs = sorted({row["program"] for r in reruns for p in r.plans for row in p.cases})
+    """Checks with no case for the original programs of ``reruns`` and their stand-ins: the
+    child imports (and watches) those modules before the code under test, as in the first
+    run."""
+    rows = [row for r in reruns for p in r.plans for row in p.cases]
+    programs = sorted(
+        {row["program"] for row in rows} | {f"{r['standins']}:STANDINS" for r in rows}
+    )
     return [PlannedCheck(f"import {p}", p, []) for p in programs]
 
 

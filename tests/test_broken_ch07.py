@@ -516,6 +516,7 @@ def _run(check, tasks: list[str]) -> list[str]:
     verdicts' problems."""
     from autograder.checks.ch07_device import standins
     from autograder.harness import wire
+    from autograder.harness.standin import rerun
     from solutions import ch07_device as sp
 
     problems = []
@@ -523,7 +524,7 @@ def _run(check, tasks: list[str]) -> list[str]:
     for case in check.make_cases(0):
         inputs = wire.loads(wire.dumps(dict(case.inputs)))
         try:
-            data = wire.loads(wire.dumps(standins.rerun(sp, program, tasks, inputs)))
+            data = wire.loads(wire.dumps(rerun(sp, standins.__name__, program, tasks, inputs)))
         except Exception as error:  # a stand-in that is no solution may raise
             problems.append(f"{case.label}: raised {type(error).__name__}: {error}")
             continue

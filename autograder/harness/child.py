@@ -245,7 +245,7 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     try:
         programs = {ref: _program(ref) for ref in {c["program"] for c in plan["checks"]}}
         own = [sys.modules[__name__], wire, sys.modules[__package__], json, json.encoder]
-        own += [sys.modules[p.__module__] for p in programs.values()]
+        own += [sys.modules[ref.partition(":")[0]] for ref in programs]
         watch = _Watch(list({id(m): m for m in own}.values()))
         sp = importlib.import_module(plan["target"])
     except BaseException as exc:

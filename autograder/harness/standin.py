@@ -65,3 +65,12 @@ def run_with(
                 delattr(owner, attr)
             else:
                 setattr(owner, attr, value)
+
+
+def rerun(
+    sp: ModuleType, standins: str, program: str, tasks: Sequence[str], inputs: Mapping[str, Any]
+) -> Any:
+    """The rerun program (``blame.py`` plans it): ``program`` on ``inputs`` with the
+    stand-ins of ``tasks`` from the chapter's module ``standins`` (its ``STANDINS``)."""
+    table = importlib.import_module(standins).STANDINS
+    return run_with(sp, table, program, tasks, inputs)

@@ -20,7 +20,7 @@ from types import ModuleType
 from typing import Any
 
 from ...harness.gradcheck import partials
-from ...harness.standin import Patch, everywhere, run_with
+from ...harness.standin import Patch, everywhere
 
 
 def _sigmoid(a: float) -> float:
@@ -121,8 +121,3 @@ STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
     **{task: partial(_ops, task) for task in TASK_METHODS},
     "1.7": _topological_order,
 }
-
-
-def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
-    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
-    return run_with(sp, STANDINS, program, tasks, inputs)

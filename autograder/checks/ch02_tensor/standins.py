@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...harness import gradcheck
-from ...harness.standin import Patch, modules_of, run_with
+from ...harness.standin import Patch, modules_of
 
 
 def _sigmoid(a):
@@ -125,8 +125,3 @@ def _ops(task: str, sp: ModuleType) -> list[Patch]:
 
 
 STANDINS = {task: partial(_ops, task) for task in TASK_OPS}
-
-
-def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
-    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
-    return run_with(sp, STANDINS, program, tasks, inputs)

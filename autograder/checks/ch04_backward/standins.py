@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.standin import Patch, everywhere, modules_of, run_with
+from ...harness.standin import Patch, everywhere, modules_of
 
 
 def _record(sp: ModuleType) -> list[Patch]:
@@ -185,8 +185,3 @@ STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
     "4.4": _seed,
     "4.5": _grad_mode,
 }
-
-
-def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
-    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
-    return run_with(sp, STANDINS, program, tasks, inputs)

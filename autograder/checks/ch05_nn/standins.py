@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.standin import Patch, run_with
+from ...harness.standin import Patch
 
 
 def _setattr(sp: ModuleType) -> list[Patch]:
@@ -176,8 +176,3 @@ STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
     "5.4": _containers,
     "5.6": _softmax,
 }
-
-
-def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
-    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
-    return run_with(sp, STANDINS, program, tasks, inputs)

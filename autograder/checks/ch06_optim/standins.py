@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.standin import Patch, run_with
+from ...harness.standin import Patch
 
 
 def _groups(sp: ModuleType) -> list[Patch]:
@@ -114,8 +114,3 @@ STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
     "6.5": _adam,
     "6.6": _adamw,
 }
-
-
-def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
-    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
-    return run_with(sp, STANDINS, program, tasks, inputs)

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.standin import Patch, everywhere, run_with
+from ...harness.standin import Patch, everywhere
 
 
 def _module(sp: ModuleType, name: str) -> ModuleType:
@@ -82,8 +82,3 @@ def _move(sp: ModuleType) -> list[Patch]:
 
 
 STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {"7.2": _whose, "7.3": _move}
-
-
-def rerun(sp: ModuleType, program: str, tasks: list[str], inputs: dict) -> Any:
-    """The rerun program: ``program`` on ``inputs`` with the stand-ins of ``tasks``."""
-    return run_with(sp, STANDINS, program, tasks, inputs)
