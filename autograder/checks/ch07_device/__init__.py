@@ -46,9 +46,11 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare, show
+from ...harness.api import Case, Check, Verdict, compare, show
+from ...harness.table import Field, Fields, Mistake, Rows, record
 from . import ops, programs
 from .cases import (
+    array_text,
     double_case,
     index_grad_case,
     loader_case,
@@ -66,21 +68,23 @@ WHOSE = ("7.2",)  # every check that meets a sim tensor asks whose array it is
 MOVE = ("7.2", "7.3")
 
 
-def _record(received: Any, keys: tuple[str, ...]) -> str | None:
-    if not isinstance(received, dict) or not all(k in received for k in keys):
-        return f"expected the program's record, received {show(received)}"
-    return None
+def _fixed(*cases: Case) -> Rows:
+    """Rows of cases that draw nothing."""
+    return Rows([lambda rng, case=case: case for case in cases])
 
 
-def _rows(*cases: Case) -> Any:
-    return lambda rng: list(cases)
+def _first(*verdicts: Verdict) -> Verdict:
+    """The first problem of ``verdicts``, in order (the record's own checks, then fields)."""
+    return lambda case, received: next(
+        (p for p in (v(case, received) for v in verdicts) if p), None
+    )
 
 
 # -- 7.1 --------------------------------------------------------------------------------------
 
 
 def probe_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("error", "available", "count", "calls", "printed", "warned"))
+    problem = record(received, ("error", "available", "count", "calls", "printed", "warned"))
     if problem:
         return problem
     want, calls = case.expected, received["calls"]
@@ -126,26 +130,8 @@ def probe_verdict(case: Case, received: Any) -> str | None:
         )
     answers = received["available"]
     if answers[0] != want["available"]:
-        if want["state"] == "kernel fails":
-            return (
-                f"is_available() is {answers[0]!r}, expected False: CuPy imports and counts a "
-                "device here, but its first kernel fails, so the GPU is not usable. Run one "
-                "tiny kernel and read its result back"
-            )
-        if want["state"] == "fails late":
-            return (
-                f"is_available() is {answers[0]!r}, expected False: the kernel launches here, "
-                "and its error shows only when its result is read back (a GPU runs kernels "
-                "asynchronously). Read the tiny kernel's result back (int(...), .get()) "
-                "before answering True"
-            )
-        if want["state"] == "no device":
-            return f"is_available() is {answers[0]!r} with 0 devices, expected False"
-        return (
-            f"is_available() is {show(answers[0])}, expected {want['available']!r} (the check's "
-            "stand-in for CuPy has cupy.cuda.runtime.getDeviceCount, cupy.cuda.Device, "
-            "cupy.is_available, cupy.asnumpy and NumPy's functions, whose arrays have .get())"
-        )
+        words = WRONG_ANSWER.get(want["state"], WRONG_ANSWER[""])
+        return words.format(got=answers[0], shown=show(answers[0]), want=want["available"])
     if any(a != answers[0] for a in answers[1:]):
         return f"is_available() answered {answers} on three calls: the answer is kept"
     if received["count"] != [want["count"]] * 2:
@@ -157,6 +143,19 @@ def probe_verdict(case: Case, received: Any) -> str | None:
         )
     return None
 
+
+WRONG_ANSWER = {  # the state of the fake CuPy: what a wrong first answer means
+    "kernel fails": "is_available() is {got!r}, expected False: CuPy imports and counts a "
+    "device here, but its first kernel fails, so the GPU is not usable. Run one tiny kernel "
+    "and read its result back",
+    "fails late": "is_available() is {got!r}, expected False: the kernel launches here, and "
+    "its error shows only when its result is read back (a GPU runs kernels asynchronously). "
+    "Read the tiny kernel's result back (int(...), .get()) before answering True",
+    "no device": "is_available() is {got!r} with 0 devices, expected False",
+    "": "is_available() is {shown}, expected {want!r} (the check's stand-in for CuPy has "
+    "cupy.cuda.runtime.getDeviceCount, cupy.cuda.Device, cupy.is_available, cupy.asnumpy and "
+    "NumPy's functions, whose arrays have .get())",
+}
 
 PROBES = [
     probe_case("works", 2),
@@ -175,8 +174,6 @@ def whose_verdict(case: Case, received: Any) -> str | None:
     if not isinstance(received, list) or len(received) != len(case.expected):
         return f"expected {len(case.expected)} records, received {show(received)}"
     for spec, want, got in zip(case.inputs["arrays"], case.expected, received):
-        from .cases import array_text
-
         what = array_text(spec)
         for name in ("array_module", "device_of", "backend_of"):
             result = got[name]
@@ -229,7 +226,7 @@ LIST, STRANGER = {"kind": "list", "data": [1.0, 2.0]}, {"kind": "stranger"}
 
 
 def move_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("error", "kind", "same", "values", "to_device", "to_host"))
+    problem = record(received, ("error", "kind", "same", "values", "to_device", "to_host"))
     if problem:
         return problem
     want = case.expected
@@ -360,8 +357,21 @@ def _factory_expected(default: bool) -> dict:
 # -- 7.4 --------------------------------------------------------------------------------------
 
 
-def to_device_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("y_device", "grad_device", "grad", "moved", "back"))
+NOT_RECORDED = "y has no grad_fn: the copy of a tensor that requires grad is recorded"
+X_GRAD = Fields([Field("grad", "x.grad", rtol=1e-12, atol=1e-12)])
+
+
+def _grad_back(received: Any, want: Any) -> str | None:
+    if received["grad_device"] != want["grad_device"]:
+        return (
+            f"x.grad is on {received['grad_device']}, expected {want['grad_device']}: the "
+            "backward of a copy moves the gradient back to the device x is on"
+        )
+    return None
+
+
+def _copied(case: Case, received: Any) -> str | None:
+    problem = record(received, ("y_device", "grad_device", "grad", "moved", "back"))
     if problem:
         return problem
     want = case.expected
@@ -371,7 +381,7 @@ def to_device_verdict(case: Case, received: Any) -> str | None:
     if problem:
         return problem
     if not received["recorded"]:
-        return "y has no grad_fn: the copy of a tensor that requires grad is recorded"
+        return NOT_RECORDED
     if received["moved"] != want["moved"]:
         return (
             f"the move made {received['moved']} copies (to device, to host), expected "
@@ -379,21 +389,22 @@ def to_device_verdict(case: Case, received: Any) -> str | None:
         )
     if received["grad_device"] is None:
         return "x.grad is None after L.backward(): the gradient goes back through the copy"
-    if received["grad_device"] != want["grad_device"]:
-        return (
-            f"x.grad is on {received['grad_device']}, expected {want['grad_device']}: the "
-            "backward of a copy moves the gradient back to the device x is on"
-        )
+    problem = _grad_back(received, want)
+    if problem:
+        return problem
     if received["back"] != want["back"]:
         return (
             f"the backward made {received['back']} copies (to device, to host), expected "
             f"{want['back']}: the gradient crosses once, back to x's device"
         )
-    return compare(received["grad"], want["grad"], rtol=1e-12, atol=1e-12, path="x.grad")
+    return None
 
 
-def toy_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("y_device", "z_device", "recorded"))
+to_device_verdict = _first(_copied, X_GRAD)
+
+
+def _through_toy(case: Case, received: Any) -> str | None:
+    problem = record(received, ("y_device", "z_device", "recorded"))
     if problem:
         return problem
     want = case.expected
@@ -403,7 +414,7 @@ def toy_verdict(case: Case, received: Any) -> str | None:
             f"{want['y_device']}"
         )
     if not received["recorded"]:
-        return "y has no grad_fn: the copy of a tensor that requires grad is recorded"
+        return NOT_RECORDED
     if received["z_device"] != want["z_device"]:
         return f"z is on {received['z_device']}, expected {want['z_device']}"
     if "error" in received:
@@ -414,30 +425,34 @@ def toy_verdict(case: Case, received: Any) -> str | None:
                 "not a device name): remember the tensor's a.device"
             )
         return f"L.backward() raised {received['error']}{hint}"
-    if received["grad_device"] != want["grad_device"]:
-        return (
-            f"x.grad is on {received['grad_device']}, expected {want['grad_device']}: the "
-            "backward of a copy moves the gradient back to the device x is on"
-        )
-    return compare(received["grad"], want["grad"], rtol=1e-12, atol=1e-12, path="x.grad")
+    return _grad_back(received, want)
 
 
-def double_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("g_device", "g", "g_requires_grad"))
+toy_verdict = _first(_through_toy, X_GRAD)
+
+
+def _second_derivative(case: Case, received: Any) -> str | None:
+    problem = record(received, ("g_device", "g", "g_requires_grad"))
     if problem:
         return problem
-    want = case.expected
-    if received["g_device"] != want["g_device"]:
-        return f"g is on {received['g_device']}, expected {want['g_device']}"
-    problem = compare(received["g"], want["g"], rtol=1e-12, atol=1e-12, path="g")
-    if problem:
-        return problem
-    if not received["g_requires_grad"]:
-        return (
-            "g does not require grad with create_graph=True: ToDevice's backward must move "
+    if received["g_device"] != case.expected["g_device"]:
+        return f"g is on {received['g_device']}, expected {case.expected['g_device']}"
+    return None
+
+
+double_verdict = _first(
+    _second_derivative,
+    Fields(
+        [Field("g", "g", rtol=1e-12, atol=1e-12)],
+        then=lambda case, received: (
+            None
+            if received["g_requires_grad"]
+            else "g does not require grad with create_graph=True: ToDevice's backward must move "
             "the gradient with ToDevice.apply (recorded), not move its array"
-        )
-    return compare(received.get("x_grad"), want["x_grad"], rtol=1e-12, atol=1e-12, path="x.grad")
+        ),
+    ),
+    Fields([Field("x_grad", "x.grad", rtol=1e-12, atol=1e-12)]),
+)
 
 
 def same_place_verdict(case: Case, received: Any) -> str | None:
@@ -454,7 +469,7 @@ def same_place_verdict(case: Case, received: Any) -> str | None:
 
 
 def module_to_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("returned_self", "same_objects", "where"))
+    problem = record(received, ("returned_self", "same_objects", "where"))
     if problem:
         return problem
     if not received["returned_self"]:
@@ -535,7 +550,7 @@ def _state_case(name: str, to: str) -> Case:
 
 
 def mixed_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("error", "message", "values"))
+    problem = record(received, ("error", "message", "values"))
     if problem:
         return problem
     want = case.expected
@@ -588,54 +603,64 @@ MIXED = [
 # -- 7.6 --------------------------------------------------------------------------------------
 
 
-def scatter_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("error", "kind", "values"))
+SCATTER_HINTS = [  # (a sign in the error, what it means)
+    (
+        ("ufunc", "Implicit conversion"),
+        "NumPy's add.at cannot work on a device's array: use the target's "
+        "backend.scatter_add, with index and values moved to its device",
+    ),
+    (
+        ("Unsupported",),
+        "an index or values still in host memory met the device's array: move NumPy index "
+        "arrays and values to the target's device first (xp.asarray)",
+    ),
+    (
+        ("IndexError",),
+        "an index may be a tuple (one array per axis): move each of its arrays, not the tuple "
+        "as one array (dispatch.py's _on does it)",
+    ),
+]
+
+
+def _scatter_state(case: Case, received: Any) -> str | None:
+    problem = record(received, ("error", "kind", "values"))
     if problem:
         return problem
-    want = case.expected
     if received["error"]:
-        hint, error = "", received["error"]
-        if "ufunc" in error or "Implicit conversion" in error:
-            hint = (
-                " — NumPy's add.at cannot work on a device's array: use the target's "
-                "backend.scatter_add, with index and values moved to its device"
-            )
-        elif "Unsupported" in error:
-            hint = (
-                " — an index or values still in host memory met the device's array: move "
-                "NumPy index arrays and values to the target's device first (xp.asarray)"
-            )
-        elif "IndexError" in error:
-            hint = (
-                " — an index may be a tuple (one array per axis): move each of its arrays, "
-                "not the tuple as one array (dispatch.py's _on does it)"
-            )
-        return f"raised {received['error']}{hint}"
-    if received["kind"] != want["kind"]:
+        error = received["error"]
+        hint = next((h for signs, h in SCATTER_HINTS if any(s in error for s in signs)), "")
+        return f"raised {error}{f' — {hint}' if hint else ''}"
+    if received["kind"] != case.expected["kind"]:
         return f"the target became a {received['kind']} array: scatter_add works in place"
     if received.get("to_host"):
         return (
             f"scatter_add made {received['to_host']} device → host copies: the scatter-add "
             "runs on the device (the backend's scatter_add), nothing comes back"
         )
-    if (
-        not np.array_equal(want["once"], want["values"])
-        and compare(received["values"], want["once"], rtol=1e-12, atol=0) is None
-    ):
-        return (
-            f"target is {show(received['values'])}, expected {show(want['values'])}: a "
-            "repeated position counted once (target[index] += values); every repeat adds"
-        )
-    return compare(received["values"], want["values"], rtol=1e-12, atol=0, path="target")
+    return None
 
 
-def index_grad_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("device", "values"))
-    if problem:
+def _once(case: Case) -> Any:
+    """A repeated position counted once, where that differs from the right sum."""
+    want = case.expected
+    return None if np.array_equal(want["once"], want["values"]) else want["once"]
+
+
+COUNTED_ONCE = Mistake(
+    "values", _once, "a repeated position counted once (target[index] += values); every repeat adds"
+)
+TARGET = Fields([Field("values", "target", rtol=1e-12, atol=0)], [COUNTED_ONCE])
+scatter_verdict = _first(_scatter_state, TARGET)
+
+
+def _on_x_device(case: Case, received: Any) -> str | None:
+    problem = record(received, ("device", "values"))
+    if problem or received["device"] == "sim:0":
         return problem
-    if received["device"] != "sim:0":
-        return f"x.grad is on {received['device']}, expected sim:0 (x's device)"
-    return compare(received["values"], case.expected["values"], rtol=1e-12, atol=0, path="x.grad")
+    return f"x.grad is on {received['device']}, expected sim:0 (x's device)"
+
+
+index_grad_verdict = _first(_on_x_device, Fields([Field("values", "x.grad", rtol=1e-12, atol=0)]))
 
 
 S, N, L, TN, TS, F = "sim", "numpy", "list", "tuple-numpy", "tuple-sim", "scalar"
@@ -660,7 +685,7 @@ SCATTERS = [
 
 
 def training_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("to_host", "losses", "params", "where", "state"))
+    problem = record(received, ("to_host", "losses", "params", "where", "state"))
     if problem:
         return problem
     if any(w != "sim" for w in received["where"] + received["state"]):
@@ -687,7 +712,7 @@ def training_verdict(case: Case, received: Any) -> str | None:
 
 
 def optimizer_state_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("state", "params"))
+    problem = record(received, ("state", "params"))
     if problem:
         return problem
     for i, state in enumerate(received["state"]):
@@ -703,7 +728,7 @@ def optimizer_state_verdict(case: Case, received: Any) -> str | None:
 
 
 def loader_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("to_host", "batches"))
+    problem = record(received, ("to_host", "batches"))
     if problem:
         return problem
     want, got = case.expected, received["batches"]
@@ -733,14 +758,14 @@ CHECKS = [
     Check(
         "7.1",
         "cuda.is_available: a silent, cached probe",
-        _rows(*PROBES),
+        _fixed(*PROBES),
         programs.probe,
         probe_verdict,
     ),
     Check(
         "7.2",
         "array_module, device_of, backend_of",
-        _rows(
+        _fixed(
             whose_case([NP, NP_INT, NP_0D, SCALAR]),
             whose_case([SIM, SIM_0D]),
             whose_case([TOY0, TOY2, SIM, NP], register=True),
@@ -753,7 +778,7 @@ CHECKS = [
     Check(
         "7.2",
         "Tensor.device",
-        _rows(
+        _fixed(
             Case(
                 "Tensor.device of a float64 tensor on cpu and on sim",
                 {"data": [[1.0, 2.0]], "dtype": "float64"},
@@ -767,11 +792,11 @@ CHECKS = [
         ),
         programs.tensor_devices,
     ),
-    Check("7.3", "move_array", _rows(*MOVES), programs.move, move_verdict, WHOSE),
+    Check("7.3", "move_array", _fixed(*MOVES), programs.move, move_verdict, WHOSE),
     Check(
         "7.3",
         "factories with device=, set_default_device",
-        _rows(
+        _fixed(
             Case(
                 "zeros, ones, full, arange, eye, tensor, randn with device='sim'",
                 {"default": False},
@@ -790,7 +815,7 @@ CHECKS = [
     Check(
         "7.4",
         "ToDevice: Tensor.to and its gradient",
-        _rows(
+        _fixed(
             to_device_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", "sim"),
             to_device_case([[1.5, -0.5], [2.0, 0.25]], [[1.0, 2.0], [3.0, 4.0]], "sim", "cpu"),
             to_device_case([0.5, 2.0], [3.0, -1.0], "sim", "cpu", how="cpu"),
@@ -803,7 +828,7 @@ CHECKS = [
     Check(
         "7.4",
         "a copy through another registered device",
-        _rows(
+        _fixed(
             toy_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", 1),
             toy_case([[2.0, 0.5], [-1.0, 4.0]], [[1.0, -1.0], [0.25, 3.0]], "sim", 2),
         ),
@@ -814,7 +839,7 @@ CHECKS = [
     Check(
         "7.4",
         "ToDevice's backward is recorded (a second derivative)",
-        _rows(double_case([1.0, -2.0, 0.5], "cpu", "sim"), double_case([2.0, 3.0], "sim", "cpu")),
+        _fixed(double_case([1.0, -2.0, 0.5], "cpu", "sim"), double_case([2.0, 3.0], "sim", "cpu")),
         programs.double_backward,
         double_verdict,
         MOVE,
@@ -822,7 +847,7 @@ CHECKS = [
     Check(
         "7.4",
         "to() on the same device",
-        _rows(
+        _fixed(
             Case("x on cpu: x.to('cpu'), x.to(device('cpu')), x.cpu()", {"where": "cpu"}),
             Case("s on sim: s.to('sim'), s.to(device('sim', 0)), s.to('sim:0')", {"where": "sim"}),
         ),
@@ -833,7 +858,7 @@ CHECKS = [
     Check(
         "7.4",
         "Module.to moves parameters, buffers and gradients in place",
-        _rows(
+        _fixed(
             Case(
                 "Linear(3, 2), BatchNorm1d(2) after one backward, model.to('sim') and back",
                 {"x": [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.0, 1.0, -2.0]], "target": "sim"},
@@ -850,7 +875,7 @@ CHECKS = [
     Check(
         "7.4",
         "sp.load(map_location=)",
-        _rows(_load_case("sim"), _load_case("cpu")),
+        _fixed(_load_case("sim"), _load_case("cpu")),
         programs.load_onto,
         load_verdict,
         MOVE,
@@ -858,16 +883,16 @@ CHECKS = [
     Check(
         "7.4",
         "an optimizer's state loaded onto its parameters' device",
-        _rows(_state_case("SGD", "cpu"), _state_case("Adam", "cpu"), _state_case("Adam", "sim")),
+        _fixed(_state_case("SGD", "cpu"), _state_case("Adam", "cpu"), _state_case("Adam", "sim")),
         programs.optimizer_load,
         state_where_verdict,
         MOVE,
     ),
-    Check("7.5", "check_same_device", _rows(*MIXED), programs.mixed, mixed_verdict, WHOSE),
+    Check("7.5", "check_same_device", _fixed(*MIXED), programs.mixed, mixed_verdict, WHOSE),
     Check(
         "7.6",
         "scatter_add on a device",
-        _rows(*SCATTERS),
+        _fixed(*SCATTERS),
         programs.scatter,
         scatter_verdict,
         WHOSE,
@@ -875,7 +900,7 @@ CHECKS = [
     Check(
         "7.6",
         "the gradient of indexing on sim",
-        _rows(
+        _fixed(
             index_grad_case([1.0, 2.0, 3.0], [0, 0, 2], [1.0, 2.0, 3.0]),
             index_grad_case(
                 [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
@@ -897,14 +922,14 @@ CHECKS = [
     Check(
         "7.2",
         "optimizer state on the parameters' device",
-        _rows(*(_optimizer_state_case(n) for n in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad"))),
+        _fixed(*(_optimizer_state_case(n) for n in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad"))),
         programs.optimizer_state,
         optimizer_state_verdict,
     ),
     Check(
         "7.2",
         "a DataLoader over sim tensors",
-        _rows(loader_case(5, 2, False), loader_case(7, 3, True)),
+        _fixed(loader_case(5, 2, False), loader_case(7, 3, True)),
         programs.loader,
         loader_verdict,
     ),

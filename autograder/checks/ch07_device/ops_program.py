@@ -16,9 +16,11 @@ from typing import Any
 
 import numpy as np
 
+from ...harness.kit import attempt, host
 
-def _error(error: Exception) -> str:
-    return f"{type(error).__name__}: {error}"
+
+def _error(result: dict) -> str:
+    return f"{result['error']}: {result['message']}"
 
 
 class _Place:
@@ -82,15 +84,9 @@ class _Place:
 
 
 def _array(t: Any) -> Any:
-    """A Tensor's data as a NumPy array, read back from sim (or what it is, in words)."""
-    if t is None:
-        return None
-    data = getattr(t, "data", None)
-    if isinstance(data, np.ndarray):
-        return np.array(data)
-    if type(data).__name__ == "SimArray":
-        return data.get()
-    return f"<{type(t).__name__}>"
+    """A Tensor's data as a NumPy array of its own, read back from sim (None for None)."""
+    value = None if t is None else host(t)
+    return np.array(value) if isinstance(value, np.ndarray) else value
 
 
 def _kind(t: Any) -> str:
@@ -102,47 +98,45 @@ def _grads(sp, place: _Place, out: Any, leaves: list, g: Any, w: Any, second: bo
     """∂⟨out, g⟩/∂leaves; with ``second``, ∂⟨those, w⟩/∂g too."""
     upstream = place.tensor(np.array(g, dtype=out.data.dtype), requires_grad=second)
     seen: dict[str, Any] = {}
-    try:
-        with place.copies() as copies:
-            grads = sp.autograd.grad(out, leaves, upstream, create_graph=second)
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        seen["backward_error"] = _error(error)
-        return seen
+    with place.copies() as copies:
+        result = attempt(lambda: sp.autograd.grad(out, leaves, upstream, create_graph=second))
+    if result["error"]:
+        return {"backward_error": _error(result)}
+    grads = result["value"]
     seen["backward_copies"] = [copies.to_device, copies.to_host]
     seen["grads"] = [_array(x) for x in grads]
     seen["grad_kinds"] = [_kind(x) for x in grads]
     seen["grad_dtypes"] = [str(x.dtype) if x is not None else None for x in grads]
     if not second:
         return seen
-    try:
+
+    def second_order() -> Any:
         total = None
         for x, weights in zip(grads, w):
             term = (x * place.tensor(np.array(weights, dtype=out.data.dtype))).sum()
             total = term if total is None else total + term
         (gg,) = sp.autograd.grad(total, [upstream])
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        seen["second_error"] = _error(error)
-        return seen
-    seen["grad_grad"] = _array(gg)
+        return gg
+
+    result = attempt(second_order)
+    if result["error"]:
+        seen["second_error"] = _error(result)
+    else:
+        seen["grad_grad"] = _array(result["value"])
     return seen
 
 
 def _forward(place: _Place, run: Any) -> tuple[Any, dict]:
     """``run()``, the op's forward: its output and what the program saw (an error as data
     on sim, where NumPy's functions refuse the device's arrays)."""
-    try:
-        with place.copies() as copies:
+    with place.copies() as copies:
+        if not place.sim:  # on the host, an error goes on up: the report shows its line
             out = run()
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        if not place.sim:
-            raise
-        return None, {"forward_error": _error(error)}
+        else:
+            result = attempt(run)
+            if result["error"]:
+                return None, {"forward_error": _error(result)}
+            out = result["value"]
     seen = {"out": _array(out), "dtype": str(out.dtype), "out_kind": _kind(out)}
     seen["forward_copies"] = [copies.to_device, copies.to_host]
     return out, seen

@@ -21,25 +21,7 @@ from typing import Any
 
 import numpy as np
 
-
-def raised(call: Any) -> dict:
-    """What ``call()`` raised (error None when it returned); a stub's NotImplementedError
-    goes on up (the task is not started)."""
-    try:
-        value = call()
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        context = error.__context__ if not error.__suppress_context__ else None
-        return {
-            "error": type(error).__name__,
-            "message": str(error),
-            "value": None,
-            "chained": type(error.__cause__ or context).__name__
-            if (error.__cause__ or context)
-            else None,
-        }
-    return {"error": None, "message": "", "value": value, "chained": None}
+from ...harness.kit import attempt, host, raised
 
 
 def module(sp, name: str) -> types.ModuleType:
@@ -58,12 +40,11 @@ def sim_tensor(sp, data: Any, dtype: str = "float64", requires_grad: bool = Fals
     return t
 
 
-def host(array: Any) -> Any:
-    """A device array's values on the host (``.get()``), a NumPy one as is."""
-    if isinstance(array, np.ndarray):
-        return array
-    get = getattr(array, "get", None)
-    return np.array(get()) if get is not None else f"<{type(array).__name__}>"
+def tensor_on(sp, where: str, data: Any, requires_grad: bool = False) -> Any:
+    """A float64 tensor on ``where`` ("sim…": put there by the autograder; else the host)."""
+    if where.startswith("sim"):
+        return sim_tensor(sp, data, requires_grad=requires_grad)
+    return sp.Tensor(np.array(data, dtype=float), requires_grad=requires_grad)
 
 
 def kind(array: Any) -> str:
@@ -278,10 +259,10 @@ def probe(sp, state: str, devices: int = 0) -> dict:
             warnings.simplefilter("always")
             importlib.reload(cuda)
             seen["import"] = fake.calls
-            first = raised(cuda.is_available)
+            first = attempt(cuda.is_available)
             seen["first"] = fake.calls - seen["import"]
-            later = [raised(cuda.is_available) for _ in range(2)]
-            counts = [raised(cuda.device_count) for _ in range(2)]
+            later = [attempt(cuda.is_available) for _ in range(2)]
+            counts = [attempt(cuda.device_count) for _ in range(2)]
             seen["later"] = fake.calls - seen["import"] - seen["first"]
             before = len(warned)
             warnings.warn(MARK, UserWarning, 1)  # the program's own, after the probe
@@ -409,7 +390,11 @@ def whose(sp, arrays: list, register: bool) -> list:
                 return getattr(backend_of(a), "type", None)
 
             out.append(
-                {"array_module": raised(xp), "device_of": raised(dev), "backend_of": raised(owner)}
+                {
+                    "array_module": attempt(xp),
+                    "device_of": attempt(dev),
+                    "backend_of": attempt(owner),
+                }
             )
         return out
     finally:
@@ -471,7 +456,7 @@ def _move(sp, source: str, data: Any, dtype: str, target: str, order: str) -> di
     cuda.is_available, cuda.device_count = (lambda: False), (lambda: 0)
     try:
         with sp.simulated.counting() as copies:
-            result = raised(lambda: sp.move_array(array, where))
+            result = attempt(lambda: sp.move_array(array, where))
     finally:
         vars(cuda).update(saved)
         sys.meta_path.remove(finder)
@@ -535,10 +520,7 @@ def to_device(sp, x: list, w: list, start: str, go: str, how: str) -> dict:
     """A leaf x on ``start``; y = x moved to ``go`` (``how``: "to", "device", "cpu");
     L = sum(y · y · w) with w on ``go``; L.backward(): y's device and values, x.grad's
     device, kind and values, the copies made by the move and by the backward."""
-    leaf = sim_tensor(sp, x, requires_grad=True) if start == "sim" else None
-    if leaf is None:
-        leaf = sp.Tensor(np.array(x, dtype=float), requires_grad=True)
-    weight = sim_tensor(sp, w) if go.startswith("sim") else sp.Tensor(np.array(w, dtype=float))
+    leaf, weight = tensor_on(sp, start, x, requires_grad=True), tensor_on(sp, go, w)
     with sp.simulated.counting() as moved:
         if how == "cpu":
             y = leaf.cpu()
@@ -568,10 +550,7 @@ def through_toy(sp, x: list, w: list, start: str, index: int) -> dict:
     z = y.to(start), L = sum(z · w), L.backward(): where y, z and x.grad are, x.grad's
     values, and whether y was recorded."""
     with toy_device(sp, "on"):
-        leaf = sim_tensor(sp, x, requires_grad=True) if start == "sim" else None
-        if leaf is None:
-            leaf = sp.Tensor(np.array(x, dtype=float), requires_grad=True)
-        weight = sim_tensor(sp, w) if start == "sim" else sp.Tensor(np.array(w, dtype=float))
+        leaf, weight = tensor_on(sp, start, x, requires_grad=True), tensor_on(sp, start, w)
         y = leaf.to(f"toy:{index}")
         z = y.to(start)
         seen = {
@@ -593,9 +572,7 @@ def through_toy(sp, x: list, w: list, start: str, index: int) -> dict:
 def double_backward(sp, x: list, start: str, go: str) -> dict:
     """x a leaf on ``start``; g = d/dx sum((x moved to ``go``)³) with create_graph; then
     sum(g).backward(): g's device and values, whether it requires grad, x.grad (6x)."""
-    leaf = sim_tensor(sp, x, requires_grad=True) if start == "sim" else None
-    if leaf is None:
-        leaf = sp.Tensor(np.array(x, dtype=float), requires_grad=True)
+    leaf = tensor_on(sp, start, x, requires_grad=True)
     y = leaf.to(go)
     (g,) = sp.autograd.grad((y * y * y).sum(), [leaf], create_graph=True)
     out = {"g_device": str(g.device), "g": host(g.data), "g_requires_grad": g.requires_grad}
@@ -733,7 +710,7 @@ def _mixed(sp, op: str, places: list, base: Any) -> dict:
         "Three": lambda: Three.apply(*ts),
         "check": lambda: module(sp, "same_device").check_same_device("Op", ts),
     }
-    result = raised(calls[op])
+    result = attempt(calls[op])
     value = result["value"]
     return {
         "error": result["error"],

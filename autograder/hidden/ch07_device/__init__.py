@@ -17,23 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ...checks.ch07_device import (
-    MOVE,
-    WHOSE,
-    double_verdict,
-    index_grad_verdict,
-    loader_verdict,
-    mixed_verdict,
-    module_to_verdict,
-    move_verdict,
-    probe_verdict,
-    programs,
-    scatter_verdict,
-    to_device_verdict,
-    toy_verdict,
-    training_verdict,
-    whose_verdict,
-)
+from ...checks.ch07_device import CHECKS as PUBLIC
 from ...checks.ch07_device.cases import (
     double_case,
     index_grad_case,
@@ -47,7 +31,8 @@ from ...checks.ch07_device.cases import (
     training_case,
     whose_case,
 )
-from ...harness.api import Case, Check
+from ...harness.api import Case
+from ...harness.table import Hidden, hidden_checks
 from . import ops
 
 
@@ -186,103 +171,103 @@ def _index_grads(rng: np.random.Generator) -> list[Case]:
     ]
 
 
-CHECKS = [
-    Check("7.1", "the probe (hidden)", _probes, programs.probe, probe_verdict),
-    Check("7.2", "whose array (hidden)", _whose, programs.whose, whose_verdict),
-    Check("7.3", "move_array (hidden)", _moves, programs.move, move_verdict, WHOSE),
-    Check("7.4", "ToDevice (hidden)", _copies, programs.to_device, to_device_verdict, MOVE),
-    Check(
-        "7.4",
-        "a copy through another registered device (hidden)",
-        lambda rng: [
-            toy_case(
-                rng.uniform(-2, 2, (2, 3)).round(3),
-                rng.uniform(-2, 2, (2, 3)).round(3),
-                start,
-                int(rng.integers(0, 3)),
-                label=f"a drawn leaf on {start} through a registered toy device and back",
-            )
-            for start in ("cpu", "sim")
+def _toys(rng: np.random.Generator) -> list[Case]:
+    return [
+        toy_case(
+            rng.uniform(-2, 2, (2, 3)).round(3),
+            rng.uniform(-2, 2, (2, 3)).round(3),
+            start,
+            int(rng.integers(0, 3)),
+            label=f"a drawn leaf on {start} through a registered toy device and back",
+        )
+        for start in ("cpu", "sim")
+    ]
+
+
+def _module_to(rng: np.random.Generator) -> list[Case]:
+    return [
+        Case(
+            f"Module.to after a backward on a drawn batch ({kind})",
+            {"x": rng.uniform(-2, 2, (4, 3)).round(3).tolist(), "target": target},
+        )
+        for kind, target in (("by name", "sim"), ("by device", "sim:0"))
+    ]
+
+
+def _mixed(rng: np.random.Generator) -> list[Case]:
+    return [
+        mixed_case(op, places, rng.uniform(0.5, 2, (2, 2)).round(3))
+        for op, places in (
+            ("-", ["sim", "cpu"]),
+            ("/", ["cpu", "sim"]),
+            ("Three", ["cpu", "sim", "sim"]),
+            ("Three", ["sim", "cpu", "cpu"]),
+            ("check", ["sim", "cpu", "cpu"]),
+            ("check", ["toy:1", "toy:2"]),
+            ("-", ["sim", "sim"]),
+            ("/", ["sim", "sim"]),
+        )
+    ]
+
+
+def _training(rng: np.random.Generator) -> list[Case]:
+    return [
+        training_case(rng, 16, 4, label="a longer run on sim, a larger batch"),
+        training_case(rng, 1, 2, label="a batch of one on sim"),
+    ]
+
+
+def _loaders(rng: np.random.Generator) -> list[Case]:
+    return [
+        loader_case(
+            int(rng.integers(5, 12)),
+            int(rng.integers(2, 5)),
+            drop,
+            label=f"a DataLoader over sim tensors of a drawn length, drop_last={drop}",
+        )
+        for drop in (False, True)
+    ]
+
+
+CHECKS = (
+    hidden_checks(
+        PUBLIC,
+        [
+            Hidden("cuda.is_available: a silent, cached probe", _probes, "the probe (hidden)"),
+            Hidden("array_module, device_of, backend_of", _whose, "whose array (hidden)"),
+            Hidden("move_array", _moves, "move_array (hidden)"),
+            Hidden("ToDevice: Tensor.to and its gradient", _copies, "ToDevice (hidden)"),
+            Hidden(
+                "a copy through another registered device",
+                _toys,
+                "a copy through another registered device (hidden)",
+            ),
+            Hidden(
+                "ToDevice's backward is recorded (a second derivative)",
+                _doubles,
+                "a second derivative through a copy (hidden)",
+            ),
+            Hidden(
+                "Module.to moves parameters, buffers and gradients in place",
+                _module_to,
+                "Module.to (hidden)",
+            ),
+            Hidden("check_same_device", _mixed, "check_same_device (hidden)"),
+            Hidden("scatter_add on a device", _scatters, "scatter_add (hidden)"),
+            Hidden(
+                "the gradient of indexing on sim",
+                _index_grads,
+                "the gradient of indexing on sim (hidden)",
+            ),
+            Hidden(
+                "a training step on sim: no hidden transfer",
+                _training,
+                "a training step on sim (hidden)",
+            ),
+            Hidden(
+                "a DataLoader over sim tensors", _loaders, "a DataLoader over sim tensors (hidden)"
+            ),
         ],
-        programs.through_toy,
-        toy_verdict,
-        MOVE,
-    ),
-    Check(
-        "7.4",
-        "a second derivative through a copy (hidden)",
-        _doubles,
-        programs.double_backward,
-        double_verdict,
-        MOVE,
-    ),
-    Check(
-        "7.4",
-        "Module.to (hidden)",
-        lambda rng: [
-            Case(
-                f"Module.to after a backward on a drawn batch ({kind})",
-                {"x": rng.uniform(-2, 2, (4, 3)).round(3).tolist(), "target": target},
-            )
-            for kind, target in (("by name", "sim"), ("by device", "sim:0"))
-        ],
-        programs.module_to,
-        module_to_verdict,
-        MOVE,
-    ),
-    Check(
-        "7.5",
-        "check_same_device (hidden)",
-        lambda rng: [
-            mixed_case(op, places, rng.uniform(0.5, 2, (2, 2)).round(3))
-            for op, places in (
-                ("-", ["sim", "cpu"]),
-                ("/", ["cpu", "sim"]),
-                ("Three", ["cpu", "sim", "sim"]),
-                ("Three", ["sim", "cpu", "cpu"]),
-                ("check", ["sim", "cpu", "cpu"]),
-                ("check", ["toy:1", "toy:2"]),
-                ("-", ["sim", "sim"]),
-                ("/", ["sim", "sim"]),
-            )
-        ],
-        programs.mixed,
-        mixed_verdict,
-        WHOSE,
-    ),
-    Check("7.6", "scatter_add (hidden)", _scatters, programs.scatter, scatter_verdict, WHOSE),
-    Check(
-        "7.6",
-        "the gradient of indexing on sim (hidden)",
-        _index_grads,
-        programs.index_grad,
-        index_grad_verdict,
-        WHOSE,
-    ),
-    Check(
-        "7.2",
-        "a training step on sim (hidden)",
-        lambda rng: [
-            training_case(rng, 16, 4, label="a longer run on sim, a larger batch"),
-            training_case(rng, 1, 2, label="a batch of one on sim"),
-        ],
-        programs.training,
-        training_verdict,
-    ),
-    Check(
-        "7.2",
-        "a DataLoader over sim tensors (hidden)",
-        lambda rng: [
-            loader_case(
-                int(rng.integers(5, 12)),
-                int(rng.integers(2, 5)),
-                drop,
-                label=f"a DataLoader over sim tensors of a drawn length, drop_last={drop}",
-            )
-            for drop in (False, True)
-        ],
-        programs.loader,
-        loader_verdict,
-    ),
-    *ops.CHECKS,
-]
+    )
+    + ops.CHECKS
+)
