@@ -30,9 +30,10 @@ import numpy as np
 
 from ...harness.api import Case, Check, compare, show
 from ...harness.gradcheck import sum_to
+from ...harness.table import Field, Fields
 from . import programs
 from .cases import engine_case, op_case, op_cases, second_order_cases
-from .catalog import CATALOG, TITLES, Shape
+from .catalog import CATALOG, TITLES
 from .expected import ErrorExpected, OpExpected, SecondOrderExpected
 
 __all__ = [
@@ -116,8 +117,8 @@ def node_verdict(case: Case, received: Any) -> str | None:
 
 
 def node_problem(case: Case, received: Any) -> NodeProblem | None:
-    """``node_verdict``'s problem, with the part of the case it is in."""
-    expected: OpExpected = case.expected
+    """``node_verdict``'s problem, with the part of the case it is in: the first of
+    ``STAGES`` that finds one."""
     if not isinstance(received, dict) or "type_name" not in received:
         text = f"expected the op's output and gradients, received {show(received)}"
         return NodeProblem(text, Part.OUTPUT)
@@ -126,34 +127,50 @@ def node_problem(case: Case, received: Any) -> NodeProblem | None:
     if isinstance(received.get("grads"), str):
         part = Part.LOCAL_BACKWARD if received.get("recorded", True) else Part.OUTPUT
         return NodeProblem(received["grads"], part)
-    problem = _held_verdict(case, received)
-    if problem:
-        return NodeProblem(problem, Part.INPUTS)
-    rtol, atol = TOLERANCE[expected.dtype]
-    for key, path, want in (  # the path as the student writes it
-        ("out_dtype", "out.dtype", expected.dtype),
-        ("out", "out", expected.out),
-        ("out_requires_grad", "out.requires_grad", True),
-    ):
-        problem = compare(received.get(key), want, rtol=rtol, atol=atol, path=path)
+    for part, stage in STAGES:
+        problem = stage(case, received)
         if problem:
-            return NodeProblem(problem, Part.OUTPUT)
-    for name, local, want in zip(expected.names, received["local"], expected.grads):
-        problem = _local_verdict(name, local, want.shape, expected.needs_inputs, expected.broadcast)
-        if problem:
-            return NodeProblem(problem, Part.LOCAL_BACKWARD)
-    for name, local, want in zip(expected.names, received["local"], expected.grads):
-        problem = _local_values(name, local, want, expected.dtype)
-        if problem:
-            return NodeProblem(problem, Part.LOCAL_BACKWARD)
+            return NodeProblem(problem, part)
     return None
 
 
-def _local_values(name: str, local: dict, want: np.ndarray, dtype: str) -> str | None:
+def _output(case: Case, received: Any) -> str | None:
+    """The op's output (the path as the student writes it), at the case's dtype's tolerance."""
+    return OUTPUT[case.expected.dtype](case, received)
+
+
+# the op's output: declared once per dtype (its tolerance)
+OUTPUT = {
+    dtype: Fields(
+        [
+            Field("out_dtype", "out.dtype", rtol, atol, lambda case: case.expected.dtype),
+            Field("out", "out", rtol, atol, lambda case: case.expected.out),
+            Field("out_requires_grad", "out.requires_grad", rtol, atol, lambda case: True),
+        ]
+    )
+    for dtype, (rtol, atol) in TOLERANCE.items()
+}
+
+
+def _each_input(judge: Any) -> Any:
+    """A stage that runs ``judge(name, local, want, expected)`` on each input in turn."""
+
+    def stage(case: Case, received: Any) -> str | None:
+        expected: OpExpected = case.expected
+        for name, local, want in zip(expected.names, received["local"], expected.grads):
+            problem = judge(name, local, want, expected)
+            if problem:
+                return problem
+        return None
+
+    return stage
+
+
+def _local_values(name: str, local: dict, want: np.ndarray, expected: OpExpected) -> str | None:
     """The local backward's own gradient for ``name``, summed onto its input's shape by the
     autograder where it has a shape the input broadcasts to: its dtype (the input's, or
     float64 for a float32 input: never less precise) and its values."""
-    where = f"∂L/∂{name} from the local backward"
+    where, dtype = f"∂L/∂{name} from the local backward", expected.dtype
     if local["dtype"] not in (dtype, "float64"):
         return (
             f"{where} has dtype {local['dtype']}, but {name} has dtype {dtype}: build every "
@@ -186,17 +203,16 @@ def grads_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def _local_verdict(
-    name: str, local: Any, shape: Shape, needs_inputs: bool, broadcast: bool
-) -> str | None:
+def _local_verdict(name: str, local: Any, want: np.ndarray, expected: OpExpected) -> str | None:
     """The local backward's own gradient for input ``name``, before the node passes it on:
     of the input's shape, and computed with Tensor operations, so that the graph records
     it (chapter 4 differentiates backward passes: second derivatives)."""
     where = f"∂L/∂{name} from the local backward"
     if isinstance(local, str):
         return f"{where}: {local}"
-    if not programs.fits(local["shape"], shape, broadcast):
-        rule = "a shape it broadcasts to" if broadcast else "its input's shape"
+    shape = want.shape
+    if not programs.fits(local["shape"], shape, expected.broadcast):
+        rule = "a shape it broadcasts to" if expected.broadcast else "its input's shape"
         return (
             f"{where} has shape {tuple(local['shape'])}, but {name} has shape {tuple(shape)}: "
             f"each gradient has {rule}"
@@ -207,13 +223,22 @@ def _local_verdict(
             "not lead back to it): use Tensor operations on grad_output and the saved "
             "tensors, not their .data arrays, so that chapter 4 can differentiate it (§2)"
         )
-    if needs_inputs and not local["from_inputs"]:
+    if expected.needs_inputs and not local["from_inputs"]:
         return (
             f"{where} does not depend on the op's inputs in the graph: recompute what it "
             "needs from the saved tensors with Tensor operations (b, not b.data; a.exp(), "
             "not np.exp(a.data)), so that chapter 4 can take second derivatives (§5)"
         )
     return None
+
+
+# what a failing op case can be, in order: the part it is in, and the stage that finds it
+STAGES = (
+    (Part.INPUTS, _held_verdict),
+    (Part.OUTPUT, _output),
+    (Part.LOCAL_BACKWARD, _each_input(_local_verdict)),  # shapes, and the graph
+    (Part.LOCAL_BACKWARD, _each_input(_local_values)),  # then dtypes and values
+)
 
 
 # -- error cases: a clear error that names the problem --------------------------------------
@@ -253,18 +278,19 @@ def _engine_cases(rng: np.random.Generator) -> list[Case]:
     return cases
 
 
-def engine_verdict(case: Case, received: Any) -> str | None:
-    """Task 2.11: the tuple of the two weights' gradients, in float64."""
-    rtol, atol = TOLERANCE["float64"]
-    if not isinstance(received, dict):
-        return f"expected a mapping, received {show(received)}"
-    problem = compare(received.get("returned"), "tuple", rtol=rtol, atol=atol, path="returned")
-    for key, path, want in (
-        ("grad_w1", "grad w1", case.expected.grad_w1),
-        ("grad_w2", "grad w2", case.expected.grad_w2),
-    ):
-        problem = problem or compare(received.get(key), want, rtol=rtol, atol=atol, path=path)
-    return problem
+_F64 = TOLERANCE["float64"]
+
+# task 2.11: the tuple of the two weights' gradients, in float64 (what it returned first: a
+# function that returns something else sends only its type's name)
+engine_verdict = Fields(
+    [Field("returned", "returned", *_F64, lambda case: "tuple")],
+    then=Fields(
+        [
+            Field("grad_w1", "grad w1", *_F64, lambda case: case.expected.grad_w1),
+            Field("grad_w2", "grad w2", *_F64, lambda case: case.expected.grad_w2),
+        ]
+    ),
+)
 
 
 # -- second derivatives ------------------------------------------------------------------------
@@ -285,16 +311,14 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
         "right values but the wrong derivatives, and chapter 4 differentiates backward passes"
     )
     expected: SecondOrderExpected = case.expected
-    want = expected.to_grad_output
-    back = received["to_grad_output"]
-    where = "what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)"
-    problem = compare(
-        np.zeros_like(want) if back is None else back, want, rtol=rtol, atol=atol, path=where
-    )
-    if problem:
-        return problem + advice
-    for name, back, want in zip(expected.names, received["to_inputs"], expected.to_inputs):
-        where = f"what reaches {name} (∂S/∂{name}, a second derivative)"
+    reached = [
+        ("what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)", expected.to_grad_output),
+        *(
+            (f"what reaches {n} (∂S/∂{n}, a second derivative)", w)
+            for n, w in zip(expected.names, expected.to_inputs)
+        ),
+    ]
+    for (where, want), back in zip(reached, [received["to_grad_output"], *received["to_inputs"]]):
         back = np.zeros_like(want) if back is None else back
         problem = compare(back, want, rtol=rtol, atol=atol, path=where)
         if problem:

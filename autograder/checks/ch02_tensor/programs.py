@@ -7,10 +7,11 @@ through the graph that backward recorded), and returns what it saw as plain data
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any, TypedDict
 
 import numpy as np
+
+from ...harness.kit import host, raised
 
 
 # What crosses the pipe: the payloads the programs return, declared once (the parent's
@@ -40,13 +41,6 @@ class OpResult(TypedDict, total=False):
     local: list  # LocalGrad, or a sentence where it is not a Tensor
     grads: Any  # what Node.backward handed each input; a sentence where backward failed
     grad_dtypes: list
-
-
-class Raised(TypedDict):
-    """What an expected error was: its type's name (None when nothing was raised)."""
-
-    error: str | None
-    message: str
 
 
 class SecondOrder(TypedDict, total=False):
@@ -119,24 +113,6 @@ def _index(spec: Any) -> Any:
     return {"None": None, "...": Ellipsis}.get(spec, spec) if isinstance(spec, str) else spec
 
 
-def host(value: Any) -> Any:
-    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
-    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
-    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
-    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
-    data = value if is_array else getattr(value, "data", value)
-    if isinstance(data, (np.ndarray, np.generic)):
-        return np.asarray(data)
-    if on_device(data):
-        return data.get()
-    return data
-
-
-def on_device(data: Any) -> bool:
-    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
-    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
-
-
 def _array(value: Any) -> Any:
     """A Tensor's data as a NumPy array (anything else as it is, for the verdict to name)."""
     return host(getattr(value, "data", value))
@@ -184,18 +160,6 @@ def op(
         inputs, out = _forward(sp, name, args, options)
         return _backward(sp, inputs, out, upstream, broadcast, local_only)
     return raised(lambda: _forward(sp, name, args, options))
-
-
-def raised(call: Callable[[], Any]) -> Raised:
-    """What ``call()`` raised: the exception's type name and message (type None when it
-    returned); a stub's NotImplementedError goes on up (the task is not started)."""
-    try:
-        call()
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        return {"error": type(error).__name__, "message": str(error)}
-    return {"error": None, "message": ""}
 
 
 def _forward(sp, name: str, args: list, options: dict) -> tuple[list, Any]:

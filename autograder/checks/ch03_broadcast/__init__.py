@@ -150,30 +150,26 @@ def _broadcast_op_cases(name: str) -> Callable[[np.random.Generator], list[Case]
 FUNCTIONS = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "matmul": "MatMul"}
 
 
-def through_the_seam(name: str) -> Callable[[Case, Any], str | None]:
-    """Chapter 2's verdict, blaming chapter 2's task for what is its code's doing: the op's
-    output, its local backward (judged before ``Node.backward`` sums its gradients with
-    unbroadcast), and anything of the pair that does not broadcast."""
+def seam_verdict(case: Case, received: Any) -> str | Blocked | None:
+    """Chapter 2's verdict, blaming the chapter-2 task of the case's op for what is its
+    code's doing: the op's output, its local backward (judged before ``Node.backward`` sums
+    its gradients with unbroadcast), and anything of the pair that does not broadcast."""
+    name = case.inputs["name"]
     task, function = CH02_OPS[name].task, FUNCTIONS[name]
-
-    def judge(case: Case, received: Any) -> str | None:
-        problem = node_problem(case, received)
-        if problem is None and not case.expected.broadcast:
-            text = grads_verdict(case, received)
-            problem = NodeProblem(text, Part.HANDED_ON) if text else None
-        if problem:
-            message = chapter_2_message(task, function, problem, case.expected.broadcast)
-            return Blocked(task, message)
+    problem = node_problem(case, received)
+    if problem is None and not case.expected.broadcast:
         text = grads_verdict(case, received)
-        if text:
-            return (
-                f"{text}. Node.backward sums what {function}.backward returns with your "
-                f"unbroadcast: if unbroadcast(grad, shape) passes, {function}.backward "
-                f"(chapter 2, task {task}) is the suspect"
-            )
-        return None
-
-    return judge
+        problem = NodeProblem(text, Part.HANDED_ON) if text else None
+    if problem:
+        return Blocked(task, chapter_2_message(task, function, problem, case.expected.broadcast))
+    text = grads_verdict(case, received)
+    if text:
+        return (
+            f"{text}. Node.backward sums what {function}.backward returns with your "
+            f"unbroadcast: if unbroadcast(grad, shape) passes, {function}.backward "
+            f"(chapter 2, task {task}) is the suspect"
+        )
+    return None
 
 
 def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast: bool) -> str:
@@ -237,7 +233,7 @@ CHECKS = [
             f"{CH02_OPS[name].expr} (broadcast)",
             _broadcast_op_cases(name),
             op_programs.op,
-            through_the_seam(name),
+            seam_verdict,
         )
         for name in BROADCAST_OPS
     ],

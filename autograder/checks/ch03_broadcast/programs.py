@@ -1,8 +1,8 @@
 """Chapter 3's own check programs (the op checks run chapter 2's ``programs.op``). Each
 returns what it saw as plain data, and a short code (never a sentence) for what went wrong:
-the parent writes the messages. The pull-back engine and the catching of an expected error
-are chapter 2's (``programs.pull_back``, ``raised``): every chapter-3 task runs 3.1's checks,
-which run chapter 2's ``programs.op``, so that module is always in the child's tree."""
+the parent writes the messages. The pull-back engine is chapter 2's (``programs.pull_back``):
+every chapter-3 task runs 3.1's checks, which run chapter 2's ``programs.op``, so that module
+is always in the child's tree; the catching of an expected error is the kit's (``raised``)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ..ch02_tensor.programs import host, pull_back, raised
+from ...harness.kit import host, raised
+from ..ch02_tensor.programs import pull_back
 
 
 class Pulled(TypedDict, total=False):

@@ -14,12 +14,9 @@ One check per task; a check may run several ops of its task (each case names its
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 
-from ...checks.ch02_tensor import engine_verdict, verdict
-from ...checks.ch02_tensor import programs as public
+from ...checks.ch02_tensor import CHECKS as PUBLIC
 from ...checks.ch02_tensor.cases import (
     engine_case,
     expression,
@@ -31,13 +28,14 @@ from ...checks.ch02_tensor.cases import (
     with_kinks,
     with_zeros,
 )
-from ...checks.ch02_tensor.catalog import OPS
-from ...harness.api import Case, Check
+from ...checks.ch02_tensor.catalog import OPS, TITLES
+from ...harness.api import Case
+from ...harness.table import Hidden, hidden_checks
 
 P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"
 
 
-def _case(rng: np.random.Generator, name: str, *layouts, options=None, **kw) -> Case:
+def _op_case(rng: np.random.Generator, name: str, *layouts, options=None, **kw) -> Case:
     """One case of op ``name``: one (shape, view) per input, or one for all of them."""
     op = OPS[name]
     if len(layouts) == 1:
@@ -51,7 +49,7 @@ def _number(rng: np.random.Generator, name: str, position: int) -> Case:
     tensor = "b" if position == 0 else "a"
     expr = OPS[name].expr.replace("ab"[position], "c")
     label = f"{expr} with a Python number c and {tensor} of shape (3, 4)"
-    return _case(rng, name, ((3, 4), P), number=(float(value), position), label=label)
+    return _op_case(rng, name, ((3, 4), P), number=(float(value), position), label=label)
 
 
 def _on(
@@ -70,7 +68,7 @@ def _on(
         f"{expression(OPS[name], options or {})} with a of shape {layout_text(data.shape, view)}"
     )
     label += f", {what}" + (f", {dtype}" if dtype != "float64" else "")
-    return _case(
+    return _op_case(
         rng, name, (data.shape, view), options=options, data=data, label=label, dtype=dtype, **kw
     )
 
@@ -80,14 +78,14 @@ def _on(
 
 def _add_sub_neg_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        _case(rng, "neg", ((0, 3), P)),
+        _op_case(rng, "neg", ((0, 3), P)),
         _number(rng, "add", 0),
         _number(rng, "sub", 1),
-        _case(rng, "sub", ((4, 3), T), ((6, 4), ROWS)),
-        _case(rng, "add", ((2, 3, 4, 5), P)),
-        _case(rng, "neg", ((4, 6), COLS)),
-        _case(rng, "add", ((3, 5), COLS), ((4, 3), T), dtype="float32"),
-        _case(rng, "sub", ((32, 32), P)),
+        _op_case(rng, "sub", ((4, 3), T), ((6, 4), ROWS)),
+        _op_case(rng, "add", ((2, 3, 4, 5), P)),
+        _op_case(rng, "neg", ((4, 6), COLS)),
+        _op_case(rng, "add", ((3, 5), COLS), ((4, 3), T), dtype="float32"),
+        _op_case(rng, "sub", ((32, 32), P)),
     ]
 
 
@@ -96,8 +94,8 @@ def _add_sub_neg_cases(rng: np.random.Generator) -> list[Case]:
 
 def _mul_div_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        _case(rng, "mul", ((0,), P)),
-        _case(
+        _op_case(rng, "mul", ((0,), P)),
+        _op_case(
             rng,
             "mul",
             ((3, 4), P),
@@ -106,11 +104,11 @@ def _mul_div_cases(rng: np.random.Generator) -> list[Case]:
         ),
         _number(rng, "mul", 0),
         _number(rng, "div", 1),
-        _case(rng, "mul", ((4, 3), T), ((3, 5), COLS)),
-        _case(rng, "div", ((6, 4), ROWS), ((3, 4), P)),
-        _case(rng, "mul", ((2, 3, 2, 2), P)),
-        _case(rng, "div", ((4, 3), T), dtype="float32"),
-        _case(rng, "mul", ((24, 40), P)),
+        _op_case(rng, "mul", ((4, 3), T), ((3, 5), COLS)),
+        _op_case(rng, "div", ((6, 4), ROWS), ((3, 4), P)),
+        _op_case(rng, "mul", ((2, 3, 2, 2), P)),
+        _op_case(rng, "div", ((4, 3), T), dtype="float32"),
+        _op_case(rng, "mul", ((24, 40), P)),
     ]
 
 
@@ -169,11 +167,11 @@ def _activation_cases(rng: np.random.Generator) -> list[Case]:
         far("sigmoid", (4,), 800.0),
         kink("relu", (3, 4)),
         kink("abs", (2, 3, 2)),
-        _case(rng, "tanh", ((8, 3), ROWS)),
-        _case(rng, "sigmoid", ((2, 3, 2, 2), P)),
+        _op_case(rng, "tanh", ((8, 3), ROWS)),
+        _op_case(rng, "sigmoid", ((2, 3, 2, 2), P)),
         far("sigmoid", (2, 3), 200.0, dtype="float32"),
         far("tanh", (2, 3), 200.0, dtype="float32"),
-        _case(rng, "abs", ((4, 3), T), dtype="float32"),
+        _op_case(rng, "abs", ((4, 3), T), dtype="float32"),
         far("sigmoid", (24, 16), 800.0),
     ]
 
@@ -183,7 +181,7 @@ def _activation_cases(rng: np.random.Generator) -> list[Case]:
 
 def _matmul_cases(rng: np.random.Generator) -> list[Case]:
     def mm(a, b, **kw) -> Case:
-        return _case(rng, "matmul", a, b, **kw)
+        return _op_case(rng, "matmul", a, b, **kw)
 
     return [
         mm(((1,), P), ((1,), P)),
@@ -203,7 +201,7 @@ def _matmul_cases(rng: np.random.Generator) -> list[Case]:
 
 def _sum_mean_cases(rng: np.random.Generator) -> list[Case]:
     def red(name: str, layout, dtype: str = "float64", **options) -> Case:
-        return _case(rng, name, layout, options=options, dtype=dtype)
+        return _op_case(rng, name, layout, options=options, dtype=dtype)
 
     return [
         red("sum", ((0, 3), P), dim=0),
@@ -225,13 +223,13 @@ def _sum_mean_cases(rng: np.random.Generator) -> list[Case]:
 
 def _max_cases(rng: np.random.Generator) -> list[Case]:
     def mx(layout, dtype: str = "float64", **options) -> Case:
-        return _case(rng, "max", layout, options=options, dtype=dtype)
+        return _op_case(rng, "max", layout, options=options, dtype=dtype)
 
     tied, winner = ties(rng, 4, 3)
     three = np.array([[2.0, 0.5], [2.0, 2.0], [-1.0, 1.5]])
     return [
         mx(((1, 1), P)),
-        _case(
+        _op_case(
             rng,
             "max",
             (tied.shape, P),
@@ -241,7 +239,7 @@ def _max_cases(rng: np.random.Generator) -> list[Case]:
             label="a.max(dim=0) with a of shape (4, 3), each column's maximum twice: the "
             "returned index (the first) gets the gradient",
         ),
-        _case(
+        _op_case(
             rng,
             "max",
             (three.shape, P),
@@ -264,7 +262,7 @@ def _max_cases(rng: np.random.Generator) -> list[Case]:
 
 def _shape_cases(rng: np.random.Generator) -> list[Case]:
     def sh(name: str, layout, dtype: str = "float64", **options) -> Case:
-        return _case(rng, name, layout, options=options, dtype=dtype)
+        return _op_case(rng, name, layout, options=options, dtype=dtype)
 
     return [
         sh("reshape", ((2, 3, 4), P), shape=(4, -1)),
@@ -286,7 +284,7 @@ def _shape_cases(rng: np.random.Generator) -> list[Case]:
 
 def _index_cases(rng: np.random.Generator) -> list[Case]:
     def ix(index, layout, dtype: str = "float64") -> Case:
-        return _case(rng, "getitem", layout, options={"index": index}, dtype=dtype)
+        return _op_case(rng, "getitem", layout, options={"index": index}, dtype=dtype)
 
     everything = {"slice": [None, None, None]}
     repeats = rng.integers(0, 4, 8).tolist()  # over 6: the label does not list them
@@ -329,29 +327,62 @@ def _engine_cases(rng: np.random.Generator) -> list[Case]:
     return cases
 
 
-def _one_check(task: str, name: str, cases: Callable[[np.random.Generator], list[Case]]):
-    return Check(task, f"{name} (hidden)", cases, public.op, verdict)
+def _of(name: str) -> str:
+    """The id of op ``name``'s public check (its task's rows run its program and verdict)."""
+    return TITLES.get(name, OPS[name].expr)
 
 
-CHECKS = [
-    _one_check("2.1", "a + b, a - b, -a: mixed layouts, numbers, 4-D, empty", _add_sub_neg_cases),
-    _one_check(
-        "2.2", "a * b, a / b: zero factors, mixed layouts, numbers, 4-D, empty", _mul_div_cases
-    ),
-    _one_check("2.3", "a ** n: zeros and negative bases", _pow_cases),
-    _one_check("2.4", "a.exp(), a.log(), a.sqrt(): wide ranges, 3-D and 4-D", _exp_log_sqrt_cases),
-    _one_check("2.5", "tanh, sigmoid, relu, abs: saturation, kinks in n-D", _activation_cases),
-    _one_check("2.6", "a @ b: outer products, empty, 4-D batches, layouts", _matmul_cases),
-    _one_check("2.7", "a.sum(dim, keepdim), a.mean(dim, keepdim): several axes", _sum_mean_cases),
-    _one_check("2.8", "a.max(dim, keepdim): ties in columns, 3-D and 4-D", _max_cases),
-    _one_check("2.9", "reshape, view, transpose, permute, T: other axes", _shape_cases),
-    _one_check("2.10", "a[index]: negative, boolean, 2-D and repeated indices", _index_cases),
-    Check(
-        "2.11",
-        "two_layer_backward (hidden: other sizes, saturation, column-major)",
-        _engine_cases,
-        public.two_layer,
-        engine_verdict,
-        requires=("2.1", "2.2", "2.5", "2.6", "2.7"),
-    ),
-]
+CHECKS = hidden_checks(
+    PUBLIC,
+    [
+        Hidden(
+            _of("add"),
+            _add_sub_neg_cases,
+            "a + b, a - b, -a: mixed layouts, numbers, 4-D, empty (hidden)",
+        ),
+        Hidden(
+            _of("mul"),
+            _mul_div_cases,
+            "a * b, a / b: zero factors, mixed layouts, numbers, 4-D, empty (hidden)",
+        ),
+        Hidden(_of("pow"), _pow_cases, "a ** n: zeros and negative bases (hidden)"),
+        Hidden(
+            _of("exp"),
+            _exp_log_sqrt_cases,
+            "a.exp(), a.log(), a.sqrt(): wide ranges, 3-D and 4-D (hidden)",
+        ),
+        Hidden(
+            _of("tanh"),
+            _activation_cases,
+            "tanh, sigmoid, relu, abs: saturation, kinks in n-D (hidden)",
+        ),
+        Hidden(
+            _of("matmul"),
+            _matmul_cases,
+            "a @ b: outer products, empty, 4-D batches, layouts (hidden)",
+        ),
+        Hidden(
+            _of("sum"),
+            _sum_mean_cases,
+            "a.sum(dim, keepdim), a.mean(dim, keepdim): several axes (hidden)",
+        ),
+        Hidden(
+            _of("max"), _max_cases, "a.max(dim, keepdim): ties in columns, 3-D and 4-D (hidden)"
+        ),
+        Hidden(
+            _of("reshape"),
+            _shape_cases,
+            "reshape, view, transpose, permute, T: other axes (hidden)",
+        ),
+        Hidden(
+            _of("getitem"),
+            _index_cases,
+            "a[index]: negative, boolean, 2-D and repeated indices (hidden)",
+        ),
+        Hidden(
+            "two_layer_backward",
+            _engine_cases,
+            "two_layer_backward (hidden: other sizes, saturation, column-major)",
+        ),
+    ],
+)

@@ -10,23 +10,15 @@ with several new axes and -1 in a later one. Cases run small to large.
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
-from ...checks.ch02_tensor import programs as op_programs
-from ...checks.ch02_tensor import verdict
 from ...checks.ch02_tensor.cases import op_case
+from ...checks.ch03_broadcast import CHECKS as PUBLIC
 from ...checks.ch03_broadcast import catalog as public
-from ...checks.ch03_broadcast import (
-    expand_verdict,
-    programs,
-    through_the_seam,
-    unbroadcast_verdict,
-)
 from ...checks.ch03_broadcast.cases import broadcast_op_case, expand_cases, unbroadcast_cases
 from ...checks.ch03_broadcast.catalog import CATALOG, Shape
-from ...harness.api import Case, Check
+from ...harness.api import Case
+from ...harness.table import Hidden, hidden_checks
 
 P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"
 OPS = {op.name: op for op in CATALOG}  # broadcast_to and sum_to_size
@@ -72,11 +64,6 @@ FLOAT32 = [("mul", ((2, 1, 3), P), ((4, 3), P)), ("matmul", ((1, 3, 4), P), ((2,
 def _broadcast_op_cases(rng: np.random.Generator) -> list[Case]:
     cases = [broadcast_op_case(rng, name, [a, b]) for name, a, b in PAIRS]
     return cases + [broadcast_op_case(rng, name, [a, b], "float32") for name, a, b in FLOAT32]
-
-
-def _seam_verdict(case: Case, received: Any) -> str | None:
-    """The public check's verdict for the case's own op (which chapter-2 task to blame)."""
-    return through_the_seam(case.inputs["name"])(case, received)
 
 
 # -- task 3.2: broadcast_to and sum_to_size, as (op, input layout, target shape) ----------------
@@ -131,35 +118,30 @@ EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], str]] = [
 ]
 
 
-CHECKS = [
-    Check(
-        "3.1",
-        "unbroadcast(grad, shape) (hidden: size-1 leading axes, square, 5-D)",
-        unbroadcast_cases(UNBROADCAST, float32=[((1, 5, 3), (1, 3))]),
-        programs.unbroadcast,
-        unbroadcast_verdict,
-    ),
-    Check(
-        "3.1",
-        "a + b, a - b, a * b, a / b, a @ b (hidden: both operands broadcast)",
-        _broadcast_op_cases,
-        op_programs.op,
-        _seam_verdict,
-    ),
-    Check(
-        "3.2",
-        "a.broadcast_to(shape), a.sum_to_size(shape) (hidden: other shapes)",
-        _shape_op_cases,
-        op_programs.op,
-        verdict,
-        requires=("3.1",),
-    ),
-    Check(
-        "3.3",
-        "a.expand(*sizes) (hidden: several new axes, -1 further in)",
-        expand_cases(EXPAND, ((2, 1), (3, -1, 4)), EXPAND_ERRORS),
-        programs.expand,
-        expand_verdict,
-        requires=("3.1", "3.2"),
-    ),
-]
+# each a public entry's program, verdict and requires (the broadcast ops' verdict blames the
+# chapter-2 task of each case's own op)
+CHECKS = hidden_checks(
+    PUBLIC,
+    [
+        Hidden(
+            "unbroadcast(grad, shape)",
+            unbroadcast_cases(UNBROADCAST, float32=[((1, 5, 3), (1, 3))]),
+            "unbroadcast(grad, shape) (hidden: size-1 leading axes, square, 5-D)",
+        ),
+        Hidden(
+            "a + b (broadcast)",
+            _broadcast_op_cases,
+            "a + b, a - b, a * b, a / b, a @ b (hidden: both operands broadcast)",
+        ),
+        Hidden(
+            "a.broadcast_to(shape)",
+            _shape_op_cases,
+            "a.broadcast_to(shape), a.sum_to_size(shape) (hidden: other shapes)",
+        ),
+        Hidden(
+            "a.expand(*sizes)",
+            expand_cases(EXPAND, ((2, 1), (3, -1, 4)), EXPAND_ERRORS),
+            "a.expand(*sizes) (hidden: several new axes, -1 further in)",
+        ),
+    ],
+)
