@@ -62,10 +62,10 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
+from ...harness.table import Field, Fields, Mistake, Rows, record, row
 from . import programs
 from .cases import (
     ContainerExpected,
-    Rows,
     batchnorm_case,
     checkpoint_case,
     container_case,
@@ -99,65 +99,53 @@ MODULE = ("5.1",)  # any Module subclass with attributes
 TREE = ("5.1", "5.3")  # a module put in eval(), or walked
 
 
-def _record(received: Any, keys: tuple[str, ...]) -> str | None:
-    if not isinstance(received, dict) or not all(k in received for k in keys):
-        return f"expected the program's record, received {show(received)}"
-    return None
-
-
 def _close(got: Any, want: Any, path: str, rtol: float = RTOL, atol: float = ATOL) -> str | None:
     return compare(got, want, rtol=rtol, atol=atol, path=path)
 
 
+def _want(key: str, rtol: float = RTOL, atol: float = ATOL, name: str = "") -> Field:
+    """A field whose expected value is ``case.expected``'s attribute of the same name."""
+    return Field(key, name or key, rtol, atol, expected=lambda case: getattr(case.expected, key))
+
+
 # -- 5.1 ----------------------------------------------------------------------------------------
+
+# the tables a registration script fills: the program's record key, the name a student
+# reads, what kind of thing a name there is and what it accepts
+TABLES = [
+    ("parameters", "_parameters", "parameter", "a Parameter"),
+    ("modules", "_modules", "child module", "a Module"),
+    ("buffers", "_buffers", "buffer", "a Tensor"),
+]
+PLACES = {key: words for key, words, _, _ in TABLES} | {"plain": "a plain attribute"}
 
 
 def registration_verdict(case: Case, received: Any) -> str | None:
+    """The script's steps replayed (``simulate_registration``): the first refusal missed or
+    made, then each table's names and order, ``__dict__``, and which object each name gives."""
     want = case.expected
-    problem = _record(received, ("errors", "parameters", "modules", "buffers", "plain", "found"))
+    problem = record(received, ("errors", "plain", "found", *(t[0] for t in TABLES)))
     if problem:
         return problem
     steps = case.inputs["script"]
     for step, ((action, name), w, got) in enumerate(zip(steps, want.errors, received["errors"])):
         if w and not got:
             before = simulate_registration(steps[:step])
-            kind, allowed = next(
-                (kind, allowed)
-                for table, kind, allowed in (
-                    (before.parameters, "parameter", "a Parameter"),
-                    (before.modules, "child module", "a Module"),
-                    (before.buffers, "buffer", "a Tensor"),
-                )
-                if name in table
-            )
+            kind, allowed = next((k, a) for t, _, k, a in TABLES if name in getattr(before, t))
             what = "a plain Tensor" if action == "tensor" else "3"
             return (
                 f"self.{name} = {what} raised nothing, but {name!r} is a registered "
                 f"{kind}: PyTorch raises TypeError ({allowed} or None expected)"
             )
         if got and not w:
-            what = script_text([[action, name]])
             also = " (None keeps a registered name, as None)" if action == "none" else ""
-            return f"{what} raised {got}, which PyTorch allows{also}"
-    for table, words in (
-        ("parameters", "_parameters"),
-        ("modules", "_modules"),
-        ("buffers", "_buffers"),
-    ):
+            return f"{script_text([[action, name]])} raised {got}, which PyTorch allows{also}"
+    for table, words, _, _ in TABLES:
         w, got = getattr(want, table), received[table]
         for name in w:
             if name not in got:
-                where = next(
-                    (
-                        t
-                        for t in ("parameters", "modules", "buffers", "plain")
-                        if name in received[t]
-                    ),
-                    None,
-                )
-                places = {"plain": "a plain attribute", "parameters": "_parameters"}
-                places.update(modules="_modules", buffers="_buffers")
-                also = f" (it went to {places[where]})" if where else ""
+                where = next((t for t in PLACES if name in received[t]), None)
+                also = f" (it went to {PLACES[where]})" if where else ""
                 return f"{name!r} is not in {words} after: {want.script}{also}"
         for name in got:
             if name not in w:
@@ -178,8 +166,7 @@ def registration_verdict(case: Case, received: Any) -> str | None:
         if name not in received["plain"]:
             return f"self.{name} is not a plain attribute after: {want.script}"
     for name, step in want.found.items():
-        got = received["found"].get(name)
-        if got != step:
+        if received["found"].get(name) != step:
             return f"after {want.script}, self.{name} is not the object last assigned to it"
     return None
 
@@ -207,7 +194,7 @@ REGISTRATION = [
 
 def linear_init_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("weight", "bias", "same_again", "float32", "kept"))
+    problem = record(received, ("weight", "bias", "same_again", "float32", "kept"))
     if problem:
         return problem
     weight = received["weight"]
@@ -262,92 +249,95 @@ def linear_init_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def linear_forward_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = _record(received, ("y", "requires_grad", "x_grad", "w_grad", "b_grad"))
-    if problem:
-        return problem
-    y = received["y"]
-    if isinstance(y, np.ndarray) and y.shape != want.y.shape:
-        return f"Linear's output has shape {y.shape}, expected {want.y.shape}: x Wᵀ + b"
-    problem = _close(y, want.y, "y")
-    if problem:
-        w = case.inputs["w"]
-        if isinstance(y, np.ndarray) and case.inputs["b"] is not None:
-            if np.allclose(y, case.inputs["x"] @ w.T, rtol=RTOL, atol=ATOL):
-                return problem + " (the bias is not added: x.data @ weight.data.T + bias.data)"
-        return problem
-    if not received["requires_grad"]:
-        return "y does not require grad: return LinearFunction.apply's Tensor (it records y)"
-    if want.second is not None:
-        if not all(received.get("recorded", [True])):
-            return (
-                "the gradients LinearFunction.backward returned were not recorded under "
-                "create_graph=True: compute them with Tensor operations on grad_output and the "
-                "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
-                "is twice differentiable, as PyTorch's"
-            )
-        for key, path, expected in zip(("x_grad", "w_grad", "b_grad"), PATHS, want.second):
-            if expected is not None:
-                problem = _close(received[key], expected, path)
-                if problem:
-                    return problem + (
-                        " (the second derivatives: backward's Tensor operations must use "
-                        "grad_output and the saved x and weight, so all three are recorded)"
-                    )
-        return None
-    for key, path in zip(("x_grad", "w_grad", "b_grad"), PATHS):
-        expected, got = getattr(want, key), received[key]
-        if expected is None:
-            continue
-        if got is None:
-            return (
-                f"{path} is None, but it requires grad: backward returns a gradient for each "
-                "input where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)"
-            )
-        problem = _close(got, expected, path)
-        if problem:
-            return problem + _gradient_mistake(case, key, got)
-    return None
-
-
-PATHS = ("x.grad", "weight.grad", "bias.grad")
-
-
 def _rows(case: Case) -> tuple[np.ndarray, np.ndarray]:
     """x and g as rows: (N, in) and (N, out)."""
     x, w, g = case.inputs["x"], case.inputs["w"], case.inputs["g"]
     return x.reshape(-1, w.shape[1]), g.reshape(-1, w.shape[0])
 
 
-def _gradient_mistake(case: Case, key: str, got: Any) -> str:
-    """A name for a known wrong gradient (empty when it is none of them)."""
-    if not isinstance(got, np.ndarray):
-        return ""
-    x, g = _rows(case)
-    w = case.inputs["w"]
-    known = {
-        "x_grad": [(lambda: g @ w.T, "∂L/∂x = g W, (N, out)(out, in), not g Wᵀ")],
-        "w_grad": [(lambda: x.T @ g, "∂L/∂W has W's shape (out, in): gᵀx, not xᵀg")],
-        "b_grad": [
-            (
-                lambda: g.mean(axis=0),
-                "the bias gradient sums over the batch (axis 0): Σₙ g, not the mean",
-            ),
-            (
-                lambda: g.sum(axis=1),
-                "the bias gradient sums over the batch (axis 0), not the outputs",
-            ),
-        ],
-    }
-    for wrong, name in known[key]:
-        try:
-            value = wrong()
-        except ValueError:  # shapes that do not multiply
+def _without_bias(case: Case) -> np.ndarray | None:
+    return None if case.inputs["b"] is None else case.inputs["x"] @ case.inputs["w"].T
+
+
+LINEAR_Y = _want("y", name="y")
+LINEAR_GRADS = [
+    _want("x_grad", name="x.grad"),
+    _want("w_grad", name="weight.grad"),
+    _want("b_grad", name="bias.grad"),
+]
+LINEAR_MISTAKES = [
+    Mistake("y", _without_bias, "the bias is not added: x.data @ weight.data.T + bias.data"),
+    Mistake(
+        "x_grad",
+        lambda case: _rows(case)[1] @ case.inputs["w"].T,
+        "∂L/∂x = g W, (N, out)(out, in), not g Wᵀ",
+    ),
+    Mistake(
+        "w_grad",
+        lambda case: _rows(case)[0].T @ _rows(case)[1],
+        "∂L/∂W has W's shape (out, in): gᵀx, not xᵀg",
+    ),
+    Mistake(
+        "b_grad",
+        lambda case: _rows(case)[1].mean(axis=0),
+        "the bias gradient sums over the batch (axis 0): Σₙ g, not the mean",
+    ),
+    Mistake(
+        "b_grad",
+        lambda case: _rows(case)[1].sum(axis=1),
+        "the bias gradient sums over the batch (axis 0), not the outputs",
+    ),
+]
+
+
+def linear_forward_verdict(case: Case, received: Any) -> str | None:
+    """y (its shape first), that y is recorded, then the gradients: each declared with the
+    known wrong formulas; a gradient missing where its input requires grad is named."""
+    want = case.expected
+    problem = record(received, ("y", "requires_grad", "x_grad", "w_grad", "b_grad"))
+    if problem:
+        return problem
+    y = received["y"]
+    if isinstance(y, np.ndarray) and y.shape != want.y.shape:
+        return f"Linear's output has shape {y.shape}, expected {want.y.shape}: x Wᵀ + b"
+    problem = Fields([LINEAR_Y], LINEAR_MISTAKES)(case, received)
+    if problem:
+        return problem
+    if not received["requires_grad"]:
+        return "y does not require grad: return LinearFunction.apply's Tensor (it records y)"
+    if want.second is not None:
+        return _second_order(case, received)
+    for field in LINEAR_GRADS:
+        if field.want(case) is None:
             continue
-        if value.shape == got.shape and np.allclose(got, value, rtol=RTOL, atol=ATOL):
-            return f" ({name})"
-    return ""
+        if received[field.key] is None:
+            return (
+                f"{field.name} is None, but it requires grad: backward returns a gradient for "
+                "each input where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)"
+            )
+        problem = Fields([field], LINEAR_MISTAKES)(case, received)
+        if problem:
+            return problem
+    return None
+
+
+def _second_order(case: Case, received: Any) -> str | None:
+    if not all(received.get("recorded", [True])):
+        return (
+            "the gradients LinearFunction.backward returned were not recorded under "
+            "create_graph=True: compute them with Tensor operations on grad_output and the "
+            "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
+            "is twice differentiable, as PyTorch's"
+        )
+    for field, expected in zip(LINEAR_GRADS, case.expected.second):
+        if expected is not None:
+            problem = _close(received[field.key], expected, field.name)
+            if problem:
+                return problem + (
+                    " (the second derivatives: backward's Tensor operations must use "
+                    "grad_output and the saved x and weight, so all three are recorded)"
+                )
+    return None
 
 
 # -- 5.3 ----------------------------------------------------------------------------------------
@@ -387,18 +377,40 @@ def _names_problem(got: Any, want: list, what: str) -> str | None:
     return f"{what}: expected {w_names}, received {g_names}"
 
 
-def modules_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = _record(received, ("names", "all_names", "prefixed"))
+# each walk the program runs: its key in the record (and in case.expected), the call
+MODULE_WALKS = [
+    ("names", "named_modules()"),
+    ("all_names", "named_modules(remove_duplicate=False)"),
+    ("prefixed", 'named_modules(prefix="model")'),
+]
+MEMBER_WALKS = [
+    ("parameters", "named_parameters()"),
+    ("buffers", "named_buffers()"),
+    ("all_parameters", "named_parameters(remove_duplicate=False)"),
+    ("own", "named_parameters(recurse=False)"),
+    ("prefixed", 'named_parameters(prefix="model")'),
+    ("own_prefixed", 'named_parameters(prefix="model", recurse=False)'),
+]
+
+
+def _walks(walks: list, case: Case, received: Any, optional: tuple = ()) -> str | None:
+    """The first walk whose names or objects differ from PyTorch's (``_names_problem``)."""
+    problem = record(received, [key for key, _ in walks if key not in optional])
     if problem:
         return problem
-    problem = (
-        _names_problem(received["names"], want.names, "named_modules()")
-        or _names_problem(
-            received["all_names"], want.all_names, "named_modules(remove_duplicate=False)"
-        )
-        or _names_problem(received["prefixed"], want.prefixed, 'named_modules(prefix="model")')
-    )
+    for key, call in walks:
+        problem = _names_problem(received.get(key), getattr(case.expected, key), call)
+        if problem:
+            return problem
+    return None
+
+
+def modules_verdict(case: Case, received: Any) -> str | None:
+    want = case.expected
+    problem = record(received, [key for key, _ in MODULE_WALKS])
+    if problem:
+        return problem
+    problem = _walks(MODULE_WALKS, case, received)
     if problem and isinstance(received["names"], list):
         got = {index for _, index in received["names"]}
         skipped = [path for path, index in want.names if index not in got]
@@ -420,31 +432,12 @@ def _falsy(case: Case, paths: dict, path: str) -> bool:
 
 
 def members_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = _record(received, ("parameters", "all_parameters", "own", "prefixed", "buffers"))
-    if problem:
-        return problem
-    return (
-        _names_problem(received["parameters"], want.parameters, "named_parameters()")
-        or _names_problem(received["buffers"], want.buffers, "named_buffers()")
-        or _names_problem(
-            received["all_parameters"],
-            want.all_parameters,
-            "named_parameters(remove_duplicate=False)",
-        )
-        or _names_problem(received["own"], want.own, "named_parameters(recurse=False)")
-        or _names_problem(received["prefixed"], want.prefixed, 'named_parameters(prefix="model")')
-        or _names_problem(
-            received.get("own_prefixed"),
-            want.own_prefixed,
-            'named_parameters(prefix="model", recurse=False)',
-        )
-    )
+    return _walks(MEMBER_WALKS, case, received, optional=("own_prefixed",))
 
 
 def train_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("flags", "returned_self"))
+    problem = record(received, ("flags", "returned_self"))
     if problem:
         return problem
     n = len(want.paths)
@@ -471,7 +464,7 @@ def train_verdict(case: Case, received: Any) -> str | None:
 
 def container_verdict(case: Case, received: Any) -> str | None:
     want: ContainerExpected = case.expected
-    problem = _record(received, ("names", "order", "calls", "y", "chained"))
+    problem = record(received, ("names", "order", "calls", "y", "chained"))
     if problem:
         return problem
     kind = case.inputs["kind"]
@@ -515,27 +508,26 @@ def container_verdict(case: Case, received: Any) -> str | None:
 # -- 5.5 ----------------------------------------------------------------------------------------
 
 
+def _last(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
+
+
 def state_dict_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("keys", "values", "requires_grad", "kept"))
+    problem = record(received, ("keys", "values", "requires_grad", "kept"))
     if problem:
         return problem
     keys = [k for k, _, _ in want.keys]
     got = received["keys"]
     if got != keys:
-        short = [k.rsplit(".", 1)[-1] for k in keys]
-        if got == short:
-            deep = next(k for k in keys if "." in k)
-            return (
-                f"state_dict gives {deep.rsplit('.', 1)[-1]!r} where PyTorch gives {deep!r}: "
-                "prefix each child's keys with its name and a dot"
-            )
         missing = [k for k in keys if k not in got]
         extra = [k for k in got if k not in keys]
-        if missing and "." in missing[0] and missing[0].rsplit(".", 1)[-1] in got:
+        deep = next(k for k in keys if "." in k) if got == [_last(k) for k in keys] else None
+        if not deep and missing and "." in missing[0] and _last(missing[0]) in got:
             deep = missing[0]
+        if deep:
             return (
-                f"state_dict gives {deep.rsplit('.', 1)[-1]!r} where PyTorch gives {deep!r}: "
+                f"state_dict gives {_last(deep)!r} where PyTorch gives {deep!r}: "
                 "prefix each child's keys with its name and a dot"
             )
         if missing:
@@ -566,7 +558,7 @@ def state_dict_verdict(case: Case, received: Any) -> str | None:
 
 def load_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("error", "message", "after", "same_objects", "returned"))
+    problem = record(received, ("error", "message", "after", "same_objects", "returned"))
     if problem:
         return problem
     if want.error is not None:
@@ -640,7 +632,7 @@ def load_verdict(case: Case, received: Any) -> str | None:
 
 def softmax_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("out", "dtype", "grad"))
+    problem = record(received, ("out", "dtype", "grad"))
     if problem:
         return problem
     out = received["out"]
@@ -703,7 +695,7 @@ def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
 
 def cross_entropy_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("loss", "grad"))
+    problem = record(received, ("loss", "grad"))
     if problem:
         return problem
     loss = received["loss"]
@@ -753,7 +745,7 @@ def cross_entropy_verdict(case: Case, received: Any) -> str | None:
 
 def init_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("values", "returned_self", "same_seed_same", "global_same"))
+    problem = record(received, ("values", "returned_self", "same_seed_same", "global_same"))
     if problem:
         return problem
     values = received["values"]
@@ -835,7 +827,7 @@ def _gain(nonlinearity: str, a: float) -> float:
 
 def dropout_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("outs", "grads", "dtypes", "same_seed_same"))
+    problem = record(received, ("outs", "grads", "dtypes", "same_seed_same"))
     if problem:
         return problem
     x, p = want.x, want.p
@@ -899,9 +891,61 @@ def dropout_verdict(case: Case, received: Any) -> str | None:
 # -- 5.10 ---------------------------------------------------------------------------------------
 
 
+def _batch(case: Case) -> tuple[np.ndarray, tuple]:
+    """The first training batch and the axes BatchNorm1d reduces over."""
+    x = case.inputs["xs"][0]
+    return x, (0,) if x.ndim == 2 else (0, 2)
+
+
+def _stats_held_constant(case: Case) -> np.ndarray:
+    """x.grad with the batch's mean and variance treated as constants."""
+    x, axes = _batch(case)
+    view = (1, -1) + (1,) * (x.ndim - 2)
+    std = np.sqrt(x.var(axis=axes, keepdims=True) + case.expected.options["eps"])
+    return case.inputs["g"] * np.asarray(case.inputs["w"]).reshape(view) / std
+
+
+def _if_affine(key: str) -> Any:
+    return lambda case: getattr(case.expected, key) if case.expected.options["affine"] else None
+
+
+BN_EVAL = Fields(
+    [_want("eval_out", 1e-6, 1e-8, "the output in eval()")],
+    [
+        Mistake(
+            "eval_out",
+            lambda case: (
+                case.expected.eval_with_batch_stats
+                if case.expected.options["track_running_stats"]
+                else None
+            ),
+            "BatchNorm used the batch's statistics in eval(): use running_mean and running_var",
+        )
+    ],
+)
+BN_GRADS = Fields(
+    [
+        Field("grads.x", "x.grad (first batch)", 1e-6, 1e-8, lambda case: case.expected.x_grad),
+        Field("grads.w", "weight.grad", 1e-6, 1e-8, _if_affine("w_grad")),
+        Field("grads.b", "bias.grad", 1e-6, 1e-8, _if_affine("b_grad")),
+    ],
+    [
+        Mistake(
+            "grads.x",
+            _stats_held_constant,
+            "it is the gradient with the batch's mean and variance held constant: compute "
+            "them with Tensor operations, x.mean(...), so the gradient flows through them too",
+        )
+    ],
+)
+
+
 def batchnorm_verdict(case: Case, received: Any) -> str | None:
+    """Training (a procedure: each batch's output, then the running statistics batch by
+    batch, naming reversed momentum and a biased variance), then eval and the gradients
+    (declared)."""
     want = case.expected
-    problem = _record(received, ("outs", "running_mean", "running_var", "tracked", "eval_out"))
+    problem = record(received, ("outs", "running_mean", "running_var", "tracked", "eval_out"))
     if problem:
         return problem
     for k, (w, g) in enumerate(zip(want.outs, received["outs"])):
@@ -909,78 +953,56 @@ def batchnorm_verdict(case: Case, received: Any) -> str | None:
         if problem:
             return problem + " (normalise with the batch's mean and biased variance)"
     if want.options["track_running_stats"]:
-        mom = want.options["momentum"]
-        for k in range(len(want.running_mean)):
-            g_mean = received["running_mean"][k] if k < len(received["running_mean"]) else None
-            g_var = received["running_var"][k] if k < len(received["running_var"]) else None
-            if _close(g_mean, want.running_mean[k], "") and mom is not None:
-                x = case.inputs["xs"][0]
-                axes = (0,) if x.ndim == 2 else (0, 2)
-                swapped = (1 - (1 - mom)) * 0 + (1 - mom) * x.mean(axis=axes)
-                if k == 0 and isinstance(g_mean, np.ndarray) and np.allclose(g_mean, swapped):
-                    return (
-                        "momentum reversed: running_mean = (1 − momentum)·running_mean + "
-                        "momentum·batch_mean"
-                    )
-                return _close(g_mean, want.running_mean[k], f"running_mean after batch {k + 1}")
-            problem = _close(g_var, want.running_var[k], f"running_var after batch {k + 1}")
-            if problem:
-                x = case.inputs["xs"][0]
-                axes = (0,) if x.ndim == 2 else (0, 2)
-                m = mom if mom is not None else 1.0
-                biased = (1 - m) * 1.0 + m * x.var(axis=axes)
-                if k == 0 and isinstance(g_var, np.ndarray) and np.allclose(g_var, biased):
-                    return (
-                        "running_var keeps the biased variance: multiply the batch's by "
-                        "n/(n − 1) for the running average"
-                    )
-                return problem
-        if received["tracked"] != want.tracked:
-            return f"num_batches_tracked was {received['tracked']}, expected {want.tracked}"
-        graph = received.get("buffers_require_grad")
-        if graph:
-            return (
-                f"{graph[0]} requires grad after training: it holds a graph through every "
-                "batch; update the running statistics outside the graph (in place on .data, "
-                "or from detached values)"
-            )
-        changed = received.get("changed_in_eval")
-        if changed:
-            return (
-                f"eval() changed {changed[0]}: the running statistics (and "
-                "num_batches_tracked) are updated in training only"
-            )
-    eval_out = received["eval_out"]
-    if want.options["track_running_stats"] and isinstance(eval_out, np.ndarray):
-        if eval_out.shape == want.eval_out.shape and np.allclose(
-            eval_out, want.eval_with_batch_stats, rtol=1e-6, atol=1e-8
-        ):
-            return (
-                "BatchNorm used the batch's statistics in eval(): use running_mean and running_var"
-            )
-    problem = _close(eval_out, want.eval_out, "the output in eval()", 1e-6, 1e-8)
+        problem = _running_problem(case, received)
+        if problem:
+            return problem
+    problem = BN_EVAL(case, received)
     if problem:
         return problem
-    grads = received.get("grads") or {}
-    if grads.get("x") is None:
+    if (received.get("grads") or {}).get("x") is None:
         return "BatchNorm's output does not require grad: compute it with Tensor operations"
-    problem = _close(grads["x"], want.x_grad, "x.grad (first batch)", 1e-6, 1e-8)
-    if problem:
-        x, g = case.inputs["xs"][0], case.inputs["g"]
-        axes = (0,) if x.ndim == 2 else (0, 2)
-        view = (1, -1) + (1,) * (x.ndim - 2)
-        std = np.sqrt(x.var(axis=axes, keepdims=True) + want.options["eps"])
-        constant = g * np.asarray(case.inputs["w"]).reshape(view) / std
-        if isinstance(grads["x"], np.ndarray) and np.allclose(grads["x"], constant):
-            return problem + (
-                " (it is the gradient with the batch's mean and variance held constant: "
-                "compute them with Tensor operations, x.mean(...), so the gradient flows "
-                "through them too)"
-            )
-        return problem
-    if want.options["affine"]:
-        return _close(grads["w"], want.w_grad, "weight.grad", 1e-6, 1e-8) or _close(
-            grads["b"], want.b_grad, "bias.grad", 1e-6, 1e-8
+    return BN_GRADS(case, received)
+
+
+def _running_problem(case: Case, received: Any) -> str | None:
+    want = case.expected
+    mom = want.options["momentum"]
+    x, axes = _batch(case)
+    for k in range(len(want.running_mean)):
+        g_mean = received["running_mean"][k] if k < len(received["running_mean"]) else None
+        g_var = received["running_var"][k] if k < len(received["running_var"]) else None
+        if _close(g_mean, want.running_mean[k], "") and mom is not None:
+            swapped = (1 - mom) * x.mean(axis=axes)
+            if k == 0 and isinstance(g_mean, np.ndarray) and np.allclose(g_mean, swapped):
+                return (
+                    "momentum reversed: running_mean = (1 − momentum)·running_mean + "
+                    "momentum·batch_mean"
+                )
+            return _close(g_mean, want.running_mean[k], f"running_mean after batch {k + 1}")
+        problem = _close(g_var, want.running_var[k], f"running_var after batch {k + 1}")
+        if problem:
+            m = mom if mom is not None else 1.0
+            biased = (1 - m) * 1.0 + m * x.var(axis=axes)
+            if k == 0 and isinstance(g_var, np.ndarray) and np.allclose(g_var, biased):
+                return (
+                    "running_var keeps the biased variance: multiply the batch's by "
+                    "n/(n − 1) for the running average"
+                )
+            return problem
+    if received["tracked"] != want.tracked:
+        return f"num_batches_tracked was {received['tracked']}, expected {want.tracked}"
+    graph = received.get("buffers_require_grad")
+    if graph:
+        return (
+            f"{graph[0]} requires grad after training: it holds a graph through every "
+            "batch; update the running statistics outside the graph (in place on .data, "
+            "or from detached values)"
+        )
+    changed = received.get("changed_in_eval")
+    if changed:
+        return (
+            f"eval() changed {changed[0]}: the running statistics (and "
+            "num_batches_tracked) are updated in training only"
         )
     return None
 
@@ -990,7 +1012,7 @@ def batchnorm_verdict(case: Case, received: Any) -> str | None:
 
 def loader_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("epochs", "consistent"))
+    problem = record(received, ("epochs", "consistent"))
     if problem:
         return problem
     if received.get("not_collated"):
@@ -1041,9 +1063,30 @@ def loader_verdict(case: Case, received: Any) -> str | None:
 # -- 5.12 ---------------------------------------------------------------------------------------
 
 
+# what a checkpointed gradient that differs from the plain run's says: (when, the words)
+CHECKPOINT_HINTS = [
+    (
+        lambda case, got, want: got is None,
+        "backward runs with grad mode off, so the rerun of fn recorded nothing: run fn again "
+        "under enable_grad()",
+    ),
+    (
+        lambda case, got, want: case.expected.kind == "noise",
+        "the recomputation must draw the same random numbers: run fn again under "
+        "_replaying(ctx.rng_state)",
+    ),
+    (
+        lambda case, got, want: isinstance(got, np.ndarray) and np.allclose(got, 2 * want),
+        "it arrived twice: run fn again on detached copies of args, so that the inner "
+        "backward stops at them and backward returns their .grad",
+    ),
+    (lambda case, got, want: True, "gradients must equal the plain run's"),
+]
+
+
 def checkpoint_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
-    problem = _record(received, ("out", "grads", "alive", "watched"))
+    problem = record(received, ("out", "grads", "alive", "watched"))
     if problem:
         return problem
     problem = _close(received["out"], want.out, "out")
@@ -1057,22 +1100,8 @@ def checkpoint_verdict(case: Case, received: Any) -> str | None:
             continue
         problem = _close(g, w, f"{name}.grad")
         if problem:
-            if g is None:
-                problem += (
-                    " (backward runs with grad mode off, so the rerun of fn recorded "
-                    "nothing: run fn again under enable_grad())"
-                )
-            if want.kind == "noise":
-                problem += (
-                    " (the recomputation must draw the same random numbers: run fn again "
-                    "under _replaying(ctx.rng_state))"
-                )
-            if isinstance(g, np.ndarray) and np.allclose(g, 2 * w):
-                problem += (
-                    " (it arrived twice: run fn again on detached copies of args, so that "
-                    "the inner backward stops at them and backward returns their .grad)"
-                )
-            return problem + " (gradients must equal the plain run's)"
+            hints = [words for when, words in CHECKPOINT_HINTS if when(case, g, w)]
+            return problem + "".join(f" ({words})" for words in hints)
     if received["alive"]:
         return (
             f"checkpoint kept the activations: {received['alive']} tensors of fn's "
@@ -1089,9 +1118,21 @@ def checkpoint_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def _case(make: Any, *args: Any, **kwargs: Any) -> Any:
-    return lambda rng: make(rng, *args, **kwargs)
+def on_tree(make: Any, label: str, tree: Any, **options: Any) -> Any:
+    """A row of a tree case builder (``make(label, tree, rng, **options)``)."""
+    return lambda rng: make(label, tree, rng, **options)
 
+
+def fixed(make: Any, *args: Any, **options: Any) -> Any:
+    """A row whose case draws nothing (``make(None, *args, **options)``)."""
+    return lambda rng: make(None, *args, **options)
+
+
+NET = "Net(fc, blocks: [0, 1])"
+SHARED = "a model with one module shared by a and b"
+FALSY_TREE = "a model holding an empty container (falsy)"
+TIED = "enc and dec with tied weights"
+DEEP = "four levels with buffers"
 
 CHECKS = [
     Check(
@@ -1118,17 +1159,17 @@ CHECKS = [
         "Linear: LinearFunction's forward and backward",
         Rows(
             [
-                _case(linear_forward_case, (4, 3), 2),
-                _case(linear_forward_case, (3,), 4),
-                _case(linear_forward_case, (2, 3, 5), 3),
-                _case(linear_forward_case, (5, 2), 3, bias=False),
-                _case(linear_forward_case, (6, 4), 4),
-                _case(linear_forward_case, (4, 3), 3, needs=(False, True, True)),
-                _case(linear_forward_case, (3, 4), 2, needs=(True, False, True)),
-                _case(linear_forward_case, (3, 4), 2, needs=(True, True, False)),
-                _case(linear_forward_case, (3, 2), 2, bias=False, needs=(False, True)),
-                _case(linear_forward_case, (4, 3), 2, second=True),
-                _case(linear_forward_case, (2, 2, 3), 3, bias=False, second=True),
+                row(linear_forward_case, (4, 3), 2),
+                row(linear_forward_case, (3,), 4),
+                row(linear_forward_case, (2, 3, 5), 3),
+                row(linear_forward_case, (5, 2), 3, bias=False),
+                row(linear_forward_case, (6, 4), 4),
+                row(linear_forward_case, (4, 3), 3, needs=(False, True, True)),
+                row(linear_forward_case, (3, 4), 2, needs=(True, False, True)),
+                row(linear_forward_case, (3, 4), 2, needs=(True, True, False)),
+                row(linear_forward_case, (3, 2), 2, bias=False, needs=(False, True)),
+                row(linear_forward_case, (4, 3), 2, second=True),
+                row(linear_forward_case, (2, 2, 3), 3, bias=False, second=True),
             ]
         ),
         programs.linear_forward,
@@ -1140,14 +1181,10 @@ CHECKS = [
         "named_modules",
         Rows(
             [
-                lambda rng: named_modules_case("Net(fc, blocks: [0, 1])", model_tree, rng),
-                lambda rng: named_modules_case(
-                    "a model with one module shared by a and b", shared_tree, rng
-                ),
-                lambda rng: named_modules_case("four levels with a None child", deep_tree, rng),
-                lambda rng: named_modules_case(
-                    "a model holding an empty container (falsy)", container_tree, rng
-                ),
+                on_tree(named_modules_case, NET, model_tree),
+                on_tree(named_modules_case, SHARED, shared_tree),
+                on_tree(named_modules_case, "four levels with a None child", deep_tree),
+                on_tree(named_modules_case, FALSY_TREE, container_tree),
             ]
         ),
         programs.tree,
@@ -1159,12 +1196,10 @@ CHECKS = [
         "named_parameters and named_buffers",
         Rows(
             [
-                lambda rng: members_case("Net(fc, blocks: [0, 1])", model_tree, rng),
-                lambda rng: members_case(
-                    "a model with one module shared by a and b", shared_tree, rng
-                ),
-                lambda rng: members_case("enc and dec with tied weights", tied_tree, rng),
-                lambda rng: members_case("four levels, buffers, a None parameter", deep_tree, rng),
+                on_tree(members_case, NET, model_tree),
+                on_tree(members_case, SHARED, shared_tree),
+                on_tree(members_case, TIED, tied_tree),
+                on_tree(members_case, "four levels, buffers, a None parameter", deep_tree),
             ]
         ),
         programs.tree,
@@ -1176,11 +1211,9 @@ CHECKS = [
         "train and eval",
         Rows(
             [
-                lambda rng: train_case("Net(fc, blocks: [0, 1])", model_tree, rng),
-                lambda rng: train_case("four levels", deep_tree, rng),
-                lambda rng: train_case(
-                    "a model holding an empty container (falsy)", container_tree, rng
-                ),
+                on_tree(train_case, NET, model_tree),
+                on_tree(train_case, "four levels", deep_tree),
+                on_tree(train_case, FALSY_TREE, container_tree),
             ]
         ),
         programs.tree,
@@ -1192,14 +1225,14 @@ CHECKS = [
         "Sequential and ModuleList",
         Rows(
             [
-                _case(container_case, "sequential", 3),
-                _case(container_case, "sequential", 0),
-                _case(container_case, "sequential", 2, appended=1),
-                _case(container_case, "list", 3),
-                _case(container_case, "list", 1, appended=2),
-                _case(container_case, "list_append", 0, appended=3),
-                _case(container_case, "sequential", 3, picks=[0, 1, 0]),
-                _case(container_case, "sequential", 12),
+                row(container_case, "sequential", 3),
+                row(container_case, "sequential", 0),
+                row(container_case, "sequential", 2, appended=1),
+                row(container_case, "list", 3),
+                row(container_case, "list", 1, appended=2),
+                row(container_case, "list_append", 0, appended=3),
+                row(container_case, "sequential", 3, picks=[0, 1, 0]),
+                row(container_case, "sequential", 12),
             ]
         ),
         programs.containers,
@@ -1211,14 +1244,14 @@ CHECKS = [
         "state_dict",
         Rows(
             [
-                lambda rng: state_dict_case("Net(fc, blocks: [0, 1])", model_tree, rng),
-                lambda rng: state_dict_case(
-                    "four levels, buffers (one not persistent), None entries", deep_tree, rng
+                on_tree(state_dict_case, NET, model_tree),
+                on_tree(
+                    state_dict_case,
+                    "four levels, buffers (one not persistent), None entries",
+                    deep_tree,
                 ),
-                lambda rng: state_dict_case(
-                    "a model with one module shared by a and b", shared_tree, rng
-                ),
-                lambda rng: state_dict_case("enc and dec with tied weights", tied_tree, rng),
+                on_tree(state_dict_case, SHARED, shared_tree),
+                on_tree(state_dict_case, TIED, tied_tree),
             ]
         ),
         programs.state,
@@ -1230,19 +1263,15 @@ CHECKS = [
         "load_state_dict",
         Rows(
             [
-                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng),
-                lambda rng: load_case("four levels with buffers", deep_tree, rng),
-                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng, drop=1),
-                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng, extra=1),
-                lambda rng: load_case("Net(fc, blocks: [0, 1])", model_tree, rng, reshape=1),
-                lambda rng: load_case("four levels with buffers", deep_tree, rng, drop=2, extra=1),
-                lambda rng: load_case(
-                    "Net(fc, blocks: [0, 1])", model_tree, rng, drop=1, extra=2, strict=False
-                ),
-                lambda rng: load_case(
-                    "Net(fc, blocks: [0, 1])", model_tree, rng, reshape=1, strict=False
-                ),
-                lambda rng: load_case("four levels with buffers", deep_tree, rng, dtype="float32"),
+                on_tree(load_case, NET, model_tree),
+                on_tree(load_case, DEEP, deep_tree),
+                on_tree(load_case, NET, model_tree, drop=1),
+                on_tree(load_case, NET, model_tree, extra=1),
+                on_tree(load_case, NET, model_tree, reshape=1),
+                on_tree(load_case, DEEP, deep_tree, drop=2, extra=1),
+                on_tree(load_case, NET, model_tree, drop=1, extra=2, strict=False),
+                on_tree(load_case, NET, model_tree, reshape=1, strict=False),
+                on_tree(load_case, DEEP, deep_tree, dtype="float32"),
             ]
         ),
         programs.state,
@@ -1254,9 +1283,7 @@ CHECKS = [
         "softmax and log_softmax",
         Rows(
             [
-                lambda rng, f=f, shape=shape, dim=dim, dtype=dtype: softmax_case(
-                    rng, f, shape, dim, dtype=dtype
-                )
+                row(softmax_case, f, shape, dim, dtype=dtype)
                 for f in ("softmax", "log_softmax")
                 for shape, dim, dtype in (
                     ((3, 4), 1, "float64"),
@@ -1275,12 +1302,10 @@ CHECKS = [
         "softmax and log_softmax at large logits",
         Rows(
             [
-                lambda rng: softmax_case(None, "softmax", x=[[1000.0, 0.0]]),
-                lambda rng: softmax_case(None, "log_softmax", x=[[1000.0, 0.0]]),
-                lambda rng: softmax_case(None, "softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
-                lambda rng: softmax_case(
-                    None, "log_softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]
-                ),
+                fixed(softmax_case, "softmax", x=[[1000.0, 0.0]]),
+                fixed(softmax_case, "log_softmax", x=[[1000.0, 0.0]]),
+                fixed(softmax_case, "softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
+                fixed(softmax_case, "log_softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
             ]
         ),
         programs.softmax,
@@ -1291,20 +1316,20 @@ CHECKS = [
         "cross_entropy",
         Rows(
             [
-                _case(cross_entropy_case),
-                _case(cross_entropy_case, reduction="sum"),
-                _case(cross_entropy_case, reduction="none"),
-                _case(cross_entropy_case, n=6, ignore=2),
-                _case(cross_entropy_case, n=6, ignore=2, reduction="sum"),
-                _case(cross_entropy_case, n=5, ignore=2, ignore_index=1),
-                _case(cross_entropy_case, n=4, ignore=4),
-                _case(cross_entropy_case, smoothing=0.1),
-                _case(cross_entropy_case, n=6, ignore=2, smoothing=0.2, reduction="none"),
-                _case(cross_entropy_case, n=6, ignore=1, smoothing=0.3),
-                _case(cross_entropy_case, scale=1e4),
-                _case(cross_entropy_case, n=3, c=3, extra=(2,)),
-                _case(cross_entropy_case, c=5, single=True),
-                _case(cross_entropy_case, n=6, ignore=1, smoothing=0.1, dtype="float32"),
+                row(cross_entropy_case),
+                row(cross_entropy_case, reduction="sum"),
+                row(cross_entropy_case, reduction="none"),
+                row(cross_entropy_case, n=6, ignore=2),
+                row(cross_entropy_case, n=6, ignore=2, reduction="sum"),
+                row(cross_entropy_case, n=5, ignore=2, ignore_index=1),
+                row(cross_entropy_case, n=4, ignore=4),
+                row(cross_entropy_case, smoothing=0.1),
+                row(cross_entropy_case, n=6, ignore=2, smoothing=0.2, reduction="none"),
+                row(cross_entropy_case, n=6, ignore=1, smoothing=0.3),
+                row(cross_entropy_case, scale=1e4),
+                row(cross_entropy_case, n=3, c=3, extra=(2,)),
+                row(cross_entropy_case, c=5, single=True),
+                row(cross_entropy_case, n=6, ignore=1, smoothing=0.1, dtype="float32"),
             ]
         ),
         programs.cross_entropy,
@@ -1334,13 +1359,13 @@ CHECKS = [
         "dropout",
         Rows(
             [
-                _case(dropout_case, (100, 200), 0.3),
-                _case(dropout_case, (20000,), 0.8),
-                _case(dropout_case, (100, 100), 0.5, dtype="float32"),
-                _case(dropout_case, (4, 5), 0.5, training=False),
-                _case(dropout_case, (4, 5), 0.0),
-                _case(dropout_case, (4, 5), 1.0),
-                _case(dropout_case, (50, 40), 0.4, calls=3, generator=False),
+                row(dropout_case, (100, 200), 0.3),
+                row(dropout_case, (20000,), 0.8),
+                row(dropout_case, (100, 100), 0.5, dtype="float32"),
+                row(dropout_case, (4, 5), 0.5, training=False),
+                row(dropout_case, (4, 5), 0.0),
+                row(dropout_case, (4, 5), 1.0),
+                row(dropout_case, (50, 40), 0.4, calls=3, generator=False),
             ]
         ),
         programs.dropout,
@@ -1351,8 +1376,8 @@ CHECKS = [
         "nn.Dropout in train() and eval()",
         Rows(
             [
-                _case(dropout_case, (4, 5), 0.5, training=False, module=True),
-                _case(dropout_case, (100, 100), 0.25, module=True, generator=False),
+                row(dropout_case, (4, 5), 0.5, training=False, module=True),
+                row(dropout_case, (100, 100), 0.25, module=True, generator=False),
             ]
         ),
         programs.dropout,
@@ -1364,12 +1389,12 @@ CHECKS = [
         "BatchNorm1d",
         Rows(
             [
-                _case(batchnorm_case, 3, 8),
-                _case(batchnorm_case, 2, 4, length=3, batches=3),
-                _case(batchnorm_case, 3, 5, momentum=None, batches=3),
-                _case(batchnorm_case, 2, 6, momentum=0.5),
-                _case(batchnorm_case, 3, 4, track=False),
-                _case(batchnorm_case, 2, 5, affine=False),
+                row(batchnorm_case, 3, 8),
+                row(batchnorm_case, 2, 4, length=3, batches=3),
+                row(batchnorm_case, 3, 5, momentum=None, batches=3),
+                row(batchnorm_case, 2, 6, momentum=0.5),
+                row(batchnorm_case, 3, 4, track=False),
+                row(batchnorm_case, 2, 5, affine=False),
             ]
         ),
         programs.batchnorm,
@@ -1381,14 +1406,14 @@ CHECKS = [
         "DataLoader",
         Rows(
             [
-                lambda rng: loader_case(None, 10, 3),
-                lambda rng: loader_case(None, 10, 3, drop_last=True),
-                lambda rng: loader_case(None, 9, 3, drop_last=True),
-                lambda rng: loader_case(None, 4, 10),
-                lambda rng: loader_case(rng, 11, 4, shuffle=True, epochs=2),
-                lambda rng: loader_case(rng, 10, 3, shuffle=True, drop_last=True, epochs=2),
-                lambda rng: loader_case(rng, 7, 2, shuffle=True, generator=False),
-                lambda rng: loader_case(rng, 6, 4, shuffle=True, dataset="tensors"),
+                fixed(loader_case, 10, 3),
+                fixed(loader_case, 10, 3, drop_last=True),
+                fixed(loader_case, 9, 3, drop_last=True),
+                fixed(loader_case, 4, 10),
+                row(loader_case, 11, 4, shuffle=True, epochs=2),
+                row(loader_case, 10, 3, shuffle=True, drop_last=True, epochs=2),
+                row(loader_case, 7, 2, shuffle=True, generator=False),
+                row(loader_case, 6, 4, shuffle=True, dataset="tensors"),
             ]
         ),
         programs.loader,
@@ -1399,10 +1424,10 @@ CHECKS = [
         "checkpoint",
         Rows(
             [
-                _case(checkpoint_case, "closure"),
-                _case(checkpoint_case, "args"),
-                _case(checkpoint_case, "noise"),
-                _case(checkpoint_case, "closure", n=3, width=4, depth=6),
+                row(checkpoint_case, "closure"),
+                row(checkpoint_case, "args"),
+                row(checkpoint_case, "noise"),
+                row(checkpoint_case, "closure", n=3, width=4, depth=6),
             ]
         ),
         programs.checkpoint,
@@ -1413,8 +1438,8 @@ CHECKS = [
         "checkpoint of a Sequential of Linear and Tanh",
         Rows(
             [
-                _case(checkpoint_case, "modules", depth=4),
-                _case(checkpoint_case, "modules", n=2, width=3, depth=2),
+                row(checkpoint_case, "modules", depth=4),
+                row(checkpoint_case, "modules", n=2, width=3, depth=2),
             ]
         ),
         programs.checkpoint,

@@ -12,8 +12,8 @@ solution meets at every seed: six standard deviations of the estimate.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -26,16 +26,6 @@ SIGMAS = 6.0  # a correct solution is outside six standard deviations with p < 2
 def draw(rng: np.random.Generator, shape: tuple[int, ...] = (2, 3), scale: float = 1.0):
     """Random data with 3 decimals (not float32-exact)."""
     return (rng.uniform(-1.0, 1.0, shape) * scale).round(3)
-
-
-@dataclass(frozen=True)
-class Rows:
-    """A check's cases: builders called with the check's rng, in order."""
-
-    builders: list[Callable[[np.random.Generator], Case]] = field(default_factory=list)
-
-    def __call__(self, rng: np.random.Generator) -> list[Case]:
-        return [build(rng) for build in self.builders]
 
 
 # -- 5.1: registration scripts -----------------------------------------------------------------
@@ -219,7 +209,6 @@ def state_keys(t: Tree) -> list[tuple[str, str, int]]:
 
 def model_tree() -> Tree:
     """Net(fc: Linear-like, blocks: [Linear-like, Linear-like]): fc.weight, blocks.0.bias …"""
-    leaf = [("weight", None), ("bias", None)]
     modules = [
         node(children=[("fc", 1), ("blocks", 2)]),
         node([("weight", 0), ("bias", 1)]),
@@ -227,7 +216,6 @@ def model_tree() -> Tree:
         node([("weight", 2), ("bias", 3)]),
         node([("weight", 4), ("bias", 5)]),
     ]
-    del leaf
     return tree(modules, [(3, 2), (3,), (4, 3), (4,), (2, 4), (2,)])
 
 
@@ -394,13 +382,11 @@ def train_case(
 
 
 def _subtree(t: Tree, index: int) -> list[tuple[str, int]]:
-    sub = {"modules": t["modules"]}
     out, stack = [], [index]
     while stack:
         i = stack.pop()
         out.append(("", i))
-        stack.extend(c for _, c in sub["modules"][i]["children"] if c is not None)
-    del sub
+        stack.extend(c for _, c in t["modules"][i]["children"] if c is not None)
     return out
 
 
@@ -1076,7 +1062,3 @@ def checkpoint_case(
     label = f"out = checkpoint(fn, h) for h = 2x, x of shape {(n, width)}, {words}; out.backward(g)"
     inputs = {"kind": kind, "x": x, "ws": ws, "g": g, "noise_seed": noise_seed}
     return Case(label, inputs, CheckpointExpected(out, grads, kind, after))
-
-
-def names(pairs: list) -> Iterator[str]:
-    return (p[0] for p in pairs)

@@ -19,29 +19,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...checks.ch05_nn import (
-    MODULE,
-    TREE,
-    batchnorm_verdict,
-    checkpoint_verdict,
-    container_verdict,
-    cross_entropy_verdict,
-    dropout_verdict,
-    init_verdict,
-    linear_forward_verdict,
-    linear_init_verdict,
-    load_verdict,
-    loader_verdict,
-    members_verdict,
-    modules_verdict,
-    programs,
-    registration_verdict,
-    softmax_verdict,
-    state_dict_verdict,
-    train_verdict,
-)
+from ...checks.ch05_nn import CHECKS as PUBLIC
 from ...checks.ch05_nn.cases import (
-    Rows,
     batchnorm_case,
     checkpoint_case,
     container_case,
@@ -60,7 +39,7 @@ from ...checks.ch05_nn.cases import (
     state_dict_case,
     train_case,
 )
-from ...harness.api import Check
+from ...harness.table import Hidden, Rows, hidden_checks, row
 
 DRAWN = "a drawn tree of {n} modules (a shared module and a tied weight among them)"
 PLAIN = "a drawn tree of {n} modules"
@@ -69,10 +48,6 @@ EMPTY = ", some of them falsy (len() 0, as an empty container)"
 
 def _seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**31))
-
-
-def _case(make, *args, **kwargs):
-    return lambda rng: make(rng, *args, **kwargs)
 
 
 def _tree_rows(builder, sizes, share=True, empty=False, **options):
@@ -97,230 +72,189 @@ SCRIPTS = [
 ]
 
 
-CHECKS = [
-    Check(
-        "5.1",
-        "Module.__setattr__ (hidden)",
-        lambda rng: [registration_case(s, rng) for s in SCRIPTS],
-        programs.registration,
-        registration_verdict,
-    ),
-    Check(
-        "5.2",
-        "Linear's initialisation (hidden)",
-        lambda rng: [
-            linear_init_case(300, 90, seed=_seed(rng)),
-            linear_init_case(12, 3000, seed=_seed(rng)),
-        ],
-        programs.linear_init,
-        linear_init_verdict,
-        requires=MODULE,
-    ),
-    Check(
-        "5.2",
-        "Linear's forward and backward (hidden)",
-        Rows(
-            [
-                _case(linear_forward_case, (7, 4), 5),
-                _case(linear_forward_case, (2, 2, 3, 6), 2),
-                _case(linear_forward_case, (1, 1), 1, bias=False),
-                _case(linear_forward_case, (3, 3), 3),
-                _case(linear_forward_case, (2, 5, 4), 4, needs=(False, True, False)),
-                _case(linear_forward_case, (5, 6), 3, needs=(True, False, False)),
-                _case(linear_forward_case, (4, 2), 5, bias=False, needs=(True, False)),
-                _case(linear_forward_case, (2, 3, 4), 2, second=True),
-                _case(linear_forward_case, (5, 5), 5, second=True),
-            ]
+CHECKS = hidden_checks(
+    PUBLIC,
+    [
+        Hidden(
+            "Module.__setattr__: registration",
+            lambda rng: [registration_case(s, rng) for s in SCRIPTS],
+            "Module.__setattr__ (hidden)",
         ),
-        programs.linear_forward,
-        linear_forward_verdict,
-        requires=MODULE,
-    ),
-    Check(
-        "5.3",
-        "named_modules (hidden)",
-        Rows(
-            [
-                *_tree_rows(named_modules_case, (6, 11)),
-                *_tree_rows(named_modules_case, (9,), empty=True),
-            ]
+        Hidden(
+            "Linear: PyTorch's default initialisation",
+            lambda rng: [
+                linear_init_case(300, 90, seed=_seed(rng)),
+                linear_init_case(12, 3000, seed=_seed(rng)),
+            ],
+            "Linear's initialisation (hidden)",
         ),
-        programs.tree,
-        modules_verdict,
-        requires=MODULE,
-    ),
-    Check(
-        "5.3",
-        "named_parameters and named_buffers (hidden)",
-        Rows(_tree_rows(members_case, (5, 9, 13))),
-        programs.tree,
-        members_verdict,
-        requires=MODULE,
-    ),
-    Check(
-        "5.3",
-        "train and eval (hidden)",
-        Rows(
-            [
-                *_tree_rows(train_case, (7, 10), shown=False),
-                *_tree_rows(train_case, (8,), empty=True, shown=False),
-            ]
+        Hidden(
+            "Linear: LinearFunction's forward and backward",
+            Rows(
+                [
+                    row(linear_forward_case, (7, 4), 5),
+                    row(linear_forward_case, (2, 2, 3, 6), 2),
+                    row(linear_forward_case, (1, 1), 1, bias=False),
+                    row(linear_forward_case, (3, 3), 3),
+                    row(linear_forward_case, (2, 5, 4), 4, needs=(False, True, False)),
+                    row(linear_forward_case, (5, 6), 3, needs=(True, False, False)),
+                    row(linear_forward_case, (4, 2), 5, bias=False, needs=(True, False)),
+                    row(linear_forward_case, (2, 3, 4), 2, second=True),
+                    row(linear_forward_case, (5, 5), 5, second=True),
+                ]
+            ),
+            "Linear's forward and backward (hidden)",
         ),
-        programs.tree,
-        train_verdict,
-        requires=MODULE,
-    ),
-    Check(
-        "5.4",
-        "Sequential and ModuleList (hidden)",
-        Rows(
-            [
-                _case(container_case, "sequential", 5),
-                _case(container_case, "sequential", 1, appended=3),
-                _case(container_case, "list", 12),
-                _case(container_case, "list_append", 0, appended=5),
-                _case(container_case, "sequential", 2, appended=2, picks=[1, 0, 1, 2]),
-                _case(container_case, "list", 3, picks=[0, 0, 1]),
-                _case(container_case, "sequential", 11, appended=2),
-            ]
+        Hidden(
+            "named_modules",
+            Rows(
+                [
+                    *_tree_rows(named_modules_case, (6, 11)),
+                    *_tree_rows(named_modules_case, (9,), empty=True),
+                ]
+            ),
+            "named_modules (hidden)",
         ),
-        programs.containers,
-        container_verdict,
-        requires=MODULE,
-    ),
-    Check(
-        "5.5",
-        "state_dict (hidden)",
-        Rows(_tree_rows(state_dict_case, (6, 12))),
-        programs.state,
-        state_dict_verdict,
-        requires=TREE,
-    ),
-    Check(
-        "5.5",
-        "load_state_dict (hidden)",
-        Rows(
-            [
-                *_tree_rows(load_case, (8,), share=False),
-                *_tree_rows(load_case, (9,), share=False, drop=2, extra=2),
-                *_tree_rows(load_case, (7,), share=False, reshape=2),
-                *_tree_rows(load_case, (10,), share=False, drop=1, strict=False),
-                *_tree_rows(load_case, (6,), share=False, dtype="float32"),
-            ]
+        Hidden(
+            "named_parameters and named_buffers",
+            Rows(_tree_rows(members_case, (5, 9, 13))),
+            "named_parameters and named_buffers (hidden)",
         ),
-        programs.state,
-        load_verdict,
-        requires=TREE,
-    ),
-    Check(
-        "5.6",
-        "softmax and log_softmax (hidden)",
-        Rows(
-            [
-                lambda rng, f=f, shape=shape, dim=dim, scale=scale: softmax_case(
-                    rng, f, shape, dim, scale=scale
-                )
-                for f in ("softmax", "log_softmax")
-                for shape, dim, scale in (
-                    ((6, 7), 1, 3.0),
-                    ((3, 4, 5), 0, 3.0),
-                    ((4, 6), -1, 1e4),
-                    ((2, 8), 0, 1e3),
-                )
-            ]
+        Hidden(
+            "train and eval",
+            Rows(
+                [
+                    *_tree_rows(train_case, (7, 10), shown=False),
+                    *_tree_rows(train_case, (8,), empty=True, shown=False),
+                ]
+            ),
+            "train and eval (hidden)",
         ),
-        programs.softmax,
-        softmax_verdict,
-    ),
-    Check(
-        "5.7",
-        "cross_entropy (hidden)",
-        Rows(
-            [
-                _case(cross_entropy_case, n=9, c=6),
-                _case(cross_entropy_case, n=8, c=3, ignore=3, ignore_index=0),
-                _case(cross_entropy_case, n=7, c=5, ignore=5, reduction="none"),
-                _case(cross_entropy_case, n=6, c=7, smoothing=0.05, reduction="sum"),
-                _case(cross_entropy_case, n=10, c=4, ignore=4, smoothing=0.15),
-                _case(cross_entropy_case, n=5, c=6, scale=1e4, ignore=1, smoothing=0.1),
-                _case(cross_entropy_case, n=2, c=3, extra=(2, 3), ignore=2),
-                _case(cross_entropy_case, n=7, c=4, ignore=2, reduction="none", dtype="float32"),
-            ]
+        Hidden(
+            "Sequential and ModuleList",
+            Rows(
+                [
+                    row(container_case, "sequential", 5),
+                    row(container_case, "sequential", 1, appended=3),
+                    row(container_case, "list", 12),
+                    row(container_case, "list_append", 0, appended=5),
+                    row(container_case, "sequential", 2, appended=2, picks=[1, 0, 1, 2]),
+                    row(container_case, "list", 3, picks=[0, 0, 1]),
+                    row(container_case, "sequential", 11, appended=2),
+                ]
+            ),
+            "Sequential and ModuleList (hidden)",
         ),
-        programs.cross_entropy,
-        cross_entropy_verdict,
-        requires=("5.6",),
-    ),
-    Check(
-        "5.8",
-        "xavier and kaiming (hidden)",
-        lambda rng: [
-            init_case("xavier_normal_", (70, 210), _seed(rng), gain=2.0),
-            init_case("xavier_uniform_", (240, 45), _seed(rng)),
-            init_case("kaiming_normal_", (45, 240), _seed(rng), mode="fan_out", a=0.3),
-            init_case("kaiming_uniform_", (220, 60), _seed(rng), nonlinearity="relu"),
-            init_case("kaiming_normal_", (20, 30, 5), _seed(rng), nonlinearity="tanh"),
-            init_case("kaiming_uniform_", (80, 120), _seed(rng), a=1.5, mode="fan_out"),
-        ],
-        programs.init,
-        init_verdict,
-    ),
-    Check(
-        "5.9",
-        "dropout (hidden)",
-        Rows(
-            [
-                _case(dropout_case, (120, 150), 0.1),
-                _case(dropout_case, (30, 20, 30), 0.6),
-                _case(dropout_case, (6, 7), 0.9, training=False),
-                _case(dropout_case, (60, 60), 0.2, calls=2, generator=False),
-            ]
+        Hidden(
+            "state_dict",
+            Rows(_tree_rows(state_dict_case, (6, 12))),
+            "state_dict (hidden)",
         ),
-        programs.dropout,
-        dropout_verdict,
-    ),
-    Check(
-        "5.10",
-        "BatchNorm1d (hidden)",
-        Rows(
-            [
-                _case(batchnorm_case, 5, 7, batches=3),
-                _case(batchnorm_case, 3, 3, length=5, momentum=0.3),
-                _case(batchnorm_case, 4, 6, length=2, momentum=None, batches=4),
-                _case(batchnorm_case, 2, 9, eps=1e-3),
-            ]
+        Hidden(
+            "load_state_dict",
+            Rows(
+                [
+                    *_tree_rows(load_case, (8,), share=False),
+                    *_tree_rows(load_case, (9,), share=False, drop=2, extra=2),
+                    *_tree_rows(load_case, (7,), share=False, reshape=2),
+                    *_tree_rows(load_case, (10,), share=False, drop=1, strict=False),
+                    *_tree_rows(load_case, (6,), share=False, dtype="float32"),
+                ]
+            ),
+            "load_state_dict (hidden)",
         ),
-        programs.batchnorm,
-        batchnorm_verdict,
-        requires=TREE,
-    ),
-    Check(
-        "5.11",
-        "DataLoader (hidden)",
-        Rows(
-            [
-                lambda rng: loader_case(rng, 13, 5),
-                lambda rng: loader_case(rng, 17, 4, drop_last=True),
-                lambda rng: loader_case(rng, 20, 6, shuffle=True, epochs=3),
-                lambda rng: loader_case(rng, 15, 4, shuffle=True, drop_last=True),
-                lambda rng: loader_case(rng, 9, 9, shuffle=True, generator=False, epochs=2),
-                lambda rng: loader_case(rng, 8, 3, shuffle=True, dataset="tensors"),
-            ]
+        Hidden(
+            "softmax and log_softmax",
+            Rows(
+                [
+                    row(softmax_case, f, shape, dim, scale=scale)
+                    for f in ("softmax", "log_softmax")
+                    for shape, dim, scale in (
+                        ((6, 7), 1, 3.0),
+                        ((3, 4, 5), 0, 3.0),
+                        ((4, 6), -1, 1e4),
+                        ((2, 8), 0, 1e3),
+                    )
+                ]
+            ),
+            "softmax and log_softmax (hidden)",
         ),
-        programs.loader,
-        loader_verdict,
-    ),
-    Check(
-        "5.12",
-        "checkpoint (hidden)",
-        Rows(
-            [
-                _case(checkpoint_case, "closure", n=6, width=3, depth=2),
-                _case(checkpoint_case, "args", n=2, width=7, depth=4),
-                _case(checkpoint_case, "noise", n=5, width=6, depth=2),
-            ]
+        Hidden(
+            "cross_entropy",
+            Rows(
+                [
+                    row(cross_entropy_case, n=9, c=6),
+                    row(cross_entropy_case, n=8, c=3, ignore=3, ignore_index=0),
+                    row(cross_entropy_case, n=7, c=5, ignore=5, reduction="none"),
+                    row(cross_entropy_case, n=6, c=7, smoothing=0.05, reduction="sum"),
+                    row(cross_entropy_case, n=10, c=4, ignore=4, smoothing=0.15),
+                    row(cross_entropy_case, n=5, c=6, scale=1e4, ignore=1, smoothing=0.1),
+                    row(cross_entropy_case, n=2, c=3, extra=(2, 3), ignore=2),
+                    row(cross_entropy_case, n=7, c=4, ignore=2, reduction="none", dtype="float32"),
+                ]
+            ),
+            "cross_entropy (hidden)",
         ),
-        programs.checkpoint,
-        checkpoint_verdict,
-    ),
-]
+        Hidden(
+            "xavier and kaiming",
+            lambda rng: [
+                init_case("xavier_normal_", (70, 210), _seed(rng), gain=2.0),
+                init_case("xavier_uniform_", (240, 45), _seed(rng)),
+                init_case("kaiming_normal_", (45, 240), _seed(rng), mode="fan_out", a=0.3),
+                init_case("kaiming_uniform_", (220, 60), _seed(rng), nonlinearity="relu"),
+                init_case("kaiming_normal_", (20, 30, 5), _seed(rng), nonlinearity="tanh"),
+                init_case("kaiming_uniform_", (80, 120), _seed(rng), a=1.5, mode="fan_out"),
+            ],
+            "xavier and kaiming (hidden)",
+        ),
+        Hidden(
+            "dropout",
+            Rows(
+                [
+                    row(dropout_case, (120, 150), 0.1),
+                    row(dropout_case, (30, 20, 30), 0.6),
+                    row(dropout_case, (6, 7), 0.9, training=False),
+                    row(dropout_case, (60, 60), 0.2, calls=2, generator=False),
+                ]
+            ),
+            "dropout (hidden)",
+        ),
+        Hidden(
+            "BatchNorm1d",
+            Rows(
+                [
+                    row(batchnorm_case, 5, 7, batches=3),
+                    row(batchnorm_case, 3, 3, length=5, momentum=0.3),
+                    row(batchnorm_case, 4, 6, length=2, momentum=None, batches=4),
+                    row(batchnorm_case, 2, 9, eps=1e-3),
+                ]
+            ),
+            "BatchNorm1d (hidden)",
+        ),
+        Hidden(
+            "DataLoader",
+            Rows(
+                [
+                    row(loader_case, 13, 5),
+                    row(loader_case, 17, 4, drop_last=True),
+                    row(loader_case, 20, 6, shuffle=True, epochs=3),
+                    row(loader_case, 15, 4, shuffle=True, drop_last=True),
+                    row(loader_case, 9, 9, shuffle=True, generator=False, epochs=2),
+                    row(loader_case, 8, 3, shuffle=True, dataset="tensors"),
+                ]
+            ),
+            "DataLoader (hidden)",
+        ),
+        Hidden(
+            "checkpoint",
+            Rows(
+                [
+                    row(checkpoint_case, "closure", n=6, width=3, depth=2),
+                    row(checkpoint_case, "args", n=2, width=7, depth=4),
+                    row(checkpoint_case, "noise", n=5, width=6, depth=2),
+                ]
+            ),
+            "checkpoint (hidden)",
+        ),
+    ],
+)
