@@ -86,12 +86,14 @@ submit: env
 # Instructors: grade a folder of submissions (each a folder or .zip) for one chapter, in a
 # sandbox; writes grades/chNN/ (CSV, feedback, Gradescope results, summary). GRADE_ARGS
 # passes more options (--integrated, --only NAME, --seed-file F, --extra-checks DIR, …).
+# COURSE_VERSION=1.0 grades with the tasks and checks of that course version only.
 .PHONY: grade bench
 grade: env
 	@test -n "$(CHAPTER)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade CHAPTER=1 \
-	SUBMISSIONS=dir [JOBS=2] [OUT=grades/ch01] [GRADE_ARGS=...]"; exit 2; }
+	SUBMISSIONS=dir [JOBS=2] [OUT=grades/ch01] [COURSE_VERSION=1.0] [GRADE_ARGS=...]"; exit 2; }
 	@$(PY) -m autograder grade $(CHAPTER) $(SUBMISSIONS) --jobs $(or $(JOBS),1) \
-		$(if $(OUT),--out $(OUT)) $(GRADE_ARGS)
+		$(if $(OUT),--out $(OUT)) $(if $(COURSE_VERSION),--course-version $(COURSE_VERSION)) \
+		$(GRADE_ARGS)
 
 # Benchmarks: grading throughput (40 generated chapter-1 submissions, --jobs 2), then the
 # framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`).
@@ -120,8 +122,10 @@ expectations: env
 	$(PY) -m autograder.expectations $(EXPECTATIONS_ARGS)
 
 # The Gradescope autograder zip for one chapter (dist/gradescope-chNN.zip).
-# GRADESCOPE_ARGS passes --seed-file F, --extra-checks DIR, --cpu-limit S.
+# GRADESCOPE_ARGS passes --seed-file F, --extra-checks DIR, --cpu-limit S; COURSE_VERSION=1.0
+# grades with that course version's tasks and checks.
 .PHONY: gradescope
 gradescope: env
 	@test -n "$(CHAPTER)" || { echo "usage: make gradescope CHAPTER=1"; exit 2; }
-	@$(PY) -m tools.gradescope $(CHAPTER) $(GRADESCOPE_ARGS)
+	@$(PY) -m tools.gradescope $(CHAPTER) $(if $(COURSE_VERSION),--course-version \
+		$(COURSE_VERSION)) $(GRADESCOPE_ARGS)

@@ -66,7 +66,8 @@ def main(argv: list[str] | None = None) -> int:
             result = student.check(
                 ch, impl=args.impl, task_ids=args.task, limits=_limits(args), device=device
             )
-            print(report.chapter_report(result))
+            started = student.tree_version(args.impl).started
+            print(report.chapter_report(result, started))
             return 0 if result.passed else 1
         root = student.tree_root(args.impl)
         results = [
@@ -74,7 +75,8 @@ def main(argv: list[str] | None = None) -> int:
             for ch in CHAPTERS
             if ch.ready and (root / ch.package).is_dir()
         ]
-        print(report.progress_report(results, str(root.name) + "/"))
+        started = student.tree_version(args.impl).started
+        print(report.progress_report(results, str(root.name) + "/", started))
         return 0
     except (student.SetupError, ValueError, KeyError, FileNotFoundError, RuntimeError) as exc:
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else str(exc)

@@ -17,7 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import blame
+from . import blame, versions
 from .course import Chapter
 from .harness.api import Case, Check
 from .runner import CheckRun, Limits, PlannedCheck, build_tree, run_checks
@@ -82,6 +82,7 @@ def check_chapter(
     hidden_modules: Sequence[str] = (),
     confinement: Confinement = NONE,
     device: str | None = None,
+    version: str | None = None,
 ) -> ChapterResult:
     """Run ``chapter``'s checks against a tree made of ``packages`` (package name → folder
     holding that package's ``.py`` files). With ``task_ids``, only those tasks are reported,
@@ -89,7 +90,8 @@ def check_chapter(
     checks of ``hidden_modules`` run too; their verdicts carry only the parent's text.
     With ``device`` ("sim", "cuda"), the programs' tensors are made there (chapter 7's
     ``set_default_device``, so ``packages`` must hold a working ``ch07_device``); a device
-    that cannot be set up raises ``DeviceSetupError``, before any verdict."""
+    that cannot be set up raises ``DeviceSetupError``, before any verdict. With ``version``
+    (a course version, ``versions.py``), only the tasks and checks it had count."""
     modules = public_checks(chapter) if check_modules is None else check_modules
     with _IMPORTING:  # grading threads may import the same check module at once
         checks = [c for m in modules for c in importlib.import_module(m).CHECKS]
@@ -100,7 +102,14 @@ def check_chapter(
         standins = None if device else blame.standins_module(chapter)
     hidden_ids = {id(c) for c in hidden}
     checks += hidden
-    wanted = [t.id for t in chapter.tasks if task_ids is None or t.id in task_ids]
+    if version is not None:  # the course as it was at ``version``
+        checks = [c for c in checks if versions.at_most(c.since, version)]
+    wanted = [
+        t.id
+        for t in chapter.tasks
+        if (task_ids is None or t.id in task_ids)
+        and (version is None or versions.at_most(t.since, version))
+    ]
     needed = set(wanted)
     for check in checks:
         if check.task in wanted:

@@ -11,6 +11,8 @@ A secret seed (``--seed``, ``--seed-file`` or ``$SPARROW_SEED``) changes every c
 the expectations of its training runs are computed from the reference first and cached
 (``--expectations DIR``, default ``OUT/expectations``; ``autograder/expectations.py``);
 ``--extra-checks DIR`` adds an instructor's own checks (graded like hidden ones).
+``--course-version 1.0`` grades with the tasks and checks course version 1.0 had (a class
+graded mid-term keeps its maximum points and its rules); the summary lists what it left out.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from . import expectations, outputs, sandbox
+from . import expectations, outputs, sandbox, versions
 from .checking import PUBLIC_SEED, public_checks
 from .course import chapter
 from .grading import (
@@ -74,6 +76,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         choices=("auto", "bubblewrap", "fallback"),
         default="auto",
         help="how children are confined (default: bubblewrap where it works)",
+    )
+    grade.add_argument(
+        "--course-version",
+        help="grade with the tasks and checks of this course version only, e.g. 1.0 "
+        f"(default: all of them, version {versions.COURSE_VERSION})",
     )
     grade.add_argument("--cpu-limit", type=float, default=Limits.cpu_per_check)
     grade.add_argument("--memory-mb", type=int, default=Limits.memory_mb)
@@ -161,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
         raise FileNotFoundError(f"there is no folder {args.extra_checks}")
     if args.gradescope_results and not args.single:
         raise ValueError("--gradescope-results needs --single (one submission)")
+    pin = versions.check_pin(args.course_version) if args.course_version else None
     sources, names = _sources(args)
     conf = _confinement(args.confinement)
     out = args.out or Path("grades") / f"ch{ch.number:02d}"
@@ -178,6 +186,7 @@ def run(args: argparse.Namespace) -> int:
             limits=Limits(cpu_per_check=args.cpu_limit, memory_mb=args.memory_mb),
             confinement=args.confinement,
             extra_checks=args.extra_checks.resolve() if args.extra_checks else None,
+            version=pin,
         )
         options = _with_expectations(options, args.expectations or out / "expectations")
 
@@ -187,8 +196,12 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
 
-        print(f"Grading chapter {ch.number} — {len(sources)} submission(s), {args.jobs} job(s)")
+        print(
+            f"Grading chapter {ch.number} — {len(sources)} submission(s), {args.jobs} job(s), "
+            f"course version {options.course_version}"
+        )
         graded = grade_all(sources, options, args.jobs, names, progress)
+        ch = options.graded_chapter()  # the task table of the version graded
         rows = outputs.write_batch(out, graded, ch, options, args.jobs, merge=bool(args.only))
         if args.gradescope_results:
             payload = outputs.results_json(graded[0], options)

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from multiprocessing import get_context
 from pathlib import Path
 
-from . import expectations, report, sandbox
+from . import expectations, report, sandbox, versions
 from .checking import PUBLIC_SEED, ChapterResult, check_chapter, public_checks
 from .course import CHAPTERS, Chapter, chapter
 from .frames import STUB_RAISE
@@ -65,10 +65,24 @@ class Options:
     ingest_limits: IngestLimits = field(default_factory=IngestLimits)
     # a secret seed's expectations of training runs (``expectations.prepare``), or None
     expectations: Path | None = None
+    # the course version pinned (``--course-version``): only its tasks and checks count;
+    # None: every task and check of this course (``versions.COURSE_VERSION``)
+    version: str | None = None
 
     @property
     def mode(self) -> str:
         return "integrated (your chapters 1…N)" if self.integrated else "isolated"
+
+    @property
+    def course_version(self) -> str:
+        """The course version graded, as reports write it: "1.0" or "1.0 (pinned)"."""
+        if self.version is None:
+            return versions.COURSE_VERSION
+        return f"{versions.normal(self.version)} (pinned)"
+
+    def graded_chapter(self) -> Chapter:
+        """The chapter graded, with the task table of the version graded."""
+        return versions.chapter_at(chapter(self.chapter), self.version)
 
 
 @dataclass
@@ -138,6 +152,25 @@ def suite_version(extra: Path | None = None) -> str:
         if path.is_file():
             digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
     return digest.hexdigest()[:12]
+
+
+def version_notes(options: Options) -> list[str]:
+    """For the instructor: with a pin, the chapter's tasks and checks newer than it, which
+    were left out; without one, those newer than the first version, which were applied."""
+    ch = chapter(options.chapter)
+    modules = public_checks(ch) + hidden_checks(ch) + extra_checks(ch, options.extra_checks)
+    checks = versions.checks_of(modules)
+    if options.version is not None:
+        left = versions.left_out(ch, checks, options.version)
+        return [f"left out, newer than v{options.version}: {', '.join(left)}"] if left else []
+    base = versions.BASE_VERSION
+    applied = versions.left_out(ch, checks, base)
+    if not applied:
+        return []
+    return [
+        f"applied, newer than v{base}: {', '.join(applied)} (--course-version pins a version "
+        "and leaves out what is newer)"
+    ]
 
 
 def seed_text(seed: int, *, instructor: bool = False) -> str:
@@ -255,8 +288,8 @@ def _header(name: str, options: Options, confinement: str) -> list[str]:
     ch = chapter(options.chapter)
     return [
         f"Sparrow grade — {name} — chapter {ch.number} ({ch.title})",
-        f"mode: {options.mode} · check suite {suite_version(options.extra_checks)} · "
-        f"seed: {seed_text(options.seed)}",
+        f"mode: {options.mode} · course version {options.course_version} · "
+        f"check suite {suite_version(options.extra_checks)} · seed: {seed_text(options.seed)}",
         f"limits: {options.limits.describe_confined()}",
         f"confinement: {confinement}",
         "",
@@ -279,7 +312,7 @@ def _not_graded(name: str, ch: Chapter, reason: str, options: Options, conf: str
 
 def grade_submission(source: Path, options: Options, work: Path, name: str = "") -> Graded:
     """Grade one submission (a folder or zip) with ``work`` as its private area."""
-    ch = chapter(options.chapter)
+    ch = options.graded_chapter()
     name = name or submission_name(source)
     conf = sandbox.confinement(options.confinement)
     try:
@@ -311,6 +344,7 @@ def grade_submission(source: Path, options: Options, work: Path, name: str = "")
         limits=options.limits,
         source=f"{name}: chapters/{ch.package}",
         confinement=conf,
+        version=options.version,
     )
     return _graded(name, result, [*submission.notes, *notes], options, conf.summary)
 
@@ -372,7 +406,7 @@ def _grade_in_worker(source: Path, name: str, options: Options, private: Path) -
     try:
         graded = grade_submission(source, options, work, name)
     except Exception as exc:  # a grader bug costs this submission's grade, not the batch
-        ch = chapter(options.chapter)
+        ch = options.graded_chapter()
         reason = f"the grader failed ({type(exc).__name__}: {exc}); please report it"
         graded = _not_graded(name, ch, reason, options, _summary(options))
     finally:
@@ -420,7 +454,7 @@ def grade_all(
                     results.append(future.result())
                 except BrokenProcessPool:
                     reason = "the grading worker process died; regrade it with --only"
-                    ch = chapter(options.chapter)
+                    ch = options.graded_chapter()
                     results.append(_not_graded(names[i], ch, reason, options, _summary(options)))
                 if progress:
                     progress(i, results[-1])

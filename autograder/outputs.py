@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .course import Chapter
-from .grading import Graded, Options, seed_text, suite_version
+from .grading import Graded, Options, seed_text, suite_version, version_notes
 from .status import Status
 
 
@@ -43,7 +43,8 @@ def results_json(graded: Graded, options: Options) -> dict:
     visibility), and the run's facts in ``output``."""
     facts = (
         f"Check suite {suite_version(options.extra_checks)}, seed: {seed_text(options.seed)}, "
-        f"{options.mode} grading.\nLimits: {options.limits.describe_confined()}.\n"
+        f"{options.mode} grading, course version {options.course_version}.\n"
+        f"Limits: {options.limits.describe_confined()}.\n"
         f"Confinement: {graded.confinement}."
     )
     if graded.status == Status.NOT_GRADED:
@@ -71,7 +72,7 @@ def results_json(graded: Graded, options: Options) -> dict:
     }
 
 
-RUN_COLUMNS = ["check suite", "seed", "cpu per check", "confinement"]
+RUN_COLUMNS = ["check suite", "seed", "cpu per check", "confinement", "course version"]
 
 
 def csv_columns(ch: Chapter) -> list[str]:
@@ -98,6 +99,7 @@ def csv_row(graded: Graded, options: Options) -> dict[str, str]:
                 seed_text(options.seed, instructor=True),
                 f"{options.limits.cpu_per_check:g} s",
                 graded.confinement.split(":")[0].split(" (")[0],
+                options.course_version,
             ],
         )
     )
@@ -131,6 +133,8 @@ def summary_text(
         f"seed: {seed_text(options.seed, instructor=True)} · jobs: {jobs}",
         f"limits: {options.limits.describe_confined()}",
         f"confinement: {confinement}",
+        f"course version: {options.course_version}",
+        *(f"  {note}" for note in version_notes(options)),
         "",
     ]
     if totals:

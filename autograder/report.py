@@ -6,6 +6,7 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
+from . import versions
 from .checking import ChapterResult
 from .course import CHAPTERS, Chapter
 from .status import Status
@@ -44,9 +45,11 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
-def task_line(t: TaskVerdict) -> str:
-    status = "" if t.passed else t.label
-    left = f"  {_mark(t.status):>2} {t.task.id:<5}{t.task.title}"
+def task_line(t: TaskVerdict, label: str | None = None, mark: str | None = None) -> str:
+    """A task's line: mark, id, title, points and (unless it passed) its status, or
+    ``label`` and ``mark`` where given."""
+    status = ("" if t.passed else t.label) if label is None else label
+    left = f"  {mark or _mark(t.status):>2} {t.task.id:<5}{t.task.title}"
     right = f"{_points(t.points):>5} / {t.task.points:<3} {status}"
     return (left.ljust(WIDTH - 32) + right).rstrip()
 
@@ -177,7 +180,12 @@ def import_details(t: TaskVerdict, chapter: Chapter) -> list[str]:
     return lines
 
 
-def chapter_report(result: ChapterResult) -> str:
+def chapter_report(result: ChapterResult, version: str | None = None) -> str:
+    """One chapter in detail. With ``version`` (the course version the student's tree
+    started at), a task newer than it is "new in vX" and the score is the one at ``version``
+    (``_versioned_report``); without anything newer, the report is the same as without."""
+    if version is not None and newer_than(result, version):
+        return _versioned_report(result, version)
     ch = result.chapter
     done = sum(t.passed for t in result.tasks)
     head = f"Chapter {ch.number} — {ch.title}"
@@ -216,34 +224,167 @@ def chapter_report(result: ChapterResult) -> str:
     return _plain("\n".join(lines))
 
 
+# -- a tree behind the course: new tasks and newer checks ----------------------------------
+
+
+def newer_than(result: ChapterResult, version: str) -> bool:
+    """Whether a task or a check of ``result`` is newer than course version ``version``."""
+    return any(
+        versions.newer(t.task.since, version)
+        or any(versions.newer(c.check.since, version) for c in t.checks)
+        for t in result.tasks
+    )
+
+
+def at_version(t: TaskVerdict, version: str) -> TaskVerdict:
+    """``t`` judged by the checks course version ``version`` had (a check tightened since
+    is left out: its old form is gone)."""
+    return TaskVerdict(t.task, [c for c in t.checks if versions.at_most(c.check.since, version)])
+
+
+def _new_label(t: TaskVerdict) -> str:
+    new = f"new in v{versions.normal(t.task.since)}"
+    return new if t.status == Status.NOT_STARTED else f"{new}: {t.label}"
+
+
+def _newest(checks: Sequence[CheckVerdict]) -> str:
+    return max((c.check.since for c in checks), key=versions.parse)
+
+
+def _versioned_report(result: ChapterResult, version: str) -> str:
+    """The chapter of a tree that started at ``version``, older than some of the chapter's
+    tasks or checks: its own tasks scored by the checks of ``version`` (its score there
+    stays what it was), each newer task "new in vX", never "not started", and a newer
+    check that fails said to be newer."""
+    ch, v = result.chapter, versions.normal(version)
+    new = [t for t in result.tasks if versions.newer(t.task.since, version)]
+    fresh = {t.task.id for t in new}
+    own = [(t, at_version(t, version)) for t in result.tasks if t.task.id not in fresh]
+    head = f"Chapter {ch.number} — {ch.title}"
+    lines = [head.ljust(WIDTH - 32) + f"checked: {result.source}", ""]
+    for t in result.tasks:
+        if t.task.id in fresh:
+            lines.append(task_line(t, None if t.passed else _new_label(t)))
+            continue
+        mine = at_version(t, version)
+        if mine.passed and not t.passed:
+            failing = [c for c in t.checks if not c.passed]
+            text = f"passes v{v}, fails a v{versions.normal(_newest(failing))} check"
+            lines.append(task_line(mine, text, _mark(t.status)))
+        else:
+            lines.append(task_line(mine))
+    done = sum(m.passed for _, m in own)
+    points = round(sum(m.points for _, m in own), 2)
+    lines.append("")
+    if own:
+        lines.append(
+            f"  {done} of {len(own)} tasks of your version (v{v}) passed · "
+            f"{_points(points)} / {sum(m.task.points for _, m in own)} points"
+        )
+    if new:
+        new_points = round(sum(t.points for t in new), 2)
+        lines.append(
+            f"  New since v{v}: {sum(t.passed for t in new)} of {len(new)} tasks passed · "
+            f"{_points(new_points)} / {sum(t.task.points for t in new)} points "
+            f"({', '.join(f'{t.task.id} in v{versions.normal(t.task.since)}' for t in new)})"
+        )
+    broken = [t for t in result.tasks if t.status == Status.IMPORT_ERROR]
+    if broken:
+        lines += ["", *import_details(broken[0], result.chapter)]
+    for t, mine in own:
+        if not mine.passed and mine.status not in (Status.NOT_STARTED, Status.IMPORT_ERROR):
+            lines += ["", *task_details(mine)]
+        elif mine.passed and not t.passed:
+            details = task_details(t)
+            newest = versions.normal(_newest([c for c in t.checks if not c.passed]))
+            note = _indent(
+                "newer:",
+                f"this check is of v{newest}, newer than your v{v}: your points at v{v} "
+                f"stay, and an instructor grading v{newest} counts it",
+            )
+            lines += ["", *details[:1], *note, *details[1:]]
+    for t in new:
+        if not t.passed and t.status not in (Status.NOT_STARTED, Status.IMPORT_ERROR):
+            lines += ["", *task_details(t)]
+    waiting = [m for _, m in own if m.status in (Status.STARTED, Status.NOT_STARTED)]
+    untouched = [t for t in new if t.status == Status.NOT_STARTED]
+    if waiting:
+        first = waiting[0].task
+        not_started = [m.task.id for m in waiting if m.status == Status.NOT_STARTED]
+        lines.append("")
+        if not_started:
+            lines.append(f"  Not started: {', '.join(not_started)}.")
+        lines.append(
+            f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook."
+        )
+    elif result.passed and len(result.tasks) < len(ch.tasks):
+        ids = ", ".join(t.task.id for t in result.tasks)
+        lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]
+    elif own and all(m.passed for _, m in own) and len(result.tasks) == len(ch.tasks):
+        lines += ["", f"  Chapter {ch.number} is complete at your version, v{v}."]
+        if untouched:
+            first = untouched[0].task
+            lines.append(
+                f"  New in v{versions.normal(first.since)}: task {first.id} — {first.title}, "
+                f"{first.section} of the notebook."
+            )
+    elif result.passed:
+        lines += ["", f"  Chapter {ch.number} is complete. Well done!"]
+    return _plain("\n".join(lines))
+
+
 def _bar(fraction: float, width: int = 20) -> str:
     full = round(fraction * width)
     return ("█" * full + "░" * (width - full)) if FANCY else ("#" * full + "." * (width - full))
 
 
-def progress_report(results: Sequence[ChapterResult], source: str) -> str:
+def progress_report(
+    results: Sequence[ChapterResult], source: str, version: str | None = None
+) -> str:
+    """The course map with a score per chapter; with ``version`` (the version the tree
+    started at), a chapter with newer tasks or checks is scored at ``version`` and its new
+    tasks are counted apart."""
     by_number = {r.chapter.number: r for r in results}
     lines = [f"Sparrow — the course map (checking {source})", ""]
-    next_up = None
+    next_up, new_up = None, None
     for ch in CHAPTERS:
         r = by_number.get(ch.number)
         title = f"  {ch.number}  {ch.title}"
         if r is None:
             lines.append(title.ljust(48) + ("not checked" if ch.ready else "coming"))
             continue
-        done = sum(t.passed for t in r.tasks)
-        lines.append(
-            title.ljust(48) + f"{_bar(done / len(r.tasks))}  {done}/{len(r.tasks)} tasks · "
-            f"{_points(r.points)}/{r.max_points} points"
+        tasks, new = r.tasks, []
+        if version is not None and newer_than(r, version):
+            new = [t for t in r.tasks if versions.newer(t.task.since, version)]
+            fresh = {t.task.id for t in new}
+            tasks = [at_version(t, version) for t in r.tasks if t.task.id not in fresh]
+        done = sum(t.passed for t in tasks)
+        points = round(sum(t.points for t in tasks), 2)
+        line = (
+            title.ljust(48) + f"{_bar(done / max(1, len(tasks)))}  {done}/{len(tasks)} tasks · "
+            f"{_points(points)}/{sum(t.task.points for t in tasks)} points"
         )
-        if next_up is None and not r.passed:
-            next_up = next(t.task for t in r.tasks if not t.passed)
+        if new:
+            left = [t for t in new if not t.passed]
+            line += f" · new: {len(new) - len(left)}/{len(new)} done" if left else " · new: done"
+        lines.append(line)
+        if next_up is None and not all(t.passed for t in tasks):
+            next_up = next(t.task for t in tasks if not t.passed)
+        if new_up is None:
+            new_up = next((t.task for t in new if not t.passed), None)
     lines.append("")
     if next_up:
         lines.append(
             f"  Next: task {next_up.id} — {next_up.title}, {next_up.section} of the "
             f"notebook; `make chapter-{next_up.id.split('.')[0]}` shows the details."
         )
+    elif new_up:
+        lines += [
+            f"  Every chapter checked is complete at your version, v{versions.normal(version)}.",
+            f"  New in v{versions.normal(new_up.since)}: task {new_up.id} — {new_up.title}, "
+            f"{new_up.section} of the notebook; `make chapter-{new_up.id.split('.')[0]}` "
+            "shows the details.",
+        ]
     else:
         lines.append("  Every chapter written so far is complete.")
     return _plain("\n".join(lines))

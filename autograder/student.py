@@ -3,6 +3,9 @@
 Which tree: ``chapters/`` (your work), or ``solutions/`` when ``SPARROW_IMPL=solutions`` (the
 same switch the notebooks follow) or ``--impl solutions`` asks for the reference. Scores here
 can differ from an instructor's, who grades each chapter in isolation and with hidden checks.
+
+Every check runs, the newest included; the report (``report.py``) scores the tree at the
+course version it started at (``tree_version``) and shows newer tasks as "new in v1.1".
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import os
 from collections.abc import Sequence
 from pathlib import Path
 
+from . import versions
 from .checking import ChapterResult, check_chapter
 from .course import CHAPTERS, Chapter
 from .runner import Limits
@@ -40,6 +44,13 @@ def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
             raise SetupError(f"there is no {root} (a student release ships without solutions/)")
         raise SetupError(f"there is no {root}: {_restore(repo)}")
     return root
+
+
+def tree_version(impl: str | None = None, repo: Path = REPO) -> versions.TreeVersion:
+    """The course version of the tree checked (``chapters/.sparrow-version``; none: 1.0);
+    the reference is always at the course's own version."""
+    root = tree_root(impl, repo)
+    return versions.current() if root.name == "solutions" else versions.read(root)
 
 
 def check(

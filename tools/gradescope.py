@@ -14,6 +14,8 @@ The zip (default ``dist/gradescope-chNN.zip``) holds what Gradescope's container
     expectations/       the expectations of training runs for that seed that the stored
                         ones lack (computed here from solutions/: autograder/expectations.py)
     extra_checks/       only with --extra-checks: the instructor's own checks
+    course-version.txt  only with --course-version: the course version graded (its tasks
+                        and checks alone)
 
 It holds no reference for chapter N or above. ``run_autograder`` first makes the source
 folder unreadable to other users, so a child that runs as nobody (the fallback's drop; in
@@ -31,7 +33,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder import expectations
+from autograder import expectations, versions
 from autograder.checking import PUBLIC_SEED, public_checks
 from autograder.course import CHAPTERS, Chapter, chapter
 from autograder.grading import extra_checks as extra_modules
@@ -67,6 +69,7 @@ ARGS=(--confinement auto)
 [ -f seed.txt ] && ARGS+=(--seed-file seed.txt)
 [ -d extra_checks ] && ARGS+=(--extra-checks extra_checks)
 [ -d expectations ] && ARGS+=(--expectations expectations)
+[ -f course-version.txt ] && ARGS+=(--course-version "$(cat course-version.txt)")
 "$PY" -m autograder grade {chapter} "$ROOT/submission" --single \\
     --course course --out "$ROOT/grades" --cpu-limit {cpu} \\
     --gradescope-results "$ROOT/results/results.json" "${{ARGS[@]}}"
@@ -122,8 +125,10 @@ def build(
     seed_file: Path | None = None,
     extra_checks: Path | None = None,
     cpu: float = 10.0,
+    version: str | None = None,
 ) -> Path:
     ch = chapter(number)
+    version = versions.check_pin(version) if version else None
     if not ch.ready:
         raise ValueError(f"chapter {ch.number} ({ch.title}) is not written yet")
     if seed_file is not None and not seed_file.read_text().strip().lstrip("-").isdigit():
@@ -149,6 +154,8 @@ def build(
             _add(archive, "seed.txt", seed_file.read_bytes())
         if extra_checks is not None:
             _add_tree(archive, extra_checks, "extra_checks")
+        if version is not None:
+            _add(archive, "course-version.txt", f"{version}\n".encode())
         prepared = _expectations(ch, seed_file, extra_checks)
         if prepared is not None:
             _add(archive, f"expectations/{prepared[0]}", prepared[1])
@@ -166,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed-file", type=Path, help="a file holding the secret seed")
     parser.add_argument("--extra-checks", type=Path, help="a folder of your own checks")
     parser.add_argument("--cpu-limit", type=float, default=10.0, help="CPU seconds per check")
+    parser.add_argument(
+        "--course-version", help="grade with this course version's tasks and checks, e.g. 1.0"
+    )
     args = parser.parse_args(argv)
     try:
         number = chapter(args.chapter).number
@@ -176,6 +186,7 @@ def main(argv: list[str] | None = None) -> int:
             seed_file=args.seed_file,
             extra_checks=args.extra_checks,
             cpu=args.cpu_limit,
+            version=args.course_version,
         )
     except (ValueError, FileNotFoundError, expectations.MissingExpectation) as exc:
         print(f"error: {exc}", file=sys.stderr)

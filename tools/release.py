@@ -2,9 +2,10 @@
 
 Writes the course as a student gets it, by default to ``dist/sparrow-student/``:
 
-- ``chapters/``: fresh stubs from the generator (``autograder.stubgen.generate``), notebooks
-  and the manifest included, and the same stubs in ``tools/pristine-stubs.json`` for
-  ``make reset`` and ``make update`` (the stubs the student's files start from);
+- ``chapters/``: fresh stubs from the generator (``autograder.stubgen.generate``), notebooks,
+  the manifest and the course version (``.sparrow-version``) included, and the same stubs
+  in ``tools/pristine-stubs.json`` for ``make reset`` and ``make update`` (the stubs the
+  student's files start from);
 - the public autograder (``autograder/`` less every folder named ``hidden``), ``support/``,
   ``datasets/``, and the tools the student targets run (set-up, reset, update, submit);
 - the student ``Makefile``, ``README.md`` and ``.gitignore`` from ``tools/release_files/``;
@@ -29,7 +30,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder import stubgen
+from autograder import stubgen, versions
 from tools import update
 
 REPO = Path(__file__).resolve().parent.parent
@@ -120,6 +121,7 @@ def build(dest: Path) -> None:
     for rel, data in generated.items():
         _write(dest / "chapters" / rel, data)
     _write(dest / "chapters" / update.MANIFEST, update.manifest_text(generated))
+    _write(dest / "chapters" / update.VERSION, versions.current().text().encode())
     pristine = {rel: data.decode() for rel, data in generated.items() if rel.endswith(".py")}
     text = json.dumps(pristine, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
     _write(dest / PRISTINE, text.encode())
@@ -132,7 +134,8 @@ def build(dest: Path) -> None:
             _copy(rel, dest)
     for name, template in TEMPLATED.items():
         shutil.copyfile(TEMPLATES / template, dest / name)
-    _write(dest / STAMP, f"Sparrow student release, built from {_version()}\n".encode())
+    stamp = f"Sparrow student release, course version {versions.COURSE_VERSION}, built from "
+    _write(dest / STAMP, f"{stamp}{_version()}\n".encode())
     _write(dest / update.SHIPPED, update.shipped_record(dest))  # for the next make update
 
 

@@ -5,11 +5,12 @@ The text of each stub comes from ``autograder.stubgen`` (each task region become
 ``raise NotImplementedError("Task 1.3: …")``; every other file is copied as it is), which
 the grader uses too. This module writes it: ``chapters/.manifest.json`` records a hash of
 every generated file, so the generator can tell a file it wrote from a file a student
-edited, and an edited file whose stub changed is merged, never overwritten: the new given
-code, with every task the student wrote kept byte for byte (``tools.update``, which also
-serves ``make update``; a copy of the student's file is kept under ``.sparrow/backups/``
-first). A changed notebook replaces the student's copy after the same backup, which keeps
-their outputs and any notes they wrote in it.
+edited (``chapters/.sparrow-version`` records the course version the tree is at), and an
+edited file whose stub changed is merged, never overwritten: the new given code, with every
+task the student wrote kept byte for byte (``tools.update``, which also serves ``make
+update``; a copy of the student's file is kept under ``.sparrow/backups/`` first). A changed
+notebook replaces the student's copy after the same backup, which keeps their outputs and
+any notes they wrote in it.
 
     python -m tools.stubs              # regenerate chapters/ (make stubs, make update)
     python -m tools.stubs --check      # exit 1 if chapters/ drifted, 3 if it holds student work
@@ -24,10 +25,11 @@ import argparse
 import sys
 from pathlib import Path
 
+from autograder import versions
 from autograder.stubgen import StubError, generate
 from autograder.stubgen import files as _files
 from tools import update
-from tools.update import MANIFEST, read_json, sha
+from tools.update import MANIFEST, RECORDS, VERSION, read_json, sha
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -39,14 +41,15 @@ def edited_files(chapters: Path) -> list[str]:
     edited = []
     for path in _files(chapters):
         rel = path.relative_to(chapters).as_posix()
-        if rel != MANIFEST and manifest.get(rel) != sha(path.read_bytes()):
+        if rel not in RECORDS and manifest.get(rel) != sha(path.read_bytes()):
             edited.append(rel)
     return edited
 
 
 def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
-    """How ``chapters/`` differs from ``generated`` (files missing, extra or different)."""
-    present = {p.relative_to(chapters).as_posix() for p in _files(chapters)} - {MANIFEST}
+    """How ``chapters/`` differs from ``generated`` (files missing, extra or different), its
+    records included: the manifest, and the version file at this course's version."""
+    present = {p.relative_to(chapters).as_posix() for p in _files(chapters)} - RECORDS
     problems = [f"missing: {rel}" for rel in sorted(generated.keys() - present)]
     problems += [f"not generated: {rel}" for rel in sorted(present - generated.keys())]
     problems += [
@@ -57,6 +60,11 @@ def drift(chapters: Path, generated: dict[str, bytes]) -> list[str]:
     hashes = {rel: sha(data) for rel, data in generated.items()}
     if read_json(chapters / MANIFEST) != hashes:
         problems.append(f"differs: {MANIFEST}")
+    version = chapters / VERSION
+    if not version.is_file():
+        problems.append(f"missing: {VERSION}")
+    elif version.read_bytes() != versions.current().text().encode():
+        problems.append(f"differs: {VERSION} (the course is at {versions.COURSE_VERSION})")
     return problems
 
 

@@ -19,6 +19,10 @@ are left alone.
 
 The stub each file started from is recorded in ``tools/pristine-stubs.json`` in a release
 (which ``make reset`` also uses) and in ``.sparrow/pristine-stubs.json`` in the repository.
+The course version the tree is at is ``chapters/.sparrow-version`` (``autograder.versions``):
+an update to a newer version lists the tasks new since the tree's version ("new in v1.1")
+and records the new version (keeping, where the tree holds your work, the one you started
+at: ``make chapter-N`` keeps scoring you there and shows the new tasks as new).
 """
 
 from __future__ import annotations
@@ -27,11 +31,14 @@ import argparse
 import codecs
 import hashlib
 import json
+import os
 import subprocess
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import versions
 from tools.merge import MergeError, merge, orphan_problem, place, reindent
 from tools.merge import function_text as stub_part
 from tools.merge import task_functions as merge_tasks
@@ -39,6 +46,8 @@ from tools.reset import PRISTINE, atomic_write, backup
 
 REPO = Path(__file__).resolve().parent.parent
 MANIFEST = ".manifest.json"  # chapters/.manifest.json: the hash of every generated file
+VERSION = versions.VERSION_FILE  # chapters/.sparrow-version: the course version of the tree
+RECORDS = {MANIFEST, VERSION}  # chapters/' own records: not generated, never the student's
 LOCAL_BASE = Path(".sparrow") / "pristine-stubs.json"  # the repository's record
 STAMP = ".sparrow-release"  # what marks a folder as a student release
 # In a release: {path: SHA-256} of every file it ships outside chapters/, so the next update
@@ -117,6 +126,8 @@ class Plan:
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # kept, but the student must look
     release_backups: list[str] = field(default_factory=list)  # outside chapters/, repo-relative
+    worked: bool = False  # the tree holds the student's work (a file the generator did not write)
+    fresh: bool = False  # chapters/ held nothing: a first generation, no update
 
 
 def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) -> Plan:
@@ -127,13 +138,14 @@ def plan(chapters: Path, generated: dict[str, bytes], *, force: bool = False) ->
     repo = chapters.parent
     last = read_json(chapters / MANIFEST)  # what the generator wrote last time
     base = read_json(base_path(repo))
-    existing = set(tree_files(chapters)) - {MANIFEST}
-    out = Plan()
+    existing = set(tree_files(chapters)) - RECORDS
+    out = Plan(fresh=not existing)
     orphans: list[tuple[str, str, set[str], list[str]]] = []  # (file, function, tasks, text)
     for rel in sorted(generated.keys() | existing):
         data, path = generated.get(rel), chapters / rel
         mine = path.read_bytes() if rel in existing else None
         unedited = mine is not None and last.get(rel) == sha(mine)
+        out.worked = out.worked or (mine is not None and not unedited)
         old = base.get(rel)
         if old is None and rel in last and last[rel] == sha(data or b""):
             old = data.decode()  # the manifest vouches the stub has not changed
@@ -316,9 +328,79 @@ def _bom(data: bytes) -> bytes:
     return codecs.BOM_UTF8 if data.startswith(codecs.BOM_UTF8) else b""
 
 
-def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
+# A task of the new course: (id, title, notebook section, the version it arrived in).
+CourseTask = tuple[str, str, str, str]
+
+
+def course_tasks() -> list[CourseTask]:
+    """The tasks of this course (its own autograder's task tables)."""
+    from autograder.course import CHAPTERS
+
+    return [(t.id, t.title, t.section, t.since) for ch in CHAPTERS for t in ch.tasks]
+
+
+TASKS_OF = """import json, pathlib, sys
+sys.path.insert(0, sys.argv[1])
+import autograder
+if pathlib.Path(autograder.__file__).resolve().parent.parent != pathlib.Path(sys.argv[1]):
+    sys.exit("not this release's autograder")
+from autograder.course import CHAPTERS
+print(json.dumps([[t.id, t.title, t.section, getattr(t, "since", "1.0")]
+                  for ch in CHAPTERS for t in ch.tasks]))
+"""
+
+
+def release_tasks(release: Path) -> list[CourseTask]:
+    """The tasks of a release (its own task tables, read by its own Python code in a
+    process of its own: this one has the old release's autograder); none where it fails."""
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "SPARROW_IMPL")}
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", TASKS_OF, str(release.resolve())],
+            cwd=release,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        return [tuple(map(str, task)) for task in json.loads(out.stdout)]
+    except (OSError, subprocess.SubprocessError, ValueError, TypeError):
+        return []
+
+
+def version_record(
+    old: versions.TreeVersion, new: str, worked: bool, tasks: Sequence[CourseTask]
+) -> tuple[versions.TreeVersion, list[str]]:
+    """The record of a tree recorded as ``old`` after its update to course version ``new``,
+    and the report's lines: the change of version and each task new since ``old``'s. The
+    version the student started at is kept where the tree holds their work (``worked``);
+    an untouched tree starts over at ``new``."""
+    keep = worked and versions.at_most(old.started, new)
+    now = versions.normal(new)
+    record = versions.TreeVersion(now, old.started if keep else now)
+    if versions.parse(new) == versions.parse(old.version):
+        return record, []
+    lines = [f"course version {old.version} → {record.version} (chapters/{VERSION})"]
+    for task_id, title, section, since in tasks:
+        if versions.newer(since, old.version) and versions.at_most(since, new):
+            lines.append(
+                f"  new in v{versions.normal(since)}: task {task_id} — {title} ({section} of "
+                "the notebook)"
+            )
+    return record, lines
+
+
+def apply(
+    repo: Path,
+    todo: Plan,
+    hashes: dict[str, str],
+    version: str | None = None,
+    tasks: Sequence[CourseTask] = (),
+) -> list[str]:
     """Carry out ``todo`` in ``repo/chapters``: the backups first, then each file through a
-    temporary file and a rename (none is ever half-written), the records last."""
+    temporary file and a rename (none is ever half-written), the records last. ``version``
+    is the course version of the new files (None: the tree's stays), ``tasks`` the new
+    course's tasks, for the report's "new in v1.1"."""
     chapters = repo / "chapters"
     report, where = [], None
     saved = [chapters / rel for rel in todo.backups] + [repo / r for r in todo.release_backups]
@@ -337,6 +419,13 @@ def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
     report = todo.report + report
     if todo.kept:
         report.append(f"kept your work in {todo.kept} file" + ("s" if todo.kept != 1 else ""))
+    if version is not None:
+        now, lines = version_record(versions.read(chapters), version, todo.worked, tasks)
+        lines = [] if todo.fresh else lines  # a first generation: nothing is new to anyone
+        path = chapters / VERSION
+        if not path.is_file() or path.read_bytes() != now.text().encode():
+            atomic_write(path, now.text().encode())
+        report += lines
     if todo.problems:
         report += [NOT_MERGED] + [f"  {p}" for p in todo.problems]
     if todo.notes:
@@ -346,10 +435,18 @@ def apply(repo: Path, todo: Plan, hashes: dict[str, str]) -> list[str]:
     return report or ["chapters/ is up to date"]
 
 
-def update(repo: Path, generated: dict[str, bytes], *, force: bool = False) -> list[str]:
-    """Bring ``repo/chapters`` to ``generated``, keeping the student's work (see above)."""
+def update(
+    repo: Path,
+    generated: dict[str, bytes],
+    *,
+    force: bool = False,
+    version: str | None = None,
+) -> list[str]:
+    """Bring ``repo/chapters`` to ``generated`` (the stubs of course version ``version``,
+    default this course's), keeping the student's work (see above)."""
     hashes = {rel: sha(data) for rel, data in generated.items()}
-    return apply(repo, plan(repo / "chapters", generated, force=force), hashes)
+    todo = plan(repo / "chapters", generated, force=force)
+    return apply(repo, todo, hashes, version or versions.COURSE_VERSION, course_tasks())
 
 
 # -- a student release: take a newer release ---------------------------------------------
@@ -361,7 +458,7 @@ def release_chapters(release: Path) -> dict[str, bytes]:
         raise UpdateError(f"{release} is not a Sparrow student release (no {STAMP} in it)")
     chapters = release / "chapters"
     manifest = read_json(chapters / MANIFEST)
-    files = set(tree_files(chapters)) - {MANIFEST}
+    files = set(tree_files(chapters)) - RECORDS
     generated = {rel: (chapters / rel).read_bytes() for rel in sorted(files)}
     edited = [rel for rel, data in generated.items() if manifest.get(rel) != sha(data)]
     if not manifest or edited or manifest.keys() - files:
@@ -428,7 +525,10 @@ def update_from_release(repo: Path, release: Path) -> list[str]:
     shipped = _release_files(release)
     todo.release_backups, remove, left = _yours(repo, release, shipped)
     had_record = (repo / SHIPPED).is_file()
-    report = apply(repo, todo, read_json(release / "chapters" / MANIFEST))
+    version = versions.read(release / "chapters").version
+    report = apply(
+        repo, todo, read_json(release / "chapters" / MANIFEST), version, release_tasks(release)
+    )
     for rel in sorted(shipped):
         if rel != PRISTINE.as_posix():  # the record apply() wrote already
             atomic_write(repo / rel, (release / rel).read_bytes())
