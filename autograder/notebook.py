@@ -13,6 +13,7 @@ from .course import chapter as find_chapter
 from .course import task as find_task
 from .report import chapter_report
 from .student import check as check_student
+from .student import tree_version
 
 
 class TaskNotPassed(AssertionError):
@@ -32,7 +33,7 @@ def check(what: str | int) -> None:
         result = check_student(ch, task_ids=[task.id])
     else:
         result = check_student(find_chapter(what))
-    print(chapter_report(result))
+    print(chapter_report(result, tree_version().started))
     if not result.passed:
         failing = ", ".join(t.task.id for t in result.tasks if not t.passed)
         raise TaskNotPassed(f"not passed yet: task {failing} (the report above says why)")

@@ -127,7 +127,7 @@ def _local_check(ch: Chapter, root: Path) -> str:
     except student.SetupError as exc:
         print(f"no local check: {exc}")
         return "not checked"
-    print(report.chapter_report(result))
+    print(report.chapter_report(result, student.tree_version("chapters", root).started))
     print()
     passed = sum(t.passed for t in result.tasks)
     return f"{passed} of {len(result.tasks)} tasks pass"

@@ -54,6 +54,11 @@ class Rows:
     def __call__(self, rng: np.random.Generator) -> list[Case]:
         return [build(rng) for build in self.builders]
 
+    @classmethod
+    def of(cls, *cases: Case) -> Rows:
+        """Rows of fixed cases, which draw nothing."""
+        return cls([lambda rng, case=case: case for case in cases])
+
 
 def row(make: Callable[..., Case], *args: Any, **kwargs: Any) -> Callable[..., Case]:
     """A builder of one case: ``make(rng, *args, **kwargs)``."""
@@ -74,11 +79,15 @@ _MISSING = object()
 
 
 def lookup(data: Any, path: str) -> Any:
-    """``data["a"]["b"]`` for the path "a.b" (a missing key: ``_MISSING``)."""
+    """``data["a"][0]["b"]`` for the path "a.0.b": keys of mappings, and indices of lists
+    (a missing one: ``_MISSING``)."""
     for key in path.split("."):
-        if not isinstance(data, Mapping) or key not in data:
+        if isinstance(data, Mapping) and key in data:
+            data = data[key]
+        elif isinstance(data, (list, tuple)) and key.isdigit() and int(key) < len(data):
+            data = data[int(key)]
+        else:
             return _MISSING
-        data = data[key]
     return data
 
 
