@@ -38,22 +38,32 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
   every gradient to nan, empty gradients) and clip_grad_value_. Known mistakes are named
   (each gradient clipped by its own norm; Python's min(1.0, nan)).
 
-Check modules of their own (``training.py``) add theirs at ``EXTRA`` at the end.
+The checks are one table (``CHECKS``, at the end): each entry its program, its rows, its
+verdict and its ``requires``; the hidden checks (``autograder/hidden/ch06_optim``) are other
+rows of these entries, by id. A verdict here is mostly a procedure, a record judged in the
+order a student fixes it (what a step must not do, then the values, each failing step named
+with the known mistake it matches, then the state); AdamW._weight_decay's is a declaration
+(``Ruled``: fields, tolerances, known mistakes). Check modules of their own (``training.py``)
+add theirs at ``EXTRA`` at the end.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare, show
+from ...harness.api import Case, Check, Verdict, compare, show
+from ...harness.table import Field, Fields, Mistake, Rows, Text, record, row, say
 from . import programs, training
 from .cases import (
     BUG_TEXT,
     BUGS,
-    Rows,
+    adamw_decay_case,
     clip_case,
     clip_norm,
     groups_case,
@@ -70,19 +80,27 @@ GROUPS = ("6.1",)  # every optimizer is built by add_param_group (a stand-in exi
 TOLERANCE = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-5)}
 
 
-def _record(received: Any, keys: tuple[str, ...]) -> str | None:
-    if not isinstance(received, dict) or not all(k in received for k in keys):
-        return f"expected the program's record, received {show(received)}"
-    return None
-
-
 def _close(got: Any, want: Any, dtype: str, path: str = "") -> str | None:
     rtol, atol = TOLERANCE.get(dtype, TOLERANCE["float64"])
     return compare(got, want, rtol=rtol, atol=atol, path=path)
 
 
-def _case(make: Any, *args: Any, **kwargs: Any) -> Any:
-    return lambda rng: make(rng, *args, **kwargs)
+@dataclass(frozen=True)
+class Ruled(Fields):
+    """``Fields`` whose difference, where no known mistake matches, names the field's rule
+    (``rules``: field key → the words)."""
+
+    rules: Mapping[str, Text] = field(default_factory=dict)
+
+    def diagnosis(self, case: Case, f: Field, got: Any) -> str:
+        named = super().diagnosis(case, f, got)
+        return named or (f" ({say(self.rules[f.key])})" if f.key in self.rules else "")
+
+
+def by_dtype(declare: Callable[[float, float], Verdict]) -> Verdict:
+    """A declared verdict with the tolerances of the case's dtype (``case.expected["dtype"]``)."""
+    verdicts = {dtype: declare(*tolerance) for dtype, tolerance in TOLERANCE.items()}
+    return lambda case, received: verdicts[case.expected["dtype"]](case, received)
 
 
 # -- 6.1 ------------------------------------------------------------------------------------
@@ -104,31 +122,27 @@ def _item_text(item: dict) -> str:
     return f"{{'params': {shown}{own}}}"
 
 
+REFUSED = (  # why a group is refused: (its params spec shows it, the reason)
+    (lambda spec: "n" in spec, "n is not a leaf (it has a grad_fn)"),
+    (lambda spec: spec.startswith("set"), "a set's order changes between runs"),
+    (lambda spec: spec.startswith("str"), "a string is not a Tensor"),
+    (lambda spec: True, "a tensor already in another group, or a required option left unset"),
+)
+
+
 def groups_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("errors", "groups", "shares_list"))
+    problem = record(received, ("errors", "groups", "shares_list"))
     if problem:
         return problem
     want, items = case.expected, case.inputs["items"]
     for k, (w, got, item) in enumerate(zip(want["errors"], received["errors"], items)):
         call = "Optimizer([...], defaults)" if k == 0 else "add_param_group"
+        call = f"{call} with {_item_text(item)}"
+        if w != got and w is None:
+            return f"{call} raised {got}; it is a valid group"
         if w != got:
-            if w is None:
-                return f"{call} with {_item_text(item)} raised {got}; it is a valid group"
-            why = {
-                "n": "n is not a leaf (it has a grad_fn)",
-                "set": "a set's order changes between runs",
-                "str": "a string is not a Tensor",
-            }
-            spec = item["params"]
-            reason = next(
-                (
-                    text
-                    for key, text in why.items()
-                    if (key == "n" and "n" in str(spec)) or str(spec).startswith(key)
-                ),
-                "a tensor already in another group, or a required option left unset",
-            )
-            return f"{call} with {_item_text(item)} raised {got}; expected {w} ({reason})"
+            reason = next(why for shows, why in REFUSED if shows(str(item["params"])))
+            return f"{call} raised {got}; expected {w} ({reason})"
     if len(received["groups"]) != len(want["groups"]):
         return f"param_groups has {len(received['groups'])} groups, expected {len(want['groups'])}"
     for i, (w, got) in enumerate(zip(want["groups"], received["groups"])):
@@ -138,23 +152,21 @@ def groups_verdict(case: Case, received: Any) -> str | None:
                 f"{show(w['params'])} (a single Tensor becomes [tensor], an iterable list(...))"
             )
         for key, value in w.items():
-            if key == "params":
-                continue
-            if key not in got:
+            if key != "params" and key not in got:
                 return (
                     f"param_groups[{i}] has no {key!r}: fill each option it does not set from "
                     "self.defaults"
                 )
-            if got[key] != value:
+            if key != "params" and got[key] != value:
                 return (
                     f"param_groups[{i}][{key!r}] is {show(got[key])}, expected {show(value)} (a "
                     "group's own option wins over the default)"
                 )
     if received["shares_list"]:
-        i = received["shares_list"][0]
         return (
-            f"param_groups[{i}]['params'] is the very list the caller gave: make a new one "
-            "(list(params)), or a later change to the caller's list reaches the optimizer"
+            f"param_groups[{received['shares_list'][0]}]['params'] is the very list the caller "
+            "gave: make a new one (list(params)), or a later change to the caller's list reaches "
+            "the optimizer"
         )
     return None
 
@@ -203,7 +215,7 @@ GROUP_SCRIPTS = [
 
 
 def zero_grad_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("a", "b", "c", "d", "old_changed"))
+    problem = record(received, ("a", "b", "c", "d", "old_changed"))
     if problem:
         return problem
     if received["old_changed"]:
@@ -213,29 +225,27 @@ def zero_grad_verdict(case: Case, received: Any) -> str | None:
         )
     if received["b"] is not None:
         return "b had no gradient and has one after zero_grad: skip parameters whose grad is None"
-    shapes = {"a": (3,), "c": (3,), "d": (1, 2)}
-    for name, shape in shapes.items():
-        got = received[name]
+    for name, shape in (("a", (3,)), ("c", (3,)), ("d", (1, 2))):
+        got, dtype = received[name], case.expected["dtype"] if name == "d" else "float64"
         if case.expected["set_to_none"]:
             if got is not None:
                 return f"after zero_grad(), {name}.grad is {show(got['values'])}, expected None"
             continue
         if got is None:
             return f"after zero_grad(set_to_none=False), {name}.grad is None, expected zeros"
-        dtype = case.expected["dtype"] if name == "d" else "float64"
         if got["old"]:
             return (
                 f"zero_grad(set_to_none=False) kept {name}'s old gradient object: make a new "
                 "tensor of zeros"
             )
         problem = _close(got["values"], np.zeros(shape), dtype, f"{name}.grad")
-        if problem:
-            return problem
-        if got["dtype"] != dtype:
-            return (
+        if not problem and got["dtype"] != dtype:
+            problem = (
                 f"{name}.grad's zeros are {got['dtype']}, expected {dtype} (the gradient's own "
                 "dtype)"
             )
+        if problem:
+            return problem
     return None
 
 
@@ -254,19 +264,34 @@ def _step_values(case: Case, t: int, bug: str) -> list:
 
 
 def _named_bug(case: Case, t: int, got: list) -> str | None:
+    """The known mistake (``cases.BUGS``) whose values at step t are the ones received."""
     name = case.inputs["optimizer"]
     bugs = list(BUGS.get(name, ()))
     if len(case.inputs["groups"]) > 1 or any(len(g) > 1 for g in case.inputs["groups"]):
         bugs.append("group options ignored")
+    dtypes = case.expected.dtypes
     for bug in bugs:
         want = _step_values(case, t, bug)
-        dtypes = case.expected.dtypes
         if all(_close(g, w, d) is None for g, w, d in zip(got, want, dtypes)):
             if all(
                 _close(g, w, d) is None for g, w, d in zip(got, case.expected.values[t], dtypes)
             ):
                 continue
             return BUG_TEXT[bug]
+    return None
+
+
+def _entries(got: dict, want: dict, dtype: str, where: str, step: str) -> str | None:
+    """A parameter's state entries against the rule's: "step" the same Python int (``step``:
+    the words after "expected", ``{}`` the count), the tensors within ``dtype``'s tolerance."""
+    for name, value in want.items():
+        if name != "step":
+            problem = _close(got[name], value, dtype, f"{where}[{name!r}]")
+            if problem:
+                return problem
+        elif got[name] != value or type(got[name]) is not int:
+            kind = type(got[name]).__name__
+            return f"{where}['step'] is {show(got[name])} ({kind}), expected {step.format(value)}"
     return None
 
 
@@ -298,37 +323,21 @@ def _final_state_problem(received: Any, want: Any) -> str | None:
                 else " (make only the entries the rule uses, as PyTorch does)"
             )
             return f"{where} holds {sorted(got)}, expected {sorted(w)}{hint}"
-        for name, value in w.items():
-            if name == "step":
-                step = got[name]
-                if step != value or type(step) is not int:
-                    return (
-                        f"{where}['step'] is {show(step)} ({type(step).__name__}), expected the "
-                        f"int {value} (a Python int counting this parameter's steps)"
-                    )
-                continue
-            problem = _close(got[name], value, want.dtypes[i], f"{where}[{name!r}]")
-            if problem:
-                return problem
+        step = "the int {} (a Python int counting this parameter's steps)"
+        problem = _entries(got, w, want.dtypes[i], where, step)
+        if problem:
+            return problem
     return None
 
 
+TRAJECTORY_KEYS = tuple(
+    "values dtypes objects leaves nodes written returned closure_calls decay_calls state_keyed "
+    "state_arrays state".split()
+)
+
+
 def trajectory_verdict(case: Case, received: Any) -> str | None:
-    keys = (
-        "values",
-        "dtypes",
-        "objects",
-        "leaves",
-        "nodes",
-        "written",
-        "returned",
-        "closure_calls",
-        "decay_calls",
-        "state_keyed",
-        "state_arrays",
-        "state",
-    )
-    problem = _record(received, keys)
+    problem = record(received, TRAJECTORY_KEYS)
     if problem:
         return problem
     want: Any = case.expected
@@ -368,24 +377,22 @@ def trajectory_verdict(case: Case, received: Any) -> str | None:
                         "skip it, state and all"
                     )
             named = _named_bug(case, t, got)
-            group = want.groups[i]
-            where = f" (group {group})" if len(case.inputs["groups"]) > 1 else ""
+            where = f" (group {want.groups[i]})" if len(case.inputs["groups"]) > 1 else ""
             return problem + where + (f": {named}" if named else "")
     problem = _final_state_problem(received, want)
     if problem:
         return problem
-    if want.closure:
-        wanted = [0.5 + t for t in range(want.steps)]
-        if received["closure_calls"] != want.steps:
-            return (
-                f"step(closure) called the closure {received['closure_calls']} times in "
-                f"{want.steps} steps, expected once per step"
-            )
-        if received["returned"] != wanted:
-            return (
-                f"step(closure) returned {show(received['returned'])}, expected the closure's "
-                f"losses {show(wanted)}"
-            )
+    losses = [0.5 + t for t in range(want.steps)]
+    if want.closure and received["closure_calls"] != want.steps:
+        return (
+            f"step(closure) called the closure {received['closure_calls']} times in "
+            f"{want.steps} steps, expected once per step"
+        )
+    if want.closure and received["returned"] != losses:
+        return (
+            f"step(closure) returned {show(received['returned'])}, expected the closure's "
+            f"losses {show(losses)}"
+        )
     if want.decay_calls is not None and received["decay_calls"] != want.decay_calls:
         return (
             f"Adam.step called self._weight_decay {received['decay_calls']} times, expected "
@@ -395,49 +402,45 @@ def trajectory_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def adamw_decay_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("returned", "p", "dtype", "g_changed"))
-    if problem:
-        return problem
-    w = case.expected
-    if received["g_changed"]:
-        return "AdamW._weight_decay wrote into the gradient array: return g unchanged"
-    if received["dtype"] != w["dtype"]:
-        return f"p is {received['dtype']} after _weight_decay, expected {w['dtype']}"
-    problem = _close(received["returned"], w["g"], w["dtype"], "the returned gradient")
-    if problem:
-        coupled = w["g"] + w["wd"] * w["p0"]
-        if not _close(received["returned"], coupled, w["dtype"]):
-            return problem + ": that is g + λp, Adam's coupled decay; AdamW returns g unchanged"
-        return problem + " (AdamW returns g unchanged)"
-    problem = _close(received["p"], w["p"], w["dtype"], "p after _weight_decay")
-    if problem:
-        return problem + " (p.data *= 1 − lr·λ, before the update)"
-    return None
+def adamw_decay(rtol: float, atol: float) -> Ruled:
+    """AdamW._weight_decay called directly: g untouched and returned as it is, p scaled."""
+    return Ruled(
+        [
+            Field("g_changed", "whether g was written into", expected=lambda case: False),
+            Field("dtype", "p's dtype after _weight_decay"),
+            Field("returned", "the returned gradient", rtol, atol, lambda case: case.expected["g"]),
+            Field("p", "p after _weight_decay", rtol, atol),
+        ],
+        mistakes=[
+            Mistake(
+                "g_changed",
+                lambda case: True,
+                "AdamW._weight_decay wrote into the gradient array: return g unchanged",
+            ),
+            Mistake(
+                "returned",
+                lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p0"],
+                "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
+            ),
+        ],
+        rules={
+            "returned": "AdamW returns g unchanged",
+            "p": "p.data *= 1 − lr·λ, before the update",
+        },
+    )
 
 
-def adamw_decay_case(lr: float, weight_decay: float, dtype: str = "float64") -> Any:
-    def make(rng: np.random.Generator) -> Case:
-        p0 = np.array([[1.0, -2.0], [0.5, 4.0]])
-        g = np.array([[0.3, -0.1], [0.2, 0.7]])
-        want = {
-            "g": g,
-            "p0": p0,
-            "wd": weight_decay,
-            "p": p0 * (1 - lr * weight_decay),
-            "dtype": dtype,
-        }
-        label = f"AdamW(lr={lr}, weight_decay={weight_decay})._weight_decay(p, g, group) on {dtype}"
-        return Case(label, {"lr": lr, "weight_decay": weight_decay, "dtype": dtype}, want)
-
-    return make
+traj = partial(row, trajectory_case)
 
 
-def traj(name: str, defaults: dict, groups: list, shapes: list, **kwargs: Any) -> Any:
-    return _case(trajectory_case, name, defaults, groups, shapes, **kwargs)
+def rule(task: str, name: str, *rows: Callable, requires: tuple = GROUPS) -> Check:
+    """An update rule's check: trajectories (``traj`` rows), judged step by step."""
+    return Check(task, name, Rows(rows), programs.trajectory, trajectory_verdict, requires)
 
 
-S3, S22, S4 = (3,), (2, 2), (4,)
+S3, S22, S4 = (3,), (2, 2), (4,)  # parameters' shapes
+ONE, PAIR, TRIO = [([0], {})], [([0, 1], {})], [([0, 1, 2], {})]  # one group of 1, 2, 3
+MIXED = ["float64", "float32", "float64"]
 EMPTY = "clip_grad_norm_(params, max_norm=1.0) on float64 gradients that are all empty: total 0"
 
 
@@ -456,18 +459,10 @@ def _state_problem(got: Any, want: dict, dtype: str, what: str) -> str | None:
         entry = got[key]
         if sorted(entry) != sorted(names):
             return f"{what}['state'][{key}] holds {sorted(entry)}, expected {sorted(names)}"
-        for name, value in names.items():
-            if name == "step":
-                step = entry[name]
-                if step != value or type(step) is not int:
-                    return (
-                        f"{what}['state'][{key}]['step'] is {show(step)} ({type(step).__name__}), "
-                        f"expected {value} (keep the step count, a Python int)"
-                    )
-                continue
-            problem = _close(entry[name], value, dtype, f"{what}['state'][{key}][{name!r}]")
-            if problem:
-                return problem
+        step = "{} (keep the step count, a Python int)"
+        problem = _entries(entry, names, dtype, f"{what}['state'][{key}]", step)
+        if problem:
+            return problem
     return None
 
 
@@ -476,19 +471,21 @@ def _state_of(snapshot: Any) -> Any:
     return snapshot.get("state") if isinstance(snapshot, dict) else snapshot
 
 
+def _options_problem(got: dict, options: dict, where: str, expected: str) -> str | None:
+    """A group's options against the saved ones: the first one missing or another."""
+    for key, value in options.items():
+        if key not in got or _close(got[key], value, "float64"):
+            return f"{where}[{key!r}] is {show(got.get(key))}, expected {expected}{show(value)}"
+    return None
+
+
+RESUME_KEYS = tuple(
+    "saved saved_later loaded state_dtypes options same_params final dtypes refused".split()
+)
+
+
 def resume_verdict(case: Case, received: Any) -> str | None:
-    keys = (
-        "saved",
-        "saved_later",
-        "loaded",
-        "state_dtypes",
-        "options",
-        "same_params",
-        "final",
-        "dtypes",
-        "refused",
-    )
-    problem = _record(received, keys)
+    problem = record(received, RESUME_KEYS)
     if problem:
         return problem
     w: Any = case.expected
@@ -513,28 +510,20 @@ def resume_verdict(case: Case, received: Any) -> str | None:
                 f"state_dict()['param_groups'][{i}]['params'] is {show(g.get('params'))}, expected "
                 f"{ix} (each parameter's index in order of first appearance across the groups)"
             )
-        for key, value in options.items():
-            if key not in g or _close(g[key], value, "float64"):
-                return (
-                    f"state_dict()['param_groups'][{i}][{key!r}] is {show(g.get(key))}, expected "
-                    f"{show(value)}"
-                )
+        problem = _options_problem(g, options, f"state_dict()['param_groups'][{i}]", "")
+        if problem:
+            return problem
     problem = _state_problem(saved["state"], w.state, dtype, "state_dict()")
     if problem:
         return problem
-    later = received["saved_later"]
-    if _state_problem(_state_of(later), w.state, dtype, "state_dict()"):
+    if _state_problem(_state_of(received["saved_later"]), w.state, dtype, "state_dict()"):
         return (
             "the dict state_dict() returned changed as training went on: copy the state "
             "tensors (the snapshot must not share arrays with the optimizer, nor with the one "
             "that loads it)"
         )
-    problem = _state_problem(
-        _state_of(received["loaded"]),
-        w.state,
-        loose,
-        "after load_state_dict, state_dict()",
-    )
+    loaded = _state_of(received["loaded"])
+    problem = _state_problem(loaded, w.state, loose, "after load_state_dict, state_dict()")
     if problem:
         return problem
     if w.state and received["state_dtypes"] != [w.load_dtypes[0]]:
@@ -543,12 +532,10 @@ def resume_verdict(case: Case, received: Any) -> str | None:
             f"{received['state_dtypes']}: cast floating state to the parameter's dtype"
         )
     for i, (got, options) in enumerate(zip(received["options"], w.options)):
-        for key, value in options.items():
-            if key not in got or _close(got[key], value, "float64"):
-                return (
-                    f"after load_state_dict, param_groups[{i}][{key!r}] is {show(got.get(key))}, "
-                    f"expected the saved {show(value)} (take each saved group's options)"
-                )
+        where = f"after load_state_dict, param_groups[{i}]"
+        problem = _options_problem(got, options, where, "the saved ")
+        if problem:
+            return problem + " (take each saved group's options)"
     if not all(received["same_params"]):
         return "after load_state_dict, param_groups no longer hold this optimizer's own parameters"
     for i, (got, want) in enumerate(zip(received["final"], w.final)):
@@ -573,12 +560,16 @@ def resume_verdict(case: Case, received: Any) -> str | None:
 # -- 6.8, 6.9 -------------------------------------------------------------------------------
 
 
+def _lrs_match(got: Any, want: Any) -> bool:
+    return compare(got, want, rtol=1e-9, atol=1e-12) is None
+
+
 def schedule_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
     if not isinstance(received, list) or len(received) != len(want):
         return f"expected {len(want)} rows of lrs, received {show(received)}"
     for t, (got, w) in enumerate(zip(received, want)):
-        if compare(got, w, rtol=1e-9, atol=1e-12) is None:
+        if _lrs_match(got, w):
             continue
         when = "at construction (t = 0)" if t == 0 else f"after {t} step(s) (t = {t})"
         text = f"the lrs {when} are {show(got)}, expected {show(w)}"
@@ -586,8 +577,8 @@ def schedule_verdict(case: Case, received: Any) -> str | None:
             other = t + shift
             if (
                 0 <= other < len(want)
-                and compare(got, want[other], rtol=1e-9, atol=1e-12) is None
-                and compare(w, want[other], rtol=1e-9, atol=1e-12)
+                and _lrs_match(got, want[other])
+                and not _lrs_match(w, want[other])
             ):
                 return (
                     f"{text}: the schedule is {words} (t = last_epoch; the first value is the base "
@@ -613,7 +604,7 @@ def _cycle_bug(case: Case, got: Any, t: int) -> str:
     ins = case.inputs
     lrs = ins["max_lr"] if isinstance(ins["max_lr"], list) else [ins["max_lr"]] * ins["groups"]
     wrong = [one_cycle(ins["steps"], m, t, ins["options"], "fraction from 0")[0] for m in lrs]
-    if compare(got, wrong, rtol=1e-9, atol=1e-12) is None:
+    if _lrs_match(got, wrong):
         return (
             ": the phase fraction counts from the phase's start, pct = (t − start) / (end − "
             "start), start the step where the previous phase ended (t / end holds in the first "
@@ -623,7 +614,7 @@ def _cycle_bug(case: Case, got: Any, t: int) -> str:
 
 
 def one_cycle_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("rows", "past"))
+    problem = record(received, ("rows", "past"))
     if problem:
         return problem
     rows, want = received["rows"], case.expected
@@ -637,12 +628,11 @@ def one_cycle_verdict(case: Case, received: Any) -> str | None:
             return problem + _cycle_bug(case, got["lr"], t)
         if w["momentum"] is not None:
             problem = _by_group(got["momentum"], w["momentum"], name, t)
+            if problem and all(r["momentum"] == rows[0]["momentum"] for r in rows):
+                return (
+                    problem + f": {name} is never cycled (set it from the same phase and fraction)"
+                )
             if problem:
-                if all(r["momentum"] == rows[0]["momentum"] for r in rows):
-                    return (
-                        problem
-                        + f": {name} is never cycled (set it from the same phase and fraction)"
-                    )
                 return problem
             if beta1 and got.get("beta2") != [0.999] * len(w["lr"]):
                 return f"β₂ at t = {t} is {show(got.get('beta2'))}, expected 0.999 (only β₁ cycles)"
@@ -654,18 +644,50 @@ def one_cycle_verdict(case: Case, received: Any) -> str | None:
 # -- 6.10 -----------------------------------------------------------------------------------
 
 
+def _given(ins: dict) -> list:
+    """The clipped gradients as arrays (a shared one: its owner's again; None: no gradient)."""
+    return [g if not isinstance(g, int) or g is None else ins["grads"][g] for g in ins["grads"]]
+
+
+def _total_problem(case: Case, received: Any) -> str | None:
+    """clip_grad_norm_'s returned total: its value (another norm named), then its dtype."""
+    w, ins, dtype = case.expected, case.inputs, case.expected["dtype"]
+    if math.isinf(w["total"]):  # error_if_nonfinite=False: the inf is returned
+        if received["total"] != w["total"]:
+            return f"the returned total norm is {show(received['total'])}, expected inf"
+    else:
+        problem = _close(received["total"], w["total"], dtype, "the returned total norm")
+        if problem:
+            given = [g for g in _given(ins) if g is not None]
+            for q in (2.0, 1.0, math.inf):
+                if not _close(received["total"], clip_norm(given, 1.0, q)[0], dtype):
+                    return problem + f" (that is the {q}-norm; norm_type={ins['norm_type']!r})"
+            return problem
+    if received["total_dtype"] != w.get("total_dtype", dtype):
+        if not any(g is not None for g in w["grads"]):
+            return (
+                f"with no gradient at all the total norm is {received['total_dtype']}, "
+                "expected tensor(0.) (float32, as PyTorch returns)"
+            )
+        return (
+            f"the total norm is {received['total_dtype']}, expected a {dtype} tensor (the "
+            "gradients' dtype)"
+        )
+    return None
+
+
 def clip_verdict(case: Case, received: Any) -> str | None:
-    problem = _record(received, ("error", "total", "total_dtype", "grads", "dtypes", "written"))
+    problem = record(received, ("error", "total", "total_dtype", "grads", "dtypes", "written"))
     if problem:
         return problem
     w, ins = case.expected, case.inputs
+    if "error" in w and received["error"] != w["error"]:
+        what = "nan" if ins["nonfinite"] in ("nan", "quiet nan") else "inf"
+        return (
+            f"raised {received['error']}, expected RuntimeError (the total norm is {what}: "
+            "error_if_nonfinite refuses any total that is not finite)"
+        )
     if "error" in w:
-        if received["error"] != w["error"]:
-            what = "nan" if ins["nonfinite"] in ("nan", "quiet nan") else "inf"
-            return (
-                f"raised {received['error']}, expected RuntimeError (the total norm is {what}: "
-                "error_if_nonfinite refuses any total that is not finite)"
-            )
         return None
     if received["error"]:
         return f"raised {received['error']}"
@@ -675,33 +697,9 @@ def clip_verdict(case: Case, received: Any) -> str | None:
             "be several leaves' .grad)"
         )
     dtype = w["dtype"]
-    if not ins["by_value"]:
-        if math.isinf(w["total"]):  # error_if_nonfinite=False: the inf is returned
-            problem = None
-            if received["total"] != w["total"]:
-                problem = f"the returned total norm is {show(received['total'])}, expected inf"
-        else:
-            problem = _close(received["total"], w["total"], dtype, "the returned total norm")
-        if problem and not math.isinf(w["total"]):
-            real = [
-                g if not isinstance(g, int) or g is None else ins["grads"][g] for g in ins["grads"]
-            ]
-            given = [g for g in real if g is not None]
-            for q in (2.0, 1.0, math.inf):
-                if not _close(received["total"], clip_norm(given, 1.0, q)[0], dtype):
-                    return problem + f" (that is the {q}-norm; norm_type={ins['norm_type']!r})"
-        if problem:
-            return problem
-        if received["total_dtype"] != w.get("total_dtype", dtype):
-            if not any(g is not None for g in w["grads"]):
-                return (
-                    f"with no gradient at all the total norm is {received['total_dtype']}, "
-                    "expected tensor(0.) (float32, as PyTorch returns)"
-                )
-            return (
-                f"the total norm is {received['total_dtype']}, expected a {dtype} tensor (the "
-                "gradients' dtype)"
-            )
+    problem = None if ins["by_value"] else _total_problem(case, received)
+    if problem:
+        return problem
     for i, (got, want) in enumerate(zip(received["grads"], w["grads"])):
         if want is None:
             if got is not None:
@@ -719,7 +717,7 @@ def _clip_bug(case: Case, got: list) -> str:
     """ ": <the mistake>" where the clipped gradients received are a known mistake's: each
     gradient scaled by its own norm, or a nan total that scaled nothing; else ""."""
     ins, w = case.inputs, case.expected
-    real = [g if not isinstance(g, int) or g is None else ins["grads"][g] for g in ins["grads"]]
+    real = _given(ins)
     if w["total"] is not None and math.isnan(w["total"]):
         return (
             ": the total norm is nan, so every gradient becomes nan: Python's min(1.0, nan) is "
@@ -756,262 +754,187 @@ CHECKS = [
         programs.zero_grad,
         zero_grad_verdict,
     ),
-    Check(
+    rule(
         "6.2",
         "SGD: momentum, dampening, Nesterov, weight decay",
-        Rows(
-            [
-                traj("SGD", {"lr": 0.1}, [([0], {})], [S3], steps=3),
-                traj("SGD", {"lr": 0.1, "momentum": 0.9}, [([0, 1], {})], [S3, S22], steps=4),
-                traj(
-                    "SGD",
-                    {"lr": 0.05, "momentum": 0.8, "dampening": 0.3},
-                    [([0, 1], {})],
-                    [S3, S4],
-                    steps=4,
-                ),
-                traj(
-                    "SGD",
-                    {"lr": 0.1, "momentum": 0.9, "nesterov": True},
-                    [([0, 1], {})],
-                    [S3, S22],
-                    steps=4,
-                ),
-                traj("SGD", {"lr": 0.1, "weight_decay": 0.1}, [([0], {})], [S22], steps=3),
-                traj(
-                    "SGD",
-                    {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.05, "nesterov": True},
-                    [([0, 1, 2], {})],
-                    [S3, S22, S3],
-                    steps=5,
-                    skip=0.3,
-                    frozen=(2,),
-                ),
-                traj(
-                    "SGD",
-                    {"lr": 0.1, "momentum": 0.5},
-                    [
-                        ([0, 1], {}),
-                        ([2], {"lr": 0.01, "momentum": 0.9, "weight_decay": 0.1, "nesterov": True}),
-                    ],
-                    [S3, S22, S4],
-                    steps=4,
-                    dtypes=["float64", "float32", "float64"],
-                ),
-                traj(
-                    "SGD",
-                    {"lr": 0.1, "momentum": 0.9},
-                    [([0, 1], {}), ([2], {"momentum": 0.0})],
-                    [S3, S3, S22],
-                    steps=4,
-                    share=True,
-                    closure=True,
-                ),
-            ]
+        traj("SGD", {"lr": 0.1}, ONE, [S3], steps=3),
+        traj("SGD", {"lr": 0.1, "momentum": 0.9}, PAIR, [S3, S22], steps=4),
+        traj("SGD", {"lr": 0.05, "momentum": 0.8, "dampening": 0.3}, PAIR, [S3, S4], steps=4),
+        traj("SGD", {"lr": 0.1, "momentum": 0.9, "nesterov": True}, PAIR, [S3, S22], steps=4),
+        traj("SGD", {"lr": 0.1, "weight_decay": 0.1}, ONE, [S22], steps=3),
+        traj(
+            "SGD",
+            {"lr": 0.1, "momentum": 0.9, "weight_decay": 0.05, "nesterov": True},
+            TRIO,
+            [S3, S22, S3],
+            steps=5,
+            skip=0.3,
+            frozen=(2,),
         ),
-        programs.trajectory,
-        trajectory_verdict,
-        requires=GROUPS,
+        traj(
+            "SGD",
+            {"lr": 0.1, "momentum": 0.5},
+            [
+                ([0, 1], {}),
+                ([2], {"lr": 0.01, "momentum": 0.9, "weight_decay": 0.1, "nesterov": True}),
+            ],
+            [S3, S22, S4],
+            steps=4,
+            dtypes=MIXED,
+        ),
+        traj(
+            "SGD",
+            {"lr": 0.1, "momentum": 0.9},
+            [([0, 1], {}), ([2], {"momentum": 0.0})],
+            [S3, S3, S22],
+            steps=4,
+            share=True,
+            closure=True,
+        ),
     ),
-    Check(
+    rule(
         "6.3",
         "Adagrad",
-        Rows(
-            [
-                traj("Adagrad", {"lr": 0.1}, [([0], {})], [S3], steps=3),
-                traj("Adagrad", {"lr": 0.1, "lr_decay": 0.1}, [([0, 1], {})], [S3, S22], steps=4),
-                traj(
-                    "Adagrad",
-                    {"lr": 0.1, "initial_accumulator_value": 0.5, "eps": 1e-3},
-                    [([0, 1], {})],
-                    [S3, S22],
-                    steps=3,
-                ),
-                traj(
-                    "Adagrad",
-                    {"lr": 0.1, "weight_decay": 0.1},
-                    [([0, 1, 2], {})],
-                    [S3, S22, S4],
-                    steps=5,
-                    skip=0.3,
-                    dtypes=["float64", "float32", "float64"],
-                    frozen=(2,),
-                ),
-                traj(
-                    "Adagrad",
-                    {"lr": 0.1},
-                    [([0], {}), ([1, 2], {"lr": 0.3, "lr_decay": 0.05, "weight_decay": 0.2})],
-                    [S3, S3, S22],
-                    steps=4,
-                    share=True,
-                    closure=True,
-                ),
-            ]
+        traj("Adagrad", {"lr": 0.1}, ONE, [S3], steps=3),
+        traj("Adagrad", {"lr": 0.1, "lr_decay": 0.1}, PAIR, [S3, S22], steps=4),
+        traj(
+            "Adagrad",
+            {"lr": 0.1, "initial_accumulator_value": 0.5, "eps": 1e-3},
+            PAIR,
+            [S3, S22],
+            steps=3,
         ),
-        programs.trajectory,
-        trajectory_verdict,
-        requires=GROUPS,
+        traj(
+            "Adagrad",
+            {"lr": 0.1, "weight_decay": 0.1},
+            TRIO,
+            [S3, S22, S4],
+            steps=5,
+            skip=0.3,
+            dtypes=MIXED,
+            frozen=(2,),
+        ),
+        traj(
+            "Adagrad",
+            {"lr": 0.1},
+            [([0], {}), ([1, 2], {"lr": 0.3, "lr_decay": 0.05, "weight_decay": 0.2})],
+            [S3, S3, S22],
+            steps=4,
+            share=True,
+            closure=True,
+        ),
     ),
-    Check(
+    rule(
         "6.4",
         "RMSprop",
-        Rows(
-            [
-                traj("RMSprop", {"lr": 0.01}, [([0], {})], [S3], steps=3),
-                traj("RMSprop", {"lr": 0.01, "alpha": 0.9}, [([0, 1], {})], [S3, S22], steps=4),
-                traj("RMSprop", {"lr": 0.01, "centered": True}, [([0, 1], {})], [S3, S22], steps=4),
-                traj("RMSprop", {"lr": 0.01, "momentum": 0.9}, [([0, 1], {})], [S3, S22], steps=4),
-                traj(
-                    "RMSprop",
-                    {
-                        "lr": 0.01,
-                        "momentum": 0.5,
-                        "centered": True,
-                        "weight_decay": 0.1,
-                        "eps": 1e-3,
-                    },
-                    [([0, 1, 2], {})],
-                    [S3, S22, S4],
-                    steps=5,
-                    skip=0.3,
-                    dtypes=["float64", "float32", "float64"],
-                    frozen=(2,),
-                ),
-                traj(
-                    "RMSprop",
-                    {"lr": 0.01},
-                    [([0], {}), ([1, 2], {"alpha": 0.8, "momentum": 0.9, "centered": True})],
-                    [S3, S3, S22],
-                    steps=4,
-                    share=True,
-                    closure=True,
-                ),
-            ]
+        traj("RMSprop", {"lr": 0.01}, ONE, [S3], steps=3),
+        traj("RMSprop", {"lr": 0.01, "alpha": 0.9}, PAIR, [S3, S22], steps=4),
+        traj("RMSprop", {"lr": 0.01, "centered": True}, PAIR, [S3, S22], steps=4),
+        traj("RMSprop", {"lr": 0.01, "momentum": 0.9}, PAIR, [S3, S22], steps=4),
+        traj(
+            "RMSprop",
+            {"lr": 0.01, "momentum": 0.5, "centered": True, "weight_decay": 0.1, "eps": 1e-3},
+            TRIO,
+            [S3, S22, S4],
+            steps=5,
+            skip=0.3,
+            dtypes=MIXED,
+            frozen=(2,),
         ),
-        programs.trajectory,
-        trajectory_verdict,
-        requires=GROUPS,
+        traj(
+            "RMSprop",
+            {"lr": 0.01},
+            [([0], {}), ([1, 2], {"alpha": 0.8, "momentum": 0.9, "centered": True})],
+            [S3, S3, S22],
+            steps=4,
+            share=True,
+            closure=True,
+        ),
     ),
-    Check(
+    rule(
         "6.5",
         "Adam",
-        Rows(
-            [
-                traj("Adam", {"lr": 0.01}, [([0], {})], [S3], steps=3),
-                traj("Adam", {"lr": 0.01, "betas": [0.8, 0.9]}, [([0, 1], {})], [S3, S22], steps=5),
-                traj(
-                    "Adam",
-                    {"lr": 0.01, "weight_decay": 0.1, "eps": 1e-3},
-                    [([0, 1], {})],
-                    [S3, S22],
-                    steps=4,
-                ),
-                traj("Adam", {"lr": 0.01, "amsgrad": True}, [([0, 1], {})], [S3, S22], steps=6),
-                traj(
-                    "Adam",
-                    {"lr": 0.01, "betas": [0.5, 0.6]},
-                    [([0, 1, 2], {})],
-                    [S3, S22, S4],
-                    steps=6,
-                    skip=0.4,
-                    dtypes=["float64", "float32", "float64"],
-                    frozen=(2,),
-                ),
-                traj(
-                    "Adam",
-                    {"lr": 0.01},
-                    [
-                        ([0], {}),
-                        (
-                            [1, 2],
-                            {
-                                "lr": 0.05,
-                                "betas": [0.7, 0.8],
-                                "weight_decay": 0.2,
-                                "amsgrad": True,
-                                "eps": 1e-3,
-                            },
-                        ),
-                    ],
-                    [S3, S3, S22],
-                    steps=4,
-                    share=True,
-                    closure=True,
-                ),
-            ]
+        traj("Adam", {"lr": 0.01}, ONE, [S3], steps=3),
+        traj("Adam", {"lr": 0.01, "betas": [0.8, 0.9]}, PAIR, [S3, S22], steps=5),
+        traj("Adam", {"lr": 0.01, "weight_decay": 0.1, "eps": 1e-3}, PAIR, [S3, S22], steps=4),
+        traj("Adam", {"lr": 0.01, "amsgrad": True}, PAIR, [S3, S22], steps=6),
+        traj(
+            "Adam",
+            {"lr": 0.01, "betas": [0.5, 0.6]},
+            TRIO,
+            [S3, S22, S4],
+            steps=6,
+            skip=0.4,
+            dtypes=MIXED,
+            frozen=(2,),
         ),
-        programs.trajectory,
-        trajectory_verdict,
-        requires=GROUPS,
+        traj(
+            "Adam",
+            {"lr": 0.01},
+            [
+                ([0], {}),
+                (
+                    [1, 2],
+                    {
+                        "lr": 0.05,
+                        "betas": [0.7, 0.8],
+                        "weight_decay": 0.2,
+                        "amsgrad": True,
+                        "eps": 1e-3,
+                    },
+                ),
+            ],
+            [S3, S3, S22],
+            steps=4,
+            share=True,
+            closure=True,
+        ),
     ),
-    Check(
+    rule(
         "6.5",
         "Adam.step calls self._weight_decay",
-        Rows(
-            [
-                traj(
-                    "Adam",
-                    {"lr": 0.01},
-                    [([0, 1], {})],
-                    [S3, S22],
-                    steps=3,
-                    skip=0.3,
-                    contract=True,
-                ),
-                traj(
-                    "Adam",
-                    {"lr": 0.02, "weight_decay": 0.1},
-                    [([0], {}), ([1, 2], {"lr": 0.05, "amsgrad": True})],
-                    [S3, S22, S4],
-                    steps=4,
-                    dtypes=["float64", "float32", "float64"],
-                    contract=True,
-                ),
-            ]
+        traj("Adam", {"lr": 0.01}, PAIR, [S3, S22], steps=3, skip=0.3, contract=True),
+        traj(
+            "Adam",
+            {"lr": 0.02, "weight_decay": 0.1},
+            [([0], {}), ([1, 2], {"lr": 0.05, "amsgrad": True})],
+            [S3, S22, S4],
+            steps=4,
+            dtypes=MIXED,
+            contract=True,
         ),
-        programs.trajectory,
-        trajectory_verdict,
-        requires=GROUPS,
     ),
     Check(
         "6.6",
         "AdamW._weight_decay",
         Rows(
             [
-                adamw_decay_case(0.1, 0.5),
-                adamw_decay_case(0.01, 0.0),
-                adamw_decay_case(0.1, 0.2, "float32"),
+                row(adamw_decay_case, 0.1, 0.5),
+                row(adamw_decay_case, 0.01, 0.0),
+                row(adamw_decay_case, 0.1, 0.2, "float32"),
             ]
         ),
         programs.adamw_decay,
-        adamw_decay_verdict,
+        by_dtype(adamw_decay),
         requires=GROUPS,
     ),
-    Check(
+    rule(
         "6.6",
         "AdamW: decoupled weight decay",
-        Rows(
+        traj("AdamW", {"lr": 0.05, "weight_decay": 0.5}, PAIR, [S3, S22], steps=4),
+        traj(
+            "AdamW",
+            {"lr": 0.05, "weight_decay": 0.1},
             [
-                traj(
-                    "AdamW", {"lr": 0.05, "weight_decay": 0.5}, [([0, 1], {})], [S3, S22], steps=4
-                ),
-                traj(
-                    "AdamW",
-                    {"lr": 0.05, "weight_decay": 0.1},
-                    [
-                        ([0, 1], {}),
-                        ([2], {"weight_decay": 0.0, "lr": 0.01}),
-                        ([3], {"weight_decay": 0.3, "lr": 0.02}),
-                    ],
-                    [S3, S22, S4, S3],
-                    steps=5,
-                    skip=0.3,
-                    dtypes=["float64", "float32", "float64", "float64"],
-                ),
-            ]
+                ([0, 1], {}),
+                ([2], {"weight_decay": 0.0, "lr": 0.01}),
+                ([3], {"weight_decay": 0.3, "lr": 0.02}),
+            ],
+            [S3, S22, S4, S3],
+            steps=5,
+            skip=0.3,
+            dtypes=["float64", "float32", "float64", "float64"],
         ),
-        programs.trajectory,
-        trajectory_verdict,
         requires=(*GROUPS, "6.5"),
     ),
     Check(
@@ -1019,8 +942,8 @@ CHECKS = [
         "state_dict and load_state_dict",
         Rows(
             [
-                _case(resume_case, "SGD", {"lr": 0.1, "momentum": 0.9}, [([0, 1], {})], [S3, S22]),
-                _case(
+                row(resume_case, "SGD", {"lr": 0.1, "momentum": 0.9}, PAIR, [S3, S22]),
+                row(
                     resume_case,
                     "Adam",
                     {"lr": 0.01},
@@ -1029,15 +952,15 @@ CHECKS = [
                     dtype="float32",
                     load_dtype="float64",
                 ),
-                _case(
+                row(
                     resume_case,
                     "Adam",
                     {"lr": 0.01, "weight_decay": 0.1},
-                    [([0, 1], {})],
+                    PAIR,
                     [S3, S22],
                     load_dtype="float32",
                 ),
-                _case(
+                row(
                     resume_case,
                     "SGD",
                     {"lr": 0.1, "momentum": 0.5, "weight_decay": 0.1},
@@ -1110,22 +1033,22 @@ CHECKS = [
         "clip_grad_norm_ and clip_grad_value_",
         Rows(
             [
-                _case(clip_case, [S3], 1.0),
-                _case(clip_case, [S3, S22], 1.0),
-                _case(clip_case, [S3, S22], 100.0),
-                _case(clip_case, [S3, None, S22], 0.5, norm_type=1.0),
-                _case(clip_case, [S3, S22], 0.5, norm_type="inf", negative=True),
-                _case(clip_case, [S3, S4], 0.7, norm_type=3.0),
-                _case(clip_case, [S3, S22, S3], 1.0, share=True),
-                _case(clip_case, [S3, S22], 1.0, dtype="float32"),
-                _case(clip_case, [S22], 0.5, single=True),
-                _case(clip_case, [S3, S22], 1.0, nonfinite=True),
-                _case(clip_case, [S3, S22], 1.0, nonfinite="nan"),
-                _case(clip_case, [S3, S22], 1.0, nonfinite="quiet"),
-                _case(clip_case, [S3, S22], 1.0, nonfinite="quiet nan"),
-                _case(clip_case, [(0,), (0, 3)], 1.0, label=EMPTY),
-                _case(clip_case, [S3, None, S22], 0.3, by_value=True),
-                _case(clip_case, [S3, S3], 0.5, by_value=True, share=True, dtype="float32"),
+                row(clip_case, [S3], 1.0),
+                row(clip_case, [S3, S22], 1.0),
+                row(clip_case, [S3, S22], 100.0),
+                row(clip_case, [S3, None, S22], 0.5, norm_type=1.0),
+                row(clip_case, [S3, S22], 0.5, norm_type="inf", negative=True),
+                row(clip_case, [S3, S4], 0.7, norm_type=3.0),
+                row(clip_case, [S3, S22, S3], 1.0, share=True),
+                row(clip_case, [S3, S22], 1.0, dtype="float32"),
+                row(clip_case, [S22], 0.5, single=True),
+                row(clip_case, [S3, S22], 1.0, nonfinite=True),
+                row(clip_case, [S3, S22], 1.0, nonfinite="nan"),
+                row(clip_case, [S3, S22], 1.0, nonfinite="quiet"),
+                row(clip_case, [S3, S22], 1.0, nonfinite="quiet nan"),
+                row(clip_case, [(0,), (0, 3)], 1.0, label=EMPTY),
+                row(clip_case, [S3, None, S22], 0.3, by_value=True),
+                row(clip_case, [S3, S3], 0.5, by_value=True, share=True, dtype="float32"),
             ]
         ),
         programs.clip,

@@ -12,7 +12,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -28,16 +28,6 @@ OPTIONS = {  # each optimizer's defaults (the order PyTorch prints them in)
     "Adam": dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0, amsgrad=False),
     "AdamW": dict(lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2, amsgrad=False),
 }
-
-
-@dataclass(frozen=True)
-class Rows:
-    """A check's cases: builders called with the check's rng, in order."""
-
-    builders: list[Callable[[np.random.Generator], Case]] = field(default_factory=list)
-
-    def __call__(self, rng: np.random.Generator) -> list[Case]:
-        return [build(rng) for build in self.builders]
 
 
 def draw(rng: np.random.Generator, shape: tuple[int, ...], scale: float = 1.0) -> np.ndarray:
@@ -325,6 +315,18 @@ def trajectory_case(
             state=states,
         ),
     )
+
+
+def adamw_decay_case(
+    rng: np.random.Generator, lr: float, weight_decay: float, dtype: str = "float64"
+) -> Case:
+    """``AdamW(lr, weight_decay)._weight_decay(p, g, group)`` on fixed p and g: g returned
+    unchanged, p scaled by 1 − lr·λ."""
+    p0 = np.array([[1.0, -2.0], [0.5, 4.0]])
+    g = np.array([[0.3, -0.1], [0.2, 0.7]])
+    want = {"g": g, "p0": p0, "wd": weight_decay, "p": p0 * (1 - lr * weight_decay), "dtype": dtype}
+    label = f"AdamW(lr={lr}, weight_decay={weight_decay})._weight_decay(p, g, group) on {dtype}"
+    return Case(label, {"lr": lr, "weight_decay": weight_decay, "dtype": dtype}, want)
 
 
 # -- 6.1 ------------------------------------------------------------------------------------

@@ -33,6 +33,7 @@ import numpy as np
 
 from ...expectations import expected
 from ...harness.api import Case, Check, compare, show
+from ...harness.table import Rows, record, row
 from . import training_program
 
 RTOL, ATOL = 1e-7, 1e-10
@@ -130,8 +131,9 @@ def training_case(
 
 def training_verdict(case: Case, received: Any) -> str | None:
     want, stop = case.expected, case.inputs["stop"]
-    if not isinstance(received, dict) or not all(k in received for k in KEYS):
-        return f"expected the program's record, received {show(received)}"
+    problem = record(received, KEYS)
+    if problem:
+        return problem
     losses, got = want["losses"], received["losses"]
     if not isinstance(got, list) or len(got) != len(losses):
         return f"expected {len(losses)} losses, received {show(got)}"
@@ -164,10 +166,6 @@ def training_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def row(optimizer: str, options: dict, **kwargs: Any) -> Any:
-    return lambda rng: training_case(rng, optimizer, options, **kwargs)
-
-
 # the run needs Optimizer (6.1) and each case's update rule (6.2, 6.5, 6.6) before 6.7
 REQUIRES = ("6.1", "6.2", "6.5", "6.6")
 
@@ -175,11 +173,11 @@ CHECKS = [
     Check(
         "6.7",
         "a training run stopped, saved and resumed",
-        lambda rng: [
-            build(rng)
-            for build in (
-                row("SGD", dict(momentum=0.9, nesterov=True, weight_decay=1e-3)),
+        Rows(
+            [
+                row(training_case, "SGD", dict(momentum=0.9, nesterov=True, weight_decay=1e-3)),
                 row(
+                    training_case,
                     "Adam",
                     dict(betas=(0.9, 0.99), weight_decay=1e-3),
                     n=64,
@@ -192,13 +190,14 @@ CHECKS = [
                     clip=0.5,
                 ),
                 row(
+                    training_case,
                     "AdamW",
                     dict(weight_decay=0.05, amsgrad=True),
                     schedule="one-cycle",
                     peak=0.03,
                 ),
-            )
-        ],
+            ]
+        ),
         training_program.training,
         training_verdict,
         requires=REQUIRES,

@@ -1,7 +1,7 @@
 """Hidden checks for chapter 6 — optimizers, schedules, clipping.
 
-Rows of chapter 6's public case builders (``checks/ch06_optim/cases``), run by the public
-programs and judged by the public verdicts, on other cases than the public ones: other
+Each a ``Hidden`` row of a public entry (by its id): that entry's program, verdict and
+requires on other cases, built by the public builders (``checks/ch06_optim/cases``): other
 param-group scripts; trajectories with drawn options (every option of each rule at once),
 more steps, larger and 3-D parameters, three groups, float32 among them, drawn skipped
 gradients and shared gradient objects; resumes of RMSprop-free rules with amsgrad,
@@ -17,21 +17,9 @@ import itertools
 
 import numpy as np
 
-from ...checks.ch06_optim import (
-    GROUPS,
-    adamw_decay_case,
-    adamw_decay_verdict,
-    clip_verdict,
-    groups_verdict,
-    one_cycle_verdict,
-    programs,
-    resume_verdict,
-    schedule_verdict,
-    trajectory_verdict,
-    zero_grad_verdict,
-)
+from ...checks.ch06_optim import CHECKS as PUBLIC
 from ...checks.ch06_optim.cases import (
-    Rows,
+    adamw_decay_case,
     clip_case,
     groups_case,
     one_cycle_case,
@@ -40,7 +28,7 @@ from ...checks.ch06_optim.cases import (
     trajectory_case,
     zero_grad_case,
 )
-from ...harness.api import Check
+from ...harness.table import Hidden, Rows, hidden_checks, row
 from . import training
 
 SHAPES = [(5,), (3, 4), (2, 3, 2), (3, 4), (1,)]  # 1 and 3 alike: a gradient can be shared
@@ -262,167 +250,141 @@ GROUP_SCRIPTS = [
     ),
 ]
 
-CHECKS = [
-    Check(
-        "6.1",
-        "add_param_group (held out)",
-        lambda rng: [groups_case(d, items, label) for d, items, label in GROUP_SCRIPTS],
-        programs.param_groups,
-        groups_verdict,
-    ),
-    Check(
-        "6.1",
-        "zero_grad (held out)",
-        lambda rng: [
-            zero_grad_case(True, "float32", label="zero_grad(), float32 among the parameters"),
-            zero_grad_case(False, "float32", label="zero_grad(set_to_none=False), float32"),
-        ],
-        programs.zero_grad,
-        zero_grad_verdict,
-    ),
-    Check("6.2", "SGD (held out)", _rows("SGD"), programs.trajectory, trajectory_verdict, GROUPS),
-    Check(
-        "6.3",
-        "Adagrad (held out)",
-        _rows("Adagrad"),
-        programs.trajectory,
-        trajectory_verdict,
-        GROUPS,
-    ),
-    Check(
-        "6.4",
-        "RMSprop (held out)",
-        _rows("RMSprop"),
-        programs.trajectory,
-        trajectory_verdict,
-        GROUPS,
-    ),
-    Check("6.5", "Adam (held out)", _rows("Adam"), programs.trajectory, trajectory_verdict, GROUPS),
-    Check(
-        "6.5",
-        "Adam.step calls self._weight_decay (held out)",
-        Rows([_contract, _contract_groups]),
-        programs.trajectory,
-        trajectory_verdict,
-        GROUPS,
-    ),
-    Check(
-        "6.6",
-        "AdamW._weight_decay (held out)",
-        Rows([adamw_decay_case(0.3, 0.9), adamw_decay_case(0.05, 0.01, "float32")]),
-        programs.adamw_decay,
-        adamw_decay_verdict,
-        requires=GROUPS,
-    ),
-    Check(
-        "6.6",
-        "AdamW (held out)",
-        _rows("AdamW", closure=False),
-        programs.trajectory,
-        trajectory_verdict,
-        requires=(*GROUPS, "6.5"),
-    ),
-    Check(
-        "6.7",
-        "state_dict and load_state_dict (held out)",
-        Rows(
-            [
-                _resume("Adam", {"lr": 0.01, "amsgrad": True}, [([0, 1], {})], [(3, 2), (4,)]),
-                _resume(
-                    "SGD",
-                    {"lr": 0.05, "momentum": 0.9, "nesterov": True},
-                    [([2], {"lr": 0.1}), ([0], {}), ([1, 3], {"momentum": 0.5})],
-                    [(3,), (2, 2), (2,), (5,)],
-                    before=2,
-                    after=4,
-                    late=True,
-                    warm=True,
-                ),
-                _resume(
-                    "Adam",
-                    {"lr": 0.02, "betas": [0.7, 0.9]},
-                    [([0, 1, 2], {})],
-                    [(2, 3), (3,), (2,)],
-                    dtype="float32",
-                    load_dtype="float64",
-                ),
-            ]
+# each a public entry's (by id) with other cases; the names are the old ones (a check's cases
+# are drawn from its task and name)
+CHECKS = hidden_checks(
+    PUBLIC,
+    [
+        Hidden(
+            "add_param_group",
+            lambda rng: [groups_case(d, items, label) for d, items, label in GROUP_SCRIPTS],
+            "add_param_group (held out)",
         ),
-        programs.resume,
-        resume_verdict,
-        requires=(*GROUPS, "6.2", "6.5"),
-    ),
-    Check(
-        "6.8",
-        "the closed-form schedules (held out)",
-        Rows(
-            [
-                _schedule("StepLR", [0.2, 0.05, 1.0], {"step_size": 1, "gamma": 0.8}, 7),
-                _schedule("MultiStepLR", [0.1], {"milestones": [1, 4, 4, 9, 30], "gamma": 0.3}, 12),
-                _schedule("ExponentialLR", [0.01, 0.02], {"gamma": 1.05}, 9),
-                _schedule("CosineAnnealingLR", [0.3, 0.1, 0.2], {"T_max": 4, "eta_min": 0.05}, 13),
-                _schedule(
-                    "LambdaLR",
-                    [0.1, 0.2, 0.4],
-                    {"lr_lambda": [["linear", 6], ["power", 0.8], ["warmup", 3]]},
-                    9,
+        Hidden(
+            "zero_grad",
+            lambda rng: [
+                zero_grad_case(True, "float32", label="zero_grad(), float32 among the parameters"),
+                zero_grad_case(False, "float32", label="zero_grad(set_to_none=False), float32"),
+            ],
+            "zero_grad (held out)",
+        ),
+        Hidden("SGD: momentum, dampening, Nesterov, weight decay", _rows("SGD"), "SGD (held out)"),
+        Hidden("Adagrad", _rows("Adagrad"), "Adagrad (held out)"),
+        Hidden("RMSprop", _rows("RMSprop"), "RMSprop (held out)"),
+        Hidden("Adam", _rows("Adam"), "Adam (held out)"),
+        Hidden(
+            "Adam.step calls self._weight_decay",
+            Rows([_contract, _contract_groups]),
+            "Adam.step calls self._weight_decay (held out)",
+        ),
+        Hidden(
+            "AdamW._weight_decay",
+            Rows([row(adamw_decay_case, 0.3, 0.9), row(adamw_decay_case, 0.05, 0.01, "float32")]),
+            "AdamW._weight_decay (held out)",
+        ),
+        Hidden("AdamW: decoupled weight decay", _rows("AdamW", closure=False), "AdamW (held out)"),
+        Hidden(
+            "state_dict and load_state_dict",
+            Rows(
+                [
+                    _resume("Adam", {"lr": 0.01, "amsgrad": True}, [([0, 1], {})], [(3, 2), (4,)]),
+                    _resume(
+                        "SGD",
+                        {"lr": 0.05, "momentum": 0.9, "nesterov": True},
+                        [([2], {"lr": 0.1}), ([0], {}), ([1, 3], {"momentum": 0.5})],
+                        [(3,), (2, 2), (2,), (5,)],
+                        before=2,
+                        after=4,
+                        late=True,
+                        warm=True,
+                    ),
+                    _resume(
+                        "Adam",
+                        {"lr": 0.02, "betas": [0.7, 0.9]},
+                        [([0, 1, 2], {})],
+                        [(2, 3), (3,), (2,)],
+                        dtype="float32",
+                        load_dtype="float64",
+                    ),
+                ]
+            ),
+            "state_dict and load_state_dict (held out)",
+        ),
+        Hidden(
+            "the closed-form schedules",
+            Rows(
+                [
+                    _schedule("StepLR", [0.2, 0.05, 1.0], {"step_size": 1, "gamma": 0.8}, 7),
+                    _schedule(
+                        "MultiStepLR", [0.1], {"milestones": [1, 4, 4, 9, 30], "gamma": 0.3}, 12
+                    ),
+                    _schedule("ExponentialLR", [0.01, 0.02], {"gamma": 1.05}, 9),
+                    _schedule(
+                        "CosineAnnealingLR", [0.3, 0.1, 0.2], {"T_max": 4, "eta_min": 0.05}, 13
+                    ),
+                    _schedule(
+                        "LambdaLR",
+                        [0.1, 0.2, 0.4],
+                        {"lr_lambda": [["linear", 6], ["power", 0.8], ["warmup", 3]]},
+                        9,
+                    ),
+                ]
+            ),
+            "the closed-form schedules (held out)",
+        ),
+        Hidden(
+            "OneCycleLR",
+            lambda rng: [
+                one_cycle_case(
+                    0.05, {"total_steps": 31, "pct_start": 0.4}, label="a 31-step cycle"
                 ),
-            ]
+                one_cycle_case(
+                    [0.1, 0.2, 0.3],
+                    {"epochs": 4, "steps_per_epoch": 5, "three_phase": True},
+                    beta1=True,
+                    label="three groups, three phases, β₁",
+                ),
+                one_cycle_case(
+                    [0.4, 0.1],
+                    {"total_steps": 18, "anneal_strategy": "linear", "pct_start": 0.5},
+                    groups=2,
+                    label="two groups, linear, half up",
+                ),
+                one_cycle_case(
+                    0.1,
+                    {
+                        "total_steps": 25,
+                        "base_momentum": 0.7,
+                        "max_momentum": 0.99,
+                        "div_factor": 5.0,
+                    },
+                    beta1=True,
+                    label="other momenta and division, β₁",
+                ),
+            ],
+            "OneCycleLR (held out)",
         ),
-        programs.schedule,
-        schedule_verdict,
-        requires=GROUPS,
-    ),
-    Check(
-        "6.9",
-        "OneCycleLR (held out)",
-        lambda rng: [
-            one_cycle_case(0.05, {"total_steps": 31, "pct_start": 0.4}, label="a 31-step cycle"),
-            one_cycle_case(
-                [0.1, 0.2, 0.3],
-                {"epochs": 4, "steps_per_epoch": 5, "three_phase": True},
-                beta1=True,
-                label="three groups, three phases, β₁",
+        Hidden(
+            "clip_grad_norm_ and clip_grad_value_",
+            Rows(
+                [
+                    _clip([(4, 5), (3,), (2, 2, 2)], 1.5),
+                    _clip([(6,), None, (2, 3)], 0.25, norm_type=1.5, dtype="float32"),
+                    _clip([(3, 3), (3, 3)], 0.1, norm_type="inf", share=True),
+                    _clip([(4,), (2, 2), (3,)], 0.3, norm_type="inf", negative=True),
+                    _clip([(2, 5), (4,)], 2.0, norm_type=4.0, dtype="float32"),
+                    _clip([(5,), (2, 2)], 0.2, by_value=True, dtype="float32"),
+                    _clip([(3,), (2, 3)], 50.0, norm_type=1.0),
+                    _clip([(4,), (3,)], 0.5, nonfinite=True, dtype="float32"),
+                    _clip([(2, 2), (3,)], 0.5, nonfinite="nan"),
+                    _clip([(3,), (2, 2)], 0.5, nonfinite="quiet", dtype="float32"),
+                    _clip([(2, 3), (4,)], 0.5, nonfinite="quiet nan", dtype="float32"),
+                    _clip([(0,), (3, 0)], 0.5, norm_type=3.0),
+                    _clip([None, None], 0.5),
+                ]
             ),
-            one_cycle_case(
-                [0.4, 0.1],
-                {"total_steps": 18, "anneal_strategy": "linear", "pct_start": 0.5},
-                groups=2,
-                label="two groups, linear, half up",
-            ),
-            one_cycle_case(
-                0.1,
-                {"total_steps": 25, "base_momentum": 0.7, "max_momentum": 0.99, "div_factor": 5.0},
-                beta1=True,
-                label="other momenta and division, β₁",
-            ),
-        ],
-        programs.one_cycle,
-        one_cycle_verdict,
-        requires=GROUPS,
-    ),
-    Check(
-        "6.10",
-        "clip_grad_norm_ and clip_grad_value_ (held out)",
-        Rows(
-            [
-                _clip([(4, 5), (3,), (2, 2, 2)], 1.5),
-                _clip([(6,), None, (2, 3)], 0.25, norm_type=1.5, dtype="float32"),
-                _clip([(3, 3), (3, 3)], 0.1, norm_type="inf", share=True),
-                _clip([(4,), (2, 2), (3,)], 0.3, norm_type="inf", negative=True),
-                _clip([(2, 5), (4,)], 2.0, norm_type=4.0, dtype="float32"),
-                _clip([(5,), (2, 2)], 0.2, by_value=True, dtype="float32"),
-                _clip([(3,), (2, 3)], 50.0, norm_type=1.0),
-                _clip([(4,), (3,)], 0.5, nonfinite=True, dtype="float32"),
-                _clip([(2, 2), (3,)], 0.5, nonfinite="nan"),
-                _clip([(3,), (2, 2)], 0.5, nonfinite="quiet", dtype="float32"),
-                _clip([(2, 3), (4,)], 0.5, nonfinite="quiet nan", dtype="float32"),
-                _clip([(0,), (3, 0)], 0.5, norm_type=3.0),
-                _clip([None, None], 0.5),
-            ]
+            "clip_grad_norm_ and clip_grad_value_ (held out)",
         ),
-        programs.clip,
-        clip_verdict,
-    ),
-    *training.CHECKS,
-]
+        training.TRAINING,
+    ],
+)
