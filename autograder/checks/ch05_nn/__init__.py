@@ -556,6 +556,11 @@ def state_dict_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
+def _key(want: Any, kind: str, i: int) -> str:
+    """The state_dict key of the model's tensor ``i`` of ``kind`` ("p" or "b")."""
+    return next((k for k, kd, t in want.keys if kd == kind and t == i), "?")
+
+
 def load_verdict(case: Case, received: Any) -> str | None:
     want = case.expected
     problem = record(received, ("error", "message", "after", "same_objects", "returned"))
@@ -564,13 +569,14 @@ def load_verdict(case: Case, received: Any) -> str | None:
     if want.error is not None:
         if received["error"] != "RuntimeError":
             did = f"raised {received['error']}" if received["error"] else "raised nothing"
+            also = (
+                ""
+                if case.inputs["strict"]
+                else " (a wrong shape is an error even with strict=False)"
+            )
             return (
-                f"load_state_dict({want.what}) {did}: expected a RuntimeError naming {want.error}"
-                + (
-                    ""
-                    if case.inputs["strict"]
-                    else " (a wrong shape is an error even with strict=False)"
-                )
+                f"load_state_dict({want.what}) {did}: expected a RuntimeError naming "
+                f"{want.error}{also}"
             )
         unnamed = [k for k in want.error if k not in received["message"]]
         if unnamed:
@@ -584,7 +590,7 @@ def load_verdict(case: Case, received: Any) -> str | None:
     for kind in ("p", "b"):
         for i, dtype in enumerate(received.get("dtypes", {}).get(kind, [])):
             if dtype not in (want.dtype, ""):
-                key = next((k for k, kd, t in want.keys if kd == kind and t == i), "?")
+                key = _key(want, kind, i)
                 return (
                     f"after load_state_dict, {key!r} is {dtype}, not the model's {want.dtype}: "
                     "copy the values into the model's own array, target.data[...] = ... "
@@ -596,7 +602,7 @@ def load_verdict(case: Case, received: Any) -> str | None:
             if w is None:
                 continue
             if isinstance(g, np.ndarray) and g.shape == np.shape(w) and not np.allclose(g, w):
-                key = next((k for k, kd, t in want.keys if kd == kind and t == i), "?")
+                key = _key(want, kind, i)
                 if want.error is not None:
                     return (
                         f"load_state_dict changed {key!r} before raising: check every key and "

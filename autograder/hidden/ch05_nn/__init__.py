@@ -1,7 +1,8 @@
 """Hidden checks for chapter 5 — modules, layers, losses, data, checkpointing.
 
-Rows of chapter 5's public case builders (``cases``), run by the public programs and judged
-by the public verdicts, on other cases than the public ones: other registration scripts;
+Each check is a ``Hidden`` row of its public entry (by the public check's id, its name):
+rows of chapter 5's public case builders (``cases``), run by the public program, judged by
+the public verdict and with its ``requires``, on other cases than the public ones: other registration scripts;
 other Linear sizes and seeds; drawn trees of modules (a shared module and a tied weight
 among them; labels name the kind, never the drawn tree) for named_modules, the members,
 train/eval, state_dict and load_state_dict; other container sizes; other shapes, dims and
