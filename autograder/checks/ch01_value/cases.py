@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Verdict, all_numbers, close, compare, is_number, show
+from ...harness.table import Field, Fields
 from . import programs
 
 DEPTH_LIMIT = 50  # calls: an iterative walk stays a few deep, recursion goes as deep as the graph
@@ -55,21 +56,9 @@ def first_difference(rows: Iterable[tuple[str, Any, Any]], rtol: float, atol: fl
     return None
 
 
-def close_fields(rtol: float, atol: float, paths: Mapping[str, str]) -> Verdict:
-    """``close`` for an expectation that is a dataclass and a payload that is a TypedDict with
-    the same field names: each field in ``paths``' order, named as ``paths`` says
-    (``{"g_data": "g.data"}``)."""
-
-    def verdict(case: Case, received: Any) -> str | None:
-        if not isinstance(received, Mapping):
-            return f"expected a mapping, received {show(received)}"
-        rows = (
-            (path, received.get(key, MISSING), getattr(case.expected, key))
-            for key, path in paths.items()
-        )
-        return first_difference(rows, rtol, atol)
-
-    return verdict
+def expected_attr(key: str) -> Callable[[Case], Any]:
+    """A ``Field``'s expected value where ``case.expected`` is a dataclass: its field ``key``."""
+    return lambda case: getattr(case.expected, key)
 
 
 @dataclass(frozen=True)
@@ -82,8 +71,15 @@ class ReadmeExpected:
     b_grad: float
 
 
-# how the README check's messages name ReadmeExpected's fields
-README_PATHS = {"g_data": "g.data", "a_grad": "a.grad", "b_grad": "b.grad"}
+# micrograd's README example: g's data and the gradients of a and b, named as the student
+# writes them
+readme_verdict = Fields(
+    [
+        Field("g_data", "g.data", 1e-5, 1e-6, expected_attr("g_data")),
+        Field("a_grad", "a.grad", 1e-5, 1e-6, expected_attr("a_grad")),
+        Field("b_grad", "b.grad", 1e-5, 1e-6, expected_attr("b_grad")),
+    ]
+)
 
 
 # -- task 1.1: central_difference ----------------------------------------------------------

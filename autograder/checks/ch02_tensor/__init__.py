@@ -84,13 +84,6 @@ def _held_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def _op_verdict(case: Case, received: Any) -> str | None:
-    problem = node_verdict(case, received)
-    if problem or case.expected.local_only:
-        return problem
-    return grads_verdict(case, received)
-
-
 class Part(StrEnum):
     """Which part of an op case failed: what the inputs hold (the given constructor), the
     op's output (its forward), its local backward (the task), or what ``Node.backward``
@@ -117,8 +110,8 @@ def node_verdict(case: Case, received: Any) -> str | None:
 
 
 def node_problem(case: Case, received: Any) -> NodeProblem | None:
-    """``node_verdict``'s problem, with the part of the case it is in: the first of
-    ``STAGES`` that finds one."""
+    """``node_verdict``'s problem, with the part of the case it is in."""
+    expected: OpExpected = case.expected
     if not isinstance(received, dict) or "type_name" not in received:
         text = f"expected the op's output and gradients, received {show(received)}"
         return NodeProblem(text, Part.OUTPUT)
@@ -127,19 +120,18 @@ def node_problem(case: Case, received: Any) -> NodeProblem | None:
     if isinstance(received.get("grads"), str):
         part = Part.LOCAL_BACKWARD if received.get("recorded", True) else Part.OUTPUT
         return NodeProblem(received["grads"], part)
-    for part, stage in STAGES:
-        problem = stage(case, received)
-        if problem:
-            return NodeProblem(problem, part)
+    if problem := _held_verdict(case, received):
+        return NodeProblem(problem, Part.INPUTS)
+    if problem := OUTPUT[expected.dtype](case, received):
+        return NodeProblem(problem, Part.OUTPUT)
+    for judge in (_local_verdict, _local_values):  # every shape and graph, then the values
+        for name, local, want in zip(expected.names, received["local"], expected.grads):
+            if problem := judge(name, local, want, expected):
+                return NodeProblem(problem, Part.LOCAL_BACKWARD)
     return None
 
 
-def _output(case: Case, received: Any) -> str | None:
-    """The op's output (the path as the student writes it), at the case's dtype's tolerance."""
-    return OUTPUT[case.expected.dtype](case, received)
-
-
-# the op's output: declared once per dtype (its tolerance)
+# the op's output, as the student names it, at its dtype's tolerance
 OUTPUT = {
     dtype: Fields(
         [
@@ -150,20 +142,6 @@ OUTPUT = {
     )
     for dtype, (rtol, atol) in TOLERANCE.items()
 }
-
-
-def _each_input(judge: Any) -> Any:
-    """A stage that runs ``judge(name, local, want, expected)`` on each input in turn."""
-
-    def stage(case: Case, received: Any) -> str | None:
-        expected: OpExpected = case.expected
-        for name, local, want in zip(expected.names, received["local"], expected.grads):
-            problem = judge(name, local, want, expected)
-            if problem:
-                return problem
-        return None
-
-    return stage
 
 
 def _local_values(name: str, local: dict, want: np.ndarray, expected: OpExpected) -> str | None:
@@ -232,15 +210,6 @@ def _local_verdict(name: str, local: Any, want: np.ndarray, expected: OpExpected
     return None
 
 
-# what a failing op case can be, in order: the part it is in, and the stage that finds it
-STAGES = (
-    (Part.INPUTS, _held_verdict),
-    (Part.OUTPUT, _output),
-    (Part.LOCAL_BACKWARD, _each_input(_local_verdict)),  # shapes, and the graph
-    (Part.LOCAL_BACKWARD, _each_input(_local_values)),  # then dtypes and values
-)
-
-
 # -- error cases: a clear error that names the problem --------------------------------------
 
 
@@ -248,7 +217,10 @@ def verdict(case: Case, received: Any) -> str | None:
     """Op cases compare values and gradients; error cases want a named, clear error (of
     the type ``ErrorExpected.type``, where given)."""
     if not isinstance(case.expected, ErrorExpected):
-        return _op_verdict(case, received)
+        problem = node_verdict(case, received)
+        if problem or case.expected.local_only:
+            return problem
+        return grads_verdict(case, received)
     if not isinstance(received, dict) or "error" not in received:
         return f"expected an exception, received {show(received)}"
     if received["error"] is None:

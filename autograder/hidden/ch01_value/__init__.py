@@ -27,7 +27,7 @@ from ...checks.ch01_value.cases import (
     binary_case,
     central_case,
     chain,
-    close_fields,
+    expected_attr,
     fan,
     ladder,
     power_case,
@@ -42,7 +42,7 @@ from ...checks.ch01_value.cases import (
 )
 from ...harness.api import Case
 from ...harness.gradcheck import partials
-from ...harness.table import Hidden, hidden_checks
+from ...harness.table import Field, Fields, Hidden, hidden_checks
 from . import programs
 
 # -- task 1.1: central_difference at other points, with other steps ----------------------------
@@ -396,7 +396,12 @@ CHECKS = hidden_checks(
             _mlp_cases,
             "a small MLP's loss.backward() (hidden)",
             program=programs.mlp,
-            verdict=close_fields(1e-5, 1e-7, {"loss": "loss", "grads": "grads"}),
+            verdict=Fields(
+                [
+                    Field("loss", "loss", 1e-5, 1e-7, expected_attr("loss")),
+                    Field("grads", "grads", 1e-5, 1e-7, expected_attr("grads")),
+                ]
+            ),
             requires=("1.2", "1.3", "1.4", "1.5", "1.6", "1.7"),
             why="the whole chapter at once: a network whose loss runs every op (its program "
             "builds the MLP on Values)",

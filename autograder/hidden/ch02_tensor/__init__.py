@@ -332,53 +332,24 @@ def _of(name: str) -> str:
     return TITLES.get(name, OPS[name].expr)
 
 
+# (the op whose public check's program and verdict a task's rows use, its rows, the name)
+OPS_ROWS = [
+    ("add", _add_sub_neg_cases, "a + b, a - b, -a: mixed layouts, numbers, 4-D, empty"),
+    ("mul", _mul_div_cases, "a * b, a / b: zero factors, mixed layouts, numbers, 4-D, empty"),
+    ("pow", _pow_cases, "a ** n: zeros and negative bases"),
+    ("exp", _exp_log_sqrt_cases, "a.exp(), a.log(), a.sqrt(): wide ranges, 3-D and 4-D"),
+    ("tanh", _activation_cases, "tanh, sigmoid, relu, abs: saturation, kinks in n-D"),
+    ("matmul", _matmul_cases, "a @ b: outer products, empty, 4-D batches, layouts"),
+    ("sum", _sum_mean_cases, "a.sum(dim, keepdim), a.mean(dim, keepdim): several axes"),
+    ("max", _max_cases, "a.max(dim, keepdim): ties in columns, 3-D and 4-D"),
+    ("reshape", _shape_cases, "reshape, view, transpose, permute, T: other axes"),
+    ("getitem", _index_cases, "a[index]: negative, boolean, 2-D and repeated indices"),
+]
+
 CHECKS = hidden_checks(
     PUBLIC,
     [
-        Hidden(
-            _of("add"),
-            _add_sub_neg_cases,
-            "a + b, a - b, -a: mixed layouts, numbers, 4-D, empty (hidden)",
-        ),
-        Hidden(
-            _of("mul"),
-            _mul_div_cases,
-            "a * b, a / b: zero factors, mixed layouts, numbers, 4-D, empty (hidden)",
-        ),
-        Hidden(_of("pow"), _pow_cases, "a ** n: zeros and negative bases (hidden)"),
-        Hidden(
-            _of("exp"),
-            _exp_log_sqrt_cases,
-            "a.exp(), a.log(), a.sqrt(): wide ranges, 3-D and 4-D (hidden)",
-        ),
-        Hidden(
-            _of("tanh"),
-            _activation_cases,
-            "tanh, sigmoid, relu, abs: saturation, kinks in n-D (hidden)",
-        ),
-        Hidden(
-            _of("matmul"),
-            _matmul_cases,
-            "a @ b: outer products, empty, 4-D batches, layouts (hidden)",
-        ),
-        Hidden(
-            _of("sum"),
-            _sum_mean_cases,
-            "a.sum(dim, keepdim), a.mean(dim, keepdim): several axes (hidden)",
-        ),
-        Hidden(
-            _of("max"), _max_cases, "a.max(dim, keepdim): ties in columns, 3-D and 4-D (hidden)"
-        ),
-        Hidden(
-            _of("reshape"),
-            _shape_cases,
-            "reshape, view, transpose, permute, T: other axes (hidden)",
-        ),
-        Hidden(
-            _of("getitem"),
-            _index_cases,
-            "a[index]: negative, boolean, 2-D and repeated indices (hidden)",
-        ),
+        *(Hidden(_of(op), rows, f"{name} (hidden)") for op, rows, name in OPS_ROWS),
         Hidden(
             "two_layer_backward",
             _engine_cases,
