@@ -48,37 +48,40 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
+from ...harness.table import Field, Fields, Rows, record, row
 from . import programs
 from .cases import (
+    PROBE,
     AccumulateExpected,
-    AliasExpected,
     ChainExpected,
     CountsExpected,
     EngineExpected,
     FunctionalExpected,
     GradModeExpected,
     KeptExpected,
-    Rows,
-    SecondExpected,
-    SeedExpected,
     SeedRefused,
     accumulate_case,
     alias_case,
+    call,
     chain_backward_case,
     chain_count_case,
     checkpoint_branch,
     checkpointed,
     constants,
-    count_case,
+    count_row,
+    decorated,
     diamond,
-    engine_case,
+    enable_grad,
+    engine_row,
     functional_case,
     grad_mode_case,
     kept_case,
     layer,
     leaf_root,
     long_and_short,
+    no_grad,
     none_contributions,
+    raising,
     random_graph,
     reachable,
     repeated_root,
@@ -87,6 +90,7 @@ from .cases import (
     said,
     second_order_case,
     seed_case,
+    set_grad_enabled,
     shared,
     tanh_chain,
     twice,
@@ -99,10 +103,10 @@ HELD = 1  # nodes still holding saved tensors when a chain's leaf is delivered (
 # node may release after handing its gradient on)
 
 
-def _not_a_mapping(received: Any, keys: tuple[str, ...]) -> str | None:
-    if not isinstance(received, dict) or not all(k in received for k in keys):
-        return f"expected the program's record, received {show(received)}"
-    return None
+def _field(key: str, name: str, rtol: float = RTOL, atol: float = ATOL) -> Field:
+    """A result field whose expected value is the attribute ``key`` of ``case.expected``
+    (this chapter's expectations are dataclasses, which ``table.lookup`` does not read)."""
+    return Field(key, name, rtol, atol, expected=lambda case: getattr(case.expected, key))
 
 
 # -- task 4.1 -------------------------------------------------------------------------------
@@ -111,27 +115,31 @@ def _not_a_mapping(received: Any, keys: tuple[str, ...]) -> str | None:
 def _count_hint(expected: CountsExpected, name: str, want: int, got: Any) -> str:
     graph = expected.graph
     reached = set(reachable(graph))
-    users = [n for n in graph.nodes if n in reached for e in graph.edges(n) if e == name]
-    if isinstance(got, int) and got > want and len(set(graph.roots)) < len(graph.roots):
-        return (
-            " (a root listed twice is still one vertex: walk it once, e.g. counts = "
-            "{v: 0 for v in roots}; stack = list(counts))"
-        )
-    if name in graph.roots and got == 0 and want:
-        return " (a root that another root reaches waits for its contributions too)"
-    if isinstance(got, int) and got == len(set(users)) < want:
-        return (
-            f" ({name} is used twice by one node: count one contribution per edge, so "
-            "x * x counts 2, not one per parent)"
-        )
-    if isinstance(got, int) and got < want:
-        return (
-            " (count every edge into a vertex, also an edge into a vertex you have already "
-            "seen: only pushing it on the stack happens once)"
-        )
-    if isinstance(got, int) and got > want:
-        return " (expand each vertex once: keep a set of the vertices seen)"
-    return ""
+    users = {n for n in graph.nodes if n in reached and name in graph.edges(n)}
+    number = isinstance(got, int)
+    hints = [  # (when, what it means), the first that holds
+        (
+            number and got > want and len(set(graph.roots)) < len(graph.roots),
+            "a root listed twice is still one vertex: walk it once, e.g. counts = "
+            "{v: 0 for v in roots}; stack = list(counts)",
+        ),
+        (
+            name in graph.roots and got == 0 and want,
+            "a root that another root reaches waits for its contributions too",
+        ),
+        (
+            number and got == len(users) < want,
+            f"{name} is used twice by one node: count one contribution per edge, so "
+            "x * x counts 2, not one per parent",
+        ),
+        (
+            number and got < want,
+            "count every edge into a vertex, also an edge into a vertex you have already "
+            "seen: only pushing it on the stack happens once",
+        ),
+        (number and got > want, "expand each vertex once: keep a set of the vertices seen"),
+    ]
+    return next((f" ({words})" for holds, words in hints if holds), "")
 
 
 def count_verdict(case: Case, received: Any) -> str | None:
@@ -142,7 +150,7 @@ def count_verdict(case: Case, received: Any) -> str | None:
             f"count_dependencies returned a {received['type_name']}, not a dict "
             "{vertex: number of contributions}"
         )
-    problem = _not_a_mapping(received, ("counts", "strangers"))
+    problem = record(received, ("counts", "strangers"))
     if problem:
         return problem
     if received["strangers"]:
@@ -164,9 +172,8 @@ def count_verdict(case: Case, received: Any) -> str | None:
                 "with 0 unless another root reaches them, and the leaves that require grad)"
             )
         if got != want:
-            return f"{who}: expected {want}, received {got}" + _count_hint(
-                expected, name, want, got
-            )
+            hint = _count_hint(expected, name, want, got)
+            return f"{who}: expected {want}, received {got}{hint}"
     return None
 
 
@@ -197,9 +204,7 @@ def _histogram_text(pairs: Any) -> str:
 def chain_count_verdict(case: Case, received: Any) -> str | None:
     """4.1 on a long chain: no recursion; the root 0, every other vertex 1."""
     expected: ChainExpected = case.expected
-    if not isinstance(received, dict):
-        return f"expected the program's record, received {show(received)}"
-    problem = _depth_problem(received, "count_dependencies")
+    problem = record(received, ()) or _depth_problem(received, "count_dependencies")
     if problem:
         return problem
     if received.get("histogram") != expected.histogram:
@@ -214,30 +219,8 @@ def chain_count_verdict(case: Case, received: Any) -> str | None:
 # -- task 4.2 -------------------------------------------------------------------------------
 
 
-def _leaves_only(graph: Any, expected: EngineExpected, received: dict) -> bool:
-    """Whether every leaf with a gradient was delivered and no node with one was."""
-    nodes = set(graph.nodes)
-    rows = [
-        (name in nodes, calls)
-        for name, want, calls in zip(graph.vertices, expected.grads, received["deliveries"])
-        if want is not None
-    ]
-    leaves = [calls for is_node, calls in rows if not is_node]
-    return bool(leaves) and all(leaves) and not any(c for is_node, c in rows if is_node)
-
-
-def engine_verdict(case: Case, received: Any) -> str | None:
-    """4.2: each vertex delivered once, complete, after its hooks; release; determinism."""
-    expected: EngineExpected = case.expected
-    if isinstance(received, dict) and "freed_first" in received:
-        return (
-            f"backward_pass raised RuntimeError: {received['freed_first']!r} in its first "
-            "pass: a node's saved tensors were freed before its backward ran. Release a node "
-            "after its backward (v.backward reads its saved tensors), and run each node once"
-        )
-    problem = _not_a_mapping(received, ("deliveries", "grads", "released", "strangers"))
-    if problem:
-        return problem
+def _visits(expected: EngineExpected, received: dict) -> str | None:
+    """Each vertex with a gradient delivered once, nothing else delivered, no .grad touched."""
     graph = expected.graph
     if received["strangers"]:
         return (
@@ -276,93 +259,143 @@ def engine_verdict(case: Case, received: Any) -> str | None:
                 f"{who} ran {calls} times: a vertex runs once, when all of its contributions "
                 "have arrived (its count is 0), never when the first one does"
             )
+    return None
+
+
+def _leaves_only(graph: Any, expected: EngineExpected, received: dict) -> bool:
+    """Whether every leaf with a gradient was delivered and no node with one was."""
+    nodes = set(graph.nodes)
+    rows = [
+        (name in nodes, calls)
+        for name, want, calls in zip(graph.vertices, expected.grads, received["deliveries"])
+        if want is not None
+    ]
+    leaves = [calls for is_node, calls in rows if not is_node]
+    return bool(leaves) and all(leaves) and not any(c for is_node, c in rows if is_node)
+
+
+def _gradients(expected: EngineExpected, received: dict) -> str | None:
+    """What each hook received, then each vertex's gradient, from the roots down."""
     for (name, _), want, got in zip(expected.hooks, expected.hook_inputs, received["hook_inputs"]):
         if len(got) != 1:
             return f"the hook registered on {name} ran {len(got)} times, not once"
         problem = compare(got[0], want, rtol=RTOL, atol=ATOL, path=f"what {name}'s hook received")
         if problem:
             return problem + " (a hook sees the vertex's complete gradient, once)"
-    rows = list(zip(graph.vertices, expected.grads, received["grads"]))
-    for name, want, got in reversed(rows):  # from the roots down: the first wrong vertex
-        if want is None:
-            continue
+    graph = expected.graph
+    for name, want, got in reversed(list(zip(graph.vertices, expected.grads, received["grads"]))):
         path = f"the gradient delivered to {said(name, graph)}"
-        problem = compare(got, want, rtol=RTOL, atol=ATOL, path=path)
-        if problem:
-            if any(op == "checkpoint" for _, op, _ in graph.steps):
-                problem += (
-                    " (Checkpoint.backward runs autograd.grad, a whole backward_pass, while "
-                    "yours is in the middle of its loop: keep each pass's state in its own "
-                    "local variables, shared with no other call)"
-                )
-            hooked = [k for n, k in expected.hooks if n == name and k == "double"]
-            if hooked and got is not None and np.allclose(got * 2, want, rtol=RTOL, atol=ATOL):
-                problem += (
-                    f" ({name}'s hook returned a new gradient, which replaces the one it was given)"
-                )
-            return problem
-    for name, want, got in zip(graph.nodes, expected.released, received["released"]):
+        problem = want is not None and compare(got, want, rtol=RTOL, atol=ATOL, path=path)
+        if not problem:
+            continue
+        if any(op == "checkpoint" for _, op, _ in graph.steps):
+            problem += (
+                " (Checkpoint.backward runs autograd.grad, a whole backward_pass, while yours "
+                "is in the middle of its loop: keep each pass's state in its own local "
+                "variables, shared with no other call)"
+            )
+        hooked = (name, "double") in expected.hooks and got is not None
+        if hooked and np.allclose(got * 2, want, rtol=RTOL, atol=ATOL):
+            problem += (
+                f" ({name}'s hook returned a new gradient, which replaces the one it was given)"
+            )
+        return problem
+    return None
+
+
+def _released(expected: EngineExpected, received: dict) -> str | None:
+    """Each node released once its backward has run, unless retain_graph; a second pass."""
+    why = "retain_graph=True" if expected.retain_graph else "its backward never ran"
+    for name, want, got in zip(expected.graph.nodes, expected.released, received["released"]):
         if want and not got:
             return (
                 f"{name}.grad_fn.ctx is not None after backward_pass(retain_graph=False): "
                 "free each node's saved tensors (v.release()) once its backward has run"
             )
         if got and not want:
-            why = "retain_graph=True" if expected.retain_graph else "its backward never ran"
             return (
                 f"{name}.grad_fn was released although {why}: release a node only after its "
                 "backward has run, and only without retain_graph"
             )
-    if expected.passes == 2:
-        second = received.get("second")
-        if expected.retain_graph:
-            for name, want, got in zip(graph.vertices, expected.grads, second or []):
-                if want is not None:
-                    path = f"the second pass's gradient of {said(name, graph)}"
-                    problem = compare(got, want, rtol=RTOL, atol=ATOL, path=path)
-                    if problem:
-                        return problem
-            if not isinstance(second, list):
-                return f"a second backward_pass after retain_graph=True raised: {show(second)}"
-        elif not (isinstance(second, dict) and second.get("error") == "RuntimeError"):
-            return (
-                "a second backward_pass through a graph released by the first did not raise "
-                "(PyTorch's RuntimeError): release each node unless retain_graph"
-            )
-    if expected.chain and received.get("held_at_leaf", 0) > HELD:
+    if expected.passes != 2:
+        return None
+    second = received.get("second")
+    if not expected.retain_graph:
+        if isinstance(second, dict) and second.get("error") == "RuntimeError":
+            return None
         return (
-            f"{received['held_at_leaf']} of the chain's {len(expected.graph.nodes)} nodes "
-            "still held their saved tensors when x, the last vertex, received its gradient: "
-            "release each node "
+            "a second backward_pass through a graph released by the first did not raise "
+            "(PyTorch's RuntimeError): release each node unless retain_graph"
+        )
+    if isinstance(second, dict) and "error" in second:  # what kit.raised returned
+        return (
+            f"a second backward_pass after retain_graph=True raised {second['error']}: "
+            f"{second['message']!r}"
+        )
+    if not isinstance(second, list):
+        return f"a second backward_pass after retain_graph=True raised: {show(second)}"
+    for name, want, got in zip(expected.graph.vertices, expected.grads, second):
+        path = f"the second pass's gradient of {said(name, expected.graph)}"
+        problem = want is not None and compare(got, want, rtol=RTOL, atol=ATOL, path=path)
+        if problem:
+            return problem
+    return None
+
+
+def _memory(expected: EngineExpected, received: dict) -> str | None:
+    """On a chain: nodes released, and gradients freed, as the pass goes."""
+    held, live = received.get("held_at_leaf", 0), received.get("live_peak", 0)
+    if expected.chain and held > HELD:
+        return (
+            f"{held} of the chain's {len(expected.graph.nodes)} nodes still held their saved "
+            "tensors when x, the last vertex, received its gradient: release each node "
             "(v.release()) as soon as its backward has run, not after the loop, so memory "
             "falls as backward proceeds"
         )
-    if expected.chain and received.get("live_peak", 0) > LIVE:
+    if expected.chain and live > LIVE:
         return (
-            f"{received['live_peak']} gradients of vertices that had already run were still "
-            "alive at one delivery, on a chain of 40 nodes: take each gradient out of pending "
+            f"{live} gradients of vertices that had already run were still alive at one "
+            "delivery, on a chain of 40 nodes: take each gradient out of pending "
             "(pending.pop(v)) when its vertex runs, so it can be freed"
         )
-    if expected.repeats > 1:
-        runs = received.get("repeated") or []
-        first = runs[0] if runs else []
-        for k, run in enumerate(runs[1:], 2):
-            for name, a, b in zip(graph.vertices, first, run):
-                if a is not None and not (b is not None and np.array_equal(a, b)):
-                    return (
-                        f"in build {k} of the same graph, the gradient delivered to "
-                        f"{said(name, graph)} differs from build 1's in its last bits: the "
-                        "order in which "
-                        "contributions are added depends on the objects' ids (a set, or a "
-                        "sort by id). Keep the ready vertices in a list"
-                    )
     return None
+
+
+def _repeated(expected: EngineExpected, received: dict) -> str | None:
+    """The same graph built again gives the same bits."""
+    if expected.repeats <= 1:
+        return None
+    runs = received.get("repeated") or []
+    for k, run in enumerate(runs[1:], 2):
+        for name, a, b in zip(expected.graph.vertices, runs[0], run):
+            if a is not None and not (b is not None and np.array_equal(a, b)):
+                return (
+                    f"in build {k} of the same graph, the gradient delivered to "
+                    f"{said(name, expected.graph)} differs from build 1's in its last bits: "
+                    "the order in which contributions are added depends on the objects' ids "
+                    "(a set, or a sort by id). Keep the ready vertices in a list"
+                )
+    return None
+
+
+def engine_verdict(case: Case, received: Any) -> str | None:
+    """4.2: each vertex delivered once, complete, after its hooks; release; determinism."""
+    if isinstance(received, dict) and "freed_first" in received:
+        return (
+            f"backward_pass raised RuntimeError: {received['freed_first']!r} in its first "
+            "pass: a node's saved tensors were freed before its backward ran. Release a node "
+            "after its backward (v.backward reads its saved tensors), and run each node once"
+        )
+    problem = record(received, ("deliveries", "grads", "released", "strangers"))
+    for part in (_visits, _gradients, _released, _memory, _repeated):
+        problem = problem or part(case.expected, received)
+    return problem
 
 
 def kept_verdict(case: Case, received: Any) -> str | None:
     """4.2 through ``out.backward()``: leaves keep their gradient, retain_grad is honoured."""
     expected: KeptExpected = case.expected
-    problem = _not_a_mapping(received, ("grads",))
+    problem = record(received, ("grads",))
     if problem:
         return problem
     for name, want, got in zip(expected.names, expected.grads, received["grads"]):
@@ -380,9 +413,7 @@ def kept_verdict(case: Case, received: Any) -> str | None:
 def chain_backward_verdict(case: Case, received: Any) -> str | None:
     """4.2 on a long chain: no recursion; each vertex once; the gradient 1; all released."""
     expected: ChainExpected = case.expected
-    if not isinstance(received, dict):
-        return f"expected the program's record, received {show(received)}"
-    problem = _depth_problem(received, "backward_pass")
+    problem = record(received, ()) or _depth_problem(received, "backward_pass")
     if problem:
         return problem
     if received.get("histogram") != expected.histogram:
@@ -403,31 +434,37 @@ def chain_backward_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def second_order_verdict(case: Case, received: Any) -> str | None:
-    expected: SecondExpected = case.expected
-    problem = _not_a_mapping(received, ("first", "first_requires_grad"))
-    if problem:
-        return problem
-    problem = compare(received["first"], expected.first, rtol=RTOL, atol=ATOL, path="g")
-    if problem:
-        return problem
-    lost = received.get("seed_lost") or not received["first_requires_grad"]
-    if expected.through_seed and lost:
+def _recorded_g(case: Case, received: dict) -> str | None:
+    """g is recorded (through the seed too, where it must be); then its derivative."""
+    lost = received.get("seed_lost") or not received.get("first_requires_grad")
+    if case.expected.through_seed and lost:
         return (
             "g = grad(y, x, w, create_graph=True), for a w that requires grad, is not "
             "recorded as a function of w (grad(g.sum(), w) finds no path to w): the seed's "
             "graph was lost (detached, or copied into a new Tensor) before or inside "
             "backward_pass. Keep each seed as it is: pending[root] = seed"
         )
-    if not received["first_requires_grad"]:
+    if not received.get("first_requires_grad"):
         return (
             "g, returned with create_graph=True, does not require grad: nothing recorded how it "
             "was computed. Pass create_graph on to each local backward "
             "(v.backward(grad, create_graph)) and add contributions with Tensor operations"
         )
     return compare(
-        received.get("second"), expected.second, rtol=1e-8, atol=1e-10, path="grad(g.sum(), x)"
+        received.get("second"),
+        case.expected.second,
+        rtol=1e-8,
+        atol=1e-10,
+        path="grad(g.sum(), x)",
     )
+
+
+_second_order = Fields([_field("first", "g")], then=_recorded_g)
+
+
+def second_order_verdict(case: Case, received: Any) -> str | None:
+    """g (the first derivative), recorded; then its derivative."""
+    return record(received, ("first", "first_requires_grad")) or _second_order(case, received)
 
 
 # -- task 4.3 -------------------------------------------------------------------------------
@@ -435,7 +472,7 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
 
 def accumulate_verdict(case: Case, received: Any) -> str | None:
     expected: AccumulateExpected = case.expected
-    problem = _not_a_mapping(received, ("values", "new_object", "inputs_intact"))
+    problem = record(received, ("values", "new_object", "inputs_intact"))
     if problem:
         return problem
     if not received["inputs_intact"]:
@@ -472,46 +509,48 @@ def accumulate_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
+ONE_OBJECT = (
+    "; a.grad and b.grad are one object: adding into one changed the other. Accumulate out "
+    "of place (tensor.grad + grad)"
+)
+_alias_values = Fields([_field("a_grad", "a.grad"), _field("b_grad", "b.grad")])
+
+
 def alias_verdict(case: Case, received: Any) -> str | None:
-    expected: AliasExpected = case.expected
-    problem = _not_a_mapping(received, ("a_grad", "b_grad", "same_object"))
+    """a.grad and b.grad; where one is wrong and they are one object, that is why."""
+    problem = record(received, ("a_grad", "b_grad", "same_object"))
     if problem:
         return problem
-    for name, want in [("a", expected.a_grad), ("b", expected.b_grad)]:
-        problem = compare(received[f"{name}_grad"], want, rtol=RTOL, atol=ATOL, path=f"{name}.grad")
-        if problem:
-            if received["same_object"]:
-                problem += (
-                    "; a.grad and b.grad are one object: adding into one changed the other. "
-                    "Accumulate out of place (tensor.grad + grad)"
-                )
-            return problem
-    return None
+    problem = _alias_values(case, received)
+    return problem + ONE_OBJECT if problem and received["same_object"] else problem
 
 
 # -- task 4.4 -------------------------------------------------------------------------------
 
 
+def _seed_refused(expected: SeedRefused, received: Any) -> str | None:
+    if not isinstance(received, dict) or received.get("error") is None:
+        data = received.get("data") if isinstance(received, dict) else received
+        return f"seed returned {show(data)}; expected a RuntimeError"
+    if received["error"] != "RuntimeError":
+        return f"raised {received['error']}: {received['message']!r}; expected a RuntimeError"
+    missing = [n for n in expected.naming if n not in received["message"]]
+    if missing:
+        return (
+            f"raised RuntimeError: {received['message']!r}, which should name both shapes "
+            f"as tuples, the way .shape prints them ({' and '.join(expected.naming)}); it "
+            f"lacks {', '.join(missing)}"
+        )
+    return None
+
+
 def seed_verdict(case: Case, received: Any) -> str | None:
     expected = case.expected
     if isinstance(expected, SeedRefused):
-        if not isinstance(received, dict) or received.get("error") is None:
-            data = received.get("data") if isinstance(received, dict) else received
-            return f"seed returned {show(data)}; expected a RuntimeError"
-        if received["error"] != "RuntimeError":
-            return f"raised {received['error']}: {received['message']!r}; expected a RuntimeError"
-        missing = [n for n in expected.naming if n not in received["message"]]
-        if missing:
-            return (
-                f"raised RuntimeError: {received['message']!r}, which should name both shapes "
-                f"as tuples, the way .shape prints them ({' and '.join(expected.naming)}); it "
-                f"lacks {', '.join(missing)}"
-            )
-        return None
-    assert isinstance(expected, SeedExpected)
+        return _seed_refused(expected, received)
     if isinstance(received, dict) and "error" in received:
         return f"raised {received['error']}: {received['message']!r}; expected a gradient"
-    problem = _not_a_mapping(received, ("type_name", "shape", "dtype", "data"))
+    problem = record(received, ("type_name", "shape", "dtype", "data"))
     if problem:
         return problem
     if received["type_name"] != "Tensor":
@@ -575,13 +614,20 @@ def grad_mode_verdict(case: Case, received: Any) -> str | None:
 # -- task 4.6 -------------------------------------------------------------------------------
 
 
+TUPLES = (
+    " (with a tuple of inputs, or a function returning a tuple, the results are tuples too, "
+    "as in PyTorch: jvp's J u has one item per output, hessian's [i][j] is the block of "
+    "inputs i and j)"
+)
+
+
 def functional_verdict(case: Case, received: Any) -> str | None:
+    """4.6: the values (named as PyTorch nests them), then detached or differentiable."""
     expected: FunctionalExpected = case.expected
-    if not isinstance(received, dict):
-        return f"expected the program's record, received {show(received)}"
-    problem = _functional_values(expected, received)
+    problem = record(received, ()) or _functional_problem(expected, received)
     if problem:
-        return problem
+        tuples = isinstance(expected.result, list) and isinstance(received, dict)
+        return problem + TUPLES if tuples else problem
     if expected.create_graph and received.get("detached"):
         return (
             f"{received['detached'][0]} does not require grad, with create_graph=True: it "
@@ -594,17 +640,6 @@ def functional_verdict(case: Case, received: Any) -> str | None:
             "results (_finish(value, create_graph)), as PyTorch does, so they carry no graph"
         )
     return None
-
-
-def _functional_values(expected: FunctionalExpected, received: dict) -> str | None:
-    problem = _functional_problem(expected, received)
-    if problem and isinstance(expected.result, list):
-        problem += (
-            " (with a tuple of inputs, or a function returning a tuple, the results are "
-            "tuples too, as in PyTorch: jvp's J u has one item per output, hessian's [i][j] "
-            "is the block of inputs i and j)"
-        )
-    return problem
 
 
 def _functional_problem(expected: FunctionalExpected, received: dict) -> str | None:
@@ -651,94 +686,25 @@ NONE_LABEL = (
 )
 
 
-def _engine(label: str, make: Any, **options: Any) -> Any:
-    return lambda rng: engine_case(label, make(rng), rng, **options)
-
-
-def _count(label: str, make: Any) -> Any:
-    return lambda rng: count_case(label, make(rng))
-
-
+P = PROBE  # is x * 2 recorded here?
 GRAD_MODE_SCRIPTS = [
-    [["probe"], ["with", "no_grad", None, [["probe"]]], ["probe"]],
+    [P, no_grad(P), P],
+    [no_grad(P, enable_grad(P), P), P],
+    [no_grad(no_grad(P), P), P],
+    [raising(no_grad(P, raising(enable_grad(P)), P)), P],
+    [decorated(no_grad(P)), P, decorated(no_grad(P))],
+    [no_grad(decorated(enable_grad(P)), P)],
+    [call(False), P, call(True), P],
+    [set_grad_enabled(False, P), P, no_grad(set_grad_enabled(True, P), P)],
+    [decorated(set_grad_enabled(False, P)), P],
+    [enable_grad(P), P, raising(enable_grad(P)), P],
+    [set_grad_enabled(True, P), P, no_grad(set_grad_enabled(False, P), P), P],
+    [no_grad(enable_grad(enable_grad(P), P), P), P],
     [
-        [
-            "with",
-            "no_grad",
-            None,
-            [["probe"], ["with", "enable_grad", None, [["probe"]]], ["probe"]],
-        ],
-        ["probe"],
-    ],
-    [["with", "no_grad", None, [["with", "no_grad", None, [["probe"]]], ["probe"]]], ["probe"]],
-    [
-        [
-            "raise",
-            [
-                "with",
-                "no_grad",
-                None,
-                [
-                    ["probe"],
-                    ["raise", ["with", "enable_grad", None, [["probe"]]]],
-                    ["probe"],
-                ],
-            ],
-        ],
-        ["probe"],
-    ],
-    [
-        ["decorated", "no_grad", None, [["probe"]]],
-        ["probe"],
-        ["decorated", "no_grad", None, [["probe"]]],
-    ],
-    [["with", "no_grad", None, [["decorated", "enable_grad", None, [["probe"]]], ["probe"]]]],
-    [["call", False], ["probe"], ["call", True], ["probe"]],
-    [
-        ["with", "set_grad_enabled", False, [["probe"]]],
-        ["probe"],
-        ["with", "no_grad", None, [["with", "set_grad_enabled", True, [["probe"]]], ["probe"]]],
-    ],
-    [["decorated", "set_grad_enabled", False, [["probe"]]], ["probe"]],
-    [
-        ["with", "enable_grad", None, [["probe"]]],
-        ["probe"],
-        ["raise", ["with", "enable_grad", None, [["probe"]]]],
-        ["probe"],
-    ],
-    [
-        ["with", "set_grad_enabled", True, [["probe"]]],
-        ["probe"],
-        ["with", "no_grad", None, [["with", "set_grad_enabled", False, [["probe"]]], ["probe"]]],
-        ["probe"],
-    ],
-    [
-        [
-            "with",
-            "no_grad",
-            None,
-            [
-                [
-                    "with",
-                    "enable_grad",
-                    None,
-                    [["with", "enable_grad", None, [["probe"]]], ["probe"]],
-                ],
-                ["probe"],
-            ],
-        ],
-        ["probe"],
-    ],
-    [
-        [
-            "with",
-            "set_grad_enabled",
-            False,
-            [["with", "set_grad_enabled", True, [["probe"]]], ["probe"]],
-        ],
-        ["probe"],
-        ["raise", ["with", "set_grad_enabled", True, [["probe"]]]],
-        ["probe"],
+        set_grad_enabled(False, set_grad_enabled(True, P), P),
+        P,
+        raising(set_grad_enabled(True, P)),
+        P,
     ],
 ]
 
@@ -748,18 +714,18 @@ CHECKS = [
         "count_dependencies(roots)",
         Rows(
             [
-                _count("x used twice by one node", twice),
-                _count("a diamond", diamond),
-                _count("a used by 6 nodes", lambda rng: wide(rng, 6)),
-                _count("two roots sharing a subgraph", shared),
-                _count("a root that another root reaches", root_below_root),
-                _count("the same root twice", lambda rng: repeated_root(rng, diamond)),
-                _count("a leaf that is a root too", leaf_root),
-                _count("constants, and a branch no root reaches", constants),
-                _count(NONE_LABEL, none_contributions),
-                _count("short and long paths to b", long_and_short),
-                _count("a layer", layer),
-                _count("a random graph", lambda rng: random_graph(rng, 10)),
+                count_row("x used twice by one node", twice),
+                count_row("a diamond", diamond),
+                count_row("a used by 6 nodes", lambda rng: wide(rng, 6)),
+                count_row("two roots sharing a subgraph", shared),
+                count_row("a root that another root reaches", root_below_root),
+                count_row("the same root twice", lambda rng: repeated_root(rng, diamond)),
+                count_row("a leaf that is a root too", leaf_root),
+                count_row("constants, and a branch no root reaches", constants),
+                count_row(NONE_LABEL, none_contributions),
+                count_row("short and long paths to b", long_and_short),
+                count_row("a layer", layer),
+                count_row("a random graph", lambda rng: random_graph(rng, 10)),
             ]
         ),
         programs.counts,
@@ -777,19 +743,19 @@ CHECKS = [
         "backward_pass: each vertex once, with its complete gradient",
         Rows(
             [
-                _engine("x used twice by one node", twice),
-                _engine("a diamond", diamond),
-                _engine("short and long paths to b", long_and_short),
-                _engine("a used by 6 nodes", lambda rng: wide(rng, 6)),
-                _engine("two roots sharing a subgraph", shared),
-                _engine("a root that another root reaches", root_below_root),
-                _engine("a root that another root reaches, listed last", root_above_root),
-                _engine("the same root twice", lambda rng: repeated_root(rng, diamond)),
-                _engine("a leaf that is a root too", leaf_root),
-                _engine("constants, and a branch no root reaches", constants),
-                _engine(NONE_LABEL, none_contributions),
-                _engine("a layer", layer),
-                _engine("a random graph", lambda rng: random_graph(rng, 12)),
+                engine_row("x used twice by one node", twice),
+                engine_row("a diamond", diamond),
+                engine_row("short and long paths to b", long_and_short),
+                engine_row("a used by 6 nodes", lambda rng: wide(rng, 6)),
+                engine_row("two roots sharing a subgraph", shared),
+                engine_row("a root that another root reaches", root_below_root),
+                engine_row("a root that another root reaches, listed last", root_above_root),
+                engine_row("the same root twice", lambda rng: repeated_root(rng, diamond)),
+                engine_row("a leaf that is a root too", leaf_root),
+                engine_row("constants, and a branch no root reaches", constants),
+                engine_row(NONE_LABEL, none_contributions),
+                engine_row("a layer", layer),
+                engine_row("a random graph", lambda rng: random_graph(rng, 12)),
             ]
         ),
         programs.engine,
@@ -801,17 +767,17 @@ CHECKS = [
         "backward_pass: hooks",
         Rows(
             [
-                _engine("a hook that returns 2g", diamond, hooks=[("b", "double")]),
-                _engine(
+                engine_row("a hook that returns 2g", diamond, hooks=[("b", "double")]),
+                engine_row(
                     "hooks on a leaf and a node", diamond, hooks=[("a", "observe"), ("c", "double")]
                 ),
-                _engine(
+                engine_row(
                     "two hooks on one tensor",
                     long_and_short,
                     hooks=[("b", "double"), ("b", "observe")],
                 ),
-                _engine("a hook on a leaf used twice", twice, hooks=[("x", "double")]),
-                _engine("a hook on the root", diamond, hooks=[("out", "double")]),
+                engine_row("a hook on a leaf used twice", twice, hooks=[("x", "double")]),
+                engine_row("a hook on the root", diamond, hooks=[("out", "double")]),
             ]
         ),
         programs.engine,
@@ -823,10 +789,10 @@ CHECKS = [
         "backward_pass: retain_graph and freeing",
         Rows(
             [
-                _engine("released after use", layer),
-                _engine("released, then used again", diamond, passes=2),
-                _engine("kept", diamond, retain_graph=True, passes=2),
-                _engine(
+                engine_row("released after use", layer),
+                engine_row("released, then used again", diamond, passes=2),
+                engine_row("kept", diamond, retain_graph=True, passes=2),
+                engine_row(
                     "gradients freed as the pass goes, on a chain of 40 tanh (x → t0 = "
                     "x.tanh() → … → t39 → out = t39.sum())",
                     lambda rng: tanh_chain(rng, 40),
@@ -844,8 +810,8 @@ CHECKS = [
         "backward_pass: the same bits every time",
         Rows(
             [
-                _engine("a used by 8 nodes", lambda rng: wide(rng, 8), repeats=6),
-                _engine("a random graph", lambda rng: random_graph(rng, 14, 2), repeats=3),
+                engine_row("a used by 8 nodes", lambda rng: wide(rng, 8), repeats=6),
+                engine_row("a random graph", lambda rng: random_graph(rng, 14, 2), repeats=3),
             ]
         ),
         programs.engine,
@@ -863,7 +829,7 @@ CHECKS = [
     Check(
         "4.2",
         "backward_pass inside a local backward (a node whose backward runs backward_pass)",
-        Rows([_engine("re-entrant", checkpointed), _engine("re-entrant", checkpoint_branch)]),
+        Rows([engine_row("re-entrant", checkpointed), engine_row("re-entrant", checkpoint_branch)]),
         programs.engine,
         engine_verdict,
         requires=ENGINE,
@@ -873,10 +839,10 @@ CHECKS = [
         "create_graph=True: second derivatives",
         Rows(
             [
-                lambda rng: second_order_case(rng, "cube"),
-                lambda rng: second_order_case(rng, "tanh"),
-                lambda rng: second_order_case(rng, "exp", (2, 3)),
-                lambda rng: second_order_case(rng, "tanh", (4,), through_seed=True),
+                row(second_order_case, "cube"),
+                row(second_order_case, "tanh"),
+                row(second_order_case, "exp", (2, 3)),
+                row(second_order_case, "tanh", (4,), through_seed=True),
             ]
         ),
         programs.second_order,
@@ -888,11 +854,11 @@ CHECKS = [
         "accumulate(tensor, grad)",
         Rows(
             [
-                lambda rng: accumulate_case(rng, 1),
-                lambda rng: accumulate_case(rng, 3),
-                lambda rng: accumulate_case(rng, 2, (4,), preset=True),
-                lambda rng: accumulate_case(rng, 2, requires_grad=True),
-                lambda rng: accumulate_case(rng, 1, (3,), requires_grad=True),
+                row(accumulate_case, 1),
+                row(accumulate_case, 3),
+                row(accumulate_case, 2, (4,), preset=True),
+                row(accumulate_case, 2, requires_grad=True),
+                row(accumulate_case, 1, (3,), requires_grad=True),
             ]
         ),
         programs.accumulate,
@@ -903,9 +869,9 @@ CHECKS = [
         "c = a + b, backward twice",
         Rows(
             [
-                lambda rng: alias_case(rng, 1),
-                lambda rng: alias_case(rng, 2),
-                lambda rng: alias_case(rng, 3, (4,)),
+                row(alias_case, 1),
+                row(alias_case, 2),
+                row(alias_case, 3, (4,)),
             ]
         ),
         programs.aliasing,
@@ -917,18 +883,18 @@ CHECKS = [
         "seed(output, gradient)",
         Rows(
             [
-                lambda rng: seed_case(rng, (), implicit=True),
-                lambda rng: seed_case(rng, (1,), "float32", implicit=True),
-                lambda rng: seed_case(rng, (1, 1), implicit=True),
-                lambda rng: seed_case(rng, (2, 3), implicit=True),
-                lambda rng: seed_case(rng, (2, 3)),
-                lambda rng: seed_case(rng, (2, 3), gradient_shape=(3, 2)),
-                lambda rng: seed_case(rng, (1, 3), gradient_shape=(3,)),
-                lambda rng: seed_case(rng, (4,), gradient_dtype="float32"),
-                lambda rng: seed_case(rng, (2, 2), "float32", gradient_dtype="float64"),
-                lambda rng: seed_case(rng, ()),
-                lambda rng: seed_case(rng, (1,), gradient_shape=()),
-                lambda rng: seed_case(rng, (2, 3), requires_grad=True),
+                row(seed_case, (), implicit=True),
+                row(seed_case, (1,), "float32", implicit=True),
+                row(seed_case, (1, 1), implicit=True),
+                row(seed_case, (2, 3), implicit=True),
+                row(seed_case, (2, 3)),
+                row(seed_case, (2, 3), gradient_shape=(3, 2)),
+                row(seed_case, (1, 3), gradient_shape=(3,)),
+                row(seed_case, (4,), gradient_dtype="float32"),
+                row(seed_case, (2, 2), "float32", gradient_dtype="float64"),
+                row(seed_case, ()),
+                row(seed_case, (1,), gradient_shape=()),
+                row(seed_case, (2, 3), requires_grad=True),
             ]
         ),
         programs.seed,
@@ -959,11 +925,11 @@ CHECKS = [
         "functional.jvp",
         Rows(
             [
-                lambda rng: functional_case(rng, "jvp", "quadratic"),
-                lambda rng: functional_case(rng, "jvp", "two_d"),
-                lambda rng: functional_case(rng, "jvp", "tanh_layer"),
-                lambda rng: functional_case(rng, "jvp", "pair"),
-                lambda rng: functional_case(rng, "jvp", "quadratic", create_graph=True),
+                row(functional_case, "jvp", "quadratic"),
+                row(functional_case, "jvp", "two_d"),
+                row(functional_case, "jvp", "tanh_layer"),
+                row(functional_case, "jvp", "pair"),
+                row(functional_case, "jvp", "quadratic", create_graph=True),
             ]
         ),
         programs.functional,
@@ -975,10 +941,10 @@ CHECKS = [
         "functional.hessian",
         Rows(
             [
-                lambda rng: functional_case(rng, "hessian", "quadratic"),
-                lambda rng: functional_case(rng, "hessian", "two_d"),
-                lambda rng: functional_case(rng, "hessian", "pair_sum"),
-                lambda rng: functional_case(rng, "hessian", "two_d", create_graph=True),
+                row(functional_case, "hessian", "quadratic"),
+                row(functional_case, "hessian", "two_d"),
+                row(functional_case, "hessian", "pair_sum"),
+                row(functional_case, "hessian", "two_d", create_graph=True),
             ]
         ),
         programs.functional,

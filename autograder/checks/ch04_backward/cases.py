@@ -12,7 +12,7 @@ Hessians; the grad-mode scripts are run on a plain flag (``simulate``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -443,15 +443,6 @@ def _summed(made: list, body: list, names: list[str], used: set[str]) -> Graph:
     return Graph(made, steps, ["out"])
 
 
-def graph_text(graph: Graph) -> str:
-    leaves = ", ".join(
-        f"{n} of shape {tuple(np.shape(d))}" + ("" if rg else " (no grad)")
-        for n, d, rg in graph.leaves
-    )
-    roots = ", ".join(graph.roots)
-    return f"{graph.text()} (leaves {leaves}; roots {roots})"
-
-
 # -- task 4.1 -----------------------------------------------------------------------------
 
 
@@ -577,6 +568,16 @@ def engine_case(
     return Case(f"{label}: {graph.text() if shown else 'backward_pass'}{extra}", inputs, expected)
 
 
+def count_row(label: str, make: Callable, shown: bool = True) -> Callable:
+    """A row of ``count_case`` on the graph ``make(rng)`` draws."""
+    return lambda rng: count_case(label, make(rng), shown)
+
+
+def engine_row(label: str, make: Callable, shown: bool = True, **options: Any) -> Callable:
+    """A row of ``engine_case`` on the graph ``make(rng)`` draws."""
+    return lambda rng: engine_case(label, make(rng), rng, shown=shown, **options)
+
+
 @dataclass(frozen=True)
 class KeptExpected:
     """``.grad`` of each named tensor (leaves, and steps that ``retain_grad()``)."""
@@ -607,12 +608,6 @@ def tanh_chain(rng: np.random.Generator, n: int) -> Graph:
     """x → tanh → … → tanh (n times) → sum."""
     steps = [(f"t{i}", "tanh", [f"t{i - 1}" if i else "x"]) for i in range(n)]
     return Graph([("x", draw(rng), True)], [*steps, ("out", "sum", [f"t{n - 1}"])], ["out"])
-
-
-def fan_in(rng: np.random.Generator, width: int) -> Graph:
-    """a used by ``width`` products with constants, summed: a's gradient is a sum of
-    ``width`` contributions, whose order shows in the last bits."""
-    return wide(rng, width)
 
 
 @dataclass(frozen=True)
@@ -791,6 +786,39 @@ def seed_case(
 # (its block ends by raising, caught outside it). Context: no_grad, enable_grad, set_grad_enabled.
 GradModeScript = list
 
+# the script's items, written as the Python they stand for
+PROBE = ["probe"]
+
+
+def no_grad(*body: list) -> list:
+    """``with no_grad(): body``."""
+    return ["with", "no_grad", None, list(body)]
+
+
+def enable_grad(*body: list) -> list:
+    """``with enable_grad(): body``."""
+    return ["with", "enable_grad", None, list(body)]
+
+
+def set_grad_enabled(mode: bool, *body: list) -> list:
+    """``with set_grad_enabled(mode): body``."""
+    return ["with", "set_grad_enabled", mode, list(body)]
+
+
+def decorated(item: list) -> list:
+    """A "with" item's body as a function decorated with its context, called once."""
+    return ["decorated", *item[1:]]
+
+
+def raising(item: list) -> list:
+    """A "with" item whose block ends by raising, caught outside it."""
+    return ["raise", item]
+
+
+def call(mode: bool) -> list:
+    """``set_grad_enabled(mode)`` as a plain call."""
+    return ["call", mode]
+
 
 def simulate(
     script: GradModeScript, mode: bool = True, probes: list | None = None
@@ -938,16 +966,3 @@ def _pair_case(rng: np.random.Generator, what: str, function: str, n: int) -> Ca
     hess = [[np.diag(2 * y), np.diag(2 * x)], [np.diag(2 * x), np.zeros((n, n))]]
     label = f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}"
     return Case(label, inputs, FunctionalExpected(None, hess, what))
-
-
-# -- lists of cases -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Rows:
-    """A check's cases: builders called with the check's rng, in order."""
-
-    builders: list[Callable[[np.random.Generator], Case]] = field(default_factory=list)
-
-    def __call__(self, rng: np.random.Generator) -> list[Case]:
-        return [build(rng) for build in self.builders]

@@ -19,6 +19,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from ...harness.kit import Raised, host, raised
+
 ROOM = 100  # calls a check lets a part of the engine make on a 300-node chain
 
 
@@ -46,26 +48,6 @@ def recursing(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)
     names = [f"{f.name} ({f.filename.rsplit('/', 1)[-1]})" for f in frames]
     return max(names, key=names.count) if names else "a function"
-
-
-class Raised(TypedDict):
-    """What an expected error was: its type's name (None when nothing was raised)."""
-
-    error: str | None
-    message: str
-
-
-def raised(call: Callable[[], Any]) -> Raised:
-    """What ``call()`` raised (type None when it returned); a stub's NotImplementedError goes
-    on up (the task is not started). Chapter 2's ``programs.raised``, which this chapter's
-    child does not receive."""
-    try:
-        call()
-    except NotImplementedError:
-        raise
-    except Exception as error:
-        return {"error": type(error).__name__, "message": str(error)}
-    return {"error": None, "message": ""}
 
 
 # What crosses the pipe (messages name things as the student writes them: ``counts[b]``,
@@ -271,24 +253,6 @@ def vertex(t: Any) -> Any:
 def _names(tensors: dict, order: list[str]) -> dict[int, int]:
     """id(vertex) -> index in ``order`` (the case's vertices)."""
     return {id(vertex(tensors[name])): i for i, name in enumerate(order)}
-
-
-def host(value: Any) -> Any:
-    """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
-    to name). Checks also run with tensors on a device (``check N --device sim``): a device's
-    array comes back explicitly, with ``.get()``, as ``numpy.asarray`` refuses it."""
-    is_array = isinstance(value, (np.ndarray, np.generic)) or on_device(value)
-    data = value if is_array else getattr(value, "data", value)
-    if isinstance(data, (np.ndarray, np.generic)):
-        return np.asarray(data)
-    if on_device(data):
-        return data.get()
-    return data
-
-
-def on_device(data: Any) -> bool:
-    """Whether ``data`` is a device's array (CuPy's, the simulated device's)."""
-    return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
 
 
 def _array(value: Any) -> Any:
@@ -697,7 +661,7 @@ def _run_script(sp, x: Any, script: list, probes: list) -> None:
                 pass
         elif kind == "decorated":  # a function decorated with the context, called
             body = item[3]
-            _decorated(sp, item[1], item[2])(lambda body=body: _run_script(sp, x, body, probes))()
+            _context(sp, item[1], item[2])(lambda body=body: _run_script(sp, x, body, probes))()
         else:  # "with": with <context>: body
             with _context(sp, item[1], item[2]):
                 _run_script(sp, x, item[3], probes)
@@ -705,10 +669,6 @@ def _run_script(sp, x: Any, script: list, probes: list) -> None:
 
 def _context(sp, name: str, mode: bool) -> Any:
     return sp.set_grad_enabled(mode) if name == "set_grad_enabled" else getattr(sp, name)()
-
-
-def _decorated(sp, name: str, mode: bool) -> Callable[[Callable], Callable]:
-    return _context(sp, name, mode)
 
 
 # -- task 4.6 -----------------------------------------------------------------------------

@@ -15,55 +15,41 @@ from __future__ import annotations
 
 import numpy as np
 
-from ...checks.ch04_backward import (
-    ENGINE,
-    FUNCTIONAL,
-    THROUGH_ENGINE,
-    accumulate_verdict,
-    alias_verdict,
-    count_verdict,
-    engine_verdict,
-    functional_verdict,
-    grad_mode_verdict,
-    programs,
-    second_order_verdict,
-    seed_verdict,
-)
+from ...checks.ch04_backward import CHECKS as PUBLIC
 from ...checks.ch04_backward.cases import (
+    PROBE,
     Graph,
-    Rows,
     accumulate_case,
     alias_case,
-    count_case,
+    call,
+    count_row,
+    decorated,
+    enable_grad,
     engine_case,
+    engine_row,
     functional_case,
     grad_mode_case,
     layer,
     mixed_graph,
+    no_grad,
+    raising,
     random_graph,
     repeated_root,
     root_above_root,
     second_order_case,
     seed_case,
+    set_grad_enabled,
     shared,
     tanh_chain,
     wide,
 )
-from ...harness.api import Check
+from ...harness.table import Hidden, Rows, hidden_checks, row
 
 MIXED = "a random graph of every kind at once (None backwards, fan-in, repeats, two roots)"
 
 
 def _drawn(steps: int, leaves: int = 3):
     return lambda rng: random_graph(rng, steps, leaves)
-
-
-def _count(label, make, shown=True):
-    return lambda rng: count_case(label, make(rng), shown)
-
-
-def _engine(label, make, shown=True, **options):
-    return lambda rng: engine_case(label, make(rng), rng, shown=shown, **options)
 
 
 def _leaf_root(rng: np.random.Generator) -> Graph:
@@ -85,197 +71,150 @@ def _hooked(rng: np.random.Generator):
     )
 
 
+P = PROBE  # is x * 2 recorded here?
 SCRIPTS = [
-    [["with", "enable_grad", None, [["with", "no_grad", None, [["probe"]]], ["probe"]]], ["probe"]],
+    [enable_grad(no_grad(P), P), P],
+    [call(False), enable_grad(P), P, call(True), P],
+    [no_grad(decorated(no_grad(P)), P), P],
+    [raising(set_grad_enabled(False, P)), P],
+    [set_grad_enabled(True, set_grad_enabled(False, P), P)],
+    [raising(enable_grad(no_grad(P))), P, enable_grad(P), P],
     [
-        ["call", False],
-        ["with", "enable_grad", None, [["probe"]]],
-        ["probe"],
-        ["call", True],
-        ["probe"],
+        call(False),
+        set_grad_enabled(False, P),
+        P,
+        call(True),
+        no_grad(set_grad_enabled(True, set_grad_enabled(False, P), P), P),
+        P,
+        raising(set_grad_enabled(True, no_grad(P))),
+        P,
     ],
-    [
-        ["with", "no_grad", None, [["decorated", "no_grad", None, [["probe"]]], ["probe"]]],
-        ["probe"],
-    ],
-    [["raise", ["with", "set_grad_enabled", False, [["probe"]]]], ["probe"]],
-    [
-        [
-            "with",
-            "set_grad_enabled",
-            True,
-            [["with", "set_grad_enabled", False, [["probe"]]], ["probe"]],
-        ]
-    ],
-    [
-        ["raise", ["with", "enable_grad", None, [["with", "no_grad", None, [["probe"]]]]]],
-        ["probe"],
-        ["with", "enable_grad", None, [["probe"]]],
-        ["probe"],
-    ],
-    [
-        ["call", False],
-        ["with", "set_grad_enabled", False, [["probe"]]],
-        ["probe"],
-        ["call", True],
-        [
-            "with",
-            "no_grad",
-            None,
-            [
-                [
-                    "with",
-                    "set_grad_enabled",
-                    True,
-                    [["with", "set_grad_enabled", False, [["probe"]]], ["probe"]],
-                ],
-                ["probe"],
-            ],
-        ],
-        ["probe"],
-        ["raise", ["with", "set_grad_enabled", True, [["with", "no_grad", None, [["probe"]]]]]],
-        ["probe"],
-    ],
-    [
-        [
-            "with",
-            "enable_grad",
-            None,
-            [["with", "no_grad", None, [["with", "enable_grad", None, [["probe"]]], ["probe"]]]],
-        ],
-        ["probe"],
-    ],
+    [enable_grad(no_grad(enable_grad(P), P)), P],
 ]
 
-CHECKS = [
-    Check(
-        "4.1",
-        "count_dependencies (hidden)",
-        Rows(
-            [
-                _count("a random graph", _drawn(16), shown=False),
-                _count("a random graph of two leaves", _drawn(20, 2), shown=False),
-                _count("a used by 12 nodes", lambda rng: wide(rng, 12)),
-                _count(MIXED, lambda rng: mixed_graph(rng, 18), False),
-                _count("a random graph whose leaf is a root too", _leaf_root, False),
-                _count("a root that another root reaches, listed last", root_above_root),
-                _count("the same root twice", lambda rng: repeated_root(rng, _drawn(8)), False),
-            ]
+CHECKS = hidden_checks(
+    PUBLIC,
+    [
+        Hidden(
+            "count_dependencies(roots)",
+            Rows(
+                [
+                    count_row("a random graph", _drawn(16), shown=False),
+                    count_row("a random graph of two leaves", _drawn(20, 2), shown=False),
+                    count_row("a used by 12 nodes", lambda rng: wide(rng, 12)),
+                    count_row(MIXED, lambda rng: mixed_graph(rng, 18), False),
+                    count_row("a random graph whose leaf is a root too", _leaf_root, False),
+                    count_row("a root that another root reaches, listed last", root_above_root),
+                    count_row(
+                        "the same root twice", lambda rng: repeated_root(rng, _drawn(8)), False
+                    ),
+                ]
+            ),
+            "count_dependencies (hidden)",
         ),
-        programs.counts,
-        count_verdict,
-    ),
-    Check(
-        "4.2",
-        "backward_pass (hidden)",
-        Rows(
-            [
-                _engine("a random graph", _drawn(16), shown=False),
-                _engine("a random graph of two leaves", _drawn(20, 2), shown=False, repeats=2),
-                _engine("a used by 12 nodes", lambda rng: wide(rng, 12)),
-                _engine("two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2),
-                _engine("a layer, other data", layer),
-                _engine(MIXED, lambda rng: mixed_graph(rng, 18), False),
-                _engine(
-                    MIXED + ", built twice", lambda rng: mixed_graph(rng, 22, 2), False, repeats=2
-                ),
-                _engine("a random graph whose leaf is a root too", _leaf_root, False),
-                _engine("the same root twice", lambda rng: repeated_root(rng, _drawn(10)), False),
-                _engine(
-                    "a root that another root reaches, listed last, hooked",
-                    root_above_root,
-                    hooks=[("r1", "double"), ("r2", "observe")],
-                ),
-                _hooked,
-                _engine(
-                    "a chain of 60, freed as the pass goes",
-                    lambda rng: tanh_chain(rng, 60),
-                    False,
-                    chain=True,
-                ),
-            ]
+        Hidden(
+            "backward_pass: each vertex once, with its complete gradient",
+            Rows(
+                [
+                    engine_row("a random graph", _drawn(16), shown=False),
+                    engine_row(
+                        "a random graph of two leaves", _drawn(20, 2), shown=False, repeats=2
+                    ),
+                    engine_row("a used by 12 nodes", lambda rng: wide(rng, 12)),
+                    engine_row(
+                        "two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2
+                    ),
+                    engine_row("a layer, other data", layer),
+                    engine_row(MIXED, lambda rng: mixed_graph(rng, 18), False),
+                    engine_row(
+                        MIXED + ", built twice",
+                        lambda rng: mixed_graph(rng, 22, 2),
+                        False,
+                        repeats=2,
+                    ),
+                    engine_row("a random graph whose leaf is a root too", _leaf_root, False),
+                    engine_row(
+                        "the same root twice", lambda rng: repeated_root(rng, _drawn(10)), False
+                    ),
+                    engine_row(
+                        "a root that another root reaches, listed last, hooked",
+                        root_above_root,
+                        hooks=[("r1", "double"), ("r2", "observe")],
+                    ),
+                    _hooked,
+                    engine_row(
+                        "a chain of 60, freed as the pass goes",
+                        lambda rng: tanh_chain(rng, 60),
+                        False,
+                        chain=True,
+                    ),
+                ]
+            ),
+            "backward_pass (hidden)",
         ),
-        programs.engine,
-        engine_verdict,
-        requires=ENGINE,
-    ),
-    Check(
-        "4.2",
-        "create_graph=True (hidden)",
-        Rows(
-            [
-                lambda rng: second_order_case(rng, "cube", (3, 2)),
-                lambda rng: second_order_case(rng, "tanh", (7,)),
-                lambda rng: second_order_case(rng, "cube", (2, 2), through_seed=True),
-            ]
+        Hidden(
+            "create_graph=True: second derivatives",
+            Rows(
+                [
+                    row(second_order_case, "cube", (3, 2)),
+                    row(second_order_case, "tanh", (7,)),
+                    row(second_order_case, "cube", (2, 2), through_seed=True),
+                ]
+            ),
+            "create_graph=True (hidden)",
         ),
-        programs.second_order,
-        second_order_verdict,
-        requires=ENGINE,
-    ),
-    Check(
-        "4.3",
-        "accumulate (hidden)",
-        Rows(
-            [
-                lambda rng: accumulate_case(rng, 5, (3,)),
-                lambda rng: accumulate_case(rng, 4, (3, 2), requires_grad=True),
-                lambda rng: accumulate_case(rng, 1, (2,), requires_grad=True),
-                lambda rng: accumulate_case(rng, 3, (2, 2), preset=True, requires_grad=True),
-            ]
+        Hidden(
+            "accumulate(tensor, grad)",
+            Rows(
+                [
+                    row(accumulate_case, 5, (3,)),
+                    row(accumulate_case, 4, (3, 2), requires_grad=True),
+                    row(accumulate_case, 1, (2,), requires_grad=True),
+                    row(accumulate_case, 3, (2, 2), preset=True, requires_grad=True),
+                ]
+            ),
+            "accumulate (hidden)",
         ),
-        programs.accumulate,
-        accumulate_verdict,
-    ),
-    Check(
-        "4.3",
-        "c = a + b (hidden)",
-        Rows([lambda rng: alias_case(rng, 2, (3, 1)), lambda rng: alias_case(rng, 4, ())]),
-        programs.aliasing,
-        alias_verdict,
-        requires=THROUGH_ENGINE,
-    ),
-    Check(
-        "4.4",
-        "seed (hidden)",
-        Rows(
-            [
-                lambda rng: seed_case(rng, (1, 1, 1), "float32", implicit=True),
-                lambda rng: seed_case(rng, (3,), implicit=True),
-                lambda rng: seed_case(rng, (2, 1), gradient_shape=(1, 2)),
-                lambda rng: seed_case(rng, (), gradient_dtype="float32"),
-                lambda rng: seed_case(rng, (3, 2), "float32"),
-                lambda rng: seed_case(rng, (1,)),
-                lambda rng: seed_case(rng, (1, 1), gradient_shape=(1,)),
-                lambda rng: seed_case(rng, (3,), requires_grad=True),
-            ]
+        Hidden(
+            "c = a + b, backward twice",
+            Rows([row(alias_case, 2, (3, 1)), row(alias_case, 4, ())]),
+            "c = a + b (hidden)",
         ),
-        programs.seed,
-        seed_verdict,
-    ),
-    Check(
-        "4.5",
-        "grad mode (hidden)",
-        lambda rng: [grad_mode_case(s, rng) for s in SCRIPTS],
-        programs.grad_mode,
-        grad_mode_verdict,
-    ),
-    Check(
-        "4.6",
-        "jvp and hessian (hidden)",
-        Rows(
-            [
-                lambda rng: functional_case(rng, "jvp", "quadratic", 5),
-                lambda rng: functional_case(rng, "jvp", "tanh_layer", 4),
-                lambda rng: functional_case(rng, "hessian", "quadratic", 4),
-                lambda rng: functional_case(rng, "jvp", "pair", 4),
-                lambda rng: functional_case(rng, "jvp", "tanh_layer", 2, create_graph=True),
-                lambda rng: functional_case(rng, "hessian", "cubic", 3, create_graph=True),
-                lambda rng: functional_case(rng, "hessian", "pair_sum", 2),
-            ]
+        Hidden(
+            "seed(output, gradient)",
+            Rows(
+                [
+                    row(seed_case, (1, 1, 1), "float32", implicit=True),
+                    row(seed_case, (3,), implicit=True),
+                    row(seed_case, (2, 1), gradient_shape=(1, 2)),
+                    row(seed_case, (), gradient_dtype="float32"),
+                    row(seed_case, (3, 2), "float32"),
+                    row(seed_case, (1,)),
+                    row(seed_case, (1, 1), gradient_shape=(1,)),
+                    row(seed_case, (3,), requires_grad=True),
+                ]
+            ),
+            "seed (hidden)",
         ),
-        programs.functional,
-        functional_verdict,
-        requires=FUNCTIONAL,
-    ),
-]
+        Hidden(
+            "no_grad, enable_grad, set_grad_enabled",
+            lambda rng: [grad_mode_case(s, rng) for s in SCRIPTS],
+            "grad mode (hidden)",
+        ),
+        Hidden(
+            "functional.jvp",
+            Rows(
+                [
+                    row(functional_case, "jvp", "quadratic", 5),
+                    row(functional_case, "jvp", "tanh_layer", 4),
+                    row(functional_case, "hessian", "quadratic", 4),
+                    row(functional_case, "jvp", "pair", 4),
+                    row(functional_case, "jvp", "tanh_layer", 2, create_graph=True),
+                    row(functional_case, "hessian", "cubic", 3, create_graph=True),
+                    row(functional_case, "hessian", "pair_sum", 2),
+                ]
+            ),
+            "jvp and hessian (hidden)",
+        ),
+    ],
+)
