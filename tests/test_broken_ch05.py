@@ -65,24 +65,6 @@ else:
     object.__setattr__(self, name, value)
 """
 
-SETATTR_NO_REFUSAL = """
-params, buffers, modules = self._parameters, self._buffers, self._modules
-if isinstance(value, Parameter):
-    self._forget(name, keep=params)
-    params[name] = value
-elif isinstance(value, Module):
-    self._forget(name, keep=modules)
-    modules[name] = value
-elif name in params:
-    params[name] = value
-elif name in modules:
-    modules[name] = value
-elif name in buffers:
-    buffers[name] = value
-else:
-    object.__setattr__(self, name, value)
-"""
-
 MODULE_LIST_IN_A_PLAIN_LIST = """
 if "items" not in self.__dict__:
     object.__setattr__(self, "items", [])
@@ -184,12 +166,6 @@ VARIANTS = [
         "5.1",
     ),
     ("__setattr__ never forgets a name", "nn/module.py", ("region", SETATTR_NEVER_FORGETS), "5.1"),
-    (
-        "__setattr__ accepts a Tensor for a parameter",
-        "nn/module.py",
-        ("region", SETATTR_NO_REFUSAL),
-        "5.1",
-    ),
     (
         "__setattr__ keeps a plain attribute too",
         "nn/module.py",

@@ -42,7 +42,6 @@ def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
 
 
 ZERO_GRAD = "                    p.grad = Tensor._from_array(array_module(g).zeros_like(g))\n"
-SEEN = '        seen = {id(p) for other in self.param_groups for p in other["params"]}\n'
 DECAY = "                if weight_decay != 0:\n                    g = g + weight_decay * p.data\n"
 ADAM_BIAS = "                step_size = lr / (1 - beta1**t)\n"
 ADAM_DENOM = "                denom = xp.sqrt(v) / math.sqrt(1 - beta2**t) + eps\n"
@@ -50,48 +49,9 @@ ADAM_DENOM = "                denom = xp.sqrt(v) / math.sqrt(1 - beta2**t) + eps
 VARIANTS = [
     # -- 6.1 --------------------------------------------------------------------------------
     (
-        "add_param_group accepts a set",
-        OPT,
-        ("elif isinstance(params, set):", "elif isinstance(params, frozenset):"),
-        "6.1",
-    ),
-    (
-        "add_param_group accepts a non-leaf",
-        OPT,
-        ("if not p.is_leaf:", "if p.grad_fn is not None and p.is_leaf:"),
-        "6.1",
-    ),
-    (
-        "add_param_group looks for repeats inside the new group only",
-        OPT,
-        (SEEN, "        seen = set()\n"),
-        "6.1",
-    ),
-    (
-        "add_param_group ignores a required option",
-        OPT,
-        (
-            "if default is required and name not in group:",
-            "if default is None and name not in group:",
-        ),
-        "6.1",
-    ),
-    (
-        "add_param_group iterates a single Tensor",
-        OPT,
-        ("            params = [params]\n", "            params = list(params)\n"),
-        "6.1",
-    ),
-    (
         "add_param_group overwrites a group's options with the defaults",
         OPT,
         ("            group.setdefault(name, default)", "            group[name] = default"),
-        "6.1",
-    ),
-    (
-        "add_param_group accepts anything in the list",
-        OPT,
-        ("            if not isinstance(p, Tensor):\n", "            if p is None:\n"),
         "6.1",
     ),
     (

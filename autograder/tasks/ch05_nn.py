@@ -12,9 +12,9 @@ TASKS = [
         8,
         "§1",
         "A Parameter goes into self._parameters[name], a Module into self._modules[name] "
-        "(self._forget(name, keep=...) first); a name already registered keeps its kind: "
-        "only a Parameter, a Module or a Tensor (as in its table), or None, else TypeError; "
-        "anything else is object.__setattr__(self, name, value).",
+        "(self._forget(name, keep=...) first); a name already in _parameters, _modules or "
+        "_buffers takes the new value there (the given _check_kind has already refused the "
+        "wrong kinds); anything else is object.__setattr__(self, name, value).",
     ),
     Task(
         "5.2",

@@ -10,11 +10,10 @@ TASKS = [
         "Optimizer: param groups and zero_grad",
         8,
         "§2",
-        "add_param_group: a Tensor becomes [tensor], a set is a TypeError, other iterables "
-        "list(...); each must be a Tensor and a leaf; fill missing options from "
-        "self.defaults (a `required` one left unset: ValueError); a tensor already in another "
-        "group: ValueError; append. zero_grad: p.grad = None, or (set_to_none=False) a new "
-        "zero tensor; skip parameters without a gradient.",
+        "add_param_group: params is already a checked list (the given _checked_params); "
+        "a new dict of the group, each option it does not set filled from self.defaults "
+        "(setdefault: the group's own win); append. zero_grad: p.grad = None, or "
+        "(set_to_none=False) a new zero tensor; skip parameters without a gradient.",
     ),
     Task(
         "6.2",

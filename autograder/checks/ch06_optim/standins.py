@@ -7,9 +7,11 @@ tasks).
 Each is enough for the checks that lean on it and deliberately short of its own task, so
 pasted into that task it fails (``tests/test_broken_ch06.py``):
 
-- 6.1 makes the group's params a list and fills the defaults; it refuses nothing (a set,
-  a non-leaf, a tensor in two groups, a required option left unset all pass); its
-  ``zero_grad`` sets every gradient to None, even with ``set_to_none=False``.
+- 6.1 fills the defaults but keeps the group's params as a tuple (PyTorch's, and the
+  checks', are a list), and it refuses nothing (a set, a non-leaf, a tensor in two groups, a
+  required option left unset all pass: those checks are given code in the reference, before
+  the task, which a stand-in replaces too); its ``zero_grad`` sets every gradient to None,
+  even with ``set_to_none=False``.
 - 6.2 and 6.5 are SGD's and Adam's rules (Adam's through ``self._weight_decay``), but
   ``step(closure)`` neither calls the closure nor returns its loss.
 - 6.6 decays p into a new float64 array: a float32 parameter does not keep its dtype.
@@ -32,7 +34,7 @@ def _groups(sp: ModuleType) -> list[Patch]:
 
     def add_param_group(self: Any, param_group: dict) -> None:
         params = param_group["params"]
-        params = [params] if isinstance(params, tensor_type) else list(params)
+        params = (params,) if isinstance(params, tensor_type) else tuple(params)
         group = dict(param_group, params=params)
         for name, default in self.defaults.items():
             group.setdefault(name, default)

@@ -87,19 +87,21 @@ class Module:
 
         - a ``Parameter`` goes into ``_parameters[name]``;
         - a ``Module`` goes into ``_modules[name]``;
-        - a name already in ``_buffers`` takes a Tensor (or None) as the new buffer;
+        - a name already in ``_parameters``, ``_modules`` or ``_buffers`` keeps its place
+          and takes the new value (None for a parameter or a child; a Tensor or None for a
+          buffer);
         - anything else is a plain attribute.
 
         A name lives in one place only: registering it removes it from the others (and
-        from the instance's plain attributes). As in PyTorch, a registered name keeps its
-        kind: assigning anything but a Parameter to a parameter's name, anything but a Module
-        to a child's name, or anything but a Tensor to a buffer's name is a TypeError (naming
-        the type and the name), except None, which keeps the name registered, as None."""
+        from the instance's plain attributes). What a registered name refuses (a Tensor for
+        a parameter, say: PyTorch's TypeError) is checked before your code runs
+        (``_check_kind``, given)."""
         if "_parameters" not in self.__dict__:
             raise AttributeError(
                 f"cannot assign {name!r} before Module.__init__() call: call "
                 "super().__init__() first in your __init__"
             )
+        self._check_kind(name, value)
         ### BEGIN SOLUTION 5.1
         params, buffers, modules = self._parameters, self._buffers, self._modules
         if isinstance(value, Parameter):
@@ -108,30 +110,34 @@ class Module:
         elif isinstance(value, Module):
             self._forget(name, keep=modules)
             modules[name] = value
-        elif name in params:
-            if value is not None:
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as parameter '{name}' "
-                    "(Parameter or None expected)"
-                )
+        elif name in params:  # value is None: _check_kind refused anything else
             params[name] = None
         elif name in modules:
-            if value is not None:
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as child module '{name}' "
-                    "(Module or None expected)"
-                )
             modules[name] = None
         elif name in buffers:
-            if value is not None and not isinstance(value, Tensor):
-                raise TypeError(
-                    f"cannot assign '{type(value).__name__}' as buffer '{name}' "
-                    "(Tensor or None expected)"
-                )
             buffers[name] = value
         else:
             object.__setattr__(self, name, value)
         ### END SOLUTION
+
+    def _check_kind(self, name: str, value: Any) -> None:
+        """As in PyTorch, a registered name keeps its kind: a parameter's name takes a
+        Parameter (or None), a child's a Module (or None), a buffer's a Tensor (or None,
+        or a Parameter or Module, which take the name over). Anything else is a TypeError
+        naming the type and the name."""
+        if value is None or isinstance(value, (Parameter, Module)):
+            return
+        kind = type(value).__name__
+        if name in self._parameters:
+            raise TypeError(
+                f"cannot assign '{kind}' as parameter '{name}' (Parameter or None expected)"
+            )
+        if name in self._modules:
+            raise TypeError(
+                f"cannot assign '{kind}' as child module '{name}' (Module or None expected)"
+            )
+        if name in self._buffers and not isinstance(value, Tensor):
+            raise TypeError(f"cannot assign '{kind}' as buffer '{name}' (Tensor or None expected)")
 
     def _forget(self, name: str, keep: dict | None = None) -> None:
         """Remove ``name`` from every place a module keeps attributes but ``keep`` (where it

@@ -68,23 +68,34 @@ class Optimizer:
             self.add_param_group(group)
 
     def add_param_group(self, param_group: dict) -> None:
-        """Append one group: its ``"params"`` made a list (a single tensor becomes a list of
-        one; a set is refused, its order changes between runs), each checked (a Tensor, a
-        leaf), every option it does not set taken from ``defaults`` (a required one left
-        unset is a ``ValueError``), and no tensor in two groups."""
+        """Append one group: a new dict with the group's ``"params"`` and options, every
+        option it does not set taken from ``defaults``.
+
+        PyTorch's checks run first (``_checked_params``, given): ``params`` arrives as a
+        list (a single tensor becomes a list of one) of leaf Tensors that are in no other
+        group, and every ``required`` option is set."""
         if not isinstance(param_group, dict):
             raise TypeError(f"param_group must be a dict, but got {type(param_group).__name__}")
-        params = param_group["params"]
+        params = self._checked_params(param_group)
+        param_group = dict(param_group, params=params)  # a generator is read only once
         ### BEGIN SOLUTION 6.1
-        if isinstance(params, Tensor):
-            params = [params]
-        elif isinstance(params, set):
+        group = dict(param_group, params=params)
+        for name, default in self.defaults.items():
+            group.setdefault(name, default)
+        self.param_groups.append(group)
+        ### END SOLUTION
+
+    def _checked_params(self, param_group: dict) -> list[Tensor]:
+        """The group's ``"params"`` as a list, after PyTorch's checks: a set is refused (its
+        order changes between runs), each must be a Tensor and a leaf, and in no other
+        group; a ``required`` option the group does not set is a ``ValueError``."""
+        params = param_group["params"]
+        if isinstance(params, set):
             raise TypeError(
                 "optimizer parameters need to be organized in ordered collections, but the "
                 "ordering of tensors in sets will change between runs. Please use a list instead."
             )
-        else:
-            params = list(params)
+        params = [params] if isinstance(params, Tensor) else list(params)
         for p in params:
             if not isinstance(p, Tensor):
                 raise TypeError(
@@ -93,19 +104,16 @@ class Optimizer:
                 )
             if not p.is_leaf:
                 raise ValueError("can't optimize a non-leaf Tensor")
-        group = dict(param_group, params=params)
         for name, default in self.defaults.items():
-            if default is required and name not in group:
+            if default is required and name not in param_group:
                 raise ValueError(
                     f"parameter group didn't specify a value of required optimization "
                     f"parameter {name}"
                 )
-            group.setdefault(name, default)
-        seen = {id(p) for other in self.param_groups for p in other["params"]}
+        seen = {id(p) for group in self.param_groups for p in group["params"]}
         if any(id(p) in seen for p in params):
             raise ValueError("some parameters appear in more than one parameter group")
-        self.param_groups.append(group)
-        ### END SOLUTION
+        return params
 
     def zero_grad(self, set_to_none: bool = True) -> None:
         """Forget every parameter's gradient before the next backward (which would otherwise
