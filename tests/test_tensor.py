@@ -221,6 +221,23 @@ def test_seams_name_the_chapter_that_builds_them(lone, use, chapter: str) -> Non
         use(lone, x)
 
 
+def test_the_forwarding_methods_are_rows_with_signatures_and_docs() -> None:
+    """``Tensor``'s methods that only call a later chapter are rows of one table
+    (``seams.Later``): each still has its name, signature and docstring for ``help()``."""
+    import inspect
+
+    tensor = sp.Tensor
+    assert str(inspect.signature(tensor.min)) == "(self, dim=None, keepdim=False)"
+    assert str(inspect.signature(sp.ones(2).where)) == "(condition, other)"
+    assert str(inspect.signature(tensor.var)).endswith("*, correction=None)")
+    assert (
+        tensor.expand.__qualname__ == "Tensor.expand" and "-1 keeps a size" in tensor.expand.__doc__
+    )
+    assert tensor.clip is tensor.clamp and {"expand", "softmax", "backward"} <= set(dir(sp.ones(2)))
+    with pytest.raises(TypeError, match="softmax"):
+        sp.ones(2).softmax()
+
+
 def test_the_cpu_device_works_now() -> None:
     x = sp.ones(2, device="cpu")
     assert x.device == sp.device("cpu") == "cpu" and str(x.device) == "cpu"
