@@ -1130,7 +1130,8 @@ def on_tree(make: Any, label: str, tree: Any, **options: Any) -> Any:
 
 
 def fixed(make: Any, *args: Any, **options: Any) -> Any:
-    """A row whose case draws nothing (``make(None, *args, **options)``)."""
+    """A row whose case draws nothing (``make(None, *args, **options)``), among drawn ones
+    (``Rows.of`` where every case is fixed)."""
     return lambda rng: make(None, *args, **options)
 
 
@@ -1144,18 +1145,18 @@ CHECKS = [
     Check(
         "5.1",
         "Module.__setattr__: registration",
-        lambda rng: [registration_case(s) for s in REGISTRATION],
+        Rows.of(*[registration_case(s) for s in REGISTRATION]),
         programs.registration,
         registration_verdict,
     ),
     Check(
         "5.2",
         "Linear: PyTorch's default initialisation",
-        lambda rng: [
+        Rows.of(
             linear_init_case(256, 64, seed=1),
             linear_init_case(16, 2048, seed=2),
             linear_init_case(100, 300, bias=False, seed=3),
-        ],
+        ),
         programs.linear_init,
         linear_init_verdict,
         requires=MODULE,
@@ -1306,13 +1307,11 @@ CHECKS = [
     Check(
         "5.6",
         "softmax and log_softmax at large logits",
-        Rows(
-            [
-                fixed(softmax_case, "softmax", x=[[1000.0, 0.0]]),
-                fixed(softmax_case, "log_softmax", x=[[1000.0, 0.0]]),
-                fixed(softmax_case, "softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
-                fixed(softmax_case, "log_softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
-            ]
+        Rows.of(
+            softmax_case(None, "softmax", x=[[1000.0, 0.0]]),
+            softmax_case(None, "log_softmax", x=[[1000.0, 0.0]]),
+            softmax_case(None, "softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
+            softmax_case(None, "log_softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
         ),
         programs.softmax,
         softmax_verdict,
@@ -1345,7 +1344,7 @@ CHECKS = [
     Check(
         "5.8",
         "xavier and kaiming",
-        lambda rng: [
+        Rows.of(
             init_case("xavier_uniform_", (50, 200), 1),
             init_case("xavier_normal_", (200, 50), 2),
             init_case("xavier_uniform_", (60, 180), 3, gain=5 / 3),
@@ -1356,7 +1355,7 @@ CHECKS = [
             init_case("kaiming_uniform_", (30, 40, 3, 3), 8, nonlinearity="relu"),
             init_case("kaiming_normal_", (60, 150), 9, a=2.0),
             init_case("xavier_normal_", (120, 80), 10, gain=5 / 3),
-        ],
+        ),
         programs.init,
         init_verdict,
     ),

@@ -2,18 +2,18 @@
 
 Each check is a ``Hidden`` row of its public entry (by the public check's id, its name):
 rows of chapter 5's public case builders (``cases``), run by the public program, judged by
-the public verdict and with its ``requires``, on other cases than the public ones: other registration scripts;
-other Linear sizes and seeds; drawn trees of modules (a shared module and a tied weight
-among them; labels name the kind, never the drawn tree) for named_modules, the members,
-train/eval, state_dict and load_state_dict; other container sizes; other shapes, dims and
-drawn large logits for softmax; other reductions, ignore indices and smoothing for
-cross_entropy, with a (N, C, d1, d2) layout; other fans, gains and modes for init, with
-seeds drawn; other shapes and rates for dropout; other BatchNorm sizes and momenta; other
-DataLoader sizes with drawn seeds; deeper and wider checkpointed functions. The kinds the
-held-out set (``tests/test_heldout_ch05.py``) added to the public checks have rows here
-too: a script ending in a refusal after None, a module held twice (Sequential and
-ModuleList), a Sequential of 13 modules, a float32 model loaded from float64 values,
-float32 logits, a large negative slope a.
+the public verdict and with its ``requires``, on other cases than the public ones: other
+registration scripts; other Linear sizes and seeds; drawn trees of modules (a shared module
+and a tied weight among them; labels name the kind, never the drawn tree) for
+named_modules, the members, train/eval, state_dict and load_state_dict; other container
+sizes; other shapes, dims and drawn large logits for softmax; other reductions, ignore
+indices and smoothing for cross_entropy, with a (N, C, d1, d2) layout; other fans, gains
+and modes for init, with seeds drawn; other shapes and rates for dropout; other BatchNorm
+sizes and momenta; other DataLoader sizes with drawn seeds; deeper and wider checkpointed
+functions. The kinds the held-out set (``tests/test_heldout_ch05.py``) added to the public
+checks have rows here too: a script ending in a refusal after None, a module held twice
+(Sequential and ModuleList), a Sequential of 13 modules, a float32 model loaded from
+float64 values, float32 logits, a large negative slope a.
 """
 
 from __future__ import annotations
