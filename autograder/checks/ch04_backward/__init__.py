@@ -624,7 +624,7 @@ TUPLES = (
 def functional_verdict(case: Case, received: Any) -> str | None:
     """4.6: the values (named as PyTorch nests them), then detached or differentiable."""
     expected: FunctionalExpected = case.expected
-    problem = record(received, ()) or _functional_problem(expected, received)
+    problem = record(received, ()) or _functional_problem(case, received)
     if problem:
         tuples = isinstance(expected.result, list) and isinstance(received, dict)
         return problem + TUPLES if tuples else problem
@@ -642,9 +642,19 @@ def functional_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def _functional_problem(expected: FunctionalExpected, received: dict) -> str | None:
-    single = not isinstance(expected.result, list)  # one Tensor in (and, for jvp, out)
-    if expected.what == "jvp":
+_JVP = Fields(
+    [
+        _field("output", "jvp(...)[0], f(x)"),
+        _field("result", "jvp(...)[1], J u", rtol=1e-8, atol=1e-10),
+    ]
+)
+_HESSIAN = Fields([_field("result", "hessian(f, x)", rtol=1e-8, atol=1e-10)])
+
+
+def _functional_problem(case: Case, received: dict) -> str | None:
+    """A Tensor where PyTorch returns one (a tuple where it returns a tuple); the values."""
+    single = not isinstance(case.expected.result, list)  # one Tensor in (and, for jvp, out)
+    if case.expected.what == "jvp":
         if received.get("type_name") != "tuple":
             return f"jvp returned a {received.get('type_name')}, not the tuple (func(x), J u)"
         if single and isinstance(received.get("result"), list):
@@ -652,22 +662,13 @@ def _functional_problem(expected: FunctionalExpected, received: dict) -> str | N
                 "jvp(...)[1], J u, is a tuple: for one Tensor input and a function returning "
                 "one Tensor, return the Tensor itself (grads[0]), as PyTorch does"
             )
-        problem = compare(
-            received.get("output"), expected.output, rtol=RTOL, atol=ATOL, path="jvp(...)[0], f(x)"
-        )
-        if problem:
-            return problem
-        return compare(
-            received.get("result"), expected.result, rtol=1e-8, atol=1e-10, path="jvp(...)[1], J u"
-        )
+        return _JVP(case, received)
     if single and received.get("type_name") in ("tuple", "list"):
         return (
             f"hessian returned a {received['type_name']}: for one Tensor input return the "
             "Tensor itself (grads[0]), as PyTorch does; a tuple is for a tuple of inputs"
         )
-    return compare(
-        received.get("result"), expected.result, rtol=1e-8, atol=1e-10, path="hessian(f, x)"
-    )
+    return _HESSIAN(case, received)
 
 
 # -- the checks -----------------------------------------------------------------------------
