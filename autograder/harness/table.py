@@ -78,15 +78,18 @@ def record(received: Any, keys: Iterable[str]) -> str | None:
 _MISSING = object()
 
 
-def lookup(data: Any, path: str) -> Any:
-    """``data["a"][0]["b"]`` for the path "a.0.b": keys of mappings, and indices of lists
-    (a missing one: ``_MISSING``)."""
+def lookup(data: Any, path: str, attributes: bool = False) -> Any:
+    """``data["a"][0]["b"]`` for the path "a.0.b": keys of mappings and indices of lists,
+    and with ``attributes`` the attributes of other objects (an expected value's dataclass);
+    a missing one: ``_MISSING``."""
     for key in path.split("."):
-        if isinstance(data, Mapping) and key in data:
-            data = data[key]
-        elif isinstance(data, (list, tuple)) and key.isdigit() and int(key) < len(data):
-            data = data[int(key)]
+        if isinstance(data, Mapping):
+            data = data.get(key, _MISSING)
+        elif isinstance(data, (list, tuple)) and key.isdigit():
+            data = data[int(key)] if int(key) < len(data) else _MISSING
         else:
+            data = getattr(data, key, _MISSING) if attributes else _MISSING
+        if data is _MISSING:
             return _MISSING
     return data
 
@@ -94,58 +97,78 @@ def lookup(data: Any, path: str) -> Any:
 @dataclass(frozen=True)
 class Field:
     """One result field: ``key`` (a path in the program's record, "grads.x"), the name a
-    student reads ("x.grad"), its tolerances, and where its expected value is (default: the
-    same path in ``case.expected``)."""
+    student reads ("x.grad"), its tolerances (or ``tolerance(case)`` → (rtol, atol), where
+    they depend on the case: float32 against float64), and where its expected value is
+    (default: the same path in ``case.expected``, a mapping's key or a dataclass's field)."""
 
     key: str
     name: Text = ""
     rtol: float = 1e-6
     atol: float = 1e-9
     expected: Callable[[Case], Any] | None = None
+    tolerance: Callable[[Case], tuple[float, float]] | None = None
 
     def want(self, case: Case) -> Any:
-        return self.expected(case) if self.expected else lookup(case.expected, self.key)
+        if self.expected:
+            return self.expected(case)
+        return lookup(case.expected, self.key, attributes=True)
+
+    def tolerances(self, case: Case) -> tuple[float, float]:
+        return self.tolerance(case) if self.tolerance else (self.rtol, self.atol)
 
 
 @dataclass(frozen=True)
 class Mistake:
     """A known mistake: where ``field`` differs from its expected value and equals
-    ``wrong(case)`` (within the field's tolerances), the report adds ``says``. ``wrong``
-    returns None (or raises ArithmeticError or ValueError) where the mistake cannot be told
-    apart in that case."""
+    ``wrong(case)`` (within the field's tolerances), the report adds ``says`` (a text, or a
+    function of the case that writes one). ``wrong`` returns None (or raises
+    ArithmeticError or ValueError) where the mistake cannot be told apart in that case."""
 
     field: str
     wrong: Callable[[Case], Any]
-    says: Text
+    says: Text | Callable[[Case], Text]
     recipe: Text = ""  # the fix, step by step, shown on request (hint stages)
+
+    def words(self, case: Case) -> str:
+        return say(self.says(case) if callable(self.says) else self.says)
 
 
 @dataclass(frozen=True)
 class Fields:
-    """A declared verdict: each field compared in order, the first difference reported with
-    the known mistake it matches; then ``then`` (a short verdict of its own), if any."""
+    """A declared verdict: ``before`` (a short verdict of its own, if any), then each field
+    compared in order, the first difference reported with the known mistake it matches;
+    then ``then``, if any. A record that stops short fails at its first missing field, so
+    the fields before it are still judged (a program that met the wrong type returns that
+    alone)."""
 
     fields: Sequence[Field]
     mistakes: Sequence[Mistake] = ()
     then: Verdict | None = None
+    before: Verdict | None = None
+    keys: Sequence[str] = ()  # other keys the record must hold (flags ``then`` reads)
 
     def __call__(self, case: Case, received: Any) -> str | None:
-        top = dict.fromkeys(f.key.split(".")[0] for f in self.fields)
-        problem = record(received, top)
+        problem = record(received, self.keys)
+        if problem:
+            return problem
+        problem = self.before(case, received) if self.before else None
         if problem:
             return problem
         for f in self.fields:
-            got, want = lookup(received, f.key), f.want(case)
-            name = say(f.name) or f.key
+            got = lookup(received, f.key)
             if got is _MISSING:
-                return f"{name}: missing from the program's record"
-            problem = compare(got, want, rtol=f.rtol, atol=f.atol, path=name)
+                return record(received, [f.key.split(".")[0]]) or (
+                    f"{say(f.name) or f.key}: missing from the program's record"
+                )
+            rtol, atol = f.tolerances(case)
+            problem = compare(got, f.want(case), rtol=rtol, atol=atol, path=say(f.name) or f.key)
             if problem:
                 return problem + self.diagnosis(case, f, got)
         return self.then(case, received) if self.then else None
 
     def diagnosis(self, case: Case, f: Field, got: Any) -> str:
-        """ ": <the words>" of the first mistake of ``f`` that ``got`` matches, else ""."""
+        """ " (<the words>)" of the first mistake of ``f`` that ``got`` matches, else ""."""
+        rtol, atol = f.tolerances(case)
         for mistake in self.mistakes:
             if mistake.field != f.key:
                 continue
@@ -153,9 +176,47 @@ class Fields:
                 wrong = mistake.wrong(case)
             except (ArithmeticError, ValueError):
                 continue
-            if wrong is not None and compare(got, wrong, rtol=f.rtol, atol=f.atol) is None:
-                return f" ({say(mistake.says)})"
+            if wrong is not None and compare(got, wrong, rtol=rtol, atol=atol) is None:
+                return f" ({mistake.words(case)})"
         return ""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A row of a ``Rules`` verdict: where ``when(case, received)`` holds, the case fails
+    with ``says`` (a text, or a function of the case and the record that writes one)."""
+
+    when: Callable[[Case, Any], bool]
+    says: Text | Callable[[Case, Any], Text]
+    recipe: Text = ""  # the fix, step by step, shown on request (hint stages)
+
+
+@dataclass(frozen=True)
+class Rules:
+    """A verdict that is a table of (condition → words): the first rule that holds names
+    the problem; none: the case passes. For what a property names better than a value
+    (a flag set, an object shared, a call made twice)."""
+
+    rules: Sequence[Rule]
+
+    def __call__(self, case: Case, received: Any) -> str | None:
+        for r in self.rules:
+            if r.when(case, received):
+                return say(r.says(case, received) if callable(r.says) else r.says)
+        return None
+
+
+def first(*verdicts: Verdict | None) -> Verdict:
+    """One verdict from several, judged in order: the first problem any of them finds."""
+
+    def verdict(case: Case, received: Any) -> Any:
+        for v in verdicts:
+            problem = v(case, received) if v else None
+            if problem:
+                return problem
+        return None
+
+    return verdict
 
 
 # -- hidden checks as rows -----------------------------------------------------------------
@@ -216,7 +277,10 @@ __all__ = [
     "Hidden",
     "Mistake",
     "Rows",
+    "Rule",
+    "Rules",
     "Text",
+    "first",
     "hidden_checks",
     "language",
     "lookup",

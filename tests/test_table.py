@@ -1,0 +1,138 @@
+"""The check table (``autograder/harness/table.py``): declared verdicts, hidden rows, texts;
+and the table's contracts over every chapter: ids unique, hidden rows resolved to their
+public entries, versions known."""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from autograder import versions
+from autograder.course import CHAPTERS
+from autograder.harness.api import Case, Check
+from autograder.harness.table import (
+    Field,
+    Fields,
+    Hidden,
+    Mistake,
+    Rows,
+    Rule,
+    Rules,
+    first,
+    hidden_checks,
+    lookup,
+    record,
+    say,
+)
+
+
+def _square(sp, a: float) -> dict:  # a stand-in program: never run here
+    return {}
+
+
+@dataclass(frozen=True)
+class Want:
+    out: float
+    grad: float
+
+
+SQUARE = Fields(
+    [Field("out", "out.data"), Field("grad", "x.grad", rtol=1e-9, atol=1e-12)],
+    mistakes=[
+        Mistake("grad", lambda case: case.inputs["a"], "one contribution of two: add, not assign"),
+        Mistake("grad", lambda case: 1 / 0, "never told: it raises"),
+        Mistake("grad", lambda case: None, "never told: None"),
+        Mistake("out", lambda case: -case.expected.out, lambda case: f"sign of {case.label}"),
+    ],
+)
+CASE = Case("x * x at 3", {"a": 3.0}, Want(9.0, 6.0))
+
+
+def test_a_declared_verdict_compares_each_field_and_names_a_known_mistake() -> None:
+    assert SQUARE(CASE, {"out": 9.0, "grad": 6.0}) is None
+    assert SQUARE(CASE, {"out": 9.0, "grad": 6.0 + 1e-7}) is not None  # its own tolerance
+    problem = SQUARE(CASE, {"out": 9.0, "grad": 3.0})
+    assert problem.startswith("x.grad: expected 6, received 3")
+    assert problem.endswith("(one contribution of two: add, not assign)")
+    assert SQUARE(CASE, {"out": 9.0, "grad": 5.0}) == "x.grad: expected 6, received 5"
+    assert SQUARE(CASE, {"out": -9.0, "grad": 6.0}).endswith("(sign of x * x at 3)")
+
+
+def test_a_short_record_is_judged_up_to_its_first_missing_field() -> None:
+    assert SQUARE(CASE, {"out": 8.0}).startswith("out.data: expected 9")
+    assert "expected the program's record" in SQUARE(CASE, {"out": 9.0})
+    assert "expected the program's record" in SQUARE(CASE, [9.0, 6.0])
+    with_keys = Fields([Field("out")], keys=("flag",))
+    assert "expected the program's record" in with_keys(CASE, {"out": 9.0})
+
+
+def test_tolerances_may_depend_on_the_case_and_verdicts_compose() -> None:
+    loose = Fields([Field("out", tolerance=lambda case: (1e-3, 0.0))])
+    assert loose(CASE, {"out": 9.001}) is None
+    assert Fields([Field("out")])(CASE, {"out": 9.001}) is not None
+    flagged = Rules([Rule(lambda case, got: got.get("shared"), "one object for two tensors")])
+    both = first(flagged, SQUARE)
+    assert both(CASE, {"out": 9.0, "grad": 6.0, "shared": True}) == "one object for two tensors"
+    assert both(CASE, {"out": 9.0, "grad": 6.0, "shared": False}) is None
+    after = Fields([Field("out")], then=flagged, before=lambda case, got: None)
+    assert after(CASE, {"out": 9.0, "shared": True}) == "one object for two tensors"
+
+
+def test_lookup_reads_paths_through_mappings_lists_and_expected_dataclasses() -> None:
+    data = {"a": [{"b": 1}, {"b": 2}]}
+    assert lookup(data, "a.1.b") == 2
+    assert lookup(data, "a.2.b") is lookup(data, "c")
+    assert lookup(Want(1.0, 2.0), "grad", attributes=True) == 2.0
+    assert lookup(Want(1.0, 2.0), "grad") is lookup(data, "c")  # a record is plain data
+    assert record({"a": 1}, ["a"]) is None and record({"a": 1}, ["b"])
+
+
+def test_texts_in_two_languages(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = {"en": "expected", "zh": "期望"}
+    assert say(text) == "expected" and say("plain") == "plain"
+    assert say(text, "zh") == "期望" and say({"en": "only"}, "zh") == "only"
+    monkeypatch.setenv("SPARROW_LANG", "zh")
+    assert say(text) == "期望"
+
+
+def _cases(rng: np.random.Generator) -> list[Case]:
+    return [Case(f"a = {a}", {"a": a}, Want(a * a, 2 * a)) for a in rng.uniform(1, 2, 2)]
+
+
+PUBLIC = [
+    Check("1.3", "x * x", _cases, _square, SQUARE, requires=("1.2",)),
+    Check("1.3", "x * x again", _cases, _square, SQUARE, id="again"),
+]
+
+
+def test_hidden_rows_are_their_public_entries_with_other_cases() -> None:
+    other = Rows.of(CASE)
+    hidden = hidden_checks(PUBLIC, [Hidden("x * x", other), Hidden("again", other, "named")])
+    assert [h.name for h in hidden] == ["x * x (hidden)", "named"]
+    assert all(h.program is _square and h.verdict is SQUARE for h in hidden)
+    assert hidden[0].requires == ("1.2",) and hidden[1].requires == ()
+    assert hidden[0].make_cases(0) == [CASE]
+    with pytest.raises(KeyError, match="no public check has the id"):
+        hidden_checks(PUBLIC, [Hidden("x * y", other)])
+    with pytest.raises(ValueError, match="say why"):
+        hidden_checks(PUBLIC, [Hidden("x * x", other, program=_square)])
+    with pytest.raises(ValueError, match="share the ids"):
+        hidden_checks(PUBLIC + PUBLIC[:1], [])
+
+
+@pytest.mark.parametrize("chapter", CHAPTERS, ids=lambda ch: ch.package)
+def test_every_chapter_is_one_table(chapter) -> None:
+    """Public ids are unique (hidden rows point at them), every hidden check runs a public
+    entry's program or says why not, and every task and check carries a version the course
+    has had."""
+    public = importlib.import_module(f"autograder.checks.{chapter.package}").CHECKS
+    hidden = importlib.import_module(f"autograder.hidden.{chapter.package}").CHECKS
+    assert len({c.id for c in public}) == len(public)
+    programs = {c.program for c in public}
+    own = [h for h in hidden if h.program not in programs]
+    assert len(own) <= 2, [h.name for h in own]  # the exceptions, each with its why
+    for item in [*chapter.tasks, *public, *hidden]:
+        assert versions.at_most(item.since, versions.COURSE_VERSION), item
