@@ -151,13 +151,13 @@ def groups_verdict(case: Case, received: Any) -> str | None:
                 f"param_groups[{i}]['params'] is {show(got['params'])}, expected the list "
                 f"{show(w['params'])} (a single Tensor becomes [tensor], an iterable list(...))"
             )
-        for key, value in w.items():
-            if key != "params" and key not in got:
+        for key, value in ((k, v) for k, v in w.items() if k != "params"):
+            if key not in got:
                 return (
                     f"param_groups[{i}] has no {key!r}: fill each option it does not set from "
                     "self.defaults"
                 )
-            if key != "params" and got[key] != value:
+            if got[key] != value:
                 return (
                     f"param_groups[{i}][{key!r}] is {show(got[key])}, expected {show(value)} (a "
                     "group's own option wins over the default)"
