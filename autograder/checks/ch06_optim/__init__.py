@@ -57,8 +57,20 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, Verdict, compare, show
-from ...harness.table import Field, Fields, Mistake, Rows, Text, record, row, say
+from ...harness.api import Case, Check, compare, show
+from ...harness.table import (
+    Field,
+    Fields,
+    Mistake,
+    Rows,
+    Rule,
+    Rules,
+    Text,
+    first,
+    record,
+    row,
+    say,
+)
 from . import programs, training
 from .cases import (
     BUG_TEXT,
@@ -97,10 +109,9 @@ class Ruled(Fields):
         return named or (f" ({say(self.rules[f.key])})" if f.key in self.rules else "")
 
 
-def by_dtype(declare: Callable[[float, float], Verdict]) -> Verdict:
-    """A declared verdict with the tolerances of the case's dtype (``case.expected["dtype"]``)."""
-    verdicts = {dtype: declare(*tolerance) for dtype, tolerance in TOLERANCE.items()}
-    return lambda case, received: verdicts[case.expected["dtype"]](case, received)
+def _tolerance(case: Case) -> tuple[float, float]:
+    """The tolerances of the case's dtype (``case.expected["dtype"]``)."""
+    return TOLERANCE[case.expected["dtype"]]
 
 
 # -- 6.1 ------------------------------------------------------------------------------------
@@ -336,29 +347,75 @@ TRAJECTORY_KEYS = tuple(
 )
 
 
-def trajectory_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, TRAJECTORY_KEYS)
-    if problem:
-        return problem
-    want: Any = case.expected
-    if received["nodes"]:
-        return (
-            f"step() recorded {received['nodes']} graph nodes: an update is not part of the "
-            "model; work on arrays (p.data, p.grad.data, the state's .data) so nothing is recorded"
-        )
-    if not received["leaves"]:
-        return (
+STEPS_KEEP = Rules(  # what the steps must leave as it was
+    [
+        Rule(
+            lambda case, got: got["nodes"],
+            lambda case, got: (
+                f"step() recorded {got['nodes']} graph nodes: an update is not "
+                "part of the model; work on arrays (p.data, p.grad.data, the state's .data) so "
+                "nothing is recorded"
+            ),
+        ),
+        Rule(
+            lambda case, got: not got["leaves"],
             "after step() a parameter is no longer a leaf that requires grad: change p.data in "
-            "place"
-        )
-    if received["written"]:
-        t, i = received["written"][0]
-        return (
-            f"step {t + 1} wrote into params[{i}].grad (or replaced it): never change p.grad, "
-            "one gradient tensor may be the .grad of several leaves (g = g + λp makes a new array)"
-        )
-    if not received["objects"]:
-        return "after step() param_groups holds other objects than the parameters given"
+            "place",
+        ),
+        Rule(
+            lambda case, got: got["written"],
+            lambda case, got: (
+                f"step {got['written'][0][0] + 1} wrote into "
+                f"params[{got['written'][0][1]}].grad (or replaced it): never change p.grad, one "
+                "gradient tensor may be the .grad of several leaves (g = g + λp makes a new array)"
+            ),
+        ),
+        Rule(
+            lambda case, got: not got["objects"],
+            "after step() param_groups holds other objects than the parameters given",
+        ),
+    ]
+)
+STEPS_DO = Rules(  # what the steps must do besides
+    [
+        Rule(
+            lambda case, got: case.expected.closure and got["closure_calls"] != case.expected.steps,
+            lambda case, got: (
+                f"step(closure) called the closure {got['closure_calls']} times in "
+                f"{case.expected.steps} steps, expected once per step"
+            ),
+        ),
+        Rule(
+            lambda case, got: case.expected.closure and got["returned"] != _losses(case),
+            lambda case, got: (
+                f"step(closure) returned {show(got['returned'])}, expected the "
+                f"closure's losses {show(_losses(case))}"
+            ),
+        ),
+        Rule(
+            lambda case, got: (
+                case.expected.decay_calls is not None
+                and got["decay_calls"] != case.expected.decay_calls
+            ),
+            lambda case, got: (
+                f"Adam.step called self._weight_decay {got['decay_calls']} times, "
+                f"expected {case.expected.decay_calls} (once per parameter with a gradient per "
+                "step: g = self._weight_decay(p, g, group))"
+            ),
+        ),
+    ]
+)
+
+
+def _losses(case: Case) -> list[float]:
+    """The closure's losses, one per step."""
+    return [0.5 + t for t in range(case.expected.steps)]
+
+
+def _steps_problem(case: Case, received: Any) -> str | None:
+    """Each parameter's dtype, then its values after each step: the first that differs,
+    named with the known mistake (``cases.BUGS``) that gives it."""
+    want: Any = case.expected
     for i, (got, w) in enumerate(zip(received["dtypes"], want.dtypes)):
         if got != w:
             return f"after step(), params[{i}] is {got}, expected {w} (a parameter keeps its dtype)"
@@ -379,50 +436,53 @@ def trajectory_verdict(case: Case, received: Any) -> str | None:
             named = _named_bug(case, t, got)
             where = f" (group {want.groups[i]})" if len(case.inputs["groups"]) > 1 else ""
             return problem + where + (f": {named}" if named else "")
-    problem = _final_state_problem(received, want)
-    if problem:
-        return problem
-    losses = [0.5 + t for t in range(want.steps)]
-    if want.closure and received["closure_calls"] != want.steps:
-        return (
-            f"step(closure) called the closure {received['closure_calls']} times in "
-            f"{want.steps} steps, expected once per step"
-        )
-    if want.closure and received["returned"] != losses:
-        return (
-            f"step(closure) returned {show(received['returned'])}, expected the closure's "
-            f"losses {show(losses)}"
-        )
-    if want.decay_calls is not None and received["decay_calls"] != want.decay_calls:
-        return (
-            f"Adam.step called self._weight_decay {received['decay_calls']} times, expected "
-            f"{want.decay_calls} (once per parameter with a gradient per step: g = "
-            "self._weight_decay(p, g, group))"
-        )
     return None
 
 
-def adamw_decay(rtol: float, atol: float) -> Ruled:
+trajectory_verdict = first(
+    lambda case, received: record(received, TRAJECTORY_KEYS),
+    STEPS_KEEP,
+    _steps_problem,
+    lambda case, received: _final_state_problem(received, case.expected),
+    STEPS_DO,
+)
+
+
+def adamw_decay_verdict() -> Ruled:
     """AdamW._weight_decay called directly: g untouched and returned as it is, p scaled."""
     return Ruled(
         [
-            Field("g_changed", "whether g was written into", expected=lambda case: False),
-            Field("dtype", "p's dtype after _weight_decay"),
-            Field("returned", "the returned gradient", rtol, atol, lambda case: case.expected["g"]),
-            Field("p", "p after _weight_decay", rtol, atol),
+            Field(
+                "returned",
+                "the returned gradient",
+                expected=lambda case: case.expected["g"],
+                tolerance=_tolerance,
+            ),
+            Field("p", "p after _weight_decay", tolerance=_tolerance),
         ],
         mistakes=[
-            Mistake(
-                "g_changed",
-                lambda case: True,
-                "AdamW._weight_decay wrote into the gradient array: return g unchanged",
-            ),
             Mistake(
                 "returned",
                 lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p0"],
                 "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
             ),
         ],
+        before=Rules(
+            [
+                Rule(
+                    lambda case, got: got["g_changed"],
+                    "AdamW._weight_decay wrote into the gradient array: return g unchanged",
+                ),
+                Rule(
+                    lambda case, got: got["dtype"] != case.expected["dtype"],
+                    lambda case, got: (
+                        f"p is {got['dtype']} after _weight_decay, expected "
+                        f"{case.expected['dtype']}"
+                    ),
+                ),
+            ]
+        ),
+        keys=("returned", "p", "dtype", "g_changed"),
         rules={
             "returned": "AdamW returns g unchanged",
             "p": "p.data *= 1 − lr·λ, before the update",
@@ -915,7 +975,7 @@ CHECKS = [
             ]
         ),
         programs.adamw_decay,
-        by_dtype(adamw_decay),
+        adamw_decay_verdict(),
         requires=GROUPS,
     ),
     rule(
