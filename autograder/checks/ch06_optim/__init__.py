@@ -40,11 +40,11 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
 
 The checks are one table (``CHECKS``, at the end): each entry its program, its rows, its
 verdict and its ``requires``; the hidden checks (``autograder/hidden/ch06_optim``) are other
-rows of these entries, by id. A verdict here is mostly a procedure, a record judged in the
-order a student fixes it (what a step must not do, then the values, each failing step named
-with the known mistake it matches, then the state); AdamW._weight_decay's is a declaration
-(``Ruled``: fields, tolerances, known mistakes). Check modules of their own (``training.py``)
-add theirs at ``EXTRA`` at the end.
+rows of these entries, by id. AdamW._weight_decay's verdict is a declaration (fields,
+tolerances by dtype, known mistakes); the update rules' is ``first`` of tables of (condition →
+words) around the steps, each failing step named with the known mistake (``cases.BUGS``) whose
+values it has; the others judge a record in the order a student fixes it. Check modules of
+their own (``training.py``) add theirs at ``EXTRA`` at the end.
 """
 
 from __future__ import annotations
