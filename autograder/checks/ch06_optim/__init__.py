@@ -50,8 +50,7 @@ their own (``training.py``) add theirs at ``EXTRA`` at the end.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -63,13 +62,10 @@ from ...harness.table import (
     Fields,
     Mistake,
     Rows,
-    Rule,
     Rules,
-    Text,
     first,
     record,
     row,
-    say,
 )
 from . import programs, training
 from .cases import (
@@ -81,6 +77,7 @@ from .cases import (
     groups_case,
     one_cycle,
     one_cycle_case,
+    param_names,
     resume_case,
     schedule_case,
     simulate,
@@ -95,18 +92,6 @@ TOLERANCE = {"float64": (1e-7, 1e-10), "float32": (1e-4, 1e-5)}
 def _close(got: Any, want: Any, dtype: str, path: str = "") -> str | None:
     rtol, atol = TOLERANCE.get(dtype, TOLERANCE["float64"])
     return compare(got, want, rtol=rtol, atol=atol, path=path)
-
-
-@dataclass(frozen=True)
-class Ruled(Fields):
-    """``Fields`` whose difference, where no known mistake matches, names the field's rule
-    (``rules``: field key → the words)."""
-
-    rules: Mapping[str, Text] = field(default_factory=dict)
-
-    def diagnosis(self, case: Case, f: Field, got: Any) -> str:
-        named = super().diagnosis(case, f, got)
-        return named or (f" ({say(self.rules[f.key])})" if f.key in self.rules else "")
 
 
 def _tolerance(case: Case) -> tuple[float, float]:
@@ -133,11 +118,15 @@ def _item_text(item: dict) -> str:
     return f"{{'params': {shown}{own}}}"
 
 
-REFUSED = (  # why a group is refused: (its params spec shows it, the reason)
-    (lambda spec: "n" in spec, "n is not a leaf (it has a grad_fn)"),
-    (lambda spec: spec.startswith("set"), "a set's order changes between runs"),
-    (lambda spec: spec.startswith("str"), "a string is not a Tensor"),
-    (lambda spec: True, "a tensor already in another group, or a required option left unset"),
+REFUSED = (  # why a group is refused (cases.groups_case's order): (defaults, item) → the reason
+    (lambda d, item: str(item["params"]).startswith("set:"), "a set's order changes between runs"),
+    (lambda d, item: str(item["params"]).startswith("str:"), "a string is not a Tensor"),
+    (lambda d, item: "n" in param_names(item["params"]), "n is not a leaf (it has a grad_fn)"),
+    (
+        lambda d, item: any(v == "required" and k not in item for k, v in d.items()),
+        "a required option left unset",
+    ),
+    (lambda d, item: True, "a tensor already in another group"),
 )
 
 
@@ -152,7 +141,7 @@ def groups_verdict(case: Case, received: Any) -> str | None:
         if w != got and w is None:
             return f"{call} raised {got}; it is a valid group"
         if w != got:
-            reason = next(why for shows, why in REFUSED if shows(str(item["params"])))
+            reason = next(why for shows, why in REFUSED if shows(case.inputs["defaults"], item))
             return f"{call} raised {got}; expected {w} ({reason})"
     if len(received["groups"]) != len(want["groups"]):
         return f"param_groups has {len(received['groups'])} groups, expected {len(want['groups'])}"
@@ -347,63 +336,54 @@ TRAJECTORY_KEYS = tuple(
 )
 
 
-STEPS_KEEP = Rules(  # what the steps must leave as it was
-    [
-        Rule(
-            lambda case, got: got["nodes"],
-            lambda case, got: (
-                f"step() recorded {got['nodes']} graph nodes: an update is not "
-                "part of the model; work on arrays (p.data, p.grad.data, the state's .data) so "
-                "nothing is recorded"
-            ),
+STEPS_KEEP = Rules.of(  # what the steps must leave as it was
+    (
+        lambda case, got: got["nodes"],
+        lambda case, got: (
+            f"step() recorded {got['nodes']} graph nodes: an update is not part of the model; "
+            "work on arrays (p.data, p.grad.data, the state's .data) so nothing is recorded"
         ),
-        Rule(
-            lambda case, got: not got["leaves"],
-            "after step() a parameter is no longer a leaf that requires grad: change p.data in "
-            "place",
+    ),
+    (
+        lambda case, got: not got["leaves"],
+        "after step() a parameter is no longer a leaf that requires grad: change p.data in place",
+    ),
+    (
+        lambda case, got: got["written"],
+        lambda case, got: (
+            f"step {got['written'][0][0] + 1} wrote into params[{got['written'][0][1]}].grad (or "
+            "replaced it): never change p.grad, one gradient tensor may be the .grad of several "
+            "leaves (g = g + λp makes a new array)"
         ),
-        Rule(
-            lambda case, got: got["written"],
-            lambda case, got: (
-                f"step {got['written'][0][0] + 1} wrote into "
-                f"params[{got['written'][0][1]}].grad (or replaced it): never change p.grad, one "
-                "gradient tensor may be the .grad of several leaves (g = g + λp makes a new array)"
-            ),
-        ),
-        Rule(
-            lambda case, got: not got["objects"],
-            "after step() param_groups holds other objects than the parameters given",
-        ),
-    ]
+    ),
+    (
+        lambda case, got: not got["objects"],
+        "after step() param_groups holds other objects than the parameters given",
+    ),
 )
-STEPS_DO = Rules(  # what the steps must do besides
-    [
-        Rule(
-            lambda case, got: case.expected.closure and got["closure_calls"] != case.expected.steps,
-            lambda case, got: (
-                f"step(closure) called the closure {got['closure_calls']} times in "
-                f"{case.expected.steps} steps, expected once per step"
-            ),
+STEPS_DO = Rules.of(  # what the steps must do besides
+    (
+        lambda case, got: case.expected.closure and got["closure_calls"] != case.expected.steps,
+        lambda case, got: (
+            f"step(closure) called the closure {got['closure_calls']} times in "
+            f"{case.expected.steps} steps, expected once per step"
         ),
-        Rule(
-            lambda case, got: case.expected.closure and got["returned"] != _losses(case),
-            lambda case, got: (
-                f"step(closure) returned {show(got['returned'])}, expected the "
-                f"closure's losses {show(_losses(case))}"
-            ),
+    ),
+    (
+        lambda case, got: case.expected.closure and got["returned"] != _losses(case),
+        lambda case, got: (
+            f"step(closure) returned {show(got['returned'])}, expected the closure's losses "
+            f"{show(_losses(case))}"
         ),
-        Rule(
-            lambda case, got: (
-                case.expected.decay_calls is not None
-                and got["decay_calls"] != case.expected.decay_calls
-            ),
-            lambda case, got: (
-                f"Adam.step called self._weight_decay {got['decay_calls']} times, "
-                f"expected {case.expected.decay_calls} (once per parameter with a gradient per "
-                "step: g = self._weight_decay(p, g, group))"
-            ),
+    ),
+    (
+        lambda case, got: case.expected.decay_calls not in (None, got["decay_calls"]),
+        lambda case, got: (
+            f"Adam.step called self._weight_decay {got['decay_calls']} times, expected "
+            f"{case.expected.decay_calls} (once per parameter with a gradient per step: "
+            "g = self._weight_decay(p, g, group))"
         ),
-    ]
+    ),
 )
 
 
@@ -448,46 +428,43 @@ trajectory_verdict = first(
 )
 
 
-def adamw_decay_verdict() -> Ruled:
-    """AdamW._weight_decay called directly: g untouched and returned as it is, p scaled."""
-    return Ruled(
-        [
-            Field(
-                "returned",
-                "the returned gradient",
-                expected=lambda case: case.expected["g"],
-                tolerance=_tolerance,
-            ),
-            Field("p", "p after _weight_decay", tolerance=_tolerance),
-        ],
-        mistakes=[
-            Mistake(
-                "returned",
-                lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p0"],
-                "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
-            ),
-        ],
-        before=Rules(
-            [
-                Rule(
-                    lambda case, got: got["g_changed"],
-                    "AdamW._weight_decay wrote into the gradient array: return g unchanged",
-                ),
-                Rule(
-                    lambda case, got: got["dtype"] != case.expected["dtype"],
-                    lambda case, got: (
-                        f"p is {got['dtype']} after _weight_decay, expected "
-                        f"{case.expected['dtype']}"
-                    ),
-                ),
-            ]
+ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it is, p scaled
+    [
+        Field(
+            "returned",
+            "the returned gradient",
+            expected=lambda case: case.expected["g"],
+            tolerance=_tolerance,
+            says="AdamW returns g unchanged",
         ),
-        keys=("returned", "p", "dtype", "g_changed"),
-        rules={
-            "returned": "AdamW returns g unchanged",
-            "p": "p.data *= 1 − lr·λ, before the update",
-        },
-    )
+        Field(
+            "p",
+            "p after _weight_decay",
+            tolerance=_tolerance,
+            says="p.data *= 1 − lr·λ, before the update",
+        ),
+    ],
+    mistakes=[
+        Mistake(
+            "returned",
+            lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p0"],
+            "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
+        ),
+    ],
+    before=Rules.of(
+        (
+            lambda case, got: got["g_changed"],
+            "AdamW._weight_decay wrote into the gradient array: return g unchanged",
+        ),
+        (
+            lambda case, got: got["dtype"] != case.expected["dtype"],
+            lambda case, got: (
+                f"p is {got['dtype']} after _weight_decay, expected {case.expected['dtype']}"
+            ),
+        ),
+    ),
+    keys=("returned", "p", "dtype", "g_changed"),
+)
 
 
 traj = partial(row, trajectory_case)
@@ -975,7 +952,7 @@ CHECKS = [
             ]
         ),
         programs.adamw_decay,
-        adamw_decay_verdict(),
+        ADAMW_DECAY,
         requires=GROUPS,
     ),
     rule(

@@ -331,20 +331,14 @@ def adamw_decay_case(
 
 # -- 6.1 ------------------------------------------------------------------------------------
 
-# A param-group script: the program makes tensors a, b, c, d (leaves), n (a non-leaf), then
-# Optimizer(first, defaults), then add_param_group for each later item. An item is
-# {"params": spec, options...}; spec: a name ("a": the tensor itself), a list of names,
-# "set:ab" (a set), "gen:ab" (a generator) or "str:x" (a string in the list).
-GROUP_ERRORS = {
-    "set": "TypeError",
-    "nonleaf": "ValueError",
-    "twice": "ValueError",
-    "required": "ValueError",
-    "nontensor": "TypeError",
-}
 
-
-def _names(spec: Any) -> list[str]:
+# A param-group script: the program makes tensors a, b, c, d (leaves), f (a leaf that does
+# not require grad), n (a non-leaf), then Optimizer(first, defaults), then add_param_group
+# for each later item. An item is {"params": spec, options...}; spec: a name ("a": the tensor
+# itself), a list of names, "set:ab" (a set), "gen:ab" (a generator), "tuple:ab" (a tuple)
+# or "str:x" (a string in the list).
+def param_names(spec: Any) -> list[str]:
+    """The names of the tensors a params spec holds."""
     if isinstance(spec, list):
         return spec
     if ":" in spec:
@@ -359,7 +353,7 @@ def groups_case(defaults: dict, items: list, label: str) -> Case:
     outcome, groups = [], []
     for item in items:
         spec, own = item["params"], {k: v for k, v in item.items() if k != "params"}
-        names = _names(spec)
+        names = param_names(spec)
         error = None
         if isinstance(spec, str) and spec.startswith("set:"):
             error = "TypeError"
