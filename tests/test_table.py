@@ -79,6 +79,10 @@ def test_tolerances_may_depend_on_the_case_and_verdicts_compose() -> None:
     assert both(CASE, {"out": 9.0, "grad": 6.0, "shared": False}) is None
     after = Fields([Field("out")], then=flagged, before=lambda case, got: None)
     assert after(CASE, {"out": 9.0, "shared": True}) == "one object for two tensors"
+    pairs = Rules.of((lambda case, got: got["n"] > 1, lambda case, got: f"{got['n']} calls"))
+    assert pairs(CASE, {"n": 2}) == "2 calls" and pairs(CASE, {"n": 1}) is None
+    fallback = Fields([Field("out", "out.data", says="recompute it from the saved input")])
+    assert fallback(CASE, {"out": 1.0}).endswith("(recompute it from the saved input)")
 
 
 def test_lookup_reads_paths_through_mappings_lists_and_expected_dataclasses() -> None:

@@ -107,6 +107,7 @@ class Field:
     atol: float = 1e-9
     expected: Callable[[Case], Any] | None = None
     tolerance: Callable[[Case], tuple[float, float]] | None = None
+    says: Text = ""  # words for a difference that no known mistake explains
 
     def want(self, case: Case) -> Any:
         if self.expected:
@@ -178,7 +179,7 @@ class Fields:
                 continue
             if wrong is not None and compare(got, wrong, rtol=rtol, atol=atol) is None:
                 return f" ({mistake.words(case)})"
-        return ""
+        return f" ({say(f.says)})" if f.says else ""
 
 
 @dataclass(frozen=True)
@@ -198,6 +199,11 @@ class Rules:
     (a flag set, an object shared, a call made twice)."""
 
     rules: Sequence[Rule]
+
+    @classmethod
+    def of(cls, *rows: tuple[Callable[[Case, Any], bool], Text | Callable]) -> Rules:
+        """Rules from (when, says) pairs, one a line."""
+        return cls([Rule(when, says) for when, says in rows])
 
     def __call__(self, case: Case, received: Any) -> str | None:
         for r in self.rules:
