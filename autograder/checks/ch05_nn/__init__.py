@@ -62,7 +62,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
-from ...harness.table import Field, Fields, Mistake, Rows, record, row
+from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, record, row
 from . import programs
 from .cases import (
     ContainerExpected,
@@ -73,6 +73,7 @@ from .cases import (
     cross_entropy_case,
     deep_tree,
     dropout_case,
+    gain_of,
     init_case,
     linear_forward_case,
     linear_init_case,
@@ -101,11 +102,6 @@ TREE = ("5.1", "5.3")  # a module put in eval(), or walked
 
 def _close(got: Any, want: Any, path: str, rtol: float = RTOL, atol: float = ATOL) -> str | None:
     return compare(got, want, rtol=rtol, atol=atol, path=path)
-
-
-def _want(key: str, rtol: float = RTOL, atol: float = ATOL, name: str = "") -> Field:
-    """A field whose expected value is ``case.expected``'s attribute of the same name."""
-    return Field(key, name or key, rtol, atol, expected=lambda case: getattr(case.expected, key))
 
 
 # -- 5.1 ----------------------------------------------------------------------------------------
@@ -259,11 +255,10 @@ def _without_bias(case: Case) -> np.ndarray | None:
     return None if case.inputs["b"] is None else case.inputs["x"] @ case.inputs["w"].T
 
 
-LINEAR_Y = _want("y", name="y")
 LINEAR_GRADS = [
-    _want("x_grad", name="x.grad"),
-    _want("w_grad", name="weight.grad"),
-    _want("b_grad", name="bias.grad"),
+    Field("x_grad", "x.grad", RTOL, ATOL),
+    Field("w_grad", "weight.grad", RTOL, ATOL),
+    Field("b_grad", "bias.grad", RTOL, ATOL),
 ]
 LINEAR_MISTAKES = [
     Mistake("y", _without_bias, "the bias is not added: x.data @ weight.data.T + bias.data"),
@@ -290,54 +285,72 @@ LINEAR_MISTAKES = [
 ]
 
 
+def _arrives(f: Field) -> Rules:
+    """A gradient where its input requires grad (x, weight, bias: ``f.want`` not None), and
+    none where it does not."""
+    tensor = f.name.split(".")[0]
+    return Rules.of(
+        (
+            lambda case, r: f.want(case) is not None and r[f.key] is None,
+            f"{f.name} is None, but it requires grad: backward returns a gradient for each "
+            "input where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)",
+        ),
+        (
+            lambda case, r: f.want(case) is None and r[f.key] is not None,
+            f"{tensor} does not require grad, yet {f.name} was set: leave requires_grad as "
+            "the caller set it (only inputs that require grad receive a gradient)",
+        ),
+    )
+
+
+# the gradients of y.backward(g), each present where due, then its value
+BACKWARD = first(*(first(_arrives(f), Fields([f], LINEAR_MISTAKES)) for f in LINEAR_GRADS))
+SECOND = (
+    "the second derivatives: backward's Tensor operations must use grad_output and the saved "
+    "x and weight, so all three are recorded"
+)
+# the gradients of (h·gx + k·gW).sum().backward(), after grad(…, create_graph=True)
+SECOND_ORDER = Fields(
+    [
+        Field(f.key, f.name, RTOL, ATOL, lambda case, i=i: case.expected.second[i], says=SECOND)
+        for i, f in enumerate(LINEAR_GRADS)
+    ],
+    before=Rules.of(
+        (
+            lambda case, r: not all(r.get("recorded", [True])),
+            "the gradients LinearFunction.backward returned were not recorded under "
+            "create_graph=True: compute them with Tensor operations on grad_output and the "
+            "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
+            "is twice differentiable, as PyTorch's",
+        )
+    ),
+)
+
+
+def _y_shape(case: Case, received: Any) -> str | None:
+    y, want = received["y"], case.expected.y
+    if isinstance(y, np.ndarray) and y.shape != want.shape:
+        return f"Linear's output has shape {y.shape}, expected {want.shape}: x Wᵀ + b"
+    return None
+
+
+LINEAR_Y = Fields(
+    [Field("y", "y", RTOL, ATOL)],
+    LINEAR_MISTAKES,
+    keys=("y", "requires_grad", "x_grad", "w_grad", "b_grad"),
+    before=_y_shape,
+)
+
+
 def linear_forward_verdict(case: Case, received: Any) -> str | None:
-    """y (its shape first), that y is recorded, then the gradients: each declared with the
-    known wrong formulas; a gradient missing where its input requires grad is named."""
-    want = case.expected
-    problem = record(received, ("y", "requires_grad", "x_grad", "w_grad", "b_grad"))
-    if problem:
-        return problem
-    y = received["y"]
-    if isinstance(y, np.ndarray) and y.shape != want.y.shape:
-        return f"Linear's output has shape {y.shape}, expected {want.y.shape}: x Wᵀ + b"
-    problem = Fields([LINEAR_Y], LINEAR_MISTAKES)(case, received)
+    """y (its shape first), that y is recorded, then the gradients (of y.backward(g), or
+    the second derivatives), each declared with the known wrong formulas."""
+    problem = LINEAR_Y(case, received)
     if problem:
         return problem
     if not received["requires_grad"]:
         return "y does not require grad: return LinearFunction.apply's Tensor (it records y)"
-    if want.second is not None:
-        return _second_order(case, received)
-    for field in LINEAR_GRADS:
-        if field.want(case) is None:
-            continue
-        if received[field.key] is None:
-            return (
-                f"{field.name} is None, but it requires grad: backward returns a gradient for "
-                "each input where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)"
-            )
-        problem = Fields([field], LINEAR_MISTAKES)(case, received)
-        if problem:
-            return problem
-    return None
-
-
-def _second_order(case: Case, received: Any) -> str | None:
-    if not all(received.get("recorded", [True])):
-        return (
-            "the gradients LinearFunction.backward returned were not recorded under "
-            "create_graph=True: compute them with Tensor operations on grad_output and the "
-            "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
-            "is twice differentiable, as PyTorch's"
-        )
-    for field, expected in zip(LINEAR_GRADS, case.expected.second):
-        if expected is not None:
-            problem = _close(received[field.key], expected, field.name)
-            if problem:
-                return problem + (
-                    " (the second derivatives: backward's Tensor operations must use "
-                    "grad_output and the saved x and weight, so all three are recorded)"
-                )
-    return None
+    return (BACKWARD if case.expected.second is None else SECOND_ORDER)(case, received)
 
 
 # -- 5.3 ----------------------------------------------------------------------------------------
@@ -798,7 +811,7 @@ def _init_mistake(case: Case, values: np.ndarray) -> str:
         }
         right = gain * np.sqrt(2.0 / (fan_in + fan_out))
     else:
-        gain = _gain(options.get("nonlinearity", "leaky_relu"), options.get("a", 0.0))
+        gain = gain_of(options.get("nonlinearity", "leaky_relu"), options.get("a", 0.0))
         fan, other = (fan_out, fan_in) if options.get("mode") == "fan_out" else (fan_in, fan_out)
         stds = {
             "the other fan: mode= chooses fan_in or fan_out": gain / np.sqrt(other),
@@ -810,7 +823,7 @@ def _init_mistake(case: Case, values: np.ndarray) -> str:
                 gain / np.sqrt(kernel)
             )
         if options.get("nonlinearity", "leaky_relu") == "leaky_relu" and "a" in options:
-            without_a = _gain("leaky_relu", 0.01) / np.sqrt(fan)  # calculate_gain's default
+            without_a = gain_of("leaky_relu", 0.01) / np.sqrt(fan)  # calculate_gain's default
             stds["the gain without a: calculate_gain(nonlinearity, a)"] = without_a
         right = gain / np.sqrt(fan)
     if uniform:
@@ -820,12 +833,6 @@ def _init_mistake(case: Case, values: np.ndarray) -> str:
         if abs(seen / std - 1) < 0.03:
             return f" (it matches {words})"
     return ""
-
-
-def _gain(nonlinearity: str, a: float) -> float:
-    if nonlinearity == "leaky_relu":
-        return float(np.sqrt(2.0 / (1 + a * a)))
-    return {"relu": float(np.sqrt(2.0)), "tanh": 5 / 3}.get(nonlinearity, 1.0)
 
 
 # -- 5.9 ----------------------------------------------------------------------------------------
@@ -911,12 +918,81 @@ def _stats_held_constant(case: Case) -> np.ndarray:
     return case.inputs["g"] * np.asarray(case.inputs["w"]).reshape(view) / std
 
 
+def _momentum_reversed(case: Case) -> np.ndarray | None:
+    """running_mean after the first batch with momentum and 1 − momentum swapped."""
+    m = case.expected.options["momentum"]
+    x, axes = _batch(case)
+    return None if m is None else (1 - m) * x.mean(axis=axes)
+
+
+def _biased_running_var(case: Case) -> np.ndarray:
+    """running_var after the first batch, averaged with the batch's biased variance."""
+    m = case.expected.options["momentum"]
+    m = 1.0 if m is None else m
+    x, axes = _batch(case)
+    return (1 - m) * 1.0 + m * x.var(axis=axes)
+
+
 def _if_affine(key: str) -> Any:
     return lambda case: getattr(case.expected, key) if case.expected.options["affine"] else None
 
 
+NORMALISE = "normalise with the batch's mean and biased variance"
+BN_RUNNING = [
+    Mistake(
+        "running_mean.0",
+        _momentum_reversed,
+        "momentum reversed: running_mean = (1 − momentum)·running_mean + momentum·batch_mean",
+    ),
+    Mistake(
+        "running_var.0",
+        _biased_running_var,
+        "running_var keeps the biased variance: multiply the batch's by n/(n − 1) for the "
+        "running average",
+    ),
+]
+
+
+def _training(case: Case) -> Fields:
+    """Each training batch's output, then running_mean and running_var after each batch."""
+    n, tracked = len(case.expected.outs), len(case.expected.running_mean)
+    outs = [
+        Field(f"outs.{k}", f"the output of training batch {k + 1}", 1e-6, 1e-8, says=NORMALISE)
+        for k in range(n)
+    ]
+    running = [
+        Field(f"running_{stat}.{k}", f"running_{stat} after batch {k + 1}", RTOL, ATOL)
+        for k in range(tracked)
+        for stat in ("mean", "var")
+    ]
+    keys = ("outs", "running_mean", "running_var", "tracked", "eval_out")
+    return Fields(outs + running, BN_RUNNING, keys=keys)
+
+
+# with running statistics: what training and eval must leave
+BN_TRACKING = Rules.of(
+    (
+        lambda case, r: r["tracked"] != case.expected.tracked,
+        lambda case, r: f"num_batches_tracked was {r['tracked']}, expected {case.expected.tracked}",
+    ),
+    (
+        lambda case, r: bool(r.get("buffers_require_grad")),
+        lambda case, r: (
+            f"{r['buffers_require_grad'][0]} requires grad after training: it holds "
+            "a graph through every batch; update the running statistics outside the graph (in "
+            "place on .data, or from detached values)"
+        ),
+    ),
+    (
+        lambda case, r: bool(r.get("changed_in_eval")),
+        lambda case, r: (
+            f"eval() changed {r['changed_in_eval'][0]}: the running statistics "
+            "(and num_batches_tracked) are updated in training only"
+        ),
+    ),
+)
 BN_EVAL = Fields(
-    [_want("eval_out", 1e-6, 1e-8, "the output in eval()")],
+    [Field("eval_out", "the output in eval()", 1e-6, 1e-8)],
     [
         Mistake(
             "eval_out",
@@ -943,74 +1019,20 @@ BN_GRADS = Fields(
             "them with Tensor operations, x.mean(...), so the gradient flows through them too",
         )
     ],
+    before=Rules.of(
+        (
+            lambda case, r: (r.get("grads") or {}).get("x") is None,
+            "BatchNorm's output does not require grad: compute it with Tensor operations",
+        )
+    ),
 )
 
 
 def batchnorm_verdict(case: Case, received: Any) -> str | None:
-    """Training (a procedure: each batch's output, then the running statistics batch by
-    batch, naming reversed momentum and a biased variance), then eval and the gradients
-    (declared)."""
-    want = case.expected
-    problem = record(received, ("outs", "running_mean", "running_var", "tracked", "eval_out"))
-    if problem:
-        return problem
-    for k, (w, g) in enumerate(zip(want.outs, received["outs"])):
-        problem = _close(g, w, f"the output of training batch {k + 1}", 1e-6, 1e-8)
-        if problem:
-            return problem + " (normalise with the batch's mean and biased variance)"
-    if want.options["track_running_stats"]:
-        problem = _running_problem(case, received)
-        if problem:
-            return problem
-    problem = BN_EVAL(case, received)
-    if problem:
-        return problem
-    if (received.get("grads") or {}).get("x") is None:
-        return "BatchNorm's output does not require grad: compute it with Tensor operations"
-    return BN_GRADS(case, received)
-
-
-def _running_problem(case: Case, received: Any) -> str | None:
-    want = case.expected
-    mom = want.options["momentum"]
-    x, axes = _batch(case)
-    for k in range(len(want.running_mean)):
-        g_mean = received["running_mean"][k] if k < len(received["running_mean"]) else None
-        g_var = received["running_var"][k] if k < len(received["running_var"]) else None
-        if _close(g_mean, want.running_mean[k], "") and mom is not None:
-            swapped = (1 - mom) * x.mean(axis=axes)
-            if k == 0 and isinstance(g_mean, np.ndarray) and np.allclose(g_mean, swapped):
-                return (
-                    "momentum reversed: running_mean = (1 − momentum)·running_mean + "
-                    "momentum·batch_mean"
-                )
-            return _close(g_mean, want.running_mean[k], f"running_mean after batch {k + 1}")
-        problem = _close(g_var, want.running_var[k], f"running_var after batch {k + 1}")
-        if problem:
-            m = mom if mom is not None else 1.0
-            biased = (1 - m) * 1.0 + m * x.var(axis=axes)
-            if k == 0 and isinstance(g_var, np.ndarray) and np.allclose(g_var, biased):
-                return (
-                    "running_var keeps the biased variance: multiply the batch's by "
-                    "n/(n − 1) for the running average"
-                )
-            return problem
-    if received["tracked"] != want.tracked:
-        return f"num_batches_tracked was {received['tracked']}, expected {want.tracked}"
-    graph = received.get("buffers_require_grad")
-    if graph:
-        return (
-            f"{graph[0]} requires grad after training: it holds a graph through every "
-            "batch; update the running statistics outside the graph (in place on .data, "
-            "or from detached values)"
-        )
-    changed = received.get("changed_in_eval")
-    if changed:
-        return (
-            f"eval() changed {changed[0]}: the running statistics (and "
-            "num_batches_tracked) are updated in training only"
-        )
-    return None
+    """Training (each batch's output, the running statistics batch by batch, naming
+    reversed momentum and a biased variance), what it leaves, eval, then the gradients."""
+    tracking = BN_TRACKING if case.expected.options["track_running_stats"] else None
+    return first(_training(case), tracking, BN_EVAL, BN_GRADS)(case, received)
 
 
 # -- 5.11 ---------------------------------------------------------------------------------------
@@ -1127,12 +1149,6 @@ def checkpoint_verdict(case: Case, received: Any) -> str | None:
 def on_tree(make: Any, label: str, tree: Any, **options: Any) -> Any:
     """A row of a tree case builder (``make(label, tree, rng, **options)``)."""
     return lambda rng: make(label, tree, rng, **options)
-
-
-def fixed(make: Any, *args: Any, **options: Any) -> Any:
-    """A row whose case draws nothing (``make(None, *args, **options)``), among drawn ones
-    (``Rows.of`` where every case is fixed)."""
-    return lambda rng: make(None, *args, **options)
 
 
 NET = "Net(fc, blocks: [0, 1])"
@@ -1411,10 +1427,12 @@ CHECKS = [
         "DataLoader",
         Rows(
             [
-                fixed(loader_case, 10, 3),
-                fixed(loader_case, 10, 3, drop_last=True),
-                fixed(loader_case, 9, 3, drop_last=True),
-                fixed(loader_case, 4, 10),
+                *Rows.of(
+                    loader_case(None, 10, 3),
+                    loader_case(None, 10, 3, drop_last=True),
+                    loader_case(None, 9, 3, drop_last=True),
+                    loader_case(None, 4, 10),
+                ).builders,
                 row(loader_case, 11, 4, shuffle=True, epochs=2),
                 row(loader_case, 10, 3, shuffle=True, drop_last=True, epochs=2),
                 row(loader_case, 7, 2, shuffle=True, generator=False),
