@@ -529,6 +529,29 @@ VARIANTS = [
         ("with _replaying(ctx.rng_state), enable_grad():", "with enable_grad():"),
         "5.12",
     ),
+    (
+        "Linear makes its weight require grad",
+        "nn/linear.py",
+        (
+            "        return linear(x, self.weight, self.bias)\n",
+            "        self.weight.requires_grad_(True)\n"
+            "        return linear(x, self.weight, self.bias)\n",
+        ),
+        "5.2",
+    ),
+    (
+        "BatchNorm's cumulative running_mean off by one batch (momentum None)",
+        "nn/normalization.py",
+        (
+            "                self.running_mean.data[...] = "
+            "(1 - m) * self.running_mean.data + m * (\n",
+            "                mm = m if self.momentum is not None else "
+            "1.0 / (int(self.num_batches_tracked.data) + 1)\n"
+            "                self.running_mean.data[...] = "
+            "(1 - mm) * self.running_mean.data + mm * (\n",
+        ),
+        "5.10",
+    ),
 ]
 
 NAMED_MODULES_WITH_A_STACK = """
@@ -807,6 +830,11 @@ def test_unusual_but_correct_code_passes(
         ("kaiming ignores mode", "it matches the other fan"),
         ("kaiming_uniform_ bounded by the standard deviation", "the bound equal to the std"),
         ("__setattr__ keeps a plain attribute too", "__dict__"),
+        ("Linear makes its weight require grad", "weight does not require grad, yet"),
+        (
+            "BatchNorm's cumulative running_mean off by one batch (momentum None)",
+            "running_mean after batch",
+        ),
     ],
 )
 def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
