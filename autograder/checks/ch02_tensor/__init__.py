@@ -49,6 +49,7 @@ __all__ = [
     "op_cases",
     "second_order_cases",
     "second_order_verdict",
+    "tolerance",
     "verdict",
 ]
 
@@ -57,6 +58,12 @@ __all__ = [
 # the expectations are exact to ~1e-16 (gradcheck's complex step)
 TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (2e-4, 1e-4)}
 SECOND_ORDER_TOLERANCE = (1e-6, 1e-7)  # gradcheck.hvp's central difference: ~1e-10
+
+
+def tolerance(case: Case) -> tuple[float, float]:
+    """(rtol, atol) for a case's results: its dtype's (``case.expected.dtype``)."""
+    return TOLERANCE[case.expected.dtype]
+
 
 # the tasks whose ops a local backward may record (arithmetic, **, pointwise, reductions,
 # shapes): a second-order check runs their backward, so it requires them ("blocked by"
@@ -122,7 +129,7 @@ def node_problem(case: Case, received: Any) -> NodeProblem | None:
         return NodeProblem(received["grads"], part)
     if problem := _held_verdict(case, received):
         return NodeProblem(problem, Part.INPUTS)
-    if problem := OUTPUT[expected.dtype](case, received):
+    if problem := OUTPUT(case, received):
         return NodeProblem(problem, Part.OUTPUT)
     for judge in (_local_verdict, _local_values):  # every shape and graph, then the values
         for name, local, want in zip(expected.names, received["local"], expected.grads):
@@ -132,16 +139,13 @@ def node_problem(case: Case, received: Any) -> NodeProblem | None:
 
 
 # the op's output, as the student names it, at its dtype's tolerance
-OUTPUT = {
-    dtype: Fields(
-        [
-            Field("out_dtype", "out.dtype", rtol, atol, lambda case: case.expected.dtype),
-            Field("out", "out", rtol, atol, lambda case: case.expected.out),
-            Field("out_requires_grad", "out.requires_grad", rtol, atol, lambda case: True),
-        ]
-    )
-    for dtype, (rtol, atol) in TOLERANCE.items()
-}
+OUTPUT = Fields(
+    [
+        Field("out_dtype", "out.dtype", expected=lambda case: case.expected.dtype),
+        Field("out", "out", tolerance=tolerance),
+        Field("out_requires_grad", "out.requires_grad", expected=lambda case: True),
+    ]
+)
 
 
 def _local_values(name: str, local: dict, want: np.ndarray, expected: OpExpected) -> str | None:
@@ -166,7 +170,7 @@ def _local_values(name: str, local: dict, want: np.ndarray, expected: OpExpected
 def grads_verdict(case: Case, received: Any) -> str | None:
     """What ``Node.backward`` handed each input: values and dtypes."""
     expected: OpExpected = case.expected
-    rtol, atol = TOLERANCE[expected.dtype]
+    rtol, atol = tolerance(case)
     for i, name in enumerate(expected.names):
         grad, want = received["grads"][i], expected.grads[i]
         where = f"∂L/∂{name} (the gradient {name} receives)"
@@ -250,18 +254,14 @@ def _engine_cases(rng: np.random.Generator) -> list[Case]:
     return cases
 
 
-_F64 = TOLERANCE["float64"]
-
 # task 2.11: the tuple of the two weights' gradients, in float64 (what it returned first: a
 # function that returns something else sends only its type's name)
 engine_verdict = Fields(
-    [Field("returned", "returned", *_F64, lambda case: "tuple")],
-    then=Fields(
-        [
-            Field("grad_w1", "grad w1", *_F64, lambda case: case.expected.grad_w1),
-            Field("grad_w2", "grad w2", *_F64, lambda case: case.expected.grad_w2),
-        ]
-    ),
+    [
+        Field("returned", "returned", expected=lambda case: "tuple"),
+        Field("grad_w1", "grad w1", *TOLERANCE["float64"]),
+        Field("grad_w2", "grad w2", *TOLERANCE["float64"]),
+    ]
 )
 
 

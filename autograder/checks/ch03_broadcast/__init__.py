@@ -35,9 +35,9 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.api import Blocked, Case, Check, compare, show
+from ...harness.api import Blocked, Case, Check, Verdict, show
+from ...harness.table import Field, Fields, first
 from ..ch02_tensor import (
-    TOLERANCE,
     NodeProblem,
     Part,
     grads_verdict,
@@ -45,6 +45,7 @@ from ..ch02_tensor import (
     op_cases,
     second_order_cases,
     second_order_verdict,
+    tolerance,
     verdict,
 )
 from ..ch02_tensor import programs as op_programs
@@ -64,15 +65,42 @@ from .catalog import (
 )
 
 
-def _tensor_problem(received: Any, function: str, dtype: str, whose: str) -> str | None:
+def _or_error(judged: Verdict) -> Verdict:
+    """An error case: chapter 2's verdict (the error's type and names); else ``judged``."""
+
+    def problem(case: Case, received: Any) -> Any:
+        return (verdict if isinstance(case.expected, ErrorExpected) else judged)(case, received)
+
+    return problem
+
+
+def _tensor(function: str, whose: str) -> Verdict:
     """What every chapter-3 program's result must be first: a Tensor of ``whose`` dtype."""
-    if not isinstance(received, dict) or "type_name" not in received:
-        return f"expected a Tensor, received {show(received)}"
-    if received["type_name"] != "Tensor":
-        return f"{function} returned a {received['type_name']}, not a Tensor"
-    if received["dtype"] != dtype:
-        return f"expected dtype {dtype} ({whose}), received {received['dtype']}"
-    return None
+
+    def problem(case: Case, received: Any) -> str | None:
+        if not isinstance(received, dict) or "type_name" not in received:
+            return f"expected a Tensor, received {show(received)}"
+        if received["type_name"] != "Tensor":
+            return f"{function} returned a {received['type_name']}, not a Tensor"
+        if received["dtype"] != case.expected.dtype:
+            return f"expected dtype {case.expected.dtype} ({whose}), received {received['dtype']}"
+        return None
+
+    return problem
+
+
+def _graph(unrecorded: str, back: Field, words: str = "{}") -> Verdict:
+    """What reaches the input back through the result's graph: ``unrecorded`` where nothing
+    does, else ``back`` (the field ``pulled_back``) compared, its difference said as ``words``."""
+    judged = Fields([back])
+
+    def problem(case: Case, received: Any) -> str | None:
+        if received.get("pulled_back") is None:
+            return unrecorded
+        text = judged(case, received)
+        return text and words.format(text)
+
+    return problem
 
 
 # -- task 3.1: unbroadcast itself -------------------------------------------------------------
@@ -91,45 +119,44 @@ PROBLEMS = {  # what the unbroadcast program reports, in words
 }
 
 
-def unbroadcast_verdict(case: Case, received: Any) -> str | None:
-    """Task 3.1's ``unbroadcast``: a Tensor of exactly ``shape`` and grad's dtype, the sum,
-    not written into grad, with a graph whose gradient is h broadcast to grad's shape."""
-    expected = case.expected
-    if isinstance(expected, ErrorExpected):
-        return verdict(case, received)  # chapter 2's: the error's type and names
-    if isinstance(received, dict) and received.get("problem") in PROBLEMS:
-        return PROBLEMS[received["problem"]]
-    problem = _tensor_problem(received, "unbroadcast", expected.dtype, "grad's")
-    if problem:
-        return problem
-    shape = expected.shape
-    if tuple(received["shape"]) != shape:
-        advice = (
-            "nothing is to be summed here, and sum(dim=()) sums every axis: skip a sum over no axes"
-            if shape == expected.grad_shape
-            else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
-        )
-        return f"unbroadcast returned shape {tuple(received['shape'])}, not {shape}: {advice}"
-    rtol, atol = TOLERANCE[expected.dtype]
-    problem = compare(received["out"], expected.out, rtol=rtol, atol=atol, path="result")
-    if problem:
-        return problem
-    back = received.get("pulled_back")
-    if back is None:
-        return (
-            "the result is not recorded by the graph as computed from grad: sum grad with "
-            "Tensor operations (grad.sum(dim=..., keepdim=...)), not its .data array, so that "
-            "chapter 4 can differentiate a backward pass"
-        )
-    path = "what reaches grad (h broadcast to grad's shape, for a sum of grad)"
-    problem = compare(back, expected.pulled_back, rtol=rtol, atol=atol, path=path)
-    if problem:
-        return (
-            "the graph recorded for the result is not the sum it should be: a gradient h "
-            f"sent back through it gives {problem}. Compute the result from grad with Tensor "
-            "operations only"
-        )
-    return None
+def _unbroadcast_shape(case: Case, received: Any) -> str | None:
+    """Exactly ``shape``, with advice for the two usual wrong ones."""
+    shape, got = case.expected.shape, tuple(received["shape"])
+    if got == shape:
+        return None
+    advice = (
+        "nothing is to be summed here, and sum(dim=()) sums every axis: skip a sum over no axes"
+        if shape == case.expected.grad_shape
+        else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
+    )
+    return f"unbroadcast returned shape {got}, not {shape}: {advice}"
+
+
+# Task 3.1's ``unbroadcast``: a Tensor of exactly ``shape`` and grad's dtype, the sum, not
+# written into grad, with a graph whose gradient is h broadcast to grad's shape
+unbroadcast_verdict = _or_error(
+    first(
+        lambda case, received: isinstance(received, dict) and PROBLEMS.get(received.get("problem")),
+        _tensor("unbroadcast", "grad's"),
+        _unbroadcast_shape,
+        Fields(
+            [Field("out", "result", tolerance=tolerance)],
+            then=_graph(
+                "the result is not recorded by the graph as computed from grad: sum grad with "
+                "Tensor operations (grad.sum(dim=..., keepdim=...)), not its .data array, so "
+                "that chapter 4 can differentiate a backward pass",
+                Field(
+                    "pulled_back",
+                    "what reaches grad (h broadcast to grad's shape, for a sum of grad)",
+                    tolerance=tolerance,
+                ),
+                "the graph recorded for the result is not the sum it should be: a gradient h "
+                "sent back through it gives {}. Compute the result from grad with Tensor "
+                "operations only",
+            ),
+        ),
+    )
+)
 
 
 # -- task 3.1 through chapter 2's ops -----------------------------------------------------------
@@ -196,27 +223,24 @@ def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast:
 # -- task 3.3: expand, end to end ---------------------------------------------------------------
 
 
-def expand_verdict(case: Case, received: Any) -> str | None:
-    """Task 3.3's ``expand``: value, dtype, and what reaches a back through the graph."""
-    expected = case.expected
-    if isinstance(expected, ErrorExpected):
-        return verdict(case, received)  # chapter 2's: the error's type and names
-    problem = _tensor_problem(received, "expand", expected.dtype, "a's")
-    if problem:
-        return problem
-    rtol, atol = TOLERANCE[expected.dtype]
-    problem = compare(received["out"], expected.out, rtol=rtol, atol=atol, path="out")
-    if problem:
-        return problem
-    if received.get("pulled_back") is None:
-        return "the result's graph does not lead back to a: build it from a with broadcast_to"
-    return compare(
-        received["pulled_back"],
-        expected.grad,
-        rtol=rtol,
-        atol=atol,
-        path="∂L/∂a (the gradient a receives back through the graph)",
+# Task 3.3's ``expand``: value, dtype, and what reaches a back through the graph
+expand_verdict = _or_error(
+    first(
+        _tensor("expand", "a's"),
+        Fields(
+            [Field("out", "out", tolerance=tolerance)],
+            then=_graph(
+                "the result's graph does not lead back to a: build it from a with broadcast_to",
+                Field(
+                    "pulled_back",
+                    "∂L/∂a (the gradient a receives back through the graph)",
+                    tolerance=tolerance,
+                    expected=lambda case: case.expected.grad,
+                ),
+            ),
+        ),
     )
+)
 
 
 CHECKS = [
