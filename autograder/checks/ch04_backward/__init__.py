@@ -48,7 +48,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
-from ...harness.table import Field, Fields, Rows, record, row
+from ...harness.table import Field, Fields, Rows, Rules, first, record, row
 from . import programs
 from .cases import (
     PROBE,
@@ -101,12 +101,6 @@ RTOL, ATOL = 1e-9, 1e-11  # float64 throughout: the expectations are exact to ro
 LIVE = 3  # gradients of earlier vertices still alive at one delivery, on a chain
 HELD = 1  # nodes still holding saved tensors when a chain's leaf is delivered (the last
 # node may release after handing its gradient on)
-
-
-def _field(key: str, name: str, rtol: float = RTOL, atol: float = ATOL) -> Field:
-    """A result field whose expected value is the attribute ``key`` of ``case.expected``
-    (this chapter's expectations are dataclasses, which ``table.lookup`` does not read)."""
-    return Field(key, name, rtol, atol, expected=lambda case: getattr(case.expected, key))
 
 
 # -- task 4.1 -------------------------------------------------------------------------------
@@ -434,37 +428,31 @@ def chain_backward_verdict(case: Case, received: Any) -> str | None:
     return None
 
 
-def _recorded_g(case: Case, received: dict) -> str | None:
-    """g is recorded (through the seed too, where it must be); then its derivative."""
-    lost = received.get("seed_lost") or not received.get("first_requires_grad")
-    if case.expected.through_seed and lost:
-        return (
-            "g = grad(y, x, w, create_graph=True), for a w that requires grad, is not "
-            "recorded as a function of w (grad(g.sum(), w) finds no path to w): the seed's "
-            "graph was lost (detached, or copied into a new Tensor) before or inside "
-            "backward_pass. Keep each seed as it is: pending[root] = seed"
-        )
-    if not received.get("first_requires_grad"):
-        return (
-            "g, returned with create_graph=True, does not require grad: nothing recorded how it "
-            "was computed. Pass create_graph on to each local backward "
-            "(v.backward(grad, create_graph)) and add contributions with Tensor operations"
-        )
-    return compare(
-        received.get("second"),
-        case.expected.second,
-        rtol=1e-8,
-        atol=1e-10,
-        path="grad(g.sum(), x)",
-    )
-
-
-_second_order = Fields([_field("first", "g")], then=_recorded_g)
-
-
-def second_order_verdict(case: Case, received: Any) -> str | None:
-    """g (the first derivative), recorded; then its derivative."""
-    return record(received, ("first", "first_requires_grad")) or _second_order(case, received)
+second_order_verdict = Fields(  # g (the first derivative), recorded; then its derivative
+    [Field("first", "g", RTOL, ATOL)],
+    keys=("first_requires_grad",),
+    then=first(
+        Rules.of(
+            (
+                lambda case, got: (
+                    case.expected.through_seed
+                    and (got.get("seed_lost") or not got["first_requires_grad"])
+                ),
+                "g = grad(y, x, w, create_graph=True), for a w that requires grad, is not "
+                "recorded as a function of w (grad(g.sum(), w) finds no path to w): the seed's "
+                "graph was lost (detached, or copied into a new Tensor) before or inside "
+                "backward_pass. Keep each seed as it is: pending[root] = seed",
+            ),
+            (
+                lambda case, got: not got["first_requires_grad"],
+                "g, returned with create_graph=True, does not require grad: nothing recorded how "
+                "it was computed. Pass create_graph on to each local backward "
+                "(v.backward(grad, create_graph)) and add contributions with Tensor operations",
+            ),
+        ),
+        Fields([Field("second", "grad(g.sum(), x)", 1e-8, 1e-10)]),
+    ),
+)
 
 
 # -- task 4.3 -------------------------------------------------------------------------------
@@ -513,7 +501,9 @@ ONE_OBJECT = (
     "; a.grad and b.grad are one object: adding into one changed the other. Accumulate out "
     "of place (tensor.grad + grad)"
 )
-_alias_values = Fields([_field("a_grad", "a.grad"), _field("b_grad", "b.grad")])
+_alias_values = Fields(
+    [Field("a_grad", "a.grad", RTOL, ATOL), Field("b_grad", "b.grad", RTOL, ATOL)]
+)
 
 
 def alias_verdict(case: Case, received: Any) -> str | None:
@@ -644,11 +634,11 @@ def functional_verdict(case: Case, received: Any) -> str | None:
 
 _JVP = Fields(
     [
-        _field("output", "jvp(...)[0], f(x)"),
-        _field("result", "jvp(...)[1], J u", rtol=1e-8, atol=1e-10),
+        Field("output", "jvp(...)[0], f(x)", RTOL, ATOL),
+        Field("result", "jvp(...)[1], J u", 1e-8, 1e-10),
     ]
 )
-_HESSIAN = Fields([_field("result", "hessian(f, x)", rtol=1e-8, atol=1e-10)])
+_HESSIAN = Fields([Field("result", "hessian(f, x)", 1e-8, 1e-10)])
 
 
 def _functional_problem(case: Case, received: dict) -> str | None:
