@@ -46,8 +46,8 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, Verdict, compare, show
-from ...harness.table import Field, Fields, Mistake, Rows, record
+from ...harness.api import Case, Check, compare, show
+from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, record
 from . import ops, programs
 from .cases import (
     array_text,
@@ -66,18 +66,6 @@ from .cases import (
 
 WHOSE = ("7.2",)  # every check that meets a sim tensor asks whose array it is
 MOVE = ("7.2", "7.3")
-
-
-def _fixed(*cases: Case) -> Rows:
-    """Rows of cases that draw nothing."""
-    return Rows([lambda rng, case=case: case for case in cases])
-
-
-def _first(*verdicts: Verdict) -> Verdict:
-    """The first problem of ``verdicts``, in order (the record's own checks, then fields)."""
-    return lambda case, received: next(
-        (p for p in (v(case, received) for v in verdicts) if p), None
-    )
 
 
 # -- 7.1 --------------------------------------------------------------------------------------
@@ -349,7 +337,6 @@ def _factory_expected(default: bool) -> dict:
     if default:
         out["Linear's weight"] = {"shape": [3, 2], "dtype": f64, "values": None}
         out["Linear's bias"] = {"shape": [3], "dtype": f64, "values": None}
-        out["Linear's bias"]["values"] = None
     out["after"] = "cpu"
     return out
 
@@ -358,7 +345,7 @@ def _factory_expected(default: bool) -> dict:
 
 
 NOT_RECORDED = "y has no grad_fn: the copy of a tensor that requires grad is recorded"
-X_GRAD = Fields([Field("grad", "x.grad", rtol=1e-12, atol=1e-12)])
+X_GRAD = Field("grad", "x.grad", rtol=1e-12, atol=1e-12)
 
 
 def _grad_back(received: Any, want: Any) -> str | None:
@@ -371,9 +358,6 @@ def _grad_back(received: Any, want: Any) -> str | None:
 
 
 def _copied(case: Case, received: Any) -> str | None:
-    problem = record(received, ("y_device", "grad_device", "grad", "moved", "back"))
-    if problem:
-        return problem
     want = case.expected
     if received["y_device"] != want["y_device"] or received["y_kind"] not in ("numpy", "sim"):
         return f"y is on {received['y_device']}, expected {want['y_device']}"
@@ -400,13 +384,12 @@ def _copied(case: Case, received: Any) -> str | None:
     return None
 
 
-to_device_verdict = _first(_copied, X_GRAD)
+to_device_verdict = Fields(
+    [X_GRAD], keys=("y_device", "grad_device", "grad", "moved", "back"), before=_copied
+)
 
 
 def _through_toy(case: Case, received: Any) -> str | None:
-    problem = record(received, ("y_device", "z_device", "recorded"))
-    if problem:
-        return problem
     want = case.expected
     if received["y_device"] != want["y_device"] or received["y_kind"] != "toy":
         return (
@@ -428,27 +411,27 @@ def _through_toy(case: Case, received: Any) -> str | None:
     return _grad_back(received, want)
 
 
-toy_verdict = _first(_through_toy, X_GRAD)
+toy_verdict = Fields([X_GRAD], keys=("y_device", "z_device", "recorded"), before=_through_toy)
 
 
-def _second_derivative(case: Case, received: Any) -> str | None:
-    problem = record(received, ("g_device", "g", "g_requires_grad"))
-    if problem:
-        return problem
-    if received["g_device"] != case.expected["g_device"]:
-        return f"g is on {received['g_device']}, expected {case.expected['g_device']}"
-    return None
-
-
-double_verdict = _first(
-    _second_derivative,
+double_verdict = first(
     Fields(
         [Field("g", "g", rtol=1e-12, atol=1e-12)],
-        then=lambda case, received: (
-            None
-            if received["g_requires_grad"]
-            else "g does not require grad with create_graph=True: ToDevice's backward must move "
-            "the gradient with ToDevice.apply (recorded), not move its array"
+        keys=("g_device", "g", "g_requires_grad"),
+        before=Rules.of(
+            (
+                lambda case, got: got["g_device"] != case.expected["g_device"],
+                lambda case, got: (
+                    f"g is on {got['g_device']}, expected {case.expected['g_device']}"
+                ),
+            )
+        ),
+        then=Rules.of(
+            (
+                lambda case, got: not got["g_requires_grad"],
+                "g does not require grad with create_graph=True: ToDevice's backward must move "
+                "the gradient with ToDevice.apply (recorded), not move its array",
+            )
         ),
     ),
     Fields([Field("x_grad", "x.grad", rtol=1e-12, atol=1e-12)]),
@@ -623,9 +606,6 @@ SCATTER_HINTS = [  # (a sign in the error, what it means)
 
 
 def _scatter_state(case: Case, received: Any) -> str | None:
-    problem = record(received, ("error", "kind", "values"))
-    if problem:
-        return problem
     if received["error"]:
         error = received["error"]
         hint = next((h for signs, h in SCATTER_HINTS if any(s in error for s in signs)), "")
@@ -649,18 +629,24 @@ def _once(case: Case) -> Any:
 COUNTED_ONCE = Mistake(
     "values", _once, "a repeated position counted once (target[index] += values); every repeat adds"
 )
-TARGET = Fields([Field("values", "target", rtol=1e-12, atol=0)], [COUNTED_ONCE])
-scatter_verdict = _first(_scatter_state, TARGET)
+scatter_verdict = Fields(
+    [Field("values", "target", rtol=1e-12, atol=0)],
+    [COUNTED_ONCE],
+    keys=("error", "kind", "values"),
+    before=_scatter_state,
+)
 
 
-def _on_x_device(case: Case, received: Any) -> str | None:
-    problem = record(received, ("device", "values"))
-    if problem or received["device"] == "sim:0":
-        return problem
-    return f"x.grad is on {received['device']}, expected sim:0 (x's device)"
-
-
-index_grad_verdict = _first(_on_x_device, Fields([Field("values", "x.grad", rtol=1e-12, atol=0)]))
+index_grad_verdict = Fields(
+    [Field("values", "x.grad", rtol=1e-12, atol=0)],
+    keys=("device", "values"),
+    before=Rules.of(
+        (
+            lambda case, got: got["device"] != "sim:0",
+            lambda case, got: f"x.grad is on {got['device']}, expected sim:0 (x's device)",
+        )
+    ),
+)
 
 
 S, N, L, TN, TS, F = "sim", "numpy", "list", "tuple-numpy", "tuple-sim", "scalar"
@@ -684,10 +670,7 @@ SCATTERS = [
 # -- device behaviours under 7.2 ----------------------------------------------------------------
 
 
-def training_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, ("to_host", "losses", "params", "where", "state"))
-    if problem:
-        return problem
+def _stayed_on_sim(case: Case, received: Any) -> str | None:
     if any(w != "sim" for w in received["where"] + received["state"]):
         return (
             f"after the steps the parameters are {received['where']} and the momentum buffers "
@@ -699,16 +682,18 @@ def training_verdict(case: Case, received: Any) -> str | None:
             "and data on the device, nothing comes back until it is asked for (a hidden "
             "transfer)"
         )
-    want = case.expected
-    problem = compare(received["losses"], want["losses"], rtol=1e-9, atol=1e-12, path="losses")
-    if problem:
-        return problem
-    names = ["Linear 1's weight", "Linear 1's bias", "Linear 2's weight", "Linear 2's bias"]
-    for name, got, w in zip(names, received["params"], want["params"]):
-        problem = compare(got, w, rtol=1e-9, atol=1e-12, path=name)
-        if problem:
-            return problem
     return None
+
+
+LAYERS = ["Linear 1's weight", "Linear 1's bias", "Linear 2's weight", "Linear 2's bias"]
+training_verdict = Fields(
+    [
+        Field("losses", "losses", rtol=1e-9, atol=1e-12),
+        *(Field(f"params.{i}", name, rtol=1e-9, atol=1e-12) for i, name in enumerate(LAYERS)),
+    ],
+    keys=("to_host", "losses", "params", "where", "state"),
+    before=_stayed_on_sim,
+)
 
 
 def optimizer_state_verdict(case: Case, received: Any) -> str | None:
@@ -758,14 +743,14 @@ CHECKS = [
     Check(
         "7.1",
         "cuda.is_available: a silent, cached probe",
-        _fixed(*PROBES),
+        Rows.of(*PROBES),
         programs.probe,
         probe_verdict,
     ),
     Check(
         "7.2",
         "array_module, device_of, backend_of",
-        _fixed(
+        Rows.of(
             whose_case([NP, NP_INT, NP_0D, SCALAR]),
             whose_case([SIM, SIM_0D]),
             whose_case([TOY0, TOY2, SIM, NP], register=True),
@@ -778,7 +763,7 @@ CHECKS = [
     Check(
         "7.2",
         "Tensor.device",
-        _fixed(
+        Rows.of(
             Case(
                 "Tensor.device of a float64 tensor on cpu and on sim",
                 {"data": [[1.0, 2.0]], "dtype": "float64"},
@@ -792,11 +777,11 @@ CHECKS = [
         ),
         programs.tensor_devices,
     ),
-    Check("7.3", "move_array", _fixed(*MOVES), programs.move, move_verdict, WHOSE),
+    Check("7.3", "move_array", Rows.of(*MOVES), programs.move, move_verdict, WHOSE),
     Check(
         "7.3",
         "factories with device=, set_default_device",
-        _fixed(
+        Rows.of(
             Case(
                 "zeros, ones, full, arange, eye, tensor, randn with device='sim'",
                 {"default": False},
@@ -815,7 +800,7 @@ CHECKS = [
     Check(
         "7.4",
         "ToDevice: Tensor.to and its gradient",
-        _fixed(
+        Rows.of(
             to_device_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", "sim"),
             to_device_case([[1.5, -0.5], [2.0, 0.25]], [[1.0, 2.0], [3.0, 4.0]], "sim", "cpu"),
             to_device_case([0.5, 2.0], [3.0, -1.0], "sim", "cpu", how="cpu"),
@@ -828,7 +813,7 @@ CHECKS = [
     Check(
         "7.4",
         "a copy through another registered device",
-        _fixed(
+        Rows.of(
             toy_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", 1),
             toy_case([[2.0, 0.5], [-1.0, 4.0]], [[1.0, -1.0], [0.25, 3.0]], "sim", 2),
         ),
@@ -839,7 +824,7 @@ CHECKS = [
     Check(
         "7.4",
         "ToDevice's backward is recorded (a second derivative)",
-        _fixed(double_case([1.0, -2.0, 0.5], "cpu", "sim"), double_case([2.0, 3.0], "sim", "cpu")),
+        Rows.of(double_case([1.0, -2.0, 0.5], "cpu", "sim"), double_case([2.0, 3.0], "sim", "cpu")),
         programs.double_backward,
         double_verdict,
         MOVE,
@@ -847,7 +832,7 @@ CHECKS = [
     Check(
         "7.4",
         "to() on the same device",
-        _fixed(
+        Rows.of(
             Case("x on cpu: x.to('cpu'), x.to(device('cpu')), x.cpu()", {"where": "cpu"}),
             Case("s on sim: s.to('sim'), s.to(device('sim', 0)), s.to('sim:0')", {"where": "sim"}),
         ),
@@ -858,7 +843,7 @@ CHECKS = [
     Check(
         "7.4",
         "Module.to moves parameters, buffers and gradients in place",
-        _fixed(
+        Rows.of(
             Case(
                 "Linear(3, 2), BatchNorm1d(2) after one backward, model.to('sim') and back",
                 {"x": [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0], [0.0, 1.0, -2.0]], "target": "sim"},
@@ -875,7 +860,7 @@ CHECKS = [
     Check(
         "7.4",
         "sp.load(map_location=)",
-        _fixed(_load_case("sim"), _load_case("cpu")),
+        Rows.of(_load_case("sim"), _load_case("cpu")),
         programs.load_onto,
         load_verdict,
         MOVE,
@@ -883,16 +868,16 @@ CHECKS = [
     Check(
         "7.4",
         "an optimizer's state loaded onto its parameters' device",
-        _fixed(_state_case("SGD", "cpu"), _state_case("Adam", "cpu"), _state_case("Adam", "sim")),
+        Rows.of(_state_case("SGD", "cpu"), _state_case("Adam", "cpu"), _state_case("Adam", "sim")),
         programs.optimizer_load,
         state_where_verdict,
         MOVE,
     ),
-    Check("7.5", "check_same_device", _fixed(*MIXED), programs.mixed, mixed_verdict, WHOSE),
+    Check("7.5", "check_same_device", Rows.of(*MIXED), programs.mixed, mixed_verdict, WHOSE),
     Check(
         "7.6",
         "scatter_add on a device",
-        _fixed(*SCATTERS),
+        Rows.of(*SCATTERS),
         programs.scatter,
         scatter_verdict,
         WHOSE,
@@ -900,7 +885,7 @@ CHECKS = [
     Check(
         "7.6",
         "the gradient of indexing on sim",
-        _fixed(
+        Rows.of(
             index_grad_case([1.0, 2.0, 3.0], [0, 0, 2], [1.0, 2.0, 3.0]),
             index_grad_case(
                 [[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]],
@@ -922,14 +907,16 @@ CHECKS = [
     Check(
         "7.2",
         "optimizer state on the parameters' device",
-        _fixed(*(_optimizer_state_case(n) for n in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad"))),
+        Rows.of(
+            *(_optimizer_state_case(n) for n in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad"))
+        ),
         programs.optimizer_state,
         optimizer_state_verdict,
     ),
     Check(
         "7.2",
         "a DataLoader over sim tensors",
-        _fixed(loader_case(5, 2, False), loader_case(7, 3, True)),
+        Rows.of(loader_case(5, 2, False), loader_case(7, 3, True)),
         programs.loader,
         loader_verdict,
     ),

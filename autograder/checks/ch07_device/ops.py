@@ -10,22 +10,25 @@ fails only that check. Values are float64 (compared at rtol 1e-9) except for a f
 case, which must stay float32. Each op runs on the simulated device too (its arrays put
 there by ``simnumpy.asarray``, chapter 2's seams answered by the autograder's own dispatch,
 so tasks 7.2–7.6 are not involved): the output and gradients stay there, NumPy's functions
-(which refuse its arrays) are named, and no copy crosses. Each verdict names the mistakes
-it can recognise: gather's backward assigning where it must add (a repeated index counted
-once), cat's backward handing every input the whole gradient, pieces cut at the wrong
-offsets or along the wrong axis.
+(which refuse its arrays) are named, and no copy crosses. Each verdict is one declaration
+in the order a run goes (``_op_verdict``): the output and the gradients as fields with
+tolerances by dtype, and the mistakes it can recognise: gather's backward assigning where
+it must add (a repeated index counted once), cat's backward handing every input the whole
+gradient, pieces cut at the wrong offsets or along the wrong axis.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare
+from ...harness.api import Case, Check, Verdict
 from ...harness.gradcheck import vjp
+from ...harness.table import Field, Fields, Mistake, first
 from . import ops_program
 
 TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (1e-5, 1e-6)}
@@ -235,116 +238,127 @@ def _device_problem(case: Case, received: Any) -> str | None:
     return None
 
 
-def _forward_problem(case: Case, received: Any) -> str | None:
-    e = case.expected
-    rtol, atol = TOLERANCE[e.dtype]
-    problem = _device_problem(case, received)
-    if problem:
-        return problem
-    if received["dtype"] != e.dtype:
-        return f"the output is {received['dtype']}, not {e.dtype} (the input's dtype)"
-    problem = compare(received["out"], e.out, rtol=rtol, atol=atol)
-    return f"forward: {problem}" if problem else None
+def _tolerance(case: Case) -> tuple[float, float]:
+    return TOLERANCE[case.expected.dtype]
+
+
+def _out_dtype(case: Case, received: Any) -> str | None:
+    got, want = received["dtype"], case.expected.dtype
+    return f"the output is {got}, not {want} (the input's dtype)" if got != want else None
+
+
+def _grad_dtypes(case: Case, received: Any) -> str | None:
+    got, want = received["grad_dtypes"], case.expected.dtype
+    for k, dtype in enumerate(got):
+        if dtype != want:
+            return f"the gradient{f' of input {k}' if len(got) > 1 else ''} is {dtype}, not {want}"
+    return None
 
 
 def _second_problem(case: Case, received: Any) -> str | None:
-    e = case.expected
-    if e.grad_grad is None:
+    """The gradient's gradient, where the case asks for it: it exists only when the backward
+    was recorded as operations."""
+    if case.expected.grad_grad is None:
         return None
-    if "second_error" in received:
-        message = received["second_error"]
-        if _refused(message):
-            return f"on sim, the gradient's gradient raised {message}{_refused(message)}"
+    message = received.get("second_error")
+    if message and _refused(message):
+        return f"on sim, the gradient's gradient raised {message}{_refused(message)}"
+    if message:
         return (
-            f"the gradient's gradient failed: {message} (the backward must "
-            "be recorded: Tensor operations or a Function of its own, not a bare array)"
+            f"the gradient's gradient failed: {message} (the backward must be recorded: "
+            "Tensor operations or a Function of its own, not a bare array)"
         )
-    problem = compare(received["grad_grad"], e.grad_grad, rtol=1e-9, atol=1e-10)
-    return f"the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g: {problem}" if problem else None
+    return GRAD_GRAD(case, received)
 
 
-def gather_verdict(case: Case, received: Any) -> str | None:
-    e = case.expected
-    problem = _forward_problem(case, received)
-    if problem:
-        return problem
-    if "backward_error" in received:
-        return f"backward failed: {received['backward_error']}"
-    (grad,) = received["grads"]
-    rtol, atol = TOLERANCE[e.dtype]
-    if received["grad_dtypes"][0] != e.dtype:
-        return f"the gradient is {received['grad_dtypes'][0]}, not {e.dtype}"
-    problem = compare(grad, e.grad, rtol=rtol, atol=atol)
-    if problem:
-        if isinstance(grad, np.ndarray) and grad.shape == e.grad.shape:
-            if np.allclose(grad, e.assigned, rtol=rtol, atol=atol):
-                return (
-                    "backward: an element picked twice received one gradient, not the sum of "
-                    "both: the backward assigns (out[index] = g) where it must add (a "
-                    f"scatter-add, where repeats add up). {problem}"
-                )
-        return f"backward: {problem}"
-    return _second_problem(case, received)
+GRAD_GRAD = Fields(
+    [Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]
+)
 
 
-def cat_verdict(case: Case, received: Any) -> str | None:
-    e = case.expected
-    problem = _forward_problem(case, received)
-    if problem:
-        return problem
-    if "backward_error" in received:
-        message = received["backward_error"]
-        if "each gradient has its input's shape" in message:
-            found = re.search(r"a gradient of shape (\(.*?\)) for", message)
-            whole = found is not None and found.group(1) == str(tuple(e.out.shape))
-            return (
-                f"backward failed: {message} — each input's gradient is its own piece of "
-                f"∂L/∂out, cut along dim {e.dim} at the running sums of the sizes"
-                + (", not the whole of ∂L/∂out" if whole else "")
-            )
-        return f"backward failed: {message}"
-    rtol, atol = TOLERANCE[e.dtype]
-    grads = received["grads"]
-    for k, (grad, want) in enumerate(zip(grads, e.grads)):
-        problem = compare(grad, want, rtol=rtol, atol=atol)
-        if problem:
-            return f"backward, input {k}: {problem}" + _cat_mistake(case, grads)
-        if received["grad_dtypes"][k] != e.dtype:
-            return f"backward, input {k}: the gradient is {received['grad_dtypes'][k]}"
-    return _second_problem(case, received)
+def _op_verdict(
+    grads: Field, mistakes: list[Mistake], hint: Callable[[Case, str], str] | None = None
+) -> Verdict:
+    """An op's verdict, in the order a run goes: on the device, the output, the backward
+    (an error, with ``hint(case, message)``'s words), the gradients with their known
+    ``mistakes``, the gradient's gradient."""
+
+    def failed(case: Case, received: Any) -> str | None:
+        message = received.get("backward_error")
+        return message and f"backward failed: {message}{hint(case, message) if hint else ''}"
+
+    return first(
+        _device_problem,
+        Fields([Field("out", "forward", tolerance=_tolerance)], before=_out_dtype),
+        failed,
+        Fields([grads], mistakes, before=_grad_dtypes),
+        _second_problem,
+    )
 
 
-def _cat_mistake(case: Case, grads: list) -> str:
-    """Words for a known mistake that ``grads`` matches, else ""."""
-    e = case.expected
-    g = np.asarray(case.inputs["g"])
-    rtol, atol = TOLERANCE[e.dtype]
-    shapes = [np.shape(x) for x in case.inputs["xs"]]
-
-    def matches(pieces: list) -> bool:
-        return all(
-            isinstance(r, np.ndarray)
-            and r.shape == s
-            and np.shape(p) == s
-            and np.allclose(r, p, rtol=rtol, atol=atol)
-            for r, p, s in zip(grads, pieces, shapes)
+gather_verdict = _op_verdict(
+    Field("grads.0", "backward", expected=lambda case: case.expected.grad, tolerance=_tolerance),
+    [
+        Mistake(
+            "grads.0",
+            lambda case: case.expected.assigned,
+            "an element picked twice received one gradient, not the sum of both: the backward "
+            "assigns (out[index] = g) where it must add (a scatter-add, where repeats add up)",
         )
+    ],
+)
 
-    axis = e.dim
-    if len(shapes) > 1:
-        starts = [np.take(g, range(n), axis=axis).reshape(s) for n, s in zip(e.sizes, shapes)]
-        if matches(starts):
-            return (
-                " (every piece was cut from offset 0: input k's piece starts at the sum of "
-                "the sizes before it)"
-            )
-    for other in range(g.ndim):
-        if other != axis and g.shape[other] == sum(e.sizes):
-            pieces = split_ref(g, e.sizes, other)
-            if all(np.size(p) == int(np.prod(s)) for p, s in zip(pieces, shapes)):
-                if matches([np.reshape(p, s) for p, s in zip(pieces, shapes)]):
-                    return f" (the gradient was split along axis {other}, not along dim {axis})"
-    return ""
+
+def _pieces_hint(case: Case, message: str) -> str:
+    """Words for cat's backward handing an input a gradient of another shape."""
+    if "each gradient has its input's shape" not in message:
+        return ""
+    e = case.expected
+    found = re.search(r"a gradient of shape (\(.*?\)) for", message)
+    whole = found is not None and found.group(1) == str(tuple(e.out.shape))
+    return (
+        f" — each input's gradient is its own piece of ∂L/∂out, cut along dim {e.dim} at the "
+        "running sums of the sizes" + (", not the whole of ∂L/∂out" if whole else "")
+    )
+
+
+def _from_offset_0(case: Case) -> list | None:
+    """Every input's piece of ∂L/∂out cut from offset 0 (told apart from several inputs)."""
+    e, g, xs = case.expected, np.asarray(case.inputs["g"]), case.inputs["xs"]
+    if len(xs) < 2:
+        return None
+    return [np.take(g, range(n), axis=e.dim).reshape(np.shape(x)) for n, x in zip(e.sizes, xs)]
+
+
+def _split_along(axis: int) -> Mistake:
+    """∂L/∂out split along ``axis``, another axis than dim (where its pieces fit the inputs)."""
+
+    def wrong(case: Case) -> list | None:
+        e, g = case.expected, np.asarray(case.inputs["g"])
+        if axis == e.dim or axis >= g.ndim or g.shape[axis] != sum(e.sizes):
+            return None
+        pieces = split_ref(g, e.sizes, axis)
+        return [np.reshape(p, np.shape(x)) for p, x in zip(pieces, case.inputs["xs"])]
+
+    def says(case: Case) -> str:
+        return f"the gradient was split along axis {axis}, not along dim {case.expected.dim}"
+
+    return Mistake("grads", wrong, says)
+
+
+cat_verdict = _op_verdict(
+    Field("grads", "backward, inputs", tolerance=_tolerance),
+    [
+        Mistake(
+            "grads",
+            _from_offset_0,
+            "every piece was cut from offset 0: input k's piece starts at the sum of the sizes "
+            "before it",
+        ),
+        *map(_split_along, range(5)),  # 5: more axes than any case's output has
+    ],
+    _pieces_hint,
+)
 
 
 # -- the checks -------------------------------------------------------------------------------
