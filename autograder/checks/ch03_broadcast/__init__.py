@@ -67,11 +67,7 @@ from .catalog import (
 
 def _or_error(judged: Verdict) -> Verdict:
     """An error case: chapter 2's verdict (the error's type and names); else ``judged``."""
-
-    def problem(case: Case, received: Any) -> Any:
-        return (verdict if isinstance(case.expected, ErrorExpected) else judged)(case, received)
-
-    return problem
+    return lambda c, r: (verdict if isinstance(c.expected, ErrorExpected) else judged)(c, r)
 
 
 def _tensor(function: str, whose: str) -> Verdict:
@@ -89,10 +85,11 @@ def _tensor(function: str, whose: str) -> Verdict:
     return problem
 
 
-def _graph(unrecorded: str, back: Field, words: str = "{}") -> Verdict:
-    """What reaches the input back through the result's graph: ``unrecorded`` where nothing
-    does, else ``back`` (the field ``pulled_back``) compared, its difference said as ``words``."""
-    judged = Fields([back])
+def _graph(unrecorded: str, path: str, expected: Any = None, words: str = "{}") -> Verdict:
+    """What reaches the input back through the result's graph (the record's ``pulled_back``):
+    ``unrecorded`` where nothing does, else compared at the dtype's tolerance with
+    ``expected(case)`` (default: ``case.expected.pulled_back``), a difference said as ``words``."""
+    judged = Fields([Field("pulled_back", path, tolerance=tolerance, expected=expected)])
 
     def problem(case: Case, received: Any) -> str | None:
         if received.get("pulled_back") is None:
@@ -145,13 +142,9 @@ unbroadcast_verdict = _or_error(
                 "the result is not recorded by the graph as computed from grad: sum grad with "
                 "Tensor operations (grad.sum(dim=..., keepdim=...)), not its .data array, so "
                 "that chapter 4 can differentiate a backward pass",
-                Field(
-                    "pulled_back",
-                    "what reaches grad (h broadcast to grad's shape, for a sum of grad)",
-                    tolerance=tolerance,
-                ),
-                "the graph recorded for the result is not the sum it should be: a gradient h "
-                "sent back through it gives {}. Compute the result from grad with Tensor "
+                "what reaches grad (h broadcast to grad's shape, for a sum of grad)",
+                words="the graph recorded for the result is not the sum it should be: a gradient "
+                "h sent back through it gives {}. Compute the result from grad with Tensor "
                 "operations only",
             ),
         ),
@@ -231,12 +224,8 @@ expand_verdict = _or_error(
             [Field("out", "out", tolerance=tolerance)],
             then=_graph(
                 "the result's graph does not lead back to a: build it from a with broadcast_to",
-                Field(
-                    "pulled_back",
-                    "∂L/∂a (the gradient a receives back through the graph)",
-                    tolerance=tolerance,
-                    expected=lambda case: case.expected.grad,
-                ),
+                "∂L/∂a (the gradient a receives back through the graph)",
+                lambda case: case.expected.grad,
             ),
         ),
     )
