@@ -73,6 +73,15 @@ def host(value: Any) -> Any:
     return data
 
 
+def array(value: Any, keep: bool = False) -> Any:
+    """``host(value)`` as a NumPy array of its own; anything else (None, a number, a
+    student's odd object) as it is with ``keep``, else None."""
+    data = host(value)
+    if isinstance(data, np.ndarray):
+        return np.array(data)
+    return data if keep else None
+
+
 def fill(sp, target: Any, values: Any) -> None:
     """``target[...] = values`` for NumPy ``values``: copied to target's device first when
     ``target`` is a device's array (a device refuses a NumPy array assigned into it)."""

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ...harness.kit import host, raised
+from ...harness.kit import array, raised
 from ..ch02_tensor.programs import pull_back
 
 
@@ -31,9 +31,9 @@ def unbroadcast(sp, grad: Any, shape: list, upstream: Any = None, expect_error: 
     """``sp.unbroadcast(g, shape)`` for g = Tensor(grad, requires_grad=True), whose array
     is read-only: the result's type, shape, dtype and values, and what reaches g when
     ``upstream`` is sent back through the graph recorded for the result."""
-    array = np.array(grad)
-    array.flags.writeable = False  # unbroadcast must not change the gradient it was given
-    g = sp.Tensor(array, requires_grad=True)
+    frozen = np.array(grad)
+    frozen.flags.writeable = False  # unbroadcast must not change the gradient it was given
+    g = sp.Tensor(frozen, requires_grad=True)
     if expect_error:
         return raised(lambda: sp.unbroadcast(g, tuple(shape)))
     try:
@@ -64,13 +64,8 @@ def _with_pull_back(sp, out: Any, upstream: Any, target: Any) -> Pulled:
     upstream = np.array(upstream)
     if result["type_name"] == "Tensor" and tuple(result["shape"]) == upstream.shape:
         (reached,), _ = pull_back(sp, [(out, sp.Tensor(upstream))], [target])
-        result["pulled_back"] = _array(reached)
+        result["pulled_back"] = array(reached)
     return result
-
-
-def _array(value: Any) -> Any:
-    data = host(value)  # a device's array comes back with .get() (checks on a device)
-    return data if isinstance(data, np.ndarray) else None
 
 
 def _describe(out: Any) -> Pulled:
@@ -78,5 +73,5 @@ def _describe(out: Any) -> Pulled:
         "type_name": type(out).__name__,
         "shape": list(getattr(out, "shape", ())),
         "dtype": str(getattr(out, "dtype", None)),
-        "out": _array(out),
+        "out": array(out),
     }

@@ -19,7 +19,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ...harness.kit import Raised, host, raised
+from ...harness.kit import Raised, array, host, raised
 
 ROOM = 100  # calls a check lets a part of the engine make on a 300-node chain
 
@@ -255,11 +255,6 @@ def _names(tensors: dict, order: list[str]) -> dict[int, int]:
     return {id(vertex(tensors[name])): i for i, name in enumerate(order)}
 
 
-def _array(value: Any) -> Any:
-    data = host(value)
-    return np.array(data) if isinstance(data, np.ndarray) else None
-
-
 # -- task 4.1 -----------------------------------------------------------------------------
 
 
@@ -351,7 +346,7 @@ def chain_backward(sp, n: int, short: int) -> ChainResult:
     def deliver(v: Any, grad: Any) -> None:
         calls[id(v)] = calls.get(id(v), 0) + 1
         if v is x:
-            got.append(_array(grad))
+            got.append(array(grad))
 
     node, nodes = end.grad_fn, []
     while node is not None:
@@ -417,7 +412,7 @@ def engine(
             return
         calls[i] += 1
         if grads[i] is None:
-            grads[i] = _array(grad)
+            grads[i] = array(grad)
         if chain:
             peak[0] = max(peak[0], sum(ref() is not None for ref in alive))
             alive.append(weakref.ref(grad))
@@ -442,7 +437,7 @@ def engine(
     result: EngineResult = {
         "deliveries": calls,
         "grads": grads,
-        "hook_inputs": [[_array(g) for g in got] for got in hook_inputs],
+        "hook_inputs": [[array(g) for g in got] for got in hook_inputs],
         "released": [tensors[name].grad_fn.ctx is None for name in nodes],
         "strangers": strangers[0],
         "touched": [name for name, mark in marks.items() if tensors[name].grad is not mark],
@@ -456,7 +451,7 @@ def engine(
         def second(v: Any, grad: Any) -> None:
             i = index.get(id(v))
             if i is not None and again[i] is None:
-                again[i] = _array(grad)
+                again[i] = array(grad)
 
         outcome = raised(lambda: run(tensors, second, False))
         result["second"] = again if outcome["error"] is None else outcome
@@ -473,7 +468,7 @@ def engine(
             def keep(v: Any, grad: Any, found: list = found, where: dict = where) -> None:
                 i = where.get(id(v))
                 if i is not None and found[i] is None:
-                    found[i] = _array(grad)
+                    found[i] = array(grad)
 
             run(builds[-1], keep, False)
             each.append(found)
@@ -497,7 +492,7 @@ def kept(sp, leaves: list, steps: list, roots: list, seeds: list, names: list, p
     for _ in range(passes):
         gradient = sp.Tensor(np.asarray(seeds[0], dtype=np.float64))
         tensors[roots[0]].backward(gradient, retain_graph=True)
-    return {"grads": [_array(tensors[name].grad) for name in names]}
+    return {"grads": [array(tensors[name].grad) for name in names]}
 
 
 def _hook(kind: Callable[[Any], Any], seen: list) -> Callable[[Any], Any]:
@@ -522,14 +517,14 @@ def second_order(sp, function: str, x: Any, w: Any = None) -> SecondOrder:
     else:
         first = grad_of(sp, y, wt, t, create_graph=True)
     result: SecondOrder = {
-        "first": _array(first),
+        "first": array(first),
         "first_requires_grad": bool(getattr(first, "requires_grad", False)),
     }
     if result["first_requires_grad"]:
         total = first.sum()
         second = grad_of(sp, total, sp.Tensor(np.array(1.0)), t if wt is None else wt)
         result["seed_lost"] = second is None
-        result["second"] = _array(second)
+        result["second"] = array(second)
     return result
 
 
@@ -551,7 +546,7 @@ def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False)
         before = t.grad
         sp.accumulate(t, g)
         now = t.grad
-        values.append(_array(now))
+        values.append(array(now))
         each.append(getattr(now, "requires_grad", False) is True)
         # the first gradient may become .grad as it is; after that, a new Tensor each time
         fresh.append(before is None or (now is not before and all(now is not p for p in held)))
@@ -581,8 +576,8 @@ def aliasing(sp, a: Any, b: Any, passes: int) -> Aliased:
         finally:
             set_mode(previous)
     return {
-        "a_grad": _array(ta.grad),
-        "b_grad": _array(tb.grad),
+        "a_grad": array(ta.grad),
+        "b_grad": array(tb.grad),
         "same_object": ta.grad is not None and ta.grad is tb.grad,
     }
 
@@ -615,7 +610,7 @@ def seed(
         "type_name": type(found).__name__,
         "shape": list(getattr(found, "shape", ())),
         "dtype": str(getattr(found, "dtype", None)),
-        "data": _array(found),
+        "data": array(found),
         "requires_grad": bool(getattr(found, "requires_grad", False)),
     }
 
@@ -736,7 +731,7 @@ def _arrays(value: Any) -> Any:
     """A Tensor's values, or a tuple's (a list), nested."""
     if isinstance(value, (tuple, list)):
         return [_arrays(v) for v in value]
-    return _array(value)
+    return array(value)
 
 
 def _attached(name: str, value: Any, requires: bool = True) -> list[str]:

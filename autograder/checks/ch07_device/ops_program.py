@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, host
+from ...harness.kit import array, attempt
 
 
 def _error(result: dict) -> str:
@@ -83,12 +83,6 @@ class _Place:
         return self.sp.simulated.counting()
 
 
-def _array(t: Any) -> Any:
-    """A Tensor's data as a NumPy array of its own, read back from sim (None for None)."""
-    value = None if t is None else host(t)
-    return np.array(value) if isinstance(value, np.ndarray) else value
-
-
 def _kind(t: Any) -> str:
     data = getattr(t, "data", None)
     return "numpy" if isinstance(data, np.ndarray) else type(data).__name__
@@ -104,7 +98,7 @@ def _grads(sp, place: _Place, out: Any, leaves: list, g: Any, w: Any, second: bo
         return {"backward_error": _error(result)}
     grads = result["value"]
     seen["backward_copies"] = [copies.to_device, copies.to_host]
-    seen["grads"] = [_array(x) for x in grads]
+    seen["grads"] = [array(x, keep=True) for x in grads]
     seen["grad_kinds"] = [_kind(x) for x in grads]
     seen["grad_dtypes"] = [str(x.dtype) if x is not None else None for x in grads]
     if not second:
@@ -122,7 +116,7 @@ def _grads(sp, place: _Place, out: Any, leaves: list, g: Any, w: Any, second: bo
     if result["error"]:
         seen["second_error"] = _error(result)
     else:
-        seen["grad_grad"] = _array(result["value"])
+        seen["grad_grad"] = array(result["value"], keep=True)
     return seen
 
 
@@ -137,7 +131,7 @@ def _forward(place: _Place, run: Any) -> tuple[Any, dict]:
             if result["error"]:
                 return None, {"forward_error": _error(result)}
             out = result["value"]
-    seen = {"out": _array(out), "dtype": str(out.dtype), "out_kind": _kind(out)}
+    seen = {"out": array(out, keep=True), "dtype": str(out.dtype), "out_kind": _kind(out)}
     seen["forward_copies"] = [copies.to_device, copies.to_host]
     return out, seen
 
