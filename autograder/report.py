@@ -238,8 +238,9 @@ def newer_than(result: ChapterResult, version: str) -> bool:
 
 def at_version(t: TaskVerdict, version: str) -> TaskVerdict:
     """``t`` judged by the checks course version ``version`` had (a check tightened since
-    is left out: its old form is gone)."""
-    return TaskVerdict(t.task, [c for c in t.checks if versions.at_most(c.check.since, version)])
+    is left out: its old form is gone); a task left with no check keeps them all."""
+    kept = [c for c in t.checks if versions.at_most(c.check.since, version)]
+    return TaskVerdict(t.task, kept) if kept else t
 
 
 def _new_label(t: TaskVerdict) -> str:

@@ -92,7 +92,7 @@ class TaskVerdict:
         """The task whose failing code blocks this one ("" unless ``status`` is BLOCKED)."""
         if self.status != Status.BLOCKED:
             return ""
-        return next(c.blocked_by for c in self.checks if c.status == Status.BLOCKED)
+        return next((c.blocked_by for c in self.checks if c.status == Status.BLOCKED), "")
 
     @property
     def not_started(self) -> list[CheckVerdict]:

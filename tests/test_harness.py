@@ -429,3 +429,21 @@ def test_a_later_chapters_stub_is_this_tasks_failure(stub: str, status: str) -> 
     verdict = judge(check, cases, CheckRun("ran", results=[{"raised": raised}] * len(cases)))
     assert verdict.status == status
     assert ("later chapter" in verdict.message) == (status == "failed")
+
+
+def test_the_watch_sees_a_module_replaced_in_sys_modules() -> None:
+    """Code under test that puts a module of its own where the grader's stood (a stand-ins
+    module a rerun imports by name, say) is named as tampering."""
+    import types
+
+    from autograder.harness import child, kit
+
+    watch = child._Watch([kit])
+    assert watch.changed() == ""
+    fake = types.ModuleType(kit.__name__)
+    sys.modules[kit.__name__] = fake
+    try:
+        assert f"sys.modules[{kit.__name__!r}]" in watch.changed()
+    finally:
+        sys.modules[kit.__name__] = kit
+    assert watch.changed() == ""

@@ -151,6 +151,7 @@ class _Watch:
         used: dict[int, ModuleType] = {id(builtins): builtins}
         called = {"__import__", "__build_class__"}
         self.entries: list[tuple[ModuleType, str, Any, bool, tuple]] = []
+        self.modules = {module.__name__: module for module in own}  # as sys.modules has them
         for module in own:
             for name, value in vars(module).items():
                 deep = not name.startswith("__") and (
@@ -170,7 +171,9 @@ class _Watch:
     def changed(self) -> str:
         """The names replaced since the snapshot (the first few), or ""."""
         missing = object()
-        names = []
+        names = [
+            f"sys.modules[{n!r}]" for n, m in self.modules.items() if sys.modules.get(n) is not m
+        ]
         for module, name, value, deep, state in self.entries:
             now = getattr(module, name, missing)
             if now is not value or not _same(_state(now, deep), state):

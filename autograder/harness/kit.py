@@ -82,6 +82,30 @@ def array(value: Any, keep: bool = False) -> Any:
     return data if keep else None
 
 
+def tensor(sp, data: Any, requires_grad: bool = False, dtype: str = "float64") -> Any:
+    """A Tensor of ``data`` made with the code under test's constructor, on the host."""
+    return sp.Tensor(np.array(data, dtype=dtype), requires_grad=requires_grad)
+
+
+def tensor_values(t: Any) -> Any:
+    """A Tensor's values as a NumPy array of its own (None stays None); anything that holds
+    no array as "<its type>", for the verdict to name (an array where a Tensor is due)."""
+    if t is None:
+        return None
+    data = getattr(t, "data", None)
+    if isinstance(data, np.ndarray) or on_device(data):
+        return np.array(host(data))
+    return f"<{type(t).__name__}>"
+
+
+def array_values(array: Any) -> Any:
+    """An array's values on the host; anything that is neither a NumPy array nor a device's
+    array as "<its type>" (a NumPy scalar where an array is due is a mistake to name)."""
+    if isinstance(array, np.ndarray) or on_device(array):
+        return host(array)
+    return f"<{type(array).__name__}>"
+
+
 def fill(sp, target: Any, values: Any) -> None:
     """``target[...] = values`` for NumPy ``values``: copied to target's device first when
     ``target`` is a device's array (a device refuses a NumPy array assigned into it)."""

@@ -16,22 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, fill, host, on_device, raised
-
-
-def tensor(sp, data: Any, requires_grad: bool = False, dtype: str = "float64") -> Any:
-    return sp.Tensor(np.array(data, dtype=dtype), requires_grad=requires_grad)
-
-
-def array(t: Any) -> Any:
-    """A Tensor's values as an array (None stays None; anything else: its type name)."""
-    if t is None:
-        return None
-    data = getattr(t, "data", None)
-    if isinstance(data, np.ndarray) or on_device(data):
-        return np.array(host(data))
-    return f"<{type(t).__name__}>"
-
+from ...harness.kit import attempt, fill, host, on_device, raised, tensor, tensor_values
 
 # -- 5.1 ---------------------------------------------------------------------------------------
 
@@ -201,7 +186,7 @@ def state(
         return {
             "type_name": type(sd).__name__,
             "keys": list(sd),
-            "values": [array(v) for v in sd.values()],
+            "values": [tensor_values(v) for v in sd.values()],
             "requires_grad": [bool(getattr(v, "requires_grad", False)) for v in sd.values()],
             "kept": [ids.get(id(v), ["?", -1]) for v in kept.values()],
         }
@@ -220,7 +205,7 @@ def state(
             for entry in entries:
                 if entry[1] is not None:
                     found[entry[1]] = vars(module)[table].get(entry[0])
-        after[kind] = [array(found.get(i)) for i in range(len(tensors[kind]))]
+        after[kind] = [tensor_values(found.get(i)) for i in range(len(tensors[kind]))]
         dtypes[kind] = [str(getattr(found.get(i), "dtype", "")) for i in range(len(tensors[kind]))]
     now = []
     for module, spec in zip(modules, tree["modules"]):
@@ -259,11 +244,11 @@ def linear_init(sp, n_in: int, n_out: int, bias: bool, seed: int) -> dict:
     return {
         "float32": [str(getattr(p, "dtype", "")) for p in objects],
         "kept": single.weight is objects[0] and single.bias is objects[1],
-        "weight": array(first.weight),
-        "bias": array(first.bias),
+        "weight": tensor_values(first.weight),
+        "bias": tensor_values(first.bias),
         "same_again": bool(
-            np.array_equal(array(first.weight), array(again.weight))
-            and (not bias or np.array_equal(array(first.bias), array(again.bias)))
+            np.array_equal(tensor_values(first.weight), tensor_values(again.weight))
+            and (not bias or np.array_equal(tensor_values(first.bias), tensor_values(again.bias)))
         ),
     }
 
@@ -284,7 +269,7 @@ def linear_forward(
         p.requires_grad_(bool(need))
     xt = tensor(sp, x, requires_grad=bool(needs[0]))
     y = lin(xt)
-    result = {"y": array(y), "requires_grad": bool(getattr(y, "requires_grad", False))}
+    result = {"y": tensor_values(y), "requires_grad": bool(getattr(y, "requires_grad", False))}
     result.update(x_grad=None, w_grad=None, b_grad=None)
     if not result["requires_grad"]:
         return result
@@ -304,8 +289,8 @@ def linear_forward(
         if hint and len(error.args) == 1 and isinstance(error.args[0], str):
             error.args = (f"{error.args[0]} ({hint})",)
         raise
-    result.update(x_grad=array(xt.grad), w_grad=array(lin.weight.grad))
-    result["b_grad"] = array(lin.bias.grad) if b is not None else None
+    result.update(x_grad=tensor_values(xt.grad), w_grad=tensor_values(lin.weight.grad))
+    result["b_grad"] = tensor_values(lin.bias.grad) if b is not None else None
     return result
 
 
@@ -357,7 +342,7 @@ def containers(sp, kind: str, scales: list, n: int, x: Any, picks: list) -> dict
         box = sp.nn.Sequential(*made[:n])
         for m in made[n:]:
             box.append(m)
-        y = array(box(tensor(sp, x)))
+        y = tensor_values(box(tensor(sp, x)))
     elif kind == "list":
         box = sp.nn.ModuleList(made[:n])
         for m in made[n:]:
@@ -385,10 +370,10 @@ def containers(sp, kind: str, scales: list, n: int, x: Any, picks: list) -> dict
 def softmax(sp, function: str, x: Any, dim: int, g: Any, dtype: str) -> dict:
     xt = tensor(sp, x, requires_grad=True, dtype=dtype)
     out = getattr(sp.nn.functional, function)(xt, dim=dim)
-    result = {"out": array(out), "dtype": str(getattr(out, "dtype", "")), "grad": None}
+    result = {"out": tensor_values(out), "dtype": str(getattr(out, "dtype", "")), "grad": None}
     if getattr(out, "requires_grad", False):
         out.backward(tensor(sp, g, dtype=dtype))
-        result["grad"] = array(xt.grad)
+        result["grad"] = tensor_values(xt.grad)
     return result
 
 
@@ -410,10 +395,14 @@ def cross_entropy(
         reduction=reduction,
         label_smoothing=smoothing,
     )
-    result = {"loss": array(loss), "grad": None, "dtypes": [str(getattr(loss, "dtype", ""))]}
+    result = {
+        "loss": tensor_values(loss),
+        "grad": None,
+        "dtypes": [str(getattr(loss, "dtype", ""))],
+    }
     if getattr(loss, "requires_grad", False):
         loss.backward(tensor(sp, g, dtype=dtype))
-        result["grad"] = array(zt.grad)
+        result["grad"] = tensor_values(zt.grad)
         result["dtypes"].append(str(getattr(zt.grad, "dtype", "")))
     return result
 
@@ -425,7 +414,7 @@ def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
     initialise = getattr(sp.nn.init, function)
     t = sp.nn.Parameter(np.zeros(tuple(shape)))
     returned = initialise(t, **options, generator=sp.Generator().manual_seed(seed))
-    first = array(t)
+    first = tensor_values(t)
     again = sp.nn.Parameter(np.zeros(tuple(shape)))
     initialise(again, **options, generator=sp.Generator().manual_seed(seed))
     sp.manual_seed(seed)
@@ -440,8 +429,8 @@ def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
         "float32": str(getattr(single, "dtype", "")),
         "values": first,
         "returned_self": returned is t,
-        "same_seed_same": bool(np.array_equal(first, array(again))),
-        "global_same": bool(np.array_equal(array(glob), array(glob2))),
+        "same_seed_same": bool(np.array_equal(first, tensor_values(again))),
+        "global_same": bool(np.array_equal(tensor_values(glob), tensor_values(glob2))),
     }
 
 
@@ -475,11 +464,11 @@ def dropout(
             seed += 1
         else:
             out = sp.nn.functional.dropout(xt, p, training)
-        outs.append(array(out))
+        outs.append(tensor_values(out))
         dtypes.append(str(getattr(out, "dtype", "")))
         if getattr(out, "requires_grad", False):
             out.backward(tensor(sp, np.ones(np.shape(x)), dtype=dtype))
-            grads.append(array(xt.grad))
+            grads.append(tensor_values(xt.grad))
         else:
             grads.append(None)
     same = None
@@ -490,7 +479,7 @@ def dropout(
         b = sp.nn.functional.dropout(
             tensor(sp, x), p, True, generator=sp.Generator().manual_seed(5)
         )
-        same = bool(np.array_equal(array(a), array(b)))
+        same = bool(np.array_equal(tensor_values(a), tensor_values(b)))
     moved = None  # an identity (eval, p = 0) must leave the generator where it was
     if not training or p == 0:
         if gen is not None:
@@ -520,28 +509,31 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
     for k, x in enumerate(xs):
         xt = tensor(sp, x, requires_grad=True)
         out = bn(xt)
-        outs.append(array(out))
+        outs.append(tensor_values(out))
         if options["track_running_stats"]:
-            means.append(array(bn.running_mean))
-            variances.append(array(bn.running_var))
+            means.append(tensor_values(bn.running_mean))
+            variances.append(tensor_values(bn.running_var))
             tracked.append(int(host(bn.num_batches_tracked)))
         if k == 0:
             grads = {"x": None, "w": None, "b": None}
             if getattr(out, "requires_grad", False):
                 out.backward(tensor(sp, g))
-                grads["x"] = array(xt.grad)
+                grads["x"] = tensor_values(xt.grad)
                 if options["affine"]:
-                    grads["w"], grads["b"] = array(bn.weight.grad), array(bn.bias.grad)
+                    grads["w"], grads["b"] = (
+                        tensor_values(bn.weight.grad),
+                        tensor_values(bn.bias.grad),
+                    )
     names = ("running_mean", "running_var", "num_batches_tracked")
     buffers = [getattr(bn, name) for name in names]
     flags = [bool(getattr(b, "requires_grad", False)) for b in buffers]
-    before = [array(b) for b in buffers]
+    before = [tensor_values(b) for b in buffers]
     bn.eval()
-    eval_out = array(bn(tensor(sp, x_eval)))
+    eval_out = tensor_values(bn(tensor(sp, x_eval)))
     changed = [
         name
         for name, b, old in zip(names, buffers, before)
-        if b is not None and not np.array_equal(array(getattr(bn, name)), old)
+        if b is not None and not np.array_equal(tensor_values(getattr(bn, name)), old)
     ]
     return {
         "buffers_require_grad": [n for n, f in zip(names, flags) if f],
@@ -666,18 +658,18 @@ def checkpoint(sp, kind: str, x: Any, ws: list, g: Any, noise_seed: int) -> dict
     if kind == "modules":
         watched = watched[:-2]  # the last layer's output is the result itself
     alive = sum(1 for r in watched if r() is not None)
-    value = array(out)
+    value = tensor_values(out)
     sp.rand(2, dtype=sp.float64)  # the program draws between the forward and the backward
     out.backward(tensor(sp, g))
-    grads = {"x": array(xt.grad)}
+    grads = {"x": tensor_values(xt.grad)}
     if kind == "modules":
         linears = [m for m in layers if isinstance(m, sp.nn.Linear)]
-        grads.update({f"W{i + 1}": _t(array(m.weight.grad)) for i, m in enumerate(linears)})
+        grads.update({f"W{i + 1}": _t(tensor_values(m.weight.grad)) for i, m in enumerate(linears)})
     else:
-        grads.update({f"W{i + 1}": array(w.grad) for i, w in enumerate(weights)})
+        grads.update({f"W{i + 1}": tensor_values(w.grad) for i, w in enumerate(weights)})
     if kind == "args":
-        grads["c"] = array(const.grad)
-    after = array(sp.rand(3, dtype=sp.float64))
+        grads["c"] = tensor_values(const.grad)
+    after = tensor_values(sp.rand(3, dtype=sp.float64))
     return {
         "out": value,
         "grads": grads,

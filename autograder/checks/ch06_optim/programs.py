@@ -13,11 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, host, on_device, raised
-
-
-def leaf(sp, data: Any, dtype: str = "float64") -> Any:
-    return sp.Tensor(np.array(data, dtype=dtype), requires_grad=True)
+from ...harness.kit import attempt, host, on_device, raised, tensor
 
 
 def plain(value: Any) -> Any:
@@ -57,7 +53,7 @@ class NodeCount:
 def param_groups(sp, defaults: dict, items: list) -> dict:
     """Optimizer(items[0], defaults), then add_param_group(item) for each later item: each
     call's error, and the groups (parameters by name, options) at the end."""
-    tensors = {name: leaf(sp, [1.0, 2.0]) for name in "abcd"}
+    tensors = {name: tensor(sp, [1.0, 2.0], True) for name in "abcd"}
     fake = sp.Tensor(np.array([1.0]), requires_grad=True)
     tensors["n"] = sp.Tensor(np.array([3.0, 4.0]), requires_grad=True)
     tensors["n"].grad_fn = sp.Node(sp.Function, sp.Context((True,)), (fake,))
@@ -113,8 +109,8 @@ def zero_grad(sp, set_to_none: bool, dtype: str) -> dict:
     """a, b, c, d as zero_grad_case says (d's gradient holds an inf); per parameter after
     zero_grad: None or (values, dtype, whether it is the old object); and whether the old
     objects changed."""
-    a, b, c = (leaf(sp, [1.0, -2.0, 3.0]) for _ in range(3))
-    d = leaf(sp, [[1.5, 2.5]], dtype)
+    a, b, c = (tensor(sp, [1.0, -2.0, 3.0], True) for _ in range(3))
+    d = tensor(sp, [[1.5, 2.5]], True, dtype)
     shared = sp.Tensor(np.array([0.5, -1.5, 2.0]))
     own = sp.Tensor(np.array([[3.0, np.inf]], dtype=dtype))
     a.grad, c.grad, d.grad = shared, shared, own
@@ -191,7 +187,7 @@ def trajectory(
     besides (nodes made, gradients written into, objects and dtypes, the closure's loss),
     and the state at the end (whether ``opt.state`` is keyed by the parameters, any bare
     arrays in it, each parameter's entries)."""
-    ps = [leaf(sp, p, str(np.asarray(p).dtype)) for p in params]
+    ps = [tensor(sp, p, True, str(np.asarray(p).dtype)) for p in params]
     datas = [p.data for p in ps]
     opt = make_optimizer(sp, optimizer, ps, groups, defaults, contract)
     values, written, returned, calls = [], [], [], 0
@@ -257,8 +253,8 @@ def _same_kind(data: Any, made: Any) -> bool:
 
 def adamw_decay(sp, lr: float, weight_decay: float, dtype: str) -> dict:
     """AdamW._weight_decay(p, g, group) called directly: what it returns, and p after."""
-    p = leaf(sp, [[1.0, -2.0], [0.5, 4.0]], dtype)
-    q = leaf(sp, [1.0], dtype)
+    p = tensor(sp, [[1.0, -2.0], [0.5, 4.0]], True, dtype)
+    q = tensor(sp, [1.0], True, dtype)
     opt = sp.optim.AdamW([p, q], lr=lr, weight_decay=weight_decay)
     g = np.array([[0.3, -0.1], [0.2, 0.7]], dtype=dtype)
     kept = g.copy()
@@ -316,14 +312,14 @@ def resume(
     optimizer over new parameters (``warm``: one that has taken a step of its own), finish;
     refusals of mismatched groups."""
     dtype = str(np.asarray(params[0]).dtype)
-    ps = [leaf(sp, p, dtype) for p in params]
+    ps = [tensor(sp, p, True, dtype) for p in params]
     opt = make_optimizer(sp, optimizer, ps, groups, defaults)
     for row in grads[:before]:
         set_grads(sp, ps, row)
         opt.step()
     sd = opt.state_dict()
     first = _snapshot(sd)
-    qs = [leaf(sp, np.array(host(p)), load_dtype) for p in ps]
+    qs = [tensor(sp, np.array(host(p)), True, load_dtype) for p in ps]
     # a fresh optimizer with other options: the loaded ones must win
     other = {**defaults, "lr": defaults.get("lr", 1e-3) * 7}
     fresh = make_optimizer(sp, optimizer, qs, groups, other)
@@ -356,8 +352,8 @@ def resume(
         set_grads(sp, qs, row)
         fresh.step()
     refused = []
-    mid = [leaf(sp, p, dtype) for p in params]
-    extra = leaf(sp, [1.0], dtype)
+    mid = [tensor(sp, p, True, dtype) for p in params]
+    extra = tensor(sp, [1.0], True, dtype)
     more = make_optimizer(sp, optimizer, [*mid, extra], [*groups, {"params": [len(mid)]}], defaults)
     refused.append(raised(lambda: more.load_state_dict(sd))["error"])
     bigger = [{**groups[0], "params": [*groups[0]["params"], len(mid)]}, *groups[1:]]
@@ -388,7 +384,7 @@ LAMBDAS = {
 def schedule(sp, kind: str, base_lrs: list, options: dict, steps: int) -> list:
     """An optimizer with one group per base lr, a scheduler over it: the groups' lrs at
     construction and after each ``scheduler.step()``."""
-    params = [{"params": [leaf(sp, [1.0])], "lr": lr} for lr in base_lrs]
+    params = [{"params": [tensor(sp, [1.0], True)], "lr": lr} for lr in base_lrs]
     opt = sp.optim.Optimizer(params, {"lr": 0.5})
     options = dict(options)
     if kind == "LambdaLR":
@@ -409,7 +405,7 @@ def one_cycle(sp, max_lr: Any, options: dict, groups: int, beta1: bool, steps: i
     """OneCycleLR over an optimizer with momentum (or betas): lr and momentum (β₁) of each
     group at construction and after each step, then the error of one step too many."""
     defaults = {"lr": 0.1, "betas": (0.9, 0.999)} if beta1 else {"lr": 0.1, "momentum": 0.0}
-    params = [{"params": [leaf(sp, [1.0])]} for _ in range(groups)]
+    params = [{"params": [tensor(sp, [1.0], True)]} for _ in range(groups)]
     opt = sp.optim.Optimizer(params, defaults)
     scheduler = sp.optim.lr_scheduler.OneCycleLR(opt, max_lr, **options)
 
@@ -448,7 +444,7 @@ def clip(
             shape, dtype = (
                 (np.shape(g), np.asarray(g).dtype) if g is not None else ((1,), "float64")
             )
-        p = leaf(sp, np.zeros(shape), str(dtype))
+        p = tensor(sp, np.zeros(shape), True, str(dtype))
         if isinstance(g, int) and not isinstance(g, bool):
             p.grad = made[g]
         elif g is not None:

@@ -21,11 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import host
-
-
-def _tensors(sp, weights: list) -> list:
-    return [sp.Tensor(np.array(w, dtype=np.float64), requires_grad=True) for w in weights]
+from ...harness.kit import host, tensor
 
 
 def _optimizer(sp, name: str, params: list, options: dict, bare: bool) -> Any:
@@ -88,7 +84,7 @@ def training(
     """The losses of the steps the final run took (the lost ones apart) and the final
     parameters."""
     target = np.eye(classes)[np.asarray(y)]
-    params = _tensors(sp, weights)
+    params = [tensor(sp, w, True) for w in weights]
     opt = _optimizer(sp, optimizer, params, options, bare=False)
 
     def run(t: int, params: list, opt: Any) -> float:
@@ -106,7 +102,7 @@ def training(
     saved_weights = [np.array(host(p), copy=True) for p in params]
     saved = opt.state_dict()
     lost_losses = [run(t, params, opt) for t in range(stop, stop + lost)]
-    params = _tensors(sp, saved_weights)
+    params = [tensor(sp, w, True) for w in saved_weights]
     opt = _optimizer(sp, optimizer, params, options, bare=True)
     opt.load_state_dict(saved)
     losses += [run(t, params, opt) for t in range(stop, len(batches))]

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, host, on_device, raised
+from ...harness.kit import array_values, attempt, raised, tensor
 
 
 def module(sp, name: str) -> types.ModuleType:
@@ -44,16 +44,7 @@ def tensor_on(sp, where: str, data: Any, requires_grad: bool = False) -> Any:
     """A float64 tensor on ``where`` ("sim…": put there by the autograder; else the host)."""
     if where.startswith("sim"):
         return sim_tensor(sp, data, requires_grad=requires_grad)
-    return sp.Tensor(np.array(data, dtype=float), requires_grad=requires_grad)
-
-
-def host_values(array: Any) -> Any:
-    """An array's values on the host (the kit's ``host``); anything that is neither a NumPy
-    array nor a device's array as "<its type>": a NumPy scalar where an array is due is a
-    mistake the verdicts name, not a value to compare."""
-    if isinstance(array, np.ndarray) or on_device(array):
-        return host(array)
-    return f"<{type(array).__name__}>"
+    return tensor(sp, data, requires_grad)
 
 
 def kind(array: Any) -> str:
@@ -454,7 +445,7 @@ def _move(sp, source: str, data: Any, dtype: str, target: str, order: str) -> di
     array = on_sim(sp, array) if source == "sim" else array
     if source.startswith("toy:"):
         array = ToyArray(array, int(source.partition(":")[2]))
-    before = host_values(array).copy()
+    before = array_values(array).copy()
     name = target.removeprefix("device:")
     where = sp.device(name) if target.startswith("device:") else name
     cuda = module(sp, "cuda")
@@ -478,11 +469,11 @@ def _move(sp, source: str, data: Any, dtype: str, target: str, order: str) -> di
         "cupy_imports": finder.calls,
         "kind": None if result["error"] else kind(out),
         "same": out is array,
-        "values": None if result["error"] else host_values(out),
+        "values": None if result["error"] else array_values(out),
         "dtype": None if result["error"] else str(out.dtype),
         "to_device": copies.to_device,
         "to_host": copies.to_host,
-        "source_kept": bool(np.array_equal(host_values(array), before)),
+        "source_kept": bool(np.array_equal(array_values(array), before)),
     }
 
 
@@ -513,7 +504,7 @@ def factories(sp, default: bool) -> dict:
                 "kind": kind(t.data),
                 "shape": list(t.shape),
                 "dtype": str(t.dtype),
-                "values": None if name in ("randn", "Linear's weight") else host_values(t.data),
+                "values": None if name in ("randn", "Linear's weight") else array_values(t.data),
             }
     finally:
         if default:
@@ -544,13 +535,13 @@ def to_device(sp, x: list, w: list, start: str, go: str, how: str) -> dict:
     return {
         "y_device": str(y.device),
         "y_kind": kind(y.data),
-        "y_values": host_values(y.data),
+        "y_values": array_values(y.data),
         "recorded": y.grad_fn is not None and y.requires_grad,
         "moved": [moved.to_device, moved.to_host],
         "back": [back.to_device, back.to_host],
         "grad_device": None if g is None else str(g.device),
         "grad_kind": None if g is None else kind(g.data),
-        "grad": None if g is None else host_values(g.data),
+        "grad": None if g is None else array_values(g.data),
     }
 
 
@@ -574,7 +565,7 @@ def through_toy(sp, x: list, w: list, start: str, index: int) -> dict:
             return seen
         g = leaf.grad
         seen["grad_device"] = None if g is None else str(g.device)
-        seen["grad"] = None if g is None else host_values(g.data)
+        seen["grad"] = None if g is None else array_values(g.data)
         return seen
 
 
@@ -584,10 +575,10 @@ def double_backward(sp, x: list, start: str, go: str) -> dict:
     leaf = tensor_on(sp, start, x, requires_grad=True)
     y = leaf.to(go)
     (g,) = sp.autograd.grad((y * y * y).sum(), [leaf], create_graph=True)
-    out = {"g_device": str(g.device), "g": host_values(g.data), "g_requires_grad": g.requires_grad}
+    out = {"g_device": str(g.device), "g": array_values(g.data), "g_requires_grad": g.requires_grad}
     if g.requires_grad:
         g.sum().backward()
-        out["x_grad"] = None if leaf.grad is None else host_values(leaf.grad.data)
+        out["x_grad"] = None if leaf.grad is None else array_values(leaf.grad.data)
         out["x_grad_device"] = None if leaf.grad is None else str(leaf.grad.device)
     return out
 
@@ -622,10 +613,10 @@ def module_to(sp, x: list, target: str) -> dict:
         "where": {n: kind(t.data) for n, t in zip(names, after + buffers)},
         "grads_where": [kind(p.grad.data) if p.grad is not None else None for p in after],
         "kept": all(
-            np.array_equal(host_values(t.data), b) for t, b in zip(after + buffers, before)
+            np.array_equal(array_values(t.data), b) for t, b in zip(after + buffers, before)
         ),
         "grads_kept": all(
-            p.grad is not None and np.array_equal(host_values(p.grad.data), g)
+            p.grad is not None and np.array_equal(array_values(p.grad.data), g)
             for p, g in zip(after, grads)
         ),
     }
@@ -654,7 +645,7 @@ def load_onto(sp, map_location: str) -> dict:
         os.rmdir(folder)
     return {
         key: (
-            {"device": str(v.device), "values": host_values(v.data)}
+            {"device": str(v.device), "values": array_values(v.data)}
             if isinstance(v, sp.Tensor)
             else v
         )
@@ -730,7 +721,7 @@ def _mixed(sp, op: str, places: list, base: Any) -> dict:
     return {
         "error": result["error"],
         "message": result["message"],
-        "values": host_values(value.data) if isinstance(value, sp.Tensor) else None,
+        "values": array_values(value.data) if isinstance(value, sp.Tensor) else None,
     }
 
 
@@ -764,7 +755,7 @@ def scatter(sp, target: Any, index: Any, values: Any, places: dict) -> dict:
         "error": None if result["error"] is None else f"{result['error']}: {result['message']}",
         "to_host": copies.to_host,
         "kind": kind(dest),
-        "values": host_values(dest),
+        "values": array_values(dest),
     }
 
 
@@ -775,7 +766,7 @@ def index_grad(sp, x: list, index: list, w: list) -> dict:
     g = leaf.grad
     return {
         "device": None if g is None else str(g.device),
-        "values": None if g is None else host_values(g.data),
+        "values": None if g is None else array_values(g.data),
     }
 
 
@@ -804,8 +795,8 @@ def training(sp, weights: list, x: Any, y: Any, lr: float, momentum: float, step
     state = [opt.state[p].get("momentum_buffer") for p in params]
     return {
         "to_host": copies.to_host,
-        "losses": [float(host_values(loss.data)) for loss in losses],
-        "params": [host_values(p.data) for p in params],
+        "losses": [float(array_values(loss.data)) for loss in losses],
+        "params": [array_values(p.data) for p in params],
         "where": [kind(p.data) for p in params],
         "state": [None if s is None else kind(s.data) for s in state],
     }
@@ -839,7 +830,7 @@ def loader(sp, x: Any, y: Any, batch_size: int, drop_last: bool) -> dict:
     return {
         "to_host": copies.to_host,
         "batches": [
-            [str(a.device), str(b.device), host_values(a.data), host_values(b.data)]
+            [str(a.device), str(b.device), array_values(a.data), array_values(b.data)]
             for a, b in batches
         ],
     }
