@@ -150,8 +150,15 @@ def test_a_name_lives_in_one_place_only() -> None:
     net.note = 1
     net.note = nn.Parameter(sp.zeros(1))
     assert "note" not in net.__dict__ and "note" in net._parameters
+    with pytest.raises(TypeError, match="cannot assign 'Linear' as parameter 'note'"):
+        net.note = nn.Linear(1, 1)  # PyTorch's: a parameter's name takes a Parameter or None
+    del net.note
     net.note = nn.Linear(1, 1)
     assert "note" not in net._parameters and "note" in net._modules
+    net.note = nn.Parameter(sp.zeros(1))  # a Parameter takes a child's name over
+    assert "note" not in net._modules and "note" in net._parameters
+    del net.note
+    net.note = nn.Linear(1, 1)
     with pytest.raises(KeyError, match="attribute 'note' already exists"):  # PyTorch's
         net.register_buffer("note", sp.zeros(1))
     del net.note

@@ -514,3 +514,39 @@ def test_digits_mlp_steps_agree_in_float64(one_thread) -> None:
     np.testing.assert_allclose(our_losses, their_losses, rtol=1e-10)
     for a, b in zip(ours.parameters(), theirs.parameters()):
         close(a, b, 1e-10)
+
+
+def _torch_registration(script: list) -> tuple[list, list, list, list]:
+    """A registration script (chapter 5's checks' steps) run on a torch Module: per step
+    the error's type name (None), then the names in _parameters, _modules, _buffers."""
+    m, errors = torch.nn.Module(), []
+    for action, name in script:
+        value = {
+            "param": lambda: torch.nn.Parameter(torch.zeros(1)),
+            "module": torch.nn.Module,
+            "tensor": lambda: torch.zeros(1),
+            "int": lambda: 3,
+            "none": lambda: None,
+        }.get(action)
+        try:
+            if action == "buffer":
+                m.register_buffer(name, torch.zeros(1))
+            else:
+                setattr(m, name, value())
+            errors.append(None)
+        except (TypeError, KeyError) as error:
+            errors.append(type(error).__name__)
+    return errors, list(m._parameters), list(m._modules), list(m._buffers)
+
+
+def test_the_registration_checks_expect_what_pytorch_does() -> None:
+    """The parent's model of ``Module.__setattr__`` (task 5.1's expected values) against
+    PyTorch itself, on every public and hidden registration script."""
+    from autograder.checks.ch05_nn import REGISTRATION
+    from autograder.checks.ch05_nn.cases import simulate_registration
+    from autograder.hidden.ch05_nn import SCRIPTS
+
+    for script in REGISTRATION + SCRIPTS:
+        want = simulate_registration(script)
+        got = _torch_registration(script)
+        assert got == (want.errors, want.parameters, want.modules, want.buffers), script

@@ -128,7 +128,7 @@ def registration_verdict(case: Case, received: Any) -> str | None:
         if w and not got:
             before = simulate_registration(steps[:step])
             kind, allowed = next((k, a) for t, _, k, a in TABLES if name in getattr(before, t))
-            what = "a plain Tensor" if action == "tensor" else "3"
+            what = {"tensor": "a plain Tensor", "module": "a Module"}.get(action, "3")
             return (
                 f"self.{name} = {what} raised nothing, but {name!r} is a registered "
                 f"{kind}: PyTorch raises TypeError ({allowed} or None expected)"

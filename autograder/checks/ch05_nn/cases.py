@@ -63,6 +63,8 @@ def simulate_registration(script: Script) -> Registered:
         if action == "param":
             forget(name, "p")
             tables["p"][name] = step
+        elif action == "module" and name in tables["p"]:
+            error = "TypeError"  # a parameter's name takes a Parameter or None only
         elif action == "module":
             forget(name, "m")
             tables["m"][name] = step

@@ -108,16 +108,18 @@ class Module:
 
     def _check_kind(self, name: str, value: Any) -> None:
         """As in PyTorch, a registered name keeps its kind: a parameter's name takes a
-        Parameter (or None), a child's a Module (or None), a buffer's a Tensor (or None,
-        or a Parameter or Module, which take the name over). Anything else is a TypeError
-        naming the type and the name."""
-        if value is None or isinstance(value, (Parameter, Module)):
+        Parameter (or None), a child's a Module or a Parameter (or None), a buffer's a
+        Tensor (or None; a Parameter or a Module takes a buffer's name over). Anything else
+        is a TypeError naming the type and the name."""
+        if value is None or isinstance(value, Parameter):
             return
         kind = type(value).__name__
         if name in self._parameters:
             raise TypeError(
                 f"cannot assign '{kind}' as parameter '{name}' (Parameter or None expected)"
             )
+        if isinstance(value, Module):
+            return
         if name in self._modules:
             raise TypeError(
                 f"cannot assign '{kind}' as child module '{name}' (Module or None expected)"
