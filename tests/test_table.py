@@ -58,6 +58,8 @@ def test_a_declared_verdict_compares_each_field_and_names_a_known_mistake() -> N
     assert problem.startswith("x.grad: expected 6, received 3")
     assert problem.endswith("(one contribution of two: add, not assign)")
     assert SQUARE(CASE, {"out": 9.0, "grad": 5.0}) == "x.grad: expected 6, received 5"
+    with pytest.raises(LookupError, match="no such field"):
+        Fields([Field("outt")])(CASE, {"outt": 1.0})
     assert SQUARE(CASE, {"out": -9.0, "grad": 6.0}).endswith("(sign of x * x at 3)")
 
 
@@ -98,6 +100,7 @@ def test_texts_in_two_languages(monkeypatch: pytest.MonkeyPatch) -> None:
     text = {"en": "expected", "zh": "期望"}
     assert say(text) == "expected" and say("plain") == "plain"
     assert say(text, "zh") == "期望" and say({"en": "only"}, "zh") == "only"
+    assert say({"zh": "只有"}) == "只有"  # never an empty message (it would pass a case)
     monkeypatch.setenv("SPARROW_LANG", "zh")
     assert say(text) == "期望"
 
@@ -135,6 +138,8 @@ def test_every_chapter_is_one_table(chapter) -> None:
     public = importlib.import_module(f"autograder.checks.{chapter.package}").CHECKS
     hidden = importlib.import_module(f"autograder.hidden.{chapter.package}").CHECKS
     assert len({c.id for c in public}) == len(public)
+    assert len({(h.task, h.name) for h in hidden}) == len(hidden)  # each its own cases
+    assert not {(h.task, h.name) for h in hidden} & {(c.task, c.name) for c in public}
     programs = {c.program for c in public}
     own = [h for h in hidden if h.program not in programs]
     assert len(own) <= 2, [h.name for h in own]  # the exceptions, each with its why

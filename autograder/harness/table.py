@@ -39,7 +39,7 @@ def say(text: Text, lang: str | None = None) -> str:
     """``text`` in ``lang`` (default: ``language()``), else in English."""
     if isinstance(text, str):
         return text
-    return text.get(lang or language()) or text.get("en", "")
+    return text.get(lang or language()) or text.get("en") or next(iter(text.values()), "")
 
 
 # -- cases ---------------------------------------------------------------------------------
@@ -112,7 +112,10 @@ class Field:
     def want(self, case: Case) -> Any:
         if self.expected:
             return self.expected(case)
-        return lookup(case.expected, self.key, attributes=True)
+        want = lookup(case.expected, self.key, attributes=True)
+        if want is _MISSING:  # the declaration's mistake, not the student's
+            raise LookupError(f"field {self.key!r}: the case's expected value has no such field")
+        return want
 
     def tolerances(self, case: Case) -> tuple[float, float]:
         return self.tolerance(case) if self.tolerance else (self.rtol, self.atol)
@@ -122,8 +125,8 @@ class Field:
 class Mistake:
     """A known mistake: where ``field`` differs from its expected value and equals
     ``wrong(case)`` (within the field's tolerances), the report adds ``says`` (a text, or a
-    function of the case that writes one). ``wrong`` returns None (or raises
-    ArithmeticError or ValueError) where the mistake cannot be told apart in that case."""
+    function of the case that writes one). ``wrong`` returns None (or raises) where the
+    mistake cannot be told apart in that case."""
 
     field: str
     wrong: Callable[[Case], Any]
@@ -175,7 +178,7 @@ class Fields:
                 continue
             try:
                 wrong = mistake.wrong(case)
-            except (ArithmeticError, ValueError):
+            except Exception:  # a formula that does not apply to this case
                 continue
             if wrong is not None and compare(got, wrong, rtol=rtol, atol=atol) is None:
                 return f" ({mistake.words(case)})"
