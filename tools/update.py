@@ -376,8 +376,7 @@ def version_record(
     version the student started at is kept where the tree holds their work (``worked``);
     an untouched tree starts over at ``new``."""
     keep = worked and versions.at_most(old.started, new)
-    now = versions.normal(new)
-    record = versions.TreeVersion(now, old.started if keep else now)
+    record = old.updated(new, keep_start=keep)
     if versions.parse(new) == versions.parse(old.version):
         return record, []
     lines = [f"course version {old.version} → {record.version} (chapters/{VERSION})"]
