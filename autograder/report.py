@@ -206,16 +206,9 @@ def chapter_report(result: ChapterResult, version: str | None = None) -> str:
     ]
     for t in failing:
         lines += ["", *task_details(t)]
-    not_started = [t for t in result.tasks if t.status == Status.NOT_STARTED]
     waiting = [t for t in result.tasks if t.status in (Status.STARTED, Status.NOT_STARTED)]
     if waiting:
-        first = waiting[0].task
-        lines.append("")
-        if not_started:
-            lines.append(f"  Not started: {', '.join(t.task.id for t in not_started)}.")
-        lines.append(
-            f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook."
-        )
+        lines += _next_up(waiting)
     elif result.passed and len(result.tasks) < len(ch.tasks):
         ids = ", ".join(t.task.id for t in result.tasks)
         lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]
@@ -234,6 +227,14 @@ def newer_than(result: ChapterResult, version: str) -> bool:
         or any(versions.newer(c.check.since, version) for c in t.checks)
         for t in result.tasks
     )
+
+
+def _next_up(waiting: Sequence[TaskVerdict]) -> list[str]:
+    """The report's closing lines while tasks are left: which are not started, and the next."""
+    first = waiting[0].task
+    not_started = [t.task.id for t in waiting if t.status == Status.NOT_STARTED]
+    lines = ["", f"  Not started: {', '.join(not_started)}."] if not_started else [""]
+    return [*lines, f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook."]
 
 
 def at_version(t: TaskVerdict, version: str) -> TaskVerdict:
@@ -310,14 +311,7 @@ def _versioned_report(result: ChapterResult, version: str) -> str:
     waiting = [m for _, m in own if m.status in (Status.STARTED, Status.NOT_STARTED)]
     untouched = [t for t in new if t.status == Status.NOT_STARTED]
     if waiting:
-        first = waiting[0].task
-        not_started = [m.task.id for m in waiting if m.status == Status.NOT_STARTED]
-        lines.append("")
-        if not_started:
-            lines.append(f"  Not started: {', '.join(not_started)}.")
-        lines.append(
-            f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook."
-        )
+        lines += _next_up(waiting)
     elif result.passed and len(result.tasks) < len(ch.tasks):
         ids = ", ".join(t.task.id for t in result.tasks)
         lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]
