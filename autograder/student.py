@@ -47,10 +47,13 @@ def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
 
 
 def tree_version(impl: str | None = None, repo: Path = REPO) -> versions.TreeVersion:
-    """The course version of the tree checked (``chapters/.sparrow-version``; none: 1.0);
-    the reference is always at the course's own version."""
+    """The course version of the tree checked (``chapters/.sparrow-version``; none: 1.0),
+    its start the earlier of the record's and the copy kept in ``.sparrow/`` (a ``git pull``
+    replaces the record); the reference is always at the course's own version."""
     root = tree_root(impl, repo)
-    return versions.current() if root.name == "solutions" else versions.read(root)
+    if root.name == "solutions":
+        return versions.current()
+    return versions.remembered(repo, versions.read(root))
 
 
 def check(

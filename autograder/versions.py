@@ -145,6 +145,35 @@ def read(chapters: Path) -> TreeVersion:
     return TreeVersion(version, started)
 
 
+# A copy of the start beside chapters/, in the folder git ignores: a clone's ``git pull`` of
+# committed work replaces chapters/.sparrow-version with the course's (the start lost).
+START_COPY = Path(".sparrow") / "started-version"
+
+
+def remember(repo: Path, started: str) -> None:
+    """Keep ``started`` in ``repo/.sparrow`` (a temporary file and a rename; a folder that
+    cannot be written keeps nothing: the record in chapters/ still holds it)."""
+    path = repo / START_COPY
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp")
+        tmp.write_text(normal(started) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError:
+        pass
+
+
+def remembered(repo: Path, tree: TreeVersion) -> TreeVersion:
+    """``tree`` (``repo/chapters``' record) with the earlier of its start and the copy in
+    ``repo/.sparrow``; the first read keeps a copy of the tree's own start."""
+    try:
+        kept = normal((repo / START_COPY).read_text(encoding="utf-8").strip())
+    except (OSError, ValueError, UnicodeDecodeError):
+        remember(repo, tree.started)
+        return tree
+    return TreeVersion(tree.version, min(tree.started, kept, key=parse))
+
+
 def current() -> TreeVersion:
     """The record of a tree fresh at this course's version."""
     return TreeVersion(COURSE_VERSION, COURSE_VERSION)

@@ -245,6 +245,23 @@ def test_an_untouched_tree_starts_over_at_the_new_version(course_11: Path) -> No
     assert (old / "chapters" / versions.VERSION_FILE).read_text() == "1.1\n"
 
 
+def test_a_pull_that_replaces_the_record_keeps_the_start(tmp_path: Path) -> None:
+    """In a clone, ``git pull`` of committed work takes the course's new
+    chapters/.sparrow-version; the copy under the ignored .sparrow/ keeps the start, from the
+    first check on."""
+    repo = tmp_path / "clone"
+    (repo / "chapters").mkdir(parents=True)
+    (repo / "chapters" / versions.VERSION_FILE).write_text("1.0\n")
+    assert student.tree_version("chapters", repo).started == "1.0"  # the copy is kept now
+    assert (repo / versions.START_COPY).read_text() == "1.0\n"
+    (repo / "chapters" / versions.VERSION_FILE).write_text("1.1\n")  # what the pull brings
+    assert student.tree_version("chapters", repo) == versions.TreeVersion("1.1", "1.0")
+    fresh = tmp_path / "fresh"  # a clone made at 1.1 starts there
+    (fresh / "chapters").mkdir(parents=True)
+    (fresh / "chapters" / versions.VERSION_FILE).write_text("1.1\n")
+    assert student.tree_version("chapters", fresh).started == "1.1"
+
+
 def test_a_release_records_its_version_and_an_update_reads_the_new_tasks(tmp_path: Path) -> None:
     assert update.release_tasks(REPO) == update.course_tasks()
     assert update.release_tasks(tmp_path) == []  # no course there: nothing listed

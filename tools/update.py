@@ -419,7 +419,9 @@ def apply(
     if todo.kept:
         report.append(f"kept your work in {todo.kept} file" + ("s" if todo.kept != 1 else ""))
     if version is not None:
-        now, lines = version_record(versions.read(chapters), version, todo.worked, tasks)
+        old = versions.remembered(repo, versions.read(chapters))
+        now, lines = version_record(old, version, todo.worked, tasks)
+        versions.remember(repo, now.started)
         lines = [] if todo.fresh else lines  # a first generation: nothing is new to anyone
         path = chapters / VERSION
         if not path.is_file() or path.read_bytes() != now.text().encode():
