@@ -236,6 +236,8 @@ def test_the_forwarding_methods_are_rows_with_signatures_and_docs() -> None:
     assert tensor.clip is tensor.clamp and {"expand", "softmax", "backward"} <= set(dir(sp.ones(2)))
     with pytest.raises(TypeError, match="softmax"):
         sp.ones(2).softmax()
+    with pytest.raises(TypeError, match=r"Tensor\.min\(\) takes from 1 to 3 positional"):
+        sp.ones(2).min(0, False, 1)  # Python's own message, as for a hand-written method
 
 
 def test_the_cpu_device_works_now() -> None:

@@ -96,32 +96,36 @@ class Later:
         return self.function.__get__(obj, owner)
 
     def _method(self, owner: type, name: str) -> Any:
-        chapter, package, order = self.chapter, self.package, self.order
-        signature = inspect.Signature(sorted(order, key=lambda p: p.name != "self"))
+        """The method as a function of its own, written once from the row (as dataclasses
+        write ``__init__``): Python binds the arguments, so a wrong call is Python's own
+        TypeError and a call costs what a hand-written forward costs."""
+        signature = inspect.Signature(sorted(self.order, key=lambda p: p.name != "self"))
         feature = f"{owner.__name__}.{name}"
-
-        def method(*args: Any, **kwargs: Any) -> Any:
-            try:
-                bound = signature.bind(*args, **kwargs)
-            except TypeError as error:
-                raise TypeError(f"{name}(): {error}") from None
-            bound.apply_defaults()
-            values, keywords = [], {}
-            for p in order:
-                value = bound.arguments[p.name]
-                if p.kind is p.VAR_POSITIONAL:
-                    shaped = len(value) == 1 and isinstance(value[0], (tuple, list))
-                    values.append(tuple(value[0]) if shaped else value)
-                elif p.kind is p.KEYWORD_ONLY:
-                    keywords[p.name] = value
-                else:
-                    values.append(value)
-            return later(chapter, package, name, feature)(*values, **keywords)
-
-        method.__name__, method.__qualname__ = name, f"{owner.__qualname__}.{name}"
+        call = ", ".join(_argument(p) for p in self.order)
+        source = (
+            f"def {name}{signature}:\n"
+            f"    return _later({self.chapter}, {self.package!r}, {name!r}, {feature!r})({call})\n"
+        )
+        namespace = {"_later": later, "_shape": _shape}
+        exec(compile(source, f"<Tensor.{name}: {self.package}>", "exec"), namespace)
+        method = namespace[name]
+        method.__qualname__ = f"{owner.__qualname__}.{name}"
         method.__module__, method.__doc__ = owner.__module__, self.doc or None
-        method.__signature__ = signature  # type: ignore[attr-defined]
         return method
+
+
+def _argument(p: inspect.Parameter) -> str:
+    """How the written method hands parameter ``p`` on to the later function."""
+    if p.kind is p.VAR_POSITIONAL:
+        return f"_shape({p.name})"
+    if p.kind is p.KEYWORD_ONLY:
+        return f"{p.name}={p.name}"
+    return p.name
+
+
+def _shape(sizes: tuple) -> tuple:
+    """``*shape`` as one tuple: ``f(2, 3)`` and ``f((2, 3))`` alike, as everywhere on Tensor."""
+    return tuple(sizes[0]) if len(sizes) == 1 and isinstance(sizes[0], (tuple, list)) else sizes
 
 
 def _parameters(text: str) -> list[inspect.Parameter]:
