@@ -87,6 +87,37 @@ def test_tolerances_may_depend_on_the_case_and_verdicts_compose() -> None:
     assert fallback(CASE, {"out": 1.0}).endswith("(recompute it from the saved input)")
 
 
+def test_a_starred_field_is_judged_item_by_item_with_its_index_in_the_name() -> None:
+    case = Case(
+        "c",
+        {},
+        {"grads": [np.ones(2), np.full(3, 3.0)], "rows": [{"lr": 1.0}, {"lr": 2.0}]},
+    )
+    verdict = Fields(
+        [Field("grads.*", "params[{i}].grad"), Field("rows.*.lr", lambda case: "lr at t = {i}")],
+        [
+            Mistake("grads.*", lambda case: [np.ones(2), np.full(3, 5.0)], "own norm"),
+            Mistake("rows.*.lr", lambda case: [{"lr": 1.0}, {"lr": 3.0}], "one step ahead"),
+        ],
+    )
+    rows = [{"lr": 1.0}, {"lr": 2.0}]
+    assert verdict(case, {"grads": [np.ones(2), np.full(3, 3.0)], "rows": rows}) is None
+    problem = verdict(case, {"grads": [np.ones(2), np.full(3, 5.0)], "rows": rows})
+    assert problem.startswith("params[1].grad: expected") and problem.endswith("(own norm)")
+    problem = verdict(case, {"grads": [np.ones(2), np.full(3, 4.0)], "rows": rows})
+    assert problem.startswith("params[1].grad: expected") and "own norm" not in problem
+    assert verdict(case, {"grads": [np.ones(2)], "rows": rows}) == (
+        "grads: expected 2 items, received 1"
+    )
+    assert "expected a list of 2" in verdict(case, {"grads": 3, "rows": rows})
+    grads = [np.ones(2), np.full(3, 3.0)]
+    problem = verdict(case, {"grads": grads, "rows": [{"lr": 1.0}, {"lr": 3.0}]})
+    assert problem.startswith("lr at t = 1: expected 2") and problem.endswith("(one step ahead)")
+    assert verdict(case, {"grads": grads, "rows": [{"lr": 1.0}, {}]}) == (
+        "lr at t = 1: missing from the program's record"
+    )
+
+
 def test_lookup_reads_paths_through_mappings_lists_and_expected_dataclasses() -> None:
     data = {"a": [{"b": 1}, {"b": 2}]}
     assert lookup(data, "a.1.b") == 2

@@ -97,17 +97,23 @@ def lookup(data: Any, path: str, attributes: bool = False) -> Any:
 @dataclass(frozen=True)
 class Field:
     """One result field: ``key`` (a path in the program's record, "grads.x"), the name a
-    student reads ("x.grad"), its tolerances (or ``tolerance(case)`` → (rtol, atol), where
-    they depend on the case: float32 against float64), and where its expected value is
-    (default: the same path in ``case.expected``, a mapping's key or a dataclass's field)."""
+    student reads ("x.grad", or a function of the case that writes it), its tolerances (or
+    ``tolerance(case)`` → (rtol, atol), where they depend on the case: float32 against
+    float64), and where its expected value is (default: the same path in ``case.expected``,
+    a mapping's key or a dataclass's field).
+
+    A ``*`` in the key stands for every index of a list: "grads.*" is judged item by item,
+    as "grads.0", "grads.1", … (as many as the expected list holds), and "{i}" in the name
+    is the index ("params[{i}].grad")."""
 
     key: str
-    name: Text = ""
+    name: Text | Callable[[Case], Text] = ""
     rtol: float = 1e-6
     atol: float = 1e-9
     expected: Callable[[Case], Any] | None = None
     tolerance: Callable[[Case], tuple[float, float]] | None = None
-    says: Text = ""  # words for a difference that no known mistake explains
+    says: Text | Callable[[Case], Text] = ""  # words for a difference no known mistake explains
+    pattern: str = ""  # set on the items of a "*" field: the key it came from
 
     def want(self, case: Case) -> Any:
         if self.expected:
@@ -117,8 +123,40 @@ class Field:
             raise LookupError(f"field {self.key!r}: the case's expected value has no such field")
         return want
 
+    def label(self, case: Case) -> str:
+        return say(self.name(case) if callable(self.name) else self.name) or self.key
+
     def tolerances(self, case: Case) -> tuple[float, float]:
         return self.tolerance(case) if self.tolerance else (self.rtol, self.atol)
+
+    def items(self, case: Case, received: Any) -> list[Field] | str:
+        """This field, or where its key holds a ``*``, one field per expected item (or
+        what is wrong with the received list: not a list, or another length)."""
+        if "*" not in self.key:
+            return [self]
+        head, _, tail = self.key.partition("*")
+        whole = self.expected(case) if self.expected else replace(self, key=head[:-1]).want(case)
+        got = lookup(received, head[:-1])
+        if got is not _MISSING and (not isinstance(got, (list, tuple)) or len(got) != len(whole)):
+            return compare(got, [None] * len(whole), rtol=0, atol=0, path=head[:-1])
+        fields = []
+        for i in range(len(whole)):
+            name = self.name(case) if callable(self.name) else self.name
+            name = (
+                {k: v.replace("{i}", str(i)) for k, v in name.items()}
+                if isinstance(name, Mapping)
+                else name.replace("{i}", str(i))
+            )
+            fields.append(
+                replace(
+                    self,
+                    key=f"{head}{i}{tail}",
+                    name=name,
+                    expected=lambda case, path=f"{i}{tail}": lookup(whole, path),
+                    pattern=self.key,
+                )
+            )
+        return fields
 
 
 @dataclass(frozen=True)
@@ -158,31 +196,45 @@ class Fields:
         problem = self.before(case, received) if self.before else None
         if problem:
             return problem
-        for f in self.fields:
+        fields = []
+        for declared in self.fields:
+            items = declared.items(case, received)
+            if isinstance(items, str):  # a "*" field's list is no list, or of another length
+                return items
+            fields += items
+        for f in fields:
             got = lookup(received, f.key)
             if got is _MISSING:
                 return record(received, [f.key.split(".")[0]]) or (
-                    f"{say(f.name) or f.key}: missing from the program's record"
+                    f"{f.label(case)}: missing from the program's record"
                 )
             rtol, atol = f.tolerances(case)
-            problem = compare(got, f.want(case), rtol=rtol, atol=atol, path=say(f.name) or f.key)
+            problem = compare(got, f.want(case), rtol=rtol, atol=atol, path=f.label(case))
             if problem:
                 return problem + self.diagnosis(case, f, got)
         return self.then(case, received) if self.then else None
 
     def diagnosis(self, case: Case, f: Field, got: Any) -> str:
-        """ " (<the words>)" of the first mistake of ``f`` that ``got`` matches, else ""."""
+        """ " (<the words>)" of the first mistake of ``f`` that ``got`` matches, else "".
+        A mistake of a "*" field gives the whole wrong list; the item is compared."""
         rtol, atol = f.tolerances(case)
         for mistake in self.mistakes:
-            if mistake.field != f.key:
+            if mistake.field not in (f.key, f.pattern):
                 continue
             try:
                 wrong = mistake.wrong(case)
+                if mistake.field == f.pattern and wrong is not None:
+                    wrong = lookup(wrong, f.key[len(f.pattern.partition("*")[0]) :])
             except Exception:  # a formula that does not apply to this case
                 continue
-            if wrong is not None and compare(got, wrong, rtol=rtol, atol=atol) is None:
+            if (
+                wrong is not None
+                and wrong is not _MISSING
+                and compare(got, wrong, rtol=rtol, atol=atol) is None
+            ):
                 return f" ({mistake.words(case)})"
-        return f" ({say(f.says)})" if f.says else ""
+        says = f.says(case) if callable(f.says) else f.says
+        return f" ({say(says)})" if says else ""
 
 
 @dataclass(frozen=True)
