@@ -438,60 +438,95 @@ double_verdict = first(
 )
 
 
-def same_place_verdict(case: Case, received: Any) -> str | None:
-    if case.inputs["where"] == "cpu":
-        names = ["x.to('cpu') is x", "x.to(sp.device('cpu')) is x", "x.cpu() is x"]
-    else:
-        names = ["s.to('sim') is s", "s.to(sp.device('sim', 0)) is s", "s.to('sim:0') is s"]
-    if not isinstance(received, list):
-        return f"received {show(received)}"
-    for name, got in zip(names, received):
-        if got is not True:
-            return f"{name} is {got!r}: a tensor already on the device is returned itself"
-    return None
+SAME_PLACE = {
+    "cpu": ["x.to('cpu') is x", "x.to(sp.device('cpu')) is x", "x.cpu() is x"],
+    "sim": ["s.to('sim') is s", "s.to(sp.device('sim', 0)) is s", "s.to('sim:0') is s"],
+}
 
 
-def module_to_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, ("returned_self", "same_objects", "where"))
-    if problem:
-        return problem
-    if not received["returned_self"]:
-        return "model.to('sim') did not return the model itself"
-    if not received["same_objects"]:
-        return "model.to('sim') made new Parameter objects: the same ones, their data moved"
-    wrong = [n for n, k in received["where"].items() if k != "sim"]
-    if wrong:
-        return f"after model.to('sim'), {', '.join(wrong)} not on sim (state left behind)"
-    if any(k != "sim" for k in received["grads_where"]):
-        return f"after model.to('sim') the gradients are {received['grads_where']}: moved too"
-    if not received["kept"] or not received["grads_kept"]:
-        return "model.to('sim') changed a parameter's, buffer's or gradient's values"
-    if received["forward_on"] != "sim:0":
-        return f"the moved model's output is on {received['forward_on']}, expected sim:0"
-    if received["back_where"] != ["numpy"]:
-        return f"after model.to(sp.device('cpu')) the arrays are {received['back_where']}"
-    if not received["back_kept"]:
-        return "model.to(sp.device('cpu')) changed a parameter's or buffer's values"
-    return None
+def _not_itself(case: Case, received: Any) -> tuple | None:
+    """(the call, its answer) of the first call that did not return the tensor itself."""
+    calls = zip(SAME_PLACE[case.inputs["where"]], received)
+    return next(((name, got) for name, got in calls if got is not True), None)
 
 
-def load_verdict(case: Case, received: Any) -> str | None:
-    if not isinstance(received, dict):
-        return f"expected the loaded dict, received {show(received)}"
-    want = case.expected
-    for key, w in want.items():
-        got = received.get(key)
-        if not isinstance(w, dict):
-            if got != w:
-                return f"loaded[{key!r}] is {show(got)}, expected {show(w)}"
-            continue
-        if not isinstance(got, dict) or got["device"] != w["device"]:
-            shown = got["device"] if isinstance(got, dict) else show(got)
-            return f"loaded[{key!r}] is on {shown}, expected {w['device']}"
-        problem = compare(got["values"], w["values"], rtol=0, atol=0, path=key)
-        if problem:
-            return problem
-    return None
+same_place_verdict = Rules.of(
+    (lambda case, got: not isinstance(got, list), lambda case, got: f"received {show(got)}"),
+    (
+        _not_itself,
+        lambda case, got: "{} is {!r}: a tensor already on the device is returned itself".format(
+            *_not_itself(case, got)
+        ),
+    ),
+)
+
+
+def _off_sim(where: dict) -> list[str]:
+    return [name for name, kind in where.items() if kind != "sim"]
+
+
+module_to_verdict = Fields(
+    [],
+    keys=("returned_self", "same_objects", "where"),
+    then=Rules.of(
+        (
+            lambda c, got: not got["returned_self"],
+            "model.to('sim') did not return the model itself",
+        ),
+        (
+            lambda c, got: not got["same_objects"],
+            "model.to('sim') made new Parameter objects: the same ones, their data moved",
+        ),
+        (
+            lambda c, got: _off_sim(got["where"]),
+            lambda c, got: (
+                f"after model.to('sim'), {', '.join(_off_sim(got['where']))} not on "
+                "sim (state left behind)"
+            ),
+        ),
+        (
+            lambda c, got: any(k != "sim" for k in got["grads_where"]),
+            lambda c, got: (
+                f"after model.to('sim') the gradients are {got['grads_where']}: moved too"
+            ),
+        ),
+        (
+            lambda c, got: not got["kept"] or not got["grads_kept"],
+            "model.to('sim') changed a parameter's, buffer's or gradient's values",
+        ),
+        (
+            lambda c, got: got["forward_on"] != "sim:0",
+            lambda c, got: f"the moved model's output is on {got['forward_on']}, expected sim:0",
+        ),
+        (
+            lambda c, got: got["back_where"] != ["numpy"],
+            lambda c, got: f"after model.to(sp.device('cpu')) the arrays are {got['back_where']}",
+        ),
+        (
+            lambda c, got: not got["back_kept"],
+            "model.to(sp.device('cpu')) changed a parameter's or buffer's values",
+        ),
+    ),
+)
+
+load_verdict = Fields(
+    [
+        *(
+            Field(f"{k}.{what}", name, rtol=0, atol=0)
+            for k in "wb"
+            for what, name in (("device", f"loaded[{k!r}]'s device"), ("values", k))
+        ),
+        Field("n", "loaded['n']", rtol=0, atol=0),
+    ],
+    before=Rules.of(
+        (
+            lambda case, got: not set(case.expected) <= set(got),
+            lambda case, got: (
+                f"the loaded dict holds {sorted(got)}, expected {sorted(case.expected)}"
+            ),
+        )
+    ),
+)
 
 
 def _load_case(location: str) -> Case:
@@ -508,14 +543,16 @@ def _load_case(location: str) -> Case:
     )
 
 
-def state_where_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    if received != want:
-        return (
-            f"the loaded optimizer's state is {show(received)}, expected {show(want)}: "
-            "load_state_dict puts each state tensor on its parameter's device"
-        )
-    return None
+state_where_verdict = Rules.of(
+    (
+        lambda case, got: got != case.expected,
+        lambda case, got: (
+            f"the loaded optimizer's state is {show(got)}, expected "
+            f"{show(case.expected)}: load_state_dict puts each state tensor on its parameter's "
+            "device"
+        ),
+    )
+)
 
 
 def _state_case(name: str, to: str) -> Case:
@@ -670,19 +707,23 @@ SCATTERS = [
 # -- device behaviours under 7.2 ----------------------------------------------------------------
 
 
-def _stayed_on_sim(case: Case, received: Any) -> str | None:
-    if any(w != "sim" for w in received["where"] + received["state"]):
-        return (
-            f"after the steps the parameters are {received['where']} and the momentum buffers "
-            f"{received['state']}: everything stays on sim"
-        )
-    if received["to_host"]:
-        return (
-            f"the training steps made {received['to_host']} device → host copies: with model "
-            "and data on the device, nothing comes back until it is asked for (a hidden "
+STAYED_ON_SIM = Rules.of(
+    (
+        lambda case, got: any(w != "sim" for w in got["where"] + got["state"]),
+        lambda case, got: (
+            f"after the steps the parameters are {got['where']} and the momentum "
+            f"buffers {got['state']}: everything stays on sim"
+        ),
+    ),
+    (
+        lambda case, got: got["to_host"],
+        lambda case, got: (
+            f"the training steps made {got['to_host']} device → host copies: with "
+            "model and data on the device, nothing comes back until it is asked for (a hidden "
             "transfer)"
-        )
-    return None
+        ),
+    ),
+)
 
 
 LAYERS = ["Linear 1's weight", "Linear 1's bias", "Linear 2's weight", "Linear 2's bias"]
@@ -692,44 +733,74 @@ training_verdict = Fields(
         *(Field(f"params.{i}", name, rtol=1e-9, atol=1e-12) for i, name in enumerate(LAYERS)),
     ],
     keys=("to_host", "losses", "params", "where", "state"),
-    before=_stayed_on_sim,
+    before=STAYED_ON_SIM,
 )
 
 
-def optimizer_state_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, ("state", "params"))
-    if problem:
-        return problem
-    for i, state in enumerate(received["state"]):
-        wrong = {k: v for k, v in state.items() if v != "sim"}
-        if wrong or not state:
-            return (
-                f"{case.inputs['name']}'s state of parameter {i} is {show(state)}: made on the "
-                "parameter's device (sim)"
-            )
-    if any(p != "sim" for p in received["params"]):
-        return f"after step() the parameters are {received['params']}, expected on sim"
-    return None
+def _state_off_sim(case: Case, received: Any) -> tuple | None:
+    """(index, state) of the first parameter whose state is empty or not on sim."""
+    states = enumerate(received["state"])
+    return next(((i, s) for i, s in states if not s or set(s.values()) != {"sim"}), None)
 
 
-def loader_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, ("to_host", "batches"))
-    if problem:
-        return problem
-    want, got = case.expected, received["batches"]
-    if len(got) != len(want):
-        return f"{len(got)} batches, expected {len(want)}"
-    for i, ((a_dev, b_dev, a, b), (wa, wb)) in enumerate(zip(got, want)):
-        if (a_dev, b_dev) != ("sim:0", "sim:0"):
-            return f"batch {i} is on ({a_dev}, {b_dev}), expected sim:0 (the dataset's device)"
-        problem = compare(a, wa, rtol=0, atol=0, path=f"batch {i} x") or compare(
-            b, wb, rtol=0, atol=0, path=f"batch {i} y"
+def _state_words(case: Case, received: Any) -> str:
+    i, state = _state_off_sim(case, received)
+    name = case.inputs["name"]
+    return f"{name}'s state of parameter {i} is {show(state)}: made on the parameter's device (sim)"
+
+
+optimizer_state_verdict = Fields(
+    [],
+    keys=("state", "params"),
+    then=Rules.of(
+        (_state_off_sim, _state_words),
+        (
+            lambda case, got: any(p != "sim" for p in got["params"]),
+            lambda case, got: f"after step() the parameters are {got['params']}, expected on sim",
+        ),
+    ),
+)
+
+
+def _batch(field: int) -> Field:
+    """Item ``field`` of every batch [x's device, y's device, x, y]: x or y's values."""
+    return Field(
+        f"batches.*.{field}",
+        f"batch {{i}} {'xy'[field - 2]}",
+        rtol=0,
+        atol=0,
+        expected=lambda case: [[None, None, *batch] for batch in case.expected],
+    )
+
+
+loader_verdict = Fields(
+    [_batch(2), _batch(3)],
+    keys=("to_host", "batches"),
+    before=Rules.of(
+        (
+            lambda case, got: _off_device(got["batches"]),
+            lambda case, got: (
+                "batch {} is on ({}, {}), expected sim:0 (the dataset's device)".format(
+                    *_off_device(got["batches"])
+                )
+            ),
         )
-        if problem:
-            return problem
-    if received["to_host"]:
-        return f"the epoch made {received['to_host']} device → host copies, expected none"
-    return None
+    ),
+    then=Rules.of(
+        (
+            lambda case, got: got["to_host"],
+            lambda case, got: (
+                f"the epoch made {got['to_host']} device → host copies, expected none"
+            ),
+        )
+    ),
+)
+
+
+def _off_device(batches: list) -> tuple | None:
+    """(index, x's device, y's device) of the first batch not on sim:0."""
+    devices = ((i, a, b) for i, (a, b, *_) in enumerate(batches))
+    return next((d for d in devices if d[1:] != ("sim:0", "sim:0")), None)
 
 
 def _optimizer_state_case(name: str) -> Case:
