@@ -344,74 +344,92 @@ def _factory_expected(default: bool) -> dict:
 # -- 7.4 --------------------------------------------------------------------------------------
 
 
-NOT_RECORDED = "y has no grad_fn: the copy of a tensor that requires grad is recorded"
 X_GRAD = Field("grad", "x.grad", rtol=1e-12, atol=1e-12)
-
-
-def _grad_back(received: Any, want: Any) -> str | None:
-    if received["grad_device"] != want["grad_device"]:
-        return (
-            f"x.grad is on {received['grad_device']}, expected {want['grad_device']}: the "
-            "backward of a copy moves the gradient back to the device x is on"
-        )
-    return None
-
-
-def _copied(case: Case, received: Any) -> str | None:
-    want = case.expected
-    if received["y_device"] != want["y_device"] or received["y_kind"] not in ("numpy", "sim"):
-        return f"y is on {received['y_device']}, expected {want['y_device']}"
-    problem = compare(received["y_values"], want["y_values"], rtol=0, atol=0, path="y")
-    if problem:
-        return problem
-    if not received["recorded"]:
-        return NOT_RECORDED
-    if received["moved"] != want["moved"]:
-        return (
-            f"the move made {received['moved']} copies (to device, to host), expected "
-            f"{want['moved']}"
-        )
-    if received["grad_device"] is None:
-        return "x.grad is None after L.backward(): the gradient goes back through the copy"
-    problem = _grad_back(received, want)
-    if problem:
-        return problem
-    if received["back"] != want["back"]:
-        return (
-            f"the backward made {received['back']} copies (to device, to host), expected "
-            f"{want['back']}: the gradient crosses once, back to x's device"
-        )
-    return None
-
-
-to_device_verdict = Fields(
-    [X_GRAD], keys=("y_device", "grad_device", "grad", "moved", "back"), before=_copied
+RECORDED = (
+    lambda case, got: not got["recorded"],
+    "y has no grad_fn: the copy of a tensor that requires grad is recorded",
+)
+GRAD_BACK = (
+    lambda case, got: got["grad_device"] != case.expected["grad_device"],
+    lambda case, got: (
+        f"x.grad is on {got['grad_device']}, expected "
+        f"{case.expected['grad_device']}: the backward of a copy moves the gradient back to the "
+        "device x is on"
+    ),
+)
+to_device_verdict = first(
+    Fields(
+        [Field("y_values", "y", rtol=0, atol=0)],
+        keys=("y_device", "grad_device", "grad", "moved", "back"),
+        before=Rules.of(
+            (
+                lambda case, got: (
+                    got["y_device"] != case.expected["y_device"]
+                    or got["y_kind"] not in ("numpy", "sim")
+                ),
+                lambda case, got: (
+                    f"y is on {got['y_device']}, expected {case.expected['y_device']}"
+                ),
+            )
+        ),
+    ),
+    Rules.of(
+        RECORDED,
+        (
+            lambda case, got: got["moved"] != case.expected["moved"],
+            lambda case, got: (
+                f"the move made {got['moved']} copies (to device, to host), "
+                f"expected {case.expected['moved']}"
+            ),
+        ),
+        (
+            lambda case, got: got["grad_device"] is None,
+            "x.grad is None after L.backward(): the gradient goes back through the copy",
+        ),
+        GRAD_BACK,
+        (
+            lambda case, got: got["back"] != case.expected["back"],
+            lambda case, got: (
+                f"the backward made {got['back']} copies (to device, to host), "
+                f"expected {case.expected['back']}: the gradient crosses once, back to x's device"
+            ),
+        ),
+    ),
+    Fields([X_GRAD]),
 )
 
-
-def _through_toy(case: Case, received: Any) -> str | None:
-    want = case.expected
-    if received["y_device"] != want["y_device"] or received["y_kind"] != "toy":
-        return (
-            f"y is on {received['y_device']} (a {received['y_kind']} array), expected "
-            f"{want['y_device']}"
-        )
-    if not received["recorded"]:
-        return NOT_RECORDED
-    if received["z_device"] != want["z_device"]:
-        return f"z is on {received['z_device']}, expected {want['z_device']}"
-    if "error" in received:
-        hint = ""
-        if "ToyDevice" in received["error"]:
-            hint = (
-                " — ctx.source holds the array's own .device (CuPy's is a cupy.cuda.Device, "
-                "not a device name): remember the tensor's a.device"
-            )
-        return f"L.backward() raised {received['error']}{hint}"
-    return _grad_back(received, want)
-
-
-toy_verdict = Fields([X_GRAD], keys=("y_device", "z_device", "recorded"), before=_through_toy)
+toy_verdict = Fields(
+    [X_GRAD],
+    keys=("y_device", "z_device", "recorded"),
+    before=Rules.of(
+        (
+            lambda case, got: (
+                got["y_device"] != case.expected["y_device"] or got["y_kind"] != "toy"
+            ),
+            lambda case, got: (
+                f"y is on {got['y_device']} (a {got['y_kind']} array), expected "
+                f"{case.expected['y_device']}"
+            ),
+        ),
+        RECORDED,
+        (
+            lambda case, got: got["z_device"] != case.expected["z_device"],
+            lambda case, got: f"z is on {got['z_device']}, expected {case.expected['z_device']}",
+        ),
+        (
+            lambda case, got: "error" in got,
+            lambda case, got: (
+                f"L.backward() raised {got['error']}"
+                + (TOY_DEVICE if "ToyDevice" in got["error"] else "")
+            ),
+        ),
+        GRAD_BACK,
+    ),
+)
+TOY_DEVICE = (
+    " — ctx.source holds the array's own .device (CuPy's is a cupy.cuda.Device, not a device "
+    "name): remember the tensor's a.device"
+)
 
 
 double_verdict = first(
@@ -642,19 +660,29 @@ SCATTER_HINTS = [  # (a sign in the error, what it means)
 ]
 
 
-def _scatter_state(case: Case, received: Any) -> str | None:
-    if received["error"]:
-        error = received["error"]
-        hint = next((h for signs, h in SCATTER_HINTS if any(s in error for s in signs)), "")
-        return f"raised {error}{f' — {hint}' if hint else ''}"
-    if received["kind"] != case.expected["kind"]:
-        return f"the target became a {received['kind']} array: scatter_add works in place"
-    if received.get("to_host"):
-        return (
-            f"scatter_add made {received['to_host']} device → host copies: the scatter-add "
-            "runs on the device (the backend's scatter_add), nothing comes back"
-        )
-    return None
+SCATTER_STATE = Rules.of(
+    (
+        lambda case, got: got["error"],
+        lambda case, got: (
+            f"raised {got['error']}"
+            + next(
+                (f" — {h}" for signs, h in SCATTER_HINTS if any(s in got["error"] for s in signs)),
+                "",
+            )
+        ),
+    ),
+    (
+        lambda case, got: got["kind"] != case.expected["kind"],
+        lambda case, got: f"the target became a {got['kind']} array: scatter_add works in place",
+    ),
+    (
+        lambda case, got: got.get("to_host"),
+        lambda case, got: (
+            f"scatter_add made {got['to_host']} device → host copies: the "
+            "scatter-add runs on the device (the backend's scatter_add), nothing comes back"
+        ),
+    ),
+)
 
 
 def _once(case: Case) -> Any:
@@ -670,7 +698,7 @@ scatter_verdict = Fields(
     [Field("values", "target", rtol=1e-12, atol=0)],
     [COUNTED_ONCE],
     keys=("error", "kind", "values"),
-    before=_scatter_state,
+    before=SCATTER_STATE,
 )
 
 
