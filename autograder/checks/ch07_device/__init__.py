@@ -213,67 +213,116 @@ LIST, STRANGER = {"kind": "list", "data": [1.0, 2.0]}, {"kind": "stranger"}
 # -- 7.3 --------------------------------------------------------------------------------------
 
 
-def move_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, ("error", "kind", "same", "values", "to_device", "to_host"))
-    if problem:
-        return problem
-    want = case.expected
-    if received["cupy_imports"]:
-        return (
-            "move_array tried to import CuPy although cuda.is_available() is False: ask the "
-            "backend's is_available() first"
-        )
-    if not received["source_kept"]:
-        return "move_array changed the array it was given"
-    if want["error"]:
-        if received["error"] != want["error"]:
-            got = received["error"] or f"returned a {received['kind']} array"
-            why = (
-                "an unknown device type"
-                if want["error"] == "ValueError"
-                else f"device {want['device']!r} is not there"
-            )
-            return f"{got}, expected a {want['error']} ({why})"
-        if want["error"] == "RuntimeError":
-            message, device = received["message"], want["device"].partition(":")[0]
-            if "\n" in message.strip() or "Traceback" in message:
-                return f"the error is several lines ({message!r}): one sentence is enough"
-            if device.lower() not in message.lower():
-                return f"the error {message!r} does not name the device ({want['device']})"
-            if received["chained"]:
-                return (
-                    f"the RuntimeError carries a {received['chained']} along (raised inside an "
-                    "except block, or from it): a student sees that traceback too. Raise it on "
-                    "its own"
+def _named(case: Case) -> str:
+    """The target device's type, which a RuntimeError's sentence names."""
+    return case.expected["device"].partition(":")[0]
+
+
+MOVE_FAILED = Rules.of(  # where the move must raise
+    (
+        lambda case, got: got["error"] != case.expected["error"],
+        lambda case, got: "{}, expected a {} ({})".format(
+            got["error"] or f"returned a {got['kind']} array",
+            case.expected["error"],
+            "an unknown device type"
+            if case.expected["error"] == "ValueError"
+            else f"device {case.expected['device']!r} is not there",
+        ),
+    ),
+    (
+        lambda case, got: (
+            got["error"] == "RuntimeError"
+            and ("\n" in got["message"].strip() or "Traceback" in got["message"])
+        ),
+        lambda case, got: (
+            f"the error is several lines ({got['message']!r}): one sentence is enough"
+        ),
+    ),
+    (
+        lambda case, got: (
+            got["error"] == "RuntimeError" and _named(case).lower() not in got["message"].lower()
+        ),
+        lambda case, got: (
+            f"the error {got['message']!r} does not name the device ({case.expected['device']})"
+        ),
+    ),
+    (
+        lambda case, got: got["error"] == "RuntimeError" and got["chained"],
+        lambda case, got: (
+            f"the RuntimeError carries a {got['chained']} along (raised inside an "
+            "except block, or from it): a student sees that traceback too. Raise it on its own"
+        ),
+    ),
+    (
+        lambda case, got: (
+            got["error"] == "RuntimeError"
+            and case.expected.get("unavailable")
+            and not ("cpu" in got["message"] or "sim" in got["message"])
+        ),
+        lambda case, got: (
+            f"the error {got['message']!r} does not say what to use instead ('cpu', "
+            f"or 'sim' for the simulated device): {case.expected['device']} is not available here"
+            + ("" if _named(case) == "cuda" else " (ask the target's backend.is_available())")
+        ),
+    ),
+)
+
+MOVED = Fields(  # where the move must succeed
+    [Field("values", rtol=0, atol=0)],
+    before=Rules.of(
+        (
+            lambda case, got: got["error"],
+            lambda case, got: f"move_array raised {got['error']}: {got['message']}",
+        ),
+        (
+            lambda case, got: got["kind"] != case.expected["kind"],
+            lambda case, got: (
+                f"move_array returned a {got['kind']} array, expected one on "
+                + {"numpy": "the host (a NumPy array)", "sim": "the simulated device"}.get(
+                    case.expected["kind"],
+                    f"the {case.expected['kind']} device (its backend's to_device)",
                 )
-            if want.get("unavailable") and not ("cpu" in message or "sim" in message):
-                other = "" if device == "cuda" else " (ask the target's backend.is_available())"
-                return (
-                    f"the error {message!r} does not say what to use instead ('cpu', or 'sim' "
-                    f"for the simulated device): {want['device']} is not available here{other}"
-                )
-        return None
-    if received["error"]:
-        return f"move_array raised {received['error']}: {received['message']}"
-    if received["kind"] != want["kind"]:
-        where = {"numpy": "the host (a NumPy array)", "sim": "the simulated device"}.get(
-            want["kind"], f"the {want['kind']} device (its backend's to_device)"
-        )
-        return f"move_array returned a {received['kind']} array, expected one on {where}"
-    if want["same"] and not received["same"]:
-        return (
-            f"the array is on that device already: move_array must return it itself, not a "
-            f"copy ({received['to_device']} copies to the device, {received['to_host']} back)"
-        )
-    copies = (received["to_device"], received["to_host"])
-    if copies != want["copies"]:
-        return (
-            f"move_array made {copies[0]} copies to the device and {copies[1]} back, expected "
-            f"{want['copies'][0]} and {want['copies'][1]}: one copy, in one direction"
-        )
-    if received["dtype"] != want["dtype"]:
-        return f"the moved array is {received['dtype']}, expected {want['dtype']} (kept)"
-    return compare(received["values"], want["values"], rtol=0, atol=0, path="values")
+            ),
+        ),
+        (
+            lambda case, got: case.expected["same"] and not got["same"],
+            lambda case, got: (
+                "the array is on that device already: move_array must return it itself, not a "
+                f"copy ({got['to_device']} copies to the device, {got['to_host']} back)"
+            ),
+        ),
+        (
+            lambda case, got: (got["to_device"], got["to_host"]) != case.expected["copies"],
+            lambda case, got: (
+                f"move_array made {got['to_device']} copies to the device and "
+                f"{got['to_host']} back, expected {case.expected['copies'][0]} and "
+                f"{case.expected['copies'][1]}: one copy, in one direction"
+            ),
+        ),
+        (
+            lambda case, got: got["dtype"] != case.expected["dtype"],
+            lambda case, got: (
+                f"the moved array is {got['dtype']}, expected {case.expected['dtype']} (kept)"
+            ),
+        ),
+    ),
+)
+
+move_verdict = Fields(
+    [],
+    keys=("error", "kind", "same", "values", "to_device", "to_host"),
+    then=first(
+        Rules.of(
+            (
+                lambda case, got: got["cupy_imports"],
+                "move_array tried to import CuPy although cuda.is_available() is False: ask the "
+                "backend's is_available() first",
+            ),
+            (lambda case, got: not got["source_kept"], "move_array changed the array it was given"),
+        ),
+        lambda case, got: (MOVE_FAILED if case.expected["error"] else MOVED)(case, got),
+    ),
+)
 
 
 MOVES = [
