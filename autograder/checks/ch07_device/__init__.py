@@ -636,40 +636,70 @@ def _state_case(name: str, to: str) -> Case:
 # -- 7.5 --------------------------------------------------------------------------------------
 
 
-def mixed_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, ("error", "message", "values"))
-    if problem:
-        return problem
-    want = case.expected
-    if want["error"] is None:
-        if received["error"]:
-            return f"raised {received['error']}: {received['message']} (every tensor on one device)"
-        if want["values"] is None:
-            return None
-        return compare(received["values"], want["values"], rtol=1e-12, atol=0, path="result")
-    if received["error"] is None:
-        kinds = {d.partition(":")[0] for d in want["devices"]}
-        same_type = (
-            f" ({' and '.join(want['devices'])} are two devices of one type: compare the "
-            "devices, type and index)"
-            if len(kinds) == 1
-            else ""
+def _missing(case: Case, received: Any) -> list[str]:
+    return [d for d in case.expected["devices"] if d not in received["message"]]
+
+
+def _one_type(case: Case) -> str:
+    """Words for two devices of one type, which differ in their index only."""
+    devices = case.expected["devices"]
+    if len({d.partition(":")[0] for d in devices}) > 1:
+        return ""
+    both = " and ".join(devices)
+    return f" ({both} are two devices of one type: compare the devices, type and index)"
+
+
+MIXED_REFUSED = Rules.of(  # tensors on two devices: PyTorch's RuntimeError
+    (
+        lambda case, got: got["error"] is None,
+        lambda case, got: (
+            "no error: tensors on two devices met in one operation and it ran. "
+            f"Raise RuntimeError with PyTorch's sentence{_one_type(case)}"
+        ),
+    ),
+    (
+        lambda case, got: got["error"] != "RuntimeError",
+        lambda case, got: f"raised {got['error']}({got['message']!r}), expected RuntimeError",
+    ),
+    (
+        _missing,
+        lambda case, got: (
+            f"the message {got['message']!r} does not name both devices "
+            f"({', '.join(_missing(case, got))} missing)"
+        ),
+    ),
+    (
+        lambda case, got: case.expected["op"] not in got["message"],
+        lambda case, got: (
+            f"the message {got['message']!r} does not name the operation ({case.expected['op']})"
+        ),
+    ),
+    (
+        lambda case, got: got["message"] != case.expected["message"],
+        lambda case, got: (
+            f"the message is {got['message']!r}, not PyTorch's sentence: expected "
+            f"{case.expected['message']!r}"
+        ),
+    ),
+)
+
+MIXED_RAN = Fields(  # every tensor on one device: it runs
+    [Field("values", "result", rtol=1e-12, atol=0)],
+    before=Rules.of(
+        (
+            lambda case, got: got["error"],
+            lambda case, got: (
+                f"raised {got['error']}: {got['message']} (every tensor on one device)"
+            ),
         )
-        return (
-            "no error: tensors on two devices met in one operation and it ran. Raise "
-            f"RuntimeError with PyTorch's sentence{same_type}"
-        )
-    message = received["message"]
-    if received["error"] != "RuntimeError":
-        return f"raised {received['error']}({message!r}), expected RuntimeError"
-    if message == want["message"]:
-        return None
-    missing = [d for d in want["devices"] if d not in message]
-    if missing:
-        return f"the message {message!r} does not name both devices ({', '.join(missing)} missing)"
-    if want["op"] not in message:
-        return f"the message {message!r} does not name the operation ({want['op']})"
-    return f"the message is {message!r}, not PyTorch's sentence: expected {want['message']!r}"
+    ),
+)
+
+mixed_verdict = Fields(
+    [],
+    keys=("error", "message", "values"),
+    then=lambda case, got: (MIXED_REFUSED if case.expected["error"] else MIXED_RAN)(case, got),
+)
 
 
 MIXED = [
