@@ -47,7 +47,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
-from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, record
+from ...harness.table import Field, Fields, Mistake, Rows, Rules, first
 from . import ops, programs
 from .cases import (
     array_text,
@@ -71,65 +71,99 @@ MOVE = ("7.2", "7.3")
 # -- 7.1 --------------------------------------------------------------------------------------
 
 
-def probe_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, ("error", "available", "count", "calls", "printed", "warned"))
-    if problem:
-        return problem
-    want, calls = case.expected, received["calls"]
-    if calls.get("import"):
-        return (
-            f"importing the cuda module called into CuPy {calls['import']} time(s): the probe "
-            "runs at the first is_available(), never at import"
-        )
-    if received["error"]:
-        if "_answer['probe']" in received["error"] or "KeyError" in received["error"]:
-            return (
-                f"device_count() raised {received['error']}: is_available() must keep the "
-                "probe's answer in _answer['probe'], where device_count reads the count"
-            )
-        return (
-            f"is_available() or device_count() raised {received['error']}: every failure of "
-            "the probe (CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only "
-            "ImportError) is the answer False, silently"
-        )
-    if received["printed"]:
-        return (
-            f"the probe printed {received['printed']!r}: it must be silent (run it with stdout "
-            "and stderr redirected: CuPy itself can print)"
-        )
-    if received["warned"]:
-        return (
-            f"a warning escaped the probe ({received['warned'][0]!r}): run it inside "
-            "warnings.catch_warnings() with simplefilter('ignore')"
-        )
-    kept = received.get("kept", {})
-    if not kept.get("warnings", True):
-        return (
+def _lost(received: Any) -> list[str]:
+    """The program's own streams that no longer reached it after the probe."""
+    return [name for name in ("stdout", "stderr") if not received.get("kept", {}).get(name, True)]
+
+
+def _wrong_answer(case: Case, received: Any) -> str:
+    got, want = received["available"][0], case.expected
+    words = WRONG_ANSWER.get(want["state"], WRONG_ANSWER[""])
+    return words.format(got=got, shown=show(got), want=want["available"])
+
+
+probe_verdict = Fields(
+    [],
+    keys=("error", "available", "count", "calls", "printed", "warned"),
+    then=Rules.of(
+        (
+            lambda case, got: got["calls"].get("import"),
+            lambda case, got: (
+                f"importing the cuda module called into CuPy "
+                f"{got['calls']['import']} time(s): the probe runs at the first is_available(), "
+                "never at import"
+            ),
+        ),
+        (
+            lambda case, got: (
+                got["error"] and ("_answer['probe']" in got["error"] or "KeyError" in got["error"])
+            ),
+            lambda case, got: (
+                f"device_count() raised {got['error']}: is_available() must keep "
+                "the probe's answer in _answer['probe'], where device_count reads the count"
+            ),
+        ),
+        (
+            lambda case, got: got["error"],
+            lambda case, got: (
+                f"is_available() or device_count() raised {got['error']}: every failure of the "
+                "probe (CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only "
+                "ImportError) is the answer False, silently"
+            ),
+        ),
+        (
+            lambda case, got: got["printed"],
+            lambda case, got: (
+                f"the probe printed {got['printed']!r}: it must be silent (run it "
+                "with stdout and stderr redirected: CuPy itself can print)"
+            ),
+        ),
+        (
+            lambda case, got: got["warned"],
+            lambda case, got: (
+                f"a warning escaped the probe ({got['warned'][0]!r}): run it inside "
+                "warnings.catch_warnings() with simplefilter('ignore')"
+            ),
+        ),
+        (
+            lambda case, got: not got.get("kept", {}).get("warnings", True),
             "after is_available(), a warning of the program's own was not shown: the probe "
             "changed the warning filters of the whole program. Silence warnings inside "
-            "warnings.catch_warnings() only, which puts the filters back"
-        )
-    lost = [name for name in ("stdout", "stderr") if not kept.get(name, True)]
-    if lost:
-        return (
-            f"after is_available(), the program's own output to {' and '.join(lost)} was "
-            "lost: the probe left sys.stdout / sys.stderr redirected. Use "
-            "contextlib.redirect_stdout / redirect_stderr, which put them back"
-        )
-    answers = received["available"]
-    if answers[0] != want["available"]:
-        words = WRONG_ANSWER.get(want["state"], WRONG_ANSWER[""])
-        return words.format(got=answers[0], shown=show(answers[0]), want=want["available"])
-    if any(a != answers[0] for a in answers[1:]):
-        return f"is_available() answered {answers} on three calls: the answer is kept"
-    if received["count"] != [want["count"]] * 2:
-        return f"device_count() is {show(received['count'])}, expected {want['count']} (twice)"
-    if calls.get("later"):
-        return (
-            f"after its first answer, is_available() / device_count() asked CuPy again "
-            f"({calls['later']} more call(s)): probe once and keep the answer in _answer"
-        )
-    return None
+            "warnings.catch_warnings() only, which puts the filters back",
+        ),
+        (
+            lambda case, got: _lost(got),
+            lambda case, got: (
+                f"after is_available(), the program's own output to "
+                f"{' and '.join(_lost(got))} was lost: the probe left sys.stdout / sys.stderr "
+                "redirected. Use contextlib.redirect_stdout / redirect_stderr, which put them back"
+            ),
+        ),
+        (
+            lambda case, got: got["available"][0] != case.expected["available"],
+            _wrong_answer,
+        ),
+        (
+            lambda case, got: any(a != got["available"][0] for a in got["available"][1:]),
+            lambda case, got: (
+                f"is_available() answered {got['available']} on three calls: the answer is kept"
+            ),
+        ),
+        (
+            lambda case, got: got["count"] != [case.expected["count"]] * 2,
+            lambda case, got: (
+                f"device_count() is {show(got['count'])}, expected {case.expected['count']} (twice)"
+            ),
+        ),
+        (
+            lambda case, got: got["calls"].get("later"),
+            lambda case, got: (
+                "after its first answer, is_available() / device_count() asked CuPy again "
+                f"({got['calls']['later']} more call(s)): probe once and keep the answer in _answer"
+            ),
+        ),
+    ),
+)
 
 
 WRONG_ANSWER = {  # the state of the fake CuPy: what a wrong first answer means
