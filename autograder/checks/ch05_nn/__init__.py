@@ -57,6 +57,7 @@ without Linear or Sequential.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -525,48 +526,83 @@ def _last(key: str) -> str:
     return key.rsplit(".", 1)[-1]
 
 
+def _keys_problem(case: Case, received: Any) -> str | None:
+    """state_dict's keys against PyTorch's: a child's key without its prefix, a key missing,
+    one too many, or the order (a list of names is told best by what it lacks)."""
+    keys, got = [k for k, _, _ in case.expected.keys], received["keys"]
+    if got == keys:
+        return None
+    missing, extra = [k for k in keys if k not in got], [k for k in got if k not in keys]
+    deep = next(k for k in keys if "." in k) if got == [_last(k) for k in keys] else None
+    if not deep and missing and "." in missing[0] and _last(missing[0]) in got:
+        deep = missing[0]
+    if deep:
+        return (
+            f"state_dict gives {_last(deep)!r} where PyTorch gives {deep!r}: prefix each "
+            "child's keys with its name and a dot"
+        )
+    if missing:
+        return f"state_dict has no key {missing[0]!r}: expected {keys}, received {got}"
+    if extra:
+        return f"state_dict has a key {extra[0]!r} it must not have: expected {keys}"
+    return f"state_dict's keys are in the order {got}, expected PyTorch's {keys}"
+
+
+def _key_of(case: Case, received: Any, key: str, bad: Callable[[Any, list], bool]) -> str:
+    """The key of the first entry of ``received[key]`` (one per state_dict key, with the
+    expected [key, kind, id]) that is ``bad``, or ""."""
+    return next((k[0] for k, got in zip(case.expected.keys, received[key]) if bad(got, k)), "")
+
+
+def _not_tensor(value: Any, _: Any = None) -> bool:
+    return isinstance(value, str) and value != "<Tensor>"
+
+
+STATE_FLAGS = Rules.of(
+    (
+        lambda case, r: _key_of(case, r, "values", _not_tensor),
+        lambda case, r: (
+            f"state_dict()[{_key_of(case, r, 'values', _not_tensor)!r}] is a "
+            f"{next(filter(_not_tensor, r['values'])).strip('<>')}, not a Tensor: the values "
+            "are the tensors, detached (param.detach())"
+        ),
+    ),
+)
+STATE_KEPT = Rules.of(
+    (
+        lambda case, r: _key_of(case, r, "requires_grad", lambda flag, _: flag),
+        lambda case, r: (
+            f"state_dict()[{_key_of(case, r, 'requires_grad', lambda flag, _: flag)!r}] "
+            "requires grad: its values are detached (keep_vars=False)"
+        ),
+    ),
+    (
+        lambda case, r: _key_of(case, r, "kept", lambda got, k: got != k[1:]),
+        lambda case, r: (
+            f"state_dict(keep_vars=True)[{_key_of(case, r, 'kept', lambda g, k: g != k[1:])!r}]"
+            " is not the model's own tensor: with keep_vars the values are the Parameters and "
+            "buffers themselves"
+        ),
+    ),
+)
+
+
 def state_dict_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("keys", "values", "requires_grad", "kept"))
-    if problem:
-        return problem
-    keys = [k for k, _, _ in want.keys]
-    got = received["keys"]
-    if got != keys:
-        missing = [k for k in keys if k not in got]
-        extra = [k for k in got if k not in keys]
-        deep = next(k for k in keys if "." in k) if got == [_last(k) for k in keys] else None
-        if not deep and missing and "." in missing[0] and _last(missing[0]) in got:
-            deep = missing[0]
-        if deep:
-            return (
-                f"state_dict gives {_last(deep)!r} where PyTorch gives {deep!r}: "
-                "prefix each child's keys with its name and a dot"
-            )
-        if missing:
-            return f"state_dict has no key {missing[0]!r}: expected {keys}, received {got}"
-        if extra:
-            return f"state_dict has a key {extra[0]!r} it must not have: expected {keys}"
-        return f"state_dict's keys are in the order {got}, expected PyTorch's {keys}"
-    for key, w, g in zip(keys, want.values, received["values"]):
-        if isinstance(g, str) and g != "<Tensor>":
-            return (
-                f"state_dict()[{key!r}] is a {g.strip('<>')}, not a Tensor: the values are "
-                "the tensors, detached (param.detach())"
-            )
-        problem = _close(g, w, f"state_dict()[{key!r}]")
-        if problem:
-            return problem
-    for key, flag in zip(keys, received["requires_grad"]):
-        if flag:
-            return f"state_dict()[{key!r}] requires grad: its values are detached (keep_vars=False)"
-    for key, (_, kind, tid), kept in zip(keys, want.keys, received["kept"]):
-        if kept != [kind, tid]:
-            return (
-                f"state_dict(keep_vars=True)[{key!r}] is not the model's own tensor: with "
-                "keep_vars the values are the Parameters and buffers themselves"
-            )
-    return None
+    """The keys, then each value (a detached Tensor), then keep_vars's own objects."""
+    values = [
+        Field(
+            f"values.{i}",
+            f"state_dict()[{k!r}]",
+            RTOL,
+            ATOL,
+            lambda case, i=i: case.expected.values[i],
+        )
+        for i, (k, _, _) in enumerate(case.expected.keys)
+    ]
+    keys = ("keys", "values", "requires_grad", "kept")
+    return Fields(values, keys=keys, before=first(_keys_problem, STATE_FLAGS), then=STATE_KEPT)(
+        case, received
+    )
 
 
 def _key(want: Any, kind: str, i: int) -> str:
@@ -574,76 +610,101 @@ def _key(want: Any, kind: str, i: int) -> str:
     return next((k for k, kd, t in want.keys if kd == kind and t == i), "?")
 
 
+def _unnamed(case: Case, received: Any) -> list[str]:
+    return [k for k in case.expected.error or () if k not in received["message"]]
+
+
+def _wrong_dtype(case: Case, received: Any) -> tuple[str, str] | None:
+    """(key, dtype) of the first tensor not of the model's dtype after loading, or None."""
+    want, dtypes = case.expected, received.get("dtypes", {})
+    return next(
+        (
+            (_key(want, kind, i), d)
+            for kind in ("p", "b")
+            for i, d in enumerate(dtypes.get(kind, []))
+            if d not in (want.dtype, "")
+        ),
+        None,
+    )
+
+
+def _raised(case: Case, received: Any) -> str:
+    did = f"raised {received['error']}" if received["error"] else "raised nothing"
+    also = "" if case.inputs["strict"] else " (a wrong shape is an error even with strict=False)"
+    return (
+        f"load_state_dict({case.expected.what}) {did}: expected a RuntimeError naming "
+        f"{case.expected.error}{also}"
+    )
+
+
+# the error load_state_dict must raise (or not), then the dtype the model's tensors keep
+LOAD_ERRORS = Rules.of(
+    (lambda case, r: case.expected.error is not None and r["error"] != "RuntimeError", _raised),
+    (
+        _unnamed,
+        lambda case, r: (
+            f"load_state_dict's error does not name {_unnamed(case, r)[0]!r}: one RuntimeError "
+            f"lists every missing and unexpected key and every size mismatch; received "
+            f"{r['message']!r}"
+        ),
+    ),
+    (
+        lambda case, r: case.expected.error is None and r["error"],
+        lambda case, r: (
+            f"load_state_dict({case.expected.what}) raised {r['error']}: {r['message']}"
+        ),
+    ),
+    (
+        _wrong_dtype,
+        lambda case, r: (
+            "after load_state_dict, {!r} is {}, not the model's {}: copy the values into the "
+            "model's own array, target.data[...] = ... (which converts them, as PyTorch's "
+            "copy_ does)"
+        ).format(*_wrong_dtype(case, r), case.expected.dtype),
+    ),
+)
+# the objects load_state_dict must keep, and what it returns
+LOAD_KEPT = Rules.of(
+    (
+        lambda case, r: any(not same for _, same in r["same_objects"]),
+        lambda case, r: (
+            "load_state_dict replaced the Parameter {!r} by a new object: copy into the "
+            "existing one in place (an optimizer holds the old object)"
+        ).format(next(name for name, same in r["same_objects"] if not same)),
+    ),
+    (
+        lambda case, r: case.expected.returned not in (None, r["returned"]),
+        lambda case, r: (
+            f"load_state_dict returned {show(r['returned'])}, expected (missing_keys, "
+            f"unexpected_keys) = {case.expected.returned}"
+        ),
+    ),
+)
+
+
 def load_verdict(case: Case, received: Any) -> str | None:
+    """The error (or none), the dtypes kept, each tensor after the call (unchanged where
+    the call raises; the source's own array named), then the objects kept."""
     want = case.expected
-    problem = record(received, ("error", "message", "after", "same_objects", "returned"))
-    if problem:
-        return problem
-    if want.error is not None:
-        if received["error"] != "RuntimeError":
-            did = f"raised {received['error']}" if received["error"] else "raised nothing"
-            also = (
-                ""
-                if case.inputs["strict"]
-                else " (a wrong shape is an error even with strict=False)"
-            )
-            return (
-                f"load_state_dict({want.what}) {did}: expected a RuntimeError naming "
-                f"{want.error}{also}"
-            )
-        unnamed = [k for k in want.error if k not in received["message"]]
-        if unnamed:
-            return (
-                f"load_state_dict's error does not name {unnamed[0]!r}: one RuntimeError "
-                "lists every missing and unexpected key and every size mismatch; received "
-                f"{received['message']!r}"
-            )
-    elif received["error"]:
-        return f"load_state_dict({want.what}) raised {received['error']}: {received['message']}"
-    for kind in ("p", "b"):
-        for i, dtype in enumerate(received.get("dtypes", {}).get(kind, [])):
-            if dtype not in (want.dtype, ""):
-                key = _key(want, kind, i)
-                return (
-                    f"after load_state_dict, {key!r} is {dtype}, not the model's {want.dtype}: "
-                    "copy the values into the model's own array, target.data[...] = ... "
-                    "(which converts them, as PyTorch's copy_ does)"
-                )
     tol = (1e-6, 1e-8) if want.dtype == "float32" else (RTOL, ATOL)
-    for kind in ("p", "b"):
-        for i, (w, g) in enumerate(zip(want.after[kind], received["after"][kind])):
-            if w is None:
-                continue
-            if isinstance(g, np.ndarray) and g.shape == np.shape(w) and not np.allclose(g, w):
-                key = _key(want, kind, i)
-                if want.error is not None:
-                    return (
-                        f"load_state_dict changed {key!r} before raising: check every key and "
-                        "shape first, then copy"
-                    )
-                if np.allclose(g, 0) and np.any(w):
-                    return (
-                        f"{key!r} holds the state_dict's own array after load_state_dict (it "
-                        "changed when the source did): copy the values in, target.data[...] = ..."
-                    )
-                return _close(g, w, f"{key} after load_state_dict", *tol) or (
-                    f"{key!r} was not loaded"
-                )
-            problem = _close(g, w, f"{kind}{i} after load_state_dict", *tol)
-            if problem:
-                return problem
-    for name, same in received["same_objects"]:
-        if not same:
-            return (
-                f"load_state_dict replaced the Parameter {name!r} by a new object: copy into "
-                "the existing one in place (an optimizer holds the old object)"
-            )
-    if want.returned is not None and received["returned"] != want.returned:
-        return (
-            f"load_state_dict returned {show(received['returned'])}, expected (missing_keys, "
-            f"unexpected_keys) = {want.returned}"
-        )
-    return None
+    fields, mistakes = [], []
+    for kind, i, w in [
+        (k, i, w) for k in "pb" for i, w in enumerate(want.after[k]) if w is not None
+    ]:
+        key, at = _key(want, kind, i), f"after.{kind}.{i}"
+        before = f"load_state_dict changed {key!r} before raising: check every key and shape "
+        says = before + "first, then copy" if want.error is not None else ""
+        fields.append(Field(at, f"{key} after load_state_dict", *tol, lambda c, w=w: w, says=says))
+        if want.error is None and np.any(w):
+            mistakes.append(Mistake(at, lambda c, w=w: 0 * w, f"{key!r}{OWN_ARRAY}"))
+    keys = ("error", "message", "after", "same_objects", "returned")
+    return Fields(fields, mistakes, keys=keys, before=LOAD_ERRORS, then=LOAD_KEPT)(case, received)
+
+
+OWN_ARRAY = (
+    " holds the state_dict's own array after load_state_dict (it changed when the source "
+    "did): copy the values in, target.data[...] = ..."
+)
 
 
 # -- 5.6 ----------------------------------------------------------------------------------------
