@@ -42,11 +42,13 @@ met (``standins.py``).
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare, show
+from ...harness.api import Case, Check, Verdict, show
 from ...harness.table import Field, Fields, Mistake, Rows, Rules, first
 from . import ops, programs
 from .cases import (
@@ -192,47 +194,95 @@ PROBES = [
 # -- 7.2 --------------------------------------------------------------------------------------
 
 
-def whose_verdict(case: Case, received: Any) -> str | None:
-    if not isinstance(received, list) or len(received) != len(case.expected):
-        return f"expected {len(case.expected)} records, received {show(received)}"
+def each(parts: Callable[[Case, Any], Iterable[tuple[Case, Any]]], verdict: Verdict) -> Verdict:
+    """``verdict`` on each part of a record (a case of its own, its record), in order: the
+    first problem."""
+    return lambda case, got: next(filter(None, (verdict(c, r) for c, r in parts(case, got))), None)
+
+
+FUNCTIONS = ("array_module", "device_of", "backend_of")
+
+
+def _refused(name: str) -> list[tuple]:
+    """``name`` of an object no backend owns: a TypeError that names its type."""
+    return [
+        (
+            lambda case, got: got[name]["error"] != "TypeError",
+            lambda case, got: "{} of {}: {}, expected a TypeError naming its type".format(
+                name,
+                array_text(case.inputs),
+                got[name]["error"] or f"returned {show(got[name]['value'])}",
+            ),
+        ),
+        (
+            lambda case, got: case.expected["names"] not in got[name]["message"],
+            lambda case, got: (
+                f"{name} of {array_text(case.inputs)} raised "
+                f"TypeError({got[name]['message']!r}), which does not name the type "
+                f"({case.expected['names']})"
+            ),
+        ),
+    ]
+
+
+def _device_words(case: Case, received: Any) -> str:
+    got, want = received["device_of"]["value"], case.expected["device"]
+    hint = ""
+    if got[1] == want[1] and got[2] is None:
+        hint = " (the index is missing: device(backend.type, backend.index_of(array)))"
+    elif want[2] is None and got[2] is not None:
+        hint = " (the host's arrays have no index: device('cpu'))"
+    return f"device_of of {array_text(case.inputs)} is {got[0]!r}, expected {want[0]!r}{hint}"
+
+
+WHOSE_REFUSED = Rules.of(*(row for name in FUNCTIONS for row in _refused(name)))
+WHOSE_OWNED = Rules.of(
+    *(
+        (
+            lambda case, got, name=name: got[name]["error"],
+            lambda case, got, name=name: (
+                f"{name} of {array_text(case.inputs)} raised "
+                f"{got[name]['error']}: {got[name]['message']}"
+            ),
+        )
+        for name in FUNCTIONS
+    ),
+    (
+        lambda case, got: not got["array_module"]["value"][1],
+        lambda case, got: (
+            f"array_module of {array_text(case.inputs)} is {got['array_module']['value'][0]}, "
+            f"expected {case.expected['xp']}: the namespace of the backend that owns the array"
+        ),
+    ),
+    (lambda case, got: got["device_of"]["value"] != case.expected["device"], _device_words),
+    (
+        lambda case, got: got["backend_of"]["value"] != case.expected["backend"],
+        lambda case, got: (
+            f"backend_of of {array_text(case.inputs)} is the "
+            f"{got['backend_of']['value']!r} backend, expected {case.expected['backend']!r}"
+        ),
+    ),
+)
+
+
+def _arrays(case: Case, received: list) -> Iterable[tuple[Case, Any]]:
+    """Each array as a case of its own: its spec, its expected answers, its three records."""
     for spec, want, got in zip(case.inputs["arrays"], case.expected, received):
-        what = array_text(spec)
-        for name in ("array_module", "device_of", "backend_of"):
-            result = got[name]
-            if "error" in want:
-                if result["error"] != "TypeError":
-                    shown = result["error"] or f"returned {show(result['value'])}"
-                    return f"{name} of {what}: {shown}, expected a TypeError naming its type"
-                if want["names"] not in result["message"]:
-                    return (
-                        f"{name} of {what} raised TypeError({result['message']!r}), which does "
-                        f"not name the type ({want['names']})"
-                    )
-                continue
-            if result["error"]:
-                return f"{name} of {what} raised {result['error']}: {result['message']}"
-        if "error" in want:
-            continue
-        xp, is_right = got["array_module"]["value"]
-        if not is_right:
-            return (
-                f"array_module of {what} is {xp}, expected {want['xp']}: the namespace of the "
-                "backend that owns the array"
-            )
-        device = got["device_of"]["value"]
-        if device != want["device"]:
-            hint = ""
-            if device[1] == want["device"][1] and device[2] is None:
-                hint = " (the index is missing: device(backend.type, backend.index_of(array)))"
-            elif want["device"][2] is None and device[2] is not None:
-                hint = " (the host's arrays have no index: device('cpu'))"
-            return f"device_of of {what} is {device[0]!r}, expected {want['device'][0]!r}{hint}"
-        if got["backend_of"]["value"] != want["backend"]:
-            return (
-                f"backend_of of {what} is the {got['backend_of']['value']!r} backend, "
-                f"expected {want['backend']!r}"
-            )
-    return None
+        yield replace(case, inputs=spec, expected=want), got
+
+
+whose_verdict = first(
+    Rules.of(
+        (
+            lambda case, got: not isinstance(got, list) or len(got) != len(case.expected),
+            lambda case, got: f"expected {len(case.expected)} records, received {show(got)}",
+        )
+    ),
+    each(
+        _arrays,
+        lambda case, got: (WHOSE_REFUSED if "error" in case.expected else WHOSE_OWNED)(case, got),
+    ),
+)
 
 
 NP = {"kind": "numpy", "data": [[1.0, 2.0], [3.0, 4.0]], "dtype": "float64"}
@@ -381,28 +431,62 @@ MOVES = [
 ]
 
 
-def factories_verdict(case: Case, received: Any) -> str | None:
-    if not isinstance(received, dict):
-        return f"expected the program's record, received {show(received)}"
+def _how(case: Case) -> str:
+    return "with set_default_device('sim')" if case.inputs["default"] else "with device='sim'"
+
+
+FACTORY = first(  # one factory's tensor, its expectation a case of its own
+    Rules.of(
+        (
+            lambda case, got: not isinstance(got, dict),
+            lambda case, got: f"{case.inputs['name']}: received {show(got)}",
+        ),
+        (
+            lambda case, got: got["device"] != "sim:0" or got["kind"] != "sim",
+            lambda case, got: (
+                f"{case.inputs['name']} {_how(case)} is on {got['device']} (a "
+                f"{got['kind']} array), expected sim:0"
+            ),
+        ),
+        *(
+            (
+                lambda case, got, key=key: got[key] != case.expected[key],
+                lambda case, got, key=key: (
+                    f"{case.inputs['name']} {_how(case)}: {key} "
+                    f"{got[key]}, expected {case.expected[key]}"
+                ),
+            )
+            for key in ("shape", "dtype")
+        ),
+    ),
+    lambda case, got: case.expected["values"] is not None and FACTORY_VALUES(case, got),
+)
+FACTORY_VALUES = Fields([Field("values", lambda case: case.inputs["name"], rtol=0, atol=0)])
+
+
+def _factories(case: Case, received: dict) -> Iterable[tuple[Case, Any]]:
     for name, want in case.expected.items():
-        if name == "after":
-            if received.get("after") != "cpu":
-                return f"after set_default_device(None) a new tensor is on {received.get('after')}"
-            continue
-        got = received.get(name)
-        if not isinstance(got, dict):
-            return f"{name}: received {show(got)}"
-        how = "with set_default_device('sim')" if case.inputs["default"] else "with device='sim'"
-        if got["device"] != "sim:0" or got["kind"] != "sim":
-            return f"{name} {how} is on {got['device']} (a {got['kind']} array), expected sim:0"
-        for key in ("shape", "dtype"):
-            if got[key] != want[key]:
-                return f"{name} {how}: {key} {got[key]}, expected {want[key]}"
-        if want["values"] is not None:
-            problem = compare(got["values"], want["values"], rtol=0, atol=0, path=name)
-            if problem:
-                return problem
-    return None
+        if name != "after":
+            yield (
+                replace(case, inputs={**case.inputs, "name": name}, expected=want),
+                received.get(name),
+            )
+
+
+factories_verdict = Fields(
+    [],
+    then=first(
+        each(_factories, FACTORY),
+        Rules.of(
+            (
+                lambda case, got: got.get("after") != "cpu",
+                lambda case, got: (
+                    f"after set_default_device(None) a new tensor is on {got.get('after')}"
+                ),
+            )
+        ),
+    ),
+)
 
 
 def _factory_expected(default: bool) -> dict:
