@@ -710,37 +710,59 @@ OWN_ARRAY = (
 # -- 5.6 ----------------------------------------------------------------------------------------
 
 
-def softmax_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("out", "dtype", "grad"))
-    if problem:
-        return problem
-    out = received["out"]
-    name = want.function
-    if isinstance(out, np.ndarray) and out.shape == want.out.shape and not np.isfinite(out).all():
-        mistake = _softmax_mistake(case, out)
-        if mistake:
-            return f"{name} of {want.text} is {show(out)}: {mistake}"
-        return (
-            f"{name} of {want.text} is {show(out)}: exp overflows; subtract the max first "
-            "(exp(x - max) is at most 1)"
+def _by_dtype(case: Case) -> tuple[float, float]:
+    """Tolerances of a float32 result against the parent's float64."""
+    return (1e-5, 1e-6) if case.expected.dtype == "float32" else (RTOL, ATOL)
+
+
+def _non_finite(got: Any, want: np.ndarray) -> bool:
+    """A result of the expected shape, not finite where the expected one is."""
+    same = isinstance(got, np.ndarray) and got.shape == np.shape(want)
+    return same and np.isfinite(want).all() and not np.isfinite(got).all()
+
+
+OVERFLOW = "exp overflows; subtract the max first (exp(x - max) is at most 1)"
+SOFTMAX = Fields(
+    [Field("out", lambda case: f"{case.expected.function}(x)", tolerance=_by_dtype)],
+    keys=("out", "dtype", "grad"),
+    before=Rules.of(
+        (
+            lambda case, r: _non_finite(r["out"], case.expected.out),
+            lambda case, r: (
+                f"{case.expected.function} of {case.expected.text} is {show(r['out'])}: "
+                f"{_softmax_mistake(case, r['out']) or OVERFLOW}"
+            ),
         )
-    tol = (1e-5, 1e-6) if want.dtype == "float32" else (RTOL, ATOL)
-    problem = _close(out, want.out, f"{name}(x)", *tol)
-    if problem:
-        return problem
-    if received["dtype"] != want.dtype:
-        return f"{name} of a {want.dtype} input returned {received['dtype']}"
-    if received["grad"] is None:
-        return f"{name}'s output does not require grad"
-    grad = received["grad"]
-    if name == "log_softmax" and isinstance(grad, np.ndarray):
-        if np.allclose(grad, case.inputs["g"], rtol=1e-5, atol=1e-6):
-            return (
-                "log_softmax's backward returned g itself: it is g − softmax(x)·Σg (the "
-                "softmax term is missing)"
-            )
-    return _close(grad, want.grad, "x.grad", *tol)
+    ),
+    then=first(
+        Rules.of(
+            (
+                lambda case, r: r["dtype"] != case.expected.dtype,
+                lambda case, r: (
+                    f"{case.expected.function} of a {case.expected.dtype} input returned "
+                    f"{r['dtype']}"
+                ),
+            ),
+            (
+                lambda case, r: r["grad"] is None,
+                lambda case, r: f"{case.expected.function}'s output does not require grad",
+            ),
+        ),
+        Fields(
+            [Field("grad", "x.grad", tolerance=_by_dtype)],
+            [
+                Mistake(
+                    "grad",
+                    lambda case: (
+                        case.inputs["g"] if case.expected.function == "log_softmax" else None
+                    ),
+                    "log_softmax's backward returned g itself: it is g − softmax(x)·Σg (the "
+                    "softmax term is missing)",
+                )
+            ],
+        ),
+    ),
+)
 
 
 def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
@@ -773,51 +795,90 @@ def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
 # -- 5.7 ----------------------------------------------------------------------------------------
 
 
-def cross_entropy_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("loss", "grad"))
-    if problem:
-        return problem
-    loss = received["loss"]
-    dtypes = received.get("dtypes") or []
-    if dtypes and dtypes[0] not in (want.dtype, ""):
-        return (
-            f"cross_entropy of {want.dtype} logits returned a {dtypes[0]} loss: compute it "
-            "in the logits' dtype (a float64 array of your own, np.zeros(n), or a division by "
-            "a NumPy int64 such as keep.sum() makes it float64: use int(keep.sum()))"
+def _ce_dtype(k: int) -> Callable[[Case, Any], bool]:
+    """Whether the record's dtype ``k`` (0 the loss's, 1 the gradient's) is another."""
+
+    def when(case: Case, received: Any) -> bool:
+        dtypes = received.get("dtypes") or []
+        return len(dtypes) > k and dtypes[k] not in (case.expected.dtype, "")
+
+    return when
+
+
+def _smoothing(words: str) -> Callable[[Case], str]:
+    return lambda case: words if case.expected.smoothing else ""
+
+
+CROSS_ENTROPY = Fields(
+    [
+        Field(
+            "loss",
+            "loss",
+            tolerance=_by_dtype,
+            says=_smoothing(
+                "label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c"
+            ),
         )
-    if len(dtypes) > 1 and dtypes[1] not in (want.dtype, ""):
-        return f"logits.grad is {dtypes[1]} for {want.dtype} logits: return the logits' dtype"
-    tol = (1e-5, 1e-6) if want.dtype == "float32" else (RTOL, ATOL)
-    if (
-        want.reduction == "mean"
-        and np.isnan(want.loss).all()
-        and isinstance(loss, np.ndarray)
-        and np.isfinite(loss).all()
-    ):
-        return (
-            f"every target is ignore_index, and the mean is {show(loss)}: a mean over no "
-            "rows is 0/0 = nan, as in PyTorch (the gradient is zeros)"
+    ],
+    [
+        Mistake(
+            "loss",
+            lambda case: case.expected.all_rows,
+            "the mean counts ignored targets: divide by the number of rows whose target is not "
+            "ignore_index",
         )
-    if isinstance(loss, np.ndarray) and np.shape(loss) == np.shape(want.loss):
-        if want.all_rows is not None and np.allclose(loss, want.all_rows, rtol=1e-7):
-            return (
-                "the mean counts ignored targets: divide by the number of rows whose target "
-                "is not ignore_index"
-            )
-        if np.isfinite(want.loss).all() and not np.isfinite(loss).all():
-            return f"the loss is {show(loss)}: use the max-shifted log-sum-exp (finite at ±1e4)"
-    problem = _close(loss, want.loss, "loss", *tol)
-    if problem:
-        if want.smoothing:
-            problem += " (label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c)"
-        return problem
-    if received["grad"] is None:
-        return "the loss does not require grad"
-    problem = _close(received["grad"], want.grad, "logits.grad", *tol)
-    if problem and want.smoothing:
-        problem += " (the gradient is softmax − q, q = (1 − ε)·onehot + ε/C)"
-    return problem
+    ],
+    keys=("loss", "grad"),
+    before=Rules.of(
+        (
+            _ce_dtype(0),
+            lambda case, r: (
+                f"cross_entropy of {case.expected.dtype} logits returned a {r['dtypes'][0]} "
+                "loss: compute it in the logits' dtype (a float64 array of your own, "
+                "np.zeros(n), or a division by a NumPy int64 such as keep.sum() makes it "
+                "float64: use int(keep.sum()))"
+            ),
+        ),
+        (
+            _ce_dtype(1),
+            lambda case, r: (
+                f"logits.grad is {r['dtypes'][1]} for {case.expected.dtype} logits: return the "
+                "logits' dtype"
+            ),
+        ),
+        (
+            lambda case, r: (
+                case.expected.reduction == "mean"
+                and np.isnan(case.expected.loss).all()
+                and isinstance(r["loss"], np.ndarray)
+                and np.isfinite(r["loss"]).all()
+            ),
+            lambda case, r: (
+                f"every target is ignore_index, and the mean is {show(r['loss'])}: a mean over "
+                "no rows is 0/0 = nan, as in PyTorch (the gradient is zeros)"
+            ),
+        ),
+        (
+            lambda case, r: _non_finite(r["loss"], case.expected.loss),
+            lambda case, r: (
+                f"the loss is {show(r['loss'])}: use the max-shifted log-sum-exp (finite at ±1e4)"
+            ),
+        ),
+    ),
+    then=first(
+        Rules.of((lambda case, r: r["grad"] is None, "the loss does not require grad")),
+        Fields(
+            [
+                Field(
+                    "grad",
+                    "logits.grad",
+                    tolerance=_by_dtype,
+                    says=_smoothing("the gradient is softmax − q, q = (1 − ε)·onehot + ε/C"),
+                )
+            ]
+        ),
+    ),
+)
 
 
 # -- 5.8 ----------------------------------------------------------------------------------------
@@ -1379,7 +1440,7 @@ CHECKS = [
             ]
         ),
         programs.softmax,
-        softmax_verdict,
+        SOFTMAX,
     ),
     Check(
         "5.6",
@@ -1391,7 +1452,7 @@ CHECKS = [
             softmax_case(None, "log_softmax", x=[[1e4, -1e4, 0.0], [-1e4, -1e4, -1e4]]),
         ),
         programs.softmax,
-        softmax_verdict,
+        SOFTMAX,
     ),
     Check(
         "5.7",
@@ -1415,7 +1476,7 @@ CHECKS = [
             ]
         ),
         programs.cross_entropy,
-        cross_entropy_verdict,
+        CROSS_ENTROPY,
         requires=("5.6",),
     ),
     Check(
