@@ -28,7 +28,7 @@ import numpy as np
 
 from ...harness.api import Case, Check, Verdict
 from ...harness.gradcheck import vjp
-from ...harness.table import Field, Fields, Mistake, first
+from ...harness.table import Field, Fields, Mistake, Rules, first
 from . import ops_program
 
 TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (1e-5, 1e-6)}
@@ -205,74 +205,110 @@ def _refused(message: str) -> str:
     return f" — {DEVICE_WORDS}" if any(s in message for s in signs) else ""
 
 
-def _device_problem(case: Case, received: Any) -> str | None:
-    """On the simulated device: the op ran there, gave device arrays, and copied nothing
-    between host and device."""
-    if case.inputs.get("device", "cpu") != "sim":
-        return None
-    if "forward_error" in received:
-        message = received["forward_error"]
-        return f"on sim, the forward raised {message}{_refused(message)}"
-    if received.get("out_kind") != "SimArray":
-        return (
-            f"on sim, the output is a {received.get('out_kind')} array, not the simulated "
-            f"device's: {DEVICE_WORDS}"
+def where(holds: Callable[[Case], bool], verdict: Verdict) -> Verdict:
+    """``verdict`` for the cases where ``holds(case)``; the others pass."""
+    return lambda case, got: verdict(case, got) if holds(case) else None
+
+
+def _copies_words(what: str) -> Callable[[Case, Any], str]:
+    return lambda case, got: (
+        "on sim, the {} made {} host → device and {} device → host copies, expected none: every "
+        "array call through xp = array_module(x) (xp.take_along_axis, xp.arange, xp.zeros, …), so "
+        "each array is made on the inputs' device and nothing crosses"
+    ).format(what, *got.get(f"{what}_copies", [0, 0]))
+
+
+def _off_sim(received: Any) -> list[str]:
+    return [k for k in received.get("grad_kinds", []) if k != "SimArray"]
+
+
+ON_SIM = Rules.of(  # the op ran on the device, gave device arrays, copied nothing
+    (
+        lambda case, got: "forward_error" in got,
+        lambda case, got: (
+            f"on sim, the forward raised {got['forward_error']}" + _refused(got["forward_error"])
+        ),
+    ),
+    (
+        lambda case, got: got.get("out_kind") != "SimArray",
+        lambda case, got: (
+            f"on sim, the output is a {got.get('out_kind')} array, not the "
+            f"simulated device's: {DEVICE_WORDS}"
+        ),
+    ),
+    (
+        lambda case, got: _refused(got.get("backward_error", "")),
+        lambda case, got: (
+            f"on sim, the backward raised {got['backward_error']}" + _refused(got["backward_error"])
+        ),
+    ),
+    (
+        lambda case, got: _off_sim(got),
+        lambda case, got: (
+            f"on sim, a gradient is a {_off_sim(got)[0]} array, not on the simulated device"
+        ),
+    ),
+    *(
+        (
+            lambda case, got, what=what: (
+                "backward_error" not in got and any(got.get(f"{what}_copies", [0, 0]))
+            ),
+            _copies_words(what),
         )
-    if "backward_error" in received:
-        message = received["backward_error"]
-        if _refused(message):
-            return f"on sim, the backward raised {message}{_refused(message)}"
-        return None  # the verdict's own words for it
-    wrong = [k for k in received.get("grad_kinds", []) if k != "SimArray"]
-    if wrong:
-        return f"on sim, a gradient is a {wrong[0]} array, not on the simulated device"
-    for what in ("forward", "backward"):
-        to_device, to_host = received.get(f"{what}_copies", [0, 0])
-        if to_device or to_host:
-            return (
-                f"on sim, the {what} made {to_device} host → device and {to_host} device → "
-                "host copies, expected none: every array call through xp = array_module(x) "
-                "(xp.take_along_axis, xp.arange, xp.zeros, …), so each array is made on the "
-                "inputs' device and nothing crosses"
-            )
-    return None
+        for what in ("forward", "backward")
+    ),
+)
 
 
 def _tolerance(case: Case) -> tuple[float, float]:
     return TOLERANCE[case.expected.dtype]
 
 
-def _out_dtype(case: Case, received: Any) -> str | None:
-    got, want = received["dtype"], case.expected.dtype
-    return f"the output is {got}, not {want} (the input's dtype)" if got != want else None
-
-
-def _grad_dtypes(case: Case, received: Any) -> str | None:
+def _wrong_dtype(case: Case, received: Any) -> tuple | None:
+    """(which gradient, its dtype) of the first gradient not of the input's dtype."""
     got, want = received["grad_dtypes"], case.expected.dtype
-    for k, dtype in enumerate(got):
-        if dtype != want:
-            return f"the gradient{f' of input {k}' if len(got) > 1 else ''} is {dtype}, not {want}"
-    return None
+    which = (f" of input {k}" if len(got) > 1 else "" for k in range(len(got)))
+    return next(((k, d) for k, d in zip(which, got) if d != want), None)
 
 
-def _second_problem(case: Case, received: Any) -> str | None:
-    """The gradient's gradient, where the case asks for it: it exists only when the backward
-    was recorded as operations."""
-    if case.expected.grad_grad is None:
-        return None
-    message = received.get("second_error")
-    if message and _refused(message):
-        return f"on sim, the gradient's gradient raised {message}{_refused(message)}"
-    if message:
-        return (
-            f"the gradient's gradient failed: {message} (the backward must be recorded: "
-            "Tensor operations or a Function of its own, not a bare array)"
+DTYPES = {
+    "out": Rules.of(
+        (
+            lambda case, got: got["dtype"] != case.expected.dtype,
+            lambda case, got: (
+                f"the output is {got['dtype']}, not {case.expected.dtype} (the input's dtype)"
+            ),
         )
-    return GRAD_GRAD(case, received)
+    ),
+    "grads": Rules.of(
+        (
+            _wrong_dtype,
+            lambda case, got: "the gradient{} is {}, not {}".format(
+                *_wrong_dtype(case, got), case.expected.dtype
+            ),
+        )
+    ),
+}
 
-
-GRAD_GRAD = Fields(
-    [Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]
+SECOND = first(  # the gradient's gradient exists only when the backward was recorded
+    Rules.of(
+        (
+            lambda case, got: _refused(got.get("second_error") or ""),
+            lambda case, got: (
+                f"on sim, the gradient's gradient raised {got['second_error']}"
+                + _refused(got["second_error"])
+            ),
+        ),
+        (
+            lambda case, got: got.get("second_error"),
+            lambda case, got: (
+                f"the gradient's gradient failed: {got['second_error']} (the "
+                "backward must be recorded: Tensor operations or a Function of its own, not a bare "
+                "array)"
+            ),
+        ),
+    ),
+    Fields([Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]),
 )
 
 
@@ -283,16 +319,21 @@ def _op_verdict(
     (an error, with ``hint(case, message)``'s words), the gradients with their known
     ``mistakes``, the gradient's gradient."""
 
-    def failed(case: Case, received: Any) -> str | None:
-        message = received.get("backward_error")
-        return message and f"backward failed: {message}{hint(case, message) if hint else ''}"
-
+    failed = Rules.of(
+        (
+            lambda case, got: got.get("backward_error"),
+            lambda case, got: (
+                f"backward failed: {got['backward_error']}"
+                + (hint(case, got["backward_error"]) if hint else "")
+            ),
+        )
+    )
     return first(
-        _device_problem,
-        Fields([Field("out", "forward", tolerance=_tolerance)], before=_out_dtype),
+        where(lambda case: case.inputs.get("device", "cpu") == "sim", ON_SIM),
+        Fields([Field("out", "forward", tolerance=_tolerance)], before=DTYPES["out"]),
         failed,
-        Fields([grads], mistakes, before=_grad_dtypes),
-        _second_problem,
+        Fields([grads], mistakes, before=DTYPES["grads"]),
+        where(lambda case: case.expected.grad_grad is not None, SECOND),
     )
 
 
