@@ -66,7 +66,6 @@ from ...harness.api import Case, Check, compare, show
 from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, record, row
 from . import programs
 from .cases import (
-    ContainerExpected,
     batchnorm_case,
     checkpoint_case,
     container_case,
@@ -476,47 +475,75 @@ def train_verdict(case: Case, received: Any) -> str | None:
 # -- 5.4 ----------------------------------------------------------------------------------------
 
 
-def container_verdict(case: Case, received: Any) -> str | None:
-    want: ContainerExpected = case.expected
-    problem = record(received, ("names", "order", "calls", "y", "chained"))
-    if problem:
-        return problem
-    kind = case.inputs["kind"]
-    what = "Sequential" if kind == "sequential" else "ModuleList"
-    if not received["names"] and want.names:
-        return (
-            f"{what}'s modules are not registered (its _modules is empty): a plain Python "
-            "list hides them from parameters() and state_dict; register each with "
+def _container(case: Case) -> str:
+    return "Sequential" if case.inputs["kind"] == "sequential" else "ModuleList"
+
+
+def _ran(case: Case, received: Any, why: str) -> str:
+    got, want = received["calls"], case.expected.calls
+    return f"Sequential ran its modules in the order {got}, expected {want}: {why}"
+
+
+def _ran_once(case: Case, received: Any) -> bool:
+    """Sequential ran a module it holds twice only once."""
+    once = list(dict.fromkeys(case.expected.calls or []))
+    return received["calls"] == once != case.expected.calls
+
+
+# the children registered, named and ordered, then run (Sequential: as often as held)
+CONTAINER_CHILDREN = Rules.of(
+    (
+        lambda case, r: not r["names"] and case.expected.names,
+        lambda case, r: (
+            f"{_container(case)}'s modules are not registered (its _modules is empty): a plain "
+            "Python list hides them from parameters() and state_dict; register each with "
             "self.add_module(str(index), module)"
-        )
-    if received["names"] != want.names:
-        return f"{what}'s children are named {received['names']}, expected {want.names}"
-    if received["order"] != want.order:
-        return f"{what}'s children are in the order {received['order']}, expected {want.order}"
-    if want.calls is not None:
-        if received["calls"] != want.calls:
-            once = list(dict.fromkeys(want.calls))
-            if received["calls"] == once and once != want.calls:
-                return (
-                    f"Sequential ran its modules in the order {received['calls']}, expected "
-                    f"{want.calls}: a module held twice runs twice (iterate "
-                    "self._modules.values(); children() yields each module once)"
-                )
-            return (
-                f"Sequential ran its modules in the order {received['calls']}, expected "
-                f"{want.calls}: each module once, in the order registered"
-            )
-        problem = _close(received["y"], want.y, "Sequential(...)(x)")
-        if problem:
-            return problem
-        if received.get("hooked", want.calls) != want.calls:
-            return (
-                "a forward hook on a module inside the Sequential did not run: call "
-                "module(x), not module.forward(x) (__call__ runs forward, then the hooks)"
-            )
-    if want.chained and not received["chained"]:
-        return "ModuleList.append did not return the ModuleList (PyTorch's returns self, to chain)"
-    return None
+        ),
+    ),
+    (
+        lambda case, r: r["names"] != case.expected.names,
+        lambda case, r: (
+            f"{_container(case)}'s children are named {r['names']}, expected {case.expected.names}"
+        ),
+    ),
+    (
+        lambda case, r: r["order"] != case.expected.order,
+        lambda case, r: (
+            f"{_container(case)}'s children are in the order {r['order']}, expected "
+            f"{case.expected.order}"
+        ),
+    ),
+    (
+        _ran_once,
+        lambda case, r: _ran(
+            case,
+            r,
+            "a module held twice runs twice (iterate self._modules.values(); children() yields "
+            "each module once)",
+        ),
+    ),
+    (
+        lambda case, r: case.expected.calls not in (None, r["calls"]),
+        lambda case, r: _ran(case, r, "each module once, in the order registered"),
+    ),
+)
+CONTAINER_AFTER = Rules.of(
+    (
+        lambda case, r: r.get("hooked", case.expected.calls) != case.expected.calls,
+        "a forward hook on a module inside the Sequential did not run: call module(x), not "
+        "module.forward(x) (__call__ runs forward, then the hooks)",
+    ),
+    (
+        lambda case, r: case.expected.chained and not r["chained"],
+        "ModuleList.append did not return the ModuleList (PyTorch's returns self, to chain)",
+    ),
+)
+CONTAINER = Fields(
+    [Field("y", "Sequential(...)(x)", RTOL, ATOL)],
+    keys=("names", "order", "calls", "y", "chained"),
+    before=CONTAINER_CHILDREN,
+    then=CONTAINER_AFTER,
+)
 
 
 # -- 5.5 ----------------------------------------------------------------------------------------
@@ -1381,7 +1408,7 @@ CHECKS = [
             ]
         ),
         programs.containers,
-        container_verdict,
+        CONTAINER,
         requires=MODULE,
     ),
     Check(
