@@ -1240,59 +1240,76 @@ def loader_verdict(case: Case, received: Any) -> str | None:
 # -- 5.12 ---------------------------------------------------------------------------------------
 
 
-# what a checkpointed gradient that differs from the plain run's says: (when, the words)
-CHECKPOINT_HINTS = [
+def _grad_where(case: Case, received: Any, due: bool) -> str | None:
+    """The first input whose gradient is ``due`` and None, or not due and nonzero."""
+    for name, want in case.expected.grads.items():
+        got = received["grads"].get(name)
+        if (want is not None) == due and (got is None if due else np.any(got)):
+            return name
+    return None
+
+
+CHECKPOINT_GRADS = Rules.of(
     (
-        lambda case, got, want: got is None,
-        "backward runs with grad mode off, so the rerun of fn recorded nothing: run fn again "
-        "under enable_grad()",
+        lambda case, r: _grad_where(case, r, due=False),
+        lambda case, r: (
+            f"{_grad_where(case, r, due=False)}, which does not require grad, received a gradient"
+        ),
     ),
     (
-        lambda case, got, want: case.expected.kind == "noise",
-        "the recomputation must draw the same random numbers: run fn again under "
-        "_replaying(ctx.rng_state)",
+        lambda case, r: _grad_where(case, r, due=True),
+        lambda case, r: (
+            f"{_grad_where(case, r, due=True)}.grad is None: backward runs with grad mode off, "
+            "so the rerun of fn recorded nothing: run fn again under enable_grad()"
+        ),
+    ),
+)
+CHECKPOINT_AFTER = Rules.of(
+    (
+        lambda case, r: r["alive"],
+        lambda case, r: (
+            f"checkpoint kept the activations: {r['alive']} tensors of fn's intermediates "
+            "alive after forward (run fn under no_grad() and keep only its inputs)"
+        ),
     ),
     (
-        lambda case, got, want: isinstance(got, np.ndarray) and np.allclose(got, 2 * want),
-        "it arrived twice: run fn again on detached copies of args, so that the inner "
-        "backward stops at them and backward returns their .grad",
+        lambda case, r: (
+            case.expected.after is not None
+            and r.get("after") is not None
+            and compare(r["after"], case.expected.after, rtol=RTOL, atol=ATOL)
+        ),
+        "after the backward, sp.rand drew other numbers than it would have without the replay: "
+        "put the global generator back where it stood once fn has run again "
+        "(_replaying(ctx.rng_state) does)",
     ),
-    (lambda case, got, want: True, "gradients must equal the plain run's"),
-]
+)
+TWICE = (
+    "it arrived twice: run fn again on detached copies of args, so that the inner backward "
+    "stops at them and backward returns their .grad"
+)
+
+
+def _replay(case: Case) -> str:
+    if case.expected.kind == "noise":
+        return (
+            "the recomputation must draw the same random numbers: run fn again under "
+            "_replaying(ctx.rng_state)"
+        )
+    return "gradients must equal the plain run's"
 
 
 def checkpoint_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("out", "grads", "alive", "watched"))
-    if problem:
-        return problem
-    problem = _close(received["out"], want.out, "out")
-    if problem:
-        return problem
-    for name, w in want.grads.items():
-        g = received["grads"].get(name)
-        if w is None:
-            if g is not None and np.any(g):
-                return f"{name}, which does not require grad, received a gradient"
-            continue
-        problem = _close(g, w, f"{name}.grad")
-        if problem:
-            hints = [words for when, words in CHECKPOINT_HINTS if when(case, g, w)]
-            return problem + "".join(f" ({words})" for words in hints)
-    if received["alive"]:
-        return (
-            f"checkpoint kept the activations: {received['alive']} tensors of fn's "
-            "intermediates alive after forward (run fn under no_grad() and keep only its "
-            "inputs)"
-        )
-    after = received.get("after")
-    if want.after is not None and after is not None and _close(after, want.after, ""):
-        return (
-            "after the backward, sp.rand drew other numbers than it would have without the "
-            "replay: put the global generator back where it stood once fn has run again "
-            "(_replaying(ctx.rng_state) does)"
-        )
-    return None
+    """The output, then each gradient (as the plain run's: none where not due, twice
+    named), then what checkpoint kept and the generator it leaves."""
+    grads = [
+        Field(f"grads.{name}", f"{name}.grad", RTOL, ATOL, lambda c, w=w: w, says=_replay)
+        for name, w in case.expected.grads.items()
+        if w is not None
+    ]
+    twice = [Mistake(f.key, lambda c, f=f: 2 * f.want(c), TWICE) for f in grads]
+    after = first(CHECKPOINT_GRADS, Fields(grads, twice), CHECKPOINT_AFTER)
+    keys = ("out", "grads", "alive", "watched")
+    return Fields([Field("out", "out", RTOL, ATOL)], keys=keys, then=after)(case, received)
 
 
 def on_tree(make: Any, label: str, tree: Any, **options: Any) -> Any:
