@@ -188,61 +188,94 @@ REGISTRATION = [
 # -- 5.2 ----------------------------------------------------------------------------------------
 
 
-def linear_init_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("weight", "bias", "same_again", "float32", "kept"))
-    if problem:
-        return problem
-    weight = received["weight"]
-    if not isinstance(weight, np.ndarray) or weight.shape != want.shape:
-        got = getattr(weight, "shape", show(weight))
-        return (
-            f"Linear's weight has shape {got}, expected {want.shape} (out_features, "
-            "in_features), as in PyTorch"
-        )
-    if not weight.any():
-        return "Linear's weight is all zeros: reset_parameters must draw U(-k, k)"
-    if abs(float(np.std(weight)) - 1.0) < 0.05 and want.scale < 0.5:
-        return (
-            "Linear's weight looks N(0, 1) (standard deviation ≈ 1): PyTorch's default is "
-            f"U(-k, k) with k = 1/√in_features = {want.scale:.4g}"
-        )
-    problem = sample_problem(weight, "uniform", want.scale, "Linear's weight")
-    if problem:
-        n_out, n_in = want.shape
-        k_out = 1 / np.sqrt(n_out) if n_out else 0.0
-        if n_out != n_in and abs(float(np.abs(weight).max()) / k_out - 1) < 0.05:
-            return problem + f" (k = 1/√in_features: in_features={n_in}, not out_features)"
-        return problem + f" (k = 1/√in_features = 1/√{n_in})"
-    if want.bias_shape is None:
-        if received["bias"] is not None:
-            return f"Linear(bias=False) has a bias: {show(received['bias'])}"
-    else:
-        bias = received["bias"]
-        if not isinstance(bias, np.ndarray) or bias.shape != want.bias_shape:
-            return f"Linear's bias is {show(bias)}, expected shape {want.bias_shape}"
-        if not bias.any():
-            return "Linear's bias is zeros: PyTorch draws it from U(-k, k) too, k = 1/√in_features"
-        problem = sample_problem(bias, "uniform", want.scale, "Linear's bias")
-        if problem:
-            return problem
-    if not received["same_again"]:
-        return (
+def _is_shaped(value: Any, shape: tuple | None) -> bool:
+    return isinstance(value, np.ndarray) and value.shape == shape
+
+
+def _weight_sample(case: Case, received: Any) -> str | None:
+    """The weight's statistics against U(-k, k); a k from out_features is named."""
+    (n_out, n_in), weight = case.expected.shape, received["weight"]
+    problem = sample_problem(weight, "uniform", case.expected.scale, "Linear's weight")
+    if not problem:
+        return None
+    k_out = 1 / np.sqrt(n_out) if n_out else 0.0
+    if n_out != n_in and abs(float(np.abs(weight).max()) / k_out - 1) < 0.05:
+        return problem + f" (k = 1/√in_features: in_features={n_in}, not out_features)"
+    return problem + f" (k = 1/√in_features = 1/√{n_in})"
+
+
+def _bias_sample(case: Case, received: Any) -> str | None:
+    if case.expected.bias_shape is None:
+        return None
+    return sample_problem(received["bias"], "uniform", case.expected.scale, "Linear's bias")
+
+
+# the weight (its shape, not zeros, not N(0, 1), U(-k, k)), the bias (absent with
+# bias=False), then the generator, the dtype and the objects reset_parameters fills
+LINEAR_INIT = first(
+    lambda case, r: record(r, ("weight", "bias", "same_again", "float32", "kept")),
+    Rules.of(
+        (
+            lambda case, r: not _is_shaped(r["weight"], case.expected.shape),
+            lambda case, r: (
+                f"Linear's weight has shape {getattr(r['weight'], 'shape', show(r['weight']))}, "
+                f"expected {case.expected.shape} (out_features, in_features), as in PyTorch"
+            ),
+        ),
+        (
+            lambda case, r: not r["weight"].any(),
+            "Linear's weight is all zeros: reset_parameters must draw U(-k, k)",
+        ),
+        (
+            lambda case, r: (
+                abs(float(np.std(r["weight"])) - 1) < 0.05 and case.expected.scale < 0.5
+            ),
+            lambda case, r: (
+                "Linear's weight looks N(0, 1) (standard deviation ≈ 1): PyTorch's default is "
+                f"U(-k, k) with k = 1/√in_features = {case.expected.scale:.4g}"
+            ),
+        ),
+    ),
+    _weight_sample,
+    Rules.of(
+        (
+            lambda case, r: case.expected.bias_shape is None and r["bias"] is not None,
+            lambda case, r: f"Linear(bias=False) has a bias: {show(r['bias'])}",
+        ),
+        (
+            lambda case, r: (
+                case.expected.bias_shape and not _is_shaped(r["bias"], case.expected.bias_shape)
+            ),
+            lambda case, r: (
+                f"Linear's bias is {show(r['bias'])}, expected shape {case.expected.bias_shape}"
+            ),
+        ),
+        (
+            lambda case, r: case.expected.bias_shape and not r["bias"].any(),
+            "Linear's bias is zeros: PyTorch draws it from U(-k, k) too, k = 1/√in_features",
+        ),
+    ),
+    _bias_sample,
+    Rules.of(
+        (
+            lambda case, r: not r["same_again"],
             "two Linears made after the same manual_seed(s) differ: draw with init.uniform_ "
-            "(the framework's generator), not NumPy's global one"
-        )
-    wrong = [d for d in received["float32"] if d not in ("float32", "")]
-    if wrong:
-        return (
-            f"Linear(..., dtype=float32)'s parameters are {wrong[0]}: reset_parameters fills "
-            "the Parameters __init__ made (of the dtype asked for) in place, with init.uniform_"
-        )
-    if not received["kept"]:
-        return (
+            "(the framework's generator), not NumPy's global one",
+        ),
+        (
+            lambda case, r: any(d not in ("float32", "") for d in r["float32"]),
+            lambda case, r: (
+                "Linear(..., dtype=float32)'s parameters are {}: reset_parameters fills the "
+                "Parameters __init__ made (of the dtype asked for) in place, with init.uniform_"
+            ).format(next(d for d in r["float32"] if d not in ("float32", ""))),
+        ),
+        (
+            lambda case, r: not r["kept"],
             "reset_parameters() replaced the weight or the bias by a new Parameter: fill the "
-            "existing ones in place (init.uniform_), so an optimizer holding them still does"
-        )
-    return None
+            "existing ones in place (init.uniform_), so an optimizer holding them still does",
+        ),
+    ),
+)
 
 
 def _rows(case: Case) -> tuple[np.ndarray, np.ndarray]:
@@ -634,7 +667,7 @@ def state_dict_verdict(case: Case, received: Any) -> str | None:
 
 def _key(want: Any, kind: str, i: int) -> str:
     """The state_dict key of the model's tensor ``i`` of ``kind`` ("p" or "b")."""
-    return next((k for k, kd, t in want.keys if kd == kind and t == i), "?")
+    return next((k for k, kd, t in want.keys if kd == kind and t == i), f"{kind}{i}")
 
 
 def _unnamed(case: Case, received: Any) -> list[str]:
@@ -1340,7 +1373,7 @@ CHECKS = [
             linear_init_case(100, 300, bias=False, seed=3),
         ),
         programs.linear_init,
-        linear_init_verdict,
+        LINEAR_INIT,
         requires=MODULE,
     ),
     Check(
