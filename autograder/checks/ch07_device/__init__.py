@@ -42,14 +42,14 @@ met (``standins.py``).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, Verdict, show
-from ...harness.table import Field, Fields, Mistake, Rows, Rules, first
+from ...harness.api import Case, Check, show
+from ...harness.table import Field, Fields, Mistake, Rows, first
 from . import ops, programs
 from .cases import (
     array_text,
@@ -65,6 +65,7 @@ from .cases import (
     training_case,
     whose_case,
 )
+from .tables import each, rules
 
 WHOSE = ("7.2",)  # every check that meets a sim tensor asks whose array it is
 MOVE = ("7.2", "7.3")
@@ -87,45 +88,34 @@ def _wrong_answer(case: Case, received: Any) -> str:
 probe_verdict = Fields(
     [],
     keys=("error", "available", "count", "calls", "printed", "warned"),
-    then=Rules.of(
+    then=rules(
         (
             lambda case, got: got["calls"].get("import"),
-            lambda case, got: (
-                f"importing the cuda module called into CuPy "
-                f"{got['calls']['import']} time(s): the probe runs at the first is_available(), "
-                "never at import"
-            ),
+            "importing the cuda module called into CuPy {got[calls][import]} time(s): the probe "
+            "runs at the first is_available(), never at import",
         ),
         (
             lambda case, got: (
                 got["error"] and ("_answer['probe']" in got["error"] or "KeyError" in got["error"])
             ),
-            lambda case, got: (
-                f"device_count() raised {got['error']}: is_available() must keep "
-                "the probe's answer in _answer['probe'], where device_count reads the count"
-            ),
+            "device_count() raised {got[error]}: is_available() must keep the probe's answer in "
+            "_answer['probe'], where device_count reads the count",
         ),
         (
             lambda case, got: got["error"],
-            lambda case, got: (
-                f"is_available() or device_count() raised {got['error']}: every failure of the "
-                "probe (CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only "
-                "ImportError) is the answer False, silently"
-            ),
+            "is_available() or device_count() raised {got[error]}: every failure of the probe "
+            "(CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only ImportError) "
+            "is the answer False, silently",
         ),
         (
             lambda case, got: got["printed"],
-            lambda case, got: (
-                f"the probe printed {got['printed']!r}: it must be silent (run it "
-                "with stdout and stderr redirected: CuPy itself can print)"
-            ),
+            "the probe printed {got[printed]!r}: it must be silent (run it with stdout and stderr "
+            "redirected: CuPy itself can print)",
         ),
         (
             lambda case, got: got["warned"],
-            lambda case, got: (
-                f"a warning escaped the probe ({got['warned'][0]!r}): run it inside "
-                "warnings.catch_warnings() with simplefilter('ignore')"
-            ),
+            "a warning escaped the probe ({got[warned][0]!r}): run it inside "
+            "warnings.catch_warnings() with simplefilter('ignore')",
         ),
         (
             lambda case, got: not got.get("kept", {}).get("warnings", True),
@@ -141,15 +131,10 @@ probe_verdict = Fields(
                 "redirected. Use contextlib.redirect_stdout / redirect_stderr, which put them back"
             ),
         ),
-        (
-            lambda case, got: got["available"][0] != case.expected["available"],
-            _wrong_answer,
-        ),
+        (lambda case, got: got["available"][0] != case.expected["available"], _wrong_answer),
         (
             lambda case, got: any(a != got["available"][0] for a in got["available"][1:]),
-            lambda case, got: (
-                f"is_available() answered {got['available']} on three calls: the answer is kept"
-            ),
+            "is_available() answered {got[available]} on three calls: the answer is kept",
         ),
         (
             lambda case, got: got["count"] != [case.expected["count"]] * 2,
@@ -159,10 +144,8 @@ probe_verdict = Fields(
         ),
         (
             lambda case, got: got["calls"].get("later"),
-            lambda case, got: (
-                "after its first answer, is_available() / device_count() asked CuPy again "
-                f"({got['calls']['later']} more call(s)): probe once and keep the answer in _answer"
-            ),
+            "after its first answer, is_available() / device_count() asked CuPy again "
+            "({got[calls][later]} more call(s)): probe once and keep the answer in _answer",
         ),
     ),
 )
@@ -192,12 +175,6 @@ PROBES = [
 ]
 
 # -- 7.2 --------------------------------------------------------------------------------------
-
-
-def each(parts: Callable[[Case, Any], Iterable[tuple[Case, Any]]], verdict: Verdict) -> Verdict:
-    """``verdict`` on each part of a record (a case of its own, its record), in order: the
-    first problem."""
-    return lambda case, got: next(filter(None, (verdict(c, r) for c, r in parts(case, got))), None)
 
 
 FUNCTIONS = ("array_module", "device_of", "backend_of")
@@ -235,8 +212,8 @@ def _device_words(case: Case, received: Any) -> str:
     return f"device_of of {array_text(case.inputs)} is {got[0]!r}, expected {want[0]!r}{hint}"
 
 
-WHOSE_REFUSED = Rules.of(*(row for name in FUNCTIONS for row in _refused(name)))
-WHOSE_OWNED = Rules.of(
+WHOSE_REFUSED = rules(*(row for name in FUNCTIONS for row in _refused(name)))
+WHOSE_OWNED = rules(
     *(
         (
             lambda case, got, name=name: got[name]["error"],
@@ -272,7 +249,7 @@ def _arrays(case: Case, received: list) -> Iterable[tuple[Case, Any]]:
 
 
 whose_verdict = first(
-    Rules.of(
+    rules(
         (
             lambda case, got: not isinstance(got, list) or len(got) != len(case.expected),
             lambda case, got: f"expected {len(case.expected)} records, received {show(got)}",
@@ -302,7 +279,7 @@ def _named(case: Case) -> str:
     return case.expected["device"].partition(":")[0]
 
 
-MOVE_FAILED = Rules.of(  # where the move must raise
+MOVE_FAILED = rules(  # where the move must raise
     (
         lambda case, got: got["error"] != case.expected["error"],
         lambda case, got: "{}, expected a {} ({})".format(
@@ -318,24 +295,18 @@ MOVE_FAILED = Rules.of(  # where the move must raise
             got["error"] == "RuntimeError"
             and ("\n" in got["message"].strip() or "Traceback" in got["message"])
         ),
-        lambda case, got: (
-            f"the error is several lines ({got['message']!r}): one sentence is enough"
-        ),
+        "the error is several lines ({got[message]!r}): one sentence is enough",
     ),
     (
         lambda case, got: (
             got["error"] == "RuntimeError" and _named(case).lower() not in got["message"].lower()
         ),
-        lambda case, got: (
-            f"the error {got['message']!r} does not name the device ({case.expected['device']})"
-        ),
+        "the error {got[message]!r} does not name the device ({want[device]})",
     ),
     (
         lambda case, got: got["error"] == "RuntimeError" and got["chained"],
-        lambda case, got: (
-            f"the RuntimeError carries a {got['chained']} along (raised inside an "
-            "except block, or from it): a student sees that traceback too. Raise it on its own"
-        ),
+        "the RuntimeError carries a {got[chained]} along (raised inside an except block, or from "
+        "it): a student sees that traceback too. Raise it on its own",
     ),
     (
         lambda case, got: (
@@ -353,11 +324,8 @@ MOVE_FAILED = Rules.of(  # where the move must raise
 
 MOVED = Fields(  # where the move must succeed
     [Field("values", rtol=0, atol=0)],
-    before=Rules.of(
-        (
-            lambda case, got: got["error"],
-            lambda case, got: f"move_array raised {got['error']}: {got['message']}",
-        ),
+    before=rules(
+        (lambda case, got: got["error"], "move_array raised {got[error]}: {got[message]}"),
         (
             lambda case, got: got["kind"] != case.expected["kind"],
             lambda case, got: (
@@ -370,24 +338,17 @@ MOVED = Fields(  # where the move must succeed
         ),
         (
             lambda case, got: case.expected["same"] and not got["same"],
-            lambda case, got: (
-                "the array is on that device already: move_array must return it itself, not a "
-                f"copy ({got['to_device']} copies to the device, {got['to_host']} back)"
-            ),
+            "the array is on that device already: move_array must return it itself, not a copy "
+            "({got[to_device]} copies to the device, {got[to_host]} back)",
         ),
         (
             lambda case, got: (got["to_device"], got["to_host"]) != case.expected["copies"],
-            lambda case, got: (
-                f"move_array made {got['to_device']} copies to the device and "
-                f"{got['to_host']} back, expected {case.expected['copies'][0]} and "
-                f"{case.expected['copies'][1]}: one copy, in one direction"
-            ),
+            "move_array made {got[to_device]} copies to the device and {got[to_host]} back, "
+            "expected {want[copies][0]} and {want[copies][1]}: one copy, in one direction",
         ),
         (
             lambda case, got: got["dtype"] != case.expected["dtype"],
-            lambda case, got: (
-                f"the moved array is {got['dtype']}, expected {case.expected['dtype']} (kept)"
-            ),
+            "the moved array is {got[dtype]}, expected {want[dtype]} (kept)",
         ),
     ),
 )
@@ -396,7 +357,7 @@ move_verdict = Fields(
     [],
     keys=("error", "kind", "same", "values", "to_device", "to_host"),
     then=first(
-        Rules.of(
+        rules(
             (
                 lambda case, got: got["cupy_imports"],
                 "move_array tried to import CuPy although cuda.is_available() is False: ask the "
@@ -436,7 +397,7 @@ def _how(case: Case) -> str:
 
 
 FACTORY = first(  # one factory's tensor, its expectation a case of its own
-    Rules.of(
+    rules(
         (
             lambda case, got: not isinstance(got, dict),
             lambda case, got: f"{case.inputs['name']}: received {show(got)}",
@@ -477,7 +438,7 @@ factories_verdict = Fields(
     [],
     then=first(
         each(_factories, FACTORY),
-        Rules.of(
+        rules(
             (
                 lambda case, got: got.get("after") != "cpu",
                 lambda case, got: (
@@ -518,36 +479,28 @@ RECORDED = (
 )
 GRAD_BACK = (
     lambda case, got: got["grad_device"] != case.expected["grad_device"],
-    lambda case, got: (
-        f"x.grad is on {got['grad_device']}, expected "
-        f"{case.expected['grad_device']}: the backward of a copy moves the gradient back to the "
-        "device x is on"
-    ),
+    "x.grad is on {got[grad_device]}, expected {want[grad_device]}: the backward of a copy moves "
+    "the gradient back to the device x is on",
 )
 to_device_verdict = first(
     Fields(
         [Field("y_values", "y", rtol=0, atol=0)],
         keys=("y_device", "grad_device", "grad", "moved", "back"),
-        before=Rules.of(
+        before=rules(
             (
                 lambda case, got: (
                     got["y_device"] != case.expected["y_device"]
                     or got["y_kind"] not in ("numpy", "sim")
                 ),
-                lambda case, got: (
-                    f"y is on {got['y_device']}, expected {case.expected['y_device']}"
-                ),
+                "y is on {got[y_device]}, expected {want[y_device]}",
             )
         ),
     ),
-    Rules.of(
+    rules(
         RECORDED,
         (
             lambda case, got: got["moved"] != case.expected["moved"],
-            lambda case, got: (
-                f"the move made {got['moved']} copies (to device, to host), "
-                f"expected {case.expected['moved']}"
-            ),
+            "the move made {got[moved]} copies (to device, to host), expected {want[moved]}",
         ),
         (
             lambda case, got: got["grad_device"] is None,
@@ -556,10 +509,8 @@ to_device_verdict = first(
         GRAD_BACK,
         (
             lambda case, got: got["back"] != case.expected["back"],
-            lambda case, got: (
-                f"the backward made {got['back']} copies (to device, to host), "
-                f"expected {case.expected['back']}: the gradient crosses once, back to x's device"
-            ),
+            "the backward made {got[back]} copies (to device, to host), expected {want[back]}: the "
+            "gradient crosses once, back to x's device",
         ),
     ),
     Fields([X_GRAD]),
@@ -568,20 +519,17 @@ to_device_verdict = first(
 toy_verdict = Fields(
     [X_GRAD],
     keys=("y_device", "z_device", "recorded"),
-    before=Rules.of(
+    before=rules(
         (
             lambda case, got: (
                 got["y_device"] != case.expected["y_device"] or got["y_kind"] != "toy"
             ),
-            lambda case, got: (
-                f"y is on {got['y_device']} (a {got['y_kind']} array), expected "
-                f"{case.expected['y_device']}"
-            ),
+            "y is on {got[y_device]} (a {got[y_kind]} array), expected {want[y_device]}",
         ),
         RECORDED,
         (
             lambda case, got: got["z_device"] != case.expected["z_device"],
-            lambda case, got: f"z is on {got['z_device']}, expected {case.expected['z_device']}",
+            "z is on {got[z_device]}, expected {want[z_device]}",
         ),
         (
             lambda case, got: "error" in got,
@@ -603,15 +551,13 @@ double_verdict = first(
     Fields(
         [Field("g", "g", rtol=1e-12, atol=1e-12)],
         keys=("g_device", "g", "g_requires_grad"),
-        before=Rules.of(
+        before=rules(
             (
                 lambda case, got: got["g_device"] != case.expected["g_device"],
-                lambda case, got: (
-                    f"g is on {got['g_device']}, expected {case.expected['g_device']}"
-                ),
+                "g is on {got[g_device]}, expected {want[g_device]}",
             )
         ),
-        then=Rules.of(
+        then=rules(
             (
                 lambda case, got: not got["g_requires_grad"],
                 "g does not require grad with create_graph=True: ToDevice's backward must move "
@@ -635,7 +581,7 @@ def _not_itself(case: Case, received: Any) -> tuple | None:
     return next(((name, got) for name, got in calls if got is not True), None)
 
 
-same_place_verdict = Rules.of(
+same_place_verdict = rules(
     (lambda case, got: not isinstance(got, list), lambda case, got: f"received {show(got)}"),
     (
         _not_itself,
@@ -653,7 +599,7 @@ def _off_sim(where: dict) -> list[str]:
 module_to_verdict = Fields(
     [],
     keys=("returned_self", "same_objects", "where"),
-    then=Rules.of(
+    then=rules(
         (
             lambda c, got: not got["returned_self"],
             "model.to('sim') did not return the model itself",
@@ -703,7 +649,7 @@ load_verdict = Fields(
         ),
         Field("n", "loaded['n']", rtol=0, atol=0),
     ],
-    before=Rules.of(
+    before=rules(
         (
             lambda case, got: not set(case.expected) <= set(got),
             lambda case, got: (
@@ -728,7 +674,7 @@ def _load_case(location: str) -> Case:
     )
 
 
-state_where_verdict = Rules.of(
+state_where_verdict = rules(
     (
         lambda case, got: got != case.expected,
         lambda case, got: (
@@ -767,7 +713,7 @@ def _one_type(case: Case) -> str:
     return f" ({both} are two devices of one type: compare the devices, type and index)"
 
 
-MIXED_REFUSED = Rules.of(  # tensors on two devices: PyTorch's RuntimeError
+MIXED_REFUSED = rules(  # tensors on two devices: PyTorch's RuntimeError
     (
         lambda case, got: got["error"] is None,
         lambda case, got: (
@@ -777,7 +723,7 @@ MIXED_REFUSED = Rules.of(  # tensors on two devices: PyTorch's RuntimeError
     ),
     (
         lambda case, got: got["error"] != "RuntimeError",
-        lambda case, got: f"raised {got['error']}({got['message']!r}), expected RuntimeError",
+        "raised {got[error]}({got[message]!r}), expected RuntimeError",
     ),
     (
         _missing,
@@ -788,27 +734,20 @@ MIXED_REFUSED = Rules.of(  # tensors on two devices: PyTorch's RuntimeError
     ),
     (
         lambda case, got: case.expected["op"] not in got["message"],
-        lambda case, got: (
-            f"the message {got['message']!r} does not name the operation ({case.expected['op']})"
-        ),
+        "the message {got[message]!r} does not name the operation ({want[op]})",
     ),
     (
         lambda case, got: got["message"] != case.expected["message"],
-        lambda case, got: (
-            f"the message is {got['message']!r}, not PyTorch's sentence: expected "
-            f"{case.expected['message']!r}"
-        ),
+        "the message is {got[message]!r}, not PyTorch's sentence: expected {want[message]!r}",
     ),
 )
 
 MIXED_RAN = Fields(  # every tensor on one device: it runs
     [Field("values", "result", rtol=1e-12, atol=0)],
-    before=Rules.of(
+    before=rules(
         (
             lambda case, got: got["error"],
-            lambda case, got: (
-                f"raised {got['error']}: {got['message']} (every tensor on one device)"
-            ),
+            "raised {got[error]}: {got[message]} (every tensor on one device)",
         )
     ),
 )
@@ -857,7 +796,7 @@ SCATTER_HINTS = [  # (a sign in the error, what it means)
 ]
 
 
-SCATTER_STATE = Rules.of(
+SCATTER_STATE = rules(
     (
         lambda case, got: got["error"],
         lambda case, got: (
@@ -870,14 +809,12 @@ SCATTER_STATE = Rules.of(
     ),
     (
         lambda case, got: got["kind"] != case.expected["kind"],
-        lambda case, got: f"the target became a {got['kind']} array: scatter_add works in place",
+        "the target became a {got[kind]} array: scatter_add works in place",
     ),
     (
         lambda case, got: got.get("to_host"),
-        lambda case, got: (
-            f"scatter_add made {got['to_host']} device → host copies: the "
-            "scatter-add runs on the device (the backend's scatter_add), nothing comes back"
-        ),
+        "scatter_add made {got[to_host]} device → host copies: the scatter-add runs on the device "
+        "(the backend's scatter_add), nothing comes back",
     ),
 )
 
@@ -902,10 +839,10 @@ scatter_verdict = Fields(
 index_grad_verdict = Fields(
     [Field("values", "x.grad", rtol=1e-12, atol=0)],
     keys=("device", "values"),
-    before=Rules.of(
+    before=rules(
         (
             lambda case, got: got["device"] != "sim:0",
-            lambda case, got: f"x.grad is on {got['device']}, expected sim:0 (x's device)",
+            "x.grad is on {got[device]}, expected sim:0 (x's device)",
         )
     ),
 )
@@ -932,21 +869,16 @@ SCATTERS = [
 # -- device behaviours under 7.2 ----------------------------------------------------------------
 
 
-STAYED_ON_SIM = Rules.of(
+STAYED_ON_SIM = rules(
     (
         lambda case, got: any(w != "sim" for w in got["where"] + got["state"]),
-        lambda case, got: (
-            f"after the steps the parameters are {got['where']} and the momentum "
-            f"buffers {got['state']}: everything stays on sim"
-        ),
+        "after the steps the parameters are {got[where]} and the momentum buffers {got[state]}: "
+        "everything stays on sim",
     ),
     (
         lambda case, got: got["to_host"],
-        lambda case, got: (
-            f"the training steps made {got['to_host']} device → host copies: with "
-            "model and data on the device, nothing comes back until it is asked for (a hidden "
-            "transfer)"
-        ),
+        "the training steps made {got[to_host]} device → host copies: with model and data on the "
+        "device, nothing comes back until it is asked for (a hidden transfer)",
     ),
 )
 
@@ -977,11 +909,11 @@ def _state_words(case: Case, received: Any) -> str:
 optimizer_state_verdict = Fields(
     [],
     keys=("state", "params"),
-    then=Rules.of(
+    then=rules(
         (_state_off_sim, _state_words),
         (
             lambda case, got: any(p != "sim" for p in got["params"]),
-            lambda case, got: f"after step() the parameters are {got['params']}, expected on sim",
+            "after step() the parameters are {got[params]}, expected on sim",
         ),
     ),
 )
@@ -1001,7 +933,7 @@ def _batch(field: int) -> Field:
 loader_verdict = Fields(
     [_batch(2), _batch(3)],
     keys=("to_host", "batches"),
-    before=Rules.of(
+    before=rules(
         (
             lambda case, got: _off_device(got["batches"]),
             lambda case, got: (
@@ -1011,12 +943,10 @@ loader_verdict = Fields(
             ),
         )
     ),
-    then=Rules.of(
+    then=rules(
         (
             lambda case, got: got["to_host"],
-            lambda case, got: (
-                f"the epoch made {got['to_host']} device → host copies, expected none"
-            ),
+            "the epoch made {got[to_host]} device → host copies, expected none",
         )
     ),
 )

@@ -28,8 +28,9 @@ import numpy as np
 
 from ...harness.api import Case, Check, Verdict
 from ...harness.gradcheck import vjp
-from ...harness.table import Field, Fields, Mistake, Rules, first
+from ...harness.table import Field, Fields, Mistake, first
 from . import ops_program
+from .tables import rules, where
 
 TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (1e-5, 1e-6)}
 
@@ -205,11 +206,6 @@ def _refused(message: str) -> str:
     return f" — {DEVICE_WORDS}" if any(s in message for s in signs) else ""
 
 
-def where(holds: Callable[[Case], bool], verdict: Verdict) -> Verdict:
-    """``verdict`` for the cases where ``holds(case)``; the others pass."""
-    return lambda case, got: verdict(case, got) if holds(case) else None
-
-
 def _copies_words(what: str) -> Callable[[Case, Any], str]:
     return lambda case, got: (
         "on sim, the {} made {} host → device and {} device → host copies, expected none: every "
@@ -222,7 +218,7 @@ def _off_sim(received: Any) -> list[str]:
     return [k for k in received.get("grad_kinds", []) if k != "SimArray"]
 
 
-ON_SIM = Rules.of(  # the op ran on the device, gave device arrays, copied nothing
+ON_SIM = rules(  # the op ran on the device, gave device arrays, copied nothing
     (
         lambda case, got: "forward_error" in got,
         lambda case, got: (
@@ -272,15 +268,13 @@ def _wrong_dtype(case: Case, received: Any) -> tuple | None:
 
 
 DTYPES = {
-    "out": Rules.of(
+    "out": rules(
         (
             lambda case, got: got["dtype"] != case.expected.dtype,
-            lambda case, got: (
-                f"the output is {got['dtype']}, not {case.expected.dtype} (the input's dtype)"
-            ),
+            "the output is {got[dtype]}, not {want.dtype} (the input's dtype)",
         )
     ),
-    "grads": Rules.of(
+    "grads": rules(
         (
             _wrong_dtype,
             lambda case, got: "the gradient{} is {}, not {}".format(
@@ -291,7 +285,7 @@ DTYPES = {
 }
 
 SECOND = first(  # the gradient's gradient exists only when the backward was recorded
-    Rules.of(
+    rules(
         (
             lambda case, got: _refused(got.get("second_error") or ""),
             lambda case, got: (
@@ -301,11 +295,8 @@ SECOND = first(  # the gradient's gradient exists only when the backward was rec
         ),
         (
             lambda case, got: got.get("second_error"),
-            lambda case, got: (
-                f"the gradient's gradient failed: {got['second_error']} (the "
-                "backward must be recorded: Tensor operations or a Function of its own, not a bare "
-                "array)"
-            ),
+            "the gradient's gradient failed: {got[second_error]} (the backward must be recorded: "
+            "Tensor operations or a Function of its own, not a bare array)",
         ),
     ),
     Fields([Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]),
@@ -319,7 +310,7 @@ def _op_verdict(
     (an error, with ``hint(case, message)``'s words), the gradients with their known
     ``mistakes``, the gradient's gradient."""
 
-    failed = Rules.of(
+    failed = rules(
         (
             lambda case, got: got.get("backward_error"),
             lambda case, got: (
