@@ -1020,67 +1020,146 @@ def _init_mistake(case: Case, values: np.ndarray) -> str:
 # -- 5.9 ----------------------------------------------------------------------------------------
 
 
+def _where(case: Case) -> str:
+    return "Dropout" if case.inputs["module"] else "dropout"
+
+
+def _unchanged(case: Case) -> bool:
+    return not case.expected.training or case.expected.p == 0
+
+
+def _mode(case: Case) -> str:
+    return "in eval()" if not case.expected.training else "with p = 0"
+
+
+def _near(got: Any, want: Any, call: dict) -> bool:
+    tol = 1e-5 if call["dtype"] == "float32" else 1e-9
+    return np.allclose(got, want, rtol=tol, atol=tol)
+
+
+def _kept_as(case: Case, call: dict, scale: float) -> bool:
+    """Whether the elements the call kept are x·scale."""
+    kept = call["kept"]
+    return _near(call["out"][kept], case.expected.x[kept] * scale, call)
+
+
+def _rate(case: Case, call: dict) -> float | None:
+    """The fraction kept, where it is more than six sigma from 1 − p; else None."""
+    p, n, rate = case.expected.p, case.expected.x.size, call["kept"].mean()
+    return rate if abs(rate - (1 - p)) > 6 * np.sqrt(p * (1 - p) / n) + 0.5 / n else None
+
+
+# one call, whatever the mode: an output of x's shape and dtype
+DROPOUT_OUT = Rules.of(
+    (
+        lambda case, c: not _is_shaped(c["out"], case.expected.x.shape),
+        lambda case, c: (
+            f"{_where(case)} returned {show(c['out'])}, expected shape {case.expected.x.shape}"
+        ),
+    ),
+    (
+        lambda case, c: c["dtype"] != case.inputs["dtype"],
+        lambda case, c: f"{_where(case)} of a {case.inputs['dtype']} input returned {c['dtype']}",
+    ),
+)
+# in eval() or with p = 0: the input itself, the generator left alone
+DROPOUT_SAME = Rules.of(
+    (
+        lambda case, c: not _near(c["out"], case.expected.x, c),
+        lambda case, c: (
+            f"{_where(case)} still drops {_mode(case)}: it must return the input unchanged"
+        ),
+    ),
+    (
+        lambda case, c: c["moved"],
+        lambda case, c: (
+            f"{_where(case)} {_mode(case)} drew random numbers: return the input before drawing "
+            "the mask (an evaluation must not move the generator)"
+        ),
+    ),
+)
+DROPOUT_ALL = Rules.of(
+    (
+        lambda case, c: not np.array_equal(c["out"], np.zeros_like(case.expected.x)),
+        lambda case, c: (
+            f"dropout with p = 1 gave {show(c['out'])}: every element is dropped (zeros)"
+        ),
+    ),
+)
+# in training: each element 0 or x/(1 − p), about 1 − p of them kept, the gradient the mask
+DROPOUT_KEPT = Rules.of(
+    (
+        lambda case, c: c["kept"].any() and _kept_as(case, c, 1),
+        lambda case, c: (
+            f"the kept elements equal x: not rescaled by 1/(1-p) = {1 / (1 - case.expected.p):.4g}"
+        ),
+    ),
+    (
+        lambda case, c: (
+            not _kept_as(case, c, 1 / (1 - case.expected.p))
+            and _kept_as(case, c, 1 / case.expected.p)
+        ),
+        lambda case, c: (
+            f"the kept elements are x/p = x/{case.expected.p:g}: rescale by 1/(1 − p), one "
+            "over the probability of keeping"
+        ),
+    ),
+    (
+        lambda case, c: not _kept_as(case, c, 1 / (1 - case.expected.p)),
+        lambda case, c: f"an element is neither 0 nor x/(1-p): {show(c['out'])}",
+    ),
+    (
+        lambda case, c: _rate(case, c) is not None,
+        lambda case, c: (
+            f"dropout kept {_rate(case, c):.4f} of the elements with p = {case.expected.p}: "
+            f"expected 1 − p = {1 - case.expected.p:.4g} (each element dropped with "
+            "probability p)"
+        ),
+    ),
+    (
+        lambda case, c: c["grad"] is None,
+        "dropout's output does not require grad (multiply by the mask as a Tensor)",
+    ),
+    (
+        lambda case, c: not _near(c["grad"], c["kept"] / (1 - case.expected.p), c),
+        "x.grad is not the same mask / (1 − p) as the forward's",
+    ),
+)
+# across the calls: a new mask each time, the generator honoured
+DROPOUT_MASKS = Rules.of(
+    (
+        lambda case, r: (
+            case.expected.training
+            and 0 < case.expected.p < 1
+            and len(r["outs"]) > 1
+            and all(np.array_equal(r["outs"][0] != 0, out != 0) for out in r["outs"][1:])
+        ),
+        "dropout drew the same mask on every call: draw a new one each call",
+    ),
+    (
+        lambda case, r: r["same_seed_same"] is False,
+        "dropout ignores generator=: two generators seeded alike gave different masks",
+    ),
+)
+
+
 def dropout_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
+    """Each call by the rules of its mode, then the masks across calls. Code, not a table:
+    what a call must return depends on the mask it drew."""
     problem = record(received, ("outs", "grads", "dtypes", "same_seed_same"))
     if problem:
         return problem
-    x, p = want.x, want.p
-    masks = []
-    where = "Dropout" if case.inputs["module"] else "dropout"
+    moved = received.get("generator_moved")
+    if isinstance(moved, list):  # the global generator's next number
+        moved = moved != [np.random.default_rng(case.inputs["seed"]).random()]
+    p = case.expected.p
+    mode = DROPOUT_SAME if _unchanged(case) else DROPOUT_ALL if p == 1 else DROPOUT_KEPT
     for out, grad, dtype in zip(received["outs"], received["grads"], received["dtypes"]):
-        if not isinstance(out, np.ndarray) or out.shape != x.shape:
-            return f"{where} returned {show(out)}, expected shape {x.shape}"
-        if dtype != case.inputs["dtype"]:
-            return f"{where} of a {case.inputs['dtype']} input returned {dtype}"
-        tol = 1e-5 if dtype == "float32" else 1e-9
-        if not want.training or p == 0:
-            if not np.allclose(out, x, rtol=tol, atol=tol):
-                mode = "in eval()" if not want.training else "with p = 0"
-                return f"{where} still drops {mode}: it must return the input unchanged"
-            moved = received.get("generator_moved")
-            if isinstance(moved, list):  # the global generator's next number
-                moved = moved != [np.random.default_rng(case.inputs["seed"]).random()]
-            if moved:
-                mode = "in eval()" if not want.training else "with p = 0"
-                return (
-                    f"{where} {mode} drew random numbers: return the input before drawing "
-                    "the mask (an evaluation must not move the generator)"
-                )
-            continue
-        if p == 1:
-            if not np.array_equal(out, np.zeros_like(x)):
-                return f"dropout with p = 1 gave {show(out)}: every element is dropped (zeros)"
-            continue
-        kept = out != 0
-        if np.allclose(out[kept], x[kept], rtol=tol, atol=tol) and kept.any():
-            return f"the kept elements equal x: not rescaled by 1/(1-p) = {1 / (1 - p):.4g}"
-        if not np.allclose(out[kept], x[kept] / (1 - p), rtol=tol, atol=tol):
-            if np.allclose(out[kept], x[kept] / p, rtol=tol, atol=tol):
-                return (
-                    f"the kept elements are x/p = x/{p:g}: rescale by 1/(1 − p), one over the "
-                    "probability of keeping"
-                )
-            return f"an element is neither 0 nor x/(1-p): {show(out)}"
-        n = x.size
-        rate = kept.mean()
-        bound = 6 * np.sqrt(p * (1 - p) / n) + 0.5 / n
-        if abs(rate - (1 - p)) > bound:
-            return (
-                f"dropout kept {rate:.4f} of the elements with p = {p}: expected 1 − p = "
-                f"{1 - p:.4g} (each element dropped with probability p)"
-            )
-        expected_grad = kept / (1 - p)
-        if grad is None:
-            return "dropout's output does not require grad (multiply by the mask as a Tensor)"
-        if not np.allclose(grad, expected_grad, rtol=tol, atol=tol):
-            return "x.grad is not the same mask / (1 − p) as the forward's"
-        masks.append(kept)
-    if len(masks) > 1 and all(np.array_equal(masks[0], m) for m in masks[1:]):
-        return "dropout drew the same mask on every call: draw a new one each call"
-    if received["same_seed_same"] is False:
-        return "dropout ignores generator=: two generators seeded alike gave different masks"
-    return None
+        call = {"out": out, "grad": grad, "dtype": dtype, "moved": moved}
+        problem = DROPOUT_OUT(case, call) or mode(case, call | {"kept": out != 0})
+        if problem:
+            return problem
+    return DROPOUT_MASKS(case, received)
 
 
 # -- 5.10 ---------------------------------------------------------------------------------------
