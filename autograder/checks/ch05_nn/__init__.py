@@ -1299,53 +1299,100 @@ def batchnorm_verdict(case: Case, received: Any) -> str | None:
 # -- 5.11 ---------------------------------------------------------------------------------------
 
 
+def _miscounted(case: Case, got: list, want: list) -> tuple:
+    """(item, times seen, times due) of the first item an epoch holds too often or too
+    rarely, or (None, 0, 0)."""
+    items, due = [i for b in got for i in b], [i for b in want for i in b]
+    counts = ((i, items.count(i), due.count(i)) for i in range(case.expected.n))
+    return next((c for c in counts if c[1] != c[2]), (None, 0, 0))
+
+
+def _times(count: int) -> str:
+    return "twice" if count == 2 else f"{count} times"
+
+
+# one epoch that differs from the expected batches: what it says, first to last
+LOADER_EPOCH = Rules.of(
+    (
+        lambda case, e: (
+            case.expected.drop_last
+            and len(e["got"]) == len(e["want"]) + 1
+            and e["got"][:-1] == e["want"]
+        ),
+        lambda case, e: f"drop_last=True still yielded the short last batch {e['got'][-1]}",
+    ),
+    (
+        lambda case, e: e["seen"] > e["due"] > 0,
+        lambda case, e: (
+            f"item {e['item']} appeared {_times(e['seen'])}{e['epoch']}: every item once per epoch"
+        ),
+    ),
+    (
+        lambda case, e: e["seen"] > e["due"],
+        lambda case, e: (
+            f"item {e['item']} appeared{e['epoch']}, but drop_last=True drops the short last batch"
+        ),
+    ),
+    (
+        lambda case, e: e["seen"] < e["due"],
+        lambda case, e: f"item {e['item']} never appeared{e['epoch']}: every item once per epoch",
+    ),
+    (
+        lambda case, e: [len(b) for b in e["got"]] != [len(b) for b in e["want"]],
+        lambda case, e: (
+            f"the batch sizes{e['epoch']} are {[len(b) for b in e['got']]}, expected "
+            f"{[len(b) for b in e['want']]}"
+        ),
+    ),
+    (
+        lambda case, e: e["again"],
+        "every epoch has the same order: draw a new randperm from the generator per epoch",
+    ),
+    (
+        lambda case, e: case.inputs["shuffle"],
+        lambda case, e: (
+            f"the shuffled order{e['epoch']} is {show(e['got'])}, expected "
+            f"{_permutation(case)}'s {show(e['want'])}"
+        ),
+    ),
+    (
+        lambda case, e: True,
+        lambda case, e: f"the batches{e['epoch']} are {show(e['got'])}, expected {show(e['want'])}",
+    ),
+)
+LOADER_RECORD = Rules.of(
+    (
+        lambda case, r: r.get("not_collated"),
+        lambda case, r: (
+            f"a batch is {r['not_collated']}, not a batch of tensors: yield "
+            "self._fetch(indices), which fetches the items and collates them"
+        ),
+    ),
+    (lambda case, r: not r["consistent"], "a batch's X rows do not belong to its y items"),
+)
+
+
+def _permutation(case: Case) -> str:
+    if case.inputs["generator"]:
+        return "randperm(n, generator=self.generator)"
+    return "randperm(n) from the global generator (manual_seed)"
+
+
 def loader_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("epochs", "consistent"))
+    """The first epoch that differs, by ``LOADER_EPOCH``, then the number of epochs. Code,
+    not a table: an epoch is told by its items and batches, and against the first epoch."""
+    problem = record(received, ("epochs", "consistent")) or LOADER_RECORD(case, received)
     if problem:
         return problem
-    if received.get("not_collated"):
-        return (
-            f"a batch is {received['not_collated']}, not a batch of tensors: yield "
-            "self._fetch(indices), which fetches the items and collates them"
-        )
-    if not received["consistent"]:
-        return "a batch's X rows do not belong to its y items"
-    for e, (w, g) in enumerate(zip(want.epochs, received["epochs"])):
-        epoch = f" in epoch {e + 1}" if len(want.epochs) > 1 else ""
-        if g == w:
-            continue
-        if want.drop_last and len(g) == len(w) + 1 and g[:-1] == w:
-            return f"drop_last=True still yielded the short last batch {g[-1]}"
-        items = [i for batch in g for i in batch]
-        expected_items = [i for batch in w for i in batch]
-        for i in range(want.n):
-            count, should = items.count(i), expected_items.count(i)
-            if count > should and should:
-                times = "twice" if count == 2 else f"{count} times"
-                return f"item {i} appeared {times}{epoch}: every item once per epoch"
-            if count > should:
-                return f"item {i} appeared{epoch}, but drop_last=True drops the short last batch"
-            if count < should:
-                return f"item {i} never appeared{epoch}: every item once per epoch"
-        if [len(b) for b in g] != [len(b) for b in w]:
-            return (
-                f"the batch sizes{epoch} are {[len(b) for b in g]}, expected {[len(b) for b in w]}"
-            )
-        if e and g == received["epochs"][0]:
-            return (
-                "every epoch has the same order: draw a new randperm from the generator per epoch"
-            )
-        if case.inputs["shuffle"]:
-            gen = (
-                "randperm(n, generator=self.generator)"
-                if case.inputs["generator"]
-                else ("randperm(n) from the global generator (manual_seed)")
-            )
-            return f"the shuffled order{epoch} is {show(g)}, expected {gen}'s {show(w)}"
-        return f"the batches{epoch} are {show(g)}, expected {show(w)}"
-    if len(received["epochs"]) != len(want.epochs):
-        return f"expected {len(want.epochs)} epochs, received {len(received['epochs'])}"
+    want, got = case.expected.epochs, received["epochs"]
+    for e, (w, g) in enumerate(zip(want, got)):
+        if g != w:
+            item, seen, due = _miscounted(case, g, w)
+            epoch = f" in epoch {e + 1}" if len(want) > 1 else ""
+            facts = {"item": item, "seen": seen, "due": due, "epoch": epoch}
+            return LOADER_EPOCH(case, facts | {"got": g, "want": w, "again": e and g == got[0]})
+    if len(got) != len(want):
+        return f"expected {len(want)} epochs, received {len(got)}"
     return None
 
 
