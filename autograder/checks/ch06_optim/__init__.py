@@ -49,6 +49,7 @@ their own (``training.py``) add theirs at ``EXTRA`` at the end.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -294,71 +295,101 @@ def _step_values(case: Case, t: int, bug: str) -> list:
     return values[t]
 
 
-def _named_bug(case: Case, t: int, got: list) -> str | None:
-    """The known mistake (``cases.BUGS``) whose values at step t are the ones received."""
-    name = case.inputs["optimizer"]
-    bugs = list(BUGS.get(name, ()))
+def _bugs(case: Case) -> list[str]:
+    """The known mistakes (``cases.BUGS``) a case can tell apart."""
+    bugs = list(BUGS.get(case.inputs["optimizer"], ()))
     if len(case.inputs["groups"]) > 1 or any(len(g) > 1 for g in case.inputs["groups"]):
         bugs.append("group options ignored")
-    dtypes = case.expected.dtypes
-    for bug in bugs:
-        want = _step_values(case, t, bug)
-        if all(_close(g, w, d) is None for g, w, d in zip(got, want, dtypes)):
-            if all(
-                _close(g, w, d) is None for g, w, d in zip(got, case.expected.values[t], dtypes)
-            ):
-                continue
-            return BUG_TEXT[bug]
-    return None
+    return bugs
 
 
-def _entries(got: dict, want: dict, dtype: str, where: str, step: str) -> str | None:
-    """A parameter's state entries against the rule's: "step" the same Python int (``step``:
-    the words after "expected", ``{}`` the count), the tensors within ``dtype``'s tolerance."""
-    for name, value in want.items():
-        if name != "step":
-            problem = _close(got[name], value, dtype, f"{where}[{name!r}]")
+def _moved(case: Case, t: int, i: int) -> str:
+    """Words for params[i] where it had no gradient at step t + 1 and should not have moved."""
+    ins, want = case.inputs, case.expected
+    before = want.values[t - 1][i] if t else ins["params"][i]
+    if ins["grads"][t][i] is not None or _close(before, want.values[t][i], want.dtypes[i]):
+        return ""
+    return f"it has no gradient at step {t + 1} (grad None) and still moved: skip it, state and all"
+
+
+def _steps(case: Case, received: Any) -> str | None:
+    # a field per parameter and step, named by both: the declaration is written for the case
+    want, grouped = case.expected, len(case.inputs["groups"]) > 1
+    fields = [Field("dtypes.*", "after step(), params[{i}]'s dtype", 0, 0, says=KEEPS_DTYPE)]
+    mistakes = []
+    for t, i in itertools.product(range(want.steps), range(len(want.dtypes))):
+        key, group = f"values.{t}.{i}", f" (group {want.groups[i]})" if grouped else ""
+        fields.append(
+            Field(
+                key,
+                f"params[{i}] after step {t + 1}{group}",
+                *TOLERANCE[want.dtypes[i]],
+                lambda case, t=t, i=i: case.expected.values[t][i],
+                says=lambda case, t=t, i=i: _moved(case, t, i),
+            )
+        )
+        mistakes += [
+            Mistake(key, lambda case, t=t, i=i, b=bug: _step_values(case, t, b)[i], BUG_TEXT[bug])
+            for bug in _bugs(case)
+        ]
+    return Fields(fields, mistakes)(case, received)
+
+
+KEEPS_DTYPE = "a parameter keeps its dtype"
+
+
+def _state_problem(got: Any, want: Any, where: Callable, dtype: Callable, step: str) -> Any:
+    # a state's entries, by parameter (a list, or a dict by index), against the rule's: their
+    # names, a step the same Python int (in the words the tests hold), tensors within dtype(k)'s
+    for k, w in want.items() if isinstance(want, dict) else enumerate(want):
+        entry = got[k]
+        if not isinstance(entry, dict):
+            return f"{where(k)} is {show(entry)}, expected a dict"
+        entry = {n: v for n, v in entry.items() if v is not None}  # PyTorch 1.x's None buffers
+        if sorted(entry) != sorted(w):
+            hint = "" if isinstance(want, dict) else NO_STATE if not w else ONLY_USED
+            return f"{where(k)} holds {sorted(entry)}, expected {sorted(w)}{hint}"
+        for name, value in w.items():
+            got_it, kind = entry[name], type(entry[name]).__name__
+            if name == "step" and (got_it != value or kind != "int"):
+                return (
+                    f"{where(k)}['step'] is {show(got_it)} ({kind}), expected {step.format(value)}"
+                )
+            problem = name != "step" and _close(got_it, value, dtype(k), f"{where(k)}[{name!r}]")
             if problem:
                 return problem
-        elif got[name] != value or type(got[name]) is not int:
-            kind = type(got[name]).__name__
-            return f"{where}['step'] is {show(got[name])} ({kind}), expected {step.format(value)}"
     return None
 
 
-def _final_state_problem(received: Any, want: Any) -> str | None:
-    """The state after the last step, against the rule's: keyed by the parameters
-    themselves, the same entries (none for a parameter that never had a gradient), the same
-    step count and tensors (what state_dict() will save and a resume will need)."""
-    if want.state is None:
-        return None
-    if received["state_arrays"]:
-        return (
-            f"after the last step the state holds {received['state_arrays']} as bare arrays: "
-            "keep Tensors in the state (state_dict() copies them and load_state_dict casts them)"
-        )
-    if not received["state_keyed"]:
-        return (
-            "self.state has keys that are not the parameters: key it by the tensor itself "
-            "(self.state[p]), not id(p) or a name, so state_dict() finds each parameter's state"
-        )
-    for i, (got, w) in enumerate(zip(received["state"], want.state)):
-        where = f"after the last step, state[params[{i}]]"
-        if not isinstance(got, dict):
-            return f"{where} is {show(got)}, expected a dict"
-        got = {k: v for k, v in got.items() if v is not None}  # PyTorch 1.x's None buffers
-        if sorted(got) != sorted(w):
-            hint = (
-                " (this parameter never had a gradient: it gets no state)"
-                if not w
-                else " (make only the entries the rule uses, as PyTorch does)"
-            )
-            return f"{where} holds {sorted(got)}, expected {sorted(w)}{hint}"
-        step = "the int {} (a Python int counting this parameter's steps)"
-        problem = _entries(got, w, want.dtypes[i], where, step)
-        if problem:
-            return problem
-    return None
+NO_STATE = " (this parameter never had a gradient: it gets no state)"
+ONLY_USED = " (make only the entries the rule uses, as PyTorch does)"
+
+
+def _final_state(case: Case, received: Any) -> Any:
+    """The state after the last step (what state_dict() will save and a resume will need)."""
+    return _state_problem(
+        received["state"],
+        case.expected.state,
+        lambda i: f"after the last step, state[params[{i}]]",
+        lambda i: case.expected.dtypes[i],
+        "the int {} (a Python int counting this parameter's steps)",
+    )
+
+
+STATE_KEPT = Rules.of(  # the state kept: Tensors, keyed by the parameters themselves
+    (
+        lambda case, got: got["state_arrays"],
+        lambda case, got: (
+            f"after the last step the state holds {got['state_arrays']} as bare arrays: keep "
+            "Tensors in the state (state_dict() copies them and load_state_dict casts them)"
+        ),
+    ),
+    (
+        lambda case, got: not got["state_keyed"],
+        "self.state has keys that are not the parameters: key it by the tensor itself "
+        "(self.state[p]), not id(p) or a name, so state_dict() finds each parameter's state",
+    ),
+)
 
 
 TRAJECTORY_KEYS = tuple(
@@ -423,38 +454,13 @@ def _losses(case: Case) -> list[float]:
     return [0.5 + t for t in range(case.expected.steps)]
 
 
-def _steps_problem(case: Case, received: Any) -> str | None:
-    """Each parameter's dtype, then its values after each step: the first that differs,
-    named with the known mistake (``cases.BUGS``) that gives it."""
-    want: Any = case.expected
-    for i, (got, w) in enumerate(zip(received["dtypes"], want.dtypes)):
-        if got != w:
-            return f"after step(), params[{i}] is {got}, expected {w} (a parameter keeps its dtype)"
-    grads = case.inputs["grads"]
-    for t in range(want.steps):
-        got, expected = received["values"][t], want.values[t]
-        for i, (g, w) in enumerate(zip(got, expected)):
-            problem = _close(g, w, want.dtypes[i], f"params[{i}] after step {t + 1}")
-            if not problem:
-                continue
-            if grads[t][i] is None:
-                before = want.values[t - 1][i] if t else case.inputs["params"][i]
-                if _close(g, w, want.dtypes[i]) and not _close(before, w, want.dtypes[i]):
-                    return (
-                        f"params[{i}] has no gradient at step {t + 1} (grad None) and still moved: "
-                        "skip it, state and all"
-                    )
-            named = _named_bug(case, t, got)
-            where = f" (group {want.groups[i]})" if len(case.inputs["groups"]) > 1 else ""
-            return problem + where + (f": {named}" if named else "")
-    return None
-
-
 trajectory_verdict = first(
     lambda case, received: record(received, TRAJECTORY_KEYS),
     STEPS_KEEP,
-    _steps_problem,
-    lambda case, received: _final_state_problem(received, case.expected),
+    _steps,
+    lambda case, got: (
+        case.expected.state is not None and first(STATE_KEPT, _final_state)(case, got)
+    ),
     STEPS_DO,
 )
 
@@ -515,114 +521,137 @@ EMPTY = "clip_grad_norm_(params, max_norm=1.0) on float64 gradients that are all
 # -- 6.7 ------------------------------------------------------------------------------------
 
 
-def _state_problem(got: Any, want: dict, dtype: str, what: str) -> str | None:
-    if not isinstance(got, dict):
-        return f"{what}['state'] is {show(got)}, expected a dict by index"
-    if sorted(got) != sorted(want):
-        return (
-            f"{what}['state'] has the indices {sorted(got)}, expected {sorted(want)} (each "
-            "parameter with a state, by its position across the groups)"
-        )
-    for key, names in want.items():
-        entry = got[key]
-        if sorted(entry) != sorted(names):
-            return f"{what}['state'][{key}] holds {sorted(entry)}, expected {sorted(names)}"
-        step = "{} (keep the step count, a Python int)"
-        problem = _entries(entry, names, dtype, f"{what}['state'][{key}]", step)
-        if problem:
-            return problem
-    return None
+def _dtype(case: Case, loose: bool = False) -> str:
+    """The run's dtype; ``loose``: float32 where the run or the loaded parameters are."""
+    dtypes = (str(np.asarray(case.inputs["params"][0]).dtype), case.expected.load_dtypes[0])
+    return "float32" if "float32" in dtypes[: 1 + loose] else "float64"
 
 
-def _state_of(snapshot: Any) -> Any:
-    """A snapshot's state (what ``programs._snapshot`` saw), or what came instead."""
-    return snapshot.get("state") if isinstance(snapshot, dict) else snapshot
+def _saved_state(what: str, key: str, loose: bool = False) -> Callable:
+    """The verdict on a state_dict()'s state (``received[key]``'s, by index): its indices,
+    then its entries (within float32's tolerance where ``loose`` and either run is)."""
+
+    def verdict(case: Case, received: Any) -> Any:
+        got, want = received[key], case.expected.state
+        got = got.get("state") if isinstance(got, dict) else got
+        if not isinstance(got, dict):
+            return f"{what}['state'] is {show(got)}, expected a dict by index"
+        if sorted(got) != sorted(want):
+            return (
+                f"{what}['state'] has the indices {sorted(got)}, expected {sorted(want)} (each "
+                "parameter with a state, by its position across the groups)"
+            )
+        where, dtype = (lambda k: f"{what}['state'][{k}]"), _dtype(case, loose)
+        return _state_problem(got, want, where, lambda k: dtype, STEP_KEPT)
+
+    return verdict
 
 
-def _options_problem(got: dict, options: dict, where: str, expected: str) -> str | None:
-    """A group's options against the saved ones: the first one missing or another."""
-    for key, value in options.items():
-        if key not in got or _close(got[key], value, "float64"):
-            return f"{where}[{key!r}] is {show(got.get(key))}, expected {expected}{show(value)}"
-    return None
-
-
+STEP_KEPT = "{} (keep the step count, a Python int)"
 RESUME_KEYS = tuple(
     "saved saved_later loaded state_dtypes options same_params final dtypes refused".split()
 )
-
-
-def resume_verdict(case: Case, received: Any) -> str | None:
-    problem = record(received, RESUME_KEYS)
-    if problem:
-        return problem
-    w: Any = case.expected
-    dtype = str(np.asarray(case.inputs["params"][0]).dtype)
-    loose = "float32" if "float32" in (dtype, w.load_dtypes[0]) else "float64"
-    saved = received["saved"]
-    if not isinstance(saved, dict) or saved.get("keys") != ["param_groups", "state"]:
-        return (
-            f"state_dict() returned {show(saved)}, expected a dict with 'state' and 'param_groups'"
-        )
-    if saved.get("int_keys") is False:
-        return (
+SAVED = "state_dict()['param_groups'][{i}]"
+resume_verdict = first(
+    lambda case, received: record(received, RESUME_KEYS),
+    Rules.of(
+        (
+            lambda case, got: (
+                not isinstance(got["saved"], dict)
+                or got["saved"].get("keys") != ["param_groups", "state"]
+            ),
+            lambda case, got: (
+                f"state_dict() returned {show(got['saved'])}, expected a dict with 'state' and "
+                "'param_groups'"
+            ),
+        ),
+        (
+            lambda case, got: got["saved"].get("int_keys") is False,
             "state_dict()['state'] is keyed by something other than int indices: key each "
-            "parameter's state by its int position across the groups, as PyTorch does"
-        )
-    groups = saved["param_groups"]
-    if len(groups) != len(w.indices):
-        return f"state_dict()['param_groups'] has {len(groups)} groups, expected {len(w.indices)}"
-    for i, (g, ix, options) in enumerate(zip(groups, w.indices, w.options)):
-        if g.get("params") != ix:
-            return (
-                f"state_dict()['param_groups'][{i}]['params'] is {show(g.get('params'))}, expected "
-                f"{ix} (each parameter's index in order of first appearance across the groups)"
-            )
-        problem = _options_problem(g, options, f"state_dict()['param_groups'][{i}]", "")
-        if problem:
-            return problem
-    problem = _state_problem(saved["state"], w.state, dtype, "state_dict()")
-    if problem:
-        return problem
-    if _state_problem(_state_of(received["saved_later"]), w.state, dtype, "state_dict()"):
-        return (
+            "parameter's state by its int position across the groups, as PyTorch does",
+        ),
+    ),
+    Fields(
+        [
+            Field(
+                "saved.param_groups.*.params",
+                SAVED + "['params']",
+                0,
+                0,
+                lambda case: [{"params": ix} for ix in case.expected.indices],
+                says="each parameter's index in order of first appearance across the groups",
+            ),
+            Field(
+                "saved.param_groups.*", SAVED, *TOLERANCE["float64"], lambda c: c.expected.options
+            ),
+        ],
+    ),
+    _saved_state("state_dict()", "saved"),
+    Rules.of(
+        (
+            _saved_state("state_dict()", "saved_later"),
             "the dict state_dict() returned changed as training went on: copy the state "
             "tensors (the snapshot must not share arrays with the optimizer, nor with the one "
-            "that loads it)"
+            "that loads it)",
         )
-    loaded = _state_of(received["loaded"])
-    problem = _state_problem(loaded, w.state, loose, "after load_state_dict, state_dict()")
-    if problem:
-        return problem
-    if w.state and received["state_dtypes"] != [w.load_dtypes[0]]:
-        return (
-            f"after loading into {w.load_dtypes[0]} parameters the state tensors are "
-            f"{received['state_dtypes']}: cast floating state to the parameter's dtype"
-        )
-    for i, (got, options) in enumerate(zip(received["options"], w.options)):
-        where = f"after load_state_dict, param_groups[{i}]"
-        problem = _options_problem(got, options, where, "the saved ")
-        if problem:
-            return problem + " (take each saved group's options)"
-    if not all(received["same_params"]):
-        return "after load_state_dict, param_groups no longer hold this optimizer's own parameters"
-    for i, (got, want) in enumerate(zip(received["final"], w.final)):
-        problem = _close(got, want, loose, f"params[{i}]")
-        if problem:
-            return (
-                f"resumed after load_state_dict, then stepped: {problem} (the uninterrupted run's "
-                "value)"
+    ),
+    _saved_state("after load_state_dict, state_dict()", "loaded", loose=True),
+    Rules.of(
+        (
+            lambda case, got: (
+                case.expected.state and got["state_dtypes"] != case.expected.load_dtypes[:1]
+            ),
+            lambda case, got: (
+                f"after loading into {case.expected.load_dtypes[0]} parameters the state tensors "
+                f"are {got['state_dtypes']}: cast floating state to the parameter's dtype"
+            ),
+        ),
+    ),
+    Fields(
+        [
+            Field(
+                "options.*",
+                "after load_state_dict, param_groups[{i}]",
+                *TOLERANCE["float64"],
+                lambda case: case.expected.options,
+                says="take each saved group's options",
             )
-    if received["dtypes"] != w.load_dtypes:
-        return (
-            f"the loaded parameters are {received['dtypes']} at the end, expected {w.load_dtypes}"
+        ]
+    ),
+    Rules.of(
+        (
+            lambda case, got: not all(got["same_params"]),
+            "after load_state_dict, param_groups no longer hold this optimizer's own parameters",
         )
-    for what, got in zip(
-        ("another number of groups", "a group of another size"), received["refused"]
-    ):
-        if got != "ValueError":
-            return f"load_state_dict of a state_dict with {what} raised {got}, expected ValueError"
-    return None
+    ),
+    Fields(
+        [
+            Field(
+                "final.*",
+                "resumed after load_state_dict, then stepped: params[{i}]",
+                tolerance=lambda case: TOLERANCE[_dtype(case, loose=True)],
+                says="the uninterrupted run's value",
+            ),
+            Field(
+                "dtypes",
+                "the loaded parameters' dtypes at the end",
+                0,
+                0,
+                lambda c: c.expected.load_dtypes,
+            ),
+            Field(
+                "refused.0",
+                "load_state_dict of a state_dict with another number of groups",
+                expected=lambda c: "ValueError",
+            ),
+            Field(
+                "refused.1",
+                "load_state_dict of a state_dict with a group of another size",
+                expected=lambda c: "ValueError",
+            ),
+        ]
+    ),
+)
 
 
 # -- 6.8, 6.9 -------------------------------------------------------------------------------
