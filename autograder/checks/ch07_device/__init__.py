@@ -601,40 +601,38 @@ module_to_verdict = Fields(
     keys=("returned_self", "same_objects", "where"),
     then=rules(
         (
-            lambda c, got: not got["returned_self"],
+            lambda case, got: not got["returned_self"],
             "model.to('sim') did not return the model itself",
         ),
         (
-            lambda c, got: not got["same_objects"],
+            lambda case, got: not got["same_objects"],
             "model.to('sim') made new Parameter objects: the same ones, their data moved",
         ),
         (
-            lambda c, got: _off_sim(got["where"]),
-            lambda c, got: (
+            lambda case, got: _off_sim(got["where"]),
+            lambda case, got: (
                 f"after model.to('sim'), {', '.join(_off_sim(got['where']))} not on "
                 "sim (state left behind)"
             ),
         ),
         (
-            lambda c, got: any(k != "sim" for k in got["grads_where"]),
-            lambda c, got: (
-                f"after model.to('sim') the gradients are {got['grads_where']}: moved too"
-            ),
+            lambda case, got: any(k != "sim" for k in got["grads_where"]),
+            "after model.to('sim') the gradients are {got[grads_where]}: moved too",
         ),
         (
-            lambda c, got: not got["kept"] or not got["grads_kept"],
+            lambda case, got: not got["kept"] or not got["grads_kept"],
             "model.to('sim') changed a parameter's, buffer's or gradient's values",
         ),
         (
-            lambda c, got: got["forward_on"] != "sim:0",
-            lambda c, got: f"the moved model's output is on {got['forward_on']}, expected sim:0",
+            lambda case, got: got["forward_on"] != "sim:0",
+            "the moved model's output is on {got[forward_on]}, expected sim:0",
         ),
         (
-            lambda c, got: got["back_where"] != ["numpy"],
-            lambda c, got: f"after model.to(sp.device('cpu')) the arrays are {got['back_where']}",
+            lambda case, got: got["back_where"] != ["numpy"],
+            "after model.to(sp.device('cpu')) the arrays are {got[back_where]}",
         ),
         (
-            lambda c, got: not got["back_kept"],
+            lambda case, got: not got["back_kept"],
             "model.to(sp.device('cpu')) changed a parameter's or buffer's values",
         ),
     ),
