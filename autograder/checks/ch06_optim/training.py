@@ -32,8 +32,8 @@ from typing import Any
 import numpy as np
 
 from ...expectations import expected
-from ...harness.api import Case, Check, compare, show
-from ...harness.table import Rows, record, row
+from ...harness.api import Case, Check, show
+from ...harness.table import Field, Fields, Rows, Rules, row
 from . import training_program
 
 RTOL, ATOL = 1e-7, 1e-10
@@ -130,40 +130,49 @@ def training_case(
 
 
 def training_verdict(case: Case, received: Any) -> str | None:
-    want, stop = case.expected, case.inputs["stop"]
-    problem = record(received, KEYS)
-    if problem:
-        return problem
-    losses, got = want["losses"], received["losses"]
-    if not isinstance(got, list) or len(got) != len(losses):
-        return f"expected {len(losses)} losses, received {show(got)}"
-    first = next(
-        (t for t, (g, w) in enumerate(zip(got, losses)) if compare(g, w, rtol=RTOL, atol=ATOL)),
-        None,
-    )
-    if first is not None and first < stop:
-        return (
-            f"step {first}'s loss is {show(got[first])}, expected {show(losses[first])}, before "
-            "any state_dict(): the optimizer's update (its own task) or its param groups "
-            "differ from PyTorch's"
+    # a field per step's loss, with words for its side of the checkpoint: written for the case
+    stop, n = case.inputs["stop"], len(case.expected["losses"])
+    losses = [
+        Field(
+            f"losses.{t}",
+            f"step {t}'s loss"
+            if t < stop
+            else f"after load_state_dict (the checkpoint of step {stop}), step {t}'s loss",
+            RTOL,
+            ATOL,
+            says=BEFORE if t < stop else RESUMED,
         )
-    problem = compare(received["lost"], want["lost"], rtol=RTOL, atol=ATOL, path="lost")
-    if problem:
-        return (
-            f"the steps taken after state_dict() differ ({problem}): state_dict must only "
-            "read the optimizer, never change it"
-        )
-    if first is not None:
-        return (
-            f"after load_state_dict (the checkpoint of step {stop}), step {first}'s loss is "
-            f"{show(got[first])}, expected {show(losses[first])}: the resumed optimizer must go "
-            "on exactly as the saved one would (its step count, its buffers, each group's "
-            "saved options, from a snapshot that training after state_dict() left unchanged)"
-        )
-    problem = compare(received["params"], want["params"], rtol=RTOL, atol=ATOL, path="params")
-    if problem:
-        return f"the final parameters differ: {problem}"
-    return None
+        for t in range(n)
+    ]
+    return Fields(
+        [
+            *losses[:stop],
+            Field(
+                "lost", "the losses of the steps taken after state_dict()", RTOL, ATOL, says=READS
+            ),
+            *losses[stop:],
+            Field("params", "the final parameters", RTOL, ATOL),
+        ],
+        before=Rules.of(
+            (
+                lambda case, got: not isinstance(got["losses"], list) or len(got["losses"]) != n,
+                lambda case, got: f"expected {n} losses, received {show(got['losses'])}",
+            )
+        ),
+        keys=KEYS,
+    )(case, received)
+
+
+BEFORE = (
+    "before any state_dict(): the optimizer's update (its own task) or its param groups differ "
+    "from PyTorch's"
+)
+READS = "state_dict must only read the optimizer, never change it"
+RESUMED = (
+    "the resumed optimizer must go on exactly as the saved one would: its step count, its "
+    "buffers, each group's saved options, from a snapshot that training after state_dict() "
+    "left unchanged"
+)
 
 
 # the run needs Optimizer (6.1) and each case's update rule (6.2, 6.5, 6.6) before 6.7
