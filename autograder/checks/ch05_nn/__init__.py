@@ -104,6 +104,37 @@ def _close(got: Any, want: Any, path: str, rtol: float = RTOL, atol: float = ATO
     return compare(got, want, rtol=rtol, atol=atol, path=path)
 
 
+class Facts(dict):
+    """A record's fields and what a verdict derives from them, as ``f.name``."""
+
+    __getattr__ = dict.__getitem__
+
+
+def told(
+    *rows: tuple[Callable[[Facts], Any], str | None],
+    keys: tuple = (),
+    facts: Callable[[Facts], Any] | None = None,
+) -> Callable[[Case, Any], str | None]:
+    """A verdict as a table of (condition → words) on the record's fields (it must hold
+    ``keys``), ``want`` (the case's expected values), ``inputs``, and what ``facts(f)``
+    derives (a dict; or words, the verdict itself); the first row whose condition holds
+    decides: its words with ``{name}`` filled in (None: the case passes)."""
+
+    def verdict(case: Case, received: Any) -> str | None:
+        problem = record(received, keys)
+        if problem:
+            return problem
+        f = Facts(received, want=case.expected, inputs=case.inputs)
+        more = facts(f) if facts else {}
+        if not isinstance(more, dict):
+            return more
+        f.update(more)
+        words = next((words for when, words in rows if when(f)), None)
+        return words.format(**f) if words else None
+
+    return verdict
+
+
 # -- 5.1 ----------------------------------------------------------------------------------------
 
 # the tables a registration script fills: the program's record key, the name a student
@@ -192,89 +223,75 @@ def _is_shaped(value: Any, shape: tuple | None) -> bool:
     return isinstance(value, np.ndarray) and value.shape == shape
 
 
-def _weight_sample(case: Case, received: Any) -> str | None:
-    """The weight's statistics against U(-k, k); a k from out_features is named."""
-    (n_out, n_in), weight = case.expected.shape, received["weight"]
-    problem = sample_problem(weight, "uniform", case.expected.scale, "Linear's weight")
-    if not problem:
-        return None
+WEIGHT, BIAS = "Linear's weight", "Linear's bias"
+
+
+def _linear_init(f: Facts) -> dict:
+    """The weight's and the bias's shapes and statistics (a k from out_features named)."""
+    want, weight, bias = f.want, f.weight, f.bias
+    (n_out, n_in), shaped = want.shape, _is_shaped(weight, want.shape)
+    sample = shaped and weight.any() and sample_problem(weight, "uniform", want.scale, WEIGHT)
     k_out = 1 / np.sqrt(n_out) if n_out else 0.0
-    if n_out != n_in and abs(float(np.abs(weight).max()) / k_out - 1) < 0.05:
-        return problem + f" (k = 1/√in_features: in_features={n_in}, not out_features)"
-    return problem + f" (k = 1/√in_features = 1/√{n_in})"
+    swapped = sample and n_out != n_in and abs(float(np.abs(weight).max()) / k_out - 1) < 0.05
+    bias_shaped = _is_shaped(bias, want.bias_shape)
+    bias_sample = bias_shaped and bias.any() and sample_problem(bias, "uniform", want.scale, BIAS)
+    return (
+        dict(shape=getattr(weight, "shape", show(weight)), shaped=shaped, sample=sample)
+        | dict(k=f": in_features={n_in}, not out_features" if swapped else f" = 1/√{n_in}")
+        | dict(normal=shaped and abs(float(np.std(weight)) - 1) < 0.05 and want.scale < 0.5)
+        | dict(bias_shaped=bias_shaped, bias_shown=show(bias), bias_sample=bias_sample)
+        | dict(dtype=next((d for d in f.float32 if d not in ("float32", "")), None))
+    )
 
 
-def _bias_sample(case: Case, received: Any) -> str | None:
-    if case.expected.bias_shape is None:
-        return None
-    return sample_problem(received["bias"], "uniform", case.expected.scale, "Linear's bias")
-
-
-# the weight (its shape, not zeros, not N(0, 1), U(-k, k)), the bias (absent with
-# bias=False), then the generator, the dtype and the objects reset_parameters fills
-LINEAR_INIT = first(
-    lambda case, r: record(r, ("weight", "bias", "same_again", "float32", "kept")),
-    Rules.of(
-        (
-            lambda case, r: not _is_shaped(r["weight"], case.expected.shape),
-            lambda case, r: (
-                f"Linear's weight has shape {getattr(r['weight'], 'shape', show(r['weight']))}, "
-                f"expected {case.expected.shape} (out_features, in_features), as in PyTorch"
-            ),
-        ),
-        (
-            lambda case, r: not r["weight"].any(),
-            "Linear's weight is all zeros: reset_parameters must draw U(-k, k)",
-        ),
-        (
-            lambda case, r: (
-                abs(float(np.std(r["weight"])) - 1) < 0.05 and case.expected.scale < 0.5
-            ),
-            lambda case, r: (
-                "Linear's weight looks N(0, 1) (standard deviation ≈ 1): PyTorch's default is "
-                f"U(-k, k) with k = 1/√in_features = {case.expected.scale:.4g}"
-            ),
-        ),
+# the weight (its shape, not zeros, not N(0, 1), U(-k, k)), the bias (none with bias=False),
+# then the generator, the dtype and the objects reset_parameters fills
+LINEAR_INIT = told(
+    (
+        lambda f: not f.shaped,
+        "Linear's weight has shape {shape}, expected {want.shape} (out_features, in_features), "
+        "as in PyTorch",
     ),
-    _weight_sample,
-    Rules.of(
-        (
-            lambda case, r: case.expected.bias_shape is None and r["bias"] is not None,
-            lambda case, r: f"Linear(bias=False) has a bias: {show(r['bias'])}",
-        ),
-        (
-            lambda case, r: (
-                case.expected.bias_shape and not _is_shaped(r["bias"], case.expected.bias_shape)
-            ),
-            lambda case, r: (
-                f"Linear's bias is {show(r['bias'])}, expected shape {case.expected.bias_shape}"
-            ),
-        ),
-        (
-            lambda case, r: case.expected.bias_shape and not r["bias"].any(),
-            "Linear's bias is zeros: PyTorch draws it from U(-k, k) too, k = 1/√in_features",
-        ),
+    (
+        lambda f: not f.weight.any(),
+        "Linear's weight is all zeros: reset_parameters must draw U(-k, k)",
     ),
-    _bias_sample,
-    Rules.of(
-        (
-            lambda case, r: not r["same_again"],
-            "two Linears made after the same manual_seed(s) differ: draw with init.uniform_ "
-            "(the framework's generator), not NumPy's global one",
-        ),
-        (
-            lambda case, r: any(d not in ("float32", "") for d in r["float32"]),
-            lambda case, r: (
-                "Linear(..., dtype=float32)'s parameters are {}: reset_parameters fills the "
-                "Parameters __init__ made (of the dtype asked for) in place, with init.uniform_"
-            ).format(next(d for d in r["float32"] if d not in ("float32", ""))),
-        ),
-        (
-            lambda case, r: not r["kept"],
-            "reset_parameters() replaced the weight or the bias by a new Parameter: fill the "
-            "existing ones in place (init.uniform_), so an optimizer holding them still does",
-        ),
+    (
+        lambda f: f.normal,
+        "Linear's weight looks N(0, 1) (standard deviation ≈ 1): PyTorch's default is U(-k, k) "
+        "with k = 1/√in_features = {want.scale:.4g}",
     ),
+    (lambda f: f.sample, "{sample} (k = 1/√in_features{k})"),
+    (
+        lambda f: f.want.bias_shape is None and f.bias is not None,
+        "Linear(bias=False) has a bias: {bias_shown}",
+    ),
+    (
+        lambda f: f.want.bias_shape and not f.bias_shaped,
+        "Linear's bias is {bias_shown}, expected shape {want.bias_shape}",
+    ),
+    (
+        lambda f: f.want.bias_shape and not f.bias.any(),
+        "Linear's bias is zeros: PyTorch draws it from U(-k, k) too, k = 1/√in_features",
+    ),
+    (lambda f: f.bias_sample, "{bias_sample}"),
+    (
+        lambda f: not f.same_again,
+        "two Linears made after the same manual_seed(s) differ: draw with init.uniform_ (the "
+        "framework's generator), not NumPy's global one",
+    ),
+    (
+        lambda f: f.dtype,
+        "Linear(..., dtype=float32)'s parameters are {dtype}: reset_parameters fills the "
+        "Parameters __init__ made (of the dtype asked for) in place, with init.uniform_",
+    ),
+    (
+        lambda f: not f.kept,
+        "reset_parameters() replaced the weight or the bias by a new Parameter: fill the "
+        "existing ones in place (init.uniform_), so an optimizer holding them still does",
+    ),
+    keys=("weight", "bias", "same_again", "float32", "kept"),
+    facts=_linear_init,
 )
 
 
@@ -508,74 +525,54 @@ def train_verdict(case: Case, received: Any) -> str | None:
 # -- 5.4 ----------------------------------------------------------------------------------------
 
 
-def _container(case: Case) -> str:
-    return "Sequential" if case.inputs["kind"] == "sequential" else "ModuleList"
+def _container(f: Facts) -> dict:
+    once = list(dict.fromkeys(f.want.calls or []))
+    kind = "Sequential" if f.inputs["kind"] == "sequential" else "ModuleList"
+    return {"kind": kind, "once": f.calls == once != f.want.calls}
 
 
-def _ran(case: Case, received: Any, why: str) -> str:
-    got, want = received["calls"], case.expected.calls
-    return f"Sequential ran its modules in the order {got}, expected {want}: {why}"
-
-
-def _ran_once(case: Case, received: Any) -> bool:
-    """Sequential ran a module it holds twice only once."""
-    once = list(dict.fromkeys(case.expected.calls or []))
-    return received["calls"] == once != case.expected.calls
-
-
-# the children registered, named and ordered, then run (Sequential: as often as held)
-CONTAINER_CHILDREN = Rules.of(
-    (
-        lambda case, r: not r["names"] and case.expected.names,
-        lambda case, r: (
-            f"{_container(case)}'s modules are not registered (its _modules is empty): a plain "
-            "Python list hides them from parameters() and state_dict; register each with "
-            "self.add_module(str(index), module)"
+RAN = "Sequential ran its modules in the order {calls}, expected {want.calls}: "
+# the children registered, named and ordered, run as often as held, the output, the hooks
+CONTAINER = first(
+    told(
+        (
+            lambda f: not f.names and f.want.names,
+            "{kind}'s modules are not registered (its _modules is empty): a plain Python list "
+            "hides them from parameters() and state_dict; register each with "
+            "self.add_module(str(index), module)",
+        ),
+        (
+            lambda f: f.names != f.want.names,
+            "{kind}'s children are named {names}, expected {want.names}",
+        ),
+        (
+            lambda f: f.order != f.want.order,
+            "{kind}'s children are in the order {order}, expected {want.order}",
+        ),
+        (
+            lambda f: f.once,
+            RAN + "a module held twice runs twice (iterate self._modules.values(); children() "
+            "yields each module once)",
+        ),
+        (
+            lambda f: f.want.calls not in (None, f.calls),
+            RAN + "each module once, in the order registered",
+        ),
+        keys=("names", "order", "calls", "y", "chained"),
+        facts=_container,
+    ),
+    Fields([Field("y", "Sequential(...)(x)", RTOL, ATOL)]),
+    told(
+        (
+            lambda f: f.get("hooked", f.want.calls) != f.want.calls,
+            "a forward hook on a module inside the Sequential did not run: call module(x), not "
+            "module.forward(x) (__call__ runs forward, then the hooks)",
+        ),
+        (
+            lambda f: f.want.chained and not f.chained,
+            "ModuleList.append did not return the ModuleList (PyTorch's returns self, to chain)",
         ),
     ),
-    (
-        lambda case, r: r["names"] != case.expected.names,
-        lambda case, r: (
-            f"{_container(case)}'s children are named {r['names']}, expected {case.expected.names}"
-        ),
-    ),
-    (
-        lambda case, r: r["order"] != case.expected.order,
-        lambda case, r: (
-            f"{_container(case)}'s children are in the order {r['order']}, expected "
-            f"{case.expected.order}"
-        ),
-    ),
-    (
-        _ran_once,
-        lambda case, r: _ran(
-            case,
-            r,
-            "a module held twice runs twice (iterate self._modules.values(); children() yields "
-            "each module once)",
-        ),
-    ),
-    (
-        lambda case, r: case.expected.calls not in (None, r["calls"]),
-        lambda case, r: _ran(case, r, "each module once, in the order registered"),
-    ),
-)
-CONTAINER_AFTER = Rules.of(
-    (
-        lambda case, r: r.get("hooked", case.expected.calls) != case.expected.calls,
-        "a forward hook on a module inside the Sequential did not run: call module(x), not "
-        "module.forward(x) (__call__ runs forward, then the hooks)",
-    ),
-    (
-        lambda case, r: case.expected.chained and not r["chained"],
-        "ModuleList.append did not return the ModuleList (PyTorch's returns self, to chain)",
-    ),
-)
-CONTAINER = Fields(
-    [Field("y", "Sequential(...)(x)", RTOL, ATOL)],
-    keys=("names", "order", "calls", "y", "chained"),
-    before=CONTAINER_CHILDREN,
-    then=CONTAINER_AFTER,
 )
 
 
@@ -586,83 +583,60 @@ def _last(key: str) -> str:
     return key.rsplit(".", 1)[-1]
 
 
-def _keys_problem(case: Case, received: Any) -> str | None:
-    """state_dict's keys against PyTorch's: a child's key without its prefix, a key missing,
-    one too many, or the order (a list of names is told best by what it lacks)."""
-    keys, got = [k for k, _, _ in case.expected.keys], received["keys"]
-    if got == keys:
-        return None
+def _state(f: Facts) -> dict:
+    """state_dict's keys against PyTorch's (a child's without its prefix, one missing, one
+    too many), then the first value that is no Tensor or differs, that requires grad, that
+    is not the model's own with keep_vars."""
+    keys, got = [k for k, _, _ in f.want.keys], f["keys"]
     missing, extra = [k for k in keys if k not in got], [k for k in got if k not in keys]
-    deep = next(k for k in keys if "." in k) if got == [_last(k) for k in keys] else None
+    deep = got != keys and got == [_last(k) for k in keys] and next(k for k in keys if "." in k)
     if not deep and missing and "." in missing[0] and _last(missing[0]) in got:
         deep = missing[0]
-    if deep:
-        return (
-            f"state_dict gives {_last(deep)!r} where PyTorch gives {deep!r}: prefix each "
-            "child's keys with its name and a dot"
-        )
-    if missing:
-        return f"state_dict has no key {missing[0]!r}: expected {keys}, received {got}"
-    if extra:
-        return f"state_dict has a key {extra[0]!r} it must not have: expected {keys}"
-    return f"state_dict's keys are in the order {got}, expected PyTorch's {keys}"
+    values = list(zip(keys, f["values"], f.want.values))
+    return dict(
+        due=keys, deep=deep, short=deep and _last(deep), missing=missing, extra=extra
+    ) | dict(
+        array=next(((k, v.strip("<>")) for k, v, _ in values if _not_tensor(v)), None),
+        value=next(filter(None, (_close(v, w, f"state_dict()[{k!r}]") for k, v, w in values)), 0),
+        grad=next((k for k, flag in zip(keys, f.requires_grad) if flag), None),
+        other=next((k for (k, *own), got in zip(f.want.keys, f.kept) if got != own), None),
+    )
 
 
-def _key_of(case: Case, received: Any, key: str, bad: Callable[[Any, list], bool]) -> str:
-    """The key of the first entry of ``received[key]`` (one per state_dict key, with the
-    expected [key, kind, id]) that is ``bad``, or ""."""
-    return next((k[0] for k, got in zip(case.expected.keys, received[key]) if bad(got, k)), "")
-
-
-def _not_tensor(value: Any, _: Any = None) -> bool:
+def _not_tensor(value: Any) -> bool:
     return isinstance(value, str) and value != "<Tensor>"
 
 
-STATE_FLAGS = Rules.of(
+STATE_DICT = told(
     (
-        lambda case, r: _key_of(case, r, "values", _not_tensor),
-        lambda case, r: (
-            f"state_dict()[{_key_of(case, r, 'values', _not_tensor)!r}] is a "
-            f"{next(filter(_not_tensor, r['values'])).strip('<>')}, not a Tensor: the values "
-            "are the tensors, detached (param.detach())"
-        ),
+        lambda f: f.deep,
+        "state_dict gives {short!r} where PyTorch gives {deep!r}: prefix each child's keys with "
+        "its name and a dot",
     ),
+    (lambda f: f.missing, "state_dict has no key {missing[0]!r}: expected {due}, received {keys}"),
+    (lambda f: f.extra, "state_dict has a key {extra[0]!r} it must not have: expected {due}"),
+    (
+        lambda f: f["keys"] != f.due,
+        "state_dict's keys are in the order {keys}, expected PyTorch's {due}",
+    ),
+    (
+        lambda f: f.array,
+        "state_dict()[{array[0]!r}] is a {array[1]}, not a Tensor: the values are the tensors, "
+        "detached (param.detach())",
+    ),
+    (lambda f: f.value, "{value}"),
+    (
+        lambda f: f.grad,
+        "state_dict()[{grad!r}] requires grad: its values are detached (keep_vars=False)",
+    ),
+    (
+        lambda f: f.other,
+        "state_dict(keep_vars=True)[{other!r}] is not the model's own tensor: with keep_vars the "
+        "values are the Parameters and buffers themselves",
+    ),
+    keys=("keys", "values", "requires_grad", "kept"),
+    facts=_state,
 )
-STATE_KEPT = Rules.of(
-    (
-        lambda case, r: _key_of(case, r, "requires_grad", lambda flag, _: flag),
-        lambda case, r: (
-            f"state_dict()[{_key_of(case, r, 'requires_grad', lambda flag, _: flag)!r}] "
-            "requires grad: its values are detached (keep_vars=False)"
-        ),
-    ),
-    (
-        lambda case, r: _key_of(case, r, "kept", lambda got, k: got != k[1:]),
-        lambda case, r: (
-            f"state_dict(keep_vars=True)[{_key_of(case, r, 'kept', lambda g, k: g != k[1:])!r}]"
-            " is not the model's own tensor: with keep_vars the values are the Parameters and "
-            "buffers themselves"
-        ),
-    ),
-)
-
-
-def state_dict_verdict(case: Case, received: Any) -> str | None:
-    """The keys, then each value (a detached Tensor), then keep_vars's own objects."""
-    values = [
-        Field(
-            f"values.{i}",
-            f"state_dict()[{k!r}]",
-            RTOL,
-            ATOL,
-            lambda case, i=i: case.expected.values[i],
-        )
-        for i, (k, _, _) in enumerate(case.expected.keys)
-    ]
-    keys = ("keys", "values", "requires_grad", "kept")
-    return Fields(values, keys=keys, before=first(_keys_problem, STATE_FLAGS), then=STATE_KEPT)(
-        case, received
-    )
 
 
 def _key(want: Any, kind: str, i: int) -> str:
@@ -670,75 +644,57 @@ def _key(want: Any, kind: str, i: int) -> str:
     return next((k for k, kd, t in want.keys if kd == kind and t == i), f"{kind}{i}")
 
 
-def _unnamed(case: Case, received: Any) -> list[str]:
-    return [k for k in case.expected.error or () if k not in received["message"]]
-
-
-def _wrong_dtype(case: Case, received: Any) -> tuple[str, str] | None:
-    """(key, dtype) of the first tensor not of the model's dtype after loading, or None."""
-    want, dtypes = case.expected, received.get("dtypes", {})
-    return next(
-        (
-            (_key(want, kind, i), d)
-            for kind in ("p", "b")
-            for i, d in enumerate(dtypes.get(kind, []))
-            if d not in (want.dtype, "")
-        ),
-        None,
-    )
-
-
-def _raised(case: Case, received: Any) -> str:
-    did = f"raised {received['error']}" if received["error"] else "raised nothing"
-    also = "" if case.inputs["strict"] else " (a wrong shape is an error even with strict=False)"
-    return (
-        f"load_state_dict({case.expected.what}) {did}: expected a RuntimeError naming "
-        f"{case.expected.error}{also}"
+def _load(f: Facts) -> dict:
+    """What load_state_dict raised, the first tensor of another dtype, the first Parameter
+    replaced."""
+    want, dtypes = f.want, f.get("dtypes", {})
+    wrong = ((_key(want, k, i), d) for k in "pb" for i, d in enumerate(dtypes.get(k, [])))
+    return dict(
+        did=f"raised {f.error}" if f.error else "raised nothing",
+        lax="" if f.inputs["strict"] else " (a wrong shape is an error even with strict=False)",
+        unnamed=[k for k in want.error or () if k not in (f.message or "")],
+        dtype=next(((k, d) for k, d in wrong if d not in (want.dtype, "")), None),
+        replaced=next((name for name, same in f.same_objects if not same), None),
+        shown=show(f.returned),
     )
 
 
 # the error load_state_dict must raise (or not), then the dtype the model's tensors keep
-LOAD_ERRORS = Rules.of(
-    (lambda case, r: case.expected.error is not None and r["error"] != "RuntimeError", _raised),
+LOAD_ERRORS = told(
     (
-        _unnamed,
-        lambda case, r: (
-            f"load_state_dict's error does not name {_unnamed(case, r)[0]!r}: one RuntimeError "
-            f"lists every missing and unexpected key and every size mismatch; received "
-            f"{r['message']!r}"
-        ),
+        lambda f: f.want.error is not None and f.error != "RuntimeError",
+        "load_state_dict({want.what}) {did}: expected a RuntimeError naming {want.error}{lax}",
     ),
     (
-        lambda case, r: case.expected.error is None and r["error"],
-        lambda case, r: (
-            f"load_state_dict({case.expected.what}) raised {r['error']}: {r['message']}"
-        ),
+        lambda f: f.unnamed,
+        "load_state_dict's error does not name {unnamed[0]!r}: one RuntimeError lists every "
+        "missing and unexpected key and every size mismatch; received {message!r}",
     ),
     (
-        _wrong_dtype,
-        lambda case, r: (
-            "after load_state_dict, {!r} is {}, not the model's {}: copy the values into the "
-            "model's own array, target.data[...] = ... (which converts them, as PyTorch's "
-            "copy_ does)"
-        ).format(*_wrong_dtype(case, r), case.expected.dtype),
+        lambda f: f.want.error is None and f.error,
+        "load_state_dict({want.what}) raised {error}: {message}",
     ),
+    (
+        lambda f: f.dtype,
+        "after load_state_dict, {dtype[0]!r} is {dtype[1]}, not the model's {want.dtype}: copy "
+        "the values into the model's own array, target.data[...] = ... (which converts them, "
+        "as PyTorch's copy_ does)",
+    ),
+    facts=_load,
 )
 # the objects load_state_dict must keep, and what it returns
-LOAD_KEPT = Rules.of(
+LOAD_KEPT = told(
     (
-        lambda case, r: any(not same for _, same in r["same_objects"]),
-        lambda case, r: (
-            "load_state_dict replaced the Parameter {!r} by a new object: copy into the "
-            "existing one in place (an optimizer holds the old object)"
-        ).format(next(name for name, same in r["same_objects"] if not same)),
+        lambda f: f.replaced,
+        "load_state_dict replaced the Parameter {replaced!r} by a new object: copy into the "
+        "existing one in place (an optimizer holds the old object)",
     ),
     (
-        lambda case, r: case.expected.returned not in (None, r["returned"]),
-        lambda case, r: (
-            f"load_state_dict returned {show(r['returned'])}, expected (missing_keys, "
-            f"unexpected_keys) = {case.expected.returned}"
-        ),
+        lambda f: f.want.returned not in (None, f.returned),
+        "load_state_dict returned {shown}, expected (missing_keys, unexpected_keys) = "
+        "{want.returned}",
     ),
+    facts=_load,
 )
 
 
@@ -781,32 +737,26 @@ def _non_finite(got: Any, want: np.ndarray) -> bool:
     return same and np.isfinite(want).all() and not np.isfinite(got).all()
 
 
+def _overflow(f: Facts) -> dict:
+    """What a non-finite output matches (``_softmax_mistake``), else exp's overflow."""
+    why = _non_finite(f.out, f.want.out) and (_softmax_mistake(f) or OVERFLOW)
+    return {"why": why, "shown": show(f.out)}
+
+
 OVERFLOW = "exp overflows; subtract the max first (exp(x - max) is at most 1)"
 SOFTMAX = Fields(
     [Field("out", lambda case: f"{case.expected.function}(x)", tolerance=_by_dtype)],
     keys=("out", "dtype", "grad"),
-    before=Rules.of(
-        (
-            lambda case, r: _non_finite(r["out"], case.expected.out),
-            lambda case, r: (
-                f"{case.expected.function} of {case.expected.text} is {show(r['out'])}: "
-                f"{_softmax_mistake(case, r['out']) or OVERFLOW}"
-            ),
-        )
+    before=told(
+        (lambda f: f.why, "{want.function} of {want.text} is {shown}: {why}"), facts=_overflow
     ),
     then=first(
-        Rules.of(
+        told(
             (
-                lambda case, r: r["dtype"] != case.expected.dtype,
-                lambda case, r: (
-                    f"{case.expected.function} of a {case.expected.dtype} input returned "
-                    f"{r['dtype']}"
-                ),
+                lambda f: f.dtype != f.want.dtype,
+                "{want.function} of a {want.dtype} input returned {dtype}",
             ),
-            (
-                lambda case, r: r["grad"] is None,
-                lambda case, r: f"{case.expected.function}'s output does not require grad",
-            ),
+            (lambda f: f.grad is None, "{want.function}'s output does not require grad"),
         ),
         Fields(
             [Field("grad", "x.grad", tolerance=_by_dtype)],
@@ -825,14 +775,14 @@ SOFTMAX = Fields(
 )
 
 
-def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
+def _softmax_mistake(f: Facts) -> str | None:
     """What a non-finite output matches: one max for the whole tensor, or log(softmax)."""
-    x = np.asarray(case.inputs["x"], dtype=np.float64)
-    d = case.inputs["dim"] % x.ndim
+    x, out = np.asarray(f.inputs["x"], dtype=np.float64), f.out
+    d = f.inputs["dim"] % x.ndim
     with np.errstate(all="ignore"):
         shifted = x - x.max()
         e = np.exp(shifted)
-        if case.expected.function == "softmax":
+        if f.want.function == "softmax":
             whole = e / e.sum(axis=d, keepdims=True)
         else:
             whole = shifted - np.log(e.sum(axis=d, keepdims=True))
@@ -844,7 +794,7 @@ def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
             "x.max(axis=dim, keepdims=True); a row far below the tensor's max underflows to "
             "exp(…) = 0 everywhere, and 0/0"
         )
-    if case.expected.function == "log_softmax" and np.allclose(out, log_of_softmax):
+    if f.want.function == "log_softmax" and np.allclose(out, log_of_softmax):
         return (
             "log(softmax(x)) is −inf where a probability underflows to 0: compute "
             "shifted − log Σ exp(shifted), with shifted = x − max (no log of a probability)"
@@ -855,14 +805,11 @@ def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
 # -- 5.7 ----------------------------------------------------------------------------------------
 
 
-def _ce_dtype(k: int) -> Callable[[Case, Any], bool]:
-    """Whether the record's dtype ``k`` (0 the loss's, 1 the gradient's) is another."""
-
-    def when(case: Case, received: Any) -> bool:
-        dtypes = received.get("dtypes") or []
-        return len(dtypes) > k and dtypes[k] not in (case.expected.dtype, "")
-
-    return when
+def _ce_dtypes(f: Facts) -> dict:
+    """The loss's and the gradient's dtype where another than the logits', and the loss."""
+    loss, grad = [*(f.get("dtypes") or []), "", ""][:2]
+    other = (f.want.dtype, "")
+    return {"loss_dtype": loss not in other and loss, "grad_dtype": grad not in other and grad}
 
 
 def _smoothing(words: str) -> Callable[[Case], str]:
@@ -889,44 +836,35 @@ CROSS_ENTROPY = Fields(
         )
     ],
     keys=("loss", "grad"),
-    before=Rules.of(
+    before=told(
         (
-            _ce_dtype(0),
-            lambda case, r: (
-                f"cross_entropy of {case.expected.dtype} logits returned a {r['dtypes'][0]} "
-                "loss: compute it in the logits' dtype (a float64 array of your own, "
-                "np.zeros(n), or a division by a NumPy int64 such as keep.sum() makes it "
-                "float64: use int(keep.sum()))"
-            ),
+            lambda f: f.loss_dtype,
+            "cross_entropy of {want.dtype} logits returned a {loss_dtype} loss: compute it in "
+            "the logits' dtype (a float64 array of your own, np.zeros(n), or a division by a "
+            "NumPy int64 such as keep.sum() makes it float64: use int(keep.sum()))",
         ),
         (
-            _ce_dtype(1),
-            lambda case, r: (
-                f"logits.grad is {r['dtypes'][1]} for {case.expected.dtype} logits: return the "
-                "logits' dtype"
-            ),
+            lambda f: f.grad_dtype,
+            "logits.grad is {grad_dtype} for {want.dtype} logits: return the logits' dtype",
         ),
         (
-            lambda case, r: (
-                case.expected.reduction == "mean"
-                and np.isnan(case.expected.loss).all()
-                and isinstance(r["loss"], np.ndarray)
-                and np.isfinite(r["loss"]).all()
+            lambda f: (
+                f.want.reduction == "mean"
+                and np.isnan(f.want.loss).all()
+                and isinstance(f.loss, np.ndarray)
+                and np.isfinite(f.loss).all()
             ),
-            lambda case, r: (
-                f"every target is ignore_index, and the mean is {show(r['loss'])}: a mean over "
-                "no rows is 0/0 = nan, as in PyTorch (the gradient is zeros)"
-            ),
+            "every target is ignore_index, and the mean is {shown}: a mean over no rows is "
+            "0/0 = nan, as in PyTorch (the gradient is zeros)",
         ),
         (
-            lambda case, r: _non_finite(r["loss"], case.expected.loss),
-            lambda case, r: (
-                f"the loss is {show(r['loss'])}: use the max-shifted log-sum-exp (finite at ±1e4)"
-            ),
+            lambda f: _non_finite(f.loss, f.want.loss),
+            "the loss is {shown}: use the max-shifted log-sum-exp (finite at ±1e4)",
         ),
+        facts=lambda f: _ce_dtypes(f) | {"shown": show(f.loss)},
     ),
     then=first(
-        Rules.of((lambda case, r: r["grad"] is None, "the loss does not require grad")),
+        told((lambda f: f.grad is None, "the loss does not require grad")),
         Fields(
             [
                 Field(
@@ -1020,146 +958,91 @@ def _init_mistake(case: Case, values: np.ndarray) -> str:
 # -- 5.9 ----------------------------------------------------------------------------------------
 
 
-def _where(case: Case) -> str:
-    return "Dropout" if case.inputs["module"] else "dropout"
+def _call(f: Facts) -> dict:
+    """One call's output against x: its mode, the elements it kept and how they scale."""
+    (x, p), shaped = (f.want.x, f.want.p), _is_shaped(f.out, f.want.x.shape)
+    out, tol = (f.out if shaped else 0 * x), 1e-5 if f.dtype == "float32" else 1e-9
+    kept, inverse, moved = out != 0, 1 / (1 - p) if p < 1 else 0, f.moved
+    if isinstance(moved, list):  # the global generator's next number
+        moved = moved != [np.random.default_rng(f.inputs["seed"]).random()]
+    near = lambda got, want: np.allclose(got, want, rtol=tol, atol=tol)
+    kept_as = [near(out[kept], x[kept] * k) for k in (1, inverse, 1 / p if p else 0)]
+    bound = 6 * np.sqrt(p * (1 - p) / x.size) + 0.5 / x.size
+    mode = "in eval()" if not f.want.training else "with p = 0"
+    return (
+        dict(shaped=shaped, shown=show(f.out), moved=moved, same=near(out, x), zeros=not out.any())
+        | dict(where="Dropout" if f.inputs["module"] else "dropout", mode=mode)
+        | dict(unchanged=not f.want.training or p == 0, inverse=inverse, keep=1 - p)
+        | dict(as_x=kept.any() and kept_as[0], scaled=kept_as[1], over_p=kept_as[2])
+        | dict(rate=kept.mean(), off=abs(kept.mean() - (1 - p)) > bound)
+        | dict(mask=isinstance(f.grad, np.ndarray) and near(f.grad, kept * inverse))
+    )
 
 
-def _unchanged(case: Case) -> bool:
-    return not case.expected.training or case.expected.p == 0
-
-
-def _mode(case: Case) -> str:
-    return "in eval()" if not case.expected.training else "with p = 0"
-
-
-def _near(got: Any, want: Any, call: dict) -> bool:
-    tol = 1e-5 if call["dtype"] == "float32" else 1e-9
-    return np.allclose(got, want, rtol=tol, atol=tol)
-
-
-def _kept_as(case: Case, call: dict, scale: float) -> bool:
-    """Whether the elements the call kept are x·scale."""
-    kept = call["kept"]
-    return _near(call["out"][kept], case.expected.x[kept] * scale, call)
-
-
-def _rate(case: Case, call: dict) -> float | None:
-    """The fraction kept, where it is more than six sigma from 1 − p; else None."""
-    p, n, rate = case.expected.p, case.expected.x.size, call["kept"].mean()
-    return rate if abs(rate - (1 - p)) > 6 * np.sqrt(p * (1 - p) / n) + 0.5 / n else None
-
-
-# one call, whatever the mode: an output of x's shape and dtype
-DROPOUT_OUT = Rules.of(
+DROPOUT_CALL = told(
+    (lambda f: not f.shaped, "{where} returned {shown}, expected shape {want.x.shape}"),
+    (lambda f: f.dtype != f.inputs["dtype"], "{where} of a {inputs[dtype]} input returned {dtype}"),
     (
-        lambda case, c: not _is_shaped(c["out"], case.expected.x.shape),
-        lambda case, c: (
-            f"{_where(case)} returned {show(c['out'])}, expected shape {case.expected.x.shape}"
-        ),
+        lambda f: f.unchanged and not f.same,
+        "{where} still drops {mode}: it must return the input unchanged",
     ),
     (
-        lambda case, c: c["dtype"] != case.inputs["dtype"],
-        lambda case, c: f"{_where(case)} of a {case.inputs['dtype']} input returned {c['dtype']}",
+        lambda f: f.unchanged and f.moved,
+        "{where} {mode} drew random numbers: return the input before drawing the mask (an "
+        "evaluation must not move the generator)",
     ),
-)
-# in eval() or with p = 0: the input itself, the generator left alone
-DROPOUT_SAME = Rules.of(
+    (lambda f: f.unchanged, None),
     (
-        lambda case, c: not _near(c["out"], case.expected.x, c),
-        lambda case, c: (
-            f"{_where(case)} still drops {_mode(case)}: it must return the input unchanged"
-        ),
+        lambda f: f.want.p == 1 and not f.zeros,
+        "dropout with p = 1 gave {shown}: every element is dropped (zeros)",
     ),
+    (lambda f: f.want.p == 1, None),
+    (lambda f: f.as_x, "the kept elements equal x: not rescaled by 1/(1-p) = {inverse:.4g}"),
     (
-        lambda case, c: c["moved"],
-        lambda case, c: (
-            f"{_where(case)} {_mode(case)} drew random numbers: return the input before drawing "
-            "the mask (an evaluation must not move the generator)"
-        ),
+        lambda f: not f.scaled and f.over_p,
+        "the kept elements are x/p = x/{want.p:g}: rescale by 1/(1 − p), one over the "
+        "probability of keeping",
     ),
-)
-DROPOUT_ALL = Rules.of(
+    (lambda f: not f.scaled, "an element is neither 0 nor x/(1-p): {shown}"),
     (
-        lambda case, c: not np.array_equal(c["out"], np.zeros_like(case.expected.x)),
-        lambda case, c: (
-            f"dropout with p = 1 gave {show(c['out'])}: every element is dropped (zeros)"
-        ),
-    ),
-)
-# in training: each element 0 or x/(1 − p), about 1 − p of them kept, the gradient the mask
-DROPOUT_KEPT = Rules.of(
-    (
-        lambda case, c: c["kept"].any() and _kept_as(case, c, 1),
-        lambda case, c: (
-            f"the kept elements equal x: not rescaled by 1/(1-p) = {1 / (1 - case.expected.p):.4g}"
-        ),
+        lambda f: f.off,
+        "dropout kept {rate:.4f} of the elements with p = {want.p}: expected 1 − p = {keep:.4g} "
+        "(each element dropped with probability p)",
     ),
     (
-        lambda case, c: (
-            not _kept_as(case, c, 1 / (1 - case.expected.p))
-            and _kept_as(case, c, 1 / case.expected.p)
-        ),
-        lambda case, c: (
-            f"the kept elements are x/p = x/{case.expected.p:g}: rescale by 1/(1 − p), one "
-            "over the probability of keeping"
-        ),
-    ),
-    (
-        lambda case, c: not _kept_as(case, c, 1 / (1 - case.expected.p)),
-        lambda case, c: f"an element is neither 0 nor x/(1-p): {show(c['out'])}",
-    ),
-    (
-        lambda case, c: _rate(case, c) is not None,
-        lambda case, c: (
-            f"dropout kept {_rate(case, c):.4f} of the elements with p = {case.expected.p}: "
-            f"expected 1 − p = {1 - case.expected.p:.4g} (each element dropped with "
-            "probability p)"
-        ),
-    ),
-    (
-        lambda case, c: c["grad"] is None,
+        lambda f: f.grad is None,
         "dropout's output does not require grad (multiply by the mask as a Tensor)",
     ),
-    (
-        lambda case, c: not _near(c["grad"], c["kept"] / (1 - case.expected.p), c),
-        "x.grad is not the same mask / (1 − p) as the forward's",
-    ),
+    (lambda f: not f.mask, "x.grad is not the same mask / (1 − p) as the forward's"),
+    facts=_call,
 )
 # across the calls: a new mask each time, the generator honoured
-DROPOUT_MASKS = Rules.of(
+DROPOUT_CALLS = told(
     (
-        lambda case, r: (
-            case.expected.training
-            and 0 < case.expected.p < 1
-            and len(r["outs"]) > 1
-            and all(np.array_equal(r["outs"][0] != 0, out != 0) for out in r["outs"][1:])
+        lambda f: (
+            f.want.training
+            and 0 < f.want.p < 1
+            and len(f.outs) > 1
+            and all(np.array_equal(f.outs[0] != 0, out != 0) for out in f.outs[1:])
         ),
         "dropout drew the same mask on every call: draw a new one each call",
     ),
     (
-        lambda case, r: r["same_seed_same"] is False,
+        lambda f: f.same_seed_same is False,
         "dropout ignores generator=: two generators seeded alike gave different masks",
     ),
 )
 
 
 def dropout_verdict(case: Case, received: Any) -> str | None:
-    """Each call by the rules of its mode, then the masks across calls. Code, not a table:
-    what a call must return depends on the mask it drew."""
+    """Each call by ``DROPOUT_CALL``, then across the calls. Code, not a table: each call is
+    judged against the mask it drew."""
     problem = record(received, ("outs", "grads", "dtypes", "same_seed_same"))
-    if problem:
-        return problem
-    moved = received.get("generator_moved")
-    if isinstance(moved, list):  # the global generator's next number
-        moved = moved != [np.random.default_rng(case.inputs["seed"]).random()]
-    p = case.expected.p
-    mode = DROPOUT_SAME if _unchanged(case) else DROPOUT_ALL if p == 1 else DROPOUT_KEPT
-    for out, grad, dtype in zip(received["outs"], received["grads"], received["dtypes"]):
-        call = {"out": out, "grad": grad, "dtype": dtype, "moved": moved}
-        problem = DROPOUT_OUT(case, call) or mode(case, call | {"kept": out != 0})
-        if problem:
-            return problem
-    return DROPOUT_MASKS(case, received)
+    calls = () if problem else zip(received["outs"], received["grads"], received["dtypes"])
+    for out, grad, dtype in calls:
+        call = {"out": out, "grad": grad, "dtype": dtype, "moved": received.get("generator_moved")}
+        problem = problem or DROPOUT_CALL(case, call)
+    return problem or DROPOUT_CALLS(case, received)
 
 
 # -- 5.10 ---------------------------------------------------------------------------------------
@@ -1299,101 +1182,60 @@ def batchnorm_verdict(case: Case, received: Any) -> str | None:
 # -- 5.11 ---------------------------------------------------------------------------------------
 
 
-def _miscounted(case: Case, got: list, want: list) -> tuple:
-    """(item, times seen, times due) of the first item an epoch holds too often or too
-    rarely, or (None, 0, 0)."""
-    items, due = [i for b in got for i in b], [i for b in want for i in b]
-    counts = ((i, items.count(i), due.count(i)) for i in range(case.expected.n))
-    return next((c for c in counts if c[1] != c[2]), (None, 0, 0))
+def _epoch(f: Facts) -> dict:
+    """The first epoch that differs: its items seen too often or never, its batch sizes."""
+    want, got = f.want.epochs, f.epochs
+    e = next((e for e, (w, g) in enumerate(zip(want, got)) if g != w), None)
+    w, g = (want[e], got[e]) if e is not None else ([], [])
+    items, due = [i for b in g for i in b], [i for b in w for i in b]
+    counts = [(i, items.count(i), due.count(i)) for i in range(f.want.n)]
+    item, seen, due = next((c for c in counts if c[1] != c[2]), (None, 0, 0))
+    randperm = "randperm(n, generator=self.generator)" if f.inputs["generator"] else ""
+    return (
+        dict(differs=e is not None, got=show(g), due_batches=show(w), item=item, seen=seen)
+        | dict(due=due, times="twice" if seen == 2 else f"{seen} times", last=g and g[-1])
+        | dict(short=f.want.drop_last and len(g) == len(w) + 1 and g[:-1] == w)
+        | dict(sizes=[len(b) for b in g], due_sizes=[len(b) for b in w])
+        | dict(again=bool(e) and g == got[0], n=len(got), due_n=len(want))
+        | dict(epoch=f" in epoch {(e or 0) + 1}" if len(want) > 1 else "")
+        | dict(randperm=randperm or "randperm(n) from the global generator (manual_seed)")
+    )
 
 
-def _times(count: int) -> str:
-    return "twice" if count == 2 else f"{count} times"
-
-
-# one epoch that differs from the expected batches: what it says, first to last
-LOADER_EPOCH = Rules.of(
+LOADER = told(
     (
-        lambda case, e: (
-            case.expected.drop_last
-            and len(e["got"]) == len(e["want"]) + 1
-            and e["got"][:-1] == e["want"]
-        ),
-        lambda case, e: f"drop_last=True still yielded the short last batch {e['got'][-1]}",
+        lambda f: f.get("not_collated"),
+        "a batch is {not_collated}, not a batch of tensors: yield self._fetch(indices), which "
+        "fetches the items and collates them",
+    ),
+    (lambda f: not f.consistent, "a batch's X rows do not belong to its y items"),
+    (lambda f: f.short, "drop_last=True still yielded the short last batch {last}"),
+    (
+        lambda f: f.seen > f.due > 0,
+        "item {item} appeared {times}{epoch}: every item once per epoch",
     ),
     (
-        lambda case, e: e["seen"] > e["due"] > 0,
-        lambda case, e: (
-            f"item {e['item']} appeared {_times(e['seen'])}{e['epoch']}: every item once per epoch"
-        ),
+        lambda f: f.seen > f.due,
+        "item {item} appeared{epoch}, but drop_last=True drops the short last batch",
     ),
+    (lambda f: f.seen < f.due, "item {item} never appeared{epoch}: every item once per epoch"),
+    (lambda f: f.sizes != f.due_sizes, "the batch sizes{epoch} are {sizes}, expected {due_sizes}"),
     (
-        lambda case, e: e["seen"] > e["due"],
-        lambda case, e: (
-            f"item {e['item']} appeared{e['epoch']}, but drop_last=True drops the short last batch"
-        ),
-    ),
-    (
-        lambda case, e: e["seen"] < e["due"],
-        lambda case, e: f"item {e['item']} never appeared{e['epoch']}: every item once per epoch",
-    ),
-    (
-        lambda case, e: [len(b) for b in e["got"]] != [len(b) for b in e["want"]],
-        lambda case, e: (
-            f"the batch sizes{e['epoch']} are {[len(b) for b in e['got']]}, expected "
-            f"{[len(b) for b in e['want']]}"
-        ),
-    ),
-    (
-        lambda case, e: e["again"],
+        lambda f: f.again,
         "every epoch has the same order: draw a new randperm from the generator per epoch",
     ),
     (
-        lambda case, e: case.inputs["shuffle"],
-        lambda case, e: (
-            f"the shuffled order{e['epoch']} is {show(e['got'])}, expected "
-            f"{_permutation(case)}'s {show(e['want'])}"
-        ),
+        lambda f: f.differs and f.inputs["shuffle"],
+        "the shuffled order{epoch} is {got}, expected {randperm}'s {due_batches}",
     ),
+    (lambda f: f.differs, "the batches{epoch} are {got}, expected {due_batches}"),
     (
-        lambda case, e: True,
-        lambda case, e: f"the batches{e['epoch']} are {show(e['got'])}, expected {show(e['want'])}",
+        lambda f: len(f.epochs) != len(f.want.epochs),
+        "expected {due_n} epochs, received {n}",
     ),
+    keys=("epochs", "consistent"),
+    facts=_epoch,
 )
-LOADER_RECORD = Rules.of(
-    (
-        lambda case, r: r.get("not_collated"),
-        lambda case, r: (
-            f"a batch is {r['not_collated']}, not a batch of tensors: yield "
-            "self._fetch(indices), which fetches the items and collates them"
-        ),
-    ),
-    (lambda case, r: not r["consistent"], "a batch's X rows do not belong to its y items"),
-)
-
-
-def _permutation(case: Case) -> str:
-    if case.inputs["generator"]:
-        return "randperm(n, generator=self.generator)"
-    return "randperm(n) from the global generator (manual_seed)"
-
-
-def loader_verdict(case: Case, received: Any) -> str | None:
-    """The first epoch that differs, by ``LOADER_EPOCH``, then the number of epochs. Code,
-    not a table: an epoch is told by its items and batches, and against the first epoch."""
-    problem = record(received, ("epochs", "consistent")) or LOADER_RECORD(case, received)
-    if problem:
-        return problem
-    want, got = case.expected.epochs, received["epochs"]
-    for e, (w, g) in enumerate(zip(want, got)):
-        if g != w:
-            item, seen, due = _miscounted(case, g, w)
-            epoch = f" in epoch {e + 1}" if len(want) > 1 else ""
-            facts = {"item": item, "seen": seen, "due": due, "epoch": epoch}
-            return LOADER_EPOCH(case, facts | {"got": g, "want": w, "again": e and g == got[0]})
-    if len(got) != len(want):
-        return f"expected {len(want)} epochs, received {len(got)}"
-    return None
 
 
 # -- 5.12 ---------------------------------------------------------------------------------------
@@ -1603,7 +1445,7 @@ CHECKS = [
             ]
         ),
         programs.state,
-        state_dict_verdict,
+        STATE_DICT,
         requires=TREE,
     ),
     Check(
@@ -1765,7 +1607,7 @@ CHECKS = [
             ]
         ),
         programs.loader,
-        loader_verdict,
+        LOADER,
     ),
     Check(
         "5.12",
