@@ -62,7 +62,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare, show
+from ...harness.api import Case, Check, Verdict, compare, show
 from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, record, row
 from . import programs
 from .cases import (
@@ -406,120 +406,115 @@ def linear_forward_verdict(case: Case, received: Any) -> str | None:
 # -- 5.3 ----------------------------------------------------------------------------------------
 
 
-def _paths(pairs: Any) -> list:
-    return [p[0] for p in pairs] if isinstance(pairs, list) else pairs
+def _last(key: str) -> str:
+    return key.rsplit(".", 1)[-1]
 
 
-def _names_problem(got: Any, want: list, what: str) -> str | None:
-    if not isinstance(got, list):
-        return f"{what} gave {show(got)}"
-    g_names, w_names = _paths(got), _paths(want)
-    if g_names == w_names and [p[1] for p in got] == [p[1] for p in want]:
-        return None
-    short = [n.rsplit(".", 1)[-1] for n in w_names]
-    if g_names == short and g_names != w_names:
-        deep = next(n for n in w_names if "." in n)
-        return (
-            f"{what} gives {deep.rsplit('.', 1)[-1]!r} where PyTorch gives {deep!r}: prefix "
-            "each child's names with its attribute name and a dot"
+def _walked(key: str, call: str) -> Callable[[Facts], dict]:
+    """The facts of the walk ``call`` (the record's ``key``): its names and objects against
+    PyTorch's, a child's name without its prefix, one object twice, a falsy module skipped."""
+
+    def facts(f: Facts) -> dict:
+        got, want = f.get(key), getattr(f.want, key)
+        pairs = got if isinstance(got, list) else []
+        names, due = [p[0] for p in pairs], [p[0] for p in want]
+        seen: dict = {}
+        for name, index in pairs:
+            seen.setdefault(index, []).append(name)
+        once = len({p[1] for p in want}) == len(want)
+        deep = (
+            names != due and names == [_last(n) for n in due] and next(n for n in due if "." in n)
         )
-    counts = {}
-    for p in got:
-        counts.setdefault(p[1], []).append(p[0])
-    twice = [(i, ns) for i, ns in counts.items() if len(ns) > 1]
-    if twice and len(set(p[1] for p in want)) == len(want):
-        _, ns = twice[0]
-        return (
-            f"{what} yielded one object twice (as {ns[0]!r} and {ns[1]!r}): a shared module "
-            "or a tied weight is yielded once, at its first name (remove_duplicate: keep a "
-            "set of those seen)"
+        skipped = [i for _, i in want if i not in seen]
+        empty = key == "names" and skipped and f.inputs["tree"]["modules"][skipped[0]].get("empty")
+        return dict(
+            what=call, got=show(got), listed=isinstance(got, list), names=names, due=due
+        ) | dict(
+            same=names == due and [p[1] for p in pairs] == [p[1] for p in want],
+            deep=deep,
+            short=deep and _last(deep),
+            missing=[n for n in due if n not in names],
+            twice=once and next((ns for ns in seen.values() if len(ns) > 1), None),
+            falsy=FALSY if empty else "",
         )
-    missing = [n for n in w_names if n not in g_names]
-    if missing:
-        return f"{what} is missing {missing[0]!r}: expected {w_names}, received {g_names}"
-    return f"{what}: expected {w_names}, received {g_names}"
 
-
-# each walk the program runs: its key in the record (and in case.expected), the call
-MODULE_WALKS = [
-    ("names", "named_modules()"),
-    ("all_names", "named_modules(remove_duplicate=False)"),
-    ("prefixed", 'named_modules(prefix="model")'),
-]
-MEMBER_WALKS = [
-    ("parameters", "named_parameters()"),
-    ("buffers", "named_buffers()"),
-    ("all_parameters", "named_parameters(remove_duplicate=False)"),
-    ("own", "named_parameters(recurse=False)"),
-    ("prefixed", 'named_parameters(prefix="model")'),
-    ("own_prefixed", 'named_parameters(prefix="model", recurse=False)'),
-]
-
-
-def _walks(walks: list, case: Case, received: Any, optional: tuple = ()) -> str | None:
-    """The first walk whose names or objects differ from PyTorch's (``_names_problem``)."""
-    problem = record(received, [key for key, _ in walks if key not in optional])
-    if problem:
-        return problem
-    for key, call in walks:
-        problem = _names_problem(received.get(key), getattr(case.expected, key), call)
-        if problem:
-            return problem
-    return None
-
-
-def modules_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, [key for key, _ in MODULE_WALKS])
-    if problem:
-        return problem
-    problem = _walks(MODULE_WALKS, case, received)
-    if problem and isinstance(received["names"], list):
-        got = {index for _, index in received["names"]}
-        skipped = [path for path, index in want.names if index not in got]
-        if skipped and _falsy(case, dict((i, p) for p, i in want.names), skipped[0]):
-            problem += FALSY
-    return problem
+    return facts
 
 
 FALSY = (
     " (that module is falsy, as an empty Sequential or ModuleList is: skip a child only when "
     "it is None, `if child is None`, not `if not child`)"
 )
+WALK = (
+    (lambda f: not f.listed, "{what} gave {got}"),
+    (lambda f: f.same, None),
+    (
+        lambda f: f.deep,
+        "{what} gives {short!r} where PyTorch gives {deep!r}: prefix each child's names with "
+        "its attribute name and a dot{falsy}",
+    ),
+    (
+        lambda f: f.twice,
+        "{what} yielded one object twice (as {twice[0]!r} and {twice[1]!r}): a shared module or "
+        "a tied weight is yielded once, at its first name (remove_duplicate: keep a set of "
+        "those seen){falsy}",
+    ),
+    (
+        lambda f: f.missing,
+        "{what} is missing {missing[0]!r}: expected {due}, received {names}{falsy}",
+    ),
+    (lambda f: True, "{what}: expected {due}, received {names}{falsy}"),
+)
 
 
-def _falsy(case: Case, paths: dict, path: str) -> bool:
-    """Whether the module at ``path`` is one of the case's falsy (len() 0) modules."""
-    modules = case.inputs["tree"]["modules"]
-    return any(p == path and modules[i].get("empty") for i, p in paths.items())
+def walks(*calls: tuple[str, str], optional: tuple = ()) -> Verdict:
+    """Each walk (its record key, the call) by the ``WALK`` rows, in order."""
+    keys = tuple(key for key, _ in calls if key not in optional)
+    return first(*(told(*WALK, keys=keys, facts=_walked(key, call)) for key, call in calls))
 
 
-def members_verdict(case: Case, received: Any) -> str | None:
-    return _walks(MEMBER_WALKS, case, received, optional=("own_prefixed",))
+NAMED_MODULES = walks(
+    ("names", "named_modules()"),
+    ("all_names", "named_modules(remove_duplicate=False)"),
+    ("prefixed", 'named_modules(prefix="model")'),
+)
+NAMED_MEMBERS = walks(
+    ("parameters", "named_parameters()"),
+    ("buffers", "named_buffers()"),
+    ("all_parameters", "named_parameters(remove_duplicate=False)"),
+    ("own", "named_parameters(recurse=False)"),
+    ("prefixed", 'named_parameters(prefix="model")'),
+    ("own_prefixed", 'named_parameters(prefix="model", recurse=False)'),
+    optional=("own_prefixed",),
+)
 
 
-def train_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("flags", "returned_self"))
-    if problem:
-        return problem
-    n = len(want.paths)
-    expected = [[False] * n, [True] * n, [i not in want.below for i in range(n)]]
+def _trained(f: Facts) -> dict:
+    """The first module whose training flag differs after model.eval(), model.train() or a
+    submodule's eval()."""
+    want, n = f.want, len(f.want.paths)
     calls = ["model.eval()", "model.train()", f"{want.paths[want.sub]}.eval()"]
-    for call, w, got in zip(calls, expected, received["flags"]):
-        for i, (a, b) in enumerate(zip(w, got)):
-            if a != b:
-                verb = "did not reach" if i else "did not set"
-                if i and i not in want.below and call.endswith(".eval()") and call != calls[0]:
-                    return f"{call} changed {want.paths[i]}, which is not below it"
-                also = FALSY if case.inputs["tree"]["modules"][i].get("empty") else ""
-                return (
-                    f"{call} {verb} {want.paths[i]}: set training on every child, recursively"
-                    + also
-                )
-    if not received["returned_self"]:
-        return "model.eval() did not return the model itself (train(mode) returns self)"
-    return None
+    due = [[False] * n, [True] * n, [i not in want.below for i in range(n)]]
+    flags = (
+        (c, i, a != b) for c, w, g in zip(calls, due, f.flags) for i, (a, b) in enumerate(zip(w, g))
+    )
+    call, i, _ = next((flag for flag in flags if flag[2]), (None, 0, False))
+    return dict(call=call, path=want.paths[i], verb="did not reach" if i else "did not set") | dict(
+        stray=i and i not in want.below and call == calls[2],
+        falsy=FALSY if f.inputs["tree"]["modules"][i].get("empty") else "",
+    )
+
+
+TRAIN = told(
+    (lambda f: f.stray, "{call} changed {path}, which is not below it"),
+    (lambda f: f.call, "{call} {verb} {path}: set training on every child, recursively{falsy}"),
+    (
+        lambda f: not f.returned_self,
+        "model.eval() did not return the model itself (train(mode) returns self)",
+    ),
+    keys=("flags", "returned_self"),
+    facts=_trained,
+)
 
 
 # -- 5.4 ----------------------------------------------------------------------------------------
@@ -577,10 +572,6 @@ CONTAINER = first(
 
 
 # -- 5.5 ----------------------------------------------------------------------------------------
-
-
-def _last(key: str) -> str:
-    return key.rsplit(".", 1)[-1]
 
 
 def _state(f: Facts) -> dict:
@@ -1241,53 +1232,14 @@ LOADER = told(
 # -- 5.12 ---------------------------------------------------------------------------------------
 
 
-def _grad_where(case: Case, received: Any, due: bool) -> str | None:
-    """The first input whose gradient is ``due`` and None, or not due and nonzero."""
-    for name, want in case.expected.grads.items():
-        got = received["grads"].get(name)
-        if (want is not None) == due and (got is None if due else np.any(got)):
-            return name
-    return None
-
-
-CHECKPOINT_GRADS = Rules.of(
-    (
-        lambda case, r: _grad_where(case, r, due=False),
-        lambda case, r: (
-            f"{_grad_where(case, r, due=False)}, which does not require grad, received a gradient"
-        ),
-    ),
-    (
-        lambda case, r: _grad_where(case, r, due=True),
-        lambda case, r: (
-            f"{_grad_where(case, r, due=True)}.grad is None: backward runs with grad mode off, "
-            "so the rerun of fn recorded nothing: run fn again under enable_grad()"
-        ),
-    ),
-)
-CHECKPOINT_AFTER = Rules.of(
-    (
-        lambda case, r: r["alive"],
-        lambda case, r: (
-            f"checkpoint kept the activations: {r['alive']} tensors of fn's intermediates "
-            "alive after forward (run fn under no_grad() and keep only its inputs)"
-        ),
-    ),
-    (
-        lambda case, r: (
-            case.expected.after is not None
-            and r.get("after") is not None
-            and compare(r["after"], case.expected.after, rtol=RTOL, atol=ATOL)
-        ),
-        "after the backward, sp.rand drew other numbers than it would have without the replay: "
-        "put the global generator back where it stood once fn has run again "
-        "(_replaying(ctx.rng_state) does)",
-    ),
-)
-TWICE = (
-    "it arrived twice: run fn again on detached copies of args, so that the inner backward "
-    "stops at them and backward returns their .grad"
-)
+def _checkpoint(f: Facts) -> dict:
+    """The first input given a gradient it is not due, the first due one given None."""
+    grads = [(name, want, f.grads.get(name)) for name, want in f.want.grads.items()]
+    extra = next((n for n, want, got in grads if want is None and np.any(got)), None)
+    return {
+        "extra": extra,
+        "lost": next((n for n, w, g in grads if w is not None and g is None), 0),
+    }
 
 
 def _replay(case: Case) -> str:
@@ -1299,18 +1251,55 @@ def _replay(case: Case) -> str:
     return "gradients must equal the plain run's"
 
 
-def checkpoint_verdict(case: Case, received: Any) -> str | None:
-    """The output, then each gradient (as the plain run's: none where not due, twice
-    named), then what checkpoint kept and the generator it leaves."""
+TWICE = (
+    "it arrived twice: run fn again on detached copies of args, so that the inner backward "
+    "stops at them and backward returns their .grad"
+)
+
+
+def _checkpoint_grads(case: Case, received: Any) -> str | None:
+    """Each gradient due against the plain run's (twice named)."""
     grads = [
         Field(f"grads.{name}", f"{name}.grad", RTOL, ATOL, lambda c, w=w: w, says=_replay)
         for name, w in case.expected.grads.items()
         if w is not None
     ]
-    twice = [Mistake(f.key, lambda c, f=f: 2 * f.want(c), TWICE) for f in grads]
-    after = first(CHECKPOINT_GRADS, Fields(grads, twice), CHECKPOINT_AFTER)
-    keys = ("out", "grads", "alive", "watched")
-    return Fields([Field("out", "out", RTOL, ATOL)], keys=keys, then=after)(case, received)
+    twice = [Mistake(g.key, lambda c, g=g: 2 * g.want(c), TWICE) for g in grads]
+    return Fields(grads, twice)(case, received)
+
+
+# the output, a gradient not due or missing, each gradient, then what checkpoint kept and
+# the generator it leaves
+CHECKPOINT = first(
+    Fields([Field("out", "out", RTOL, ATOL)], keys=("out", "grads", "alive", "watched")),
+    told(
+        (lambda f: f.extra, "{extra}, which does not require grad, received a gradient"),
+        (
+            lambda f: f.lost,
+            "{lost}.grad is None: backward runs with grad mode off, so the rerun of fn recorded "
+            "nothing: run fn again under enable_grad()",
+        ),
+        facts=_checkpoint,
+    ),
+    _checkpoint_grads,
+    told(
+        (
+            lambda f: f.alive,
+            "checkpoint kept the activations: {alive} tensors of fn's intermediates alive after "
+            "forward (run fn under no_grad() and keep only its inputs)",
+        ),
+        (
+            lambda f: (
+                f.want.after is not None
+                and f.get("after") is not None
+                and _close(f.after, f.want.after, "")
+            ),
+            "after the backward, sp.rand drew other numbers than it would have without the "
+            "replay: put the global generator back where it stood once fn has run again "
+            "(_replaying(ctx.rng_state) does)",
+        ),
+    ),
+)
 
 
 def on_tree(make: Any, label: str, tree: Any, **options: Any) -> Any:
@@ -1378,7 +1367,7 @@ CHECKS = [
             ]
         ),
         programs.tree,
-        modules_verdict,
+        NAMED_MODULES,
         requires=MODULE,
     ),
     Check(
@@ -1393,7 +1382,7 @@ CHECKS = [
             ]
         ),
         programs.tree,
-        members_verdict,
+        NAMED_MEMBERS,
         requires=MODULE,
     ),
     Check(
@@ -1407,7 +1396,7 @@ CHECKS = [
             ]
         ),
         programs.tree,
-        train_verdict,
+        TRAIN,
         requires=MODULE,
     ),
     Check(
@@ -1621,7 +1610,7 @@ CHECKS = [
             ]
         ),
         programs.checkpoint,
-        checkpoint_verdict,
+        CHECKPOINT,
     ),
     Check(
         "5.12",
@@ -1633,7 +1622,7 @@ CHECKS = [
             ]
         ),
         programs.checkpoint,
-        checkpoint_verdict,
+        CHECKPOINT,
         requires=("5.1", "5.2", "5.4"),
     ),
 ]
