@@ -21,11 +21,14 @@ from autograder.harness.table import (
     Rows,
     Rule,
     Rules,
+    each,
     first,
     hidden_checks,
     lookup,
     record,
+    rules,
     say,
+    where,
 )
 
 
@@ -116,6 +119,23 @@ def test_a_starred_field_is_judged_item_by_item_with_its_index_in_the_name() -> 
     assert verdict(case, {"grads": grads, "rows": [{"lr": 1.0}, {}]}) == (
         "lr at t = 1: missing from the program's record"
     )
+
+
+def test_rules_words_are_templates_and_verdicts_run_per_part_or_where_asked() -> None:
+    case = Case("c", {"name": "w"}, {"device": "sim:0"})
+    verdict = rules(
+        (
+            lambda case, got: got["device"] != case.expected["device"],
+            "{case.inputs[name]} is on {got[device]}, expected {want[device]}",
+        ),
+    )
+    assert verdict(case, {"device": "sim:0"}) is None
+    assert verdict(case, {"device": "cpu"}) == "w is on cpu, expected sim:0"
+    parts = each(lambda case, got: [(case, part) for part in got], verdict)
+    assert parts(case, [{"device": "sim:0"}, {"device": "cpu"}]) == "w is on cpu, expected sim:0"
+    assert parts(case, [{"device": "sim:0"}]) is None
+    only = where(lambda case: case.inputs["name"] == "b", verdict)
+    assert only(case, {"device": "cpu"}) is None
 
 
 def test_lookup_reads_paths_through_mappings_lists_and_expected_dataclasses() -> None:

@@ -280,6 +280,27 @@ def first(*verdicts: Verdict | None) -> Verdict:
     return verdict
 
 
+def rules(*rows: tuple) -> Rules:
+    """``Rules.of`` whose words may be templates: "{got[error]}" is the record's,
+    "{want[count]}" the case's expected value, "{case.inputs[name]}" the case's."""
+
+    def words(template: str) -> Callable[[Case, Any], str]:
+        return lambda case, got: template.format(got=got, want=case.expected, case=case)
+
+    return Rules.of(*((when, words(s) if isinstance(s, str) else s) for when, s in rows))
+
+
+def each(parts: Callable[[Case, Any], Iterable[tuple[Case, Any]]], verdict: Verdict) -> Verdict:
+    """``verdict`` on each part of a record (a case of its own, its record), in order: the
+    first problem."""
+    return lambda case, got: next(filter(None, (verdict(c, r) for c, r in parts(case, got))), None)
+
+
+def where(holds: Callable[[Case], bool], verdict: Verdict) -> Verdict:
+    """``verdict`` for the cases where ``holds(case)``; the others pass."""
+    return lambda case, got: verdict(case, got) if holds(case) else None
+
+
 # -- hidden checks as rows -----------------------------------------------------------------
 
 
@@ -341,11 +362,14 @@ __all__ = [
     "Rule",
     "Rules",
     "Text",
+    "each",
     "first",
     "hidden_checks",
     "language",
     "lookup",
     "record",
     "row",
+    "rules",
     "say",
+    "where",
 ]

@@ -49,7 +49,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, show
-from ...harness.table import Field, Fields, Mistake, Rows, first
+from ...harness.table import Field, Fields, Mistake, Rows, each, first, rules
 from . import ops, programs
 from .cases import (
     array_text,
@@ -65,7 +65,6 @@ from .cases import (
     training_case,
     whose_case,
 )
-from .tables import each, rules
 
 WHOSE = ("7.2",)  # every check that meets a sim tensor asks whose array it is
 MOVE = ("7.2", "7.3")

@@ -28,9 +28,8 @@ import numpy as np
 
 from ...harness.api import Case, Check, Verdict
 from ...harness.gradcheck import vjp
-from ...harness.table import Field, Fields, Mistake, first
+from ...harness.table import Field, Fields, Mistake, first, rules, where
 from . import ops_program
-from .tables import rules, where
 
 TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (1e-5, 1e-6)}
 
