@@ -43,22 +43,19 @@ must apply them). Nothing the student wrote computes an expectation.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from functools import partial
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare, show
-from ...harness.table import Field, Fields, Rows, Rules, first, record, row
+from ...harness.api import Case, Check, show
+from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, row
 from . import programs
 from .cases import (
     PROBE,
-    AccumulateExpected,
-    ChainExpected,
     CountsExpected,
-    EngineExpected,
-    FunctionalExpected,
-    GradModeExpected,
-    KeptExpected,
     SeedRefused,
     accumulate_case,
     alias_case,
@@ -103,6 +100,47 @@ HELD = 1  # nodes still holding saved tensors when a chain's leaf is delivered (
 # node may release after handing its gradient on)
 
 
+# -- the table's forms, as this chapter writes them -----------------------------------------
+
+
+def rules(*rows: tuple[Callable[[Case, Any], Any], str]) -> Rules:
+    """``Rules.of`` whose words are templates: "{0}", "{1}"… what ``when`` found (a tuple,
+    or one value), "{e.…}" the case's expectation, "{got[…]}" the record."""
+
+    return Rules.of(*((when, partial(_write, when, text)) for when, text in rows))
+
+
+def _write(when: Callable[[Case, Any], Any], text: str, case: Case, got: Any) -> str:
+    found = when(case, got)
+    return text.format(*(found if isinstance(found, tuple) else (found,)), e=case.expected, got=got)
+
+
+@dataclass(frozen=True)
+class Each(Field):
+    """A "*" field whose i-th item is named ``name.format(of(case)[i])``: by default the
+    case's vertices as the student names them ("y.grad_fn"), or calls counted from 1 (what
+    the table's "{i}" cannot write); ``backwards``: judged from the roots' end."""
+
+    rtol: float = RTOL
+    atol: float = ATOL
+    of: Callable[[Case], Sequence] = lambda c: [
+        said(v, c.expected.graph) for v in c.expected.graph.vertices
+    ]
+    backwards: bool = False
+
+    def items(self, case: Case, received: Any) -> list[Field] | str:
+        items = Field.items(replace(self, name="{i}"), case, received)
+        if isinstance(items, str):
+            return items
+        items = [replace(f, name=self.name.format(self.of(case)[int(f.name)])) for f in items]
+        return items[::-1] if self.backwards else items
+
+
+def _kind(find: Callable[[Case, Any], tuple | None], kind: str) -> Callable[[Case, Any], Any]:
+    """A rule's condition: what ``find`` found (kind, …), where it is of ``kind``: the rest."""
+    return lambda c, g: (found := find(c, g)) and found[0] == kind and found[1:]
+
+
 # -- task 4.1 -------------------------------------------------------------------------------
 
 
@@ -136,28 +174,12 @@ def _count_hint(expected: CountsExpected, name: str, want: int, got: Any) -> str
     return next((f" ({words})" for holds, words in hints if holds), "")
 
 
-def count_verdict(case: Case, received: Any) -> str | None:
-    """4.1: the dict holds exactly the reachable vertices, each with its edge count."""
+def _counts(case: Case, received: dict) -> str | None:
+    # code: which words fit a wrong count depends on the count received, more or fewer
+    # (a mistake's formula gives one wrong value)
     expected: CountsExpected = case.expected
-    if isinstance(received, dict) and received.get("type_name") not in (None, "dict"):
-        return (
-            f"count_dependencies returned a {received['type_name']}, not a dict "
-            "{vertex: number of contributions}"
-        )
-    problem = record(received, ("counts", "strangers"))
-    if problem:
-        return problem
-    if received["strangers"]:
-        kinds = ", ".join(sorted(set(received["strangers"])))
-        return (
-            f"count_dependencies returned {len(received['strangers'])} key(s) that are no "
-            f"vertex of the graph (a {kinds}): the keys are the vertices reachable from the "
-            "roots, vertex(x) for each tensor that requires grad (its grad_fn, or the leaf "
-            "itself)"
-        )
-    graph = expected.graph
-    for name, want, got in zip(graph.vertices, expected.counts, received["counts"]):
-        who = f"counts[{said(name, graph)}]"
+    for name, want, got in zip(expected.graph.vertices, expected.counts, received["counts"]):
+        who = f"counts[{said(name, expected.graph)}]"
         if want is None and got is not None:
             return f"{who} is {got}, but no root reaches it: only reachable vertices are keys"
         if want is not None and got is None:
@@ -166,277 +188,328 @@ def count_verdict(case: Case, received: Any) -> str | None:
                 "with 0 unless another root reaches them, and the leaves that require grad)"
             )
         if got != want:
-            hint = _count_hint(expected, name, want, got)
-            return f"{who}: expected {want}, received {got}{hint}"
+            return f"{who}: expected {want}, received {got}{_count_hint(expected, name, want, got)}"
     return None
 
 
-def _depth_problem(received: dict, what: str) -> str | None:
-    where = received.get("recursed")
-    who = f"{where} calls itself" if isinstance(where, str) and where else "it recurses"
-    if received.get("problem") == "recursion":
-        return (
-            f"{what} raised RecursionError on a long chain: {who}. Use a loop and an "
-            "explicit stack (a list you append to and pop from), as in the notebook"
+count_verdict = first(  # 4.1: exactly the reachable vertices, each with its edge count
+    rules(
+        (
+            lambda c, g: isinstance(g, dict) and g.get("type_name") not in (None, "dict"),
+            "count_dependencies returned a {got[type_name]}, not a dict {{vertex: number of "
+            "contributions}}",
         )
-    if where:
-        return (
-            f"{what} went more than {programs.ROOM} calls deep on a chain of 300 nodes: "
-            f"{who}, and a chain of a million nodes would not fit in the call stack. Use a "
-            "loop and an explicit stack"
-        )
-    return None
+    ),
+    Fields(
+        (),
+        keys=("counts", "strangers"),
+        before=rules(
+            (
+                lambda c, g: (
+                    g["strangers"] and (len(g["strangers"]), ", ".join(sorted(set(g["strangers"]))))
+                ),
+                "count_dependencies returned {0} key(s) that are no vertex of the graph (a {1}): "
+                "the keys are the vertices reachable from the roots, vertex(x) "
+                "for each tensor that requires grad (its grad_fn, or the leaf itself)",
+            )
+        ),
+        then=_counts,
+    ),
+)
 
 
-def _histogram_text(pairs: Any) -> str:
+def _who(got: dict) -> str:
+    where = got.get("recursed")
+    return f"{where} calls itself" if isinstance(where, str) and where else "it recurses"
+
+
+def _depth(what: str) -> Rules:
+    """No recursion: the long chain's RecursionError, or more than ROOM calls on a short one."""
+    return rules(
+        (
+            lambda c, g: g.get("problem") == "recursion" and (what, _who(g)),
+            "{0} raised RecursionError on a long chain: {1}. Use a loop and an explicit stack (a "
+            "list you append to and pop from), as in the notebook",
+        ),
+        (
+            lambda c, g: g.get("recursed") and (what, _who(g), programs.ROOM),
+            "{0} went more than {2} calls deep on a chain of 300 nodes: {1}, and a chain of a "
+            "million nodes would not fit in the call stack. Use a loop and an explicit stack",
+        ),
+    )
+
+
+def _histogram(case: Case, got: dict) -> tuple[str] | None:
+    """The histogram received, in words, where it is not the expected one."""
+    if got.get("histogram") == case.expected.histogram:
+        return None
     try:
-        return ", ".join(f"{n:,} × {value}" for value, n in pairs)
+        return (", ".join(f"{n:,} × {value}" for value, n in got.get("histogram")),)
     except (TypeError, ValueError):
-        return show(pairs)
+        return (show(got.get("histogram")),)
 
 
-def chain_count_verdict(case: Case, received: Any) -> str | None:
-    """4.1 on a long chain: no recursion; the root 0, every other vertex 1."""
-    expected: ChainExpected = case.expected
-    problem = record(received, ()) or _depth_problem(received, "count_dependencies")
-    if problem:
-        return problem
-    if received.get("histogram") != expected.histogram:
-        return (
-            f"on a chain of {expected.n:,} nodes the counts must be 1 × 0 (the root) and "
-            f"{expected.n:,} × 1 (every other node, and the leaf); received "
-            f"{_histogram_text(received.get('histogram'))}"
+chain_count_verdict = Fields(  # 4.1 on a long chain: no recursion; the root 0, every other 1
+    (),
+    before=_depth("count_dependencies"),
+    then=rules(
+        (
+            _histogram,
+            "on a chain of {e.n:,} nodes the counts must be 1 × 0 (the root) and {e.n:,} × 1 "
+            "(every other node, and the leaf); received {0}",
         )
-    return None
+    ),
+)
 
 
 # -- task 4.2 -------------------------------------------------------------------------------
 
 
-def _visits(expected: EngineExpected, received: dict) -> str | None:
-    """Each vertex with a gradient delivered once, nothing else delivered, no .grad touched."""
-    graph = expected.graph
-    if received["strangers"]:
-        return (
-            f"deliver(v, grad) was called {received['strangers']} time(s) for a v that is no "
-            "vertex of the graph: call it with the vertex itself (a Node, or a leaf Tensor)"
-        )
-    if received.get("touched"):
-        return (
-            f"{received['touched'][0]}.grad changed during backward_pass, whose deliver only "
-            "recorded: the engine hands each gradient to deliver(v, grad) and touches no "
-            ".grad itself (backward()'s deliver accumulates into .grad; autograd.grad's "
-            "leaves it alone)"
-        )
-    for name, want, calls in zip(graph.vertices, expected.grads, received["deliveries"]):
-        who = said(name, graph)
+def _delivery(case: Case, got: dict) -> tuple | None:
+    """The first vertex delivered other than once with a gradient (never without one): (what
+    went wrong, its name as the student says it, its deliveries)."""
+    graph, nodes = case.expected.graph, set(case.expected.graph.nodes)
+    rows = list(zip(graph.vertices, case.expected.grads, got["deliveries"]))
+    leaves = [calls for v, want, calls in rows if want is not None and v not in nodes]
+    reached = [calls for v, want, calls in rows if want is not None and v in nodes]
+    leaves_only = bool(leaves) and all(leaves) and not any(reached)
+    for name, want, calls in rows:
         if want is None and calls:
-            return (
-                f"{who} was delivered a gradient, but every contribution to it was None: a "
-                "vertex with no gradient runs no hook, no backward and delivers nothing"
-            )
-        if want is not None and calls == 0 and _leaves_only(graph, expected, received):
-            return (
-                f"{who} was never delivered its gradient, and neither was any other node: "
-                "deliver(v, grad) was called for the leaves only. Call it for every vertex "
-                "with a gradient, nodes too (autograd.grad of a non-leaf, and retain_grad(), "
-                "read a node's gradient there)"
-            )
+            return "unwanted", said(name, graph), calls
         if want is not None and calls == 0:
-            return (
-                f"{who} never received its gradient (deliver(v, grad) was not called for it): "
-                "count it down for every input that requires grad (a None gradient counts as "
-                "arrived too), and push it when its count reaches 0"
-            )
+            return "leaves only" if leaves_only else "never", said(name, graph), calls
         if calls > 1:
-            return (
-                f"{who} ran {calls} times: a vertex runs once, when all of its contributions "
-                "have arrived (its count is 0), never when the first one does"
-            )
+            return "twice", said(name, graph), calls
     return None
 
 
-def _leaves_only(graph: Any, expected: EngineExpected, received: dict) -> bool:
-    """Whether every leaf with a gradient was delivered and no node with one was."""
-    nodes = set(graph.nodes)
-    rows = [
-        (name in nodes, calls)
-        for name, want, calls in zip(graph.vertices, expected.grads, received["deliveries"])
-        if want is not None
+def _hook_runs(case: Case, got: dict) -> tuple[str, int] | None:
+    """The first hook that ran other than once: (its tensor, how many times it ran)."""
+    runs = zip(case.expected.hooks, got["hook_inputs"])
+    return next(((name, len(calls)) for (name, _), calls in runs if len(calls) != 1), None)
+
+
+_VISITS = rules(  # each vertex with a gradient delivered once, nothing else, no .grad touched
+    (
+        lambda c, g: g["strangers"],
+        "deliver(v, grad) was called {0} time(s) for a v that is no vertex of the graph: call "
+        "it with the vertex itself (a Node, or a leaf Tensor)",
+    ),
+    (
+        lambda c, g: g.get("touched") and (g["touched"][0],),
+        "{0}.grad changed during backward_pass, whose deliver only recorded: the engine hands "
+        "each gradient to deliver(v, grad) and touches no .grad itself (backward()'s deliver "
+        "accumulates into .grad; autograd.grad's leaves it alone)",
+    ),
+    (
+        _kind(_delivery, "unwanted"),
+        "{0} was delivered a gradient, but every contribution to it was None: a vertex with no "
+        "gradient runs no hook, no backward and delivers nothing",
+    ),
+    (
+        _kind(_delivery, "leaves only"),
+        "{0} was never delivered its gradient, and neither was any other node: deliver(v, grad) "
+        "was called for the leaves only. Call it for every vertex with a gradient, nodes too "
+        "(autograd.grad of a non-leaf, and retain_grad(), read a node's gradient there)",
+    ),
+    (
+        _kind(_delivery, "never"),
+        "{0} never received its gradient (deliver(v, grad) was not called for it): count it "
+        "down for every input that requires grad (a None gradient counts as arrived too), and "
+        "push it when its count reaches 0",
+    ),
+    (
+        _kind(_delivery, "twice"),
+        "{0} ran {1} times: a vertex runs once, when all of its contributions have arrived (its "
+        "count is 0), never when the first one does",
+    ),
+    (_hook_runs, "the hook registered on {0} ran {1} times, not once"),
+)
+
+
+def _halved(case: Case) -> list:
+    """Each gradient where a doubling hook's result was dropped (the hook's input kept)."""
+    hooks, grads = case.expected.hooks, case.expected.grads
+    return [
+        np.asarray(want / 2) if (v, "double") in hooks and want is not None else None
+        for v, want in zip(case.expected.graph.vertices, grads)
     ]
-    leaves = [calls for is_node, calls in rows if not is_node]
-    return bool(leaves) and all(leaves) and not any(c for is_node, c in rows if is_node)
 
 
-def _gradients(expected: EngineExpected, received: dict) -> str | None:
-    """What each hook received, then each vertex's gradient, from the roots down."""
-    for (name, _), want, got in zip(expected.hooks, expected.hook_inputs, received["hook_inputs"]):
-        if len(got) != 1:
-            return f"the hook registered on {name} ran {len(got)} times, not once"
-        problem = compare(got[0], want, rtol=RTOL, atol=ATOL, path=f"what {name}'s hook received")
-        if problem:
-            return problem + " (a hook sees the vertex's complete gradient, once)"
-    graph = expected.graph
-    for name, want, got in reversed(list(zip(graph.vertices, expected.grads, received["grads"]))):
-        path = f"the gradient delivered to {said(name, graph)}"
-        problem = want is not None and compare(got, want, rtol=RTOL, atol=ATOL, path=path)
-        if not problem:
-            continue
-        if any(op == "checkpoint" for _, op, _ in graph.steps):
-            problem += (
-                " (Checkpoint.backward runs autograd.grad, a whole backward_pass, while yours "
-                "is in the middle of its loop: keep each pass's state in its own local "
-                "variables, shared with no other call)"
-            )
-        hooked = (name, "double") in expected.hooks and got is not None
-        if hooked and np.allclose(got * 2, want, rtol=RTOL, atol=ATOL):
-            problem += (
-                f" ({name}'s hook returned a new gradient, which replaces the one it was given)"
-            )
-        return problem
-    return None
-
-
-def _released(expected: EngineExpected, received: dict) -> str | None:
-    """Each node released once its backward has run, unless retain_graph; a second pass."""
-    why = "retain_graph=True" if expected.retain_graph else "its backward never ran"
-    for name, want, got in zip(expected.graph.nodes, expected.released, received["released"]):
-        if want and not got:
-            return (
-                f"{name}.grad_fn.ctx is not None after backward_pass(retain_graph=False): "
-                "free each node's saved tensors (v.release()) once its backward has run"
-            )
-        if got and not want:
-            return (
-                f"{name}.grad_fn was released although {why}: release a node only after its "
-                "backward has run, and only without retain_graph"
-            )
-    if expected.passes != 2:
-        return None
-    second = received.get("second")
-    if not expected.retain_graph:
-        if isinstance(second, dict) and second.get("error") == "RuntimeError":
-            return None
-        return (
-            "a second backward_pass through a graph released by the first did not raise "
-            "(PyTorch's RuntimeError): release each node unless retain_graph"
-        )
-    if isinstance(second, dict) and "error" in second:  # what kit.raised returned
-        return (
-            f"a second backward_pass after retain_graph=True raised {second['error']}: "
-            f"{second['message']!r}"
-        )
-    if not isinstance(second, list):
-        return f"a second backward_pass after retain_graph=True raised: {show(second)}"
-    for name, want, got in zip(expected.graph.vertices, expected.grads, second):
-        path = f"the second pass's gradient of {said(name, expected.graph)}"
-        problem = want is not None and compare(got, want, rtol=RTOL, atol=ATOL, path=path)
-        if problem:
-            return problem
-    return None
-
-
-def _memory(expected: EngineExpected, received: dict) -> str | None:
-    """On a chain: nodes released, and gradients freed, as the pass goes."""
-    held, live = received.get("held_at_leaf", 0), received.get("live_peak", 0)
-    if expected.chain and held > HELD:
-        return (
-            f"{held} of the chain's {len(expected.graph.nodes)} nodes still held their saved "
-            "tensors when x, the last vertex, received its gradient: release each node "
-            "(v.release()) as soon as its backward has run, not after the loop, so memory "
-            "falls as backward proceeds"
-        )
-    if expected.chain and live > LIVE:
-        return (
-            f"{live} gradients of vertices that had already run were still alive at one "
-            "delivery, on a chain of 40 nodes: take each gradient out of pending "
-            "(pending.pop(v)) when its vertex runs, so it can be freed"
-        )
-    return None
-
-
-def _repeated(expected: EngineExpected, received: dict) -> str | None:
-    """The same graph built again gives the same bits."""
-    if expected.repeats <= 1:
-        return None
-    runs = received.get("repeated") or []
-    for k, run in enumerate(runs[1:], 2):
-        for name, a, b in zip(expected.graph.vertices, runs[0], run):
-            if a is not None and not (b is not None and np.array_equal(a, b)):
-                return (
-                    f"in build {k} of the same graph, the gradient delivered to "
-                    f"{said(name, expected.graph)} differs from build 1's in its last bits: "
-                    "the order in which contributions are added depends on the objects' ids "
-                    "(a set, or a sort by id). Keep the ready vertices in a list"
-                )
-    return None
-
-
-def engine_verdict(case: Case, received: Any) -> str | None:
-    """4.2: each vertex delivered once, complete, after its hooks; release; determinism."""
-    if isinstance(received, dict) and "freed_first" in received:
-        return (
-            f"backward_pass raised RuntimeError: {received['freed_first']!r} in its first "
-            "pass: a node's saved tensors were freed before its backward ran. Release a node "
-            "after its backward (v.backward reads its saved tensors), and run each node once"
-        )
-    problem = record(received, ("deliveries", "grads", "released", "strangers"))
-    for part in (_visits, _gradients, _released, _memory, _repeated):
-        problem = problem or part(case.expected, received)
-    return problem
-
-
-def kept_verdict(case: Case, received: Any) -> str | None:
-    """4.2 through ``out.backward()``: leaves keep their gradient, retain_grad is honoured."""
-    expected: KeptExpected = case.expected
-    problem = record(received, ("grads",))
-    if problem:
-        return problem
-    for name, want, got in zip(expected.names, expected.grads, received["grads"]):
-        if got is None:
-            return (
-                f"{name}.grad is None after backward: the engine delivers each leaf's gradient "
-                "(deliver(v, grad), which adds it to .grad) and never frees a leaf"
-            )
-        problem = compare(got, want, rtol=RTOL, atol=ATOL, path=f"{name}.grad")
-        if problem:
-            return problem
-    return None
-
-
-def chain_backward_verdict(case: Case, received: Any) -> str | None:
-    """4.2 on a long chain: no recursion; each vertex once; the gradient 1; all released."""
-    expected: ChainExpected = case.expected
-    problem = record(received, ()) or _depth_problem(received, "backward_pass")
-    if problem:
-        return problem
-    if received.get("histogram") != expected.histogram:
-        return (
-            f"on a chain of {expected.n:,} nodes each vertex must be delivered once; received "
-            f"deliveries {_histogram_text(received.get('histogram'))}"
-        )
-    problem = compare(
-        received.get("leaf_grad"), np.array(1.0), rtol=RTOL, atol=ATOL, path="x's gradient"
+def _reentrant(case: Case) -> str:
+    if not any(op == "checkpoint" for _, op, _ in case.expected.graph.steps):
+        return ""
+    return (
+        "Checkpoint.backward runs autograd.grad, a whole backward_pass, while yours is in the "
+        "middle of its loop: keep each pass's state in its own local variables, shared with no "
+        "other call"
     )
-    if problem:
-        return problem
-    if received.get("released") != expected.n:
-        return (
-            f"{expected.n - (received.get('released') or 0):,} of the chain's {expected.n:,} "
-            "nodes were not released after backward_pass(retain_graph=False)"
-        )
+
+
+def _release(case: Case, got: dict) -> tuple[str, str, str] | None:
+    """The first node released other than expected: ("kept" or "released", its name, why
+    it should have been kept)."""
+    why = "retain_graph=True" if case.expected.retain_graph else "its backward never ran"
+    nodes = zip(case.expected.graph.nodes, case.expected.released, got["released"])
+    return next(
+        (("released" if r else "kept", n, why) for n, w, r in nodes if bool(w) != bool(r)), None
+    )
+
+
+def _unequal_build(case: Case, got: dict) -> tuple[int, str] | None:
+    """The first later build whose gradient differs from build 1's: (build, vertex)."""
+    runs = (got.get("repeated") or []) if case.expected.repeats > 1 else []
+    for k, run in enumerate(runs[1:], 2):
+        for name, a, b in zip(case.expected.graph.vertices, runs[0], run):
+            if a is not None and not (b is not None and np.array_equal(a, b)):
+                return k, said(name, case.expected.graph)
     return None
+
+
+def _kept(case: Case) -> bool:
+    """Whether the case makes a second pass through a graph kept by retain_graph=True."""
+    return case.expected.passes == 2 and case.expected.retain_graph
+
+
+_AFTER = rules(  # release, a second pass, memory on a chain, the same bits every build
+    (
+        _kind(_release, "kept"),
+        "{0}.grad_fn.ctx is not None after backward_pass(retain_graph=False): free each node's "
+        "saved tensors (v.release()) once its backward has run",
+    ),
+    (
+        _kind(_release, "released"),
+        "{0}.grad_fn was released although {1}: release a node only after its backward has "
+        "run, and only without retain_graph",
+    ),
+    (
+        lambda c, g: (
+            c.expected.passes == 2
+            and not c.expected.retain_graph
+            and not (isinstance(s := g.get("second"), dict) and s.get("error") == "RuntimeError")
+        ),
+        "a second backward_pass through a graph released by the first did not raise (PyTorch's "
+        "RuntimeError): release each node unless retain_graph",
+    ),
+    (
+        lambda c, g: _kept(c) and isinstance(s := g.get("second"), dict) and "error" in s,
+        "a second backward_pass after retain_graph=True raised {got[second][error]}: "
+        "{got[second][message]!r}",
+    ),
+    (
+        lambda c, g: (
+            _kept(c) and not isinstance(g.get("second"), list) and (show(g.get("second")),)
+        ),
+        "a second backward_pass after retain_graph=True raised: {0}",
+    ),
+    (
+        lambda c, g: (
+            c.expected.chain
+            and g.get("held_at_leaf", 0) > HELD
+            and (g["held_at_leaf"], len(c.expected.graph.nodes))
+        ),
+        "{0} of the chain's {1} nodes still held their saved tensors when x, the last vertex, "
+        "received its gradient: release each node (v.release()) as soon as its backward has "
+        "run, not after the loop, so memory falls as backward proceeds",
+    ),
+    (
+        lambda c, g: c.expected.chain and g.get("live_peak", 0) > LIVE,
+        "{got[live_peak]} gradients of vertices that had already run were still alive at one "
+        "delivery, on a chain of 40 nodes: take each gradient out of pending (pending.pop(v)) "
+        "when its vertex runs, so it can be freed",
+    ),
+    (
+        _unequal_build,
+        "in build {0} of the same graph, the gradient delivered to {1} differs from build 1's "
+        "in its last bits: the order in which contributions are added depends on the objects' "
+        "ids (a set, or a sort by id). Keep the ready vertices in a list",
+    ),
+)
+_SECOND = Fields(
+    [Each("second.*", "the second pass's gradient of {}", expected=lambda c: c.expected.grads)]
+)
+engine_verdict = first(  # 4.2: each vertex delivered once, complete, after its hooks; release
+    rules(
+        (
+            lambda c, g: isinstance(g, dict) and "freed_first" in g,
+            "backward_pass raised RuntimeError: {got[freed_first]!r} in its first pass: a node's "
+            "saved tensors were freed before its backward ran. Release a node after its backward "
+            "(v.backward reads its saved tensors), and run each node once",
+        )
+    ),
+    Fields(
+        [
+            Each(
+                "hook_inputs.*.0",
+                "what {}'s hook received",
+                expected=lambda c: [[want] for want in c.expected.hook_inputs],
+                says="a hook sees the vertex's complete gradient, once",
+                of=lambda c: [name for name, _ in c.expected.hooks],
+            ),
+            Each("grads.*", "the gradient delivered to {}", says=_reentrant, backwards=True),
+        ],
+        mistakes=[
+            Mistake(
+                "grads.*",
+                _halved,
+                lambda c: (
+                    " and ".join(n for n, kind in c.expected.hooks if kind == "double")
+                    + "'s hook returned a new gradient, which replaces the one it was given"
+                ),
+            )
+        ],
+        keys=("deliveries", "grads", "released", "strangers"),
+        before=_VISITS,
+        then=first(_AFTER, lambda c, g: _kept(c) and _SECOND(c, g)),
+    ),
+)
+
+
+kept_verdict = Fields(  # out.backward(): leaves keep their gradient, retain_grad is honoured
+    [Each("grads.*", "{}.grad", of=lambda c: c.expected.names)],
+    keys=("grads",),
+    before=rules(
+        (
+            lambda c, g: next((n for n, x in zip(c.expected.names, g["grads"]) if x is None), None),
+            "{0}.grad is None after backward: the engine delivers each leaf's gradient "
+            "(deliver(v, grad), which adds it to .grad) and never frees a leaf",
+        )
+    ),
+)
+
+
+chain_backward_verdict = Fields(  # 4.2 on a long chain: no recursion; once each; 1; released
+    [Field("leaf_grad", "x's gradient", RTOL, ATOL, expected=lambda c: np.array(1.0))],
+    before=first(
+        _depth("backward_pass"),
+        rules(
+            (
+                _histogram,
+                "on a chain of {e.n:,} nodes each vertex must be delivered once; received "
+                "deliveries {0}",
+            )
+        ),
+    ),
+    then=rules(
+        (
+            lambda c, g: (
+                g.get("released") != c.expected.n and (c.expected.n - (g.get("released") or 0),)
+            ),
+            "{0:,} of the chain's {e.n:,} nodes were not released after "
+            "backward_pass(retain_graph=False)",
+        )
+    ),
+)
 
 
 second_order_verdict = Fields(  # g (the first derivative), recorded; then its derivative
     [Field("first", "g", RTOL, ATOL)],
     keys=("first_requires_grad",),
     then=first(
-        Rules.of(
+        rules(
             (
-                lambda case, got: (
-                    case.expected.through_seed
-                    and (got.get("seed_lost") or not got["first_requires_grad"])
+                lambda c, g: (
+                    c.expected.through_seed and (g.get("seed_lost") or not g["first_requires_grad"])
                 ),
                 "g = grad(y, x, w, create_graph=True), for a w that requires grad, is not "
                 "recorded as a function of w (grad(g.sum(), w) finds no path to w): the seed's "
@@ -444,7 +517,7 @@ second_order_verdict = Fields(  # g (the first derivative), recorded; then its d
                 "backward_pass. Keep each seed as it is: pending[root] = seed",
             ),
             (
-                lambda case, got: not got["first_requires_grad"],
+                lambda c, g: not g["first_requires_grad"],
                 "g, returned with create_graph=True, does not require grad: nothing recorded how "
                 "it was computed. Pass create_graph on to each local backward "
                 "(v.backward(grad, create_graph)) and add contributions with Tensor operations",
@@ -458,207 +531,234 @@ second_order_verdict = Fields(  # g (the first derivative), recorded; then its d
 # -- task 4.3 -------------------------------------------------------------------------------
 
 
-def accumulate_verdict(case: Case, received: Any) -> str | None:
-    expected: AccumulateExpected = case.expected
-    problem = record(received, ("values", "new_object", "inputs_intact"))
-    if problem:
-        return problem
-    if not received["inputs_intact"]:
-        return (
+accumulate_verdict = Fields(
+    [Each("values.*", "t.grad after call {}", of=lambda c: range(1, len(c.expected.values) + 1))],
+    keys=("values", "new_object", "inputs_intact"),
+    before=rules(
+        (
+            lambda c, g: not g["inputs_intact"],
             "accumulate changed a gradient it was given (or the .grad it replaced): add out of "
-            "place, tensor.grad + grad, never into .data: the engine hands one gradient "
-            "object to several tensors"
+            "place, tensor.grad + grad, never into .data: the engine hands one gradient object "
+            "to several tensors",
         )
-    for i, (got, want) in enumerate(zip(received["values"], expected.values), 1):
-        problem = compare(got, want, rtol=RTOL, atol=ATOL, path=f"t.grad after call {i}")
-        if problem:
-            return problem
-    for i, fresh in enumerate(received["new_object"], 1):
-        if not fresh:
-            return (
-                f"after call {i}, t.grad is the Tensor it was before (or a gradient passed "
-                "in): the sum must be a new Tensor (tensor.grad + grad), written nowhere in "
-                "place"
-            )
-    each = received.get("each_requires_grad") or []
-    if expected.requires_grad and not all(each):
-        return (
-            f"with gradients that require grad (create_graph=True), t.grad after call "
-            f"{each.index(False) + 1 if False in each else 1} does not require grad: it was "
-            "copied off the graph (detach(), or a new Tensor of the data). Keep the gradient "
-            "itself the first time, and add with Tensor operations"
-        )
-    summed = len(expected.values) > 1 or expected.preset
-    if expected.requires_grad and summed and not received.get("recorded"):
-        return (
+    ),
+    then=rules(
+        (
+            lambda c, g: next((i for i, new in enumerate(g["new_object"], 1) if not new), None),
+            "after call {0}, t.grad is the Tensor it was before (or a gradient passed in): the "
+            "sum must be a new Tensor (tensor.grad + grad), written nowhere in place",
+        ),
+        (
+            lambda c, g: (
+                c.expected.requires_grad
+                and not all(each := g.get("each_requires_grad") or [])
+                and (each.index(False) + 1 if False in each else 1)
+            ),
+            "with gradients that require grad (create_graph=True), t.grad after call {0} does "
+            "not require grad: it was copied off the graph (detach(), or a new Tensor of the "
+            "data). Keep the gradient itself the first time, and add with Tensor operations",
+        ),
+        (
+            lambda c, g: (
+                c.expected.requires_grad
+                and (len(c.expected.values) > 1 or c.expected.preset)
+                and not g.get("recorded")
+            ),
             "with gradients that require grad (create_graph=True), t.grad must be recorded as "
-            "their sum: add with Tensor operations, not on .data arrays"
-        )
-    return None
+            "their sum: add with Tensor operations, not on .data arrays",
+        ),
+    ),
+)
+
+
+def _one_object(case: Case) -> np.ndarray:
+    """a.grad (and b.grad) when both are one object added into in place: 2·passes - 1."""
+    return 2 * case.expected.a_grad - 1
 
 
 ONE_OBJECT = (
-    "; a.grad and b.grad are one object: adding into one changed the other. Accumulate out "
-    "of place (tensor.grad + grad)"
+    "a.grad and b.grad are one object: adding into one changed the other. Accumulate out of "
+    "place (tensor.grad + grad)"
 )
-_alias_values = Fields(
-    [Field("a_grad", "a.grad", RTOL, ATOL), Field("b_grad", "b.grad", RTOL, ATOL)]
+alias_verdict = Fields(  # a.grad and b.grad; where they are one object's in-place sums, why
+    [Field("a_grad", "a.grad", RTOL, ATOL), Field("b_grad", "b.grad", RTOL, ATOL)],
+    mistakes=[
+        Mistake("a_grad", _one_object, ONE_OBJECT),
+        Mistake("b_grad", _one_object, ONE_OBJECT),
+    ],
 )
-
-
-def alias_verdict(case: Case, received: Any) -> str | None:
-    """a.grad and b.grad; where one is wrong and they are one object, that is why."""
-    problem = record(received, ("a_grad", "b_grad", "same_object"))
-    if problem:
-        return problem
-    problem = _alias_values(case, received)
-    return problem + ONE_OBJECT if problem and received["same_object"] else problem
 
 
 # -- task 4.4 -------------------------------------------------------------------------------
 
 
-def _seed_refused(expected: SeedRefused, received: Any) -> str | None:
-    if not isinstance(received, dict) or received.get("error") is None:
-        data = received.get("data") if isinstance(received, dict) else received
-        return f"seed returned {show(data)}; expected a RuntimeError"
-    if received["error"] != "RuntimeError":
-        return f"raised {received['error']}: {received['message']!r}; expected a RuntimeError"
-    missing = [n for n in expected.naming if n not in received["message"]]
-    if missing:
-        return (
-            f"raised RuntimeError: {received['message']!r}, which should name both shapes "
-            f"as tuples, the way .shape prints them ({' and '.join(expected.naming)}); it "
-            f"lacks {', '.join(missing)}"
+_REFUSED = rules(  # seed must raise a RuntimeError naming both shapes
+    (
+        lambda c, g: (
+            (not isinstance(g, dict) or g.get("error") is None)
+            and (show(g.get("data") if isinstance(g, dict) else g),)
+        ),
+        "seed returned {0}; expected a RuntimeError",
+    ),
+    (
+        lambda c, g: g["error"] != "RuntimeError",
+        "raised {got[error]}: {got[message]!r}; expected a RuntimeError",
+    ),
+    (
+        lambda c, g: (
+            (lacks := [n for n in c.expected.naming if n not in g["message"]])
+            and (" and ".join(c.expected.naming), ", ".join(lacks))
+        ),
+        "raised RuntimeError: {got[message]!r}, which should name both shapes as tuples, the way "
+        ".shape prints them ({0}); it lacks {1}",
+    ),
+)
+_SEEDED = Fields(  # a Tensor like out: its shape, its dtype, ones or the gradient given
+    [Field("data", "the seed", 1e-7, 0.0)],
+    mistakes=[
+        Mistake(
+            "data",
+            lambda c: np.zeros_like(c.expected.data),
+            "seed returned zeros: every gradient below would be zero. ∂out/∂out is 1, a tensor "
+            "of ones",
         )
-    return None
-
-
-def seed_verdict(case: Case, received: Any) -> str | None:
-    expected = case.expected
-    if isinstance(expected, SeedRefused):
-        return _seed_refused(expected, received)
-    if isinstance(received, dict) and "error" in received:
-        return f"raised {received['error']}: {received['message']!r}; expected a gradient"
-    problem = record(received, ("type_name", "shape", "dtype", "data"))
-    if problem:
-        return problem
-    if received["type_name"] != "Tensor":
-        return f"seed returned a {received['type_name']}, not a Tensor"
-    if tuple(received["shape"]) != expected.data.shape:
-        return f"seed returned shape {tuple(received['shape'])}, not out's {expected.data.shape}"
-    if received["dtype"] != expected.dtype:
-        return (
-            f"seed returned dtype {received['dtype']}, not out's {expected.dtype}: cast the "
-            "gradient to out's dtype"
+    ],
+    keys=("type_name", "shape", "dtype", "data"),
+    before=rules(
+        (lambda c, g: g["type_name"] != "Tensor", "seed returned a {got[type_name]}, not a Tensor"),
+        (
+            lambda c, g: tuple(g["shape"]) != c.expected.data.shape and (tuple(g["shape"]),),
+            "seed returned shape {0}, not out's {e.data.shape}",
+        ),
+        (
+            lambda c, g: g["dtype"] != c.expected.dtype,
+            "seed returned dtype {got[dtype]}, not out's {e.dtype}: cast the gradient to out's "
+            "dtype",
+        ),
+    ),
+    then=rules(
+        (
+            lambda c, g: not c.expected.differentiable and g.get("requires_grad"),
+            "what seed returned requires grad, but no gradient that requires grad was given: it "
+            "was computed from out (out * 0 + 1?). ∂out/∂out is a constant: ones_like(out)",
+        ),
+        (
+            lambda c, g: c.expected.differentiable and not g.get("requires_grad"),
+            "the gradient given requires grad, and what seed returned does not: it was copied "
+            "off its graph (a new Tensor of its data, or detach()). With create_graph=True the "
+            "result must stay differentiable in the gradient given (jvp's double-backward trick "
+            "needs it): return the gradient itself (or .to(dtype))",
+        ),
+    ),
+)
+seed_verdict = first(  # 4.4: a refusal where PyTorch refuses; else the seed
+    rules(
+        (
+            lambda c, g: (
+                not isinstance(c.expected, SeedRefused) and isinstance(g, dict) and "error" in g
+            ),
+            "raised {got[error]}: {got[message]!r}; expected a gradient",
         )
-    data = received["data"]
-    if isinstance(data, np.ndarray) and data.size and not data.any():
-        return (
-            "seed returned zeros: every gradient below would be zero. ∂out/∂out is 1, a "
-            "tensor of ones"
-        )
-    problem = compare(data, expected.data, rtol=1e-7, atol=0.0, path="the seed")
-    if problem:
-        return problem
-    if not expected.differentiable and received.get("requires_grad"):
-        return (
-            "what seed returned requires grad, but no gradient that requires grad was given: "
-            "it was computed from out (out * 0 + 1?). ∂out/∂out is a constant: ones_like(out)"
-        )
-    if expected.differentiable and not received.get("requires_grad"):
-        return (
-            "the gradient given requires grad, and what seed returned does not: it was "
-            "copied off its graph (a new Tensor of its data, or detach()). With "
-            "create_graph=True the result must stay differentiable in the gradient given "
-            "(jvp's double-backward trick needs it): return the gradient itself (or .to(dtype))"
-        )
-    return None
+    ),
+    lambda c, g: (_REFUSED if isinstance(c.expected, SeedRefused) else _SEEDED)(c, g),
+)
 
 
 # -- task 4.5 -------------------------------------------------------------------------------
 
 
-def grad_mode_verdict(case: Case, received: Any) -> str | None:
-    expected: GradModeExpected = case.expected
-    if isinstance(received, list) and "swallowed" in received:
-        return (
-            "an exception raised inside a with block did not come out of it: __exit__ "
-            "returned a true value, which tells Python to swallow the exception. Put the mode "
-            "back and return nothing (None)"
-        )
-    if not isinstance(received, list) or len(received) != len(expected.probes):
-        return f"expected {len(expected.probes)} probes, received {show(received)}"
-    for i, (got, want) in enumerate(zip(received, expected.probes), 1):
-        if got != want:
-            said_ = "recorded" if got else "not recorded"
-            wanted = "recorded" if want else "not recorded"
-            return (
-                f"probe {i} of {len(expected.probes)}: x * 2 was {said_}, expected {wanted}. "
-                "On the way in, self.previous = _set_grad_enabled(mode); on the way out, "
-                "_set_grad_enabled(self.previous): the mode from before, even after an exception"
-            )
-    return None
+def _wrong_probe(case: Case, got: list) -> tuple | None:
+    """The first probe off the rules: (its number, how many, what it was, what it should be)."""
+    was, probes = ("not recorded", "recorded"), case.expected.probes
+    wrong = [(i, g, w) for i, (g, w) in enumerate(zip(got, probes), 1) if g != w]
+    return wrong and (wrong[0][0], len(probes), was[bool(wrong[0][1])], was[bool(wrong[0][2])])
+
+
+grad_mode_verdict = rules(  # the probes, against the rules run on a plain flag
+    (
+        lambda c, g: isinstance(g, list) and "swallowed" in g,
+        "an exception raised inside a with block did not come out of it: __exit__ returned a "
+        "true value, which tells Python to swallow the exception. Put the mode back and return "
+        "nothing (None)",
+    ),
+    (
+        lambda c, g: (
+            (not isinstance(g, list) or len(g) != len(c.expected.probes))
+            and (len(c.expected.probes), show(g))
+        ),
+        "expected {0} probes, received {1}",
+    ),
+    (
+        _wrong_probe,
+        "probe {0} of {1}: x * 2 was {2}, expected {3}. On the way in, self.previous = "
+        "_set_grad_enabled(mode); on the way out, _set_grad_enabled(self.previous): the mode "
+        "from before, even after an exception",
+    ),
+)
 
 
 # -- task 4.6 -------------------------------------------------------------------------------
 
 
-TUPLES = (
-    " (with a tuple of inputs, or a function returning a tuple, the results are tuples too, "
-    "as in PyTorch: jvp's J u has one item per output, hessian's [i][j] is the block of "
-    "inputs i and j)"
-)
+def _tuples(case: Case) -> str:
+    """Words for a tuple of inputs or outputs, where the case has one."""
+    if not isinstance(case.expected.result, list):
+        return ""
+    return (
+        "with a tuple of inputs, or a function returning a tuple, the results are tuples too, "
+        "as in PyTorch: jvp's J u has one item per output, hessian's [i][j] is the block of "
+        "inputs i and j"
+    )
 
 
-def functional_verdict(case: Case, received: Any) -> str | None:
-    """4.6: the values (named as PyTorch nests them), then detached or differentiable."""
-    expected: FunctionalExpected = case.expected
-    problem = record(received, ()) or _functional_problem(case, received)
-    if problem:
-        tuples = isinstance(expected.result, list) and isinstance(received, dict)
-        return problem + TUPLES if tuples else problem
-    if expected.create_graph and received.get("detached"):
-        return (
-            f"{received['detached'][0]} does not require grad, with create_graph=True: it "
-            "must be differentiable (record both backward passes with create_graph=True, and "
-            "detach nothing: _finish(value, create_graph))"
-        )
-    if not expected.create_graph and received.get("attached"):
-        return (
-            f"{received['attached'][0]} requires grad, without create_graph=True: detach the "
-            "results (_finish(value, create_graph)), as PyTorch does, so they carry no graph"
-        )
-    return None
-
-
-_JVP = Fields(
-    [
-        Field("output", "jvp(...)[0], f(x)", RTOL, ATOL),
-        Field("result", "jvp(...)[1], J u", 1e-8, 1e-10),
-    ]
-)
-_HESSIAN = Fields([Field("result", "hessian(f, x)", 1e-8, 1e-10)])
-
-
-def _functional_problem(case: Case, received: dict) -> str | None:
-    """A Tensor where PyTorch returns one (a tuple where it returns a tuple); the values."""
-    single = not isinstance(case.expected.result, list)  # one Tensor in (and, for jvp, out)
-    if case.expected.what == "jvp":
-        if received.get("type_name") != "tuple":
-            return f"jvp returned a {received.get('type_name')}, not the tuple (func(x), J u)"
-        if single and isinstance(received.get("result"), list):
-            return (
-                "jvp(...)[1], J u, is a tuple: for one Tensor input and a function returning "
-                "one Tensor, return the Tensor itself (grads[0]), as PyTorch does"
+_FUNCTIONAL = {  # nested as PyTorch nests them (one Tensor in, and out: a Tensor); the values
+    "jvp": Fields(
+        [
+            Field("output", "jvp(...)[0], f(x)", RTOL, ATOL, says=_tuples),
+            Field("result", "jvp(...)[1], J u", 1e-8, 1e-10, says=_tuples),
+        ],
+        before=rules(
+            (
+                lambda c, g: (
+                    g.get("type_name") != "tuple"
+                    and (g.get("type_name"), _tuples(c) and f" ({_tuples(c)})")
+                ),
+                "jvp returned a {0}, not the tuple (func(x), J u){1}",
+            ),
+            (
+                lambda c, g: not _tuples(c) and isinstance(g.get("result"), list),
+                "jvp(...)[1], J u, is a tuple: for one Tensor input and a function returning one "
+                "Tensor, return the Tensor itself (grads[0]), as PyTorch does",
+            ),
+        ),
+    ),
+    "hessian": Fields(
+        [Field("result", "hessian(f, x)", 1e-8, 1e-10, says=_tuples)],
+        before=rules(
+            (
+                lambda c, g: not _tuples(c) and g.get("type_name") in ("tuple", "list"),
+                "hessian returned a {got[type_name]}: for one Tensor input return the Tensor "
+                "itself (grads[0]), as PyTorch does; a tuple is for a tuple of inputs",
             )
-        return _JVP(case, received)
-    if single and received.get("type_name") in ("tuple", "list"):
-        return (
-            f"hessian returned a {received['type_name']}: for one Tensor input return the "
-            "Tensor itself (grads[0]), as PyTorch does; a tuple is for a tuple of inputs"
-        )
-    return _HESSIAN(case, received)
+        ),
+    ),
+}
+functional_verdict = first(  # 4.6: jvp's or hessian's results; detached, or differentiable
+    lambda c, g: _FUNCTIONAL[c.expected.what](c, g),
+    rules(
+        (
+            lambda c, g: c.expected.create_graph and g.get("detached"),
+            "{got[detached][0]} does not require grad, with create_graph=True: it must be "
+            "differentiable (record both backward passes with create_graph=True, and detach "
+            "nothing: _finish(value, create_graph))",
+        ),
+        (
+            lambda c, g: not c.expected.create_graph and g.get("attached"),
+            "{got[attached][0]} requires grad, without create_graph=True: detach the results "
+            "(_finish(value, create_graph)), as PyTorch does, so they carry no graph",
+        ),
+    ),
+)
 
 
 # -- the checks -----------------------------------------------------------------------------
