@@ -728,41 +728,34 @@ def _non_finite(got: Any, want: np.ndarray) -> bool:
     return same and np.isfinite(want).all() and not np.isfinite(got).all()
 
 
-def _overflow(f: Facts) -> dict:
-    """What a non-finite output matches (``_softmax_mistake``), else exp's overflow."""
-    why = _non_finite(f.out, f.want.out) and (_softmax_mistake(f) or OVERFLOW)
-    return {"why": why, "shown": show(f.out)}
+def _g_itself(case: Case) -> Any:
+    return case.inputs["g"] if case.expected.function == "log_softmax" else None
 
 
 OVERFLOW = "exp overflows; subtract the max first (exp(x - max) is at most 1)"
-SOFTMAX = Fields(
-    [Field("out", lambda case: f"{case.expected.function}(x)", tolerance=_by_dtype)],
-    keys=("out", "dtype", "grad"),
-    before=told(
-        (lambda f: f.why, "{want.function} of {want.text} is {shown}: {why}"), facts=_overflow
+G_ITSELF = (
+    "log_softmax's backward returned g itself: it is g − softmax(x)·Σg (the softmax term is "
+    "missing)"
+)
+# a non-finite output (what it matches: ``_softmax_mistake``), the output, its dtype, x.grad
+SOFTMAX = first(
+    told(
+        (lambda f: f.why, "{want.function} of {want.text} is {shown}: {why}"),
+        keys=("out", "dtype", "grad"),
+        facts=lambda f: {
+            "why": _non_finite(f.out, f.want.out) and (_softmax_mistake(f) or OVERFLOW),
+            "shown": show(f.out),
+        },
     ),
-    then=first(
-        told(
-            (
-                lambda f: f.dtype != f.want.dtype,
-                "{want.function} of a {want.dtype} input returned {dtype}",
-            ),
-            (lambda f: f.grad is None, "{want.function}'s output does not require grad"),
+    Fields([Field("out", lambda case: f"{case.expected.function}(x)", tolerance=_by_dtype)]),
+    told(
+        (
+            lambda f: f.dtype != f.want.dtype,
+            "{want.function} of a {want.dtype} input returned {dtype}",
         ),
-        Fields(
-            [Field("grad", "x.grad", tolerance=_by_dtype)],
-            [
-                Mistake(
-                    "grad",
-                    lambda case: (
-                        case.inputs["g"] if case.expected.function == "log_softmax" else None
-                    ),
-                    "log_softmax's backward returned g itself: it is g − softmax(x)·Σg (the "
-                    "softmax term is missing)",
-                )
-            ],
-        ),
+        (lambda f: f.grad is None, "{want.function}'s output does not require grad"),
     ),
+    Fields([Field("grad", "x.grad", tolerance=_by_dtype)], [Mistake("grad", _g_itself, G_ITSELF)]),
 )
 
 
@@ -796,47 +789,32 @@ def _softmax_mistake(f: Facts) -> str | None:
 # -- 5.7 ----------------------------------------------------------------------------------------
 
 
-def _ce_dtypes(f: Facts) -> dict:
-    """The loss's and the gradient's dtype where another than the logits', and the loss."""
-    loss, grad = [*(f.get("dtypes") or []), "", ""][:2]
-    other = (f.want.dtype, "")
-    return {"loss_dtype": loss not in other and loss, "grad_dtype": grad not in other and grad}
-
-
 def _smoothing(words: str) -> Callable[[Case], str]:
     return lambda case: words if case.expected.smoothing else ""
 
 
-CROSS_ENTROPY = Fields(
-    [
-        Field(
-            "loss",
-            "loss",
-            tolerance=_by_dtype,
-            says=_smoothing(
-                "label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c"
-            ),
-        )
-    ],
-    [
-        Mistake(
-            "loss",
-            lambda case: case.expected.all_rows,
-            "the mean counts ignored targets: divide by the number of rows whose target is not "
-            "ignore_index",
-        )
-    ],
-    keys=("loss", "grad"),
-    before=told(
+def _ce(f: Facts) -> dict:
+    """The loss's and the gradient's dtypes where another than the logits'."""
+    dtypes = [*(f.get("dtypes") or []), "", ""][:2]
+    return {"dtypes": [d not in (f.want.dtype, "") and d for d in dtypes], "shown": show(f.loss)}
+
+
+SMOOTHING = "label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c"
+COUNTED = (
+    "the mean counts ignored targets: divide by the number of rows whose target is not ignore_index"
+)
+# the dtypes, a mean over no rows, a non-finite loss, then the loss and its gradient
+CROSS_ENTROPY = first(
+    told(
         (
-            lambda f: f.loss_dtype,
-            "cross_entropy of {want.dtype} logits returned a {loss_dtype} loss: compute it in "
-            "the logits' dtype (a float64 array of your own, np.zeros(n), or a division by a "
-            "NumPy int64 such as keep.sum() makes it float64: use int(keep.sum()))",
+            lambda f: f.dtypes[0],
+            "cross_entropy of {want.dtype} logits returned a {dtypes[0]} loss: compute it in the "
+            "logits' dtype (a float64 array of your own, np.zeros(n), or a division by a NumPy "
+            "int64 such as keep.sum() makes it float64: use int(keep.sum()))",
         ),
         (
-            lambda f: f.grad_dtype,
-            "logits.grad is {grad_dtype} for {want.dtype} logits: return the logits' dtype",
+            lambda f: f.dtypes[1],
+            "logits.grad is {dtypes[1]} for {want.dtype} logits: return the logits' dtype",
         ),
         (
             lambda f: (
@@ -845,27 +823,30 @@ CROSS_ENTROPY = Fields(
                 and isinstance(f.loss, np.ndarray)
                 and np.isfinite(f.loss).all()
             ),
-            "every target is ignore_index, and the mean is {shown}: a mean over no rows is "
-            "0/0 = nan, as in PyTorch (the gradient is zeros)",
+            "every target is ignore_index, and the mean is {shown}: a mean over no rows is 0/0 = "
+            "nan, as in PyTorch (the gradient is zeros)",
         ),
         (
             lambda f: _non_finite(f.loss, f.want.loss),
             "the loss is {shown}: use the max-shifted log-sum-exp (finite at ±1e4)",
         ),
-        facts=lambda f: _ce_dtypes(f) | {"shown": show(f.loss)},
+        keys=("loss", "grad"),
+        facts=_ce,
     ),
-    then=first(
-        told((lambda f: f.grad is None, "the loss does not require grad")),
-        Fields(
-            [
-                Field(
-                    "grad",
-                    "logits.grad",
-                    tolerance=_by_dtype,
-                    says=_smoothing("the gradient is softmax − q, q = (1 − ε)·onehot + ε/C"),
-                )
-            ]
-        ),
+    Fields(
+        [Field("loss", "loss", tolerance=_by_dtype, says=_smoothing(SMOOTHING))],
+        [Mistake("loss", lambda case: case.expected.all_rows, COUNTED)],
+    ),
+    told((lambda f: f.grad is None, "the loss does not require grad")),
+    Fields(
+        [
+            Field(
+                "grad",
+                "logits.grad",
+                tolerance=_by_dtype,
+                says=_smoothing("the gradient is softmax − q, q = (1 − ε)·onehot + ε/C"),
+            )
+        ]
     ),
 )
 
