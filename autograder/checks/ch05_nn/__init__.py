@@ -63,7 +63,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, Verdict, compare, show
-from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, record, row
+from ...harness.table import Field, Fields, Mistake, Rows, first, record, row
 from . import programs
 from .cases import (
     batchnorm_case,
@@ -335,20 +335,21 @@ LINEAR_MISTAKES = [
 ]
 
 
-def _arrives(f: Field) -> Rules:
-    """A gradient where its input requires grad (x, weight, bias: ``f.want`` not None), and
+def _arrives(field: Field) -> Verdict:
+    """A gradient where its input requires grad (x, weight, bias: expected not None), and
     none where it does not."""
-    tensor = f.name.split(".")[0]
-    return Rules.of(
+    key, name = field.key, field.name
+    return told(
         (
-            lambda case, r: f.want(case) is not None and r[f.key] is None,
-            f"{f.name} is None, but it requires grad: backward returns a gradient for each "
-            "input where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)",
+            lambda f: getattr(f.want, key) is not None and f[key] is None,
+            f"{name} is None, but it requires grad: backward returns a gradient for each input "
+            "where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)",
         ),
         (
-            lambda case, r: f.want(case) is None and r[f.key] is not None,
-            f"{tensor} does not require grad, yet {f.name} was set: leave requires_grad as "
-            "the caller set it (only inputs that require grad receive a gradient)",
+            lambda f: getattr(f.want, key) is None and f[key] is not None,
+            f"{name.split('.')[0]} does not require grad, yet {name} was set: leave "
+            "requires_grad as the caller set it (only inputs that require grad receive a "
+            "gradient)",
         ),
     )
 
@@ -365,9 +366,9 @@ SECOND_ORDER = Fields(
         Field(f.key, f.name, RTOL, ATOL, lambda case, i=i: case.expected.second[i], says=SECOND)
         for i, f in enumerate(LINEAR_GRADS)
     ],
-    before=Rules.of(
+    before=told(
         (
-            lambda case, r: not all(r.get("recorded", [True])),
+            lambda f: not all(f.get("recorded", [True])),
             "the gradients LinearFunction.backward returned were not recorded under "
             "create_graph=True: compute them with Tensor operations on grad_output and the "
             "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
@@ -377,30 +378,29 @@ SECOND_ORDER = Fields(
 )
 
 
-def _y_shape(case: Case, received: Any) -> str | None:
-    y, want = received["y"], case.expected.y
-    if isinstance(y, np.ndarray) and y.shape != want.shape:
-        return f"Linear's output has shape {y.shape}, expected {want.shape}: x Wᵀ + b"
-    return None
-
-
 LINEAR_Y = Fields(
     [Field("y", "y", RTOL, ATOL)],
     LINEAR_MISTAKES,
     keys=("y", "requires_grad", "x_grad", "w_grad", "b_grad"),
-    before=_y_shape,
+    before=told(
+        (
+            lambda f: isinstance(f.y, np.ndarray) and f.y.shape != f.want.y.shape,
+            "Linear's output has shape {y.shape}, expected {want.y.shape}: x Wᵀ + b",
+        )
+    ),
 )
-
-
-def linear_forward_verdict(case: Case, received: Any) -> str | None:
-    """y (its shape first), that y is recorded, then the gradients (of y.backward(g), or
-    the second derivatives), each declared with the known wrong formulas."""
-    problem = LINEAR_Y(case, received)
-    if problem:
-        return problem
-    if not received["requires_grad"]:
-        return "y does not require grad: return LinearFunction.apply's Tensor (it records y)"
-    return (BACKWARD if case.expected.second is None else SECOND_ORDER)(case, received)
+# y (its shape first), that y is recorded, then the gradients (of y.backward(g), or the
+# second derivatives), each declared with the known wrong formulas
+LINEAR_FORWARD = first(
+    LINEAR_Y,
+    told(
+        (
+            lambda f: not f.requires_grad,
+            "y does not require grad: return LinearFunction.apply's Tensor (it records y)",
+        )
+    ),
+    lambda case, r: (BACKWARD if case.expected.second is None else SECOND_ORDER)(case, r),
+)
 
 
 # -- 5.3 ----------------------------------------------------------------------------------------
@@ -1086,25 +1086,21 @@ def _training(case: Case) -> Fields:
 
 
 # with running statistics: what training and eval must leave
-BN_TRACKING = Rules.of(
+BN_TRACKING = told(
     (
-        lambda case, r: r["tracked"] != case.expected.tracked,
-        lambda case, r: f"num_batches_tracked was {r['tracked']}, expected {case.expected.tracked}",
+        lambda f: f.tracked != f.want.tracked,
+        "num_batches_tracked was {tracked}, expected {want.tracked}",
     ),
     (
-        lambda case, r: bool(r.get("buffers_require_grad")),
-        lambda case, r: (
-            f"{r['buffers_require_grad'][0]} requires grad after training: it holds "
-            "a graph through every batch; update the running statistics outside the graph (in "
-            "place on .data, or from detached values)"
-        ),
+        lambda f: f.get("buffers_require_grad"),
+        "{buffers_require_grad[0]} requires grad after training: it holds a graph through every "
+        "batch; update the running statistics outside the graph (in place on .data, or from "
+        "detached values)",
     ),
     (
-        lambda case, r: bool(r.get("changed_in_eval")),
-        lambda case, r: (
-            f"eval() changed {r['changed_in_eval'][0]}: the running statistics "
-            "(and num_batches_tracked) are updated in training only"
-        ),
+        lambda f: f.get("changed_in_eval"),
+        "eval() changed {changed_in_eval[0]}: the running statistics (and num_batches_tracked) "
+        "are updated in training only",
     ),
 )
 BN_EVAL = Fields(
@@ -1135,9 +1131,9 @@ BN_GRADS = Fields(
             "them with Tensor operations, x.mean(...), so the gradient flows through them too",
         )
     ],
-    before=Rules.of(
+    before=told(
         (
-            lambda case, r: (r.get("grads") or {}).get("x") is None,
+            lambda f: (f.get("grads") or {}).get("x") is None,
             "BatchNorm's output does not require grad: compute it with Tensor operations",
         )
     ),
@@ -1333,7 +1329,7 @@ CHECKS = [
             ]
         ),
         programs.linear_forward,
-        linear_forward_verdict,
+        LINEAR_FORWARD,
         requires=MODULE,
     ),
     Check(
