@@ -854,77 +854,82 @@ CROSS_ENTROPY = first(
 # -- 5.8 ----------------------------------------------------------------------------------------
 
 
-def init_verdict(case: Case, received: Any) -> str | None:
-    want = case.expected
-    problem = record(received, ("values", "returned_self", "same_seed_same", "global_same"))
-    if problem:
-        return problem
-    values = received["values"]
-    if not isinstance(values, np.ndarray) or values.shape != want.shape:
-        return f"{want.what} left the tensor as {show(values)}"
-    problem = sample_problem(values, want.kind, want.scale, f"init.{want.what}'s result")
-    if problem:
-        return problem + _init_mistake(case, values)
-    if not received["returned_self"]:
-        return f"init.{want.what} did not return the tensor it filled"
-    if received.get("float32") not in ("float32", None):
-        return (
-            f"init.{want.what} made a float32 tensor {received['float32']}: write into its "
-            "array in place, tensor.data[...] = ... (uniform_ and normal_ do), keeping its dtype"
-        )
-    if not received["same_seed_same"]:
-        return (
-            f"init.{want.what} ignores generator=: two generators seeded alike gave "
-            "different values"
-        )
-    if not received["global_same"]:
-        return (
-            f"init.{want.what} without a generator is not repeatable after manual_seed: draw "
-            "from the framework's generator (uniform_, normal_)"
-        )
-    return None
-
-
-def _init_mistake(case: Case, values: np.ndarray) -> str:
-    """ " (it matches …)" where the sample's standard deviation is, within 3%, that of a
-    known mistake: one fan only, the other fan (mode ignored), no gain, √3 left out."""
-    options, shape = case.inputs["options"], case.inputs["shape"]
+def _fans(f: Facts) -> Facts:
+    """The case's fans, gain and standard deviation, by PyTorch's formulas."""
+    options, shape = f.inputs["options"], f.inputs["shape"]
     receptive = int(np.prod(shape[2:]))
     fan_in, fan_out = shape[1] * receptive, shape[0] * receptive
-    uniform = case.expected.kind == "uniform"
-    if case.inputs["function"].startswith("xavier"):
-        gain = options.get("gain", 1.0)
-        stds = {
-            "std = gain·√(1/fan_in): xavier uses both fans, √(2/(fan_in + fan_out))": gain
-            * np.sqrt(1.0 / fan_in),
-            "std = gain·√(1/fan_out): xavier uses both fans, √(2/(fan_in + fan_out))": gain
-            * np.sqrt(1.0 / fan_out),
-            "no gain": np.sqrt(2.0 / (fan_in + fan_out)),
-        }
-        right = gain * np.sqrt(2.0 / (fan_in + fan_out))
-    else:
-        gain = gain_of(options.get("nonlinearity", "leaky_relu"), options.get("a", 0.0))
-        fan, other = (fan_out, fan_in) if options.get("mode") == "fan_out" else (fan_in, fan_out)
-        stds = {
-            "the other fan: mode= chooses fan_in or fan_out": gain / np.sqrt(other),
-            "no gain (calculate_gain(nonlinearity, a))": 1 / np.sqrt(fan),
-        }
-        if receptive > 1:
-            kernel = shape[1] if options.get("mode", "fan_in") == "fan_in" else shape[0]
-            stds["fans without the kernel's size: use _calculate_fan_in_and_fan_out"] = (
-                gain / np.sqrt(kernel)
-            )
-        if options.get("nonlinearity", "leaky_relu") == "leaky_relu" and "a" in options:
-            without_a = gain_of("leaky_relu", 0.01) / np.sqrt(fan)  # calculate_gain's default
-            stds["the gain without a: calculate_gain(nonlinearity, a)"] = without_a
-        right = gain / np.sqrt(fan)
-    if uniform:
-        stds["the bound equal to the std: a uniform on [-b, b] has std b/√3"] = right / np.sqrt(3)
-    seen = float(np.sqrt(np.mean(np.asarray(values, dtype=np.float64) ** 2)))
-    for words, std in stds.items():
-        if abs(seen / std - 1) < 0.03:
-            return f" (it matches {words})"
-    return ""
+    out = options.get("mode") == "fan_out"
+    fan, other = (fan_out, fan_in) if out else (fan_in, fan_out)
+    xavier = f.inputs["function"].startswith("xavier")
+    nonlinearity = options.get("nonlinearity", "leaky_relu")
+    gain = options.get("gain", 1.0) if xavier else gain_of(nonlinearity, options.get("a", 0.0))
+    right = gain * np.sqrt(2 / (fan_in + fan_out)) if xavier else gain / np.sqrt(fan)
+    facts = Facts(xavier=xavier, gain=gain, fan_in=fan_in, fan_out=fan_out, fan=fan, other=other)
+    facts.update(kernel=receptive > 1 and shape[0 if out else 1])
+    facts.update(without_a=nonlinearity == "leaky_relu" and "a" in options)
+    facts.update(bound=f.want.kind == "uniform" and right / np.sqrt(3))
+    return facts
+
+
+BOTH = "xavier uses both fans, √(2/(fan_in + fan_out))"
+# init's known mistakes: the words, and the standard deviation the mistake gives (falsy:
+# not a mistake this case can make), in the order they are told apart
+INIT_MISTAKES = [
+    (f"std = gain·√(1/fan_in): {BOTH}", lambda s: s.xavier and s.gain / np.sqrt(s.fan_in)),
+    (f"std = gain·√(1/fan_out): {BOTH}", lambda s: s.xavier and s.gain / np.sqrt(s.fan_out)),
+    ("no gain", lambda s: s.xavier and np.sqrt(2 / (s.fan_in + s.fan_out))),
+    (
+        "the other fan: mode= chooses fan_in or fan_out",
+        lambda s: not s.xavier and s.gain / np.sqrt(s.other),
+    ),
+    ("no gain (calculate_gain(nonlinearity, a))", lambda s: not s.xavier and 1 / np.sqrt(s.fan)),
+    (
+        "fans without the kernel's size: use _calculate_fan_in_and_fan_out",
+        lambda s: not s.xavier and s.kernel and s.gain / np.sqrt(s.kernel),
+    ),
+    (  # calculate_gain's default a, 0.01
+        "the gain without a: calculate_gain(nonlinearity, a)",
+        lambda s: not s.xavier and s.without_a and gain_of("leaky_relu", 0.01) / np.sqrt(s.fan),
+    ),
+    ("the bound equal to the std: a uniform on [-b, b] has std b/√3", lambda s: s.bound),
+]
+
+
+def _init(f: Facts) -> dict:
+    """The sample's statistics, and the known mistake its standard deviation matches (3%)."""
+    values, want = f["values"], f.want
+    shaped = _is_shaped(values, want.shape)
+    sample = shaped and sample_problem(values, want.kind, want.scale, f"init.{want.what}'s result")
+    seen, fans = shaped and float(np.sqrt(np.mean(np.asarray(values, float) ** 2))), _fans(f)
+    stds = [(words, std(fans)) for words, std in INIT_MISTAKES]
+    match = next((words for words, std in stds if std and abs(seen / std - 1) < 0.03), None)
+    return {"shaped": shaped, "shown": show(values), "sample": sample} | {
+        "matches": f" (it matches {match})" if match else ""
+    }
+
+
+INIT = told(
+    (lambda f: not f.shaped, "{want.what} left the tensor as {shown}"),
+    (lambda f: f.sample, "{sample}{matches}"),
+    (lambda f: not f.returned_self, "init.{want.what} did not return the tensor it filled"),
+    (
+        lambda f: f.get("float32") not in ("float32", None),
+        "init.{want.what} made a float32 tensor {float32}: write into its array in place, "
+        "tensor.data[...] = ... (uniform_ and normal_ do), keeping its dtype",
+    ),
+    (
+        lambda f: not f.same_seed_same,
+        "init.{want.what} ignores generator=: two generators seeded alike gave different values",
+    ),
+    (
+        lambda f: not f.global_same,
+        "init.{want.what} without a generator is not repeatable after manual_seed: draw from the "
+        "framework's generator (uniform_, normal_)",
+    ),
+    keys=("values", "returned_self", "same_seed_same", "global_same"),
+    facts=_init,
+)
 
 
 # -- 5.9 ----------------------------------------------------------------------------------------
@@ -1506,7 +1511,7 @@ CHECKS = [
             init_case("xavier_normal_", (120, 80), 10, gain=5 / 3),
         ),
         programs.init,
-        init_verdict,
+        INIT,
     ),
     Check(
         "5.9",
