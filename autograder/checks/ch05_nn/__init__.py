@@ -1224,25 +1224,23 @@ def _checkpoint(f: Facts) -> dict:
     }
 
 
-def _replay(case: Case) -> str:
-    if case.expected.kind == "noise":
-        return (
-            "the recomputation must draw the same random numbers: run fn again under "
-            "_replaying(ctx.rng_state)"
-        )
-    return "gradients must equal the plain run's"
-
-
 TWICE = (
     "it arrived twice: run fn again on detached copies of args, so that the inner backward "
     "stops at them and backward returns their .grad"
 )
 
 
+REPLAY = (
+    "the recomputation must draw the same random numbers: run fn again under "
+    "_replaying(ctx.rng_state)"
+)
+
+
 def _checkpoint_grads(case: Case, received: Any) -> str | None:
     """Each gradient due against the plain run's (twice named)."""
+    says = REPLAY if case.expected.kind == "noise" else "gradients must equal the plain run's"
     grads = [
-        Field(f"grads.{name}", f"{name}.grad", RTOL, ATOL, lambda c, w=w: w, says=_replay)
+        Field(f"grads.{name}", f"{name}.grad", RTOL, ATOL, lambda c, w=w: w, says=says)
         for name, w in case.expected.grads.items()
         if w is not None
     ]
