@@ -131,6 +131,13 @@ def test_rules_words_are_templates_and_verdicts_run_per_part_or_where_asked() ->
     )
     assert verdict(case, {"device": "sim:0"}) is None
     assert verdict(case, {"device": "cpu"}) == "w is on cpu, expected sim:0"
+    found = rules(
+        (
+            lambda case, got: (got["device"], 2) if got["device"] != "sim:0" else None,
+            "{0} ({1} places), expected {want[device]}",
+        )
+    )
+    assert found(case, {"device": "cpu"}) == "cpu (2 places), expected sim:0"
     parts = each(lambda case, got: [(case, part) for part in got], verdict)
     assert parts(case, [{"device": "sim:0"}, {"device": "cpu"}]) == "w is on cpu, expected sim:0"
     assert parts(case, [{"device": "sim:0"}]) is None

@@ -281,13 +281,19 @@ def first(*verdicts: Verdict | None) -> Verdict:
 
 
 def rules(*rows: tuple) -> Rules:
-    """``Rules.of`` whose words may be templates: "{got[error]}" is the record's,
-    "{want[count]}" the case's expected value, "{case.inputs[name]}" the case's."""
+    """``Rules.of`` whose words may be templates: "{0}", "{1}", … what ``when`` found (a
+    tuple, or one value), "{got[error]}" the record's, "{want[count]}" or "{want.count}" the
+    case's expected value, "{case.inputs[name]}" the case's."""
 
-    def words(template: str) -> Callable[[Case, Any], str]:
-        return lambda case, got: template.format(got=got, want=case.expected, case=case)
+    def words(when: Callable[[Case, Any], Any], template: str) -> Callable[[Case, Any], str]:
+        def write(case: Case, got: Any) -> str:
+            found = when(case, got)
+            found = found if isinstance(found, tuple) else (found,)
+            return template.format(*found, got=got, want=case.expected, case=case)
 
-    return Rules.of(*((when, words(s) if isinstance(s, str) else s) for when, s in rows))
+        return write
+
+    return Rules.of(*((when, words(when, s) if isinstance(s, str) else s) for when, s in rows))
 
 
 def each(parts: Callable[[Case, Any], Iterable[tuple[Case, Any]]], verdict: Verdict) -> Verdict:

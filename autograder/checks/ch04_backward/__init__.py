@@ -45,13 +45,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from functools import partial
 from typing import Any
 
 import numpy as np
 
 from ...harness.api import Case, Check, show
-from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, row
+from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, row, rules
 from . import programs
 from .cases import (
     PROBE,
@@ -101,18 +100,6 @@ HELD = 1  # nodes still holding saved tensors when a chain's leaf is delivered (
 
 
 # -- the table's forms, as this chapter writes them -----------------------------------------
-
-
-def rules(*rows: tuple[Callable[[Case, Any], Any], str]) -> Rules:
-    """``Rules.of`` whose words are templates: "{0}", "{1}"… what ``when`` found (a tuple,
-    or one value), "{e.…}" the case's expectation, "{got[…]}" the record."""
-
-    return Rules.of(*((when, partial(_write, when, text)) for when, text in rows))
-
-
-def _write(when: Callable[[Case, Any], Any], text: str, case: Case, got: Any) -> str:
-    found = when(case, got)
-    return text.format(*(found if isinstance(found, tuple) else (found,)), e=case.expected, got=got)
 
 
 @dataclass(frozen=True)
@@ -255,7 +242,7 @@ chain_count_verdict = Fields(  # 4.1 on a long chain: no recursion; the root 0, 
     then=rules(
         (
             _histogram,
-            "on a chain of {e.n:,} nodes the counts must be 1 × 0 (the root) and {e.n:,} × 1 "
+            "on a chain of {want.n:,} nodes the counts must be 1 × 0 (the root) and {want.n:,} × 1 "
             "(every other node, and the leaf); received {0}",
         )
     ),
@@ -485,7 +472,7 @@ chain_backward_verdict = Fields(  # 4.2 on a long chain: no recursion; once each
         rules(
             (
                 _histogram,
-                "on a chain of {e.n:,} nodes each vertex must be delivered once; received "
+                "on a chain of {want.n:,} nodes each vertex must be delivered once; received "
                 "deliveries {0}",
             )
         ),
@@ -495,7 +482,7 @@ chain_backward_verdict = Fields(  # 4.2 on a long chain: no recursion; once each
             lambda c, g: (
                 g.get("released") != c.expected.n and (c.expected.n - (g.get("released") or 0),)
             ),
-            "{0:,} of the chain's {e.n:,} nodes were not released after "
+            "{0:,} of the chain's {want.n:,} nodes were not released after "
             "backward_pass(retain_graph=False)",
         )
     ),
@@ -628,11 +615,11 @@ _SEEDED = Fields(  # a Tensor like out: its shape, its dtype, ones or the gradie
         (lambda c, g: g["type_name"] != "Tensor", "seed returned a {got[type_name]}, not a Tensor"),
         (
             lambda c, g: tuple(g["shape"]) != c.expected.data.shape and (tuple(g["shape"]),),
-            "seed returned shape {0}, not out's {e.data.shape}",
+            "seed returned shape {0}, not out's {want.data.shape}",
         ),
         (
             lambda c, g: g["dtype"] != c.expected.dtype,
-            "seed returned dtype {got[dtype]}, not out's {e.dtype}: cast the gradient to out's "
+            "seed returned dtype {got[dtype]}, not out's {want.dtype}: cast the gradient to out's "
             "dtype",
         ),
     ),
