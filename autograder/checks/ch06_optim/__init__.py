@@ -135,25 +135,19 @@ REFUSED = (  # why a group is refused (cases.groups_case's order): (defaults, it
 )
 
 
-def _call(k: int, item: dict) -> str:
-    """The k-th call of a group script, as a student reads it."""
-    return (
-        f"{'Optimizer([...], defaults)' if k == 0 else 'add_param_group'} with {_item_text(item)}"
-    )
-
-
-def _refused(case: Case, k: int) -> str:
-    """Why the k-th group is refused (or "it is a valid group")."""
-    item, defaults = case.inputs["items"][k], case.inputs["defaults"]
-    if case.expected["errors"][k] is None:
-        return "it is a valid group"
-    return next(why for shows, why in REFUSED if shows(defaults, item))
-
-
 def groups_verdict(case: Case, received: Any) -> str | None:
     # a field per call of the script, named by the call: the declaration is written for the case
+    defaults, errors = case.inputs["defaults"], case.expected["errors"]
     calls = [
-        Field(f"errors.{k}", _call(k, item), 0, 0, says=lambda case, k=k: _refused(case, k))
+        Field(
+            f"errors.{k}",
+            f"{'add_param_group' if k else 'Optimizer([...], defaults)'} with {_item_text(item)}",
+            0,
+            0,
+            says=next(why for shows, why in REFUSED if shows(defaults, item))
+            if errors[k]
+            else "it is a valid group",
+        )
         for k, item in enumerate(case.inputs["items"])
     ]
     return first(Fields(calls, keys=KEYS), GROUPS_MADE)(case, received)
@@ -694,10 +688,15 @@ def _cycle_fields(case: Case) -> list[Field]:
     fields, beta1 = [], case.inputs["beta1"]
     for t, w in enumerate(case.expected):
         for key, name in (("lr", "lr"), ("momentum", _momentum(case))):
+            want = lambda case, t=t, k=key, g=0: case.expected[t][k][g]
             fields += [
-                Field(f"rows.{t}.{key}.{g}", f"{name} of group {g} at t = {t}", *LR, expected)
-                for g, want in enumerate(w[key] or [])
-                for expected in [lambda case, want=want: want]
+                Field(
+                    f"rows.{t}.{key}.{g}",
+                    f"{name} of group {g} at t = {t}",
+                    *LR,
+                    partial(want, g=g),
+                )
+                for g in range(len(w[key] or []))
             ]
         if w["momentum"] is not None and beta1:
             β2 = lambda case: [0.999] * case.inputs["groups"]
@@ -711,11 +710,7 @@ FROM_ZERO = (
     "the phase fraction counts from the phase's start, pct = (t − start) / (end − start), start "
     "the step where the previous phase ended (t / end holds in the first phase only)"
 )
-CYCLE_RULES = Rules.of(
-    (
-        lambda case, got: len(got["rows"]) != len(case.expected),
-        lambda case, got: f"expected {len(case.expected)} rows, received {len(got['rows'])}",
-    ),
+NEVER_CYCLED = Rules.of(  # a momentum (β₁) the same at every step
     (
         lambda case, got: (
             case.expected[0]["momentum"] is not None
@@ -736,7 +731,7 @@ def one_cycle_verdict(case: Case, received: Any) -> str | None:
         for t in range(len(case.expected))
         for g in range(case.inputs["groups"])
     ]
-    return Fields(_cycle_fields(case), mistakes, before=CYCLE_RULES)(case, received)
+    return Fields(_cycle_fields(case), mistakes, before=NEVER_CYCLED)(case, received)
 
 
 # -- 6.10 -----------------------------------------------------------------------------------
