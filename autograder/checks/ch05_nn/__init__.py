@@ -583,7 +583,7 @@ def _state(f: Facts) -> dict:
     deep = got != keys and got == [_last(k) for k in keys] and next(k for k in keys if "." in k)
     if not deep and missing and "." in missing[0] and _last(missing[0]) in got:
         deep = missing[0]
-    values = list(zip(keys, f["values"], f.want.values))
+    values = list(zip(keys, f["values"] or [], f.want.values))
     return dict(
         due=keys, deep=deep, short=deep and _last(deep), missing=missing, extra=extra
     ) | dict(
