@@ -5,6 +5,7 @@ public entries, versions known."""
 from __future__ import annotations
 
 import importlib
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -119,6 +120,26 @@ def test_a_starred_field_is_judged_item_by_item_with_its_index_in_the_name() -> 
     assert verdict(case, {"grads": grads, "rows": [{"lr": 1.0}, {}]}) == (
         "lr at t = 1: missing from the program's record"
     )
+
+
+def test_stars_nest_and_infinities_match() -> None:
+    want = [{"lr": [0.1, 0.2]}, {"lr": [0.3, math.inf]}]
+    case = Case("c", {}, {"rows": want})
+    verdict = Fields(
+        [Field("rows.*.lr.*", "lr of group {j} at t = {i}")],
+        [Mistake("rows.*.lr.*", lambda case: [{"lr": [0.1, 0.2]}, {"lr": [0.2, 0.3]}], "behind")],
+    )
+    assert verdict(case, {"rows": want}) is None
+    problem = verdict(case, {"rows": [{"lr": [0.1, 0.2]}, {"lr": [0.2, math.inf]}]})
+    assert problem.startswith("lr of group 0 at t = 1: expected 0.3") and problem.endswith(
+        "(behind)"
+    )
+    assert verdict(case, {"rows": [{"lr": [0.1, 0.2]}, {"lr": [0.3]}]}) == (
+        "rows.1.lr: expected 2 items, received 1"
+    )
+    missing = Fields([Field("rows.*.lr.*", expected=lambda case: [{"lr": [0.1, 0.2]}, {}])])
+    with pytest.raises(LookupError):
+        missing(case, {"rows": want})
 
 
 def test_rules_words_are_templates_and_verdicts_run_per_part_or_where_asked() -> None:

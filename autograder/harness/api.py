@@ -174,7 +174,7 @@ def compare(
         if not is_number(received):
             return f"{where}expected the number {show(expected)}, received {show(received)}"
         e, r = float(expected), float(received)
-        if math.isnan(e) and math.isnan(r):
+        if (math.isnan(e) and math.isnan(r)) or e == r:  # nan, and inf against inf
             return None
         if not abs(r - e) <= atol + rtol * abs(e):
             return f"{where}expected {show(e)}, received {show(r)}" + _relation(r, e, rtol, atol)

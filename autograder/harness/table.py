@@ -131,7 +131,8 @@ class Field:
 
     def items(self, case: Case, received: Any) -> list[Field] | str:
         """This field, or where its key holds a ``*``, one field per expected item (or
-        what is wrong with the received list: not a list, or another length)."""
+        what is wrong with the received list: not a list, or another length). Stars nest:
+        "rows.*.lr.*" is every group's lr at every step, "{i}" and "{j}" in the name."""
         if "*" not in self.key:
             return [self]
         head, _, tail = self.key.partition("*")
@@ -139,24 +140,38 @@ class Field:
         got = lookup(received, head[:-1])
         if got is not _MISSING and (not isinstance(got, (list, tuple)) or len(got) != len(whole)):
             return compare(got, [None] * len(whole), rtol=0, atol=0, path=head[:-1])
+        pattern = self.pattern or self.key
+        index = "{" + "ijkl"[pattern.count("*") - self.key.count("*")] + "}"
         fields = []
         for i in range(len(whole)):
             name = self.name(case) if callable(self.name) else self.name
             name = (
-                {k: v.replace("{i}", str(i)) for k, v in name.items()}
+                {k: v.replace(index, str(i)) for k, v in name.items()}
                 if isinstance(name, Mapping)
-                else name.replace("{i}", str(i))
+                else name.replace(index, str(i))
             )
-            fields.append(
-                replace(
-                    self,
-                    key=f"{head}{i}{tail}",
-                    name=name,
-                    expected=lambda case, path=f"{i}{tail}": lookup(whole, path),
-                    pattern=self.key,
-                )
+            rest = f"{i}{tail}"
+            path = rest.partition("*")[0][:-1] if "*" in rest else rest
+            item = replace(
+                self,
+                key=f"{head}{rest}",
+                name=name,
+                expected=lambda case, path=path: _at(whole, path, self.key),
+                pattern=pattern,
             )
+            items = item.items(case, received)
+            if isinstance(items, str):
+                return items
+            fields += items
         return fields
+
+
+def _at(whole: Any, path: str, key: str) -> Any:
+    """The item at ``path`` of a starred field's expected list."""
+    want = lookup(whole, path, attributes=True)
+    if want is _MISSING:  # the declaration's mistake, not the student's
+        raise LookupError(f"field {key!r}: the case's expected value has no item {path!r}")
+    return want
 
 
 @dataclass(frozen=True)
