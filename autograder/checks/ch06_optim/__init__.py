@@ -141,7 +141,8 @@ def groups_verdict(case: Case, received: Any) -> str | None:
     calls = [
         Field(
             f"errors.{k}",
-            f"{'add_param_group' if k else 'Optimizer([...], defaults)'} with {_item_text(item)}",
+            f"{'add_param_group' if k else 'Optimizer([...], defaults)'} with {_item_text(item)} "
+            "raised",
             0,
             0,
             says=next(why for shows, why in REFUSED if shows(defaults, item))
@@ -655,15 +656,19 @@ SHIFTED = "the schedule is {}: t = last_epoch, the first value the base lr, at t
 schedule_verdict = under(
     "rows of lrs",
     Fields(
-        [Field("rows of lrs.*", "the lrs at t = {i}", *LR, lambda case: case.expected)],
+        [
+            Field(
+                "rows of lrs.*.*", "the lr of group {j} at t = {i}", *LR, lambda case: case.expected
+            )
+        ],
         mistakes=[
             Mistake(
-                "rows of lrs.*",
+                "rows of lrs.*.*",
                 lambda case: [*case.expected[1:], None],
                 SHIFTED.format("one step ahead"),
             ),
             Mistake(
-                "rows of lrs.*",
+                "rows of lrs.*.*",
                 lambda case: [None, *case.expected],
                 SHIFTED.format("one step behind"),
             ),
