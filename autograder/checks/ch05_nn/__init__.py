@@ -147,55 +147,71 @@ TABLES = [
 PLACES = {key: words for key, words, _, _ in TABLES} | {"plain": "a plain attribute"}
 
 
-def registration_verdict(case: Case, received: Any) -> str | None:
-    """The script's steps replayed (``simulate_registration``): the first refusal missed or
-    made, then each table's names and order, ``__dict__``, and which object each name gives."""
-    want = case.expected
-    problem = record(received, ("errors", "plain", "found", *(t[0] for t in TABLES)))
-    if problem:
-        return problem
+def _refusal(case: Case, received: Any) -> str | None:
+    """The first refusal PyTorch makes that the script did not, or the reverse. Code, not a
+    table: a step is judged against the tables as the script had left them (the replay,
+    ``simulate_registration``)."""
     steps = case.inputs["script"]
-    for step, ((action, name), w, got) in enumerate(zip(steps, want.errors, received["errors"])):
+    for step, ((action, name), w, got) in enumerate(
+        zip(steps, case.expected.errors, received["errors"])
+    ):
         if w and not got:
             before = simulate_registration(steps[:step])
             kind, allowed = next((k, a) for t, _, k, a in TABLES if name in getattr(before, t))
             what = {"tensor": "a plain Tensor", "module": "a Module"}.get(action, "3")
             return (
-                f"self.{name} = {what} raised nothing, but {name!r} is a registered "
-                f"{kind}: PyTorch raises TypeError ({allowed} or None expected)"
+                f"self.{name} = {what} raised nothing, but {name!r} is a registered {kind}: "
+                f"PyTorch raises TypeError ({allowed} or None expected)"
             )
         if got and not w:
             also = " (None keeps a registered name, as None)" if action == "none" else ""
             return f"{script_text([[action, name]])} raised {got}, which PyTorch allows{also}"
-    for table, words, _, _ in TABLES:
-        w, got = getattr(want, table), received[table]
-        for name in w:
-            if name not in got:
-                where = next((t for t in PLACES if name in received[t]), None)
-                also = f" (it went to {PLACES[where]})" if where else ""
-                return f"{name!r} is not in {words} after: {want.script}{also}"
-        for name in got:
-            if name not in w:
-                return (
-                    f"{name!r} is still in {words} after: {want.script}: a name lives in one "
-                    "place only (remove it from the other tables when it is set again)"
-                )
-        if list(got) != list(w):
-            return f"{words} is {got}, expected {w} (in the order first set)"
-    for name in received["plain"]:
-        if name not in want.plain:
-            return (
-                f"{name!r} is in the instance's __dict__ after: {want.script}: a registered "
-                "name must not also be a plain attribute (normal lookup finds __dict__ "
-                "first, so getattr would return the old value)"
-            )
-    for name in want.plain:
-        if name not in received["plain"]:
-            return f"self.{name} is not a plain attribute after: {want.script}"
-    for name, step in want.found.items():
-        if received["found"].get(name) != step:
-            return f"after {want.script}, self.{name} is not the object last assigned to it"
     return None
+
+
+def _placed(f: Facts) -> dict:
+    """The first table that differs (a name missing, and where it went; one left over; the
+    order), then __dict__'s names, then a name that gives another object."""
+    tables = [(words, getattr(f.want, t), f[t]) for t, words, _, _ in TABLES]
+    words, due, got = next((t for t in tables if list(t[2]) != list(t[1])), ("", [], []))
+    lost = next((n for n in due if n not in got), None)
+    went = next((f" (it went to {PLACES[t]})" for t in PLACES if lost in f[t]), "")
+    found = f.found if isinstance(f.found, dict) else {}
+    return dict(table=words, got=got, due=due, lost=lost, went=went) | {
+        "left": next((n for n in got if n not in due), None),
+        "extra": next((n for n in f.plain if n not in f.want.plain), None),
+        "absent": next((n for n in f.want.plain if n not in f.plain), None),
+        "moved": next((n for n, step in f.want.found.items() if found.get(n) != step), None),
+    }
+
+
+# the script's steps replayed: the first refusal missed or made, then each table's names
+# and order, __dict__, and which object each name gives
+REGISTRATION_VERDICT = first(
+    lambda case, r: record(r, ("errors", "plain", "found", *(t[0] for t in TABLES))),
+    _refusal,
+    told(
+        (lambda f: f.lost, "{lost!r} is not in {table} after: {want.script}{went}"),
+        (
+            lambda f: f.left,
+            "{left!r} is still in {table} after: {want.script}: a name lives in one place only "
+            "(remove it from the other tables when it is set again)",
+        ),
+        (lambda f: f.table, "{table} is {got}, expected {due} (in the order first set)"),
+        (
+            lambda f: f.extra,
+            "{extra!r} is in the instance's __dict__ after: {want.script}: a registered name "
+            "must not also be a plain attribute (normal lookup finds __dict__ first, so getattr "
+            "would return the old value)",
+        ),
+        (lambda f: f.absent, "self.{absent} is not a plain attribute after: {want.script}"),
+        (
+            lambda f: f.moved,
+            "after {want.script}, self.{moved} is not the object last assigned to it",
+        ),
+        facts=_placed,
+    ),
+)
 
 
 REGISTRATION = [
@@ -1299,7 +1315,7 @@ CHECKS = [
         "Module.__setattr__: registration",
         Rows.of(*[registration_case(s) for s in REGISTRATION]),
         programs.registration,
-        registration_verdict,
+        REGISTRATION_VERDICT,
     ),
     Check(
         "5.2",
