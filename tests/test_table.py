@@ -159,6 +159,17 @@ def test_rules_words_are_templates_and_verdicts_run_per_part_or_where_asked() ->
         )
     )
     assert found(case, {"device": "cpu"}) == "cpu (2 places), expected sim:0"
+    derived = rules(
+        (lambda case, got: got["n"] > 2, "{n} is too many ({0})"),
+        (lambda case, got: got["n"] == 2, None),  # None: the case passes, no row after it
+        (lambda case, got: True, "never"),
+        keys=("n",),
+        facts=lambda case, got: {"n": got["n"] * 10} if got["n"] else "n is zero",
+    )
+    assert derived(case, {"n": 3}) == "30 is too many (True)"
+    assert derived(case, {"n": 2}) is None
+    assert derived(case, {"n": 0}) == "n is zero"
+    assert derived(case, {}).startswith("expected the program's record")
     parts = each(lambda case, got: [(case, part) for part in got], verdict)
     assert parts(case, [{"device": "sim:0"}, {"device": "cpu"}]) == "w is on cpu, expected sim:0"
     assert parts(case, [{"device": "sim:0"}]) is None

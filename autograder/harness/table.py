@@ -132,7 +132,8 @@ class Field:
     def items(self, case: Case, received: Any) -> list[Field] | str:
         """This field, or where its key holds a ``*``, one field per expected item (or
         what is wrong with the received list: not a list, or another length). Stars nest:
-        "rows.*.lr.*" is every group's lr at every step, "{i}" and "{j}" in the name."""
+        "rows.*.lr.*" is every group's lr at every step, "{i}" and "{j}" in the name. A
+        name that is a function of the case may give a list: a name per item."""
         if "*" not in self.key:
             return [self]
         head, _, tail = self.key.partition("*")
@@ -143,8 +144,9 @@ class Field:
         pattern = self.pattern or self.key
         index = "{" + "ijkl"[pattern.count("*") - self.key.count("*")] + "}"
         fields = []
+        names = self.name(case) if callable(self.name) else self.name
         for i in range(len(whole)):
-            name = self.name(case) if callable(self.name) else self.name
+            name = names[i] if isinstance(names, (list, tuple)) else names  # a name per item
             name = (
                 {k: v.replace(index, str(i)) for k, v in name.items()}
                 if isinstance(name, Mapping)
@@ -295,20 +297,35 @@ def first(*verdicts: Verdict | None) -> Verdict:
     return verdict
 
 
-def rules(*rows: tuple) -> Rules:
-    """``Rules.of`` whose words may be templates: "{0}", "{1}", … what ``when`` found (a
+def rules(
+    *rows: tuple,
+    keys: Sequence[str] = (),
+    facts: Callable[[Case, Any], Mapping[str, Any]] | None = None,
+) -> Verdict:
+    """A ``Rules`` table whose words may be templates: "{0}", "{1}", … what ``when`` found (a
     tuple, or one value), "{got[error]}" the record's, "{want[count]}" or "{want.count}" the
-    case's expected value, "{case.inputs[name]}" the case's."""
+    case's expected value, "{case.inputs[name]}" the case's, and "{name}" what
+    ``facts(case, got)`` derives (a mapping; words instead: the verdict itself). The record
+    must hold ``keys``. A row whose words are None ends the table: the case passes."""
 
-    def words(when: Callable[[Case, Any], Any], template: str) -> Callable[[Case, Any], str]:
-        def write(case: Case, got: Any) -> str:
+    def verdict(case: Case, got: Any) -> str | None:
+        problem = record(got, keys) if keys else None
+        if problem:
+            return problem
+        derived = facts(case, got) if facts else {}
+        if not isinstance(derived, Mapping):
+            return derived
+        for when, words in rows:
             found = when(case, got)
+            if not found:
+                continue
+            if words is None or callable(words):
+                return words and say(words(case, got))
             found = found if isinstance(found, tuple) else (found,)
-            return template.format(*found, got=got, want=case.expected, case=case)
+            return say(words).format(*found, got=got, want=case.expected, case=case, **derived)
+        return None
 
-        return write
-
-    return Rules.of(*((when, words(when, s) if isinstance(s, str) else s) for when, s in rows))
+    return verdict
 
 
 def each(parts: Callable[[Case, Any], Iterable[tuple[Case, Any]]], verdict: Verdict) -> Verdict:

@@ -44,13 +44,13 @@ must apply them). Nothing the student wrote computes an expectation.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, show
-from ...harness.table import Field, Fields, Mistake, Rows, Rules, first, row, rules
+from ...harness.api import Case, Check, Verdict, show
+from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules
 from . import programs
 from .cases import (
     PROBE,
@@ -116,11 +116,18 @@ class Each(Field):
     backwards: bool = False
 
     def items(self, case: Case, received: Any) -> list[Field] | str:
-        items = Field.items(replace(self, name="{i}"), case, received)
-        if isinstance(items, str):
-            return items
-        items = [replace(f, name=self.name.format(self.of(case)[int(f.name)])) for f in items]
-        return items[::-1] if self.backwards else items
+        names = [self.name.format(v) for v in self.of(case)]
+        plain = Field(
+            self.key,
+            lambda case: names,
+            self.rtol,
+            self.atol,
+            self.expected,
+            self.tolerance,
+            self.says,
+        )
+        items = plain.items(case, received)
+        return items[::-1] if self.backwards and not isinstance(items, str) else items
 
 
 def _kind(find: Callable[[Case, Any], tuple | None], kind: str) -> Callable[[Case, Any], Any]:
@@ -210,7 +217,7 @@ def _who(got: dict) -> str:
     return f"{where} calls itself" if isinstance(where, str) and where else "it recurses"
 
 
-def _depth(what: str) -> Rules:
+def _depth(what: str) -> Verdict:
     """No recursion: the long chain's RecursionError, or more than ROOM calls on a short one."""
     return rules(
         (
