@@ -257,10 +257,11 @@ class Fields:
 @dataclass(frozen=True)
 class Rule:
     """A row of a ``Rules`` verdict: where ``when(case, received)`` holds, the case fails
-    with ``says`` (a text, or a function of the case and the record that writes one)."""
+    with ``says`` (a text, or a function of the case and the record that writes one; None:
+    the case passes, and no later row is asked)."""
 
-    when: Callable[[Case, Any], bool]
-    says: Text | Callable[[Case, Any], Text]
+    when: Callable[[Case, Any], Any]
+    says: Text | Callable[[Case, Any], Text] | None
     recipe: Text = ""  # the fix, step by step, shown on request (hint stages)
 
 
@@ -268,20 +269,54 @@ class Rule:
 class Rules:
     """A verdict that is a table of (condition → words): the first rule that holds names
     the problem; none: the case passes. For what a property names better than a value
-    (a flag set, an object shared, a call made twice)."""
+    (a flag set, an object shared, a call made twice). The record must hold ``keys``.
+
+    Made with ``rules(...)``, the words are templates: "{0}", "{1}", … what ``when``
+    found (a tuple, or one value), "{got[error]}" the record's, "{want[count]}" or
+    "{want.count}" the case's expected value, "{case.inputs[name]}" the case's, and
+    "{name}" what ``facts(case, got)`` derives (a mapping; words instead: the verdict)."""
 
     rules: Sequence[Rule]
+    keys: Sequence[str] = ()
+    facts: Callable[[Case, Any], Any] | None = None
+    templates: bool = False
 
     @classmethod
-    def of(cls, *rows: tuple[Callable[[Case, Any], bool], Text | Callable]) -> Rules:
-        """Rules from (when, says) pairs, one a line."""
-        return cls([Rule(when, says) for when, says in rows])
+    def of(cls, *rows: tuple) -> Rules:
+        """Rules from (when, says[, recipe]) rows, one a line (words as they are)."""
+        return cls([Rule(*row) for row in rows])
 
     def __call__(self, case: Case, received: Any) -> str | None:
+        problem = record(received, self.keys) if self.keys else None
+        if problem:
+            return problem
+        derived = self.facts(case, received) if self.facts else {}
+        if not isinstance(derived, Mapping):
+            return derived
         for r in self.rules:
-            if r.when(case, received):
-                return say(r.says(case, received) if callable(r.says) else r.says)
+            found = r.when(case, received)
+            if not found:  # (a found 0 is no finding: return it in a tuple)
+                continue
+            if r.says is None:
+                return None
+            if callable(r.says):
+                return say(r.says(case, received))
+            if not self.templates:
+                return say(r.says)
+            found = found if isinstance(found, tuple) else (found,)
+            return say(r.says).format(
+                *found, got=received, want=case.expected, case=case, **derived
+            )
         return None
+
+
+def rules(
+    *rows: tuple,
+    keys: Sequence[str] = (),
+    facts: Callable[[Case, Any], Any] | None = None,
+) -> Rules:
+    """``Rules`` from (when, words[, recipe]) rows whose words are templates (see Rules)."""
+    return Rules([Rule(*row) for row in rows], keys, facts, templates=True)
 
 
 def first(*verdicts: Verdict | None) -> Verdict:
@@ -292,37 +327,6 @@ def first(*verdicts: Verdict | None) -> Verdict:
             problem = v(case, received) if v else None
             if problem:
                 return problem
-        return None
-
-    return verdict
-
-
-def rules(
-    *rows: tuple,
-    keys: Sequence[str] = (),
-    facts: Callable[[Case, Any], Mapping[str, Any]] | None = None,
-) -> Verdict:
-    """A ``Rules`` table whose words may be templates: "{0}", "{1}", … what ``when`` found (a
-    tuple, or one value), "{got[error]}" the record's, "{want[count]}" or "{want.count}" the
-    case's expected value, "{case.inputs[name]}" the case's, and "{name}" what
-    ``facts(case, got)`` derives (a mapping; words instead: the verdict itself). The record
-    must hold ``keys``. A row whose words are None ends the table: the case passes."""
-
-    def verdict(case: Case, got: Any) -> str | None:
-        problem = record(got, keys) if keys else None
-        if problem:
-            return problem
-        derived = facts(case, got) if facts else {}
-        if not isinstance(derived, Mapping):
-            return derived
-        for when, words in rows:
-            found = when(case, got)
-            if not found:
-                continue
-            if words is None or callable(words):
-                return words and say(words(case, got))
-            found = found if isinstance(found, tuple) else (found,)
-            return say(words).format(*found, got=got, want=case.expected, case=case, **derived)
         return None
 
     return verdict
