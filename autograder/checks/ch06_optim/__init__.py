@@ -55,7 +55,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -104,6 +104,34 @@ def _tolerance(case: Case) -> tuple[float, float]:
     return TOLERANCE[case.expected["dtype"]]
 
 
+def _flat(items: Any) -> list:
+    return [x for item in items for x in _flat(item)] if isinstance(items, list) else [items]
+
+
+@dataclass(frozen=True)
+class Each(Field):
+    """A "*" field named, worded and toleranced item by item: ``name``, ``says`` and
+    ``tolerance`` each a function of the case giving a list nested as the stars nest (a name,
+    a text, an (rtol, atol) per item), or one value shared by every item. (table.py's
+    ``Field`` takes a list of names for one star; this is the general form, to move there.)"""
+
+    def items(self, case: Case, received: Any) -> list[Field] | str:
+        if "*" not in self.key:
+            return [self]
+        fields = Field.items(replace(self, name="", says="", tolerance=None), case, received)
+        if isinstance(fields, str):
+            return fields
+        per = [_flat(v(case)) if callable(v) else itertools.repeat(v) for v in self.per_item]
+        return [
+            replace(f, name=n, says=s, tolerance=t and (lambda case, t=t: t))
+            for f, n, s, t in zip(fields, *per)
+        ]
+
+    @property
+    def per_item(self) -> tuple:
+        return self.name, self.says, self.tolerance
+
+
 # -- 6.1 ------------------------------------------------------------------------------------
 
 
@@ -135,25 +163,24 @@ REFUSED = (  # why a group is refused (cases.groups_case's order): (defaults, it
 )
 
 
-def groups_verdict(case: Case, received: Any) -> str | None:
-    # a field per call of the script, named by the call: the declaration is written for the case
-    defaults, errors = case.inputs["defaults"], case.expected["errors"]
-    calls = [
-        Field(
-            f"errors.{k}",
-            f"{'add_param_group' if k else 'Optimizer([...], defaults)'} with {_item_text(item)} "
-            "raised",
-            0,
-            0,
-            says=next(why for shows, why in REFUSED if shows(defaults, item))
-            if errors[k]
-            else "it is a valid group",
-        )
+def _calls(case: Case) -> list[str]:
+    """Each call of the script, as a student reads it."""
+    return [
+        f"{'add_param_group' if k else 'Optimizer([...], defaults)'} with {_item_text(item)} raised"
         for k, item in enumerate(case.inputs["items"])
     ]
-    return first(Fields(calls, keys=KEYS), GROUPS_MADE)(case, received)
 
 
+def _why(case: Case) -> list[str]:
+    """Each call's words: why its group is refused, or that it is a valid one."""
+    items, defaults = case.inputs["items"], case.inputs["defaults"]
+    return [
+        next(why for shows, why in REFUSED if shows(defaults, item)) if error else VALID
+        for item, error in zip(items, case.expected["errors"])
+    ]
+
+
+VALID = "it is a valid group"
 KEYS = ("errors", "groups", "shares_list")
 GROUPS_MADE = Fields(  # the groups made (a "*" field's length is judged before any field)
     [
@@ -182,6 +209,7 @@ GROUPS_MADE = Fields(  # the groups made (a "*" field's length is judged before 
         )
     ),
 )
+groups_verdict = first(Fields([Each("errors.*", _calls, 0, 0, says=_why)], keys=KEYS), GROUPS_MADE)
 
 
 GROUP_SCRIPTS = [
