@@ -307,23 +307,16 @@ ZERO_GRAD = Fields(
 # -- 6.2–6.6 --------------------------------------------------------------------------------
 
 
-def _step_values(case: Case, t: int, bug: str) -> list:
-    ins = case.inputs
-    groups = ins["groups"]
-    if ins["contract"]:
-        groups = [{**g, "_decay": "double"} for g in groups]
-    values, _ = simulate(
-        ins["optimizer"], ins["defaults"], groups, ins["params"], ins["grads"][: t + 1], bug
-    )
-    return values[t]
+def _per_step(case: Case, item: Callable) -> list:
+    """``item(t, i)`` for each step t and each parameter i, nested as "values.*.*"."""
+    return [
+        [item(t, i) for i in range(len(case.expected.dtypes))] for t in range(case.expected.steps)
+    ]
 
 
-def _bugs(case: Case) -> list[str]:
-    """The known mistakes (``cases.BUGS``) a case can tell apart."""
-    bugs = list(BUGS.get(case.inputs["optimizer"], ()))
-    if len(case.inputs["groups"]) > 1 or any(len(g) > 1 for g in case.inputs["groups"]):
-        bugs.append("group options ignored")
-    return bugs
+def _after(case: Case, t: int, i: int) -> str:
+    group = f" (group {case.expected.groups[i]})" if len(case.inputs["groups"]) > 1 else ""
+    return f"params[{i}] after step {t + 1}{group}"
 
 
 def _moved(case: Case, t: int, i: int) -> str:
@@ -335,30 +328,36 @@ def _moved(case: Case, t: int, i: int) -> str:
     return f"it has no gradient at step {t + 1} (grad None) and still moved: skip it, state and all"
 
 
-def _steps(case: Case, received: Any) -> str | None:
-    # a field per parameter and step, named by both: the declaration is written for the case
-    want, grouped = case.expected, len(case.inputs["groups"]) > 1
-    fields = [Field("dtypes.*", "after step(), params[{i}]'s dtype", 0, 0, says=KEEPS_DTYPE)]
-    mistakes = []
-    for t, i in itertools.product(range(want.steps), range(len(want.dtypes))):
-        key, group = f"values.{t}.{i}", f" (group {want.groups[i]})" if grouped else ""
-        fields.append(
-            Field(
-                key,
-                f"params[{i}] after step {t + 1}{group}",
-                *TOLERANCE[want.dtypes[i]],
-                lambda case, t=t, i=i: case.expected.values[t][i],
-                says=lambda case, t=t, i=i: _moved(case, t, i),
-            )
-        )
-        mistakes += [
-            Mistake(key, lambda case, t=t, i=i, b=bug: _step_values(case, t, b)[i], BUG_TEXT[bug])
-            for bug in _bugs(case)
-        ]
-    return Fields(fields, mistakes)(case, received)
+def _bugged(case: Case, bug: str, optimizer: str = "") -> list | None:
+    """Every step's values with ``bug``, a mistake (``cases.BUGS``) of ``optimizer``'s, or
+    of any optimizer's where the groups have options of their own (none: not told apart)."""
+    ins = case.inputs
+    own = len(ins["groups"]) > 1 or any(len(g) > 1 for g in ins["groups"])
+    if optimizer != ins["optimizer"] and (optimizer or not own):
+        return None
+    groups = (
+        [{**g, "_decay": "double"} for g in ins["groups"]] if ins["contract"] else ins["groups"]
+    )
+    return simulate(ins["optimizer"], ins["defaults"], groups, ins["params"], ins["grads"], bug)[0]
 
 
 KEEPS_DTYPE = "a parameter keeps its dtype"
+STEPS = Fields(  # the dtypes, then each parameter's values after each step, by step
+    [
+        Field("dtypes.*", "after step(), params[{i}]'s dtype", 0, 0, says=KEEPS_DTYPE),
+        Each(
+            "values.*.*",
+            lambda case: _per_step(case, partial(_after, case)),
+            says=lambda case: _per_step(case, partial(_moved, case)),
+            tolerance=lambda case: _per_step(case, lambda t, i: TOLERANCE[case.expected.dtypes[i]]),
+        ),
+    ],
+    [  # each optimizer's known mistakes (cases.BUGS), then any optimizer's
+        Mistake("values.*.*", partial(_bugged, bug=b, optimizer=o), BUG_TEXT[b])
+        for o, bugs in (*BUGS.items(), ("", ["group options ignored"]))
+        for b in bugs
+    ],
+)
 
 
 def _state_problem(got: Any, want: Any, where: Callable, dtype: Callable, step: str) -> Any:
@@ -480,7 +479,7 @@ def _losses(case: Case) -> list[float]:
 trajectory_verdict = first(
     lambda case, received: record(received, TRAJECTORY_KEYS),
     STEPS_KEEP,
-    _steps,
+    STEPS,
     lambda case, got: (
         case.expected.state is not None and first(STATE_KEPT, _final_state)(case, got)
     ),
