@@ -71,6 +71,8 @@ from ...harness.table import (
     first,
     record,
     row,
+    rules,
+    where,
 )
 from . import programs, training
 from .cases import (
@@ -704,66 +706,71 @@ schedule_verdict = under(
 )
 
 
-def _from_zero(case: Case, t: int) -> list:
-    """OneCycleLR's lrs at step t with each phase's fraction counted from step 0."""
+def _from_zero(case: Case) -> list:
+    """OneCycleLR's rows with each phase's fraction counted from step 0."""
     ins = case.inputs
     lrs = ins["max_lr"] if isinstance(ins["max_lr"], list) else [ins["max_lr"]] * ins["groups"]
-    return [one_cycle(ins["steps"], m, t, ins["options"], "fraction from 0")[0] for m in lrs]
+    return [
+        {"lr": [one_cycle(ins["steps"], m, t, ins["options"], "fraction from 0")[0] for m in lrs]}
+        for t in range(ins["steps"] + 1)
+    ]
 
 
 def _momentum(case: Case) -> str:
     return "β₁" if case.inputs["beta1"] else "momentum"
 
 
-def _cycle_fields(case: Case) -> list[Field]:
-    """Each group's lr, then momentum (β₁, β₂ kept) at each step in turn; then a step more."""
-    fields, beta1 = [], case.inputs["beta1"]
-    for t, w in enumerate(case.expected):
-        for key, name in (("lr", "lr"), ("momentum", _momentum(case))):
-            want = lambda case, t=t, k=key, g=0: case.expected[t][k][g]
-            fields += [
-                Field(
-                    f"rows.{t}.{key}.{g}",
-                    f"{name} of group {g} at t = {t}",
-                    *LR,
-                    partial(want, g=g),
-                )
-                for g in range(len(w[key] or []))
-            ]
-        if w["momentum"] is not None and beta1:
-            β2 = lambda case: [0.999] * case.inputs["groups"]
-            fields.append(
-                Field(f"rows.{t}.beta2", f"β₂ at t = {t}", 0, 0, β2, says="only β₁ cycles")
-            )
-    return [*fields, Field("past", "a step past total_steps", expected=lambda case: "ValueError")]
+def _rows(case: Case) -> list:
+    return case.expected  # a row per step: each group's lr and momentum
+
+
+def _cycles(case: Case) -> bool:
+    return case.expected[0]["momentum"] is not None
+
+
+def _beta2(case: Case) -> list:
+    """β₂ at every step: kept at 0.999 (None where the optimizer has momentum, not betas)."""
+    kept = [0.999] * case.inputs["groups"] if case.inputs["beta1"] else None
+    return [{"beta2": kept}] * len(case.expected)
 
 
 FROM_ZERO = (
     "the phase fraction counts from the phase's start, pct = (t − start) / (end − start), start "
     "the step where the previous phase ended (t / end holds in the first phase only)"
 )
-NEVER_CYCLED = Rules.of(  # a momentum (β₁) the same at every step
+NEVER_CYCLED = rules(  # a momentum (β₁) the same at every step
     (
         lambda case, got: (
-            case.expected[0]["momentum"] is not None
+            _cycles(case)
             and all(r["momentum"] == got["rows"][0]["momentum"] for r in got["rows"])
+            and show(got["rows"][0]["momentum"])
         ),
-        lambda case, got: (
-            f"{_momentum(case)} is {show(got['rows'][0]['momentum'])} at every step: "
-            f"{_momentum(case)} is never cycled (set it from the same phase and fraction)"
+        "{m} is {0} at every step: {m} is never cycled (set it from the same phase and fraction)",
+    ),
+    facts=lambda case, got: {"m": _momentum(case)},
+)
+one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β₁, β₂ kept)
+    [Field("rows.*.lr.*", "lr of group {j} at t = {i}", *LR, _rows)],
+    [Mistake("rows.*.lr.*", _from_zero, FROM_ZERO)],
+    before=NEVER_CYCLED,
+    then=first(
+        where(
+            _cycles,
+            Fields(
+                [
+                    Field(
+                        "rows.*.momentum.*",
+                        lambda c: _momentum(c) + " of group {j} at t = {i}",
+                        *LR,
+                        _rows,
+                    ),
+                    Field("rows.*.beta2", "β₂ at t = {i}", 0, 0, _beta2, says="only β₁ cycles"),
+                ]
+            ),
         ),
+        Fields([Field("past", "a step past total_steps", expected=lambda case: "ValueError")]),
     ),
 )
-
-
-def one_cycle_verdict(case: Case, received: Any) -> str | None:
-    # a field per group and step: the declaration is written for the case
-    mistakes = [
-        Mistake(f"rows.{t}.lr.{g}", lambda case, t=t, g=g: _from_zero(case, t)[g], FROM_ZERO)
-        for t in range(len(case.expected))
-        for g in range(case.inputs["groups"])
-    ]
-    return Fields(_cycle_fields(case), mistakes, before=NEVER_CYCLED)(case, received)
 
 
 # -- 6.10 -----------------------------------------------------------------------------------
