@@ -22,15 +22,15 @@ Task 2.11 runs several ops' backward together and says so (``requires``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare, show
+from ...harness.api import Case, Check, Verdict, show
 from ...harness.gradcheck import sum_to
-from ...harness.table import Field, Fields
+from ...harness.table import Field, Fields, each, first, rules, where
 from . import programs
 from .cases import engine_case, op_case, op_cases, second_order_cases
 from .catalog import CATALOG, TITLES
@@ -38,6 +38,7 @@ from .expected import ErrorExpected, OpExpected, SecondOrderExpected
 
 __all__ = [
     "CHECKS",
+    "NODE",
     "TOLERANCE",
     "NodeProblem",
     "Part",
@@ -47,6 +48,8 @@ __all__ = [
     "node_verdict",
     "op_case",
     "op_cases",
+    "or_error",
+    "problem_in",
     "second_order_cases",
     "second_order_verdict",
     "tolerance",
@@ -74,23 +77,6 @@ SECOND_ORDER_REQUIRES = {
 }
 
 
-def _held_verdict(case: Case, received: Any) -> str | None:
-    """Each input Tensor holds, bit for bit and in its dtype, the array that was sent."""
-    for name, held, sent in zip(case.expected.names, received.get("held", []), case.expected.held):
-        if (
-            not isinstance(held, np.ndarray)
-            or held.dtype != sent.dtype
-            or held.shape != sent.shape
-            or not np.array_equal(held, sent)
-        ):
-            return (
-                f"the Tensor made from {name}'s data holds {show(held)}, not the array sent, "
-                f"{show(sent)}, bit for bit: the given Tensor constructor must keep a "
-                f"{sent.dtype} array's values and dtype exactly (was given code edited?)"
-            )
-    return None
-
-
 class Part(StrEnum):
     """Which part of an op case failed: what the inputs hold (the given constructor), the
     op's output (its forward), its local backward (the task), or what ``Node.backward``
@@ -110,33 +96,103 @@ class NodeProblem:
     part: Part
 
 
-def node_verdict(case: Case, received: Any) -> str | None:
-    """The op's output, and its node's local backward called alone (``_local_verdict``)."""
-    problem = node_problem(case, received)
-    return problem.text if problem else None
+def problem_in(parts: list[tuple[Part, Verdict]], case: Case, received: Any) -> NodeProblem | None:
+    """The first problem of ``parts`` ((part, the verdict that judges it), in order)."""
+    found = ((part, judged(case, received)) for part, judged in parts)
+    return next((NodeProblem(text, part) for part, text in found if text), None)
 
 
-def node_problem(case: Case, received: Any) -> NodeProblem | None:
-    """``node_verdict``'s problem, with the part of the case it is in."""
-    expected: OpExpected = case.expected
-    if not isinstance(received, dict) or "type_name" not in received:
-        text = f"expected the op's output and gradients, received {show(received)}"
-        return NodeProblem(text, Part.OUTPUT)
-    if received["type_name"] != "Tensor":
-        return NodeProblem(f"the op returned a {received['type_name']}, not a Tensor", Part.OUTPUT)
-    if isinstance(received.get("grads"), str):
-        part = Part.LOCAL_BACKWARD if received.get("recorded", True) else Part.OUTPUT
-        return NodeProblem(received["grads"], part)
-    if problem := _held_verdict(case, received):
-        return NodeProblem(problem, Part.INPUTS)
-    if problem := OUTPUT(case, received):
-        return NodeProblem(problem, Part.OUTPUT)
-    for judge in (_local_verdict, _local_values):  # every shape and graph, then the values
-        for name, local, want in zip(expected.names, received["local"], expected.grads):
-            if problem := judge(name, local, want, expected):
-                return NodeProblem(problem, Part.LOCAL_BACKWARD)
-    return None
+def _not_held(case: Case, got: Any) -> tuple | None:
+    """The first input whose Tensor does not hold, bit for bit and in its dtype, the array
+    sent: (its name, what it holds, the array, its dtype)."""
+    sent = zip(case.expected.names, got.get("held", []), case.expected.held)
+    return next(((n, show(h), show(s), s.dtype) for n, h, s in sent if not _same(h, s)), None)
 
+
+def _same(held: Any, sent: np.ndarray) -> bool:
+    return isinstance(held, np.ndarray) and held.dtype == sent.dtype and np.array_equal(held, sent)
+
+
+@dataclass(frozen=True)
+class Local:
+    """One input's part of an ``OpExpected``: its name and gradient (``want``), the case's
+    dtype, broadcast and needs_inputs."""
+
+    name: str
+    want: np.ndarray
+    dtype: str
+    broadcast: bool
+    needs_inputs: bool
+
+
+def _locals(case: Case, got: Any) -> list[tuple[Case, Any]]:
+    """Each input's local gradient as a case of its own (expecting a ``Local``), its data
+    summed by the autograder onto the input's shape where it has one the input broadcasts to."""
+    e: OpExpected = case.expected
+    parts = []
+    for name, local, want in zip(e.names, got["local"], e.grads):
+        data = local.get("data") if isinstance(local, dict) else None
+        if isinstance(data, np.ndarray) and data.shape != want.shape:
+            if programs.fits(data.shape, want.shape, e.broadcast):
+                local = {**local, "data": sum_to(data, want.shape)}
+        expected = Local(name, want, e.dtype, e.broadcast, e.needs_inputs)
+        parts.append((replace(case, expected=expected), local))
+    return parts
+
+
+# an input's local gradient, before the node passes it on: of the input's shape, and computed
+# with Tensor operations, so that the graph records it (chapter 4 takes second derivatives)
+LOCAL_GRAPH = rules(
+    (lambda c, g: isinstance(g, str), "∂L/∂{want.name} from the local backward: {got}"),
+    (
+        lambda c, g: not programs.fits(g["shape"], c.expected.want.shape, c.expected.broadcast),
+        "∂L/∂{want.name} from the local backward has shape {shape}, but {want.name} has shape "
+        "{want.want.shape}: each gradient has {rule}",
+    ),
+    (
+        lambda c, g: not g["from_grad_output"],
+        "∂L/∂{want.name} from the local backward is not computed from grad_output with Tensor "
+        "operations (the graph does not lead back to it): use Tensor operations on grad_output "
+        "and the saved tensors, not their .data arrays, so that chapter 4 can differentiate it "
+        "(§2)",
+    ),
+    (
+        lambda c, g: c.expected.needs_inputs and not g["from_inputs"],
+        "∂L/∂{want.name} from the local backward does not depend on the op's inputs in the "
+        "graph: recompute what it needs from the saved tensors with Tensor operations (b, not "
+        "b.data; a.exp(), not np.exp(a.data)), so that chapter 4 can take second derivatives "
+        "(§5)",
+    ),
+    facts=lambda c, g: {
+        "shape": isinstance(g, dict) and tuple(g["shape"]),
+        "rule": "a shape it broadcasts to" if c.expected.broadcast else "its input's shape",
+    },
+)
+
+# … then its dtype (the input's, or float64 for a float32 input: never less precise) and its
+# values (summed onto the input's shape: ``_locals``)
+LOCAL_VALUES = Fields(
+    [
+        Field(
+            "data",
+            lambda case: f"∂L/∂{case.expected.name} from the local backward",
+            expected=lambda case: case.expected.want,
+            tolerance=tolerance,
+        )
+    ],
+    before=rules(
+        (
+            lambda c, g: g["dtype"] not in (c.expected.dtype, "float64"),
+            "∂L/∂{want.name} from the local backward has dtype {got[dtype]}, but {want.name} has "
+            "dtype {want.dtype}: build every array of a backward in its input's dtype "
+            "(zeros(shape, dtype=...)), or a {want.dtype} gradient loses precision",
+        ),
+        (
+            lambda c, g: not isinstance(g["data"], np.ndarray) and (show(g["data"]),),
+            "∂L/∂{want.name} from the local backward: expected an array, received {0}",
+        ),
+    ),
+)
 
 # the op's output, as the student names it, at its dtype's tolerance
 OUTPUT = Fields(
@@ -147,98 +203,109 @@ OUTPUT = Fields(
     ]
 )
 
+# an op case's parts, in order: the record (a sentence where backward failed: the output's
+# part if it recorded no graph), what the inputs hold, the output, then the local backward's
+# gradients (every shape and graph, then the values)
+NODE = [
+    (
+        Part.OUTPUT,
+        rules(
+            (
+                lambda c, g: (not isinstance(g, dict) or "type_name" not in g) and (show(g),),
+                "expected the op's output and gradients, received {0}",
+            ),
+            (
+                lambda c, g: g["type_name"] != "Tensor",
+                "the op returned a {got[type_name]}, not a Tensor",
+            ),
+            (
+                lambda c, g: isinstance(g.get("grads"), str) and not g.get("recorded", True),
+                "{got[grads]}",
+            ),
+        ),
+    ),
+    (Part.LOCAL_BACKWARD, rules((lambda c, g: isinstance(g.get("grads"), str), "{got[grads]}"))),
+    (
+        Part.INPUTS,
+        rules(
+            (
+                _not_held,
+                "the Tensor made from {0}'s data holds {1}, not the array sent, {2}, bit for bit: "
+                "the given Tensor constructor must keep a {3} array's values and dtype exactly "
+                "(was given code edited?)",
+            )
+        ),
+    ),
+    (Part.OUTPUT, OUTPUT),
+    (Part.LOCAL_BACKWARD, first(each(_locals, LOCAL_GRAPH), each(_locals, LOCAL_VALUES))),
+]
 
-def _local_values(name: str, local: dict, want: np.ndarray, expected: OpExpected) -> str | None:
-    """The local backward's own gradient for ``name``, summed onto its input's shape by the
-    autograder where it has a shape the input broadcasts to: its dtype (the input's, or
-    float64 for a float32 input: never less precise) and its values."""
-    where, dtype = f"∂L/∂{name} from the local backward", expected.dtype
-    if local["dtype"] not in (dtype, "float64"):
-        return (
-            f"{where} has dtype {local['dtype']}, but {name} has dtype {dtype}: build every "
-            f"array of a backward in its input's dtype (zeros(shape, dtype=...)), or a "
-            f"{dtype} gradient loses precision"
+
+def node_problem(case: Case, received: Any) -> NodeProblem | None:
+    """The op's output and its node's local backward called alone (``NODE``), with the part."""
+    return problem_in(NODE, case, received)
+
+
+def node_verdict(case: Case, received: Any) -> str | None:
+    problem = node_problem(case, received)
+    return problem.text if problem else None
+
+
+# what ``Node.backward`` handed each input: every value, then every dtype
+grads_verdict = Fields(
+    [
+        Field(
+            "grads.*",
+            lambda case: [f"∂L/∂{n} (the gradient {n} receives)" for n in case.expected.names],
+            tolerance=tolerance,
         )
-    data = local["data"]
-    if not isinstance(data, np.ndarray):
-        return f"{where}: expected an array, received {show(data)}"
-    summed = sum_to(data, want.shape) if data.shape != want.shape else data
-    rtol, atol = TOLERANCE[dtype]
-    return compare(summed, want, rtol=rtol, atol=atol, path=where)
-
-
-def grads_verdict(case: Case, received: Any) -> str | None:
-    """What ``Node.backward`` handed each input: values and dtypes."""
-    expected: OpExpected = case.expected
-    rtol, atol = tolerance(case)
-    for i, name in enumerate(expected.names):
-        grad, want = received["grads"][i], expected.grads[i]
-        where = f"∂L/∂{name} (the gradient {name} receives)"
-        if grad is None:
-            return f"{where}: expected an array of shape {want.shape}, received None"
-        problem = compare(grad, want, rtol=rtol, atol=atol, path=where)
-        if problem:
-            return problem
-        dtype = received["grad_dtypes"][i]
-        if dtype != expected.dtype:
-            return f"{where}: expected dtype {expected.dtype}, received {dtype}"
-    return None
-
-
-def _local_verdict(name: str, local: Any, want: np.ndarray, expected: OpExpected) -> str | None:
-    """The local backward's own gradient for input ``name``, before the node passes it on:
-    of the input's shape, and computed with Tensor operations, so that the graph records
-    it (chapter 4 differentiates backward passes: second derivatives)."""
-    where = f"∂L/∂{name} from the local backward"
-    if isinstance(local, str):
-        return f"{where}: {local}"
-    shape = want.shape
-    if not programs.fits(local["shape"], shape, expected.broadcast):
-        rule = "a shape it broadcasts to" if expected.broadcast else "its input's shape"
-        return (
-            f"{where} has shape {tuple(local['shape'])}, but {name} has shape {tuple(shape)}: "
-            f"each gradient has {rule}"
+    ],
+    then=rules(
+        (
+            lambda c, g: next(
+                (
+                    (n, d)
+                    for n, d in zip(c.expected.names, g["grad_dtypes"])
+                    if d != c.expected.dtype
+                ),
+                None,
+            ),
+            "∂L/∂{0} (the gradient {0} receives): expected dtype {want.dtype}, received {1}",
         )
-    if not local["from_grad_output"]:
-        return (
-            f"{where} is not computed from grad_output with Tensor operations (the graph does "
-            "not lead back to it): use Tensor operations on grad_output and the saved "
-            "tensors, not their .data arrays, so that chapter 4 can differentiate it (§2)"
-        )
-    if expected.needs_inputs and not local["from_inputs"]:
-        return (
-            f"{where} does not depend on the op's inputs in the graph: recompute what it "
-            "needs from the saved tensors with Tensor operations (b, not b.data; a.exp(), "
-            "not np.exp(a.data)), so that chapter 4 can take second derivatives (§5)"
-        )
-    return None
+    ),
+)
 
 
 # -- error cases: a clear error that names the problem --------------------------------------
 
 
-def verdict(case: Case, received: Any) -> str | None:
-    """Op cases compare values and gradients; error cases want a named, clear error (of
-    the type ``ErrorExpected.type``, where given)."""
-    if not isinstance(case.expected, ErrorExpected):
-        problem = node_verdict(case, received)
-        if problem or case.expected.local_only:
-            return problem
-        return grads_verdict(case, received)
-    if not isinstance(received, dict) or "error" not in received:
-        return f"expected an exception, received {show(received)}"
-    if received["error"] is None:
-        return "expected an exception, but none was raised"
-    wanted = case.expected.type
-    if wanted and received["error"] != wanted:
-        return f"raised {received['error']}: {received['message']!r}; expected a {wanted}"
-    missing = [text for text in case.expected.naming if text not in received["message"]]
-    if missing:
-        return (
-            f"raised {received['error']}: {received['message']!r}, which should name "
-            + " and ".join(missing)
-        )
-    return None
+# an error raised, of the type ``ErrorExpected.type`` (where given), naming each of ``naming``
+ERROR = rules(
+    (
+        lambda c, g: (not isinstance(g, dict) or "error" not in g) and (show(g),),
+        "expected an exception, received {0}",
+    ),
+    (lambda c, g: g["error"] is None, "expected an exception, but none was raised"),
+    (
+        lambda c, g: c.expected.type and g["error"] != c.expected.type,
+        "raised {got[error]}: {got[message]!r}; expected a {want.type}",
+    ),
+    (
+        lambda c, g: " and ".join(t for t in c.expected.naming if t not in g["message"]),
+        "raised {got[error]}: {got[message]!r}, which should name {0}",
+    ),
+)
+
+
+def or_error(judged: Verdict) -> Verdict:
+    """``ERROR`` for an error case (``ErrorExpected``), else ``judged``."""
+    error = lambda case: isinstance(case.expected, ErrorExpected)
+    return first(where(error, ERROR), where(lambda case: not error(case), judged))
+
+
+# an op case: the output and the local backward, then (unless the case judges the local
+# backward alone) what Node.backward hands on
+verdict = or_error(first(node_verdict, where(lambda c: not c.expected.local_only, grads_verdict)))
 
 
 # -- task 2.11: be the engine ----------------------------------------------------------------
@@ -268,34 +335,46 @@ engine_verdict = Fields(
 # -- second derivatives ------------------------------------------------------------------------
 
 
+# what reaches g and each input when h is sent back through the local gradients' own graph:
+# ∂S/∂g = J h and ∂S/∂input, for S = Σ ⟨h, ∂L/∂input⟩
+REACHED = Fields(
+    [
+        Field(
+            "to_grad_output",
+            "what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)",
+            *SECOND_ORDER_TOLERANCE,
+        ),
+        Field(
+            "to_inputs.*",
+            lambda case: [
+                f"what reaches {n} (∂S/∂{n}, a second derivative)" for n in case.expected.names
+            ],
+            *SECOND_ORDER_TOLERANCE,
+        ),
+    ]
+)
+
+
 def second_order_verdict(case: Case, received: Any) -> str | None:
-    """What reaches g and each input when h is sent back through the local gradients' own
-    graph: ∂S/∂g = J h and ∂S/∂input, for S = Σ ⟨h, ∂L/∂input⟩."""
+    """``REACHED``, or the problem that stopped the pull-back. Code: the record is judged
+    with zeros where nothing reached, and what the pull-back ran follows a difference."""
     if not isinstance(received, dict) or "to_grad_output" not in received:
         problem = received.get("problem") if isinstance(received, dict) else None
         return problem or f"expected what reaches g and the inputs, received {show(received)}"
-    rtol, atol = SECOND_ORDER_TOLERANCE
-    ran = ", ".join(f"{f}.backward" for f in received["functions"]) or "no node"
-    advice = (
-        f" (the pull-back ran {ran}). The local backward must compute its gradients from "
-        "grad_output and the saved tensors with Tensor operations only: a result computed "
-        "from .data arrays and attached to the graph (grad_output.sum() * 0 + …) has the "
-        "right values but the wrong derivatives, and chapter 4 differentiates backward passes"
-    )
-    expected: SecondOrderExpected = case.expected
-    reached = [
-        ("what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)", expected.to_grad_output),
-        *(
-            (f"what reaches {n} (∂S/∂{n}, a second derivative)", w)
-            for n, w in zip(expected.names, expected.to_inputs)
-        ),
+    e: SecondOrderExpected = case.expected
+    reached = [received["to_grad_output"], *received["to_inputs"]]
+    zeros = [
+        np.zeros_like(w) if r is None else r
+        for r, w in zip(reached, [e.to_grad_output, *e.to_inputs])
     ]
-    for (where, want), back in zip(reached, [received["to_grad_output"], *received["to_inputs"]]):
-        back = np.zeros_like(want) if back is None else back
-        problem = compare(back, want, rtol=rtol, atol=atol, path=where)
-        if problem:
-            return problem + advice
-    return None
+    problem = REACHED(case, {"to_grad_output": zeros[0], "to_inputs": zeros[1:]})
+    ran = ", ".join(f"{f}.backward" for f in received["functions"]) or "no node"
+    return problem and (
+        f"{problem} (the pull-back ran {ran}). The local backward must compute its gradients "
+        "from grad_output and the saved tensors with Tensor operations only: a result computed "
+        "from .data arrays and attached to the graph (grad_output.sum() * 0 + …) has the right "
+        "values but the wrong derivatives, and chapter 4 differentiates backward passes"
+    )
 
 
 CHECKS = [
