@@ -36,13 +36,15 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Blocked, Case, Check, Verdict, show
-from ...harness.table import Field, Fields, first
+from ...harness.table import Field, Fields, first, rules, where
 from ..ch02_tensor import (
+    NODE,
     NodeProblem,
     Part,
     grads_verdict,
-    node_problem,
     op_cases,
+    or_error,
+    problem_in,
     second_order_cases,
     second_order_verdict,
     tolerance,
@@ -50,7 +52,6 @@ from ..ch02_tensor import (
 )
 from ..ch02_tensor import programs as op_programs
 from ..ch02_tensor.catalog import OPS as CH02_OPS
-from ..ch02_tensor.expected import ErrorExpected
 from . import programs
 from .cases import broadcast_op_case, control_case, expand_cases, unbroadcast_cases
 from .catalog import (
@@ -65,24 +66,22 @@ from .catalog import (
 )
 
 
-def _or_error(judged: Verdict) -> Verdict:
-    """An error case: chapter 2's verdict (the error's type and names); else ``judged``."""
-    return lambda c, r: (verdict if isinstance(c.expected, ErrorExpected) else judged)(c, r)
-
-
-def _tensor(function: str, whose: str) -> Verdict:
-    """What every chapter-3 program's result must be first: a Tensor of ``whose`` dtype."""
-
-    def problem(case: Case, received: Any) -> str | None:
-        if not isinstance(received, dict) or "type_name" not in received:
-            return f"expected a Tensor, received {show(received)}"
-        if received["type_name"] != "Tensor":
-            return f"{function} returned a {received['type_name']}, not a Tensor"
-        if received["dtype"] != case.expected.dtype:
-            return f"expected dtype {case.expected.dtype} ({whose}), received {received['dtype']}"
-        return None
-
-    return problem
+def _tensor(function: str, whose: str) -> tuple:
+    """The rows every chapter-3 program's result meets first: a Tensor of ``whose`` dtype."""
+    return (
+        (
+            lambda c, g: (not isinstance(g, dict) or "type_name" not in g) and (show(g),),
+            "expected a Tensor, received {0}",
+        ),
+        (
+            lambda c, g: g["type_name"] != "Tensor",
+            function + " returned a {got[type_name]}, not a Tensor",
+        ),
+        (
+            lambda c, g: g["dtype"] != c.expected.dtype,
+            "expected dtype {want.dtype} (" + whose + "), received {got[dtype]}",
+        ),
+    )
 
 
 def _graph(unrecorded: str, path: str, expected: Any = None, words: str = "{}") -> Verdict:
@@ -90,14 +89,10 @@ def _graph(unrecorded: str, path: str, expected: Any = None, words: str = "{}") 
     ``unrecorded`` where nothing does, else compared at the dtype's tolerance with
     ``expected(case)`` (default: ``case.expected.pulled_back``), a difference said as ``words``."""
     judged = Fields([Field("pulled_back", path, tolerance=tolerance, expected=expected)])
-
-    def problem(case: Case, received: Any) -> str | None:
-        if received.get("pulled_back") is None:
-            return unrecorded
-        text = judged(case, received)
-        return text and words.format(text)
-
-    return problem
+    return first(
+        rules((lambda c, g: g.get("pulled_back") is None, unrecorded)),
+        lambda c, g: (text := judged(c, g)) and words.format(text),
+    )
 
 
 # -- task 3.1: unbroadcast itself -------------------------------------------------------------
@@ -116,26 +111,25 @@ PROBLEMS = {  # what the unbroadcast program reports, in words
 }
 
 
-def _unbroadcast_shape(case: Case, received: Any) -> str | None:
-    """Exactly ``shape``, with advice for the two usual wrong ones."""
-    shape, got = case.expected.shape, tuple(received["shape"])
-    if got == shape:
-        return None
-    advice = (
-        "nothing is to be summed here, and sum(dim=()) sums every axis: skip a sum over no axes"
-        if shape == case.expected.grad_shape
-        else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
-    )
-    return f"unbroadcast returned shape {got}, not {shape}: {advice}"
-
-
-# Task 3.1's ``unbroadcast``: a Tensor of exactly ``shape`` and grad's dtype, the sum, not
-# written into grad, with a graph whose gradient is h broadcast to grad's shape
-unbroadcast_verdict = _or_error(
+# Task 3.1's ``unbroadcast``: a Tensor of exactly ``shape`` (with advice for the two usual
+# wrong ones) and grad's dtype, the sum, not written into grad, with a graph whose gradient is
+# h broadcast to grad's shape
+unbroadcast_verdict = or_error(
     first(
-        lambda case, received: isinstance(received, dict) and PROBLEMS.get(received.get("problem")),
-        _tensor("unbroadcast", "grad's"),
-        _unbroadcast_shape,
+        rules(
+            (lambda c, g: isinstance(g, dict) and PROBLEMS.get(g.get("problem")), "{0}"),
+            *_tensor("unbroadcast", "grad's"),
+            (
+                lambda c, g: tuple(g["shape"]) != c.expected.shape and (tuple(g["shape"]),),
+                "unbroadcast returned shape {0}, not {want.shape}: {advice}",
+            ),
+            facts=lambda c, g: {
+                "advice": "nothing is to be summed here, and sum(dim=()) sums every axis: skip a "
+                "sum over no axes"
+                if c.expected.shape == c.expected.grad_shape
+                else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
+            },
+        ),
         Fields(
             [Field("out", "result", tolerance=tolerance)],
             then=_graph(
@@ -170,26 +164,24 @@ def _broadcast_op_cases(name: str) -> Callable[[np.random.Generator], list[Case]
 FUNCTIONS = {"add": "Add", "sub": "Sub", "mul": "Mul", "div": "Div", "matmul": "MatMul"}
 
 
+# an op case's parts as chapter 2 judges them, and (on operands that do not broadcast, where
+# unbroadcast has nothing to do) what Node.backward hands on: each a chapter-2 problem
+SEAM = [*NODE, (Part.HANDED_ON, where(lambda c: not c.expected.broadcast, grads_verdict))]
+
+
 def seam_verdict(case: Case, received: Any) -> str | Blocked | None:
-    """Chapter 2's verdict, blaming the chapter-2 task of the case's op for what is its
-    code's doing: the op's output, its local backward (judged before ``Node.backward`` sums
-    its gradients with unbroadcast), and anything of the pair that does not broadcast."""
+    """A problem of ``SEAM`` blocks the case's op's chapter-2 task; then what Node.backward
+    handed on through unbroadcast. Code: it chooses whom to blame (a ``Blocked``)."""
     name = case.inputs["name"]
     task, function = CH02_OPS[name].task, FUNCTIONS[name]
-    problem = node_problem(case, received)
-    if problem is None and not case.expected.broadcast:
-        text = grads_verdict(case, received)
-        problem = NodeProblem(text, Part.HANDED_ON) if text else None
-    if problem:
+    if problem := problem_in(SEAM, case, received):
         return Blocked(task, chapter_2_message(task, function, problem, case.expected.broadcast))
     text = grads_verdict(case, received)
-    if text:
-        return (
-            f"{text}. Node.backward sums what {function}.backward returns with your "
-            f"unbroadcast: if unbroadcast(grad, shape) passes, {function}.backward "
-            f"(chapter 2, task {task}) is the suspect"
-        )
-    return None
+    return text and (
+        f"{text}. Node.backward sums what {function}.backward returns with your "
+        f"unbroadcast: if unbroadcast(grad, shape) passes, {function}.backward "
+        f"(chapter 2, task {task}) is the suspect"
+    )
 
 
 def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast: bool) -> str:
@@ -217,9 +209,9 @@ def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast:
 
 
 # Task 3.3's ``expand``: value, dtype, and what reaches a back through the graph
-expand_verdict = _or_error(
+expand_verdict = or_error(
     first(
-        _tensor("expand", "a's"),
+        rules(*_tensor("expand", "a's")),
         Fields(
             [Field("out", "out", tolerance=tolerance)],
             then=_graph(
