@@ -67,9 +67,7 @@ from ...harness.table import (
     Fields,
     Mistake,
     Rows,
-    Rules,
     first,
-    record,
     row,
     rules,
     where,
@@ -200,14 +198,12 @@ GROUPS_MADE = Fields(  # the groups made (a "*" field's length is judged before 
             "from self.defaults",
         ),
     ],
-    then=Rules.of(
+    then=rules(
         (
             lambda case, got: got["shares_list"],
-            lambda case, got: (
-                f"param_groups[{got['shares_list'][0]}]['params'] is the very list the caller "
-                "gave: make a new one (list(params)), or a later change to the caller's list "
-                "reaches the optimizer"
-            ),
+            "param_groups[{got[shares_list][0]}]['params'] is the very list the caller gave: "
+            "make a new one (list(params)), or a later change to the caller's list reaches the "
+            "optimizer",
         )
     ),
 )
@@ -288,19 +284,13 @@ ZERO_GRAD = Fields(
         )
         for name in "bacd"
     ],
-    before=Rules.of(
+    before=rules(
         (
             lambda case, got: got["old_changed"],
             "zero_grad wrote into the old gradient tensor (another leaf may share it): set p.grad "
             "to a new tensor",
         ),
-        (
-            _lost,
-            lambda case, got: (
-                f"after zero_grad(set_to_none=False), {_lost(case, got)}.grad is None, "
-                "expected zeros"
-            ),
-        ),
+        (_lost, "after zero_grad(set_to_none=False), {0}.grad is None, expected zeros"),
     ),
     keys=("old_changed",),
 )
@@ -400,13 +390,11 @@ def _final_state(case: Case, received: Any) -> Any:
     )
 
 
-STATE_KEPT = Rules.of(  # the state kept: Tensors, keyed by the parameters themselves
+STATE_KEPT = rules(  # the state kept: Tensors, keyed by the parameters themselves
     (
         lambda case, got: got["state_arrays"],
-        lambda case, got: (
-            f"after the last step the state holds {got['state_arrays']} as bare arrays: keep "
-            "Tensors in the state (state_dict() copies them and load_state_dict casts them)"
-        ),
+        "after the last step the state holds {0} as bare arrays: keep Tensors in the state "
+        "(state_dict() copies them and load_state_dict casts them)",
     ),
     (
         lambda case, got: not got["state_keyed"],
@@ -422,53 +410,46 @@ TRAJECTORY_KEYS = tuple(
 )
 
 
-STEPS_KEEP = Rules.of(  # what the steps must leave as it was
+STEPS_KEEP = rules(  # what the steps must leave as it was
     (
         lambda case, got: got["nodes"],
-        lambda case, got: (
-            f"step() recorded {got['nodes']} graph nodes: an update is not part of the model; "
-            "work on arrays (p.data, p.grad.data, the state's .data) so nothing is recorded"
-        ),
+        "step() recorded {0} graph nodes: an update is not part of the model; work on arrays "
+        "(p.data, p.grad.data, the state's .data) so nothing is recorded",
     ),
     (
         lambda case, got: not got["leaves"],
         "after step() a parameter is no longer a leaf that requires grad: change p.data in place",
     ),
     (
-        lambda case, got: got["written"],
-        lambda case, got: (
-            f"step {got['written'][0][0] + 1} wrote into params[{got['written'][0][1]}].grad (or "
-            "replaced it): never change p.grad, one gradient tensor may be the .grad of several "
-            "leaves (g = g + λp makes a new array)"
-        ),
+        lambda case, got: got["written"] and (got["written"][0][0] + 1, got["written"][0][1]),
+        "step {0} wrote into params[{1}].grad (or replaced it): never change p.grad, one gradient "
+        "tensor may be the .grad of several leaves (g = g + λp makes a new array)",
     ),
     (
         lambda case, got: not got["objects"],
         "after step() param_groups holds other objects than the parameters given",
     ),
+    keys=TRAJECTORY_KEYS,
 )
-STEPS_DO = Rules.of(  # what the steps must do besides
+STEPS_DO = rules(  # what the steps must do besides
     (
         lambda case, got: case.expected.closure and got["closure_calls"] != case.expected.steps,
-        lambda case, got: (
-            f"step(closure) called the closure {got['closure_calls']} times in "
-            f"{case.expected.steps} steps, expected once per step"
-        ),
+        "step(closure) called the closure {got[closure_calls]} times in {want.steps} steps, "
+        "expected once per step",
     ),
     (
-        lambda case, got: case.expected.closure and got["returned"] != _losses(case),
         lambda case, got: (
-            f"step(closure) returned {show(got['returned'])}, expected the closure's losses "
-            f"{show(_losses(case))}"
+            case.expected.closure
+            and got["returned"] != _losses(case)
+            and (show(got["returned"]), show(_losses(case)))
         ),
+        "step(closure) returned {0}, expected the closure's losses {1}",
     ),
     (
         lambda case, got: case.expected.decay_calls not in (None, got["decay_calls"]),
-        lambda case, got: (
-            f"Adam.step called self._weight_decay {got['decay_calls']} times, expected "
-            f"{case.expected.decay_calls} (once per parameter with a gradient per step: "
-            "g = self._weight_decay(p, g, group))"
-        ),
+        "Adam.step called self._weight_decay {got[decay_calls]} times, expected "
+        "{want.decay_calls} (once per parameter with a gradient per step: "
+        "g = self._weight_decay(p, g, group))",
     ),
 )
 
@@ -479,12 +460,9 @@ def _losses(case: Case) -> list[float]:
 
 
 trajectory_verdict = first(
-    lambda case, received: record(received, TRAJECTORY_KEYS),
     STEPS_KEEP,
     STEPS,
-    lambda case, got: (
-        case.expected.state is not None and first(STATE_KEPT, _final_state)(case, got)
-    ),
+    where(lambda case: case.expected.state is not None, first(STATE_KEPT, _final_state)),
     STEPS_DO,
 )
 
@@ -512,16 +490,14 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
             "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
         ),
     ],
-    before=Rules.of(
+    before=rules(
         (
             lambda case, got: got["g_changed"],
             "AdamW._weight_decay wrote into the gradient array: return g unchanged",
         ),
         (
             lambda case, got: got["dtype"] != case.expected["dtype"],
-            lambda case, got: (
-                f"p is {got['dtype']} after _weight_decay, expected {case.expected['dtype']}"
-            ),
+            "p is {got[dtype]} after _weight_decay, expected {want[dtype]}",
         ),
     ),
     keys=("returned", "p", "dtype", "g_changed"),
@@ -577,23 +553,23 @@ RESUME_KEYS = tuple(
 )
 SAVED = "state_dict()['param_groups'][{i}]"
 resume_verdict = first(
-    lambda case, received: record(received, RESUME_KEYS),
-    Rules.of(
+    rules(
         (
             lambda case, got: (
-                not isinstance(got["saved"], dict)
-                or got["saved"].get("keys") != ["param_groups", "state"]
+                (
+                    not isinstance(got["saved"], dict)
+                    or got["saved"].get("keys") != ["param_groups", "state"]
+                )
+                and show(got["saved"])
             ),
-            lambda case, got: (
-                f"state_dict() returned {show(got['saved'])}, expected a dict with 'state' and "
-                "'param_groups'"
-            ),
+            "state_dict() returned {0}, expected a dict with 'state' and 'param_groups'",
         ),
         (
             lambda case, got: got["saved"].get("int_keys") is False,
             "state_dict()['state'] is keyed by something other than int indices: key each "
             "parameter's state by its int position across the groups, as PyTorch does",
         ),
+        keys=RESUME_KEYS,
     ),
     Fields(
         [
@@ -611,7 +587,7 @@ resume_verdict = first(
         ],
     ),
     _saved_state("state_dict()", "saved"),
-    Rules.of(
+    rules(
         (
             _saved_state("state_dict()", "saved_later"),
             "the dict state_dict() returned changed as training went on: copy the state "
@@ -620,15 +596,13 @@ resume_verdict = first(
         )
     ),
     _saved_state("after load_state_dict, state_dict()", "loaded", loose=True),
-    Rules.of(
+    rules(
         (
             lambda case, got: (
                 case.expected.state and got["state_dtypes"] != case.expected.load_dtypes[:1]
             ),
-            lambda case, got: (
-                f"after loading into {case.expected.load_dtypes[0]} parameters the state tensors "
-                f"are {got['state_dtypes']}: cast floating state to the parameter's dtype"
-            ),
+            "after loading into {want.load_dtypes[0]} parameters the state tensors are "
+            "{got[state_dtypes]}: cast floating state to the parameter's dtype",
         ),
         (
             lambda case, got: not all(got["same_params"]),
@@ -819,7 +793,7 @@ GRADS = [
     ),
 ]
 CLIP_KEYS = ("error", "total", "total_dtype", "grads", "dtypes", "written")
-CLIP_RULES = Rules.of(
+CLIP_RULES = rules(
     (
         lambda case, got: (got["error"] or None) != case.expected.get("error"),
         lambda case, got: (
@@ -833,8 +807,12 @@ CLIP_RULES = Rules.of(
         "several leaves' .grad)",
     ),
     (
-        lambda case, got: math.isinf(case.expected.get("total") or 0) and got["total"] != math.inf,
-        lambda case, got: f"the returned total norm is {show(got['total'])}, expected inf",
+        lambda case, got: (
+            math.isinf(case.expected.get("total") or 0)
+            and got["total"] != math.inf
+            and show(got["total"])
+        ),
+        "the returned total norm is {0}, expected inf",
     ),
 )
 
