@@ -130,7 +130,8 @@ def training_case(
 
 
 def training_verdict(case: Case, received: Any) -> str | None:
-    # a field per step's loss, with words for its side of the checkpoint: written for the case
+    # code: the lost steps' field is judged between the two sides of the checkpoint, in the
+    # middle of the losses (a "*" judges a list in one go); a field per step's loss
     stop, n = case.inputs["stop"], len(case.expected["losses"])
     losses = [
         Field(
