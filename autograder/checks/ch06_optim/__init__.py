@@ -41,13 +41,15 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
 The checks are one table (``CHECKS``, at the end): each entry its program, its rows, its
 verdict and its ``requires``; the hidden checks (``autograder/hidden/ch06_optim``) are other
 rows of these entries, by id. The verdicts are declarations: ``Fields`` (tolerances by dtype,
-"*" for lists, the known mistakes as ``Mistake`` rows: each failing step of an update rule is
-named with the mistake of ``cases.BUGS`` whose values it has), ``Rules`` of (condition → words)
-and ``first`` to chain them, in the order a student fixes a record. Where a field is one per
-parameter and step, group or call, the declaration is written for the case (``_steps``,
-``one_cycle_verdict``, ``groups_verdict``). One comparison stays code: a state's entries
-(``_state_problem``: the names, the step a Python int, the tensors), shared by the update
-rules and the resume. Check modules of their own (``training.py``) add theirs at ``EXTRA``.
+"*" for lists, nested for steps × parameters or groups, the known mistakes as ``Mistake``
+rows: each failing step of an update rule is named with the mistake of ``cases.BUGS`` whose
+values it has), ``rules`` of (condition → words, the words templates) and ``first`` to chain
+them, in the order a student fixes a record. Where a starred field's name, words or
+tolerance differ by item (a call of 6.1's script, a parameter at a step), ``Each`` gives one
+per item from the case. What stays code: which declaration judges a clipping call
+(``clip_verdict``), and a state's entries (``_state_problem``: the names, the step a Python
+int, the tensors), shared by the update rules and the resume. Check modules of their own
+(``training.py``, whose resumed run stays code) add theirs at ``EXTRA``.
 """
 
 from __future__ import annotations
