@@ -57,7 +57,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from functools import partial
 from typing import Any
 
@@ -110,7 +110,6 @@ def _flat(items: Any) -> list:
     return [x for item in items for x in _flat(item)] if isinstance(items, list) else [items]
 
 
-@dataclass(frozen=True)
 class Each(Field):
     """A "*" field named, worded and toleranced item by item: ``name``, ``says`` and
     ``tolerance`` each a function of the case giving a list nested as the stars nest (a name,
@@ -123,15 +122,14 @@ class Each(Field):
         fields = Field.items(replace(self, name="", says="", tolerance=None), case, received)
         if isinstance(fields, str):
             return fields
-        per = [_flat(v(case)) if callable(v) else itertools.repeat(v) for v in self.per_item]
+        per = [
+            _flat(v(case)) if callable(v) else itertools.repeat(v)
+            for v in (self.name, self.says, self.tolerance)
+        ]
         return [
             replace(f, name=n, says=s, tolerance=t and (lambda case, t=t: t))
             for f, n, s, t in zip(fields, *per)
         ]
-
-    @property
-    def per_item(self) -> tuple:
-        return self.name, self.says, self.tolerance
 
 
 # -- 6.1 ------------------------------------------------------------------------------------
@@ -696,10 +694,6 @@ def _momentum(case: Case) -> str:
     return "β₁" if case.inputs["beta1"] else "momentum"
 
 
-def _rows(case: Case) -> list:
-    return case.expected  # a row per step: each group's lr and momentum
-
-
 def _cycles(case: Case) -> bool:
     return case.expected[0]["momentum"] is not None
 
@@ -726,7 +720,7 @@ NEVER_CYCLED = rules(  # a momentum (β₁) the same at every step
     facts=lambda case, got: {"m": _momentum(case)},
 )
 one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β₁, β₂ kept)
-    [Field("rows.*.lr.*", "lr of group {j} at t = {i}", *LR, _rows)],
+    [Field("rows.*.lr.*", "lr of group {j} at t = {i}", *LR, lambda case: case.expected)],
     [Mistake("rows.*.lr.*", _from_zero, FROM_ZERO)],
     before=NEVER_CYCLED,
     then=first(
@@ -738,7 +732,7 @@ one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β�
                         "rows.*.momentum.*",
                         lambda c: _momentum(c) + " of group {j} at t = {i}",
                         *LR,
-                        _rows,
+                        lambda case: case.expected,
                     ),
                     Field("rows.*.beta2", "β₂ at t = {i}", 0, 0, _beta2, says="only β₁ cycles"),
                 ]
