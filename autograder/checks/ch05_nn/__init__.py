@@ -58,12 +58,13 @@ without Linear or Sequential.
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
 
 from ...harness.api import Case, Check, Verdict, compare, show
-from ...harness.table import Field, Fields, Mistake, Rows, first, record, row
+from ...harness.table import Field, Fields, Mistake, Rows, each, first, record, row, rules, where
 from . import programs
 from .cases import (
     batchnorm_case,
@@ -104,35 +105,10 @@ def _close(got: Any, want: Any, path: str, rtol: float = RTOL, atol: float = ATO
     return compare(got, want, rtol=rtol, atol=atol, path=path)
 
 
-class Facts(dict):
-    """A record's fields and what a verdict derives from them, as ``f.name``."""
-
-    __getattr__ = dict.__getitem__
-
-
-def told(
-    *rows: tuple[Callable[[Facts], Any], str | None],
-    keys: tuple = (),
-    facts: Callable[[Facts], Any] | None = None,
-) -> Callable[[Case, Any], str | None]:
-    """A verdict as a table of (condition → words) on the record's fields (it must hold
-    ``keys``), ``want`` (the case's expected values), ``inputs``, and what ``facts(f)``
-    derives (a dict; or words, the verdict itself); the first row whose condition holds
-    decides: its words with ``{name}`` filled in (None: the case passes)."""
-
-    def verdict(case: Case, received: Any) -> str | None:
-        problem = record(received, keys)
-        if problem:
-            return problem
-        f = Facts(received, want=case.expected, inputs=case.inputs)
-        more = facts(f) if facts else {}
-        if not isinstance(more, dict):
-            return more
-        f.update(more)
-        words = next((words for when, words in rows if when(f)), None)
-        return words.format(**f) if words else None
-
-    return verdict
+def _is(facts: Callable[[Case, Any], dict], name: str) -> Callable[[Case, Any], Any]:
+    """A rule's condition: what ``facts(case, got)`` derives as ``name`` (``rules`` gives its
+    facts to the words only)."""
+    return lambda case, got: facts(case, got)[name]
 
 
 # -- 5.1 ----------------------------------------------------------------------------------------
@@ -169,19 +145,20 @@ def _refusal(case: Case, received: Any) -> str | None:
     return None
 
 
-def _placed(f: Facts) -> dict:
+def _placed(case: Case, got: Any) -> dict:
     """The first table that differs (a name missing, and where it went; one left over; the
     order), then __dict__'s names, then a name that gives another object."""
-    tables = [(words, getattr(f.want, t), f[t]) for t, words, _, _ in TABLES]
-    words, due, got = next((t for t in tables if list(t[2]) != list(t[1])), ("", [], []))
-    lost = next((n for n in due if n not in got), None)
-    went = next((f" (it went to {PLACES[t]})" for t in PLACES if lost in f[t]), "")
-    found = f.found if isinstance(f.found, dict) else {}
-    return dict(table=words, got=got, due=due, lost=lost, went=went) | {
-        "left": next((n for n in got if n not in due), None),
-        "extra": next((n for n in f.plain if n not in f.want.plain), None),
-        "absent": next((n for n in f.want.plain if n not in f.plain), None),
-        "moved": next((n for n, step in f.want.found.items() if found.get(n) != step), None),
+    want = case.expected
+    tables = [(words, getattr(want, t), got[t]) for t, words, _, _ in TABLES]
+    words, due, listed = next((t for t in tables if list(t[2]) != list(t[1])), ("", [], []))
+    lost = next((n for n in due if n not in listed), None)
+    went = next((f" (it went to {PLACES[t]})" for t in PLACES if lost in got[t]), "")
+    found = got["found"] if isinstance(got["found"], dict) else {}
+    return dict(table=words, listed=listed, due=due, lost=lost, went=went) | {
+        "left": next((n for n in listed if n not in due), None),
+        "extra": next((n for n in got["plain"] if n not in want.plain), None),
+        "absent": next((n for n in want.plain if n not in got["plain"]), None),
+        "moved": next((n for n, step in want.found.items() if found.get(n) != step), None),
     }
 
 
@@ -190,23 +167,23 @@ def _placed(f: Facts) -> dict:
 REGISTRATION_VERDICT = first(
     lambda case, r: record(r, ("errors", "plain", "found", *(t[0] for t in TABLES))),
     _refusal,
-    told(
-        (lambda f: f.lost, "{lost!r} is not in {table} after: {want.script}{went}"),
+    rules(
+        (_is(_placed, "lost"), "{lost!r} is not in {table} after: {want.script}{went}"),
         (
-            lambda f: f.left,
+            _is(_placed, "left"),
             "{left!r} is still in {table} after: {want.script}: a name lives in one place only "
             "(remove it from the other tables when it is set again)",
         ),
-        (lambda f: f.table, "{table} is {got}, expected {due} (in the order first set)"),
+        (_is(_placed, "table"), "{table} is {listed}, expected {due} (in the order first set)"),
         (
-            lambda f: f.extra,
+            _is(_placed, "extra"),
             "{extra!r} is in the instance's __dict__ after: {want.script}: a registered name "
             "must not also be a plain attribute (normal lookup finds __dict__ first, so getattr "
             "would return the old value)",
         ),
-        (lambda f: f.absent, "self.{absent} is not a plain attribute after: {want.script}"),
+        (_is(_placed, "absent"), "self.{absent} is not a plain attribute after: {want.script}"),
         (
-            lambda f: f.moved,
+            _is(_placed, "moved"),
             "after {want.script}, self.{moved} is not the object last assigned to it",
         ),
         facts=_placed,
@@ -242,9 +219,9 @@ def _is_shaped(value: Any, shape: tuple | None) -> bool:
 WEIGHT, BIAS = "Linear's weight", "Linear's bias"
 
 
-def _linear_init(f: Facts) -> dict:
+def _linear_init(case: Case, got: Any) -> dict:
     """The weight's and the bias's shapes and statistics (a k from out_features named)."""
-    want, weight, bias = f.want, f.weight, f.bias
+    want, weight, bias = case.expected, got["weight"], got["bias"]
     (n_out, n_in), shaped = want.shape, _is_shaped(weight, want.shape)
     sample = shaped and weight.any() and sample_problem(weight, "uniform", want.scale, WEIGHT)
     k_out = 1 / np.sqrt(n_out) if n_out else 0.0
@@ -252,57 +229,59 @@ def _linear_init(f: Facts) -> dict:
     bias_shaped = _is_shaped(bias, want.bias_shape)
     bias_sample = bias_shaped and bias.any() and sample_problem(bias, "uniform", want.scale, BIAS)
     return (
-        dict(shape=getattr(weight, "shape", show(weight)), shaped=shaped, sample=sample)
+        dict(shape=getattr(weight, "shape", show(weight)), sample=sample)
         | dict(k=f": in_features={n_in}, not out_features" if swapped else f" = 1/√{n_in}")
         | dict(normal=shaped and abs(float(np.std(weight)) - 1) < 0.05 and want.scale < 0.5)
-        | dict(bias_shaped=bias_shaped, bias_shown=show(bias), bias_sample=bias_sample)
-        | dict(dtype=next((d for d in f.float32 if d not in ("float32", "")), None))
+        | dict(bias_shown=show(bias), bias_sample=bias_sample)
+        | dict(dtype=next((d for d in got["float32"] if d not in ("float32", "")), None))
     )
 
 
 # the weight (its shape, not zeros, not N(0, 1), U(-k, k)), the bias (none with bias=False),
 # then the generator, the dtype and the objects reset_parameters fills
-LINEAR_INIT = told(
+LINEAR_INIT = rules(
     (
-        lambda f: not f.shaped,
+        lambda case, got: not _is_shaped(got["weight"], case.expected.shape),
         "Linear's weight has shape {shape}, expected {want.shape} (out_features, in_features), "
         "as in PyTorch",
     ),
     (
-        lambda f: not f.weight.any(),
+        lambda case, got: not got["weight"].any(),
         "Linear's weight is all zeros: reset_parameters must draw U(-k, k)",
     ),
     (
-        lambda f: f.normal,
+        _is(_linear_init, "normal"),
         "Linear's weight looks N(0, 1) (standard deviation ≈ 1): PyTorch's default is U(-k, k) "
         "with k = 1/√in_features = {want.scale:.4g}",
     ),
-    (lambda f: f.sample, "{sample} (k = 1/√in_features{k})"),
+    (_is(_linear_init, "sample"), "{sample} (k = 1/√in_features{k})"),
     (
-        lambda f: f.want.bias_shape is None and f.bias is not None,
+        lambda case, got: case.expected.bias_shape is None and got["bias"] is not None,
         "Linear(bias=False) has a bias: {bias_shown}",
     ),
     (
-        lambda f: f.want.bias_shape and not f.bias_shaped,
+        lambda case, got: (
+            case.expected.bias_shape and not _is_shaped(got["bias"], case.expected.bias_shape)
+        ),
         "Linear's bias is {bias_shown}, expected shape {want.bias_shape}",
     ),
     (
-        lambda f: f.want.bias_shape and not f.bias.any(),
+        lambda case, got: case.expected.bias_shape and not got["bias"].any(),
         "Linear's bias is zeros: PyTorch draws it from U(-k, k) too, k = 1/√in_features",
     ),
-    (lambda f: f.bias_sample, "{bias_sample}"),
+    (_is(_linear_init, "bias_sample"), "{bias_sample}"),
     (
-        lambda f: not f.same_again,
+        lambda case, got: not got["same_again"],
         "two Linears made after the same manual_seed(s) differ: draw with init.uniform_ (the "
         "framework's generator), not NumPy's global one",
     ),
     (
-        lambda f: f.dtype,
+        _is(_linear_init, "dtype"),
         "Linear(..., dtype=float32)'s parameters are {dtype}: reset_parameters fills the "
         "Parameters __init__ made (of the dtype asked for) in place, with init.uniform_",
     ),
     (
-        lambda f: not f.kept,
+        lambda case, got: not got["kept"],
         "reset_parameters() replaced the weight or the bias by a new Parameter: fill the "
         "existing ones in place (init.uniform_), so an optimizer holding them still does",
     ),
@@ -355,14 +334,14 @@ def _arrives(field: Field) -> Verdict:
     """A gradient where its input requires grad (x, weight, bias: expected not None), and
     none where it does not."""
     key, name = field.key, field.name
-    return told(
+    return rules(
         (
-            lambda f: getattr(f.want, key) is not None and f[key] is None,
+            lambda case, got: getattr(case.expected, key) is not None and got[key] is None,
             f"{name} is None, but it requires grad: backward returns a gradient for each input "
             "where ctx.needs_input_grad says so (index 0 x, 1 weight, 2 bias)",
         ),
         (
-            lambda f: getattr(f.want, key) is None and f[key] is not None,
+            lambda case, got: getattr(case.expected, key) is None and got[key] is not None,
             f"{name.split('.')[0]} does not require grad, yet {name} was set: leave "
             "requires_grad as the caller set it (only inputs that require grad receive a "
             "gradient)",
@@ -382,9 +361,9 @@ SECOND_ORDER = Fields(
         Field(f.key, f.name, RTOL, ATOL, lambda case, i=i: case.expected.second[i], says=SECOND)
         for i, f in enumerate(LINEAR_GRADS)
     ],
-    before=told(
+    before=rules(
         (
-            lambda f: not all(f.get("recorded", [True])),
+            lambda case, got: not all(got.get("recorded", [True])),
             "the gradients LinearFunction.backward returned were not recorded under "
             "create_graph=True: compute them with Tensor operations on grad_output and the "
             "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
@@ -398,10 +377,12 @@ LINEAR_Y = Fields(
     [Field("y", "y", RTOL, ATOL)],
     LINEAR_MISTAKES,
     keys=("y", "requires_grad", "x_grad", "w_grad", "b_grad"),
-    before=told(
+    before=rules(
         (
-            lambda f: isinstance(f.y, np.ndarray) and f.y.shape != f.want.y.shape,
-            "Linear's output has shape {y.shape}, expected {want.y.shape}: x Wᵀ + b",
+            lambda case, got: (
+                isinstance(got["y"], np.ndarray) and got["y"].shape != case.expected.y.shape
+            ),
+            "Linear's output has shape {got[y].shape}, expected {want.y.shape}: x Wᵀ + b",
         )
     ),
 )
@@ -409,9 +390,9 @@ LINEAR_Y = Fields(
 # second derivatives), each declared with the known wrong formulas
 LINEAR_FORWARD = first(
     LINEAR_Y,
-    told(
+    rules(
         (
-            lambda f: not f.requires_grad,
+            lambda case, got: not got["requires_grad"],
             "y does not require grad: return LinearFunction.apply's Tensor (it records y)",
         )
     ),
@@ -426,13 +407,13 @@ def _last(key: str) -> str:
     return key.rsplit(".", 1)[-1]
 
 
-def _walked(key: str, call: str) -> Callable[[Facts], dict]:
+def _walked(key: str, call: str) -> Callable[[Case, Any], dict]:
     """The facts of the walk ``call`` (the record's ``key``): its names and objects against
     PyTorch's, a child's name without its prefix, one object twice, a falsy module skipped."""
 
-    def facts(f: Facts) -> dict:
-        got, want = f.get(key), getattr(f.want, key)
-        pairs = got if isinstance(got, list) else []
+    def facts(case: Case, got: Any) -> dict:
+        walk, want = got.get(key), getattr(case.expected, key)
+        pairs = walk if isinstance(walk, list) else []
         names, due = [p[0] for p in pairs], [p[0] for p in want]
         seen: dict = {}
         for name, index in pairs:
@@ -442,9 +423,10 @@ def _walked(key: str, call: str) -> Callable[[Facts], dict]:
             names != due and names == [_last(n) for n in due] and next(n for n in due if "." in n)
         )
         skipped = [i for _, i in want if i not in seen]
-        empty = key == "names" and skipped and f.inputs["tree"]["modules"][skipped[0]].get("empty")
+        tree = case.inputs["tree"]
+        empty = key == "names" and skipped and tree["modules"][skipped[0]].get("empty")
         return dict(
-            what=call, got=show(got), listed=isinstance(got, list), names=names, due=due
+            what=call, shown=show(walk), listed=isinstance(walk, list), names=names, due=due
         ) | dict(
             same=names == due and [p[1] for p in pairs] == [p[1] for p in want],
             deep=deep,
@@ -461,32 +443,38 @@ FALSY = (
     " (that module is falsy, as an empty Sequential or ModuleList is: skip a child only when "
     "it is None, `if child is None`, not `if not child`)"
 )
-WALK = (
-    (lambda f: not f.listed, "{what} gave {got}"),
-    (lambda f: f.same, None),
-    (
-        lambda f: f.deep,
-        "{what} gives {short!r} where PyTorch gives {deep!r}: prefix each child's names with "
-        "its attribute name and a dot{falsy}",
-    ),
-    (
-        lambda f: f.twice,
-        "{what} yielded one object twice (as {twice[0]!r} and {twice[1]!r}): a shared module or "
-        "a tied weight is yielded once, at its first name (remove_duplicate: keep a set of "
-        "those seen){falsy}",
-    ),
-    (
-        lambda f: f.missing,
-        "{what} is missing {missing[0]!r}: expected {due}, received {names}{falsy}",
-    ),
-    (lambda f: True, "{what}: expected {due}, received {names}{falsy}"),
-)
+
+
+def _walk(walked: Callable[[Case, Any], dict], keys: tuple) -> Verdict:
+    """One walk's rows, read from its facts (``_walked``)."""
+    return rules(
+        (lambda case, got: not walked(case, got)["listed"], "{what} gave {shown}"),
+        (_is(walked, "same"), None),
+        (
+            _is(walked, "deep"),
+            "{what} gives {short!r} where PyTorch gives {deep!r}: prefix each child's names "
+            "with its attribute name and a dot{falsy}",
+        ),
+        (
+            _is(walked, "twice"),
+            "{what} yielded one object twice (as {twice[0]!r} and {twice[1]!r}): a shared module "
+            "or a tied weight is yielded once, at its first name (remove_duplicate: keep a set "
+            "of those seen){falsy}",
+        ),
+        (
+            _is(walked, "missing"),
+            "{what} is missing {missing[0]!r}: expected {due}, received {names}{falsy}",
+        ),
+        (lambda case, got: True, "{what}: expected {due}, received {names}{falsy}"),
+        keys=keys,
+        facts=walked,
+    )
 
 
 def walks(*calls: tuple[str, str], optional: tuple = ()) -> Verdict:
-    """Each walk (its record key, the call) by the ``WALK`` rows, in order."""
+    """Each walk (its record key, the call) by ``_walk``'s rows, in order."""
     keys = tuple(key for key, _ in calls if key not in optional)
-    return first(*(told(*WALK, keys=keys, facts=_walked(key, call)) for key, call in calls))
+    return first(*(_walk(_walked(key, call), keys) for key, call in calls))
 
 
 NAMED_MODULES = walks(
@@ -505,27 +493,32 @@ NAMED_MEMBERS = walks(
 )
 
 
-def _trained(f: Facts) -> dict:
+def _trained(case: Case, got: Any) -> dict:
     """The first module whose training flag differs after model.eval(), model.train() or a
     submodule's eval()."""
-    want, n = f.want, len(f.want.paths)
+    want, n = case.expected, len(case.expected.paths)
     calls = ["model.eval()", "model.train()", f"{want.paths[want.sub]}.eval()"]
     due = [[False] * n, [True] * n, [i not in want.below for i in range(n)]]
     flags = (
-        (c, i, a != b) for c, w, g in zip(calls, due, f.flags) for i, (a, b) in enumerate(zip(w, g))
+        (c, i, a != b)
+        for c, w, g in zip(calls, due, got["flags"])
+        for i, (a, b) in enumerate(zip(w, g))
     )
     call, i, _ = next((flag for flag in flags if flag[2]), (None, 0, False))
     return dict(call=call, path=want.paths[i], verb="did not reach" if i else "did not set") | dict(
         stray=i and i not in want.below and call == calls[2],
-        falsy=FALSY if f.inputs["tree"]["modules"][i].get("empty") else "",
+        falsy=FALSY if case.inputs["tree"]["modules"][i].get("empty") else "",
     )
 
 
-TRAIN = told(
-    (lambda f: f.stray, "{call} changed {path}, which is not below it"),
-    (lambda f: f.call, "{call} {verb} {path}: set training on every child, recursively{falsy}"),
+TRAIN = rules(
+    (_is(_trained, "stray"), "{call} changed {path}, which is not below it"),
     (
-        lambda f: not f.returned_self,
+        _is(_trained, "call"),
+        "{call} {verb} {path}: set training on every child, recursively{falsy}",
+    ),
+    (
+        lambda case, got: not got["returned_self"],
         "model.eval() did not return the model itself (train(mode) returns self)",
     ),
     keys=("flags", "returned_self"),
@@ -536,51 +529,53 @@ TRAIN = told(
 # -- 5.4 ----------------------------------------------------------------------------------------
 
 
-def _container(f: Facts) -> dict:
-    once = list(dict.fromkeys(f.want.calls or []))
-    kind = "Sequential" if f.inputs["kind"] == "sequential" else "ModuleList"
-    return {"kind": kind, "once": f.calls == once != f.want.calls}
+def _container(case: Case, got: Any) -> dict:
+    return {"kind": "Sequential" if case.inputs["kind"] == "sequential" else "ModuleList"}
 
 
-RAN = "Sequential ran its modules in the order {calls}, expected {want.calls}: "
+RAN = "Sequential ran its modules in the order {got[calls]}, expected {want.calls}: "
 # the children registered, named and ordered, run as often as held, the output, the hooks
 CONTAINER = first(
-    told(
+    rules(
         (
-            lambda f: not f.names and f.want.names,
+            lambda case, got: not got["names"] and case.expected.names,
             "{kind}'s modules are not registered (its _modules is empty): a plain Python list "
             "hides them from parameters() and state_dict; register each with "
             "self.add_module(str(index), module)",
         ),
         (
-            lambda f: f.names != f.want.names,
-            "{kind}'s children are named {names}, expected {want.names}",
+            lambda case, got: got["names"] != case.expected.names,
+            "{kind}'s children are named {got[names]}, expected {want.names}",
         ),
         (
-            lambda f: f.order != f.want.order,
-            "{kind}'s children are in the order {order}, expected {want.order}",
+            lambda case, got: got["order"] != case.expected.order,
+            "{kind}'s children are in the order {got[order]}, expected {want.order}",
         ),
         (
-            lambda f: f.once,
+            lambda case, got: (
+                got["calls"]
+                == list(dict.fromkeys(case.expected.calls or []))
+                != case.expected.calls
+            ),
             RAN + "a module held twice runs twice (iterate self._modules.values(); children() "
             "yields each module once)",
         ),
         (
-            lambda f: f.want.calls not in (None, f.calls),
+            lambda case, got: case.expected.calls not in (None, got["calls"]),
             RAN + "each module once, in the order registered",
         ),
         keys=("names", "order", "calls", "y", "chained"),
         facts=_container,
     ),
     Fields([Field("y", "Sequential(...)(x)", RTOL, ATOL)]),
-    told(
+    rules(
         (
-            lambda f: f.get("hooked", f.want.calls) != f.want.calls,
+            lambda case, got: got.get("hooked", case.expected.calls) != case.expected.calls,
             "a forward hook on a module inside the Sequential did not run: call module(x), not "
             "module.forward(x) (__call__ runs forward, then the hooks)",
         ),
         (
-            lambda f: f.want.chained and not f.chained,
+            lambda case, got: case.expected.chained and not got["chained"],
             "ModuleList.append did not return the ModuleList (PyTorch's returns self, to chain)",
         ),
     ),
@@ -590,23 +585,18 @@ CONTAINER = first(
 # -- 5.5 ----------------------------------------------------------------------------------------
 
 
-def _state(f: Facts) -> dict:
+def _state(case: Case, got: Any) -> dict:
     """state_dict's keys against PyTorch's (a child's without its prefix, one missing, one
-    too many), then the first value that is no Tensor or differs, that requires grad, that
-    is not the model's own with keep_vars."""
-    keys, got = [k for k, _, _ in f.want.keys], f["keys"]
-    missing, extra = [k for k in keys if k not in got], [k for k in got if k not in keys]
-    deep = got != keys and got == [_last(k) for k in keys] and next(k for k in keys if "." in k)
-    if not deep and missing and "." in missing[0] and _last(missing[0]) in got:
+    too many), then the first value that is no Tensor."""
+    keys, listed = [k for k, _, _ in case.expected.keys], got["keys"]
+    missing, extra = [k for k in keys if k not in listed], [k for k in listed if k not in keys]
+    deep = listed != keys and listed == [_last(k) for k in keys]
+    deep = deep and next(k for k in keys if "." in k)
+    if not deep and missing and "." in missing[0] and _last(missing[0]) in listed:
         deep = missing[0]
-    values = list(zip(keys, f["values"] or [], f.want.values))
-    return dict(
-        due=keys, deep=deep, short=deep and _last(deep), missing=missing, extra=extra
-    ) | dict(
-        array=next(((k, v.strip("<>")) for k, v, _ in values if _not_tensor(v)), None),
-        value=next(filter(None, (_close(v, w, f"state_dict()[{k!r}]") for k, v, w in values)), 0),
-        grad=next((k for k, flag in zip(keys, f.requires_grad) if flag), None),
-        other=next((k for (k, *own), got in zip(f.want.keys, f.kept) if got != own), None),
+    values = zip(keys, got["values"] or [])
+    return dict(due=keys, deep=deep, short=deep and _last(deep), missing=missing) | dict(
+        extra=extra, array=next(((k, v.strip("<>")) for k, v in values if _not_tensor(v)), None)
     )
 
 
@@ -614,35 +604,55 @@ def _not_tensor(value: Any) -> bool:
     return isinstance(value, str) and value != "<Tensor>"
 
 
-STATE_DICT = told(
-    (
-        lambda f: f.deep,
-        "state_dict gives {short!r} where PyTorch gives {deep!r}: prefix each child's keys with "
-        "its name and a dot",
+def _entries(case: Case) -> list[str]:
+    return [f"state_dict()[{k!r}]" for k, *_ in case.expected.keys]
+
+
+# the keys (prefixed, none missing or extra, in PyTorch's order), the values (tensors, each
+# against the model's), then detached, and the model's own with keep_vars
+STATE_DICT = first(
+    rules(
+        (
+            _is(_state, "deep"),
+            "state_dict gives {short!r} where PyTorch gives {deep!r}: prefix each child's keys "
+            "with its name and a dot",
+        ),
+        (
+            _is(_state, "missing"),
+            "state_dict has no key {missing[0]!r}: expected {due}, received {got[keys]}",
+        ),
+        (
+            _is(_state, "extra"),
+            "state_dict has a key {extra[0]!r} it must not have: expected {due}",
+        ),
+        (
+            lambda case, got: got["keys"] != [k for k, _, _ in case.expected.keys],
+            "state_dict's keys are in the order {got[keys]}, expected PyTorch's {due}",
+        ),
+        (
+            _is(_state, "array"),
+            "state_dict()[{array[0]!r}] is a {array[1]}, not a Tensor: the values are the "
+            "tensors, detached (param.detach())",
+        ),
+        keys=("keys", "values", "requires_grad", "kept"),
+        facts=_state,
     ),
-    (lambda f: f.missing, "state_dict has no key {missing[0]!r}: expected {due}, received {keys}"),
-    (lambda f: f.extra, "state_dict has a key {extra[0]!r} it must not have: expected {due}"),
-    (
-        lambda f: f["keys"] != f.due,
-        "state_dict's keys are in the order {keys}, expected PyTorch's {due}",
+    Fields([Field("values.*", _entries, RTOL, ATOL)]),
+    rules(
+        (
+            lambda case, got: next(
+                (k for (k, *_), flag in zip(case.expected.keys, got["requires_grad"]) if flag), None
+            ),
+            "state_dict()[{0!r}] requires grad: its values are detached (keep_vars=False)",
+        ),
+        (
+            lambda case, got: next(
+                (k for (k, *own), kept in zip(case.expected.keys, got["kept"]) if kept != own), None
+            ),
+            "state_dict(keep_vars=True)[{0!r}] is not the model's own tensor: with keep_vars the "
+            "values are the Parameters and buffers themselves",
+        ),
     ),
-    (
-        lambda f: f.array,
-        "state_dict()[{array[0]!r}] is a {array[1]}, not a Tensor: the values are the tensors, "
-        "detached (param.detach())",
-    ),
-    (lambda f: f.value, "{value}"),
-    (
-        lambda f: f.grad,
-        "state_dict()[{grad!r}] requires grad: its values are detached (keep_vars=False)",
-    ),
-    (
-        lambda f: f.other,
-        "state_dict(keep_vars=True)[{other!r}] is not the model's own tensor: with keep_vars the "
-        "values are the Parameters and buffers themselves",
-    ),
-    keys=("keys", "values", "requires_grad", "kept"),
-    facts=_state,
 )
 
 
@@ -651,38 +661,38 @@ def _key(want: Any, kind: str, i: int) -> str:
     return next((k for k, kd, t in want.keys if kd == kind and t == i), f"{kind}{i}")
 
 
-def _load(f: Facts) -> dict:
+def _load(case: Case, got: Any) -> dict:
     """What load_state_dict raised, the first tensor of another dtype, the first Parameter
     replaced."""
-    want, dtypes = f.want, f.get("dtypes", {})
+    want, dtypes = case.expected, got.get("dtypes", {})
     wrong = ((_key(want, k, i), d) for k in "pb" for i, d in enumerate(dtypes.get(k, [])))
     return dict(
-        did=f"raised {f.error}" if f.error else "raised nothing",
-        lax="" if f.inputs["strict"] else " (a wrong shape is an error even with strict=False)",
-        unnamed=[k for k in want.error or () if k not in (f.message or "")],
+        did=f"raised {got['error']}" if got["error"] else "raised nothing",
+        lax="" if case.inputs["strict"] else " (a wrong shape is an error even with strict=False)",
+        unnamed=[k for k in want.error or () if k not in (got["message"] or "")],
         dtype=next(((k, d) for k, d in wrong if d not in (want.dtype, "")), None),
-        replaced=next((name for name, same in f.same_objects if not same), None),
-        shown=show(f.returned),
+        replaced=next((name for name, same in got["same_objects"] if not same), None),
+        shown=show(got["returned"]),
     )
 
 
 # the error load_state_dict must raise (or not), then the dtype the model's tensors keep
-LOAD_ERRORS = told(
+LOAD_ERRORS = rules(
     (
-        lambda f: f.want.error is not None and f.error != "RuntimeError",
+        lambda case, got: case.expected.error is not None and got["error"] != "RuntimeError",
         "load_state_dict({want.what}) {did}: expected a RuntimeError naming {want.error}{lax}",
     ),
     (
-        lambda f: f.unnamed,
+        _is(_load, "unnamed"),
         "load_state_dict's error does not name {unnamed[0]!r}: one RuntimeError lists every "
-        "missing and unexpected key and every size mismatch; received {message!r}",
+        "missing and unexpected key and every size mismatch; received {got[message]!r}",
     ),
     (
-        lambda f: f.want.error is None and f.error,
-        "load_state_dict({want.what}) raised {error}: {message}",
+        lambda case, got: case.expected.error is None and got["error"],
+        "load_state_dict({want.what}) raised {got[error]}: {got[message]}",
     ),
     (
-        lambda f: f.dtype,
+        _is(_load, "dtype"),
         "after load_state_dict, {dtype[0]!r} is {dtype[1]}, not the model's {want.dtype}: copy "
         "the values into the model's own array, target.data[...] = ... (which converts them, "
         "as PyTorch's copy_ does)",
@@ -690,14 +700,14 @@ LOAD_ERRORS = told(
     facts=_load,
 )
 # the objects load_state_dict must keep, and what it returns
-LOAD_KEPT = told(
+LOAD_KEPT = rules(
     (
-        lambda f: f.replaced,
+        _is(_load, "replaced"),
         "load_state_dict replaced the Parameter {replaced!r} by a new object: copy into the "
         "existing one in place (an optimizer holds the old object)",
     ),
     (
-        lambda f: f.want.returned not in (None, f.returned),
+        lambda case, got: case.expected.returned not in (None, got["returned"]),
         "load_state_dict returned {shown}, expected (missing_keys, unexpected_keys) = "
         "{want.returned}",
     ),
@@ -707,13 +717,13 @@ LOAD_KEPT = told(
 
 def load_verdict(case: Case, received: Any) -> str | None:
     """The error (or none), the dtypes kept, each tensor after the call (unchanged where
-    the call raises; the source's own array named), then the objects kept."""
+    the call raises; the source's own array named), then the objects kept. Built per case:
+    each tensor's words name its key (a starred Field's ``says`` and a Mistake's words are
+    one text for every item)."""
     want = case.expected
     tol = (1e-6, 1e-8) if want.dtype == "float32" else (RTOL, ATOL)
     fields, mistakes = [], []
-    for kind, i, w in [
-        (k, i, w) for k in "pb" for i, w in enumerate(want.after[k]) if w is not None
-    ]:
+    for kind, i, w in [(k, i, w) for k in "pb" for i, w in enumerate(want.after[k])]:
         key, at = _key(want, kind, i), f"after.{kind}.{i}"
         before = f"load_state_dict changed {key!r} before raising: check every key and shape "
         says = before + "first, then copy" if want.error is not None else ""
@@ -755,34 +765,36 @@ G_ITSELF = (
 )
 # a non-finite output (what it matches: ``_softmax_mistake``), the output, its dtype, x.grad
 SOFTMAX = first(
-    told(
-        (lambda f: f.why, "{want.function} of {want.text} is {shown}: {why}"),
+    rules(
+        (
+            lambda case, got: (
+                _non_finite(got["out"], case.expected.out)
+                and (show(got["out"]), _softmax_mistake(case, got["out"]) or OVERFLOW)
+            ),
+            "{want.function} of {want.text} is {0}: {1}",
+        ),
         keys=("out", "dtype", "grad"),
-        facts=lambda f: {
-            "why": _non_finite(f.out, f.want.out) and (_softmax_mistake(f) or OVERFLOW),
-            "shown": show(f.out),
-        },
     ),
     Fields([Field("out", lambda case: f"{case.expected.function}(x)", tolerance=_by_dtype)]),
-    told(
+    rules(
         (
-            lambda f: f.dtype != f.want.dtype,
-            "{want.function} of a {want.dtype} input returned {dtype}",
+            lambda case, got: got["dtype"] != case.expected.dtype,
+            "{want.function} of a {want.dtype} input returned {got[dtype]}",
         ),
-        (lambda f: f.grad is None, "{want.function}'s output does not require grad"),
+        (lambda case, got: got["grad"] is None, "{want.function}'s output does not require grad"),
     ),
     Fields([Field("grad", "x.grad", tolerance=_by_dtype)], [Mistake("grad", _g_itself, G_ITSELF)]),
 )
 
 
-def _softmax_mistake(f: Facts) -> str | None:
+def _softmax_mistake(case: Case, out: np.ndarray) -> str | None:
     """What a non-finite output matches: one max for the whole tensor, or log(softmax)."""
-    x, out = np.asarray(f.inputs["x"], dtype=np.float64), f.out
-    d = f.inputs["dim"] % x.ndim
+    x = np.asarray(case.inputs["x"], dtype=np.float64)
+    d = case.inputs["dim"] % x.ndim
     with np.errstate(all="ignore"):
         shifted = x - x.max()
         e = np.exp(shifted)
-        if f.want.function == "softmax":
+        if case.expected.function == "softmax":
             whole = e / e.sum(axis=d, keepdims=True)
         else:
             whole = shifted - np.log(e.sum(axis=d, keepdims=True))
@@ -794,7 +806,7 @@ def _softmax_mistake(f: Facts) -> str | None:
             "x.max(axis=dim, keepdims=True); a row far below the tensor's max underflows to "
             "exp(…) = 0 everywhere, and 0/0"
         )
-    if f.want.function == "log_softmax" and np.allclose(out, log_of_softmax):
+    if case.expected.function == "log_softmax" and np.allclose(out, log_of_softmax):
         return (
             "log(softmax(x)) is −inf where a probability underflows to 0: compute "
             "shifted − log Σ exp(shifted), with shifted = x − max (no log of a probability)"
@@ -809,10 +821,11 @@ def _smoothing(words: str) -> Callable[[Case], str]:
     return lambda case: words if case.expected.smoothing else ""
 
 
-def _ce(f: Facts) -> dict:
+def _ce(case: Case, got: Any) -> dict:
     """The loss's and the gradient's dtypes where another than the logits'."""
-    dtypes = [*(f.get("dtypes") or []), "", ""][:2]
-    return {"dtypes": [d not in (f.want.dtype, "") and d for d in dtypes], "shown": show(f.loss)}
+    loss, grad = [*(got.get("dtypes") or []), "", ""][:2]
+    other = lambda dtype: dtype not in (case.expected.dtype, "") and dtype
+    return {"loss_dtype": other(loss), "grad_dtype": other(grad), "shown": show(got["loss"])}
 
 
 SMOOTHING = "label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c"
@@ -821,29 +834,29 @@ COUNTED = (
 )
 # the dtypes, a mean over no rows, a non-finite loss, then the loss and its gradient
 CROSS_ENTROPY = first(
-    told(
+    rules(
         (
-            lambda f: f.dtypes[0],
-            "cross_entropy of {want.dtype} logits returned a {dtypes[0]} loss: compute it in the "
+            _is(_ce, "loss_dtype"),
+            "cross_entropy of {want.dtype} logits returned a {loss_dtype} loss: compute it in the "
             "logits' dtype (a float64 array of your own, np.zeros(n), or a division by a NumPy "
             "int64 such as keep.sum() makes it float64: use int(keep.sum()))",
         ),
         (
-            lambda f: f.dtypes[1],
-            "logits.grad is {dtypes[1]} for {want.dtype} logits: return the logits' dtype",
+            _is(_ce, "grad_dtype"),
+            "logits.grad is {grad_dtype} for {want.dtype} logits: return the logits' dtype",
         ),
         (
-            lambda f: (
-                f.want.reduction == "mean"
-                and np.isnan(f.want.loss).all()
-                and isinstance(f.loss, np.ndarray)
-                and np.isfinite(f.loss).all()
+            lambda case, got: (
+                case.expected.reduction == "mean"
+                and np.isnan(case.expected.loss).all()
+                and isinstance(got["loss"], np.ndarray)
+                and np.isfinite(got["loss"]).all()
             ),
             "every target is ignore_index, and the mean is {shown}: a mean over no rows is 0/0 = "
             "nan, as in PyTorch (the gradient is zeros)",
         ),
         (
-            lambda f: _non_finite(f.loss, f.want.loss),
+            lambda case, got: _non_finite(got["loss"], case.expected.loss),
             "the loss is {shown}: use the max-shifted log-sum-exp (finite at ±1e4)",
         ),
         keys=("loss", "grad"),
@@ -853,7 +866,7 @@ CROSS_ENTROPY = first(
         [Field("loss", "loss", tolerance=_by_dtype, says=_smoothing(SMOOTHING))],
         [Mistake("loss", lambda case: case.expected.all_rows, COUNTED)],
     ),
-    told((lambda f: f.grad is None, "the loss does not require grad")),
+    rules((lambda case, got: got["grad"] is None, "the loss does not require grad")),
     Fields(
         [
             Field(
@@ -870,22 +883,28 @@ CROSS_ENTROPY = first(
 # -- 5.8 ----------------------------------------------------------------------------------------
 
 
-def _fans(f: Facts) -> Facts:
+def _fans(case: Case) -> SimpleNamespace:
     """The case's fans, gain and standard deviation, by PyTorch's formulas."""
-    options, shape = f.inputs["options"], f.inputs["shape"]
+    options, shape = case.inputs["options"], case.inputs["shape"]
     receptive = int(np.prod(shape[2:]))
     fan_in, fan_out = shape[1] * receptive, shape[0] * receptive
     out = options.get("mode") == "fan_out"
     fan, other = (fan_out, fan_in) if out else (fan_in, fan_out)
-    xavier = f.inputs["function"].startswith("xavier")
+    xavier = case.inputs["function"].startswith("xavier")
     nonlinearity = options.get("nonlinearity", "leaky_relu")
     gain = options.get("gain", 1.0) if xavier else gain_of(nonlinearity, options.get("a", 0.0))
     right = gain * np.sqrt(2 / (fan_in + fan_out)) if xavier else gain / np.sqrt(fan)
-    facts = Facts(xavier=xavier, gain=gain, fan_in=fan_in, fan_out=fan_out, fan=fan, other=other)
-    facts.update(kernel=receptive > 1 and shape[0 if out else 1])
-    facts.update(without_a=nonlinearity == "leaky_relu" and "a" in options)
-    facts.update(bound=f.want.kind == "uniform" and right / np.sqrt(3))
-    return facts
+    return SimpleNamespace(
+        xavier=xavier,
+        gain=gain,
+        fan_in=fan_in,
+        fan_out=fan_out,
+        fan=fan,
+        other=other,
+        kernel=receptive > 1 and shape[0 if out else 1],
+        without_a=nonlinearity == "leaky_relu" and "a" in options,
+        bound=case.expected.kind == "uniform" and right / np.sqrt(3),
+    )
 
 
 BOTH = "xavier uses both fans, √(2/(fan_in + fan_out))"
@@ -912,34 +931,40 @@ INIT_MISTAKES = [
 ]
 
 
-def _init(f: Facts) -> dict:
+def _init(case: Case, got: Any) -> dict:
     """The sample's statistics, and the known mistake its standard deviation matches (3%)."""
-    values, want = f["values"], f.want
+    values, want = got["values"], case.expected
     shaped = _is_shaped(values, want.shape)
     sample = shaped and sample_problem(values, want.kind, want.scale, f"init.{want.what}'s result")
-    seen, fans = shaped and float(np.sqrt(np.mean(np.asarray(values, float) ** 2))), _fans(f)
+    seen, fans = shaped and float(np.sqrt(np.mean(np.asarray(values, float) ** 2))), _fans(case)
     stds = [(words, std(fans)) for words, std in INIT_MISTAKES]
     match = next((words for words, std in stds if std and abs(seen / std - 1) < 0.03), None)
-    return {"shaped": shaped, "shown": show(values), "sample": sample} | {
+    return {"shown": show(values), "sample": sample} | {
         "matches": f" (it matches {match})" if match else ""
     }
 
 
-INIT = told(
-    (lambda f: not f.shaped, "{want.what} left the tensor as {shown}"),
-    (lambda f: f.sample, "{sample}{matches}"),
-    (lambda f: not f.returned_self, "init.{want.what} did not return the tensor it filled"),
+INIT = rules(
     (
-        lambda f: f.get("float32") not in ("float32", None),
-        "init.{want.what} made a float32 tensor {float32}: write into its array in place, "
+        lambda case, got: not _is_shaped(got["values"], case.expected.shape),
+        "{want.what} left the tensor as {shown}",
+    ),
+    (_is(_init, "sample"), "{sample}{matches}"),
+    (
+        lambda case, got: not got["returned_self"],
+        "init.{want.what} did not return the tensor it filled",
+    ),
+    (
+        lambda case, got: got.get("float32") not in ("float32", None),
+        "init.{want.what} made a float32 tensor {got[float32]}: write into its array in place, "
         "tensor.data[...] = ... (uniform_ and normal_ do), keeping its dtype",
     ),
     (
-        lambda f: not f.same_seed_same,
+        lambda case, got: not got["same_seed_same"],
         "init.{want.what} ignores generator=: two generators seeded alike gave different values",
     ),
     (
-        lambda f: not f.global_same,
+        lambda case, got: not got["global_same"],
         "init.{want.what} without a generator is not repeatable after manual_seed: draw from the "
         "framework's generator (uniform_, normal_)",
     ),
@@ -951,91 +976,103 @@ INIT = told(
 # -- 5.9 ----------------------------------------------------------------------------------------
 
 
-def _call(f: Facts) -> dict:
+def _call(case: Case, got: Any) -> dict:
     """One call's output against x: its mode, the elements it kept and how they scale."""
-    (x, p), shaped = (f.want.x, f.want.p), _is_shaped(f.out, f.want.x.shape)
-    out, tol = (f.out if shaped else 0 * x), 1e-5 if f.dtype == "float32" else 1e-9
-    kept, inverse, moved = out != 0, 1 / (1 - p) if p < 1 else 0, f.moved
+    x, p = case.expected.x, case.expected.p
+    shaped = _is_shaped(got["out"], x.shape)
+    out, tol = (got["out"] if shaped else 0 * x), 1e-5 if got["dtype"] == "float32" else 1e-9
+    kept, inverse, moved = out != 0, 1 / (1 - p) if p < 1 else 0, got["moved"]
     if isinstance(moved, list):  # the global generator's next number
-        moved = moved != [np.random.default_rng(f.inputs["seed"]).random()]
+        moved = moved != [np.random.default_rng(case.inputs["seed"]).random()]
     near = lambda got, want: np.allclose(got, want, rtol=tol, atol=tol)
     kept_as = [near(out[kept], x[kept] * k) for k in (1, inverse, 1 / p if p else 0)]
     bound = 6 * np.sqrt(p * (1 - p) / x.size) + 0.5 / x.size
-    mode = "in eval()" if not f.want.training else "with p = 0"
+    unchanged = not case.expected.training or p == 0
+    mask = isinstance(got["grad"], np.ndarray) and near(got["grad"], kept * inverse)
     return (
-        dict(shaped=shaped, shown=show(f.out), moved=moved, same=near(out, x), zeros=not out.any())
-        | dict(where="Dropout" if f.inputs["module"] else "dropout", mode=mode)
-        | dict(unchanged=not f.want.training or p == 0, inverse=inverse, keep=1 - p)
-        | dict(as_x=kept.any() and kept_as[0], scaled=kept_as[1], over_p=kept_as[2])
+        dict(shown=show(got["out"]), unchanged=unchanged, inverse=inverse, keep=1 - p)
+        | dict(still=unchanged and not near(out, x), drew=unchanged and moved)
+        | dict(where="Dropout" if case.inputs["module"] else "dropout")
+        | dict(mode="in eval()" if not case.expected.training else "with p = 0")
+        | dict(as_x=kept.any() and kept_as[0], unscaled=not kept_as[1])
+        | dict(over_p=not kept_as[1] and kept_as[2], undropped=p == 1 and out.any())
         | dict(rate=kept.mean(), off=abs(kept.mean() - (1 - p)) > bound)
-        | dict(mask=isinstance(f.grad, np.ndarray) and near(f.grad, kept * inverse))
+        | dict(other_mask=not mask)
     )
 
 
-DROPOUT_CALL = told(
-    (lambda f: not f.shaped, "{where} returned {shown}, expected shape {want.x.shape}"),
-    (lambda f: f.dtype != f.inputs["dtype"], "{where} of a {inputs[dtype]} input returned {dtype}"),
+# one call: its shape and dtype, the identity where due (drawing nothing), zeros for p = 1,
+# the kept elements rescaled, the fraction kept, then the gradient's mask
+DROPOUT_CALL = rules(
     (
-        lambda f: f.unchanged and not f.same,
-        "{where} still drops {mode}: it must return the input unchanged",
+        lambda case, got: not _is_shaped(got["out"], case.expected.x.shape),
+        "{where} returned {shown}, expected shape {want.x.shape}",
     ),
     (
-        lambda f: f.unchanged and f.moved,
+        lambda case, got: got["dtype"] != case.inputs["dtype"],
+        "{where} of a {case.inputs[dtype]} input returned {got[dtype]}",
+    ),
+    (_is(_call, "still"), "{where} still drops {mode}: it must return the input unchanged"),
+    (
+        _is(_call, "drew"),
         "{where} {mode} drew random numbers: return the input before drawing the mask (an "
         "evaluation must not move the generator)",
     ),
-    (lambda f: f.unchanged, None),
+    (_is(_call, "unchanged"), None),
     (
-        lambda f: f.want.p == 1 and not f.zeros,
+        _is(_call, "undropped"),
         "dropout with p = 1 gave {shown}: every element is dropped (zeros)",
     ),
-    (lambda f: f.want.p == 1, None),
-    (lambda f: f.as_x, "the kept elements equal x: not rescaled by 1/(1-p) = {inverse:.4g}"),
+    (lambda case, got: case.expected.p == 1, None),
+    (_is(_call, "as_x"), "the kept elements equal x: not rescaled by 1/(1-p) = {inverse:.4g}"),
     (
-        lambda f: not f.scaled and f.over_p,
+        _is(_call, "over_p"),
         "the kept elements are x/p = x/{want.p:g}: rescale by 1/(1 − p), one over the "
         "probability of keeping",
     ),
-    (lambda f: not f.scaled, "an element is neither 0 nor x/(1-p): {shown}"),
+    (_is(_call, "unscaled"), "an element is neither 0 nor x/(1-p): {shown}"),
     (
-        lambda f: f.off,
+        _is(_call, "off"),
         "dropout kept {rate:.4f} of the elements with p = {want.p}: expected 1 − p = {keep:.4g} "
         "(each element dropped with probability p)",
     ),
     (
-        lambda f: f.grad is None,
+        lambda case, got: got["grad"] is None,
         "dropout's output does not require grad (multiply by the mask as a Tensor)",
     ),
-    (lambda f: not f.mask, "x.grad is not the same mask / (1 − p) as the forward's"),
+    (_is(_call, "other_mask"), "x.grad is not the same mask / (1 − p) as the forward's"),
     facts=_call,
 )
-# across the calls: a new mask each time, the generator honoured
-DROPOUT_CALLS = told(
-    (
-        lambda f: (
-            f.want.training
-            and 0 < f.want.p < 1
-            and len(f.outs) > 1
-            and all(np.array_equal(f.outs[0] != 0, out != 0) for out in f.outs[1:])
+
+
+def _calls(case: Case, got: Any) -> list[tuple[Case, dict]]:
+    """Each call's output, gradient and dtype, and whether the generator moved."""
+    moved = got.get("generator_moved")
+    calls = zip(got["outs"], got["grads"], got["dtypes"])
+    return [(case, {"out": o, "grad": g, "dtype": d, "moved": moved}) for o, g, d in calls]
+
+
+# each call by ``DROPOUT_CALL``, then across the calls: a new mask each time, the generator
+# honoured
+DROPOUT = first(
+    lambda case, got: record(got, ("outs", "grads", "dtypes", "same_seed_same")),
+    each(_calls, DROPOUT_CALL),
+    rules(
+        (
+            lambda case, got: (
+                case.expected.training
+                and 0 < case.expected.p < 1
+                and len(got["outs"]) > 1
+                and all(np.array_equal(got["outs"][0] != 0, out != 0) for out in got["outs"][1:])
+            ),
+            "dropout drew the same mask on every call: draw a new one each call",
         ),
-        "dropout drew the same mask on every call: draw a new one each call",
-    ),
-    (
-        lambda f: f.same_seed_same is False,
-        "dropout ignores generator=: two generators seeded alike gave different masks",
+        (
+            lambda case, got: got["same_seed_same"] is False,
+            "dropout ignores generator=: two generators seeded alike gave different masks",
+        ),
     ),
 )
-
-
-def dropout_verdict(case: Case, received: Any) -> str | None:
-    """Each call by ``DROPOUT_CALL``, then across the calls. Code, not a table: each call is
-    judged against the mask it drew."""
-    problem = record(received, ("outs", "grads", "dtypes", "same_seed_same"))
-    calls = () if problem else zip(received["outs"], received["grads"], received["dtypes"])
-    for out, grad, dtype in calls:
-        call = {"out": out, "grad": grad, "dtype": dtype, "moved": received.get("generator_moved")}
-        problem = problem or DROPOUT_CALL(case, call)
-    return problem or DROPOUT_CALLS(case, received)
 
 
 # -- 5.10 ---------------------------------------------------------------------------------------
@@ -1090,38 +1127,37 @@ BN_RUNNING = [
 ]
 
 
-def _training(case: Case) -> Fields:
-    """Each training batch's output, then running_mean and running_var after each batch."""
-    n, tracked = len(case.expected.outs), len(case.expected.running_mean)
-    outs = [
-        Field(f"outs.{k}", f"the output of training batch {k + 1}", 1e-6, 1e-8, says=NORMALISE)
-        for k in range(n)
-    ]
-    running = [
-        Field(f"running_{stat}.{k}", f"running_{stat} after batch {k + 1}", RTOL, ATOL)
-        for k in range(tracked)
-        for stat in ("mean", "var")
-    ]
-    keys = ("outs", "running_mean", "running_var", "tracked", "eval_out")
-    return Fields(outs + running, BN_RUNNING, keys=keys)
+def _per_batch(words: str) -> Callable[[Case], list[str]]:
+    """A name for each training batch, counted from 1."""
+    return lambda case: [words.format(k + 1) for k in range(len(case.expected.outs))]
 
 
+# each training batch's output, then running_mean and running_var after each batch
+BN_TRAINING = Fields(
+    [
+        Field("outs.*", _per_batch("the output of training batch {}"), 1e-6, 1e-8, says=NORMALISE),
+        Field("running_mean.*", _per_batch("running_mean after batch {}"), RTOL, ATOL),
+        Field("running_var.*", _per_batch("running_var after batch {}"), RTOL, ATOL),
+    ],
+    BN_RUNNING,
+    keys=("outs", "running_mean", "running_var", "tracked", "eval_out"),
+)
 # with running statistics: what training and eval must leave
-BN_TRACKING = told(
+BN_TRACKING = rules(
     (
-        lambda f: f.tracked != f.want.tracked,
-        "num_batches_tracked was {tracked}, expected {want.tracked}",
+        lambda case, got: got["tracked"] != case.expected.tracked,
+        "num_batches_tracked was {got[tracked]}, expected {want.tracked}",
     ),
     (
-        lambda f: f.get("buffers_require_grad"),
-        "{buffers_require_grad[0]} requires grad after training: it holds a graph through every "
-        "batch; update the running statistics outside the graph (in place on .data, or from "
-        "detached values)",
+        lambda case, got: got.get("buffers_require_grad"),
+        "{got[buffers_require_grad][0]} requires grad after training: it holds a graph through "
+        "every batch; update the running statistics outside the graph (in place on .data, or "
+        "from detached values)",
     ),
     (
-        lambda f: f.get("changed_in_eval"),
-        "eval() changed {changed_in_eval[0]}: the running statistics (and num_batches_tracked) "
-        "are updated in training only",
+        lambda case, got: got.get("changed_in_eval"),
+        "eval() changed {got[changed_in_eval][0]}: the running statistics (and "
+        "num_batches_tracked) are updated in training only",
     ),
 )
 BN_EVAL = Fields(
@@ -1152,74 +1188,77 @@ BN_GRADS = Fields(
             "them with Tensor operations, x.mean(...), so the gradient flows through them too",
         )
     ],
-    before=told(
+    before=rules(
         (
-            lambda f: (f.get("grads") or {}).get("x") is None,
+            lambda case, got: (got.get("grads") or {}).get("x") is None,
             "BatchNorm's output does not require grad: compute it with Tensor operations",
         )
     ),
 )
 
 
-def batchnorm_verdict(case: Case, received: Any) -> str | None:
-    """Training (each batch's output, the running statistics batch by batch, naming
-    reversed momentum and a biased variance), what it leaves, eval, then the gradients."""
-    tracking = BN_TRACKING if case.expected.options["track_running_stats"] else None
-    return first(_training(case), tracking, BN_EVAL, BN_GRADS)(case, received)
+# training (each batch's output, the running statistics batch by batch, naming reversed
+# momentum and a biased variance), what it leaves, eval, then the gradients
+BATCHNORM = first(
+    BN_TRAINING,
+    where(lambda case: case.expected.options["track_running_stats"], BN_TRACKING),
+    BN_EVAL,
+    BN_GRADS,
+)
 
 
 # -- 5.11 ---------------------------------------------------------------------------------------
 
 
-def _epoch(f: Facts) -> dict:
+def _epoch(case: Case, got: Any) -> dict:
     """The first epoch that differs: its items seen too often or never, its batch sizes."""
-    want, got = f.want.epochs, f.epochs
-    e = next((e for e, (w, g) in enumerate(zip(want, got)) if g != w), None)
-    w, g = (want[e], got[e]) if e is not None else ([], [])
+    want, epochs = case.expected.epochs, got["epochs"]
+    e = next((e for e, (w, g) in enumerate(zip(want, epochs)) if g != w), None)
+    w, g = (want[e], epochs[e]) if e is not None else ([], [])
     items, due = [i for b in g for i in b], [i for b in w for i in b]
-    counts = [(i, items.count(i), due.count(i)) for i in range(f.want.n)]
+    counts = [(i, items.count(i), due.count(i)) for i in range(case.expected.n)]
     item, seen, due = next((c for c in counts if c[1] != c[2]), (None, 0, 0))
-    randperm = "randperm(n, generator=self.generator)" if f.inputs["generator"] else ""
+    randperm = "randperm(n, generator=self.generator)" if case.inputs["generator"] else ""
+    sizes, due_sizes = [len(b) for b in g], [len(b) for b in w]
     return (
-        dict(differs=e is not None, got=show(g), due_batches=show(w), item=item, seen=seen)
-        | dict(due=due, times="twice" if seen == 2 else f"{seen} times", last=g and g[-1])
-        | dict(short=f.want.drop_last and len(g) == len(w) + 1 and g[:-1] == w)
-        | dict(sizes=[len(b) for b in g], due_sizes=[len(b) for b in w])
-        | dict(again=bool(e) and g == got[0], n=len(got), due_n=len(want))
-        | dict(epoch=f" in epoch {(e or 0) + 1}" if len(want) > 1 else "")
+        dict(differs=e is not None, batches=show(g), due_batches=show(w), item=item)
+        | dict(twice=seen > due > 0, dropped=seen > due, never=seen < due)
+        | dict(times="twice" if seen == 2 else f"{seen} times", last=g and g[-1])
+        | dict(short=case.expected.drop_last and len(g) == len(w) + 1 and g[:-1] == w)
+        | dict(sizes=sizes, due_sizes=due_sizes, resized=sizes != due_sizes)
+        | dict(again=bool(e) and g == epochs[0], shuffled=e is not None and case.inputs["shuffle"])
+        | dict(epoch=f" in epoch {(e or 0) + 1}" if len(want) > 1 else "", n=len(epochs))
+        | dict(due_n=len(want))
         | dict(randperm=randperm or "randperm(n) from the global generator (manual_seed)")
     )
 
 
-LOADER = told(
+LOADER = rules(
     (
-        lambda f: f.get("not_collated"),
-        "a batch is {not_collated}, not a batch of tensors: yield self._fetch(indices), which "
-        "fetches the items and collates them",
+        lambda case, got: got.get("not_collated"),
+        "a batch is {got[not_collated]}, not a batch of tensors: yield self._fetch(indices), "
+        "which fetches the items and collates them",
     ),
-    (lambda f: not f.consistent, "a batch's X rows do not belong to its y items"),
-    (lambda f: f.short, "drop_last=True still yielded the short last batch {last}"),
+    (lambda case, got: not got["consistent"], "a batch's X rows do not belong to its y items"),
+    (_is(_epoch, "short"), "drop_last=True still yielded the short last batch {last}"),
+    (_is(_epoch, "twice"), "item {item} appeared {times}{epoch}: every item once per epoch"),
     (
-        lambda f: f.seen > f.due > 0,
-        "item {item} appeared {times}{epoch}: every item once per epoch",
-    ),
-    (
-        lambda f: f.seen > f.due,
+        _is(_epoch, "dropped"),
         "item {item} appeared{epoch}, but drop_last=True drops the short last batch",
     ),
-    (lambda f: f.seen < f.due, "item {item} never appeared{epoch}: every item once per epoch"),
-    (lambda f: f.sizes != f.due_sizes, "the batch sizes{epoch} are {sizes}, expected {due_sizes}"),
+    (_is(_epoch, "never"), "item {item} never appeared{epoch}: every item once per epoch"),
+    (_is(_epoch, "resized"), "the batch sizes{epoch} are {sizes}, expected {due_sizes}"),
     (
-        lambda f: f.again,
+        _is(_epoch, "again"),
         "every epoch has the same order: draw a new randperm from the generator per epoch",
     ),
     (
-        lambda f: f.differs and f.inputs["shuffle"],
-        "the shuffled order{epoch} is {got}, expected {randperm}'s {due_batches}",
+        _is(_epoch, "shuffled"),
+        "the shuffled order{epoch} is {batches}, expected {randperm}'s {due_batches}",
     ),
-    (lambda f: f.differs, "the batches{epoch} are {got}, expected {due_batches}"),
+    (_is(_epoch, "differs"), "the batches{epoch} are {batches}, expected {due_batches}"),
     (
-        lambda f: len(f.epochs) != len(f.want.epochs),
+        lambda case, got: len(got["epochs"]) != len(case.expected.epochs),
         "expected {due_n} epochs, received {n}",
     ),
     keys=("epochs", "consistent"),
@@ -1230,9 +1269,9 @@ LOADER = told(
 # -- 5.12 ---------------------------------------------------------------------------------------
 
 
-def _checkpoint(f: Facts) -> dict:
+def _checkpoint(case: Case, got: Any) -> dict:
     """The first input given a gradient it is not due, the first due one given None."""
-    grads = [(name, want, f.grads.get(name)) for name, want in f.want.grads.items()]
+    grads = [(name, want, got["grads"].get(name)) for name, want in case.expected.grads.items()]
     extra = next((n for n, want, got in grads if want is None and np.any(got)), None)
     return {
         "extra": extra,
@@ -1253,7 +1292,8 @@ REPLAY = (
 
 
 def _checkpoint_grads(case: Case, received: Any) -> str | None:
-    """Each gradient due against the plain run's (twice named)."""
+    """Each gradient due against the plain run's (twice named). Built per case: the gradients
+    are a mapping by input name, and a starred Field reads a list."""
     says = REPLAY if case.expected.kind == "noise" else "gradients must equal the plain run's"
     grads = [
         Field(f"grads.{name}", f"{name}.grad", RTOL, ATOL, lambda c, w=w: w, says=says)
@@ -1268,27 +1308,27 @@ def _checkpoint_grads(case: Case, received: Any) -> str | None:
 # the generator it leaves
 CHECKPOINT = first(
     Fields([Field("out", "out", RTOL, ATOL)], keys=("out", "grads", "alive", "watched")),
-    told(
-        (lambda f: f.extra, "{extra}, which does not require grad, received a gradient"),
+    rules(
+        (_is(_checkpoint, "extra"), "{extra}, which does not require grad, received a gradient"),
         (
-            lambda f: f.lost,
+            _is(_checkpoint, "lost"),
             "{lost}.grad is None: backward runs with grad mode off, so the rerun of fn recorded "
             "nothing: run fn again under enable_grad()",
         ),
         facts=_checkpoint,
     ),
     _checkpoint_grads,
-    told(
+    rules(
         (
-            lambda f: f.alive,
-            "checkpoint kept the activations: {alive} tensors of fn's intermediates alive after "
-            "forward (run fn under no_grad() and keep only its inputs)",
+            lambda case, got: got["alive"],
+            "checkpoint kept the activations: {got[alive]} tensors of fn's intermediates alive "
+            "after forward (run fn under no_grad() and keep only its inputs)",
         ),
         (
-            lambda f: (
-                f.want.after is not None
-                and f.get("after") is not None
-                and _close(f.after, f.want.after, "")
+            lambda case, got: (
+                case.expected.after is not None
+                and got.get("after") is not None
+                and _close(got["after"], case.expected.after, "")
             ),
             "after the backward, sp.rand drew other numbers than it would have without the "
             "replay: put the global generator back where it stood once fn has run again "
@@ -1542,7 +1582,7 @@ CHECKS = [
             ]
         ),
         programs.dropout,
-        dropout_verdict,
+        DROPOUT,
     ),
     Check(
         "5.9",
@@ -1554,7 +1594,7 @@ CHECKS = [
             ]
         ),
         programs.dropout,
-        dropout_verdict,
+        DROPOUT,
         requires=TREE,
     ),
     Check(
@@ -1571,7 +1611,7 @@ CHECKS = [
             ]
         ),
         programs.batchnorm,
-        batchnorm_verdict,
+        BATCHNORM,
         requires=TREE,
     ),
     Check(
