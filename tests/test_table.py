@@ -142,6 +142,25 @@ def test_stars_nest_and_infinities_match() -> None:
         missing(case, {"rows": want})
 
 
+def test_a_starred_fields_names_words_and_tolerances_may_be_one_per_item() -> None:
+    case = Case("c", {}, {"values": [[1.0, 2.0], [3.0]]})
+    verdict = Fields(
+        [
+            Field(
+                "values.*.*",
+                lambda case: [["a at 0", "b at 0"], ["a at 1"]],
+                says=lambda case: ["first step", "second step {i}"],
+                tolerance=lambda case: [(0.0, 0.0), (0.5, 0.0)],
+            )
+        ]
+    )
+    assert verdict(case, {"values": [[1.0, 2.0], [4.0]]}) is None  # 4 is within 50% of 3
+    assert verdict(case, {"values": [[1.0, 2.5], [3.0]]}) == (
+        "b at 0: expected 2, received 2.5 (first step)"
+    )
+    assert verdict(case, {"values": [[1.0, 2.0], [5.0]]}).endswith("(second step 1)")
+
+
 def test_rules_words_are_templates_and_verdicts_run_per_part_or_where_asked() -> None:
     case = Case("c", {"name": "w"}, {"device": "sim:0"})
     verdict = rules(

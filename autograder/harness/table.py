@@ -107,12 +107,12 @@ class Field:
     is the index ("params[{i}].grad")."""
 
     key: str
-    name: Text | Callable[[Case], Text] = ""
+    name: Text | Callable[[Case], Text | list] | list = ""
     rtol: float = 1e-6
     atol: float = 1e-9
     expected: Callable[[Case], Any] | None = None
-    tolerance: Callable[[Case], tuple[float, float]] | None = None
-    says: Text | Callable[[Case], Text] = ""  # words for a difference no known mistake explains
+    tolerance: Callable[[Case], tuple[float, float] | list] | None = None
+    says: Text | Callable[[Case], Text | list] | list = ""  # a difference no mistake explains
     pattern: str = ""  # set on the items of a "*" field: the key it came from
 
     def want(self, case: Case) -> Any:
@@ -132,8 +132,9 @@ class Field:
     def items(self, case: Case, received: Any) -> list[Field] | str:
         """This field, or where its key holds a ``*``, one field per expected item (or
         what is wrong with the received list: not a list, or another length). Stars nest:
-        "rows.*.lr.*" is every group's lr at every step, "{i}" and "{j}" in the name. A
-        name that is a function of the case may give a list: a name per item."""
+        "rows.*.lr.*" is every group's lr at every step, "{i}" and "{j}" in the name and
+        the words. A name, words or tolerance written from the case may be a list nested
+        as the stars nest: one per item ("params[0] after step 1 (group 0)", …)."""
         if "*" not in self.key:
             return [self]
         head, _, tail = self.key.partition("*")
@@ -143,21 +144,20 @@ class Field:
             return compare(got, [None] * len(whole), rtol=0, atol=0, path=head[:-1])
         pattern = self.pattern or self.key
         index = "{" + "ijkl"[pattern.count("*") - self.key.count("*")] + "}"
-        fields = []
         names = self.name(case) if callable(self.name) else self.name
+        words = self.says(case) if callable(self.says) else self.says
+        tolerance = self.tolerance(case) if self.tolerance else None
+        fields = []
         for i in range(len(whole)):
-            name = names[i] if isinstance(names, (list, tuple)) else names  # a name per item
-            name = (
-                {k: v.replace(index, str(i)) for k, v in name.items()}
-                if isinstance(name, Mapping)
-                else name.replace(index, str(i))
-            )
             rest = f"{i}{tail}"
             path = rest.partition("*")[0][:-1] if "*" in rest else rest
+            tol = _item(tolerance, i, index)
             item = replace(
                 self,
                 key=f"{head}{rest}",
-                name=name,
+                name=_item(names, i, index),
+                says=_item(words, i, index),
+                tolerance=None if tol is None else lambda case, tol=tol: tol,
                 expected=lambda case, path=path: _at(whole, path, self.key),
                 pattern=pattern,
             )
@@ -166,6 +166,17 @@ class Field:
                 return items
             fields += items
         return fields
+
+
+def _item(value: Any, i: int, index: str) -> Any:
+    """Item ``i``'s part of a starred field's name, words or tolerance: the list's item, or
+    the one value every item shares, "{i}" (``index``) written as the number."""
+    value = value[i] if isinstance(value, list) else value
+    if isinstance(value, str):
+        return value.replace(index, str(i))
+    if isinstance(value, Mapping):
+        return {k: v.replace(index, str(i)) for k, v in value.items()}
+    return value
 
 
 def _at(whole: Any, path: str, key: str) -> Any:

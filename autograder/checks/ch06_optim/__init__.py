@@ -45,16 +45,16 @@ rows of these entries, by id. The verdicts are declarations: ``Fields`` (toleran
 rows: each failing step of an update rule is named with the mistake of ``cases.BUGS`` whose
 values it has), ``rules`` of (condition → words, the words templates) and ``first`` to chain
 them, in the order a student fixes a record. Where a starred field's name, words or
-tolerance differ by item (a call of 6.1's script, a parameter at a step), ``Each`` gives one
-per item from the case. What stays code: which declaration judges a clipping call
-(``clip_verdict``), and a state's entries (``_state_problem``: the names, the step a Python
-int, the tensors), shared by the update rules and the resume. Check modules of their own
-(``training.py``, whose resumed run stays code) add theirs at ``EXTRA``.
+tolerance differ by item (a call of 6.1's script, a parameter at a step), a function of the
+case gives them as a list nested as the stars nest. What stays code: which declaration
+judges a clipping call (``clip_verdict``), and a state's entries (``_state_problem``: the
+names, the step a Python int, the tensors), shared by the update rules and the resume.
+Check modules of their own (``training.py``, whose resumed run stays code) add theirs at
+``EXTRA``.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 from collections.abc import Callable
 from dataclasses import replace
@@ -104,32 +104,6 @@ def _close(got: Any, want: Any, dtype: str, path: str = "") -> str | None:
 def _tolerance(case: Case) -> tuple[float, float]:
     """The tolerances of the case's dtype (``case.expected["dtype"]``)."""
     return TOLERANCE[case.expected["dtype"]]
-
-
-def _flat(items: Any) -> list:
-    return [x for item in items for x in _flat(item)] if isinstance(items, list) else [items]
-
-
-class Each(Field):
-    """A "*" field named, worded and toleranced item by item: ``name``, ``says`` and
-    ``tolerance`` each a function of the case giving a list nested as the stars nest (a name,
-    a text, an (rtol, atol) per item), or one value shared by every item. (table.py's
-    ``Field`` takes a list of names for one star; this is the general form, to move there.)"""
-
-    def items(self, case: Case, received: Any) -> list[Field] | str:
-        if "*" not in self.key:
-            return [self]
-        fields = Field.items(replace(self, name="", says="", tolerance=None), case, received)
-        if isinstance(fields, str):
-            return fields
-        per = [
-            _flat(v(case)) if callable(v) else itertools.repeat(v)
-            for v in (self.name, self.says, self.tolerance)
-        ]
-        return [
-            replace(f, name=n, says=s, tolerance=t and (lambda case, t=t: t))
-            for f, n, s, t in zip(fields, *per)
-        ]
 
 
 # -- 6.1 ------------------------------------------------------------------------------------
@@ -207,7 +181,7 @@ GROUPS_MADE = Fields(  # the groups made (a "*" field's length is judged before 
         )
     ),
 )
-groups_verdict = first(Fields([Each("errors.*", _calls, 0, 0, says=_why)], keys=KEYS), GROUPS_MADE)
+groups_verdict = first(Fields([Field("errors.*", _calls, 0, 0, says=_why)], keys=KEYS), GROUPS_MADE)
 
 
 GROUP_SCRIPTS = [
@@ -337,7 +311,7 @@ KEEPS_DTYPE = "a parameter keeps its dtype"
 STEPS = Fields(  # the dtypes, then each parameter's values after each step, by step
     [
         Field("dtypes.*", "after step(), params[{i}]'s dtype", 0, 0, says=KEEPS_DTYPE),
-        Each(
+        Field(
             "values.*.*",
             lambda case: _per_step(case, partial(_after, case)),
             says=lambda case: _per_step(case, partial(_moved, case)),
