@@ -17,14 +17,14 @@ verdicts name each thing as the student writes it ("x.grad", "x in out._prev").
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Verdict, all_numbers, close, compare, is_number, show
-from ...harness.table import Field, Fields
+from ...harness.api import Case, Verdict, all_numbers, compare, is_number, show
+from ...harness.table import Field, Fields, first, rules, where
 from . import programs
 
 DEPTH_LIMIT = 50  # calls: an iterative walk stays a few deep, recursion goes as deep as the graph
@@ -35,25 +35,6 @@ def _same(a: float, b: float) -> bool:
     """Whether a received number is a known answer (right or wrong): equal to 1e-9, relative,
     or to 1e-12 near 0 (tighter than any verdict's tolerance, looser than rounding)."""
     return math.isfinite(a) and abs(a - b) <= 1e-9 * max(abs(a), abs(b)) + 1e-12
-
-
-def _number(value: object) -> float | None:
-    return float(value) if is_number(value) else None
-
-
-MISSING = object()  # a key the program's payload lacks
-
-
-def first_difference(rows: Iterable[tuple[str, Any, Any]], rtol: float, atol: float) -> str | None:
-    """The first (path, received, wanted) row whose values differ, in ``compare``'s words;
-    ``path`` is the name the student reads ("x.grad"), not the payload's key, and a received
-    ``MISSING`` reads "missing 'x.grad'"."""
-    for path, received, wanted in rows:
-        if received is MISSING:
-            return f"missing {path!r}"
-        if problem := compare(received, wanted, rtol=rtol, atol=atol, path=path):
-            return problem
-    return None
 
 
 @dataclass(frozen=True)
@@ -88,36 +69,53 @@ def central_case(label: str, fn: str, x: float, eps: float | None) -> Case:
     return Case(label, {"fn": fn, "x": x, "eps": eps}, expected)
 
 
-def central_verdict(rtol: float, atol: float) -> Verdict:
-    """``close``, then the usual wrong formulas named: the forward or backward difference, a
-    missing 2, another default ε."""
-    plain = close(rtol, atol)
+def _central_facts(case: Case, got) -> Any:
+    """The number against the central difference; where a number differs, the rows name it."""
+    problem = compare(got, case.expected, rtol=EXACT[0], atol=EXACT[1])
+    return {"problem": problem} if problem and is_number(got) else problem
 
-    def verdict(case: Case, received) -> str | None:
-        problem = plain(case, received)
-        r = _number(received)
-        if problem is None or r is None:
-            return problem
-        f, x, eps = programs.FUNCTIONS[case.inputs["fn"]], case.inputs["x"], case.inputs["eps"]
-        h = 1e-6 if eps is None else eps
-        known = {
-            "the forward difference (f(x + eps) − f(x)) / eps": (f(x + h) - f(x)) / h,
-            "the backward difference (f(x) − f(x − eps)) / eps": (f(x) - f(x - h)) / h,
-            "(f(x + eps) − f(x − eps)) / eps: the 2 in 2·eps is missing": (
-                (f(x + h) - f(x - h)) / h
-            ),
-        }
-        if eps is None:
-            for other in (1e-3, 1e-4, 1e-5, 1e-7, 1e-8):
-                known[f"the central difference with eps = {other:g}: the default must be 1e-6"] = (
-                    f(x + other) - f(x - other)
-                ) / (2 * other)
-        for what, value in known.items():
-            if _same(r, value) and not _same(value, case.expected):
-                return f"{problem}: that is {what}"
-        return problem
 
-    return verdict
+def _central_is(case: Case, got, formula: Callable[[Callable, float, float], float]) -> bool:
+    """Whether the received number is ``formula(f, x, eps)``, and that is not the right one."""
+    f, x, eps = programs.FUNCTIONS[case.inputs["fn"]], case.inputs["x"], case.inputs["eps"]
+    value = formula(f, x, 1e-6 if eps is None else eps)
+    return _same(float(got), value) and not _same(value, case.expected)
+
+
+def _gives(formula: Callable[[Callable, float, float], float]) -> Callable:
+    return lambda case, got: _central_is(case, got, formula)
+
+
+def _other_eps(case: Case, got) -> Any:
+    """The other default eps (1e-3, …, 1e-8) whose central difference was received."""
+    central = lambda e: lambda f, x, h: (f(x + e) - f(x - e)) / (2 * e)
+    others = (1e-3, 1e-4, 1e-5, 1e-7, 1e-8)
+    return case.inputs["eps"] is None and next(
+        (e for e in others if _central_is(case, got, central(e))), None
+    )
+
+
+# the central difference's usual wrong formulas, named
+central_verdict = rules(
+    (
+        _gives(lambda f, x, h: (f(x + h) - f(x)) / h),
+        "{problem}: that is the forward difference (f(x + eps) − f(x)) / eps",
+    ),
+    (
+        _gives(lambda f, x, h: (f(x) - f(x - h)) / h),
+        "{problem}: that is the backward difference (f(x) − f(x − eps)) / eps",
+    ),
+    (
+        _gives(lambda f, x, h: (f(x + h) - f(x - h)) / h),
+        "{problem}: that is (f(x + eps) − f(x − eps)) / eps: the 2 in 2·eps is missing",
+    ),
+    (
+        _other_eps,
+        "{problem}: that is the central difference with eps = {0:g}: the default must be 1e-6",
+    ),
+    (lambda case, got: True, "{problem}"),
+    facts=_central_facts,
+)
 
 
 # -- tasks 1.2–1.6: one op's forward and local derivative ----------------------------------
@@ -174,20 +172,23 @@ def step_expected(value: float, local: dict[str, float], g: float, presets: dict
     return StepExpected(value, grads)
 
 
-def _step_rows(expected: StepExpected, received: Mapping) -> list[tuple[str, Any, Any]]:
-    """(path, received, wanted) for each thing a step is judged on, as the student names
-    it: type(out), out.data, then x.grad and x in out._prev, y.grad and y in out._prev."""
-    grads, in_prev = received.get("grads"), received.get("in_prev")
-    grads = grads if isinstance(grads, Mapping) else {}
-    in_prev = in_prev if isinstance(in_prev, Mapping) else {}
-    rows = [
-        ("type(out)", received.get("type_name", MISSING), "Value"),
-        ("out.data", received.get("out_data", MISSING), expected.out_data),
+def _input(name: str) -> list[Field]:
+    """What input ``name`` received: its grad, and whether it is one of out._prev."""
+    return [
+        Field(f"grads.{name}", f"{name}.grad", *EXACT),
+        Field(f"in_prev.{name}", f"{name} in out._prev", expected=lambda case: True),
     ]
-    for name, grad in expected.grads.items():
-        rows.append((f"{name}.grad", grads.get(name, MISSING), grad))
-        rows.append((f"{name} in out._prev", in_prev.get(name, MISSING), True))
-    return rows
+
+
+# a step's values, as the student names them: type(out), out.data, x's and then y's
+STEP_FIELDS = Fields(
+    [
+        Field("type_name", "type(out)", expected=lambda case: "Value"),
+        Field("out_data", "out.data", *EXACT),
+        *_input("x"),
+    ],
+    then=where(lambda case: "y" in case.expected.grads, Fields(_input("y"))),
+)
 
 
 def unary_case(label: str, op: str, a: float, g: float, presets: dict[str, float]) -> Case:
@@ -223,20 +224,36 @@ def binary_case(
     return Case(label, inputs, step_expected(value, local, g, presets))
 
 
-def _step_mistakes(name: str, preset: float, g: float, d: float) -> dict[str, float]:
-    """The usual wrong values of input ``name``'s grad, given its preset, the upstream g and
-    the local derivative d (the right one: preset + g·d)."""
-    return {
-        f"{name} held {preset:g} before and _backward replaced it instead of adding to it: "
-        "use += (a Value used twice needs both contributions, §8)": g * d,
-        f"the upstream gradient out.grad = {g:g} is missing: the chain rule multiplies the "
-        "local derivative by it": preset + d,
-        f"{name} held {preset:g} before, and both the upstream gradient out.grad = {g:g} "
-        "and += are missing": d,
-        "the sign is flipped: the local derivative enters with a minus": preset - g * d,
-        f"nothing was added: out._backward() did not change {name}.grad (is _backward set "
-        f"on out, and does it add to {name}.grad?)": preset,
-    }
+# the usual wrong grads of an input, from its preset p, the upstream g and its local
+# derivative d (the right grad: p + g·d), and the words that name each ({name}: the input)
+STEP_MISTAKES = [
+    (
+        lambda p, g, d: g * d,
+        "{name} held {p:g} before and _backward replaced it instead of adding to it: use += "
+        "(a Value used twice needs both contributions, §8)",
+    ),
+    (
+        lambda p, g, d: p + d,
+        "the upstream gradient out.grad = {g:g} is missing: the chain rule multiplies the "
+        "local derivative by it",
+    ),
+    (
+        lambda p, g, d: d,
+        "{name} held {p:g} before, and both the upstream gradient out.grad = {g:g} and += are "
+        "missing",
+    ),
+    (lambda p, g, d: p - g * d, "the sign is flipped: the local derivative enters with a minus"),
+    (
+        lambda p, g, d: p,
+        "nothing was added: out._backward() did not change {name}.grad (is _backward set on "
+        "out, and does it add to {name}.grad?)",
+    ),
+]
+SAME_VALUE = (  # x op x
+    lambda p, g, d: p + g * d / 2,
+    "{name} is both inputs of out, and the second contribution replaced the first instead of "
+    "adding to it: use += (§8)",
+)
 
 
 # op: the usual wrong local derivatives, as (what went wrong, the wrong derivative at a)
@@ -289,62 +306,60 @@ def _wrong_locals(inputs: dict) -> dict[str, list[tuple[str, float]]]:
     return {"x": values}
 
 
-def step_verdict(rtol: float, atol: float) -> Verdict:
-    """Each of ``_step_rows`` within tolerances, then a wrong grad compared with the usual
-    mistakes: those of the chain-rule step (``_step_mistakes``), a Value used twice, and the
-    op's wrong local derivatives."""
-
-    def verdict(case: Case, received) -> str | None:
-        expected: StepExpected = case.expected
-        if not isinstance(received, Mapping):
-            return f"expected a mapping, received {show(received)}"
-        rows = _step_rows(expected, received)
-        problem = first_difference(rows, rtol, atol)
-        g, presets = case.inputs["g"], case.inputs["presets"]
-        if problem is None or g == 0:
-            return problem
-        wrong_locals = _wrong_locals(case.inputs)
-        seen = {path: got for path, got, _ in rows}
-        for name, right in expected.grads.items():
-            key = f"{name}.grad"
-            if not isinstance(right, float):
-                continue
-            r = _number(seen[key])
-            if r is None or _same(r, right):
-                continue
-            preset = presets.get(name, 0.0)
-            d = (right - preset) / g
-            mistakes = _step_mistakes(name, preset, g, d)
-            if case.inputs.get("form") == "same value":
-                mistakes[
-                    f"{name} is both inputs of out, and the second contribution replaced the "
-                    "first instead of adding to it: use += (§8)"
-                ] = preset + g * d / 2
-            for what, wrong in wrong_locals.get(name, []):
-                mistakes[f"the local derivative is {what}"] = preset + g * wrong
-            for what, value in mistakes.items():
-                if _same(r, value) and not _same(value, right):
-                    return f"{key}: expected {show(right)}, received {show(r)}: {what}"
-        return _imprecise(rows) or problem
-
-    return verdict
+def _mistake(case: Case, got) -> tuple | None:
+    """The first input whose grad is one of its usual wrong ones (``STEP_MISTAKES``, a Value
+    used twice, the op's wrong local derivatives): (name.grad, right, received, the words)."""
+    g, grads = case.inputs["g"], got.get("grads")
+    for name, right in case.expected.grads.items():
+        r = grads.get(name) if isinstance(grads, Mapping) else None
+        if not is_number(r) or _same(r := float(r), right):
+            continue
+        p = case.inputs["presets"].get(name, 0.0)
+        rows = STEP_MISTAKES + [SAME_VALUE] * (case.inputs.get("form") == "same value")
+        for what, w in _wrong_locals(case.inputs).get(name, []):
+            rows.append((lambda p, g, d, w=w: p + g * w, f"the local derivative is {what}"))
+        for wrong, words in rows:
+            value = wrong(p, g, (right - p) / g)
+            if _same(r, value) and not _same(value, right):
+                return f"{name}.grad", show(right), show(r), words.format(name=name, p=p, g=g)
+    return None
 
 
-def _imprecise(rows: Iterable[tuple[str, Any, Any]]) -> str | None:
-    """The first number that is right to float32's precision but not to float64's, named
-    with every digit (a report's 8 significant digits would show two equal numbers)."""
-    for key, received, right in rows:
-        r = _number(received)
-        if not isinstance(right, float) or r is None or not math.isfinite(r) or r == right:
+def _imprecise(case: Case, got) -> tuple | None:
+    """The first number right to float32's precision but not float64's, with every digit (a
+    report's 8 significant digits would show two equal numbers): name, right, received, error."""
+    grads = got.get("grads") if isinstance(got.get("grads"), Mapping) else {}
+    numbers = {"out.data": (got.get("out_data"), case.expected.out_data)}
+    numbers |= {f"{n}.grad": (grads.get(n), right) for n, right in case.expected.grads.items()}
+    for name, (r, right) in numbers.items():
+        if not is_number(r) or not math.isfinite(r := float(r)) or r == right:
             continue
         error = abs(r - right) / max(abs(right), 1e-300)
         if error < 1e-6:
-            return (
-                f"{key}: expected {right!r}, received {r!r}, off by {error:.1e} relative, far "
-                "more than float64's rounding (about 1e-16): float32's rounding (about 6e-8) "
-                "or an approximation does this. Compute exactly, with Python floats"
-            )
+            return name, right, r, error
     return None
+
+
+def _step_facts(case: Case, got) -> Any:
+    """The step's values against ``STEP_FIELDS``; a difference the rows may name (g ≠ 0)."""
+    problem = STEP_FIELDS(case, got)
+    return (
+        {"problem": problem} if problem and isinstance(got, dict) and case.inputs["g"] else problem
+    )
+
+
+# one chain-rule step: its values (STEP_FIELDS), a wrong grad named where it is a usual mistake
+step_verdict = rules(
+    (_mistake, "{0}: expected {1}, received {2}: {3}"),
+    (
+        _imprecise,
+        "{0}: expected {1!r}, received {2!r}, off by {3:.1e} relative, far more than float64's "
+        "rounding (about 1e-16): float32's rounding (about 6e-8) or an approximation does "
+        "this. Compute exactly, with Python floats",
+    ),
+    (lambda case, got: True, "{problem}"),
+    facts=_step_facts,
+)
 
 
 # -- tasks 1.7 and 1.8: graphs ---------------------------------------------------------------
@@ -466,46 +481,59 @@ def topo_case(label: str, graph: Graph) -> Case:
     return Case(f"topological_order(root) on {label}", inputs, graph)
 
 
-def recursed(what: str, depth: int) -> str | None:
-    """The recursion message, or None for a walk that stayed within ``DEPTH_LIMIT`` calls."""
-    if depth < 0:
-        return (
-            f"{what} switched off the grader's call-depth measurement (sys.settrace), so "
-            "the check cannot tell an iterative walk from a recursive one"
-        )
-    if depth <= DEPTH_LIMIT:
+def _stopped(equal: bool) -> Callable:
+    """when: the walk was stopped at its cap on ``==`` (``equal``) or on a node's ``_prev``
+    reads: (the count, the node's name)."""
+
+    def when(case: Case, got) -> tuple | None:
+        stopped = got.get("stopped")
+        if stopped and (stopped["what"] == "==") == equal:
+            return stopped["count"], case.expected.name(stopped["node"])
         return None
-    return (
-        f"{what} went more than {DEPTH_LIMIT} calls deep: it recurses, once per node. "
-        "Walk the graph with an explicit stack instead (§6)."
-    )
+
+    return when
 
 
-def _cost(what: str, graph: Graph, received: dict, cure: str) -> str | None:
-    """Why a walk was stopped (``read_caps``), or that it took too long; None if neither."""
-    if stopped := received.get("stopped"):
-        kind, node, count = stopped["what"], stopped["node"], stopped["count"]
-        size = f"a graph of {len(graph.inputs):,} Values"
-        if kind == "==":
-            return (
-                f"{what} compared Values with == more than {count:,} times on {size}, and was "
-                "stopped there: `x in a_list` compares x with every element, so a walk that "
-                "keeps its visited Values in a list costs n² on n Values (a chain of 20,000 "
-                "takes seconds). Keep them in a set, which finds a Value at once (§6)."
-            )
-        return (
-            f"{what} read {graph.name(node)}'s _prev more than {count:,} times on {size}, and "
-            f"was stopped there: {cure}"
-        )
-    seconds = received.get("seconds", 0.0)
-    if seconds > SECONDS_LIMIT:
-        return (
-            f"{what} took {seconds:.1f} CPU seconds on a graph of {len(graph.inputs):,} "
-            f"Values (a linear walk takes well under {SECONDS_LIMIT:g}): something in it costs "
-            "more than constant time per Value, such as list.insert(0, …) or list.pop(0) "
-            "(append, pop from the end, and reverse once)"
-        )
-    return None
+# why a walk was stopped (``read_caps``), or that it took too long
+BUDGET = (
+    (
+        _stopped(True),
+        "{what} compared Values with == more than {0:,} times on {size}, and was stopped "
+        "there: `x in a_list` compares x with every element, so a walk that keeps its "
+        "visited Values in a list costs n² on n Values (a chain of 20,000 takes seconds). "
+        "Keep them in a set, which finds a Value at once (§6).",
+    ),
+    (
+        _stopped(False),
+        "{what} read {1}'s _prev more than {0:,} times on {size}, and was stopped there: {cure}",
+    ),
+    (
+        lambda case, got: got.get("seconds", 0.0) > SECONDS_LIMIT and (got["seconds"],),
+        "{what} took {0:.1f} CPU seconds on {size} (a linear walk takes well under "
+        f"{SECONDS_LIMIT:g}): something in it costs more than constant time per Value, such "
+        "as list.insert(0, …) or list.pop(0) (append, pop from the end, and reverse once)",
+    ),
+)
+
+# that a walk recursed (or hid how deep it went)
+RECURSED = (
+    (
+        lambda case, got: got["depth"] < 0,
+        "{what} switched off the grader's call-depth measurement (sys.settrace), so the "
+        "check cannot tell an iterative walk from a recursive one",
+    ),
+    (
+        lambda case, got: not got["depth"] <= DEPTH_LIMIT,
+        f"{{what}} went more than {DEPTH_LIMIT} calls deep: it recurses, once per node. "
+        "Walk the graph with an explicit stack instead (§6).",
+    ),
+)
+
+
+def walk(what: str, *rows: tuple, cure: str = "") -> Verdict:
+    """``rules`` of a graph walk: "{what}" the function, "{size}" the graph, "{cure}"."""
+    size = lambda case: f"a graph of {len(case.expected.inputs):,} Values"
+    return rules(*rows, facts=lambda case, got: {"what": what, "size": size(case), "cure": cure})
 
 
 EXPANDS_PER_PATH = (
@@ -515,17 +543,11 @@ EXPANDS_PER_PATH = (
 )
 
 
-def topo_verdict(case: Case, received) -> str | None:
-    """A property, not a value: every reachable node once, inputs before users, root last;
-    within the call-depth, ``_prev``-read and CPU budgets."""
+def _order(case: Case, got) -> str | None:
+    # code, not a table: a property of an order (each Value once, inputs first, root last),
+    # found by walking it; the words say where it fails
     graph: Graph = case.expected
-    if not isinstance(received, dict) or "order" not in received:
-        return f"expected a list of Values, received {show(received)}"
-    if problem := _cost("topological_order", graph, received, EXPANDS_PER_PATH):
-        return problem
-    order = received["order"]
-    if not isinstance(order, list):
-        return f"expected a list of Values, received {show(order)}"
+    order = got["order"]
     if -1 in order:
         return "the list holds something that is not one of the graph's Values"
     position: dict[int, int] = {}
@@ -535,26 +557,11 @@ def topo_verdict(case: Case, received) -> str | None:
         position[node] = i
     reach = reachable(graph)
     if missing := sorted(reach - position.keys()):
-        first = graph.name(missing[0])
-        problem = (
-            f"{len(missing)} Values reachable from the root are missing, e.g. {first}"
-            if missing[1:]
-            else f"{first} is missing, though it can be reached from the root"
-        )
-        data = [programs.node_data(n) for n in order]
-        lost = programs.node_data(missing[0])
-        if lost in data and len(set(data)) == len(data):  # one Value per number: keyed by data
-            twin = order[data.index(lost)]
-            problem += (
-                f"; it holds the same number as {graph.name(twin)}, yet it is another Value: "
-                "tell Values apart by identity (a set of Values), never by their data"
-            )
-        return problem
+        return _missing(graph, order, missing)
     if extra := sorted(position.keys() - reach):
         return f"{graph.name(extra[0])} is in the list but cannot be reached from the root"
     if wrong := _user_first(graph, reach, position):
-        node, child = wrong
-        problem = f"{graph.name(node)} comes before its input {graph.name(child)}"
+        problem = f"{graph.name(wrong[0])} comes before its input {graph.name(wrong[1])}"
         reverse = {node: len(order) - 1 - i for node, i in position.items()}
         if _user_first(graph, reach, reverse) is None:
             return (
@@ -567,7 +574,45 @@ def topo_verdict(case: Case, received) -> str | None:
             f"the root ({graph.name(graph.root)}) must come last, "
             f"it is at position {position[graph.root]}"
         )
-    return recursed("topological_order", received["depth"])
+    return None
+
+
+def _missing(graph: Graph, order: list[int], missing: list[int]) -> str:
+    first = graph.name(missing[0])
+    problem = (
+        f"{len(missing)} Values reachable from the root are missing, e.g. {first}"
+        if missing[1:]
+        else f"{first} is missing, though it can be reached from the root"
+    )
+    data = [programs.node_data(n) for n in order]
+    lost = programs.node_data(missing[0])
+    if lost in data and len(set(data)) == len(data):  # one Value per number: keyed by data
+        problem += (
+            f"; it holds the same number as {graph.name(order[data.index(lost)])}, yet it is "
+            "another Value: tell Values apart by identity (a set of Values), never by their data"
+        )
+    return problem
+
+
+# a property, not a value: every reachable node once, inputs before users, root last; within
+# the call-depth, _prev-read and CPU budgets
+topo_verdict = first(
+    walk(
+        "topological_order",
+        (
+            lambda case, got: (not isinstance(got, dict) or "order" not in got) and (show(got),),
+            "expected a list of Values, received {0}",
+        ),
+        *BUDGET,
+        (
+            lambda case, got: not isinstance(got["order"], list) and (show(got["order"]),),
+            "expected a list of Values, received {0}",
+        ),
+        cure=EXPANDS_PER_PATH,
+    ),
+    _order,
+    walk("topological_order", *RECURSED),
+)
 
 
 def _twice(graph: Graph, node: int) -> str:
@@ -645,85 +690,122 @@ WALKS_AGAIN = (
 )
 
 
-def _backward_mistake(graph: Graph, weights, preset: float, times: int, grads) -> str | None:
-    """Name the usual wrong backward() from its grads, or None."""
-    if preset and times == 1:
-        zeroed = simulate(graph, weights, 0.0, 1)
-        if all(map(_same, grads, zeroed)):
-            return (
-                f"{graph.name(0)} held {preset:g} before backward() and lost it: backward() "
-                "adds to the grads it finds (clearing them is zero_grad's job, not backward's)"
-            )
-    if times > 1:
-        if all(map(_same, grads, simulate(graph, weights, preset, times, seed="add"))):
-            return (
-                f"after {times} calls the root's grad is {show(grads[graph.root])}: backward() "
-                "must set the root's grad to 1 (∂root/∂root), not add 1 to it"
-            )
-        if all(map(_same, grads, simulate(graph, weights, preset, 1))):
-            return (
-                f"after {times} calls the grads are those of one call: backward() must add "
-                "to the grads (a second call accumulates), not reset them"
-            )
-    if all(map(_same, grads, simulate(graph, weights, preset, times, order=1))):
-        return (
-            "the _backward calls ran inputs first: a Value must pass its gradient on only "
-            "after every Value that uses it has added its share, so run them in "
-            "reversed(topological_order(self)) (§7)"
-        )
-    unseeded = [preset] + [0.0] * (len(grads) - 1)
-    if all(map(_same, grads[: graph.root], unseeded[: graph.root])):
-        return (
-            f"the root's grad is {show(grads[graph.root])} and no other grad changed: "
-            "backward() must set the root's grad to 1 first, then run each _backward"
-        )
+def _ran_wrong(case: Case, got) -> tuple | None:
+    """A reachable Value whose _backward did not run once per call (a leaf's: at most once):
+    its name, how often it ran, in how many calls."""
+    graph, times = case.expected, case.inputs["times"]
+    for node in sorted(reachable(graph), reverse=True):
+        ran = got["calls"][node]
+        if (graph.inputs[node] and ran != times) or ran > times:
+            return graph.name(node), ran, times, "calls" if times > 1 else "call"
     return None
 
 
-def backward_verdict(case: Case, received) -> str | None:
-    """Each node's _backward ran once per call (leaves: at most once), grads as
-    ``simulate``'s; within the call-depth, ``_prev``-read and CPU budgets."""
-    graph: Graph = case.expected
-    times, preset = case.inputs["times"], case.inputs["preset"]
-    if not isinstance(received, dict) or "depth" not in received:
-        return f"expected the grads, received {show(received)}"
-    if problem := _cost("backward()", graph, received, WALKS_AGAIN):
-        return problem
-    if problem := recursed("backward()", received["depth"]):
-        return problem
-    grads, calls = received["grads"], received["calls"]
-    reach = reachable(graph)
-    for node in sorted(reach, reverse=True):
-        wanted = times if graph.inputs[node] else None
-        ran = calls[node]
-        if (wanted is not None and ran != wanted) or ran > times:
-            return (
-                f"{graph.name(node)}'s _backward ran {ran} times in {times} backward() "
-                f"call{'s' if times > 1 else ''}: each Value's _backward must run exactly once "
-                "per call, after every Value that uses it"
-            )
-    for node, ran in enumerate(calls):
-        if ran and node not in reach:
-            return (
-                f"{graph.name(node)} cannot be reached from the root, yet its _backward ran: "
-                "backward() must visit only the Values its root was computed from"
-            )
-    weights = case.inputs["weights"]
-    expected = simulate(graph, weights, preset, times)
-    problem = compare(grads, expected, rtol=1e-9, atol=1e-9, path="grad of node")
-    if problem is None:
-        return None
-    if all_numbers(grads) and len(grads) == len(expected):
-        if mistake := _backward_mistake(graph, weights, preset, times, grads):
-            return mistake
-        i = next(i for i, (r, e) in enumerate(zip(grads, expected)) if not _close(r, e))
-        if graph.names:
-            return f"{graph.name(i)}.grad: expected {show(expected[i])}, received {show(grads[i])}"
-    return problem
+def _ran_unreached(case: Case, got) -> tuple | None:
+    """A Value the root cannot reach whose _backward ran: its name."""
+    reach = reachable(case.expected)
+    ran = (node for node, ran in enumerate(got["calls"]) if ran and node not in reach)
+    return next(((case.expected.name(node),) for node in ran), None)
 
 
-def _close(r: float, e: float) -> bool:
-    return abs(r - e) <= 1e-9 + 1e-9 * abs(e)
+def _grads(case: Case, got) -> Any:
+    """The grads against ``simulate``'s: where they differ as numbers, the rows name it."""
+    expected = simulate(case.expected, case.inputs["weights"], *_run(case))
+    problem = compare(got["grads"], expected, rtol=1e-9, atol=1e-9, path="grad of node")
+    if problem is None or not all_numbers(got["grads"]) or len(got["grads"]) != len(expected):
+        return problem
+    root = show(got["grads"][case.expected.root])
+    return {"problem": problem, "expected": expected, "root": root, "node0": case.expected.name(0)}
+
+
+def _run(case: Case) -> tuple[float, int]:
+    return case.inputs["preset"], case.inputs["times"]
+
+
+def _like(case: Case, got, preset: float, times: int, **mistake: Any) -> bool:
+    """Whether the grads are ``simulate``'s with that preset, number of calls and mistake."""
+    wrong = simulate(case.expected, case.inputs["weights"], preset, times, **mistake)
+    return all(map(_same, got["grads"], wrong))
+
+
+def _named(case: Case, got) -> tuple | None:
+    """The first Value of a graph with names whose grad differs: name, expected, received."""
+    expected = simulate(case.expected, case.inputs["weights"], *_run(case))
+    close = lambda r, e: abs(r - e) <= 1e-9 + 1e-9 * abs(e)
+    i = next(i for i, (r, e) in enumerate(zip(got["grads"], expected)) if not close(r, e))
+    return case.expected.names and (case.expected.name(i), show(expected[i]), show(got["grads"][i]))
+
+
+# each node's _backward ran once per call (leaves: at most once), grads as simulate's and the
+# usual wrong backward() named; within the call-depth, _prev-read and CPU budgets
+backward_verdict = first(
+    walk(
+        "backward()",
+        (
+            lambda case, got: (not isinstance(got, dict) or "depth" not in got) and (show(got),),
+            "expected the grads, received {0}",
+        ),
+        *BUDGET,
+        cure=WALKS_AGAIN,
+    ),
+    walk(
+        "backward()",
+        *RECURSED,
+        (
+            _ran_wrong,
+            "{0}'s _backward ran {1} times in {2} backward() {3}: each "
+            "Value's _backward must run exactly once per call, after every Value that uses it",
+        ),
+        (
+            _ran_unreached,
+            "{0} cannot be reached from the root, yet its _backward ran: backward() must visit "
+            "only the Values its root was computed from",
+        ),
+    ),
+    rules(
+        (
+            lambda case, got: (
+                case.inputs["preset"] and case.inputs["times"] == 1 and _like(case, got, 0.0, 1)
+            ),
+            "{node0} held {case.inputs[preset]:g} before backward() and lost it: backward() "
+            "adds to the grads it finds (clearing them is zero_grad's job, not backward's)",
+        ),
+        (
+            lambda case, got: (
+                case.inputs["times"] > 1 and _like(case, got, *_run(case), seed="add")
+            ),
+            "after {case.inputs[times]} calls the root's grad is {root}: backward() must set the "
+            "root's grad to 1 (∂root/∂root), not add 1 to it",
+        ),
+        (
+            lambda case, got: (
+                case.inputs["times"] > 1 and _like(case, got, case.inputs["preset"], 1)
+            ),
+            "after {case.inputs[times]} calls the grads are those of one call: backward() must "
+            "add to the grads (a second call accumulates), not reset them",
+        ),
+        (
+            lambda case, got: _like(case, got, *_run(case), order=1),
+            "the _backward calls ran inputs first: a Value must pass its gradient on only after "
+            "every Value that uses it has added its share, so run them in "
+            "reversed(topological_order(self)) (§7)",
+        ),
+        (
+            lambda case, got: all(
+                map(
+                    _same,
+                    got["grads"][: case.expected.root],
+                    [case.inputs["preset"]] + [0.0] * case.expected.root,
+                )
+            ),
+            "the root's grad is {root} and no other grad changed: backward() must set the "
+            "root's grad to 1 first, then run each _backward",
+        ),
+        (_named, "{0}.grad: expected {1}, received {2}"),
+        (lambda case, got: True, "{problem}"),
+        facts=_grads,
+    ),
+)
 
 
 def backward_rows(
