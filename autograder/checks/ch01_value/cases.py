@@ -9,6 +9,10 @@ _backward replaced it instead of adding to it: use +="), instead of stopping at 
 received …". Graph walks are judged by what they cost as well as by their result: call
 depth, reads of each Value's ``_prev``, ``==`` between Values and CPU time (``read_caps``).
 
+The verdicts are declared: a step's values are ``Fields`` (``STEP_FIELDS``), every (condition →
+words) table is ``rules`` (the usual wrong formulas, ``backward()``'s calls, the walks' budgets:
+``BUDGET``, ``RECURSED``); one stays code, the order property of ``topological_order``.
+
 What a case requires is a record here (``StepExpected``, ``ReadmeExpected``, ``Graph``); what
 a program saw is one of ``programs.py``'s TypedDicts. Their fields are identifiers; the
 verdicts name each thing as the student writes it ("x.grad", "x in out._prev").
@@ -75,44 +79,36 @@ def _central_facts(case: Case, got) -> Any:
     return {"problem": problem} if problem and is_number(got) else problem
 
 
-def _central_is(case: Case, got, formula: Callable[[Callable, float, float], float]) -> bool:
-    """Whether the received number is ``formula(f, x, eps)``, and that is not the right one."""
-    f, x, eps = programs.FUNCTIONS[case.inputs["fn"]], case.inputs["x"], case.inputs["eps"]
-    value = formula(f, x, 1e-6 if eps is None else eps)
-    return _same(float(got), value) and not _same(value, case.expected)
-
-
-def _gives(formula: Callable[[Callable, float, float], float]) -> Callable:
-    return lambda case, got: _central_is(case, got, formula)
-
-
-def _other_eps(case: Case, got) -> Any:
-    """The other default eps (1e-3, …, 1e-8) whose central difference was received."""
-    central = lambda e: lambda f, x, h: (f(x + e) - f(x - e)) / (2 * e)
-    others = (1e-3, 1e-4, 1e-5, 1e-7, 1e-8)
-    return case.inputs["eps"] is None and next(
-        (e for e in others if _central_is(case, got, central(e))), None
+# the usual wrong formulas of f'(x) from f, x and eps, and what each is
+CENTRAL_MISTAKES = [
+    (lambda f, x, h: (f(x + h) - f(x)) / h, "the forward difference (f(x + eps) − f(x)) / eps"),
+    (lambda f, x, h: (f(x) - f(x - h)) / h, "the backward difference (f(x) − f(x − eps)) / eps"),
+    (
+        lambda f, x, h: (f(x + h) - f(x - h)) / h,
+        "(f(x + eps) − f(x − eps)) / eps: the 2 in 2·eps is missing",
+    ),
+]
+OTHER_EPS = [  # where the default eps is used
+    (
+        lambda f, x, h, e=e: (f(x + e) - f(x - e)) / (2 * e),
+        f"the central difference with eps = {e:g}: the default must be 1e-6",
     )
+    for e in (1e-3, 1e-4, 1e-5, 1e-7, 1e-8)
+]
 
 
-# the central difference's usual wrong formulas, named
+def _central_mistake(case: Case, got) -> str | None:
+    """What the received number is, where it is one of the usual wrong formulas."""
+    f, x, eps = programs.FUNCTIONS[case.inputs["fn"]], case.inputs["x"], case.inputs["eps"]
+    for formula, what in CENTRAL_MISTAKES + OTHER_EPS * (eps is None):
+        value = formula(f, x, 1e-6 if eps is None else eps)
+        if _same(float(got), value) and not _same(value, case.expected):
+            return what
+    return None
+
+
 central_verdict = rules(
-    (
-        _gives(lambda f, x, h: (f(x + h) - f(x)) / h),
-        "{problem}: that is the forward difference (f(x + eps) − f(x)) / eps",
-    ),
-    (
-        _gives(lambda f, x, h: (f(x) - f(x - h)) / h),
-        "{problem}: that is the backward difference (f(x) − f(x − eps)) / eps",
-    ),
-    (
-        _gives(lambda f, x, h: (f(x + h) - f(x - h)) / h),
-        "{problem}: that is (f(x + eps) − f(x − eps)) / eps: the 2 in 2·eps is missing",
-    ),
-    (
-        _other_eps,
-        "{problem}: that is the central difference with eps = {0:g}: the default must be 1e-6",
-    ),
+    (_central_mistake, "{problem}: that is {0}"),
     (lambda case, got: True, "{problem}"),
     facts=_central_facts,
 )
@@ -224,36 +220,23 @@ def binary_case(
     return Case(label, inputs, step_expected(value, local, g, presets))
 
 
-# the usual wrong grads of an input, from its preset p, the upstream g and its local
-# derivative d (the right grad: p + g·d), and the words that name each ({name}: the input)
-STEP_MISTAKES = [
-    (
-        lambda p, g, d: g * d,
-        "{name} held {p:g} before and _backward replaced it instead of adding to it: use += "
-        "(a Value used twice needs both contributions, §8)",
-    ),
-    (
-        lambda p, g, d: p + d,
-        "the upstream gradient out.grad = {g:g} is missing: the chain rule multiplies the "
-        "local derivative by it",
-    ),
-    (
-        lambda p, g, d: d,
-        "{name} held {p:g} before, and both the upstream gradient out.grad = {g:g} and += are "
-        "missing",
-    ),
-    (lambda p, g, d: p - g * d, "the sign is flipped: the local derivative enters with a minus"),
-    (
-        lambda p, g, d: p,
-        "nothing was added: out._backward() did not change {name}.grad (is _backward set on "
-        "out, and does it add to {name}.grad?)",
-    ),
-]
-SAME_VALUE = (  # x op x
-    lambda p, g, d: p + g * d / 2,
+# the words that name each usual wrong grad of an input ({name}), and its formula from the
+# input's preset p, the upstream g and its local derivative d (the right grad: p + g·d)
+STEP_MISTAKES = {
+    "{name} held {p:g} before and _backward replaced it instead of adding to it: use += "
+    "(a Value used twice needs both contributions, §8)": lambda p, g, d: g * d,
+    "the upstream gradient out.grad = {g:g} is missing: the chain rule multiplies the local "
+    "derivative by it": lambda p, g, d: p + d,
+    "{name} held {p:g} before, and both the upstream gradient out.grad = {g:g} and += are "
+    "missing": lambda p, g, d: d,
+    "the sign is flipped: the local derivative enters with a minus": lambda p, g, d: p - g * d,
+    "nothing was added: out._backward() did not change {name}.grad (is _backward set on out, "
+    "and does it add to {name}.grad?)": lambda p, g, d: p,
+}
+SAME_VALUE = {  # x op x
     "{name} is both inputs of out, and the second contribution replaced the first instead of "
-    "adding to it: use += (§8)",
-)
+    "adding to it: use += (§8)": lambda p, g, d: p + g * d / 2,
+}
 
 
 # op: the usual wrong local derivatives, as (what went wrong, the wrong derivative at a)
@@ -315,10 +298,10 @@ def _mistake(case: Case, got) -> tuple | None:
         if not is_number(r) or _same(r := float(r), right):
             continue
         p = case.inputs["presets"].get(name, 0.0)
-        rows = STEP_MISTAKES + [SAME_VALUE] * (case.inputs.get("form") == "same value")
+        rows = STEP_MISTAKES | (SAME_VALUE if case.inputs.get("form") == "same value" else {})
         for what, w in _wrong_locals(case.inputs).get(name, []):
-            rows.append((lambda p, g, d, w=w: p + g * w, f"the local derivative is {what}"))
-        for wrong, words in rows:
+            rows[f"the local derivative is {what}"] = lambda p, g, d, w=w: p + g * w
+        for words, wrong in rows.items():
             value = wrong(p, g, (right - p) / g)
             if _same(r, value) and not _same(value, right):
                 return f"{name}.grad", show(right), show(r), words.format(name=name, p=p, g=g)
@@ -481,30 +464,17 @@ def topo_case(label: str, graph: Graph) -> Case:
     return Case(f"topological_order(root) on {label}", inputs, graph)
 
 
-def _stopped(equal: bool) -> Callable:
-    """when: the walk was stopped at its cap on ``==`` (``equal``) or on a node's ``_prev``
-    reads: (the count, the node's name)."""
-
-    def when(case: Case, got) -> tuple | None:
-        stopped = got.get("stopped")
-        if stopped and (stopped["what"] == "==") == equal:
-            return stopped["count"], case.expected.name(stopped["node"])
-        return None
-
-    return when
-
-
 # why a walk was stopped (``read_caps``), or that it took too long
 BUDGET = (
     (
-        _stopped(True),
+        lambda case, got: (s := got.get("stopped")) and s["what"] == "==" and (s["count"],),
         "{what} compared Values with == more than {0:,} times on {size}, and was stopped "
         "there: `x in a_list` compares x with every element, so a walk that keeps its "
         "visited Values in a list costs n² on n Values (a chain of 20,000 takes seconds). "
         "Keep them in a set, which finds a Value at once (§6).",
     ),
     (
-        _stopped(False),
+        lambda case, got: (s := got.get("stopped")) and (s["count"], case.expected.name(s["node"])),
         "{what} read {1}'s _prev more than {0:,} times on {size}, and was stopped there: {cure}",
     ),
     (
@@ -546,8 +516,7 @@ EXPANDS_PER_PATH = (
 def _order(case: Case, got) -> str | None:
     # code, not a table: a property of an order (each Value once, inputs first, root last),
     # found by walking it; the words say where it fails
-    graph: Graph = case.expected
-    order = got["order"]
+    graph, order = case.expected, got["order"]
     if -1 in order:
         return "the list holds something that is not one of the graph's Values"
     position: dict[int, int] = {}
@@ -561,20 +530,24 @@ def _order(case: Case, got) -> str | None:
     if extra := sorted(position.keys() - reach):
         return f"{graph.name(extra[0])} is in the list but cannot be reached from the root"
     if wrong := _user_first(graph, reach, position):
-        problem = f"{graph.name(wrong[0])} comes before its input {graph.name(wrong[1])}"
-        reverse = {node: len(order) - 1 - i for node, i in position.items()}
-        if _user_first(graph, reach, reverse) is None:
-            return (
-                f"{problem}: the list is reversed, the root first; topological_order lists "
-                "inputs first and the root last (backward() walks it in reverse, §7)"
-            )
-        return f"{problem}: inputs must come first"
+        return _before_input(graph, reach, position, wrong)
     if order[-1] != graph.root:
         return (
             f"the root ({graph.name(graph.root)}) must come last, "
             f"it is at position {position[graph.root]}"
         )
     return None
+
+
+def _before_input(graph: Graph, reach: set[int], position: dict, wrong: tuple) -> str:
+    problem = f"{graph.name(wrong[0])} comes before its input {graph.name(wrong[1])}"
+    reverse = {node: len(position) - 1 - i for node, i in position.items()}
+    if _user_first(graph, reach, reverse) is None:
+        return (
+            f"{problem}: the list is reversed, the root first; topological_order lists "
+            "inputs first and the root last (backward() walks it in reverse, §7)"
+        )
+    return f"{problem}: inputs must come first"
 
 
 def _missing(graph: Graph, order: list[int], missing: list[int]) -> str:
@@ -710,7 +683,7 @@ def _ran_unreached(case: Case, got) -> tuple | None:
 
 def _grads(case: Case, got) -> Any:
     """The grads against ``simulate``'s: where they differ as numbers, the rows name it."""
-    expected = simulate(case.expected, case.inputs["weights"], *_run(case))
+    expected = simulate(case.expected, case.inputs["weights"], **_run(case))
     problem = compare(got["grads"], expected, rtol=1e-9, atol=1e-9, path="grad of node")
     if problem is None or not all_numbers(got["grads"]) or len(got["grads"]) != len(expected):
         return problem
@@ -718,19 +691,34 @@ def _grads(case: Case, got) -> Any:
     return {"problem": problem, "expected": expected, "root": root, "node0": case.expected.name(0)}
 
 
-def _run(case: Case) -> tuple[float, int]:
-    return case.inputs["preset"], case.inputs["times"]
+def _run(case: Case) -> dict:
+    return {"preset": case.inputs["preset"], "times": case.inputs["times"]}
 
 
-def _like(case: Case, got, preset: float, times: int, **mistake: Any) -> bool:
-    """Whether the grads are ``simulate``'s with that preset, number of calls and mistake."""
-    wrong = simulate(case.expected, case.inputs["weights"], preset, times, **mistake)
-    return all(map(_same, got["grads"], wrong))
+def _grads_of(applies: Callable[..., Any], **wrong: Any) -> Callable:
+    """when: ``applies(preset, times)`` and the grads are ``simulate``'s with ``wrong`` (a
+    preset, a number of calls or a mistake other than the case's)."""
+
+    def when(case: Case, got) -> bool:
+        run = _run(case)
+        if not applies(**run):
+            return False
+        return all(
+            map(_same, got["grads"], simulate(case.expected, case.inputs["weights"], **run | wrong))
+        )
+
+    return when
+
+
+def _unseeded(case: Case, got) -> bool:
+    """Whether no grad but the root's changed."""
+    root, preset = case.expected.root, case.inputs["preset"]
+    return all(map(_same, got["grads"][:root], [preset] + [0.0] * root))
 
 
 def _named(case: Case, got) -> tuple | None:
     """The first Value of a graph with names whose grad differs: name, expected, received."""
-    expected = simulate(case.expected, case.inputs["weights"], *_run(case))
+    expected = simulate(case.expected, case.inputs["weights"], **_run(case))
     close = lambda r, e: abs(r - e) <= 1e-9 + 1e-9 * abs(e)
     i = next(i for i, (r, e) in enumerate(zip(got["grads"], expected)) if not close(r, e))
     return case.expected.names and (case.expected.name(i), show(expected[i]), show(got["grads"][i]))
@@ -746,10 +734,6 @@ backward_verdict = first(
             "expected the grads, received {0}",
         ),
         *BUDGET,
-        cure=WALKS_AGAIN,
-    ),
-    walk(
-        "backward()",
         *RECURSED,
         (
             _ran_wrong,
@@ -761,43 +745,32 @@ backward_verdict = first(
             "{0} cannot be reached from the root, yet its _backward ran: backward() must visit "
             "only the Values its root was computed from",
         ),
+        cure=WALKS_AGAIN,
     ),
     rules(
         (
-            lambda case, got: (
-                case.inputs["preset"] and case.inputs["times"] == 1 and _like(case, got, 0.0, 1)
-            ),
+            _grads_of(lambda preset, times: preset and times == 1, preset=0.0),
             "{node0} held {case.inputs[preset]:g} before backward() and lost it: backward() "
             "adds to the grads it finds (clearing them is zero_grad's job, not backward's)",
         ),
         (
-            lambda case, got: (
-                case.inputs["times"] > 1 and _like(case, got, *_run(case), seed="add")
-            ),
+            _grads_of(lambda preset, times: times > 1, seed="add"),
             "after {case.inputs[times]} calls the root's grad is {root}: backward() must set the "
             "root's grad to 1 (∂root/∂root), not add 1 to it",
         ),
         (
-            lambda case, got: (
-                case.inputs["times"] > 1 and _like(case, got, case.inputs["preset"], 1)
-            ),
+            _grads_of(lambda preset, times: times > 1, times=1),
             "after {case.inputs[times]} calls the grads are those of one call: backward() must "
             "add to the grads (a second call accumulates), not reset them",
         ),
         (
-            lambda case, got: _like(case, got, *_run(case), order=1),
+            _grads_of(lambda preset, times: True, order=1),
             "the _backward calls ran inputs first: a Value must pass its gradient on only after "
             "every Value that uses it has added its share, so run them in "
             "reversed(topological_order(self)) (§7)",
         ),
         (
-            lambda case, got: all(
-                map(
-                    _same,
-                    got["grads"][: case.expected.root],
-                    [case.inputs["preset"]] + [0.0] * case.expected.root,
-                )
-            ),
+            _unseeded,
             "the root's grad is {root} and no other grad changed: backward() must set the "
             "root's grad to 1 first, then run each _backward",
         ),
