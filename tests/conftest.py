@@ -11,7 +11,9 @@ why, where the machine cannot have it (a fresh laptop, a CI image without bubble
 
 from __future__ import annotations
 
+import re
 import shutil
+from collections.abc import Callable
 
 import pytest
 from hypothesis import settings
@@ -53,3 +55,35 @@ def grade_args(auto_refusal: str) -> list[str]:
     """The confinement an instructor on this machine gives ``grade``: the default where
     ``auto`` confines, else ``--confinement fallback``, as the refusal tells them to."""
     return ["--confinement", "fallback"] if auto_refusal else []
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A marker per chapter, ``pytest -m ch05``: every test whose file or parameters name
+    the chapter (test_broken_ch05.py, "ch05-held-out:…")."""
+    for item in items:
+        for number in sorted(set(re.findall(r"ch(\d\d)", item.nodeid))):
+            item.add_marker(f"ch{number}")
+
+
+@pytest.fixture(scope="session")
+def outcomes(tmp_path_factory: pytest.TempPathFactory) -> Callable:
+    """``outcomes(variant_set)``: the set's results by variant name (tests/variants/),
+    checked once a session, two at a time."""
+    from autograder.course import chapter
+    from tests.trees import check_held_out, check_variants
+
+    done: dict[str, dict] = {}
+
+    def of(s) -> dict:
+        if s.id not in done:
+            root = tmp_path_factory.mktemp(s.id)
+            if s.kind == "held out":
+                hidden = f"autograder.hidden.{chapter(s.chapter).package}"
+                done[s.id] = check_held_out(
+                    s.chapter, hidden, list(s.broken), list(s.correct), list(s.holes), root
+                )
+            else:
+                done[s.id] = check_variants(s.chapter, [*s.broken, *s.correct], root)
+        return done[s.id]
+
+    return of

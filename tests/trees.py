@@ -86,6 +86,17 @@ def replace_region(path: Path, task_id: str, body: str) -> None:
 
 
 @functools.cache
+def edits(package: str, file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
+    """Several one-place edits of the reference's ``file`` as one edit: (its text, the text
+    with each ``old`` replaced by ``new``; each must occur once)."""
+    text = (SOLUTIONS / package / file).read_text()
+    new = text
+    for old, replacement in pairs:
+        assert new.count(old) == 1, old
+        new = new.replace(old, replacement)
+    return text, new
+
+
 def _stub_tree() -> Path:
     """Pristine stubs of every chapter, written once per test session."""
     root = Path(tempfile.mkdtemp(prefix="sparrow-stubs-"))

@@ -1,40 +1,15 @@
-"""Deliberately broken chapter-4 engines: plausible student bugs in ``count_dependencies``,
-``backward_pass``, ``accumulate``, ``seed``, grad mode and ``functional``. Each must fail the
-task it breaks and no other (a check that runs the broken task may report "blocked by" it:
-see tests/test_broken_ch01.py); unusual but correct rewrites score every point; the
-reference scores 100 and fresh stubs 0; the 4.1 stand-in, pasted into its task, fails it."""
+"""Chapter 4's broken set: plausible student bugs in ``count_dependencies``,
+``backward_pass``, ``accumulate``, ``seed``, grad mode and ``functional``, and unusual but
+correct rewrites (judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from pathlib import Path
+from functools import partial
 
-import pytest
+from tests.trees import edits
+from tests.variants import VariantSet
 
-from autograder import report
-from autograder.status import Status
-from tests.trees import (
-    SOLUTIONS,
-    assert_fails_its_task_only,
-    check_variants,
-    copy_package,
-    replace_region,
-    run_chapter,
-    write_stubs,
-)
-
-
-def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
-    """Several one-place edits of the reference's ``file`` as one edit: (its text, the text
-    with each ``old`` replaced by ``new``; each must occur once)."""
-    text = (SOLUTIONS / "ch04_backward" / file).read_text()
-    new = text
-    for old, replacement in pairs:
-        assert new.count(old) == 1, old
-        new = new.replace(old, replacement)
-    return text, new
-
+edits = partial(edits, "ch04_backward")
 
 COUNT_RECURSIVELY = """
 counts = {v: 0 for v in roots}
@@ -878,171 +853,16 @@ CORRECT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(4, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
-
-
-def test_there_are_enough_variants() -> None:
-    assert len(VARIANTS) >= 12
-    assert {task for *_, task in VARIANTS} == {"4.1", "4.2", "4.3", "4.4", "4.5", "4.6"}
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_passes(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
-    result = run_chapter(4, SOLUTIONS / "ch04_backward")
-    assert result.passed and result.points == 100, report.chapter_report(result)
-    stubs = write_stubs(tmp_path) / "ch04_backward"
-    result = run_chapter(4, stubs)
-    assert result.points == 0, report.chapter_report(result)
-    assert {t.status for t in result.tasks} == {Status.NOT_STARTED}, report.chapter_report(result)
-
-
-def test_a_broken_engine_blocks_jvp_rather_than_failing_it(outcomes: dict) -> None:
-    """4.6 runs the engine: a broken 4.2 shows as "blocked by task 4.2" there."""
-    result = outcomes["create_graph that records nothing"]
-    (functional,) = [t for t in result.tasks if t.task.id == "4.6"]
-    assert functional.status == Status.BLOCKED and functional.blocked_by == "4.2", (
-        report.chapter_report(result)
-    )
-
-
-def test_the_count_stand_in_is_no_solution_of_task_4_1(tmp_path: Path) -> None:
-    """The 4.1 stand-in ships in the release: pasted into ``count_dependencies`` (with an
-    empty record in place of the one it reads), it fails 4.1."""
-    from autograder.checks.ch04_backward import standins
-
-    source = textwrap.dedent(inspect.getsource(standins._sweep))
-    body = source[source.index('"""', source.index('"""') + 3) + 3 :]
-    body = textwrap.dedent(body).replace("_made(sp)", "[]")
-    body = body.replace("_vertex(", "vertex(").replace("return counts, reached", "return counts")
-    package = copy_package(SOLUTIONS / "ch04_backward", tmp_path / "ch04_backward")
-    replace_region(package / "dependencies.py", "4.1", body)
-    result = run_chapter(4, package, tasks=["4.1"])
-    assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
-    assert result.tasks[0].points == 0, report.chapter_report(result)
-
-
-def test_the_expected_gradients_are_pytorchs() -> None:
-    """``cases.reverse`` (the parent's own backward pass, complex-step local derivatives,
-    hooks) gives PyTorch's gradients for every vertex, on the checks' graphs and random
-    ones (roots in either order, a root given twice, a leaf as a root, backwards returning
-    None, the hidden checks' mixed graphs), with a doubling hook on a drawn step and one on a
-    root."""
-    torch = pytest.importorskip("torch")
-    import numpy as np
-
-    from autograder.checks.ch04_backward import cases
-
-    ops = {
-        "add": lambda a, b: a + b,
-        "sub": lambda a, b: a - b,
-        "mul": lambda a, b: a * b,
-        "matmul": lambda a, b: a @ b,
-        "tanh": torch.tanh,
-        "exp": torch.exp,
-        "sum": torch.sum,
-        "checkpoint": lambda a: torch.exp(a * a),
-    }
-
-    class NoneBackward(torch.autograd.Function):
-        @staticmethod
-        def forward(ctx, a):
-            return a * 2.0
-
-        @staticmethod
-        def backward(ctx, grad_output):
-            return None
-
-    ops["none_backward"] = NoneBackward.apply
-    rng = np.random.default_rng(11)
-    makers = [cases.twice, cases.diamond, cases.shared, cases.root_below_root, cases.layer]
-    makers += [cases.root_above_root, lambda rng: cases.repeated_root(rng, cases.diamond)]
-    makers += [cases.leaf_root]
-    graphs = [make(rng) for make in makers] + [cases.long_and_short(rng), cases.checkpointed(rng)]
-    graphs += [cases.wide(rng, 7), cases.constants(rng)]
-    graphs += [cases.random_graph(rng, 14, leaves) for leaves in (1, 2, 3, 3)]
-    graphs += [
-        cases.none_contributions(rng),
-        cases.mixed_graph(rng, 18),
-        cases.mixed_graph(rng, 22, 2),
-    ]
-    for graph in graphs:
-        values = graph.forward()
-        seeds = [cases.draw(rng, np.shape(values[r]), 2.0) for r in graph.roots]
-        hooks = [(str(rng.choice(graph.nodes[:-1] or graph.nodes)), "double")]
-        hooks.append((graph.roots[-1], "double"))  # a root's hook sees its whole gradient
-        tensors: dict = {}
-        for name, data, requires in graph.leaves:
-            tensors[name] = torch.tensor(data, dtype=torch.float64, requires_grad=requires)
-        for name, op, args in graph.steps:
-            tensors[name] = ops[op](*[tensors[a] if isinstance(a, str) else a for a in args])
-            if tensors[name].requires_grad:
-                tensors[name].retain_grad()
-        for name, _ in hooks:
-            tensors[name].register_hook(lambda g: g * 2)
-        roots = [tensors[r] for r in graph.roots]
-        torch.autograd.backward(roots, [torch.tensor(s, dtype=torch.float64) for s in seeds])
-        back = cases.reverse(graph, seeds, hooks)
-        for name in graph.vertices:
-            got, want = tensors[name].grad, back.grads[name]
-            if want is None:
-                assert got is None or not got.any(), (graph.text(), name)
-            else:
-                assert np.allclose(got.numpy(), want, rtol=1e-12, atol=1e-12), (graph.text(), name)
-
-
-def test_every_required_task_has_a_stand_in() -> None:
-    from autograder.checks.ch04_backward import CHECKS, standins
-    from autograder.hidden.ch04_backward import CHECKS as HIDDEN
-
-    required = {task for check in CHECKS + HIDDEN for task in check.requires}
-    assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
-
-
-def _number(task: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in task.split("."))
-
-
-def test_a_check_requires_only_earlier_tasks() -> None:
-    """Every check of task 4.k (public and hidden) requires only chapter-4 tasks before 4.k
-    in the notebook (4.1 < 4.2 < … < 4.6): a student whose 4.1 and 4.2 are right sees 4.2
-    pass before writing 4.3, and the notebook's Run All, which stops at a failing or blocked
-    check cell, reaches the next section."""
-    from autograder.checks.ch04_backward import CHECKS
-    from autograder.hidden.ch04_backward import CHECKS as HIDDEN
-
-    for check in CHECKS + HIDDEN:
-        later = [t for t in check.requires if _number(t) >= _number(check.task)]
-        assert not later, (check.task, check.name, later)
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
+SET = VariantSet(
+    4,
+    "broken",
+    VARIANTS,
+    CORRECT,
+    says=[
         ("deliver called for leaves only", "for every vertex with a gradient, nodes too"),
         ("a node released before its backward", "Release a node after its backward"),
         ("hessian of one Tensor input returned as a 1-tuple", "return the Tensor itself"),
         ("recursive depth-first count", "visit (dependencies.py) calls itself"),
     ],
+    least=(12, 0),
 )
-def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
-    """The failing check's message says what went wrong in the student's terms (issue 12:
-    "y.grad_fn never received its gradient" for a deliver skipped on nodes, "a second time"
-    for a release before backward, "received None" for a 1-tuple, "it recurses")."""
-    text = report.chapter_report(outcomes[name])
-    assert says in " ".join(text.split()), text
