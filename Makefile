@@ -17,7 +17,7 @@ PY := $(PYTHON)
 SETUP := $(PY) -m tools.setup --current
 endif
 
-.PHONY: help setup env progress lab test lint stubs update reset
+.PHONY: help setup env progress lab test test-slow lint stubs update reset
 .DEFAULT_GOAL := help
 
 help:
@@ -56,9 +56,14 @@ lint: env
 # The repository's tests, then every notebook run against the reference (nbval, lax mode:
 # outputs are not compared, errors and failed asserts are).
 test: env lint
-	$(PY) -m pytest tests
+	$(PY) -m pytest tests -m "not slow" --durations=15
 	SPARROW_IMPL=solutions PYTHONPATH="$(CURDIR)" $(PY) -m pytest --nbval-lax \
 		--nbval-current-env -p no:cacheprovider chapters
+
+# The slow suite (training runs against PyTorch, the script under two frameworks, the
+# 1e6-node engine), kept out of make test so it stays within 10 minutes; .ci/run runs both.
+test-slow: env
+	$(PY) -m pytest tests -m slow --durations=15
 
 # chapters/ from solutions/: an edited file whose stub changed is merged (your tasks kept,
 # a backup first); FORCE=1 starts such files over from their stubs instead (same backup).

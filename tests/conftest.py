@@ -57,6 +57,14 @@ def grade_args(auto_refusal: str) -> list[str]:
     return ["--confinement", "fallback"] if auto_refusal else []
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """A marker per chapter of the course (``pytest -m ch05``), registered from its map."""
+    from autograder.course import CHAPTERS
+
+    for c in CHAPTERS:
+        config.addinivalue_line("markers", f"ch{c.number:02d}: chapter {c.number}'s tests")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A marker per chapter, ``pytest -m ch05``: every test whose file or parameters name
     the chapter (test_broken_ch05.py, "ch05-held-out:…")."""

@@ -253,6 +253,7 @@ def train_torch(torch, seed: int, epochs: int = 10):
     return losses, accuracy
 
 
+@pytest.mark.slow
 def test_pytorch_trained_the_same_way_agrees(torch_one_thread):
     """Same weights and batches, so every step's loss agrees (float32 rounding only: 7e-7
     relative at most, measured), and the two test accuracies are within one point, both

@@ -18,6 +18,7 @@ import time
 import tracemalloc
 
 import numpy as np
+import pytest
 
 from solutions import ch04_backward as sp
 from tests.trees import REPO
@@ -47,6 +48,7 @@ def backward_seconds_per_node(n: int) -> float:
     return seconds / n
 
 
+@pytest.mark.slow
 def test_a_million_node_chain_takes_time_linear_in_its_length() -> None:
     """Backward over 1,000,000 nodes works (a recursive engine dies at ~1,000: Python's
     recursion limit) and costs per node within 1.5× of a 100,000-node chain's. CPU time
@@ -61,6 +63,7 @@ def test_a_million_node_chain_takes_time_linear_in_its_length() -> None:
     assert min(ratios) <= 1.5, f"per-node time at 1e6 is {ratios} × that at 1e5"
 
 
+@pytest.mark.slow
 def test_backward_needs_less_memory_than_the_forward_graph() -> None:
     """Peak traced memory of backward, above what was traced when it started, is no more
     than the forward graph's (what the forward pass added). More precisely, it is the

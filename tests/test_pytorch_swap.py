@@ -149,6 +149,7 @@ def test_the_simulated_device_gives_the_cpus_losses(
     assert accuracy == sparrow_run[1]
 
 
+@pytest.mark.slow
 def test_losses_agree_with_pytorch(weights: Path, sparrow_printed: tuple) -> None:
     """PyTorch runs the unchanged script from the same weights in the same batch order:
     each step's loss agrees to 1e-6 relative, and so do the test accuracy and the epochs'

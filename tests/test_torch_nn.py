@@ -493,6 +493,7 @@ def train_torch(weights: list[np.ndarray], orders: list[np.ndarray], dtype=torch
     return model, losses, accuracy
 
 
+@pytest.mark.slow
 def test_digits_mlp_trains_as_pytorchs(one_thread) -> None:
     """64-128-10, SGD lr 0.1, batch 32, 30 epochs, from the same initial weights in the same
     batch order: Sparrow reaches ≥ 95% and PyTorch's accuracy within one point."""

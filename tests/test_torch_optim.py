@@ -136,6 +136,7 @@ def float64():
     torch.set_default_dtype(before)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sched_name", SCHEDULERS)
 @pytest.mark.parametrize("opt_name", OPTIMIZERS)
 def test_fifty_steps_agree_with_pytorch(opt_name, sched_name):
