@@ -1,40 +1,17 @@
-"""Deliberately broken chapter-7 code (tasks 7.1–7.6): plausible student bugs in the probe,
-whose array it is, the move, the copy's gradient, two devices in one operation and the
-scatter-add. Each must fail the task it breaks and no other (a check that runs the broken
-task may report "blocked by" it); unusual but correct rewrites score every point; the
-reference scores 100 and fresh stubs 0 with every task "not started"; each stand-in fails
-its own task and is enough for the checks that lean on it; a check requires only earlier
-tasks. (Tasks 7.7 and 7.8 have their own file.)"""
+"""Chapter 7's broken set (tasks 7.1–7.6; 7.7 and 7.8 have the held-out set and
+tests/test_ops_ch07.py): plausible student bugs in the probe, whose array it is, the move, the
+copy's gradient, two devices in one operation and the scatter-add, and unusual but correct
+rewrites (judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from functools import partial
 
-import pytest
+from tests.trees import edits
+from tests.variants import VariantSet
 
-from autograder import report
-from autograder.status import Status
-from tests.trees import (
-    SOLUTIONS,
-    assert_fails_its_task_only,
-    check_variants,
-    run_chapter,
-    write_stubs,
-)
-
-PACKAGE = "ch07_device"
+edits = partial(edits, "ch07_device")
 CUDA, DISPATCH, TRANSFER, SAME = "cuda.py", "dispatch.py", "transfer.py", "same_device.py"
-
-
-def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
-    """Several one-place edits of the reference's ``file`` as one edit (see test_broken_ch04)."""
-    text = (SOLUTIONS / PACKAGE / file).read_text()
-    new = text
-    for old, replacement in pairs:
-        assert new.count(old) == 1, old
-        new = new.replace(old, replacement)
-    return text, new
-
 
 PROBE_PRINTS = """
 try:
@@ -415,35 +392,12 @@ CORRECT = [
     ),
 ]
 
-
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(7, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
-
-
-def test_there_are_enough_variants() -> None:
-    assert len(VARIANTS) >= 15 and len(CORRECT) >= 4
-    assert {task for *_, task in VARIANTS} == {f"7.{k}" for k in range(1, 7)}
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_passes(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
+SET = VariantSet(
+    7,
+    "broken",
+    VARIANTS,
+    CORRECT,
+    says=[
         ("the probe catches ImportError only", "not only ImportError"),
         ("the probe prints why there is no GPU", "it must be silent"),
         ("the probe lets CuPy's output through", "it must be silent"),
@@ -467,175 +421,6 @@ def test_unusual_but_correct_code_passes(
         ("scatter_add as target[index] += values", "counted once"),
         ("scatter_add through the host", "device → host copies"),
     ],
+    least=(15, 4),
+    tasks=[f"7.{k}" for k in range(1, 7)],
 )
-def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
-    text = report.chapter_report(outcomes[name])
-    assert says in " ".join(text.split()), text
-
-
-def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
-    """Fresh stubs earn nothing and every task is "not started" (no check meets another
-    task's stub first without a stand-in to get past it)."""
-    result = run_chapter(7, SOLUTIONS / PACKAGE)
-    assert result.passed and result.points == 100, report.chapter_report(result)
-    stubs = write_stubs(tmp_path) / PACKAGE
-    result = run_chapter(7, stubs)
-    assert result.points == 0, report.chapter_report(result)
-    assert all(t.status == Status.NOT_STARTED for t in result.tasks), report.chapter_report(result)
-
-
-def test_a_wrong_move_blocks_the_copy_rather_than_failing_it(outcomes: dict) -> None:
-    """7.4's checks move arrays with move_array: one that reads every copy back fails them,
-    and they pass again with the 7.3 stand-in, so they show as "blocked by task 7.3"."""
-    result = outcomes["move_array reads every copy back to check it"]
-    (copy,) = [t for t in result.tasks if t.task.id == "7.4"]
-    assert copy.status == Status.BLOCKED and copy.blocked_by == "7.3", report.chapter_report(result)
-
-
-def test_a_device_without_its_index_blocks_the_later_tasks(outcomes: dict) -> None:
-    result = outcomes["device_of without the index"]
-    blocked = {t.task.id for t in result.tasks if t.status == Status.BLOCKED}
-    assert {"7.3", "7.5"} <= blocked, report.chapter_report(result)
-    assert all(t.blocked_by == "7.2" for t in result.tasks if t.task.id in blocked)
-
-
-def _public_checks() -> list:
-    from autograder.checks.ch07_device import CHECKS
-
-    return [c for c in CHECKS if c.task in {f"7.{k}" for k in range(1, 7)}]
-
-
-def _hidden_checks() -> list:
-    from autograder.hidden.ch07_device import CHECKS
-
-    return [c for c in CHECKS if c.task in {f"7.{k}" for k in range(1, 7)}]
-
-
-def _run(check, tasks: list[str]) -> list[str]:
-    """The check's public cases on the reference with the stand-ins of ``tasks``: the
-    verdicts' problems."""
-    from autograder.checks.ch07_device import standins
-    from autograder.harness import wire
-    from autograder.harness.standin import rerun
-    from solutions import ch07_device as sp
-
-    problems = []
-    program = f"{check.program.__module__}:{check.program.__name__}"
-    for case in check.make_cases(0):
-        inputs = wire.loads(wire.dumps(dict(case.inputs)))
-        try:
-            data = wire.loads(wire.dumps(rerun(sp, standins.__name__, program, tasks, inputs)))
-        except Exception as error:  # a stand-in that is no solution may raise
-            problems.append(f"{case.label}: raised {type(error).__name__}: {error}")
-            continue
-        problem = check.verdict(case, data)
-        if problem:
-            problems.append(f"{case.label}: {problem}")
-    return problems
-
-
-@pytest.mark.parametrize("task", ["7.2", "7.3"])
-def test_each_stand_in_fails_its_own_task(task: str) -> None:
-    """In place of its task (on the reference), a stand-in fails one of that task's checks:
-    pasted there, it would not solve it."""
-    own = [c for c in _public_checks() if c.task == task]
-    assert own and any(_run(check, [task]) for check in own)
-
-
-def test_the_stand_ins_are_enough_for_the_checks_that_need_them() -> None:
-    """With the stand-ins of every task a check requires in place of the reference's, the
-    check passes: a rerun blames the right task."""
-    for check in _public_checks() + _hidden_checks():
-        if check.requires:
-            assert not _run(check, list(check.requires)), check.name
-
-
-def test_every_required_task_has_a_stand_in() -> None:
-    from autograder.checks.ch07_device import standins
-
-    required = {task for check in _public_checks() + _hidden_checks() for task in check.requires}
-    assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
-
-
-def _number(task: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in task.split("."))
-
-
-def test_a_check_requires_only_earlier_tasks() -> None:
-    """Every check of task 7.k (public and hidden) requires only chapter-7 tasks before 7.k."""
-    for check in _public_checks() + _hidden_checks():
-        later = [t for t in check.requires if _number(t) >= _number(check.task)]
-        assert not later, (check.task, check.name, later)
-        assert all(t.startswith("7.") for t in check.requires), check.name
-
-
-# -- the device behaviours, against earlier chapters' device code ----------------------------
-#
-# In isolated grading chapters 2–6 are the reference; with ``--integrated`` they are the
-# student's, and chapter 7's behaviour checks are where their device mistakes show. Each
-# (name, chapter, file, (old, new), the chapter-7 check that must fail):
-
-EARLIER = [
-    (
-        "Module.to leaves the gradients on the old device",
-        5,
-        "nn/module.py",
-        (
-            "        if tensor.grad is not None:\n"
-            "            tensor.grad = tensor.grad.to(target).detach()\n",
-            "",
-        ),
-        "Module.to moves parameters, buffers and gradients in place",
-        "the gradients are",
-    ),
-    (
-        "a factory ignores device=",
-        2,
-        "tensor.py",
-        ('    if spec is None:\n        spec = DEFAULT["device"]\n', "    if True:\n"),
-        "factories with device=, set_default_device",
-        "expected sim:0",
-    ),
-    (
-        "optimizer state made with NumPy",
-        6,
-        "optim/optimizer.py",
-        (
-            "    return Tensor._from_array(array_module(p.data).zeros_like(p.data))\n",
-            '    return Tensor._from_array(__import__("numpy").zeros_like(p.data))\n',
-        ),
-        "optimizer state on the parameters' device",
-        "raised TypeError",
-    ),
-    (
-        "load_state_dict leaves the state on the saved device",
-        6,
-        "optim/optimizer.py",
-        (
-            "            value = value.detach().to(like.device)  # itself when already there\n",
-            "            value = value.detach()\n",
-        ),
-        "an optimizer's state loaded onto its parameters' device",
-        "on its parameter's device",
-    ),
-]
-
-
-@pytest.mark.parametrize(
-    ("name", "number", "file", "edit", "check", "says"), EARLIER, ids=[v[0] for v in EARLIER]
-)
-def test_the_behaviour_checks_catch_an_earlier_chapters_device_mistake(
-    tmp_path: Path, name: str, number: int, file: str, edit: tuple, check: str, says: str
-) -> None:
-    """With the student's whole stack (``--integrated``), a device mistake of chapters 2–6
-    fails the chapter-7 check that exercises it, with a message that says what went wrong."""
-    from autograder.checking import check_chapter
-    from autograder.course import chapter
-    from tests.trees import broken_package, composite
-
-    packages = composite(7, SOLUTIONS / PACKAGE)
-    packages[chapter(number).package] = broken_package(number, tmp_path, file, edit, "")
-    result = check_chapter(chapter(7), packages)
-    verdicts = {c.check.name: c for t in result.tasks for c in t.checks}
-    assert not verdicts[check].passed, report.chapter_report(result)
-    assert says in " ".join(str(verdicts[check].message).split()), verdicts[check].message

@@ -1,26 +1,26 @@
-"""A held-out set for chapter 7's checks: plausible student code written without looking at
-the checks' cases (tests/test_broken_ch07.py and tests/test_ops_ch07.py hold the first
-sets). Each broken variant must fail its own task's public checks and no other task (a
-task whose check cannot avoid the broken code may be "blocked by" it); each unusual but
-correct rewrite must score every point, on the public and the hidden checks together. Some
-variants passed the checks before: each is noted with the check that now catches it
-(``# was a hole:``), and the hidden checks alone catch it too."""
+"""Chapter 7's held-out set: plausible student code written without looking at the checks'
+cases (tests/variants/ch07_broken.py and tests/test_ops_ch07.py hold the first sets), and
+unusual but correct rewrites, judged on the public and the hidden checks together (by
+tests/test_variants.py). Some variants passed the checks before: each is noted with the
+check that now catches it (``# was a hole:``), and the hidden checks alone catch it too
+(``HOLES``)."""
 
 from __future__ import annotations
 
-import pytest
+from functools import partial
 
-from autograder import report
-from tests.trees import SOLUTIONS, assert_fails_its_task_only, check_held_out
+from tests.trees import SOLUTIONS, edits
+from tests.variants import VariantSet
 
 PACKAGE = "ch07_device"
+edits = partial(edits, PACKAGE)
 CUDA, DISPATCH, TRANSFER, SAME = "cuda.py", "dispatch.py", "transfer.py", "same_device.py"
 GATHER, CAT = "ops/gather.py", "ops/cat.py"
 
 
 def rewrite(file: str, task: str, *bodies: str | None) -> tuple[str, str]:
     """The reference's ``file`` with its first regions of ``task`` rewritten (one body each,
-    in order; None leaves a region alone), as one edit (see test_heldout_ch06)."""
+    in order; None leaves a region alone), as one edit (chapters 5 and 6 have the same helper)."""
     text = (SOLUTIONS / PACKAGE / file).read_text()
     new, start = text, 0
     marker = f"### BEGIN SOLUTION {task}\n"
@@ -35,16 +35,6 @@ def rewrite(file: str, task: str, *bodies: str | None) -> tuple[str, str]:
             new = new[: start + len(marker)] + lines + indent + new[end:]
             end = new.index("### END SOLUTION", start)
         start = end
-    return text, new
-
-
-def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
-    """Several one-place edits of the reference's ``file`` as one edit."""
-    text = (SOLUTIONS / PACKAGE / file).read_text()
-    new = text
-    for old, replacement in pairs:
-        assert new.count(old) == 1, old
-        new = new.replace(old, replacement)
     return text, new
 
 
@@ -1260,8 +1250,6 @@ CORRECT = [
     ("stack by reshape", CAT, rewrite(CAT, "7.8", None, None, STACK_BY_RESHAPE), "7.8"),
 ]
 
-HIDDEN = "autograder.hidden.ch07_device"
-
 # the variants that passed the public checks before (each noted "was a hole" above): the
 # hidden checks, rows of the same builders, must catch them too
 HOLES = [
@@ -1284,46 +1272,12 @@ HOLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_held_out(7, HIDDEN, VARIANTS, CORRECT, HOLES, tmp_path_factory.mktemp("heldout"))
-
-
-def test_the_held_out_set_is_large_and_its_names_unique() -> None:
-    names = [v[0] for v in VARIANTS + CORRECT]
-    assert len(set(names)) == len(names)
-    assert len(VARIANTS) >= 60 and len(CORRECT) >= 15
-    assert {task for *_, task in VARIANTS} == {f"7.{k}" for k in range(1, 9)}
-    assert {task for *_, task in CORRECT} == {f"7.{k}" for k in range(1, 9)}
-    assert set(HOLES) <= set(names)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize("name", HOLES)
-def test_the_hidden_checks_catch_the_former_holes(outcomes: dict, name: str) -> None:
-    task = next(v[3] for v in VARIANTS if v[0] == name)
-    result = outcomes[f"hidden: {name}"]
-    verdict = next(t for t in result.tasks if t.task.id == task)
-    assert verdict.status == "failed", report.chapter_report(result)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_scores_every_point(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
+SET = VariantSet(
+    7,
+    "held out",
+    VARIANTS,
+    CORRECT,
+    says=[
         ("the probe never reads the kernel's result back", "Read the tiny kernel's result back"),
         ("the probe looks at the kernel's shape only", "runs kernels asynchronously"),
         ("the probe silences warnings for the whole program", "changed the warning filters"),
@@ -1337,7 +1291,6 @@ def test_unusual_but_correct_code_scores_every_point(
         ("gather's backward with NumPy's add.at", "NumPy's functions refuse a device's arrays"),
         ("cat with NumPy's concatenate", "NumPy's functions refuse a device's arrays"),
     ],
+    holes=HOLES,
+    least=(60, 15),
 )
-def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
-    text = report.chapter_report(outcomes[name])
-    assert says in " ".join(text.split()), text

@@ -1,0 +1,144 @@
+"""What only chapter 7's checks do (every chapter's contracts: tests/test_contracts.py; its
+variants: tests/variants/ch07_broken.py and ch07_held_out.py, judged by
+tests/test_variants.py): a wrong move or device blocks the later tasks rather than failing
+them, the hidden checks' stand-ins are enough too, the held-out rewrites cover every task,
+and the behaviour checks catch an earlier chapter's device mistake."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from autograder import report
+from autograder.status import Status
+from tests.trees import SOLUTIONS
+from tests.variants.ch07_broken import SET
+from tests.variants.ch07_held_out import SET as HELD_OUT
+
+PACKAGE = "ch07_device"
+
+
+def test_a_wrong_move_blocks_the_copy_rather_than_failing_it(outcomes) -> None:
+    """7.4's checks move arrays with move_array: one that reads every copy back fails them,
+    and they pass again with the 7.3 stand-in, so they show as "blocked by task 7.3"."""
+    result = outcomes(SET)["move_array reads every copy back to check it"]
+    (copy,) = [t for t in result.tasks if t.task.id == "7.4"]
+    assert copy.status == Status.BLOCKED and copy.blocked_by == "7.3", report.chapter_report(result)
+
+
+def test_a_device_without_its_index_blocks_the_later_tasks(outcomes) -> None:
+    result = outcomes(SET)["device_of without the index"]
+    blocked = {t.task.id for t in result.tasks if t.status == Status.BLOCKED}
+    assert {"7.3", "7.5"} <= blocked, report.chapter_report(result)
+    assert all(t.blocked_by == "7.2" for t in result.tasks if t.task.id in blocked)
+
+
+def test_the_held_out_rewrites_cover_every_task() -> None:
+    assert {task for *_, task in HELD_OUT.correct} == {f"7.{k}" for k in range(1, 9)}
+
+
+def _run(check, tasks: list[str]) -> list[str]:
+    """The check's cases on the reference with the stand-ins of ``tasks``: the verdicts'
+    problems."""
+    from autograder.checks.ch07_device import standins
+    from autograder.harness import wire
+    from autograder.harness.standin import rerun
+    from solutions import ch07_device as sp
+
+    problems = []
+    program = f"{check.program.__module__}:{check.program.__name__}"
+    for case in check.make_cases(0):
+        inputs = wire.loads(wire.dumps(dict(case.inputs)))
+        try:
+            data = wire.loads(wire.dumps(rerun(sp, standins.__name__, program, tasks, inputs)))
+        except Exception as error:  # a stand-in that is no solution may raise
+            problems.append(f"{case.label}: raised {type(error).__name__}: {error}")
+            continue
+        problem = check.verdict(case, data)
+        if problem:
+            problems.append(f"{case.label}: {problem}")
+    return problems
+
+
+def test_the_stand_ins_are_enough_for_the_hidden_checks_too() -> None:
+    """tests/test_contracts.py holds the public checks to their stand-ins; chapter 7's hidden
+    checks lean on them too (7.2 and 7.3): with those stand-ins in place, they pass."""
+    from autograder.hidden.ch07_device import CHECKS
+
+    leaning = [check for check in CHECKS if check.requires]
+    assert leaning
+    for check in leaning:
+        assert not _run(check, list(check.requires)), check.name
+
+
+# -- the device behaviours, against earlier chapters' device code ----------------------------
+#
+# In isolated grading chapters 2–6 are the reference; with ``--integrated`` they are the
+# student's, and chapter 7's behaviour checks are where their device mistakes show. Each
+# (name, chapter, file, (old, new), the chapter-7 check that must fail):
+
+EARLIER = [
+    (
+        "Module.to leaves the gradients on the old device",
+        5,
+        "nn/module.py",
+        (
+            "        if tensor.grad is not None:\n"
+            "            tensor.grad = tensor.grad.to(target).detach()\n",
+            "",
+        ),
+        "Module.to moves parameters, buffers and gradients in place",
+        "the gradients are",
+    ),
+    (
+        "a factory ignores device=",
+        2,
+        "tensor.py",
+        ('    if spec is None:\n        spec = DEFAULT["device"]\n', "    if True:\n"),
+        "factories with device=, set_default_device",
+        "expected sim:0",
+    ),
+    (
+        "optimizer state made with NumPy",
+        6,
+        "optim/optimizer.py",
+        (
+            "    return Tensor._from_array(array_module(p.data).zeros_like(p.data))\n",
+            '    return Tensor._from_array(__import__("numpy").zeros_like(p.data))\n',
+        ),
+        "optimizer state on the parameters' device",
+        "raised TypeError",
+    ),
+    (
+        "load_state_dict leaves the state on the saved device",
+        6,
+        "optim/optimizer.py",
+        (
+            "            value = value.detach().to(like.device)  # itself when already there\n",
+            "            value = value.detach()\n",
+        ),
+        "an optimizer's state loaded onto its parameters' device",
+        "on its parameter's device",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "number", "file", "edit", "check", "says"), EARLIER, ids=[v[0] for v in EARLIER]
+)
+def test_the_behaviour_checks_catch_an_earlier_chapters_device_mistake(
+    tmp_path: Path, name: str, number: int, file: str, edit: tuple, check: str, says: str
+) -> None:
+    """With the student's whole stack (``--integrated``), a device mistake of chapters 2–6
+    fails the chapter-7 check that exercises it, with a message that says what went wrong."""
+    from autograder.checking import check_chapter
+    from autograder.course import chapter
+    from tests.trees import broken_package, composite
+
+    packages = composite(7, SOLUTIONS / PACKAGE)
+    packages[chapter(number).package] = broken_package(number, tmp_path, file, edit, "")
+    result = check_chapter(chapter(7), packages)
+    verdicts = {c.check.name: c for t in result.tasks for c in t.checks}
+    assert not verdicts[check].passed, report.chapter_report(result)
+    assert says in " ".join(str(verdicts[check].message).split()), verdicts[check].message
