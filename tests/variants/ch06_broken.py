@@ -1,45 +1,19 @@
-"""Deliberately broken chapter-6 code: plausible student bugs in the param groups, zero_grad,
-the update rules, state_dict, the schedules, OneCycleLR and clipping. Each must fail the
-task it breaks and no other (a check that runs the broken task may report "blocked by" it);
-unusual but correct rewrites score every point; the reference scores 100 and fresh stubs 0
-with every task "not started"; each stand-in fails its own task and is enough for the
-checks that lean on it; a check requires only earlier tasks."""
+"""Chapter 6's broken set: plausible student bugs in the param groups, zero_grad, the update
+rules, state_dict, the schedules, OneCycleLR and clipping, and unusual but correct rewrites
+(judged by tests/test_variants.py; what only chapter 6's checks do: tests/test_checks_ch06.py)."""
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from pathlib import Path
+from functools import partial
 
-import pytest
-
-from autograder import report
-from autograder.status import Status
-from tests.trees import (
-    SOLUTIONS,
-    assert_fails_its_task_only,
-    check_variants,
-    copy_package,
-    replace_region,
-    run_chapter,
-    write_stubs,
-)
+from tests.trees import edits
+from tests.variants import VariantSet
 
 PACKAGE = "ch06_optim"
+edits = partial(edits, PACKAGE)
 OPT, SGD, ADAGRAD = "optim/optimizer.py", "optim/sgd.py", "optim/adagrad.py"
 RMS, ADAM, SCHED = "optim/rmsprop.py", "optim/adam.py", "optim/lr_scheduler.py"
 CYCLE, CLIP = "optim/one_cycle.py", "nn/utils/clip_grad.py"
-
-
-def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
-    """Several one-place edits of the reference's ``file`` as one edit (see test_broken_ch04)."""
-    text = (SOLUTIONS / PACKAGE / file).read_text()
-    new = text
-    for old, replacement in pairs:
-        assert new.count(old) == 1, old
-        new = new.replace(old, replacement)
-    return text, new
-
 
 ZERO_GRAD = "                    p.grad = Tensor._from_array(array_module(g).zeros_like(g))\n"
 DECAY = "                if weight_decay != 0:\n                    g = g + weight_decay * p.data\n"
@@ -731,34 +705,12 @@ CORRECT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(6, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
-
-
-def test_there_are_enough_variants() -> None:
-    assert len(VARIANTS) >= 30 and len(CORRECT) >= 8
-    assert {task for *_, task in VARIANTS} == {f"6.{k}" for k in range(1, 11)}
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_passes(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
+SET = VariantSet(
+    6,
+    "broken",
+    VARIANTS,
+    CORRECT,
+    says=[
         ("Adam without bias correction", "not bias-corrected"),
         ("Adam's amsgrad maximum unused", "not by the largest v so far"),
         ("Adam's bias correction with the wrong step count", "wrong step count"),
@@ -785,136 +737,5 @@ def test_unusual_but_correct_code_passes(
         ("OneCycleLR's fraction from step 0", "lr of group 0 at t ="),
         ("SGD's momentum buffer started at zeros", "a copy of g at the first step, undampened"),
     ],
+    least=(30, 8),
 )
-def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
-    text = report.chapter_report(outcomes[name])
-    assert says in " ".join(text.split()), text
-
-
-def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
-    """Fresh stubs earn nothing and every task is "not started" (no check meets another
-    task's stub first without a stand-in to get past it)."""
-    result = run_chapter(6, SOLUTIONS / PACKAGE)
-    assert result.passed and result.points == 100, report.chapter_report(result)
-    stubs = write_stubs(tmp_path) / PACKAGE
-    result = run_chapter(6, stubs)
-    assert result.points == 0, report.chapter_report(result)
-    assert all(t.status == Status.NOT_STARTED for t in result.tasks), report.chapter_report(result)
-
-
-def test_broken_param_groups_block_the_update_rules_rather_than_failing_them(
-    outcomes: dict,
-) -> None:
-    """6.2's checks build an SGD: with add_param_group overwriting each group's options they
-    fail, and pass again with the 6.1 stand-in, so they show as "blocked by task 6.1"."""
-    result = outcomes["add_param_group overwrites a group's options with the defaults"]
-    (sgd,) = [t for t in result.tasks if t.task.id == "6.2"]
-    assert sgd.status == Status.BLOCKED and sgd.blocked_by == "6.1", report.chapter_report(result)
-
-
-def test_an_adam_that_skips_the_hook_blocks_adamw(outcomes: dict) -> None:
-    """AdamW's trajectories run Adam.step: with the decay added inline they fail, and pass
-    with the 6.5 stand-in (which calls self._weight_decay): "blocked by task 6.5"."""
-    result = outcomes["Adam adds the decay itself, not through _weight_decay"]
-    (adamw,) = [t for t in result.tasks if t.task.id == "6.6"]
-    assert adamw.status == Status.BLOCKED and adamw.blocked_by == "6.5", report.chapter_report(
-        result
-    )
-
-
-def test_the_param_group_stand_in_is_no_solution_of_task_6_1(tmp_path: Path) -> None:
-    """The 6.1 stand-in ships in the release: pasted into add_param_group, it fails 6.1."""
-    from autograder.checks.ch06_optim import standins
-
-    source = textwrap.dedent(inspect.getsource(standins._groups))
-    start = source.index("        params = param_group")
-    end = source.index("    def zero_grad")
-    body = textwrap.dedent(source[start:end]).replace("tensor_type", "Tensor")
-    package = copy_package(SOLUTIONS / PACKAGE, tmp_path / PACKAGE)
-    replace_region(package / OPT, "6.1", body)
-    result = run_chapter(6, package, tasks=["6.1"])
-    assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
-
-
-def _public_checks():
-    from autograder.checks.ch06_optim import CHECKS
-
-    return CHECKS
-
-
-def _run(check, tasks: list[str]) -> list[str]:
-    """The check's public cases on the reference with the stand-ins of ``tasks``: the
-    verdicts' problems."""
-    from autograder.checks.ch06_optim import standins
-    from autograder.harness import wire
-    from autograder.harness.standin import rerun
-    from solutions import ch06_optim as sp
-
-    problems = []
-    program = f"{check.program.__module__}:{check.program.__name__}"
-    for case in check.make_cases(0):
-        inputs = wire.loads(wire.dumps(dict(case.inputs)))
-        data = wire.loads(wire.dumps(rerun(sp, standins.__name__, program, tasks, inputs)))
-        problem = check.verdict(case, data)
-        if problem:
-            problems.append(f"{case.label}: {problem}")
-    return problems
-
-
-@pytest.mark.parametrize("task", ["6.1", "6.2", "6.5", "6.6"])
-def test_each_stand_in_fails_its_own_task(task: str) -> None:
-    """In place of its task (on the reference), a stand-in fails one of that task's checks:
-    pasted there, it would not solve it."""
-    own = [c for c in _public_checks() if c.task == task]
-    assert own and any(_run(check, [task]) for check in own)
-
-
-def test_the_stand_ins_are_enough_for_the_checks_that_need_them() -> None:
-    """With the stand-ins of every task a check requires in place of the reference's, the
-    check passes: a rerun blames the right task."""
-    from autograder.hidden.ch06_optim import CHECKS as HIDDEN
-
-    for check in _public_checks() + HIDDEN:
-        if check.requires:
-            assert not _run(check, list(check.requires)), check.name
-
-
-def test_every_required_task_has_a_stand_in() -> None:
-    from autograder.checks.ch06_optim import standins
-    from autograder.hidden.ch06_optim import CHECKS as HIDDEN
-
-    required = {task for check in _public_checks() + HIDDEN for task in check.requires}
-    assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
-
-
-def _number(task: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in task.split("."))
-
-
-def test_a_check_requires_only_earlier_tasks() -> None:
-    """Every check of task 6.k (public and hidden) requires only chapter-6 tasks before 6.k."""
-    from autograder.hidden.ch06_optim import CHECKS as HIDDEN
-
-    for check in _public_checks() + HIDDEN:
-        later = [t for t in check.requires if _number(t) >= _number(check.task)]
-        assert not later, (check.task, check.name, later)
-        assert all(t.startswith("6.") for t in check.requires), check.name
-
-
-def test_arrays_that_look_alike_give_the_largest_difference() -> None:
-    """A mismatch too small to see in the printout (rounded, or inside a "...") names its
-    largest difference and where; a visible one does not."""
-    import numpy as np
-
-    from autograder.harness.api import compare
-
-    small = compare(
-        np.array([-0.433, 0.639999, 0.418]), np.array([-0.433, 0.64, 0.418]), rtol=1e-7, atol=1e-10
-    )
-    assert small and small.endswith("(largest difference 1e-06 at [1])"), small
-    hidden = np.arange(30.0)
-    hidden[15] += 1.0
-    inside = compare(hidden, np.arange(30.0), rtol=1e-7, atol=0.0)
-    assert inside and inside.endswith("(largest difference 1 at [15])"), inside
-    plain = compare(np.array([1.0, 3.0]), np.array([1.0, 2.0]), rtol=1e-7, atol=0.0)
-    assert plain and "largest difference" not in plain, plain

@@ -1,19 +1,18 @@
-"""A held-out set for chapter 6's checks: plausible student code written without looking at
-the checks' cases (tests/test_broken_ch06.py holds the first set). Each broken variant must
-fail its own task's public checks and no other task (a task whose check cannot avoid the
-broken code may be "blocked by" it); each unusual but correct rewrite must score every
-point, on the public and the hidden checks together. Some variants passed the checks
-before: each is noted with the check that now catches it (``# was a hole:``)."""
+"""Chapter 6's held-out set: plausible student code written without looking at the checks'
+cases (tests/variants/ch06_broken.py holds the first set), and unusual but correct rewrites,
+judged on the public and the hidden checks together (by tests/test_variants.py). Some variants
+passed the checks before: each is noted with the check that now catches it (``# was a
+hole:``), and the hidden checks alone catch it too (``HOLES``)."""
 
 from __future__ import annotations
 
-import pytest
+from functools import partial
 
-from autograder import report
-from tests.test_broken_ch06 import edits
-from tests.trees import SOLUTIONS, assert_fails_its_task_only, check_held_out
+from tests.trees import SOLUTIONS, edits
+from tests.variants import VariantSet
 
 PACKAGE = "ch06_optim"
+edits = partial(edits, PACKAGE)
 OPT, SGD, ADAGRAD = "optim/optimizer.py", "optim/sgd.py", "optim/adagrad.py"
 RMS, ADAM, SCHED = "optim/rmsprop.py", "optim/adam.py", "optim/lr_scheduler.py"
 CYCLE, CLIP = "optim/one_cycle.py", "nn/utils/clip_grad.py"
@@ -58,7 +57,7 @@ VALUE = "p.grad = Tensor._from_array(array_module(g).clip(g, -clip_value, clip_v
 
 def rewrite(file: str, task: str, *bodies: str | None) -> tuple[str, str]:
     """The reference's ``file`` with its first regions of ``task`` rewritten (one body each,
-    in order; None leaves a region alone), as one edit (see test_heldout_ch05)."""
+    in order; None leaves a region alone), as one edit (chapters 5 and 7 have the same helper)."""
     text = (SOLUTIONS / PACKAGE / file).read_text()
     new, start = text, 0
     marker = f"### BEGIN SOLUTION {task}\n"
@@ -2134,8 +2133,6 @@ VARIANTS += [
     ),
 ]
 
-HIDDEN = "autograder.hidden.ch06_optim"
-
 # the variants that passed the public checks before (each noted "was a hole" above): the
 # hidden checks, rows of the same builders, must catch them too
 HOLES = [
@@ -2163,46 +2160,12 @@ HOLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_held_out(6, HIDDEN, VARIANTS, CORRECT, HOLES, tmp_path_factory.mktemp("heldout"))
-
-
-def test_the_held_out_set_is_large_and_its_names_unique() -> None:
-    names = [v[0] for v in VARIANTS + CORRECT]
-    assert len(set(names)) == len(names)
-    assert len(VARIANTS) >= 100 and len(CORRECT) >= 30
-    assert {task for *_, task in VARIANTS} == {f"6.{k}" for k in range(1, 11)}
-    assert {task for *_, task in CORRECT} == {f"6.{k}" for k in range(1, 11)}
-    assert set(HOLES) <= set(names)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize("name", HOLES)
-def test_the_hidden_checks_catch_the_former_holes(outcomes: dict, name: str) -> None:
-    task = next(v[3] for v in VARIANTS if v[0] == name)
-    result = outcomes[f"hidden: {name}"]
-    verdict = next(t for t in result.tasks if t.task.id == task)
-    assert verdict.status == "failed", report.chapter_report(result)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_scores_every_point(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
+SET = VariantSet(
+    6,
+    "held out",
+    VARIANTS,
+    CORRECT,
+    says=[
         ("SGD's state keyed by id(p)", "key it by the tensor itself"),
         ("Adam's state keyed by id(p)", "key it by the tensor itself"),
         ("Adam makes state for parameters without a gradient", "it gets no state"),
@@ -2216,7 +2179,6 @@ def test_unusual_but_correct_code_scores_every_point(
         ("clip_grad_norm_ raises only for an inf", "the total norm is nan"),
         ("Adam's step count a float", "(float), expected the int 3"),
     ],
+    holes=HOLES,
+    least=(100, 30),
 )
-def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
-    text = report.chapter_report(outcomes[name])
-    assert says in " ".join(text.split()), text
