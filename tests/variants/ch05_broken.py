@@ -1,32 +1,17 @@
-"""Deliberately broken chapter-5 code: plausible student bugs in registration, Linear, the
-tree walks, the containers, state_dict, softmax, cross_entropy, init, dropout, BatchNorm,
-the DataLoader and checkpoint. Each must fail the task it breaks and no other (a check that
-runs the broken task may report "blocked by" it: see tests/test_broken_ch01.py); unusual
-but correct rewrites score every point; the reference scores 100 and fresh stubs 0; each
-stand-in fails its own task and is enough for the checks that lean on it; a check requires
-only earlier tasks."""
+"""Chapter 5's broken set: plausible student bugs in registration, Linear, the tree walks,
+the containers, state_dict, softmax, cross_entropy, init, dropout, BatchNorm, the DataLoader
+and checkpoint, and unusual but correct rewrites (judged by tests/test_variants.py; what only
+chapter 5's checks do: tests/test_checks_ch05.py)."""
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from pathlib import Path
+from functools import partial
 
-import pytest
-
-from autograder import report
-from autograder.status import Status
-from tests.trees import (
-    SOLUTIONS,
-    assert_fails_its_task_only,
-    check_variants,
-    copy_package,
-    replace_region,
-    run_chapter,
-    write_stubs,
-)
+from tests.trees import SOLUTIONS, edits
+from tests.variants import VariantSet
 
 PACKAGE = "ch05_nn"
+edits = partial(edits, PACKAGE)
 
 
 def nth_region(file: str, task: str, n: int, body: str) -> tuple[str, str]:
@@ -41,16 +26,6 @@ def nth_region(file: str, task: str, n: int, body: str) -> tuple[str, str]:
     end = text.index("### END SOLUTION", start)
     lines = "".join(f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n"))
     return text, text[: start + len(marker)] + lines + indent + text[end:]
-
-
-def edits(file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
-    """Several one-place edits of the reference's ``file`` as one edit (see test_broken_ch04)."""
-    text = (SOLUTIONS / PACKAGE / file).read_text()
-    new = text
-    for old, replacement in pairs:
-        assert new.count(old) == 1, old
-        new = new.replace(old, replacement)
-    return text, new
 
 
 SETATTR_NEVER_FORGETS = """
@@ -767,34 +742,12 @@ CORRECT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(5, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
-
-
-def test_there_are_enough_variants() -> None:
-    assert len(VARIANTS) >= 30 and len(CORRECT) >= 8
-    assert {task for *_, task in VARIANTS} == {f"5.{k}" for k in range(1, 13)}
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_passes(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
+SET = VariantSet(
+    5,
+    "broken",
+    VARIANTS,
+    CORRECT,
+    says=[
         ("named_modules without the dotted prefix", "prefix each child's names"),
         ("state_dict names without the dotted prefix", "prefix each child's keys"),
         ("softmax without the max shift", "subtract the max first"),
@@ -836,109 +789,5 @@ def test_unusual_but_correct_code_passes(
             "running_mean after batch",
         ),
     ],
+    least=(30, 8),
 )
-def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
-    text = report.chapter_report(outcomes[name])
-    assert says in " ".join(text.split()), text
-
-
-def test_the_reference_scores_100_and_fresh_stubs_0(tmp_path: Path) -> None:
-    """Fresh stubs earn nothing: each task is not started, or blocked by one that is (a
-    module cannot be made before 5.1's ``__setattr__`` is written)."""
-    result = run_chapter(5, SOLUTIONS / PACKAGE)
-    assert result.passed and result.points == 100, report.chapter_report(result)
-    stubs = write_stubs(tmp_path) / PACKAGE
-    result = run_chapter(5, stubs)
-    assert result.points == 0, report.chapter_report(result)
-    unwritten = {t.task.id for t in result.tasks if t.status == Status.NOT_STARTED}
-    for t in result.tasks:
-        assert t.status == Status.NOT_STARTED or t.blocked_by in unwritten, t.task.id
-
-
-def test_a_broken_setattr_blocks_state_dict_rather_than_failing_it(outcomes: dict) -> None:
-    """5.5's checks build modules: with a __setattr__ that registers nothing they fail, and
-    pass again with the 5.1 stand-in, so they show as "blocked by task 5.1"."""
-    result = outcomes["__setattr__ registers nothing"]
-    (state,) = [t for t in result.tasks if t.task.id == "5.5"]
-    assert state.status == Status.BLOCKED and state.blocked_by == "5.1", report.chapter_report(
-        result
-    )
-
-
-def test_the_setattr_stand_in_is_no_solution_of_task_5_1(tmp_path: Path) -> None:
-    """The 5.1 stand-in ships in the release: pasted into ``__setattr__``, it fails 5.1."""
-    from autograder.checks.ch05_nn import standins
-
-    source = textwrap.dedent(inspect.getsource(standins._setattr))
-    start = source.rindex("\n", 0, source.index("tables = self.__dict__")) + 1
-    end = source.index("    return [(module")
-    body = textwrap.dedent(source[start:end]).replace("parameter)", "Parameter)")
-    body = body.replace("isinstance(value, module)", "isinstance(value, Module)")
-    package = copy_package(SOLUTIONS / PACKAGE, tmp_path / PACKAGE)
-    replace_region(package / "nn/module.py", "5.1", body)
-    result = run_chapter(5, package, tasks=["5.1"])
-    assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
-
-
-def _public_checks():
-    from autograder.checks.ch05_nn import CHECKS
-
-    return CHECKS
-
-
-def _run(check, tasks: list[str]) -> list[str]:
-    """The check's public cases on the reference with the stand-ins of ``tasks``: the
-    verdicts' problems."""
-    from autograder.checks.ch05_nn import standins
-    from autograder.harness import wire
-    from autograder.harness.standin import rerun
-    from solutions import ch05_nn as sp
-
-    problems = []
-    program = f"{check.program.__module__}:{check.program.__name__}"
-    for case in check.make_cases(0):
-        inputs = wire.loads(wire.dumps(dict(case.inputs)))
-        data = wire.loads(wire.dumps(rerun(sp, standins.__name__, program, tasks, inputs)))
-        problem = check.verdict(case, data)
-        if problem:
-            problems.append(f"{case.label}: {problem}")
-    return problems
-
-
-@pytest.mark.parametrize("task", ["5.1", "5.2", "5.3", "5.4", "5.6"])
-def test_each_stand_in_fails_its_own_task(task: str) -> None:
-    """In place of its task (on the reference), a stand-in fails one of that task's checks:
-    pasted there, it would not solve it."""
-    own = [c for c in _public_checks() if c.task == task]
-    assert own and any(_run(check, [task]) for check in own)
-
-
-def test_the_stand_ins_are_enough_for_the_checks_that_need_them() -> None:
-    """With the stand-ins of every task a check requires in place of the reference's, the
-    check passes: a rerun blames the right task."""
-    for check in _public_checks():
-        if check.requires:
-            assert not _run(check, list(check.requires)), check.name
-
-
-def test_every_required_task_has_a_stand_in() -> None:
-    from autograder.checks.ch05_nn import standins
-    from autograder.hidden.ch05_nn import CHECKS as HIDDEN
-
-    required = {task for check in _public_checks() + HIDDEN for task in check.requires}
-    assert required and required <= set(standins.STANDINS), required - set(standins.STANDINS)
-
-
-def _number(task: str) -> tuple[int, ...]:
-    return tuple(int(part) for part in task.split("."))
-
-
-def test_a_check_requires_only_earlier_tasks() -> None:
-    """Every check of task 5.k (public and hidden) requires only chapter-5 tasks before 5.k
-    (tests/test_broken_ch04.py states the rule for chapter 4)."""
-    from autograder.hidden.ch05_nn import CHECKS as HIDDEN
-
-    for check in _public_checks() + HIDDEN:
-        later = [t for t in check.requires if _number(t) >= _number(check.task)]
-        assert not later, (check.task, check.name, later)
-        assert all(t.startswith("5.") for t in check.requires), check.name

@@ -1,17 +1,16 @@
-"""A held-out set for chapter 5's checks: plausible student code written without looking at
-the checks' cases (tests/test_broken_ch05.py holds the first set). Each broken variant must
-fail its own task's public checks and no other task (a task whose check cannot avoid the
-broken code may be "blocked by" it); each unusual but correct rewrite must score every
-point, on the public and the hidden checks together. Some variants passed the checks
-before: each is noted with the check that now catches it (``# was a hole:``)."""
+"""Chapter 5's held-out set: plausible student code written without looking at the checks'
+cases (tests/variants/ch05_broken.py holds the first set). Each broken variant must fail its
+own task's public checks and no other task (a task whose check cannot avoid the broken code
+may be "blocked by" it); each unusual but correct rewrite must score every point, on the
+public and the hidden checks together. Some variants passed the checks before: each is
+noted with the check that now catches it (``# was a hole:``), and ``HOLES`` names them
+(judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
-import pytest
-
-from autograder import report
-from tests.test_broken_ch05 import edits, nth_region
-from tests.trees import SOLUTIONS, assert_fails_its_task_only, check_held_out
+from tests.trees import SOLUTIONS
+from tests.variants import VariantSet
+from tests.variants.ch05_broken import edits, nth_region
 
 PACKAGE = "ch05_nn"
 
@@ -2072,8 +2071,6 @@ CORRECT = [
     ),
 ]
 
-HIDDEN = "autograder.hidden.ch05_nn"
-
 # the variants that passed the public checks before (each noted "was a hole" above): the
 # hidden checks, rows of the same builders, must catch them too
 HOLES = [
@@ -2099,45 +2096,12 @@ HOLES = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_held_out(5, HIDDEN, VARIANTS, CORRECT, HOLES, tmp_path_factory.mktemp("heldout"))
-
-
-def test_the_held_out_set_is_large_and_its_names_unique() -> None:
-    names = [v[0] for v in VARIANTS + CORRECT]
-    assert len(set(names)) == len(names)
-    assert len(VARIANTS) >= 60 and len(CORRECT) >= 20
-    assert {task for *_, task in VARIANTS} == {f"5.{k}" for k in range(1, 13)}
-    assert {task for *_, task in CORRECT} == {f"5.{k}" for k in range(1, 13)}
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize("name", HOLES)
-def test_the_hidden_checks_catch_the_former_holes(outcomes: dict, name: str) -> None:
-    task = next(v[3] for v in VARIANTS if v[0] == name)
-    result = outcomes[f"hidden: {name}"]
-    verdict = next(t for t in result.tasks if t.task.id == task)
-    assert verdict.status == "failed", report.chapter_report(result)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_scores_every_point(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
+SET = VariantSet(
+    5,
+    "held out",
+    VARIANTS,
+    CORRECT,
+    says=[
         ("None deletes a parameter", "'w' is not in _parameters"),
         ("a Module assigned over a plain attribute leaves it in __dict__", "__dict__"),
         ("reset_parameters makes new float64 Parameters", "parameters are float64"),
@@ -2175,7 +2139,6 @@ def test_unusual_but_correct_code_scores_every_point(
         ("dropout draws its mask before looking at training", "in eval() drew random numbers"),
         ("kaiming's fans without the kernel size", "fans without the kernel's size"),
     ],
+    holes=HOLES,
+    least=(60, 20),
 )
-def test_the_message_names_the_mistake(outcomes: dict, name: str, says: str) -> None:
-    text = report.chapter_report(outcomes[name])
-    assert says in " ".join(text.split()), text
