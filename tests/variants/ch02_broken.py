@@ -1,15 +1,10 @@
-"""Deliberately broken chapter-2 variants: plausible student bugs in local backward
-functions. Each must fail the task it breaks and no other (task 2.11, which runs several
-ops' backward, may report "blocked by" the broken one): see tests/test_broken_ch01.py."""
+"""Chapter 2's broken set: plausible student bugs in the local backward functions (task
+2.11, which runs several ops' backward, may report "blocked by" the broken one), and
+unusual but correct rewrites (judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
-from autograder import report
-from tests.trees import assert_fails_its_task_only, broken_package, check_variants, run_chapter
+from tests.variants import VariantSet
 
 MATMUL_WITHOUT_VECTORS = """
 return grad_output @ b.transpose(-1, -2), a.transpose(-1, -2) @ grad_output
@@ -359,70 +354,4 @@ CORRECT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(2, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
-
-
-def test_there_are_enough_variants() -> None:
-    assert len(VARIANTS) >= 10
-    assert {task for *_, task in VARIANTS} == {f"2.{i}" for i in range(1, 12)}
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_passes(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, report.chapter_report(result)
-
-
-# Given code that rounds data through float32 (the Tensor constructor, or the lifting of a
-# Python number): no task owns it, and the checks' inputs must prove their precision, so
-# every op check that meets it fails, saying where.
-GIVEN_CODE_IN_FLOAT32 = [
-    (
-        "arrays pass through float32",
-        (
-            "        array = np.asarray(data)\n",
-            "        array = np.asarray(data).astype(np.float32).astype(data.dtype)\n",
-        ),
-        "bit for bit",
-    ),
-    (
-        "a Python number passes through float32",
-        ("xp.asarray(value, dtype=", "xp.asarray(np.float32(value), dtype="),
-        "out: expected",
-    ),
-]
-
-
-@pytest.mark.parametrize(
-    ("name", "edit", "naming"), GIVEN_CODE_IN_FLOAT32, ids=[v[0] for v in GIVEN_CODE_IN_FLOAT32]
-)
-def test_given_code_in_float32_fails_the_checks_that_meet_it(
-    tmp_path: Path, name: str, edit: tuple, naming: str
-) -> None:
-    package = broken_package(2, tmp_path, "tensor.py", edit, "2.1")
-    result = run_chapter(2, package, tasks=["2.1", "2.2"])
-    for verdict in result.tasks:
-        assert verdict.status == "failed", report.chapter_report(result)
-        assert naming in verdict.first_problem.message, report.chapter_report(result)
-
-
-def test_a_second_order_failure_names_its_op_alone(outcomes: dict) -> None:
-    """One second-order check per op: a wrong Transpose.backward fails the transpose checks
-    of 2.9, and the report's "also: other checks of this task that fail" line does not list
-    reshape, view, permute and T with it."""
-    result = outcomes["transpose back with .T, which reverses every axis"]
-    (shapes,) = [t for t in result.tasks if t.task.id == "2.9"]
-    failing = [c.check.name for c in shapes.checks if not c.passed]
-    assert "second derivatives: a.transpose(dim0, dim1)" in failing, failing
-    assert all("transpose" in name for name in failing), report.chapter_report(result)
+SET = VariantSet(2, "broken", VARIANTS, CORRECT, least=(10, 0))

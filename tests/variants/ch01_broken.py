@@ -1,14 +1,11 @@
-"""Deliberately broken chapter-1 variants: plausible student bugs. Each must fail the task it
-breaks, and no other task may fail because of it: every other task passes with full points,
-except where a check cannot avoid running the broken code; that check reports "blocked by
-task N.k" (and its share of the points is not earned). This is what shows the checks can
-fail, and that a bug in one task is never reported as a failure of another."""
+"""Chapter 1's broken set: plausible student bugs in the central difference, the ops'
+local derivatives, ``topological_order`` and ``backward``, each with the words its task's
+first failing check must say (``DIAGNOSES``, the set's ``says``), and unusual but correct
+rewrites (judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
-import pytest
-
-from tests.trees import assert_fails_its_task_only, check_variants
+from tests.variants import VariantSet
 
 RECURSIVE_TOPO = """
 import sys
@@ -400,31 +397,4 @@ CORRECT = [
 ]
 
 
-@pytest.fixture(scope="module")
-def outcomes(tmp_path_factory: pytest.TempPathFactory) -> dict:
-    return check_variants(1, VARIANTS + CORRECT, tmp_path_factory.mktemp("variants"))
-
-
-def test_there_are_enough_variants() -> None:
-    assert len(VARIANTS) >= 8
-    assert {task for *_, task in VARIANTS} == {f"1.{i}" for i in range(1, 9)}
-    assert set(DIAGNOSES) <= {name for name, *_ in VARIANTS}
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), VARIANTS, ids=[v[0] for v in VARIANTS])
-def test_variant_fails_its_task_only(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    assert_fails_its_task_only(outcomes[name], task)
-    if name in DIAGNOSES:
-        (own,) = [t for t in outcomes[name].tasks if t.task.id == task]
-        problem = own.first_problem
-        assert DIAGNOSES[name] in problem.message, (problem.case.label, problem.message)
-
-
-@pytest.mark.parametrize(("name", "file", "edit", "task"), CORRECT, ids=[v[0] for v in CORRECT])
-def test_unusual_but_correct_code_passes(
-    outcomes: dict, name: str, file: str, edit: tuple, task: str
-) -> None:
-    result = outcomes[name]
-    assert result.passed and result.points == 100, [(t.task.id, t.status) for t in result.tasks]
+SET = VariantSet(1, "broken", VARIANTS, CORRECT, says=list(DIAGNOSES.items()), least=(8, 0))
