@@ -17,9 +17,9 @@ from autograder import report
 from autograder.checking import check_chapter, public_checks
 from autograder.course import chapter
 from autograder.harness import wire
-from tests.test_broken_ch03 import EXPAND_BY_RESHAPE, UNBROADCAST_ONE_AXIS_AT_A_TIME
-from tests.test_broken_ch04 import ENGINE_TOPOLOGICAL_ORDER, ENGINE_WITH_LISTS
 from tests.trees import SOLUTIONS, broken_package, composite, write_stubs
+from tests.variants.ch03_broken import EXPAND_BY_RESHAPE, UNBROADCAST_ONE_AXIS_AT_A_TIME
+from tests.variants.ch04_broken import ENGINE_TOPOLOGICAL_ORDER, ENGINE_WITH_LISTS
 
 CHAPTER_NUMBERS = [1, 2, 3, 4]
 SECRET_SEED = 20_240_611
@@ -132,7 +132,7 @@ return broadcast_to(x, shape)
 # misses (see tests/trees.py for the edits)
 VARIANTS = [
     # chapter 1's rules the notebook states (relu'(0) = 0, a saturated tanh, ** at a zero
-    # base) have public cases now (tests/test_broken_ch01.py); a zero factor is a kind of
+    # base) have public cases now (tests/variants/ch01_broken.py); a zero factor is a kind of
     # case only the hidden checks draw
     (
         "mul's derivative as out / other, which divides by a zero factor",
@@ -145,7 +145,7 @@ VARIANTS = [
         "1.3",
     ),
     # chapter 2's stated rules (saturated tanh and sigmoid, kinks and ties in n-D, ** at zero
-    # and negative bases) have public rows too (tests/test_broken_ch02.py); a zero factor of
+    # and negative bases) have public rows too (tests/variants/ch02_broken.py); a zero factor of
     # * is a kind of case only the hidden checks draw
     (
         "mul's derivative as out / a, which divides by a zero factor",
@@ -180,7 +180,7 @@ VARIANTS = [
 
 
 # Unusual but correct code at the same edges: each must score every hidden point (the
-# chapter-3 ones are tests/test_broken_ch03.py's).
+# chapter-3 ones are tests/variants/ch03_broken.py's).
 CORRECT = [
     (
         "relu's derivative from its input, a float 0 at the kink",
@@ -372,7 +372,7 @@ CH05_SHARED = [
 ]
 
 
-# -- chapter 6: the same (every public-caught variant of tests/test_broken_ch06.py is caught
+# -- chapter 6: the same (every public-caught variant of tests/variants/ch06_broken.py is caught
 # by the hidden checks alone; these span the tasks) -----------------------------------------
 
 CH06_SHARED = [
@@ -468,10 +468,11 @@ SHARED = {1: CH01_SHARED, 4: CH04_SHARED, 5: CH05_SHARED, 6: CH06_SHARED, 7: CH0
 def test_hidden_checks_catch_what_the_public_ones_catch(
     number: int, name: str, tmp_path: Path
 ) -> None:
-    """tests/test_broken_chNN.py shows each failing its task's public checks; the hidden
-    checks, with other cases of the same kinds, fail it too."""
-    broken = importlib.import_module(f"tests.test_broken_ch{number:02d}")
-    _, file, edit, task = next(v for v in broken.VARIANTS if v[0] == name)
+    """tests/variants/chNN_broken.py's variants fail their task's public checks
+    (tests/test_variants.py); the hidden checks, with other cases of the same kinds, fail
+    them too."""
+    broken = importlib.import_module(f"tests.variants.ch{number:02d}_broken").SET.broken
+    _, file, edit, task = next(v for v in broken if v[0] == name)
     packages = composite(number, broken_package(number, tmp_path, file, edit, task))
     result = graded(number, packages, public=False)
     verdict = next(t for t in result.tasks if t.task.id == task)

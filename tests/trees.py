@@ -97,6 +97,32 @@ def edits(package: str, file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
     return text, new
 
 
+def rewrite(
+    package: str, file: str, task: str, *bodies: str | None, pairs: list | tuple = ()
+) -> tuple[str, str]:
+    """The reference's ``file`` with its first regions of ``task`` rewritten (one body each,
+    in order; None leaves a region alone) and each ``(old, new)`` of ``pairs`` replaced
+    (once), as one edit (``replace_region`` rewrites only the first region)."""
+    text = (SOLUTIONS / package / file).read_text()
+    new, start = text, 0
+    marker = f"### BEGIN SOLUTION {task}\n"
+    for body in bodies:
+        start = new.index(marker, start)
+        end = new.index("### END SOLUTION", start)
+        if body is not None:
+            indent = new[new.rindex("\n", 0, start) + 1 : start]
+            lines = "".join(
+                f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n")
+            )
+            new = new[: start + len(marker)] + lines + indent + new[end:]
+            end = new.index("### END SOLUTION", start)
+        start = end
+    for old, replacement in pairs:
+        assert new.count(old) == 1, old
+        new = new.replace(old, replacement)
+    return text, new
+
+
 def _stub_tree() -> Path:
     """Pristine stubs of every chapter, written once per test session."""
     root = Path(tempfile.mkdtemp(prefix="sparrow-stubs-"))

@@ -34,6 +34,7 @@ class VariantSet:
     holes: Sequence[str] = ()
     least: tuple[int, int] = (0, 0)
     tasks: Sequence[str] = ()  # the tasks the broken variants cover (default: every task)
+    rewrites_cover: bool = False  # the correct rewrites reach every task too
 
     @property
     def id(self) -> str:

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from tests.trees import SOLUTIONS, edits
+from tests import trees
+from tests.trees import edits
 from tests.variants import VariantSet
 
 PACKAGE = "ch05_nn"
@@ -16,16 +17,8 @@ edits = partial(edits, PACKAGE)
 
 def nth_region(file: str, task: str, n: int, body: str) -> tuple[str, str]:
     """The reference's ``file`` with the body of its ``n``-th region of ``task`` (from 1)
-    replaced by ``body``, as one edit (``replace_region`` rewrites only the first)."""
-    text = (SOLUTIONS / PACKAGE / file).read_text()
-    marker = f"### BEGIN SOLUTION {task}\n"
-    start = -1
-    for _ in range(n):
-        start = text.index(marker, start + 1)
-    indent = text[text.rindex("\n", 0, start) + 1 : start]
-    end = text.index("### END SOLUTION", start)
-    lines = "".join(f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n"))
-    return text, text[: start + len(marker)] + lines + indent + text[end:]
+    replaced by ``body``, as one edit."""
+    return trees.rewrite(PACKAGE, file, task, *[None] * (n - 1), body)
 
 
 SETATTR_NEVER_FORGETS = """

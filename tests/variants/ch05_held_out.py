@@ -8,35 +8,16 @@ noted with the check that now catches it (``# was a hole:``), and ``HOLES`` name
 
 from __future__ import annotations
 
-from tests.trees import SOLUTIONS
+from functools import partial
+
+from tests import trees
 from tests.variants import VariantSet
 from tests.variants.ch05_broken import edits, nth_region
 
 PACKAGE = "ch05_nn"
 
 
-def rewrite(file: str, task: str, *bodies: str, pairs: list | tuple = ()) -> tuple[str, str]:
-    """The reference's ``file`` with its first regions of ``task`` rewritten (one body each,
-    in order; None leaves a region alone) and each ``(old, new)`` of ``pairs`` replaced
-    (once), as one edit."""
-    text = (SOLUTIONS / PACKAGE / file).read_text()
-    new, start = text, 0
-    marker = f"### BEGIN SOLUTION {task}\n"
-    for body in bodies:
-        start = new.index(marker, start)
-        end = new.index("### END SOLUTION", start)
-        if body is not None:
-            indent = new[new.rindex("\n", 0, start) + 1 : start]
-            lines = "".join(
-                f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n")
-            )
-            new = new[: start + len(marker)] + lines + indent + new[end:]
-            end = new.index("### END SOLUTION", start)
-        start = end
-    for old, replacement in pairs:
-        assert new.count(old) == 1, old
-        new = new.replace(old, replacement)
-    return text, new
+rewrite = partial(trees.rewrite, "ch05_nn")
 
 
 # -- 5.1: Module.__setattr__ ------------------------------------------------------------------
@@ -2141,4 +2122,5 @@ SET = VariantSet(
     ],
     holes=HOLES,
     least=(60, 20),
+    rewrites_cover=True,
 )

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from functools import partial
 
-from tests.trees import SOLUTIONS, edits
+from tests import trees
+from tests.trees import edits
 from tests.variants import VariantSet
 
 PACKAGE = "ch06_optim"
@@ -55,24 +56,7 @@ RETURN = "    return Tensor._from_array(total)\n"
 VALUE = "p.grad = Tensor._from_array(array_module(g).clip(g, -clip_value, clip_value))"
 
 
-def rewrite(file: str, task: str, *bodies: str | None) -> tuple[str, str]:
-    """The reference's ``file`` with its first regions of ``task`` rewritten (one body each,
-    in order; None leaves a region alone), as one edit (chapters 5 and 7 have the same helper)."""
-    text = (SOLUTIONS / PACKAGE / file).read_text()
-    new, start = text, 0
-    marker = f"### BEGIN SOLUTION {task}\n"
-    for body in bodies:
-        start = new.index(marker, start)
-        end = new.index("### END SOLUTION", start)
-        if body is not None:
-            indent = new[new.rindex("\n", 0, start) + 1 : start]
-            lines = "".join(
-                f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n")
-            )
-            new = new[: start + len(marker)] + lines + indent + new[end:]
-            end = new.index("### END SOLUTION", start)
-        start = end
-    return text, new
+rewrite = partial(trees.rewrite, "ch06_optim")
 
 
 # -- 6.1 -------------------------------------------------------------------------------------
@@ -2181,4 +2165,5 @@ SET = VariantSet(
     ],
     holes=HOLES,
     least=(100, 30),
+    rewrites_cover=True,
 )

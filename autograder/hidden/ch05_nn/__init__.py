@@ -10,7 +10,7 @@ sizes; other shapes, dims and drawn large logits for softmax; other reductions, 
 indices and smoothing for cross_entropy, with a (N, C, d1, d2) layout; other fans, gains
 and modes for init, with seeds drawn; other shapes and rates for dropout; other BatchNorm
 sizes and momenta; other DataLoader sizes with drawn seeds; deeper and wider checkpointed
-functions. The kinds the held-out set (``tests/test_heldout_ch05.py``) added to the public
+functions. The kinds the held-out set (``tests/variants/ch05_held_out.py``) added to the public
 checks have rows here too: a script ending in a refusal after None, a module held twice
 (Sequential and ModuleList), a Sequential of 13 modules, a float32 model loaded from
 float64 values, float32 logits, a large negative slope a.
