@@ -78,25 +78,6 @@ with cupy.cuda.Device(0):
 return (True, 1) if works else (False, 0)"""
 )
 
-PROBE_IMPORT_OUTSIDE = """
-cupy = importlib.import_module("cupy")
-quiet = io.StringIO()
-with (
-    warnings.catch_warnings(),
-    contextlib.redirect_stdout(quiet),
-    contextlib.redirect_stderr(quiet),
-):
-    warnings.simplefilter("ignore")
-    try:
-        count = int(cupy.cuda.runtime.getDeviceCount())
-        if count < 1:
-            return False, 0
-        with cupy.cuda.Device(0):
-            works = int((cupy.arange(3) * 2).sum()) == 6
-        return (True, count) if works else (False, 0)
-    except Exception:
-        return False, 0
-"""
 
 PROBE_GLOBAL_FILTER = """
 quiet = io.StringIO()
@@ -129,29 +110,6 @@ with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
         return False, 0
 """
 
-AVAILABLE_CACHES_TRUE_ONLY = """
-if not _answer.get("probe", (False, 0))[0]:
-    _answer["probe"] = _probe()
-return _answer["probe"][0]
-"""
-
-AVAILABLE_WARNS = """
-if "probe" not in _answer:
-    _answer["probe"] = _probe()
-    if not _answer["probe"][0]:
-        warnings.warn("CUDA is not available: Sparrow runs on the CPU")
-return _answer["probe"][0]
-"""
-
-AVAILABLE_LOGS = """
-if "probe" not in _answer:
-    _answer["probe"] = _probe()
-    if not _answer["probe"][0]:
-        import logging
-
-        logging.getLogger("sparrow").warning("no usable GPU: running on the CPU")
-return _answer["probe"][0]
-"""
 
 PROBE_KEEPS_STDOUT = """
 import sys
@@ -171,11 +129,6 @@ with warnings.catch_warnings():
         return False, 0
 """
 
-AVAILABLE_PAIR = """
-if "probe" not in _answer:
-    _answer["probe"] = _probe()
-return _answer["probe"]
-"""
 
 # correct
 PROBE_RESTORES_BY_HAND = """
@@ -245,26 +198,6 @@ BACKEND_FIRST = """
 return next(iter(BACKENDS.values()))
 """
 
-BACKEND_FALLS_BACK = """
-for backend in BACKENDS.values():
-    if backend.owns(array):
-        return backend
-return BACKENDS["cpu"]
-"""
-
-BACKEND_VALUE_ERROR = """
-for backend in BACKENDS.values():
-    if backend.owns(array):
-        return backend
-raise ValueError(f"no device holds arrays of type {type(array).__name__}")
-"""
-
-BACKEND_GIVES_UP = """
-for backend in BACKENDS.values():
-    if backend.owns(array):
-        return backend
-    raise TypeError(f"no device holds arrays of type {type(array).__name__}")
-"""
 
 BACKEND_BY_NAME = (
     """
@@ -285,15 +218,6 @@ sim = BACKENDS["sim"]
 return sim.namespace() if sim.owns(array) else np
 """
 
-DEVICE_INDEX_ZERO = """
-backend = backend_of(array)
-return device(backend.type, None if backend.type == "cpu" else 0)
-"""
-
-DEVICE_CPU_ZERO = """
-backend = backend_of(array)
-return device(backend.type, backend.index_of(array) or 0)
-"""
 
 DEVICE_FROM_ATTRIBUTE = """
 where = getattr(array, "device", "cpu")
@@ -308,12 +232,6 @@ if not owners:
 return owners[0]
 """
 
-DEVICE_CASE_BY_CASE = """
-backend = backend_of(array)
-if backend.type == "cpu":
-    return device("cpu")
-return device(backend.type, int(backend.index_of(array)))
-"""
 
 # -- 7.3 ---------------------------------------------------------------------------------------
 
@@ -476,15 +394,6 @@ if len(tensors) > 1 and tensors[-1].device != tensors[-2].device:
     )
 """
 
-SAME_BY_TYPE = """
-first = tensors[0].device
-for t in tensors[1:]:
-    if t.device.type != first.type:
-        raise RuntimeError(
-            "Expected all tensors to be on the same device, but found at least two devices, "
-            f"{first} and {t.device}! (in {op})"
-        )
-"""
 
 # correct
 SAME_BY_ENUMERATE = """
@@ -539,16 +448,6 @@ xp = backend.namespace()
 backend.scatter_add(target, _on(xp, index), values)
 """
 
-SCATTER_A_COPY = """
-backend = backend_of(target)
-xp = backend.namespace()
-target = target.copy()
-index = _on(xp, index)
-if backend.owns(values) or np.isscalar(values):
-    backend.scatter_add(target, index, values)
-else:
-    backend.scatter_add(target, index, xp.asarray(values))
-"""
 
 SCATTER_ADD_AT_ON_HOST_ONLY = """
 if isinstance(target, np.ndarray):
@@ -593,29 +492,6 @@ backend.scatter_add(target, index, values)
 
 # -- 7.7 ---------------------------------------------------------------------------------------
 
-POSITIONS_NUMPY = """
-where = []
-for axis, n in enumerate(index.shape):
-    if axis == dim:
-        where.append(index)
-    else:
-        shape = [1] * index.ndim
-        shape[axis] = n
-        where.append(np.arange(n).reshape(shape))
-return tuple(where)
-"""
-
-POSITIONS_INDEX_FIRST = """
-xp = array_module(index)
-where = [index]
-for axis, n in enumerate(index.shape):
-    if axis != dim:
-        shape = [1] * index.ndim
-        shape[axis] = n
-        where.append(xp.arange(n).reshape(shape))
-return tuple(where)
-"""
-
 # correct
 POSITIONS_BY_INDICES = """
 grid = list(array_module(index).indices(index.shape, sparse=True))
@@ -650,14 +526,6 @@ dim = dim_index(dim, tensors[0].ndim + 1)
 return cat([t.unsqueeze(dim) for t in tensors], dim)
 """
 
-CAT_AT_THE_SIZES = """
-pieces, start = [], 0
-before = (slice(None),) * ctx.dim
-for n in ctx.sizes:
-    pieces.append(grad_output[(*before, slice(start, start + n))])
-    start = n
-return tuple(pieces)
-"""
 
 CAT_SPLIT_ON_DATA = """
 xp = array_module(grad_output.data)
@@ -678,15 +546,6 @@ STACK_BY_RESHAPE_FRONT = """
 return cat([t.reshape(1, *t.shape) for t in tensors], dim)
 """
 
-STACK_DIM_OF_INPUTS = """
-dim = dim_index(dim, tensors[0].ndim)
-return cat([t.unsqueeze(dim) for t in tensors], dim)
-"""
-
-STACK_CAT_ALONG_0 = """
-dim = dim_index(dim, tensors[0].ndim + 1)
-return cat([t.unsqueeze(dim) for t in tensors], 0)
-"""
 
 # correct
 CAT_PIECES_BY_LIST_INDEX = """
@@ -699,11 +558,6 @@ for size in ctx.sizes:
 return tuple(out)
 """
 
-STACK_BY_RESHAPE = """
-dim = dim_index(dim, tensors[0].ndim + 1)
-shape = tensors[0].shape
-return cat([t.reshape(*shape[:dim], 1, *shape[dim:]) for t in tensors], dim)
-"""
 
 CAT_FORWARD_TUPLE = """
 arrays = tuple(t.data for t in tensors)
@@ -721,18 +575,101 @@ VARIANTS = [
         ),
         "7.1",
     ),
-    ("the probe trusts cupy.is_available()", CUDA, ("region", PROBE_TRUSTS_CUPY), "7.1"),
+    (
+        "the probe trusts cupy.is_available()",
+        CUDA,
+        edits(
+            CUDA,
+            ("### BEGIN SOLUTION 7.1\n    quiet = io.StringIO()", "quiet = io.StringIO()"),
+            (
+                "count = int(cupy.cuda.runtime.getDeviceCount())\n            if count < 1:",
+                "if not cupy.is_available():",
+            ),
+            (
+                "with cupy.cuda.Device(0):\n"
+                "                works = int((cupy.arange(3) * 2).sum()) == 6\n"
+                "            return (True, count) if works else (False, 0)\n"
+                "        except Exception:  # ImportError, "
+                "CUDARuntimeError, CompileException, …",
+                "return True, int(cupy.cuda.runtime.getDeviceCount())\n        except Exception:",
+            ),
+            ("return False, 0\n    ### END SOLUTION", "return False, 0"),
+        ),
+        "7.1",
+    ),
     # was a hole: the probe's fakes have a state whose kernel fails at the read-back
-    ("the probe never reads the kernel's result back", CUDA, ("region", PROBE_NO_READ_BACK), "7.1"),
+    (
+        "the probe never reads the kernel's result back",
+        CUDA,
+        edits(
+            CUDA,
+            ("### BEGIN SOLUTION 7.1\n    quiet = io.StringIO()", "quiet = io.StringIO()"),
+            (
+                "works = int((cupy.arange(3) * 2).sum()) == 6\n"
+                "            return (True, count) if works else (False, 0)\n"
+                "        except Exception:  # ImportError, "
+                "CUDARuntimeError, CompileException, …",
+                "cupy.arange(3) * 2  # the kernel ran\n"
+                "            return True, count\n"
+                "        except Exception:",
+            ),
+            ("return False, 0\n    ### END SOLUTION", "return False, 0"),
+        ),
+        "7.1",
+    ),
     # was a hole: the probe's fakes have a state whose kernel fails at the read-back
     (
         "the probe looks at the kernel's shape only",
         CUDA,
-        ("region", PROBE_LOOKS_AT_THE_SHAPE),
+        edits(
+            CUDA,
+            ("### BEGIN SOLUTION 7.1\n    quiet = io.StringIO()", "quiet = io.StringIO()"),
+            (
+                "works = int((cupy.arange(3) * 2).sum()) == 6",
+                "works = (cupy.arange(3) * 2).shape == (3,)",
+            ),
+            (
+                "except Exception:  # ImportError, CUDARuntimeError, CompileException, …",
+                "except Exception:",
+            ),
+            ("return False, 0\n    ### END SOLUTION", "return False, 0"),
+        ),
         "7.1",
     ),
-    ("the probe reports one GPU whatever the count", CUDA, ("region", PROBE_ONE_GPU), "7.1"),
-    ("the probe imports CuPy outside its try", CUDA, ("region", PROBE_IMPORT_OUTSIDE), "7.1"),
+    (
+        "the probe reports one GPU whatever the count",
+        CUDA,
+        edits(
+            CUDA,
+            ("### BEGIN SOLUTION 7.1\n    quiet = io.StringIO()", "quiet = io.StringIO()"),
+            (
+                "return (True, count) if works else (False, 0)\n"
+                "        except Exception:  # ImportError, "
+                "CUDARuntimeError, CompileException, …",
+                "return (True, 1) if works else (False, 0)\n        except Exception:",
+            ),
+            ("return False, 0\n    ### END SOLUTION", "return False, 0"),
+        ),
+        "7.1",
+    ),
+    (
+        "the probe imports CuPy outside its try",
+        CUDA,
+        edits(
+            CUDA,
+            (
+                "### BEGIN SOLUTION 7.1\n    quiet = io.StringIO()",
+                'cupy = importlib.import_module("cupy")\n    quiet = io.StringIO()',
+            ),
+            ('            cupy = importlib.import_module("cupy")\n', ""),
+            (
+                "except Exception:  # ImportError, CUDARuntimeError, CompileException, …",
+                "except Exception:",
+            ),
+            ("return False, 0\n    ### END SOLUTION", "return False, 0"),
+        ),
+        "7.1",
+    ),
     # was a hole: the probe's check warns and prints after the answers
     (
         "the probe silences warnings for the whole program",
@@ -746,25 +683,54 @@ VARIANTS = [
     (
         "is_available caches only a True answer",
         CUDA,
-        rewrite(CUDA, "7.1", None, AVAILABLE_CACHES_TRUE_ONLY),
+        edits(
+            CUDA,
+            (
+                '### BEGIN SOLUTION 7.1\n    if "probe" not in _answer:',
+                '### BEGIN SOLUTION 7.1\n    if not _answer.get("probe", (False, 0))[0]:',
+            ),
+        ),
         "7.1",
     ),
     (
         "is_available warns when there is no GPU",
         CUDA,
-        rewrite(CUDA, "7.1", None, AVAILABLE_WARNS),
+        edits(
+            CUDA,
+            (
+                'return _answer["probe"][0]',
+                '    if not _answer["probe"][0]:\n'
+                '            warnings.warn("CUDA is not '
+                'available: Sparrow runs on the CPU")\n'
+                '    return _answer["probe"][0]',
+            ),
+        ),
         "7.1",
     ),
     (
         "is_available logs when there is no GPU",
         CUDA,
-        rewrite(CUDA, "7.1", None, AVAILABLE_LOGS),
+        edits(
+            CUDA,
+            (
+                'return _answer["probe"][0]',
+                '    if not _answer["probe"][0]:\n'
+                "            import logging\n"
+                "\n"
+                '            logging.getLogger("sparrow").warning("no '
+                'usable GPU: running on the CPU")\n'
+                '    return _answer["probe"][0]',
+            ),
+        ),
         "7.1",
     ),
     (
         "is_available returns the (usable, count) pair",
         CUDA,
-        rewrite(CUDA, "7.1", None, AVAILABLE_PAIR),
+        edits(
+            CUDA,
+            ('return _answer["probe"][0]', 'return _answer["probe"]'),
+        ),
         "7.1",
     ),
     (
@@ -778,12 +744,67 @@ VARIANTS = [
     ),
     # -- 7.2 ------------------------------------------------------------------------------------
     ("backend_of returns the first backend", WHOSE, ("region", BACKEND_FIRST), "7.2"),
-    ("backend_of falls back to the CPU", WHOSE, ("region", BACKEND_FALLS_BACK), "7.2"),
-    ("backend_of raises ValueError", WHOSE, ("region", BACKEND_VALUE_ERROR), "7.2"),
+    (
+        "backend_of falls back to the CPU",
+        WHOSE,
+        edits(
+            WHOSE,
+            (
+                "### BEGIN SOLUTION 7.2\n    for backend in BACKENDS.values():",
+                "for backend in BACKENDS.values():",
+            ),
+            (
+                "raise TypeError(\n"
+                '        f"no device holds arrays of type '
+                "{type(array).__name__}: a tensor's data is a NumPy \"\n"
+                '        "array or the array of a registered device (cuda, sim)"\n'
+                "    )\n"
+                "    ### END SOLUTION",
+                'return BACKENDS["cpu"]',
+            ),
+        ),
+        "7.2",
+    ),
+    (
+        "backend_of raises ValueError",
+        WHOSE,
+        edits(
+            WHOSE,
+            (
+                "### BEGIN SOLUTION 7.2\n    for backend in BACKENDS.values():",
+                "for backend in BACKENDS.values():",
+            ),
+            (
+                "raise TypeError(\n"
+                '        f"no device holds arrays of type '
+                "{type(array).__name__}: a tensor's data is a NumPy \"\n"
+                '        "array or the array of a registered device (cuda, sim)"\n'
+                "    )\n"
+                "    ### END SOLUTION",
+                'raise ValueError(f"no device holds arrays of type {type(array).__name__}")',
+            ),
+        ),
+        "7.2",
+    ),
     (
         "backend_of gives up after the first backend",
         WHOSE,
-        ("region", BACKEND_GIVES_UP),
+        edits(
+            WHOSE,
+            (
+                "### BEGIN SOLUTION 7.2\n    for backend in BACKENDS.values():",
+                "for backend in BACKENDS.values():",
+            ),
+            (
+                "raise TypeError(\n"
+                '        f"no device holds arrays of type '
+                "{type(array).__name__}: a tensor's data is a NumPy \"\n"
+                '        "array or the array of a registered device (cuda, sim)"\n'
+                "    )\n"
+                "    ### END SOLUTION",
+                '    raise TypeError(f"no device holds arrays of type {type(array).__name__}")',
+            ),
+        ),
         "7.2",
     ),
     (
@@ -807,13 +828,25 @@ VARIANTS = [
     (
         "device_of gives every device index 0",
         WHOSE,
-        rewrite(WHOSE, "7.2", None, None, DEVICE_INDEX_ZERO),
+        edits(
+            WHOSE,
+            (
+                "return device(backend.type, backend.index_of(array))",
+                'return device(backend.type, None if backend.type == "cpu" else 0)',
+            ),
+        ),
         "7.2",
     ),
     (
         "device_of gives the host index 0",
         WHOSE,
-        rewrite(WHOSE, "7.2", None, None, DEVICE_CPU_ZERO),
+        edits(
+            WHOSE,
+            (
+                "return device(backend.type, backend.index_of(array))",
+                "return device(backend.type, backend.index_of(array) or 0)",
+            ),
+        ),
         "7.2",
     ),
     (
@@ -1023,7 +1056,24 @@ VARIANTS = [
     # was a hole: check_same_device on cpu, sim, sim
     ("check_same_device compares the last two only", SAME, ("region", SAME_LAST_TWO), "7.5"),
     # was a hole: check_same_device on toy:0, toy:0, toy:2
-    ("check_same_device compares device types only", SAME, ("region", SAME_BY_TYPE), "7.5"),
+    (
+        "check_same_device compares device types only",
+        SAME,
+        edits(
+            SAME,
+            ("    ### BEGIN SOLUTION 7.5\n", ""),
+            ("if t.device != first:", "if t.device.type != first.type:"),
+            (
+                '"Expected all tensors to be on the same device, but found at least two "\n'
+                '                f"devices, {first} and {t.device}! (in {op})"',
+                '"Expected all tensors to be on the same '
+                'device, but found at least two devices, "\n'
+                '                f"{first} and {t.device}! (in {op})"',
+            ),
+            ("    ### END SOLUTION\n", ""),
+        ),
+        "7.5",
+    ),
     (
         "check_same_device names the op's type",
         SAME,
@@ -1048,7 +1098,20 @@ VARIANTS = [
         "7.6",
     ),
     ("scatter_add asks the values' backend", DISPATCH, ("region", SCATTER_BY_VALUES), "7.6"),
-    ("scatter_add adds into a copy", DISPATCH, ("region", SCATTER_A_COPY), "7.6"),
+    (
+        "scatter_add adds into a copy",
+        DISPATCH,
+        edits(
+            DISPATCH,
+            ("    ### BEGIN SOLUTION 7.6\n", ""),
+            ("index = _on(xp, index)", "target = target.copy()\n    index = _on(xp, index)"),
+            (
+                "backend.scatter_add(target, index, xp.asarray(values))\n    ### END SOLUTION",
+                "backend.scatter_add(target, index, xp.asarray(values))",
+            ),
+        ),
+        "7.6",
+    ),
     (
         "scatter_add: add.at on the host, += on a device",
         DISPATCH,
@@ -1069,8 +1132,32 @@ VARIANTS = [
         "7.7",
     ),
     # was a hole: gather on the simulated device (no copies)
-    ("gather's positions with NumPy's arange", GATHER, ("region", POSITIONS_NUMPY), "7.7"),
-    ("gather's positions put the index first", GATHER, ("region", POSITIONS_INDEX_FIRST), "7.7"),
+    (
+        "gather's positions with NumPy's arange",
+        GATHER,
+        edits(
+            GATHER,
+            ("    ### BEGIN SOLUTION 7.7\n    xp = array_module(index)\n", ""),
+            (
+                "where.append(xp.arange(n).reshape(shape))",
+                "where.append(np.arange(n).reshape(shape))",
+            ),
+            ("return tuple(where)\n    ### END SOLUTION", "return tuple(where)"),
+        ),
+        "7.7",
+    ),
+    (
+        "gather's positions put the index first",
+        GATHER,
+        edits(
+            GATHER,
+            ("### BEGIN SOLUTION 7.7\n    xp = array_module(index)", "xp = array_module(index)"),
+            ("where = []", "where = [index]"),
+            ("if axis == dim:\n            where.append(index)\n        else:", "if axis != dim:"),
+            ("return tuple(where)\n    ### END SOLUTION", "return tuple(where)"),
+        ),
+        "7.7",
+    ),
     # was a hole: gather on the simulated device (no copies)
     (
         "gather's forward with NumPy's take_along_axis",
@@ -1111,7 +1198,14 @@ VARIANTS = [
     (
         "cat's backward cuts at the sizes, not their running sums",
         CAT,
-        rewrite(CAT, "7.8", None, CAT_AT_THE_SIZES),
+        edits(
+            CAT,
+            (
+                "before = (slice(None),) * ctx.dim  # every axis before dim, whole",
+                "before = (slice(None),) * ctx.dim",
+            ),
+            ("start += n", "start = n"),
+        ),
         "7.8",
     ),
     (
@@ -1161,10 +1255,24 @@ VARIANTS = [
     (
         "stack resolves dim against the inputs",
         CAT,
-        rewrite(CAT, "7.8", None, None, STACK_DIM_OF_INPUTS),
+        edits(
+            CAT,
+            ("dim = dim_index(dim, tensors[0].ndim + 1)", "dim = dim_index(dim, tensors[0].ndim)"),
+        ),
         "7.8",
     ),
-    ("stack cats along 0", CAT, rewrite(CAT, "7.8", None, None, STACK_CAT_ALONG_0), "7.8"),
+    (
+        "stack cats along 0",
+        CAT,
+        edits(
+            CAT,
+            (
+                "return cat([t.unsqueeze(dim) for t in tensors], dim)",
+                "return cat([t.unsqueeze(dim) for t in tensors], 0)",
+            ),
+        ),
+        "7.8",
+    ),
 ]
 
 CORRECT = [
@@ -1187,7 +1295,15 @@ CORRECT = [
     (
         "device_of case by case",
         WHOSE,
-        rewrite(WHOSE, "7.2", None, None, DEVICE_CASE_BY_CASE),
+        edits(
+            WHOSE,
+            (
+                "return device(backend.type, backend.index_of(array))",
+                'if backend.type == "cpu":\n'
+                '        return device("cpu")\n'
+                "    return device(backend.type, int(backend.index_of(array)))",
+            ),
+        ),
         "7.2",
     ),
     (
@@ -1231,7 +1347,20 @@ CORRECT = [
         "7.8",
     ),
     ("cat's forward with a tuple", CAT, rewrite(CAT, "7.8", CAT_FORWARD_TUPLE), "7.8"),
-    ("stack by reshape", CAT, rewrite(CAT, "7.8", None, None, STACK_BY_RESHAPE), "7.8"),
+    (
+        "stack by reshape",
+        CAT,
+        edits(
+            CAT,
+            (
+                "return cat([t.unsqueeze(dim) for t in tensors], dim)",
+                "shape = tensors[0].shape\n"
+                "    return cat([t.reshape(*shape[:dim], "
+                "1, *shape[dim:]) for t in tensors], dim)",
+            ),
+        ),
+        "7.8",
+    ),
 ]
 
 # the variants that passed the public checks before (each noted "was a hole" above): the
