@@ -129,16 +129,6 @@ else:
 
 # -- 5.2: Linear ------------------------------------------------------------------------------
 
-LINEAR_NEW_FLOAT64_PARAMETERS = """
-from ..generator import rng_of
-
-bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0
-shape = (self.out_features, self.in_features)
-self.weight = Parameter(rng_of(None).uniform(-bound, bound, shape))
-if self.bias is not None:
-    self.bias = Parameter(rng_of(None).uniform(-bound, bound, (self.out_features,)))
-"""
-
 LINEAR_ON_ARRAYS = """
 x, weight = ctx.saved_tensors
 g = grad_output.data
@@ -148,11 +138,6 @@ if len(ctx.needs_input_grad) == 3:
 return grads
 """
 
-LINEAR_SAVES_THE_TRANSPOSE = """
-ctx.save_for_backward(x, weight.T)
-out = x.data @ weight.data.T
-return out if bias is None else out + bias.data
-"""
 
 LINEAR_UNPACKS_NEEDS = """
 x, weight = ctx.saved_tensors
@@ -196,21 +181,6 @@ for p in (self.weight, self.bias):
 
 # -- 5.3: the tree ----------------------------------------------------------------------------
 
-NAMED_MODULES_POST_ORDER = """
-if memo is None:
-    memo = set()
-if remove_duplicate:
-    if self in memo:
-        return
-    memo.add(self)
-for name, child in self._modules.items():
-    if child is None:
-        continue
-    path = f"{prefix}.{name}" if prefix else name
-    yield from child.named_modules(memo, path, remove_duplicate)
-yield prefix, self
-"""
-
 NAMED_MODULES_BREADTH_FIRST = """
 from collections import deque
 
@@ -242,36 +212,6 @@ for name, child in self._modules.items():
                                        remove_duplicate)
 """
 
-MEMBERS_SEEN_BY_EQUALITY = """
-if recurse:
-    modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-else:
-    modules = iter([(prefix, self)])
-seen = []
-for path, module in modules:
-    for name, value in getattr(module, table).items():
-        if value is None:
-            continue
-        if remove_duplicate:
-            if value in seen:
-                continue
-            seen.append(value)
-        yield (f"{path}.{name}" if path else name), value
-"""
-
-MEMBERS_SEEN_BY_NAME = """
-if recurse:
-    modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate)
-else:
-    modules = iter([(prefix, self)])
-seen = set()
-for path, module in modules:
-    for name, value in getattr(module, table).items():
-        if value is None or (remove_duplicate and name in seen):
-            continue
-        seen.add(name)
-        yield (f"{path}.{name}" if path else name), value
-"""
 
 MEMBERS_A_SET_OF_TENSORS = """
 modules = self.named_modules(prefix=prefix, remove_duplicate=remove_duplicate) if recurse else [
@@ -314,21 +254,6 @@ return x
 """
 
 # -- 5.5: state_dict --------------------------------------------------------------------------
-
-STATE_DICT_BUFFERS_FIRST = """
-if destination is None:
-    destination = OrderedDict()
-for name, buffer in self._buffers.items():
-    if buffer is not None and name not in self._non_persistent:
-        destination[prefix + name] = buffer if keep_vars else buffer.detach()
-for name, param in self._parameters.items():
-    if param is not None:
-        destination[prefix + name] = param if keep_vars else param.detach()
-for name, child in self._modules.items():
-    if child is not None:
-        child.state_dict(destination, prefix + name + ".", keep_vars)
-return destination
-"""
 
 STATE_DICT_FROM_NAMED_MEMBERS = """
 if destination is None:
@@ -476,15 +401,6 @@ ctx.dim, ctx.out = dim, array_module(x.data).exp(out)
 return out
 """
 
-SOFTMAX_BACKWARD_DIAGONAL = """
-y = _softmax_of(ctx)
-return y * (1 - y) * grad_output
-"""
-
-SOFTMAX_BACKWARD_EXPANDED = """
-y = _softmax_of(ctx)
-return y * grad_output - y * (y * grad_output).sum(dim=ctx.dim, keepdim=True)
-"""
 
 # -- 5.7: cross_entropy -----------------------------------------------------------------------
 
@@ -597,27 +513,6 @@ return uniform_(tensor, -bound, bound, generator)
 
 # -- 5.9: dropout -----------------------------------------------------------------------------
 
-DROPOUT_MASK_CACHED = """
-if not training or p == 0:
-    return input
-if p == 1:
-    return input * 0.0
-cache = dropout.__dict__.setdefault("masks", {})
-if input.shape not in cache:
-    keep = rng_of(generator).random(input.shape) >= p
-    cache[input.shape] = (keep / (1.0 - p)).astype(input.dtype)
-return input * Tensor._from_array(cache[input.shape])
-"""
-
-DROPOUT_BINOMIAL = """
-if not training or p == 0:
-    return input
-if p == 1:
-    return input * 0.0
-keep = rng_of(generator).binomial(1, 1.0 - p, size=input.shape)
-return input * Tensor._from_array((keep / (1.0 - p)).astype(input.dtype))
-"""
-
 # -- 5.10: BatchNorm --------------------------------------------------------------------------
 
 BN_UPDATES_IN_EVAL = """
@@ -640,25 +535,6 @@ if self.affine:
 return y
 """
 
-BN_RUNNING_STATS_WITH_A_GRAPH = """
-if self.training or not self.track_running_stats:
-    mean = x.mean(dim=axes, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)
-    if self.training and self.track_running_stats:
-        self.num_batches_tracked.data[...] += 1
-        m = self.momentum
-        if m is None:
-            m = 1.0 / int(self.num_batches_tracked.data)
-        self.running_mean = (1 - m) * self.running_mean + m * mean.reshape(-1)
-        self.running_var = (1 - m) * self.running_var + m * var.reshape(-1) * (n / (n - 1))
-else:
-    mean = self.running_mean.detach().reshape(*shape)
-    var = self.running_var.detach().reshape(*shape)
-y = (x - mean) / (var + self.eps).sqrt()
-if self.affine:
-    y = y * self.weight.reshape(*shape) + self.bias.reshape(*shape)
-return y
-"""
 
 BN_RUNNING_STATS_BY_SETATTR = """
 if self.training or not self.track_running_stats:
@@ -742,19 +618,6 @@ for start in range(0, n, self.batch_size):
     yield self._fetch(chunk)
 """
 
-LOADER_REGENERATED_EACH_EPOCH = """
-n = len(self.dataset)
-if self.shuffle:
-    seed = self.generator.initial_seed() if self.generator is not None else 0
-    order = np.random.default_rng(seed).permutation(n).tolist()
-else:
-    order = list(range(n))
-for start in range(0, n, self.batch_size):
-    chunk = order[start : start + self.batch_size]
-    if len(chunk) < self.batch_size and self.drop_last:
-        return
-    yield self._fetch(chunk)
-"""
 
 LOADER_DROP_LAST_OFF_BY_ONE = """
 n = len(self.dataset)
@@ -764,25 +627,6 @@ for start in range(0, stop, self.batch_size):
     yield self._fetch(order[start : start + self.batch_size])
 """
 
-LOADER_TENSOR_INDICES = """
-n = len(self.dataset)
-order = randperm(n, generator=self.generator) if self.shuffle else Tensor(np.arange(n))
-for start in range(0, n, self.batch_size):
-    chunk = order[start : start + self.batch_size]
-    if len(chunk) < self.batch_size and self.drop_last:
-        return
-    yield self._fetch(chunk)
-"""
-
-LOADER_ITEMS_NOT_COLLATED = """
-n = len(self.dataset)
-order = randperm(n, generator=self.generator).tolist() if self.shuffle else list(range(n))
-for start in range(0, n, self.batch_size):
-    chunk = order[start : start + self.batch_size]
-    if len(chunk) < self.batch_size and self.drop_last:
-        return
-    yield [self.dataset[i] for i in chunk]
-"""
 
 LOADER_ISLICE = """
 import itertools
@@ -808,14 +652,6 @@ return iter([self._fetch(chunk) for chunk in chunks])
 
 # -- 5.12: checkpoint -------------------------------------------------------------------------
 
-CHECKPOINT_ON_THE_ORIGINAL_INPUTS = """
-with _replaying(ctx.rng_state), enable_grad():
-    out = _single_tensor(ctx.fn(*ctx.args))
-if out.requires_grad:
-    out.backward(grad_output)
-return tuple(x.grad if x.is_leaf else None for x in ctx.args if isinstance(x, Tensor))
-"""
-
 CHECKPOINT_WITH_AUTOGRAD_GRAD = """
 from ...ch04_backward import autograd
 
@@ -828,31 +664,6 @@ grads = iter(autograd.grad(out, wanted, grad_output, allow_unused=True))
 return tuple(next(grads) if x.requires_grad else None for x in inputs if isinstance(x, Tensor))
 """
 
-CHECKPOINT_SETS_THE_STATE = """
-inputs = [
-    x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x
-    for x in ctx.args
-]
-if ctx.rng_state is not None:
-    factories._random["generator"].bit_generator.state = ctx.rng_state
-with enable_grad():
-    out = _single_tensor(ctx.fn(*inputs))
-if out.requires_grad:
-    out.backward(grad_output)
-return tuple(x.grad for x in inputs if isinstance(x, Tensor))
-"""
-
-CHECKPOINT_GRADS_FOR_EVERY_ARG = """
-inputs = [
-    x.detach().requires_grad_(x.requires_grad) if isinstance(x, Tensor) else x
-    for x in ctx.args
-]
-with _replaying(ctx.rng_state), enable_grad():
-    out = _single_tensor(ctx.fn(*inputs))
-if out.requires_grad:
-    out.backward(grad_output)
-return (None, None, *[x.grad if isinstance(x, Tensor) else None for x in inputs])
-"""
 
 CHECKPOINT_SAVED_TENSORS = """
 ctx.fn, ctx.rng_state = fn, rng_state
@@ -991,7 +802,10 @@ VARIANTS = [
     (
         "LinearFunction saves the transposed weight",
         "nn/linear.py",
-        nth_region("nn/linear.py", "5.2", 1, LINEAR_SAVES_THE_TRANSPOSE),
+        edits(
+            "nn/linear.py",
+            ("ctx.save_for_backward(x, weight)", "ctx.save_for_backward(x, weight.T)"),
+        ),
         "5.2",
     ),
     (
@@ -1004,7 +818,25 @@ VARIANTS = [
         # was a hole: Linear was only made with dtype=float64, and never asked to keep its objects
         "reset_parameters makes new float64 Parameters",
         "nn/linear.py",
-        nth_region("nn/linear.py", "5.2", 3, LINEAR_NEW_FLOAT64_PARAMETERS),
+        edits(
+            "nn/linear.py",
+            (
+                "bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0",
+                "from ..generator import rng_of\n"
+                "\n"
+                "        bound = 1 / math.sqrt(self.in_features) "
+                "if self.in_features > 0 else 0.0",
+            ),
+            (
+                "init.uniform_(self.weight, -bound, bound)",
+                "shape = (self.out_features, self.in_features)\n"
+                "        self.weight = Parameter(rng_of(None).uniform(-bound, bound, shape))",
+            ),
+            (
+                "init.uniform_(self.bias, -bound, bound)",
+                "self.bias = Parameter(rng_of(None).uniform(-bound, bound, (self.out_features,)))",
+            ),
+        ),
         "5.2",
     ),
     (
@@ -1068,7 +900,22 @@ VARIANTS = [
         ),
         "5.3",
     ),
-    ("named_modules post-order", "nn/module.py", ("region", NAMED_MODULES_POST_ORDER), "5.3"),
+    (
+        "named_modules post-order",
+        "nn/module.py",
+        edits(
+            "nn/module.py",
+            ("### BEGIN SOLUTION 5.3\n        if memo is None:", "if memo is None:"),
+            ("        yield prefix, self\n", ""),
+            (
+                "yield from child.named_modules(memo, path, remove_duplicate)\n"
+                "        ### END SOLUTION",
+                "yield from child.named_modules(memo, path, remove_duplicate)\n"
+                "        yield prefix, self",
+            ),
+        ),
+        "5.3",
+    ),
     (
         "named_modules breadth-first",
         "nn/module.py",
@@ -1078,13 +925,35 @@ VARIANTS = [
     (
         "_named_members tells tensors apart by ==",
         "nn/module.py",
-        nth_region("nn/module.py", "5.3", 2, MEMBERS_SEEN_BY_EQUALITY),
+        edits(
+            "nn/module.py",
+            (
+                "seen: set[int] = set()\n        for path, module in modules:",
+                "seen = []\n        for path, module in modules:",
+            ),
+            ("if id(value) in seen:", "if value in seen:"),
+            ("seen.add(id(value))", "seen.append(value)"),
+        ),
         "5.3",
     ),
     (
         "_named_members tells tensors apart by name",
         "nn/module.py",
-        nth_region("nn/module.py", "5.3", 2, MEMBERS_SEEN_BY_NAME),
+        edits(
+            "nn/module.py",
+            (
+                "seen: set[int] = set()\n        for path, module in modules:",
+                "seen = set()\n        for path, module in modules:",
+            ),
+            ("if value is None:", "if value is None or (remove_duplicate and name in seen):"),
+            (
+                "if remove_duplicate:\n"
+                "                    if id(value) in seen:\n"
+                "                        continue\n"
+                "                    seen.add(id(value))",
+                "seen.add(name)",
+            ),
+        ),
         "5.3",
     ),
     (
@@ -1222,7 +1091,32 @@ VARIANTS = [
         ),
         "5.5",
     ),
-    ("state_dict puts buffers first", "nn/module.py", ("region", STATE_DICT_BUFFERS_FIRST), "5.5"),
+    (
+        "state_dict puts buffers first",
+        "nn/module.py",
+        edits(
+            "nn/module.py",
+            ("### BEGIN SOLUTION 5.5\n        if destination is None:", "if destination is None:"),
+            (
+                "destination = OrderedDict()",
+                "destination = OrderedDict()\n"
+                "        for name, buffer in self._buffers.items():\n"
+                "            if buffer is not None and name not in self._non_persistent:\n"
+                "                destination[prefix + name] "
+                "= buffer if keep_vars else buffer.detach()",
+            ),
+            (
+                "for name, buffer in self._buffers.items():\n"
+                "            if buffer is not None and name not in self._non_persistent:\n"
+                "                destination[prefix + name] "
+                "= buffer if keep_vars else buffer.detach()\n"
+                "        for name, child in self._modules.items():",
+                "for name, child in self._modules.items():",
+            ),
+            ("return destination\n        ### END SOLUTION", "return destination"),
+        ),
+        "5.5",
+    ),
     (
         "state_dict from named_parameters and named_buffers",
         "nn/module.py",
@@ -1362,7 +1256,13 @@ VARIANTS = [
     (
         "softmax's backward is the diagonal only",
         "nn/softmax.py",
-        nth_region("nn/softmax.py", "5.6", 2, SOFTMAX_BACKWARD_DIAGONAL),
+        edits(
+            "nn/softmax.py",
+            (
+                "return y * (grad_output - (grad_output * y).sum(dim=ctx.dim, keepdim=True))",
+                "return y * (1 - y) * grad_output",
+            ),
+        ),
         "5.6",
     ),
     (
@@ -1484,13 +1384,14 @@ VARIANTS = [
     (
         "xavier_normal_ with the uniform's √3",
         "nn/init.py",
-        nth_region(
+        edits(
             "nn/init.py",
-            "5.8",
-            2,
-            "fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)\n"
-            "std = math.sqrt(3.0) * gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
-            "return normal_(tensor, 0.0, std, generator)\n",
+            (
+                "std = gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
+                "    return normal_(tensor, 0.0, std, generator)",
+                "std = math.sqrt(3.0) * gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
+                "    return normal_(tensor, 0.0, std, generator)",
+            ),
         ),
         "5.8",
     ),
@@ -1566,7 +1467,27 @@ VARIANTS = [
         ("keep * (1.0 / (1.0 - p))", "keep * (1.0 / p)"),
         "5.9",
     ),
-    ("dropout's mask cached by shape", "nn/dropout.py", ("region", DROPOUT_MASK_CACHED), "5.9"),
+    (
+        "dropout's mask cached by shape",
+        "nn/dropout.py",
+        edits(
+            "nn/dropout.py",
+            ("    ### BEGIN SOLUTION 5.9\n", ""),
+            (
+                "xp = array_module(input.data)\n"
+                "    keep = rng_of(generator).random(input.shape) >= p\n"
+                "    mask = xp.asarray(keep * (1.0 / (1.0 - p)), dtype=input.dtype)\n"
+                "    return input * Tensor._from_array(mask)\n"
+                "    ### END SOLUTION",
+                'cache = dropout.__dict__.setdefault("masks", {})\n'
+                "    if input.shape not in cache:\n"
+                "        keep = rng_of(generator).random(input.shape) >= p\n"
+                "        cache[input.shape] = (keep / (1.0 - p)).astype(input.dtype)\n"
+                "    return input * Tensor._from_array(cache[input.shape])",
+            ),
+        ),
+        "5.9",
+    ),
     (
         "dropout in eval scales by 1 − p",
         "nn/dropout.py",
@@ -1644,7 +1565,23 @@ VARIANTS = [
         # was a hole: the running buffers' requires_grad was never read
         "BatchNorm's running statistics keep a graph",
         "nn/normalization.py",
-        ("region", BN_RUNNING_STATS_WITH_A_GRAPH),
+        edits(
+            "nn/normalization.py",
+            ("        ### BEGIN SOLUTION 5.10\n", ""),
+            (
+                "unbiased = var.data.reshape(-1) * (n / (n - 1))\n"
+                "                self.running_mean.data[...] "
+                "= (1 - m) * self.running_mean.data + m * (\n"
+                "                    mean.data.reshape(-1)\n"
+                "                )\n"
+                "                self.running_var.data[...] = "
+                "(1 - m) * self.running_var.data + m * unbiased",
+                "self.running_mean = (1 - m) * self.running_mean + m * mean.reshape(-1)\n"
+                "                self.running_var = (1 - m) * "
+                "self.running_var + m * var.reshape(-1) * (n / (n - 1))",
+            ),
+            ("        ### END SOLUTION\n", ""),
+        ),
         "5.10",
     ),
     (
@@ -1716,7 +1653,16 @@ VARIANTS = [
     (
         "DataLoader makes a new generator from the seed each epoch",
         "utils/data.py",
-        ("region", LOADER_REGENERATED_EACH_EPOCH),
+        edits(
+            "utils/data.py",
+            ("        ### BEGIN SOLUTION 5.11\n", ""),
+            (
+                "order = randperm(n, generator=self.generator).tolist()",
+                "seed = self.generator.initial_seed() if self.generator is not None else 0\n"
+                "            order = np.random.default_rng(seed).permutation(n).tolist()",
+            ),
+            ("        ### END SOLUTION\n", ""),
+        ),
         "5.11",
     ),
     (
@@ -1728,14 +1674,45 @@ VARIANTS = [
     (
         "DataLoader yields items, not a collated batch",
         "utils/data.py",
-        ("region", LOADER_ITEMS_NOT_COLLATED),
+        edits(
+            "utils/data.py",
+            ("        ### BEGIN SOLUTION 5.11\n", ""),
+            (
+                "if self.shuffle:\n"
+                "            order = randperm(n, generator=self.generator).tolist()\n"
+                "        else:\n"
+                "            order = list(range(n))",
+                "order = randperm(n, generator=self.generator).tolist() "
+                "if self.shuffle else list(range(n))",
+            ),
+            (
+                "yield self._fetch(chunk)\n        ### END SOLUTION",
+                "yield [self.dataset[i] for i in chunk]",
+            ),
+        ),
         "5.11",
     ),
     # 5.12
     (
         "checkpoint's backward reruns fn on the original inputs",
         "utils/checkpoint.py",
-        nth_region("utils/checkpoint.py", "5.12", 2, CHECKPOINT_ON_THE_ORIGINAL_INPUTS),
+        edits(
+            "utils/checkpoint.py",
+            (
+                "        inputs = [\n"
+                "            x.detach().requires_grad_(x.requires_grad) "
+                "if isinstance(x, Tensor) else x\n"
+                "            for x in ctx.args\n"
+                "        ]\n",
+                "",
+            ),
+            ("out = _single_tensor(ctx.fn(*inputs))", "out = _single_tensor(ctx.fn(*ctx.args))"),
+            (
+                "return tuple(x.grad for x in inputs if isinstance(x, Tensor))",
+                "return tuple(x.grad if x.is_leaf else None "
+                "for x in ctx.args if isinstance(x, Tensor))",
+            ),
+        ),
         "5.12",
     ),
     (
@@ -1748,13 +1725,28 @@ VARIANTS = [
         # was a hole: nothing drew from the global generator after the backward
         "checkpoint leaves the generator at the forward's state",
         "utils/checkpoint.py",
-        nth_region("utils/checkpoint.py", "5.12", 2, CHECKPOINT_SETS_THE_STATE),
+        edits(
+            "utils/checkpoint.py",
+            (
+                "with _replaying(ctx.rng_state), enable_grad():",
+                "if ctx.rng_state is not None:\n"
+                '            factories._random["generator"].bit_generator.state '
+                "= ctx.rng_state\n"
+                "        with enable_grad():",
+            ),
+        ),
         "5.12",
     ),
     (
         "checkpoint returns gradients for fn and the rng state",
         "utils/checkpoint.py",
-        nth_region("utils/checkpoint.py", "5.12", 2, CHECKPOINT_GRADS_FOR_EVERY_ARG),
+        edits(
+            "utils/checkpoint.py",
+            (
+                "return tuple(x.grad for x in inputs if isinstance(x, Tensor))",
+                "return (None, None, *[x.grad if isinstance(x, Tensor) else None for x in inputs])",
+            ),
+        ),
         "5.12",
     ),
     (
@@ -1915,7 +1907,13 @@ CORRECT = [
     (
         "softmax's backward expanded",
         "nn/softmax.py",
-        nth_region("nn/softmax.py", "5.6", 2, SOFTMAX_BACKWARD_EXPANDED),
+        edits(
+            "nn/softmax.py",
+            (
+                "return y * (grad_output - (grad_output * y).sum(dim=ctx.dim, keepdim=True))",
+                "return y * grad_output - y * (y * grad_output).sum(dim=ctx.dim, keepdim=True)",
+            ),
+        ),
         "5.6",
     ),
     (
@@ -1977,7 +1975,20 @@ CORRECT = [
         # the docstring states the distribution (Bernoulli(1 − p)), not the draw
         "dropout's mask from rng.binomial",
         "nn/dropout.py",
-        ("region", DROPOUT_BINOMIAL),
+        edits(
+            "nn/dropout.py",
+            ("    ### BEGIN SOLUTION 5.9\n", ""),
+            (
+                "xp = array_module(input.data)\n"
+                "    keep = rng_of(generator).random(input.shape) >= p\n"
+                "    mask = xp.asarray(keep * (1.0 / (1.0 - p)), dtype=input.dtype)\n"
+                "    return input * Tensor._from_array(mask)\n"
+                "    ### END SOLUTION",
+                "keep = rng_of(generator).binomial(1, 1.0 - p, size=input.shape)\n"
+                "    return input * Tensor._from_array((keep "
+                "/ (1.0 - p)).astype(input.dtype))",
+            ),
+        ),
         "5.9",
     ),
     (
@@ -2020,7 +2031,19 @@ CORRECT = [
     (
         "DataLoader indices as a Tensor",
         "utils/data.py",
-        ("region", LOADER_TENSOR_INDICES),
+        edits(
+            "utils/data.py",
+            ("        ### BEGIN SOLUTION 5.11\n", ""),
+            (
+                "if self.shuffle:\n"
+                "            order = randperm(n, generator=self.generator).tolist()\n"
+                "        else:\n"
+                "            order = list(range(n))",
+                "order = randperm(n, generator=self.generator) "
+                "if self.shuffle else Tensor(np.arange(n))",
+            ),
+            ("        ### END SOLUTION\n", ""),
+        ),
         "5.11",
     ),
     (
