@@ -21,25 +21,6 @@ def nth_region(file: str, task: str, n: int, body: str) -> tuple[str, str]:
     return trees.rewrite(PACKAGE, file, task, *[None] * (n - 1), body)
 
 
-SETATTR_NEVER_FORGETS = """
-params, buffers, modules = self._parameters, self._buffers, self._modules
-if isinstance(value, Parameter):
-    params[name] = value
-elif isinstance(value, Module):
-    modules[name] = value
-elif name in buffers:
-    buffers[name] = value
-else:
-    object.__setattr__(self, name, value)
-"""
-
-MODULE_LIST_IN_A_PLAIN_LIST = """
-if "items" not in self.__dict__:
-    object.__setattr__(self, "items", [])
-self.items.append(module)
-return self
-"""
-
 LOAD_COPIES_BEFORE_CHECKING = """
 own = self.state_dict(keep_vars=True)
 missing = [key for key in own if key not in state_dict]
@@ -79,34 +60,6 @@ ctx.out = out  # kept for backward
 return out.data
 """
 
-LOADER_SAME_ORDER_EVERY_EPOCH = """
-n = len(self.dataset)
-if self.shuffle:
-    if "_order" not in self.__dict__:
-        self._order = randperm(n, generator=self.generator).tolist()
-    order = self._order
-else:
-    order = list(range(n))
-for start in range(0, n, self.batch_size):
-    chunk = order[start : start + self.batch_size]
-    if len(chunk) < self.batch_size and self.drop_last:
-        return
-    yield self._fetch(chunk)
-"""
-
-XAVIER_FAN_IN_ONLY = """
-fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)
-std = gain * math.sqrt(1.0 / fan_in)
-bound = math.sqrt(3.0) * std
-return uniform_(tensor, -bound, bound, generator)
-"""
-
-TRAIN_ONE_LEVEL = """
-self.training = mode
-for child in self.children():
-    child.training = mode
-return self
-"""
 
 LINEAR_THREE_GRADIENTS_ALWAYS = """
 x, weight = ctx.saved_tensors
@@ -133,7 +86,29 @@ VARIANTS = [
         ("region", "object.__setattr__(self, name, value)"),
         "5.1",
     ),
-    ("__setattr__ never forgets a name", "nn/module.py", ("region", SETATTR_NEVER_FORGETS), "5.1"),
+    (
+        "__setattr__ never forgets a name",
+        "nn/module.py",
+        edits(
+            "nn/module.py",
+            ("        ### BEGIN SOLUTION 5.1\n", ""),
+            ("            self._forget(name, keep=params)\n", ""),
+            ("            self._forget(name, keep=modules)\n", ""),
+            (
+                "        elif name in params:  # value is "
+                "None: _check_kind refused anything else\n"
+                "            params[name] = None\n"
+                "        elif name in modules:\n"
+                "            modules[name] = None\n",
+                "",
+            ),
+            (
+                "object.__setattr__(self, name, value)\n        ### END SOLUTION",
+                "object.__setattr__(self, name, value)",
+            ),
+        ),
+        "5.1",
+    ),
     (
         "__setattr__ keeps a plain attribute too",
         "nn/module.py",
@@ -252,13 +227,24 @@ VARIANTS = [
     (
         "eval() reaches the children only",
         "nn/module.py",
-        nth_region("nn/module.py", "5.3", 3, TRAIN_ONE_LEVEL),
+        edits(
+            "nn/module.py",
+            ("child.train(mode)", "child.training = mode"),
+        ),
         "5.3",
     ),
     (
         "ModuleList.append stores in a plain list",
         "nn/containers.py",
-        nth_region("nn/containers.py", "5.4", 3, MODULE_LIST_IN_A_PLAIN_LIST),
+        edits(
+            "nn/containers.py",
+            (
+                "self.add_module(str(len(self._modules)), module)",
+                'if "items" not in self.__dict__:\n'
+                '            object.__setattr__(self, "items", [])\n'
+                "        self.items.append(module)",
+            ),
+        ),
         "5.4",
     ),
     (
@@ -385,7 +371,26 @@ VARIANTS = [
         ("shifted = z.data - z.data.max(axis=1, keepdims=True)", "shifted = z.data"),
         "5.7",
     ),
-    ("xavier with fan_in only", "nn/init.py", ("region", XAVIER_FAN_IN_ONLY), "5.8"),
+    (
+        "xavier with fan_in only",
+        "nn/init.py",
+        edits(
+            "nn/init.py",
+            (
+                "### BEGIN SOLUTION 5.8\n"
+                "    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)\n"
+                "    std = gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
+                "    bound = math.sqrt(3.0) * std\n"
+                "    return uniform_(tensor, -bound, bound, generator)\n"
+                "    ### END SOLUTION",
+                "fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)\n"
+                "    std = gain * math.sqrt(1.0 / fan_in)\n"
+                "    bound = math.sqrt(3.0) * std\n"
+                "    return uniform_(tensor, -bound, bound, generator)",
+            ),
+        ),
+        "5.8",
+    ),
     (
         "kaiming ignores mode",
         "nn/init.py",
@@ -482,7 +487,18 @@ VARIANTS = [
     (
         "DataLoader shuffles once for every epoch",
         "utils/data.py",
-        ("region", LOADER_SAME_ORDER_EVERY_EPOCH),
+        edits(
+            "utils/data.py",
+            ("        ### BEGIN SOLUTION 5.11\n", ""),
+            (
+                "order = randperm(n, generator=self.generator).tolist()",
+                'if "_order" not in self.__dict__:\n'
+                "                self._order = randperm(n, "
+                "generator=self.generator).tolist()\n"
+                "            order = self._order",
+            ),
+            ("        ### END SOLUTION\n", ""),
+        ),
         "5.11",
     ),
     (
@@ -538,14 +554,6 @@ while stack:
         stack.append((f"{path}.{name}" if path else name, child))
 """
 
-SOFTMAX_AS_EXP_LOG_SOFTMAX = """
-xp = array_module(x.data)
-shifted = x.data - x.data.max(axis=dim, keepdims=True)
-out = xp.exp(shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))
-ctx.save_for_backward(x)
-ctx.dim, ctx.out = dim, out
-return out
-"""
 
 CROSS_ENTROPY_AS_Q_DOT_LOG_P = """
 xp = array_module(z.data)
@@ -598,13 +606,6 @@ while start < n and (not self.drop_last or start + self.batch_size <= n):
     start += self.batch_size
 """
 
-LINEAR_AS_PYTORCH_WRITES_IT = """
-init.kaiming_uniform_(self.weight, a=math.sqrt(5))
-if self.bias is not None:
-    fan_in = self.weight.shape[1]
-    bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0
-    init.uniform_(self.bias, -bound, bound)
-"""
 
 LINEAR_EVERY_GRADIENT = """
 x, weight = ctx.saved_tensors
@@ -638,7 +639,28 @@ CORRECT = [
         ),
         "5.3",
     ),
-    ("softmax as exp(log_softmax)", "nn/softmax.py", ("region", SOFTMAX_AS_EXP_LOG_SOFTMAX), "5.6"),
+    (
+        "softmax as exp(log_softmax)",
+        "nn/softmax.py",
+        edits(
+            "nn/softmax.py",
+            (
+                "### BEGIN SOLUTION 5.6\n"
+                "        xp = array_module(x.data)\n"
+                "        e = xp.exp(x.data - x.data.max(axis=dim, keepdims=True))\n"
+                "        out = e / e.sum(axis=dim, keepdims=True)",
+                "xp = array_module(x.data)\n"
+                "        shifted = x.data - x.data.max(axis=dim, keepdims=True)\n"
+                "        out = xp.exp(shifted - "
+                "xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))",
+            ),
+            (
+                "ctx.dim, ctx.out = dim, out\n        return out\n        ### END SOLUTION",
+                "ctx.dim, ctx.out = dim, out\n        return out",
+            ),
+        ),
+        "5.6",
+    ),
     (
         "cross_entropy as -(q · log_softmax)",
         "nn/cross_entropy.py",
@@ -679,7 +701,20 @@ CORRECT = [
     (
         "Linear initialised as PyTorch writes it (kaiming_uniform_, a=√5)",
         "nn/linear.py",
-        nth_region("nn/linear.py", "5.2", 3, LINEAR_AS_PYTORCH_WRITES_IT),
+        edits(
+            "nn/linear.py",
+            (
+                "bound = 1 / math.sqrt(self.in_features) if self.in_features > 0 else 0.0\n"
+                "        init.uniform_(self.weight, -bound, bound)",
+                "init.kaiming_uniform_(self.weight, a=math.sqrt(5))",
+            ),
+            (
+                "if self.bias is not None:",
+                "if self.bias is not None:\n"
+                "            fan_in = self.weight.shape[1]\n"
+                "            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0.0",
+            ),
+        ),
         "5.2",
     ),
     (
