@@ -28,32 +28,6 @@ for v in roots:
 return counts
 """
 
-COUNT_FIRST_VISITS_ONLY = """
-counts = {v: 0 for v in roots}
-stack = list(counts)
-while stack:
-    v = stack.pop()
-    for p in parents(v):
-        if p not in counts:
-            counts[p] = 1
-            stack.append(p)
-return counts
-"""
-
-COUNT_ROOTS_AS_ZERO = """
-counts = {}
-seen = set(roots)
-stack = list(roots)
-while stack:
-    v = stack.pop()
-    for p in parents(v):
-        counts[p] = counts.get(p, 0) + 1
-        if p not in seen:
-            seen.add(p)
-            stack.append(p)
-counts.update({v: 0 for v in roots})
-return counts
-"""
 
 ACCUMULATE_IN_PLACE = """
 if tensor.grad is None:
@@ -67,109 +41,6 @@ old = tensor.grad
 tensor.grad = grad if old is None else type(grad)(old.data + grad.data)
 """
 
-NO_GRAD_DOES_NOTHING = """
-self.previous = is_grad_enabled()
-"""
-
-ENGINE_WITH_A_READY_SET = """
-counts = count_dependencies(roots)
-pending: dict = {}
-for root, grad in zip(roots, seeds):
-    pending[root] = grad if root not in pending else pending[root] + grad
-ready = {v for v in pending if counts[v] == 0}
-while ready:
-    v = ready.pop()
-    grad = pending.pop(v, None)
-    if grad is not None:
-        for hook in hooks_of(v):
-            replaced = hook(grad)
-            if replaced is not None:
-                grad = replaced
-        deliver(v, grad)
-    if not isinstance(v, Node):
-        continue
-    if grad is None:
-        grads = (None,) * len(v.inputs)
-    else:
-        grads = v.backward(grad, create_graph)
-        if not retain_graph:
-            v.release()
-    for x, g in zip(v.inputs, grads):
-        if not x.requires_grad:
-            continue
-        p = vertex(x)
-        if g is not None:
-            pending[p] = g if p not in pending else pending[p] + g
-        counts[p] -= 1
-        if counts[p] == 0:
-            ready.add(p)
-"""
-
-ENGINE_STATE_ON_THE_FUNCTION = """
-counts = count_dependencies(roots)
-pending = backward_pass.__dict__.setdefault("pending", {})  # one dict, reused by every pass
-pending.clear()
-for root, grad in zip(roots, seeds):
-    pending[root] = grad if root not in pending else pending[root] + grad
-ready = [v for v in pending if counts[v] == 0]
-while ready:
-    v = ready.pop()
-    grad = pending.pop(v, None)
-    if grad is not None:
-        for hook in hooks_of(v):
-            replaced = hook(grad)
-            if replaced is not None:
-                grad = replaced
-        deliver(v, grad)
-    if not isinstance(v, Node):
-        continue
-    if grad is None:
-        grads = (None,) * len(v.inputs)
-    else:
-        grads = v.backward(grad, create_graph)
-        if not retain_graph:
-            v.release()
-    for x, g in zip(v.inputs, grads):
-        if not x.requires_grad:
-            continue
-        p = vertex(x)
-        if g is not None:
-            pending[p] = g if p not in pending else pending[p] + g
-        counts[p] -= 1
-        if counts[p] == 0:
-            ready.append(p)
-"""
-
-COUNT_NEVER_WALKS_A_LEAF = """
-counts = {v: 0 for v in roots}
-seen = set(counts)
-stack = list(counts)
-while stack:
-    v = stack.pop()
-    for x in v.inputs:
-        if not x.requires_grad:
-            continue
-        p = x.grad_fn if x.grad_fn is not None else x
-        counts[p] = counts.get(p, 0) + 1
-        if p not in seen and x.grad_fn is not None:
-            seen.add(p)
-            stack.append(p)
-return counts
-"""
-
-COUNT_EVERY_LISTED_ROOT = """
-counts = {v: 0 for v in roots}
-seen = set(roots)
-stack = list(roots)
-while stack:
-    v = stack.pop()
-    for p in parents(v):
-        counts[p] = counts.get(p, 0) + 1
-        if p not in seen:
-            seen.add(p)
-            stack.append(p)
-return counts
-"""
 
 SEED_IGNORES_A_GIVEN_SCALAR_GRADIENT = """
 if output.numel() == 1:
@@ -252,11 +123,38 @@ VARIANTS = [
     (
         "a dependency count that forgets vertices reached twice",
         "dependencies.py",
-        ("region", COUNT_FIRST_VISITS_ONLY),
+        edits(
+            "dependencies.py",
+            ("    ### BEGIN SOLUTION 4.1\n", ""),
+            ("    seen = set(counts)\n", ""),
+            (
+                "counts[p] = counts.get(p, 0) + 1\n"
+                "            if p not in seen:\n"
+                "                seen.add(p)",
+                "if p not in counts:\n                counts[p] = 1",
+            ),
+            ("    ### END SOLUTION\n", ""),
+        ),
         "4.1",
     ),
     ("recursive depth-first count", "dependencies.py", ("region", COUNT_RECURSIVELY), "4.1"),
-    ("roots always count 0", "dependencies.py", ("region", COUNT_ROOTS_AS_ZERO), "4.1"),
+    (
+        "roots always count 0",
+        "dependencies.py",
+        edits(
+            "dependencies.py",
+            (
+                "### BEGIN SOLUTION 4.1\n"
+                "    counts = {v: 0 for v in roots}\n"
+                "    seen = set(counts)\n"
+                "    stack = list(counts)",
+                "counts = {}\n    seen = set(roots)\n    stack = list(roots)",
+            ),
+            ("return counts", "counts.update({v: 0 for v in roots})\n    return counts"),
+            ("    ### END SOLUTION\n", ""),
+        ),
+        "4.1",
+    ),
     ("accumulates in place", "accumulate.py", ("region", ACCUMULATE_IN_PLACE), "4.3"),
     ("accumulates on the arrays", "accumulate.py", ("region", ACCUMULATE_ON_ARRAYS), "4.3"),
     ("never frees saved tensors", "engine.py", (RELEASE, ""), "4.2"),
@@ -293,7 +191,20 @@ VARIANTS = [
         ("grads = v.backward(grad, create_graph)", "grads = v.backward(grad, False)"),
         "4.2",
     ),
-    ("no_grad does nothing", "grad_mode.py", ("region", NO_GRAD_DOES_NOTHING), "4.5"),
+    (
+        "no_grad does nothing",
+        "grad_mode.py",
+        edits(
+            "grad_mode.py",
+            (
+                "### BEGIN SOLUTION 4.5\n"
+                "        self.previous = _set_grad_enabled(False)\n"
+                "        ### END SOLUTION",
+                "self.previous = is_grad_enabled()",
+            ),
+        ),
+        "4.5",
+    ),
     (
         "no_grad's exit turns recording on instead of restoring",
         "grad_mode.py",
@@ -347,18 +258,59 @@ VARIANTS = [
         ),
         "4.6",
     ),
-    ("ready vertices in a set", "engine.py", ("region", ENGINE_WITH_A_READY_SET), "4.2"),
+    (
+        "ready vertices in a set",
+        "engine.py",
+        edits(
+            "engine.py",
+            ("    ### BEGIN SOLUTION 4.2\n", ""),
+            (
+                "ready = [v for v in pending if counts[v] == 0]",
+                "ready = {v for v in pending if counts[v] == 0}",
+            ),
+            (
+                "grad = pending.pop(v, None)  # complete now; dropped from here once passed on",
+                "grad = pending.pop(v, None)",
+            ),
+            ("continue  # a leaf: nothing above it", "continue"),
+            ("ready.append(p)\n    ### END SOLUTION", "ready.add(p)"),
+        ),
+        "4.2",
+    ),
     (
         "one pending dict shared by every pass (not re-entrant)",
         "engine.py",
-        ("region", ENGINE_STATE_ON_THE_FUNCTION),
+        edits(
+            "engine.py",
+            ("    ### BEGIN SOLUTION 4.2\n", ""),
+            (
+                "pending: dict = {}",
+                'pending = backward_pass.__dict__.setdefault("pending", '
+                "{})  # one dict, reused by every pass\n"
+                "    pending.clear()",
+            ),
+            (
+                "grad = pending.pop(v, None)  # complete now; dropped from here once passed on",
+                "grad = pending.pop(v, None)",
+            ),
+            ("continue  # a leaf: nothing above it", "continue"),
+            ("    ### END SOLUTION\n", ""),
+        ),
         "4.2",
     ),
     # found by writing plausible student code against the checks (issue 12)
     (
         "a root listed twice is walked twice",
         "dependencies.py",
-        ("region", COUNT_EVERY_LISTED_ROOT),
+        edits(
+            "dependencies.py",
+            ("    ### BEGIN SOLUTION 4.1\n", ""),
+            (
+                "seen = set(counts)\n    stack = list(counts)",
+                "seen = set(roots)\n    stack = list(roots)",
+            ),
+            ("    ### END SOLUTION\n", ""),
+        ),
         "4.1",
     ),
     (
@@ -474,7 +426,15 @@ VARIANTS = [
     (
         "accumulate detaches the first gradient",
         "accumulate.py",
-        ("region", "tensor.grad = grad.detach() if tensor.grad is None else tensor.grad + grad"),
+        edits(
+            "accumulate.py",
+            (
+                "### BEGIN SOLUTION 4.3\n"
+                "    tensor.grad = grad if tensor.grad is None else tensor.grad + grad\n"
+                "    ### END SOLUTION",
+                "tensor.grad = grad.detach() if tensor.grad is None else tensor.grad + grad",
+            ),
+        ),
         "4.3",
     ),
     (
@@ -531,7 +491,19 @@ VARIANTS = [
     (
         "a count that never walks a leaf",
         "dependencies.py",
-        ("region", COUNT_NEVER_WALKS_A_LEAF),
+        edits(
+            "dependencies.py",
+            ("    ### BEGIN SOLUTION 4.1\n", ""),
+            (
+                "for p in parents(v):",
+                "for x in v.inputs:\n"
+                "            if not x.requires_grad:\n"
+                "                continue\n"
+                "            p = x.grad_fn if x.grad_fn is not None else x",
+            ),
+            ("if p not in seen:", "if p not in seen and x.grad_fn is not None:"),
+            ("    ### END SOLUTION\n", ""),
+        ),
         "4.1",
     ),
     # a student walk-through's bugs, whose messages said too little (issue 12)
@@ -796,7 +768,15 @@ CORRECT = [
     (
         "accumulate by adding the new gradient first",
         "accumulate.py",
-        ("region", "tensor.grad = grad * 1.0 if tensor.grad is None else grad + tensor.grad"),
+        edits(
+            "accumulate.py",
+            (
+                "### BEGIN SOLUTION 4.3\n"
+                "    tensor.grad = grad if tensor.grad is None else tensor.grad + grad\n"
+                "    ### END SOLUTION",
+                "tensor.grad = grad * 1.0 if tensor.grad is None else grad + tensor.grad",
+            ),
+        ),
         "4.3",
     ),
     (
