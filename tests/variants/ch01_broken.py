@@ -5,7 +5,12 @@ rewrites (judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
+from functools import partial
+
+from tests.trees import edits
 from tests.variants import VariantSet
+
+edits = partial(edits, "ch01_value")
 
 RECURSIVE_TOPO = """
 import sys
@@ -79,21 +84,6 @@ while stack:
 return order
 """
 
-BACKWARD_PER_NODE = """
-self.grad = 1.0
-for node in reversed(topological_order(self)):
-    node._backward()
-    topological_order(node)  # re-walks the graph below each node: quadratic
-"""
-
-BACKWARD_ZEROES_FIRST = """
-order = topological_order(self)
-for node in order:
-    node.grad = 0.0
-self.grad = 1.0
-for node in reversed(order):
-    node._backward()
-"""
 
 # (name, file, edit, the task it breaks): see tests/trees.py
 VARIANTS = [
@@ -257,11 +247,35 @@ VARIANTS = [
     (
         "backward re-walks the graph below each node",
         "value.py",
-        ("region", BACKWARD_PER_NODE),
+        edits(
+            "value.py",
+            ("        ### BEGIN SOLUTION 1.8\n", ""),
+            (
+                "node._backward()\n        ### END SOLUTION",
+                "node._backward()\n"
+                "            topological_order(node)  # "
+                "re-walks the graph below each node: quadratic",
+            ),
+        ),
         "1.8",
     ),
     # messages that name the mistake
-    ("backward zeroes every grad first", "value.py", ("region", BACKWARD_ZEROES_FIRST), "1.8"),
+    (
+        "backward zeroes every grad first",
+        "value.py",
+        edits(
+            "value.py",
+            (
+                "### BEGIN SOLUTION 1.8",
+                "order = topological_order(self)\n"
+                "        for node in order:\n"
+                "            node.grad = 0.0",
+            ),
+            ("for node in reversed(topological_order(self)):", "for node in reversed(order):"),
+            ("node._backward()\n        ### END SOLUTION", "node._backward()"),
+        ),
+        "1.8",
+    ),
     (
         "mul's local derivative with a flipped sign",
         "value.py",
