@@ -4,15 +4,17 @@ unusual but correct rewrites (judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
+from functools import partial
+
+from tests.trees import edits
 from tests.variants import VariantSet
+
+edits = partial(edits, "ch02_tensor")
 
 MATMUL_WITHOUT_VECTORS = """
 return grad_output @ b.transpose(-1, -2), a.transpose(-1, -2) @ grad_output
 """
 
-POW_WITHOUT_ZERO = """
-return grad_output * n * a ** (n - 1)
-"""
 
 MATMUL_FOR_3D_BATCHES_ONLY = """
 g = grad_output
@@ -87,7 +89,25 @@ VARIANTS = [
         ("grad_output * n * a ** (n - 1)", "grad_output * a ** (n - 1)"),
         "2.3",
     ),
-    ("pow without the n = 0 case", "arithmetic.py", ("region", POW_WITHOUT_ZERO), "2.3"),
+    (
+        "pow without the n = 0 case",
+        "arithmetic.py",
+        edits(
+            "arithmetic.py",
+            (
+                "        ### BEGIN SOLUTION 2.3\n"
+                "        if n == 0:  # a⁰ = 1 is constant; "
+                "n·aⁿ⁻¹ would be 0·∞ = nan at a = 0\n"
+                "            return grad_output * 0\n",
+                "",
+            ),
+            (
+                "return grad_output * n * a ** (n - 1)\n        ### END SOLUTION",
+                "return grad_output * n * a ** (n - 1)",
+            ),
+        ),
+        "2.3",
+    ),
     (
         "pow's derivative as n * a**n / a, nan at a zero base",
         "arithmetic.py",
