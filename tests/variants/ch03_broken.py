@@ -5,23 +5,12 @@ tests/test_variants.py)."""
 
 from __future__ import annotations
 
+from functools import partial
+
+from tests.trees import edits
 from tests.variants import VariantSet
 
-UNBROADCAST_LEADING_ONLY = """
-leading = grad.ndim - len(shape)
-if leading:
-    grad = grad.sum(dim=tuple(range(leading)))
-return grad
-"""
-
-UNBROADCAST_ONE_LEADING_AXIS = """
-if grad.ndim > len(shape):
-    grad = grad.sum(dim=0)
-stretched = tuple(axis for axis, n in enumerate(shape) if n == 1 and grad.shape[axis] != 1)
-if stretched:
-    grad = grad.sum(dim=stretched, keepdim=True)
-return grad
-"""
+edits = partial(edits, "ch03_broadcast")
 
 UNBROADCAST_FROM_THE_LEFT = """
 stretched = tuple(axis for axis, n in enumerate(shape) if n == 1 and grad.shape[axis] != 1)
@@ -70,15 +59,6 @@ return grad
 
 # (moved here from tests/test_hidden_checks.py: the public sweep of leading size-1 axes
 # catches it now)
-STRETCHED_BEFORE_LEADING = """
-leading = grad.ndim - len(shape)
-stretched = tuple(axis for axis, n in enumerate(shape) if n == 1 and grad.shape[axis] != 1)
-if leading:
-    grad = grad.sum(dim=tuple(range(leading)))
-if stretched:
-    grad = grad.sum(dim=stretched, keepdim=True)
-return grad
-"""
 
 EXPAND_WITHOUT_THE_LEADING_RULE = """
 new = len(sizes) - x.ndim
@@ -93,7 +73,20 @@ VARIANTS = [
     (
         "unbroadcast forgets stretched axes",
         "unbroadcast.py",
-        ("region", UNBROADCAST_LEADING_ONLY),
+        edits(
+            "unbroadcast.py",
+            ("    ### BEGIN SOLUTION 3.1\n", ""),
+            ("if leading:  # axes that broadcasting put in front", "if leading:"),
+            (
+                "    stretched = tuple(axis for axis, n in "
+                "enumerate(shape) if n == 1 and grad.shape[axis] != 1)\n"
+                "    if stretched:  # size-1 axes that were "
+                "stretched (an empty dim would sum every axis)\n"
+                "        grad = grad.sum(dim=stretched, keepdim=True)\n",
+                "",
+            ),
+            ("    ### END SOLUTION\n", ""),
+        ),
         "3.1",
     ),
     (
@@ -120,7 +113,22 @@ VARIANTS = [
     (
         "unbroadcast sums one leading axis",
         "unbroadcast.py",
-        ("region", UNBROADCAST_ONE_LEADING_AXIS),
+        edits(
+            "unbroadcast.py",
+            (
+                "### BEGIN SOLUTION 3.1\n"
+                "    leading = grad.ndim - len(shape)\n"
+                "    if leading:  # axes that broadcasting put in front\n"
+                "        grad = grad.sum(dim=tuple(range(leading)))",
+                "if grad.ndim > len(shape):\n        grad = grad.sum(dim=0)",
+            ),
+            (
+                "if stretched:  # size-1 axes that were "
+                "stretched (an empty dim would sum every axis)",
+                "if stretched:",
+            ),
+            ("    ### END SOLUTION\n", ""),
+        ),
         "3.1",
     ),
     (
@@ -151,7 +159,24 @@ VARIANTS = [
     (
         "unbroadcast reads the stretched axes off grad before dropping its leading axes",
         "unbroadcast.py",
-        ("region", STRETCHED_BEFORE_LEADING),
+        edits(
+            "unbroadcast.py",
+            ("    ### BEGIN SOLUTION 3.1\n", ""),
+            (
+                "if leading:  # axes that broadcasting put in front",
+                "stretched = tuple(axis for axis, n in "
+                "enumerate(shape) if n == 1 and grad.shape[axis] != 1)\n"
+                "    if leading:",
+            ),
+            (
+                "stretched = tuple(axis for axis, n in "
+                "enumerate(shape) if n == 1 and grad.shape[axis] != 1)\n"
+                "    if stretched:  # size-1 axes that were "
+                "stretched (an empty dim would sum every axis)",
+                "if stretched:",
+            ),
+            ("    ### END SOLUTION\n", ""),
+        ),
         "3.1",
     ),
     (
