@@ -101,10 +101,6 @@ VARIANTS = [
                 "            return grad_output * 0\n",
                 "",
             ),
-            (
-                "return grad_output * n * a ** (n - 1)\n        ### END SOLUTION",
-                "return grad_output * n * a ** (n - 1)",
-            ),
         ),
         "2.3",
     ),

@@ -75,7 +75,6 @@ VARIANTS = [
         "unbroadcast.py",
         edits(
             "unbroadcast.py",
-            ("    ### BEGIN SOLUTION 3.1\n", ""),
             ("if leading:  # axes that broadcasting put in front", "if leading:"),
             (
                 "    stretched = tuple(axis for axis, n in "
@@ -85,7 +84,6 @@ VARIANTS = [
                 "        grad = grad.sum(dim=stretched, keepdim=True)\n",
                 "",
             ),
-            ("    ### END SOLUTION\n", ""),
         ),
         "3.1",
     ),
@@ -127,7 +125,6 @@ VARIANTS = [
                 "stretched (an empty dim would sum every axis)",
                 "if stretched:",
             ),
-            ("    ### END SOLUTION\n", ""),
         ),
         "3.1",
     ),
@@ -161,7 +158,6 @@ VARIANTS = [
         "unbroadcast.py",
         edits(
             "unbroadcast.py",
-            ("    ### BEGIN SOLUTION 3.1\n", ""),
             (
                 "if leading:  # axes that broadcasting put in front",
                 "stretched = tuple(axis for axis, n in "
@@ -175,7 +171,6 @@ VARIANTS = [
                 "stretched (an empty dim would sum every axis)",
                 "if stretched:",
             ),
-            ("    ### END SOLUTION\n", ""),
         ),
         "3.1",
     ),

@@ -125,7 +125,6 @@ VARIANTS = [
         "dependencies.py",
         edits(
             "dependencies.py",
-            ("    ### BEGIN SOLUTION 4.1\n", ""),
             ("    seen = set(counts)\n", ""),
             (
                 "counts[p] = counts.get(p, 0) + 1\n"
@@ -133,7 +132,6 @@ VARIANTS = [
                 "                seen.add(p)",
                 "if p not in counts:\n                counts[p] = 1",
             ),
-            ("    ### END SOLUTION\n", ""),
         ),
         "4.1",
     ),
@@ -151,7 +149,6 @@ VARIANTS = [
                 "counts = {}\n    seen = set(roots)\n    stack = list(roots)",
             ),
             ("return counts", "counts.update({v: 0 for v in roots})\n    return counts"),
-            ("    ### END SOLUTION\n", ""),
         ),
         "4.1",
     ),
@@ -263,7 +260,6 @@ VARIANTS = [
         "engine.py",
         edits(
             "engine.py",
-            ("    ### BEGIN SOLUTION 4.2\n", ""),
             (
                 "ready = [v for v in pending if counts[v] == 0]",
                 "ready = {v for v in pending if counts[v] == 0}",
@@ -282,7 +278,6 @@ VARIANTS = [
         "engine.py",
         edits(
             "engine.py",
-            ("    ### BEGIN SOLUTION 4.2\n", ""),
             (
                 "pending: dict = {}",
                 'pending = backward_pass.__dict__.setdefault("pending", '
@@ -294,7 +289,6 @@ VARIANTS = [
                 "grad = pending.pop(v, None)",
             ),
             ("continue  # a leaf: nothing above it", "continue"),
-            ("    ### END SOLUTION\n", ""),
         ),
         "4.2",
     ),
@@ -304,12 +298,10 @@ VARIANTS = [
         "dependencies.py",
         edits(
             "dependencies.py",
-            ("    ### BEGIN SOLUTION 4.1\n", ""),
             (
                 "seen = set(counts)\n    stack = list(counts)",
                 "seen = set(roots)\n    stack = list(roots)",
             ),
-            ("    ### END SOLUTION\n", ""),
         ),
         "4.1",
     ),
@@ -493,7 +485,6 @@ VARIANTS = [
         "dependencies.py",
         edits(
             "dependencies.py",
-            ("    ### BEGIN SOLUTION 4.1\n", ""),
             (
                 "for p in parents(v):",
                 "for x in v.inputs:\n"
@@ -502,7 +493,6 @@ VARIANTS = [
                 "            p = x.grad_fn if x.grad_fn is not None else x",
             ),
             ("if p not in seen:", "if p not in seen and x.grad_fn is not None:"),
-            ("    ### END SOLUTION\n", ""),
         ),
         "4.1",
     ),

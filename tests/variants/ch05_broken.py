@@ -91,7 +91,6 @@ VARIANTS = [
         "nn/module.py",
         edits(
             "nn/module.py",
-            ("        ### BEGIN SOLUTION 5.1\n", ""),
             ("            self._forget(name, keep=params)\n", ""),
             ("            self._forget(name, keep=modules)\n", ""),
             (
@@ -101,10 +100,6 @@ VARIANTS = [
                 "        elif name in modules:\n"
                 "            modules[name] = None\n",
                 "",
-            ),
-            (
-                "object.__setattr__(self, name, value)\n        ### END SOLUTION",
-                "object.__setattr__(self, name, value)",
             ),
         ),
         "5.1",
@@ -489,7 +484,6 @@ VARIANTS = [
         "utils/data.py",
         edits(
             "utils/data.py",
-            ("        ### BEGIN SOLUTION 5.11\n", ""),
             (
                 "order = randperm(n, generator=self.generator).tolist()",
                 'if "_order" not in self.__dict__:\n'
@@ -497,7 +491,6 @@ VARIANTS = [
                 "generator=self.generator).tolist()\n"
                 "            order = self._order",
             ),
-            ("        ### END SOLUTION\n", ""),
         ),
         "5.11",
     ),
@@ -653,10 +646,6 @@ CORRECT = [
                 "        shifted = x.data - x.data.max(axis=dim, keepdims=True)\n"
                 "        out = xp.exp(shifted - "
                 "xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))",
-            ),
-            (
-                "ctx.dim, ctx.out = dim, out\n        return out\n        ### END SOLUTION",
-                "ctx.dim, ctx.out = dim, out\n        return out",
             ),
         ),
         "5.6",

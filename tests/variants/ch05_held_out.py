@@ -905,7 +905,6 @@ VARIANTS = [
         "nn/module.py",
         edits(
             "nn/module.py",
-            ("### BEGIN SOLUTION 5.3\n        if memo is None:", "if memo is None:"),
             ("        yield prefix, self\n", ""),
             (
                 "yield from child.named_modules(memo, path, remove_duplicate)\n"
@@ -1096,7 +1095,6 @@ VARIANTS = [
         "nn/module.py",
         edits(
             "nn/module.py",
-            ("### BEGIN SOLUTION 5.5\n        if destination is None:", "if destination is None:"),
             (
                 "destination = OrderedDict()",
                 "destination = OrderedDict()\n"
@@ -1113,7 +1111,6 @@ VARIANTS = [
                 "        for name, child in self._modules.items():",
                 "for name, child in self._modules.items():",
             ),
-            ("return destination\n        ### END SOLUTION", "return destination"),
         ),
         "5.5",
     ),
@@ -1472,7 +1469,6 @@ VARIANTS = [
         "nn/dropout.py",
         edits(
             "nn/dropout.py",
-            ("    ### BEGIN SOLUTION 5.9\n", ""),
             (
                 "xp = array_module(input.data)\n"
                 "    keep = rng_of(generator).random(input.shape) >= p\n"
@@ -1567,7 +1563,6 @@ VARIANTS = [
         "nn/normalization.py",
         edits(
             "nn/normalization.py",
-            ("        ### BEGIN SOLUTION 5.10\n", ""),
             (
                 "unbiased = var.data.reshape(-1) * (n / (n - 1))\n"
                 "                self.running_mean.data[...] "
@@ -1580,7 +1575,6 @@ VARIANTS = [
                 "                self.running_var = (1 - m) * "
                 "self.running_var + m * var.reshape(-1) * (n / (n - 1))",
             ),
-            ("        ### END SOLUTION\n", ""),
         ),
         "5.10",
     ),
@@ -1655,13 +1649,11 @@ VARIANTS = [
         "utils/data.py",
         edits(
             "utils/data.py",
-            ("        ### BEGIN SOLUTION 5.11\n", ""),
             (
                 "order = randperm(n, generator=self.generator).tolist()",
                 "seed = self.generator.initial_seed() if self.generator is not None else 0\n"
                 "            order = np.random.default_rng(seed).permutation(n).tolist()",
             ),
-            ("        ### END SOLUTION\n", ""),
         ),
         "5.11",
     ),
@@ -1676,7 +1668,6 @@ VARIANTS = [
         "utils/data.py",
         edits(
             "utils/data.py",
-            ("        ### BEGIN SOLUTION 5.11\n", ""),
             (
                 "if self.shuffle:\n"
                 "            order = randperm(n, generator=self.generator).tolist()\n"
@@ -1977,7 +1968,6 @@ CORRECT = [
         "nn/dropout.py",
         edits(
             "nn/dropout.py",
-            ("    ### BEGIN SOLUTION 5.9\n", ""),
             (
                 "xp = array_module(input.data)\n"
                 "    keep = rng_of(generator).random(input.shape) >= p\n"
@@ -2033,7 +2023,6 @@ CORRECT = [
         "utils/data.py",
         edits(
             "utils/data.py",
-            ("        ### BEGIN SOLUTION 5.11\n", ""),
             (
                 "if self.shuffle:\n"
                 "            order = randperm(n, generator=self.generator).tolist()\n"
@@ -2042,7 +2031,6 @@ CORRECT = [
                 "order = randperm(n, generator=self.generator) "
                 "if self.shuffle else Tensor(np.arange(n))",
             ),
-            ("        ### END SOLUTION\n", ""),
         ),
         "5.11",
     ),

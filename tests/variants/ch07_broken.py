@@ -271,7 +271,6 @@ VARIANTS = [
         DISPATCH,
         edits(
             DISPATCH,
-            ("    ### BEGIN SOLUTION 7.6\n", ""),
             (
                 "if backend.owns(values) or np.isscalar(values):\n"
                 "        backend.scatter_add(target, index, values)\n"
