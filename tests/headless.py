@@ -1,9 +1,11 @@
 """Pictures drawn in tests without a display: matplotlib on Agg, every figure closed after
 each test, and ``plt.show`` refused (the plotting helpers return figures; the notebooks
 show them). A test module uses it with ``from tests.headless import headless_figures``
-(an autouse fixture: importing it is enough)."""
+(an autouse fixture: importing it is enough); ``renders(fig)`` asserts a figure draws."""
 
 from __future__ import annotations
+
+import io
 
 import pytest
 
@@ -22,3 +24,10 @@ def headless_figures(monkeypatch: pytest.MonkeyPatch):
     monkeypatch.setattr(plt, "show", refuse)
     yield
     plt.close("all")
+
+
+def renders(fig) -> None:
+    """The figure draws to PNG bytes on the Agg canvas (no display)."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png")
+    assert buffer.getvalue().startswith(b"\x89PNG")

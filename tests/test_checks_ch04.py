@@ -1,45 +1,10 @@
 """What only chapter 4's checks do (every chapter's contracts: tests/test_contracts.py; its
-variants: tests/variants/ch04_broken.py, judged by tests/test_variants.py): a broken engine
-blocks jvp, the 4.1 stand-in pasted into its task fails it, and the checks' expected
-gradients are PyTorch's."""
+variants: tests/variants/ch04_broken.py, judged by tests/test_variants.py): the checks'
+expected gradients are PyTorch's."""
 
 from __future__ import annotations
 
-import inspect
-import textwrap
-from pathlib import Path
-
 import pytest
-
-from autograder import report
-from autograder.status import Status
-from tests.trees import SOLUTIONS, copy_package, replace_region, run_chapter
-from tests.variants.ch04_broken import SET
-
-
-def test_a_broken_engine_blocks_jvp_rather_than_failing_it(outcomes) -> None:
-    """4.6 runs the engine: a broken 4.2 shows as "blocked by task 4.2" there."""
-    result = outcomes(SET)["create_graph that records nothing"]
-    (functional,) = [t for t in result.tasks if t.task.id == "4.6"]
-    assert functional.status == Status.BLOCKED and functional.blocked_by == "4.2", (
-        report.chapter_report(result)
-    )
-
-
-def test_the_count_stand_in_is_no_solution_of_task_4_1(tmp_path: Path) -> None:
-    """The 4.1 stand-in ships in the release: pasted into ``count_dependencies`` (with an
-    empty record in place of the one it reads), it fails 4.1."""
-    from autograder.checks.ch04_backward import standins
-
-    source = textwrap.dedent(inspect.getsource(standins._sweep))
-    body = source[source.index('"""', source.index('"""') + 3) + 3 :]
-    body = textwrap.dedent(body).replace("_made(sp)", "[]")
-    body = body.replace("_vertex(", "vertex(").replace("return counts, reached", "return counts")
-    package = copy_package(SOLUTIONS / "ch04_backward", tmp_path / "ch04_backward")
-    replace_region(package / "dependencies.py", "4.1", body)
-    result = run_chapter(4, package, tasks=["4.1"])
-    assert result.tasks[0].status == Status.FAILED, report.chapter_report(result)
-    assert result.tasks[0].points == 0, report.chapter_report(result)
 
 
 def test_the_expected_gradients_are_pytorchs() -> None:

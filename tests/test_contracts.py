@@ -27,7 +27,7 @@ EXACT_STAND_INS = {
     "1.6": "gradcheck.partials",
     "1.7": "a record of the Values made, which a pasted copy has not (tests/test_blame.py)",
     "3.2": "plain NumPy recorded as the chapter's Function kind: pasted, it may pass (issue 26)",
-    "4.1": "a record of the vertices made, which a pasted copy has not (test_checks_ch04.py)",
+    "4.1": "a record of the vertices made, which a pasted copy has not (variants/ch04_broken)",
     "4.2": "a record of the vertices made, which a pasted copy has not",
 }
 

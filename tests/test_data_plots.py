@@ -4,15 +4,13 @@ only: no dataset file is read."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from support.data_plots import HISTORY_KEYS, plot_training_curves, show_images
-from tests.headless import headless_figures, matplotlib, plt  # noqa: F401 (an autouse fixture)
+from tests.headless import headless_figures, matplotlib, plt, renders  # noqa: F401 (an autouse fixture)
 
 same_color = matplotlib.colors.same_color
 
@@ -24,13 +22,6 @@ def _pixels(shape, dtype, seed=0):
     if dtype == np.uint8:
         return rng.integers(0, 256, size=shape, dtype=np.uint8)
     return rng.random(shape).astype(dtype)
-
-
-def _renders(fig) -> None:
-    """The figure draws to PNG bytes on the Agg canvas (no display)."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    assert buffer.getvalue().startswith(b"\x89PNG")
 
 
 def _is_red(text) -> bool:
@@ -67,7 +58,7 @@ def test_show_images_draws_each_image_once_as_given(shape, side, dtype, clim):
         assert ax.get_title() == str(label)
         assert not _is_red(ax.title)
     assert fig._suptitle is None  # no predictions, no title: nothing above the grid
-    _renders(fig)
+    renders(fig)
 
 
 @pytest.mark.parametrize(
@@ -110,7 +101,7 @@ def test_show_images_marks_the_wrong_predictions_in_red():
     count = int((labels != predictions).sum())
     assert count == len(wrong)
     assert f"{count} of 20 wrong" in fig._suptitle.get_text()
-    _renders(fig)
+    renders(fig)
 
 
 def test_show_images_all_right_says_none_wrong_and_keeps_a_given_title():
@@ -156,7 +147,7 @@ def test_show_images_of_no_images_says_so():
     fig = show_images(np.zeros((0, 784), dtype=np.uint8), np.zeros(0, dtype=int), [])
     assert fig.axes == []
     assert "no images" in fig._suptitle.get_text()
-    _renders(fig)
+    renders(fig)
 
 
 BAD_IMAGES = [
@@ -219,7 +210,7 @@ def test_plot_training_curves_draws_loss_and_accuracy_side_by_side():
         assert not same_color(ax.lines[0].get_color(), ax.lines[1].get_color())
         legend = [t.get_text() for t in ax.get_legend().get_texts()]
         assert legend == [line.get_label() for line in ax.lines]
-    _renders(fig)
+    renders(fig)
 
 
 @pytest.mark.parametrize(

@@ -4,20 +4,13 @@ GPU" wherever it appears. Small synthetic numbers only; nothing here imports a c
 
 from __future__ import annotations
 
-import io
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
 from support.device_plots import SIM_LABEL, device_label, plot_benchmark, plot_transfers
-from tests.headless import headless_figures, matplotlib, plt  # noqa: F401 (an autouse fixture)
-
-
-def _renders(fig) -> None:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    assert buffer.getvalue().startswith(b"\x89PNG")
+from tests.headless import headless_figures, matplotlib, plt, renders  # noqa: F401 (an autouse fixture)
 
 
 def _texts(fig) -> str:
@@ -60,7 +53,7 @@ def test_benchmark_draws_one_line_per_device_and_bars_with_the_speed_up() -> Non
     assert speed_ups == ["2×", "20×"]  # over the CPU, on the device's bars only
     assert [t.get_text() for t in right.get_xticklabels()] == ["batch 64", "batch 4096"]
     assert "simulated" not in _texts(fig) and "NVIDIA H200" in fig._suptitle.get_text()
-    _renders(fig)
+    renders(fig)
 
 
 def test_benchmark_of_the_simulated_device_says_it_is_not_a_gpu() -> None:
@@ -75,7 +68,7 @@ def test_benchmark_of_the_simulated_device_says_it_is_not_a_gpu() -> None:
     for ax in fig.axes:
         assert SIM_LABEL in [t.get_text() for t in ax.get_legend().get_texts()]
         assert "GPU (CuPy)" not in _texts(fig)
-    _renders(fig)
+    renders(fig)
 
 
 def test_benchmark_without_the_cpu_draws_no_speed_up_and_refuses_mismatched_times() -> None:
@@ -103,7 +96,7 @@ def test_transfers_per_step_from_counters_or_dicts() -> None:
         "host → device",
         "device → host",
     ]
-    _renders(fig)
+    renders(fig)
 
 
 def test_transfers_refuse_runs_without_counts() -> None:

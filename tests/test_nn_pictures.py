@@ -4,8 +4,6 @@ synthetic arrays only; nothing here imports a chapter."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 
@@ -15,13 +13,7 @@ from support.nn_plots import (
     plot_layer_scale,
     plot_regression_fit,
 )
-from tests.headless import headless_figures, matplotlib, plt  # noqa: F401 (an autouse fixture)
-
-
-def _renders(fig) -> None:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    assert buffer.getvalue().startswith(b"\x89PNG")
+from tests.headless import headless_figures, matplotlib, plt, renders  # noqa: F401 (an autouse fixture)
 
 
 def test_the_fitted_lines_go_through_their_own_points() -> None:
@@ -31,7 +23,7 @@ def test_the_fitted_lines_go_through_their_own_points() -> None:
     assert set(lines) == {"start", "fit"}
     xs, ys = lines["fit"].get_data()
     assert np.allclose(ys, 2 * np.asarray(xs) - 1) and min(xs) == -1.0 and max(xs) == 1.0
-    _renders(ax.figure)
+    renders(ax.figure)
 
 
 def test_the_fit_refuses_x_and_y_of_different_lengths() -> None:
@@ -55,7 +47,7 @@ def test_layer_histograms_one_panel_per_row_one_outline_per_layer() -> None:
     # each panel has its own range: the narrow one is not squeezed into the wide one's
     assert panels[1].get_xlim()[1] < 1e-3 < panels[0].get_xlim()[1]
     assert fig.get_suptitle() == "activations"
-    _renders(fig)
+    renders(fig)
 
 
 @pytest.mark.parametrize(
@@ -72,7 +64,7 @@ def test_layer_scale_is_on_a_log_axis_and_leaves_out_zeros() -> None:
     assert ax.get_yscale() == "log"
     a, b = ax.get_lines()
     assert list(a.get_xdata()) == [1, 2, 3] and list(b.get_xdata()) == [1, 3]
-    _renders(ax.figure)
+    renders(ax.figure)
 
 
 def test_checkpoint_trade_draws_one_curve_per_run_in_each_panel() -> None:
@@ -88,7 +80,7 @@ def test_checkpoint_trade_draws_one_curve_per_run_in_each_panel() -> None:
     ms = fig.axes[1].get_lines()[0].get_ydata()
     assert np.allclose(ms, [10.0, 20.0, 40.0])  # seconds drawn as milliseconds
     assert len(plot_checkpoint_trade(depths, peak, seconds).axes) == 2
-    _renders(fig)
+    renders(fig)
 
 
 def test_checkpoint_trade_refuses_runs_that_do_not_match() -> None:

@@ -5,8 +5,6 @@ chapter."""
 
 from __future__ import annotations
 
-import io
-
 import numpy as np
 import pytest
 
@@ -18,13 +16,7 @@ from support.optim_plots import (
     plot_trajectory_panels,
     rosenbrock,
 )
-from tests.headless import headless_figures, matplotlib, plt  # noqa: F401 (an autouse fixture)
-
-
-def _renders(fig) -> None:
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="png")
-    assert buffer.getvalue().startswith(b"\x89PNG")
+from tests.headless import headless_figures, matplotlib, plt, renders  # noqa: F401 (an autouse fixture)
 
 
 def test_rosenbrock_is_zero_only_at_its_minimum_and_takes_arrays_and_numbers() -> None:
@@ -52,7 +44,7 @@ def test_trajectories_draw_each_path_with_its_last_value_over_contours() -> None
     xs, ys = lines["straight (f = 0)"].get_data()
     assert np.allclose(np.c_[xs, ys], paths["straight"])
     assert "minimum" in lines and ax.get_xlim() == (-2.0, 2.0)
-    _renders(ax.figure)
+    renders(ax.figure)
 
 
 def test_trajectory_panels_one_panel_per_path_and_no_empty_panels() -> None:
@@ -60,7 +52,7 @@ def test_trajectory_panels_one_panel_per_path_and_no_empty_panels() -> None:
     shown = [ax for ax in fig.axes if ax.get_visible()]
     assert [ax.get_title() for ax in shown] == ["straight (f = 0)", "short (f = 4)"]
     assert len(fig.axes) == 3 and not fig.axes[2].get_visible()
-    _renders(fig)
+    renders(fig)
 
 
 @pytest.mark.parametrize("points", [np.zeros((5, 3)), np.zeros(4), np.zeros((0, 2))])
@@ -80,7 +72,7 @@ def test_schedules_one_panel_each_and_momentum_on_a_second_axis() -> None:
     assert len(fig.axes) == 3  # two panels and the momentum's twin axis
     twin = next(ax for ax in fig.axes if not ax.get_title())
     assert np.allclose(twin.get_lines()[0].get_ydata(), momentum["cosine"])
-    _renders(fig)
+    renders(fig)
 
 
 def test_schedules_refuse_momentum_that_does_not_match() -> None:
@@ -104,7 +96,7 @@ def test_grad_norms_log_scale_threshold_and_the_run_that_overflowed() -> None:
     assert len(curve_clipped.get_xdata()) == 6
     assert list(threshold.get_ydata()) == [10.0, 10.0]
     assert [line.get_label() for line in right.get_lines()][::2] == ["plain", "clipped"]
-    _renders(fig)
+    renders(fig)
 
 
 def test_grad_norms_refuse_losses_of_other_runs() -> None:
@@ -127,7 +119,7 @@ def test_optimizer_curves_in_epochs_with_a_running_mean_and_percent() -> None:
     assert list(adam_accuracy.get_xdata()) == [1, 2]
     assert np.allclose(adam_accuracy.get_ydata(), [50.0, 90.0])
     assert adam_accuracy.get_label() == "adam (90.0%)"
-    _renders(fig)
+    renders(fig)
 
 
 def test_optimizer_curves_refuse_runs_that_do_not_match() -> None:

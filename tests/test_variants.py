@@ -1,7 +1,8 @@
 """Every chapter's variant sets (``tests/variants/``), judged one way: a broken variant
 fails the task it breaks and no other (a check that runs the broken task may report
 "blocked by" it); an unusual but correct rewrite scores every point; a named mistake is
-named in the report; a held-out set's former holes fail on their task's hidden checks.
+named in the report; a later task whose checks run the broken code shows "blocked by" it; a
+held-out set's former holes fail on their task's hidden checks.
 ``pytest -m ch05`` runs one chapter's. The results come from the ``outcomes`` fixture
 (tests/conftest.py), which a chapter's own tests may read too."""
 
@@ -36,6 +37,7 @@ def test_a_set_keeps_its_size_covers_its_tasks_and_names_each_variant_once(s: Va
     if s.rewrites_cover:
         assert {task for *_, task in s.correct} == {t.id for t in chapter(s.chapter).tasks}
     assert {name for name, _ in s.says} <= set(names)
+    assert {name for name, _ in s.blocks} <= {v[0] for v in s.broken}
     assert set(s.holes) <= {v[0] for v in s.broken}
 
 
@@ -60,6 +62,20 @@ def test_the_report_names_the_mistake(
 ) -> None:
     text = report.chapter_report(outcomes(s)[name])
     assert says in " ".join(text.split()), text
+
+
+@pytest.mark.parametrize(("s", "name", "task"), _params(lambda s: s.blocks))
+def test_a_task_whose_checks_run_the_broken_code_shows_blocked_by_it(
+    outcomes: Callable, s: VariantSet, name: str, task: str
+) -> None:
+    """The later task's checks fail with the broken code and pass with the broken task's
+    stand-in: it shows "blocked by" the broken task, not as failed."""
+    broken = next(v[3] for v in s.broken if v[0] == name)
+    result = outcomes(s)[name]
+    verdict = next(t for t in result.tasks if t.task.id == task)
+    assert verdict.status == Status.BLOCKED and verdict.blocked_by == broken, report.chapter_report(
+        result
+    )
 
 
 @pytest.mark.parametrize(("s", "name"), _params(lambda s: [(h,) for h in s.holes]))

@@ -6,7 +6,6 @@ from __future__ import annotations
 import atexit
 import functools
 import os
-import re
 import shutil
 import subprocess
 import tempfile
@@ -69,20 +68,31 @@ def patch(path: Path, old: str, new: str) -> None:
     path.write_text(text.replace(old, new))
 
 
+def with_bodies(text: str, task: str, *bodies: str | None) -> str:
+    """``text`` with the bodies of its first regions of ``task`` replaced (one body each, in
+    order; None leaves a region alone). The ``### BEGIN/END SOLUTION`` lines stay, as they do
+    in a student's file."""
+    start, marker = 0, f"### BEGIN SOLUTION {task}\n"
+    for body in bodies:
+        start = text.index(marker, start)
+        end = text.index("### END SOLUTION", start)
+        if body is not None:
+            indent = text[text.rindex("\n", 0, start) + 1 : start]
+            lines = "".join(
+                f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n")
+            )
+            text = text[: start + len(marker)] + lines + indent + text[end:]
+            end = text.index("### END SOLUTION", start)
+        start = end
+    return text
+
+
 def replace_region(path: Path, task_id: str, body: str) -> None:
     """Replace the body of the first ``### BEGIN SOLUTION task_id`` region in ``path`` (a
     task with several regions in one file: the first in the file)."""
     text = path.read_text()
-    pattern = re.compile(
-        rf"^(?P<indent>[ \t]*)### BEGIN SOLUTION {re.escape(task_id)}\n"
-        r".*?^[ \t]*### END SOLUTION\n",
-        re.M | re.S,
-    )
-    match = pattern.search(text)
-    assert match, f"no region {task_id} in {path.name}"
-    indent = match["indent"]
-    lines = "".join(f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n"))
-    path.write_text(text[: match.start()] + lines + text[match.end() :])
+    assert f"### BEGIN SOLUTION {task_id}\n" in text, f"no region {task_id} in {path.name}"
+    path.write_text(with_bodies(text, task_id, body))
 
 
 @functools.cache
@@ -100,23 +110,10 @@ def edits(package: str, file: str, *pairs: tuple[str, str]) -> tuple[str, str]:
 def rewrite(
     package: str, file: str, task: str, *bodies: str | None, pairs: list | tuple = ()
 ) -> tuple[str, str]:
-    """The reference's ``file`` with its first regions of ``task`` rewritten (one body each,
-    in order; None leaves a region alone) and each ``(old, new)`` of ``pairs`` replaced
-    (once), as one edit (``replace_region`` rewrites only the first region)."""
+    """The reference's ``file`` with its first regions of ``task`` rewritten
+    (``with_bodies``) and each ``(old, new)`` of ``pairs`` replaced (once), as one edit."""
     text = (SOLUTIONS / package / file).read_text()
-    new, start = text, 0
-    marker = f"### BEGIN SOLUTION {task}\n"
-    for body in bodies:
-        start = new.index(marker, start)
-        end = new.index("### END SOLUTION", start)
-        if body is not None:
-            indent = new[new.rindex("\n", 0, start) + 1 : start]
-            lines = "".join(
-                f"{indent}{line}\n" if line else "\n" for line in body.strip("\n").split("\n")
-            )
-            new = new[: start + len(marker)] + lines + indent + new[end:]
-            end = new.index("### END SOLUTION", start)
-        start = end
+    new = with_bodies(text, task, *bodies)
     for old, replacement in pairs:
         assert new.count(old) == 1, old
         new = new.replace(old, replacement)

@@ -1,7 +1,10 @@
 """Every chapter's variant sets, as data: plausible student bugs and unusual but correct
-rewrites, each an edit of the reference (``tests/trees.py``: ``(old, new)`` replaced once in
-a file, or ``("region", body)`` for a task's whole region). ``tests/test_variants.py`` judges
-every set the same way; a new chapter adds a module here and nothing else.
+rewrites, each an edit of the reference (``tests/trees.py``): ``edits(file, (old, new), …)``,
+a few lines each, where the variant changes a few lines; ``("region", body)`` or
+``rewrite(file, task, body, …)`` only where it rewrites most of a task's region (another
+algorithm, not the reference re-pasted). A region's ``### BEGIN/END SOLUTION`` lines stay,
+as in a student's file. ``tests/test_variants.py`` judges every set the same way; a new
+chapter adds a module here and nothing else.
 
 A module ``chNN_<kind>.py`` defines ``SET``: a ``VariantSet``. "broken" sets run on the
 public checks; "held out" sets (bugs written without seeing the checks) run the bugs on the
@@ -23,14 +26,17 @@ Variant = tuple[str, str, tuple[str, str], str]
 class VariantSet:
     """One chapter's set: ``broken`` variants (each must fail its own task and no other),
     ``correct`` rewrites (each must score every point), ``says`` (a variant's name and words
-    its report must hold: the mistake named), ``holes`` (held-out bugs only the hidden checks
-    catch), and the least sizes the set must keep (``least``: broken, correct)."""
+    its report must hold: the mistake named), ``blocks`` (a variant's name and a later task
+    whose checks run the broken code: that task shows "blocked by" the broken one), ``holes``
+    (held-out bugs only the hidden checks catch), and the least sizes the set must keep
+    (``least``: broken, correct)."""
 
     chapter: int
     kind: str  # "broken" or "held out"
     broken: Sequence[Variant]
     correct: Sequence[Variant] = ()
     says: Sequence[tuple[str, str]] = ()
+    blocks: Sequence[tuple[str, str]] = ()
     holes: Sequence[str] = ()
     least: tuple[int, int] = (0, 0)
     tasks: Sequence[str] = ()  # the tasks the broken variants cover (default: every task)

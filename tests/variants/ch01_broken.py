@@ -41,21 +41,6 @@ while stack:
 return order
 """
 
-VISITED_LIST = """
-order, visited, stack = [], [], [(root, False)]
-while stack:
-    node, children_done = stack.pop()
-    if children_done:
-        order.append(node)
-        continue
-    if node in visited:
-        continue
-    visited.append(node)
-    stack.append((node, True))
-    stack.extend((child, False) for child in node._prev if child not in visited)
-return order
-"""
-
 DEDUPLICATED_OUTPUT = """
 order, stack = [], [(root, False)]
 while stack:
@@ -68,22 +53,6 @@ while stack:
 seen = set()
 return [node for node in order if not (node in seen or seen.add(node))]
 """
-
-VISITED_BY_DATA = """
-order, visited, stack = [], set(), [(root, False)]
-while stack:
-    node, children_done = stack.pop()
-    if children_done:
-        order.append(node)
-        continue
-    if node.data in visited:
-        continue
-    visited.add(node.data)
-    stack.append((node, True))
-    stack.extend((child, False) for child in node._prev if child.data not in visited)
-return order
-"""
-
 
 # (name, file, edit, the task it breaks): see tests/trees.py
 VARIANTS = [
@@ -236,24 +205,62 @@ VARIANTS = [
         ("region", DEDUPLICATED_OUTPUT),
         "1.7",
     ),
-    ("topological sort with a visited list", "graph.py", ("region", VISITED_LIST), "1.7"),
+    (
+        "topological sort with a visited list",
+        "graph.py",
+        edits(
+            "graph.py",
+            (
+                (
+                    "order: list[Value] = []\n"
+                    "    visited: set[int] = set()\n"
+                    "    stack: list[tuple[Value, bool]] = [(root, False)]"
+                ),
+                "order, visited, stack = [], [], [(root, False)]",
+            ),
+            ("if id(node)", "if node"),
+            ("add(id(node))", "append(node)"),
+            ("id(child)", "child"),
+        ),
+        "1.7",
+    ),
     (
         "topological order with the root first",
         "graph.py",
         ("    return order\n", "    return order[::-1]\n"),
         "1.7",
     ),
-    ("topological sort that tells Values by data", "graph.py", ("region", VISITED_BY_DATA), "1.7"),
+    (
+        "topological sort that tells Values by data",
+        "graph.py",
+        edits(
+            "graph.py",
+            (
+                (
+                    "order: list[Value] = []\n"
+                    "    visited: set[int] = set()\n"
+                    "    stack: list[tuple[Value, bool]] = [(root, False)]"
+                ),
+                "order, visited, stack = [], set(), [(root, False)]",
+            ),
+            ("if id(node)", "if node.data"),
+            ("id(node)", "node.data"),
+            ("id(child)", "child.data"),
+        ),
+        "1.7",
+    ),
     (
         "backward re-walks the graph below each node",
         "value.py",
         edits(
             "value.py",
             (
-                "node._backward()\n        ### END SOLUTION",
-                "node._backward()\n"
-                "            topological_order(node)  # "
-                "re-walks the graph below each node: quadratic",
+                "node._backward()",
+                (
+                    "node._backward()\n"
+                    "            topological_order(node)  # re-walks the graph below"
+                    " each node: quadratic"
+                ),
             ),
         ),
         "1.8",
@@ -266,11 +273,14 @@ VARIANTS = [
             "value.py",
             (
                 "### BEGIN SOLUTION 1.8",
-                "order = topological_order(self)\n"
-                "        for node in order:\n"
-                "            node.grad = 0.0",
+                (
+                    "### BEGIN SOLUTION 1.8\n"
+                    "        order = topological_order(self)\n"
+                    "        for node in order:\n"
+                    "            node.grad = 0.0"
+                ),
             ),
-            ("for node in reversed(topological_order(self)):", "for node in reversed(order):"),
+            ("reversed(topological_order(self))", "reversed(order)"),
         ),
         "1.8",
     ),

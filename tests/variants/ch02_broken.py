@@ -46,11 +46,6 @@ elif not ctx.keepdim:
 return g * ones_like(a) / n
 """
 
-EXP_IN_NUMPY_ATTACHED = """
-answer = type(grad_output)(grad_output.data * array_module(a.data).exp(a.data))
-return answer + (grad_output.sum() + a.sum()) * 0
-"""
-
 INDEX_BACKWARD_ON_ARRAYS = """
 out = array_module(grad_output.data).zeros(ctx.shape, dtype=grad_output.dtype)
 scatter_add(out, ctx.index, grad_output.data)
@@ -95,10 +90,11 @@ VARIANTS = [
         edits(
             "arithmetic.py",
             (
-                "        ### BEGIN SOLUTION 2.3\n"
-                "        if n == 0:  # a⁰ = 1 is constant; "
-                "n·aⁿ⁻¹ would be 0·∞ = nan at a = 0\n"
-                "            return grad_output * 0\n",
+                (
+                    "        if n == 0:  # a⁰ = 1 is constant; n·aⁿ⁻¹ would be 0·∞ = nan"
+                    " at a = 0\n"
+                    "            return grad_output * 0\n"
+                ),
                 "",
             ),
         ),
@@ -240,7 +236,17 @@ VARIANTS = [
     (
         "exp's gradient in NumPy, attached to the graph with * 0",
         "pointwise.py",
-        ("region", EXP_IN_NUMPY_ATTACHED),
+        edits(
+            "pointwise.py",
+            (
+                "return grad_output * a.exp()",
+                (
+                    "answer = type(grad_output)(grad_output.data *"
+                    " array_module(a.data).exp(a.data))\n"
+                    "        return answer + (grad_output.sum() + a.sum()) * 0"
+                ),
+            ),
+        ),
         "2.4",
     ),
     (

@@ -44,19 +44,6 @@ data = grad.data.sum(axis=axes, keepdims=True).reshape(shape)
 return type(grad)(data) + grad.sum() * 0
 """
 
-UNBROADCAST_KEEPS_LEADING_ONES = """
-leading = tuple(axis for axis in range(grad.ndim - len(shape)) if grad.shape[axis] != 1)
-if leading:  # a leading axis of size 1 holds nothing to add up
-    grad = grad.sum(dim=leading)
-lead = grad.ndim - len(shape)
-stretched = tuple(
-    lead + axis for axis, n in enumerate(shape) if n == 1 and grad.shape[lead + axis] != 1
-)
-if stretched:
-    grad = grad.sum(dim=stretched, keepdim=True)
-return grad
-"""
-
 # (moved here from tests/test_hidden_checks.py: the public sweep of leading size-1 axes
 # catches it now)
 
@@ -114,16 +101,15 @@ VARIANTS = [
         edits(
             "unbroadcast.py",
             (
-                "### BEGIN SOLUTION 3.1\n"
-                "    leading = grad.ndim - len(shape)\n"
-                "    if leading:  # axes that broadcasting put in front\n"
-                "        grad = grad.sum(dim=tuple(range(leading)))",
-                "if grad.ndim > len(shape):\n        grad = grad.sum(dim=0)",
-            ),
-            (
-                "if stretched:  # size-1 axes that were "
-                "stretched (an empty dim would sum every axis)",
-                "if stretched:",
+                (
+                    "leading = grad.ndim - len(shape)\n"
+                    "    if leading:  # axes that broadcasting put in front\n"
+                    "        grad = grad.sum(dim=tuple(range(leading)))"
+                ),
+                (
+                    "if grad.ndim > len(shape):  # axes that broadcasting put in front\n"
+                    "        grad = grad.sum(dim=0)"
+                ),
             ),
         ),
         "3.1",
@@ -150,7 +136,27 @@ VARIANTS = [
     (
         "unbroadcast keeps leading axes of size 1: (1, 3) -> (1, 3), not (3,)",
         "unbroadcast.py",
-        ("region", UNBROADCAST_KEEPS_LEADING_ONES),
+        edits(
+            "unbroadcast.py",
+            (
+                "grad.ndim - len(shape)",
+                "tuple(axis for axis in range(grad.ndim - len(shape)) if grad.shape[axis] != 1)",
+            ),
+            (
+                (
+                    "grad = grad.sum(dim=tuple(range(leading)))\n"
+                    "    stretched = tuple(axis for axis, n in enumerate(shape) if n =="
+                    " 1 and grad.shape[axis] != 1)"
+                ),
+                (
+                    "grad = grad.sum(dim=leading)\n"
+                    "    lead = grad.ndim - len(shape)\n"
+                    "    stretched = tuple(\n"
+                    "        lead + axis for axis, n in enumerate(shape) if n == 1 and"
+                    " grad.shape[lead + axis] != 1)"
+                ),
+            ),
+        ),
         "3.1",
     ),
     (

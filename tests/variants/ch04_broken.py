@@ -1,9 +1,11 @@
 """Chapter 4's broken set: plausible student bugs in ``count_dependencies``,
-``backward_pass``, ``accumulate``, ``seed``, grad mode and ``functional``, and unusual but
-correct rewrites (judged by tests/test_variants.py)."""
+``backward_pass``, ``accumulate``, ``seed``, grad mode and ``functional``, the 4.1 stand-in
+pasted, and unusual but correct rewrites (judged by tests/test_variants.py)."""
 
 from __future__ import annotations
 
+import inspect
+import textwrap
 from functools import partial
 
 from tests.trees import edits
@@ -35,12 +37,6 @@ if tensor.grad is None:
 else:
     tensor.grad.data += grad.data
 """
-
-ACCUMULATE_ON_ARRAYS = """
-old = tensor.grad
-tensor.grad = grad if old is None else type(grad)(old.data + grad.data)
-"""
-
 
 SEED_IGNORES_A_GIVEN_SCALAR_GRADIENT = """
 if output.numel() == 1:
@@ -141,19 +137,30 @@ VARIANTS = [
         "dependencies.py",
         edits(
             "dependencies.py",
-            (
-                "### BEGIN SOLUTION 4.1\n"
-                "    counts = {v: 0 for v in roots}\n"
-                "    seen = set(counts)\n"
-                "    stack = list(counts)",
-                "counts = {}\n    seen = set(roots)\n    stack = list(roots)",
-            ),
-            ("return counts", "counts.update({v: 0 for v in roots})\n    return counts"),
+            ("v: 0 for v in roots", ""),
+            ("set(counts)", "set(roots)"),
+            ("list(counts)", "list(roots)"),
+            ("stack.append(p)", ("stack.append(p)\n    counts.update({v: 0 for v in roots})")),
         ),
         "4.1",
     ),
     ("accumulates in place", "accumulate.py", ("region", ACCUMULATE_IN_PLACE), "4.3"),
-    ("accumulates on the arrays", "accumulate.py", ("region", ACCUMULATE_ON_ARRAYS), "4.3"),
+    (
+        "accumulates on the arrays",
+        "accumulate.py",
+        edits(
+            "accumulate.py",
+            (
+                "tensor.grad = grad if tensor.grad is None else tensor.grad + grad",
+                (
+                    "old = tensor.grad\n"
+                    "    tensor.grad = grad if old is None else type(grad)(old.data +"
+                    " grad.data)"
+                ),
+            ),
+        ),
+        "4.3",
+    ),
     ("never frees saved tensors", "engine.py", (RELEASE, ""), "4.2"),
     ("retain_graph ignored", "engine.py", (RELEASE, "            v.release()\n"), "4.2"),
     (
@@ -193,12 +200,7 @@ VARIANTS = [
         "grad_mode.py",
         edits(
             "grad_mode.py",
-            (
-                "### BEGIN SOLUTION 4.5\n"
-                "        self.previous = _set_grad_enabled(False)\n"
-                "        ### END SOLUTION",
-                "self.previous = is_grad_enabled()",
-            ),
+            ("_set_grad_enabled(False)", "is_grad_enabled()"),
         ),
         "4.5",
     ),
@@ -260,16 +262,8 @@ VARIANTS = [
         "engine.py",
         edits(
             "engine.py",
-            (
-                "ready = [v for v in pending if counts[v] == 0]",
-                "ready = {v for v in pending if counts[v] == 0}",
-            ),
-            (
-                "grad = pending.pop(v, None)  # complete now; dropped from here once passed on",
-                "grad = pending.pop(v, None)",
-            ),
-            ("continue  # a leaf: nothing above it", "continue"),
-            ("ready.append(p)\n    ### END SOLUTION", "ready.add(p)"),
+            ("[v for v in pending if counts[v] == 0]", "{v for v in pending if counts[v] == 0}"),
+            ("append", "add"),
         ),
         "4.2",
     ),
@@ -420,12 +414,7 @@ VARIANTS = [
         "accumulate.py",
         edits(
             "accumulate.py",
-            (
-                "### BEGIN SOLUTION 4.3\n"
-                "    tensor.grad = grad if tensor.grad is None else tensor.grad + grad\n"
-                "    ### END SOLUTION",
-                "tensor.grad = grad.detach() if tensor.grad is None else tensor.grad + grad",
-            ),
+            ("grad if", "grad.detach() if"),
         ),
         "4.3",
     ),
@@ -612,22 +601,6 @@ while queue:
                 queue.append(p)
 """
 
-COUNT_WITH_A_COUNTER = """
-from collections import Counter
-
-counts = Counter(dict.fromkeys(roots, 0))
-seen = set(counts)
-todo = list(seen)
-while todo:
-    v = todo.pop()
-    for p in parents(v):
-        counts[p] += 1
-        if p not in seen:
-            seen.add(p)
-            todo.append(p)
-return counts
-"""
-
 ENGINE_TOPOLOGICAL_ORDER = """
 order, seen = [], set()
 for r in roots:
@@ -761,10 +734,8 @@ CORRECT = [
         edits(
             "accumulate.py",
             (
-                "### BEGIN SOLUTION 4.3\n"
-                "    tensor.grad = grad if tensor.grad is None else tensor.grad + grad\n"
-                "    ### END SOLUTION",
-                "tensor.grad = grad * 1.0 if tensor.grad is None else grad + tensor.grad",
+                "if tensor.grad is None else tensor.grad + ",
+                "* 1.0 if tensor.grad is None else grad + tensor.",
             ),
         ),
         "4.3",
@@ -772,7 +743,22 @@ CORRECT = [
     (
         "count_dependencies with a Counter",
         "dependencies.py",
-        ("region", COUNT_WITH_A_COUNTER),
+        edits(
+            "dependencies.py",
+            (
+                "counts = {v: 0 for v in roots}",
+                (
+                    "from collections import Counter\n"
+                    "\n"
+                    "    counts = Counter(dict.fromkeys(roots, 0))"
+                ),
+            ),
+            ("stack = list(counts)", "todo = list(seen)"),
+            ("while stack", "while todo"),
+            ("= stack", "= todo"),
+            ("= counts.get(p, 0) +", "+="),
+            ("stack.append(p)", "todo.append(p)"),
+        ),
         "4.1",
     ),
     (
@@ -823,6 +809,26 @@ CORRECT = [
 ]
 
 
+def pasted_stand_in() -> str:
+    """The 4.1 stand-in (it ships in the release) as a student could paste it into
+    ``count_dependencies``: an empty record in place of the one it reads."""
+    from autograder.checks.ch04_backward import standins
+
+    source = textwrap.dedent(inspect.getsource(standins._sweep))
+    body = textwrap.dedent(source[source.index('"""', source.index('"""') + 3) + 3 :])
+    body = body.replace("_made(sp)", "[]").replace("_vertex(", "vertex(")
+    return body.replace("return counts, reached", "return counts")
+
+
+VARIANTS.append(
+    (
+        "the 4.1 stand-in pasted into its task",
+        "dependencies.py",
+        ("region", pasted_stand_in()),
+        "4.1",
+    )
+)
+
 SET = VariantSet(
     4,
     "broken",
@@ -834,5 +840,6 @@ SET = VariantSet(
         ("hessian of one Tensor input returned as a 1-tuple", "return the Tensor itself"),
         ("recursive depth-first count", "visit (dependencies.py) calls itself"),
     ],
+    blocks=[("create_graph that records nothing", "4.6")],
     least=(12, 0),
 )

@@ -1,10 +1,12 @@
 """Chapter 5's broken set: plausible student bugs in registration, Linear, the tree walks,
 the containers, state_dict, softmax, cross_entropy, init, dropout, BatchNorm, the DataLoader
-and checkpoint, and unusual but correct rewrites (judged by tests/test_variants.py; what only
-chapter 5's checks do: tests/test_checks_ch05.py)."""
+and checkpoint, the 5.1 stand-in pasted, and unusual but correct rewrites (judged by
+tests/test_variants.py)."""
 
 from __future__ import annotations
 
+import inspect
+import textwrap
 from functools import partial
 
 from tests import trees
@@ -52,14 +54,6 @@ REPLACE_PARAMETERS = """*path, last = key.split(".")
                     owner._parameters[last] = Parameter(np.array(value.data))
                 else:
                     target.data[...] = value.data"""
-
-CHECKPOINT_KEEPS_THE_GRAPH = """
-ctx.fn, ctx.args, ctx.rng_state = fn, args, rng_state
-out = _single_tensor(fn(*args))
-ctx.out = out  # kept for backward
-return out.data
-"""
-
 
 LINEAR_THREE_GRADIENTS_ALWAYS = """
 x, weight = ctx.saved_tensors
@@ -372,16 +366,16 @@ VARIANTS = [
         edits(
             "nn/init.py",
             (
-                "### BEGIN SOLUTION 5.8\n"
-                "    fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)\n"
-                "    std = gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
-                "    bound = math.sqrt(3.0) * std\n"
-                "    return uniform_(tensor, -bound, bound, generator)\n"
-                "    ### END SOLUTION",
-                "fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)\n"
-                "    std = gain * math.sqrt(1.0 / fan_in)\n"
-                "    bound = math.sqrt(3.0) * std\n"
-                "    return uniform_(tensor, -bound, bound, generator)",
+                (
+                    "fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)\n"
+                    "    std = gain * math.sqrt(2.0 / (fan_in + fan_out))\n"
+                    "    bound = math.sqrt(3.0) * std"
+                ),
+                (
+                    "fan_in, fan_out = _calculate_fan_in_and_fan_out(tensor)\n"
+                    "    std = gain * math.sqrt(1.0 / fan_in)\n"
+                    "    bound = math.sqrt(3.0) * std"
+                ),
             ),
         ),
         "5.8",
@@ -497,7 +491,12 @@ VARIANTS = [
     (
         "checkpoint keeps the activations",
         "utils/checkpoint.py",
-        ("region", CHECKPOINT_KEEPS_THE_GRAPH),
+        edits(
+            "utils/checkpoint.py",
+            ("with no_grad():", "out = _single_tensor(fn(*args))"),
+            ("    out = fn(*args)", "ctx.out = out  # kept for backward"),
+            ("return _single_tensor(out)", "return out"),
+        ),
         "5.12",
     ),
     (
@@ -608,12 +607,6 @@ if len(ctx.needs_input_grad) == 3:
 return grads
 """
 
-LINEAR_FORWARD_ON_TENSORS = """
-ctx.save_for_backward(x, weight)
-out = x @ weight.T
-return out if bias is None else out + bias
-"""
-
 CORRECT = [
     (
         "named_modules with an explicit stack",
@@ -638,14 +631,12 @@ CORRECT = [
         edits(
             "nn/softmax.py",
             (
-                "### BEGIN SOLUTION 5.6\n"
-                "        xp = array_module(x.data)\n"
-                "        e = xp.exp(x.data - x.data.max(axis=dim, keepdims=True))\n"
-                "        out = e / e.sum(axis=dim, keepdims=True)",
-                "xp = array_module(x.data)\n"
-                "        shifted = x.data - x.data.max(axis=dim, keepdims=True)\n"
-                "        out = xp.exp(shifted - "
-                "xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))",
+                "e = xp.exp(x.data - x.data.max(axis=dim, keepdims=True))",
+                "shifted = x.data - x.data.max(axis=dim, keepdims=True)",
+            ),
+            (
+                "e / e.sum(axis=dim, keepdims=True)",
+                "xp.exp(shifted - xp.log(xp.exp(shifted).sum(axis=dim, keepdims=True)))",
             ),
         ),
         "5.6",
@@ -715,7 +706,11 @@ CORRECT = [
     (
         "LinearFunction's forward with Tensor operations",
         "nn/linear.py",
-        nth_region("nn/linear.py", "5.2", 1, LINEAR_FORWARD_ON_TENSORS),
+        edits(
+            "nn/linear.py",
+            (".data @ weight.data", " @ weight"),
+            (".data", ""),
+        ),
         "5.2",
     ),
     (
@@ -758,6 +753,22 @@ CORRECT = [
     ),
 ]
 
+
+def pasted_stand_in() -> str:
+    """The 5.1 stand-in (it ships in the release) as a student could paste it into
+    ``__setattr__``, with the classes it is handed named as the reference names them."""
+    from autograder.checks.ch05_nn import standins
+
+    source = textwrap.dedent(inspect.getsource(standins._setattr))
+    start = source.rindex("\n", 0, source.index("tables = self.__dict__")) + 1
+    body = textwrap.dedent(source[start : source.index("    return [(module")])
+    body = body.replace("parameter)", "Parameter)")
+    return body.replace("isinstance(value, module)", "isinstance(value, Module)")
+
+
+VARIANTS.append(
+    ("the 5.1 stand-in pasted into its task", "nn/module.py", ("region", pasted_stand_in()), "5.1")
+)
 
 SET = VariantSet(
     5,
@@ -806,5 +817,6 @@ SET = VariantSet(
             "running_mean after batch",
         ),
     ],
+    blocks=[("__setattr__ registers nothing", "5.5")],
     least=(30, 8),
 )

@@ -1,9 +1,12 @@
 """Chapter 6's broken set: plausible student bugs in the param groups, zero_grad, the update
-rules, state_dict, the schedules, OneCycleLR and clipping, and unusual but correct rewrites
-(judged by tests/test_variants.py; what only chapter 6's checks do: tests/test_checks_ch06.py)."""
+rules, state_dict, the schedules, OneCycleLR and clipping, the 6.1 stand-in pasted, and
+unusual but correct rewrites (judged by tests/test_variants.py; what only chapter 6's checks
+do: tests/test_checks_ch06.py)."""
 
 from __future__ import annotations
 
+import inspect
+import textwrap
 from functools import partial
 
 from tests.trees import edits
@@ -705,6 +708,20 @@ CORRECT = [
 ]
 
 
+def pasted_stand_in() -> str:
+    """The 6.1 stand-in (it ships in the release) as a student could paste it into
+    ``add_param_group``."""
+    from autograder.checks.ch06_optim import standins
+
+    source = textwrap.dedent(inspect.getsource(standins._groups))
+    body = source[source.index("        params = param_group") : source.index("    def zero_grad")]
+    return textwrap.dedent(body).replace("tensor_type", "Tensor")
+
+
+VARIANTS.append(
+    ("the 6.1 stand-in pasted into its task", OPT, ("region", pasted_stand_in()), "6.1")
+)
+
 SET = VariantSet(
     6,
     "broken",
@@ -736,6 +753,10 @@ SET = VariantSet(
         ("OneCycleLR's fraction from step 0", "counts from the phase's start"),
         ("OneCycleLR's fraction from step 0", "lr of group 0 at t ="),
         ("SGD's momentum buffer started at zeros", "a copy of g at the first step, undampened"),
+    ],
+    blocks=[
+        ("add_param_group overwrites a group's options with the defaults", "6.2"),
+        ("Adam adds the decay itself, not through _weight_decay", "6.6"),
     ],
     least=(30, 8),
 )

@@ -19,7 +19,6 @@ RMS, ADAM, SCHED = "optim/rmsprop.py", "optim/adam.py", "optim/lr_scheduler.py"
 CYCLE, CLIP = "optim/one_cycle.py", "nn/utils/clip_grad.py"
 
 GROUP = "        group = dict(param_group, params=params)\n"
-SETDEFAULT = "            group.setdefault(name, default)\n"
 ZERO = "                    p.grad = Tensor._from_array(array_module(g).zeros_like(g))\n"
 SGD_BUFFER = (
     "                        buffer.data *= momentum\n"
@@ -85,18 +84,6 @@ if any(id(p) in seen for p in params):
 self.param_groups.append(group)
 """
 
-ZERO_GRAD_FIRST_GROUP = """
-for p in self.param_groups[0]["params"]:
-    if p.grad is None:
-        continue
-    if set_to_none:
-        p.grad = None
-    else:
-        g = p.grad.data
-        p.grad = Tensor._from_array(array_module(g).zeros_like(g))
-"""
-
-
 ZERO_GRAD_ALWAYS_NONE = """
 for group in self.param_groups:
     for p in group["params"]:
@@ -138,50 +125,6 @@ p.data -= lr * g
 """
 
 
-SGD_STATE_FOR_EVERY_PARAM = """
-for q in group["params"]:
-    self.state[q].setdefault("momentum_buffer", None)
-if weight_decay != 0:
-    g = g + weight_decay * p.data
-if momentum != 0:
-    state = self.state[p]
-    buffer = state.get("momentum_buffer")
-    if buffer is None:
-        buffer = Tensor._from_array(g.copy())
-        state["momentum_buffer"] = buffer
-    else:
-        buffer.data *= momentum
-        buffer.data += (1 - dampening) * g
-    g = g + momentum * buffer.data if nesterov else buffer.data
-p.data -= lr * g
-"""
-
-ADAM_STATE_FOR_EVERY_PARAM = """
-for q in group["params"]:
-    if not self.state[q]:
-        self.state[q]["step"] = 0
-        self.state[q]["exp_avg"] = zeros_like(q)
-        self.state[q]["exp_avg_sq"] = zeros_like(q)
-        if amsgrad:
-            self.state[q]["max_exp_avg_sq"] = zeros_like(q)
-state["step"] += 1
-t = state["step"]
-g = self._weight_decay(p, g, group)
-xp = array_module(g)
-m, v = state["exp_avg"].data, state["exp_avg_sq"].data
-m += (g - m) * (1 - beta1)
-v *= beta2
-v += (1 - beta2) * (g * g)
-if amsgrad:
-    v_max = state["max_exp_avg_sq"].data
-    xp.maximum(v_max, v, out=v_max)
-    v = v_max
-step_size = lr / (1 - beta1**t)
-denom = xp.sqrt(v) / math.sqrt(1 - beta2**t) + eps
-p.data -= step_size * (m / denom)
-"""
-
-
 # -- 6.7 -------------------------------------------------------------------------------------
 
 LOAD_BY_ORDER_OF_STATE = """
@@ -193,26 +136,6 @@ mine = [p for group in groups for p in group["params"]]
 self.state = defaultdict(dict)
 for p, values in zip(mine, state_dict["state"].values()):
     self.state[p] = {
-        name: value if name == "step" else _copy(value, like=p) for name, value in values.items()
-    }
-self.param_groups = [
-    {**copy.deepcopy({k: v for k, v in saved.items() if k != "params"}), "params": group["params"]}
-    for group, saved in zip(groups, saved_groups)
-]
-"""
-
-LOAD_STATE_BY_ID = """
-if len(groups) != len(saved_groups):
-    raise ValueError("loaded state dict has a different number of parameter groups")
-if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
-    raise ValueError("a parameter group doesn't match the size of optimizer's group")
-params = {}
-for group, saved in zip(groups, saved_groups):
-    params.update(zip(saved["params"], group["params"]))
-self.state = defaultdict(dict)
-for key, values in state_dict["state"].items():
-    p = params[key]
-    self.state[id(p)] = {
         name: value if name == "step" else _copy(value, like=p) for name, value in values.items()
     }
 self.param_groups = [
@@ -237,43 +160,6 @@ for key, values in state_dict["state"].items():
     }
 for group, saved in zip(groups, saved_groups):
     group.update(saved)
-"""
-
-LOAD_KEEPS_OLD_STATE = """
-if len(groups) != len(saved_groups):
-    raise ValueError("loaded state dict has a different number of parameter groups")
-if any(len(g["params"]) != len(s["params"]) for g, s in zip(groups, saved_groups)):
-    raise ValueError("a parameter group doesn't match the size of optimizer's group")
-params = {}
-for group, saved in zip(groups, saved_groups):
-    params.update(zip(saved["params"], group["params"]))
-for key, values in state_dict["state"].items():
-    p = params[key]
-    self.state[p].update(
-        {name: value if name == "step" else _copy(value, like=p) for name, value in values.items()}
-    )
-self.param_groups = [
-    {**copy.deepcopy({k: v for k, v in saved.items() if k != "params"}), "params": group["params"]}
-    for group, saved in zip(groups, saved_groups)
-]
-"""
-
-
-STATE_DICT_GROUPS_LIVE = """
-index = {}
-for group in self.param_groups:
-    for p in group["params"]:
-        index.setdefault(id(p), len(index))
-groups = []
-for group in self.param_groups:
-    packed = group
-    packed["params"] = [index[id(p)] if not isinstance(p, int) else p for p in group["params"]]
-    groups.append(packed)
-state = {
-    index[id(p)]: {name: _copy(value) for name, value in values.items()}
-    for p, values in self.state.items()
-}
-return {"state": state, "param_groups": groups}
 """
 
 # -- 6.10 ------------------------------------------------------------------------------------
@@ -345,7 +231,13 @@ VARIANTS = [
     (
         "zero_grad only the first group",
         OPT,
-        rewrite(OPT, "6.1", None, ZERO_GRAD_FIRST_GROUP),
+        edits(
+            OPT,
+            (
+                'for group in self.param_groups:\n            for p in group["params"]:',
+                'for p in self.param_groups[0]["params"]:',
+            ),
+        ),
         "6.1",
     ),
     (
@@ -772,7 +664,29 @@ VARIANTS = [
     (
         "Adam makes state for parameters without a gradient",
         ADAM,
-        rewrite(ADAM, "6.5", ADAM_STATE_FOR_EVERY_PARAM),
+        edits(
+            ADAM,
+            (
+                (
+                    "if not state:\n"
+                    '                    state["step"] = 0\n'
+                    '                    state["exp_avg"] = zeros_like(p)\n'
+                    '                    state["exp_avg_sq"] = zeros_like(p)\n'
+                    "                    if amsgrad:\n"
+                    '                        state["max_exp_avg_sq"] = zeros_like(p)'
+                ),
+                (
+                    'for q in group["params"]:\n'
+                    "                    if not self.state[q]:\n"
+                    '                        self.state[q]["step"] = 0\n'
+                    '                        self.state[q]["exp_avg"] = zeros_like(q)\n'
+                    '                        self.state[q]["exp_avg_sq"] = zeros_like(q)\n'
+                    "                        if amsgrad:\n"
+                    '                            self.state[q]["max_exp_avg_sq"] ='
+                    " zeros_like(q)"
+                ),
+            ),
+        ),
         "6.5",
     ),
     (
@@ -842,7 +756,23 @@ VARIANTS = [
     (
         "load_state_dict keys the state by id(p)",
         OPT,
-        rewrite(OPT, "6.7", None, LOAD_STATE_BY_ID),
+        edits(
+            OPT,
+            (
+                (
+                    "raise ValueError(\n"
+                    '                "loaded state dict contains a parameter group that'
+                    " doesn't match the size of \"\n"
+                    '                "optimizer\'s group"\n'
+                    "            )"
+                ),
+                (
+                    "raise ValueError(\"a parameter group doesn't match the size of"
+                    " optimizer's group\")"
+                ),
+            ),
+            ("self.state[p]", "self.state[id(p)]"),
+        ),
         "6.7",
     ),
     (
@@ -855,7 +785,28 @@ VARIANTS = [
     (
         "load_state_dict keeps the state it had",
         OPT,
-        rewrite(OPT, "6.7", None, LOAD_KEEPS_OLD_STATE),
+        edits(
+            OPT,
+            (
+                (
+                    "raise ValueError(\n"
+                    '                "loaded state dict contains a parameter group that'
+                    " doesn't match the size of \"\n"
+                    '                "optimizer\'s group"\n'
+                    "            )"
+                ),
+                (
+                    "raise ValueError(\"a parameter group doesn't match the size of"
+                    " optimizer's group\")"
+                ),
+            ),
+            ("        self.state = defaultdict(dict)\n", ""),
+            ("self.state[p] = {", ("self.state[p].update(\n                {")),
+            (
+                "}\n        self.param_groups = [",
+                "}\n            )\n        self.param_groups = [",
+            ),
+        ),
         "6.7",
     ),
     # was a hole: the resume whose first parameter steps late (late=True)
@@ -888,7 +839,38 @@ VARIANTS = [
         ),
         "6.7",
     ),
-    ("state_dict returns the live groups", OPT, rewrite(OPT, "6.7", STATE_DICT_GROUPS_LIVE), "6.7"),
+    (
+        "state_dict returns the live groups",
+        OPT,
+        edits(
+            OPT,
+            (
+                "index = {}",
+                (
+                    "index = {}\n"
+                    "        for group in self.param_groups:\n"
+                    '            for p in group["params"]:\n'
+                    "                index.setdefault(id(p), len(index))"
+                ),
+            ),
+            (
+                (
+                    "packed = {name: value for name, value in group.items() if name !="
+                    ' "params"}\n'
+                    '            for p in group["params"]:\n'
+                    "                index.setdefault(id(p), len(index))\n"
+                    '            packed["params"] = [index[id(p)] for p in group["params"]]'
+                ),
+                (
+                    "packed = group\n"
+                    '            packed["params"] = [index[id(p)] if not isinstance(p,'
+                    ' int) else p for p in group["params"]]'
+                ),
+            ),
+            ("            if id(p) in index\n", ""),
+        ),
+        "6.7",
+    ),
     (
         "state_dict's state a shallow copy",
         OPT,

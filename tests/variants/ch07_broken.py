@@ -27,21 +27,6 @@ except Exception as error:
     return False, 0
 """
 
-PROBE_UNREDIRECTED = """
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    try:
-        cupy = importlib.import_module("cupy")
-        count = int(cupy.cuda.runtime.getDeviceCount())
-        if count < 1:
-            return False, 0
-        with cupy.cuda.Device(0):
-            works = int((cupy.arange(3) * 2).sum()) == 6
-        return (True, count) if works else (False, 0)
-    except Exception:
-        return False, 0
-"""
-
 SCATTER_ADD_AT = """
 np.add.at(target, index, values)
 """
@@ -75,7 +60,25 @@ VARIANTS = [
         "7.1",
     ),
     ("the probe prints why there is no GPU", CUDA, ("region", PROBE_PRINTS), "7.1"),
-    ("the probe lets CuPy's output through", CUDA, ("region", PROBE_UNREDIRECTED), "7.1"),
+    (
+        "the probe lets CuPy's output through",
+        CUDA,
+        edits(
+            CUDA,
+            (
+                (
+                    "quiet = io.StringIO()\n"
+                    "    with (\n"
+                    "        warnings.catch_warnings(),\n"
+                    "        contextlib.redirect_stdout(quiet),\n"
+                    "        contextlib.redirect_stderr(quiet),\n"
+                    "    ):"
+                ),
+                "with warnings.catch_warnings():",
+            ),
+        ),
+        "7.1",
+    ),
     (
         "the probe lets CuPy's warnings through",
         CUDA,
@@ -272,14 +275,17 @@ VARIANTS = [
         edits(
             DISPATCH,
             (
-                "if backend.owns(values) or np.isscalar(values):\n"
-                "        backend.scatter_add(target, index, values)\n"
-                "    else:\n"
-                "        backend.scatter_add(target, index, xp.asarray(values))\n"
-                "    ### END SOLUTION",
-                "if not (backend.owns(values) or np.isscalar(values)):\n"
-                "        values = xp.asarray(values)\n"
-                "    target[index] += values",
+                (
+                    "if backend.owns(values) or np.isscalar(values):\n"
+                    "        backend.scatter_add(target, index, values)\n"
+                    "    else:\n"
+                    "        backend.scatter_add(target, index, xp.asarray(values))"
+                ),
+                (
+                    "if not (backend.owns(values) or np.isscalar(values)):\n"
+                    "        values = xp.asarray(values)\n"
+                    "    target[index] += values"
+                ),
             ),
         ),
         "7.6",
@@ -429,6 +435,11 @@ SET = VariantSet(
         ("scatter_add with NumPy's add.at on a device array", "NumPy's add.at cannot work"),
         ("scatter_add as target[index] += values", "counted once"),
         ("scatter_add through the host", "device → host copies"),
+    ],
+    blocks=[
+        ("move_array reads every copy back to check it", "7.4"),
+        ("device_of without the index", "7.3"),
+        ("device_of without the index", "7.5"),
     ],
     least=(15, 4),
     tasks=[f"7.{k}" for k in range(1, 7)],

@@ -79,57 +79,6 @@ return (True, 1) if works else (False, 0)"""
 )
 
 
-PROBE_GLOBAL_FILTER = """
-quiet = io.StringIO()
-warnings.filterwarnings("ignore")
-with contextlib.redirect_stdout(quiet), contextlib.redirect_stderr(quiet):
-    try:
-        cupy = importlib.import_module("cupy")
-        count = int(cupy.cuda.runtime.getDeviceCount())
-        if count < 1:
-            return False, 0
-        with cupy.cuda.Device(0):
-            works = int((cupy.arange(3) * 2).sum()) == 6
-        return (True, count) if works else (False, 0)
-    except Exception:
-        return False, 0
-"""
-
-PROBE_STDERR_ONLY = """
-with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):
-    warnings.simplefilter("ignore")
-    try:
-        cupy = importlib.import_module("cupy")
-        count = int(cupy.cuda.runtime.getDeviceCount())
-        if count < 1:
-            return False, 0
-        with cupy.cuda.Device(0):
-            works = int((cupy.arange(3) * 2).sum()) == 6
-        return (True, count) if works else (False, 0)
-    except Exception:
-        return False, 0
-"""
-
-
-PROBE_KEEPS_STDOUT = """
-import sys
-
-sys.stdout = sys.stderr = io.StringIO()  # CuPy's noise, gone for good
-with warnings.catch_warnings():
-    warnings.simplefilter("ignore")
-    try:
-        cupy = importlib.import_module("cupy")
-        count = int(cupy.cuda.runtime.getDeviceCount())
-        if count < 1:
-            return False, 0
-        with cupy.cuda.Device(0):
-            works = int((cupy.arange(3) * 2).sum()) == 6
-        return (True, count) if works else (False, 0)
-    except Exception:
-        return False, 0
-"""
-
-
 # correct
 PROBE_RESTORES_BY_HAND = """
 import sys
@@ -213,17 +162,6 @@ return device(name, BACKENDS[name].index_of(array))
 """,
 )
 
-MODULE_NUMPY_OR_SIM = """
-sim = BACKENDS["sim"]
-return sim.namespace() if sim.owns(array) else np
-"""
-
-
-DEVICE_FROM_ATTRIBUTE = """
-where = getattr(array, "device", "cpu")
-return device(where) if isinstance(where, str) else device("cpu")
-"""
-
 # correct
 BACKEND_BY_COMPREHENSION = """
 owners = [b for b in BACKENDS.values() if b.owns(array)]
@@ -234,12 +172,6 @@ return owners[0]
 
 
 # -- 7.3 ---------------------------------------------------------------------------------------
-
-MOVE_HEAD = """
-target, source = resolve(target), device_of(array)
-if source == target:
-    return array
-"""
 
 MOVE_STRAIGHT_ACROSS = """
 target, source = resolve(target), device_of(array)
@@ -396,16 +328,6 @@ if len(tensors) > 1 and tensors[-1].device != tensors[-2].device:
 
 
 # correct
-SAME_BY_ENUMERATE = """
-devices = [t.device for t in tensors]
-for i, d in enumerate(devices):
-    if d != devices[0]:
-        raise RuntimeError(
-            "Expected all tensors to be on the same device, but found at least two devices, "
-            + f"{devices[0]} and {d}! (in {op})"
-        )
-"""
-
 SAME_BY_STRINGS = """
 names = [str(t.device) for t in tensors]
 odd = [n for n in names if n != names[0]]
@@ -513,20 +435,6 @@ CAT_FORWARD = (
     "        xp = array_module(tensors[0].data)\n"
     "        return xp.concatenate([t.data for t in tensors], axis=dim)\n"
 )
-CAT_PIECES = """
-pieces, start = [], 0
-before = (slice(None),) * ctx.dim  # every axis before dim, whole
-for n in ctx.sizes:
-    pieces.append(grad_output[(*before, slice(start, start + n))])
-    start += n
-return tuple(pieces)
-"""
-STACK = """
-dim = dim_index(dim, tensors[0].ndim + 1)
-return cat([t.unsqueeze(dim) for t in tensors], dim)
-"""
-
-
 CAT_SPLIT_ON_DATA = """
 xp = array_module(grad_output.data)
 cuts = list(itertools.accumulate(ctx.sizes))[:-1]
@@ -558,11 +466,6 @@ for size in ctx.sizes:
 return tuple(out)
 """
 
-
-CAT_FORWARD_TUPLE = """
-arrays = tuple(t.data for t in tensors)
-return array_module(arrays[0]).concatenate(arrays, dim)
-"""
 
 VARIANTS = [
     # -- 7.1 ------------------------------------------------------------------------------------
@@ -651,13 +554,13 @@ VARIANTS = [
             CUDA,
             (
                 "### BEGIN SOLUTION 7.1\n    quiet = io.StringIO()",
-                'cupy = importlib.import_module("cupy")\n    quiet = io.StringIO()',
+                (
+                    "### BEGIN SOLUTION 7.1\n"
+                    '    cupy = importlib.import_module("cupy")\n'
+                    "    quiet = io.StringIO()"
+                ),
             ),
             ('            cupy = importlib.import_module("cupy")\n', ""),
-            (
-                "except Exception:  # ImportError, CUDARuntimeError, CompileException, …",
-                "except Exception:",
-            ),
         ),
         "7.1",
     ),
@@ -665,12 +568,72 @@ VARIANTS = [
     (
         "the probe silences warnings for the whole program",
         CUDA,
-        ("region", PROBE_GLOBAL_FILTER),
+        edits(
+            CUDA,
+            (
+                (
+                    "with (\n"
+                    "        warnings.catch_warnings(),\n"
+                    "        contextlib.redirect_stdout(quiet),\n"
+                    "        contextlib.redirect_stderr(quiet),\n"
+                    "    ):\n"
+                    '        warnings.simplefilter("ignore")'
+                ),
+                (
+                    'warnings.filterwarnings("ignore")\n'
+                    "    with contextlib.redirect_stdout(quiet),"
+                    " contextlib.redirect_stderr(quiet):"
+                ),
+            ),
+            ("  # ImportError, CUDARuntimeError, CompileException, …", ""),
+        ),
         "7.1",
     ),
-    ("the probe redirects stderr only", CUDA, ("region", PROBE_STDERR_ONLY), "7.1"),
+    (
+        "the probe redirects stderr only",
+        CUDA,
+        edits(
+            CUDA,
+            (
+                (
+                    "quiet = io.StringIO()\n"
+                    "    with (\n"
+                    "        warnings.catch_warnings(),\n"
+                    "        contextlib.redirect_stdout(quiet),\n"
+                    "        contextlib.redirect_stderr(quiet),\n"
+                    "    ):"
+                ),
+                "with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):",
+            ),
+            ("  # ImportError, CUDARuntimeError, CompileException, …", ""),
+        ),
+        "7.1",
+    ),
     # was a hole: the probe's check now prints and warns after the answers
-    ("the probe leaves stdout redirected", CUDA, ("region", PROBE_KEEPS_STDOUT), "7.1"),
+    (
+        "the probe leaves stdout redirected",
+        CUDA,
+        edits(
+            CUDA,
+            (
+                (
+                    "quiet = io.StringIO()\n"
+                    "    with (\n"
+                    "        warnings.catch_warnings(),\n"
+                    "        contextlib.redirect_stdout(quiet),\n"
+                    "        contextlib.redirect_stderr(quiet),\n"
+                    "    ):"
+                ),
+                (
+                    "import sys\n"
+                    "\n"
+                    "    sys.stdout = sys.stderr = io.StringIO()\n"
+                    "    with warnings.catch_warnings():"
+                ),
+            ),
+        ),
+        "7.1",
+    ),
     (
         "is_available caches only a True answer",
         CUDA,
@@ -741,12 +704,13 @@ VARIANTS = [
         edits(
             WHOSE,
             (
-                "raise TypeError(\n"
-                '        f"no device holds arrays of type '
-                "{type(array).__name__}: a tensor's data is a NumPy \"\n"
-                '        "array or the array of a registered device (cuda, sim)"\n'
-                "    )\n"
-                "    ### END SOLUTION",
+                (
+                    "raise TypeError(\n"
+                    '        f"no device holds arrays of type {type(array).__name__}: a'
+                    " tensor's data is a NumPy \"\n"
+                    '        "array or the array of a registered device (cuda, sim)"\n'
+                    "    )"
+                ),
                 'return BACKENDS["cpu"]',
             ),
         ),
@@ -758,12 +722,13 @@ VARIANTS = [
         edits(
             WHOSE,
             (
-                "raise TypeError(\n"
-                '        f"no device holds arrays of type '
-                "{type(array).__name__}: a tensor's data is a NumPy \"\n"
-                '        "array or the array of a registered device (cuda, sim)"\n'
-                "    )\n"
-                "    ### END SOLUTION",
+                (
+                    "raise TypeError(\n"
+                    '        f"no device holds arrays of type {type(array).__name__}: a'
+                    " tensor's data is a NumPy \"\n"
+                    '        "array or the array of a registered device (cuda, sim)"\n'
+                    "    )"
+                ),
                 'raise ValueError(f"no device holds arrays of type {type(array).__name__}")',
             ),
         ),
@@ -775,12 +740,13 @@ VARIANTS = [
         edits(
             WHOSE,
             (
-                "raise TypeError(\n"
-                '        f"no device holds arrays of type '
-                "{type(array).__name__}: a tensor's data is a NumPy \"\n"
-                '        "array or the array of a registered device (cuda, sim)"\n'
-                "    )\n"
-                "    ### END SOLUTION",
+                (
+                    "raise TypeError(\n"
+                    '        f"no device holds arrays of type {type(array).__name__}: a'
+                    " tensor's data is a NumPy \"\n"
+                    '        "array or the array of a registered device (cuda, sim)"\n'
+                    "    )"
+                ),
                 '    raise TypeError(f"no device holds arrays of type {type(array).__name__}")',
             ),
         ),
@@ -795,7 +761,13 @@ VARIANTS = [
     (
         "array_module: NumPy unless the array is sim's",
         WHOSE,
-        rewrite(WHOSE, "7.2", None, MODULE_NUMPY_OR_SIM),
+        edits(
+            WHOSE,
+            (
+                "return backend_of(array).namespace()",
+                'sim = BACKENDS["sim"]\n    return sim.namespace() if sim.owns(array) else np',
+            ),
+        ),
         "7.2",
     ),
     (
@@ -831,7 +803,14 @@ VARIANTS = [
     (
         "device_of reads the array's .device",
         WHOSE,
-        rewrite(WHOSE, "7.2", None, None, DEVICE_FROM_ATTRIBUTE),
+        edits(
+            WHOSE,
+            ("backend = backend_of(array)", 'where = getattr(array, "device", "cpu")'),
+            (
+                "backend.type, backend.index_of(array)",
+                'where) if isinstance(where, str) else device("cpu"',
+            ),
+        ),
         "7.2",
     ),
     # -- 7.3 ------------------------------------------------------------------------------------
@@ -1109,7 +1088,7 @@ VARIANTS = [
         GATHER,
         edits(
             GATHER,
-            ("    ### BEGIN SOLUTION 7.7\n    xp = array_module(index)\n", ""),
+            ("    xp = array_module(index)\n", ""),
             (
                 "where.append(xp.arange(n).reshape(shape))",
                 "where.append(np.arange(n).reshape(shape))",
@@ -1298,7 +1277,19 @@ CORRECT = [
         ),
         "7.4",
     ),
-    ("check_same_device by enumerate", SAME, ("region", SAME_BY_ENUMERATE), "7.5"),
+    (
+        "check_same_device by enumerate",
+        SAME,
+        edits(
+            SAME,
+            ("first = tensors[0].device", "devices = [t.device for t in tensors]"),
+            ("t in tensors[1:]", "i, d in enumerate(devices)"),
+            ("t.device != first", "d != devices[0]"),
+            ('two "', 'two devices, "'),
+            ('f"devices, {first} and {t.device}', '+ f"{devices[0]} and {d}'),
+        ),
+        "7.5",
+    ),
     ("check_same_device by strings", SAME, ("region", SAME_BY_STRINGS), "7.5"),
     ("scatter_add through move_array", DISPATCH, ("region", SCATTER_BY_MOVE_ARRAY), "7.6"),
     ("scatter_add with add.at on the host", DISPATCH, ("region", SCATTER_HOST_FIRST), "7.6"),
@@ -1315,7 +1306,19 @@ CORRECT = [
         rewrite(CAT, "7.8", None, CAT_PIECES_BY_LIST_INDEX),
         "7.8",
     ),
-    ("cat's forward with a tuple", CAT, rewrite(CAT, "7.8", CAT_FORWARD_TUPLE), "7.8"),
+    (
+        "cat's forward with a tuple",
+        CAT,
+        edits(
+            CAT,
+            ("xp = array_module(tensors[0].data)", "arrays = tuple(t.data for t in tensors)"),
+            (
+                "xp.concatenate([t.data for t in tensors], axis=dim)",
+                "array_module(arrays[0]).concatenate(arrays, dim)",
+            ),
+        ),
+        "7.8",
+    ),
     (
         "stack by reshape",
         CAT,
