@@ -91,14 +91,17 @@ submit: env
 # Instructors: grade a folder of submissions (each a folder or .zip) for one chapter, in a
 # sandbox; writes grades/chNN/ (CSV, feedback, Gradescope results, summary). GRADE_ARGS
 # passes more options (--integrated, --only NAME, --seed-file F, --extra-checks DIR, …).
+# The seed is secret by default: drawn once per OUT folder and kept in OUT/seed.txt (0600);
+# SEED=public grades with the public seed (with a warning), SEED=N with N.
 # COURSE_VERSION=1.0 grades with the tasks and checks of that course version only.
 .PHONY: grade bench
 grade: env
 	@test -n "$(CHAPTER)" -a -n "$(SUBMISSIONS)" || { echo "usage: make grade CHAPTER=1 \
-	SUBMISSIONS=dir [JOBS=2] [OUT=grades/ch01] [COURSE_VERSION=1.0] [GRADE_ARGS=...]"; exit 2; }
+	SUBMISSIONS=dir [JOBS=2] [OUT=grades/ch01] [SEED=public|N] [COURSE_VERSION=1.0] \
+	[GRADE_ARGS=...]"; exit 2; }
 	@$(PY) -m autograder grade $(CHAPTER) $(SUBMISSIONS) --jobs $(or $(JOBS),1) \
-		$(if $(OUT),--out $(OUT)) $(if $(COURSE_VERSION),--course-version $(COURSE_VERSION)) \
-		$(GRADE_ARGS)
+		$(if $(OUT),--out $(OUT)) $(if $(SEED),--seed $(SEED)) \
+		$(if $(COURSE_VERSION),--course-version $(COURSE_VERSION)) $(GRADE_ARGS)
 
 # Benchmarks: grading throughput (40 generated chapter-1 submissions, --jobs 2), then the
 # framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`).

@@ -7,7 +7,11 @@
     python -m autograder grade 1 ada.zip --single             # one submission
     python -m autograder grade 1 sub/ --single --gradescope-results results.json
 
-A secret seed (``--seed``, ``--seed-file`` or ``$SPARROW_SEED``) changes every case list;
+Every batch is graded with a secret seed unless told otherwise (``autograder/seeds.py``):
+given (``--seed N``, ``--seed-file F`` or ``$SPARROW_SEED``), else the one in ``OUT/seed.txt``
+(a regrade with ``--only`` reuses it), else a fresh one drawn here and kept there (mode 0600,
+outside the feedback folder). ``--seed public`` grades with the public seed, with a warning:
+a submission can carry what the public seed's checks expect. A seed changes every case list;
 the expectations of its training runs are computed from the reference first and cached
 (``--expectations DIR``, default ``OUT/expectations``; ``autograder/expectations.py``);
 ``--extra-checks DIR`` adds an instructor's own checks (graded like hidden ones).
@@ -18,15 +22,14 @@ graded mid-term keeps its maximum points and its rules); the summary lists what 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
 
-from . import expectations, outputs, sandbox, versions
-from .checking import PUBLIC_SEED, public_checks
+from . import expectations, outputs, sandbox, seeds, versions
+from .checking import public_checks
 from .course import chapter
 from .grading import (
     CourseTrees,
@@ -58,7 +61,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     grade.add_argument("--only", help="regrade this submission alone; keep the other rows")
     grade.add_argument("--single", action="store_true", help="SUBMISSIONS is itself one submission")
     grade.add_argument("--gradescope-results", type=Path, help="also write results.json here")
-    grade.add_argument("--seed", type=int, help="secret seed (default: $SPARROW_SEED, else 0)")
+    grade.add_argument(
+        "--seed",
+        help="the seed: an integer, or 'public' (default: $SPARROW_SEED, else OUT/seed.txt, "
+        "else a fresh secret one kept there)",
+    )
     grade.add_argument("--seed-file", type=Path, help="a file holding the secret seed")
     grade.add_argument("--extra-checks", type=Path, help="a folder of the instructor's checks")
     grade.add_argument(
@@ -86,31 +93,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     grade.add_argument("--memory-mb", type=int, default=Limits.memory_mb)
 
 
-def _seed(args: argparse.Namespace) -> int:
-    seed = check_seed(_given_seed(args))
-    if 0 < seed < 2**40:
-        print(
-            "warning: a short secret seed can be found by trying every value; use e.g. "
-            "python -c 'import secrets; print(secrets.randbits(64))' > seed.txt",
-            file=sys.stderr,
-        )
-    return seed
-
-
-def _given_seed(args: argparse.Namespace) -> int:
-    if args.seed is not None:
-        return args.seed
-    if args.seed_file is not None:
-        text = args.seed_file.read_text().strip()
-        if not text.lstrip("-").isdigit():
-            raise ValueError(f"{args.seed_file} must hold one integer (the seed)")
-        return int(text)
-    env = os.environ.get("SPARROW_SEED", "").strip()
-    if env:
-        if not env.lstrip("-").isdigit():
-            raise ValueError("$SPARROW_SEED must be an integer")
-        return int(env)
-    return PUBLIC_SEED
+def _seed(args: argparse.Namespace, out: Path) -> int:
+    """The batch's seed (``autograder/seeds.py``): given, else kept in ``OUT/seed.txt``, else
+    drawn and kept there; what it is and why is said on stderr."""
+    seed, said = seeds.batch_seed(seeds.given(args.seed, args.seed_file), out / "seed.txt")
+    for line in said:
+        print(line, file=sys.stderr)
+    return check_seed(seed)
 
 
 def _sources(args: argparse.Namespace) -> tuple[list[Path], list[str]]:
@@ -182,7 +171,7 @@ def run(args: argparse.Namespace) -> int:
             chapter=ch.number,
             course=course,
             integrated=args.integrated,
-            seed=_seed(args),
+            seed=_seed(args, out),
             limits=Limits(cpu_per_check=args.cpu_limit, memory_mb=args.memory_mb),
             confinement=args.confinement,
             extra_checks=args.extra_checks.resolve() if args.extra_checks else None,

@@ -386,10 +386,17 @@ def test_the_command_line_grades_a_batch_and_regrades_one(
     assert done.returncode == 0, done.stderr
     assert "[4/4]" in done.stdout and "distribution:" in done.stdout
     assert (out / "grades.csv").is_file() and len(list((out / "feedback").iterdir())) == 4
+    # no seed given: a fresh secret one, kept for the instructor alone, outside feedback/
+    kept = out / "seed.txt"
+    assert "a fresh secret seed, kept in" in done.stderr and kept.is_file()
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o600 and int(kept.read_text()) != 0
+    assert "secret (fingerprint" in (out / "summary.txt").read_text()
+    drawn = kept.read_text()
     one = subprocess.run(
         [*command, "--only", "stubs"], cwd=REPO, capture_output=True, text=True, timeout=300
     )
     assert one.returncode == 0 and "[1/1] stubs" in one.stdout
+    assert f"from {kept}" in one.stderr and kept.read_text() == drawn  # the regrade reuses it
     assert "4 submissions" in (out / "summary.txt").read_text()
     bad = subprocess.run(
         [*command[:5], str(tmp_path / "nowhere")], cwd=REPO, capture_output=True, text=True
@@ -544,9 +551,7 @@ def test_gradescope_zip_runs_against_a_simulated_autograder_layout(
     confine (no bubblewrap, no drop to uid 65534) it refuses, as Gradescope would."""
     from tools import gradescope
 
-    seed = tmp_path / "seed.txt"
-    seed.write_text("424242\n")
-    archive = gradescope.build(2, tmp_path / "ag.zip", seed_file=seed)
+    archive = gradescope.build(2, tmp_path / "ag.zip", seed=424242)
     with zipfile.ZipFile(archive) as zf:
         names = zf.namelist()
         root = tmp_path / "autograder"

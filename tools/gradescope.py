@@ -1,5 +1,6 @@
 """The Gradescope autograder zip: ``make gradescope CHAPTER=N``
-(``python -m tools.gradescope N [--out FILE] [--seed-file F] [--extra-checks DIR]``).
+(``python -m tools.gradescope N [--out FILE] [--seed-file F | --seed N|public]
+[--extra-checks DIR]``).
 
 The zip (default ``dist/gradescope-chNN.zip``) holds what Gradescope's container needs:
 
@@ -10,7 +11,9 @@ The zip (default ``dist/gradescope-chNN.zip``) holds what Gradescope's container
     autograder/         the grader: public and hidden checks, harness, runner, sandbox
     course/reference/   the reference chapters below N (the isolated composite tree)
     course/stubs/       generated stubs of every chapter (chapter N's given files come here)
-    seed.txt            only with --seed-file: the secret seed
+    seed.txt            the secret seed: given, else the one kept next to the zip
+                        (``gradescope-chNN.seed.txt``, mode 0600), else a fresh one kept
+                        there (``autograder/seeds.py``); absent only with --seed public
     expectations/       the expectations of training runs for that seed that the stored
                         ones lack (computed here from solutions/: autograder/expectations.py)
     extra_checks/       only with --extra-checks: the instructor's own checks
@@ -33,7 +36,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from autograder import expectations, versions
+from autograder import expectations, seeds, versions
 from autograder.checking import PUBLIC_SEED, public_checks
 from autograder.course import CHAPTERS, Chapter, chapter
 from autograder.grading import extra_checks as extra_modules
@@ -66,7 +69,7 @@ chmod -R go-rwx "$SOURCE"   # the reference, hidden checks and seed: the grader'
 mkdir -p "$ROOT/results"
 cd "$SOURCE"
 ARGS=(--confinement auto)
-[ -f seed.txt ] && ARGS+=(--seed-file seed.txt)
+if [ -f seed.txt ]; then ARGS+=(--seed-file seed.txt); else ARGS+=(--seed public); fi
 [ -d extra_checks ] && ARGS+=(--extra-checks extra_checks)
 [ -d expectations ] && ARGS+=(--expectations expectations)
 [ -f course-version.txt ] && ARGS+=(--course-version "$(cat course-version.txt)")
@@ -97,12 +100,9 @@ def grader_requirements() -> str:
     return "# The grader's only dependency, pinned as in requirements.txt.\n" + "\n".join(pins)
 
 
-def _expectations(
-    ch: Chapter, seed_file: Path | None, extra: Path | None
-) -> tuple[str, bytes] | None:
+def _expectations(ch: Chapter, seed: int, extra: Path | None) -> tuple[str, bytes] | None:
     """The file of expectations the zip's seed needs beyond the stored ones (the reference
     of chapter N never ships, so they are computed here), or None."""
-    seed = int(seed_file.read_text().strip()) if seed_file is not None else PUBLIC_SEED
     modules = public_checks(ch) + hidden_checks(ch) + extra_modules(ch, extra)
     with tempfile.TemporaryDirectory() as cache:
         try:
@@ -122,17 +122,17 @@ def build(
     number: int,
     out: Path,
     *,
-    seed_file: Path | None = None,
+    seed: int = PUBLIC_SEED,
     extra_checks: Path | None = None,
     cpu: float = 10.0,
     version: str | None = None,
 ) -> Path:
+    """The zip for chapter ``number`` at ``out``, graded with ``seed`` (the public seed puts
+    no seed.txt in it)."""
     ch = chapter(number)
     version = versions.check_pin(version) if version else None
     if not ch.ready:
         raise ValueError(f"chapter {ch.number} ({ch.title}) is not written yet")
-    if seed_file is not None and not seed_file.read_text().strip().lstrip("-").isdigit():
-        raise ValueError(f"{seed_file} must hold one integer (the seed)")
     if extra_checks is not None and not extra_checks.is_dir():
         raise FileNotFoundError(f"there is no folder {extra_checks}")
     buffer = io.BytesIO()
@@ -150,13 +150,13 @@ def build(
         for rel, data in sorted(generate(REPO / "solutions").items()):
             if rel.endswith(".py"):
                 _add(archive, f"course/stubs/{rel}", data)
-        if seed_file is not None:
-            _add(archive, "seed.txt", seed_file.read_bytes())
+        if seed != PUBLIC_SEED:
+            _add(archive, "seed.txt", f"{seed}\n".encode())
         if extra_checks is not None:
             _add_tree(archive, extra_checks, "extra_checks")
         if version is not None:
             _add(archive, "course-version.txt", f"{version}\n".encode())
-        prepared = _expectations(ch, seed_file, extra_checks)
+        prepared = _expectations(ch, seed, extra_checks)
         if prepared is not None:
             _add(archive, f"expectations/{prepared[0]}", prepared[1])
     out.parent.mkdir(parents=True, exist_ok=True)
@@ -171,6 +171,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("chapter", help="chapter number, e.g. 1")
     parser.add_argument("--out", type=Path, help="the zip (default dist/gradescope-chNN.zip)")
     parser.add_argument("--seed-file", type=Path, help="a file holding the secret seed")
+    parser.add_argument(
+        "--seed",
+        help="an integer, or 'public' (default: the seed kept next to the zip, else a fresh "
+        "secret one kept there)",
+    )
     parser.add_argument("--extra-checks", type=Path, help="a folder of your own checks")
     parser.add_argument("--cpu-limit", type=float, default=10.0, help="CPU seconds per check")
     parser.add_argument(
@@ -180,10 +185,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         number = chapter(args.chapter).number
         out = args.out or REPO / "dist" / f"gradescope-ch{number:02d}.zip"
+        kept = out.with_name(out.name.removesuffix(".zip") + ".seed.txt")
+        seed, said = seeds.batch_seed(seeds.given(args.seed, args.seed_file), kept)
+        for line in said:
+            print(line, file=sys.stderr)
         build(
             number,
             out,
-            seed_file=args.seed_file,
+            seed=seed,
             extra_checks=args.extra_checks,
             cpu=args.cpu_limit,
             version=args.course_version,
@@ -192,8 +201,6 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return 2
     print(f"wrote {out}: upload it as the autograder of the chapter {number} assignment")
-    if args.seed_file is None:
-        print("  (public seed: pass --seed-file to grade with a secret one)")
     return 0
 
 
