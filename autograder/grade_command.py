@@ -149,6 +149,22 @@ def _with_expectations(options: Options, cache: Path) -> Options:
     return replace(options, expectations=prepared)
 
 
+def _kept_from_children(options: Options, seed_file: Path | None) -> dict[str, Path]:
+    """What grading keeps from the code under test, by what it is: the reference, the hidden
+    checks, the stored expectations (public seed's results), the instructor's checks, the
+    file holding the secret seed."""
+    grader = Path(__file__).resolve().parent
+    kept = {"the reference": options.course.reference, "the hidden checks": grader / "hidden"}
+    stored = sorted(grader.glob("*/*/expectations.json"))
+    if stored:
+        kept["the stored expectations"] = stored[0]
+    if options.extra_checks is not None:
+        kept["your own checks"] = options.extra_checks
+    if seed_file is not None:
+        kept["the secret seed"] = seed_file
+    return kept
+
+
 def run(args: argparse.Namespace) -> int:
     ch = chapter(args.chapter)
     if not ch.ready:
@@ -178,6 +194,11 @@ def run(args: argparse.Namespace) -> int:
             version=pin,
         )
         options = _with_expectations(options, args.expectations or out / "expectations")
+        seed_file = args.seed_file or out / "seed.txt"
+        kept = _kept_from_children(options, seed_file)
+        warnings = [w for w in [sandbox.exposure_warning(conf, kept)] if w]
+        for warning in warnings:
+            print(warning, file=sys.stderr)
 
         def progress(i: int, g) -> None:
             print(
@@ -191,14 +212,16 @@ def run(args: argparse.Namespace) -> int:
         )
         graded = grade_all(sources, options, args.jobs, names, progress)
         ch = options.graded_chapter()  # the task table of the version graded
-        rows = outputs.write_batch(out, graded, ch, options, args.jobs, merge=bool(args.only))
+        rows = outputs.write_batch(
+            out, graded, ch, options, args.jobs, merge=bool(args.only), warnings=warnings
+        )
         if args.gradescope_results:
             payload = outputs.results_json(graded[0], options)
             outputs.write_atomic(args.gradescope_results, outputs.json.dumps(payload, indent=2))
     finally:
         shutil.rmtree(private, ignore_errors=True)
     print()
-    print(outputs.summary_text(rows, ch, options, args.jobs, conf.summary))
+    print(outputs.summary_text(rows, ch, options, args.jobs, conf.summary, warnings))
     print(f"wrote {out}/grades.csv, summary.txt, feedback/ and gradescope/")
     sys.stdout.flush()
     return 0

@@ -122,9 +122,15 @@ def csv_text(rows: Sequence[dict[str, str]], columns: list[str]) -> str:
 
 
 def summary_text(
-    rows: Sequence[dict[str, str]], ch: Chapter, options: Options, jobs: int, confinement: str
+    rows: Sequence[dict[str, str]],
+    ch: Chapter,
+    options: Options,
+    jobs: int,
+    confinement: str,
+    warnings: Sequence[str] = (),
 ) -> str:
-    """The table an instructor reads first: how many, how well, what failed most."""
+    """The table an instructor reads first: how many, how well, what failed most (and the
+    batch's ``warnings`` under its facts)."""
     totals = [float(r["total"]) for r in rows]
     top = ch.points or 1
     lines = [
@@ -133,6 +139,7 @@ def summary_text(
         f"seed: {seed_text(options.seed, instructor=True)} · jobs: {jobs}",
         f"limits: {options.limits.describe_confined()}",
         f"confinement: {confinement}",
+        *(f"  {warning}" for warning in warnings),
         f"course version: {options.course_version}",
         *(f"  {note}" for note in version_notes(options)),
         "",
@@ -172,7 +179,13 @@ def write_submission(out: Path, graded: Graded, options: Options) -> None:
 
 
 def write_batch(
-    out: Path, graded: Sequence[Graded], ch: Chapter, options: Options, jobs: int, merge: bool
+    out: Path,
+    graded: Sequence[Graded],
+    ch: Chapter,
+    options: Options,
+    jobs: int,
+    merge: bool,
+    warnings: Sequence[str] = (),
 ) -> list[dict[str, str]]:
     """Write every output; with ``merge``, keep the other rows of an existing CSV (regrading
     one submission). Returns the CSV's rows."""
@@ -183,5 +196,6 @@ def write_batch(
     rows = [r for r in rows if r["submission"] not in names] + [csv_row(g, options) for g in graded]
     write_atomic(out / "grades.csv", csv_text(rows, csv_columns(ch)))
     confinement = graded[0].confinement if graded else ""
-    write_atomic(out / "summary.txt", summary_text(rows, ch, options, jobs, confinement))
+    summary = summary_text(rows, ch, options, jobs, confinement, warnings)
+    write_atomic(out / "summary.txt", summary)
     return rows

@@ -228,6 +228,50 @@ def confinement(kind: str = "auto") -> Confinement:
     )
 
 
+# -- what a fallback child can read -------------------------------------------------------
+
+
+def readable(conf: Confinement, paths: list[Path]) -> list[Path]:
+    """Those of ``paths`` that a child started with ``conf`` could read: none under
+    bubblewrap (it sees the composite tree alone); under the fallback, those the child's
+    user can open (asked of that user itself, by a short probe run as it)."""
+    paths = [p for p in paths if p.exists()]
+    if conf.name != "fallback" or not paths:
+        return []
+    if conf.user is None:  # the grader's own user: what the grader reads, the child reads
+        return [p for p in paths if os.access(p, os.R_OK)]
+    probe = "import os, sys; print('\\n'.join(p for p in sys.argv[1:] if os.access(p, os.R_OK)))"
+    try:
+        done = subprocess.run(
+            [interpreter(), "-I", "-S", "-c", probe, *map(str, paths)],
+            cwd="/",
+            capture_output=True,
+            text=True,
+            timeout=30,
+            **conf.popen_options(),
+        )
+    except (OSError, subprocess.SubprocessError):
+        return paths  # cannot tell: say the worst
+    seen = set(done.stdout.splitlines())
+    return [p for p in paths if str(p) in seen] if done.returncode == 0 else paths
+
+
+def exposure_warning(conf: Confinement, secrets: dict[str, Path]) -> str:
+    """One sentence for the batch when a fallback child could read what grading keeps from
+    it (``secrets``: what each is, and where), with the fix; "" when it can read none."""
+    seen = readable(conf, list(secrets.values()))
+    if not seen:
+        return ""
+    names = [f"{what} ({path})" for what, path in secrets.items() if path in seen]
+    who = "your own user" if conf.user is None else f"uid {conf.user}"
+    return (
+        f"warning: the fallback's children run as {who}, which can read "
+        f"{', '.join(names)}: a submission could run the reference or read the hidden "
+        "checks and stored results. Grade where bubblewrap can start, or from a copy of the "
+        "course that user cannot read (e.g. chmod -R o-rwx on it, with the grader as root)"
+    )
+
+
 # -- ending every process of a run ---------------------------------------------------------
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
 import stat
 import tempfile
 import textwrap
@@ -784,6 +785,33 @@ def test_the_fallback_confinement_is_fair_and_leaves_nothing(tmp_path: Path, bat
     hang = graded["hang_op"]
     assert {t.id: t.points for t in hang.tasks} == batch.points("honest_bug")
     assert "timed out" in hang.feedback and "stopped after" in hang.feedback
+
+
+def test_the_fallback_says_when_its_children_can_read_what_grading_keeps_from_them() -> None:
+    """A world-readable checkout: the child's user could read the reference and the hidden
+    checks. The grader says so (what, where, and the fix); a checkout that user cannot read
+    — or bubblewrap — gets no warning."""
+    conf = sandbox.confinement("fallback")
+    checkout = Path(tempfile.mkdtemp(prefix="sparrow-checkout-"))  # pytest's tmp is 0700
+    try:
+        (checkout / "solutions").mkdir()
+        (checkout / "hidden").mkdir()
+        (checkout / "solutions" / "value.py").write_text("# the reference\n")
+        for path in (checkout, checkout / "solutions", checkout / "hidden"):
+            path.chmod(0o755)
+        kept = {"the reference": checkout / "solutions", "the hidden checks": checkout / "hidden"}
+        said = sandbox.exposure_warning(conf, kept)
+        assert "the reference (" in said and "the hidden checks (" in said, said
+        assert "bubblewrap" in said and "chmod -R o-rwx" in said
+        if conf.user is not None:  # dropped to another user: a checkout it cannot read is fine
+            checkout.chmod(0o700)
+            assert sandbox.exposure_warning(conf, kept) == ""
+        else:
+            assert "your own user" in said
+        bwrap = sandbox.Confinement("bubblewrap", "bubblewrap", bwrap="bwrap")
+        assert sandbox.exposure_warning(bwrap, kept) == ""
+    finally:
+        shutil.rmtree(checkout, ignore_errors=True)
 
 
 SANDBOX_VIEW = """
