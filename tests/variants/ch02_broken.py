@@ -315,6 +315,45 @@ VARIANTS = [
         "2.10",
     ),
     (
+        "ScatterAdd's zeros in NumPy's default dtype (float64)",
+        "indexing.py",
+        ("zeros(shape, dtype=g.dtype)", "zeros(shape)"),
+        "2.10",
+    ),
+    (
+        "sum's backward multiplies by np.ones (float64)",
+        "reductions.py",
+        (
+            "return g * ones_like(a)\n",
+            "return g * as_tensor(array_module(a.data).ones(a.shape))\n",
+        ),
+        "2.7",
+    ),
+    (
+        "relu's mask as a float array, (a > 0) * 1.0 (float64)",
+        "pointwise.py",
+        (
+            "return grad_output * (a > 0)",
+            "return grad_output * type(grad_output)((a.data > 0) * 1.0)",
+        ),
+        "2.5",
+    ),
+    (
+        "exp's forward through np.array(..., dtype=float)",
+        "pointwise.py",
+        (
+            "return array_module(a.data).exp(a.data)",
+            "return array_module(a.data).array(array_module(a.data).exp(a.data), dtype=float)",
+        ),
+        "2.4",
+    ),
+    (
+        "max's tie shares in float64, whatever the input's dtype",
+        "reductions.py",
+        ("as_tensor(winners / winners.sum(), dtype=a.dtype)", "as_tensor(winners / winners.sum())"),
+        "2.8",
+    ),
+    (
         "indexing assigns instead of adding",
         "indexing.py",
         ("scatter_add(out, index, g.data)", "out[index] = g.data"),
@@ -357,12 +396,6 @@ CORRECT = [
         "2.2",
     ),
     (
-        "max's tie shares in float64, whatever the input's dtype",
-        "reductions.py",
-        ("as_tensor(winners / winners.sum(), dtype=a.dtype)", "as_tensor(winners / winners.sum())"),
-        "2.8",
-    ),
-    (
         "transpose back by permuting",
         "shapes.py",
         (
@@ -376,4 +409,37 @@ CORRECT = [
 ]
 
 
-SET = VariantSet(2, "broken", VARIANTS, CORRECT, least=(10, 0))
+# the dtype of every local result, both ways (issue 26): the report names the op, the result,
+# the dtype expected and received, and the likely cause
+DTYPE_DIAGNOSES = [
+    (
+        "ScatterAdd's zeros in NumPy's default dtype (float64)",
+        "∂L/∂a returned by Index.backward (made by ScatterAdd) has dtype float64 for a float32 "
+        "input a: expected float32, received float64. np.zeros defaults to float64",
+    ),
+    (
+        "ScatterAdd's zeros in float32, the default dtype",
+        "(made by ScatterAdd) has dtype float32 for a float64 input a: expected float64, "
+        "received float32. An array made in float32",
+    ),
+    (
+        "sum's backward multiplies by np.ones (float64)",
+        "returned by Sum.backward (made by Mul) has dtype float64 for a float32 input a",
+    ),
+    (
+        "relu's mask as a float array, (a > 0) * 1.0 (float64)",
+        "returned by ReLU.backward (made by Mul) has dtype float64 for a float32 input a",
+    ),
+    (
+        "exp's forward through np.array(..., dtype=float)",
+        "Exp.forward returned out of dtype float64 for a float32 input: expected float32, "
+        "received float64",
+    ),
+    (
+        "max's tie shares in float64, whatever the input's dtype",
+        "returned by Max.backward (made by Mul) has dtype float64 for a float32 input a",
+    ),
+]
+
+
+SET = VariantSet(2, "broken", VARIANTS, CORRECT, says=DTYPE_DIAGNOSES, least=(10, 0))

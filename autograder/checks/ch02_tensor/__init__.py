@@ -5,8 +5,11 @@ The op catalog (``catalog.py``) drives every op check: each entry names the op (
 NumPy reference in float64, the domain its inputs are drawn from (away from kinks and
 poles), and the cases' shapes, small to large: scalars and 0-d, size-1 axes, transposed and
 sliced (non-contiguous) data, every pair and permutation of a 3-D tensor's axes, batches of
-rank 3 and 4, zeros where the rule is defined there, then a large one, and one float32 case
-that must stay float32. ``cases.py`` builds the cases (public and hidden checks alike).
+rank 3 and 4, zeros where the rule is defined there, then a large one; and a float32 twin
+of each way an op's code can go (``cases.float32_sweep``). ``cases.py`` builds the cases
+(public and hidden checks alike). Every result an op makes, its forward's output and each
+gradient its local backward returns, must have its inputs' dtype exactly: float32 in,
+float32 out; float64 in, float64 out (``OUT_DTYPE``, ``LOCAL_DTYPE``).
 
 For every case the expected value is the reference's output, and the expected gradient of
 each input is the complex-step derivative of Σ reference(inputs) · g for a random upstream
@@ -169,8 +172,74 @@ LOCAL_GRAPH = rules(
     },
 )
 
-# … then its dtype (the input's, or float64 for a float32 input: never less precise) and its
-# values (summed onto the input's shape: ``_locals``)
+# -- dtypes: every local result in its inputs' dtype, both ways ---------------------------------
+
+
+def _named(name: Any, suffix: str = "") -> str | None:
+    """A Function's name as the child reported it (``Exp``), with ``suffix``; None where it
+    is not a plain identifier (the student's code names it: nothing else is shown)."""
+    ok = isinstance(name, str) and name.isidentifier() and len(name) <= 40
+    return name + suffix if ok else None
+
+
+def dtype_cause(want: str, got: Any, like: str) -> str:
+    """The likely cause of a result of dtype ``got`` where ``want`` is expected, and its fix:
+    make each array with dtype=``like`` (grad_output.dtype, a.dtype)."""
+    fix = f"pass dtype={like} to every array you make"
+    if want == "float32" and got == "float64":
+        return (
+            "np.zeros defaults to float64, as do np.ones, np.array(..., dtype=float) and a "
+            f"mask times 1.0, and float32 combined with float64 gives float64: {fix}"
+        )
+    if want == "float64" and got == "float32":
+        return (
+            'An array made in float32 (dtype="float32", or sp.zeros and sp.ones with the '
+            f"default dtype) rounds a float64 result to 7 digits: {fix}"
+        )
+    return f"P{fix[1:]}, so that the result stays {want}"
+
+
+def _inputs_of(case: Case) -> str:
+    """``a float32 input`` or ``float32 inputs`` (every Tensor input of a case shares it)."""
+    e: OpExpected = case.expected
+    return f"a {e.dtype} input" if len(e.names) == 1 else f"{e.dtype} inputs"
+
+
+# the op's output: its forward keeps its inputs' dtype (float32 in, float32 out; float64 in,
+# float64 out), before any value is compared
+OUT_DTYPE = rules(
+    (
+        lambda c, g: str(g.get("out_dtype")) != c.expected.dtype,
+        "{forward} returned out of dtype {got[out_dtype]} for {inputs}: expected {want.dtype}, "
+        "received {got[out_dtype]}. {cause}",
+    ),
+    facts=lambda c, g: {
+        "forward": _named(g.get("function"), ".forward") or "the op's forward",
+        "inputs": _inputs_of(c),
+        "cause": dtype_cause(c.expected.dtype, str(g.get("out_dtype")), "a.dtype"),
+    },
+)
+
+# … then each local gradient's: its input's dtype, exactly (a float64 gradient of a float32
+# input is no gain in precision but a NumPy default that leaked in: Node.backward would cast
+# it back and hide it), then its values (summed onto the input's shape: ``_locals``)
+LOCAL_DTYPE = rules(
+    (
+        lambda c, g: g["dtype"] != c.expected.dtype,
+        "∂L/∂{want.name} returned by {backward}{made} has dtype {got[dtype]} for a "
+        "{want.dtype} input {want.name}: expected {want.dtype}, received {got[dtype]}. {cause}",
+    ),
+    facts=lambda c, g: {
+        "backward": _named(g.get("function"), ".backward") or "the local backward",
+        "made": (
+            f" (made by {made})"
+            if (made := _named(g.get("made_by"))) and made != g.get("function")
+            else ""
+        ),
+        "cause": dtype_cause(c.expected.dtype, g["dtype"], "grad_output.dtype"),
+    },
+)
+
 LOCAL_VALUES = Fields(
     [
         Field(
@@ -180,27 +249,26 @@ LOCAL_VALUES = Fields(
             tolerance=tolerance,
         )
     ],
-    before=rules(
-        (
-            lambda c, g: g["dtype"] not in (c.expected.dtype, "float64"),
-            "∂L/∂{want.name} from the local backward has dtype {got[dtype]}, but {want.name} has "
-            "dtype {want.dtype}: build every array of a backward in its input's dtype "
-            "(zeros(shape, dtype=...)), or a {want.dtype} gradient loses precision",
-        ),
-        (
-            lambda c, g: not isinstance(g["data"], np.ndarray) and (show(g["data"]),),
-            "∂L/∂{want.name} from the local backward: expected an array, received {0}",
+    before=first(
+        LOCAL_DTYPE,
+        rules(
+            (
+                lambda c, g: not isinstance(g["data"], np.ndarray) and (show(g["data"]),),
+                "∂L/∂{want.name} from the local backward: expected an array, received {0}",
+            ),
         ),
     ),
 )
 
-# the op's output, as the student names it, at its dtype's tolerance
-OUTPUT = Fields(
-    [
-        Field("out_dtype", "out.dtype", expected=lambda case: case.expected.dtype),
-        Field("out", "out", tolerance=tolerance),
-        Field("out_requires_grad", "out.requires_grad", expected=lambda case: True),
-    ]
+# the op's output, as the student names it: its dtype, then its value at its dtype's tolerance
+OUTPUT = first(
+    OUT_DTYPE,
+    Fields(
+        [
+            Field("out", "out", tolerance=tolerance),
+            Field("out_requires_grad", "out.requires_grad", expected=lambda case: True),
+        ]
+    ),
 )
 
 # an op case's parts, in order: the record (a sentence where backward failed: the output's

@@ -204,10 +204,65 @@ def variant_options(variant: tuple, rng: np.random.Generator) -> dict:
     return variant[0](rng) if callable(variant[0]) else variant[0]
 
 
+# the largest input (in elements) of a float32 case of the sweep (``float32_sweep``)
+FLOAT32_SIZE = 24
+
+
+def _kind(value: Any) -> Any:
+    """What of an option's value can choose a branch of an op's code: a bool, None, 0 and 1
+    themselves (keepdim, a full max, a⁰ and a¹), else its type (a dim, an exponent), an
+    index's parts (a slice, an array, an int) and a sequence's items' kinds."""
+    if value is None or isinstance(value, bool) or value in (0, 1):
+        return value
+    if isinstance(value, dict):
+        return tuple(value)
+    if isinstance(value, (list, tuple)):
+        return tuple(_kind(v) if isinstance(v, (dict, str)) else type(v).__name__ for v in value)
+    return type(value).__name__
+
+
+def float32_sweep(op: Op) -> list[tuple[Any, list[Layout], bool, Any]]:
+    """The float32 twins of an op's cases, as (options, layouts, local only, exact): one for
+    each way its code can go that its options and its inputs' ranks choose (a full max and
+    a max(dim), keepdim or not, a 1-D operand of a matmul, 0-d to 4-D inputs, a⁰), from the
+    first small variant (``FLOAT32_SIZE``) of each, then from the local-only layouts and the
+    exact rows (kinks, ties) likewise. Every other case is float64, so each branch of a
+    forward and of a local backward is judged for its dtype both ways: float32 in, float32
+    out; float64 in, float64 out. ``exact``: (label, data, expected gradient), or None."""
+
+    def ranks(layouts: list[Layout]) -> tuple[int, ...]:
+        return tuple(VIEWS[view](np.empty(shape)).ndim for shape, view in layouts)
+
+    def small(layouts: list[Layout]) -> bool:
+        return max(int(np.prod(shape)) for shape, _ in layouts) <= FLOAT32_SIZE
+
+    def path(options: Any, layouts: list[Layout], local: bool) -> tuple:
+        if callable(options):  # drawn options: their function stands for them
+            return options, ranks(layouts), local
+        return tuple((k, _kind(v)) for k, v in options.items()), ranks(layouts), local
+
+    rows: list[tuple[Any, list[Layout], bool, Any]] = [
+        (v[0], variant_layouts(op, v), False, None) for v in op.variants
+    ]
+    rows += [({}, list(layouts), True, None) for layouts in op.local_only]
+    rows += [
+        (opts, [(data.shape, "plain")], False, (label, data, grad))
+        for label, (opts, data, grad) in op.exact.items()
+    ]
+    sweep, seen = [], set()
+    for options, layouts, local, exact in rows:
+        key = path(options, layouts, local)
+        if small(layouts) and key not in seen:
+            seen.add(key)
+            sweep.append((options, layouts, local, exact))
+    return sweep
+
+
 def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
     """The public op check's cases: every catalog variant, the number cases, the cases on
-    given data (zeros, saturated entries), the exact cases (kinks, ties, 0 ** 0), one variant
-    in float32, the local-only (broadcast) layouts, then the extra (error) cases."""
+    given data (zeros, saturated entries), the exact cases (kinks, ties, 0 ** 0), the
+    local-only (broadcast) layouts, then the float32 sweep (``float32_sweep``, and each
+    number case again in float32), then the extra (error) cases."""
 
     def cases(rng: np.random.Generator) -> list[Case]:
         out = [
@@ -223,12 +278,27 @@ def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
             out.append(op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
         for layouts in op.local_only:
             out.append(op_case(op, rng, {}, layouts, local_only=True))
-        small = op.variants[min(op.float32_variant, len(op.variants) - 1)]  # in float32
-        out.append(
-            op_case(
-                op, rng, variant_options(small, rng), variant_layouts(op, small), dtype="float32"
+        for options, layouts, local, exact in float32_sweep(op):
+            opts = options(rng) if callable(options) else options
+            if exact is None:
+                out.append(op_case(op, rng, opts, layouts, dtype="float32", local_only=local))
+                continue
+            label, data, grad = exact
+            out.append(
+                op_case(
+                    op,
+                    rng,
+                    opts,
+                    layouts,
+                    dtype="float32",
+                    data=data,
+                    exact_grad=grad,
+                    label=f"{label}, float32",
+                )
             )
-        )
+        for number in op.numbers:
+            plain = [((2, 3), "plain")] * op.arity
+            out.append(op_case(op, rng, {}, plain, number=number, dtype="float32"))
         return out + [make() for make in op.extra]
 
     return cases

@@ -83,7 +83,6 @@ class Op:
     # whether each gradient depends on the op's inputs (a non-zero second derivative), so
     # that the local backward must use them in Tensor operations; or a function of options
     second_order: bool | Callable[[dict], bool] = False
-    float32_variant: int = 3  # which variant is also checked in float32
     # each output element depends on the one element of each input it lines up with (after
     # broadcasting): one complex step along all of an input's elements gives every partial
     # derivative at once (cases.op_case), instead of one step per element
@@ -497,7 +496,6 @@ CATALOG = [
                 for dim in (0, 1, 2)
             },
         },
-        float32_variant=5,  # max(dim=1) of a (2, 3) tensor
     ),
     Op(
         "reshape",

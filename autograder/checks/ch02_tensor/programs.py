@@ -25,6 +25,8 @@ class LocalGrad(TypedDict):
     dtype: str
     from_grad_output: bool  # the recorded graph leads back to grad_output
     from_inputs: bool  # … and to one of the op's inputs
+    function: Any  # the name of the op's Function, whose backward returned it (Index)
+    made_by: Any  # the name of the Function whose forward made it (ScatterAdd), or None
 
 
 class OpResult(TypedDict, total=False):
@@ -33,6 +35,7 @@ class OpResult(TypedDict, total=False):
     the parent shows as they are)."""
 
     type_name: str  # type(out).__name__
+    function: Any  # the name of the Function that made out (Exp), or None
     out: Any
     out_dtype: str
     out_requires_grad: Any
@@ -118,9 +121,15 @@ def _array(value: Any) -> Any:
     return host(getattr(value, "data", value))
 
 
+def _function(tensor: Any) -> Any:
+    """The name of the Function whose node made ``tensor`` (None for a leaf)."""
+    return getattr(getattr(getattr(tensor, "grad_fn", None), "function", None), "__name__", None)
+
+
 def _describe(out: Any) -> OpResult:
     return {
         "type_name": type(out).__name__,
+        "function": _function(out),
         "out": _array(out),
         "out_dtype": str(getattr(out, "dtype", None)),
         "out_requires_grad": getattr(out, "requires_grad", None),
@@ -223,7 +232,7 @@ def _backward(
         result["grads"] = f"backward returned {len(raw)} gradients for {len(parents)} inputs"
         return result
     mine = [next((r for p, r in zip(parents, raw) if p is x), None) for x in tensors]
-    result["local"] = [_local(sp, r, g, parents) for r in mine]
+    result["local"] = [_local(sp, r, g, parents, node.function) for r in mine]
     if (
         any(
             isinstance(r, str) or not fits(r["shape"], x.shape, broadcast)
@@ -242,9 +251,10 @@ def _backward(
     return result
 
 
-def _local(sp, grad: Any, g: Any, parents: tuple) -> LocalGrad | str:
-    """What one gradient of a local backward is: its shape, and whether the graph recorded
-    it from grad_output ``g`` and from the op's inputs."""
+def _local(sp, grad: Any, g: Any, parents: tuple, function: Any) -> LocalGrad | str:
+    """What one gradient of a local backward is: its shape, its dtype, whether the graph
+    recorded it from grad_output ``g`` and from the op's inputs, and which Functions
+    returned it (``function``'s backward) and made it."""
     if not isinstance(grad, sp.Tensor):
         return f"backward returned a {type(grad).__name__} where a Tensor was expected"
     return {
@@ -253,6 +263,8 @@ def _local(sp, grad: Any, g: Any, parents: tuple) -> LocalGrad | str:
         "dtype": str(getattr(grad, "dtype", None)),
         "from_grad_output": _reaches(grad, [g]),
         "from_inputs": _reaches(grad, list(parents)),
+        "function": getattr(function, "__name__", None),
+        "made_by": _function(grad),
     }
 
 

@@ -9,6 +9,10 @@ axes with ``keepdim``, negative dims, 2-D and boolean index arrays, and
 rule (zeros and negative bases for ``**``, saturated tanh and sigmoid, kinks and ties inside
 2-D and 3-D tensors) the public catalog has fixed rows of it, and these checks draw more of
 the same kind (``cases.with_zeros``, ``saturating``, ``with_kinks``, ``ties``) at the seed.
+Each task has float32 rows too (the public verdict holds every result to its inputs' dtype,
+both ways), the last of them on paths the public float32 sweep reaches from other data: a
+number on the left, a 1-D operand against a batch, a full sum, a three-way tie of a full
+max, repeated indices into a transposed tensor.
 One check per task; a check may run several ops of its task (each case names its op).
 """
 
@@ -43,13 +47,15 @@ def _op_case(rng: np.random.Generator, name: str, *layouts, options=None, **kw) 
     return op_case(op, rng, options or {}, list(layouts), **kw)
 
 
-def _number(rng: np.random.Generator, name: str, position: int) -> Case:
+def _number(rng: np.random.Generator, name: str, position: int, dtype: str = "float64") -> Case:
     """``name`` with a random Python number c at ``position`` (0: on the left)."""
     value = round(float(rng.uniform(0.5, 3)), 2) * rng.choice([-1, 1])
     tensor = "b" if position == 0 else "a"
     expr = OPS[name].expr.replace("ab"[position], "c")
     label = f"{expr} with a Python number c and {tensor} of shape (3, 4)"
-    return _op_case(rng, name, ((3, 4), P), number=(float(value), position), label=label)
+    label += f", {dtype}" if dtype != "float64" else ""
+    number = (float(value), position)
+    return _op_case(rng, name, ((3, 4), P), number=number, label=label, dtype=dtype)
 
 
 def _on(
@@ -86,6 +92,7 @@ def _add_sub_neg_cases(rng: np.random.Generator) -> list[Case]:
         _op_case(rng, "neg", ((4, 6), COLS)),
         _op_case(rng, "add", ((3, 5), COLS), ((4, 3), T), dtype="float32"),
         _op_case(rng, "sub", ((32, 32), P)),
+        _number(rng, "sub", 0, "float32"),
     ]
 
 
@@ -109,6 +116,7 @@ def _mul_div_cases(rng: np.random.Generator) -> list[Case]:
         _op_case(rng, "mul", ((2, 3, 2, 2), P)),
         _op_case(rng, "div", ((4, 3), T), dtype="float32"),
         _op_case(rng, "mul", ((24, 40), P)),
+        _number(rng, "div", 0, "float32"),
     ]
 
 
@@ -193,6 +201,7 @@ def _matmul_cases(rng: np.random.Generator) -> list[Case]:
         mm(((4, 6), COLS), ((5,), P)),
         mm(((2, 3, 4), P), ((2, 4, 2), P), dtype="float32"),
         mm(((40, 24), P), ((24, 3), P)),
+        mm(((4,), P), ((2, 4, 3), P), dtype="float32", local_only=True),
     ]
 
 
@@ -215,6 +224,7 @@ def _sum_mean_cases(rng: np.random.Generator) -> list[Case]:
         red("mean", ((2, 3, 4), P), "float32", dim=2),
         red("sum", ((3, 5), T), "float32", dim=(0, 1), keepdim=True),
         red("mean", ((32, 24), P), dim=0),
+        red("sum", ((2, 1, 3), P), "float32"),
     ]
 
 
@@ -254,6 +264,15 @@ def _max_cases(rng: np.random.Generator) -> list[Case]:
         mx(((6, 4), ROWS), dim=0),
         mx(((3, 4), P), "float32", dim=1, keepdim=True),
         mx(((16, 24), P), dim=-2),
+        _op_case(
+            rng,
+            "max",
+            (three.shape, P),
+            data=three,
+            exact_grad=lambda g: (three == 2.0) * g / 3,
+            label="a.max() with a of shape (3, 2), its maximum three times: a third each, float32",
+            dtype="float32",
+        ),
     ]
 
 
@@ -300,6 +319,7 @@ def _index_cases(rng: np.random.Generator) -> list[Case]:
         ix({"array": repeats}, ((8, 3), ROWS)),
         ix([everything, -1], ((3, 4), P), "float32"),
         ix({"array": rng.integers(0, 30, 100).tolist()}, ((30, 4, 2), P)),
+        ix({"array": rng.integers(0, 6, 10).tolist()}, ((6, 3), T), "float32"),
     ]
 
 
