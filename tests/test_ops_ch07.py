@@ -302,6 +302,9 @@ GATHER_BACK = (
     "        return GatherGradient.apply(grad_output, ctx.shape, ctx.dim, ctx.index), None\n"
 )
 PIECE = "            pieces.append(grad_output[(*before, slice(start, start + n))])\n"
+GATHER_FORWARD = (
+    "        return array_module(a.data).take_along_axis(a.data, index.data, axis=dim)\n"
+)
 
 VARIANTS = [
     (
@@ -370,6 +373,27 @@ VARIANTS = [
         ),
         "7.8",
         "the gradient's gradient failed",
+    ),
+    (
+        "cat's backward picks its pieces with lists of positions",
+        CAT,
+        (
+            PIECE,
+            "            pieces.append(grad_output[(*before, list(range(start, start + n)))])\n",
+        ),
+        "7.8",
+        "the backward made 3 host → device copies, expected 0",
+    ),
+    (
+        "gather's forward checks the index's bounds on every device",
+        GATHER,
+        (
+            GATHER_FORWARD,
+            "        if int(index.data.max()) >= a.shape[dim]:\n"
+            '            raise IndexError("gather: an index is out of range")\n' + GATHER_FORWARD,
+        ),
+        "7.7",
+        "the forward made 1 device → host copy, expected 0",
     ),
     (
         "stack unsqueezes at 0 whatever dim",

@@ -234,6 +234,17 @@ VARIANTS = [
         ),
         "7.4",
     ),
+    (
+        "ToDevice's forward reads both arrays back to compare them",
+        TRANSFER,
+        (
+            "        return move_array(a.data, target)\n",
+            "        out = move_array(a.data, target)\n"
+            '        assert np.array_equal(move_array(out, "cpu"), move_array(a.data, "cpu"))\n'
+            "        return out\n",
+        ),
+        "7.4",
+    ),
     # -- 7.5 --------------------------------------------------------------------------------
     (
         "check_same_device returns silently",
@@ -425,10 +436,17 @@ SET = VariantSet(
         ("device_of without the index", "the index is missing"),
         ("backend_of's TypeError does not name the type", "does not name the type"),
         ("move_array copies an array that is already there", "not a copy"),
-        ("move_array reads every copy back to check it", "one copy, in one direction"),
+        (
+            "move_array reads every copy back to check it",
+            "move_array made 1 device → host copy, expected 0: one copy, in one direction",
+        ),
         ("move_array lets CuPy fail when there is no GPU", "tried to import CuPy"),
         ("ToDevice's backward leaves the gradient where it is", "moves the gradient back"),
         ("ToDevice's backward moves the array (not recorded)", "ToDevice.apply (recorded)"),
+        (
+            "ToDevice's forward reads both arrays back to compare them",
+            "y = x.to('sim') made 1 device → host copy, expected 0",
+        ),
         ("check_same_device returns silently", "expected RuntimeError"),
         ("check_same_device's message without the operation", "does not name the operation"),
         ("check_same_device names the device types only", "does not name both devices"),

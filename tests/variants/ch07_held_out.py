@@ -1069,6 +1069,16 @@ VARIANTS = [
         ("region", SCATTER_ADD_AT_ON_HOST_ONLY),
         "7.6",
     ),
+    # was a hole: scatter_add's host → device copies (a Python float as the values)
+    (
+        "scatter_add moves a Python number to the device",
+        DISPATCH,
+        edits(
+            DISPATCH,
+            ("if backend.owns(values) or np.isscalar(values):", "if backend.owns(values):"),
+        ),
+        "7.6",
+    ),
     # -- 7.7 ------------------------------------------------------------------------------------
     (
         "gather along the last axis",
@@ -1354,6 +1364,7 @@ HOLES = [
     "gather's backward with NumPy's add.at",
     "cat with NumPy's concatenate",
     "the probe leaves stdout redirected",
+    "scatter_add moves a Python number to the device",
 ]
 
 
@@ -1375,6 +1386,11 @@ SET = VariantSet(
         ("gather's positions with NumPy's arange", "host → device"),
         ("gather's backward with NumPy's add.at", "NumPy's functions refuse a device's arrays"),
         ("cat with NumPy's concatenate", "NumPy's functions refuse a device's arrays"),
+        (
+            "scatter_add moves a Python number to the device",
+            "made 2 host → device copies, expected 1: only the index (a list) crosses. The "
+            "values are a Python number",
+        ),
     ],
     holes=HOLES,
     least=(60, 15),

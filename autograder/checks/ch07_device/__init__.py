@@ -32,7 +32,12 @@ met (``standins.py``).
   ``+``, ``@``, ``*``, a Function of three inputs, and called directly (also on cpu, sim,
   sim and on toy:0, toy:0, toy:2: two devices of one type); nothing on one device.
 - 7.6 ``scatter_add`` on sim targets (repeated indices all count; NumPy, list, sim and tuple
-  indices; sim, NumPy and scalar values) and NumPy targets; the gradient of indexing on sim.
+  indices; sim, NumPy and scalar values) and NumPy targets, with the copies each way: every
+  host array of the index and NumPy values once to the device, a sim array or a Python
+  number as it is, nothing back; the gradient of indexing on sim.
+- Copies are judged in both directions wherever a check counts them (7.3, 7.4, 7.6; 7.7 and
+  7.8 on sim in ``ops.py``), against what the reference needs (``copies.py``): the message
+  names the direction, the counts received and expected, and the likely cause.
 - Device behaviours graded under 7.2, whose dispatch is all they exercise once the
   autograder has put model and data on sim: a training step (Linear, Tanh, Linear,
   mse_loss, SGD with momentum) makes no device → host copy and gives the parent's values;
@@ -65,6 +70,7 @@ from .cases import (
     training_case,
     whose_case,
 )
+from .copies import DIRECTIONS, FEWER, MORE, TO_DEVICE, TO_HOST, copy_rows
 
 WHOSE = ("7.2",)  # every check that meets a sim tensor asks whose array it is
 MOVE = ("7.2", "7.3")
@@ -321,6 +327,32 @@ MOVE_FAILED = rules(  # where the move must raise
     ),
 )
 
+
+def _one_way(case: Case, direction: str) -> str:
+    """Why a move made a copy too many in ``direction``: one copy, in one direction."""
+    needed = case.expected["copies"][DIRECTIONS.index(direction)]
+    if needed and direction == TO_DEVICE:
+        return (
+            "one copy, in one direction, sent once (the target's backend.to_device): sending "
+            "the array again, or a second array to check the first, is another copy"
+        )
+    if needed:
+        return (
+            "one copy, in one direction, read back once (the source's backend.to_host): "
+            "reading the array back again is another copy"
+        )
+    if direction == TO_DEVICE:
+        return (
+            "one copy, in one direction, and nothing goes to the simulated device on this move: "
+            "sending the array back there (or a test array) is a copy"
+        )
+    return (
+        "one copy, in one direction, and nothing comes back from the simulated device on this "
+        "move: reading the moved array back (.get() or backend.to_host, to check the copy) is "
+        "a copy to the host"
+    )
+
+
 MOVED = Fields(  # where the move must succeed
     [Field("values", rtol=0, atol=0)],
     before=rules(
@@ -340,10 +372,18 @@ MOVED = Fields(  # where the move must succeed
             "the array is on that device already: move_array must return it itself, not a copy "
             "({got[to_device]} copies to the device, {got[to_host]} back)",
         ),
-        (
-            lambda case, got: (got["to_device"], got["to_host"]) != case.expected["copies"],
-            "move_array made {got[to_device]} copies to the device and {got[to_host]} back, "
-            "expected {want[copies][0]} and {want[copies][1]}: one copy, in one direction",
+        *copy_rows(
+            "move_array",
+            lambda got: (got["to_device"], got["to_host"]),
+            lambda case: case.expected["copies"],
+            {
+                (TO_DEVICE, MORE): lambda case, got: _one_way(case, TO_DEVICE),
+                (TO_HOST, MORE): lambda case, got: _one_way(case, TO_HOST),
+                (TO_DEVICE, FEWER): "one copy, in one direction, and a host array reaches "
+                "the device through the target's backend.to_device",
+                (TO_HOST, FEWER): "one copy, in one direction, and a device's array comes "
+                "back through its own backend.to_host",
+            },
         ),
         (
             lambda case, got: got["dtype"] != case.expected["dtype"],
@@ -481,6 +521,13 @@ GRAD_BACK = (
     "x.grad is on {got[grad_device]}, expected {want[grad_device]}: the backward of a copy moves "
     "the gradient back to the device x is on",
 )
+
+
+def _the_move(case: Case, received: Any) -> str:
+    call = {"to": ".to({!r})", "device": ".to(sp.device({!r}))", "cpu": ".cpu()"}
+    return "the move y = x" + call[case.inputs["how"]].format(case.inputs["go"])
+
+
 to_device_verdict = first(
     Fields(
         [Field("y_values", "y", rtol=0, atol=0)],
@@ -497,19 +544,32 @@ to_device_verdict = first(
     ),
     rules(
         RECORDED,
-        (
-            lambda case, got: got["moved"] != case.expected["moved"],
-            "the move made {got[moved]} copies (to device, to host), expected {want[moved]}",
+        *copy_rows(
+            _the_move,
+            lambda got: got["moved"],
+            lambda case: case.expected["moved"],
+            {
+                (TO_DEVICE, MORE): "the forward moves a.data once (move_array(a.data, target)); "
+                "nothing else crosses",
+                (TO_HOST, MORE): "the forward moves a.data once (move_array(a.data, target)); "
+                "reading the copy back, to check it or to compare, is a copy to the host",
+            },
         ),
         (
             lambda case, got: got["grad_device"] is None,
             "x.grad is None after L.backward(): the gradient goes back through the copy",
         ),
         GRAD_BACK,
-        (
-            lambda case, got: got["back"] != case.expected["back"],
-            "the backward made {got[back]} copies (to device, to host), expected {want[back]}: the "
-            "gradient crosses once, back to x's device",
+        *copy_rows(
+            "L.backward()",
+            lambda got: got["back"],
+            lambda case: case.expected["back"],
+            {
+                (direction, side): "the gradient crosses once, back to x's device "
+                "(ToDevice.apply(grad_output, ctx.source)); nothing else crosses"
+                for direction in DIRECTIONS
+                for side in (MORE, FEWER)
+            },
         ),
     ),
     Fields([X_GRAD]),
@@ -808,12 +868,40 @@ SCATTER_STATE = rules(
         lambda case, got: got["kind"] != case.expected["kind"],
         "the target became a {got[kind]} array: scatter_add works in place",
     ),
-    (
-        lambda case, got: got.get("to_host"),
-        "scatter_add made {got[to_host]} device → host copies: the scatter-add runs on the device "
-        "(the backend's scatter_add), nothing comes back",
+    *copy_rows(
+        "scatter_add",
+        lambda got: (got.get("to_device", 0), got.get("to_host", 0)),
+        lambda case: case.expected["copies"],
+        {
+            (TO_DEVICE, MORE): lambda case, got: _scatter_sent(case),
+            (TO_HOST, MORE): "the scatter-add runs on the device (the backend's scatter_add), "
+            "nothing comes back",
+        },
+        at_most=True,  # fewer: host arrays sent together (a stacked index tuple) may be honest
     ),
 )
+
+
+def _scatter_sent(case: Case) -> str:
+    """Why a scatter-add sent more to the device than the host arrays it was given."""
+    crossing = case.expected["crossing"]
+    if not crossing:
+        needed = "nothing needs to cross here"
+    elif len(crossing) == 1:
+        needed = f"only {crossing[0]} crosses"
+    else:
+        needed = f"only {', '.join(crossing[:-1])} and {crossing[-1]} cross, once each"
+    if case.inputs["places"]["values"] == "scalar":
+        return (
+            f"{needed}. The values are a Python number: pass it to the backend's scatter_add "
+            "as it is (a GPU kernel takes a number as an argument), since xp.asarray(values) "
+            "copies it to the device first. Move host arrays only (NumPy arrays, lists), and "
+            "leave a number as it is (np.isscalar(values))"
+        )
+    return (
+        f"{needed}; an array already on the device is used as it is, and each host array is "
+        "moved once (xp.asarray)"
+    )
 
 
 def _once(case: Case) -> Any:

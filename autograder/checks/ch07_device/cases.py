@@ -289,6 +289,23 @@ def _scatter_text(places: dict, index: Any) -> str:
     )
 
 
+def scatter_crossings(places: dict, index: Any) -> list[str]:
+    """What a scatter-add into a sim target must copy to the device: each host array of the
+    index (a NumPy array, a list, each NumPy array of a tuple) and NumPy values, once each.
+    A sim array and a Python number are used as they are; into a NumPy target, nothing
+    crosses."""
+    if places["target"] != "sim":
+        return []
+    where, crossing = places["index"], []
+    if where in ("numpy", "list"):
+        crossing.append(f"the index ({'a list' if where == 'list' else 'a NumPy array'})")
+    elif where == "tuple-numpy":
+        crossing += [f"the index tuple's array {k}" for k in range(len(index))]
+    if places["values"] == "numpy":
+        crossing.append("the NumPy values")
+    return crossing
+
+
 def scatter_case(target: Any, index: Any, values: Any, places: dict) -> Case:
     target = np.asarray(target, dtype=float)
     idx = tuple(np.asarray(i) for i in index) if places["index"].startswith("tuple") else index
@@ -296,10 +313,17 @@ def scatter_case(target: Any, index: Any, values: Any, places: dict) -> Case:
     want, once = target.copy(), target.copy()
     np.add.at(want, idx, values)
     once[idx] += values  # a repeated position counted once: the mistake to name
+    crossing = scatter_crossings(places, index)
     return Case(
         _scatter_text(places, index),
         {"target": target, "index": index, "values": values, "places": places},
-        {"values": want, "once": once, "kind": "sim" if places["target"] == "sim" else "numpy"},
+        {
+            "values": want,
+            "once": once,
+            "kind": "sim" if places["target"] == "sim" else "numpy",
+            "copies": (len(crossing), 0),  # (host → device, device → host)
+            "crossing": crossing,
+        },
     )
 
 

@@ -10,11 +10,13 @@ fails only that check. Values are float64 (compared at rtol 1e-9) except for a f
 case, which must stay float32. Each op runs on the simulated device too (its arrays put
 there by ``simnumpy.asarray``, chapter 2's seams answered by the autograder's own dispatch,
 so tasks 7.2–7.6 are not involved): the output and gradients stay there, NumPy's functions
-(which refuse its arrays) are named, and no copy crosses. Each verdict is one declaration
-in the order a run goes (``_op_verdict``): the output and the gradients as fields with
-tolerances by dtype, and the mistakes it can recognise: gather's backward assigning where
-it must add (a repeated index counted once), cat's backward handing every input the whole
-gradient, pieces cut at the wrong offsets or along the wrong axis.
+(which refuse its arrays) are named, and no copy crosses, either way (``copies.py``: the
+forward's and the backward's copies to the device and back, each named with its cause).
+Each verdict is one declaration in the order a run goes (``_op_verdict``): the output and
+the gradients as fields with tolerances by dtype, and the mistakes it can recognise:
+gather's backward assigning where it must add (a repeated index counted once), cat's
+backward handing every input the whole gradient, pieces cut at the wrong offsets or along
+the wrong axis.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from ...harness.api import Case, Check, Verdict
 from ...harness.gradcheck import vjp
 from ...harness.table import Field, Fields, Mistake, first, rules, where
 from . import ops_program
+from .copies import MORE, TO_DEVICE, TO_HOST, copy_rows
 
 TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (1e-5, 1e-6)}
 
@@ -205,12 +208,28 @@ def _refused(message: str) -> str:
     return f" — {DEVICE_WORDS}" if any(s in message for s in signs) else ""
 
 
-def _copies_words(what: str) -> Callable[[Case, Any], str]:
-    return lambda case, got: (
-        "on sim, the {} made {} host → device and {} device → host copies, expected none: every "
-        "array call through xp = array_module(x) (xp.take_along_axis, xp.arange, xp.zeros, …), so "
-        "each array is made on the inputs' device and nothing crosses"
-    ).format(what, *got.get(f"{what}_copies", [0, 0]))
+OP_CAUSES = {  # an op on the device copies nothing: the likely cause of each direction
+    (TO_DEVICE, MORE): (
+        "an array was made on the host and sent over (NumPy's arange or zeros, a list, a NumPy "
+        "index array, xp.asarray of host data): make every array on the inputs' device with xp "
+        "= array_module(x) (xp.arange, xp.zeros, …), and cut pieces with slices"
+    ),
+    (TO_HOST, MORE): (
+        "a device array was read back to the host (.get(), .item(), int(), float(), bool(), "
+        ".tolist(), an if on its values, a bounds check): keep every array on the device; "
+        "sizes come from .shape, which costs no copy"
+    ),
+}
+
+
+def _copies(what: str) -> list[tuple]:
+    """The rows for the copies of ``what`` ("forward", "backward") on sim: none either way."""
+    return copy_rows(
+        f"on sim, the {what}",
+        lambda got: None if "backward_error" in got else got.get(f"{what}_copies", [0, 0]),
+        lambda case: (0, 0),
+        OP_CAUSES,
+    )
 
 
 def _off_sim(received: Any) -> list[str]:
@@ -243,15 +262,8 @@ ON_SIM = rules(  # the op ran on the device, gave device arrays, copied nothing
             f"on sim, a gradient is a {_off_sim(got)[0]} array, not on the simulated device"
         ),
     ),
-    *(
-        (
-            lambda case, got, what=what: (
-                "backward_error" not in got and any(got.get(f"{what}_copies", [0, 0]))
-            ),
-            _copies_words(what),
-        )
-        for what in ("forward", "backward")
-    ),
+    *_copies("forward"),
+    *_copies("backward"),
 )
 
 

@@ -730,8 +730,9 @@ def _mixed(sp, op: str, places: list, base: Any) -> dict:
 
 def scatter(sp, target: Any, index: Any, values: Any, places: dict) -> dict:
     """scatter_add(target, index, values) with each on the place ``places`` says ("sim",
-    "numpy", "list", "tuple-numpy", "tuple-sim", "scalar"): target's values afterwards, and
-    whether target is still the same object of the same kind."""
+    "numpy", "list", "tuple-numpy", "tuple-sim", "scalar"): target's values afterwards,
+    whether target is still the same object of the same kind, and the copies the call made
+    in each direction."""
     dest = on_sim(sp, target) if places["target"] == "sim" else np.array(target)
     where = places["index"]
     if where.startswith("tuple"):
@@ -753,6 +754,7 @@ def scatter(sp, target: Any, index: Any, values: Any, places: dict) -> dict:
         result = raised(lambda: sp.scatter_add(dest, index, values))
     return {
         "error": None if result["error"] is None else f"{result['error']}: {result['message']}",
+        "to_device": copies.to_device,
         "to_host": copies.to_host,
         "kind": kind(dest),
         "values": array_values(dest),

@@ -7,8 +7,9 @@ other shapes and dtypes, a tuple and other indices of registered devices for who
 is; moves of drawn arrays (3-D, transposed, float16, int8, bool), to other missing devices
 and through a registered toy device; the copy's gradient on drawn 3-D tensors and through
 the toy device; ``-`` and ``/`` across devices and a Function whose third input is the odd
-one; scatter-adds with drawn repeats; longer training runs and other loaders. Labels name
-the kind of case, never the drawn values.
+one; scatter-adds with drawn repeats (a Python float among the values, which must not be
+copied to the device); longer training runs and other loaders. Labels name the kind of case,
+never the drawn values.
 """
 
 from __future__ import annotations
@@ -151,6 +152,15 @@ def _scatters(rng: np.random.Generator) -> list[Case]:
                 {"target": "sim", "index": "tuple-sim", "values": "sim"},
             ),
             label="scatter_add into a 2-D sim target with a tuple of sim index arrays",
+        )
+    )
+    number = float(np.round(rng.uniform(-1, 1), 3))  # drawn last: the draws above stay
+    out.append(
+        replace(
+            scatter_case(
+                np.zeros(n), index, number, {"target": "sim", "index": "sim", "values": "scalar"}
+            ),
+            label="scatter_add with drawn repeats, a sim index, a Python float",
         )
     )
     return out

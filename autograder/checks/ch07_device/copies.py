@@ -1,0 +1,89 @@
+"""Copies between the host and the simulated device, judged in both directions.
+
+A check that counts copies (``simulated.counting()`` in its program) receives them as a pair,
+(host → device, device → host), and the parent expects what the reference needs, computed
+from the case: one copy in one direction for a move, none at all for an op on the device,
+one per NumPy array for a scatter-add. Each direction is compared on its own (``copy_rows``:
+two ``rules`` rows, host → device first), and the message names the direction, the count
+received and expected, and the likely cause of the difference: the words a task gives for
+that direction (``causes``), else the general ones below. Fewer copies than the reference
+needs can be allowed (``at_most``) where a smarter rewrite may honestly need fewer.
+Runs in the parent only.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from ...harness.api import Case
+
+TO_DEVICE, TO_HOST = "host → device", "device → host"
+DIRECTIONS = (TO_DEVICE, TO_HOST)
+MORE, FEWER = "more", "fewer"
+
+Words = str | Callable[[Case, Any], str]
+
+CAUSES: dict[tuple[str, str], Words] = {  # (direction, more or fewer): the likely cause
+    (TO_DEVICE, MORE): (
+        "host data was copied to the device where none had to cross: an array made with NumPy, "
+        "a list, or a Python number given to xp.asarray (xp.asarray(2.0) is a copy too). Make "
+        "arrays on the device (xp = array_module(x)) and pass numbers as they are"
+    ),
+    (TO_DEVICE, FEWER): (
+        "host data that must reach the device did not cross: a host array goes to the device "
+        "through its backend (backend.to_device, xp.asarray), once"
+    ),
+    (TO_HOST, MORE): (
+        "a device array was read back to the host (.get(), .item(), float(), int(), bool(), "
+        ".tolist(), an if or a print of its values): nothing comes back unless it is asked for"
+    ),
+    (TO_HOST, FEWER): (
+        "a device array that must come back did not cross: its backend's to_host (.get()) "
+        "brings it to the host, once"
+    ),
+}
+
+
+def counted(n: int, direction: str) -> str:
+    """Words for ``n`` copies in ``direction``: "1 host → device copy", "2 … copies"."""
+    return f"{n} {direction} {'copy' if n == 1 else 'copies'}"
+
+
+def copy_rows(
+    what: Words,
+    received: Callable[[Any], Sequence[int] | None],
+    expected: Callable[[Case], Sequence[int]],
+    causes: Mapping[tuple[str, str], Words] | None = None,
+    *,
+    at_most: bool = False,
+) -> list[tuple]:
+    """Two ``rules`` rows, host → device then device → host: where the copies ``received``
+    (the record's pair, or None when the record has none) differ from the ``expected`` pair,
+    "<what> made N <direction> copies, expected M: <cause>". ``what`` and each cause are
+    words or functions of the case and the record; ``at_most``: fewer copies pass."""
+    words = {**CAUSES, **(causes or {})}
+
+    def finding(k: int) -> Callable[[Case, Any], tuple | None]:
+        def when(case: Case, got: Any) -> tuple | None:
+            pair = received(got)
+            if pair is None:
+                return None
+            n, m = int(pair[k]), int(expected(case)[k])
+            if n > m or (n < m and not at_most):
+                return (DIRECTIONS[k], n, m, MORE if n > m else FEWER)
+            return None
+
+        return when
+
+    def message(k: int) -> Callable[[Case, Any], str]:
+        def says(case: Case, got: Any) -> str:
+            direction, n, m, side = finding(k)(case, got)
+            name = what(case, got) if callable(what) else what
+            cause = words[(direction, side)]
+            cause = cause(case, got) if callable(cause) else cause
+            return f"{name} made {counted(n, direction)}, expected {m}: {cause}"
+
+        return says
+
+    return [(finding(k), message(k)) for k in range(2)]
