@@ -74,3 +74,65 @@ def test_the_expected_gradients_are_pytorchs() -> None:
                 assert got is None or not got.any(), (graph.text(), name)
             else:
                 assert np.allclose(got.numpy(), want, rtol=1e-12, atol=1e-12), (graph.text(), name)
+
+
+def test_the_expected_jvps_and_hessians_are_pytorchs() -> None:
+    """``cases.functional_case``'s closed forms are ``torch.autograd.functional``'s, for
+    every function the checks differentiate, the two-input ones nested as PyTorch nests them
+    (jvp: one item per output; hessian: ``[i][j]``, of input i's shape then input j's), at
+    inputs of equal and of unequal sizes."""
+    torch = pytest.importorskip("torch")
+    import numpy as np
+
+    from autograder.checks.ch04_backward import cases
+
+    def t(v):
+        return torch.tensor(np.asarray(v), dtype=torch.float64)
+
+    def functions(a, b):
+        return {
+            "quadratic": lambda x: 0.5 * (x @ (a @ x)) + b @ x,
+            "two_d": lambda v: v[0] * v[0] * v[1] + torch.exp(v[0] * v[1]),
+            "tanh_layer": lambda x: torch.tanh(a @ x),
+            "cubic": lambda x: (x * x * x).sum() + b @ x,
+            "pair": lambda x, y: (x * y, torch.tanh(x + y)),
+            "pair_sum": lambda x, y: (x * x * y).sum(),
+            "cross": lambda x, y: (x * x) @ (a @ y),
+            "cross_layer": lambda x, y: torch.tanh(x * (a @ y)),
+            "cross_pair": lambda x, y: (x * (a @ y), torch.tanh(y)),
+        }
+
+    def arrays(value):
+        if isinstance(value, (tuple, list)):
+            return [arrays(v) for v in value]
+        return value.detach().numpy()
+
+    def same(got, want) -> bool:
+        if isinstance(want, list):
+            return len(got) == len(want) and all(same(g, w) for g, w in zip(got, want))
+        return got.shape == np.shape(want) and np.allclose(got, want, rtol=1e-10, atol=1e-12)
+
+    rng = np.random.default_rng(5)
+    rows = [("jvp", f, 3, None) for f in ("quadratic", "two_d", "tanh_layer", "pair")]
+    rows += [("hessian", f, 3, None) for f in ("quadratic", "two_d", "cubic", "pair_sum")]
+    rows += [
+        (w, f, n, m)
+        for w, f in [("hessian", "cross"), ("jvp", "cross_layer")]
+        for n, m in [(2, 3), (3, 3), (3, 2)]
+    ]
+    rows += [("jvp", "cross_pair", n, m) for n, m in [(2, 3), (3, 2)]]
+    for what, function, n, m in rows:
+        case = cases.functional_case(rng, what, function, n, m=m)
+        inputs = case.inputs
+        a = None if inputs["a"] is None else t(inputs["a"])
+        b = None if inputs["b"] is None else t(inputs["b"])
+        f = functions(a, b)[function]
+        two = isinstance(inputs["x"], list)
+        x = tuple(t(v) for v in inputs["x"]) if two else t(inputs["x"])
+        if what == "jvp":
+            u = tuple(t(v) for v in inputs["u"]) if two else t(inputs["u"])
+            output, result = torch.autograd.functional.jvp(f, x, u)
+            assert same(arrays(output), case.expected.output), case.label
+        else:
+            result = torch.autograd.functional.hessian(f, x)
+        assert same(arrays(result), case.expected.result), case.label

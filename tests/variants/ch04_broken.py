@@ -518,6 +518,58 @@ VARIANTS = [
         ),
         "4.6",
     ),
+    # per-input results in another order: cases of two inputs of unequal shapes whose
+    # cross terms are not symmetric (issue 26)
+    (
+        "hessian's blocks as [j][i]",
+        "functional.py",
+        (
+            "    return jacobian(gradient, inputs, create_graph)\n",
+            "    found = jacobian(gradient, inputs, create_graph)\n"
+            "    if isinstance(inputs, Tensor):\n"
+            "        return found\n"
+            "    return tuple(tuple(row[i] for row in found) for i in range(len(found)))\n",
+        ),
+        "4.6",
+    ),
+    (
+        "jacobian's per-input results in reverse order",
+        "functional.py",
+        (
+            "blocks.append(tuple(_stack(r, y.shape, x, create_graph) for r, x in zip(rows, xs)))",
+            "blocks.append(tuple(reversed([_stack(r, y.shape, x, create_graph) "
+            "for r, x in zip(rows, xs)])))",
+        ),
+        "4.6",
+    ),
+    (
+        "jacobian nested [input][output]",
+        "functional.py",
+        (
+            "result: Any = tuple(b[0] if single_in else b for b in blocks)",
+            "result: Any = tuple(b[0] for b in blocks) if single_in else tuple(zip(*blocks))",
+        ),
+        "4.6",
+    ),
+    (
+        "jvp's J u nested by the inputs",
+        "functional.py",
+        (
+            "jv = result[0] if isinstance(out, Tensor) else result",
+            "jv = result[0] if isinstance(inputs, Tensor) else result",
+        ),
+        "4.6",
+    ),
+    # == between a Node and a Tensor (or two Tensors) is elementwise (issue 26)
+    (
+        "the engine tells vertices apart with in",
+        "engine.py",
+        (
+            PUSHED,
+            "            if counts[p] == 0 and p not in ready:\n                ready.append(p)\n",
+        ),
+        "4.2",
+    ),
     # the None rule, stated in the notebook (§4), so public too (issue 12)
     (
         "the engine counts down only gradients that are not None",
@@ -839,6 +891,13 @@ SET = VariantSet(
         ("a node released before its backward", "Release a node after its backward"),
         ("hessian of one Tensor input returned as a 1-tuple", "return the Tensor itself"),
         ("recursive depth-first count", "visit (dependencies.py) calls itself"),
+        ("hessian's blocks as [j][i]", "[0][1], ∂²f/∂x∂y, should have shape (2, 3)"),
+        ("hessian's blocks as [j][i]", "the blocks are transposed"),
+        ("jacobian's per-input results in reverse order", "the blocks are out of place"),
+        ("jacobian nested [input][output]", "the blocks are transposed"),
+        ("jvp's J u nested by the inputs", "one item per output of f, not one per input"),
+        ("the engine tells vertices apart with in", "== on a Tensor is elementwise"),
+        ("the engine tells vertices apart with in", "cannot tell vertices apart"),
     ],
     blocks=[("create_graph that records nothing", "4.6")],
     least=(12, 0),

@@ -44,7 +44,7 @@ must apply them). Nothing the student wrote computes an expectation.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -705,25 +705,159 @@ def _tuples(case: Case) -> str:
     )
 
 
+def _names(case: Case) -> list[str]:
+    """The inputs as the case's label names them: x, or x and y (a tuple of inputs)."""
+    return ["x", "y"] if isinstance(case.inputs["x"], list) else ["x"]
+
+
+def _nesting(value: Any) -> str:
+    """What a received result is, in words: "a Tensor of shape (2, 3)", "a tuple of 2
+    tuples of 2", …"""
+    if isinstance(value, np.ndarray):
+        return f"a Tensor of shape {value.shape}"
+    if isinstance(value, list):
+        inner = {len(v) for v in value if isinstance(v, list)}
+        if inner and all(isinstance(v, list) for v in value) and len(inner) == 1:
+            return f"a tuple of {len(value)} tuples of {inner.pop()}"
+        return f"a tuple of {len(value)}"
+    return show(value)
+
+
+# the rule a two-input Hessian's blocks follow, as PyTorch's do
+BLOCKS = (
+    "H[i][j] is the block of inputs i and j, ∂/∂(input j) of ∂f/∂(input i), of input i's "
+    "shape followed by input j's (hessian is the jacobian of the gradient, and jacobian's "
+    "[i][j] is output i by input j)"
+)
+
+
+def _block(case: Case, i: int, j: int) -> str:
+    """A Hessian block as the student reads it: "hessian(f, (x, y))[0][1], ∂²f/∂x∂y"."""
+    names = _names(case)
+    part = f"∂²f/∂{names[i]}²" if i == j else f"∂²f/∂{names[i]}∂{names[j]}"
+    return f"hessian(f, (x, y))[{i}][{j}], {part}"
+
+
+def _close(got: Any, want: np.ndarray) -> bool:
+    """Whether a received block holds ``want``'s values (False for what is no array)."""
+    try:
+        return bool(np.allclose(got, want, rtol=1e-8, atol=1e-10))
+    except (TypeError, ValueError):
+        return False
+
+
+def _blocks_wrong(case: Case, got: dict) -> str | None:
+    """A two-input Hessian's nesting (2 tuples of 2 blocks), then each block's shape, then
+    its values: the first block that is off, where it has the shape or the values of
+    another block, named with that block ([j][i]'s: the blocks are transposed)."""
+    want, blocks = case.expected.result, got.get("result")
+    k = len(want)
+    if not (
+        isinstance(blocks, list)
+        and len(blocks) == k
+        and all(isinstance(r, list) and len(r) == k for r in blocks)
+    ):
+        return (
+            f"hessian(f, (x, y)) returned {_nesting(blocks)}: for a tuple of {k} inputs it "
+            f"returns a tuple of {k} tuples of {k} blocks. {BLOCKS}"
+        )
+    names, places = _names(case), [(a, b) for a in range(k) for b in range(k)]
+    shapes = {(a, b): np.shape(want[a][b]) for a, b in places}
+
+    def named(i: int, j: int, what: str, a: int, b: int) -> str:
+        how = "transposed" if (a, b) == (j, i) else "out of place"
+        return f"{what} of [{a}][{b}]: the blocks are {how}. {BLOCKS}"
+
+    for i, j in places:
+        shape = np.shape(blocks[i][j])
+        if shape != shapes[i, j]:
+            whose = (
+                f"{names[i]}'s shape twice" if i == j else f"{names[i]}'s shape, then {names[j]}'s"
+            )
+            what = (
+                f"{_block(case, i, j)}, should have shape {shapes[i, j]} ({whose}): received "
+                f"shape {shape}"
+            )
+            other = next((p for p in places if shapes[p] == shape), None)
+            return named(i, j, f"{what}, that", *other) if other else f"{what}. {BLOCKS}"
+    for i, j in places:
+        if _close(blocks[i][j], want[i][j]):
+            continue
+        other = next(
+            (
+                (a, b)
+                for a, b in places
+                if shapes[a, b] == shapes[i, j] and _close(blocks[i][j], want[a][b])
+            ),
+            None,
+        )
+        return named(i, j, f"{_block(case, i, j)} holds the values", *other) if other else None
+    return None
+
+
+_HESSIAN_BLOCKS = Fields(  # a tuple of inputs: the nesting, each block's shape, then values
+    [
+        Field(
+            "result.*.*",
+            lambda c: [
+                [_block(c, i, j) for j in range(len(r))] for i, r in enumerate(c.expected.result)
+            ],
+            1e-8,
+            1e-10,
+        )
+    ],
+    before=_blocks_wrong,
+)
+
+
+def _outputs_wrong(case: Case, got: dict) -> str | None:
+    """jvp's J u nested by the outputs: one Tensor for a function of one output (also with
+    a tuple of inputs), one item per output, each of its output's shape."""
+    want, result = case.expected.result, got.get("result")
+    if not isinstance(want, list):
+        if not isinstance(result, list):
+            return None
+        if len(_names(case)) > 1:
+            return (
+                f"jvp(...)[1], J u, is {_nesting(result)}: J u has one item per output of f, not "
+                "one per input, and f returns one Tensor: return that Tensor (result[0] when "
+                "out is a Tensor, whatever the inputs), as PyTorch does"
+            )
+        return (
+            "jvp(...)[1], J u, is a tuple: for one Tensor input and a function returning one "
+            "Tensor, return the Tensor itself (grads[0]), as PyTorch does"
+        )
+    if not isinstance(result, list) or len(result) != len(want):
+        return None  # the values' comparison names it
+    shapes = [np.shape(w) for w in want]
+    for i, item in enumerate(result):
+        shape = np.shape(item)
+        if shape != shapes[i] and shape in shapes:
+            return (
+                f"jvp(...)[1][{i}], J u for f's output {i}, should have that output's shape "
+                f"{shapes[i]}: received shape {shape}, that of output {shapes.index(shape)}. J u "
+                "has one item per output of f, in the outputs' order (not one per input)"
+            )
+    return None
+
+
 _FUNCTIONAL = {  # nested as PyTorch nests them (one Tensor in, and out: a Tensor); the values
     "jvp": Fields(
         [
             Field("output", "jvp(...)[0], f(x)", RTOL, ATOL, says=_tuples),
             Field("result", "jvp(...)[1], J u", 1e-8, 1e-10, says=_tuples),
         ],
-        before=rules(
-            (
-                lambda c, g: (
-                    g.get("type_name") != "tuple"
-                    and (g.get("type_name"), _tuples(c) and f" ({_tuples(c)})")
-                ),
-                "jvp returned a {0}, not the tuple (func(x), J u){1}",
+        before=first(
+            rules(
+                (
+                    lambda c, g: (
+                        g.get("type_name") != "tuple"
+                        and (g.get("type_name"), _tuples(c) and f" ({_tuples(c)})")
+                    ),
+                    "jvp returned a {0}, not the tuple (func(x), J u){1}",
+                )
             ),
-            (
-                lambda c, g: not _tuples(c) and isinstance(g.get("result"), list),
-                "jvp(...)[1], J u, is a tuple: for one Tensor input and a function returning one "
-                "Tensor, return the Tensor itself (grads[0]), as PyTorch does",
-            ),
+            _outputs_wrong,
         ),
     ),
     "hessian": Fields(
@@ -737,8 +871,16 @@ _FUNCTIONAL = {  # nested as PyTorch nests them (one Tensor in, and out: a Tenso
         ),
     ),
 }
+
+
+def _functional_values(case: Case, got: Any) -> str | None:
+    if case.expected.what == "hessian" and isinstance(case.expected.result, list):
+        return _HESSIAN_BLOCKS(case, got)
+    return _FUNCTIONAL[case.expected.what](case, got)
+
+
 functional_verdict = first(  # 4.6: jvp's or hessian's results; detached, or differentiable
-    lambda c, g: _FUNCTIONAL[c.expected.what](c, g),
+    _functional_values,
     rules(
         (
             lambda c, g: c.expected.create_graph and g.get("detached"),
@@ -753,6 +895,36 @@ functional_verdict = first(  # 4.6: jvp's or hessian's results; detached, or dif
         ),
     ),
 )
+
+
+# -- every task: a Tensor compared with == ----------------------------------------------------
+
+
+def compared_verdict(case: Case, got: Any) -> str | None:
+    """Where the chapter's code compared a Tensor with == or != at the line the run raised
+    at (``programs.telling_apart``): == on a Tensor is elementwise, so ``in`` and == cannot
+    tell vertices apart. Judged before anything else, by every check of the chapter."""
+    found = got.get("compared") if isinstance(got, dict) else None
+    if not isinstance(found, dict):
+        return None
+    where = (
+        f"{found.get('function')} ({found.get('file')}, line {found.get('line')}: "
+        f"{found.get('code')}) compared a Tensor with "
+    )
+    raised = f"which raised {found.get('error')}: {found.get('message')}"
+    if found.get("other") == "NoneType":
+        return (
+            f"{where}None by {found.get('operator')}, {raised}. == on a Tensor is "
+            "elementwise (it builds a new Tensor of the comparisons): test for None with "
+            "`is None` or `is not None`"
+        )
+    return (
+        f"{where}a {found.get('other')} by {found.get('operator')}, {raised}. == on a Tensor "
+        "is elementwise: it builds a new Tensor of the elements' comparisons, never True or "
+        "False for the objects, so `in`, `not in`, ==, != and list.index or .remove cannot "
+        "tell vertices apart. Compare identities instead: `v is p`, id(v), or keep the "
+        "vertices in a set or as dict keys (Nodes and Tensors hash by identity)"
+    )
 
 
 # -- the checks -----------------------------------------------------------------------------
@@ -1014,6 +1186,8 @@ CHECKS = [
                 row(functional_case, "jvp", "two_d"),
                 row(functional_case, "jvp", "tanh_layer"),
                 row(functional_case, "jvp", "pair"),
+                row(functional_case, "jvp", "cross_layer", 2),
+                row(functional_case, "jvp", "cross_pair", 2),
                 row(functional_case, "jvp", "quadratic", create_graph=True),
             ]
         ),
@@ -1029,6 +1203,7 @@ CHECKS = [
                 row(functional_case, "hessian", "quadratic"),
                 row(functional_case, "hessian", "two_d"),
                 row(functional_case, "hessian", "pair_sum"),
+                row(functional_case, "hessian", "cross", 2),
                 row(functional_case, "hessian", "two_d", create_graph=True),
             ]
         ),
@@ -1037,3 +1212,7 @@ CHECKS = [
         requires=FUNCTIONAL,
     ),
 ]
+
+# every check names a Tensor compared with == in the chapter's code first (its programs
+# note where: programs.telling_apart)
+CHECKS = [replace(c, verdict=first(compared_verdict, c.verdict)) for c in CHECKS]

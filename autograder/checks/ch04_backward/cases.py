@@ -897,7 +897,11 @@ FUNCTION_TEXT = {
     "cubic": "f(x) = (x * x * x).sum() + b @ x",
     "pair": "f(x, y) = (x * y, (x + y).tanh())",
     "pair_sum": "f(x, y) = (x * x * y).sum()",
+    "cross": "f(x, y) = (x * x) @ (A @ y)",
+    "cross_layer": "f(x, y) = (x * (A @ y)).tanh()",
+    "cross_pair": "f(x, y) = (x * (A @ y), y.tanh())",
 }
+CROSS = ("cross", "cross_layer", "cross_pair")  # two inputs of their own shapes, through A
 
 
 def _two_d(v: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
@@ -912,11 +916,20 @@ def _two_d(v: np.ndarray) -> tuple[float, np.ndarray, np.ndarray]:
 
 
 def functional_case(
-    rng: np.random.Generator, what: str, function: str, n: int = 3, create_graph: bool = False
+    rng: np.random.Generator,
+    what: str,
+    function: str,
+    n: int = 3,
+    create_graph: bool = False,
+    m: int | None = None,
 ) -> Case:
     """jvp(f, x, u) or hessian(f, x), with their closed forms; with ``create_graph=True``
-    the results must require grad."""
-    case = _functional_case(rng, what, function, n)
+    the results must require grad. For the ``CROSS`` functions x has shape (n,) and y
+    (m,), n + 1 unless given."""
+    if function in CROSS:
+        case = _cross_case(rng, what, function, n, n + 1 if m is None else m)
+    else:
+        case = _functional_case(rng, what, function, n)
     if not create_graph:
         return case
     expected = FunctionalExpected(case.expected.output, case.expected.result, what, True)
@@ -966,3 +979,29 @@ def _pair_case(rng: np.random.Generator, what: str, function: str, n: int) -> Ca
     hess = [[np.diag(2 * y), np.diag(2 * x)], [np.diag(2 * x), np.zeros((n, n))]]
     label = f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}"
     return Case(label, inputs, FunctionalExpected(None, hess, what))
+
+
+def _cross_case(rng: np.random.Generator, what: str, function: str, n: int, m: int) -> Case:
+    """A function of x of shape (n,) and y of shape (m,) whose cross terms go through a
+    drawn A of shape (n, m): with n != m every per-input result has a shape of its own (a
+    Hessian's H[0][1] is (n, m), H[1][0] is (m, n)), and with n == m the cross blocks are
+    still not symmetric, so results in another order or blocks as [j][i] show."""
+    x, y, ux, uy = draw(rng, (n,)), draw(rng, (m,)), draw(rng, (n,)), draw(rng, (m,))
+    a = draw(rng, (n, m))
+    inputs = {"what": what, "function": function, "x": [x, y], "a": a, "b": None}
+    shapes = f"x of shape ({n},), y of shape ({m},), A of shape ({n}, {m})"
+    if what == "hessian":
+        cross = 2 * x[:, None] * a  # ∂/∂y of ∂f/∂x = 2 x (A y)
+        hess = [[np.diag(2 * a @ y), cross], [cross.T, np.zeros((m, m))]]
+        label = f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}"
+        return Case(label, inputs, FunctionalExpected(None, hess, what))
+    ay, change = a @ y, ux * (a @ y) + x * (a @ uy)  # J (u, w) of x * (A @ y)
+    if function == "cross_layer":
+        t = np.tanh(x * ay)
+        output, result = t, (1 - t * t) * change
+    else:
+        t = np.tanh(y)
+        output, result = [x * ay, t], [change, (1 - t * t) * uy]
+    label = f"jvp(f, (x, y), (u, w)) for {FUNCTION_TEXT[function]}, {shapes}"
+    label += ", u and w of the shapes of x and y"
+    return Case(label, {**inputs, "u": [ux, uy]}, FunctionalExpected(output, result, what))

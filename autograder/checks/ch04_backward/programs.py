@@ -10,7 +10,10 @@ Long chains are made of hand-built ``Node``s (the given graph format, a one-line
 
 from __future__ import annotations
 
+import functools
+import linecache
 import numbers
+import os
 import sys
 import traceback
 import weakref
@@ -48,6 +51,79 @@ def recursing(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)
     names = [f"{f.name} ({f.filename.rsplit('/', 1)[-1]})" for f in frames]
     return max(names, key=names.count) if names else "a function"
+
+
+class Compared(TypedDict):
+    """Where the chapter's code compared a Tensor with ``==`` or ``!=`` (``in``, ``not in``,
+    ``list.index`` and ``list.remove`` compare with ``==`` too), and what the run then raised
+    there: the operator, the other operand's type, the function, file, line and its text."""
+
+    operator: str
+    other: str
+    function: str
+    file: str
+    line: int
+    code: str
+    error: str
+    message: str
+
+
+def telling_apart(program: Callable[..., Any]) -> Callable[..., Any]:
+    """``program``, with each ``==`` and ``!=`` on a Tensor that the chapter's own code (a
+    file of ``sp``'s package) makes noted while it runs. Where the run raises at such a line
+    (``node in ready`` builds a Tensor from the Node and raises TypeError; two Tensors of
+    several elements make ``in`` raise ValueError), the program returns ``{"compared":
+    Compared}`` instead: == on a Tensor is elementwise, which the verdict names. Anything
+    else is raised as before."""
+
+    @functools.wraps(program)
+    def run(sp, **inputs: Any) -> Any:
+        sites: dict = {}
+        cls, package = sp.Tensor, os.path.dirname(os.path.abspath(sp.__file__))
+        originals = {name: vars(cls)[name] for name in ("__eq__", "__ne__") if name in vars(cls)}
+
+        def watch(name: str, original: Callable[..., Any]) -> Callable[..., Any]:
+            def compare(self: Any, other: Any) -> Any:
+                frame = sys._getframe(1)
+                where = (frame.f_code.co_filename, frame.f_lineno)
+                if where not in sites and os.path.dirname(os.path.abspath(where[0])) == package:
+                    code = frame.f_code
+                    sites[where] = {
+                        "operator": "==" if name == "__eq__" else "!=",
+                        "other": type(other).__name__,
+                        "function": getattr(code, "co_qualname", code.co_name),
+                        "file": os.path.basename(where[0]),
+                        "line": where[1],
+                        "code": linecache.getline(where[0], where[1]).strip(),
+                    }
+                return original(self, other)
+
+            return compare
+
+        for name, original in originals.items():
+            setattr(cls, name, watch(name, original))
+        try:
+            return program(sp, **inputs)
+        except Exception as error:
+            last = [
+                (frame.f_code.co_filename, line)
+                for frame, line in traceback.walk_tb(error.__traceback__)
+                if os.path.dirname(os.path.abspath(frame.f_code.co_filename)) == package
+            ]
+            if not last or last[-1] not in sites:
+                raise
+            return {
+                "compared": {
+                    **sites[last[-1]],
+                    "error": type(error).__name__,
+                    "message": str(error),
+                }
+            }
+        finally:
+            for name, original in originals.items():
+                setattr(cls, name, original)
+
+    return run
 
 
 # What crosses the pipe (messages name things as the student writes them: ``counts[b]``,
@@ -258,6 +334,7 @@ def _names(tensors: dict, order: list[str]) -> dict[int, int]:
 # -- task 4.1 -----------------------------------------------------------------------------
 
 
+@telling_apart
 def counts(sp, leaves: list, steps: list, roots: list, order: list) -> CountResult:
     """``count_dependencies([vertex(root) for root in roots])``, by the case's vertex names."""
     tensors = build(sp, leaves, steps)
@@ -319,6 +396,7 @@ def _histogram(values: Any) -> list:
     return sorted(([k, n] for k, n in seen.items()), key=repr)
 
 
+@telling_apart
 def chain_counts(sp, n: int, short: int) -> ChainResult:
     """``count_dependencies`` on a chain of n nodes (a histogram of its values), and whether
     it recursed on a chain of ``short`` nodes."""
@@ -332,6 +410,7 @@ def chain_counts(sp, n: int, short: int) -> ChainResult:
     return {"histogram": _histogram(found.values()), "recursed": deep}
 
 
+@telling_apart
 def chain_backward(sp, n: int, short: int) -> ChainResult:
     """``backward_pass`` from the end of a chain of n nodes: deliveries per vertex (as a
     histogram), the leaf's gradient, how many nodes were released; and whether a pass over
@@ -376,6 +455,7 @@ HOOKS: dict[str, Callable[[Any], Any]] = {
 }
 
 
+@telling_apart
 def engine(
     sp,
     leaves: list,
@@ -482,6 +562,7 @@ class Kept(TypedDict):
     grads: list
 
 
+@telling_apart
 def kept(sp, leaves: list, steps: list, roots: list, seeds: list, names: list, passes: int) -> Kept:
     """``out.backward(gradient, retain_graph=True)`` ``passes`` times from the one root,
     after ``retain_grad()`` on each named step; then ``.grad`` of each named tensor."""
@@ -503,6 +584,7 @@ def _hook(kind: Callable[[Any], Any], seen: list) -> Callable[[Any], Any]:
     return hook
 
 
+@telling_apart
 def second_order(sp, function: str, x: Any, w: Any = None) -> SecondOrder:
     """g = grad(f(x).sum(), x, create_graph=True), then grad(g.sum(), x); with ``w``, g =
     grad(f(x), x, w, create_graph=True) for w requiring grad, then grad(g.sum(), w). Each
@@ -531,6 +613,7 @@ def second_order(sp, function: str, x: Any, w: Any = None) -> SecondOrder:
 # -- task 4.3 -----------------------------------------------------------------------------
 
 
+@telling_apart
 def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False) -> Accumulated:
     """``accumulate(t, g)`` for each g in turn on a leaf t (``t.grad = preset`` first)."""
     t = sp.Tensor(np.zeros(np.shape(grads[0])), requires_grad=True)
@@ -561,6 +644,7 @@ def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False)
     }
 
 
+@telling_apart
 def aliasing(sp, a: Any, b: Any, passes: int) -> Aliased:
     """c = a + b, then ``passes`` backward passes from c.sum() as ``backward()`` runs them
     (``backward_pass`` with a seed of 1, retain_graph=True, delivering with the given
@@ -684,8 +768,20 @@ PAIRS: dict[str, Callable[..., Any]] = {  # functions of two inputs (inputs a tu
     "pair": lambda x, y: (x * y, (x + y).tanh()),
     "pair_sum": lambda x, y: (x * x * y).sum(),
 }
+CROSS = ("cross", "cross_layer", "cross_pair")  # two inputs of their own shapes, through A
 
 
+def _crosses(sp, a: Any) -> dict[str, Callable[..., Any]]:
+    """Functions of x and y whose cross terms go through A (closed forms in ``cases``)."""
+    A = sp.Tensor(np.asarray(a, dtype=np.float64))
+    return {
+        "cross": lambda x, y: (x * x) @ (A @ y),
+        "cross_layer": lambda x, y: (x * (A @ y)).tanh(),
+        "cross_pair": lambda x, y: (x * (A @ y), y.tanh()),
+    }
+
+
+@telling_apart
 def functional(
     sp,
     what: str,
@@ -697,9 +793,10 @@ def functional(
     create_graph: bool = False,
 ) -> Functional:
     """``autograd.functional.jvp(f, x, u, create_graph)`` or ``hessian(f, x, create_graph)``
-    for a function above; for one of ``PAIRS``, x and u are tuples of two Tensors."""
-    if function in PAIRS:
-        f = PAIRS[function]
+    for a function above; for one of ``PAIRS`` or ``CROSS``, x and u are tuples of two
+    Tensors."""
+    if function in PAIRS or function in CROSS:
+        f = PAIRS[function] if function in PAIRS else _crosses(sp, a)[function]
         xt: Any = tuple(sp.Tensor(np.asarray(v, dtype=np.float64)) for v in x)
         ut: Any = None if u is None else tuple(sp.Tensor(np.asarray(v, np.float64)) for v in u)
     else:

@@ -4,7 +4,8 @@ Rows of chapter 4's public case builders (``cases``), run by the public programs
 by the public verdicts, on other graphs than the public ones: random graphs drawn at the
 seed (their labels name the kind, never the drawn graph), a wider fan, a wider layer, hooks
 on drawn graphs, other shapes and dtypes for seed, other grad-mode scripts, larger jvp and
-Hessian inputs, a drawn graph with its root given twice, hooked roots in the other order,
+Hessian inputs (two inputs whose cross terms are not symmetric, of equal and
+unequal sizes), a drawn graph with its root given twice, hooked roots in the other order,
 a longer chain freed as it goes, create_graph for jvp and hessian. One kind is theirs
 alone: larger random graphs of every kind at once (``cases.mixed_graph``: None-returning
 backwards, fan-in, repeated inputs, a constant, two roots), each with a node that gets
@@ -212,6 +213,11 @@ CHECKS = hidden_checks(
                     row(functional_case, "jvp", "tanh_layer", 2, create_graph=True),
                     row(functional_case, "hessian", "cubic", 3, create_graph=True),
                     row(functional_case, "hessian", "pair_sum", 2),
+                    # two inputs whose cross terms are not symmetric: of equal sizes (a
+                    # Hessian as [j][i] shows in the values), and of unequal ones
+                    row(functional_case, "hessian", "cross", 3, m=3),
+                    row(functional_case, "jvp", "cross_pair", 3, m=2),
+                    row(functional_case, "jvp", "cross_layer", 3, m=3),
                 ]
             ),
             "jvp and hessian (hidden)",
