@@ -83,7 +83,13 @@ class Value:
     # -- task 1.4: powers -----------------------------------------------------------------
 
     def __pow__(self, exponent: float) -> Value:
-        """Task 1.4 — power with a number exponent.   out = aⁿ;   ∂out/∂a = n·aⁿ⁻¹."""
+        """Task 1.4 — power with a number exponent.   out = aⁿ;   ∂out/∂a = n·aⁿ⁻¹.
+
+        At a = 0 (§4): n·0ⁿ⁻¹ is 1 for n = 1 and 0 for n > 1; for n = 0 the derivative is 0
+        (a⁰ = 1 is a constant), though the formula divides by zero there. For other n < 1 no
+        number is right: 0ⁿ divides by zero for n < 0, the slope does for 0 < n < 1, and
+        each raises ZeroDivisionError, as Python's ``0.0 ** -1`` does.
+        """
         if isinstance(exponent, Value) or not isinstance(exponent, numbers.Real):
             raise TypeError(
                 "Value ** takes a number exponent (int or float), got "
@@ -93,7 +99,8 @@ class Value:
         out = Value(self.data**exponent, (self,), f"**{exponent}")
 
         def _backward() -> None:
-            self.grad += (exponent * self.data ** (exponent - 1)) * out.grad
+            if exponent != 0:  # a⁰ = 1 is a constant: it adds nothing, even at a = 0
+                self.grad += (exponent * self.data ** (exponent - 1)) * out.grad
 
         out._backward = _backward
         return out

@@ -189,6 +189,77 @@ VARIANTS = [
         ),
         "1.4",
     ),
+    # ** at a zero base (§4): each exponent whose answer differs has a public case
+    (
+        "pow guards a zero base with 0",
+        "value.py",
+        (
+            "(exponent * self.data ** (exponent - 1)) * out.grad",
+            "(exponent * self.data ** (exponent - 1) if self.data != 0 else 0.0) * out.grad",
+        ),
+        "1.4",
+    ),
+    (
+        "pow takes 0⁰ as 0 (x ** 1 at a zero base)",
+        "value.py",
+        (
+            "self.data ** (exponent - 1)) * out.grad",
+            "(0.0 if self.data == 0 and exponent == 1 else self.data ** (exponent - 1)))"
+            " * out.grad",
+        ),
+        "1.4",
+    ),
+    (
+        "pow without the n = 0 case (micrograd's formula divides by a zero base)",
+        "value.py",
+        (
+            "            if exponent != 0:  # a⁰ = 1 is a constant: it adds nothing, even at"
+            " a = 0\n                self.grad +=",
+            "            self.grad +=",
+        ),
+        "1.4",
+    ),
+    (
+        "pow swallows the ZeroDivisionError of an infinite slope",
+        "value.py",
+        (
+            "                self.grad += (exponent * self.data ** (exponent - 1)) * out.grad\n",
+            "                try:\n"
+            "                    slope = exponent * self.data ** (exponent - 1)\n"
+            "                except ZeroDivisionError:\n"
+            "                    slope = 0.0\n"
+            "                self.grad += slope * out.grad\n",
+        ),
+        "1.4",
+    ),
+    (
+        "pow computes its slope in the forward (x ** 0.5 at a zero base raises)",
+        "value.py",
+        edits(
+            "value.py",
+            (
+                '        out = Value(self.data**exponent, (self,), f"**{exponent}")',
+                "        slope = exponent * self.data ** (exponent - 1) if exponent != 0 else 0.0\n"
+                '        out = Value(self.data**exponent, (self,), f"**{exponent}")',
+            ),
+            (
+                "            if exponent != 0:  # a⁰ = 1 is a constant: it adds nothing, even at"
+                " a = 0\n                self.grad += (exponent * self.data ** (exponent - 1))"
+                " * out.grad",
+                "            self.grad += slope * out.grad",
+            ),
+        ),
+        "1.4",
+    ),
+    (
+        "pow gives inf for a negative power of 0 (PyTorch's answer)",
+        "value.py",
+        (
+            "Value(self.data**exponent, (self,)",
+            "Value(self.data**exponent if self.data or exponent >= 0 else math.inf, (self,)",
+        ),
+        "1.4",
+    ),
     (
         "exp rounded to float32 (float64 tolerances: rtol 1e-9)",
         "value.py",
@@ -324,6 +395,20 @@ DIAGNOSES = {
     "relu lets the gradient through at 0": "relu'(0) is 0",
     "tanh written with exp, which overflows for large x": "OverflowError",
     "pow's derivative as n * out / x, which divides by a zero base": "ZeroDivisionError",
+    "pow guards a zero base with 0": "x¹ = x has slope 1 everywhere",
+    "pow takes 0⁰ as 0 (x ** 1 at a zero base)": "n·0ⁿ⁻¹ = 1·0⁰ = 1",
+    "pow without the n = 0 case (micrograd's formula divides by a zero base)": (
+        "x⁰ = 1 is a constant, so its local derivative is 0 everywhere"
+    ),
+    "pow swallows the ZeroDivisionError of an infinite slope": (
+        "a guard or an except that gives a number hides it"
+    ),
+    "pow computes its slope in the forward (x ** 0.5 at a zero base raises)": (
+        "the error belongs in out._backward()"
+    ),
+    "pow gives inf for a negative power of 0 (PyTorch's answer)": (
+        "Value(1) / Value(0) raises as 1 / 0 does"
+    ),
     "topological sort without a visited set": "a appears twice",
     "topological sort that de-duplicates its output instead of keeping a visited set": (
         "once for every path from the root"
@@ -400,6 +485,35 @@ for node in order[::-1]:
 
 # Unusual but correct code: every public and hidden check passes (name, file, edit, task)
 CORRECT = [
+    (
+        "pow with math.pow (ValueError where 0.0 ** n raises ZeroDivisionError)",
+        "value.py",
+        edits(
+            "value.py",
+            ("Value(self.data**exponent,", "Value(math.pow(self.data, exponent),"),
+            ("self.data ** (exponent - 1)", "math.pow(self.data, exponent - 1)"),
+        ),
+        "1.4",
+    ),
+    (
+        "pow with n = 0 as a constant node",
+        "value.py",
+        edits(
+            "value.py",
+            (
+                '        out = Value(self.data**exponent, (self,), f"**{exponent}")',
+                "        if exponent == 0:  # x⁰ = 1: a constant, whose _backward adds nothing\n"
+                '            return Value(1.0, (self,), "**0")\n'
+                '        out = Value(self.data**exponent, (self,), f"**{exponent}")',
+            ),
+            (
+                "            if exponent != 0:  # a⁰ = 1 is a constant: it adds nothing, even at"
+                " a = 0\n                self.grad +=",
+                "            self.grad +=",
+            ),
+        ),
+        "1.4",
+    ),
     ("topological order by Kahn's algorithm", "graph.py", ("region", KAHN), "1.7"),
     ("topological order that peeks at the stack", "graph.py", ("region", PEEKING), "1.7"),
     ("topological order with an iterator per Value", "graph.py", ("region", ITERATORS), "1.7"),

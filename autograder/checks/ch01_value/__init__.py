@@ -6,13 +6,15 @@ checks share), the expected values (``cases.py``'s plain float functions, this f
 README example and the float64 central difference of ``gradcheck``) and the verdicts.
 
 Each op check builds Values, sets ``out.grad`` to a random upstream gradient, calls the op's
-own ``_backward`` once and compares what the inputs received. ``topological_order`` and
-``backward`` are checked on graphs built with the given ``Value`` constructor and, for
-``backward``, with local derivatives that the programs supply, so a wrong op never fails
-them; graphs with many shared subgraphs (``x = (x + 1) * x``) and a count of each Value's
-``_prev`` reads tell a linear walk from an exponential one within milliseconds. Only the
-last check, micrograd's README example, runs every task together; it declares so
-(``requires``) and reports "blocked by" when one of them fails.
+own ``_backward`` once and compares what the inputs received; ``**`` at a zero base sweeps
+the exponents whose answer differs (§4: 1 for n = 1, 0 for n = 0 and n > 1), and where no
+number is right (n < 0, 0 < n < 1) expects the error Python's floats raise.
+``topological_order`` and ``backward`` are checked on graphs built with the given ``Value``
+constructor and, for ``backward``, with local derivatives that the programs supply, so a
+wrong op never fails them; graphs with many shared subgraphs (``x = (x + 1) * x``) and a
+count of each Value's ``_prev`` reads tell a linear walk from an exponential one within
+milliseconds. Only the last check, micrograd's README example, runs every task together; it
+declares so (``requires``) and reports "blocked by" when one of them fails.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from .cases import (
     central_verdict,
     chain,
     power_case,
+    power_verdict,
     random_dag,
     readme_verdict,
     squared,
@@ -118,8 +121,17 @@ def _power_cases(rng: np.random.Generator) -> list[Case]:
         (2.0, -1),
         (0.5, -2.5),
         (1.7, 1),
-        (0.0, 2),  # a zero base: n·0ⁿ⁻¹ = 0, no division by the base
         (2.5, 0),  # a zero exponent: x⁰ = 1, a constant, whose derivative is 0
+        # a zero base (§4), each n whose answer differs: n·0ⁿ⁻¹ = 1 for n = 1 (a guard that
+        # returns 0 at x = 0 fails), 0 for n > 1 (no division by the base), 0 for n = 0 (a
+        # constant, though n·0ⁿ⁻¹ divides by zero); an error where no number is right: the
+        # infinite slope of 0 < n < 1 (out._backward()), 0ⁿ = 1/0 for n < 0 (x ** n)
+        (0.0, 1),
+        (0.0, 2),
+        (0.0, 3),
+        (0.0, 0),
+        (0.0, 0.5),
+        (0.0, -1),
     ]:
         g = round(float(rng.uniform(0.5, 2)), 3)
         presets = {"x": 0.75} if len(out) == 1 else {}
@@ -232,7 +244,7 @@ CHECKS = [
         )
         for op in BINARY
     ],
-    Check("1.4", "Value ** number", _power_cases, programs.power, step_verdict),
+    Check("1.4", "Value ** number", _power_cases, programs.power, power_verdict),
     *[
         Check(TASKS[op], f"Value.{op}()", _unary_cases(op), programs.unary, step_verdict)
         for op in UNARY_INPUTS

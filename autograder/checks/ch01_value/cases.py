@@ -195,11 +195,53 @@ def unary_case(label: str, op: str, a: float, g: float, presets: dict[str, float
     return Case(label, inputs, step_expected(f(a), {"x": d(a)}, g, presets))
 
 
+# -- task 1.4: x ** n, and the rule at a zero base (§4) --------------------------------------
+#
+# ∂(xⁿ)/∂x = n·xⁿ⁻¹, and 0 for n = 0 (x⁰ = 1 is a constant), x = 0 included. At x = 0 the
+# formula gives 1 for n = 1 and 0 for n > 1; for the other n < 1 no number is right, and
+# the Value raises as Python's floats do: x ** n itself for n < 0 (0ⁿ = 1/0⁻ⁿ), its
+# _backward for 0 < n < 1 (0ⁿ = 0, an infinite slope). PyTorch gives inf there.
+
+ZERO_BASE_ERRORS = ("ZeroDivisionError", "ValueError")  # Python's 0.0 ** -1; math.pow's
+
+
+@dataclass(frozen=True)
+class PowerRaises:
+    """What ``x ** n`` at a zero base requires where no number is right: one of
+    ``ZERO_BASE_ERRORS``, raised by ``raised_in``: "x ** n" (n < 0), or "out._backward()"
+    (0 < n < 1) after x ** n gave ``out_data`` (0)."""
+
+    raised_in: str
+    out_data: float | None = None
+
+
 def power_case(label: str, a: float, n: float, g: float, presets: dict[str, float]) -> Case:
-    """``x ** n``: ∂out/∂x = n·xⁿ⁻¹ (0 at a zero base for n > 1, n for n = 1)."""
-    local = n * a ** (n - 1)
-    inputs = {"a": a, "n": n, "g": g, "presets": presets}
+    """``x ** n``: ∂out/∂x = n·xⁿ⁻¹, 0 for n = 0; at a zero base, an error where no number
+    is right (``PowerRaises``), and the program returns what was raised (``catch``)."""
+    inputs = {"a": a, "n": n, "g": g, "presets": presets, "catch": a == 0}
+    if a == 0 and n < 0:
+        return Case(label, inputs, PowerRaises("x ** n"))
+    if a == 0 and 0 < n < 1:
+        return Case(label, inputs, PowerRaises("out._backward()", 0.0))
+    local = 0.0 if n == 0 else n * a ** (n - 1)
     return Case(label, inputs, step_expected(a**n, {"x": local}, g, presets))
+
+
+def zero_base(n: float) -> str:
+    """What ∂(xⁿ)/∂x is at x = 0, and why (§4)."""
+    if n == 0:
+        return (
+            "x⁰ = 1 is a constant, so its local derivative is 0 everywhere, x = 0 included "
+            "(as in PyTorch), though n·xⁿ⁻¹ = 0·0⁻¹ divides by zero there: when n = 0, add "
+            "nothing to x.grad"
+        )
+    if n == 1:
+        return "n·0ⁿ⁻¹ = 1·0⁰ = 1 (x¹ = x has slope 1 everywhere; Python's 0.0 ** 0 is 1.0)"
+    if n > 1:
+        return f"n·0ⁿ⁻¹ = {n:g}·0^{n - 1:g} = 0"
+    if n > 0:
+        return f"0^{n:g} = 0, but its slope n·0ⁿ⁻¹ = {n:g}·0^{n - 1:g} is infinite"
+    return f"0^{n:g} = 1/0{'' if n == -1 else f'^{-n:g}'} divides by zero"
 
 
 def binary_case(
@@ -289,6 +331,18 @@ def _wrong_locals(inputs: dict) -> dict[str, list[tuple[str, float]]]:
     return {"x": values}
 
 
+def _zero_guard(inputs: dict, d: float) -> dict[str, Callable]:
+    """x ** n at x = 0 where the local derivative d is not 0 (n = 1): the words for 0, a
+    guard that skips a zero base."""
+    if "n" not in inputs or inputs["a"] != 0 or d == 0:
+        return {}
+    words = (
+        f"the local derivative of x ** {inputs['n']:g} at x = 0 is {zero_base(inputs['n'])}, "
+        "not 0: compute n·xⁿ⁻¹, with no guard for a zero base (§4)"
+    )
+    return {words: lambda p, g, d: p}
+
+
 def _mistake(case: Case, got) -> tuple | None:
     """The first input whose grad is one of its usual wrong ones (``STEP_MISTAKES``, a Value
     used twice, the op's wrong local derivatives): (name.grad, right, received, the words)."""
@@ -298,7 +352,8 @@ def _mistake(case: Case, got) -> tuple | None:
         if not is_number(r) or _same(r := float(r), right):
             continue
         p = case.inputs["presets"].get(name, 0.0)
-        rows = STEP_MISTAKES | (SAME_VALUE if case.inputs.get("form") == "same value" else {})
+        rows = _zero_guard(case.inputs, (right - p) / g)  # before "nothing was added"
+        rows |= STEP_MISTAKES | (SAME_VALUE if case.inputs.get("form") == "same value" else {})
         for what, w in _wrong_locals(case.inputs).get(name, []):
             rows[f"the local derivative is {what}"] = lambda p, g, d, w=w: p + g * w
         for words, wrong in rows.items():
@@ -342,6 +397,98 @@ step_verdict = rules(
     ),
     (lambda case, got: True, "{problem}"),
     facts=_step_facts,
+)
+
+
+def _power_facts(case: Case, got) -> Any:
+    """The case as the words name it, and what the program met: a raise, or a step."""
+    if not isinstance(got, Mapping):
+        return f"expected a record, received {show(got)}"
+    n = case.inputs["n"]
+    grads = got.get("grads") if isinstance(got.get("grads"), Mapping) else {}
+    received = got.get("out_data") if got.get("type_name", "Value") == "Value" else None
+    return {
+        "base": f"x ** {n:g} at x = 0",
+        "why": zero_base(n),
+        "n": f"{n:g}",
+        "slope": f"{n - 1:g}",
+        "fix": "" if n == 0 else ": compute n·xⁿ⁻¹ itself, which never divides by x",
+        "out": show(received) if received is not None else f"a {got.get('type_name')}",
+        "grad": show(grads.get("x")),
+    }
+
+
+def _raised_in(case: Case, got) -> str | None:
+    return got.get("raised_in")
+
+
+def _raises_as_due(case: Case, got) -> bool:
+    return _raised_in(case, got) == case.expected.raised_in and got["error"] in ZERO_BASE_ERRORS
+
+
+# x ** n at a zero base: an error where no number is right (``PowerRaises``), a number and no
+# error elsewhere; then the step's values (``step_verdict``)
+power_verdict = first(
+    where(
+        lambda case: isinstance(case.expected, StepExpected),
+        first(
+            rules(
+                (
+                    _raised_in,
+                    "{base}: {got[raised_in]} raised {got[error]} ({got[message]}), but a "
+                    "number is right here: {why}{fix} (§4)",
+                ),
+                facts=_power_facts,
+            ),
+            step_verdict,
+        ),
+    ),
+    where(
+        lambda case: isinstance(case.expected, PowerRaises),
+        rules(
+            (
+                lambda case, got: (
+                    _raises_as_due(case, got)
+                    and case.expected.out_data is not None
+                    and not (is_number(got.get("out_data")) and _same(got["out_data"], 0.0))
+                    and (show(got.get("out_data")),)
+                ),
+                "{base}: out.data: expected 0, received {0}: 0^{n} = 0",
+            ),
+            (_raises_as_due, None),
+            (
+                lambda case, got: got.get("type_name", "Value") != "Value",
+                "{base}: type(out): expected Value, received {got[type_name]}",
+            ),
+            (
+                lambda case, got: (
+                    _raised_in(case, got) == "x ** n" and case.expected.raised_in != "x ** n"
+                ),
+                "{base}: x ** n raised {got[error]} ({got[message]}), but 0^{n} = 0 is a number "
+                "(Python's 0.0 ** {n} is 0.0); only its slope n·0ⁿ⁻¹ is infinite, so the error "
+                "belongs in out._backward(): compute the slope inside _backward (§4)",
+            ),
+            (
+                lambda case, got: _raised_in(case, got) == case.expected.raised_in,
+                "{base}: {got[raised_in]} raised {got[error]} ({got[message]}): {why}, and it "
+                "must raise ZeroDivisionError, as Python's floats do (math.pow: ValueError; §4)",
+            ),
+            (
+                lambda case, got: case.expected.raised_in == "x ** n",
+                "{base} gave out.data = {out} instead of raising ZeroDivisionError: {why}, so "
+                "no number is right. Raise, as Python's 0.0 ** {n} does, so that "
+                "Value(1) / Value(0) raises as 1 / 0 does (PyTorch gives inf; §4)",
+            ),
+            (
+                lambda case, got: True,
+                "{base}: out._backward() gave x.grad = {grad} instead of raising "
+                "ZeroDivisionError: {why}, so no number is right. Let n·xⁿ⁻¹ raise, as "
+                "Python's 0.0 ** {slope} does (PyTorch gives inf; §4): a guard or an except "
+                "that gives a number hides it",
+            ),
+            facts=_power_facts,
+        ),
+    ),
 )
 
 

@@ -14,6 +14,8 @@ from collections.abc import Callable
 from functools import partial
 from typing import Any, Literal, TypedDict
 
+from ...harness.kit import attempt
+
 
 # What crosses the pipe: the payloads the programs return, declared once (the parent's
 # verdicts read these keys; messages name things as the student writes them, e.g.
@@ -26,6 +28,16 @@ class StepResult(TypedDict, total=False):
     out_data: Any
     grads: dict[str, Any]  # x.grad, y.grad after out._backward()
     in_prev: dict[str, bool]  # whether x (y) is one of out._prev, by identity
+
+
+class PowerRaised(TypedDict, total=False):
+    """What ``power`` met at a zero base where a call raised: which call ("x ** n" or
+    "out._backward()"), the error's type and message, and out.data where x ** n returned."""
+
+    raised_in: str
+    error: str
+    message: str
+    out_data: Any
 
 
 class Stopped(TypedDict):
@@ -126,10 +138,28 @@ def binary(
     return _step(sp, apply(x, y), g, x=x, y=y)
 
 
-def power(sp, a: float, n: float, g: float, presets: dict[str, float]) -> StepResult:
+def power(
+    sp, a: float, n: float, g: float, presets: dict[str, float], catch: bool = False
+) -> StepResult | PowerRaised:
+    """x ** n, then one step by hand. With ``catch`` (a zero base, where some n must raise),
+    what x ** n or out._backward() raised comes back for the verdict to judge."""
     x = sp.Value(a)
     x.grad = presets.get("x", 0.0)
-    return _step(sp, x**n, g, x=x)
+    if not catch:
+        return _step(sp, x**n, g, x=x)
+    out = attempt(lambda: x**n)
+    if out["error"]:
+        return {"raised_in": "x ** n", "error": out["error"], "message": out["message"]}
+    step = attempt(lambda: _step(sp, out["value"], g, x=x))
+    if step["error"]:
+        data = getattr(out["value"], "data", None)
+        return {
+            "raised_in": "out._backward()",
+            "error": step["error"],
+            "message": step["message"],
+            "out_data": data,
+        }
+    return step["value"]
 
 
 def unary(sp, op: str, a: float, g: float, presets: dict[str, float]) -> StepResult:

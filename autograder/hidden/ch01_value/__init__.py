@@ -3,11 +3,12 @@
 Same programs, builders and verdicts as the public checks (``checks/ch01_value/``: each
 check here is rows of ``cases.py``'s builders), other cases of the same rules: other points
 and steps for the central difference, zeros, ints and inputs that already hold a gradient
-for the operators, zero bases and a zero exponent for ``**``, saturated tanh and sigmoid,
-relu at its kink, ladders, trees, fans and dense graphs for ``topological_order`` and
-``backward``; and one new program (``programs.mlp``): a small network whose loss runs every
-op of the chapter at once. Expected values come from ``cases.py``'s closed forms, this
-file's plain float network and ``gradcheck``.
+for the operators, zero bases (other n of each kind whose answer differs, §4) and a zero
+exponent for ``**``, saturated tanh and sigmoid, relu at its kink, ladders, trees, fans and
+dense graphs for ``topological_order`` and ``backward``; and one new program
+(``programs.mlp``): a small network whose loss runs every op of the chapter at once.
+Expected values come from ``cases.py``'s closed forms, this file's plain float network and
+``gradcheck``.
 """
 
 from __future__ import annotations
@@ -126,9 +127,17 @@ def _power_cases(rng: np.random.Generator) -> list[Case]:
         ("a negative base, a negative n", round(float(rng.uniform(-3, -0.5)), 3), -2),
         ("a positive base, a fractional n", round(float(rng.uniform(0.5, 4)), 3), -0.5),
         ("a random base, n = 4", round(float(rng.uniform(-2, 2)), 3), 4),
+        # the zero base's other answers (§4): 1 for n = 1, 0 for n = 0 and for a fractional
+        # n > 1; an error for 0 < n < 1 (an infinite slope) and for n < 0 (0ⁿ = 1/0)
+        ("a zero base, n = 1", 0.0, 1),
+        ("a zero base, n = 0", 0.0, 0),
+        ("a zero base, a fractional n above 1", 0.0, round(float(rng.uniform(1.1, 3.9)), 3)),
+        ("a zero base, n between 0 and 1", 0.0, round(float(rng.uniform(0.1, 0.9)), 3)),
+        ("a zero base, a negative n", 0.0, round(float(rng.uniform(-3, -0.1)), 3)),
     ]:
         g = round(float(rng.uniform(0.5, 2)), 3)
-        presets = {"x": round(float(rng.uniform(-1, 1)), 3)} if len(out) in (1, 4) else {}
+        held = len(out) in (1, 4, 7, 8)
+        presets = {"x": round(float(rng.uniform(-1, 1)), 3)} if held else {}
         label = f"x ** n with {kind}{'; x already holds a gradient' if presets else ''}"
         out.append(power_case(f"{label}; out.grad = g; out._backward()", a, n, g, presets))
     return out
