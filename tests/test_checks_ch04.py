@@ -136,3 +136,22 @@ def test_the_expected_jvps_and_hessians_are_pytorchs() -> None:
         else:
             result = torch.autograd.functional.hessian(f, x)
         assert same(arrays(result), case.expected.result), case.label
+
+
+def test_a_hessian_as_j_i_is_named_by_its_values_where_the_shapes_agree() -> None:
+    """With x and y of one size the blocks' shapes cannot show a Hessian returned as [j][i]
+    (the hidden row): the cross term is not symmetric, so its values do, and the verdict
+    names the block whose values it holds."""
+    import numpy as np
+
+    from autograder.checks.ch04_backward import cases, functional_verdict
+
+    case = cases.functional_case(np.random.default_rng(3), "hessian", "cross", 3, m=3)
+    want = case.expected.result
+    assert not np.allclose(want[0][1], want[1][0])
+    record = {"type_name": "tuple", "attached": [], "detached": []}
+    assert functional_verdict(case, {**record, "result": want}) is None
+    swapped = [[want[j][i] for j in range(2)] for i in range(2)]
+    problem = functional_verdict(case, {**record, "result": swapped})
+    assert problem is not None and "∂²f/∂x∂y holds the values of [1][0]" in problem, problem
+    assert "the blocks are transposed" in problem, problem
