@@ -37,8 +37,13 @@ must apply them). Nothing the student wrote computes an expectation.
   nested in itself (state kept on the instance), and an exception must come out of the
   ``with`` (``__exit__`` returns nothing true).
 - 4.6 ``jvp`` and ``hessian`` against closed forms, with a tuple of two inputs (and two
-  outputs for jvp) too; results detached, or differentiable with ``create_graph=True``
+  outputs for jvp) too, also of unequal shapes whose cross terms are not symmetric (each
+  per-input result has a shape of its own: a Hessian's blocks as [j][i], or J u nested by
+  the inputs, is named); results detached, or differentiable with ``create_graph=True``
   (on functions whose result depends on x); they run the engine (4.1, 4.2, 4.4, 4.5).
+
+Every check first names a Tensor compared with == in the chapter's code where the run
+raised at that line (``node in ready``: == on a Tensor is elementwise; ``compared_verdict``).
 """
 
 from __future__ import annotations
