@@ -14,7 +14,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import blame, versions
@@ -56,6 +56,7 @@ class ChapterResult:
     source: str  # what was checked, in words
     confinement: Confinement = NONE
     device: str | None = None  # the device the programs' tensors were on (None: the CPU)
+    seen: list[str] = field(default_factory=list)  # what an instructor should review
 
     @property
     def points(self) -> float:
@@ -142,6 +143,7 @@ def check_chapter(
             judged[id(check)] = judge(check, cases, runs[plan.id], hidden=secret)
             verdicts[check.task].checks.append(judged[id(check)])
         reruns = blame.plan_reruns(list(verdicts.values()), planned, judged, standins)
+        again: dict[str, CheckRun] | None = None
         if reruns:
             plans = blame.programs_of_reruns(reruns) + [p for r in reruns for p in r.plans]
             again = run_checks(tree, target, plans, limits, confinement, device)
@@ -158,7 +160,8 @@ def check_chapter(
                 own[next(i for i, c in enumerate(own) if c is r.original)] = settled
     apply_requirements(list(verdicts.values()))
     tasks = [verdicts[task_id] for task_id in wanted]
-    return ChapterResult(chapter, tasks, seed, limits, source, confinement, device)
+    seen = list(dict.fromkeys(w for r in [*runs.values(), *(again or {}).values()] for w in r.seen))
+    return ChapterResult(chapter, tasks, seed, limits, source, confinement, device, seen)
 
 
 class DeviceSetupError(RuntimeError):

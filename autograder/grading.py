@@ -105,6 +105,7 @@ class Graded:
     tasks: list[TaskGrade] = field(default_factory=list)
     feedback: str = ""
     confinement: str = ""
+    review: str = ""  # what the grader saw the code do that an instructor should look at
 
     @property
     def points(self) -> float:
@@ -283,6 +284,8 @@ def composite(
 
 # -- one submission ------------------------------------------------------------------------
 
+REVIEW = "Flagged for your instructor's review"
+
 
 def _header(name: str, options: Options, confinement: str) -> list[str]:
     ch = chapter(options.chapter)
@@ -360,9 +363,12 @@ def _graded(
     lines = _header(name, options, conf)
     if notes:
         lines += ["About your submission:", *(f"  - {n}" for n in notes), ""]
+    review = "; ".join(result.seen)
+    if review:
+        lines += [f"{REVIEW}: the grader saw your code {review}.", ""]
     lines += [report.chapter_report(result), ""]
     status = Status.IMPORT_ERROR if broken else Status.GRADED
-    return Graded(name, status, "; ".join(notes), tasks, "\n".join(lines), conf)
+    return Graded(name, status, "; ".join(notes), tasks, "\n".join(lines), conf, review)
 
 
 # -- a batch -------------------------------------------------------------------------------

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .course import Chapter
-from .grading import Graded, Options, seed_text, suite_version, version_notes
+from .grading import REVIEW, Graded, Options, seed_text, suite_version, version_notes
 from .status import Status
 
 
@@ -51,6 +51,8 @@ def results_json(graded: Graded, options: Options) -> dict:
         facts = f"Not graded: {graded.reason}\n\n{facts}"
     elif graded.reason:
         facts = f"About your submission: {graded.reason}\n\n{facts}"
+    if graded.review:
+        facts = f"{REVIEW}: the grader saw your code {graded.review}.\n\n{facts}"
     return {
         "score": graded.points,
         "max_score": graded.max_points,
@@ -77,7 +79,7 @@ RUN_COLUMNS = ["check suite", "seed", "cpu per check", "confinement", "course ve
 
 def csv_columns(ch: Chapter) -> list[str]:
     tasks = [f"task {t.id}" for t in ch.tasks]
-    return ["submission", *tasks, "total", "max", "status", "reason", *RUN_COLUMNS]
+    return ["submission", *tasks, "total", "max", "status", "reason", "review", *RUN_COLUMNS]
 
 
 def csv_row(graded: Graded, options: Options) -> dict[str, str]:
@@ -90,6 +92,7 @@ def csv_row(graded: Graded, options: Options) -> dict[str, str]:
         max=str(graded.max_points),
         status=graded.status,
         reason=graded.reason,
+        review=graded.review,
     )
     row.update(
         zip(
@@ -169,6 +172,11 @@ def summary_text(
     for r in rows:
         statuses[r["status"]] = statuses.get(r["status"], 0) + 1
     lines += ["", "status: " + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items()))]
+    flagged = [r for r in rows if r.get("review")]
+    if flagged:
+        head = f"flagged for review ({len(flagged)}): read their code before the grade stands"
+        lines += ["", head]
+        lines += [f"  {r['submission']}: {r['review']}" for r in flagged]
     return "\n".join(lines) + "\n"
 
 

@@ -92,6 +92,7 @@ class CheckRun:
     detail: str = ""
     error: wire.Raised | None = None
     printed: str = ""  # what the code under test printed during the check
+    seen: list[str] = field(default_factory=list)  # for the instructor: ``wire.Seen``
 
 
 # -- the composite tree ------------------------------------------------------------------
@@ -378,6 +379,7 @@ class _Record:
 
     runs: dict[str, CheckRun] = field(default_factory=dict)
     forged: bool = False
+    seen: list[wire.Seen] = field(default_factory=list)
 
 
 def run_checks(
@@ -403,6 +405,10 @@ def run_checks(
         if device:
             plan["device"] = device
         _run_one_child(tree, plan, remaining, record, limits, confinement)
+    for seen in record.seen:  # on the check it was seen in (while importing: the first)
+        run = record.runs.get(seen.id or "") or record.runs[checks[0].id]
+        if seen.what not in run.seen:
+            run.seen.append(seen.what)
     return record.runs
 
 
@@ -467,9 +473,10 @@ def _run_one_child(
     child, budget = _Child(remaining), _Budget(proc.pid, limits)
     try:
         while isinstance(event := _next(reader, budget), wire.Event):
-            if isinstance(event, wire.Tampered):
-                _tampered(event.what, child, remaining, record)
-            elif problem := child.unexpected(event):
+            if isinstance(event, wire.Seen):
+                record.seen.append(event)
+                continue
+            if problem := child.unexpected(event):
                 _forged(problem, child, remaining, record)
             elif isinstance(event, wire.ImportFailed):
                 run = CheckRun(Status.IMPORT_ERROR, error=dict(event.error))
@@ -599,20 +606,3 @@ def _forged(
     else:
         child.current = child.last
         _fail(CheckRun(Status.FORGED, detail=detail), child, remaining, record)
-
-
-def _tampered(what: str, child: _Child, remaining: Sequence[PlannedCheck], record: _Record) -> None:
-    """The child found parts of the grader replaced (``harness/child.py``) and stopped."""
-    what = what or "part of it"
-    if not child.ready:
-        detail = (
-            f"your code changed the grader's own code while it was imported ({what}), "
-            "so no check could be trusted"
-        )
-        _fail(CheckRun(Status.IMPORT_ERROR, detail=detail), child, remaining, record)
-    else:
-        detail = (
-            f"your code changed the grader's own code during this check ({what}); the "
-            "results of the check were discarded"
-        )
-        _fail(CheckRun(Status.CRASHED, detail=detail), child, remaining, record)

@@ -433,17 +433,44 @@ def test_a_later_chapters_stub_is_this_tasks_failure(stub: str, status: str) -> 
 
 def test_the_watch_sees_a_module_replaced_in_sys_modules() -> None:
     """Code under test that puts a module of its own where the grader's stood (a stand-ins
-    module a rerun imports by name, say) is named as tampering."""
+    module a rerun imports by name, say) is named, and the grader's is put back."""
     import types
 
     from autograder.harness import child, kit
 
     watch = child._Watch([kit])
-    assert watch.changed() == ""
+    assert watch.changed() == [] and watch.restore() == ""
     fake = types.ModuleType(kit.__name__)
     sys.modules[kit.__name__] = fake
     try:
-        assert f"sys.modules[{kit.__name__!r}]" in watch.changed()
+        assert f"sys.modules[{kit.__name__!r}]" in watch.restore()
+        assert sys.modules[kit.__name__] is kit
     finally:
         sys.modules[kit.__name__] = kit
-    assert watch.changed() == ""
+    assert watch.changed() == []
+
+
+def test_the_watch_puts_back_what_a_program_uses_and_ignores_what_it_does_not() -> None:
+    """A replaced function, a function whose code was swapped, a class entry and a NumPy
+    function the kit calls are named and put back; NumPy's ``frombuffer`` (which only the
+    plan's decoding uses) may be wrapped freely."""
+    import numpy as np
+
+    from autograder.harness import child, kit
+
+    watch = child._Watch([kit])
+    host, asarray, frombuffer = kit.host, np.asarray, np.frombuffer
+    code = kit.attempt.__code__
+    try:
+        kit.host = lambda *a, **k: "forged"
+        kit.attempt.__code__ = (lambda *a, **k: None).__code__
+        np.asarray = lambda *a, **k: asarray(*a, **k)
+        np.frombuffer = lambda *a, **k: frombuffer(*a, **k)
+        said = watch.restore()
+        assert "autograder.harness.kit.host" in said and "attempt" in said, said
+        assert "numpy.asarray" in said and "frombuffer" not in said, said
+        assert kit.host is host and np.asarray is asarray and kit.attempt.__code__ is code
+        assert watch.changed() == []
+    finally:
+        kit.host, np.asarray, np.frombuffer = host, asarray, frombuffer
+        kit.attempt.__code__ = code

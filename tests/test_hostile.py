@@ -343,7 +343,8 @@ LIKE_HONEST_BUG = {
     "print_fake": ["printed:", '"score": 100'],
     "forge_channel": ["discarded"],
     "patch_numpy": ["expected"],
-    "patch_wire_op": ["changed the grader"],
+    "patch_wire_op": ["expected"],
+    "patch_child_import": ["expected"],
     "eq_always_true": ["expected"],
 }
 
@@ -352,8 +353,18 @@ AT_IMPORT = {
     "hang_import": ["does not import", "importing your code stopped after"],
     "exit_import": ["does not import", "SystemExit"],
     "os_exit_import": ["does not import", "exited with code 0"],
-    "patch_child_import": ["does not import", "changed the grader"],
-    "patch_depth_import": ["does not import", "changed the grader"],
+}
+
+# graded as they deserve, and flagged for the instructor with what the grader saw (the CSV's
+# review column, the summary, the feedback); every other submission of the batch is not
+FLAGGED = {
+    "patch_wire_op": ["replaced a grader function (autograder.harness.wire.dumps)"],
+    "patch_child_import": ["replaced a grader function (autograder.harness.child._run_case)"],
+    "patch_depth_import": [
+        "replaced a grader function (autograder.checks.ch01_value.programs.deepest_call)"
+    ],
+    "forge_channel": ["read the grader's frames (sys._getframe)"],
+    "patch_numpy": ["searched the grader's objects (gc.get_referents)"],
 }
 
 
@@ -527,6 +538,7 @@ def build_batch(root: Path, out: Path) -> list[Path]:
         sources.append(_reference_copy(subs, name, edits))
     depth = _reference_copy(subs, "patch_depth_import", [at_import(PATCH_DEPTH)])
     replace_region(depth / "chapters/ch01_value/graph.py", "1.7", RECURSIVE_TOPO)
+    replace_region(depth / "chapters/ch01_value/graph.py", "1.7", RECURSIVE_TOPO)
     untraced = _reference_copy(subs, "untraced_recursion", [at_import(RAISED_LIMIT)])
     replace_region(untraced / "chapters/ch01_value/graph.py", "1.7", UNTRACED_RECURSION)
     sources += [depth, untraced]
@@ -680,7 +692,27 @@ def test_a_link_to_the_reference_is_skipped(batch: Batch, name: str) -> None:
 
 
 def test_patching_the_depth_measurement_does_not_pass_a_recursive_walk(batch: Batch) -> None:
-    assert batch.graded["patch_depth_import"].points == 0
+    """The measurement replaced at import is put back before the first check: the recursive
+    walk fails 1.7 as it would unpatched, and the patch is flagged."""
+    points, feedback = batch.points("patch_depth_import"), batch.feedback("patch_depth_import")
+    assert points["1.7"] == 0 and points["1.1"] == 10, feedback
+    assert "recurs" in feedback
+
+
+@pytest.mark.parametrize("name", sorted(FLAGGED))
+def test_what_the_grader_saw_is_flagged_for_review(batch: Batch, name: str) -> None:
+    review, feedback = batch.rows[name]["review"], batch.feedback(name)
+    for words in FLAGGED[name]:
+        assert words in review and words in feedback, (words, review)
+    assert "Flagged for your instructor's review" in feedback
+    summary = (batch.out / "summary.txt").read_text()
+    assert f"  {name}: {review}" in summary and "flagged for review" in summary
+
+
+def test_nothing_else_is_flagged(batch: Batch) -> None:
+    """Honest code, and hostile code that needed no grader internals, carries no flag."""
+    quiet = {name: row["review"] for name, row in batch.rows.items() if name not in FLAGGED}
+    assert quiet and all(review == "" for review in quiet.values()), quiet
 
 
 def test_switching_the_tracer_off_does_not_pass_a_recursive_walk(batch: Batch) -> None:

@@ -206,7 +206,8 @@ def test_each_message_reads_back_as_its_record_and_nothing_else_does() -> None:
         wire.Begin("2:1.3/Value * Value"),
         wire.End("2:1.3/Value * Value", "hi", [{"value": 6.0}, {"raised": {"type": "E"}}]),
         wire.Done(),
-        wire.Tampered("wire.dumps", "2:1.3/Value * Value"),
+        wire.Seen("read the grader's frames (sys._getframe)", "2:1.3/Value * Value"),
+        wire.Seen("replaced a grader function (numpy.asarray)"),
     ]
     for event in events:
         assert wire.decode(wire.encode(event)) == event

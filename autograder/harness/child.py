@@ -9,8 +9,18 @@ The plan names each check's program as ``module:function``; the child imports th
 modules (check programs only: case lists, expected values and verdicts never reach it).
 Messages (the records of ``wire``): ``Ready`` (imports done) or ``ImportFailed``; then
 ``Begin``/``End`` around each check, ``End`` carrying one ``Outcome`` per case and what the
-code printed; ``Done``. When the code under test has replaced part of the grader
-(``_Watch``), after its import or a check: ``Tampered``, naming what, and the process exits.
+code printed; ``Done``. ``Seen``, at any point, names something the code under test did that
+an instructor should review; the run goes on.
+
+The code under test runs in this process, so it could replace what sits between a program's
+result and the parent. Everything on that path — encoding (``wire.private_dumps``), running a
+case, writing to the channel, leaving — is a reference this process took before it imported
+that code, so replacing module attributes afterwards changes nothing it sends. What it can
+still change is what a program measures, through the functions programs call: those are
+watched (``_Watch``), and a replaced one is reported (``Seen``), not punished, since the
+verdicts rest on values the parent compares itself. Reading the grader's frames or searching
+its objects is reported too (``_audit``: CPython's audit hooks, for the events the code under
+test raises itself; hooks are no sandbox, and docs/instructors.md says what they miss).
 """
 
 from __future__ import annotations
@@ -18,8 +28,6 @@ from __future__ import annotations
 import builtins
 import importlib
 import io
-import json
-import json.encoder
 import os
 import re
 import sys
@@ -83,13 +91,13 @@ def _frames(exc: BaseException, chapters: Path, limit: int = 20) -> list[wire.Fr
     return frames
 
 
-def _run_case(program: Any, sp: ModuleType, inputs: dict, tree: Path) -> str:
-    """One case, as the JSON text of its ``wire.Outcome``."""
+def _run_case(program: Any, sp: ModuleType, inputs: dict, tree: Path, dumps: Any) -> str:
+    """One case, as the JSON text of its ``wire.Outcome`` (``dumps``: the child's own)."""
     try:
         data = program(sp, **inputs)
-        return '{"value":' + wire.dumps(data) + "}"
+        return '{"value":' + dumps(data) + "}"
     except BaseException as exc:  # SystemExit and KeyboardInterrupt cost one case, too
-        return wire.dumps(wire.Outcome(raised=_describe(exc, tree)))
+        return dumps(wire.Outcome(raised=_describe(exc, tree)))
 
 
 class _Printed(io.StringIO):
@@ -137,28 +145,31 @@ def _state(value: Any, deep: bool) -> tuple:
 
 
 class _Watch:
-    """The grader's code in this process as it was before the code under test ran: every
-    name of the harness's and the check programs' modules and of ``json`` (functions with
-    their code, the modules' own classes and dicts with their entries), and what that code
-    calls by name in the modules it uses (``sys.settrace``, ``np.asarray``, builtins, …).
-    ``changed()`` names what was replaced since: monkey-patching that would let code under
-    test change what a program measures or what this process sends. (Patching what the
-    grader does not use, NumPy's comparisons say, changes nothing and is not looked at.)
-    The code under test runs in this process, so a determined attack can hide from this
-    watch; plain patching cannot."""
+    """What the check programs run, as it was before the code under test ran: every name of
+    the programs' modules and of the kit they use (``own``: functions with their code, the
+    modules' own classes and dicts with their entries), and what that code calls by name in
+    the modules it uses (``sys.settrace``, ``np.asarray``, builtins, …); and every name of the
+    grader's other modules in this process (``grader``: the child, the wire). ``restore()``
+    puts back what was replaced since and names it: patching that could change what a
+    program measures is undone before the next case runs, and reported. (What the programs
+    do not call — ``np.frombuffer``, which only read the plan, or NumPy's comparisons — is
+    not looked at: patching it changes nothing.) The code under test runs in this process,
+    so a determined attack can hide from this watch; plain patching cannot."""
 
-    def __init__(self, own: list[ModuleType]) -> None:
+    def __init__(self, own: list[ModuleType], grader: list[ModuleType] = ()) -> None:
         used: dict[int, ModuleType] = {id(builtins): builtins}
         called = {"__import__", "__build_class__"}
         self.entries: list[tuple[ModuleType, str, Any, bool, tuple]] = []
-        self.modules = {module.__name__: module for module in own}  # as sys.modules has them
-        for module in own:
+        self.modules = {m.__name__: m for m in [*own, *grader]}  # as sys.modules has them
+        for module in [*own, *grader]:
             for name, value in vars(module).items():
                 deep = not name.startswith("__") and (
                     isinstance(value, dict)
                     or (isinstance(value, type) and value.__module__ == module.__name__)
                 )
                 self.entries.append((module, name, value, deep, _state(value, deep)))
+                if module not in own:
+                    continue
                 if isinstance(value, ModuleType) and all(value is not m for m in own):
                     used[id(value)] = value
                 called |= _names(value) if deep or isinstance(value, FunctionType) else set()
@@ -167,9 +178,22 @@ class _Watch:
                 value = vars(module)[name]
                 if callable(value):
                     self.entries.append((module, name, value, False, _state(value, False)))
+        # every class's and dict's entries, and every function's parts, as they are now
+        self.tables = {
+            id(v): dict(vars(v)) if isinstance(v, type) else dict(v)
+            for _, _, v, deep, _ in self.entries
+            if deep and isinstance(v, (type, dict))
+        }
+        functions = [v for _, _, v, _, _ in self.entries] + [
+            f for table in self.tables.values() for f in table.values()
+        ]
+        self.functions = [
+            (f, f.__code__, f.__defaults__, f.__kwdefaults__)
+            for f in {id(f): f for f in functions if isinstance(f, FunctionType)}.values()
+        ]
 
-    def changed(self) -> str:
-        """The names replaced since the snapshot (the first few), or ""."""
+    def changed(self) -> list[str]:
+        """The names replaced since the snapshot."""
         missing = object()
         names = [
             f"sys.modules[{n!r}]" for n, m in self.modules.items() if sys.modules.get(n) is not m
@@ -178,8 +202,40 @@ class _Watch:
             now = getattr(module, name, missing)
             if now is not value or not _same(_state(now, deep), state):
                 names.append(f"{module.__name__}.{name}")
+        return names
+
+    def restore(self) -> str:
+        """Put back everything replaced since the snapshot; what it was (the first few), or
+        ""."""
+        names = self.changed()
+        if not names:
+            return ""
+        for name, module in self.modules.items():
+            sys.modules[name] = module
+        for module, name, value, deep, _ in self.entries:
+            try:
+                if getattr(module, name, None) is not value:
+                    setattr(module, name, value)
+                if deep and isinstance(value, (type, dict)):
+                    _put_back(value, self.tables[id(value)])
+            except (AttributeError, TypeError, ValueError):  # an immutable type: unchanged
+                continue
+        for function, code, defaults, kwdefaults in self.functions:
+            function.__code__, function.__defaults__ = code, defaults
+            function.__kwdefaults__ = kwdefaults
         more = f" and {len(names) - 5} more" if len(names) > 5 else ""
         return ", ".join(names[:5]) + more
+
+
+def _put_back(table: Any, original: dict) -> None:
+    """A class's or a dict's entries as they were."""
+    is_class = isinstance(table, type)
+    now = dict(vars(table)) if is_class else table
+    for key in [k for k in now if k not in original]:
+        delattr(table, key) if is_class else table.pop(key)
+    for key, item in original.items():
+        if now.get(key) is not item:
+            setattr(table, key, item) if is_class else table.__setitem__(key, item)
 
 
 def _names(value: Any) -> set[str]:
@@ -221,57 +277,128 @@ def _use_device(name: str) -> None:
         raise RuntimeError(f"Tensor.cpu() of a tensor on {name} gave {wire.safe_repr(back)}")
 
 
+# What the code under test may not do unseen, by the audit event it raises (its own code
+# raising it: the libraries it calls — logging, traceback, inspect, NumPy's import — raise
+# hundreds of these honestly).
+_AUDITED = {
+    "sys._getframe": "read the grader's frames (sys._getframe)",
+    "sys._current_frames": "read the grader's frames (sys._current_frames)",
+    "object.__getattr__": "read the grader's frames",  # f_code, tb_frame, gi_frame, …
+    "gc.get_objects": "searched the grader's objects (gc.get_objects)",
+    "gc.get_referrers": "searched the grader's objects (gc.get_referrers)",
+    "gc.get_referents": "searched the grader's objects (gc.get_referents)",
+    "ctypes.dlopen": "used ctypes",
+    "ctypes.dlsym": "used ctypes",
+    "ctypes.cdata": "used ctypes",
+    "ctypes.addressof": "used ctypes",
+    "ctypes.string_at": "used ctypes",
+    "sys.addaudithook": "added an audit hook",
+    "sys.setprofile": "set a profiler",
+    "object.__setattr__": "changed a function's code",  # __code__, __defaults__, …
+}
+_FRAME_NAMES = {"f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code"}
+
+
+def _audit(report: Any, chapters: tuple[str, ...]) -> None:
+    """Report (``report(words)``) the audited events of ``_AUDITED`` that the code under
+    test raises itself: the frame that raised the event runs a file under ``chapters`` (a
+    folder, as given and resolved).
+    Installed before that code is imported; CPython never removes an audit hook."""
+    getframe, busy = sys._getframe, [False]
+    watched, frame_names = dict(_AUDITED), frozenset(_FRAME_NAMES)
+    code_names = frozenset({"__code__", "__defaults__", "__kwdefaults__", "__globals__"})
+
+    def hook(event: str, args: tuple) -> None:
+        words = watched.get(event)
+        if words is None or busy[0]:
+            return
+        if event == "object.__getattr__" and (len(args) < 2 or args[1] not in frame_names):
+            return
+        if event == "object.__setattr__" and (len(args) < 2 or args[1] not in code_names):
+            return
+        busy[0] = True  # what this hook does raises events of its own
+        try:
+            if getframe(1).f_code.co_filename.startswith(chapters):
+                report(words)
+        finally:
+            busy[0] = False
+
+    sys.addaudithook(hook)
+
+
+def _own_modules(programs: dict[str, Any]) -> list[ModuleType]:
+    """The modules whose code measures the code under test: the programs' and the harness
+    modules they use (the kit), as loaded now."""
+    own = {id(m): m for m in (sys.modules[ref.partition(":")[0]] for ref in programs)}
+    for name in ("kit", "gradcheck", "standin"):
+        module = sys.modules.get(f"{__package__}.{name}")
+        if module is not None:
+            own[id(module)] = module
+    return list(own.values())
+
+
 def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     _confine(rlimits)
     root = Path(tree).resolve()
-    channel = os.fdopen(os.dup(1), "w", encoding="utf-8")  # private: prints cannot reach it
+    channel = os.dup(1)  # private: prints cannot reach it
     os.dup2(2, 1)
-    write, leave = os.write, os._exit  # as they are before any code under test runs
-    tampered_event = wire.Tampered.name
+    # everything between a result and the parent, as it is before any code under test runs
+    write, leave, dumps, run_case = os.write, os._exit, wire.private_dumps(), _run_case
+    encode_text, flush_out = str.encode, sys.stdout.flush
+    READY, BEGIN, END, DONE = wire.Ready.name, wire.Begin.name, wire.End.name, wire.Done.name
+    SEEN, FAILED = wire.Seen.name, wire.ImportFailed.name
+    seen: set[str] = set()
+    current: list[str | None] = [None]  # the check running, for ``Seen``
 
-    def send(message: wire.Event | str) -> None:
-        channel.write((message if isinstance(message, str) else wire.encode(message)) + "\n")
-        channel.flush()
+    def send(record: dict) -> None:
+        line = encode_text(dumps(record) + "\n", "utf-8")
+        while line:
+            line = line[write(channel, line) :]
 
-    def tampered(what: str, check: str | None) -> None:
-        """Tell the parent what the code under test replaced (names of identifiers only, so
-        no encoder is needed), and stop: nothing this process sends can be trusted now."""
-        where = "null" if check is None else '"' + check.replace('"', "") + '"'
-        line = f'{{"event":"{tampered_event}","what":"{what}","id":{where}}}\n'
-        try:
-            channel.flush()
-        finally:
-            write(channel.fileno(), line.encode("ascii", "replace"))
-            leave(3)
+    def send_text(text: str) -> None:
+        line = encode_text(text + "\n", "utf-8")
+        while line:
+            line = line[write(channel, line) :]
+
+    def report(what: str) -> None:
+        if what not in seen:
+            seen.add(what)
+            send({"event": SEEN, "what": what, "id": current[0]})
 
     plan: wire.Plan = wire.loads(sys.stdin.read())
     try:
         programs = {ref: _program(ref) for ref in {c["program"] for c in plan["checks"]}}
-        own = [sys.modules[__name__], wire, sys.modules[__package__], json, json.encoder]
-        own += [sys.modules[ref.partition(":")[0]] for ref in programs]
-        watch = _Watch(list({id(m): m for m in own}.values()))
+        grader = [sys.modules[__name__], wire, sys.modules[__package__]]
+        restore = _Watch(_own_modules(programs), grader).restore
+        _audit(report, (f"{Path(tree) / 'chapters'}/", f"{root / 'chapters'}/"))
         sp = importlib.import_module(plan["target"])
     except BaseException as exc:
-        send(wire.ImportFailed(_describe(exc, root)))
+        send({"event": FAILED, "error": _describe(exc, root)})
         return
     if device := plan.get("device"):
         try:
             _use_device(device)
         except BaseException as exc:  # the parent says so in one sentence (``checking``)
-            send(wire.ImportFailed(wire.Raised(**_describe(exc, root), device=device)))
+            error = wire.Raised(**_describe(exc, root), device=device)
+            send({"event": FAILED, "error": error})
             return
-    if what := watch.changed():
-        tampered(what, None)
-    send(wire.Ready())
+    if what := restore():
+        report(f"replaced a grader function ({what})")
+    send({"event": READY})
     for item in plan["checks"]:
         program = programs[item["program"]]
-        send(wire.Begin(item["id"]))
+        current[0] = str(item["id"])
+        send({"event": BEGIN, "id": current[0]})
         sys.stdout = printed = _Printed()
-        results = [_run_case(program, sp, inputs, root) for inputs in item["cases"]]
+        results = []
+        for inputs in item["cases"]:
+            results.append(run_case(program, sp, inputs, root, dumps))
+            if what := restore():  # undone before the next case, and reported
+                report(f"replaced a grader function ({what})")
         sys.stdout = sys.stderr
-        if what := watch.changed():
-            tampered(what, str(item["id"]))
-        empty = wire.encode(wire.End(item["id"], printed=printed.getvalue()))
-        send(empty.removesuffix("[]}") + "[" + ",".join(results) + "]}")  # each case's text
-    send(wire.Done())
-    channel.close()
+        empty = dumps({"event": END, "id": current[0], "printed": printed.getvalue()})
+        send_text(empty.removesuffix("}") + ',"results":[' + ",".join(results) + "]}")
+        current[0] = None
+    send({"event": DONE})
+    flush_out()
+    leave(0)

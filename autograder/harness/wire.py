@@ -2,7 +2,8 @@
 
 One JSON object per line. The parent sends a ``Plan``; the messages back are the records
 below, each named once: ``Ready`` (or ``ImportFailed``), then ``Begin`` and ``End`` around
-each check, then ``Done``; ``Tampered`` when the child found part of the grader replaced.
+each check, then ``Done``; ``Seen``, anywhere, when the child saw the code under test do
+something an instructor should review (read the grader's frames, replace a grader function).
 An ``End`` carries one ``Outcome`` per case: the program's data, or how it raised
 (``Raised``). ``decode`` reads a line back into its record and refuses anything else.
 
@@ -96,6 +97,51 @@ def dumps(data: Any) -> str:
     """Data → one line of JSON (tuples become lists; Python floats, ints and strings pass
     through; arrays, NumPy scalars and other objects become tagged objects)."""
     return json.dumps(data, allow_nan=True, separators=(",", ":"), default=_default)
+
+
+def private_dumps() -> Any:
+    """``dumps`` made only of references taken now: the C encoder and every function and
+    type the conversion of arrays and other objects calls, held in a closure. The child builds
+    it before it imports the code under test, so replacing ``wire.dumps``, ``json``,
+    ``base64`` or NumPy's functions afterwards changes nothing it writes. (Its output is
+    ``dumps``'s, byte for byte.)"""
+    from json import encoder as json_encoder
+
+    make, ascii_text = json_encoder.c_make_encoder, json_encoder.encode_basestring_ascii
+    ndarray, generic, asarray = np.ndarray, np.generic, np.asarray
+    contiguous, b64 = np.ascontiguousarray, base64.b64encode
+    isinstance_, type_, list_, repr_, len_ = isinstance, type, list, repr, len
+    base_exception, value_error, kinds, limit = BaseException, ValueError, ARRAY_KINDS, REPR_LIMIT
+
+    def npy(array: Any) -> dict:
+        if array.dtype.kind not in kinds:
+            raise value_error(f"an array of dtype {array.dtype} cannot be sent")
+        data = b64(contiguous(array).tobytes()).decode("ascii")
+        return {"dtype": array.dtype.str, "shape": list_(array.shape), "data": data}
+
+    def shown(obj: object) -> str:
+        try:
+            text = repr_(obj)
+        except base_exception as exc:
+            text = f"<{type_(obj).__name__} whose repr raised {type_(exc).__name__}>"
+        return text if len_(text) <= limit else text[: limit - 3] + "..."
+
+    def default(obj: Any) -> Any:
+        if isinstance_(obj, ndarray) and obj.dtype.kind in kinds:
+            return {"__ndarray__": npy(obj)}
+        if isinstance_(obj, generic) and obj.dtype.kind in kinds:
+            return {"__npscalar__": npy(asarray(obj))}
+        return {"__object__": type_(obj).__name__, "repr": shown(obj)}
+
+    if make is None:  # no C accelerator (not CPython): the module's encoder, as it is now
+        encoder = json.JSONEncoder(allow_nan=True, separators=(",", ":"), default=default)
+        return encoder.encode
+    iterencode, join = make(None, default, ascii_text, None, ":", ",", False, False, True), "".join
+
+    def dumps(data: Any) -> str:
+        return join(iterencode(data, 0))
+
+    return dumps
 
 
 def loads(line: str | bytes) -> Any:
@@ -195,17 +241,18 @@ class Done:
 
 
 @dataclass(frozen=True)
-class Tampered:
-    """The child found ``what`` of the grader replaced (during check ``id``, or while the
-    code under test was imported when None) and stopped."""
+class Seen:
+    """The child saw the code under test do ``what`` (during check ``id``, or while it was
+    imported when None), something an instructor should review: it may come at any point,
+    and the run goes on."""
 
     what: str
     id: str | None = None
-    name: ClassVar[str] = "tampered"
+    name: ClassVar[str] = "seen"
 
 
-Event = Ready | ImportFailed | Begin | End | Done | Tampered
-_EVENTS: dict[str, type] = {e.name: e for e in (Ready, ImportFailed, Begin, End, Done, Tampered)}
+Event = Ready | ImportFailed | Begin | End | Done | Seen
+_EVENTS: dict[str, type] = {e.name: e for e in (Ready, ImportFailed, Begin, End, Done, Seen)}
 
 
 def encode(event: Event) -> str:
@@ -231,8 +278,12 @@ def decode(line: str | bytes) -> Event:
         fields["id"] = str(fields.get("id"))
     if kind is ImportFailed and not isinstance(fields.get("error"), dict):
         raise ValueError("an 'import_error' without its error")
-    if kind is Tampered:
-        fields = {"what": str(fields.get("what", ""))[:300], "id": fields.get("id")}
+    if kind is Seen:
+        check = fields.get("id")
+        fields = {
+            "what": str(fields.get("what", ""))[:300],
+            "id": None if check is None else str(check),
+        }
     try:
         return kind(**fields)
     except TypeError as exc:  # a field the record does not have
