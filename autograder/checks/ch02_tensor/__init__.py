@@ -447,7 +447,7 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
 
 CHECKS = [
     *[
-        Check(op.task, TITLES.get(op.name, op.expr), op_cases(op), programs.op, verdict)
+        Check(op.task, TITLES.get(op.name, op.expr), op_cases(op, sweep=True), programs.op, verdict)
         for op in CATALOG
     ],
     *[  # one per op: a failing one names its op, and the others are not listed as failing

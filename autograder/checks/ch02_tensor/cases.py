@@ -258,11 +258,12 @@ def float32_sweep(op: Op) -> list[tuple[Any, list[Layout], bool, Any]]:
     return sweep
 
 
-def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
+def op_cases(op: Op, sweep: bool = False) -> Callable[[np.random.Generator], list[Case]]:
     """The public op check's cases: every catalog variant, the number cases, the cases on
     given data (zeros, saturated entries), the exact cases (kinks, ties, 0 ** 0), the
-    local-only (broadcast) layouts, then the float32 sweep (``float32_sweep``, and each
-    number case again in float32), then the extra (error) cases."""
+    local-only (broadcast) layouts, then in float32 with ``sweep`` (chapter 2's ops) the
+    float32 sweep (``float32_sweep``) and each number case, else one variant
+    (``Op.float32_variant``: chapter 3's ops), then the extra (error) cases."""
 
     def cases(rng: np.random.Generator) -> list[Case]:
         out = [
@@ -278,6 +279,11 @@ def op_cases(op: Op) -> Callable[[np.random.Generator], list[Case]]:
             out.append(op_case(op, rng, opts, plain, data=data, exact_grad=grad, label=label))
         for layouts in op.local_only:
             out.append(op_case(op, rng, {}, layouts, local_only=True))
+        if not sweep:
+            one = op.variants[min(op.float32_variant, len(op.variants) - 1)]
+            opts, layouts = variant_options(one, rng), variant_layouts(op, one)
+            out.append(op_case(op, rng, opts, layouts, dtype="float32"))
+            return out + [make() for make in op.extra]
         for options, layouts, local, exact in float32_sweep(op):
             opts = options(rng) if callable(options) else options
             if exact is None:

@@ -83,6 +83,9 @@ class Op:
     # whether each gradient depends on the op's inputs (a non-zero second derivative), so
     # that the local backward must use them in Tensor operations; or a function of options
     second_order: bool | Callable[[dict], bool] = False
+    # the one variant also checked in float32 where a check takes no float32 sweep
+    # (``cases.op_cases``: chapter 3's ops); chapter 2's take the sweep
+    float32_variant: int = 3
     # each output element depends on the one element of each input it lines up with (after
     # broadcasting): one complex step along all of an input's elements gives every partial
     # derivative at once (cases.op_case), instead of one step per element
