@@ -319,7 +319,7 @@ def _index_cases(rng: np.random.Generator) -> list[Case]:
         ix({"array": repeats}, ((8, 3), ROWS)),
         ix([everything, -1], ((3, 4), P), "float32"),
         ix({"array": rng.integers(0, 30, 100).tolist()}, ((30, 4, 2), P)),
-        ix({"array": rng.integers(0, 6, 10).tolist()}, ((6, 3), T), "float32"),
+        ix({"array": rng.integers(0, 6, 10).tolist()}, ((3, 6), T), "float32"),
     ]
 
 
