@@ -11,8 +11,8 @@ rule (zeros and negative bases for ``**``, saturated tanh and sigmoid, kinks and
 the same kind (``cases.with_zeros``, ``saturating``, ``with_kinks``, ``ties``) at the seed.
 Each task has float32 rows too (the public verdict holds every result to its inputs' dtype,
 both ways), the last of them on paths the public float32 sweep reaches from other data: a
-number on the left, a 1-D operand against a batch, a full sum, a three-way tie of a full
-max, repeated indices into a transposed tensor.
+number on the left, relu's kinks, a 1-D operand against a batch, a full sum, a three-way tie
+of a full max, repeated indices into a transposed tensor.
 One check per task; a check may run several ops of its task (each case names its op).
 """
 
@@ -164,11 +164,11 @@ def _activation_cases(rng: np.random.Generator) -> list[Case]:
         data = saturating(rng, shape, big)
         return _on(rng, name, data, "some entries far out (saturated)", **kw)
 
-    def kink(name: str, shape) -> Case:
+    def kink(name: str, shape, **kw) -> Case:
         data = with_kinks(rng, shape)
         derivative = (data > 0) * 1.0 if name == "relu" else np.sign(data)
         what = "some entries exactly 0 (the kink: the gradient there is 0)"
-        return _on(rng, name, data, what, exact_grad=lambda g: g * derivative)
+        return _on(rng, name, data, what, exact_grad=lambda g: g * derivative, **kw)
 
     return [
         far("tanh", (4,), 800.0),
@@ -181,6 +181,7 @@ def _activation_cases(rng: np.random.Generator) -> list[Case]:
         far("tanh", (2, 3), 200.0, dtype="float32"),
         _op_case(rng, "abs", ((4, 3), T), dtype="float32"),
         far("sigmoid", (24, 16), 800.0),
+        kink("relu", (2, 3, 2), dtype="float32"),
     ]
 
 
