@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import queue
+import secrets
 import shutil
 import signal
 import subprocess
@@ -44,6 +45,7 @@ class Limits:
     memory_mb: int = 4096  # data size of a confined child (RLIMIT_DATA)
     open_files: int = 256  # a confined child's file descriptors (RLIMIT_NOFILE)
     file_size_mb: int = 64  # the largest file a confined child may write (RLIMIT_FSIZE)
+    processes: int = 32  # live processes of a child's tree at once (the parent counts them)
 
     @property
     def wall_per_check(self) -> float:
@@ -58,6 +60,7 @@ class Limits:
     def describe_confined(self) -> str:
         return (
             f"{self.describe()}; {self.memory_mb} MiB data, {self.open_files} open files, "
+            f"{self.processes} processes at once, "
             f"{self.file_size_mb} MiB per written file, {self.max_message_bytes // 2**20} MiB "
             "read from the child"
         )
@@ -166,27 +169,28 @@ def _stat(pid: str) -> tuple[int, float] | None:
         return None
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """CPU time of a process and every descendant, reaped or running, where the system tells
-    (Linux): a check cannot hide its work in a forked child or behind a sandbox's init."""
+def tree_usage(pid: int) -> tuple[float, int] | None:
+    """CPU time of a process and every descendant, reaped or running, and how many of them
+    live, where the system tells (Linux): a check cannot hide its work in a forked child or
+    behind a sandbox's init."""
     own = _stat(str(pid))
     if own is None:
         return None
     try:
         names = [n for n in os.listdir("/proc") if n.isdigit()]
     except OSError:
-        return own[1]
+        return own[1], 1
     stats = {int(n): s for n in names if (s := _stat(n)) is not None}
     kids: dict[int, list[int]] = {}
     for child, (parent, _) in stats.items():
         kids.setdefault(parent, []).append(child)
-    total, todo = 0.0, [pid]
+    total, count, todo = 0.0, 0, [pid]
     while todo:
         current = todo.pop()
         if current in stats:
-            total += stats[current][1]
+            total, count = total + stats[current][1], count + 1
             todo += kids.get(current, [])
-    return total
+    return total, count
 
 
 class Closed(Enum):
@@ -207,11 +211,13 @@ class Garbled:
 class _Reader(threading.Thread):
     """Reads the child's channel into ``items``: its messages (``wire.Event``) in order, then
     why the channel ended (``Closed``, or ``Garbled`` at the first line that is not a
-    message), never more than ``cap`` bytes."""
+    message), never more than ``cap`` bytes. Each of the child's lines starts with this run's
+    ``token``, which only the child's main thread holds: a line without it was written by
+    the code under test."""
 
-    def __init__(self, stream: Any, cap: int) -> None:
+    def __init__(self, stream: Any, cap: int, token: bytes = b"") -> None:
         super().__init__(daemon=True)
-        self.stream, self.cap, self.total = stream, cap, 0
+        self.stream, self.cap, self.total, self.token = stream, cap, 0, token
         self.items: queue.Queue[wire.Event | Closed | Garbled] = queue.Queue()
 
     def run(self) -> None:
@@ -227,6 +233,11 @@ class _Reader(threading.Thread):
             buffer += chunk
             *lines, buffer = buffer.split(b"\n")
             for line in lines:
+                if not line.startswith(self.token):
+                    text = f"a line without this run's token: {line[:40]!r}, {len(line)} bytes"
+                    self.items.put(Garbled(text))
+                    return
+                line = line[len(self.token) :]
                 try:
                     self.items.put(wire.decode(line))
                 except Exception as error:  # not JSON, nested too deep, a bad array: garbage
@@ -261,7 +272,7 @@ BOOT = (
 
 
 def _start(
-    tree: Path, plan: wire.Plan, confinement: Confinement, limits: Limits
+    tree: Path, plan: wire.Plan, confinement: Confinement, limits: Limits, token: str
 ) -> subprocess.Popen:
     inside = confinement.tree_path(tree)
     rlimits = None if confinement is NONE else limits.rlimits(len(plan["checks"]))
@@ -278,7 +289,7 @@ def _start(
         **confinement.popen_options(),
     )
     try:
-        proc.stdin.write(wire.dumps(plan).encode())
+        proc.stdin.write(wire.dumps({**plan, "token": token}).encode())
         proc.stdin.close()
     except OSError:
         pass  # it died at once; the loop below reports how
@@ -329,7 +340,7 @@ class _Budget:
 
     def restart(self) -> None:
         self.cpu_start, self.wall_start = _UNREAD, time.monotonic()
-        self.measured = self.wall_start
+        self.measured, self.crashed = self.wall_start, False
 
     def overrun(self) -> str:
         """Why the step is over its budget, or "" while it is within it."""
@@ -337,7 +348,14 @@ class _Budget:
             return ""
         self.measured = time.monotonic()
         wall, limits = self.measured - self.wall_start, self.limits
-        cpu = cpu_seconds(self.pid)
+        usage = tree_usage(self.pid)
+        cpu, processes = usage if usage is not None else (None, 0)
+        if processes > limits.processes:  # the child and its sandbox's init among them
+            self.crashed = True
+            return (
+                f"stopped: your code had {processes} processes running at once (limit: "
+                f"{limits.processes}); every one was ended"
+            )
         if self.cpu_start == _UNREAD:
             self.cpu_start = cpu
         if cpu is not None and self.cpu_start is not None:
@@ -356,9 +374,11 @@ class _Budget:
 
 @dataclass(frozen=True)
 class Overrun:
-    """The step a child is in went over its budget (``detail`` says how far)."""
+    """The step a child is in went over its budget (``detail`` says how far): its CPU time
+    (timed out), or the processes it may run at once (``crashed``)."""
 
     detail: str
+    crashed: bool = False
 
 
 def _next(reader: _Reader, budget: _Budget) -> wire.Event | Closed | Garbled | Overrun:
@@ -369,7 +389,7 @@ def _next(reader: _Reader, budget: _Budget) -> wire.Event | Closed | Garbled | O
             return reader.items.get(timeout=0.02)
         except queue.Empty:
             if detail := budget.overrun():
-                return Overrun(detail)
+                return Overrun(detail, budget.crashed)
 
 
 @dataclass
@@ -466,8 +486,10 @@ def _run_one_child(
 ) -> None:
     """One child over ``remaining``: record each check it finishes, and stop it at the
     first check it cannot finish (recorded as timed out, crashed, flooded or forged)."""
-    proc = _start(tree, plan, confinement, limits)
-    reader, tail = _Reader(proc.stdout, limits.max_message_bytes), _Tail(proc.stderr)
+    token = secrets.token_hex(16)  # a fresh one for each child
+    proc = _start(tree, plan, confinement, limits, token)
+    reader = _Reader(proc.stdout, limits.max_message_bytes, token.encode("ascii"))
+    tail = _Tail(proc.stderr)
     reader.start()
     tail.start()
     child, budget = _Child(remaining), _Budget(proc.pid, limits)
@@ -501,7 +523,7 @@ def _run_one_child(
 def _ended(how: Closed | Overrun, code: int | None, printed: str, limits: Limits) -> CheckRun:
     """What a child's end means for the check it was in."""
     if isinstance(how, Overrun):
-        return CheckRun(Status.TIMED_OUT, detail=how.detail)
+        return CheckRun(Status.CRASHED if how.crashed else Status.TIMED_OUT, detail=how.detail)
     if how is Closed.EOF:
         return CheckRun(Status.CRASHED, detail=_exit_detail(code, printed))
     cap = limits.max_message_bytes // 2**20

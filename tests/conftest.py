@@ -67,10 +67,20 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """A marker per chapter, ``pytest -m ch05``: every test whose file or parameters name
-    the chapter (test_broken_ch05.py, "ch05-held-out:…")."""
+    the chapter (test_checks_ch05.py, "ch05-held-out:…"), or whose parameters are a chapter
+    (a ``Chapter``, or a chapter's number as ``number`` or ``chapter``)."""
+    from autograder.course import Chapter
+
     for item in items:
-        for number in sorted(set(re.findall(r"ch(\d\d)", item.nodeid))):
-            item.add_marker(f"ch{number}")
+        numbers = {int(n) for n in re.findall(r"ch(\d\d)", item.nodeid)}
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        for name, value in params.items():
+            if isinstance(value, Chapter):
+                numbers.add(value.number)
+            elif name in ("number", "chapter") and type(value) is int:
+                numbers.add(value)
+        for number in sorted(numbers):
+            item.add_marker(f"ch{number:02d}")
 
 
 @pytest.fixture(scope="session")

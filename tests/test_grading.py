@@ -445,6 +445,7 @@ NEVER_FOR_CORRECT = sorted(
         "About your submission",
         "discarded",
         "changed the grader",
+        "flagged",  # for review: what the grader saw the code do (issue 26)
         "printed:",
         "hint:",
         "raised",
@@ -486,6 +487,7 @@ def test_the_reference_is_told_nothing_it_should_not_be(
         with open(out / "grades.csv", newline="") as file:
             (row,) = csv.DictReader(file)
         assert row["status"] == "graded" and row["reason"] == "" and row["total"] == "100"
+        assert row["review"] == "" and graded.review == ""  # nothing flagged for review
         results = json.loads((out / "gradescope" / "ref.json").read_text())
         assert results["score"] == results["max_score"] == 100
         for test in results["tests"]:
@@ -493,6 +495,7 @@ def test_the_reference_is_told_nothing_it_should_not_be(
             _never_said(test["output"], f"results.json, task {test['number']} ({kind})")
         summary = (out / "summary.txt").read_text()
         assert "status: graded 1" in summary and "not graded" not in summary
+        assert "flagged" not in summary
 
 
 STRAYS = """

@@ -45,6 +45,7 @@ MARK = f"sparrow-hostile-{RUN % 16**10:010x}"  # names of files submissions try 
 SLEEP = f"987.{RUN % 10**6:06d}1"  # a detached grandchild's `sleep` argument, found in /proc
 SLEEP_FALLBACK = f"153.{RUN % 10**6:06d}2"
 SLEEP_DETACHED = f"154.{RUN % 10**6:06d}3"
+SLEEP_MANY = f"155.{RUN % 10**6:06d}4"
 
 # What the grader's `binary` program returns for a correct Value.__mul__, computed from the
 # case's inputs in plain floats: the data a forger needs. test_forged_data_would_pass proves
@@ -86,7 +87,10 @@ HANG = "while True:\n    pass"
 SIGTERM_IGNORED = """
 import signal
 for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-    signal.signal(sig, signal.SIG_IGN)
+    try:
+        signal.signal(sig, signal.SIG_IGN)
+    except ValueError:  # not the main thread (the grader's): block them in this one
+        signal.pthread_sigmask(signal.SIG_BLOCK, {sig})
 while True:
     pass
 """
@@ -136,6 +140,37 @@ if item is not None and all(c.get("op") == "*" for c in item["cases"]):
                 os.write(fd, (line + "\\n").encode())
         except OSError:
             pass
+    os._exit(0)
+"""
+
+# Issue 26's forgery inside the protocol: find the child's main frame (its plan, its writer)
+# and send the right results for the check in its name. Through the frames of the code's own
+# thread (inspect.currentframe, f_back, f_locals: no audit event) the main frame is not there;
+# through sys._current_frames it is, and the grader has flagged the call before it returns.
+FRAMES_OWN_THREAD = """
+import inspect, os
+frame = inspect.currentframe()
+while frame is not None and "send_text" not in frame.f_locals:
+    frame = frame.f_back
+if frame is not None:
+    frame.f_locals["send_text"]('{"event":"done"}')
+    os._exit(0)
+"""
+
+FRAMES_EVERY_THREAD = """
+import os, sys
+found = None
+for frame in sys._current_frames().values():
+    while frame is not None and found is None:
+        if "send_text" in frame.f_locals and "item" in frame.f_locals:
+            found = frame
+        frame = frame.f_back
+if found is not None:
+    seen, dumps = found.f_locals, found.f_locals["dumps"]
+    item = seen["item"]
+    results = ",".join('{"value":' + dumps(_right(c)) + "}" for c in item["cases"])
+    end = '{"event":"end","id":' + dumps(item["id"]) + ',"printed":"","results":['
+    seen["send_text"](end + results + "]}")
     os._exit(0)
 """
 
@@ -241,6 +276,15 @@ if not globals().get("_FORKED"):
     os.waitpid(pid, 0)
 """
 
+# 200 children at once (each a `sleep`, found by its argument): over the limit on live
+# processes (Limits.processes), the child is stopped and every one of them ended
+MANY_CHILDREN = """
+import os
+for _ in range(200):
+    if os.fork() == 0:
+        os.execv("/bin/sleep", ["sleep", {sleep!r}])
+"""
+
 # a grandchild that lets go of the child's pipes too: only the worker's sweep finds it
 DETACHED = DOUBLE_FORK.replace(
     "                os.execv(",
@@ -325,6 +369,9 @@ EDITS: dict[str, list[tuple[str, str, str]]] = {
     "print_fake": [in_mul(PRINT_FAKE, honest=False)],
     "forge_channel": [WITH_RIGHT, in_mul(FORGE_CHANNEL, honest=False)],
     "patch_numpy": [at_import(PATCH_NUMPY), WRONG_MUL],
+    "frames_own_thread": [WITH_RIGHT, in_mul(FRAMES_OWN_THREAD, honest=False)],
+    "many_children": [in_mul(MANY_CHILDREN.format(sleep=SLEEP_MANY))],
+    "frames_every_thread": [WITH_RIGHT, in_mul(FRAMES_EVERY_THREAD, honest=False)],
     "patch_wire_op": [WITH_RIGHT, in_mul(PATCH_WIRE_IN_OP, honest=False)],
     "patch_child_import": [WITH_RIGHT, at_import(PATCH_CHILD_AT_IMPORT), WRONG_MUL],
     "eq_always_true": [in_mul(EQ_ALWAYS_TRUE)],
@@ -341,10 +388,11 @@ LIKE_HONEST_BUG = {
     "flood_stderr": ["timed out", "stopped after"],
     "memory": ["MemoryError", "Unable to allocate 3.00 GiB"],
     "print_fake": ["printed:", '"score": 100'],
-    "forge_channel": ["discarded"],
+    "forge_channel": ["expected"],  # the grader's channel is not among its own frames
     "patch_numpy": ["expected"],
     "patch_wire_op": ["expected"],
     "patch_child_import": ["expected"],
+    "frames_own_thread": ["expected"],
     "eq_always_true": ["expected"],
 }
 
@@ -364,6 +412,7 @@ FLAGGED = {
         "replaced a grader function (autograder.checks.ch01_value.programs.deepest_call)"
     ],
     "forge_channel": ["read the grader's frames (sys._getframe)"],
+    "frames_every_thread": ["read the grader's frames (sys._current_frames)"],
     "patch_numpy": ["searched the grader's objects (gc.get_referents)"],
 }
 
@@ -699,12 +748,22 @@ def test_patching_the_depth_measurement_does_not_pass_a_recursive_walk(batch: Ba
     assert "recurs" in feedback
 
 
+def test_results_sent_from_the_grader_s_own_frames_do_not_count(batch: Batch) -> None:
+    """The forger reached the main thread's writer (flagged, above) and sent the right
+    results for the check it was in, then left: the results of a check whose child did not
+    finish it are discarded, so task 1.3 earns nothing."""
+    points, feedback = batch.points("frames_every_thread"), batch.feedback("frames_every_thread")
+    assert points["1.3"] == 0 and "discarded" in feedback, feedback
+
+
 @pytest.mark.parametrize("name", sorted(FLAGGED))
 def test_what_the_grader_saw_is_flagged_for_review(batch: Batch, name: str) -> None:
     review, feedback = batch.rows[name]["review"], batch.feedback(name)
     for words in FLAGGED[name]:
         assert words in review and words in feedback, (words, review)
     assert "Flagged for your instructor's review" in feedback
+    results = (batch.out / "gradescope" / f"{name}.json").read_text()
+    assert "Flagged for your instructor's review" in results
     summary = (batch.out / "summary.txt").read_text()
     assert f"  {name}: {review}" in summary and "flagged for review" in summary
 
@@ -719,6 +778,16 @@ def test_switching_the_tracer_off_does_not_pass_a_recursive_walk(batch: Batch) -
     points, feedback = batch.points("untraced_recursion"), batch.feedback("untraced_recursion")
     assert points["1.7"] == 0, feedback
     assert "switched off the grader's call-depth measurement" in feedback
+
+
+def test_two_hundred_children_are_stopped_and_ended(batch: Batch) -> None:
+    """A check whose code starts 200 processes is stopped once more than the limit live at
+    once, and scored (that check crashed, the others graded as usual; its neighbours in the
+    batch, graded two at a time, keep their points: the other tests); none survives."""
+    points, feedback = batch.points("many_children"), batch.feedback("many_children")
+    assert points["1.3"] == 0 and points["1.1"] == 10, feedback
+    assert "processes running at once (limit: 32)" in feedback, feedback
+    assert wait_until_gone(SLEEP_MANY) == []
 
 
 def test_a_detached_grandchild_does_not_survive_or_matter(batch: Batch) -> None:

@@ -25,6 +25,7 @@ test raises itself; hooks are no sandbox, and docs/instructors.md says what they
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import importlib
 import io
@@ -295,7 +296,9 @@ _AUDITED = {
     "sys.addaudithook": "added an audit hook",
     "sys.setprofile": "set a profiler",
     "object.__setattr__": "changed a function's code",  # __code__, __defaults__, …
+    "open": "read the process's memory (/proc/…/mem)",  # only those paths: see ``hook``
 }
+_MEMORY = re.compile(r"/proc/(self|thread-self|[0-9]+)(/task/[0-9]+)?/mem$")
 _FRAME_NAMES = {"f_code", "tb_frame", "gi_frame", "cr_frame", "ag_frame", "gi_code", "cr_code"}
 
 
@@ -315,6 +318,8 @@ def _audit(report: Any, chapters: tuple[str, ...]) -> None:
         if event == "object.__getattr__" and (len(args) < 2 or args[1] not in frame_names):
             return
         if event == "object.__setattr__" and (len(args) < 2 or args[1] not in code_names):
+            return
+        if event == "open" and not (isinstance(args[0], str) and _MEMORY.match(args[0])):
             return
         busy[0] = True  # what this hook does raises events of its own
         try:
@@ -337,53 +342,130 @@ def _own_modules(programs: dict[str, Any]) -> list[ModuleType]:
     return list(own.values())
 
 
+def _sealed(functions: list[Any]) -> Any:
+    """A function that puts back the code, defaults and closure cells of ``functions`` (and of
+    the functions their cells and the C encoder hold) as they are now, and names what it had
+    to put back: the child's own references, which the thread running the code under test
+    can reach through its frames."""
+    found: dict[int, Any] = {}
+    todo = list(functions)
+    while todo:
+        f = todo.pop()
+        if isinstance(f, FunctionType) and id(f) not in found:
+            found[id(f)] = f
+            todo += [c.cell_contents for c in f.__closure__ or () if _full(c)]
+        elif callable(getattr(f, "default", None)):  # the C encoder: its ``default``
+            todo.append(f.default)
+    snapshot = [
+        (f, f.__code__, f.__defaults__, f.__kwdefaults__, _cells(f)) for f in found.values()
+    ]
+
+    def restore() -> str:
+        names = []
+        for f, code, defaults, kwdefaults, cells in snapshot:
+            changed = f.__code__ is not code or f.__defaults__ is not defaults
+            changed = changed or f.__kwdefaults__ is not kwdefaults
+            for cell, content in cells:
+                if not _full(cell) or cell.cell_contents is not content:
+                    cell.cell_contents, changed = content, True
+            if changed:
+                f.__code__, f.__defaults__, f.__kwdefaults__ = code, defaults, kwdefaults
+                names.append(f.__qualname__)
+        return ", ".join(names)
+
+    return restore
+
+
+def _full(cell: Any) -> bool:
+    try:
+        _ = cell.cell_contents
+    except ValueError:  # an empty cell
+        return False
+    return True
+
+
+def _cells(f: FunctionType) -> list[tuple[Any, Any]]:
+    return [(c, c.cell_contents) for c in f.__closure__ or () if _full(c)]
+
+
 def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     _confine(rlimits)
     root = Path(tree).resolve()
     channel = os.dup(1)  # private: prints cannot reach it
     os.dup2(2, 1)
-    # everything between a result and the parent, as it is before any code under test runs
+    plan: wire.Plan = wire.loads(sys.stdin.read())
+    # This thread keeps the plan, the token and the channel; the code under test runs in a
+    # thread of its own for each step (its import, each case), whose frames lead to that
+    # step's inputs only. Everything between a result and the parent is a reference taken
+    # now, before any code under test runs.
+    token = str(plan.pop("token", "")).encode("ascii")
     write, leave, dumps, run_case = os.write, os._exit, wire.private_dumps(), _run_case
-    encode_text, flush_out = str.encode, sys.stdout.flush
+    start, lock, encode_text = _thread.start_new_thread, _thread.allocate_lock, str.encode
     READY, BEGIN, END, DONE = wire.Ready.name, wire.Begin.name, wire.End.name, wire.Done.name
     SEEN, FAILED = wire.Seen.name, wire.ImportFailed.name
     seen: set[str] = set()
     current: list[str | None] = [None]  # the check running, for ``Seen``
-
-    def send(record: dict) -> None:
-        line = encode_text(dumps(record) + "\n", "utf-8")
-        while line:
-            line = line[write(channel, line) :]
+    sealed = _sealed([dumps, run_case])
 
     def send_text(text: str) -> None:
-        line = encode_text(text + "\n", "utf-8")
+        line = token + encode_text(text + "\n", "utf-8")
         while line:
             line = line[write(channel, line) :]
+
+    def send(record: dict) -> None:
+        send_text(dumps(record))
 
     def report(what: str) -> None:
         if what not in seen:
             seen.add(what)
             send({"event": SEEN, "what": what, "id": current[0]})
 
-    plan: wire.Plan = wire.loads(sys.stdin.read())
+    def in_thread(step: Any, *args: Any) -> Any:
+        """``step(*args)`` in a thread of its own: its value, or the exception it raised."""
+        box: list = []
+        done = lock()
+        done.acquire()
+
+        def work() -> None:
+            try:
+                box.append((True, step(*args)))
+            except BaseException as exc:
+                box.append((False, exc))
+            finally:
+                done.release()
+
+        start(work, ())
+        done.acquire()
+        if len(box) != 1:  # the code under test put something there itself
+            report("wrote into the grader's results")
+            return False, RuntimeError("the grader's results were tampered with")
+        return box[0]
+
+    def check_after() -> None:
+        if what := restore():
+            report(f"replaced a grader function ({what})")
+        if what := sealed():
+            report(f"changed the grader's own functions ({what})")
+
     try:
         programs = {ref: _program(ref) for ref in {c["program"] for c in plan["checks"]}}
         grader = [sys.modules[__name__], wire, sys.modules[__package__]]
         restore = _Watch(_own_modules(programs), grader).restore
         _audit(report, (f"{Path(tree) / 'chapters'}/", f"{root / 'chapters'}/"))
-        sp = importlib.import_module(plan["target"])
     except BaseException as exc:
         send({"event": FAILED, "error": _describe(exc, root)})
         return
-    if device := plan.get("device"):
-        try:
-            _use_device(device)
-        except BaseException as exc:  # the parent says so in one sentence (``checking``)
-            error = wire.Raised(**_describe(exc, root), device=device)
-            send({"event": FAILED, "error": error})
+    target, device = plan["target"], plan.get("device")
+    ok, sp = in_thread(importlib.import_module, target)
+    if not ok:
+        send({"event": FAILED, "error": _describe(sp, root)})
+        return
+    if device:
+        ok, error = in_thread(_use_device, device)
+        if not ok:  # the parent says so in one sentence (``checking``)
+            send({"event": FAILED, "error": wire.Raised(**_describe(error, root), device=device)})
             return
-    if what := restore():
-        report(f"replaced a grader function ({what})")
+    check_after()
     send({"event": READY})
     for item in plan["checks"]:
         program = programs[item["program"]]
@@ -392,13 +474,15 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
         sys.stdout = printed = _Printed()
         results = []
         for inputs in item["cases"]:
-            results.append(run_case(program, sp, inputs, root, dumps))
-            if what := restore():  # undone before the next case, and reported
-                report(f"replaced a grader function ({what})")
+            ok, text = in_thread(run_case, program, sp, inputs, root, dumps)
+            results.append(
+                text if ok and type(text) is str else dumps({"raised": _describe(text, root)})
+            )
+            check_after()  # undone before the next case, and reported
         sys.stdout = sys.stderr
         empty = dumps({"event": END, "id": current[0], "printed": printed.getvalue()})
         send_text(empty.removesuffix("}") + ',"results":[' + ",".join(results) + "]}")
         current[0] = None
     send({"event": DONE})
-    flush_out()
+    sys.stderr.flush()
     leave(0)

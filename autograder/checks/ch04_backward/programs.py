@@ -22,7 +22,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ...harness.kit import Raised, array, host, raised
+from ...harness.kit import Raised, array, host, raised, same
 
 ROOM = 100  # calls a check lets a part of the engine make on a 300-node chain
 
@@ -633,7 +633,7 @@ def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False)
         each.append(getattr(now, "requires_grad", False) is True)
         # the first gradient may become .grad as it is; after that, a new Tensor each time
         fresh.append(before is None or (now is not before and all(now is not p for p in held)))
-    intact = all(np.array_equal(host(h), a) for h, a in zip(held, arrays))
+    intact = all(same(host(h), a) for h, a in zip(held, arrays))
     return {
         "values": values,
         "new_object": fresh,

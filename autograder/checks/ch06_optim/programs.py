@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, host, on_device, raised, tensor
+from ...harness.kit import attempt, host, on_device, raised, same, tensor
 
 
 def plain(value: Any) -> Any:
@@ -124,8 +124,7 @@ def zero_grad(sp, set_to_none: bool, dtype: str) -> dict:
         else:
             out[name] = {"values": np.array(host(g)), "dtype": str(g.data.dtype), "old": g is old}
     out["old_changed"] = not (
-        np.array_equal(host(shared), [0.5, -1.5, 2.0])
-        and np.array_equal(host(own), [[3.0, np.inf]])
+        same(host(shared), [0.5, -1.5, 2.0]) and same(host(own), [[3.0, np.inf]])
     )
     return out
 
@@ -206,7 +205,7 @@ def trajectory(
         nodes += counter.count
         returned.append(plain(got) if not isinstance(got, float) else got)
         for i, (p, g, old) in enumerate(zip(ps, made, before)):
-            if g is not None and (p.grad is not g or not np.array_equal(host(g), old)):
+            if g is not None and (p.grad is not g or not same(host(g), old)):
                 written.append([t, i])
         values.append([np.array(host(p)) for p in ps])
     return {
@@ -264,7 +263,7 @@ def adamw_decay(sp, lr: float, weight_decay: float, dtype: str) -> dict:
         "returned": np.array(data) if isinstance(data, np.ndarray) else plain(out),
         "p": np.array(host(p)),
         "dtype": str(p.data.dtype),
-        "g_changed": not np.array_equal(g, kept),
+        "g_changed": not same(g, kept),
     }
 
 
@@ -435,7 +434,8 @@ def clip(
     sp, grads: list, max_norm: float, norm_type: Any, by_value: bool, nonfinite: Any, single: bool
 ) -> dict:
     """Parameters with the given gradients (an int: the same object as that parameter's),
-    clipped: the returned total, each gradient after, and whether an old one changed."""
+    clipped: the returned total, each gradient after, and the values the gradient tensors
+    it was given hold after the call (the parent compares them with the values it sent)."""
     ps, made = [], []
     for g in grads:
         if isinstance(g, int) and not isinstance(g, bool):
@@ -451,7 +451,6 @@ def clip(
             p.grad = sp.Tensor(np.array(g))
         made.append(p.grad)
         ps.append(p)
-    copies = [None if m is None else np.array(host(m)) for m in made]
     target = ps[0] if single else ps
     norm = math.inf if norm_type == "inf" else norm_type
     if by_value:
@@ -473,9 +472,5 @@ def clip(
         "total_dtype": str(data.dtype) if isinstance(data, np.ndarray) else type(total).__name__,
         "grads": [None if p.grad is None else np.array(host(p.grad)) for p in ps],
         "dtypes": [None if p.grad is None else str(p.grad.data.dtype) for p in ps],
-        "written": any(
-            m is not None and not np.array_equal(host(m), c, equal_nan=True)
-            for m, c in zip(made, copies)
-            if m is not None and not np.isinf(c).any()
-        ),
+        "given": [None if m is None else np.array(host(m)) for m in made],
     }

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import array_values, attempt, raised, tensor
+from ...harness.kit import array_values, attempt, raised, same, tensor
 
 
 def module(sp, name: str) -> types.ModuleType:
@@ -473,7 +473,7 @@ def _move(sp, source: str, data: Any, dtype: str, target: str, order: str) -> di
         "dtype": None if result["error"] else str(out.dtype),
         "to_device": copies.to_device,
         "to_host": copies.to_host,
-        "source_kept": bool(np.array_equal(array_values(array), before)),
+        "source_kept": bool(same(array_values(array), before)),
     }
 
 
@@ -612,21 +612,16 @@ def module_to(sp, x: list, target: str) -> dict:
         "same_objects": all(a is b for a, b in zip(after, params)),
         "where": {n: kind(t.data) for n, t in zip(names, after + buffers)},
         "grads_where": [kind(p.grad.data) if p.grad is not None else None for p in after],
-        "kept": all(
-            np.array_equal(array_values(t.data), b) for t, b in zip(after + buffers, before)
-        ),
+        "kept": all(same(array_values(t.data), b) for t, b in zip(after + buffers, before)),
         "grads_kept": all(
-            p.grad is not None and np.array_equal(array_values(p.grad.data), g)
-            for p, g in zip(after, grads)
+            p.grad is not None and same(array_values(p.grad.data), g) for p, g in zip(after, grads)
         ),
     }
     y = model.eval()(sim_tensor(sp, x))  # eval: the running statistics stay as they are
     out["forward_on"] = str(y.device)
     model.to(sp.device("cpu"))
     out["back_where"] = sorted({kind(t.data) for t in list(model.parameters()) + buffers})
-    out["back_kept"] = all(
-        np.array_equal(np.asarray(t.data), b) for t, b in zip(after + buffers, before)
-    )
+    out["back_kept"] = all(same(np.asarray(t.data), b) for t, b in zip(after + buffers, before))
     return out
 
 
