@@ -293,6 +293,13 @@ CH01_SHARED = [
     "topological sort that tells Values by data",
     "backward re-walks the graph below each node",
     "backward zeroes every grad first",
+    # issue 26: the rule for ** at a zero base, stated in §4, held by public and hidden rows
+    "pow guards a zero base with 0",
+    "pow takes 0⁰ as 0 (x ** 1 at a zero base)",
+    "pow without the n = 0 case (micrograd's formula divides by a zero base)",
+    "pow swallows the ZeroDivisionError of an infinite slope",
+    "pow computes its slope in the forward (x ** 0.5 at a zero base raises)",
+    "pow gives inf for a negative power of 0 (PyTorch's answer)",
 ]
 
 

@@ -31,7 +31,8 @@ TASKS = [
         "Value.__pow__ (number exponent)",
         10,
         "§4",
-        "∂(aⁿ)/∂a = n·aⁿ⁻¹, times out.grad; the exponent is a plain number, not a Value.",
+        "∂(aⁿ)/∂a = n·aⁿ⁻¹, times out.grad; the exponent is a plain number, not a Value. No "
+        "special case at a = 0 but n = 0, whose gradient is 0 everywhere (§4 states the rule).",
     ),
     Task(
         "1.5",
