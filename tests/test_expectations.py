@@ -10,7 +10,6 @@ from __future__ import annotations
 import copy
 import csv
 import json
-import os
 import shutil
 import stat
 import subprocess
@@ -23,7 +22,7 @@ import pytest
 from autograder import expectations
 from autograder.checks.ch06_optim import training, training_program
 from autograder.course import chapter
-from tests.trees import REPO, SOLUTIONS, run_in
+from tests.trees import REPO, SOLUTIONS, run_autograder, run_in
 
 CH6 = chapter(6)
 MODULES = ["autograder.checks.ch06_optim", "autograder.hidden.ch06_optim"]
@@ -384,14 +383,7 @@ def test_gradescope_zip_grades_chapter_6_with_a_secret_seed(
     assert len([n for n in names if n.startswith("expectations/")]) == 1
     assert any(n.endswith("checks/ch06_optim/expectations.json") for n in names)
     shutil.copytree(SOLUTIONS / "ch06_optim", root / "submission" / "ch06_optim")
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable}
-    done = subprocess.run(
-        ["bash", str(root / "source" / "run_autograder")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_autograder(root)
     if auto_refusal:
         pytest.skip(f"run_autograder refuses here, rightly: {auto_refusal}")
     assert done.returncode == 0, done.stdout + done.stderr

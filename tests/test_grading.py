@@ -25,7 +25,7 @@ from autograder.ingest import IngestLimits, Rejected, ingest, submissions_in
 from autograder.runner import CheckRun, Limits
 from autograder.status import Status
 from autograder.verdict import judge
-from tests.trees import REPO, SOLUTIONS, patch
+from tests.trees import REPO, SOLUTIONS, patch, run_autograder
 
 CH01 = "ch01_value"
 MUL = '        out = Value(self.data * other.data, (self, other), "*")\n'
@@ -564,16 +564,7 @@ def test_gradescope_zip_runs_against_a_simulated_autograder_layout(
     assert any(n.startswith("course/reference/ch01_value/") for n in names)
     assert not any(n.startswith("course/reference/ch02_tensor") for n in names)
     shutil.copytree(SOLUTIONS / "ch02_tensor", root / "submission" / "ch02_tensor")
-    # run_autograder's $PYTHON stands for /autograder/venv/bin/python (a link to a venv's
-    # interpreter would leave the venv, and find NumPy wherever the base Python keeps it)
-    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable}
-    done = subprocess.run(
-        ["bash", str(root / "source" / "run_autograder")],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_autograder(root)
     if auto_refusal:
         assert done.returncode == 2 and "no bubblewrap sandbox could start" in done.stderr
         assert not (root / "results" / "results.json").exists()

@@ -8,6 +8,7 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -36,6 +37,20 @@ def run_in(
     """``argv`` run in ``root`` as a student would (``student_env()``), output captured."""
     return subprocess.run(
         list(argv), cwd=root, env=student_env(), capture_output=True, text=True, timeout=timeout
+    )
+
+
+def run_autograder(root: Path) -> subprocess.CompletedProcess[str]:
+    """A Gradescope zip's ``run_autograder``, unpacked under ``root`` as Gradescope lays it
+    out (``source/``, ``submission/``), with this interpreter standing for the venv that
+    setup.sh makes (a link to a venv's interpreter would leave the venv)."""
+    env = {**os.environ, "AUTOGRADER_ROOT": str(root), "PYTHON": sys.executable}
+    return subprocess.run(
+        ["bash", str(root / "source" / "run_autograder")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
 
 
