@@ -70,6 +70,16 @@ return grads
 """
 
 KAIMING_STD = "std = calculate_gain(nonlinearity, a) / math.sqrt(_fan(tensor, mode))"
+XAVIER_STD = "std = gain * math.sqrt(2.0 / (fan_in + fan_out))"
+XAVIER_UNIFORM = (
+    f"{XAVIER_STD}\n    bound = math.sqrt(3.0) * std\n"
+    "    return uniform_(tensor, -bound, bound, generator)"
+)
+KAIMING_UNIFORM = (
+    f"{KAIMING_STD}\n    bound = math.sqrt(3.0) * std\n"
+    "    return uniform_(tensor, -bound, bound, generator)"
+)
+DROPOUT_MASK = "keep = rng_of(generator).random(input.shape) >= p"
 RUNNING_MEAN = "self.running_mean.data[...] = (1 - m) * self.running_mean.data + m * ("
 
 # (name, file, edit, the task it breaks): see tests/trees.py
@@ -192,6 +202,28 @@ VARIANTS = [
         (
             "init.uniform_(self.weight, -bound, bound)",
             "self.weight.data[...] = np.random.uniform(-bound, bound, self.weight.shape)",
+        ),
+        "5.2",
+    ),
+    # cheats with the right moments: the same "random" weights for every seed, a grid
+    (
+        "Linear's weight from a fixed table (default_rng(0))",
+        "nn/linear.py",
+        (
+            "init.uniform_(self.weight, -bound, bound)",
+            "self.weight.data[...] = np.random.default_rng(0).uniform(-bound, bound, "
+            "self.weight.shape)",
+        ),
+        "5.2",
+    ),
+    (
+        "Linear's weight a shuffled linspace",
+        "nn/linear.py",
+        (
+            "init.uniform_(self.weight, -bound, bound)",
+            "grid = np.linspace(-bound, bound, self.weight.data.size)\n"
+            "        np.random.default_rng(0).shuffle(grid)\n"
+            "        self.weight.data[...] = grid.reshape(self.weight.shape)",
         ),
         "5.2",
     ),
@@ -396,6 +428,77 @@ VARIANTS = [
         "5.8",
     ),
     (
+        "xavier_uniform_ ignores the generator (draws from the global one)",
+        "nn/init.py",
+        (XAVIER_UNIFORM, XAVIER_UNIFORM.replace(", generator)", ")")),
+        "5.8",
+    ),
+    (
+        "kaiming_normal_ from a fixed table (default_rng(0))",
+        "nn/init.py",
+        (
+            f"{KAIMING_STD}\n    return normal_(tensor, 0.0, std, generator)",
+            f"{KAIMING_STD}\n"
+            "    return _fill(tensor, np.random.default_rng(0).normal(0.0, std, tensor.shape))",
+        ),
+        "5.8",
+    ),
+    (
+        "xavier_normal_ from a new generator made from the given one's seed",
+        "nn/init.py",
+        (
+            f"{XAVIER_STD}\n    return normal_(tensor, 0.0, std, generator)",
+            f"{XAVIER_STD}\n"
+            "    rng = np.random.default_rng(generator.initial_seed()) if generator else "
+            "rng_of(None)\n"
+            "    return _fill(tensor, rng.normal(0.0, std, tensor.shape))",
+        ),
+        "5.8",
+    ),
+    (
+        "kaiming_uniform_ a linspace shuffled by the generator",
+        "nn/init.py",
+        (
+            KAIMING_UNIFORM,
+            f"{KAIMING_STD}\n    bound = math.sqrt(3.0) * std\n"
+            "    grid = np.linspace(-bound, bound, math.prod(tensor.shape))\n"
+            "    return _fill(tensor, rng_of(generator).permutation(grid).reshape(tensor.shape))",
+        ),
+        "5.8",
+    ),
+    (
+        "xavier_uniform_ draws one row and repeats it",
+        "nn/init.py",
+        (
+            XAVIER_UNIFORM,
+            f"{XAVIER_STD}\n    bound = math.sqrt(3.0) * std\n"
+            "    return _fill(tensor, rng_of(generator).uniform(-bound, bound, tensor.shape[-1]))",
+        ),
+        "5.8",
+    ),
+    (
+        "xavier_normal_ with antithetic pairs (h, −h)",
+        "nn/init.py",
+        (
+            f"{XAVIER_STD}\n    return normal_(tensor, 0.0, std, generator)",
+            f"{XAVIER_STD}\n"
+            "    half = rng_of(generator).normal(0.0, std, math.prod(tensor.shape) // 2)\n"
+            "    return _fill(tensor, np.concatenate([half, -half]).reshape(tensor.shape))",
+        ),
+        "5.8",
+    ),
+    (
+        "kaiming_normal_ fills sorted draws",
+        "nn/init.py",
+        (
+            f"{KAIMING_STD}\n    return normal_(tensor, 0.0, std, generator)",
+            f"{KAIMING_STD}\n"
+            "    drawn = rng_of(generator).normal(0.0, std, math.prod(tensor.shape))\n"
+            "    return _fill(tensor, np.sort(drawn).reshape(tensor.shape))",
+        ),
+        "5.8",
+    ),
+    (
         "Dropout still drops in eval",
         "nn/dropout.py",
         ("if not training or p == 0:", "if p == 0:"),
@@ -417,6 +520,39 @@ VARIANTS = [
         "dropout ignores the generator",
         "nn/dropout.py",
         ("rng_of(generator).random(input.shape)", "rng_of(None).random(input.shape)"),
+        "5.9",
+    ),
+    # masks with the right keep fraction that are not independent draws
+    (
+        "dropout drops a fixed pattern (element i where frac(i·p) < p)",
+        "nn/dropout.py",
+        (
+            DROPOUT_MASK,
+            "keep = ((xp.arange(input.data.size) * p + 1e-9) % 1.0 >= p).reshape(input.shape)",
+        ),
+        "5.9",
+    ),
+    (
+        "dropout draws one mask row and broadcasts it over the batch",
+        "nn/dropout.py",
+        (DROPOUT_MASK, "keep = rng_of(generator).random(input.shape[-1:]) >= p"),
+        "5.9",
+    ),
+    (
+        "dropout's mask from a fixed table (default_rng(0))",
+        "nn/dropout.py",
+        (DROPOUT_MASK, "keep = xp.random.default_rng(0).random(input.shape) >= p"),
+        "5.9",
+    ),
+    (
+        "dropout's mask from a new generator made from the given one's seed",
+        "nn/dropout.py",
+        (
+            DROPOUT_MASK,
+            "rng = xp.random.default_rng(generator.initial_seed()) if generator else "
+            "rng_of(None)\n"
+            "    keep = rng.random(input.shape) >= p",
+        ),
         "5.9",
     ),
     (
@@ -810,6 +946,44 @@ SET = VariantSet(
         ("xavier with fan_in only", "it matches std = gain·√(1/fan_in)"),
         ("kaiming ignores mode", "it matches the other fan"),
         ("kaiming_uniform_ bounded by the standard deviation", "the bound equal to the std"),
+        (
+            "Linear's weight from a fixed table (default_rng(0))",
+            "two different seeds gave the same",
+        ),
+        ("Linear's weight a shuffled linspace", "Linear's weight is a grid, not random draws"),
+        (
+            "xavier_uniform_ ignores the generator (draws from the global one)",
+            "ignores generator=",
+        ),
+        (
+            "kaiming_normal_ from a fixed table (default_rng(0))",
+            "two different seeds must give different draws",
+        ),
+        (
+            "xavier_normal_ from a new generator made from the given one's seed",
+            "called twice with one generator gave the same values",
+        ),
+        ("kaiming_uniform_ a linspace shuffled by the generator", "is a grid, not random draws"),
+        ("xavier_uniform_ draws one row and repeats it", "repeats its values"),
+        ("kaiming_normal_ fills sorted draws", "elements next to each other have correlation"),
+        ("xavier_normal_ with antithetic pairs (h, −h)", "holds values and their negatives"),
+        (
+            "dropout drops a fixed pattern (element i where frac(i·p) < p)",
+            "the kept elements are not independent: elements",
+        ),
+        (
+            "dropout draws one mask row and broadcasts it over the batch",
+            "elements one row (200 elements) apart have correlation",
+        ),
+        (
+            "dropout's mask from a fixed table (default_rng(0))",
+            "the same mask on every call, whatever the generator",
+        ),
+        (
+            "dropout's mask from a new generator made from the given one's seed",
+            "the mask is the same on every call with one generator",
+        ),
+        ("dropout ignores the generator", "ignores generator="),
         ("__setattr__ keeps a plain attribute too", "__dict__"),
         ("Linear makes its weight require grad", "weight does not require grad, yet"),
         (

@@ -1,24 +1,27 @@
 """Public checks for chapter 5 — modules, layers, losses, data, checkpointing.
 
 Every expectation is the parent's own (``cases.py``: PyTorch's rules on plain lists, NumPy
-forward and backward formulas, six-sigma bounds for random draws); nothing the student
-wrote, and not the reference, computes one. Models are ``cases.Tree`` lists built in the
-child with program-defined modules, so the tree walks (5.3) and state_dict (5.5) are judged
-without Linear or Sequential.
+forward and backward formulas, six-sigma bounds for random draws and deterministic tests
+that the right moments cannot fool); nothing the student wrote, and not the reference,
+computes one. Models are ``cases.Tree`` lists built in the child with program-defined
+modules, so the tree walks (5.3) and state_dict (5.5) are judged without Linear or
+Sequential.
 
 - 5.1 registration scripts (``cases.simulate_registration``): Parameters, Modules, buffers,
   plain values, reassignment moving a name between tables (and out of ``__dict__``),
   refusals of a Tensor or a number where a Parameter or a Module is registered, None
   (a parameter set to None stays registered; a plain attribute then a Module by its name).
-- 5.2 ``Linear``: U(−k, k) for weight and bias, k = 1/√in (statistics of 16k draws; the
-  same weights after the same ``manual_seed``; a float32 Linear's parameters float32, and
-  ``reset_parameters`` filling the same objects); ``LinearFunction`` through Linear on 1-D,
-  2-D and 3-D inputs: y, and the gradients of x, W and b (gᵀx in W's (out, in) layout, the
-  bias's summed over the batch) against the parent's NumPy, with and without a bias, with x,
-  W or b not requiring grad (``needs_input_grad`` read by index), and second derivatives
-  (grad(…, create_graph=True), then backward: the backward's Tensor operations recorded).
-  Known mistakes named: xᵀg, g Wᵀ, the bias's mean or sum over the outputs, 3 gradients for
-  2 inputs, arrays returned, gradients that are constants under create_graph.
+- 5.2 ``Linear``: U(−k, k) for weight and bias, k = 1/√in (statistics of 16k draws, and
+  draws, not a table, a grid or a pattern with those moments; the same weights after the
+  same ``manual_seed``, other weights after another seed and for the next Linear; a float32
+  Linear's parameters float32, and ``reset_parameters`` filling the same objects anew);
+  ``LinearFunction`` through Linear on 1-D, 2-D and 3-D inputs: y, and the gradients of x,
+  W and b (gᵀx in W's (out, in) layout, the bias's summed over the batch) against the
+  parent's NumPy, with and without a bias, with x, W or b not requiring grad
+  (``needs_input_grad`` read by index), and second derivatives (grad(…, create_graph=True),
+  then backward: the backward's Tensor operations recorded). Known mistakes named: xᵀg,
+  g Wᵀ, the bias's mean or sum over the outputs, 3 gradients for 2 inputs, arrays returned,
+  gradients that are constants under create_graph.
 - 5.3 ``named_modules`` (shared modules once, ``remove_duplicate=False``, ``prefix``),
   ``named_parameters``/``named_buffers`` (dotted names, tied weights once, ``recurse``,
   with and without ``prefix``), ``train``/``eval`` reaching every module (and returning
@@ -37,10 +40,14 @@ without Linear or Sequential.
   float32 logits (loss and gradient float32).
 - 5.8 xavier and kaiming, uniform and normal: the standard deviation from the right fans
   (fan_in ≠ fan_out), gain, mode, nonlinearity, a (a = 2: its gain is far from a = 0's);
-  ``generator`` and ``manual_seed`` honoured; a float32 tensor stays float32.
-- 5.9 dropout: each output 0 or x/(1−p), the kept fraction within six sigma of 1−p, the
-  gradient the same mask, eval and p = 0 the identity, p = 1 zeros, a new mask per call,
-  a Dropout module in eval.
+  draws, not values repeated, a grid, pairs ±h or neighbours that are not independent;
+  ``generator`` and ``manual_seed`` honoured (the same seed, the same values; another seed
+  or the same generator again, other values); a float32 tensor stays float32.
+- 5.9 dropout: each output 0 or x/(1−p), kept elements independent (neighbours and rows
+  uncorrelated: no fixed pattern, no row of the mask reused), the kept fraction within six
+  sigma of 1−p, the gradient the same mask, eval and p = 0 the identity, p = 1 zeros, a new
+  mask per call (another generator's seed, or the same generator again, another mask), a
+  Dropout module in eval.
 - 5.10 BatchNorm1d: training outputs, running_mean / running_var (unbiased) /
   num_batches_tracked after each batch, momentum None, eval with the running statistics
   (and leaving them alone), buffers that do not require grad, gradients; (N, C) and
@@ -80,10 +87,14 @@ from .cases import (
     linear_init_case,
     load_case,
     loader_case,
+    masks_coincide,
     members_case,
     model_tree,
     named_modules_case,
+    neighbour_problem,
+    pattern_problem,
     registration_case,
+    repeats_problem,
     sample_problem,
     script_text,
     shared_tree,
@@ -219,23 +230,40 @@ def _is_shaped(value: Any, shape: tuple | None) -> bool:
 WEIGHT, BIAS = "Linear's weight", "Linear's bias"
 
 
+def _both(names: Any) -> str:
+    """The parameters the program found equal, as words ("weight and bias")."""
+    return " and ".join(map(str, names)) if isinstance(names, list) else show(names)
+
+
 def _linear_init(case: Case, got: Any) -> dict:
     """The weight's and the bias's shapes and statistics (a k from out_features named)."""
     want, weight, bias = case.expected, got["weight"], got["bias"]
     (n_out, n_in), shaped = want.shape, _is_shaped(weight, want.shape)
+    repeats = shaped and repeats_problem(weight, WEIGHT)
     sample = shaped and weight.any() and sample_problem(weight, "uniform", want.scale, WEIGHT)
+    pattern = shaped and pattern_problem(weight, "uniform", want.scale, WEIGHT)
     k_out = 1 / np.sqrt(n_out) if n_out else 0.0
     swapped = sample and n_out != n_in and abs(float(np.abs(weight).max()) / k_out - 1) < 0.05
     bias_shaped = _is_shaped(bias, want.bias_shape)
+    bias_repeats = bias_shaped and bias.any() and repeats_problem(bias, BIAS)
     bias_sample = bias_shaped and bias.any() and sample_problem(bias, "uniform", want.scale, BIAS)
+    bias_pattern = bias_shaped and pattern_problem(bias, "uniform", want.scale, BIAS)
     return (
-        dict(shape=getattr(weight, "shape", show(weight)), sample=sample)
+        dict(shape=getattr(weight, "shape", show(weight)), sample=sample, pattern=pattern)
+        | dict(
+            bias_pattern=bias_pattern, seed=case.inputs["seed"], other_seed=case.inputs["seed"] + 1
+        )
+        | dict(repeats=repeats, bias_repeats=bias_repeats)
+        | dict(other=_both(got["other_seed_same"]), next=_both(got["next_same"]))
         | dict(k=f": in_features={n_in}, not out_features" if swapped else f" = 1/√{n_in}")
         | dict(normal=shaped and abs(float(np.std(weight)) - 1) < 0.05 and want.scale < 0.5)
         | dict(bias_shown=show(bias), bias_sample=bias_sample)
         | dict(dtype=next((d for d in got["float32"] if d not in ("float32", "")), None))
     )
 
+
+LINEAR_INIT_KEYS = ("weight", "bias", "same_again", "float32", "kept", "other_seed_same")
+LINEAR_INIT_KEYS += ("next_same", "reset_same")
 
 # the weight (its shape, not zeros, not N(0, 1), U(-k, k)), the bias (none with bias=False),
 # then the generator, the dtype and the objects reset_parameters fills
@@ -254,7 +282,9 @@ LINEAR_INIT = rules(
         "Linear's weight looks N(0, 1) (standard deviation ≈ 1): PyTorch's default is U(-k, k) "
         "with k = 1/√in_features = {want.scale:.4g}",
     ),
+    (_is(_linear_init, "repeats"), "{repeats}"),
     (_is(_linear_init, "sample"), "{sample} (k = 1/√in_features{k})"),
+    (_is(_linear_init, "pattern"), "{pattern}"),
     (
         lambda case, got: case.expected.bias_shape is None and got["bias"] is not None,
         "Linear(bias=False) has a bias: {bias_shown}",
@@ -269,11 +299,29 @@ LINEAR_INIT = rules(
         lambda case, got: case.expected.bias_shape and not got["bias"].any(),
         "Linear's bias is zeros: PyTorch draws it from U(-k, k) too, k = 1/√in_features",
     ),
+    (_is(_linear_init, "bias_repeats"), "{bias_repeats}"),
     (_is(_linear_init, "bias_sample"), "{bias_sample}"),
+    (_is(_linear_init, "bias_pattern"), "{bias_pattern}"),
     (
         lambda case, got: not got["same_again"],
         "two Linears made after the same manual_seed(s) differ: draw with init.uniform_ (the "
         "framework's generator), not NumPy's global one",
+    ),
+    (
+        lambda case, got: got["other_seed_same"],
+        "two different seeds gave the same weights: Linears made after manual_seed({seed}) and "
+        "manual_seed({other_seed}) have the same {other}: draw with init.uniform_ (the "
+        "framework's generator, which manual_seed restarts), not from a fixed table or a "
+        "generator of your own",
+    ),
+    (
+        lambda case, got: got["next_same"],
+        "two Linears made one after the other have the same {next}: each must draw new "
+        "numbers from the framework's generator (init.uniform_), which moves on with each draw",
+    ),
+    (
+        lambda case, got: got["reset_same"],
+        "reset_parameters() left the same weights: it must draw new ones (init.uniform_)",
     ),
     (
         _is(_linear_init, "dtype"),
@@ -285,7 +333,7 @@ LINEAR_INIT = rules(
         "reset_parameters() replaced the weight or the bias by a new Parameter: fill the "
         "existing ones in place (init.uniform_), so an optimizer holding them still does",
     ),
-    keys=("weight", "bias", "same_again", "float32", "kept"),
+    keys=LINEAR_INIT_KEYS,
     facts=_linear_init,
 )
 
@@ -932,24 +980,34 @@ INIT_MISTAKES = [
 
 
 def _init(case: Case, got: Any) -> dict:
-    """The sample's statistics, and the known mistake its standard deviation matches (3%)."""
+    """The sample's statistics, and the known mistake its standard deviation matches (3%);
+    then its patterns (repeats, a grid, neighbours that are not independent)."""
     values, want = got["values"], case.expected
-    shaped = _is_shaped(values, want.shape)
-    sample = shaped and sample_problem(values, want.kind, want.scale, f"init.{want.what}'s result")
+    shaped, what = _is_shaped(values, want.shape), f"init.{want.what}'s result"
+    repeats = shaped and repeats_problem(values, what)
+    sample = shaped and sample_problem(values, want.kind, want.scale, what)
+    pattern = shaped and pattern_problem(values, want.kind, want.scale, what)
     seen, fans = shaped and float(np.sqrt(np.mean(np.asarray(values, float) ** 2))), _fans(case)
     stds = [(words, std(fans)) for words, std in INIT_MISTAKES]
     match = next((words for words, std in stds if std and abs(seen / std - 1) < 0.03), None)
-    return {"shown": show(values), "sample": sample} | {
-        "matches": f" (it matches {match})" if match else ""
+    return {"shown": show(values), "repeats": repeats, "sample": sample, "pattern": pattern} | {
+        "matches": f" (it matches {match})" if match else "",
+        "seed": case.inputs["seed"],
+        "other_seed": case.inputs["seed"] + 1,
     }
 
+
+INIT_KEYS = ("values", "returned_self", "same_seed_same", "other_seed_same", "again_same")
+INIT_KEYS += ("global_same", "global_other_same", "global_again_same")
 
 INIT = rules(
     (
         lambda case, got: not _is_shaped(got["values"], case.expected.shape),
         "{want.what} left the tensor as {shown}",
     ),
+    (_is(_init, "repeats"), "{repeats}"),
     (_is(_init, "sample"), "{sample}{matches}"),
+    (_is(_init, "pattern"), "{pattern}"),
     (
         lambda case, got: not got["returned_self"],
         "init.{want.what} did not return the tensor it filled",
@@ -964,11 +1022,34 @@ INIT = rules(
         "init.{want.what} ignores generator=: two generators seeded alike gave different values",
     ),
     (
+        lambda case, got: got["other_seed_same"],
+        "init.{want.what} gave the same values for generators seeded {seed} and {other_seed}: "
+        "two different seeds must give different draws: draw from generator= (uniform_ and "
+        "normal_ take it), not from a fixed table",
+    ),
+    (
+        lambda case, got: got["again_same"],
+        "init.{want.what} called twice with one generator gave the same values: draw from the "
+        "generator's own stream (uniform_ and normal_ with generator=), which moves on with "
+        "each draw, not from a new generator made from its seed",
+    ),
+    (
         lambda case, got: not got["global_same"],
         "init.{want.what} without a generator is not repeatable after manual_seed: draw from the "
         "framework's generator (uniform_, normal_)",
     ),
-    keys=("values", "returned_self", "same_seed_same", "global_same"),
+    (
+        lambda case, got: got["global_other_same"],
+        "init.{want.what} without a generator gave the same values after manual_seed({seed}) and "
+        "manual_seed({other_seed}): draw from the framework's generator (uniform_, normal_), which "
+        "manual_seed restarts",
+    ),
+    (
+        lambda case, got: got["global_again_same"],
+        "init.{want.what} without a generator gave the same values twice in a row: draw from "
+        "the framework's generator (uniform_, normal_), which moves on with each draw",
+    ),
+    keys=INIT_KEYS,
     facts=_init,
 )
 
@@ -997,7 +1078,7 @@ def _call(case: Case, got: Any) -> dict:
         | dict(as_x=kept.any() and kept_as[0], unscaled=not kept_as[1])
         | dict(over_p=not kept_as[1] and kept_as[2], undropped=p == 1 and out.any())
         | dict(rate=kept.mean(), off=abs(kept.mean() - (1 - p)) > bound)
-        | dict(other_mask=not mask)
+        | dict(other_mask=not mask, pattern=0.1 <= p <= 0.9 and neighbour_problem(kept * 1.0))
     )
 
 
@@ -1032,6 +1113,12 @@ DROPOUT_CALL = rules(
     ),
     (_is(_call, "unscaled"), "an element is neither 0 nor x/(1-p): {shown}"),
     (
+        _is(_call, "pattern"),
+        "the kept elements are not independent: {pattern}: draw one Bernoulli(1 − p) number "
+        "per element, for the whole shape (rng.random(input.shape) >= p), not a fixed pattern "
+        "or one mask reused along an axis",
+    ),
+    (
         _is(_call, "off"),
         "dropout kept {rate:.4f} of the elements with p = {want.p}: expected 1 − p = {keep:.4g} "
         "(each element dropped with probability p)",
@@ -1045,6 +1132,17 @@ DROPOUT_CALL = rules(
 )
 
 
+# two masks that should be independent draws are judged equal only where chance gives that
+# with a probability below this (``masks_coincide``)
+COINCIDE = 1e-12
+
+
+def _masks_differ(case: Case) -> bool:
+    """Whether two independent masks of this case's x are (all but) sure to differ."""
+    p = case.expected.p
+    return case.expected.training and masks_coincide(p, case.expected.x.size) < COINCIDE
+
+
 def _calls(case: Case, got: Any) -> list[tuple[Case, dict]]:
     """Each call's output, gradient and dtype, and whether the generator moved."""
     moved = got.get("generator_moved")
@@ -1055,7 +1153,9 @@ def _calls(case: Case, got: Any) -> list[tuple[Case, dict]]:
 # each call by ``DROPOUT_CALL``, then across the calls: a new mask each time, the generator
 # honoured
 DROPOUT = first(
-    lambda case, got: record(got, ("outs", "grads", "dtypes", "same_seed_same")),
+    lambda case, got: record(
+        got, ("outs", "grads", "dtypes", "same_seed_same", "other_seed_same", "again_same")
+    ),
     each(_calls, DROPOUT_CALL),
     rules(
         (
@@ -1070,6 +1170,23 @@ DROPOUT = first(
         (
             lambda case, got: got["same_seed_same"] is False,
             "dropout ignores generator=: two generators seeded alike gave different masks",
+        ),
+        (
+            lambda case, got: _masks_differ(case) and got["other_seed_same"] and got["again_same"],
+            "dropout drew the same mask on every call, whatever the generator: generators seeded "
+            "5 and 6, and one generator called twice, gave one mask: draw a new mask each call "
+            "from generator= (rng_of(generator)), not from a fixed table or a cache",
+        ),
+        (
+            lambda case, got: _masks_differ(case) and got["other_seed_same"],
+            "dropout gave the same mask for generators seeded 5 and 6: two different seeds must "
+            "give different masks: draw the mask from generator= (rng_of(generator))",
+        ),
+        (
+            lambda case, got: _masks_differ(case) and got["again_same"],
+            "the mask is the same on every call with one generator: two dropout calls with "
+            "generator=g gave the same mask: draw from g's own stream (rng_of(generator)), which "
+            "moves on with each draw, not from a new generator made from its seed",
         ),
     ),
 )

@@ -6,7 +6,9 @@ in the parent with NumPy from the case's own data, by the rules the notebook sta
 buffers and children by name; a module or a tensor listed twice is shared), built in the
 child with program-defined ``Module`` subclasses; the parent walks the same lists for the
 names. Statistical expectations (initialisation, dropout rates) are bounds a correct
-solution meets at every seed: six standard deviations of the estimate.
+solution meets at every seed: six standard deviations of the estimate; values with those
+moments that are not independent draws (a table, a grid, a pattern) fail tests whose
+false-failure probabilities, stated with each, are below 10⁻¹⁰.
 """
 
 from __future__ import annotations
@@ -821,6 +823,115 @@ def sample_problem(values: Any, kind: str, scale: float, what: str) -> str | Non
     return None
 
 
+# Bounds of the pattern tests, each failed by honest NumPy draws with a negligible chance:
+DISTINCT = 0.9  # the share of distinct magnitudes below which values repeat
+SPACING = 30.0  # P(n draws' closest pair is over 30/(n(n-1)) apart) ≤ e^-30 ≈ 9e-14
+PATTERN_SIGMAS = 7.0  # a correlation of independent draws is outside 7σ with p ≈ 3e-12
+NEIGHBOURS = 1000  # the fewest elements whose correlations are judged (the normal limit)
+
+
+def repeats_problem(values: Any, what: str) -> str | None:
+    """Whether ``values`` repeat: fewer than 90% of them distinct, as a table tiled or a row
+    broadcast gives. It needs no scale, so it comes before the moments (whose estimates
+    such values throw off by chance). Two float64 draws of U(-b, b) or N(0, σ²) are equal
+    with probability below 2⁻⁵¹, so n draws hold n²·2⁻⁵² < 10⁻⁶ equal pairs at these sizes
+    (n ≤ 4·10⁴): one in ten never. (Draws of float32 resolution, 2²⁴ values, hold about
+    n²/2²⁵ < 50 of n ≥ 10⁴: they pass too.)"""
+    flat = np.asarray(values, dtype=np.float64).reshape(-1)
+    if not np.isfinite(flat).all() or not flat.any():
+        return None  # non-finite values and zeros: ``sample_problem`` names them
+    n, distinct = flat.size, np.unique(flat).size
+    if n > 1 and distinct < DISTINCT * n:
+        return (
+            f"{what} repeats its values: only {distinct} of its {n} values are distinct, where "
+            "independent draws from a continuous distribution (almost) never repeat: draw one "
+            "number per element from the generator, not a table or a row reused"
+        )
+    return None
+
+
+def pattern_problem(values: Any, kind: str, scale: float, what: str) -> str | None:
+    """Whether ``values``, with the right moments (``sample_problem``: judged first, since
+    the grid test reads the scale), are independent draws of U(-scale, scale) or
+    N(0, scale²) and not a grid or a pattern with those moments. Three tests, each failed
+    by an honest NumPy draw with a negligible probability:
+
+    - a grid: sorted and mapped through the distribution's CDF, n independent draws are
+      n uniform points, whose n − 1 gaps all exceed t with probability (1 − (n − 1)t)ⁿ; at
+      t = 30/(n(n − 1)) that is (1 − 30/n)ⁿ < e⁻³⁰ ≈ 9·10⁻¹⁴. A shuffled linspace has every
+      gap 1/(n − 1), over n/30 times that bound (n ≥ 100).
+    - mirrored: fewer than 90% of the magnitudes |x| distinct, as antithetic pairs ±h
+      give (values and their negatives). As for ``repeats_problem``: two draws have equal
+      magnitudes with probability below 2⁻⁵⁰, so n²·2⁻⁵¹ < 10⁻⁶ equal pairs.
+    - neighbours (n ≥ 1000): ``neighbour_problem``.
+    """
+    x = np.asarray(values, dtype=np.float64)
+    flat = x.reshape(-1)
+    n = flat.size
+    if n >= 100:
+        u = np.sort(_cdf(flat, kind, scale))
+        gap = float(np.diff(u).min())
+        if gap > SPACING / (n * (n - 1)):
+            return (
+                f"{what} is a grid, not random draws: sorted, no two of its {n} values are "
+                f"closer than {gap:.3g} of the distribution's mass, where n independent draws "
+                f"have a closest pair about 1/n² = {1 / n**2:.2g} apart: draw them from the "
+                "generator (uniform_, normal_), not a shuffled linspace"
+            )
+    distinct = np.unique(np.abs(flat)).size
+    if n > 1 and distinct < DISTINCT * n:
+        return (
+            f"{what} holds values and their negatives: only {distinct} of its {n} magnitudes "
+            "|x| are distinct, and pairs ±h are not independent draws: draw one number per "
+            "element from the generator"
+        )
+    found = neighbour_problem(x)
+    if found:
+        return (
+            f"{what}'s values are not independent: {found}: draw each element on its own "
+            "(one call to the generator for the whole shape)"
+        )
+    return None
+
+
+def _cdf(x: np.ndarray, kind: str, scale: float) -> np.ndarray:
+    """The distribution's CDF at ``x``: U(-scale, scale)'s or N(0, scale²)'s."""
+    if kind == "uniform":
+        return (x + scale) / (2 * scale)
+    erf = np.frompyfunc(math.erf, 1, 1)
+    return 0.5 * (1 + erf(x / (scale * math.sqrt(2))).astype(np.float64))
+
+
+def neighbour_problem(x: np.ndarray) -> str | None:
+    """The larger correlation of elements next to each other (flat order) and of elements
+    one row apart (the last axis's length, for two axes or more), where it is outside 7/√n
+    of 0; None for fewer than 1000 elements or a constant array. For independent draws
+    (values, or dropout's 0/1 keep indicators) each is ≈ N(0, 1/n), outside 7σ with
+    probability 2.6·10⁻¹² in the normal limit. Its sum of neighbours' products is
+    1-dependent. For symmetric values (init) the skewness is 0 and the fourth cumulant's
+    correction is under 4× at n ≥ 1000: below 10⁻¹¹ each. For 0/1 indicators kept with
+    rate q the skewness γ² = (1 − 2q)²/(q(1 − q)) raises one tail by at most
+    1 + γ²·7·48/(6√n) (Edgeworth) and lowers the other: with q in [0.1, 0.9] (dropout judges
+    p from 0.1 to 0.9 only) and n ≥ 1000, under 14×: below 4·10⁻¹¹ each."""
+    flat = np.asarray(x, dtype=np.float64).reshape(-1)
+    n = flat.size
+    centred = flat - flat.mean()
+    total = float(np.sum(centred * centred))
+    if n < NEIGHBOURS or total == 0:
+        return None
+    bound = PATTERN_SIGMAS / math.sqrt(n)
+    row = x.shape[-1] if x.ndim >= 2 else 0
+    lags = [(1, "elements next to each other")]
+    lags += [(row, f"elements one row ({row} elements) apart")] if 1 < row < n else []
+    r, words = max(
+        ((float(np.sum(centred[:-lag] * centred[lag:])) / total, words) for lag, words in lags),
+        key=lambda found: abs(found[0]),
+    )
+    if abs(r) > bound:
+        return f"{words} have correlation {r:.3f} (independent draws: within ±{bound:.3f})"
+    return None
+
+
 def show_float(x: float) -> str:
     return f"{x:.6g}"
 
@@ -866,6 +977,12 @@ def dropout_case(
         "module": module,
     }
     return Case(label, inputs, DropoutExpected(x, p, training, calls))
+
+
+def masks_coincide(p: float, n: int) -> float:
+    """The probability that two independent dropout masks of n elements are equal:
+    (p² + (1 − p)²)ⁿ (1 for p = 0 or 1, where there is no mask)."""
+    return (p * p + (1 - p) ** 2) ** n
 
 
 # -- 5.10: BatchNorm1d -------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, fill, host, on_device, raised, tensor, tensor_values
+from ...harness.kit import attempt, fill, host, on_device, raised, same, tensor, tensor_values
 
 # -- 5.1 ---------------------------------------------------------------------------------------
 
@@ -234,22 +234,36 @@ def state(
 
 
 def linear_init(sp, n_in: int, n_out: int, bias: bool, seed: int) -> dict:
+    """A Linear after manual_seed(seed), another after the same seed, one made right after
+    it, one after manual_seed(seed + 1), and a float32 one reset: which parameters are
+    equal."""
+    names = ["weight", "bias"] if bias else ["weight"]
+
+    def equal(a: Any, b: Any) -> list:
+        return [
+            n for n in names if same(tensor_values(getattr(a, n)), tensor_values(getattr(b, n)))
+        ]
+
     sp.manual_seed(seed)
     first = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float64)
     sp.manual_seed(seed)
     again = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float64)
+    following = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float64)
+    sp.manual_seed(seed + 1)
+    other = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float64)
     single = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float32)
     objects = (single.weight, single.bias)
+    before = tensor_values(single.weight)
     single.reset_parameters()
     return {
         "float32": [str(getattr(p, "dtype", "")) for p in objects],
         "kept": single.weight is objects[0] and single.bias is objects[1],
         "weight": tensor_values(first.weight),
         "bias": tensor_values(first.bias),
-        "same_again": bool(
-            np.array_equal(tensor_values(first.weight), tensor_values(again.weight))
-            and (not bias or np.array_equal(tensor_values(first.bias), tensor_values(again.bias)))
-        ),
+        "same_again": equal(first, again) == names,
+        "next_same": equal(again, following),
+        "other_seed_same": equal(first, other),
+        "reset_same": bool(same(before, tensor_values(single.weight))),
     }
 
 
@@ -411,26 +425,42 @@ def cross_entropy(
 
 
 def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
+    """The tensor filled with generator=Generator().manual_seed(seed), and which other fills
+    equal what they should not (seed + 1; one generator twice) or should (the same seed;
+    manual_seed and the global generator)."""
     initialise = getattr(sp.nn.init, function)
+
+    def filled(**generator: Any) -> Any:
+        t = sp.nn.Parameter(np.zeros(tuple(shape)))
+        initialise(t, **options, **generator)
+        return tensor_values(t)
+
     t = sp.nn.Parameter(np.zeros(tuple(shape)))
     returned = initialise(t, **options, generator=sp.Generator().manual_seed(seed))
     first = tensor_values(t)
-    again = sp.nn.Parameter(np.zeros(tuple(shape)))
-    initialise(again, **options, generator=sp.Generator().manual_seed(seed))
+    again = filled(generator=sp.Generator().manual_seed(seed))
+    other = filled(generator=sp.Generator().manual_seed(seed + 1))
+    g = sp.Generator().manual_seed(seed)
+    once, twice = filled(generator=g), filled(generator=g)
     sp.manual_seed(seed)
-    glob = sp.nn.Parameter(np.zeros(tuple(shape)))
-    initialise(glob, **options)
+    glob = filled()
     sp.manual_seed(seed)
-    glob2 = sp.nn.Parameter(np.zeros(tuple(shape)))
-    initialise(glob2, **options)
+    glob2 = filled()
+    glob3 = filled()
+    sp.manual_seed(seed + 1)
+    glob4 = filled()
     single = sp.nn.Parameter(np.zeros(tuple(shape), dtype=np.float32))
     initialise(single, **options)
     return {
         "float32": str(getattr(single, "dtype", "")),
         "values": first,
         "returned_self": returned is t,
-        "same_seed_same": bool(np.array_equal(first, tensor_values(again))),
-        "global_same": bool(np.array_equal(tensor_values(glob), tensor_values(glob2))),
+        "same_seed_same": bool(same(first, again)),
+        "other_seed_same": bool(same(first, other)),
+        "again_same": bool(same(once, twice)),
+        "global_same": bool(same(glob, glob2)),
+        "global_again_same": bool(same(glob2, glob3)),
+        "global_other_same": bool(same(glob, glob4)),
     }
 
 
@@ -471,7 +501,7 @@ def dropout(
             grads.append(tensor_values(xt.grad))
         else:
             grads.append(None)
-    same = None
+    repeated = other_seed_same = again_same = None
     if generator and not module and training:
         a = sp.nn.functional.dropout(
             tensor(sp, x), p, True, generator=sp.Generator().manual_seed(5)
@@ -479,7 +509,15 @@ def dropout(
         b = sp.nn.functional.dropout(
             tensor(sp, x), p, True, generator=sp.Generator().manual_seed(5)
         )
-        same = bool(np.array_equal(tensor_values(a), tensor_values(b)))
+        repeated = same(tensor_values(a), tensor_values(b))
+        c = sp.nn.functional.dropout(
+            tensor(sp, x), p, True, generator=sp.Generator().manual_seed(6)
+        )
+        other_seed_same = same(tensor_values(a), tensor_values(c))
+        g = sp.Generator().manual_seed(5)
+        once = sp.nn.functional.dropout(tensor(sp, x), p, True, generator=g)
+        twice = sp.nn.functional.dropout(tensor(sp, x), p, True, generator=g)
+        again_same = same(tensor_values(once), tensor_values(twice))
     moved = None  # an identity (eval, p = 0) must leave the generator where it was
     if not training or p == 0:
         if gen is not None:
@@ -490,7 +528,9 @@ def dropout(
         "outs": outs,
         "grads": grads,
         "dtypes": dtypes,
-        "same_seed_same": same,
+        "same_seed_same": repeated,
+        "other_seed_same": other_seed_same,
+        "again_same": again_same,
         "generator_moved": moved,
     }
 
@@ -533,7 +573,7 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
     changed = [
         name
         for name, b, old in zip(names, buffers, before)
-        if b is not None and not np.array_equal(tensor_values(getattr(bn, name)), old)
+        if b is not None and not same(tensor_values(getattr(bn, name)), old)
     ]
     return {
         "buffers_require_grad": [n for n, f in zip(names, flags) if f],
@@ -596,9 +636,7 @@ def loader(
             if dataset == "tensors":
                 xb, yb = batch
                 ids = [int(i) for i in host(yb).reshape(-1)]
-                consistent = consistent and np.array_equal(
-                    host(xb), np.arange(n * 2).reshape(n, 2)[ids]
-                )
+                consistent = consistent and same(host(xb), np.arange(n * 2).reshape(n, 2)[ids])
             else:
                 ids = [int(i) for i in host(batch).reshape(-1)]
             batches.append(ids)

@@ -1,0 +1,161 @@
+"""What only chapter 5's checks do (every chapter's contracts: tests/test_contracts.py; its
+variants: tests/variants/ch05_broken.py and ch05_held_out.py, judged by
+tests/test_variants.py): random draws judged by deterministic tests as well as by their
+moments. Honest NumPy draws pass the pattern tests at every seed tried (their bounds are
+computed in ``cases.repeats_problem``, ``pattern_problem`` and ``neighbour_problem``);
+values with the right moments that are not independent draws (a grid, a table reused,
+antithetic pairs, sorted draws, a fixed dropout pattern, one mask row for the batch) are
+named; and the hidden checks alone fail the broken variants that cheat so."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from autograder import report
+from autograder.checking import check_chapter
+from autograder.checks.ch05_nn import CHECKS as PUBLIC
+from autograder.checks.ch05_nn import _masks_differ
+from autograder.checks.ch05_nn.cases import (
+    masks_coincide,
+    neighbour_problem,
+    pattern_problem,
+    repeats_problem,
+    sample_problem,
+)
+from autograder.course import chapter
+from autograder.hidden.ch05_nn import CHECKS as HIDDEN
+from tests.trees import broken_package, composite
+from tests.variants.ch05_broken import SET
+
+SIZES = [(30, 100), (50, 200), (12, 3000)]
+
+
+def _judged(values: np.ndarray, kind: str, scale: float) -> str | None:
+    """The init verdict's order: repeats, the moments, then the patterns."""
+    return (
+        repeats_problem(values, "w")
+        or sample_problem(values, kind, scale, "w")
+        or pattern_problem(values, kind, scale, "w")
+    )
+
+
+def test_honest_draws_pass_every_test() -> None:
+    """U(-b, b) and N(0, σ²) from NumPy, float64 and float32 (a float32 draw is coarser:
+    some values repeat), at the checks' sizes, 100 seeds each; Bernoulli masks likewise."""
+    for seed in range(100):
+        rng = np.random.default_rng(seed)
+        for shape in SIZES:
+            b, s = 1 / math.sqrt(shape[1]), 0.05
+            assert _judged(rng.uniform(-b, b, shape), "uniform", b) is None
+            assert _judged(rng.normal(0, s, shape), "normal", s) is None
+            coarse = rng.uniform(-b, b, shape).astype(np.float32).astype(np.float64)
+            assert _judged(coarse, "uniform", b) is None
+            for p in (0.1, 0.3, 0.5, 0.8, 0.9):
+                assert neighbour_problem((rng.random(shape) >= p) * 1.0) is None
+
+
+def test_the_correlation_of_independent_draws_has_the_stated_spread() -> None:
+    """The bound 7/√n assumes the neighbour correlation ≈ N(0, 1/n): its spread over 2000
+    honest draws is 1/√n within 10%."""
+    rng = np.random.default_rng(7)
+    n = 3000
+    for draw in (lambda: rng.normal(0, 1, n), lambda: (rng.random(n) >= 0.9) * 1.0):
+        rs = []
+        for _ in range(2000):
+            c = draw()
+            c = c - c.mean()
+            rs.append(float(np.sum(c[:-1] * c[1:]) / np.sum(c * c)) * math.sqrt(n))
+        assert 0.9 < float(np.std(rs)) < 1.1
+
+
+def _cheats(rng: np.random.Generator, shape: tuple, b: float) -> list[tuple[str, np.ndarray]]:
+    n = math.prod(shape)
+    grid = rng.permutation(np.linspace(-b, b, n)).reshape(shape)
+    half = rng.uniform(-b, b, n // 2)
+    return [
+        ("is a grid", grid),
+        ("repeats its values", np.tile(half, 2).reshape(shape)),
+        ("holds values and their negatives", np.concatenate([half, -half]).reshape(shape)),
+        ("next to each other", np.sort(rng.uniform(-b, b, n)).reshape(shape)),
+    ]
+
+
+@pytest.mark.parametrize("shape", SIZES)
+def test_values_with_the_right_moments_that_are_not_draws_are_named(shape: tuple) -> None:
+    """Each cheat passes the moments (that is what makes it a cheat) and is named."""
+    rng = np.random.default_rng(3)
+    b = 1 / math.sqrt(shape[1])
+    for words, values in _cheats(rng, shape, b):
+        assert sample_problem(values, "uniform", b, "w") is None, words
+        found = _judged(values, "uniform", b)
+        assert found and words in found, (words, found)
+
+
+def test_a_dropout_mask_that_is_a_pattern_is_named() -> None:
+    """A fixed pattern with the right keep fraction (element i dropped where frac(i·p) < p)
+    and one mask row broadcast over the batch, at the public and hidden rates and sizes."""
+    rng = np.random.default_rng(5)
+    for shape, p in [((100, 200), 0.3), ((20000,), 0.8), ((50, 40), 0.4), ((120, 150), 0.1)]:
+        n = math.prod(shape)
+        weyl = (((np.arange(n) * p + 1e-9) % 1.0) >= p).reshape(shape) * 1.0
+        assert abs(weyl.mean() - (1 - p)) < 1 / n + 1e-9
+        found = neighbour_problem(weyl)
+        assert found and (len(shape) > 1 or "next to each other" in found), (shape, p, found)
+        if len(shape) == 2:
+            rows = np.broadcast_to(rng.random(shape[-1]) >= p, shape) * 1.0
+            found = neighbour_problem(rows)
+            assert found and f"one row ({shape[-1]} elements) apart" in found, found
+
+
+def test_masks_are_compared_across_seeds_where_chance_cannot_make_them_equal() -> None:
+    """Every dropout row that draws a mask with a generator (public and hidden) is judged by
+    the "two seeds, two masks" and "one generator, two masks" rules; p = 0 and p = 1 are
+    not (there is no mask)."""
+    assert masks_coincide(0.5, 20) == 0.5**20 and masks_coincide(0.0, 50) == 1.0
+    rows = [
+        case
+        for check in [*PUBLIC, *HIDDEN]
+        if check.name.startswith("dropout")
+        for case in check.make_cases(0)
+        if case.inputs["generator"] and not case.inputs["module"] and case.inputs["training"]
+    ]
+    drawn = [c for c in rows if 0 < c.inputs["p"] < 1]
+    assert len(drawn) >= 5 and all(_masks_differ(c) for c in drawn)
+    assert not any(_masks_differ(c) for c in rows if c.inputs["p"] in (0, 1))
+
+
+CHEATS = [
+    "Linear's weight from a fixed table (default_rng(0))",
+    "Linear's weight a shuffled linspace",
+    "xavier_uniform_ ignores the generator (draws from the global one)",
+    "kaiming_normal_ from a fixed table (default_rng(0))",
+    "xavier_normal_ from a new generator made from the given one's seed",
+    "kaiming_uniform_ a linspace shuffled by the generator",
+    "xavier_uniform_ draws one row and repeats it",
+    "xavier_normal_ with antithetic pairs (h, −h)",
+    "kaiming_normal_ fills sorted draws",
+    "dropout drops a fixed pattern (element i where frac(i·p) < p)",
+    "dropout draws one mask row and broadcasts it over the batch",
+    "dropout's mask from a fixed table (default_rng(0))",
+    "dropout's mask from a new generator made from the given one's seed",
+]
+
+
+@pytest.mark.parametrize("name", CHEATS)
+def test_the_hidden_checks_alone_fail_the_cheats(name: str, tmp_path: Path) -> None:
+    """The broken set's cheats (tests/test_variants.py: the public checks name each) fail
+    their task's hidden checks too."""
+    _, file, edit, task = next(v for v in SET.broken if v[0] == name)
+    result = check_chapter(
+        chapter(5),
+        composite(5, broken_package(5, tmp_path, file, edit, task)),
+        check_modules=[],
+        task_ids=[task],
+        hidden_modules=["autograder.hidden.ch05_nn"],
+    )
+    verdict = next(t for t in result.tasks if t.task.id == task)
+    assert verdict.status == "failed", report.chapter_report(result)
