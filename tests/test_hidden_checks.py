@@ -376,6 +376,20 @@ CH05_SHARED = [
     "DataLoader ignores the generator",
     "checkpoint keeps the activations",
     "checkpoint does not replay the random numbers",
+    # issue 26: values with the right moments that are not draws, and generators not honoured
+    "Linear's weight from a fixed table (default_rng(0))",
+    "Linear's weight a shuffled linspace",
+    "xavier_uniform_ ignores the generator (draws from the global one)",
+    "kaiming_normal_ from a fixed table (default_rng(0))",
+    "xavier_normal_ from a new generator made from the given one's seed",
+    "kaiming_uniform_ a linspace shuffled by the generator",
+    "xavier_uniform_ draws one row and repeats it",
+    "xavier_normal_ with antithetic pairs (h, −h)",
+    "kaiming_normal_ fills sorted draws",
+    "dropout drops a fixed pattern (element i where frac(i·p) < p)",
+    "dropout draws one mask row and broadcasts it over the batch",
+    "dropout's mask from a fixed table (default_rng(0))",
+    "dropout's mask from a new generator made from the given one's seed",
 ]
 
 
