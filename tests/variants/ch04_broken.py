@@ -887,6 +887,7 @@ SET = VariantSet(
     VARIANTS,
     CORRECT,
     says=[
+        ("accumulates in place", "accumulate changed a gradient it was given"),
         ("deliver called for leaves only", "for every vertex with a gradient, nodes too"),
         ("a node released before its backward", "Release a node after its backward"),
         ("hessian of one Tensor input returned as a 1-tuple", "return the Tensor itself"),

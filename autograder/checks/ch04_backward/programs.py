@@ -22,7 +22,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ...harness.kit import Raised, array, host, raised, same
+from ...harness.kit import Raised, array, raised
 
 ROOM = 100  # calls a check lets a part of the engine make on a 300-node chain
 
@@ -182,12 +182,13 @@ class SecondOrder(TypedDict, total=False):
 
 class Accumulated(TypedDict, total=False):
     """``accumulate`` called once per gradient: ``.grad``'s values after each call, whether
-    it was a new object each time (never one of the gradients passed), whether the arrays
-    passed kept their values, and whether the last ``.grad`` is recorded."""
+    it was a new object each time (never one of the gradients passed), the values the
+    gradients passed (and a preset ``.grad``) hold after the calls, for the parent to compare
+    with what it sent, and whether the last ``.grad`` is recorded."""
 
     values: list
     new_object: list[bool]
-    inputs_intact: bool
+    given: list
     requires_grad: Any
     recorded: bool
     each_requires_grad: list[bool]
@@ -633,11 +634,10 @@ def accumulate(sp, grads: list, preset: Any = None, requires_grad: bool = False)
         each.append(getattr(now, "requires_grad", False) is True)
         # the first gradient may become .grad as it is; after that, a new Tensor each time
         fresh.append(before is None or (now is not before and all(now is not p for p in held)))
-    intact = all(same(host(h), a) for h, a in zip(held, arrays))
     return {
         "values": values,
         "new_object": fresh,
-        "inputs_intact": bool(intact),
+        "given": [array(h) for h in held],
         "requires_grad": bool(getattr(t.grad, "requires_grad", False)),
         "recorded": getattr(t.grad, "grad_fn", None) is not None,
         "each_requires_grad": each,
