@@ -233,6 +233,12 @@ VARIANTS = [
         "6.6",
     ),
     (
+        "AdamW's decay added into the gradient array in place",
+        ADAM,
+        ("region", 'g += group["weight_decay"] * p.data\nreturn g'),
+        "6.6",
+    ),
+    (
         "AdamW's decay without the learning rate",
         ADAM,
         (
@@ -739,6 +745,7 @@ SET = VariantSet(
         ("SGD's step records a graph", "graph nodes"),
         ("SGD adds the weight decay into p.grad", "never change p.grad"),
         ("zero_grad writes zeros into the old gradient", "wrote into the old gradient"),
+        ("AdamW's decay added into the gradient array in place", "wrote into the gradient array"),
         ("StepLR one epoch ahead", "one step ahead"),
         ("OneCycleLR does not cycle beta1", "never cycled"),
         ("clip_grad_norm_ always by the 2-norm", "that is the 2.0-norm"),

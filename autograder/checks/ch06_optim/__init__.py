@@ -235,6 +235,28 @@ def _zeroed(case: Case, name: str) -> dict | None:
     return {"old": False, "values": np.zeros(shape), "dtype": dtype}
 
 
+def _holds(got: Any, sent: Any, equal_nan: bool = False) -> bool:
+    """Whether ``got``, values a program sent back, is an array of exactly ``sent``'s values
+    (an array the parent built from the case's inputs): compared here, in the parent."""
+    return (
+        isinstance(got, np.ndarray)
+        and got.dtype.kind in "biuf"
+        and np.array_equal(got, sent, equal_nan=equal_nan)
+    )
+
+
+def _old_changed(case: Case, given: Any) -> bool:
+    """Whether zero_grad wrote into an old gradient tensor: the values the two it was given
+    (a's and c's shared one, d's own) hold after the call against the values sent."""
+    sent = (
+        np.asarray(case.inputs["shared"], dtype="float64"),
+        np.asarray(case.inputs["own"], dtype=case.inputs["dtype"]),
+    )
+    if not isinstance(given, list) or len(given) != len(sent):
+        return True
+    return not all(_holds(a, s) for a, s in zip(given, sent))
+
+
 def _lost(case: Case, got: dict) -> str | None:
     """The first parameter left with no gradient where zeros are expected."""
     return next((n for n in "acd" if got[n] is None and _zeroed(case, n)), None)
@@ -260,13 +282,13 @@ ZERO_GRAD = Fields(
     ],
     before=rules(
         (
-            lambda case, got: got["old_changed"],
+            lambda case, got: _old_changed(case, got["given"]),
             "zero_grad wrote into the old gradient tensor (another leaf may share it): set p.grad "
             "to a new tensor",
         ),
         (_lost, "after zero_grad(set_to_none=False), {0}.grad is None, expected zeros"),
     ),
-    keys=("old_changed",),
+    keys=("given",),
 )
 
 
@@ -379,9 +401,39 @@ STATE_KEPT = rules(  # the state kept: Tensors, keyed by the parameters themselv
 
 
 TRAJECTORY_KEYS = tuple(
-    "values dtypes objects leaves nodes written returned closure_calls decay_calls state_keyed "
-    "state_arrays state".split()
+    "values dtypes objects leaves nodes replaced given returned closure_calls decay_calls "
+    "state_keyed state_arrays state".split()
 )
+
+
+def _sent_grads(case: Case) -> list:
+    """The gradients set before each step, as the program made them from the case's inputs
+    (an int: the same tensor as that parameter's at the same step)."""
+    steps = []
+    for grads in case.inputs["grads"]:
+        made: list = []
+        for g in grads:
+            shared = isinstance(g, int) and not isinstance(g, bool)
+            made.append(made[g] if shared else None if g is None else np.asarray(g))
+        steps.append(made)
+    return steps
+
+
+def _step_wrote(case: Case, got: dict) -> tuple[int, int] | None:
+    """The first step (counted from 1) and parameter whose .grad the step replaced (the
+    program's identity test) or wrote into: the values the gradient tensors set before the
+    step hold after it (``got["given"]``) against the values sent, compared here."""
+    replaced = {tuple(at) for at in got["replaced"] if isinstance(at, list) and len(at) == 2}
+    given = got["given"]
+    for t, sent in enumerate(_sent_grads(case)):
+        after = given[t] if isinstance(given, list) and t < len(given) else None
+        for i, s in enumerate(sent):
+            if s is None:
+                continue
+            value = after[i] if isinstance(after, list) and len(after) == len(sent) else None
+            if (t, i) in replaced or not _holds(value, s):
+                return t + 1, i
+    return None
 
 
 STEPS_KEEP = rules(  # what the steps must leave as it was
@@ -395,7 +447,7 @@ STEPS_KEEP = rules(  # what the steps must leave as it was
         "after step() a parameter is no longer a leaf that requires grad: change p.data in place",
     ),
     (
-        lambda case, got: got["written"] and (got["written"][0][0] + 1, got["written"][0][1]),
+        _step_wrote,
         "step {0} wrote into params[{1}].grad (or replaced it): never change p.grad, one gradient "
         "tensor may be the .grad of several leaves (g = g + λp makes a new array)",
     ),
@@ -466,7 +518,9 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
     ],
     before=rules(
         (
-            lambda case, got: got["g_changed"],
+            lambda case, got: (
+                not _holds(got["g"], np.asarray(case.inputs["g"], dtype=case.inputs["dtype"]))
+            ),
             "AdamW._weight_decay wrote into the gradient array: return g unchanged",
         ),
         (
@@ -474,7 +528,7 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
             "p is {got[dtype]} after _weight_decay, expected {want[dtype]}",
         ),
     ),
-    keys=("returned", "p", "dtype", "g_changed"),
+    keys=("returned", "p", "dtype", "g"),
 )
 
 

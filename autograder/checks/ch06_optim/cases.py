@@ -326,7 +326,8 @@ def adamw_decay_case(
     g = np.array([[0.3, -0.1], [0.2, 0.7]])
     want = {"g": g, "p0": p0, "wd": weight_decay, "p": p0 * (1 - lr * weight_decay), "dtype": dtype}
     label = f"AdamW(lr={lr}, weight_decay={weight_decay})._weight_decay(p, g, group) on {dtype}"
-    return Case(label, {"lr": lr, "weight_decay": weight_decay, "dtype": dtype}, want)
+    inputs = {"lr": lr, "weight_decay": weight_decay, "dtype": dtype, "g": g}
+    return Case(label, inputs, want)
 
 
 # -- 6.1 ------------------------------------------------------------------------------------
@@ -377,10 +378,16 @@ def groups_case(defaults: dict, items: list, label: str) -> Case:
 def zero_grad_case(set_to_none: bool, dtype: str = "float64", label: str = "") -> Case:
     """Parameters a (a gradient), b (none), c (a's gradient object too), d (``dtype``, a
     gradient of its own holding an inf: zeros, not g · 0), in two groups;
-    zero_grad(set_to_none)."""
+    zero_grad(set_to_none). The gradients' values are inputs, so the parent knows what the
+    old gradient tensors must still hold after the call."""
     return Case(
         label or f"zero_grad(set_to_none={set_to_none})",
-        {"set_to_none": set_to_none, "dtype": dtype},
+        {
+            "set_to_none": set_to_none,
+            "dtype": dtype,
+            "shared": [0.5, -1.5, 2.0],
+            "own": [[3.0, math.inf]],
+        },
         {"set_to_none": set_to_none, "dtype": dtype},
     )
 
