@@ -34,6 +34,17 @@ EARLIER = [
         "the gradients are",
     ),
     (
+        "Module.to moves each tensor's data as its gradient",
+        5,
+        "nn/module.py",
+        (
+            "            tensor.grad = tensor.grad.to(target).detach()\n",
+            "            tensor.grad = tensor.to(target).detach()\n",
+        ),
+        "Module.to moves parameters, buffers and gradients in place",
+        "changed a parameter's, buffer's or gradient's values",
+    ),
+    (
         "a factory ignores device=",
         2,
         "tensor.py",

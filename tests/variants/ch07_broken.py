@@ -173,6 +173,18 @@ VARIANTS = [
         "7.3",
     ),
     (
+        "move_array zeroes the host array it copied, to free it",
+        TRANSFER,
+        (
+            '    return backend.to_device(np.asarray(array, order="C"), target.index)'
+            "  # keeps 0-d\n",
+            '    moved = backend.to_device(np.asarray(array, order="C"), target.index)\n'
+            "    array[...] = 0\n"
+            "    return moved\n",
+        ),
+        "7.3",
+    ),
+    (
         "move_array reads every copy back to check it",
         TRANSFER,
         (
@@ -436,6 +448,10 @@ SET = VariantSet(
         ("device_of without the index", "the index is missing"),
         ("backend_of's TypeError does not name the type", "does not name the type"),
         ("move_array copies an array that is already there", "not a copy"),
+        (
+            "move_array zeroes the host array it copied, to free it",
+            "move_array changed the array it was given",
+        ),
         (
             "move_array reads every copy back to check it",
             "move_array made 1 device → host copy, expected 0: one copy, in one direction",

@@ -224,6 +224,50 @@ def double_case(x: Any, start: str, go: str) -> Case:
     )
 
 
+MODULE_SHAPES = {  # Linear(3, 2) then BatchNorm1d(2): each parameter's and buffer's shape
+    "0.weight": (2, 3),
+    "0.bias": (2,),
+    "1.weight": (2,),
+    "1.bias": (2,),
+}
+MODULE_BUFFERS = ("1.running_mean", "1.running_var", "1.num_batches_tracked")
+
+
+def _eighths(rng: np.random.Generator, low: float, high: float, shape: tuple) -> list:
+    """Values drawn from low to high in steps of 1/8: exact in every float dtype."""
+    return (rng.integers(int(low * 8), int(high * 8) + 1, shape) / 8).tolist()
+
+
+def module_to_case(label: str, x: Any, target: str, rng: np.random.Generator | None = None) -> Case:
+    """Linear(3, 2), BatchNorm1d(2) after one backward on ``x``, then model.to(``target``)
+    and back. Before the move the program writes the values given here into every
+    parameter, gradient and buffer (in place), so the parent knows what each must still
+    hold after it: fixed ones, or drawn from ``rng`` (eighths, exact in any float dtype)."""
+    if rng is None:
+        state = {
+            "0.weight": [[0.25, -1.5, 2.0], [1.25, 0.5, -0.75]],
+            "0.bias": [0.125, -2.5],
+            "1.weight": [1.5, 0.75],
+            "1.bias": [-0.5, 0.25],
+            "1.running_mean": [0.375, -0.625],
+            "1.running_var": [1.75, 0.5],
+            "1.num_batches_tracked": 3,
+        }
+        grads = {
+            "0.weight": [[-0.5, 1.0, 0.25], [2.0, -1.25, 0.75]],
+            "0.bias": [1.5, -0.25],
+            "1.weight": [-2.0, 0.625],
+            "1.bias": [0.875, -1.125],
+        }
+    else:
+        state = {n: _eighths(rng, -2, 2, s) for n, s in MODULE_SHAPES.items()}
+        state["1.running_mean"] = _eighths(rng, -2, 2, (2,))
+        state["1.running_var"] = _eighths(rng, 0.5, 2, (2,))
+        state["1.num_batches_tracked"] = int(rng.integers(2, 9))
+        grads = {n: _eighths(rng, -2, 2, s) for n, s in MODULE_SHAPES.items()}
+    return Case(label, {"x": x, "target": target, "state": state, "grads": grads})
+
+
 # -- 7.5 --------------------------------------------------------------------------------------
 
 OPS = {

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import array_values, attempt, raised, same, tensor
+from ...harness.kit import array_values, attempt, raised, tensor
 
 
 def module(sp, name: str) -> types.ModuleType:
@@ -445,7 +445,6 @@ def _move(sp, source: str, data: Any, dtype: str, target: str, order: str) -> di
     array = on_sim(sp, array) if source == "sim" else array
     if source.startswith("toy:"):
         array = ToyArray(array, int(source.partition(":")[2]))
-    before = array_values(array).copy()
     name = target.removeprefix("device:")
     where = sp.device(name) if target.startswith("device:") else name
     cuda = module(sp, "cuda")
@@ -473,7 +472,7 @@ def _move(sp, source: str, data: Any, dtype: str, target: str, order: str) -> di
         "dtype": None if result["error"] else str(out.dtype),
         "to_device": copies.to_device,
         "to_host": copies.to_host,
-        "source_kept": bool(same(array_values(array), before)),
+        "source": np.array(array_values(array)),  # the parent compares it with what it sent
     }
 
 
@@ -593,17 +592,22 @@ def same_place(sp, where: str) -> list:
     return [s.to("sim") is s, s.to(sp.device("sim", 0)) is s, s.to("sim:0") is s]
 
 
-def module_to(sp, x: list, target: str) -> dict:
-    """Linear(3, 2) then BatchNorm1d(2), trained one forward/backward on the CPU, then
-    model.to("sim"): what is where, the same objects, the values kept; then back."""
+def module_to(sp, x: list, target: str, state: dict, grads: dict) -> dict:
+    """Linear(3, 2) then BatchNorm1d(2), trained one forward/backward on the CPU, the values
+    ``state`` and ``grads`` (by name) written into its parameters, buffers and gradients in
+    place, then model.to("sim"): what is where, the same objects, the values each holds
+    after (the parent compares them with the values it sent); then back."""
     sp.manual_seed(0)
     model = sp.nn.Sequential(sp.nn.Linear(3, 2), sp.nn.BatchNorm1d(2)).double()
     model(sp.Tensor(np.array(x))).sum().backward()
     params = list(model.parameters())
-    names = [n for n, _ in model.named_parameters()] + [n for n, _ in model.named_buffers()]
-    tensors = params + [b for _, b in model.named_buffers()]
-    before = [np.array(t.data) for t in tensors]
-    grads = [np.array(p.grad.data) for p in params]
+    named = list(model.named_parameters()) + list(model.named_buffers())
+    names = [n for n, _ in named]
+    for n, t in named:
+        if n in state:
+            t.data[...] = np.asarray(state[n])
+        if n in grads and getattr(t, "grad", None) is not None:
+            t.grad.data[...] = np.asarray(grads[n])
     returned = model.to(sp.device(target) if target == "sim:0" else target)
     after = list(model.parameters())
     buffers = [b for _, b in model.named_buffers()]
@@ -612,16 +616,17 @@ def module_to(sp, x: list, target: str) -> dict:
         "same_objects": all(a is b for a, b in zip(after, params)),
         "where": {n: kind(t.data) for n, t in zip(names, after + buffers)},
         "grads_where": [kind(p.grad.data) if p.grad is not None else None for p in after],
-        "kept": all(same(array_values(t.data), b) for t, b in zip(after + buffers, before)),
-        "grads_kept": all(
-            p.grad is not None and same(array_values(p.grad.data), g) for p, g in zip(after, grads)
-        ),
+        "values": {n: np.array(array_values(t.data)) for n, t in zip(names, after + buffers)},
+        "grads": {
+            n: None if p.grad is None else np.array(array_values(p.grad.data))
+            for n, p in zip(names, after)
+        },
     }
     y = model.eval()(sim_tensor(sp, x))  # eval: the running statistics stay as they are
     out["forward_on"] = str(y.device)
     model.to(sp.device("cpu"))
     out["back_where"] = sorted({kind(t.data) for t in list(model.parameters()) + buffers})
-    out["back_kept"] = all(same(np.asarray(t.data), b) for t, b in zip(after + buffers, before))
+    out["back_values"] = {n: np.array(array_values(t.data)) for n, t in zip(names, after + buffers)}
     return out
 
 

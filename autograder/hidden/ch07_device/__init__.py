@@ -24,6 +24,7 @@ from ...checks.ch07_device.cases import (
     index_grad_case,
     loader_case,
     mixed_case,
+    module_to_case,
     move_case,
     probe_case,
     scatter_case,
@@ -196,9 +197,11 @@ def _toys(rng: np.random.Generator) -> list[Case]:
 
 def _module_to(rng: np.random.Generator) -> list[Case]:
     return [
-        Case(
+        module_to_case(
             f"Module.to after a backward on a drawn batch ({kind})",
-            {"x": rng.uniform(-2, 2, (4, 3)).round(3).tolist(), "target": target},
+            rng.uniform(-2, 2, (4, 3)).round(3).tolist(),
+            target,
+            rng,
         )
         for kind, target in (("by name", "sim"), ("by device", "sim:0"))
     ]
