@@ -10,6 +10,7 @@ tests/test_hidden_checks.py)."""
 
 from __future__ import annotations
 
+import copy
 import math
 
 import numpy as np
@@ -121,3 +122,89 @@ def test_masks_are_compared_across_seeds_where_chance_cannot_make_them_equal() -
     drawn = [c for c in rows if 0 < c.inputs["p"] < 1]
     assert len(drawn) >= 5 and all(_masks_differ(c) for c in drawn)
     assert not any(_masks_differ(c) for c in rows if c.inputs["p"] in (0, 1))
+
+
+# -- the verdicts rest on values the parent compares (issue 26) ------------------------------
+
+
+def _tampered(record: dict, path: str, value: object) -> dict:
+    """A copy of ``record`` with the entry at ``path`` ("key" or "key.sub", "key.0")
+    replaced by ``value``: what a program would have sent had the code under test drawn
+    so."""
+    out = copy.deepcopy(record)
+    *parents, last = path.split(".")
+    place = out
+    for part in parents:
+        place = place[int(part)] if isinstance(place, list) else place[part]
+    place[int(last) if isinstance(place, list) else last] = value
+    return out
+
+
+# (check, which of its cases, the entry changed, its new value from the record, the words)
+TAMPERS = [
+    ("Linear: PyTorch's default", 0, "again.weight", lambda r: r["weight"] + 1.0, "differ"),
+    (
+        "Linear: PyTorch's default",
+        0,
+        "other",
+        lambda r: {"weight": r["weight"].copy(), "bias": r["bias"].copy()},
+        "have the same weight and bias: draw with init.uniform_",
+    ),
+    (
+        "Linear: PyTorch's default",
+        2,
+        "following",
+        lambda r: copy.deepcopy(r["again"]),
+        "one after the other have the same weight:",
+    ),
+    ("Linear: PyTorch's default", 0, "reset.1", lambda r: r["reset"][0].copy(), "left the same"),
+    ("xavier and kaiming", 0, "again", lambda r: r["values"] * 0.5, "ignores generator="),
+    ("xavier and kaiming", 0, "other", lambda r: r["values"].copy(), "values for generators"),
+    ("xavier and kaiming", 0, "twice", lambda r: r["again"].copy(), "called twice with one"),
+    ("xavier and kaiming", 0, "global_again", lambda r: -r["global"], "not repeatable"),
+    ("xavier and kaiming", 0, "global_other", lambda r: r["global"].copy(), "same values after"),
+    ("xavier and kaiming", 0, "global_next", lambda r: r["global_again"].copy(), "twice in a row"),
+    ("dropout", 0, "seeded.b", lambda r: r["seeded"]["a"] * 0.5, "ignores generator="),
+    ("dropout", 0, "seeded.c", lambda r: r["seeded"]["a"].copy(), "seeded 5 and 6: two different"),
+    (
+        "dropout",
+        0,
+        "seeded",
+        lambda r: {**r["seeded"], "c": r["seeded"]["a"].copy(), "twice": r["seeded"]["a"].copy()},
+        "whatever the generator",
+    ),
+    ("dropout", 0, "seeded.twice", lambda r: r["seeded"]["a"].copy(), "with generator=g gave"),
+    (
+        "dropout",
+        3,
+        "generator_moved.state",
+        lambda r: {**r["generator_moved"]["state"], "uinteger": 1},
+        "in eval() drew random numbers",
+    ),
+    (
+        "BatchNorm1d",
+        0,
+        "eval_after.1",
+        lambda r: r["eval_after"][1] + 1.0,
+        "eval() changed running_var",
+    ),
+    ("DataLoader", 7, "rows.0.0", lambda r: r["rows"][0][0] + 2.0, "do not belong to its y items"),
+]
+
+
+@pytest.mark.parametrize("tamper", TAMPERS, ids=lambda t: f"{t[0][:12]}:{t[2]}")
+def test_the_generator_and_left_alone_verdicts_compare_the_values_sent(tamper: tuple) -> None:
+    """Linear's, init's and dropout's generator rules, BatchNorm's buffers in eval() and a
+    TensorDataset batch's rows are judged in the parent from the values the program sends
+    (a flag worked out in the child could be changed by the code under test): the
+    reference's record passes, and the same record with one value as a wrong
+    implementation would have drawn it is named."""
+    import solutions.ch05_nn as sp
+
+    name, index, path, value, words = tamper
+    check = next(c for c in PUBLIC if c.name.startswith(name))
+    case = check.make_cases(0)[index]
+    got = check.program(sp, **case.inputs)
+    assert check.verdict(case, got) is None
+    found = check.verdict(case, _tampered(got, path, value(got)))
+    assert found and words in str(found), (path, found)

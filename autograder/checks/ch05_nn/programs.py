@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, fill, host, on_device, raised, same, tensor, tensor_values
+from ...harness.kit import attempt, fill, host, on_device, raised, tensor, tensor_values
 
 # -- 5.1 ---------------------------------------------------------------------------------------
 
@@ -235,14 +235,13 @@ def state(
 
 def linear_init(sp, n_in: int, n_out: int, bias: bool, seed: int) -> dict:
     """A Linear after manual_seed(seed), another after the same seed, one made right after
-    it, one after manual_seed(seed + 1), and a float32 one reset: which parameters are
-    equal."""
+    it, one after manual_seed(seed + 1), and a float32 one reset: each one's parameters'
+    values (the float32 one's weight before and after ``reset_parameters``), for the parent
+    to compare."""
     names = ["weight", "bias"] if bias else ["weight"]
 
-    def equal(a: Any, b: Any) -> list:
-        return [
-            n for n in names if same(tensor_values(getattr(a, n)), tensor_values(getattr(b, n)))
-        ]
+    def values(linear: Any) -> dict:
+        return {n: tensor_values(getattr(linear, n)) for n in names}
 
     sp.manual_seed(seed)
     first = sp.nn.Linear(n_in, n_out, bias=bias, dtype=np.float64)
@@ -257,13 +256,14 @@ def linear_init(sp, n_in: int, n_out: int, bias: bool, seed: int) -> dict:
     single.reset_parameters()
     return {
         "float32": [str(getattr(p, "dtype", "")) for p in objects],
+        # an identity no value can witness: are the Parameters still the objects __init__ made?
         "kept": single.weight is objects[0] and single.bias is objects[1],
         "weight": tensor_values(first.weight),
         "bias": tensor_values(first.bias),
-        "same_again": equal(first, again) == names,
-        "next_same": equal(again, following),
-        "other_seed_same": equal(first, other),
-        "reset_same": bool(same(before, tensor_values(single.weight))),
+        "again": values(again),
+        "following": values(following),
+        "other": values(other),
+        "reset": [before, tensor_values(single.weight)],
     }
 
 
@@ -425,9 +425,12 @@ def cross_entropy(
 
 
 def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
-    """The tensor filled with generator=Generator().manual_seed(seed), and which other fills
-    equal what they should not (seed + 1; one generator twice) or should (the same seed;
-    manual_seed and the global generator)."""
+    """The tensor filled with generator=Generator().manual_seed(seed), and the values of the
+    other fills, for the parent to compare: with a generator seeded alike (``again``), seeded
+    seed + 1 (``other``), a generator seeded alike used a second time (``twice``: its first
+    fill is drawn as ``again`` was, and not sent); without a generator after manual_seed(seed)
+    (``global``), again after it and right after that (``global_again``, ``global_next``),
+    after manual_seed(seed + 1) (``global_other``)."""
     initialise = getattr(sp.nn.init, function)
 
     def filled(**generator: Any) -> Any:
@@ -441,7 +444,8 @@ def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
     again = filled(generator=sp.Generator().manual_seed(seed))
     other = filled(generator=sp.Generator().manual_seed(seed + 1))
     g = sp.Generator().manual_seed(seed)
-    once, twice = filled(generator=g), filled(generator=g)
+    filled(generator=g)  # drawn as ``again`` was: the parent compares ``twice`` with that
+    twice = filled(generator=g)
     sp.manual_seed(seed)
     glob = filled()
     sp.manual_seed(seed)
@@ -455,12 +459,13 @@ def init(sp, function: str, shape: list, options: dict, seed: int) -> dict:
         "float32": str(getattr(single, "dtype", "")),
         "values": first,
         "returned_self": returned is t,
-        "same_seed_same": bool(same(first, again)),
-        "other_seed_same": bool(same(first, other)),
-        "again_same": bool(same(once, twice)),
-        "global_same": bool(same(glob, glob2)),
-        "global_again_same": bool(same(glob2, glob3)),
-        "global_other_same": bool(same(glob, glob4)),
+        "again": again,
+        "other": other,
+        "twice": twice,
+        "global": glob,
+        "global_again": glob2,
+        "global_next": glob3,
+        "global_other": glob4,
     }
 
 
@@ -501,36 +506,36 @@ def dropout(
             grads.append(tensor_values(xt.grad))
         else:
             grads.append(None)
-    repeated = other_seed_same = again_same = None
+    # the masks of generators seeded 5 (a, b) and 6 (c), and one seeded 5's second mask (its
+    # first is drawn as a's was, and not sent: the parent compares ``twice`` with a)
+    seeded = None
     if generator and not module and training:
-        a = sp.nn.functional.dropout(
-            tensor(sp, x), p, True, generator=sp.Generator().manual_seed(5)
-        )
-        b = sp.nn.functional.dropout(
-            tensor(sp, x), p, True, generator=sp.Generator().manual_seed(5)
-        )
-        repeated = same(tensor_values(a), tensor_values(b))
-        c = sp.nn.functional.dropout(
-            tensor(sp, x), p, True, generator=sp.Generator().manual_seed(6)
-        )
-        other_seed_same = same(tensor_values(a), tensor_values(c))
+
+        def masked(g: Any) -> Any:
+            return tensor_values(sp.nn.functional.dropout(tensor(sp, x), p, True, generator=g))
+
+        seeded = {
+            "a": masked(sp.Generator().manual_seed(5)),
+            "b": masked(sp.Generator().manual_seed(5)),
+            "c": masked(sp.Generator().manual_seed(6)),
+        }
         g = sp.Generator().manual_seed(5)
-        once = sp.nn.functional.dropout(tensor(sp, x), p, True, generator=g)
-        twice = sp.nn.functional.dropout(tensor(sp, x), p, True, generator=g)
-        again_same = same(tensor_values(once), tensor_values(twice))
+        masked(g)
+        seeded["twice"] = masked(g)
     moved = None  # an identity (eval, p = 0) must leave the generator where it was
     if not training or p == 0:
-        if gen is not None:
-            moved = gen.get_state() != sp.Generator().manual_seed(seed - 1).get_state()
+        if gen is not None:  # its state, and a generator's just seeded alike, compared there
+            moved = {
+                "state": gen.get_state(),
+                "seeded": sp.Generator().manual_seed(seed - 1).get_state(),
+            }
         else:  # the global generator: the parent knows its next number after manual_seed
             moved = [float(v) for v in host(sp.rand(1, dtype=sp.float64)).ravel()]
     return {
         "outs": outs,
         "grads": grads,
         "dtypes": dtypes,
-        "same_seed_same": repeated,
-        "other_seed_same": other_seed_same,
-        "again_same": again_same,
+        "seeded": seeded,
         "generator_moved": moved,
     }
 
@@ -570,14 +575,11 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
     before = [tensor_values(b) for b in buffers]
     bn.eval()
     eval_out = tensor_values(bn(tensor(sp, x_eval)))
-    changed = [
-        name
-        for name, b, old in zip(names, buffers, before)
-        if b is not None and not same(tensor_values(getattr(bn, name)), old)
-    ]
     return {
         "buffers_require_grad": [n for n, f in zip(names, flags) if f],
-        "changed_in_eval": changed,
+        # the buffers' values before eval()'s forward and after it (the parent compares them)
+        "eval_before": before,
+        "eval_after": [tensor_values(getattr(bn, name)) for name in names],
         "outs": outs,
         "running_mean": means,
         "running_var": variances,
@@ -623,25 +625,26 @@ def loader(
         ds, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last, generator=gen
     )
     sp.manual_seed(seed + 1 if generator else seed)  # a generator ignored: the global one
-    out, consistent = [], True
+    out, rows = [], []  # each batch's items; a TensorDataset batch's X rows, for the parent
     for _ in range(epochs):
-        batches = []
+        batches, xs = [], []
         for batch in dl:
             parts = batch if dataset == "tensors" and isinstance(batch, (list, tuple)) else [batch]
             if not all(isinstance(b, sp.Tensor) for b in parts):
                 what = f"a {type(batch).__name__}" + (
                     f" of {len(batch)} items" if isinstance(batch, (list, tuple)) else ""
                 )
-                return {"epochs": [], "consistent": True, "not_collated": what}
+                return {"epochs": [], "rows": [], "not_collated": what}
             if dataset == "tensors":
                 xb, yb = batch
                 ids = [int(i) for i in host(yb).reshape(-1)]
-                consistent = consistent and same(host(xb), np.arange(n * 2).reshape(n, 2)[ids])
+                xs.append(np.array(host(xb)))
             else:
                 ids = [int(i) for i in host(batch).reshape(-1)]
             batches.append(ids)
         out.append(batches)
-    return {"epochs": out, "consistent": bool(consistent), "not_collated": None}
+        rows.append(xs)
+    return {"epochs": out, "rows": rows, "not_collated": None}
 
 
 # -- 5.12 --------------------------------------------------------------------------------------
