@@ -221,7 +221,7 @@ class _Reader(threading.Thread):
         self.items: queue.Queue[wire.Event | Closed | Garbled] = queue.Queue()
 
     def run(self) -> None:
-        buffer = b""
+        pending: list[bytes] = []  # the line being read, in chunks (joined once, at its end)
         while True:
             chunk = self.stream.read1(1 << 16)
             if not chunk:
@@ -230,22 +230,29 @@ class _Reader(threading.Thread):
             if self.total > self.cap:
                 self.items.put(Closed.FLOODED)
                 return
-            buffer += chunk
-            *lines, buffer = buffer.split(b"\n")
-            for line in lines:
-                if not line.startswith(self.token):
-                    text = f"a line without this run's token: {line[:40]!r}, {len(line)} bytes"
-                    self.items.put(Garbled(text))
+            *ends, rest = chunk.split(b"\n")
+            for end in ends:
+                line, pending = b"".join([*pending, end]), []
+                if not self._take(line):
                     return
-                line = line[len(self.token) :]
-                try:
-                    self.items.put(wire.decode(line))
-                except Exception as error:  # not JSON, nested too deep, a bad array: garbage
-                    why = f"{type(error).__name__}: {str(error)[:60]}"  # (for whoever debugs)
-                    text = f"a line that is not a message: {line[:40]!r}, {len(line)} bytes, {why}"
-                    self.items.put(Garbled(text))
-                    return
+            pending.append(rest)
         self.items.put(Closed.EOF)
+
+    def _take(self, line: bytes) -> bool:
+        """Put the message ``line`` carries, or ``Garbled`` (and False: reading stops)."""
+        if not line.startswith(self.token):
+            text = f"a line without this run's token: {line[:40]!r}, {len(line)} bytes"
+            self.items.put(Garbled(text))
+            return False
+        line = line[len(self.token) :]
+        try:
+            self.items.put(wire.decode(line))
+        except Exception as error:  # not JSON, nested too deep, a bad array: garbage
+            why = f"{type(error).__name__}: {str(error)[:60]}"  # (for whoever debugs)
+            text = f"a line that is not a message: {line[:40]!r}, {len(line)} bytes, {why}"
+            self.items.put(Garbled(text))
+            return False
+        return True
 
 
 class _Tail(threading.Thread):
