@@ -22,8 +22,19 @@ SETS = all_sets()
 
 
 def _params(rows: Callable[[VariantSet], list]) -> list:
-    """pytest params of ``rows(set)`` for every set, each id "<set id>:<row name>"."""
-    return [pytest.param(s, *row, id=f"{s.id}:{row[0]}") for s in SETS for row in rows(s)]
+    """pytest params of ``rows(set)`` for every set, each id "<set id>:<row name>". A held-out
+    set's runs are in the slow suite (``make test-slow``, which .ci/run runs too): each such
+    set grades its bugs on the public checks, its holes on the hidden ones and its rewrites
+    on both, minutes that ``make test``'s budget cannot spare."""
+    return [
+        pytest.param(s, *row, id=f"{s.id}:{row[0]}", marks=_slow(s))
+        for s in SETS
+        for row in rows(s)
+    ]
+
+
+def _slow(s: VariantSet) -> list:
+    return [pytest.mark.slow] if s.kind == "held out" else []
 
 
 @pytest.mark.parametrize("s", [pytest.param(s, id=s.id) for s in SETS])

@@ -145,6 +145,9 @@ def _state(value: Any, deep: bool) -> tuple:
     return ()
 
 
+_GONE = object()
+
+
 class _Watch:
     """What the check programs run, as it was before the code under test ran: every name of
     the programs' modules and of the kit they use (``own``: functions with their code, the
@@ -204,6 +207,15 @@ class _Watch:
             if now is not value or not _same(_state(now, deep), state):
                 names.append(f"{module.__name__}.{name}")
         return names
+
+    def replaced(self) -> bool:
+        """Whether a watched name (or module) is bound to another object: the quick look
+        taken after every case (a function's code changed in place, or a class's or dict's
+        entry, waits for ``restore`` after the check; setting code is audited anyway)."""
+        modules = sys.modules
+        return any(modules.get(n) is not m for n, m in self.modules.items()) or any(
+            getattr(module, name, _GONE) is not value for module, name, value, _, _ in self.entries
+        )
 
     def restore(self) -> str:
         """Put back everything replaced since the snapshot; what it was (the first few), or
@@ -441,8 +453,10 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
             return False, RuntimeError("the grader's results were tampered with")
         return box[0]
 
-    def check_after() -> None:
-        if what := restore():
+    def check_after(case: bool = False) -> None:
+        """After a case, a quick look (``_Watch.replaced``) and the sealed closures; after the
+        import and after a check, everything."""
+        if (not case or replaced()) and (what := restore()):
             report(f"replaced a grader function ({what})")
         if what := sealed():
             report(f"changed the grader's own functions ({what})")
@@ -450,7 +464,8 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     try:
         programs = {ref: _program(ref) for ref in {c["program"] for c in plan["checks"]}}
         grader = [sys.modules[__name__], wire, sys.modules[__package__]]
-        restore = _Watch(_own_modules(programs), grader).restore
+        watch = _Watch(_own_modules(programs), grader)
+        restore, replaced = watch.restore, watch.replaced
         _audit(report, (f"{Path(tree) / 'chapters'}/", f"{root / 'chapters'}/"))
     except BaseException as exc:
         send({"event": FAILED, "error": _describe(exc, root)})
@@ -478,8 +493,9 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
             results.append(
                 text if ok and type(text) is str else dumps({"raised": _describe(text, root)})
             )
-            check_after()  # undone before the next case, and reported
+            check_after(case=True)  # undone before the next case, and reported
         sys.stdout = sys.stderr
+        check_after()
         empty = dumps({"event": END, "id": current[0], "printed": printed.getvalue()})
         send_text(empty.removesuffix("}") + ',"results":[' + ",".join(results) + "]}")
         current[0] = None
