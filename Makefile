@@ -61,7 +61,8 @@ test: env lint
 		--nbval-current-env -p no:cacheprovider chapters
 
 # The slow suite (training runs against PyTorch, the script under two frameworks, the
-# 1e6-node engine, the held-out variant sets), kept out of make test so it stays within 10
+# 1e6-node engine, the held-out variant sets, the hostile and tampering batches, the
+# reference graded under both confinements), kept out of make test so it stays within 10
 # minutes; .ci/run runs both.
 test-slow: env
 	$(PY) -m pytest tests -m slow --durations=15

@@ -140,6 +140,7 @@ def test_the_phase_clock_splits_every_step() -> None:
     assert set(phases) == set(bench.PHASES) and all(s > 0 for s in phases.values())
 
 
+@pytest.mark.slow  # a training run, end to end (the slow suite; .ci/run runs it)
 def test_a_tiny_run_prints_the_capstone_and_its_goals(capsys: pytest.CaptureFixture) -> None:
     """The whole report, every part in its own process, at a tiny size (~20 s)."""
     tiny = ["--nodes", "200", "--steps", "2", "--repeats", "1", "--items", str(ITEMS)]

@@ -299,6 +299,7 @@ def test_a_training_step_makes_no_copy(device: str) -> None:
 # -- the GPU script --------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # the script, end to end (the slow suite; .ci/run runs it)
 def test_the_gpu_script_runs_and_says_whether_a_gpu_was_used(tmp_path) -> None:
     """``python -m tools.gpu_check --quick`` (not marked: it runs everywhere): it logs the
     machine, the tests and the bench to one file; without a GPU it says so and exits 1."""

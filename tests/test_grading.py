@@ -462,6 +462,7 @@ def _never_said(text: str, where: str) -> None:
     assert not said, f"{where} says {said}:\n{text}"
 
 
+@pytest.mark.slow  # every chapter graded twice (the slow suite and .ci/run's bwrap rerun run it)
 @pytest.mark.parametrize("kind", ["bubblewrap", "fallback"])
 def test_the_reference_is_told_nothing_it_should_not_be(
     course, tmp_path: Path, kind: str, request: pytest.FixtureRequest

@@ -34,6 +34,10 @@ from autograder.course import chapter
 from autograder.runner import Limits
 from tests.trees import REPO, SOLUTIONS, copy_package, patch, replace_region, write_stubs
 
+# graded batches of hostile code: the slow suite (make test-slow; .ci/run runs it, and its
+# bubblewrap-hidden rerun runs this file whole)
+pytestmark = pytest.mark.slow
+
 CH01 = chapter(1)
 LIMITS = Limits(cpu_per_check=1.0, memory_mb=1024)
 MUL = '        out = Value(self.data * other.data, (self, other), "*")\n'

@@ -16,6 +16,9 @@ from autograder.course import chapter
 from autograder.status import Status
 from tests.trees import SOLUTIONS, composite, copy_package, patch
 
+# graded attacks under both confinements: the slow suite (make test-slow; .ci/run runs it)
+pytestmark = pytest.mark.slow
+
 PACKAGE, CLIP = "ch06_optim", "nn/utils/clip_grad.py"
 CLIPPED = "        p.grad = Tensor._from_array(array_module(g).clip(g, -clip_value, clip_value))\n"
 IN_PLACE = "        array_module(g).clip(g, -clip_value, clip_value, out=g)\n"  # the honest bug
