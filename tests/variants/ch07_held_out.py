@@ -20,6 +20,15 @@ GATHER, CAT = "ops/gather.py", "ops/cat.py"
 
 
 rewrite = partial(trees.rewrite, "ch07_device")
+# the probe's quiet block as the reference opens it: what several probe variants rewrite
+QUIET_WITH = (
+    "quiet = io.StringIO()\n"
+    "    with (\n"
+    "        warnings.catch_warnings(),\n"
+    "        contextlib.redirect_stdout(quiet),\n"
+    "        contextlib.redirect_stderr(quiet),\n"
+    "    ):"
+)
 
 
 # -- 7.1 ---------------------------------------------------------------------------------------
@@ -595,14 +604,7 @@ VARIANTS = [
         edits(
             CUDA,
             (
-                (
-                    "quiet = io.StringIO()\n"
-                    "    with (\n"
-                    "        warnings.catch_warnings(),\n"
-                    "        contextlib.redirect_stdout(quiet),\n"
-                    "        contextlib.redirect_stderr(quiet),\n"
-                    "    ):"
-                ),
+                QUIET_WITH,
                 "with warnings.catch_warnings(), contextlib.redirect_stderr(io.StringIO()):",
             ),
             ("  # ImportError, CUDARuntimeError, CompileException, …", ""),
@@ -616,14 +618,7 @@ VARIANTS = [
         edits(
             CUDA,
             (
-                (
-                    "quiet = io.StringIO()\n"
-                    "    with (\n"
-                    "        warnings.catch_warnings(),\n"
-                    "        contextlib.redirect_stdout(quiet),\n"
-                    "        contextlib.redirect_stderr(quiet),\n"
-                    "    ):"
-                ),
+                QUIET_WITH,
                 (
                     "import sys\n"
                     "\n"
