@@ -60,20 +60,6 @@ def on_device(data: Any) -> bool:
     return not isinstance(data, np.ndarray) and hasattr(data, "shape") and hasattr(data, "get")
 
 
-def same(a: Any, b: Any, *, equal_nan: bool = False) -> bool:
-    """NumPy's ``array_equal(a, b, equal_nan)``, computed with ndarray's own operators
-    (``!=``, ``&``, ``~``, ``tobytes``: C code that no module attribute reaches), so code under
-    test that replaces NumPy's Python functions (``array_equal``, or the ``asarray`` it calls
-    inside ``numpy._core``) cannot change what a program measures with it."""
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape:
-        return False
-    differ = a != b
-    if equal_nan:
-        differ = differ & ~((a != a) & (b != b))  # NaN is the one value unequal to itself
-    return differ.tobytes() == bytes(differ.nbytes)
-
-
 def host(value: Any) -> Any:
     """A Tensor's data, or an array, as a NumPy array (anything else as it is, for the verdict
     to name). Checks also run with tensors on a device (``check N --device sim``): a device's
