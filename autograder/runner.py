@@ -418,7 +418,8 @@ def run_checks(
     device: str | None = None,
 ) -> dict[str, CheckRun]:
     """Run ``checks`` against the package ``target`` of ``tree``: one child process while
-    all goes well, a fresh one after any check that overruns its budget or kills the child.
+    all goes well, a fresh one after any check that overruns its budget, kills the child or
+    leaves threads running (``Restart``: they end with their child).
     With ``device``, each child first puts new tensors there (chapter 7 of ``tree``)."""
     record = _Record()
     while remaining := [c for c in checks if c.id not in record.runs]:
@@ -441,9 +442,10 @@ def run_checks(
 
 class _Child:
     """What the parent knows of one child's run: the protocol is ``Ready``, then ``Begin``
-    and ``End`` for each planned check in order, then ``Done``. Code under test can write to
-    the child's channel too (it runs in that process), so a message out of that order is
-    taken as forged: whatever that child reported is discarded."""
+    and ``End`` for each planned check in order, then ``Done`` (or, after an ``End`` with
+    checks left, ``Restart``: the child ends, and a fresh one runs the rest). Code under
+    test can write to the child's channel too (it runs in that process), so a message out
+    of that order is taken as forged: whatever that child reported is discarded."""
 
     def __init__(self, remaining: Sequence[PlannedCheck]) -> None:
         self.order = [c.id for c in remaining]
@@ -467,6 +469,9 @@ class _Child:
         if isinstance(event, wire.Done):
             complete = self.ready and self.current is None and len(self.ended) == len(self.order)
             return "" if complete else f"{event.name!r} before every check had run"
+        if isinstance(event, wire.Restart):  # each child finishes a check at least
+            between = self.ready and self.current is None and bool(self.ended)
+            return "" if between and len(self.ended) < len(self.order) else f"{event.name!r} now"
         if isinstance(event, wire.ImportFailed):
             return f"{event.name!r} after the imports" if self.ready else ""
         return ""
@@ -510,11 +515,11 @@ def _run_one_child(
             elif isinstance(event, wire.ImportFailed):
                 run = CheckRun(Status.IMPORT_ERROR, error=dict(event.error))
                 _fail(run, child, remaining, record)
-            elif not isinstance(event, wire.Done):
+            elif not isinstance(event, (wire.Done, wire.Restart)):
                 child.take(event, record)
                 budget.restart()
                 continue
-            return  # done, or a message that ends this child's run
+            return  # done, a restart, or a message that ends this child's run
         if isinstance(event, Garbled):
             _forged(event.problem, child, remaining, record)
             return

@@ -207,6 +207,7 @@ def test_each_message_reads_back_as_its_record_and_nothing_else_does() -> None:
         wire.Begin("2:1.3/Value * Value"),
         wire.End("2:1.3/Value * Value", "hi", [{"value": 6.0}, {"raised": {"type": "E"}}]),
         wire.Done(),
+        wire.Restart(),
         wire.Seen("read the grader's frames (sys._getframe)", "2:1.3/Value * Value"),
         wire.Seen("replaced a grader function (numpy.asarray)"),
     ]
@@ -223,3 +224,61 @@ def test_each_message_reads_back_as_its_record_and_nothing_else_does() -> None:
     ]:
         with pytest.raises(ValueError):  # JSON's own error is one too
             wire.decode(line)
+
+
+POW = '        out = Value(self.data**exponent, (self,), f"**{exponent}")\n'
+BURN = """\
+        import threading
+        if not globals().get("_burning"):  # once: a thread that never ends, always busy
+            globals()["_burning"] = True
+            threading.Thread(target=lambda: [None for _ in iter(int, 1)], daemon=True).start()
+"""
+SLEEP_ONCE = """\
+        import time
+        if not globals().get("_slept"):  # once: 1.5 s of wall-clock time, no CPU
+            globals()["_slept"] = True
+            time.sleep(1.5)
+"""
+
+
+def test_a_thread_left_running_is_stopped_with_its_check(package: Path) -> None:
+    """Task 1.3's code starts a thread that burns CPU and never ends; task 1.4's first case
+    waits 1.5 s. Were the thread still running then, 1.4's check would be charged over a
+    second of its CPU (limit 1 s) and time out; it ends with 1.3's check instead (the child
+    that ran it stops, and a fresh one runs the checks after it), so each task gets what
+    its own code earns: 1.3 passes (its values are right), 1.4 too."""
+    patch(package / "value.py", MUL, BURN + MUL)
+    patch(package / "value.py", POW, SLEEP_ONCE + POW)
+    result = run_chapter(1, package, tasks=["1.3", "1.4"], cpu=1.0)
+    assert statuses(result) == {"1.3": "passed", "1.4": "passed"}, chapter_report(result)
+
+
+def test_a_thread_left_running_by_the_import_fails_the_import(package: Path) -> None:
+    """A thread started at import would run through every check: no check could be measured
+    apart from it, so the import fails, and says why."""
+    (package / "helpers.py").write_text(
+        "import threading\n\nthreading.Thread(target=lambda: [None for _ in iter(int, 1)], "
+        "daemon=True).start()\n"
+    )
+    init = package / "__init__.py"
+    init.write_text(init.read_text() + "from . import helpers  # noqa: F401\n")
+    result = run_chapter(1, package, tasks=["1.2"], cpu=1.0)
+    assert statuses(result) == {"1.2": "import error"}
+    assert "thread" in result.tasks[0].first_problem.message
+
+
+def test_a_restart_is_taken_only_between_checks_with_checks_left() -> None:
+    """``Restart`` ends a child that has finished a check at least, so a run always moves
+    on: before the first check, inside one, or after the last, it is out of order."""
+    from autograder.harness import wire
+    from autograder.runner import PlannedCheck, _Child, _Record
+
+    checks = [PlannedCheck(id, "m:f", ()) for id in ("a", "b")]
+    child, record = _Child(checks), _Record()
+    steps = [wire.Ready(), wire.Begin("a"), wire.End("a"), wire.Begin("b"), wire.End("b")]
+    allowed = []
+    for step in steps:
+        allowed.append(child.unexpected(wire.Restart()) == "")
+        child.take(step, record)
+    allowed.append(child.unexpected(wire.Restart()) == "")
+    assert allowed == [False, False, False, True, False, False]

@@ -2,7 +2,8 @@
 determined student would write them, and graded under bubblewrap and under the fallback:
 each gets its honest score or is flagged for review (``ChapterResult.seen``), and honest
 code — the reference, wrappers that change nothing, the libraries that touch frames — gets
-full marks and no flag. Chapter 1's hostile batch is tests/test_hostile.py."""
+full marks and no flag; and case 5, a submission replaying the stored expectations, graded
+under a secret seed. Chapter 1's hostile batch is tests/test_hostile.py."""
 
 from __future__ import annotations
 
@@ -177,3 +178,108 @@ def test_a_wrapper_that_changes_nothing_costs_nothing(
     )
     assert result.tasks[0].status == Status.PASSED, result.tasks[0].status
     assert result.seen in ([], [f"replaced a grader function ({module}.{name})"]), result.seen
+
+
+# -- 5. replaying stored results -------------------------------------------------------------
+
+OPTIMIZER = "optim/optimizer.py"
+STEP_LOST = (  # the honest bug: a resumed Adam starts its bias correction again
+    '                name: value if name == "step" else _copy(value, like=p)\n',
+    '                name: 0 if name == "step" else _copy(value, like=p)\n',
+)
+INIT = "        self.defaults = dict(defaults)\n"
+
+# The submission carries the repository's stored expectations in a module of its own (both
+# files are public: the hidden checks' ship with the grader's source) and, on the training
+# run's first Optimizer(), reads that run's inputs from its frame, recomputes the grader's
+# fingerprint of them and, where the table has it, swaps the program's ``host`` for one
+# that hands back the stored losses and final parameters in the order the program asks,
+# then puts ``host`` back after its last call, before the grader's watch looks.
+REPLAY = """
+import json as _json, hashlib as _hashlib, sys as _sys
+_frame = _sys._getframe(1)
+while _frame is not None and _frame.f_code.co_name != "training":
+    _frame = _frame.f_back
+if _frame is not None and "_replaying" not in _frame.f_globals:
+    _wire = _sys.modules["autograder.harness.wire"]
+    _code = _frame.f_code
+    _inputs = {n: _frame.f_locals[n] for n in _code.co_varnames[1 : _code.co_argcount]}
+    _program = _frame.f_globals["__name__"] + ":training"
+    _key = _hashlib.sha256(_json.dumps(
+        [_program, _json.loads(_wire.dumps(_inputs))], sort_keys=True, separators=(",", ":")
+    ).encode()).hexdigest()
+    from . import _carried
+    for _text in _carried.STORED:
+        _runs = _json.loads(_text)["runs"]
+        if _key in _runs:
+            _want = _wire.loads(_json.dumps(_runs[_key]["value"]))
+            _space, _host, _stop = _frame.f_globals, _frame.f_globals["host"], _inputs["stop"]
+            _order = [("loss", v) for v in _want["losses"][:_stop]] + [("own", None)] * 4
+            _order += [("loss", v) for v in _want["lost"] + _want["losses"][_stop:]]
+            _order += [("params", p) for p in _want["params"]]
+
+            def _replay(value, _order=_order, _space=_space, _host=_host):
+                kind, stored = _order.pop(0)
+                if not _order:
+                    _space["host"] = _host
+                    del _space["_replaying"]
+                return _host(value) if kind == "own" else _host(stored)
+
+            _space["host"], _space["_replaying"] = _replay, True
+"""
+
+
+def _replaying(root: Path) -> Path:
+    """Chapter 6's reference with the honest bug, and the replay at each Optimizer()."""
+    from autograder import expectations
+
+    package = copy_package(SOLUTIONS / PACKAGE, root / PACKAGE)
+    patch(package / OPTIMIZER, *STEP_LOST)
+    body = "".join(f"        {line}\n" if line else "\n" for line in REPLAY.strip().split("\n"))
+    patch(package / OPTIMIZER, INIT, body + INIT)
+    texts = [path.read_text(encoding="utf-8") for path in expectations.stored_paths(PACKAGE)]
+    (package / OPTIMIZER).with_name("_carried.py").write_text(f"STORED = {texts!r}\n")
+    return package
+
+
+def test_replayed_stored_results_earn_nothing_under_a_secret_seed(
+    tmp_path: Path, confinement: sandbox.Confinement, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Case 5: at the public seed the replay passes task 6.7's training runs, public and
+    held out, that the honest bug fails (it works: this test is not vacuous), and its reading
+    of frames is flagged; under a secret seed, ``make grade``'s default, no stored run is a
+    run asked for, so every check of 6.7 ends as it does for the honest bug alone."""
+    from autograder import expectations
+    from autograder.checking import public_checks
+
+    ch6 = chapter(6)
+    modules = [*public_checks(ch6), "autograder.hidden.ch06_optim"]
+    secret = 73_019_552_841_337
+    monkeypatch.setattr(expectations, "_installed", {})  # this test's table, then none
+    expectations.use(expectations.prepare(ch6, secret, modules, SOLUTIONS, tmp_path / "cache"))
+
+    def grade(package: Path, seed: int) -> tuple[dict[str, Status], list[str]]:
+        result = check_chapter(
+            ch6,
+            composite(6, package),
+            task_ids=["6.7"],
+            seed=seed,
+            hidden_modules=modules[1:],
+            confinement=confinement,
+        )
+        (task,) = result.tasks
+        return {c.check.name: c.status for c in task.checks}, result.seen
+
+    honest = copy_package(SOLUTIONS / PACKAGE, tmp_path / "honest" / PACKAGE)
+    patch(honest / OPTIMIZER, *STEP_LOST)
+    replay = _replaying(tmp_path / "replay")
+    runs = [name for name in grade(honest, 0)[0] if name.startswith("a training run")]
+    assert len(runs) == 2, runs  # the public run and the held-out one
+
+    for seed in (0, secret):
+        bug, bug_seen = grade(honest, seed)
+        got, seen = grade(replay, seed)
+        assert all(bug[name] == Status.FAILED for name in runs) and bug_seen == [], bug
+        expected = {**bug, **{name: Status.PASSED for name in runs}} if seed == 0 else bug
+        assert got == expected, (seed, got)
+        assert seen and all(words.startswith("read the grader's frames") for words in seen)

@@ -9,7 +9,9 @@ The plan names each check's program as ``module:function``; the child imports th
 modules (check programs only: case lists, expected values and verdicts never reach it).
 Messages (the records of ``wire``): ``Ready`` (imports done) or ``ImportFailed``; then
 ``Begin``/``End`` around each check, ``End`` carrying one ``Outcome`` per case and what the
-code printed; ``Done``. ``Seen``, at any point, names something the code under test did that
+code printed; ``Done``. After a check whose code left threads running, ``Restart`` instead
+of the next ``Begin``: the child ends, and those threads with it (a thread left running by
+the import fails the import). ``Seen``, at any point, names something the code under test did that
 an instructor should review; the run goes on.
 
 The code under test runs in this process, so it could replace what sits between a program's
@@ -32,6 +34,7 @@ import io
 import os
 import re
 import sys
+import time
 import traceback
 from pathlib import Path
 from types import CodeType, FunctionType, ModuleType
@@ -39,6 +42,7 @@ from typing import Any
 
 from . import wire
 
+_SETTLE = 0.25  # seconds a step's threads get to end after it returns
 _STUB = re.compile(r"^Task ([0-9]{1,2}\.[0-9]{1,2}):")
 
 
@@ -414,7 +418,9 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     write, leave, dumps, run_case = os.write, os._exit, wire.private_dumps(), _run_case
     start, lock, encode_text = _thread.start_new_thread, _thread.allocate_lock, str.encode
     READY, BEGIN, END, DONE = wire.Ready.name, wire.Begin.name, wire.End.name, wire.Done.name
-    SEEN, FAILED = wire.Seen.name, wire.ImportFailed.name
+    SEEN, FAILED, RESTART = wire.Seen.name, wire.ImportFailed.name, wire.Restart.name
+    count, sleep, clock = _thread._count, time.sleep, time.monotonic
+    threads = count()  # this process's own, besides the main thread: none
     seen: set[str] = set()
     current: list[str | None] = [None]  # the check running, for ``Seen``
     sealed = _sealed([dumps, run_case])
@@ -453,6 +459,24 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
             return False, RuntimeError("the grader's results were tampered with")
         return box[0]
 
+    def settled() -> bool:
+        """Whether every thread the code under test started has ended: the last step's own
+        thread may take a moment to finish; one still running ``_SETTLE`` s later was left."""
+        deadline = clock() + _SETTLE
+        while count() > threads:
+            if clock() > deadline:
+                return False
+            sleep(0.002)
+        return True
+
+    def left_threads(step: str) -> dict:
+        error = RuntimeError(
+            f"{step} started a thread that was still running {_SETTLE:g} s later: it would "
+            "run beside every check, and each would be charged for its CPU time, so nothing "
+            "can be graded; start threads inside a function, and let them end before it returns"
+        )
+        return _describe(error, root)
+
     def check_after(case: bool = False) -> None:
         """After a case, a quick look (``_Watch.replaced``) and the sealed closures; after the
         import and after a check, everything."""
@@ -475,14 +499,20 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
     if not ok:
         send({"event": FAILED, "error": _describe(sp, root)})
         return
+    if not settled():
+        send({"event": FAILED, "error": left_threads("importing your code")})
+        return
     if device:
         ok, error = in_thread(_use_device, device)
         if not ok:  # the parent says so in one sentence (``checking``)
             send({"event": FAILED, "error": wire.Raised(**_describe(error, root), device=device)})
             return
+        if not settled():
+            send({"event": FAILED, "error": left_threads(f"setting the device {device!r} up")})
+            return
     check_after()
     send({"event": READY})
-    for item in plan["checks"]:
+    for number, item in enumerate(plan["checks"], 1):
         program = programs[item["program"]]
         current[0] = str(item["id"])
         send({"event": BEGIN, "id": current[0]})
@@ -499,6 +529,10 @@ def main(tree: str, rlimits: dict[str, int] | None = None) -> None:
         empty = dumps({"event": END, "id": current[0], "printed": printed.getvalue()})
         send_text(empty.removesuffix("}") + ',"results":[' + ",".join(results) + "]}")
         current[0] = None
+        if number < len(plan["checks"]) and not settled():  # they end with this process
+            send({"event": RESTART})
+            sys.stderr.flush()
+            leave(0)
     send({"event": DONE})
     sys.stderr.flush()
     leave(0)

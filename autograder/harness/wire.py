@@ -241,6 +241,15 @@ class Done:
 
 
 @dataclass(frozen=True)
+class Restart:
+    """The check just ended left threads of the code under test running: this child ends
+    (and they with it), and the checks left run in a fresh one, so no later check is charged
+    for them."""
+
+    name: ClassVar[str] = "restart"
+
+
+@dataclass(frozen=True)
 class Seen:
     """The child saw the code under test do ``what`` (during check ``id``, or while it was
     imported when None), something an instructor should review: it may come at any point,
@@ -251,8 +260,10 @@ class Seen:
     name: ClassVar[str] = "seen"
 
 
-Event = Ready | ImportFailed | Begin | End | Done | Seen
-_EVENTS: dict[str, type] = {e.name: e for e in (Ready, ImportFailed, Begin, End, Done, Seen)}
+Event = Ready | ImportFailed | Begin | End | Done | Restart | Seen
+_EVENTS: dict[str, type] = {
+    e.name: e for e in (Ready, ImportFailed, Begin, End, Done, Restart, Seen)
+}
 
 
 def encode(event: Event) -> str:
