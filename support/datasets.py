@@ -11,6 +11,8 @@ moons       ``X`` float64 (200, 2), ``y`` int64 (200,): ``make_moons(200, 0.1, s
 digits      UCI optdigits 8×8 digits, 1,438 train / 359 test (stratified 80/20, seed 0)
 mnist5k     5,000 MNIST digits 28×28, 4,000 train / 1,000 test (400 / 100 per class, seed 0)
 mnist       the full MNIST, 60,000 / 10,000, downloaded by ``support.mnist.fetch_mnist``
+names       ``words``: 5,163 US-census first names, lower-case a-z, sorted (``load_names()``:
+            the same as a list of str)
 ==========  ===================================================================================
 
 The image sets come as ``{"x_train", "y_train", "x_test", "y_test"}``: images float32 of
@@ -303,6 +305,11 @@ def _as_images(arrays: dict[str, np.ndarray], max_value: int) -> dict[str, np.nd
     return out
 
 
+def _as_words(arrays: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Stored ASCII bytes (dtype ``S``) -> str (dtype ``U``)."""
+    return {"words": arrays["words"].astype(np.str_)}
+
+
 def _full_mnist() -> dict[str, np.ndarray]:
     """The full MNIST, downloaded (once, then cached) by ``support.mnist.fetch_mnist``."""
     from support.mnist import fetch_mnist  # imported here: loading a shipped file needs no network
@@ -316,6 +323,7 @@ def _full_mnist() -> dict[str, np.ndarray]:
 _CONVERT: dict[str, Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]] = {
     "digits": functools.partial(_as_images, max_value=16),
     "mnist5k": functools.partial(_as_images, max_value=255),
+    "names": _as_words,
 }
 # Names that are not shipped files but fetched on request.
 _DOWNLOADED: dict[str, Callable[[], dict[str, np.ndarray]]] = {"mnist": _full_mnist}
@@ -326,7 +334,8 @@ def load(name: str) -> dict[str, np.ndarray]:
 
     ``moons``: ``X``, ``y`` as stored. ``digits``, ``mnist5k`` and ``mnist``: ``x_train``,
     ``y_train``, ``x_test``, ``y_test``, images float32 (N, H, W) scaled to [0, 1] and labels
-    int64. A shipped file ``datasets/<name>.npz`` is checked against
+    int64. ``names``: ``words``, a str array (``load_names`` gives it as a list). A shipped
+    file ``datasets/<name>.npz`` is checked against
     ``datasets/MANIFEST.sha256`` first; the names that can be loaded are the ``.npz`` files
     listed there, and ``mnist`` (downloaded on request by ``support.mnist``, never shipped).
     Raises ``ValueError`` for an unknown name, ``FileNotFoundError`` for a missing file and
@@ -366,6 +375,17 @@ def load(name: str) -> dict[str, np.ndarray]:
         arrays = {key: archive[key] for key in archive.files}
     convert = _CONVERT.get(name)
     return convert(arrays) if convert is not None else arrays
+
+
+def load_names() -> list[str]:
+    """The names list as a list of str: 5,163 distinct first names of the 1990 US census
+    (lower-case, letters a-z only, 2 to 11 letters, sorted), read offline from
+    ``datasets/names.npz`` with its checksum verified (``load("names")["words"]``).
+
+    Makemore trains on a list of 32,033 names; this one is smaller, public-domain data
+    shipped with the course (see ``datasets/README.md``).
+    """
+    return load("names")["words"].tolist()
 
 
 # --------------------------------------------------------------------------------------------

