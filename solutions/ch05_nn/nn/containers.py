@@ -74,9 +74,51 @@ class ModuleList(Module):
         ### END SOLUTION
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
         for module in modules:
             self.append(module)
         return self
+
+    def insert(self, index: int, module: Module) -> None:
+        """Put ``module`` before position ``index`` (as ``list.insert``: a negative index
+        counts from the end, one past either end clamps), renumbering the ones after it."""
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        self._renumber(modules)
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module at ``key`` (the later ones move down one)."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def __delitem__(self, index: int | slice) -> None:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            del modules[index]
+        else:
+            del modules[_index(index, len(modules))]
+        self._renumber(modules)
+
+    def _renumber(self, modules: list) -> None:
+        """The children ``"0"``, ``"1"``, … are ``modules``, in order."""
+        self._modules.clear()
+        for position, module in enumerate(modules):
+            self.add_module(str(position), module)
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        """A new ModuleList of this one's modules, then ``other``'s (the same objects)."""
+        combined = ModuleList()
+        for module in (*self, *other):
+            combined.append(module)
+        return combined
 
     def __len__(self) -> int:
         return len(self._modules)
