@@ -39,6 +39,8 @@ def _params() -> list:
 
 def judge(path, numbers: dict[str, float]) -> list[str]:
     """What is wrong with a run's numbers against the stored record (empty: nothing)."""
+    if path.stem not in STORED:
+        return [f"no record of {path.stem} in {tb.BANDS.name}: run make tutorial-bands"]
     record = STORED[path.stem]
     exact, bands = record["exact"], record["bands"]
     problems = []
