@@ -22,6 +22,7 @@ F = torch.nn.functional
 EXACT = {
     "w_grad_rows",
     "w_grad_columns",
+    "w_grad_rows_minus_b_grad",
     "has_grad_fn",
     "loss_grad_fn_is_not_none",
     "records",
@@ -30,6 +31,7 @@ EXACT = {
     "vjp_first",
     "vjp_second",
     "vjp_after_zero",
+    "vjp_diagonal",
     "vjp_corner",
 }
 IN_PLACE = "inp.grad.zero_() clears an accumulated gradient in place (issue 28)"
@@ -58,8 +60,8 @@ def main(seed: int = 0) -> dict[str, float]:
     )
 
     # the gradient of a non-scalar output: backward takes the vector v and gives v^T J
-    inp = (torch.arange(20.0).reshape(4, 5) / 10).requires_grad_()
-    out = (inp * 2 - 1).pow(2).t()
+    inp = torch.eye(4, 5, requires_grad=True)
+    out = (inp * 3 - 1).pow(2).t()  # d out / d inp = 6 (3 inp - 1): 12 on the diagonal, -6 off it
     out.backward(torch.ones_like(out), retain_graph=True)
     first = inp.grad.sum().item()
     print(f"first call:\n{inp.grad}")
@@ -82,10 +84,13 @@ def main(seed: int = 0) -> dict[str, float]:
         "vjp_first": first,
         "vjp_second": second,
         "vjp_after_zero": after_zero,
+        "vjp_diagonal": inp.grad[3, 3].item(),
         "vjp_corner": inp.grad[3, 4].item(),
         "loss": loss.item(),
         "w_grad_sum": w_grad.sum().item(),
         "b_grad_sum": b_grad.sum().item(),
+        # x is all ones, so every row of dloss/dw is dloss/db, whatever w and b are
+        "w_grad_rows_minus_b_grad": (w_grad - b_grad).abs().max().item(),
     }
 
 
