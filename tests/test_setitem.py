@@ -1,0 +1,113 @@
+"""``x[index] = value`` (chapter 7's ``ops/setitem.py``, reached from ``Tensor.__setitem__``),
+without PyTorch: values against NumPy written here, PyTorch's dtype rules and errors, the
+refusals on tensors the graph knows about (in-place on the graph comes later), and the
+simulated device."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from solutions import ch07_device as sp
+
+
+def test_makemore_counts_bigrams_on_an_int32_tensor() -> None:
+    rng = np.random.default_rng(0)
+    pairs = rng.integers(0, 4, (100, 2))
+    n = sp.zeros((4, 4), dtype=sp.int32)
+    for i, j in pairs.tolist():
+        n[i, j] += 1
+    want = np.zeros((4, 4), dtype=np.int32)
+    np.add.at(want, (pairs[:, 0], pairs[:, 1]), 1)
+    assert n.dtype == np.int32
+    np.testing.assert_array_equal(n.numpy(), want)
+
+
+def test_values_broadcast_and_take_the_tensors_dtype() -> None:
+    x = sp.zeros(2, 3)
+    x[:, 1:] = sp.tensor([[1.0, 2.0]])
+    x[1] = 5
+    assert x.tolist() == [[0.0, 1.0, 2.0], [5.0, 5.0, 5.0]] and x.dtype == np.float32
+    ints = sp.zeros(3, dtype=sp.int64)
+    ints[0] = 2.9  # truncated, as PyTorch converts
+    ints[1:] = sp.tensor([True, True])  # a copy converts between dtypes
+    assert ints.tolist() == [2, 1, 1] and ints.dtype == np.int64
+
+
+def test_a_mixed_index_writes_in_pytorchs_layout() -> None:
+    x = sp.zeros(2, 3, 4)
+    x[0, :, [1, 2]] = sp.arange(6.0).reshape(3, 2)  # the value has x[0, :, [1, 2]]'s shape
+    want = np.zeros((2, 3, 4), dtype=np.float32)
+    want[0][:, [1, 2]] = np.arange(6.0).reshape(3, 2)
+    np.testing.assert_array_equal(x.numpy(), want)
+    with pytest.raises(RuntimeError, match="cannot be broadcast to indexing result of shape"):
+        x[0, :, [1, 2]] = sp.arange(6.0).reshape(2, 3)
+
+
+def test_masks_and_int_tensors_as_index() -> None:
+    x = sp.tensor(np.arange(6.0).reshape(2, 3))
+    x[x > 3] = 0.0
+    x[sp.tensor([0]), sp.tensor([2])] = -1.0
+    assert x.tolist() == [[0.0, 1.0, -1.0], [3.0, 0.0, 0.0]]
+
+
+def test_an_advanced_index_wants_the_same_dtype_as_pytorchs_index_put() -> None:
+    x = sp.zeros(3)
+    with pytest.raises(RuntimeError, match="source and destination dtypes match"):
+        x[[0, 1]] = sp.tensor([1, 2])
+    x[sp.tensor([True, False, True])] = sp.tensor(4)  # a mask alone fills: converted
+    x[0:2] = sp.tensor([1, 2])  # a basic index copies: converted
+    assert x.tolist() == [1.0, 2.0, 4.0]
+
+
+def test_what_cannot_be_assigned() -> None:
+    x = sp.zeros(3, dtype=sp.int32)
+    with pytest.raises(TypeError, match="can't assign a list"):
+        x[:2] = [1, 2]
+    with pytest.raises(RuntimeError, match="without overflow"):
+        x[0] = 2**40
+    with pytest.raises(IndexError):
+        x[5] = 1
+
+
+def test_a_tensor_the_graph_knows_is_refused_with_what_to_write_instead() -> None:
+    w = sp.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError, match=r"leaf Variable that requires grad.*no_grad"):
+        w[0] = 0.0
+    h = w * 2
+    with pytest.raises(RuntimeError, match=r"not supported yet.*torch\.where"):
+        h[0] = 0.0
+    with sp.no_grad(), pytest.raises(RuntimeError, match="not supported yet"):
+        h[0] = 0.0  # a recorded tensor stays refused, even without recording
+    with pytest.raises(RuntimeError, match=r"value that requires grad.*detach"):
+        sp.zeros(3)[0] = w[1]
+    assert w.tolist() == [1.0, 1.0, 1.0] and h.tolist() == [2.0, 2.0, 2.0]
+
+
+def test_a_leaf_that_requires_grad_changes_under_no_grad_as_in_pytorch() -> None:
+    w = sp.ones(3, requires_grad=True)
+    with sp.no_grad():
+        w[0] = 5.0
+        w[1:] = w[1:] * 3
+    assert w.tolist() == [5.0, 3.0, 3.0] and w.requires_grad and w.is_leaf
+    (w * w).sum().backward()
+    assert w.grad.tolist() == [10.0, 6.0, 6.0]
+
+
+def test_item_assignment_on_the_simulated_device() -> None:
+    n = sp.zeros((3, 3), dtype=sp.int32).to("sim")
+    with sp.simulated.counting() as moved:
+        for i, j in [(0, 1), (0, 1), (2, 0)]:
+            n[i, j] += 1
+        n[1] = sp.tensor([7, 8, 9], dtype=sp.int32).to("sim")
+        n[0, :, None][[2]] = 4  # into a view (basic indexing): n changes, as in PyTorch
+        n[[0]][:, 0] = 6  # into a copy (advanced indexing): n does not, as in PyTorch
+    assert moved.to_host == 0, moved
+    assert n.device.type == "sim"
+    assert n.cpu().tolist() == [[0, 2, 4], [7, 8, 9], [1, 0, 0]]
+    n[2] = sp.tensor([1, 1, 1], dtype=sp.int32)  # a CPU value is copied over, as copy_ does
+    assert n.cpu().tolist()[2] == [1, 1, 1]
+    x = sp.zeros(2, 3).to("sim")
+    x[1, :, None][[0, 2]] = 0.0  # no crash on a device's views
+    x[0, [0, 2]] = sp.tensor(1.5).to("sim")
+    assert x.cpu().tolist() == [[1.5, 0.0, 1.5], [0.0, 0.0, 0.0]]
