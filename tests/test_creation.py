@@ -14,6 +14,18 @@ import numpy as np
 import pytest
 
 from solutions import ch07_device as sp
+from support import device_bench
+
+WHY_NO_GPU = device_bench.why_no_gpu()
+CUDA = pytest.param(
+    "cuda",
+    marks=[
+        pytest.mark.gpu,
+        pytest.mark.skipif(WHY_NO_GPU is not None, reason=f"no usable GPU: {WHY_NO_GPU}"),
+    ],
+    id="cuda",
+)
+DEVICES = [CUDA, pytest.param("sim", id="sim")]
 
 # chi-square critical values at p = 0.001 (so an honest generator fails one in a thousand
 # seeds; the seeds are fixed, so a pass is a pass on every run)
@@ -189,7 +201,8 @@ def test_linspace_values_are_evenly_spaced_with_exact_ends() -> None:
     assert sp.linspace(3, 4, 1).tolist() == [3.0] and sp.linspace(3, 4, 0).shape == (0,)
 
 
-def test_factories_and_draws_on_the_simulated_device_give_the_cpus_values() -> None:
+@pytest.mark.parametrize("target", DEVICES)
+def test_factories_and_draws_on_a_device_give_the_cpus_values(target) -> None:
     def run(device: str) -> list:
         x = sp.tensor([[1.0, 2.0], [3.0, 0.0]]).to(device)
         made = [
@@ -212,15 +225,29 @@ def test_factories_and_draws_on_the_simulated_device_give_the_cpus_values() -> N
             assert t.device.type == device, t
         return [t.tolist() for t in made]
 
-    assert run("sim") == run("cpu")
+    assert run(target) == run("cpu")
 
 
-def test_a_like_factory_goes_where_it_is_told() -> None:
-    x = sp.ones(2, 2).to("sim")
+@pytest.mark.parametrize("target", DEVICES)
+def test_the_small_methods_on_a_device(target) -> None:
+    x = sp.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=sp.float64).to(target).requires_grad_()
+    assert x.type() == f"torch.{target}.DoubleTensor"
+    assert x.type(sp.float32).device.type == target
+    assert ["a", "b", "c"][sp.tensor(2).to(target)] == "c"
+    assert x.equal(x.clone()) and not x.equal(x.t()) and sp.eq(x, x.mT).device.type == target
+    (x.t() * x.clone() + x.view_as(x) * x.expand_as(x)).sum().backward()
+    assert x.grad.device.type == target
+    a = np.array([[1.0, 2.0], [3.0, 4.0]])  # d/dx Σ xᵀ⊙x + Σ x⊙x = 2xᵀ + 2x
+    np.testing.assert_array_equal(x.grad.cpu().numpy(), 2 * a.T + 2 * a)
+
+
+@pytest.mark.parametrize("target", DEVICES)
+def test_a_like_factory_goes_where_it_is_told(target) -> None:
+    x = sp.ones(2, 2).to(target)
     for make in (sp.zeros_like, sp.ones_like, sp.empty_like, sp.randn_like, sp.rand_like):
-        assert make(x).device.type == "sim"
+        assert make(x).device.type == target
         assert make(x, device="cpu").device.type == "cpu"
-        assert make(sp.ones(2), device="sim").device.type == "sim"
+        assert make(sp.ones(2), device=target).device.type == target
     assert sp.full_like(x, 3, device="cpu").tolist() == [[3.0, 3.0], [3.0, 3.0]]
 
 
