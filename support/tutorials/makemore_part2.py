@@ -132,7 +132,7 @@ def main(seed: int = 0) -> dict[str, float]:
     search = fresh()
     lri, lossi = [], []
     for i in range(SEARCH_STEPS):
-        lossi.append(step(search, lrs[i].item()))
+        lossi.append(step(search, lrs[i]))  # a 0-d tensor as the rate
         lri.append(lre[i].item())
     window = 25  # the losses are noisy: compare averages over neighbouring rates
     smoothed = [sum(lossi[i : i + window]) / window for i in range(SEARCH_STEPS - window)]
