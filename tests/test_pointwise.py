@@ -7,13 +7,16 @@ op on the simulated device gives the CPU's values and gradients. (Values against
 
 from __future__ import annotations
 
+import importlib
 import math
+import sys
 
 import numpy as np
 import pytest
 
 from solutions import ch07_device as sp
 from solutions.ch02_tensor import arithmetic
+from tests.trees import SOLUTIONS, copy_package
 
 
 def _leaf(values, dtype=None) -> sp.Tensor:
@@ -248,6 +251,26 @@ def test_a_number_exponent_is_still_chapter_2s_pow_and_a_tensor_one_is_not() -> 
     assert (x ** sp.tensor(2.0)).grad_fn.function is not arithmetic.Pow
     with pytest.raises(TypeError, match="number as the exponent"):
         x ** "2"
+
+
+def test_in_a_tree_with_chapter_2_alone_a_tensor_exponent_names_chapter_7(tmp_path) -> None:
+    """Chapter 2 by itself: ``x ** 2`` is its own Pow, ``x ** tensor`` and the new methods
+    say which chapter builds them."""
+    (tmp_path / "lone_h2").mkdir()
+    (tmp_path / "lone_h2" / "__init__.py").write_text("")
+    copy_package(SOLUTIONS / "ch02_tensor", tmp_path / "lone_h2" / "ch02_tensor")
+    sys.path.insert(0, str(tmp_path))
+    try:
+        lone = importlib.import_module("lone_h2.ch02_tensor")
+        x = lone.tensor([1.0, 2.0], requires_grad=True)
+        assert (x**2).tolist() == [1.0, 4.0]
+        for use in (lambda: x ** lone.tensor(2.0), lambda: 2**x, lambda: x % 2, lambda: x.sin()):
+            with pytest.raises(NotImplementedError, match="chapter 7"):
+                use()
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in [n for n in sys.modules if n.split(".")[0] == "lone_h2"]:
+            del sys.modules[name]
 
 
 # -- the simulated device -------------------------------------------------------------------
