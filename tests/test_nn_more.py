@@ -134,8 +134,8 @@ def test_embedding_padding_idx_out_of_range(padding_idx: int) -> None:
 
 
 def test_embedding_options_not_in_the_course() -> None:
-    with pytest.raises(NotImplementedError, match="max_norm"):
-        nn.Embedding(4, 2, max_norm=1.0)
+    with pytest.raises(NotImplementedError, match="sparse"):
+        nn.Embedding(4, 2, sparse=True)
     with pytest.raises(NotImplementedError, match="sparse"):
         F.embedding(sp.tensor([0]), leaf(np.zeros((4, 2))), sparse=True)
     with pytest.raises(AssertionError, match="Shape of weight"):
@@ -295,3 +295,19 @@ def test_adadelta_and_plateau_on_the_simulated_device() -> None:
     (a, lr_a), (b, lr_b) = results
     np.testing.assert_allclose(b, a, rtol=1e-14)
     assert lr_a == lr_b == 0.5 * 0.5**5
+
+
+def test_embedding_max_norm_on_the_simulated_device() -> None:
+    results = []
+    for device in (None, "sim"):
+        table = leaf(RNG_SIM_X * 2, device=device)
+        ids = sp.tensor([[0, 3, 3], [2, 0, 3]], device=device)
+        out = F.embedding(ids, table, max_norm=1.0, scale_grad_by_freq=True, padding_idx=2)
+        out.sum().backward()
+        results.append([a.detach().cpu().numpy() for a in (out, table, table.grad)])
+    for a, b in zip(*results, strict=True):
+        np.testing.assert_allclose(b, a, rtol=1e-14)
+    norms = np.linalg.norm(results[0][1][[0, 2, 3]], axis=1)
+    assert np.all(norms <= 1.0)  # every picked row brought within max_norm
+    np.testing.assert_allclose(results[0][2][3], np.full(3, 1.0))  # 3 picks, each 1/3
+    np.testing.assert_array_equal(results[0][2][2], np.zeros(3))  # the padding row

@@ -272,6 +272,35 @@ def test_embedding_function(padding_idx) -> None:
     )
 
 
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"scale_grad_by_freq": True},
+        {"scale_grad_by_freq": True, "padding_idx": 0},
+        {"max_norm": 1.5},
+        {"max_norm": 2.0, "norm_type": 1.0, "padding_idx": -1, "scale_grad_by_freq": True},
+        {"max_norm": 0.8, "norm_type": 3.0},
+    ],
+)
+def test_embedding_max_norm_and_scale_grad_by_freq(kwargs: dict) -> None:
+    """max_norm rescales the picked rows of the table in place (both tables end equal) before
+    the lookup; scale_grad_by_freq divides each row's gradient by its count."""
+    table = RNG.normal(size=(5, 3)) * 1.5
+    ours, theirs = sp.tensor(table, requires_grad=True), torch.tensor(table, requires_grad=True)
+    out = sp.nn.functional.embedding(sp.tensor(IDS), ours, **kwargs)
+    want = torch.nn.functional.embedding(torch.tensor(IDS), theirs, **kwargs)
+    _close(out, want)
+    _close(ours, theirs)
+    if "max_norm" in kwargs:
+        assert not np.allclose(ours.detach().numpy(), table)  # some row was rescaled
+    g = RNG.normal(size=want.shape)
+    out.backward(sp.tensor(g))
+    want.backward(torch.tensor(g))
+    _close(ours.grad, theirs.grad)
+    module = sp.nn.Embedding(5, 3, **kwargs)
+    assert repr(module) == repr(torch.nn.Embedding(5, 3, **kwargs))
+
+
 def test_embedding_module_padding_row() -> None:
     ours = sp.nn.Embedding(5, 3, padding_idx=-2, dtype=sp.float64)
     theirs = torch.nn.Embedding(5, 3, padding_idx=-2, dtype=torch.float64)

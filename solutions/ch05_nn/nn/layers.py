@@ -10,6 +10,11 @@ one length): it starts at zeros and its gradient is always zero, so it stays wha
 (PyTorch's rule; its values are still read, whatever they are)::
 
     out[i] = W[ids[i]]          ∂L/∂W[r] = Σ_{i: ids[i] = r} g[i],  0 for r = padding_idx
+
+PyTorch's other two options are here too: ``max_norm`` rescales, in place and outside the
+graph, every picked row whose norm exceeds it (to max_norm / (norm + 1e-7) times itself)
+before the lookup, and ``scale_grad_by_freq`` divides each row's gradient by the number of
+times the batch picked it.
 """
 
 from __future__ import annotations
@@ -56,11 +61,14 @@ class Flatten(Module):
 
 class EmbeddingFunction(Function):
     """``weight[ids]`` for an integer array ``ids``; backward scatter-adds the rows of the
-    gradient into a zero table, leaving the ``padding_idx`` row at zero."""
+    gradient into a zero table, leaving the ``padding_idx`` row (if any) at zero, each row
+    divided by how often ``ids`` picks it with ``scale_grad_by_freq``."""
 
     @staticmethod
-    def forward(ctx: Context, weight: Tensor, ids: Any, padding_idx: int) -> Any:
-        ctx.ids, ctx.padding_idx, ctx.shape = ids, padding_idx, weight.shape
+    def forward(
+        ctx: Context, weight: Tensor, ids: Any, padding_idx: int | None, by_freq: bool
+    ) -> Any:
+        ctx.ids, ctx.padding_idx, ctx.shape, ctx.by_freq = ids, padding_idx, weight.shape, by_freq
         return weight.data[ids]
 
     @staticmethod
@@ -68,9 +76,27 @@ class EmbeddingFunction(Function):
         g = grad_output.data
         xp = array_module(g)
         grad = xp.zeros(ctx.shape, dtype=g.dtype)
-        scatter_add(grad, ctx.ids.reshape(-1), g.reshape(-1, ctx.shape[1]))
-        grad[ctx.padding_idx] = 0
+        ids = ctx.ids.reshape(-1)
+        scatter_add(grad, ids, g.reshape(-1, ctx.shape[1]))
+        if ctx.by_freq:
+            counts = xp.zeros(ctx.shape[0], dtype=g.dtype)
+            scatter_add(counts, ids, xp.ones(ids.shape, dtype=g.dtype))
+            grad /= xp.maximum(counts, 1).reshape(-1, 1)
+        if ctx.padding_idx is not None:
+            grad[ctx.padding_idx] = 0
         return (Tensor._from_array(grad),)
+
+
+def _renorm(weight: Tensor, ids: Any, max_norm: float, norm_type: float) -> None:
+    """PyTorch's ``embedding_renorm_``: each row that ``ids`` picks whose p-norm exceeds
+    ``max_norm`` is scaled, in place and outside the graph, to ``max_norm / (norm + 1e-7)``
+    times itself."""
+    xp = array_module(weight.data)
+    rows = xp.unique(ids.reshape(-1))
+    picked = weight.data[rows]
+    norms = (xp.abs(picked) ** norm_type).sum(axis=1) ** (1.0 / norm_type)
+    scale = xp.where(norms > max_norm, max_norm / (norms + 1e-7), 1.0)
+    weight.data[rows] = picked * scale.reshape(-1, 1).astype(weight.dtype)
 
 
 def _padding_idx(padding_idx: int | None, rows: int) -> int | None:
@@ -104,24 +130,27 @@ def embedding(
     sparse: bool = False,
 ) -> Tensor:
     """The rows of ``weight`` (n, d) that ``input``'s integers pick: shape (*input, d).
-    ``max_norm``, ``scale_grad_by_freq`` and ``sparse`` are not in the course."""
-    if max_norm is not None or scale_grad_by_freq or sparse:
-        raise NotImplementedError(
-            "embedding: max_norm, scale_grad_by_freq and sparse are not in the course"
-        )
+    ``max_norm`` first rescales, in place, each picked row whose ``norm_type``-norm exceeds
+    it; ``scale_grad_by_freq`` divides each row's gradient by how often it was picked.
+    ``sparse`` gradients are not in the course."""
+    if sparse:
+        raise NotImplementedError("embedding: sparse gradients are not in the course")
     if not isinstance(weight, Tensor) or weight.ndim != 2:
         raise ValueError("embedding's weight is a 2-D Tensor (num_embeddings, embedding_dim)")
     rows = weight.shape[0]
     padding_idx = _padding_idx(padding_idx, rows)
     index = _indices(input, rows)
-    if padding_idx is None:
+    if max_norm is not None:
+        _renorm(weight, index, max_norm, norm_type)
+    if padding_idx is None and not scale_grad_by_freq:
         return weight[index]
-    return EmbeddingFunction.apply(weight, index, padding_idx)
+    return EmbeddingFunction.apply(weight, index, padding_idx, bool(scale_grad_by_freq))
 
 
 class Embedding(Module):
-    """``Embedding(num_embeddings, embedding_dim, padding_idx=None, device=None,
-    dtype=None)``: ``weight`` has shape (n, d), N(0, 1) but for a zero ``padding_idx`` row.
+    """``Embedding(num_embeddings, embedding_dim, padding_idx=None, max_norm=None,
+    norm_type=2.0, scale_grad_by_freq=False, device=None, dtype=None)``: ``weight`` has shape
+    (n, d), N(0, 1) but for a zero ``padding_idx`` row.
     ``Embedding.from_pretrained(table, freeze=True)`` wraps a table you already have."""
 
     def __init__(
@@ -139,12 +168,12 @@ class Embedding(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        if max_norm is not None or scale_grad_by_freq or sparse:
-            raise NotImplementedError(
-                "Embedding: max_norm, scale_grad_by_freq and sparse are not in the course"
-            )
+        if sparse:
+            raise NotImplementedError("Embedding: sparse gradients are not in the course")
         self.num_embeddings, self.embedding_dim = num_embeddings, embedding_dim
         self.padding_idx = _padding_idx(padding_idx, num_embeddings)
+        self.max_norm, self.norm_type = max_norm, norm_type
+        self.scale_grad_by_freq, self.sparse = scale_grad_by_freq, sparse
         shape = (num_embeddings, embedding_dim)
         if _weight is None:
             dtype = np.dtype(dtype or get_default_dtype())
@@ -166,17 +195,50 @@ class Embedding(Module):
 
     @classmethod
     def from_pretrained(
-        cls, embeddings: Tensor, freeze: bool = True, padding_idx: int | None = None
+        cls,
+        embeddings: Tensor,
+        freeze: bool = True,
+        padding_idx: int | None = None,
+        max_norm: float | None = None,
+        norm_type: float = 2.0,
+        scale_grad_by_freq: bool = False,
+        sparse: bool = False,
     ) -> Embedding:
         """An Embedding whose table is ``embeddings`` (n, d), frozen unless ``freeze=False``."""
         if embeddings.ndim != 2:
             raise AssertionError("Embeddings parameter is expected to be 2-dimensional")
         rows, cols = embeddings.shape
-        return cls(rows, cols, padding_idx=padding_idx, _weight=embeddings, _freeze=freeze)
+        return cls(
+            rows,
+            cols,
+            padding_idx=padding_idx,
+            max_norm=max_norm,
+            norm_type=norm_type,
+            scale_grad_by_freq=scale_grad_by_freq,
+            sparse=sparse,
+            _weight=embeddings,
+            _freeze=freeze,
+        )
 
     def forward(self, ids: Tensor) -> Tensor:
-        return embedding(ids, self.weight, self.padding_idx)
+        return embedding(
+            ids,
+            self.weight,
+            self.padding_idx,
+            self.max_norm,
+            self.norm_type,
+            self.scale_grad_by_freq,
+            self.sparse,
+        )
 
     def extra_repr(self) -> str:
-        padding = "" if self.padding_idx is None else f", padding_idx={self.padding_idx}"
-        return f"{self.num_embeddings}, {self.embedding_dim}{padding}"
+        text = f"{self.num_embeddings}, {self.embedding_dim}"
+        if self.padding_idx is not None:
+            text += f", padding_idx={self.padding_idx}"
+        if self.max_norm is not None:
+            text += f", max_norm={self.max_norm}"
+        if self.norm_type != 2:
+            text += f", norm_type={self.norm_type}"
+        if self.scale_grad_by_freq:
+            text += ", scale_grad_by_freq=True"
+        return text
