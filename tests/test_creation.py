@@ -234,6 +234,10 @@ def test_the_small_methods_on_a_device(target) -> None:
     assert x.type() == f"torch.{target}.DoubleTensor"
     assert x.type(sp.float32).device.type == target
     assert ["a", "b", "c"][sp.tensor(2).to(target)] == "c"
+    for constant in (x.detach(), sp.tensor([1, 2]).to(target)):
+        copy = constant.clone()
+        assert copy.device.type == target and copy.data is not constant.data
+        assert copy.tolist() == constant.tolist()
     assert x.equal(x.clone()) and not x.equal(x.t()) and sp.eq(x, x.mT).device.type == target
     (x.t() * x.clone() + x.view_as(x) * x.expand_as(x)).sum().backward()
     assert x.grad.device.type == target
