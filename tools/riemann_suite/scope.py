@@ -1,0 +1,128 @@
+"""Which of Riemann's tests measure this course, and why the others do not.
+
+The rule (issue 27): a test is in scope unless its subject belongs to a later chapter
+(convolution: chapter 8; attention and transformers: chapter 9) or to no course of this
+kind (complex dtypes, linear algebra beyond matmul, ``einsum``). Two more reasons follow
+from what is measured — PyTorch's API as the framework offers it: a test of a name
+PyTorch does not have (Riemann's own API) and a test of ``torchvision`` (a separate
+package, whose datasets the course replaces with its own) measure nothing of it. A test is
+never excluded because it fails; in-place operations, ``scatter``, ``sort``, ``diagonal``,
+``vhp``/``hvp`` and user-defined ``autograd.Function`` are in scope, and count.
+
+``AREAS`` names each file's area and, for a file out of scope as a whole, the reason;
+``TESTS`` excludes single tests of an in-scope file, each with its reason.
+"""
+
+from __future__ import annotations
+
+LATER_8 = "a later chapter: convolution and pooling (chapter 8)"
+LATER_9 = "a later chapter: attention and transformers (chapter 9)"
+LINALG = "no course of this kind: linear algebra beyond matmul"
+EINSUM = "no course of this kind: einsum"
+COMPLEX = "no course of this kind: complex dtypes"
+RIEMANN_ONLY = "not PyTorch's API: a Riemann function PyTorch does not have"
+VISION = "not torch's API: torchvision's datasets and transforms (the course ships its own)"
+PERF = "a benchmark, not a test: it times Riemann against PyTorch and asserts nothing"
+
+# file -> (area, reason the whole file is out of scope, or "")
+AREAS: dict[str, tuple[str, str]] = {
+    "test_000_tensor_creation.py": ("tensor creation", ""),
+    "test_001_operator.py": ("operators", ""),
+    "test_002_backward.py": ("backward", ""),
+    "test_003_stat_funcs.py": ("reductions and statistics", ""),
+    "test_004_random.py": ("random", ""),
+    "test_005_shape_operations.py": ("shape operations", ""),
+    "test_006_getitem_grad.py": ("indexing with gradients", ""),
+    "test_007_inplace_oper.py": ("in-place operations", ""),
+    "test_007_inplace_setitem.py": ("item assignment", ""),
+    "test_008_scatter_functions.py": ("scatter", ""),
+    "test_009_matmul.py": ("matmul", ""),
+    "test_010_grad.py": ("autograd.grad", ""),
+    "test_011_jacobian.py": ("jacobian", ""),
+    "test_012_hessian.py": ("hessian", ""),
+    "test_013_jvp_vjp.py": ("jvp / vjp", ""),
+    "test_014_vhp_hvp.py": ("vhp / hvp", ""),
+    "test_015_multi_function_grad.py": ("gradients through several functions", ""),
+    "test_016_grad_context.py": ("grad modes", ""),
+    "test_017_perf.py": ("performance", PERF),
+    "test_018_gather.py": ("gather", ""),
+    "test_019_where.py": ("where", ""),
+    "test_020_clamp.py": ("clamp", ""),
+    "test_021_activation.py": ("activations", ""),
+    "test_022_onehot.py": ("one_hot", ""),
+    "test_023_loss_funcs.py": ("losses", ""),
+    "test_024_basic_funcs.py": ("pointwise functions", ""),
+    "test_025_stack_split.py": ("stack / split", ""),
+    "test_026_chk_tensor_val_funcs.py": ("value checks (isnan, allclose, …)", ""),
+    "test_027_diagonal.py": ("diagonal, diag, tril/triu", ""),
+    "test_028_sort.py": ("sort / argsort / topk", ""),
+    "test_029_serialization.py": ("serialization", ""),
+    "test_030_conv_funcs.py": ("convolution", LATER_8),
+    "test_031_define_gradfunc.py": ("user-defined autograd.Function", ""),
+    "test_032_cuda.py": ("cuda devices", ""),
+    "test_033_einsum.py": ("einsum", EINSUM),
+    "test_048_nn_hooks.py": ("nn hooks", ""),
+    "test_049_nn_container.py": ("nn containers", ""),
+    "test_050_nn_module.py": ("nn.Module", ""),
+    "test_051_nn_batchnorm.py": ("batch norm", ""),
+    "test_052_vision.py": ("vision datasets and transforms", VISION),
+    "test_053_nn_cnn.py": ("convolutional networks", LATER_8),
+    "test_054_embedding.py": ("embedding", ""),
+    "test_055_dropout.py": ("dropout", ""),
+    "test_060_optimizers.py": ("optimizers", ""),
+    "test_061_optim.py": ("optimizers and schedulers", ""),
+    "test_070_dataloader.py": ("DataLoader", ""),
+    "test_080_linalg_norm.py": ("linalg.norm", LINALG),
+    "test_081_linalg_cond.py": ("linalg.cond", LINALG),
+    "test_082_linalg_svd.py": ("linalg.svd", LINALG),
+    "test_083_linalg_eig.py": ("linalg.eig", LINALG),
+    "test_084_linalg_lu.py": ("linalg.lu", LINALG),
+    "test_085_linalg_solve.py": ("linalg.solve", LINALG),
+    "test_086_linalg_qr.py": ("linalg.qr", LINALG),
+    "test_087_linalg_inv.py": ("linalg.inv", LINALG),
+    "test_088_linalg_lstsq.py": ("linalg.lstsq", LINALG),
+    "test_089_linalg_cholesky.py": ("linalg.cholesky", LINALG),
+    "test_100_transformer_mha.py": ("multi-head attention", LATER_9),
+    "test_101_transformer_coderlayer.py": ("transformer layers", LATER_9),
+    "test_102_transformer_en_decoder.py": ("transformer encoder/decoder", LATER_9),
+    "test_103_transformer.py": ("transformer", LATER_9),
+}
+
+CHANNELS = (
+    "a later chapter: feature maps of convolutional networks, (N, C, H, W) and deeper (chapter 8)"
+)
+
+# (file, test) -> reason, for single tests of an in-scope file
+TESTS: dict[tuple[str, str], str] = {
+    ("test_001_operator.py", "test_complex_arithmetic_operators"): COMPLEX,
+    ("test_003_stat_funcs.py", "test_sumall"): RIEMANN_ONLY + " (sumall)",
+    ("test_009_matmul.py", "test_complex_vector_matrix_multiplication"): COMPLEX,
+    ("test_009_matmul.py", "test_complex_vector_vector_multiplication"): COMPLEX,
+    ("test_009_matmul.py", "test_complex_matrix_matrix_multiplication"): COMPLEX,
+    ("test_024_basic_funcs.py", "test_cot"): RIEMANN_ONLY + " (cot)",
+    ("test_024_basic_funcs.py", "test_sec"): RIEMANN_ONLY + " (sec)",
+    ("test_024_basic_funcs.py", "test_csc"): RIEMANN_ONLY + " (csc)",
+    ("test_027_diagonal.py", "test_fill_diagonal"): RIEMANN_ONLY
+    + " (an out-of-place fill_diagonal with offset and dims; PyTorch has the in-place "
+    "Tensor.fill_diagonal_)",
+    ("test_027_diagonal.py", "test_fill_diagonal_grad"): RIEMANN_ONLY + " (fill_diagonal)",
+    ("test_027_diagonal.py", "test_batch_diag_grad"): RIEMANN_ONLY + " (batch_diag)",
+    ("test_031_define_gradfunc.py", "test_track_grad_decorator"): RIEMANN_ONLY
+    + " (the track_grad decorator)",
+    ("test_051_nn_batchnorm.py", "test_batch_norm_2d"): CHANNELS + ": BatchNorm2d",
+    ("test_051_nn_batchnorm.py", "test_batch_norm_3d"): CHANNELS + ": BatchNorm3d",
+    ("test_055_dropout.py", "test_dropout2d"): CHANNELS + ": dropout2d",
+    ("test_055_dropout.py", "test_dropout3d"): CHANNELS + ": dropout3d",
+    ("test_060_optimizers.py", "test_optimizer_gd"): RIEMANN_ONLY + " (optim.GD)",
+    ("test_070_dataloader.py", "test_dataloader_mnist"): VISION + " (riemann.vision's MNIST)",
+}
+
+
+def area(file: str) -> str:
+    return AREAS.get(file, (file.removesuffix(".py"), ""))[0]
+
+
+def excluded(file: str, test: str) -> str:
+    """Why this test is out of scope, or "" when it counts."""
+    whole = AREAS.get(file, ("", ""))[1]
+    return whole or TESTS.get((file, test), "")
