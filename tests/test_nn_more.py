@@ -93,6 +93,29 @@ def test_module_list_edits_renumber() -> None:
         ml.pop(3)
 
 
+def test_sequential_edits_renumber() -> None:
+    a, b, c, d = nn.Linear(2, 2), nn.ReLU(), nn.Tanh(), nn.Linear(2, 2)
+    seq = nn.Sequential(a, b)
+    assert seq.insert(-1, c) is seq and list(seq) == [a, c, b]
+    seq.insert(3, d)
+    assert [name for name, _ in seq.named_children()] == ["0", "1", "2", "3"]
+    assert seq.pop(1) is c and list(seq) == [a, b, d]
+    del seq[-1]
+    seq += nn.Sequential(c)
+    assert list(seq) == [a, b, c] and list(seq.extend([d])) == [a, b, c, d]
+    both = nn.Sequential(a) + nn.Sequential(b, c)
+    assert isinstance(both, nn.Sequential) and list(both) == [a, b, c]
+    x = sp.tensor([[0.5, -1.0]], dtype=sp.float32)
+    np.testing.assert_allclose(both(x).detach().numpy(), c(b(a(x))).detach().numpy())
+    with pytest.raises(IndexError, match="Index out of range: 5"):
+        seq.insert(5, nn.ReLU())
+    with pytest.raises(ValueError) as error:  # PyTorch 2.13's message
+        seq + [a]  # noqa: RUF005  (the refusal under test)
+    assert str(error.value) == (
+        "add operator supports only objects of Sequential class, but <class 'list'> is given."
+    )
+
+
 def test_module_list_extend_needs_an_iterable() -> None:
     with pytest.raises(TypeError) as error:
         nn.ModuleList().extend(nn.Linear(1, 1))
