@@ -74,6 +74,7 @@ INDEXES = {
     "int, slice, bool scalar": (SHAPE, lambda m: (0, slice(None), True)),
     "slice, 2-d int tensor, int": (SHAPE, lambda m: (slice(None), m.tensor([[0, 1], [2, 0]]), 1)),
     "int, slice, repeated list": (SHAPE, lambda m: (1, slice(None), [0, 0, 3])),
+    "int, slice, range": (SHAPE, lambda m: (1, slice(None), range(1, 4))),
     "int, slice, list, int (4-d)": (SHAPE4, lambda m: (0, slice(None), [1, 2], 1)),
     "slice, list, slice, int (4-d)": (SHAPE4, lambda m: (slice(None), [0, 1], slice(None), 0)),
     "list, int, slice, list (4-d)": (SHAPE4, lambda m: ([0, 1], 0, slice(None), [1, 2])),
@@ -282,6 +283,8 @@ def test_keepdims_and_axis_are_accepted_where_pytorch_accepts_them() -> None:
         x.sum(dim=1, axis=1)
     with pytest.raises(TypeError):
         sp.split(x, 2, axis=1)  # torch.split is a Python function: no NumPy names
+    with pytest.raises(TypeError):
+        x.split(2, axis=1)  # and so is Tensor.split
 
 
 # -- on the simulated device ----------------------------------------------------------------

@@ -19,9 +19,12 @@ from .function import Context, Function
 
 
 def plain_index(index: Any) -> Any:
-    """An index with any Tensors in it replaced by their arrays."""
+    """An index with any Tensors in it replaced by their arrays (and a range by its list,
+    which every device's arrays take)."""
     if isinstance(index, tuple):
         return tuple(plain_index(i) for i in index)
+    if isinstance(index, range):
+        return list(index)
     return index.data if isinstance(index, _tensor.Tensor) else index
 
 
@@ -101,9 +104,9 @@ def _is_bool_scalar(p: Any) -> bool:
 
 
 def _is_advanced(p: Any) -> bool:
-    """A list, an array or a Tensor (of integers or booleans), or a boolean scalar, which
-    NumPy also counts as an advanced index."""
-    if isinstance(p, (list, tuple)) or _is_bool_scalar(p):
+    """A list (or range), an array or a Tensor (of integers or booleans), or a boolean
+    scalar, which NumPy also counts as an advanced index."""
+    if isinstance(p, (list, tuple, range)) or _is_bool_scalar(p):
         return True
     p = _array(p)
     return getattr(p, "ndim", 0) > 0
@@ -112,7 +115,7 @@ def _is_advanced(p: Any) -> bool:
 def _axes_taken(p: Any) -> int:
     """How many axes of the indexed array an advanced index uses: a boolean mask its own
     number of axes, an integer index one."""
-    if isinstance(p, (list, tuple)):
+    if isinstance(p, (list, tuple, range)):
         p = np.asarray(p)
     p = _array(p)
     return p.ndim if p.dtype.kind == "b" else 1
