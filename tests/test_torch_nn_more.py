@@ -117,6 +117,14 @@ def test_weighted_cross_entropy_edges(smoothing: float) -> None:
         [LOGITS],
         (("i", everything_ignored), ("f", WEIGHT)),
     )
+    minus_inf_where_ignored = LOGITS.copy()
+    minus_inf_where_ignored[2] = -np.inf  # TARGET[2] is ignored: it adds nothing, not nan
+    for reduction in REDUCTIONS:
+        _check(
+            lambda m, x, t, r=reduction: m.nn.functional.nll_loss(x, t, reduction=r),
+            [minus_inf_where_ignored],
+            (("i", TARGET),),
+        )
     zero_for_the_targets = np.array([0.0, 1.0, 1.0, 1.0])
     _check(
         lambda m, x, t, w: m.nn.functional.nll_loss(m.log_softmax(x, 1), t, weight=w),

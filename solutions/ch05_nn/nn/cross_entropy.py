@@ -115,7 +115,8 @@ class NLL(Function):
         t = xp.where(keep, target, 0)
         w = xp.ones(x.shape[1], x.dtype) if weight is None else weight
         wt = xp.where(keep, w[t], 0).astype(x.dtype)
-        loss = -x.data[xp.arange(len(t)), t] * wt
+        with np.errstate(invalid="ignore"):  # an ignored row's −inf times 0
+            loss = xp.where(keep, -x.data[xp.arange(len(t)), t] * wt, 0)
         ctx.t, ctx.keep, ctx.wt, ctx.reduction, ctx.shape = t, keep, wt, reduction, x.shape
         if reduction == "none":
             return loss
