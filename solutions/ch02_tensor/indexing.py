@@ -45,7 +45,16 @@ def steps(index: Any) -> tuple:
     ``(index,)`` whenever NumPy reads it as PyTorch does; otherwise ``(first, second)``, the
     integers (with the slices and None) first and the advanced indices second."""
     parts = index if isinstance(index, tuple) else (index,)
-    if not any(_is_integer(p) for p in parts) or not any(_is_advanced(p) for p in parts):
+    integer = advanced = False
+    for p in parts:  # one pass, cheap for the common parts (a slice, an int, None)
+        kind = type(p)
+        if kind is slice or p is None or p is Ellipsis:
+            continue
+        if kind is int or _is_integer(p):
+            integer = True
+        elif _is_advanced(p):
+            advanced = True
+    if not (integer and advanced):
         return (index,)
     first: list = []
     second: list = []
