@@ -111,3 +111,8 @@ def test_item_assignment_on_the_simulated_device() -> None:
     x[1, :, None][[0, 2]] = 0.0  # no crash on a device's views
     x[0, [0, 2]] = sp.tensor(1.5).to("sim")
     assert x.cpu().tolist() == [[1.5, 0.0, 1.5], [0.0, 0.0, 0.0]]
+    y = sp.zeros(2, 3, 4).to("sim")
+    y[sp.tensor(1).to("sim"), :, [0, 3]] = 2.0  # a 0-d index on the device: read back first
+    want = np.zeros((2, 3, 4))
+    want[1][:, [0, 3]] = 2.0
+    np.testing.assert_array_equal(y.cpu().numpy(), want)

@@ -87,6 +87,7 @@ ASSIGNMENTS = {
         lambda m, shape: m.tensor([-1.0, -2.0], dtype=m.float64),
     ),
     "Ellipsis, None": (lambda m: (Ellipsis, None, 0), lambda m, shape: 3.0),
+    "0-d int tensor, slice, list": (lambda m: (m.tensor(1), slice(None), [0, 3]), None),
 }
 
 

@@ -25,7 +25,7 @@ import numpy as np
 
 from ...ch02_tensor import Tensor
 from ...ch02_tensor.grad_mode import is_grad_enabled
-from ...ch02_tensor.indexing import _is_advanced, plain_index, steps
+from ...ch02_tensor.indexing import _is_advanced, _is_integer, plain_index, steps
 
 INSTEAD = (
     "build a new tensor instead (torch.where(mask, value, x), x.masked_fill(mask, value), "
@@ -39,7 +39,11 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     parts = steps(index)
     target = tensor.data
     for step in parts[:-1]:
-        target = target[plain_index(step)]  # basic indexing: a view into tensor's memory
+        # basic indexing: a view into tensor's memory (a 0-d index array read back as an
+        # int first, as PyTorch does: a device's array library might take it as an array
+        # index, whose result would be a copy)
+        step = tuple(int(p) if _is_integer(p) else p for p in plain_index(step))
+        target = target[step]
     last = plain_index(parts[-1])
     data = _value(tensor, last, value)
     try:
