@@ -112,6 +112,11 @@ OPS = {
     "sort axis": (lambda m, x: x.sort(axis=0), [(3, 4)]),
     "topk axis": (lambda m, x: m.topk(x, 2, axis=0), [(3, 4)]),
     "chunk axis": (lambda m, x: x.chunk(2, axis=1), [(2, 4)]),
+    "prod function axis": (lambda m, x: m.prod(x, axis=0, keepdims=True), [(3, 4)]),
+    "cumsum function axis": (lambda m, x: m.cumsum(x, axis=1), [(3, 4)]),
+    "std function axis": (lambda m, x: m.std(x, axis=1, keepdims=True), [(3, 4)]),
+    "argsort function axis": (lambda m, x: m.argsort(x, axis=0), [(3, 4)]),
+    "squeeze function axis": (lambda m, x: m.squeeze(x, axis=0), [(1, 4)]),
 }
 
 
@@ -126,6 +131,8 @@ def test_ops_agree_with_pytorch(name: str) -> None:
     [
         lambda m: (m.ones(3, 3) > 0).all(axis=1, keepdims=True),
         lambda m: (m.ones(3, 3) > 0).any(1, keepdims=True),
+        lambda m: m.all(m.eye(3) > 0, axis=0, keepdims=True),
+        lambda m: m.any(m.eye(3) > 0, axis=1),
     ],
 )
 def test_all_and_any_take_numpy_names(call) -> None:
