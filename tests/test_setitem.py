@@ -5,10 +5,16 @@ simulated device."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 from solutions import ch07_device as sp
+from tests.trees import SOLUTIONS, copy_package
 
 
 def test_makemore_counts_bigrams_on_an_int32_tensor() -> None:
@@ -116,3 +122,30 @@ def test_item_assignment_on_the_simulated_device() -> None:
     want = np.zeros((2, 3, 4))
     want[1][:, [0, 3]] = 2.0
     np.testing.assert_array_equal(y.cpu().numpy(), want)
+
+
+def test_chapter_2_alone_indexes_in_pytorchs_layout_and_names_chapter_7_for_assignment(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "tree"
+    (root / "chapters").mkdir(parents=True)
+    (root / "chapters" / "__init__.py").write_text("")
+    copy_package(SOLUTIONS / "ch02_tensor", root / "chapters" / "ch02_tensor")
+    script = textwrap.dedent(
+        """
+        import chapters.ch02_tensor as sp
+        x = sp.tensor([[[float(i) for i in range(4)]] * 3] * 2)
+        assert x[0, :, [1, 2]].shape == (3, 2)
+        try:
+            x[0] = 1.0
+        except NotImplementedError as error:
+            assert "chapter 7 (ch07_device)" in str(error), error
+        else:
+            raise AssertionError("no error")
+        print("ok")
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, timeout=60
+    )
+    assert done.stdout.strip() == "ok", done.stderr
