@@ -56,7 +56,7 @@ def test_set_default_dtype_changes_python_floats_only() -> None:
         (lambda: sp.ones(2, 3) @ sp.ones(2, 3), RuntimeError, r"\(2, 3\) and \(2, 3\)"),
         (lambda: sp.ones(3) @ sp.ones(()), RuntimeError, "at least 1 dimension"),
         (lambda: sp.ones(6).reshape(4, 2), RuntimeError, r"\(4, 2\).*\(6,\)"),
-        (lambda: sp.ones(2) ** sp.ones(2), TypeError, "number as the exponent"),
+        (lambda: sp.ones(2) ** "2", TypeError, "number as the exponent"),
         (lambda: sp.ones(2, 3).sum(dim=2), IndexError, "range of \\[-2, 1\\], but got 2"),
         (lambda: sp.ones(2, 3).unsqueeze(5), IndexError, "range of \\[-3, 2\\], but got 5"),
         (lambda: sp.ones(2, 3).squeeze(5), IndexError, "but got 5"),
