@@ -259,3 +259,25 @@ def test_report_lists_every_failure_and_exclusion() -> None:
     assert "  - `test_b`: E1" in text and "  - `test_c`: R" in text
     assert "- `test_033_einsum.py` (all 1 tests): no course of this kind: einsum" in text
     assert "  - `test_e`: no GPU" in text and "a.py:3" in text and "f" * 40 in text
+    assert "- other: E1 (1): `test_001_operator::test_b`" in text
+
+
+@pytest.mark.parametrize(
+    ("reason", "group"),
+    [
+        ("riemann._map.MissingName: riemann.nn.ModuleDict: the framework has no such name",
+         "nn.ModuleDict"),
+        ("AttributeError: 'Tensor' object has no attribute 'scatter_'", "Tensor.scatter_"),
+        ("TypeError: sort() got an unexpected keyword argument 'out'", "sort(out=)"),
+        ("TypeError: unsupported operand type(s) for <<: 'Tensor' and 'int'",
+         "Tensor operator <<"),
+        ("RuntimeError: x[index] = value on a tensor an operation recorded (its grad_fn …",
+         'in-place semantics (the issue "In-place, as PyTorch defines it")'),
+        ("AssertionError: something else entirely", "other: AssertionError: something else"
+         " entirely"),
+    ],
+)  # fmt: skip
+def test_failures_are_grouped_by_what_they_lack(reason: str, group: str) -> None:
+    from tools.riemann_suite.__main__ import feature
+
+    assert feature(reason) == group

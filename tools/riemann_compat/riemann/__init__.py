@@ -20,6 +20,7 @@ _sp = _framework()
 
 # Riemann's renames of PyTorch's names
 TN = _sp.Tensor  # Riemann's tensor class
+Parameter = _sp.nn.Parameter  # Riemann's top-level name for nn.Parameter
 
 _reexport(globals(), _sp)
 
