@@ -14,6 +14,7 @@ code with a safe default) and opens it by a lazy relative import only when it is
 | ``.device``, ``.to()``, ``.cpu()``, ``.cuda()``,     | ch07 device registry              |
 | ``device=`` on factories ("cpu" works now)           |                                   |
 | ``array_module`` / ``scatter_add`` for non-NumPy data | ch07 backends                    |
+| ``x[index] = value`` (``Tensor.__setitem__``)         | ch07 ``setitem``                 |
 
 The methods among them are rows of ``Tensor``'s class body, ``name = Later(chapter, package,
 "(parameters)")`` (``Later``, below): ``x.min(0)`` calls chapter 7's ``min(x, 0)``. Chapter 7's
@@ -79,12 +80,18 @@ class Later:
     tensor where ``self`` stands (first, unless the row says otherwise:
     ``"(condition, self, other)"``) and the defaults filled in; keyword-only parameters go
     by keyword, and a ``*shape`` arrives as one tuple (``f(2, 3)`` and ``f((2, 3))`` alike,
-    as everywhere on ``Tensor``). ``help(Tensor.name)`` shows the method with ``self`` first.
+    as everywhere on ``Tensor``); a ``dim`` or ``keepdim`` parameter may also be passed as
+    ``axis=`` or ``keepdims=``, as in PyTorch's native functions (``shapes.numpy_names``;
+    ``numpy_names=False`` for one PyTorch writes in Python, such as ``split``, which does
+    not take them). ``help(Tensor.name)`` shows the method with ``self`` first.
     An alias (``clip = clamp``) is the same method.
     """
 
-    def __init__(self, chapter: int, package: str, parameters: str, doc: str = "") -> None:
+    def __init__(
+        self, chapter: int, package: str, parameters: str, doc: str = "", numpy_names: bool = True
+    ) -> None:
         self.chapter, self.package, self.doc = chapter, package, doc
+        self.numpy_names = numpy_names
         self.order = _parameters(parameters)  # as the later function takes them
         self.function: Any = None
 
@@ -111,6 +118,10 @@ class Later:
         method = namespace[name]
         method.__qualname__ = f"{owner.__qualname__}.{name}"
         method.__module__, method.__doc__ = owner.__module__, self.doc or None
+        if self.numpy_names and any(p.name in ("dim", "keepdim") for p in self.order):
+            from .shapes import numpy_names  # imported here: shapes imports this module
+
+            method = numpy_names(method)  # axis= and keepdims= too, as in PyTorch
         return method
 
 

@@ -6,6 +6,9 @@ the Jacobian is a permutation matrix, and its transpose is the inverse permutati
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 from .backend import array_module
 from .function import Context, Function
 
@@ -20,6 +23,30 @@ def dim_index(dim: int, ndim: int) -> int:
             f"but got {dim})"
         )
     return dim % size
+
+
+NUMPY_NAMES = (("axis", "dim"), ("keepdims", "keepdim"))  # PyTorch takes NumPy's names too
+
+
+def numpy_names(function: Any) -> Any:
+    """``function`` taking NumPy's keyword names as well, as every PyTorch function with a
+    ``dim`` or a ``keepdim`` does: ``axis=`` for ``dim=`` and ``keepdims=`` for ``keepdim=``
+    (makemore writes ``P.sum(1, keepdims=True)``). Both names at once is a TypeError."""
+
+    @functools.wraps(function)
+    def aliased(*args: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            for alias, name in NUMPY_NAMES:
+                if alias in kwargs:
+                    if name in kwargs:
+                        raise TypeError(
+                            f"{function.__name__}() got both {name!r} and {alias!r}, "
+                            "which name the same argument"
+                        )
+                    kwargs[name] = kwargs.pop(alias)
+        return function(*args, **kwargs)
+
+    return aliased
 
 
 class Reshape(Function):

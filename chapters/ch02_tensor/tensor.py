@@ -119,6 +119,8 @@ class Tensor:
     def numel(self) -> int:
         return int(self.data.size)
 
+    nelement = numel  # PyTorch's older name
+
     def __len__(self) -> int:
         if self.ndim == 0:
             raise TypeError("len() of a 0-d tensor")
@@ -134,6 +136,12 @@ class Tensor:
         return float(self.item())
 
     def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        """A one-element integer (or bool) tensor as a Python index: ``classes[pred]``."""
+        if self.data.dtype.kind not in "biu" or self.data.size != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
         return int(self.item())
 
     def __bool__(self) -> bool:
@@ -167,6 +175,13 @@ class Tensor:
         """The same data, cut from the graph: a leaf that does not require grad."""
         return Tensor._from_array(self.data)
 
+    def clone(self, *, memory_format: Any = None) -> Tensor:
+        """A copy of the data that stays in the graph (the gradient flows back unchanged: a
+        recorded cast to the same dtype). ``memory_format`` is accepted and ignored."""
+        if self.requires_grad:
+            return Cast.apply(self, self.dtype)
+        return Tensor._from_array(self.data.copy())
+
     __hash__ = object.__hash__  # == is elementwise (below), so hash by identity
 
     # -- operators (each one a Function: see its file) -----------------------------------
@@ -198,8 +213,16 @@ class Tensor:
     def __neg__(self) -> Tensor:
         return arithmetic.Neg.apply(self)
 
+    def __pos__(self) -> Tensor:
+        """``+x`` is ``x`` itself, as in PyTorch (a bool tensor refuses it)."""
+        if self.dtype == np.bool_:
+            raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+        return self
+
     def __pow__(self, exponent: Any) -> Tensor:
-        if isinstance(exponent, Tensor) or not isinstance(exponent, numbers.Real):
+        if isinstance(exponent, Tensor):  # a tensor exponent: chapter 7's pow (a seam)
+            return later(7, "ch07_device", "pow", "x ** tensor")(self, exponent)
+        if not isinstance(exponent, numbers.Real):
             raise TypeError(
                 f"x ** exponent takes a number as the exponent, not {type(exponent).__name__}"
             )
@@ -239,6 +262,7 @@ class Tensor:
     def __abs__(self) -> Tensor:
         return self.abs()
 
+    @shapes.numpy_names  # axis= and keepdims= too, as in PyTorch
     def sum(
         self, dim: int | Sequence[int] | None = None, keepdim: bool = False, *, dtype: Any = None
     ) -> Tensor:
@@ -246,6 +270,7 @@ class Tensor:
         x = self if dtype is None else self.to(dtype)
         return reductions.Sum.apply(x, dim, keepdim)
 
+    @shapes.numpy_names
     def mean(self, dim: int | Sequence[int] | None = None, keepdim: bool = False) -> Tensor:
         if not is_floating(self.dtype):
             raise RuntimeError(
@@ -253,6 +278,7 @@ class Tensor:
             )
         return reductions.Mean.apply(self, dim, keepdim)
 
+    @shapes.numpy_names
     def max(self, dim: int | None = None, keepdim: bool = False) -> Tensor | max_result:
         """The largest element (``dim=None``), or ``(values, indices)`` along ``dim``."""
         values = reductions.Max.apply(self, dim, keepdim)
@@ -260,6 +286,7 @@ class Tensor:
             return values
         return max_result(values, self.argmax(dim, keepdim))
 
+    @shapes.numpy_names
     def argmax(self, dim: int | None = None, keepdim: bool = False) -> Tensor:
         """Index of the largest element (of the flattened tensor when ``dim`` is None, then
         shaped (1, …, 1) with ``keepdim``, as in PyTorch)."""
@@ -274,11 +301,21 @@ class Tensor:
 
     view = reshape  # PyTorch's view shares memory; here both record a Reshape node
 
+    def view_as(self, other: Tensor) -> Tensor:
+        """``self.view(other.shape)``."""
+        return self.view(other.shape)
+
+    def expand_as(self, other: Tensor) -> Tensor:
+        """``self.expand(other.shape)`` (chapter 3's expand)."""
+        return self.expand(other.shape)
+
+    @shapes.numpy_names
     def unsqueeze(self, dim: int) -> Tensor:
         """A size-1 axis inserted at ``dim``."""
         dim = shapes.dim_index(dim, self.ndim + 1)
         return self.reshape((*self.shape[:dim], 1, *self.shape[dim:]))
 
+    @shapes.numpy_names
     def squeeze(self, dim: int | Sequence[int] | None = None) -> Tensor:
         """Size-1 axes removed (only ``dim``, or the axes of a tuple ``dim``, that have size
         1)."""
@@ -304,13 +341,40 @@ class Tensor:
         """The axes reversed (a matrix's transpose)."""
         return self.permute(tuple(range(self.ndim - 1, -1, -1)))
 
+    def t(self) -> Tensor:
+        """A matrix's transpose; a 0-d or 1-d tensor as it is (PyTorch refuses 3-d and up)."""
+        if self.ndim > 2:
+            raise RuntimeError(
+                f"t() expects a tensor with <= 2 dimensions, but self is {self.ndim}D"
+            )
+        return self.transpose(0, 1) if self.ndim == 2 else self.reshape(self.shape)
+
+    @property
+    def mT(self) -> Tensor:
+        """The last two axes swapped: the transpose of each matrix of a batch."""
+        if self.ndim < 2:
+            raise RuntimeError(
+                "tensor.mT is only supported on matrices or batches of matrices. "
+                f"Got {self.ndim}-D tensor."
+            )
+        return self.transpose(-2, -1)
+
     def __getitem__(self, index: Any) -> Tensor:
-        return indexing.Index.apply(self, indexing.plain_index(index))
+        """PyTorch's layout: an integer next to a list or an array index selects first
+        (``indexing.steps``), where NumPy would count it as one more array index."""
+        return indexing.getitem(self, index)
+
+    def __setitem__(self, index: Any, value: Any) -> None:
+        """``x[index] = value`` (a number, or a tensor that broadcasts to ``x[index]``) on a
+        tensor that records nothing; chapter 7 (its ``setitem``)."""
+        later(7, "ch07_device", "setitem", "x[index] = value (item assignment)")(self, index, value)
 
     # -- comparisons and sign: constants, no gradient flows through them -----------------
 
     def _constant(self, fn: Any, other: Any = None) -> Tensor:
         other = _lift(other, self).data if other is not None else None
+        if other is not None and other.shape != self.data.shape and other.shape and self.shape:
+            _check_broadcast(self.shape, tuple(other.shape))  # PyTorch's RuntimeError
         return Tensor._from_array(fn(self.data) if other is None else fn(self.data, other))
 
     def __lt__(self, other: Any) -> Tensor:
@@ -330,6 +394,34 @@ class Tensor:
 
     def __ne__(self, other: Any) -> Tensor:  # type: ignore[override]
         return self._constant(lambda a, b: a != b, other)
+
+    # the comparisons by name (``torch.eq(a, b)`` and the others are chapter 7's forms)
+    def eq(self, other: Any) -> Tensor:
+        return self == other
+
+    def ne(self, other: Any) -> Tensor:
+        return self != other
+
+    def lt(self, other: Any) -> Tensor:
+        return self < other
+
+    def le(self, other: Any) -> Tensor:
+        return self <= other
+
+    def gt(self, other: Any) -> Tensor:
+        return self > other
+
+    def ge(self, other: Any) -> Tensor:
+        return self >= other
+
+    def equal(self, other: Tensor) -> bool:
+        """True when ``other`` has the same shape and the same values (of any dtype, as in
+        PyTorch: ``ones(2).equal(ones(2, dtype=int64))``); nan is unequal to itself."""
+        if not isinstance(other, Tensor):
+            raise TypeError(f"equal(): argument 'other' must be Tensor, not {type(other).__name__}")
+        if self.shape != other.shape:
+            return False
+        return bool((self == other).data.all())
 
     def sign(self) -> Tensor:
         """-1, 0 or 1 per element; a step function, so no gradient (it is 0 wherever it
@@ -385,6 +477,73 @@ class Tensor:
     )
     softmax = Later(7, "ch07_device", "(self, dim)")
     log_softmax = Later(7, "ch07_device", "(self, dim)")
+    # chapter 5's random draws (its generator.py)
+    multinomial = Later(
+        5,
+        "ch05_nn",
+        "(self, num_samples, replacement=False, *, generator=None)",
+        "Indices drawn with the probabilities of the weights of the last axis (chapter 5).",
+    )
+    # pointwise math, logic and running reductions (ops/pointwise.py, logic.py, reductions.py)
+    sin = Later(7, "ch07_device", "(self)")
+    cos = Later(7, "ch07_device", "(self)")
+    tan = Later(7, "ch07_device", "(self)")
+    log10 = Later(7, "ch07_device", "(self)")
+    log2 = Later(7, "ch07_device", "(self)")
+    pow = Later(
+        7,
+        "ch07_device",
+        "(self, exponent)",
+        "``self ** exponent``: a number exponent is chapter 2's ``**``; a tensor one is "
+        "chapter 7's, whose gradient reaches both.",
+    )
+    remainder = Later(7, "ch07_device", "(self, other)", "Python's ``%``, elementwise.")
+    __mod__ = remainder
+    fmod = Later(7, "ch07_device", "(self, other)")
+    floor_divide = Later(7, "ch07_device", "(self, other)", "``self // other``, elementwise.")
+    __floordiv__ = floor_divide
+    maximum = Later(7, "ch07_device", "(self, other)")
+    minimum = Later(7, "ch07_device", "(self, other)")
+    bitwise_and = Later(7, "ch07_device", "(self, other)", "``&``: bools and integers.")
+    __and__ = __rand__ = bitwise_and
+    bitwise_or = Later(7, "ch07_device", "(self, other)", "``|``: bools and integers.")
+    __or__ = __ror__ = bitwise_or
+    bitwise_xor = Later(7, "ch07_device", "(self, other)", "``^``: bools and integers.")
+    __xor__ = __rxor__ = bitwise_xor
+    bitwise_not = Later(7, "ch07_device", "(self)", "``~``: bools and integers.")
+    __invert__ = bitwise_not
+    logical_and = Later(7, "ch07_device", "(self, other)")
+    logical_or = Later(7, "ch07_device", "(self, other)")
+    logical_xor = Later(7, "ch07_device", "(self, other)")
+    logical_not = Later(7, "ch07_device", "(self)")
+    all = Later(7, "ch07_device", "(self, dim=None, keepdim=False)")
+    any = Later(7, "ch07_device", "(self, dim=None, keepdim=False)")
+    nonzero = Later(7, "ch07_device", "(self, *, as_tuple=False)")
+    cumsum = Later(7, "ch07_device", "(self, dim, *, dtype=None)")
+    prod = Later(7, "ch07_device", "(self, dim=None, keepdim=False, *, dtype=None)")
+    # shape, sorting and masking operations (ops/shapes.py, ops/sorting.py)
+    tril = Later(7, "ch07_device", "(self, diagonal=0)")
+    triu = Later(7, "ch07_device", "(self, diagonal=0)")
+    flip = Later(7, "ch07_device", "(self, *dims)", "``self`` reversed along ``dims``.")
+    repeat = Later(
+        7, "ch07_device", "(self, *sizes)", "``self`` copied ``sizes[i]`` times along axis i."
+    )
+    split = Later(7, "ch07_device", "(self, split_size, dim=0)", numpy_names=False)
+    chunk = Later(7, "ch07_device", "(self, chunks, dim=0)")
+    masked_fill = Later(7, "ch07_device", "(self, mask, value)")
+    sort = Later(7, "ch07_device", "(self, dim=-1, descending=False, *, stable=False)")
+    argsort = Later(7, "ch07_device", "(self, dim=-1, descending=False, *, stable=False)")
+    topk = Later(7, "ch07_device", "(self, k, dim=-1, largest=True, sorted=True)")
+
+    def __rpow__(self, other: Any) -> Tensor:
+        """``number ** tensor`` (``10 ** x``): chapter 7's ``pow``."""
+        return later(7, "ch07_device", "pow", "number ** tensor")(other, self)
+
+    def __rmod__(self, other: Any) -> Tensor:
+        return later(7, "ch07_device", "remainder", "number % tensor")(other, self)
+
+    def __rfloordiv__(self, other: Any) -> Tensor:
+        return later(7, "ch07_device", "floor_divide", "number // tensor")(other, self)
 
     def retain_grad(self) -> None:
         """Ask the engine (chapter 4) to keep this non-leaf tensor's ``.grad``."""
@@ -459,6 +618,27 @@ class Tensor:
     def half(self) -> Tensor:
         """As float16."""
         return self.to(np.dtype(np.float16))
+
+    def type(self, dtype: Any = None, non_blocking: bool = False) -> Any:
+        """With a dtype, a cast (``x.type(sp.float64)`` is ``x.to(sp.float64)``; PyTorch's
+        type names work too: ``x.type("torch.DoubleTensor")``, and ``"torch.cuda.…"`` moves
+        the tensor to the GPU). Without one, PyTorch's name of the tensor's type as a string:
+        ``"torch.FloatTensor"`` for float32 on the CPU, ``"torch.cuda.FloatTensor"`` on the
+        GPU, ``"torch.sim.FloatTensor"`` on the simulated device."""
+        if dtype is None:
+            name = _TYPE_NAMES.get(self.dtype, str(self.dtype))
+            where = "" if self.device.type == "cpu" else f"{self.device.type}."
+            return f"torch.{where}{name}"
+        if isinstance(dtype, str):
+            prefix, _, name = dtype.rpartition(".")
+            kinds = {v: k for k, v in _TYPE_NAMES.items()}
+            if name not in kinds or prefix not in ("torch", "torch.cuda"):
+                raise ValueError(f"invalid type: {dtype!r}")
+            target = "cuda" if prefix == "torch.cuda" else "cpu"
+            return self.to(target, kinds[name], non_blocking=non_blocking)
+        if isinstance(dtype, type) and dtype in (float, int, bool, complex):  # not dtypes
+            raise ValueError(f"invalid type: {dtype.__name__!r}")
+        return self.to(dtype, non_blocking=non_blocking)
 
     def long(self) -> Tensor:
         """As int64 (a constant: no gradient flows through an integer)."""
@@ -617,3 +797,17 @@ def _to_args(args: tuple, kwargs: dict) -> tuple[Any, Any]:
 
 def _device(spec: Any) -> device:
     return spec if isinstance(spec, device) else device(spec)
+
+
+# PyTorch's legacy type names, for ``Tensor.type()``
+_TYPE_NAMES = {
+    np.dtype(np.float32): "FloatTensor",
+    np.dtype(np.float64): "DoubleTensor",
+    np.dtype(np.float16): "HalfTensor",
+    np.dtype(np.uint8): "ByteTensor",
+    np.dtype(np.int8): "CharTensor",
+    np.dtype(np.int16): "ShortTensor",
+    np.dtype(np.int32): "IntTensor",
+    np.dtype(np.int64): "LongTensor",
+    np.dtype(np.bool_): "BoolTensor",
+}

@@ -3,8 +3,8 @@
 ``from chapters import ch05_nn as sp`` gives the framework as it stands (chapters 2–4) plus
 ``sp.nn`` (Module, the layers, the losses, ``functional``, ``init``), ``sp.utils.data``
 (Dataset, TensorDataset, DataLoader), ``sp.utils.checkpoint.checkpoint``, ``sp.save`` /
-``sp.load`` and ``sp.Generator`` / ``sp.randperm``. Files, in the order the notebook
-teaches them:
+``sp.load`` and ``sp.Generator`` with the draws that take one (``randperm``, ``randint``,
+``normal``, ``multinomial``). Files, in the order the notebook teaches them:
 
     nn/module.py              Module: registration, the tree, state_dict    tasks 5.1, 5.3, 5.5
     nn/linear.py              Linear                                        task 5.2
@@ -17,14 +17,25 @@ teaches them:
     utils/data.py             DataLoader                                    task 5.11
     utils/checkpoint.py       checkpoint: recompute instead of keep         task 5.12
     serialization.py          save / load without pickle                    (given)
-    generator.py              Generator, randperm                           (given)
+    generator.py              Generator, randperm, randint, normal, multinomial  (given)
     nn/*.py (the rest)        activations, losses, Flatten, Embedding       (given)
 """
 
 from .. import ch04_backward as _below
 from ..ch04_backward import *  # noqa: F403  (the framework so far)
 from . import nn, utils
-from .generator import Generator, randperm
+from .generator import Generator, multinomial, normal, randint, randperm
 from .serialization import load, save
 
-__all__ = [*_below.__all__, "Generator", "load", "nn", "randperm", "save", "utils"]
+__all__ = [
+    *_below.__all__,
+    "Generator",
+    "load",
+    "multinomial",
+    "nn",
+    "normal",
+    "randint",
+    "randperm",
+    "save",
+    "utils",
+]

@@ -6,7 +6,8 @@ plus devices: ``sp.device("cuda")``, ``sp.cuda.is_available()``, ``tensor.to("cu
 device ``"sim"`` and its transfer counter). Files, in the order the notebook teaches them:
 
     simulated.py       SimArray, simnumpy, counting()  the simulated device     (given)
-    backends.py        Backend, register_backend: cpu, cuda (CuPy) and sim     (given)
+    backends.py        Backend, register_backend: cpu, cuda (CuPy) and sim;    (given)
+                       sp.backends.mps.is_available() is False (no Apple GPU)
     cuda.py            is_available: the lazy, silent, cached probe            task 7.1
     dispatch.py        array_module, device_of: whose array is it?             task 7.2
     transfer.py        move_array: the one place data crosses                  task 7.3
@@ -18,11 +19,12 @@ device ``"sim"`` and its transfer counter). Files, in the order the notebook tea
     ops/cat.py         cat and stack: the gradient is a split                  task 7.8
     ops/everyday.py    where, clamp, min/argmin, flatten, var/std              (given)
     ops/forms.py       sp.tanh(x), sp.sum(x, dim), …: PyTorch's module-level forms (given)
+    accelerator.py     sp.accelerator: is_available, current_accelerator, …    (given)
 """
 
 from .. import ch06_optim as _below
 from ..ch06_optim import *  # noqa: F403  (the framework so far)
-from . import cuda, ops, simulated
+from . import accelerator, backends, cuda, ops, simulated
 from .backends import Backend, register_backend
 from .default_device import get_default_device, set_default_device
 
@@ -33,13 +35,38 @@ from .dispatch import device_of as device_of
 from .dispatch import erf as erf
 from .dispatch import scatter_add as scatter_add
 from .ops import *  # noqa: F403  (the everyday operations: ops/__init__.py lists them)
+from .ops import one_hot as one_hot  # F.one_hot's seam (no torch.one_hot: not in __all__)
+from .ops import repeat as repeat  # Tensor.repeat's seam (no torch.repeat)
+from .ops import setitem as setitem  # x[index] = value's seam
 from .same_device import check_same_device as check_same_device
 from .transfer import move_array as move_array
 from .transfer import to_device as to_device
 
+
+def _numpy_names() -> None:
+    """PyTorch's functions take NumPy's keyword names too (``torch.sum(x, axis=1,
+    keepdims=True)``): each everyday operation with a ``dim`` or ``keepdim`` parameter is
+    exported wrapped (``shapes.numpy_names``; the Tensor methods have it from their seam)."""
+    import inspect
+
+    from ..ch02_tensor.shapes import numpy_names
+
+    for name in ops.__all__:
+        function = globals()[name]
+        if not inspect.isfunction(function) or name == "split":  # torch.split refuses axis=
+            continue
+        parameters = inspect.signature(function).parameters
+        if "dim" in parameters or "keepdim" in parameters:
+            globals()[name] = numpy_names(function)
+
+
+_numpy_names()
+
 __all__ = [
     *_below.__all__,
     "Backend",
+    "accelerator",
+    "backends",
     "cuda",
     "device_of",
     "get_default_device",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
+from types import ModuleType, SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -162,3 +162,21 @@ register_backend(
         erf=_cupy_erf,
     )
 )
+
+
+# -- Apple's GPU: PyTorch's ``torch.backends.mps`` ----------------------------------------------
+
+
+def _mps_is_available() -> bool:
+    """Whether an ``mps`` device can be used: only once a backend for it is registered (none
+    is, in this course)."""
+    return "mps" in BACKENDS and BACKENDS["mps"].is_available()
+
+
+def _mps_is_built() -> bool:
+    return "mps" in BACKENDS
+
+
+# ``sp.backends.mps.is_available()``: False here, so the tutorials' device-picking idiom
+# (``"cuda" if … else "mps" if sp.backends.mps.is_available() else "cpu"``) runs
+mps = SimpleNamespace(is_available=_mps_is_available, is_built=_mps_is_built)

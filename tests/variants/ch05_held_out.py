@@ -1194,10 +1194,11 @@ VARIANTS = [
                 "xp = array_module(z.data)\n        classes = z.shape[1]",
             ),
             ("loss = -", "picked = "),
-            ("if label_smoothing:", "others = (log_p.sum(axis=1) - picked) / (classes - 1)"),
             (
-                "    loss = (1 - label_smoothing) * loss - label_smoothing * log_p.mean(axis=1)",
-                "loss = -(1 - label_smoothing) * picked - label_smoothing * others",
+                "if label_smoothing:\n            loss = (1 - label_smoothing) * loss - "
+                "label_smoothing * log_p.mean(axis=1)",
+                "others = (log_p.sum(axis=1) - picked) / (classes - 1)\n"
+                "        loss = -(1 - label_smoothing) * picked - label_smoothing * others",
             ),
             (
                 "zeros((rows, classes), dtype=ctx.out.dtype)",
@@ -1295,10 +1296,10 @@ VARIANTS = [
             "nn/cross_entropy.py",
             ("xp = array_module(z.data)", ("xp = array_module(z.data)\n        rows = z.shape[0]")),
             ("-log_p[xp.arange(len(t)), t]", "np.zeros(rows)"),
-            ("if label_smoothing", "for i in range(rows)"),
             (
-                "loss = (1 - label_smoothing) * loss - label_smoothing * log_p.mean(axis=1)",
-                "if keep[i]:",
+                "if label_smoothing:\n            loss = (1 - label_smoothing) * loss - "
+                "label_smoothing * log_p.mean(axis=1)",
+                "for i in range(rows):\n            if keep[i]:",
             ),
             (
                 "loss = xp.where(keep, loss, 0)",

@@ -49,6 +49,52 @@ class Sequential(Module):
         self.add_module(str(len(self)), module)
         return self
 
+    def extend(self, sequential: Iterable[Module]) -> Sequential:
+        for module in sequential:
+            self.append(module)
+        return self
+
+    def insert(self, index: int, module: Module) -> Sequential:
+        """Put ``module`` before position ``index`` (−len … len, PyTorch's range); the
+        children are renumbered "0", "1", …"""
+        if not isinstance(module, Module):
+            raise AssertionError(f"module should be of type: {Module}")
+        modules = list(self._modules.values())
+        if not -len(modules) <= index <= len(modules):
+            raise IndexError(f"Index out of range: {index}")
+        modules.insert(index, module)
+        _renumber(self, modules)
+        return self
+
+    def pop(self, key: int | slice) -> Any:
+        value = self[key]
+        del self[key]
+        return value
+
+    def __delitem__(self, index: int | slice) -> None:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            del modules[index]
+        else:
+            del modules[_index(index, len(modules))]
+        _renumber(self, modules)
+
+    def __add__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
+        return Sequential(*self, *other)
+
+    def __iadd__(self, other: Sequential) -> Sequential:
+        if not isinstance(other, Sequential):
+            raise ValueError(
+                "add operator supports only objects of Sequential class, but "
+                f"{type(other)} is given."
+            )
+        return self.extend(list(other))
+
 
 class ModuleList(Module):
     """``ModuleList(modules)``: a list whose items are registered children ``"0"``, ``"1"``, …
@@ -64,9 +110,45 @@ class ModuleList(Module):
         raise NotImplementedError("Task 5.4: Sequential and ModuleList — see §3 of the notebook")
 
     def extend(self, modules: Iterable[Module]) -> ModuleList:
+        if not isinstance(modules, Iterable):
+            raise TypeError(
+                "ModuleList.extend should be called with an iterable, but got "
+                + type(modules).__name__
+            )
         for module in modules:
             self.append(module)
         return self
+
+    def insert(self, index: int, module: Module) -> None:
+        """Put ``module`` before position ``index`` (as ``list.insert``: a negative index
+        counts from the end, one past either end clamps), renumbering the ones after it."""
+        modules = list(self._modules.values())
+        modules.insert(index, module)
+        _renumber(self, modules)
+
+    def pop(self, key: int | slice) -> Any:
+        """Remove and return the module at ``key`` (the later ones move down one)."""
+        value = self[key]
+        del self[key]
+        return value
+
+    def __delitem__(self, index: int | slice) -> None:
+        modules = list(self._modules.values())
+        if isinstance(index, slice):
+            del modules[index]
+        else:
+            del modules[_index(index, len(modules))]
+        _renumber(self, modules)
+
+    def __iadd__(self, modules: Iterable[Module]) -> ModuleList:
+        return self.extend(modules)
+
+    def __add__(self, other: Iterable[Module]) -> ModuleList:
+        """A new ModuleList of this one's modules, then ``other``'s (the same objects)."""
+        combined = ModuleList()
+        for module in (*self, *other):
+            combined.append(module)
+        return combined
 
     def __len__(self) -> int:
         return len(self._modules)
@@ -82,6 +164,14 @@ class ModuleList(Module):
 
     def __setitem__(self, index: int, module: Module) -> None:
         self.add_module(str(_index(index, len(self))), module)
+
+
+def _renumber(container: Module, modules: list) -> None:
+    """``container``'s children are ``modules``, in order, named ``"0"``, ``"1"``, … (after
+    an insertion or a deletion, as PyTorch renumbers)."""
+    container._modules.clear()
+    for position, module in enumerate(modules):
+        container.add_module(str(position), module)
 
 
 def _index(index: int, length: int) -> int:

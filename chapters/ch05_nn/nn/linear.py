@@ -65,10 +65,15 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 
 
 class Linear(Module):
-    """``Linear(in_features, out_features, bias=True, dtype=None)``."""
+    """``Linear(in_features, out_features, bias=True, device=None, dtype=None)``."""
 
     def __init__(
-        self, in_features: int, out_features: int, bias: bool = True, dtype: Any = None
+        self,
+        in_features: int,
+        out_features: int,
+        bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
         for name, n in (("in_features", in_features), ("out_features", out_features)):
@@ -82,6 +87,8 @@ class Linear(Module):
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()
+        if device is not None:  # drawn where the default device is, then moved (given)
+            self.to(device)
 
     def reset_parameters(self) -> None:
         """PyTorch's default: weight and bias both U(−k, k), k = 1/√in_features, filled in

@@ -265,6 +265,43 @@ class Module:
         for _, module in self.named_modules():
             yield module
 
+    def get_submodule(self, target: str) -> Module:
+        """The module at the dotted path ``target`` ("" is this one): one attribute lookup
+        per name, not a walk of the whole tree. An AttributeError names the first step that
+        is missing or is not a Module (PyTorch's messages)."""
+        if target == "":
+            return self
+        module: Any = self
+        for item in target.split("."):
+            if not hasattr(module, item):
+                raise AttributeError(f"{type(module).__name__} has no attribute `{item}`")
+            module = getattr(module, item)
+            if not isinstance(module, Module):
+                raise AttributeError(f"`{item}` is not an nn.Module")
+        return module
+
+    def get_parameter(self, target: str) -> Parameter:
+        """The parameter at the dotted path ``target`` (``"blocks.0.weight"``)."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        param = getattr(module, name)
+        if not isinstance(param, Parameter):
+            raise AttributeError(f"`{name}` is not an nn.Parameter")
+        return param
+
+    def get_buffer(self, target: str) -> Tensor:
+        """The buffer at the dotted path ``target`` (``"norm.running_mean"``)."""
+        path, _, name = target.rpartition(".")
+        module = self.get_submodule(path)
+        if not hasattr(module, name):
+            raise AttributeError(f"{type(module).__name__} has no attribute `{name}`")
+        buffer = getattr(module, name)
+        if name not in module._buffers:
+            raise AttributeError(f"`{name}` is not a buffer")
+        return buffer
+
     def train(self, mode: bool = True) -> Module:
         """Set training mode (``self.training``) on this module and every module below
         it; returns ``self``. Dropout and BatchNorm read it."""

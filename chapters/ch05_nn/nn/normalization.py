@@ -21,6 +21,7 @@ recorded operations; the running averages are updated outside the graph.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -32,7 +33,7 @@ from .parameter import Parameter
 
 class BatchNorm1d(Module):
     """``BatchNorm1d(num_features, eps=1e-5, momentum=0.1, affine=True,
-    track_running_stats=True)`` for inputs (N, C) or (N, C, L)."""
+    track_running_stats=True, device=None, dtype=None)`` for inputs (N, C) or (N, C, L)."""
 
     def __init__(
         self,
@@ -41,11 +42,13 @@ class BatchNorm1d(Module):
         momentum: float | None = 0.1,
         affine: bool = True,
         track_running_stats: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
         self.num_features, self.eps, self.momentum = num_features, eps, momentum
         self.affine, self.track_running_stats = affine, track_running_stats
-        dtype = get_default_dtype()
+        dtype = np.dtype(dtype or get_default_dtype())
         if affine:
             self.weight = Parameter(np.ones(num_features, dtype))
             self.bias = Parameter(np.zeros(num_features, dtype))
@@ -59,6 +62,8 @@ class BatchNorm1d(Module):
         else:
             for name in ("running_mean", "running_var", "num_batches_tracked"):
                 self.register_buffer(name, None)
+        if device is not None:
+            self.to(device)
 
     def forward(self, x: Tensor) -> Tensor:
         if x.ndim not in (2, 3) or x.shape[1] != self.num_features:
@@ -85,7 +90,8 @@ class BatchNorm1d(Module):
 
 
 class LayerNorm(Module):
-    """``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True)``:
+    """``LayerNorm(normalized_shape, eps=1e-5, elementwise_affine=True, bias=True,
+    device=None, dtype=None)``:
     standardise over the last ``len(normalized_shape)`` axes of each example."""
 
     def __init__(
@@ -94,13 +100,15 @@ class LayerNorm(Module):
         eps: float = 1e-5,
         elementwise_affine: bool = True,
         bias: bool = True,
+        device: Any = None,
+        dtype: Any = None,
     ) -> None:
         super().__init__()
         if isinstance(normalized_shape, (int, np.integer)):
             normalized_shape = (int(normalized_shape),)
         self.normalized_shape = tuple(normalized_shape)
         self.eps, self.elementwise_affine, self.has_bias = eps, elementwise_affine, bias
-        dtype = get_default_dtype()
+        dtype = np.dtype(dtype or get_default_dtype())
         if elementwise_affine:
             self.weight = Parameter(np.ones(self.normalized_shape, dtype))
             if bias:
@@ -110,6 +118,8 @@ class LayerNorm(Module):
         else:
             self.register_parameter("weight", None)
             self.register_parameter("bias", None)
+        if device is not None:
+            self.to(device)
 
     def forward(self, x: Tensor) -> Tensor:
         k = len(self.normalized_shape)

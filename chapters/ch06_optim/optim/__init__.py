@@ -8,13 +8,16 @@ adam.py          Adam (task 6.5), AdamW (task 6.6)
 lr_scheduler.py  StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR   task 6.8
 one_cycle.py     OneCycleLR                                              task 6.9
 scheduler.py     LRScheduler, the schedules' base                        (given)
+plateau.py       ReduceLROnPlateau                                       (given)
+adadelta.py      Adadelta                                                (given)
 """
 
 from . import lr_scheduler
+from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]

@@ -9,8 +9,10 @@ With η₀ each group's base learning rate (``self.base_lrs``):
     LambdaLR(lr_lambda)                       η₀ · λ(t)   (one function, or one per group)
 
 ``OneCycleLR`` is in ``one_cycle.py`` (task 6.9); the base class, ``LRScheduler``, in
-``scheduler.py``. A large step early and small ones late: the early steps cross the loss
-surface quickly, the late ones settle into a minimum that large steps would bounce around.
+``scheduler.py``; ``ReduceLROnPlateau``, driven by a measured loss rather than the step
+count, in ``plateau.py`` (given). A large step early and small ones late: the early steps
+cross the loss surface quickly, the late ones settle into a minimum that large steps would
+bounce around.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 
 from .one_cycle import OneCycleLR
 from .optimizer import Optimizer
+from .plateau import ReduceLROnPlateau
 from .scheduler import LRScheduler
 
 __all__ = [
@@ -31,6 +34,7 @@ __all__ = [
     "LambdaLR",
     "MultiStepLR",
     "OneCycleLR",
+    "ReduceLROnPlateau",
     "StepLR",
 ]
 

@@ -6,12 +6,21 @@ a split). Files:
     everyday.py   where, clamp/clip, min/argmin, flatten, var/std                  (given)
     gather.py     gather                                                           task 7.7
     cat.py        cat, stack                                                       task 7.8
+    pointwise.py  sin/cos/tan, log10/log2, pow (tensor exponent), %, //, fmod,      (given)
+                  maximum/minimum
+    logic.py      & | ^ ~, logical_and/or/xor/not, all/any, nonzero                (given)
+    reductions.py cumsum, prod (exact gradients at zeros)                          (given)
+    compare.py    eq/ne/lt/le/gt/ge, equal, clone, t: module-level forms          (given)
+    shapes.py     tril/triu, flip, repeat, split/chunk, masked_fill, one_hot        (given)
+    sorting.py    sort, argsort, topk                                              (given)
+    setitem.py    x[index] = value on a tensor that records nothing                (given)
 
 The Tensor methods (``x.gather(dim, index)``, ``x.min()``, ``x.clamp(...)``, …) are chapter
 2's seams, which reach these functions by name.
 """
 
 from .cat import cat, concat, concatenate, stack
+from .compare import clone, eq, equal, ge, gt, le, lt, ne, t
 from .everyday import argmin, clamp, clip, flatten, min, std, var, where
 from .forms import (
     abs,
@@ -42,6 +51,38 @@ from .forms import (
     unsqueeze,
 )
 from .gather import gather
+from .logic import (
+    all,
+    any,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
+    logical_and,
+    logical_not,
+    logical_or,
+    logical_xor,
+    nonzero,
+)
+from .pointwise import (
+    cos,
+    floor_divide,
+    fmod,
+    log2,
+    log10,
+    maximum,
+    minimum,
+    pow,
+    remainder,
+    sin,
+    tan,
+)
+from .reductions import cumsum, prod
+from .setitem import setitem as setitem  # x[index] = value (chapter 2's seam)
+from .shapes import chunk, flip, masked_fill, split, tril, triu
+from .shapes import one_hot as one_hot  # F.one_hot (chapter 5's seam)
+from .shapes import repeat as repeat  # Tensor.repeat (chapter 2's seam)
+from .sorting import argsort, sort, topk
 
 __all__ = [
     "abs",
@@ -83,4 +124,42 @@ __all__ = [
     "unsqueeze",
     "var",
     "where",
+]
+__all__ += [  # pointwise.py, logic.py, reductions.py
+    "all",
+    "any",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
+    "cos",
+    "cumsum",
+    "floor_divide",
+    "fmod",
+    "log2",
+    "log10",
+    "logical_and",
+    "logical_not",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "nonzero",
+    "pow",
+    "prod",
+    "remainder",
+    "sin",
+    "tan",
+]
+__all__ += ["clone", "eq", "equal", "ge", "gt", "le", "lt", "ne", "t"]  # compare.py
+__all__ += [  # shapes.py, sorting.py (Tensor.repeat, F.one_hot and x[i] = v: not torch.*)
+    "argsort",
+    "chunk",
+    "flip",
+    "masked_fill",
+    "sort",
+    "split",
+    "topk",
+    "tril",
+    "triu",
 ]

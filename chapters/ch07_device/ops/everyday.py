@@ -1,5 +1,6 @@
 """The everyday operations of a PyTorch script that teach nothing new (given code, §7):
-``where``, ``clamp``/``clip``, ``min``/``argmin``, ``flatten``, ``var``/``std``.
+``where``, ``clamp``/``clip``, ``min``/``argmin``, ``flatten``, ``var``/``std`` (``std``'s
+gradient is PyTorch's where the deviation is 0: ``StdSqrt``).
 
 Each is a Function (forward, backward and the math side by side) or a few Tensor
 operations that record their own graph; every array call is ``xp = array_module(...)``, so
@@ -48,11 +49,19 @@ class Where(Function):
         return None, Where.apply(cond, grad_output, zero), Where.apply(cond, zero, grad_output)
 
 
-def where(condition: Tensor, input: Any, other: Any) -> Tensor:
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Tensor:
     """``input`` where ``condition`` is true, else ``other`` (PyTorch's ``torch.where``);
-    ``input`` and ``other`` may be numbers, and the three shapes broadcast."""
+    ``input`` and ``other`` may be numbers, and the three shapes broadcast. With the
+    condition alone, ``where(condition)`` is ``nonzero(condition, as_tuple=True)``: the
+    indices of its true (nonzero) elements, one tensor per axis."""
     if not isinstance(condition, Tensor):
         raise TypeError(f"where() takes a Tensor as the condition, not {type(condition).__name__}")
+    if input is None and other is None:
+        from .logic import nonzero  # (logic.py imports this module)
+
+        return nonzero(condition, as_tuple=True)
+    if input is None or other is None:
+        raise TypeError("where() takes the condition alone, or the condition, input and other")
     if condition.dtype != np.bool_:
         raise RuntimeError(
             "where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -244,5 +253,27 @@ def std(
     *,
     correction: float | None = None,
 ) -> Tensor:
-    """The standard deviation: the square root of ``var`` (same arguments)."""
-    return var(input, dim, unbiased, keepdim, correction=correction).sqrt()
+    """The standard deviation: the square root of ``var`` (same arguments), whose gradient
+    is 0 where the deviation is 0 (``StdSqrt``), as in PyTorch."""
+    return StdSqrt.apply(var(input, dim, unbiased, keepdim, correction=correction))
+
+
+class StdSqrt(Function):
+    """out = √v, v a variance          ∂out/∂v = 1 / (2√v), and 0 where √v = 0
+
+    PyTorch's std_backward masks the points where the result is 0: there every deviation
+    xᵢ − mean is 0, so var's gradient 2(xᵢ − mean)/(n − c) is 0 and the chain's product is
+    0 · ∞. Plain ``sqrt`` would give nan there (``ones(4).std()``'s gradient)."""
+
+    @staticmethod
+    def forward(ctx: Context, v):
+        ctx.save_for_backward(v)
+        return array_module(v.data).sqrt(v.data)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output):
+        (v,) = ctx.saved_tensors
+        root = StdSqrt.apply(v)
+        zero = Tensor._from_array(root.data == 0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return Where.apply(zero, _scalar(0, grad_output), grad_output / (2 * root))
