@@ -192,6 +192,10 @@ class TestThings(unittest.TestCase):
         stats.add_result("ok", True)
     def test_excluded_by_scope(self):
         raise AssertionError("never runs")
+    def test_mixes_complex_cases(self):
+        stats.add_result("float case", True)
+        stats.add_result("complex64 case", False, "no complex")
+        raise TypeError("a Tensor holds bool, integer or floating data, not complex64")
 """
 
 EXITING = """
@@ -215,6 +219,8 @@ def test_plugin_verdicts(tmp_path: Path) -> None:
     conftest.write_text(
         "from tools.riemann_suite import scope\n"
         "scope.TESTS[('test_200_things.py', 'test_excluded_by_scope')] = 'because'\n"
+        "scope.TESTS[('test_200_things.py', 'test_mixes_complex_cases')] = "
+        "scope.COMPLEX_CASES\n"
     )
     results = tmp_path / "results.json"
     env = {
@@ -239,6 +245,10 @@ def test_plugin_verdicts(tmp_path: Path) -> None:
     assert "scripted: seen" in verdict["test_only_when_a_script"][1]
     assert verdict["test_fine"] == ("passed", "")
     assert verdict["test_excluded_by_scope"] == ("excluded", "because")
+    assert verdict["test_mixes_complex_cases"][0] == "excluded"
+    assert verdict["test_mixes_complex_cases"][1].endswith(
+        "(run all the same; its cases without complex dtypes: 1 of 1 recorded passed)"
+    )
     error = data["collection_errors"]["test_201_exits.py"]
     assert "No module named 'riemann_has_no_such_module'" in error
 
