@@ -131,7 +131,7 @@ def static_tests(path: Path) -> list[str]:
             if node.name.startswith("Test") or "TestCase" in bases:
                 for member in node.body:
                     if isinstance(member, ast.FunctionDef) and member.name.startswith("test"):
-                        names.append(f"{node.name}::{member.name}")
+                        names.append(member.name)
     return names
 
 
