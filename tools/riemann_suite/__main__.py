@@ -213,9 +213,10 @@ def feature(reason: str) -> str:
         return 'in-place semantics (the issue "In-place, as PyTorch defines it")'
     patterns = (
         (r"riemann\.([\w.]+): the framework has no such name", "{0}"),
+        (r"'(\w*Module|\w*Net|\w*Model)' object has no attribute '(\w+)'", "Module.{1}"),
         (r"'(\w+)' object has no attribute '(\w+)'", "{0}.{1}"),
-        (r"(\w+)\(\) got an unexpected keyword argument '(\w+)'", "{0}({1}=)"),
-        (r"(\w+)\(\) missing \d+ required positional argument", "{0}(): signature"),
+        (r"([\w.]+)\(\) got an unexpected keyword argument '(\w+)'", "{0}({1}=)"),
+        (r"([\w.]+)\(\) missing \d+ required positional argument", "{0}(): its signature"),
         (r"unsupported operand type\(s\) for ([^:]+): 'Tensor'", "Tensor operator {0}"),
         (r"bad operand type for unary (\S+): 'Tensor'", "Tensor operator unary {0}"),
     )
