@@ -170,7 +170,10 @@ def run_file(folder: Path, logs: Path, path: Path, impl: str, timeout: int) -> l
         why = f"the pytest run ended without results (exit status {done.returncode})"
         return [_entry(file, t, "failed", why) for t in static_tests(path)]
     data = json.loads(results.read_text())
-    tests = [_entry(e["file"], e["test"], e["outcome"], e["reason"]) for e in data["tests"]]
+    tests = [
+        _entry(e["file"], e["test"], e["outcome"], e["reason"]) | {"cases": e.get("cases", "")}
+        for e in data["tests"]
+    ]
     error = data["collection_errors"].get(file)
     if error is not None and not tests:
         why = f"the file fails to import: {error}"

@@ -37,6 +37,7 @@ _cases: list[tuple[str, bool, str]] = []  # the cases the running test recorded
 _results: dict[str, dict[str, str]] = {}  # nodeid -> {"outcome", "reason", "file", "test"}
 _collection_errors: dict[str, str] = {}  # file -> one line
 _first_failed: dict[str, str] = {}  # nodeid -> the first case its bookkeeping says failed
+_case_counts: dict[str, tuple[int, int]] = {}  # nodeid -> its recorded cases: passed, all
 _run_anyway: dict[str, str] = {}  # nodeid -> why it is out of scope, though it runs
 _real_cases: dict[str, tuple[int, int]] = {}  # nodeid -> its cases without complex: passed, all
 _COMPLEX = re.compile(r"complex|复数|\dj\b")
@@ -157,6 +158,7 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
         if timed:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)
+        _case_counts[item.nodeid] = (sum(case[1] for case in _cases), len(_cases))
         real = [case for case in _cases if not _COMPLEX.search(f"{case[0]} {case[2]}")]
         _real_cases[item.nodeid] = (sum(case[1] for case in real), len(real))
         failed = [case for case in _cases if not case[1]]
@@ -227,6 +229,9 @@ def pytest_collectreport(report: pytest.CollectReport) -> None:
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     path = os.environ.get("RIEMANN_SUITE_RESULTS")
+    for nodeid, (passed, total) in _case_counts.items():
+        if nodeid in _results:
+            _results[nodeid]["cases"] = f"{passed}/{total}"
     if path:
         Path(path).write_text(
             json.dumps(
