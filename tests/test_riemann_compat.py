@@ -9,6 +9,7 @@ import importlib
 import inspect
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -145,6 +146,8 @@ def test_scope_table() -> None:
         assert scope.AREAS[file][1] == "", f"{file} is out of scope whole: no single tests"
         assert test.startswith("test") and reason
         assert scope.excluded(file, test) == reason
+    for key, pattern in scope.CASES.items():
+        assert key in scope.TESTS and re.compile(pattern)
     assert scope.excluded("test_030_conv_funcs.py", "test_anything") == scope.LATER_8
     assert scope.excluded("test_001_operator.py", "test_arithmetic_operators") == ""
     assert scope.excluded("test_999_new.py", "test_x") == ""  # a new file counts
@@ -219,8 +222,8 @@ def test_plugin_verdicts(tmp_path: Path) -> None:
     conftest.write_text(
         "from tools.riemann_suite import scope\n"
         "scope.TESTS[('test_200_things.py', 'test_excluded_by_scope')] = 'because'\n"
-        "scope.TESTS[('test_200_things.py', 'test_mixes_complex_cases')] = "
-        "scope.COMPLEX_CASES\n"
+        "scope.TESTS[('test_200_things.py', 'test_mixes_complex_cases')] = 'mixed'\n"
+        "scope.CASES[('test_200_things.py', 'test_mixes_complex_cases')] = 'complex'\n"
     )
     results = tmp_path / "results.json"
     env = {
@@ -246,8 +249,8 @@ def test_plugin_verdicts(tmp_path: Path) -> None:
     assert verdict["test_fine"] == ("passed", "")
     assert verdict["test_excluded_by_scope"] == ("excluded", "because")
     assert verdict["test_mixes_complex_cases"][0] == "excluded"
-    assert verdict["test_mixes_complex_cases"][1].endswith(
-        "(run all the same; its cases without complex dtypes: 1 of 1 recorded passed)"
+    assert verdict["test_mixes_complex_cases"][1] == (
+        "mixed (run all the same; its other cases: 1 of 1 recorded passed)"
     )
     error = data["collection_errors"]["test_201_exits.py"]
     assert "No module named 'riemann_has_no_such_module'" in error
@@ -262,9 +265,15 @@ def test_report_lists_every_failure_and_exclusion() -> None:
         {"file": "test_001_operator.py", "name": "test_c", "outcome": "excluded", "reason": "R"},
         {"file": "test_033_einsum.py", "name": "T::test_d", "outcome": "excluded", "reason": "X"},
         {"file": "test_032_cuda.py", "name": "test_e", "outcome": "skipped", "reason": "no GPU"},
-    ]
+        {"file": "test_024_basic_funcs.py", "name": "test_f", "outcome": "excluded",
+         "reason": "C (run all the same; its other cases: 0 of 1 recorded passed)"},
+        {"file": "test_024_basic_funcs.py", "name": "test_g", "outcome": "excluded",
+         "reason": "C (run all the same; its other cases: 3 of 3 recorded passed)"},
+    ]  # fmt: skip
     text = report(tests, "f" * 40, "solutions", "python -m tools.riemann_suite", ["a.py:3"])
-    assert "**1 of 2 in-scope tests pass (50%).** 2 tests are out of scope" in text
+    assert "**1 of 2 in-scope tests pass (50%).** 4 tests are out of scope" in text
+    assert "- `test_024_basic_funcs::test_f`: its other cases: 0 of 1 recorded passed" in text
+    assert "test_024_basic_funcs::test_g`:" not in text
     assert "| `test_001_operator.py` | operators | 1 | 1 | 0 | 1 |" in text
     assert "  - `test_b`: E1" in text and "  - `test_c`: R" in text
     assert "- `test_033_einsum.py` (all 1 tests): no course of this kind: einsum" in text

@@ -230,6 +230,12 @@ def feature(reason: str) -> str:
     return "other: " + reason[:90]
 
 
+def _other_cases_fail(reason: str) -> bool:
+    """Whether an out-of-scope test that ran all the same failed in its in-scope cases."""
+    match = re.search(r"its other cases: (\d+) of (\d+) recorded passed(; it stopped)?", reason)
+    return bool(match) and (match[1] != match[2] or match[3] is not None)
+
+
 def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.0f}%" if whole else "—"
 
@@ -302,6 +308,21 @@ def report(
     for name, members in sorted(groups.items(), key=lambda item: (-len(item[1]), item[0])):
         lines.append(f"- {name} ({len(members)}): {', '.join(members)}")
     if not groups:
+        lines.append("None.")
+    lines += [
+        "",
+        "## Out of scope by some cases, failing in the others (information, not counted)",
+        "",
+    ]
+    partly = [
+        entry
+        for entry in tests
+        if entry["outcome"] == "excluded" and _other_cases_fail(entry["reason"])
+    ]
+    for entry in partly:
+        name = f"`{entry['file'].removesuffix('.py')}::{entry['name'].split('::')[-1]}`"
+        lines.append(f"- {name}: {entry['reason'].split('(run all the same; ')[-1][:-1]}")
+    if not partly:
         lines.append("None.")
     for title, outcome in (
         ("Failing in-scope tests", "failed"),

@@ -38,9 +38,9 @@ _results: dict[str, dict[str, str]] = {}  # nodeid -> {"outcome", "reason", "fil
 _collection_errors: dict[str, str] = {}  # file -> one line
 _first_failed: dict[str, str] = {}  # nodeid -> the first case its bookkeeping says failed
 _case_counts: dict[str, tuple[int, int]] = {}  # nodeid -> its recorded cases: passed, all
-_run_anyway: dict[str, str] = {}  # nodeid -> why it is out of scope, though it runs
-_real_cases: dict[str, tuple[int, int]] = {}  # nodeid -> its cases without complex: passed, all
-_COMPLEX = re.compile(r"complex|复数|\dj\b")
+_run_anyway: dict[str, tuple[str, str]] = {}  # nodeid -> (why it is out, its cases that are)
+_other_cases: dict[str, tuple[int, int]] = {}  # nodeid -> its in-scope cases: passed, all
+_stopped_out: dict[str, bool] = {}  # nodeid -> its last recorded case is an out-of-scope one
 
 
 class TestTimeout(BaseException):
@@ -125,8 +125,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             setattr(module, _SCRIPT, True)
         file, test = _key(item)
         reason = scope.excluded(file, test)
-        if reason and reason in scope.RUN_ANYWAY:
-            _run_anyway[item.nodeid] = reason
+        if reason and (file, test) in scope.CASES:
+            _run_anyway[item.nodeid] = (reason, scope.CASES[file, test])
             kept.append(item)
         elif reason:
             _results[item.nodeid] = {
@@ -159,8 +159,11 @@ def pytest_runtest_call(item: pytest.Item) -> Any:
             signal.alarm(0)
             signal.signal(signal.SIGALRM, previous)
         _case_counts[item.nodeid] = (sum(case[1] for case in _cases), len(_cases))
-        real = [case for case in _cases if not _COMPLEX.search(f"{case[0]} {case[2]}")]
-        _real_cases[item.nodeid] = (sum(case[1] for case in real), len(real))
+        if item.nodeid in _run_anyway:
+            out = re.compile(_run_anyway[item.nodeid][1])
+            other = [case for case in _cases if not out.search(case[0])]
+            _other_cases[item.nodeid] = (sum(case[1] for case in other), len(other))
+            _stopped_out[item.nodeid] = bool(_cases) and bool(out.search(_cases[-1][0]))
         failed = [case for case in _cases if not case[1]]
         if failed:
             name, _, details = failed[0]
@@ -177,18 +180,20 @@ def _out_of_scope_run(report: pytest.TestReport) -> None:
     """An out-of-scope test that ran all the same: excluded, and what its other cases did."""
     file = Path(report.fspath).name
     test = report.nodeid.split("::")[-1].split("[")[0]
-    passed, total = _real_cases.get(report.nodeid, (0, 0))
-    note = f"its cases without complex dtypes: {passed} of {total} recorded passed"
+    reason, cases = _run_anyway[report.nodeid]
+    passed, total = _other_cases.get(report.nodeid, (0, 0))
+    note = f"its other cases: {passed} of {total} recorded passed"
     crash = getattr(report.longrepr, "reprcrash", None)
     if report.failed and crash is not None:
         message = _one_line(crash.message, 160)
-        if not _COMPLEX.search(message) and not message.startswith("AssertionError: "):
+        ours = re.search(cases, message) or _stopped_out.get(report.nodeid, False)
+        if not ours and not message.startswith("AssertionError: "):
             note += f"; it stopped at: {message}"
     _results[report.nodeid] = {
         "file": file,
         "test": test,
         "outcome": "excluded",
-        "reason": f"{_run_anyway[report.nodeid]} (run all the same; {note})",
+        "reason": f"{reason} (run all the same; {note})",
     }
 
 
