@@ -298,6 +298,10 @@ def test_report_lists_every_failure_and_exclusion() -> None:
          'in-place semantics (the issue "In-place, as PyTorch defines it")'),
         ("AssertionError: something else entirely", "other: AssertionError: something else"
          " entirely"),
+        ("AssertionError: clamp非原地 (3 of 26 recorded cases failed; first: out参数测试)",
+         "out= arguments"),
+        ("AssertionError: clamp原地 (25 of 25 recorded cases failed; first: 基本clamp_)",
+         'in-place semantics (the issue "In-place, as PyTorch defines it")'),
     ],
 )  # fmt: skip
 def test_failures_are_grouped_by_what_they_lack(reason: str, group: str) -> None:

@@ -24,6 +24,7 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import types
 from pathlib import Path
 from typing import Any
@@ -51,6 +52,7 @@ class TestTimeout(BaseException):
 def _one_line(text: str, limit: int = 220) -> str:
     lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
     line = lines[0] if lines else ""
+    line = re.sub(re.escape(tempfile.gettempdir()) + r"/[^\s:'\"]+", "<a temporary file>", line)
     return line if len(line) <= limit else line[: limit - 1] + "…"
 
 
