@@ -20,6 +20,17 @@ gradient, records the graph (given code, the same in every tree, so chapters mix
 
 A leaf (a tensor made by the user) has ``grad_fn = None``. The engine of chapter 4 walks
 from ``out.grad_fn`` through ``node.inputs`` to their ``grad_fn``, and so on.
+
+PyTorch's form of a user-defined function (``class F(torch.autograd.Function)``) runs as it
+is, given code: ``forward`` may compute with Tensor operations and return a Tensor (the
+output is a new tensor over its data, never an input itself, and the graph ``forward`` built
+is dropped: only ``F``'s node is recorded, as PyTorch's forward runs without grad);
+``backward`` may return one gradient per argument of ``forward`` (``None`` for the
+non-Tensor ones) as well as one per Tensor input; ``ctx.mark_non_differentiable(out)`` and
+``ctx.set_materialize_grads`` are there; so is the newer form with ``forward`` without ctx
+and a ``setup_context(ctx, inputs, output)``. Differences: ``ctx.needs_input_grad`` has one
+entry per Tensor input (PyTorch's: one per argument of ``forward``, False for the others);
+``forward`` returns one output (not a tuple).
 """
 
 from __future__ import annotations
@@ -36,12 +47,22 @@ class Context:
     directly. ``needs_input_grad[i]`` says whether input ``i`` requires a gradient."""
 
     saved_tensors: tuple = ()  # until ``save_for_backward``
+    non_differentiable: tuple = ()  # until ``mark_non_differentiable``
+    materialize_grads: bool = True
 
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
         self.needs_input_grad = needs_input_grad
 
     def save_for_backward(self, *tensors: Any) -> None:
         self.saved_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """PyTorch's: the output ``forward`` returns among ``tensors`` records no graph."""
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """PyTorch's; with one output, ``grad_output`` is always a Tensor here."""
+        self.materialize_grads = value
 
 
 class Node:
@@ -80,15 +101,25 @@ class Node:
             grads = self.function.backward(self.ctx, grad_output)
             if not isinstance(grads, tuple):
                 grads = (grads,)
-            if len(grads) != len(self.inputs):
+            if len(grads) != len(self.inputs) and not self._per_argument(grads):
                 raise TypeError(
                     f"{self.function.__name__}.backward returned {len(grads)} gradient(s) for "
                     f"{len(self.inputs)} input(s): return one per Tensor input of forward "
                     "(None where no gradient is needed)"
                 )
+            if len(grads) != len(self.inputs):  # PyTorch's form: one per argument of forward
+                grads = tuple([grads[i] for i in self.ctx.tensor_positions])
             return tuple([self._fit(x, g) for x, g in zip(self.inputs, grads)])
         finally:
             _set_grad_enabled(previous)
+
+    def _per_argument(self, grads: tuple) -> bool:
+        """Whether ``grads`` has PyTorch's form: one per argument of ``forward``, ``None`` for
+        each that is not a Tensor."""
+        positions = getattr(self.ctx, "tensor_positions", None)
+        if positions is None or len(grads) != self.ctx.argument_count:
+            return False
+        return all(g is None for i, g in enumerate(grads) if i not in positions)
 
     def _fit(self, x: Any, grad: Any) -> Any:
         if grad is None or not x.requires_grad:
@@ -168,12 +199,30 @@ class Function:
                     check(cls.__name__, inputs)
         needs = tuple([x.requires_grad for x in inputs])
         ctx = Context(needs)
-        result = cls.forward(ctx, *args, **kwargs)
-        out = result if isinstance(result, Tensor) else Tensor._from_array(result)
+        if len(inputs) != len(args):  # where backward may return one per argument (PyTorch's)
+            ctx.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
+            ctx.argument_count = len(args)
+        if cls.setup_context is Function.setup_context:
+            result = cls.forward(ctx, *args, **kwargs)
+        else:  # PyTorch's newer form: forward(*args), then setup_context(ctx, inputs, output)
+            result = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, result)
+        if not isinstance(result, Tensor):
+            out = Tensor._from_array(result)
+        elif result.grad_fn is None and not result.requires_grad:
+            out = result if not any([result is x for x in inputs]) else result.detach()
+        else:  # a Tensor forward computed with recorded operations, or an input: only this
+            out = Tensor._from_array(result.data)  # Function's node is recorded
         if True in needs and is_grad_enabled():
+            if ctx.non_differentiable and any([result is t for t in ctx.non_differentiable]):
+                return out
             out.requires_grad = True
             out.grad_fn = Node(cls, ctx, inputs)
         return out
+
+    @staticmethod
+    def setup_context(ctx: Context, inputs: tuple, output: Any) -> None:
+        """PyTorch's newer form (``forward`` without ctx) defines this; the base is unused."""
 
 
 from . import casting as _casting  # noqa: E402  (last: both import this module)
