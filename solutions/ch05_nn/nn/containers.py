@@ -296,7 +296,7 @@ class ParameterList(Module):
         return self
 
     def extra_repr(self) -> str:
-        return "\n".join(f"  ({k}): {_describe(p)}" for k, p in enumerate(self))
+        return "\n".join(f"  ({k}): {_describe(p, legacy=False)}" for k, p in enumerate(self))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterList should not be called.")
@@ -400,7 +400,7 @@ class ParameterDict(Module):
             self[key] = value
 
     def extra_repr(self) -> str:
-        return "\n".join(f"  ({k}): {_describe(p)}" for k, p in self.items())
+        return "\n".join(f"  ({k}): {_describe(p, legacy=True)}" for k, p in self.items())
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("ParameterDict should not be called.")
@@ -442,14 +442,16 @@ def _pairs(items: Any, owner: str, sort: bool) -> list:
     return pairs
 
 
-def _describe(p: Any) -> str:
-    """One item of a ParameterList/ParameterDict's repr, PyTorch's words."""
+def _describe(p: Any, legacy: bool) -> str:
+    """One item of a ParameterList/ParameterDict's repr, PyTorch's words (the list names
+    the dtype, ``torch.float32``; the dict the legacy type, ``torch.FloatTensor``)."""
     if not isinstance(p, Tensor):
         return f"Object of type: {type(p).__name__}"
     kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
     size = "x".join(str(n) for n in p.shape)
     where = "" if p.device.type == "cpu" else f" ({p.device})"
-    return f"{kind} containing: [{p.type()} of size {size}{where}]"
+    name = p.type() if legacy else f"torch.{p.dtype}"
+    return f"{kind} containing: [{name} of size {size}{where}]"
 
 
 def _renumber(container: Module, modules: list) -> None:
