@@ -28,7 +28,9 @@ def _close(ours, theirs) -> None:
     if isinstance(theirs, torch.Tensor):
         assert isinstance(ours, sp.Tensor)
         assert tuple(ours.shape) == tuple(theirs.shape)
-        np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-10)
+        np.testing.assert_allclose(
+            ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-10, atol=1e-10
+        )
         return
     assert isinstance(ours, tuple) and len(ours) == len(theirs)
     for a, b in zip(ours, theirs):
@@ -51,7 +53,9 @@ def test_hvp_vhp_values(name, which):
     _, xs, txs = _inputs(shapes)
     _, vs, tvs = _inputs(shapes, seed=1)
     single = len(shapes) == 1
-    ours = getattr(F, which)(make(sp), xs[0] if single else tuple(xs), vs[0] if single else tuple(vs))
+    ours = getattr(F, which)(
+        make(sp), xs[0] if single else tuple(xs), vs[0] if single else tuple(vs)
+    )
     theirs = getattr(TF, which)(
         make(torch), txs[0] if single else tuple(txs), tvs[0] if single else tuple(tvs)
     )
@@ -151,10 +155,13 @@ def test_strict_raises_where_the_riemann_case_expects():
             which(lambda x, y: (x**2).sum(), tuple(xs), tuple(vs), strict=True)
 
 
+def _sum_times(m):
+    return lambda x, y: (x.sum() * y).sum()
+
+
 @pytest.mark.parametrize("which", ["jvp", "vjp", "hvp", "vhp"])
 def test_v_of_the_wrong_size_or_count(which):
     _, xs, txs = _inputs([(2,), (3,)])
-    f = lambda m: lambda x, y: (x.sum() * y).sum()  # noqa: E731
     for bad, tbad in (
         ((sp.ones(2),), (torch.ones(2, dtype=torch.float64),)),
         ((sp.ones(2), sp.ones(2)), (torch.ones(2, dtype=torch.float64),) * 2),
@@ -162,8 +169,8 @@ def test_v_of_the_wrong_size_or_count(which):
         if which == "vjp":
             bad, tbad = bad[0], tbad[0]
         outcome = _both(
-            lambda: getattr(F, which)(f(sp), tuple(xs), bad),
-            lambda: getattr(TF, which)(f(torch), tuple(txs), tbad),
+            lambda bad=bad: getattr(F, which)(_sum_times(sp), tuple(xs), bad),
+            lambda tbad=tbad: getattr(TF, which)(_sum_times(torch), tuple(txs), tbad),
         )
         assert outcome == "error"
 
@@ -233,15 +240,12 @@ def _functions(m):
 
 
 def test_user_defined_functions_as_pytorch():
-    arrays, (x, y), (tx, ty) = _inputs([(2, 3), (2, 3)])
+    _, (x, y), (tx, ty) = _inputs([(2, 3), (2, 3)])
     for t in (x, y, tx, ty):
         t.requires_grad_()
     ours, theirs = _functions(sp), _functions(torch)
     results = []
-    for m, (mul, scale, identity, split, sign), a, b in (
-        (sp, ours, x, y),
-        (torch, theirs, tx, ty),
-    ):
+    for (mul, scale, identity, split, sign), a, b in ((ours, x, y), (theirs, tx, ty)):
         c = mul.apply(a, b)
         d = scale.apply(c, 3.0)
         e = identity.apply(a)

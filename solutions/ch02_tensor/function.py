@@ -80,6 +80,13 @@ class Node:
     def name(self) -> str:
         return f"{self.function.__name__}Backward"
 
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's view of the parents: one ``(node, 0)`` per input, where node is the
+        input's ``grad_fn``, an ``AccumulateGrad`` for a leaf that requires grad (its
+        ``variable`` is the leaf), or None for a constant."""
+        return tuple([(_next_function(x), 0) for x in self.inputs])
+
     def __repr__(self) -> str:
         return f"<{self.name()}>"
 
@@ -159,6 +166,28 @@ class Node:
         keeps its shape and an intermediate result nobody else holds is freed."""
         self.ctx = None
         self.inputs = tuple([x if x.grad_fn is None else Edge(x) for x in self.inputs])
+
+
+class AccumulateGrad:
+    """What PyTorch's ``next_functions`` shows for a leaf that requires grad: the place its
+    gradient is summed into ``.grad`` (``variable`` is the leaf)."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Any) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+
+def _next_function(x: Any) -> Any:
+    if x.grad_fn is not None:
+        return x.grad_fn
+    return AccumulateGrad(x) if x.requires_grad else None
 
 
 class Edge:
