@@ -361,6 +361,8 @@ ERRORS = [
     lambda m: m.allclose(m.ones(2), m.ones(3)),
     lambda m: m.unique(m.ones(2, 2), dim=2),
     lambda m: m.unique(m.tensor(3), dim=0),
+    lambda m: m.unique(m.ones(2, 2), axis=0),  # a Python-level function: no NumPy names
+    lambda m: m.ones(2, 2).unique(axis=0),
     lambda m: m.ones(3) << 1,
     lambda m: m.tensor([1, 2]) << 1.5,
     lambda m: m.tensor([1.0]) >> m.tensor([1]),
