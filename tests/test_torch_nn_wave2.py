@@ -213,6 +213,27 @@ def test_backward_hooks_inside_a_model_give_pytorchs_gradients():
         _close(x, y)
 
 
+def test_second_derivative_through_a_hooked_module_as_pytorch():
+    """create_graph=True through a module with a backward hook: the same second derivative,
+    and the hook runs in each backward, as PyTorch's."""
+
+    def run(lib):
+        lin = lib.nn.Linear(2, 2).double()
+        _set(lib, lin.weight, np.array([[1.0, 2.0], [-1.0, 0.5]]))
+        _set(lib, lin.bias, np.zeros(2))
+        seen = []
+        lin.register_full_backward_hook(lambda m, gi, go: seen.append(_np(gi[0])))
+        x = lib.tensor(np.array([[0.3, -0.7]]), requires_grad=True)
+        (g,) = lib.autograd.grad((lin(x).tanh() ** 2).sum(), x, create_graph=True)
+        g.sum().backward()
+        return [_np(g), _np(x.grad), _np(lin.weight.grad), *seen]
+
+    got, want = run(sp), run(torch)
+    assert len(got) == len(want) == 5
+    for g, w in zip(got, want):
+        _close(g, w)
+
+
 # -- containers ---------------------------------------------------------------------------------
 
 

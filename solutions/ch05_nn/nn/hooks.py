@@ -24,9 +24,9 @@ As in PyTorch, ``grad_input`` holds one entry per positional argument (None for 
 non-tensor; zeros for a tensor no gradient reached, even one that requires none), unless no
 input requires a gradient (then all None, and the hooks run when the outputs' gradients are
 known); ``grad_output`` holds one per output (None where none arrived); keyword arguments
-are not wrapped. What differs: a hook's returned gradients are checked only as the engine
-checks any gradient, and a second derivative (``create_graph=True``) through a hooked
-module is not supported (the picks pass zeros to the token).
+are not wrapped. A second backward through a graph made with ``create_graph=True`` passes
+the picks and the join again, so the hooks run again, as PyTorch's do. What differs: a
+hook's returned gradients are checked only as the engine checks any gradient.
 """
 
 from __future__ import annotations
