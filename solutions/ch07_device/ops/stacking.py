@@ -148,17 +148,24 @@ def atleast_3d(*tensors: Tensor) -> Any:
 # -- hstack, vstack, dstack, column_stack ---------------------------------------------------
 
 
+def _tensors(tensors: Any, name: str) -> list[Tensor]:
+    tensors = _tensor_list(tensors, f"{name}()")
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return tensors
+
+
 def hstack(tensors: Sequence[Tensor]) -> Tensor:
     """The tensors joined along axis 1 (axis 0 when they are 1-d; 0-d ones count as 1-d):
     ``torch.hstack``."""
-    tensors = [atleast_1d(t) for t in _tensor_list(tensors, "hstack()")]
-    return cat(tensors, 0 if tensors and tensors[0].ndim == 1 else 1)
+    tensors = [atleast_1d(t) for t in _tensors(tensors, "hstack")]
+    return cat(tensors, 0 if tensors[0].ndim == 1 else 1)
 
 
 def vstack(tensors: Sequence[Tensor]) -> Tensor:
     """The tensors joined along axis 0, 1-d ones (n,) first made rows (1, n):
     ``torch.vstack``."""
-    return cat([atleast_2d(t) for t in _tensor_list(tensors, "vstack()")], 0)
+    return cat([atleast_2d(t) for t in _tensors(tensors, "vstack")], 0)
 
 
 row_stack = vstack  # PyTorch's other name for it
@@ -167,11 +174,11 @@ row_stack = vstack  # PyTorch's other name for it
 def dstack(tensors: Sequence[Tensor]) -> Tensor:
     """The tensors joined along axis 2, each first given 3 axes (``atleast_3d``):
     ``torch.dstack``."""
-    return cat([atleast_3d(t) for t in _tensor_list(tensors, "dstack()")], 2)
+    return cat([atleast_3d(t) for t in _tensors(tensors, "dstack")], 2)
 
 
 def column_stack(tensors: Sequence[Tensor]) -> Tensor:
     """The tensors side by side as columns: 0-d and 1-d ones become columns (n, 1), the
     others stay; then joined along axis 1: ``torch.column_stack``."""
-    tensors = _tensor_list(tensors, "column_stack()")
+    tensors = _tensors(tensors, "column_stack")
     return cat([t.reshape(-1, 1) if t.ndim <= 1 else t for t in tensors], 1)

@@ -50,6 +50,7 @@ def isclose(
         raise RuntimeError(f"rtol must be greater than or equal to zero, but got {rtol}")
     if atol < 0:
         raise RuntimeError(f"atol must be greater than or equal to zero, but got {atol}")
+    _broadcast(input.shape, other.shape)
     xp = array_module(input.data)
     a, b = input.data, other.data
     if not is_floating(input.dtype):  # integers and bools: compared as float64, as PyTorch does
@@ -61,6 +62,16 @@ def isclose(
         if equal_nan:
             close = close | (xp.isnan(a) & xp.isnan(b))
     return Tensor._from_array(close)
+
+
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> None:
+    """PyTorch's error where two shapes do not broadcast."""
+    for axis in range(-1, -min(len(a), len(b)) - 1, -1):
+        if a[axis] != b[axis] and 1 not in (a[axis], b[axis]):
+            raise RuntimeError(
+                f"The size of tensor a ({a[axis]}) must match the size of tensor b ({b[axis]}) "
+                f"at non-singleton dimension {max(len(a), len(b)) + axis}"
+            )
 
 
 def allclose(
