@@ -136,28 +136,23 @@ class Scale(sp.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad_output):
-        return ctx.returned(grad_output * ctx.k)
+        return grad_output * ctx.k
 
 
-def _scale(returned):
-    class Made(Scale):
+def test_backward_returns_one_gradient_per_tensor_input():
+    """(PyTorch's backward returns one per argument of forward, (None, g) here; this
+    framework's, one per Tensor input: a course decision, graded by tasks 7.4 and 5.12.)"""
+    x = sp.tensor(X, requires_grad=True)
+    Scale.apply(3.0, x).sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), np.full(4, 3.0))
+
+    class PerArgument(Scale):
         @staticmethod
-        def forward(ctx, k, x):
-            ctx.returned = returned
-            return Scale.forward(ctx, k, x)
+        def backward(ctx, grad_output):
+            return None, grad_output * ctx.k
 
-    return Made
-
-
-def test_backward_may_return_one_gradient_per_argument_or_per_tensor():
-    for returned in (lambda g: (None, g), lambda g: g):
-        x = sp.tensor(X, requires_grad=True)
-        _scale(returned).apply(3.0, x).sum().backward()
-        np.testing.assert_allclose(x.grad.numpy(), np.full(4, 3.0))
-    for returned in (lambda g: (g, g), lambda g: (None, g, None)):  # a gradient for the number
-        x = sp.tensor(X, requires_grad=True)
-        with pytest.raises(TypeError, match="gradient"):
-            _scale(returned).apply(3.0, x).sum().backward()
+    with pytest.raises(TypeError, match="returned 2 gradient"):
+        PerArgument.apply(3.0, sp.tensor(X, requires_grad=True)).sum().backward()
 
 
 def test_needs_input_grad_has_one_entry_per_tensor_input():

