@@ -178,6 +178,8 @@ TESTS: dict[tuple[str, str], str] = {
     + " (unique(return_indices=); PyTorch has return_inverse and return_counts)",
     ("test_021_activation.py", "test_prelu"): RIEMANN_ARG
     + " (F.prelu(input, alpha=); PyTorch's is weight)",
+    ("test_002_backward.py", "test_backward_check_grad_graph_properties"): RIEMANN_ONLY
+    + " (Tensor.gradfuncs, Riemann's name for the graph; PyTorch's is grad_fn)",
     ("test_048_nn_hooks.py", "test_complex_scenarios"): RIEMANN_ONLY
     + " (Module._backward_hook_cache, Riemann's internals)",
     ("test_003_stat_funcs.py", "test_sumall"): RIEMANN_ONLY + " (sumall)",
