@@ -236,8 +236,8 @@ class ModuleDict(Module):
                 "ModuleDict.update should be called with an iterable of key/value pairs, "
                 "but got " + type(modules).__name__
             )
-        for key, module in _pairs(modules, "ModuleDict", sort=False):
-            self[key] = module
+        for key, child in _pairs(modules, "ModuleDict", sort=False):
+            self[key] = child
 
 
 class ParameterList(Module):
