@@ -305,7 +305,11 @@ def report(
         "",
         "## Scope",
         "",
-        " ".join(line.strip() for line in (scope.__doc__ or "").split("``AREAS``")[0].split()),
+        "\n\n".join(
+            " ".join(paragraph.split())
+            for paragraph in (scope.__doc__ or "").split("``AREAS``")[0].split("\n\n")
+            if paragraph.strip()
+        ),
         "",
         "## By area",
         "",
