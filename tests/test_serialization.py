@@ -362,12 +362,12 @@ def test_a_file_objects_error_names_it(tmp_path) -> None:
 
 def test_an_unsupported_object_writes_nothing(tmp_path) -> None:
     path = tmp_path / "m.pt"
-    for bad in ({"w": {1, 2}}, {"w": [np.zeros(2)]}, {"f": print}, {"x": 1j}):
+    for bad in ({"w": {1, 2}}, {"w": [np.zeros(2, dtype=object)]}, {"f": print}, {"x": 1j}):
         with pytest.raises(TypeError, match="save"):
             sp.save(bad, path)
     assert os.listdir(tmp_path) == []
-    with pytest.raises(TypeError, match=r"obj\['w'\]\[0\] is a ndarray"):
-        sp.save({"w": [np.zeros(2)]}, path)
+    with pytest.raises(TypeError, match=r"obj\['w'\]\[0\] is an array of dtype object"):
+        sp.save({"w": [np.zeros(2, dtype=object)]}, path)
     buffer = io.BytesIO()
     with pytest.raises(TypeError):
         sp.save({"ok": 1, "bad": object()}, buffer)

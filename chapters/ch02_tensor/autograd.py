@@ -1,7 +1,7 @@
 """``autograd``: PyTorch's home of ``Function``, ``grad`` and ``functional``.
 
-``autograd.grad(outputs, inputs, ...)`` and ``autograd.functional`` are seams: chapter 4's
-engine computes them."""
+``autograd.grad(outputs, inputs, ...)``, ``autograd.functional`` and ``autograd.gradcheck``/
+``gradgradcheck`` are seams: chapter 4's engine computes them."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from typing import Any
 from .function import Context, Function, Node
 from .seams import later
 
-__all__ = ["Context", "Function", "Node", "grad"]
+__all__ = ["Context", "Function", "Node", "grad", "gradcheck", "gradgradcheck"]
 
 
 def grad(
@@ -24,6 +24,18 @@ def grad(
     """∂outputs/∂inputs, returned rather than stored in ``.grad`` (chapter 4)."""
     engine_grad = later(4, "ch04_backward", "grad", "autograd.grad")
     return engine_grad(outputs, inputs, grad_outputs, retain_graph, create_graph, allow_unused)
+
+
+def gradcheck(func: Any, inputs: Any, **options: Any) -> bool:
+    """``func``'s gradients against finite differences (chapter 4's ``checking.py``)."""
+    checking = later(4, "ch04_backward", "checking", "autograd.gradcheck")
+    return checking.gradcheck(func, inputs, **options)
+
+
+def gradgradcheck(func: Any, inputs: Any, grad_outputs: Any = None, **options: Any) -> bool:
+    """The gradients of ``func``'s backward against finite differences (chapter 4)."""
+    checking = later(4, "ch04_backward", "checking", "autograd.gradgradcheck")
+    return checking.gradgradcheck(func, inputs, grad_outputs, **options)
 
 
 def __getattr__(name: str) -> Any:

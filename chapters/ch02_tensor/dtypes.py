@@ -102,3 +102,17 @@ def _own_dtype(value: Any) -> np.dtype:
     if isinstance(value, numbers.Real):
         return get_default_dtype()
     return np.asarray(value).dtype  # complex, str…: refused by the caller
+
+
+# PyTorch's legacy type names, for ``Tensor.type()``
+LEGACY_NAMES = {
+    np.dtype(np.float32): "FloatTensor",
+    np.dtype(np.float64): "DoubleTensor",
+    np.dtype(np.float16): "HalfTensor",
+    np.dtype(np.uint8): "ByteTensor",
+    np.dtype(np.int8): "CharTensor",
+    np.dtype(np.int16): "ShortTensor",
+    np.dtype(np.int32): "IntTensor",
+    np.dtype(np.int64): "LongTensor",
+    np.dtype(np.bool_): "BoolTensor",
+}

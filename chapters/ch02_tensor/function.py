@@ -20,6 +20,16 @@ gradient, records the graph (given code, the same in every tree, so chapters mix
 
 A leaf (a tensor made by the user) has ``grad_fn = None``. The engine of chapter 4 walks
 from ``out.grad_fn`` through ``node.inputs`` to their ``grad_fn``, and so on.
+
+PyTorch's form of a user-defined function (``class F(torch.autograd.Function)``) runs as it
+is, given code: ``forward`` may compute with Tensor operations and return a Tensor (the
+output is a new tensor over its data, never an input itself, and the graph ``forward`` built
+is dropped: only ``F``'s node is recorded, as PyTorch's forward runs without grad);
+``ctx.mark_non_differentiable(out)`` and ``ctx.set_materialize_grads`` are there; so is the
+newer form with ``forward`` without ctx and a ``setup_context(ctx, inputs, output)``.
+Differences, kept on purpose (the course grades them): ``backward`` returns one gradient per
+Tensor input, and ``ctx.needs_input_grad`` has one entry per Tensor input (PyTorch's: one
+per argument of ``forward``, None/False for the others); ``forward`` returns one output.
 """
 
 from __future__ import annotations
@@ -36,12 +46,22 @@ class Context:
     directly. ``needs_input_grad[i]`` says whether input ``i`` requires a gradient."""
 
     saved_tensors: tuple = ()  # until ``save_for_backward``
+    non_differentiable: tuple = ()  # until ``mark_non_differentiable``
+    materialize_grads: bool = True
 
     def __init__(self, needs_input_grad: tuple[bool, ...] = ()) -> None:
         self.needs_input_grad = needs_input_grad
 
     def save_for_backward(self, *tensors: Any) -> None:
         self.saved_tensors = tensors
+
+    def mark_non_differentiable(self, *tensors: Any) -> None:
+        """PyTorch's: the output ``forward`` returns among ``tensors`` records no graph."""
+        self.non_differentiable = tensors
+
+    def set_materialize_grads(self, value: bool) -> None:
+        """PyTorch's; with one output, ``grad_output`` is always a Tensor here."""
+        self.materialize_grads = value
 
 
 class Node:
@@ -58,6 +78,13 @@ class Node:
 
     def name(self) -> str:
         return f"{self.function.__name__}Backward"
+
+    @property
+    def next_functions(self) -> tuple:
+        """PyTorch's view of the parents: one ``(node, 0)`` per input, where node is the
+        input's ``grad_fn``, an ``AccumulateGrad`` for a leaf that requires grad (its
+        ``variable`` is the leaf), or None for a constant."""
+        return tuple([(_next_function(x), 0) for x in self.inputs])
 
     def __repr__(self) -> str:
         return f"<{self.name()}>"
@@ -130,6 +157,28 @@ class Node:
         self.inputs = tuple([x if x.grad_fn is None else Edge(x) for x in self.inputs])
 
 
+class AccumulateGrad:
+    """What PyTorch's ``next_functions`` shows for a leaf that requires grad: the place its
+    gradient is summed into ``.grad`` (``variable`` is the leaf)."""
+
+    __slots__ = ("variable",)
+
+    def __init__(self, variable: Any) -> None:
+        self.variable = variable
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def __repr__(self) -> str:
+        return "<AccumulateGrad>"
+
+
+def _next_function(x: Any) -> Any:
+    if x.grad_fn is not None:
+        return x.grad_fn
+    return AccumulateGrad(x) if x.requires_grad else None
+
+
 class Edge:
     """What a released node keeps of a non-leaf input: where its gradient goes."""
 
@@ -168,12 +217,27 @@ class Function:
                     check(cls.__name__, inputs)
         needs = tuple([x.requires_grad for x in inputs])
         ctx = Context(needs)
-        result = cls.forward(ctx, *args, **kwargs)
-        out = result if isinstance(result, Tensor) else Tensor._from_array(result)
+        if cls.setup_context is Function.setup_context:
+            result = cls.forward(ctx, *args, **kwargs)
+        else:  # PyTorch's newer form: forward(*args), then setup_context(ctx, inputs, output)
+            result = cls.forward(*args, **kwargs)
+            cls.setup_context(ctx, args, result)
+        if not isinstance(result, Tensor):
+            out = Tensor._from_array(result)
+        elif result.grad_fn is None and not result.requires_grad:
+            out = result if not any([result is x for x in inputs]) else result.detach()
+        else:  # a Tensor forward computed with recorded operations, or an input: only this
+            out = Tensor._from_array(result.data)  # Function's node is recorded
         if True in needs and is_grad_enabled():
+            if ctx.non_differentiable and any([result is t for t in ctx.non_differentiable]):
+                return out
             out.requires_grad = True
             out.grad_fn = Node(cls, ctx, inputs)
         return out
+
+    @staticmethod
+    def setup_context(ctx: Context, inputs: tuple, output: Any) -> None:
+        """PyTorch's newer form (``forward`` without ctx) defines this; the base is unused."""
 
 
 from . import casting as _casting  # noqa: E402  (last: both import this module)

@@ -31,7 +31,7 @@ from . import arithmetic, indexing, matmul, pointwise, reductions, shapes
 from .backend import array_module
 from .casting import Cast, promote, result_type, scalar_type
 from .device import CPU, DEFAULT, device
-from .dtypes import data_dtype, get_default_dtype, is_floating
+from .dtypes import LEGACY_NAMES, data_dtype, get_default_dtype, is_floating
 from .printing import format_tensor
 from .seams import Later, later
 
@@ -402,6 +402,8 @@ class Tensor:
     def ne(self, other: Any) -> Tensor:
         return self != other
 
+    not_equal = ne
+
     def lt(self, other: Any) -> Tensor:
         return self < other
 
@@ -524,7 +526,19 @@ class Tensor:
     # shape, sorting and masking operations (ops/shapes.py, ops/sorting.py)
     tril = Later(7, "ch07_device", "(self, diagonal=0)")
     triu = Later(7, "ch07_device", "(self, diagonal=0)")
-    flip = Later(7, "ch07_device", "(self, *dims)", "``self`` reversed along ``dims``.")
+
+    def flip(self, *dims: Any, **kwargs: Any) -> Tensor:
+        """``self`` reversed along ``dims``: ``x.flip(0, 1)``, ``x.flip((0, 1))`` or
+        ``x.flip(dims=(0, 1))`` (chapter 7's ``flip``)."""
+        if kwargs:
+            if dims or set(kwargs) != {"dims"}:
+                extra = next(iter(set(kwargs) - {"dims"}), "dims")
+                raise TypeError(f"flip() got an unexpected keyword argument {extra!r}")
+            dims = kwargs["dims"]
+        else:
+            dims = _shape_args(dims)
+        return later(7, "ch07_device", "flip", "Tensor.flip")(self, dims)
+
     repeat = Later(
         7, "ch07_device", "(self, *sizes)", "``self`` copied ``sizes[i]`` times along axis i."
     )
@@ -534,6 +548,68 @@ class Tensor:
     sort = Later(7, "ch07_device", "(self, dim=-1, descending=False, *, stable=False)")
     argsort = Later(7, "ch07_device", "(self, dim=-1, descending=False, *, stable=False)")
     topk = Later(7, "ch07_device", "(self, k, dim=-1, largest=True, sorted=True)")
+    # scatter, diagonals, splits, more pointwise math, value checks (ops/scatter.py,
+    # diagonal.py, stacking.py, hyperbolic.py, values.py)
+    scatter = Later(7, "ch07_device", "(self, dim, index, src=None, *, value=None, reduce=None)")
+
+    def scatter_add(self, dim: int, index: Tensor, src: Tensor) -> Tensor:
+        """A copy of ``self`` with ``src`` added at ``index`` along ``dim``: chapter 7's
+        ``ops.scatter_add`` (the package's ``scatter_add`` is task 7.6's, on arrays)."""
+        return later(7, "ch07_device", "ops", "Tensor.scatter_add").scatter_add(
+            self, dim, index, src
+        )
+
+    diagonal = Later(7, "ch07_device", "(self, offset=0, dim1=0, dim2=1)")
+    diag = Later(7, "ch07_device", "(self, diagonal=0)")
+    diag_embed = Later(7, "ch07_device", "(self, offset=0, dim1=-2, dim2=-1)")
+    tensor_split = Later(7, "ch07_device", "(self, indices_or_sections, dim=0)")
+    hsplit = Later(7, "ch07_device", "(self, indices_or_sections)")
+    vsplit = Later(7, "ch07_device", "(self, indices_or_sections)")
+    dsplit = Later(7, "ch07_device", "(self, indices_or_sections)")
+    sinh = Later(7, "ch07_device", "(self)")
+    cosh = Later(7, "ch07_device", "(self)")
+    asin = Later(7, "ch07_device", "(self)")
+    arcsin = asin
+    acos = Later(7, "ch07_device", "(self)")
+    arccos = acos
+    atan = Later(7, "ch07_device", "(self)")
+    arctan = atan
+    asinh = Later(7, "ch07_device", "(self)")
+    arcsinh = asinh
+    acosh = Later(7, "ch07_device", "(self)")
+    arccosh = acosh
+    atanh = Later(7, "ch07_device", "(self)")
+    arctanh = atanh
+    log1p = Later(7, "ch07_device", "(self)")
+    expm1 = Later(7, "ch07_device", "(self)")
+    isclose = Later(7, "ch07_device", "(self, other, rtol=1e-05, atol=1e-08, equal_nan=False)")
+    allclose = Later(7, "ch07_device", "(self, other, rtol=1e-05, atol=1e-08, equal_nan=False)")
+    unique = Later(
+        7,
+        "ch07_device",
+        "(self, sorted=True, return_inverse=False, return_counts=False, dim=None)",
+        numpy_names=False,
+    )
+    bitwise_left_shift = Later(7, "ch07_device", "(self, other)", "``<<``: integers.")
+    __lshift__ = bitwise_left_shift
+    bitwise_right_shift = Later(7, "ch07_device", "(self, other)", "``>>``: integers.")
+    __rshift__ = bitwise_right_shift
+
+    def __rlshift__(self, other: Any) -> Tensor:
+        return later(7, "ch07_device", "bitwise_left_shift", "number << tensor")(other, self)
+
+    def __rrshift__(self, other: Any) -> Tensor:
+        return later(7, "ch07_device", "bitwise_right_shift", "number >> tensor")(other, self)
+
+    def type_as(self, other: Tensor) -> Tensor:
+        """``self`` as ``other``'s dtype, on ``other``'s device (``self`` itself when it is
+        already): PyTorch's ``self.type(other.type())``."""
+        return self.to(other.device, other.dtype)
+
+    @property
+    def is_cuda(self) -> bool:
+        """Whether the tensor is on a CUDA GPU (chapter 7)."""
+        return self.device.type == "cuda"
 
     def __rpow__(self, other: Any) -> Tensor:
         """``number ** tensor`` (``10 ** x``): chapter 7's ``pow``."""
@@ -626,12 +702,12 @@ class Tensor:
         ``"torch.FloatTensor"`` for float32 on the CPU, ``"torch.cuda.FloatTensor"`` on the
         GPU, ``"torch.sim.FloatTensor"`` on the simulated device."""
         if dtype is None:
-            name = _TYPE_NAMES.get(self.dtype, str(self.dtype))
+            name = LEGACY_NAMES.get(self.dtype, str(self.dtype))
             where = "" if self.device.type == "cpu" else f"{self.device.type}."
             return f"torch.{where}{name}"
         if isinstance(dtype, str):
             prefix, _, name = dtype.rpartition(".")
-            kinds = {v: k for k, v in _TYPE_NAMES.items()}
+            kinds = {v: k for k, v in LEGACY_NAMES.items()}
             if name not in kinds or prefix not in ("torch", "torch.cuda"):
                 raise ValueError(f"invalid type: {dtype!r}")
             target = "cuda" if prefix == "torch.cuda" else "cpu"
@@ -797,17 +873,3 @@ def _to_args(args: tuple, kwargs: dict) -> tuple[Any, Any]:
 
 def _device(spec: Any) -> device:
     return spec if isinstance(spec, device) else device(spec)
-
-
-# PyTorch's legacy type names, for ``Tensor.type()``
-_TYPE_NAMES = {
-    np.dtype(np.float32): "FloatTensor",
-    np.dtype(np.float64): "DoubleTensor",
-    np.dtype(np.float16): "HalfTensor",
-    np.dtype(np.uint8): "ByteTensor",
-    np.dtype(np.int8): "CharTensor",
-    np.dtype(np.int16): "ShortTensor",
-    np.dtype(np.int32): "IntTensor",
-    np.dtype(np.int64): "LongTensor",
-    np.dtype(np.bool_): "BoolTensor",
-}

@@ -13,12 +13,14 @@ notebook teaches them:
     api.py           Tensor.backward and autograd.grad (given)
     grad_mode.py     no_grad, enable_grad, set_grad_enabled          task 4.5
     functional.py    vjp, jvp, jacobian, hessian                     task 4.6
+                     (hvp, vhp and strict= are given)
+    checking.py      autograd.gradcheck, gradgradcheck               (given)
     trace.py         watching your engine: the trace table, memory  (given, §4, §7)
 """
 
 from .. import ch03_broadcast as _below
 from ..ch03_broadcast import *  # noqa: F403  (the framework so far)
-from . import functional
+from . import checking, functional  # noqa: F401  (checking: autograd.gradcheck's seam)
 from .accumulate import accumulate
 from .api import backward, grad
 from .dependencies import count_dependencies, parents, vertex

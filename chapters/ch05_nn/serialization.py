@@ -10,14 +10,22 @@ This format is a zip archive holding
 
 where the tree is ``obj`` written as JSON: dicts as lists of [key, value] pairs (so that keys
 keep their type: an optimizer's state is keyed by ints), tuples and lists tagged, and each
-tensor a reference to its array with its dtype and ``requires_grad``. ``load`` reads arrays
-with ``allow_pickle=False`` and builds only the types listed here, so it runs no code.
+tensor a reference to its array with its dtype and ``requires_grad``; a NumPy array (of
+numbers or booleans) is stored the same way, tagged as an array, and comes back as one.
+``load`` reads arrays with ``allow_pickle=False`` and builds only the types listed here, so
+it runs no code. ``save``'s ``pickle_module=``/``pickle_protocol=`` and ``load``'s
+``pickle_module=``/``mmap=``/other keywords are PyTorch's, accepted for its scripts and
+ignored: nothing is pickled. (PyTorch ≥ 2.6 pickles a NumPy array and, by default,
+``weights_only=True``, refuses to load it; here it loads, as no code runs.)
 
 A save goes to exactly the path given (``save(sd, "m.pt")`` writes ``m.pt``) through a
 temporary file in the same folder that is renamed into place only when complete, so a
 failed save leaves no file behind and never a half-written one over an old one; to a file
 object it writes nothing until the whole archive is made. A file that is not one of these
-(truncated, damaged, a PyTorch pickle) gets an error naming it.
+(truncated, damaged, a PyTorch pickle) gets an error naming it: a ValueError that is also
+PyTorch's error type there (``pickle.UnpicklingError``; ``EOFError`` for an empty file), so
+``except`` clauses written for PyTorch catch it. ``pickle`` is imported for those exception
+classes only.
 """
 
 from __future__ import annotations
@@ -26,6 +34,7 @@ import io
 import json
 import math
 import os
+import pickle
 import struct
 import tempfile
 import zipfile
@@ -54,9 +63,10 @@ ZIP_ERRORS = (
 )
 
 
-def save(obj: Any, f: Any) -> None:
-    """Write ``obj`` (nested dicts, lists and tuples of Tensors, numbers, strings, booleans
-    and None) to ``f``: a path (str or ``os.PathLike``) or a binary file object."""
+def save(obj: Any, f: Any, pickle_module: Any = None, pickle_protocol: int = 2) -> None:
+    """Write ``obj`` (nested dicts, lists and tuples of Tensors, NumPy arrays, numbers,
+    strings, booleans and None) to ``f``: a path (str or ``os.PathLike``) or a binary file
+    object. ``pickle_module`` and ``pickle_protocol`` are accepted and ignored (no pickle)."""
     arrays: list[np.ndarray] = []
     tree = _encode(obj, arrays, "obj")
     buffer = io.BytesIO()
@@ -120,6 +130,14 @@ def _encode(obj: Any, arrays: list, where: str) -> Any:
             "requires_grad": obj.requires_grad,
             "parameter": isinstance(obj, Parameter),
         }
+    if isinstance(obj, np.ndarray):
+        if obj.dtype.kind not in "biufc":
+            raise TypeError(
+                f"save() stores NumPy arrays of numbers or booleans; {where} is an array of "
+                f"dtype {obj.dtype}"
+            )
+        arrays.append(np.asarray(obj, order="C"))
+        return {"ndarray": len(arrays) - 1}
     if isinstance(obj, dict):
         return {
             "dict": [
@@ -132,15 +150,24 @@ def _encode(obj: Any, arrays: list, where: str) -> Any:
         items = [_encode(v, arrays, f"{where}[{i}]") for i, v in enumerate(obj)]
         return {"tuple" if isinstance(obj, tuple) else "list": items}
     raise TypeError(
-        f"save() stores Tensors, numbers, strings, booleans, None and dicts, lists and tuples "
-        f"of them; {where} is a {type(obj).__name__}"
+        f"save() stores Tensors, NumPy arrays, numbers, strings, booleans, None and dicts, "
+        f"lists and tuples of them; {where} is a {type(obj).__name__}"
     )
 
 
-def load(f: Any, map_location: Any = None, weights_only: bool | None = None) -> Any:
+def load(
+    f: Any,
+    map_location: Any = None,
+    pickle_module: Any = None,
+    *,
+    weights_only: bool | None = None,
+    mmap: bool | None = None,
+    **pickle_load_args: Any,
+) -> Any:
     """What ``save`` wrote to ``f`` (a path or a binary file object). ``map_location`` (a
-    device, or its name) puts every tensor there; ``weights_only`` is accepted for PyTorch's
-    scripts and changes nothing: this loader never runs code from a file."""
+    device, or its name) puts every tensor there; ``weights_only``, ``pickle_module``,
+    ``mmap`` and other keywords are accepted for PyTorch's scripts and change nothing: this
+    loader never runs code from a file."""
     if map_location is not None and (callable(map_location) or isinstance(map_location, dict)):
         raise NotImplementedError("load(): map_location is a device here, not a dict or function")
     tree = _read(f)
@@ -175,6 +202,8 @@ def _read(f: Any) -> Any:
         data = f.read()
     else:
         raise TypeError(f"load() reads a path or a binary file object, not {type(f).__name__}")
+    if not data:
+        raise _EmptyFile(f"load(): {name} is not a file that save() wrote: it is empty")
     if data[:1] == b"\x80":
         raise _bad(name, "it is a pickle (PyTorch's old format?); this loader never unpickles")
     try:
@@ -226,6 +255,14 @@ class _Malformed(ValueError):
     pass
 
 
+class LoadError(ValueError, pickle.UnpicklingError):
+    """A file ``load`` cannot read: a ValueError, and PyTorch's error type there."""
+
+
+class _EmptyFile(ValueError, EOFError):
+    """An empty file: a ValueError, and PyTorch's error type there (EOFError)."""
+
+
 def _check_size(raw: bytes, member: str) -> None:
     """The array header's shape and dtype must fit the bytes that follow it (a damaged
     header must not make NumPy allocate terabytes)."""
@@ -243,7 +280,7 @@ def _check_size(raw: bytes, member: str) -> None:
 
 
 def _bad(name: str, why: str) -> ValueError:
-    return ValueError(f"load(): {name} is not a file that save() wrote: {why}")
+    return LoadError(f"load(): {name} is not a file that save() wrote: {why}")
 
 
 def _decode(node: Any, array: Any) -> Any:
@@ -265,6 +302,11 @@ def _decode(node: Any, array: Any) -> Any:
         if node.get("parameter"):
             return Parameter(data, requires_grad=grad)
         return Tensor(data, requires_grad=grad)
+    if "ndarray" in node:
+        data = array(node["ndarray"])
+        if data.dtype.kind not in "biufc":
+            raise _Malformed(f"an array of dtype {data.dtype}")
+        return data
     if "dict" in node:
         out = OrderedDict() if node.get("ordered") else {}
         for pair in node["dict"]:

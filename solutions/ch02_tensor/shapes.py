@@ -55,6 +55,11 @@ class Reshape(Function):
     @staticmethod
     def forward(ctx: Context, a, shape: tuple[int, ...]):
         ctx.shape = a.shape
+        if shape and min(shape) < -1:  # NumPy reads any negative size as -1; PyTorch refuses
+            i = next(i for i, n in enumerate(shape) if n < -1)
+            raise RuntimeError(
+                f"invalid shape dimension {shape[i]} at index {i} of shape {list(shape)}"
+            )
         try:
             return a.data.reshape(shape)
         except ValueError:

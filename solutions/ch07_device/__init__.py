@@ -53,7 +53,7 @@ def _numpy_names() -> None:
 
     for name in ops.__all__:
         function = globals()[name]
-        if not inspect.isfunction(function) or name == "split":  # torch.split refuses axis=
+        if not inspect.isfunction(function) or name in ("split", "unique"):  # torch's refuse axis=
             continue
         parameters = inspect.signature(function).parameters
         if "dim" in parameters or "keepdim" in parameters:

@@ -1,7 +1,8 @@
 """Activations as modules: ``ReLU``, ``Tanh``, ``Sigmoid``, ``GELU``, ``LeakyReLU``,
-``SiLU``, ``Softplus``, ``Softmax``, ``LogSoftmax`` (given code). Each has no parameters;
-its ``forward`` is chapter 2's op (or chapter 5's ``softmax``, or a Function here), so a
-model can list its nonlinearities in a ``Sequential``.
+``SiLU``, ``Softplus``, ``Softmax``, ``LogSoftmax``, ``PReLU``, ``RReLU`` (given code). All
+but PReLU have no parameters; each ``forward`` is chapter 2's op (or chapter 5's
+``softmax``, or a Function here), so a model can list its nonlinearities in a
+``Sequential``.
 
 GELU (Hendrycks & Gimpel) weighs x by the probability that a standard normal is below it:
 
@@ -16,6 +17,13 @@ The three others, with their gradients as PyTorch has them (at the kink too):
     silu(x)       = x · σ(x)                        ∂/∂x = σ(x) (1 + x (1 − σ(x)))
     softplus(x)   = log(1 + e^{βx}) / β, x where βx > threshold
                                                     ∂/∂x = σ(βx), 1 where βx > threshold
+
+and two relatives of leaky_relu whose slope is not a constant:
+
+    prelu(x, w)   = x if x > 0 else w·x, w learned (one per channel, dim 1, or one in all)
+                    ∂/∂x = 1 if x > 0 else w;   ∂/∂w = Σ g·x over the elements x ≤ 0
+    rrelu(x)      = x if x > 0 else r·x, training: r ~ U(lower, upper) drawn per element
+                    and call (∂/∂x = r, 1 where x > 0); eval: r = (lower + upper) / 2
 """
 
 from __future__ import annotations
@@ -26,10 +34,13 @@ from typing import Any
 import numpy as np
 
 from ...ch02_tensor.backend import array_module
+from ...ch02_tensor.dtypes import get_default_dtype
 from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.seams import later
 from ...ch02_tensor.tensor import Tensor
+from ..generator import rng_of
 from .module import Module
+from .parameter import Parameter
 from .softmax import log_softmax, softmax
 
 
@@ -120,6 +131,111 @@ class SoftplusFunction(Function):
 def softplus(input: Tensor, beta: float = 1.0, threshold: float = 20.0) -> Tensor:
     """A smooth ReLU: log(1 + e^{βx}) / β, and x itself where βx > ``threshold``."""
     return SoftplusFunction.apply(input, beta, threshold)
+
+
+class PReLUFunction(Function):
+    """out = x where x > 0, else w·x (w shaped to broadcast against x's channels)
+    ∂L/∂x = g where x > 0, else g·w      ∂L/∂w = g·x where x ≤ 0, else 0 (summed down to w's
+    shape by the engine). Tensor operations, so chapter 4 can differentiate it again."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, w: Tensor) -> Any:
+        ctx.save_for_backward(x, w)
+        return array_module(x.data).where(x.data > 0, x.data, w.data * x.data)
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor) -> tuple:
+        x, w = ctx.saved_tensors
+        positive = x.data > 0
+        pos = Tensor._from_array(positive.astype(x.dtype))
+        neg = Tensor._from_array((~positive).astype(x.dtype))
+        return grad_output * (pos + neg * w), grad_output * x * neg
+
+
+def prelu(input: Tensor, weight: Tensor) -> Tensor:
+    """x where x > 0, else ``weight``·x: ``weight`` is 1-D (or 0-d) with one element, or one
+    per channel (``input.shape[1]``; an input of fewer than 2 dims has one channel)."""
+    if weight.ndim > 1:
+        raise RuntimeError(
+            f"prelu: Expected `weight` to be a scalar or 1D tensor, but got: ndim = {weight.ndim}"
+        )
+    if weight.dtype != input.dtype:
+        raise RuntimeError(
+            f"prelu: Type promoting not supported. Got {input.dtype} and {weight.dtype}"
+        )
+    count, channels = weight.numel(), input.shape[1] if input.ndim >= 2 else 1
+    if count == 1:
+        shaped = weight.reshape(())
+    elif count == channels:
+        shaped = weight.reshape((channels,) + (1,) * (input.ndim - 2))
+    else:
+        raise RuntimeError(
+            "Mismatch of parameter numbers and input channel size. Found parameter numbers "
+            f"= {count} and channel size = {channels}."
+        )
+    return PReLUFunction.apply(input, shaped)
+
+
+def rrelu(
+    input: Tensor,
+    lower: float = 1.0 / 8,
+    upper: float = 1.0 / 3,
+    training: bool = False,
+    inplace: bool = False,
+) -> Tensor:
+    """x where x > 0, else r·x: in training r ~ U(``lower``, ``upper``), one draw per
+    element from the global stream (the gradient is r); otherwise r = (lower + upper) / 2,
+    ``leaky_relu``'s. ``inplace`` is accepted and ignored."""
+    if not training:
+        return leaky_relu(input, (lower + upper) / 2)
+    if lower > upper:
+        raise RuntimeError("Lower bound should be less than or equal to the upper bound")
+    xp = array_module(input.data)
+    slopes = rng_of(None).uniform(lower, upper, input.shape)
+    slopes = xp.where(input.data > 0, 1.0, xp.asarray(slopes)).astype(input.dtype)
+    return input * Tensor._from_array(slopes)
+
+
+class PReLU(Module):
+    """``PReLU(num_parameters=1, init=0.25)``: ``prelu(x, self.weight)``, the weight a
+    Parameter of ``num_parameters`` elements, each ``init``."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        self.num_parameters, self.init = num_parameters, init
+        self.weight = Parameter(
+            np.full((num_parameters,), init, np.dtype(dtype or get_default_dtype()))
+        )
+        if device is not None:
+            self.to(device)
+
+    def reset_parameters(self) -> None:
+        self.weight.data[...] = self.init
+
+    def forward(self, x: Tensor) -> Tensor:
+        return prelu(x, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class RReLU(Module):
+    """``RReLU(lower=1/8, upper=1/3)``: ``rrelu(x, lower, upper, self.training)``."""
+
+    def __init__(
+        self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False
+    ) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, x: Tensor) -> Tensor:
+        return rrelu(x, self.lower, self.upper, self.training)
+
+    def extra_repr(self) -> str:
+        inplace = ", inplace=True" if self.inplace else ""
+        return f"lower={self.lower}, upper={self.upper}{inplace}"
 
 
 class ReLU(Module):

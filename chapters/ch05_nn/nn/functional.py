@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...ch02_tensor.seams import later
 from ...ch02_tensor.tensor import Tensor
-from .activation import gelu, leaky_relu, silu, softplus
+from .activation import gelu, leaky_relu, prelu, rrelu, silu, softplus
 from .cross_entropy import cross_entropy, nll_loss
 from .dropout import dropout
 from .layers import embedding
@@ -57,7 +57,9 @@ __all__ = [
     "mse_loss",
     "nll_loss",
     "one_hot",
+    "prelu",
     "relu",
+    "rrelu",
     "sigmoid",
     "silu",
     "smooth_l1_loss",

@@ -31,6 +31,7 @@ import numpy as np
 
 from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.tensor import RemovableHandle, Tensor, _to_args
+from .hooks import BackwardHook
 from .parameter import Parameter
 
 
@@ -57,6 +58,9 @@ class Module:
         object.__setattr__(self, "_non_persistent", set())
         object.__setattr__(self, "_modules", OrderedDict())
         object.__setattr__(self, "_forward_hooks", [])
+        object.__setattr__(self, "_forward_pre_hooks", [])
+        object.__setattr__(self, "_backward_hooks", [])
+        object.__setattr__(self, "_backward_pre_hooks", [])
 
     def forward(self, *args: Any, **kwargs: Any) -> Any:
         raise NotImplementedError(
@@ -65,20 +69,82 @@ class Module:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         """``forward``, then each forward hook ``hook(module, args, output)``; a hook that
-        returns something other than None replaces the output."""
+        returns something other than None replaces the output. With hooks of the other
+        kinds (given, ``_call_with_hooks``), PyTorch's order: forward pre-hooks, the
+        backward hooks' wrapping of the inputs, forward, forward hooks, the wrapping of the
+        outputs."""
+        if (
+            self._forward_hooks
+            or self._forward_pre_hooks
+            or self._backward_hooks
+            or self._backward_pre_hooks
+        ):
+            return self._call_with_hooks(args, kwargs)
+        return self.forward(*args, **kwargs)  # the common case: no hook, no copy of a list
+
+    def _call_with_hooks(self, args: tuple, kwargs: dict) -> Any:
+        for hook, with_kwargs in tuple(self._forward_pre_hooks):
+            if with_kwargs:
+                result = hook(self, args, kwargs)
+                if result is not None:
+                    if not (isinstance(result, tuple) and len(result) == 2):
+                        raise RuntimeError(
+                            "forward pre-hook must return None or a tuple of (new_args, "
+                            f"new_kwargs), but got {result}."
+                        )
+                    args, kwargs = result
+            else:
+                result = hook(self, args)
+                if result is not None:
+                    args = result if isinstance(result, tuple) else (result,)
+        backward = None
+        if self._backward_hooks or self._backward_pre_hooks:
+            backward = BackwardHook(self, self._backward_hooks, self._backward_pre_hooks)
+            args = backward.setup_input(args)
         output = self.forward(*args, **kwargs)
-        if not self._forward_hooks:  # the common case: one check, no copy of the list
-            return output
         for hook in tuple(self._forward_hooks):
-            result = hook(self, args, output)
+            if isinstance(hook, _WithKwargs):
+                result = hook.hook(self, args, kwargs, output)
+            else:
+                result = hook(self, args, output)
             if result is not None:
                 output = result
+        if backward is not None:
+            output = backward.setup_output(output)
         return output
 
-    def register_forward_hook(self, hook: Callable) -> RemovableHandle:
-        """Call ``hook(module, args, output)`` after every forward; ``handle.remove()``."""
-        self._forward_hooks.append(hook)
-        return RemovableHandle(self._forward_hooks, hook)
+    def register_forward_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args, output)`` after every forward (``hook(module, args,
+        kwargs, output)`` with ``with_kwargs=True``); a result other than None replaces
+        the output. ``prepend=True`` runs it before the hooks already there;
+        ``handle.remove()`` takes it off."""
+        entry = _WithKwargs(hook) if with_kwargs else hook
+        return _register(self._forward_hooks, entry, prepend)
+
+    def register_forward_pre_hook(
+        self, hook: Callable, *, prepend: bool = False, with_kwargs: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, args)`` before every forward; a result other than None
+        replaces ``args`` (a non-tuple is made a 1-tuple). With ``with_kwargs=True``,
+        ``hook(module, args, kwargs)``, which returns None or ``(args, kwargs)``."""
+        return _register(self._forward_pre_hooks, (hook, with_kwargs), prepend)
+
+    def register_full_backward_hook(self, hook: Callable, prepend: bool = False) -> RemovableHandle:
+        """Call ``hook(module, grad_input, grad_output)`` once the gradients with respect
+        to the module's positional inputs are computed (tuples, one entry per argument or
+        output, None where there is none); a tuple returned replaces ``grad_input``
+        (``nn/hooks.py`` says how it is done without PyTorch's engine)."""
+        return _register(self._backward_hooks, hook, prepend)
+
+    def register_full_backward_pre_hook(
+        self, hook: Callable, prepend: bool = False
+    ) -> RemovableHandle:
+        """Call ``hook(module, grad_output)`` once the gradients with respect to the
+        module's outputs are computed, before anything else; a tuple returned replaces
+        ``grad_output``."""
+        return _register(self._backward_pre_hooks, hook, prepend)
 
     # -- registration (task 5.1) ---------------------------------------------------------
 
@@ -386,6 +452,22 @@ class Module:
     def double(self) -> Module:
         return self.to(np.dtype(np.float64))
 
+    def half(self) -> Module:
+        return self.to(np.dtype(np.float16))
+
+    def type(self, dst_type: Any) -> Module:
+        """Every parameter and buffer cast to ``dst_type`` (a dtype, or PyTorch's type name
+        ``"torch.DoubleTensor"``; ``Tensor.type``'s forms), in place. Unlike ``to``, integer
+        buffers are cast too (PyTorch's ``Module.type``)."""
+        for module in self.modules():
+            for table in (module._parameters, module._buffers):
+                for tensor in table.values():
+                    if tensor is not None:
+                        tensor.data = tensor.detach().type(dst_type).data
+                        if tensor.grad is not None:
+                            tensor.grad = tensor.grad.type(dst_type).detach()
+        return self
+
     def cpu(self) -> Module:
         return self.to("cpu")
 
@@ -407,6 +489,22 @@ class Module:
         if len(lines) == 1 and not self._modules:
             return f"{type(self).__name__}({lines[0]})"
         return type(self).__name__ + "(\n  " + "\n  ".join(lines) + "\n)"
+
+
+class _WithKwargs:
+    """A forward hook registered with ``with_kwargs=True``."""
+
+    def __init__(self, hook: Callable) -> None:
+        self.hook = hook
+
+
+def _register(hooks: list, entry: Any, prepend: bool) -> RemovableHandle:
+    """``entry`` added to ``hooks`` (first with ``prepend``); its handle removes it."""
+    if prepend:
+        hooks.insert(0, entry)
+    else:
+        hooks.append(entry)
+    return RemovableHandle(hooks, entry)
 
 
 def _to_targets(args: tuple, kwargs: dict) -> tuple[Any, Any]:

@@ -10,14 +10,26 @@ one_cycle.py     OneCycleLR                                              task 6.
 scheduler.py     LRScheduler, the schedules' base                        (given)
 plateau.py       ReduceLROnPlateau                                       (given)
 adadelta.py      Adadelta                                                (given)
+lbfgs.py         LBFGS (step(closure), strong Wolfe line search)          (given)
 """
 
 from . import lr_scheduler
 from .adadelta import Adadelta
 from .adagrad import Adagrad
 from .adam import Adam, AdamW
+from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
 
-__all__ = ["SGD", "Adadelta", "Adagrad", "Adam", "AdamW", "Optimizer", "RMSprop", "lr_scheduler"]
+__all__ = [
+    "LBFGS",
+    "SGD",
+    "Adadelta",
+    "Adagrad",
+    "Adam",
+    "AdamW",
+    "Optimizer",
+    "RMSprop",
+    "lr_scheduler",
+]

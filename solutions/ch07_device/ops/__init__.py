@@ -14,6 +14,11 @@ a split). Files:
     shapes.py     tril/triu, flip, repeat, split/chunk, masked_fill, one_hot        (given)
     sorting.py    sort, argsort, topk                                              (given)
     setitem.py    x[index] = value on a tensor that records nothing                (given)
+    scatter.py    scatter, scatter_add (out of place; gradients: gather)          (given)
+    diagonal.py   diagonal, diag, diag_embed, diagflat                            (given)
+    stacking.py   tensor_split, h/v/dsplit, h/v/dstack, column_stack, atleast_nd  (given)
+    hyperbolic.py sinh/cosh, asin/acos/atan, asinh/acosh/atanh, log1p, expm1      (given)
+    values.py     isclose, allclose, unique, not_equal, << and >>                 (given)
 
 The Tensor methods (``x.gather(dim, index)``, ``x.min()``, ``x.clamp(...)``, …) are chapter
 2's seams, which reach these functions by name.
@@ -21,6 +26,7 @@ The Tensor methods (``x.gather(dim, index)``, ``x.min()``, ``x.clamp(...)``, …
 
 from .cat import cat, concat, concatenate, stack
 from .compare import clone, eq, equal, ge, gt, le, lt, ne, t
+from .diagonal import diag, diag_embed, diagflat, diagonal
 from .everyday import argmin, clamp, clip, flatten, min, std, var, where
 from .forms import (
     abs,
@@ -51,6 +57,24 @@ from .forms import (
     unsqueeze,
 )
 from .gather import gather
+from .hyperbolic import (
+    acos,
+    acosh,
+    arccos,
+    arccosh,
+    arcsin,
+    arcsinh,
+    arctan,
+    arctanh,
+    asin,
+    asinh,
+    atan,
+    atanh,
+    cosh,
+    expm1,
+    log1p,
+    sinh,
+)
 from .logic import (
     all,
     any,
@@ -78,11 +102,35 @@ from .pointwise import (
     tan,
 )
 from .reductions import cumsum, prod
+from .scatter import scatter
+from .scatter import scatter_add as scatter_add  # Tensor.scatter_add (see below)
 from .setitem import setitem as setitem  # x[index] = value (chapter 2's seam)
 from .shapes import chunk, flip, masked_fill, split, tril, triu
 from .shapes import one_hot as one_hot  # F.one_hot (chapter 5's seam)
 from .shapes import repeat as repeat  # Tensor.repeat (chapter 2's seam)
 from .sorting import argsort, sort, topk
+from .stacking import (
+    atleast_1d,
+    atleast_2d,
+    atleast_3d,
+    column_stack,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    row_stack,
+    tensor_split,
+    vsplit,
+    vstack,
+)
+from .values import (
+    allclose,
+    bitwise_left_shift,
+    bitwise_right_shift,
+    isclose,
+    not_equal,
+    unique,
+)
 
 __all__ = [
     "abs",
@@ -162,4 +210,48 @@ __all__ += [  # shapes.py, sorting.py (Tensor.repeat, F.one_hot and x[i] = v: no
     "topk",
     "tril",
     "triu",
+]
+# (scatter_add stays out: the package's own ``scatter_add`` is task 7.6's array-level one,
+# which chapter 2's seam reaches by that name; ``x.scatter_add(dim, index, src)`` reaches
+# this one as ``ops.scatter_add``)
+__all__ += [  # scatter.py, diagonal.py, stacking.py, hyperbolic.py, values.py
+    "acos",
+    "acosh",
+    "allclose",
+    "arccos",
+    "arccosh",
+    "arcsin",
+    "arcsinh",
+    "arctan",
+    "arctanh",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "bitwise_left_shift",
+    "bitwise_right_shift",
+    "column_stack",
+    "cosh",
+    "diag",
+    "diag_embed",
+    "diagflat",
+    "diagonal",
+    "dsplit",
+    "dstack",
+    "expm1",
+    "hsplit",
+    "hstack",
+    "isclose",
+    "log1p",
+    "not_equal",
+    "row_stack",
+    "scatter",
+    "sinh",
+    "tensor_split",
+    "unique",
+    "vsplit",
+    "vstack",
 ]
