@@ -360,3 +360,25 @@ def test_factory_kwargs(name: str, args: tuple) -> None:
         for k, v in theirs.state_dict().items()
     }
     assert got == want
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_an_ignored_row_with_minus_inf_logits_costs_nothing_with_weights_and_smoothing(
+    reduction: str,
+) -> None:
+    """Padded positions carry −inf logits and ignore_index: with ``weight=`` and label
+    smoothing (the given path) their loss is 0, as PyTorch's masked_fill gives, not the nan
+    a mask multiplied in would (−inf · 0)."""
+    z = np.array([[0.0, 1.0, -np.inf], [0.5, 0.2, 0.1]])
+    t, w = np.array([-100, 1]), np.array([1.0, 2.0, 3.0])
+    ours, theirs = sp.tensor(z, requires_grad=True), torch.tensor(z, requires_grad=True)
+    got = sp.nn.functional.cross_entropy(
+        ours, sp.tensor(t), weight=sp.tensor(w), label_smoothing=0.1, reduction=reduction
+    )
+    want = torch.nn.functional.cross_entropy(
+        theirs, torch.tensor(t), weight=torch.tensor(w), label_smoothing=0.1, reduction=reduction
+    )
+    _close(got, want)
+    got.sum().backward()
+    want.sum().backward()
+    _close(ours.grad, theirs.grad)

@@ -147,7 +147,9 @@ def pow(input: Any, exponent: Any) -> Tensor:
     """``input`` to the power ``exponent`` (PyTorch's ``torch.pow``): a number exponent is
     chapter 2's ``x ** n``; a tensor exponent (or a number base, ``10 ** x``) is
     ``PowTensor``, whose gradient reaches both. The operands broadcast and promote as in
-    ``a * b``; integers to a negative integer power are an error, as in PyTorch."""
+    ``a * b``. Integers to a negative integer power are an error here, as in PyTorch for a
+    number exponent; with a tensor exponent PyTorch computes them (1, −1 or 0), this does
+    not (NumPy refuses them)."""
     if not isinstance(exponent, Tensor):
         if not isinstance(input, Tensor):
             raise TypeError("pow() needs a Tensor as the base or the exponent")

@@ -34,6 +34,7 @@ import numpy as np
 
 from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.function import Context, Function
+from ...ch02_tensor.indexing import ScatterAdd
 from ...ch02_tensor.tensor import Tensor
 from .softmax import _softmax_of, log_softmax
 
@@ -270,11 +271,11 @@ def _smoothing(log_p: Tensor, t: Any, ignore_index: int, weight: Tensor, reducti
     mean divides by the same Σ_n w_{t_n} (PyTorch's weighted label smoothing)."""
     xp = array_module(log_p.data)
     keep = t != ignore_index
-    per_row = -(log_p * weight).sum(dim=1)
-    if reduction == "none":
-        return per_row * Tensor._from_array(keep.astype(log_p.dtype))
     kept_rows = xp.nonzero(keep)[0]
-    total = per_row[kept_rows].sum()
+    per_row = -(log_p[kept_rows] * weight).sum(dim=1)  # the rows that count
+    if reduction == "none":  # 0 put in for an ignored row (masking by ·0 gives nan at −inf)
+        return ScatterAdd.apply(per_row, (len(t),), kept_rows)
+    total = per_row.sum()
     if reduction == "sum":
         return total
     total_weight = float(weight.data[t[kept_rows]].sum())
