@@ -6,8 +6,7 @@ a split). Files:
     everyday.py   where, clamp/clip, min/argmin, flatten, var/std                  (given)
     gather.py     gather                                                           task 7.7
     cat.py        cat, stack                                                       task 7.8
-    pointwise.py  sin/cos/tan, log10/log2, pow (tensor exponent), %, //, fmod,      (given)
-                  maximum/minimum
+    pointwise.py  pow (tensor exponent), %, //, fmod, maximum/minimum             (given)
     logic.py      & | ^ ~, logical_and/or/xor/not, all/any, nonzero                (given)
     reductions.py cumsum, prod (exact gradients at zeros)                          (given)
     compare.py    eq/ne/lt/le/gt/ge, equal, clone, t: module-level forms          (given)
@@ -17,7 +16,7 @@ a split). Files:
     scatter.py    scatter, scatter_add (out of place; gradients: gather)          (given)
     diagonal.py   diagonal, diag, diag_embed, diagflat                            (given)
     stacking.py   tensor_split, h/v/dsplit, h/v/dstack, column_stack, atleast_nd  (given)
-    hyperbolic.py sinh/cosh, asin/acos/atan, asinh/acosh/atanh, log1p, expm1      (given)
+    hyperbolic.py sin/cos/tan, log10/log2, sinh/cosh, asin…atanh, log1p, expm1  (given)
     values.py     isclose, allclose, unique, not_equal, << and >>                 (given)
 
 The Tensor methods (``x.gather(dim, index)``, ``x.min()``, ``x.clamp(...)``, …) are chapter
@@ -70,10 +69,15 @@ from .hyperbolic import (
     asinh,
     atan,
     atanh,
+    cos,
     cosh,
     expm1,
     log1p,
+    log2,
+    log10,
+    sin,
     sinh,
+    tan,
 )
 from .logic import (
     all,
@@ -88,19 +92,7 @@ from .logic import (
     logical_xor,
     nonzero,
 )
-from .pointwise import (
-    cos,
-    floor_divide,
-    fmod,
-    log2,
-    log10,
-    maximum,
-    minimum,
-    pow,
-    remainder,
-    sin,
-    tan,
-)
+from .pointwise import floor_divide, fmod, maximum, minimum, pow, remainder
 from .reductions import cumsum, prod
 from .scatter import scatter
 from .scatter import scatter_add as scatter_add  # Tensor.scatter_add (see below)

@@ -1,4 +1,5 @@
-"""More pointwise math under PyTorch's names (given code, §7): ``sinh``, ``cosh``, the
+"""Pointwise math under PyTorch's names (given code, §7): ``sin``, ``cos``, ``tan``,
+``log10``, ``log2``, ``sinh``, ``cosh``, the
 inverse functions ``asin``, ``acos``, ``atan``, ``asinh``, ``acosh``, ``atanh`` (and their
 NumPy-style aliases ``arcsin`` … ``arctanh``), ``log1p`` and ``expm1``.
 
@@ -8,6 +9,9 @@ derivative as Tensor operations of the input ``a`` (chapter 4 can differentiate 
 again). The derivatives are PyTorch's formulas, so its values at the
 edges (±1 for asin/acos/atanh, 1 for acosh: ±inf; outside the domain: nan) come out too.
 
+    sin    ∂/∂a = cos a             log10  ∂/∂a = 1/(a ln 10)
+    cos    ∂/∂a = −sin a            log2   ∂/∂a = 1/(a ln 2)
+    tan    ∂/∂a = 1 + tan² a
     sinh   ∂/∂a = cosh a            asinh  ∂/∂a = 1/√(a² + 1)
     cosh   ∂/∂a = sinh a            acosh  ∂/∂a = 1/√(a² − 1)
     asin   ∂/∂a = 1/√(1 − a²)       atanh  ∂/∂a = 1/(1 − a²)
@@ -17,6 +21,7 @@ edges (±1 for asin/acos/atanh, 1 for acosh: ±inf; outside the domain: nan) com
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -28,6 +33,11 @@ from ...ch02_tensor.tensor import _floating
 
 # name: (the array module's function, the derivative as Tensor operations of the input a)
 DERIVATIVES: dict[str, tuple[str, Callable[[Tensor], Tensor]]] = {
+    "sin": ("sin", lambda a: unary("cos", a)),
+    "cos": ("cos", lambda a: -unary("sin", a)),
+    "tan": ("tan", lambda a: 1 + unary("tan", a) * unary("tan", a)),
+    "log10": ("log10", lambda a: 1 / (a * math.log(10))),
+    "log2": ("log2", lambda a: 1 / (a * math.log(2))),
     "sinh": ("sinh", lambda a: unary("cosh", a)),
     "cosh": ("cosh", lambda a: unary("sinh", a)),
     "asin": ("arcsin", lambda a: 1 / (1 - a * a).sqrt()),
@@ -109,3 +119,23 @@ def expm1(input: Tensor) -> Tensor:
 
 arcsin, arccos, arctan = asin, acos, atan  # PyTorch's NumPy-style aliases
 arcsinh, arccosh, arctanh = asinh, acosh, atanh
+
+
+def sin(input: Tensor) -> Tensor:
+    return unary("sin", input)
+
+
+def cos(input: Tensor) -> Tensor:
+    return unary("cos", input)
+
+
+def tan(input: Tensor) -> Tensor:
+    return unary("tan", input)
+
+
+def log10(input: Tensor) -> Tensor:
+    return unary("log10", input)
+
+
+def log2(input: Tensor) -> Tensor:
+    return unary("log2", input)

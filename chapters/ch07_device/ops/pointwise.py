@@ -1,5 +1,6 @@
-"""Pointwise math a PyTorch script reaches for (given code, §7): ``sin``, ``cos``, ``tan``,
-``log10``, ``log2``; powers with a tensor exponent (``pow``, ``a ** b``, ``10 ** x``);
+"""Pointwise math of two operands a PyTorch script reaches for (given code, §7; ``sin`` …
+``log2`` are rows of ``hyperbolic.py``'s one unary Function): powers with a tensor exponent
+(``pow``, ``a ** b``, ``10 ** x``);
 ``remainder`` (``%``), ``fmod``, ``floor_divide`` (``//``); ``maximum``, ``minimum``.
 
 Each is a Function with forward, backward and the math side by side; arrays go through
@@ -10,7 +11,6 @@ a power's at a zero base, a maximum's at a tie (split half and half).
 
 from __future__ import annotations
 
-import math
 import numbers
 from typing import Any
 
@@ -20,92 +20,8 @@ from ...ch02_tensor import Tensor
 from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.dtypes import is_floating
 from ...ch02_tensor.function import Context, Function
-from ...ch02_tensor.tensor import _floating, _lift, _operands
+from ...ch02_tensor.tensor import _lift, _operands
 from .everyday import Where, _scalar
-
-# -- sin, cos, tan, log10, log2 -------------------------------------------------------------
-
-
-class Sin(Function):
-    """out = sin a           ∂out/∂a = cos a"""
-
-    @staticmethod
-    def forward(ctx: Context, a):
-        ctx.save_for_backward(a)
-        return array_module(a.data).sin(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, grad_output):
-        (a,) = ctx.saved_tensors
-        return grad_output * Cos.apply(a)
-
-
-class Cos(Function):
-    """out = cos a           ∂out/∂a = −sin a"""
-
-    @staticmethod
-    def forward(ctx: Context, a):
-        ctx.save_for_backward(a)
-        return array_module(a.data).cos(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, grad_output):
-        (a,) = ctx.saved_tensors
-        return -grad_output * Sin.apply(a)
-
-
-class Tan(Function):
-    """out = tan a           ∂out/∂a = 1 + tan²a"""
-
-    @staticmethod
-    def forward(ctx: Context, a):
-        ctx.save_for_backward(a)
-        return array_module(a.data).tan(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, grad_output):
-        (a,) = ctx.saved_tensors
-        t = Tan.apply(a)
-        return grad_output * (1 + t * t)
-
-
-class LogBase(Function):
-    """out = log_b a = ln a / ln b (b = 10 or 2)       ∂out/∂a = 1 / (a ln b)"""
-
-    @staticmethod
-    def forward(ctx: Context, a, base: int):
-        ctx.save_for_backward(a)
-        ctx.base = base
-        xp = array_module(a.data)
-        with np.errstate(divide="ignore", invalid="ignore"):  # log(0) = −inf, log(−1) = nan
-            return xp.log10(a.data) if base == 10 else xp.log2(a.data)
-
-    @staticmethod
-    def backward(ctx: Context, grad_output):
-        (a,) = ctx.saved_tensors
-        with np.errstate(divide="ignore", invalid="ignore"):
-            return grad_output / (a * math.log(ctx.base))
-
-
-def sin(input: Tensor) -> Tensor:
-    return Sin.apply(_floating(input))
-
-
-def cos(input: Tensor) -> Tensor:
-    return Cos.apply(_floating(input))
-
-
-def tan(input: Tensor) -> Tensor:
-    return Tan.apply(_floating(input))
-
-
-def log10(input: Tensor) -> Tensor:
-    return LogBase.apply(_floating(input), 10)
-
-
-def log2(input: Tensor) -> Tensor:
-    return LogBase.apply(_floating(input), 2)
-
 
 # -- pow with a tensor exponent -------------------------------------------------------------
 
