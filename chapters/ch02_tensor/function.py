@@ -38,6 +38,7 @@ from typing import Any
 
 from .grad_mode import _set_grad_enabled, is_grad_enabled
 from .seams import later, reduce_to_shape
+from .version import check, share, view_of, watch
 
 
 class Context:
@@ -100,6 +101,7 @@ class Node:
                 f"{self.name()}: trying to backward through the graph a second time (its "
                 "saved tensors were freed). Pass retain_graph=True to the first backward."
             )
+        check(self.ctx)  # nothing forward kept has changed in place since (version.py)
         if not isinstance(grad_output, _tensor.Tensor):
             grad_output = _tensor.Tensor(grad_output)
         previous = _set_grad_enabled(create_graph)
@@ -228,9 +230,13 @@ class Function:
             out = result if not any([result is x for x in inputs]) else result.detach()
         else:  # a Tensor forward computed with recorded operations, or an input: only this
             out = Tensor._from_array(result.data)  # Function's node is recorded
+        base = view_of(out.data, inputs) if inputs else None
+        if base is not None:  # a view (reshape, transpose, indexing): one version counter
+            share(out, base)
         if True in needs and is_grad_enabled():
             if ctx.non_differentiable and any([result is t for t in ctx.non_differentiable]):
                 return out
+            watch(ctx, inputs, out, cls)  # what forward kept, and its version now
             out.requires_grad = True
             out.grad_fn = Node(cls, ctx, inputs)
         return out

@@ -27,13 +27,16 @@ from typing import Any
 
 import numpy as np
 
-from . import arithmetic, indexing, matmul, pointwise, reductions, shapes
+from . import arithmetic, indexing, inplace, matmul, pointwise, reductions, shapes
+from .array_protocol import ArrayUfunc, cuda_array_interface
 from .backend import array_module
 from .casting import Cast, promote, result_type, scalar_type
 from .device import CPU, DEFAULT, device
 from .dtypes import LEGACY_NAMES, data_dtype, get_default_dtype, is_floating
+from .inplace import InPlace
 from .printing import format_tensor
 from .seams import Later, later
+from .version import VersionCounter, counter, share
 
 max_result = namedtuple("max_result", ["values", "indices"])  # what max(dim=...) returns
 
@@ -41,7 +44,11 @@ max_result = namedtuple("max_result", ["values", "indices"])  # what max(dim=...
 class Tensor:
     """``Tensor(data, requires_grad=False, dtype=None, device=None)``."""
 
-    __array_ufunc__ = None  # ``ndarray * Tensor`` calls Tensor.__rmul__, not NumPy
+    # how arrays meet tensors (array_protocol.py): ``ndarray * Tensor`` is Tensor.__rmul__,
+    # and ``p.data += t`` (an array's in-place operator) takes the tensor's array
+    __array_ufunc__ = ArrayUfunc()
+    __cuda_array_interface__ = property(cuda_array_interface)
+    _version_counter: VersionCounter | None = None  # made on first use (version.py)
 
     def __init__(
         self, data: Any, requires_grad: bool = False, dtype: Any = None, device: Any = None
@@ -171,9 +178,22 @@ class Tensor:
             return format(self.item(), spec)
         return object.__format__(self, spec) if spec else repr(self)
 
+    @property
+    def _version(self) -> int:
+        """How many times this tensor (or a view of its memory) was changed in place."""
+        return counter(self).value
+
     def detach(self) -> Tensor:
-        """The same data, cut from the graph: a leaf that does not require grad."""
-        return Tensor._from_array(self.data)
+        """The same data, cut from the graph: a leaf that does not require grad (a view:
+        the same memory and version counter)."""
+        out = Tensor._from_array(self.data)
+        share(out, self)
+        return out
+
+    def detach_(self) -> Tensor:
+        """Cut this tensor from the graph, in place: it becomes a leaf."""
+        self.grad_fn, self.requires_grad = None, False
+        return self
 
     def clone(self, *, memory_format: Any = None) -> Tensor:
         """A copy of the data that stays in the graph (the gradient flows back unchanged: a
@@ -209,6 +229,40 @@ class Tensor:
 
     def __rtruediv__(self, other: Any) -> Tensor:
         return arithmetic.Div.apply(*_operands(_lift(other, self), self, floating=True))
+
+    def add(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """``self + alpha * other``."""
+        return self + (other if alpha == 1 else other * alpha)
+
+    def sub(self, other: Any, *, alpha: Any = 1) -> Tensor:
+        """``self - alpha * other``."""
+        return self - (other if alpha == 1 else other * alpha)
+
+    def mul(self, other: Any) -> Tensor:
+        return self * other
+
+    def div(self, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+        """``self / other``; ``rounding_mode="floor"`` is ``//``, ``"trunc"`` rounds the
+        quotient toward zero (a constant: its gradient is 0 almost everywhere)."""
+        if rounding_mode is None:
+            return self / other
+        if rounding_mode == "floor":
+            return self // other
+        if rounding_mode == "trunc":
+            quotient = self.detach() / other
+            xp = array_module(quotient.data)
+            return Tensor._from_array(xp.trunc(quotient.data).astype(quotient.dtype))
+        raise ValueError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+            f"'{rounding_mode}'"
+        )
+
+    multiply, subtract, divide, true_divide = mul, sub, div, div
+
+    def neg(self) -> Tensor:
+        return -self
+
+    negative = neg
 
     def __neg__(self) -> Tensor:
         return arithmetic.Neg.apply(self)
@@ -657,6 +711,64 @@ class Tensor:
             )
         self.requires_grad = bool(requires_grad)
         return self
+
+    # -- in place (inplace.py): each the out-of-place method, written into this tensor -----
+
+    __iadd__ = InPlace("__add__", "+=")
+    __isub__ = InPlace("__sub__", "-=")
+    __imul__ = InPlace("__mul__", "*=")
+    __itruediv__ = InPlace("__truediv__", "/=")
+    __ipow__ = InPlace("__pow__", "**=")
+    __ifloordiv__ = InPlace("__floordiv__", "//=")
+    __imod__ = InPlace("__mod__", "%=")
+    __iand__ = InPlace("__and__", "&=")
+    __ior__ = InPlace("__or__", "|=")
+    __ixor__ = InPlace("__xor__", "^=")
+    add_ = InPlace("add")
+    sub_ = InPlace("sub")
+    mul_ = InPlace("mul")
+    div_ = InPlace("div")
+    multiply_ = InPlace("mul")
+    subtract_ = InPlace("sub")
+    divide_ = InPlace("div")
+    true_divide_ = InPlace("div")
+    neg_ = InPlace("neg")
+    negative_ = InPlace("neg")
+    pow_ = InPlace("pow")
+    abs_ = InPlace("abs")
+    exp_ = InPlace("exp")
+    log_ = InPlace("log")
+    sqrt_ = InPlace("sqrt")
+    tanh_ = InPlace("tanh")
+    sigmoid_ = InPlace("sigmoid")
+    relu_ = InPlace("relu")
+    sin_ = InPlace("sin")
+    cos_ = InPlace("cos")
+    log1p_ = InPlace("log1p")
+    expm1_ = InPlace("expm1")
+    clamp_ = InPlace("clamp")
+    clip_ = InPlace("clamp")
+    clamp_min_ = InPlace("clamp_min")
+    clamp_max_ = InPlace("clamp_max")
+    remainder_ = InPlace("remainder")
+    fmod_ = InPlace("fmod")
+    masked_fill_ = InPlace("masked_fill")
+    scatter_ = InPlace("scatter")
+    scatter_add_ = InPlace("scatter_add")
+    fill_ = InPlace(inplace.filled, "fill_")
+    copy_ = InPlace(inplace.copied, "copy_")
+    normal_ = InPlace(inplace.normal, "normal_")
+    uniform_ = InPlace(inplace.uniform, "uniform_")
+
+    def zero_(self) -> Tensor:
+        """In place: every element 0."""
+        return self.fill_(0)
+
+    def clamp_min(self, min: Any) -> Tensor:
+        return self.clamp(min=min)
+
+    def clamp_max(self, max: Any) -> Tensor:
+        return self.clamp(max=max)
 
     @property
     def device(self) -> device:

@@ -40,13 +40,24 @@ def hooks_of(v: Any) -> Any:
 
 def keep_grad(v: Any, grad: Any) -> None:
     """What ``backward()`` does with a vertex's complete gradient: a leaf accumulates it in
-    ``.grad`` (task 4.3), and so does a non-leaf tensor that asked to (``retain_grad()``)."""
+    ``.grad`` (task 4.3), and so does a non-leaf tensor that asked to (``retain_grad()``).
+
+    ``accumulate`` gets a copy of the gradient that only this tensor holds (``own``): the
+    engine may hand one gradient object to several places (``c = a + b`` gives ``a`` and
+    ``b`` the same one), and ``.grad`` may be changed in place later (``a.grad.zero_()``,
+    an accumulation ``tensor.grad += grad``), which must not reach ``b.grad``."""
     if not isinstance(v, Node):
-        accumulate(v, grad)
+        accumulate(v, own(grad))
     elif v.retained is not None:
         tensor = v.retained()
         if tensor is not None:
-            accumulate(tensor, grad)
+            accumulate(tensor, own(grad))
+
+
+def own(grad: Any) -> Any:
+    """A copy of ``grad`` nobody else holds: a new array, and with ``create_graph=True``
+    (``grad`` requires grad) a recorded copy, so the graph of ``.grad`` is kept."""
+    return grad.clone()
 
 
 def backward_pass(

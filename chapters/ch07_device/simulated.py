@@ -38,6 +38,8 @@ from typing import Any
 
 import numpy as np
 
+from ..ch02_tensor.tensor import Tensor
+
 IMPLICIT = (
     "Implicit conversion to a NumPy array is not allowed. Please use `.get()` to construct a "
     "NumPy array explicitly."
@@ -248,6 +250,8 @@ def _binary(name: str) -> Any:
 
 def _inplace(name: str) -> Any:
     def operator(self: SimArray, other: Any) -> SimArray:
+        if isinstance(other, Tensor):  # p.data += t: the tensor's array (ch02 array_protocol)
+            other = other.data
         other = _operand(other)
         if other is NotImplemented:
             return NotImplemented

@@ -23,6 +23,7 @@ import numpy as np
 
 from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.tensor import Tensor
+from ...ch02_tensor.version import bump
 from ..generator import Generator, rng_of
 
 
@@ -71,6 +72,7 @@ def _fill(tensor: Tensor, values: Any) -> Tensor:
     if not isinstance(tensor.data, np.ndarray) and isinstance(values, np.ndarray):
         values = array_module(tensor.data).asarray(values)  # to the tensor's device (ch. 7)
     tensor.data[...] = values
+    bump(tensor)  # an in-place change (PyTorch's init functions are in-place methods)
     return tensor
 
 

@@ -28,6 +28,7 @@ import numpy as np
 from ...ch02_tensor.dtypes import get_default_dtype
 from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.tensor import Tensor
+from ...ch02_tensor.version import forget
 from . import init
 from .module import Module
 from .parameter import Parameter
@@ -57,11 +58,11 @@ class LinearFunction(Function):
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input Wᵀ + b`` for input (…, in): the leading axes are flattened into rows for
     ``LinearFunction`` and restored after."""
-    if input.ndim == 2:
-        return LinearFunction.apply(input, weight, bias)
-    rows = input.reshape(-1, input.shape[-1])
+    rows = input if input.ndim == 2 else input.reshape(-1, input.shape[-1])
     out = LinearFunction.apply(rows, weight, bias)
-    return out.reshape(*input.shape[:-1], weight.shape[0])
+    if not rows.requires_grad:  # W is kept for ∂L/∂x alone: PyTorch would not keep it, so
+        forget(out, weight)  # its later changes (an optimizer's step) do not matter
+    return out if input.ndim == 2 else out.reshape(*input.shape[:-1], weight.shape[0])
 
 
 class Linear(Module):

@@ -45,6 +45,7 @@ from typing import Any
 
 from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.tensor import Tensor
+from ...ch02_tensor.version import bump
 from .optimizer import Optimizer
 
 
@@ -102,6 +103,7 @@ class LBFGS(Optimizer):
         for p in self._params:
             n = p.data.size
             p.data += step_size * update[offset : offset + n].reshape(p.data.shape)
+            bump(p)  # an in-place change, as the optimizers' ``_with_grad`` counts them
             offset += n
 
     def _clone_param(self) -> list:
@@ -110,6 +112,7 @@ class LBFGS(Optimizer):
     def _set_param(self, params_data: list) -> None:
         for p, data in zip(self._params, params_data):
             p.data[...] = data
+            bump(p)
 
     def _directional_evaluate(self, closure: Callable, x: list, t: Any, d: Any) -> tuple:
         """The loss and flat gradient at x + t d; the parameters are put back to x."""

@@ -32,6 +32,7 @@ from typing import Any
 
 from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.tensor import Tensor
+from ...ch02_tensor.version import bump
 from ...ch04_backward.grad_mode import enable_grad
 
 
@@ -135,8 +136,14 @@ class Optimizer:
             return closure()
 
     def _with_grad(self, group: dict) -> Iterable[Tensor]:
-        """The group's parameters that have a gradient (the others are skipped)."""
-        return [p for p in group["params"] if p.grad is not None]
+        """The group's parameters that have a gradient (the others are skipped), each about
+        to be changed in place through ``p.data``: its version counter moves here, as
+        PyTorch's in-place step moves it, so a backward through a graph recorded before the
+        step raises instead of using the new values (chapter 4, § In place)."""
+        params = [p for p in group["params"] if p.grad is not None]
+        for p in params:
+            bump(p)
+        return params
 
     # -- saving and resuming -------------------------------------------------------------
 

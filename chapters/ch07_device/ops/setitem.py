@@ -26,6 +26,7 @@ import numpy as np
 from ...ch02_tensor import Tensor
 from ...ch02_tensor.grad_mode import is_grad_enabled
 from ...ch02_tensor.indexing import _is_advanced, _is_integer, plain_index, steps
+from ...ch02_tensor.version import bump
 
 INSTEAD = (
     "build a new tensor instead (torch.where(mask, value, x), x.masked_fill(mask, value), "
@@ -48,6 +49,7 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     data = _value(tensor, last, value)
     try:
         target[last] = data
+        bump(tensor)  # an in-place change: the version counter moves (ch02's version.py)
     except ValueError as error:
         if not isinstance(value, Tensor):  # a number the dtype cannot hold (nan in an int)
             raise RuntimeError(f"cannot assign {value!r} to a {tensor.dtype} tensor") from None
@@ -64,15 +66,16 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
 
 
 def _check_records(tensor: Tensor, value: Any) -> None:
-    """Refuse an assignment the graph would have to know about (not supported yet)."""
+    """Refuse an assignment the graph would have to know about (not supported yet); under
+    ``no_grad()`` any tensor may be changed (its version counter moves)."""
+    if not is_grad_enabled():
+        return
     if tensor.grad_fn is not None:
         raise RuntimeError(
             f"x[index] = value on a tensor an operation recorded (its grad_fn is "
             f"{tensor.grad_fn.name()}) is an in-place change of the graph, which is not "
             f"supported yet: {INSTEAD}"
         )
-    if not is_grad_enabled():
-        return
     if tensor.requires_grad:
         raise RuntimeError(
             "a leaf Variable that requires grad is being used in an in-place operation "
