@@ -9,8 +9,8 @@ drawn by ``torch.randn(5, 3, requires_grad=True)``, ``torch.matmul``,
 leaves' ``.grad``; switching recording off by ``torch.no_grad()`` or ``.detach()``
 (``requires_grad`` says which); and a vector-Jacobian product of a non-scalar output,
 ``out.backward(torch.ones_like(out), retain_graph=True)``, run twice (the gradients add up)
-and once more after ``inp.grad.zero_()`` — an in-place change of a tensor's gradient, which
-is issue 28's to define.
+and once more after ``inp.grad.zero_()`` — an in-place change of a tensor's gradient, as
+PyTorch defines it (issue 28).
 
     python -m support.tutorials.autograd_basics
 """
@@ -34,7 +34,7 @@ EXACT = {
     "vjp_diagonal",
     "vjp_corner",
 }
-IN_PLACE = "inp.grad.zero_() clears an accumulated gradient in place (issue 28)"
+IN_PLACE = None
 
 
 def main(seed: int = 0) -> dict[str, float]:

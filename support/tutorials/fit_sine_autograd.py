@@ -6,8 +6,8 @@ changed into ``import chapters.ch07_device as torch`` (the reference, there). Id
 tutorial's order: an evenly spaced grid (``torch.linspace``) and its sine, coefficients drawn
 with ``torch.randn(())`` and ``requires_grad=True``, a sum-of-squares loss by
 ``.pow(2).sum()``, ``backward``, and an update by hand under ``torch.no_grad()`` (``a -= lr *
-a.grad``, then ``a.grad = None``) — an in-place update of a plain leaf tensor, which is
-issue 28's to define.
+a.grad``, then ``a.grad = None``) — an in-place update of a plain leaf tensor, as PyTorch
+defines it (issue 28).
 
     python -m support.tutorials.fit_sine_autograd
 """
@@ -21,7 +21,7 @@ STEPS = 2000
 LEARNING_RATE = 1e-6
 
 EXACT = {"points", "target_energy"}
-IN_PLACE = "a -= lr * a.grad under torch.no_grad() updates a plain leaf tensor in place (issue 28)"
+IN_PLACE = None
 
 
 def main(seed: int = 0) -> dict[str, float]:

@@ -59,7 +59,7 @@ EXACT = {
     "parameters",
     "first_target",
 }
-IN_PLACE = "p.data += -lr * p.grad writes through .data, which is the array here (issue 28)"
+IN_PLACE = None
 
 
 def build_dataset(words, stoi):

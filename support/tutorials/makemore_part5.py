@@ -64,7 +64,7 @@ EXACT = {
     "bn3d_running_var",
     "bn3d_grad_x",
 }
-IN_PLACE = "p.data += -lr * p.grad writes through .data, which is the array here (issue 28)"
+IN_PLACE = None
 
 
 class FlattenConsecutive(nn.Module):
