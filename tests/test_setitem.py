@@ -1,7 +1,7 @@
 """``x[index] = value`` (chapter 7's ``ops/setitem.py``, reached from ``Tensor.__setitem__``),
 without PyTorch: values against NumPy written here, PyTorch's dtype rules and errors, the
-refusals on tensors the graph knows about (in-place on the graph comes later), and the
-simulated device."""
+in-place rules on tensors the graph knows about (the gradients against PyTorch are in
+test_torch_setitem_grad.py), and the simulated device."""
 
 from __future__ import annotations
 
@@ -76,18 +76,40 @@ def test_what_cannot_be_assigned() -> None:
         x[5] = 1
 
 
-def test_a_tensor_the_graph_knows_is_refused_with_what_to_write_instead() -> None:
+def test_a_leaf_that_requires_grad_is_refused_and_the_graph_records_the_rest() -> None:
+    """PyTorch's rules: a leaf that requires grad is refused in grad mode; a tensor in a
+    recorded graph, or a value that requires grad, is recorded (IndexPut); under no_grad()
+    any tensor is written in place."""
     w = sp.ones(3, requires_grad=True)
     with pytest.raises(RuntimeError, match=r"leaf Variable that requires grad.*no_grad"):
         w[0] = 0.0
+    assert w.tolist() == [1.0, 1.0, 1.0] and w._version == 0
     h = w * 2
-    with pytest.raises(RuntimeError, match=r"not supported yet.*torch\.where"):
-        h[0] = 0.0
-    with sp.no_grad(), pytest.raises(RuntimeError, match="not supported yet"):
-        h[0] = 0.0  # a recorded tensor stays refused, even without recording
-    with pytest.raises(RuntimeError, match=r"value that requires grad.*detach"):
-        sp.zeros(3)[0] = w[1]
-    assert w.tolist() == [1.0, 1.0, 1.0] and h.tolist() == [2.0, 2.0, 2.0]
+    h[0] = 0.0  # recorded: h becomes IndexPut's output
+    assert h.tolist() == [0.0, 2.0, 2.0] and h.grad_fn.name() == "IndexPutBackward"
+    assert h._version == 1 and not h.is_leaf
+    (h * sp.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert w.grad.tolist() == [0.0, 4.0, 6.0]  # nothing flows through the overwritten place
+    with sp.no_grad():
+        h[1] = 7.0  # rule 1: written in place, counted
+    assert h.tolist() == [0.0, 7.0, 2.0] and h._version == 2
+    z = sp.zeros(3)
+    z[1:] = w[1:] * 3  # a plain tensor takes a value that requires grad: recorded
+    assert z.requires_grad and z.grad_fn is not None and z.tolist() == [0.0, 3.0, 3.0]
+
+
+def test_a_recorded_assignment_on_a_tensor_with_a_view_is_refused() -> None:
+    w = sp.ones(3, requires_grad=True)
+    h = w * 2
+    view = h[0:2]
+    with pytest.raises(RuntimeError, match=r"shares its memory with a view.*clone\(\)"):
+        h[0] = 5.0
+    with pytest.raises(RuntimeError, match="shares its memory with a view"):
+        view[0] = 5.0
+    assert h.tolist() == [2.0, 2.0, 2.0] and h._version == 0
+    c = h.clone()
+    c[0] = 5.0  # the copy has no view
+    assert c.tolist() == [5.0, 2.0, 2.0]
 
 
 def test_a_leaf_that_requires_grad_changes_under_no_grad_as_in_pytorch() -> None:
