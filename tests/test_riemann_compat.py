@@ -295,13 +295,19 @@ def test_report_lists_every_failure_and_exclusion() -> None:
         ("TypeError: unsupported operand type(s) for <<: 'Tensor' and 'int'",
          "Tensor operator <<"),
         ("RuntimeError: x[index] = value on a tensor an operation recorded (its grad_fn …",
-         'in-place semantics (the issue "In-place, as PyTorch defines it")'),
+         "in-place semantics (issue 28): other"),
+        ("RuntimeError: *= on a tensor in a recorded graph that shares its memory with a view",
+         "a recorded in-place change of a tensor that has a view (`y[i] += v`, `v = y[0:2]; "
+         "v.mul_(2)`): the course refuses it, PyTorch rewrites the view's graph"),
+        ("RuntimeError: fill_ on a tensor in a recorded graph would cut it from the graph",
+         "fill_ / zero_ on a tensor in a recorded graph: the course refuses it, PyTorch "
+         "records it (the old values get a zero gradient)"),
         ("AssertionError: something else entirely", "other: AssertionError: something else"
          " entirely"),
         ("AssertionError: clamp非原地 (3 of 26 recorded cases failed; first: out参数测试)",
          "out= arguments"),
         ("AssertionError: clamp原地 (25 of 25 recorded cases failed; first: 基本clamp_)",
-         'in-place semantics (the issue "In-place, as PyTorch defines it")'),
+         "in-place semantics (issue 28): other"),
     ],
 )  # fmt: skip
 def test_failures_are_grouped_by_what_they_lack(reason: str, group: str) -> None:

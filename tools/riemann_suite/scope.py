@@ -141,6 +141,9 @@ TESTS: dict[tuple[str, str], str] = {
     + " (Tensor.merge_indices, Riemann's indexing internals)",
     ("test_007_inplace_oper.py", "test_index_merge_function"): RIEMANN_ONLY
     + " (Tensor.merge_indices, Riemann's indexing internals)",
+    ("test_007_inplace_oper.py", "test_broadcast_complex"): RIEMANN_BEHAVIOUR
+    + ": x[index] = ndarray and x[index] += ndarray (PyTorch: TypeError, can't assign a "
+    "numpy.ndarray; the test itself gives PyTorch a tensor instead)",
     ("test_021_activation.py", "test_leaky_relu"): RIEMANN_ARG
     + " (leaky_relu(alpha=); PyTorch's is negative_slope)",
     ("test_050_nn_module.py", "test_parameters_management"): RIEMANN_ONLY
