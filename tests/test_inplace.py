@@ -499,17 +499,8 @@ def test_a_saved_tensor_changed_and_changed_back_still_raises() -> None:
         out.sum().backward()
 
 
-# Functions that keep an operand whose gradient nobody needs: PyTorch keeps it only for a
-# needed gradient (``needs_input_grad``), so it does not raise; the course's Mul, Div and Sum
-# keep theirs always (only MatMul and linear were changed), and raise.
-KEEP_TOO_MUCH = pytest.mark.xfail(
-    strict=True,
-    reason="core: Mul/Div keep both operands and Sum its input whatever needs_input_grad "
-    "says, so the counter fires where PyTorch's does not (as MatMul did before issue 28)",
-)
-
-
-@KEEP_TOO_MUCH
+# Functions keep an operand only for a gradient that is needed (``needs_input_grad``), as
+# PyTorch does, so a change of the other operand does not raise.
 @pytest.mark.parametrize(
     "op",
     [lambda x, c: x * c, lambda x, c: x * 2, lambda x, c: x / c, lambda x, c: (x * c).sum()],
@@ -632,11 +623,6 @@ def test_copy_from_a_tensor_that_requires_grad_is_recorded() -> None:
     close(src.grad, [3.0, 3.0, 3.0])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="core bug: copy_(src) of src's shape and dtype, src requiring grad, makes x a leaf "
-    "that aliases src's array (inplace.copied returns src itself): src gets no gradient",
-)
 def test_copy_from_a_tensor_of_the_same_shape_that_requires_grad_is_recorded() -> None:
     src = leaf([1.0, 2.0, 3.0])
     x = sp.zeros(3, dtype=sp.float64)

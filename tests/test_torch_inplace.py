@@ -149,16 +149,7 @@ def test_views_share_the_counter_as_pytorchs() -> None:
 # fill_, zero_ and copy_ of a constant on a non-leaf are refused here (``inplace.py``'s
 # rule 3: the course's choice, a result cut from the graph); floor and trunc have no gradient
 CONSTANT = ("fill_", "zero_", "copy_ broadcast", "div_ floor", "div_ trunc")
-COPY_BUG = pytest.mark.xfail(
-    strict=True,
-    reason="core bug: copy_(src) of src's shape and dtype, src requiring grad, makes x a leaf "
-    "that aliases src's array (inplace.copied returns src itself): src gets no gradient",
-)
-DIFFERENTIABLE = [
-    pytest.param(*m, id=m[0], marks=[COPY_BUG] if m[0] == "copy_" else [])
-    for m in METHODS
-    if m[0] not in CONSTANT
-]
+DIFFERENTIABLE = [pytest.param(*m, id=m[0]) for m in METHODS if m[0] not in CONSTANT]
 
 
 @pytest.mark.parametrize(("name", "start", "fn"), DIFFERENTIABLE)
@@ -541,14 +532,8 @@ def test_where_the_course_keeps_the_input_it_runs_with_the_right_gradient(
     same(ours, x.grad)
 
 
-# Functions that keep an operand whose gradient nobody needs: PyTorch keeps only what a
-# needed gradient uses (``needs_input_grad``) and runs; the course's Mul, Div and Sum keep
-# theirs always, and raise.
-KEEP_TOO_MUCH = pytest.mark.xfail(
-    strict=True,
-    reason="core: Mul/Div keep both operands and Sum its input whatever needs_input_grad "
-    "says, so the counter fires where PyTorch's does not (as MatMul did before issue 28)",
-)
+# Functions keep an operand only for a gradient that is needed (``needs_input_grad``), as
+# PyTorch does: a change of the other operand runs in both.
 
 
 def _mul_by_a_constant(m):
@@ -596,7 +581,6 @@ OVER = [
 ]
 
 
-@KEEP_TOO_MUCH
 @pytest.mark.parametrize(("name", "code"), OVER, ids=[o[0] for o in OVER])
 def test_an_operand_nobody_needs_is_not_watched_as_pytorchs(name, code) -> None:
     assert _outcome(torch, code) == "runs"

@@ -11,7 +11,7 @@ is a constant and gets no gradient); chapter 3 lifts that restriction.
 
 from __future__ import annotations
 
-from .function import Context, Function
+from .function import Context, Function, shape_only
 
 
 class Add(Function):
@@ -63,7 +63,8 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx: Context, a, b):
-        ctx.save_for_backward(a, b)
+        needs_a, needs_b = ctx.needs_input_grad  # a is read for ∂L/∂b only, and b for ∂L/∂a
+        ctx.save_for_backward(a if needs_b else shape_only(a), b if needs_a else shape_only(b))
         return a.data * b.data
 
     @staticmethod
@@ -84,7 +85,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx: Context, a, b):
-        ctx.save_for_backward(a, b)
+        needs_b = ctx.needs_input_grad[1]  # a is read for ∂L/∂b only
+        ctx.save_for_backward(a if needs_b else shape_only(a), b)
         return a.data / b.data
 
     @staticmethod

@@ -38,7 +38,7 @@ from typing import Any
 
 from .grad_mode import _set_grad_enabled, is_grad_enabled
 from .seams import later, reduce_to_shape
-from .version import check, share, view_of, watch
+from .version import check, memory_owner, share, view_of, watch, writeable
 
 
 class Context:
@@ -115,7 +115,7 @@ class Node:
                     f"{len(self.inputs)} input(s): return one per Tensor input of forward "
                     "(None where no gradient is needed)"
                 )
-            return tuple([self._fit(x, g) for x, g in zip(self.inputs, grads)])
+            return _apart(tuple([self._fit(x, g) for x, g in zip(self.inputs, grads)]))
         finally:
             _set_grad_enabled(previous)
 
@@ -157,6 +157,32 @@ class Node:
         keeps its shape and an intermediate result nobody else holds is freed."""
         self.ctx = None
         self.inputs = tuple([x if x.grad_fn is None else Edge(x) for x in self.inputs])
+
+
+def shape_only(x: Any) -> Any:
+    """What a forward keeps of an input whose values backward will not read (only its shape,
+    or its values for a gradient nobody needs): a Tensor over the same array that is not
+    ``x``, so ``version.py`` does not watch it, as PyTorch would not have kept it."""
+    return _tensor.Tensor._from_array(x.data)
+
+
+def _apart(grads: tuple) -> tuple:
+    """The gradients, each with memory of its own that may be written: a gradient that
+    shares memory with one before it (``Add`` hands ``grad_output`` to both inputs; a
+    ``Reshape`` a view of it) or is a read-only broadcast view is copied (recorded, with
+    ``create_graph``). The engine may then add into each in place (``pending[p] += g``)
+    without reaching another vertex's gradient."""
+    owners: list = []
+    out = []
+    for g in grads:
+        if g is not None:
+            owner = memory_owner(g.data)
+            if not writeable(g.data) or any([owner is o for o in owners]):
+                g = g.clone()
+            else:
+                owners.append(owner)
+        out.append(g)
+    return tuple(out)
 
 
 class AccumulateGrad:

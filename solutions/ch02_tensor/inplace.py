@@ -77,6 +77,9 @@ def in_place(tensor: Any, compute: Callable[[Any], Any], name: str) -> Any:
         )
     if result.dtype != tensor.dtype:
         result = result.to(tensor.dtype)
+    found = result._version_counter
+    if result.grad_fn is None or (found is not None and found.shared):
+        result = result.clone()  # an input itself (copy_(src)) or a view: its own memory
     node, old = result.grad_fn, tensor.grad_fn
     if old is not None and old.retained is not None:  # retain_grad() follows the tensor
         node.retained, old.retained = old.retained, None
@@ -159,6 +162,11 @@ def filled(tensor: Any, value: Any) -> Any:
         value = value.item()
     xp = array_module(tensor.data)
     return _tensor.Tensor._from_array(xp.full(tensor.shape, value, dtype=tensor.dtype))
+
+
+def zeros(tensor: Any) -> Any:
+    """A constant of zeros of ``tensor``'s shape, dtype and device."""
+    return filled(tensor, 0)
 
 
 def copied(tensor: Any, src: Any) -> Any:

@@ -756,13 +756,10 @@ class Tensor:
     scatter_ = InPlace("scatter")
     scatter_add_ = InPlace("scatter_add")
     fill_ = InPlace(inplace.filled, "fill_")
+    zero_ = InPlace(inplace.zeros, "zero_")
     copy_ = InPlace(inplace.copied, "copy_")
     normal_ = InPlace(inplace.normal, "normal_")
     uniform_ = InPlace(inplace.uniform, "uniform_")
-
-    def zero_(self) -> Tensor:
-        """In place: every element 0."""
-        return self.fill_(0)
 
     def clamp_min(self, min: Any) -> Tensor:
         return self.clamp(min=min)

@@ -64,6 +64,13 @@ def memory_owner(array: Any) -> Any:
     return array if base is None else base
 
 
+def writeable(array: Any) -> bool:
+    """Whether ``array`` may be written (NumPy's broadcast views may not; CuPy's flags do
+    not say, and its arrays may all be written)."""
+    flags = getattr(getattr(array, "_a", array), "flags", None)
+    return bool(getattr(flags, "writeable", True))
+
+
 def view_of(result: Any, inputs: tuple) -> Any:
     """The input whose memory the array ``result`` shows (a view, or the array itself), or
     None. Only the owners are compared: a fresh result owns its memory and matches none."""
