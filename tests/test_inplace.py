@@ -674,3 +674,56 @@ def test_the_methods_run_on_the_simulated_device() -> None:
     close(x, [5.0, 7.0, 9.0])
     x.zero_()
     close(x, [0.0, 0.0, 0.0])
+
+
+def test_a_nodes_gradients_share_no_memory_and_may_be_written() -> None:
+    """Add hands grad_output to both inputs, a reshape a view of it, an expand a read-only
+    broadcast: Node.backward returns each input its own writeable memory, so an engine that
+    adds in place (pending[p] += g) reaches no other vertex's gradient."""
+    a = sp.tensor([[1.0, 2.0]], requires_grad=True)
+    b = sp.tensor([[3.0, 4.0]], requires_grad=True)
+    for node, grad_output in [
+        ((a + b).grad_fn, sp.ones(1, 2)),
+        ((a.reshape(2) + b.reshape(2)).grad_fn, sp.ones(2)),
+        ((a.expand(3, 2) * 1.0 + b).grad_fn, sp.ones(3, 2)),
+    ]:
+        grads = [g for g in node.backward(grad_output) if g is not None]
+        assert len(grads) == 2
+        assert not np.shares_memory(grads[0].data, grads[1].data)
+        for g in grads:
+            assert g.data.flags.writeable
+            assert not np.shares_memory(g.data, grad_output.data) or g is grads[0]
+
+
+def test_an_engine_that_adds_in_place_gives_the_right_gradients() -> None:
+    """backward_pass with pending[p] += g (the in-place form of task 4.2's sum): a vertex
+    reached twice through one Add gets 2, and its sibling 1 (no gradient shared)."""
+    from solutions.ch04_backward.dependencies import count_dependencies, vertex
+    from solutions.ch04_backward.engine import keep_grad
+
+    a = sp.tensor([1.0, 2.0], requires_grad=True)
+    b = sp.tensor([3.0, 4.0], requires_grad=True)
+    c = a + b
+    out = (c + a).sum()
+    roots, seeds = [out.grad_fn], [sp.tensor(1.0)]
+    counts, pending = count_dependencies(roots), {roots[0]: seeds[0]}
+    ready = [roots[0]]
+    while ready:
+        v = ready.pop()
+        grad = pending.pop(v)
+        keep_grad(v, grad)
+        if not hasattr(v, "inputs"):
+            continue
+        for x, g in zip(v.inputs, v.backward(grad)):
+            if not x.requires_grad:
+                continue
+            p = vertex(x)
+            if p in pending:
+                pending[p] += g  # in place
+            else:
+                pending[p] = g
+            counts[p] -= 1
+            if counts[p] == 0:
+                ready.append(p)
+    np.testing.assert_array_equal(a.grad.data, [2.0, 2.0])
+    np.testing.assert_array_equal(b.grad.data, [1.0, 1.0])
