@@ -155,3 +155,144 @@ def test_a_hessian_as_j_i_is_named_by_its_values_where_the_shapes_agree() -> Non
     problem = functional_verdict(case, {**record, "result": swapped})
     assert problem is not None and "∂²f/∂x∂y holds the values of [1][0]" in problem, problem
     assert "the blocks are transposed" in problem, problem
+
+
+# -- task 4.3: accumulate as keep_grad calls it (a copy only the tensor holds) ------------------
+
+ACCUMULATE_BODIES = {  # name: (accumulate's body, whether it is right)
+    "a new Tensor (the reference)": (
+        "tensor.grad = grad if tensor.grad is None else tensor.grad + grad",
+        True,
+    ),
+    "+= (in place, as PyTorch)": (
+        "if tensor.grad is None:\n    tensor.grad = grad\nelse:\n    tensor.grad += grad",
+        True,
+    ),
+    "add_": (
+        "if tensor.grad is None:\n    tensor.grad = grad\nelse:\n    tensor.grad.add_(grad)",
+        True,
+    ),
+    ".data +=": (
+        "if tensor.grad is None:\n    tensor.grad = grad\nelse:\n    tensor.grad.data += grad.data",
+        False,
+    ),
+}
+
+
+def _accumulate_from(body: str):
+    namespace: dict = {}
+    lines = "".join(f"    {line}\n" for line in body.split("\n"))
+    exec(f"def accumulate(tensor, grad):\n{lines}", namespace)
+    return namespace["accumulate"]
+
+
+@pytest.mark.parametrize("name", list(ACCUMULATE_BODIES))
+def test_accumulate_in_place_or_out_of_place_passes_and_data_loses_the_graph(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """4.3's program runs ``accumulate`` through the given ``keep_grad`` (a copy the tensor
+    alone holds), so adding in place into ``.grad`` (``+=``, ``add_``) passes every row, a
+    preset ``.grad`` and create_graph included, like the reference; adding on the arrays
+    gives the right values and fails exactly the rows whose gradients require grad, naming
+    the graph that was lost (the gradients after the first get none through it)."""
+    import importlib
+
+    import numpy as np
+
+    from autograder.checks.ch04_backward import accumulate_verdict, programs
+    from autograder.checks.ch04_backward.cases import accumulate_case
+
+    sp = importlib.import_module("solutions.ch04_backward")
+    engine = importlib.import_module("solutions.ch04_backward.engine")
+    body, right = ACCUMULATE_BODIES[name]
+    monkeypatch.setattr(engine, "accumulate", _accumulate_from(body))
+    rng = np.random.default_rng(4)
+    rows = [(1, False, False), (3, False, False), (2, True, False)]
+    rows += [(2, False, True), (1, False, True), (3, True, True)]
+    for count, preset, requires_grad in rows:
+        case = accumulate_case(rng, count, (2, 3), preset=preset, requires_grad=requires_grad)
+        got = programs.accumulate(sp, **case.inputs)
+        problem = accumulate_verdict(case, got)
+        if right or not requires_grad or (count == 1 and not preset):
+            assert problem is None, (name, case.label, problem)
+        else:
+            assert problem is not None and "The sum lost the graph" in problem, problem
+            lost = "call 1" if preset else "call 2"  # .data += keeps the first .grad's graph
+            assert f"the gradient passed in {lost} gets no gradient" in problem, problem
+
+
+def test_a_sum_off_the_graph_is_named_by_the_first_gradient_it_lost() -> None:
+    """The verdict reads the program's ``through`` (the gradient of t.grad.sum() with
+    respect to each gradient passed, then the preset's leaf): ones pass; None or other
+    values name the first gradient off, by call, and a preset by its own name."""
+    import numpy as np
+
+    from autograder.checks.ch04_backward import accumulate_verdict
+    from autograder.checks.ch04_backward.cases import accumulate_case
+
+    case = accumulate_case(np.random.default_rng(1), 2, (3,), preset=True, requires_grad=True)
+    ones = np.ones(3)
+    record = {"values": case.expected.values, "each_requires_grad": [True, True]}
+    assert accumulate_verdict(case, {**record, "through": [ones, ones, ones]}) is None
+    problem = accumulate_verdict(case, {**record, "through": [ones, None, ones]})
+    assert problem is not None and "the gradient passed in call 2 gets no gradient" in problem
+    assert "The sum lost the graph" in problem, problem
+    problem = accumulate_verdict(case, {**record, "through": [ones, ones, 2 * ones]})
+    assert problem is not None and "the .grad set beforehand gets array([2. 2. 2.]" in problem
+    assert "lost the graph" not in problem, problem
+    problem = accumulate_verdict(case, {**record, "each_requires_grad": [False, True]})
+    assert problem is not None and "t.grad after call 1 does not require grad" in problem
+
+
+def test_the_programs_own_reverse_pass_gives_pytorchs_gradients() -> None:
+    """``programs.gradients_of`` (4.3's judge of ``.grad``'s graph, run without chapter 4's
+    tasks) gives ``torch.autograd.grad``'s gradients of out.sum() on a graph with a recorded
+    copy, an in-place add into it, a leaf used twice and a product, and None for a leaf out
+    does not depend on."""
+    torch = pytest.importorskip("torch")
+    import importlib
+
+    import numpy as np
+
+    from autograder.checks.ch04_backward import programs
+
+    sp = importlib.import_module("solutions.ch04_backward")
+    rng = np.random.default_rng(2)
+    data = [rng.standard_normal((2, 3)) for _ in range(3)]
+
+    def build(xs):
+        a, b, _ = xs
+        out = a.clone()
+        out += b * 2.0
+        return (out * a + b).tanh()
+
+    mine = [sp.Tensor(d.copy(), requires_grad=True) for d in data]
+    got = programs.gradients_of(sp, build(mine), mine)
+    theirs = [torch.tensor(d, requires_grad=True) for d in data]
+    want = torch.autograd.grad(build(theirs).sum(), theirs, allow_unused=True)
+    assert got[2] is None and want[2] is None
+    for g, w in zip(got[:2], want[:2]):
+        assert np.allclose(g.data, w.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_c_equals_a_plus_b_keeps_a_sum_each_when_accumulate_adds_in_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Add's backward hands a and b one gradient object; keep_grad gives each a copy, so
+    ``tensor.grad += grad`` keeps a sum each, as the aliasing check expects (its old rule
+    for one object, 2·passes - 1, could no longer fail and is gone)."""
+    import importlib
+
+    import numpy as np
+
+    from autograder.checks.ch04_backward import alias_verdict, programs
+    from autograder.checks.ch04_backward.cases import alias_case
+
+    sp = importlib.import_module("solutions.ch04_backward")
+    engine = importlib.import_module("solutions.ch04_backward.engine")
+    body, _ = ACCUMULATE_BODIES["+= (in place, as PyTorch)"]
+    monkeypatch.setattr(engine, "accumulate", _accumulate_from(body))
+    case = alias_case(np.random.default_rng(3), 3, (2,))
+    got = programs.aliasing(sp, **case.inputs)
+    assert alias_verdict(case, got) is None, got
+    assert np.array_equal(got["a_grad"], np.full(2, 3.0)), got

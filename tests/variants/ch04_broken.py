@@ -144,7 +144,7 @@ VARIANTS = [
         ),
         "4.1",
     ),
-    ("accumulates in place", "accumulate.py", ("region", ACCUMULATE_IN_PLACE), "4.3"),
+    ("accumulates in place through .data", "accumulate.py", ("region", ACCUMULATE_IN_PLACE), "4.3"),
     (
         "accumulates on the arrays",
         "accumulate.py",
@@ -829,12 +829,22 @@ CORRECT = [
         ("region", ENGINE_TOPOLOGICAL_ORDER),
         "4.2",
     ),
-    (
-        "accumulate with += (a Tensor has no __iadd__: out of place)",
+    (  # in place, PyTorch's way (keep_grad hands accumulate a copy only t holds); graded on
+        # the create_graph rows too, where += on the recorded .grad is recorded (in-place rule 3)
+        "accumulate with += (in place into its own .grad, as PyTorch)",
         "accumulate.py",
         (
             "region",
             "if tensor.grad is None:\n    tensor.grad = grad\nelse:\n    tensor.grad += grad",
+        ),
+        "4.3",
+    ),
+    (  # create_graph: the first .grad is keep_grad's recorded copy; add_ is recorded (rule 3)
+        "accumulate with add_ (in place, also under create_graph)",
+        "accumulate.py",
+        (
+            "region",
+            "if tensor.grad is None:\n    tensor.grad = grad\nelse:\n    tensor.grad.add_(grad)",
         ),
         "4.3",
     ),
@@ -887,7 +897,8 @@ SET = VariantSet(
     VARIANTS,
     CORRECT,
     says=[
-        ("accumulates in place", "accumulate changed a gradient it was given"),
+        ("accumulates in place through .data", "The sum lost the graph"),
+        ("accumulates in place through .data", "keeps the graph of the first gradient only"),
         ("deliver called for leaves only", "for every vertex with a gradient, nodes too"),
         ("a node released before its backward", "Release a node after its backward"),
         ("hessian of one Tensor input returned as a 1-tuple", "return the Tensor itself"),

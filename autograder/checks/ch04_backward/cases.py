@@ -683,9 +683,13 @@ def accumulate_case(
         total = total + g
         values.append(total.copy())
     times = "once" if count == 1 else f"{count} times"
-    label = f"accumulate(t, g) {times}, each g of shape {shape}"
+    label = (
+        f"accumulate(t, g) {times} as backward() calls it (keep_grad: g a copy that only t "
+        f"holds), each g of shape {shape}"
+    )
     if preset:
         label += ", t.grad set beforehand"
+        label += " (a recorded copy of a leaf)" if requires_grad else ""
     if requires_grad:
         label += ", each g requiring grad (as with create_graph=True)"
     inputs = {"grads": grads, "preset": start, "requires_grad": requires_grad}
@@ -704,7 +708,7 @@ def alias_case(rng: np.random.Generator, passes: int, shape: tuple[int, ...] = (
     label = (
         f"c = a + b, then backward_pass from c.sum() (a seed of 1, retain_graph=True, "
         f"deliver=keep_grad, which calls accumulate) {times} (a and b of shape {shape}): "
-        "Add's backward hands one gradient object to both"
+        "Add's backward hands one gradient object to both, keep_grad each a copy of its own"
     )
     grad = np.full(shape, float(passes))
     return Case(label, {"a": a, "b": b, "passes": passes}, AliasExpected(grad, grad.copy()))
