@@ -289,13 +289,16 @@ def test_rule_3_is_refused_on_a_view_in_a_recorded_graph() -> None:
     close(y, [[2.0, 4.0], [6.0, 8.0]])
 
 
-def test_rule_3_refuses_a_constant_result_on_a_non_leaf() -> None:
+def test_rule_3_records_a_constant_result_with_a_gradient_of_zeros() -> None:
+    """zero_ / fill_ on a non-leaf: recorded (Overwrite), the old tensor gets zeros."""
     x = leaf([1.0, 2.0])
     y = x * 2
-    with pytest.raises(RuntimeError, match="zeros_like"):
-        y.zero_()
-    with pytest.raises(RuntimeError, match="cut it from the graph"):
-        y.fill_(3.0)
+    y.zero_()
+    assert y.grad_fn is not None and y.tolist() == [0.0, 0.0]
+    z = x * 3
+    z.fill_(3.0)
+    (y + z + x).sum().backward()
+    close(x.grad, [1.0, 1.0])
 
 
 def test_the_result_must_fit_the_tensor() -> None:
@@ -727,3 +730,29 @@ def test_an_engine_that_adds_in_place_gives_the_right_gradients() -> None:
                 ready.append(p)
     np.testing.assert_array_equal(a.grad.data, [2.0, 2.0])
     np.testing.assert_array_equal(b.grad.data, [1.0, 1.0])
+
+
+def test_a_recorded_in_place_leaves_the_edges_recorded_before_it() -> None:
+    """z = x * 3 was recorded from x; x.mul_(2), recorded, gives x a new grad_fn, and z's
+    gradient still flows to where x came from then (PyTorch's edges): leaf.grad = 3 + 2."""
+    leaf = sp.tensor([1.0, 2.0], requires_grad=True)
+    x = leaf * 1
+    z = x * 3
+    x.mul_(2)
+    (z.sum() + x.sum()).backward()
+    np.testing.assert_array_equal(leaf.grad.data, [5.0, 5.0])  # PyTorch's
+
+
+def test_a_graph_recorded_from_grad_keeps_it_when_create_graph_adds_again() -> None:
+    """PyTorch adds out of place under create_graph: a graph made from the old .grad keeps
+    its values, also when accumulate adds in place (keep_grad hands it a fresh .grad)."""
+    x = sp.tensor([1.0, 2.0], dtype=sp.float64, requires_grad=True)
+    (x**3).sum().backward(create_graph=True)
+    g = x.grad
+    penalty = (g**2).sum()
+    (x**2).sum().backward(create_graph=True)
+    np.testing.assert_array_equal(g.data, [3.0, 12.0])
+    np.testing.assert_array_equal(x.grad.data, [5.0, 16.0])
+    x.grad = None
+    penalty.backward()  # d/dx Σ (3x²)² = 36 x³
+    np.testing.assert_allclose(x.grad.data, [36.0, 288.0])

@@ -146,9 +146,8 @@ def test_views_share_the_counter_as_pytorchs() -> None:
 
 # -- the differentiable in-place on a non-leaf ----------------------------------------------
 
-# fill_, zero_ and copy_ of a constant on a non-leaf are refused here (``inplace.py``'s
-# rule 3: the course's choice, a result cut from the graph); floor and trunc have no gradient
-CONSTANT = ("fill_", "zero_", "copy_ broadcast", "div_ floor", "div_ trunc")
+# floor and trunc division have no gradient (floor_divide's backward raises, as PyTorch's)
+CONSTANT = ("div_ floor", "div_ trunc")
 DIFFERENTIABLE = [pytest.param(*m, id=m[0]) for m in METHODS if m[0] not in CONSTANT]
 
 

@@ -26,11 +26,12 @@ TASKS = [
     ),
     Task(
         "4.3",
-        "accumulate(tensor, grad): out of place",
+        "accumulate(tensor, grad): .grad as a running sum",
         10,
         "§5",
-        "tensor.grad = grad the first time, else tensor.grad + grad (a new Tensor). Never "
-        "write into .data: one gradient object is handed to several tensors.",
+        "tensor.grad = grad the first time, else tensor.grad + grad (or tensor.grad += grad: "
+        "keep_grad hands you a copy only this tensor holds). Add with Tensor operations, never "
+        "on .data: with create_graph=True the sum must stay in the graph.",
     ),
     Task(
         "4.4",

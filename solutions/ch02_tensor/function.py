@@ -38,7 +38,7 @@ from typing import Any
 
 from .grad_mode import _set_grad_enabled, is_grad_enabled
 from .seams import later, reduce_to_shape
-from .version import check, memory_owner, share, view_of, watch, writeable
+from .version import check, counter, memory_owner, share, view_of, watch, writeable
 
 
 class Context:
@@ -159,6 +159,24 @@ class Node:
         self.inputs = tuple([x if x.grad_fn is None else Edge(x) for x in self.inputs])
 
 
+def _as_recorded(x: Any) -> Any:
+    """What a node holds of its input ``x``: ``x`` itself for a leaf that requires grad (its
+    gradient accumulates there), else a stand-in of ``x`` as it is now (its array,
+    ``grad_fn``, ``requires_grad`` and version counter), kept on ``x`` while those stay. An
+    in-place operation recorded later (inplace.py's rule 3) gives ``x`` a new array and
+    ``grad_fn``; the nodes recorded before keep pointing where ``x`` came from then, as
+    PyTorch's edges do."""
+    if x.requires_grad and x.grad_fn is None:
+        return x
+    found = x._recorded_as
+    if found is None or found.data is not x.data or found.grad_fn is not x.grad_fn:
+        found = _tensor.Tensor._from_array(x.data)
+        found.requires_grad, found.grad_fn = x.requires_grad, x.grad_fn
+        found._version_counter = counter(x)
+        x._recorded_as = found
+    return found
+
+
 def shape_only(x: Any) -> Any:
     """What a forward keeps of an input whose values backward will not read (only its shape,
     or its values for a gradient nobody needs): a Tensor over the same array that is not
@@ -264,7 +282,7 @@ class Function:
                 return out
             watch(ctx, inputs, out, cls)  # what forward kept, and its version now
             out.requires_grad = True
-            out.grad_fn = Node(cls, ctx, inputs)
+            out.grad_fn = Node(cls, ctx, tuple([_as_recorded(x) for x in inputs]))
         return out
 
     @staticmethod
