@@ -55,7 +55,9 @@ class Mul(Function):
 
     @staticmethod
     def forward(ctx: Context, a, b):
-        ctx.save_for_backward(a, b)
+        needs_a, needs_b = ctx.needs_input_grad  # a is read for ∂L/∂b only, and b for ∂L/∂a
+        kept_a = a if needs_b else ctx.shape_only(a)
+        ctx.save_for_backward(kept_a, b if needs_a else ctx.shape_only(b))
         return a.data * b.data
 
     @staticmethod
@@ -69,7 +71,8 @@ class Div(Function):
 
     @staticmethod
     def forward(ctx: Context, a, b):
-        ctx.save_for_backward(a, b)
+        needs_b = ctx.needs_input_grad[1]  # a is read for ∂L/∂b only
+        ctx.save_for_backward(a if needs_b else ctx.shape_only(a), b)
         return a.data / b.data
 
     @staticmethod

@@ -38,7 +38,7 @@ from typing import Any
 
 from .grad_mode import _set_grad_enabled, is_grad_enabled
 from .seams import later, reduce_to_shape
-from .version import check, share, view_of, watch
+from .version import check, counter, memory_owner, share, view_of, watch, writeable
 
 
 class Context:
@@ -55,6 +55,15 @@ class Context:
 
     def save_for_backward(self, *tensors: Any) -> None:
         self.saved_tensors = tensors
+
+    def shape_only(self, x: Any) -> Any:
+        """What ``forward`` keeps of an input whose values backward will not read (only its
+        shape, or its values for a gradient nobody needs): a Tensor over the same array that
+        is not ``x``, so ``version.py`` does not watch it, as PyTorch would not have kept it.
+        (``x`` itself when nothing is recorded: then nothing is watched.)"""
+        if True not in self.needs_input_grad:
+            return x
+        return _tensor.Tensor._from_array(x.data)
 
     def mark_non_differentiable(self, *tensors: Any) -> None:
         """PyTorch's: the output ``forward`` returns among ``tensors`` records no graph."""
@@ -115,7 +124,7 @@ class Node:
                     f"{len(self.inputs)} input(s): return one per Tensor input of forward "
                     "(None where no gradient is needed)"
                 )
-            return tuple([self._fit(x, g) for x, g in zip(self.inputs, grads)])
+            return _apart(tuple([self._fit(x, g) for x, g in zip(self.inputs, grads)]))
         finally:
             _set_grad_enabled(previous)
 
@@ -157,6 +166,47 @@ class Node:
         keeps its shape and an intermediate result nobody else holds is freed."""
         self.ctx = None
         self.inputs = tuple([x if x.grad_fn is None else Edge(x) for x in self.inputs])
+
+
+def _as_recorded(x: Any) -> Any:
+    """What a node holds of its input ``x``: ``x`` itself for a leaf (its gradient
+    accumulates there; a constant is marked, ``_recorded_as = x``), else a stand-in of
+    ``x`` as it is now (its array, ``grad_fn`` and version counter), kept on ``x`` while
+    those stay. An in-place operation recorded later (inplace.py's rule 3) gives ``x`` a new
+    array and ``grad_fn``; the nodes recorded before keep pointing where ``x`` came from
+    then, as PyTorch's edges do."""
+    grad_fn = x.grad_fn
+    if grad_fn is None:
+        if not x.requires_grad:
+            x._recorded_as = x
+        return x
+    found = x._recorded_as
+    if found is None or found.grad_fn is not grad_fn or found.data is not x.data:
+        found = _tensor.Tensor._from_array(x.data)
+        found.requires_grad, found.grad_fn = True, grad_fn
+        found._version_counter = counter(x)
+        x._recorded_as = found
+    return found
+
+
+def _apart(grads: tuple) -> tuple:
+    """The gradients, each with memory of its own that may be written: a gradient that
+    shares memory with one before it (``Add`` hands ``grad_output`` to both inputs; a
+    ``Reshape`` a view of it) or is a read-only broadcast view is copied (recorded, with
+    ``create_graph``). The engine may then add into each in place (``pending[p] += g``)
+    without reaching another vertex's gradient."""
+    owners: list = []
+    out = []
+    for g in grads:
+        if g is not None:
+            owner = memory_owner(g.data)
+            # a fresh array (its own owner) may always be written; a view only if it says so
+            if (owner is not g.data and not writeable(g.data)) or any([owner is o for o in owners]):
+                g = g.clone()
+            else:
+                owners.append(owner)
+        out.append(g)
+    return tuple(out)
 
 
 class AccumulateGrad:
@@ -238,7 +288,7 @@ class Function:
                 return out
             watch(ctx, inputs, out, cls)  # what forward kept, and its version now
             out.requires_grad = True
-            out.grad_fn = Node(cls, ctx, inputs)
+            out.grad_fn = Node(cls, ctx, tuple([_as_recorded(x) for x in inputs]))
         return out
 
     @staticmethod

@@ -14,9 +14,13 @@ by three rules (PyTorch's):
 3. Otherwise (``x`` is in a recorded graph, or the result is): the operation is recorded,
    and ``x`` becomes its output: ``x`` takes the result's array and ``grad_fn``. The node
    remembers ``x`` as it was (a stand-in Tensor over the old array, with the old
-   ``grad_fn``), so the graph has no loop and backward sees the old values. Refused for a
-   tensor that shares its memory with a view (PyTorch rewrites the views' graphs; the course
-   does not), with a message naming the out-of-place form.
+   ``grad_fn``), so the graph has no loop and backward sees the old values. Refused, with a
+   message naming the out-of-place form, for a tensor that shares its memory with a view
+   (PyTorch rewrites the views' graphs; the course does not). Nodes recorded before keep
+   their edge to the old ``x``: they hold a stand-in of each input (``function.py``; a
+   constant that a node holds is refused instead: its edge would start to carry one). A
+   result that does not depend on the tensor (``zero_``, ``fill_``, ``normal_``) is
+   recorded as ``Overwrite``: the old tensor gets a gradient of zeros.
 
 The result must have ``x``'s shape (no broadcasting of ``x`` itself), and a dtype that can
 be cast to ``x``'s by PyTorch's rule (no float into an integer tensor, nothing but bool into
@@ -30,6 +34,7 @@ from typing import Any
 
 from .backend import array_module
 from .dtypes import is_floating
+from .function import Context, Function
 from .grad_mode import is_grad_enabled
 from .seams import later
 from .version import bump, counter
@@ -67,22 +72,43 @@ def in_place(tensor: Any, compute: Callable[[Any], Any], name: str) -> Any:
             f"{name} on a tensor in a recorded graph that shares its memory with a view "
             "(a reshape, a transpose, an index, a detach): the course records in-place "
             "operations only on tensors without views. Write the out-of-place form "
-            f"(x = x{_OPERATORS.get(name, '.' + name.rstrip('_') + '(…)')}), or run "
-            "it under no_grad()"
+            f"({_out_of_place(name)}), or run it under no_grad()"
         )
-    if not result.requires_grad:  # zero_(), fill_(v), normal_() on a non-leaf
-        raise RuntimeError(
-            f"{name} on a tensor in a recorded graph would cut it from the graph: make a new "
-            "tensor instead (x = sp.zeros_like(x), sp.full_like(x, v), …)"
+    if tensor._recorded_as is tensor:  # a constant a node holds: it would start to need
+        raise RuntimeError(  # a gradient there too
+            f"{name} with an operand that requires grad, on a constant an operation recorded "
+            "before used: it would become part of that operation's graph. Write the "
+            f"out-of-place form ({_out_of_place(name)})"
         )
+    if not result.requires_grad:  # zero_(), fill_(v), normal_() on a non-leaf: new values
+        result = Overwrite.apply(before, result.data)  # that pass it no gradient, recorded
     if result.dtype != tensor.dtype:
         result = result.to(tensor.dtype)
+    found = result._version_counter
+    if result.grad_fn is None or (found is not None and found.shared):
+        result = result.clone()  # an input itself (copy_(src)) or a view: its own memory
     node, old = result.grad_fn, tensor.grad_fn
     if old is not None and old.retained is not None:  # retain_grad() follows the tensor
         node.retained, old.retained = old.retained, None
     tensor.data, tensor.grad_fn, tensor.requires_grad = result.data, node, True  # rule 3
     bump(tensor)
     return tensor
+
+
+class Overwrite(Function):
+    """out = values (an array of ``x``'s shape and dtype)      ∂out/∂x = 0
+
+    What ``zero_``, ``fill_``, ``normal_`` (a result that does not depend on ``x``) record
+    on a tensor in a graph: ``x`` gets a node, and the old ``x`` a gradient of zeros."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Any, values: Any) -> Any:
+        return values
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Any) -> Any:
+        xp = array_module(grad_output.data)
+        return _tensor.Tensor._from_array(xp.zeros_like(grad_output.data))
 
 
 def _as_it_was(tensor: Any) -> Any:
@@ -111,7 +137,13 @@ def _check_fits(tensor: Any, result: Any, name: str) -> None:
         )
 
 
-_OPERATORS = {"+=": " + …", "-=": " - …", "*=": " * …", "/=": " / …", "**=": " ** …"}
+def _out_of_place(name: str) -> str:
+    """The out-of-place form of what the user wrote, for a message."""
+    if name.endswith("="):
+        return f"x = x {name[:-1]} …"
+    if name.endswith("_"):
+        return f"x = x.{name[:-1]}(…)"
+    return f"x = x.clone(); {name}"  # an assignment: into a copy of its own
 
 
 class InPlace:
@@ -159,6 +191,11 @@ def filled(tensor: Any, value: Any) -> Any:
         value = value.item()
     xp = array_module(tensor.data)
     return _tensor.Tensor._from_array(xp.full(tensor.shape, value, dtype=tensor.dtype))
+
+
+def zeros(tensor: Any) -> Any:
+    """A constant of zeros of ``tensor``'s shape, dtype and device."""
+    return filled(tensor, 0)
 
 
 def copied(tensor: Any, src: Any) -> Any:

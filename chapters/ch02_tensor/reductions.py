@@ -41,7 +41,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, a, dim=None, keepdim: bool = False):
-        ctx.save_for_backward(a)
+        ctx.save_for_backward(ctx.shape_only(a))  # backward reads a's shape only
         ctx.axes, ctx.keepdim = _axes(dim, a.ndim), keepdim
         return array_module(a.data).sum(a.data, axis=ctx.axes, keepdims=keepdim)
 
@@ -58,7 +58,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx: Context, a, dim=None, keepdim: bool = False):
-        ctx.save_for_backward(a)
+        ctx.save_for_backward(ctx.shape_only(a))  # backward reads a's shape only
         ctx.axes, ctx.keepdim = _axes(dim, a.ndim), keepdim
         return array_module(a.data).mean(a.data, axis=ctx.axes, keepdims=keepdim)
 

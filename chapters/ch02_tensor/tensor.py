@@ -49,6 +49,7 @@ class Tensor:
     __array_ufunc__ = ArrayUfunc()
     __cuda_array_interface__ = property(cuda_array_interface)
     _version_counter: VersionCounter | None = None  # made on first use (version.py)
+    _recorded_as: Tensor | None = None  # what a node holds of it (function.py)
 
     def __init__(
         self, data: Any, requires_grad: bool = False, dtype: Any = None, device: Any = None
@@ -756,13 +757,10 @@ class Tensor:
     scatter_ = InPlace("scatter")
     scatter_add_ = InPlace("scatter_add")
     fill_ = InPlace(inplace.filled, "fill_")
+    zero_ = InPlace(inplace.zeros, "zero_")
     copy_ = InPlace(inplace.copied, "copy_")
     normal_ = InPlace(inplace.normal, "normal_")
     uniform_ = InPlace(inplace.uniform, "uniform_")
-
-    def zero_(self) -> Tensor:
-        """In place: every element 0."""
-        return self.fill_(0)
 
     def clamp_min(self, min: Any) -> Tensor:
         return self.clamp(min=min)

@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 
 class VersionCounter:
     """``value``: how many in-place changes; ``shared``: whether a view shares it."""
@@ -59,37 +61,54 @@ def share(view: Any, base: Any) -> None:
 def memory_owner(array: Any) -> Any:
     """The array that owns ``array``'s memory: its ``.base`` for a NumPy or CuPy view, else
     itself (the simulated device's array keeps a NumPy array inside, ``_a``)."""
-    array = getattr(array, "_a", array)
+    if type(array) is not np.ndarray:
+        array = getattr(array, "_a", array)
     base = getattr(array, "base", None)
     return array if base is None else base
+
+
+def writeable(array: Any) -> bool:
+    """Whether ``array`` may be written (NumPy's broadcast views may not; CuPy's flags do
+    not say, and its arrays may all be written)."""
+    flags = getattr(getattr(array, "_a", array), "flags", None)
+    return bool(getattr(flags, "writeable", True))
 
 
 def view_of(result: Any, inputs: tuple) -> Any:
     """The input whose memory the array ``result`` shows (a view, or the array itself), or
     None. Only the owners are compared: a fresh result owns its memory and matches none."""
-    if getattr(getattr(result, "_a", result), "base", None) is None:
-        return next((x for x in inputs if x.data is result), None)
-    owner = memory_owner(result)
-    return next((x for x in inputs if memory_owner(x.data) is owner), None)
+    base = result.base if type(result) is np.ndarray else memory_owner(result)
+    if base is None or base is result:
+        for x in inputs:
+            if x.data is result:
+                return x
+        return None
+    for x in inputs:
+        if memory_owner(x.data) is base:
+            return x
+    return None
 
 
 def watch(ctx: Any, inputs: tuple, out: Any, function: type) -> None:
     """Note, on ``ctx``, each input or output that ``forward`` kept (in ``saved_tensors`` or
     as an attribute of ``ctx``; the Tensor or its array), with its counter's value now."""
-    kept = [*ctx.saved_tensors, *vars(ctx).values()]
     watched = []
-    for k in kept:
-        if k is None or isinstance(k, (bool, int, float, str, tuple)):
+    for k in (*ctx.saved_tensors, *ctx.__dict__.values()):
+        if k is None or type(k) in _NOT_KEPT:
             continue
         for x in inputs:
             if k is x or k is x.data:
-                watched.append((counter(x), counter(x).value, x.dtype, x.shape, x.grad_fn))
+                found = counter(x)
+                watched.append((found, found.value, x.dtype, x.shape, x.grad_fn))
                 break
         else:
             if k is out.data:
                 watched.append((counter(out), 0, out.dtype, out.shape, function))
     if watched:
         ctx._watched = watched
+
+
+_NOT_KEPT = frozenset([bool, int, float, str, tuple])  # settings, not tensors
 
 
 def forget(out: Any, tensor: Any) -> None:

@@ -8,7 +8,7 @@ notebook teaches them:
 
     dependencies.py  count the contributions each vertex waits for   task 4.1
     engine.py        the ready stack and the counters (Kahn)         task 4.2
-    accumulate.py    .grad as a running sum, out of place            task 4.3
+    accumulate.py    .grad as a running sum                          task 4.3
     seed.py          where backward starts: ∂out/∂out                 task 4.4
     api.py           Tensor.backward and autograd.grad (given)
     grad_mode.py     no_grad, enable_grad, set_grad_enabled          task 4.5

@@ -47,11 +47,20 @@ def keep_grad(v: Any, grad: Any) -> None:
     ``b`` the same one), and ``.grad`` may be changed in place later (``a.grad.zero_()``,
     an accumulation ``tensor.grad += grad``), which must not reach ``b.grad``."""
     if not isinstance(v, Node):
-        accumulate(v, own(grad))
+        _accumulate_own(v, grad)
     elif v.retained is not None:
         tensor = v.retained()
         if tensor is not None:
-            accumulate(tensor, own(grad))
+            _accumulate_own(tensor, grad)
+
+
+def _accumulate_own(tensor: Any, grad: Any) -> None:
+    """``accumulate`` with a copy of ``grad`` only ``tensor`` holds; when the sum is recorded
+    (``create_graph=True``) the ``.grad`` it adds to is a fresh copy too, as PyTorch adds out
+    of place then: a graph recorded from the old ``.grad`` keeps it unchanged."""
+    if grad.requires_grad and tensor.grad is not None:
+        tensor.grad = own(tensor.grad)
+    accumulate(tensor, own(grad))
 
 
 def own(grad: Any) -> Any:

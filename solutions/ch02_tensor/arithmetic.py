@@ -11,7 +11,7 @@ is a constant and gets no gradient); chapter 3 lifts that restriction.
 
 from __future__ import annotations
 
-from .function import Context, Function, shape_only
+from .function import Context, Function
 
 
 class Add(Function):
@@ -64,7 +64,8 @@ class Mul(Function):
     @staticmethod
     def forward(ctx: Context, a, b):
         needs_a, needs_b = ctx.needs_input_grad  # a is read for ∂L/∂b only, and b for ∂L/∂a
-        ctx.save_for_backward(a if needs_b else shape_only(a), b if needs_a else shape_only(b))
+        kept_a = a if needs_b else ctx.shape_only(a)
+        ctx.save_for_backward(kept_a, b if needs_a else ctx.shape_only(b))
         return a.data * b.data
 
     @staticmethod
@@ -86,7 +87,7 @@ class Div(Function):
     @staticmethod
     def forward(ctx: Context, a, b):
         needs_b = ctx.needs_input_grad[1]  # a is read for ∂L/∂b only
-        ctx.save_for_backward(a if needs_b else shape_only(a), b)
+        ctx.save_for_backward(a if needs_b else ctx.shape_only(a), b)
         return a.data / b.data
 
     @staticmethod

@@ -56,6 +56,15 @@ class Context:
     def save_for_backward(self, *tensors: Any) -> None:
         self.saved_tensors = tensors
 
+    def shape_only(self, x: Any) -> Any:
+        """What ``forward`` keeps of an input whose values backward will not read (only its
+        shape, or its values for a gradient nobody needs): a Tensor over the same array that
+        is not ``x``, so ``version.py`` does not watch it, as PyTorch would not have kept it.
+        (``x`` itself when nothing is recorded: then nothing is watched.)"""
+        if True not in self.needs_input_grad:
+            return x
+        return _tensor.Tensor._from_array(x.data)
+
     def mark_non_differentiable(self, *tensors: Any) -> None:
         """PyTorch's: the output ``forward`` returns among ``tensors`` records no graph."""
         self.non_differentiable = tensors
@@ -160,28 +169,24 @@ class Node:
 
 
 def _as_recorded(x: Any) -> Any:
-    """What a node holds of its input ``x``: ``x`` itself for a leaf that requires grad (its
-    gradient accumulates there), else a stand-in of ``x`` as it is now (its array,
-    ``grad_fn``, ``requires_grad`` and version counter), kept on ``x`` while those stay. An
-    in-place operation recorded later (inplace.py's rule 3) gives ``x`` a new array and
-    ``grad_fn``; the nodes recorded before keep pointing where ``x`` came from then, as
-    PyTorch's edges do."""
-    if x.requires_grad and x.grad_fn is None:
+    """What a node holds of its input ``x``: ``x`` itself for a leaf (its gradient
+    accumulates there; a constant is marked, ``_recorded_as = x``), else a stand-in of
+    ``x`` as it is now (its array, ``grad_fn`` and version counter), kept on ``x`` while
+    those stay. An in-place operation recorded later (inplace.py's rule 3) gives ``x`` a new
+    array and ``grad_fn``; the nodes recorded before keep pointing where ``x`` came from
+    then, as PyTorch's edges do."""
+    grad_fn = x.grad_fn
+    if grad_fn is None:
+        if not x.requires_grad:
+            x._recorded_as = x
         return x
     found = x._recorded_as
-    if found is None or found.data is not x.data or found.grad_fn is not x.grad_fn:
+    if found is None or found.grad_fn is not grad_fn or found.data is not x.data:
         found = _tensor.Tensor._from_array(x.data)
-        found.requires_grad, found.grad_fn = x.requires_grad, x.grad_fn
+        found.requires_grad, found.grad_fn = True, grad_fn
         found._version_counter = counter(x)
         x._recorded_as = found
     return found
-
-
-def shape_only(x: Any) -> Any:
-    """What a forward keeps of an input whose values backward will not read (only its shape,
-    or its values for a gradient nobody needs): a Tensor over the same array that is not
-    ``x``, so ``version.py`` does not watch it, as PyTorch would not have kept it."""
-    return _tensor.Tensor._from_array(x.data)
 
 
 def _apart(grads: tuple) -> tuple:
@@ -195,7 +200,8 @@ def _apart(grads: tuple) -> tuple:
     for g in grads:
         if g is not None:
             owner = memory_owner(g.data)
-            if not writeable(g.data) or any([owner is o for o in owners]):
+            # a fresh array (its own owner) may always be written; a view only if it says so
+            if (owner is not g.data and not writeable(g.data)) or any([owner is o for o in owners]):
                 g = g.clone()
             else:
                 owners.append(owner)

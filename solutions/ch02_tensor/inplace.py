@@ -17,7 +17,8 @@ by three rules (PyTorch's):
    ``grad_fn``), so the graph has no loop and backward sees the old values. Refused, with a
    message naming the out-of-place form, for a tensor that shares its memory with a view
    (PyTorch rewrites the views' graphs; the course does not). Nodes recorded before keep
-   their edge to the old ``x``: they hold a stand-in of each input (``function.py``). A
+   their edge to the old ``x``: they hold a stand-in of each input (``function.py``; a
+   constant that a node holds is refused instead: its edge would start to carry one). A
    result that does not depend on the tensor (``zero_``, ``fill_``, ``normal_``) is
    recorded as ``Overwrite``: the old tensor gets a gradient of zeros.
 
@@ -72,6 +73,12 @@ def in_place(tensor: Any, compute: Callable[[Any], Any], name: str) -> Any:
             "(a reshape, a transpose, an index, a detach): the course records in-place "
             "operations only on tensors without views. Write the out-of-place form "
             f"({_out_of_place(name)}), or run it under no_grad()"
+        )
+    if tensor._recorded_as is tensor:  # a constant a node holds: it would start to need
+        raise RuntimeError(  # a gradient there too
+            f"{name} with an operand that requires grad, on a constant an operation recorded "
+            "before used: it would become part of that operation's graph. Write the "
+            f"out-of-place form ({_out_of_place(name)})"
         )
     if not result.requires_grad:  # zero_(), fill_(v), normal_() on a non-leaf: new values
         result = Overwrite.apply(before, result.data)  # that pass it no gradient, recorded

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .function import Context, Function, shape_only
+from .function import Context, Function
 
 
 def _check_shapes(a_shape: tuple[int, ...], b_shape: tuple[int, ...]) -> None:
@@ -54,7 +54,8 @@ class MatMul(Function):
         # keep it only then; otherwise a stand-in over its array, read for its shape alone,
         # whose later changes do not matter (version.py watches the operands kept)
         needs_a, needs_b = ctx.needs_input_grad
-        ctx.save_for_backward(a if needs_b else shape_only(a), b if needs_a else shape_only(b))
+        kept_a = a if needs_b else ctx.shape_only(a)
+        ctx.save_for_backward(kept_a, b if needs_a else ctx.shape_only(b))
         return a.data @ b.data
 
     @staticmethod

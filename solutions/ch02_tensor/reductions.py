@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from .backend import array_module
 from .factories import as_tensor, ones_like
-from .function import Context, Function, shape_only
+from .function import Context, Function
 from .shapes import dim_index
 
 
@@ -41,7 +41,7 @@ class Sum(Function):
 
     @staticmethod
     def forward(ctx: Context, a, dim=None, keepdim: bool = False):
-        ctx.save_for_backward(shape_only(a))  # backward reads a's shape only
+        ctx.save_for_backward(ctx.shape_only(a))  # backward reads a's shape only
         ctx.axes, ctx.keepdim = _axes(dim, a.ndim), keepdim
         return array_module(a.data).sum(a.data, axis=ctx.axes, keepdims=keepdim)
 
@@ -61,7 +61,7 @@ class Mean(Function):
 
     @staticmethod
     def forward(ctx: Context, a, dim=None, keepdim: bool = False):
-        ctx.save_for_backward(shape_only(a))  # backward reads a's shape only
+        ctx.save_for_backward(ctx.shape_only(a))  # backward reads a's shape only
         ctx.axes, ctx.keepdim = _axes(dim, a.ndim), keepdim
         return array_module(a.data).mean(a.data, axis=ctx.axes, keepdims=keepdim)
 

@@ -19,8 +19,8 @@ An optimizer holds
 arrays only: an update is not part of any model, so nothing it does may be recorded in a
 graph (a step that built one would keep every past step's arrays alive and make the next
 backward run through the optimizer). Parameters whose ``.grad`` is ``None`` are skipped.
-Never write into ``p.grad.data``: one gradient tensor may be the ``.grad`` of several
-leaves (chapter 4's accumulation hands the same object on).
+A step reads ``p.grad`` and never writes into it: whoever holds the gradient (a log of
+gradients, ``b.grad = a.grad``) keeps what backward gave.
 """
 
 from __future__ import annotations
@@ -117,8 +117,8 @@ class Optimizer:
         """Forget every parameter's gradient before the next backward (which would otherwise
         add to it: chapter 4's accumulation): ``p.grad = None``, or with
         ``set_to_none=False`` a new tensor of zeros (never written into the old one, which
-        may be another leaf's gradient too: PyTorch zeroes in place, since its gradients are
-        never shared)."""
+        someone else may hold: ``b.grad = a.grad`` shares one tensor; PyTorch zeroes in
+        place)."""
         raise NotImplementedError(
             "Task 6.1: Optimizer: param groups and zero_grad — see §2 of the notebook"
         )

@@ -1,4 +1,5 @@
-"""Item assignment, ``x[index] = value`` (given code, §7), on a tensor that records nothing.
+"""Item assignment, ``x[index] = value`` (given code, §7), with PyTorch's rules for in-place
+operations (chapter 2's ``inplace.py``).
 
 makemore counts bigrams with ``N[ix1, ix2] += 1`` on an integer tensor: Python reads that
 as ``N[ix1, ix2] = N[ix1, ix2] + 1``, so the assignment is all it needs. The index reads as
@@ -7,13 +8,25 @@ is a number or a tensor that broadcasts to ``x[index]``, converted to ``x``'s dt
 PyTorch's ``copy_`` does; a list or an array index wants the same dtype, as its
 ``index_put_`` does).
 
-Changing a tensor in place that the graph knows about is another matter (PyTorch keeps a
-version counter per tensor to catch a changed value that a backward still needs): that is
-the next step of the course, and until then it is refused with a RuntimeError that says
-what to write instead. Allowed, as in PyTorch: a tensor that records nothing, and a leaf
-that requires grad changed under ``no_grad()`` (an initialisation). Not caught yet: a
-graph recorded *before* such a change, which saved the leaf, uses the new values in its
-backward (PyTorch raises there).
+Three cases, the rules of every in-place operation:
+
+1. Nothing to record (grad mode off, or neither ``x`` nor ``value`` requires grad): the
+   values are written into ``x``'s own array (every view of ``x`` sees them) and ``x``'s
+   version counter moves. A leaf that requires grad may be changed so under ``no_grad()``
+   (an initialisation), and so may any tensor.
+2. ``x`` is a leaf that requires grad, in grad mode: refused, with PyTorch's error.
+3. Otherwise (``x`` is in a recorded graph, or ``value`` requires grad): recorded, as
+   PyTorch records it. ``IndexPut`` is the out-of-place twin (a copy of ``x`` with ``value``
+   written at ``index``), and ``in_place`` makes ``x`` its output::
+
+       out = x with value at index     ∂L/∂x = ∂L/∂out with zeros at index
+                                       ∂L/∂value = ∂L/∂out[index], summed to value's shape
+
+   An index that repeats a position (``x[[0, 0]] = v``) keeps the last write, as PyTorch's
+   ``index_put_`` does; each of ``v``'s elements still receives the gradient at the position
+   it was written to (PyTorch's gradient: ``∂L/∂out[index]``). Refused, as every recorded
+   in-place operation of the course, on a tensor that shares its memory with a view (PyTorch
+   rewrites the views' graphs; the course does not).
 """
 
 from __future__ import annotations
@@ -24,40 +37,76 @@ from typing import Any
 import numpy as np
 
 from ...ch02_tensor import Tensor
+from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.grad_mode import is_grad_enabled
-from ...ch02_tensor.indexing import _is_advanced, _is_integer, plain_index, steps
-from ...ch02_tensor.version import bump
+from ...ch02_tensor.indexing import Index, _is_advanced, _is_integer, plain_index, steps
+from ...ch02_tensor.inplace import in_place
+from ...ch02_tensor.version import bump, counter
 
-INSTEAD = (
-    "build a new tensor instead (torch.where(mask, value, x), x.masked_fill(mask, value), "
-    "torch.cat / torch.stack), or change the values under `with torch.no_grad():`"
-)
+NAME = "x[index] = value"
 
 
 def setitem(tensor: Tensor, index: Any, value: Any) -> None:
     """``tensor[index] = value``, in place, on ``tensor``'s device."""
-    _check_records(tensor, value)
+    parts = _parts(index)
+    if not _records(tensor, value):  # rule 1: the tensor's own memory, changed
+        _write(tensor.data, parts, _value(tensor, parts[-1], value), tensor, value)
+        bump(tensor)  # an in-place change: the version counter moves (ch02's version.py)
+        return
+    if counter(tensor).shared:
+        raise RuntimeError(
+            "x[index] = value on a tensor in a recorded graph that shares its memory with a "
+            "view (a reshape, a transpose, an index, a detach): the course records in-place "
+            "operations only on tensors without views. Assign into a copy (x = x.clone(); "
+            "x[index] = value), or build a new tensor (torch.where(mask, value, x), "
+            "x.masked_fill(mask, value), torch.cat / torch.stack)"
+        )
+    if isinstance(value, Tensor):
+        _value(tensor, parts[-1], value)  # PyTorch's dtype rule for an advanced index
+        value = value.to(tensor.device, tensor.dtype)  # recorded, as copy_ records its cast
+    else:
+        _value(tensor, parts[-1], value)  # a number, or the TypeError
+    in_place(tensor, lambda t: IndexPut.apply(t, value, parts), NAME)  # rule 3 (or rule 2)
+
+
+def _parts(index: Any) -> tuple:
+    """``index`` as the NumPy indices that, applied in turn, reach PyTorch's ``x[index]``:
+    every step but the last is basic indexing (a view), its 0-d index arrays read back as
+    ints (a device's array library might take one as an array index, whose result would
+    be a copy)."""
     parts = steps(index)
-    target = tensor.data
+    first = [tuple(int(p) if _is_integer(p) else p for p in plain_index(s)) for s in parts[:-1]]
+    return (*first, plain_index(parts[-1]))
+
+
+def _records(tensor: Tensor, value: Any) -> bool:
+    """Whether the assignment is recorded (rule 3), or refused (rule 2, PyTorch's error)."""
+    if not is_grad_enabled():
+        return False
+    if tensor.requires_grad and tensor.grad_fn is None:
+        raise RuntimeError(
+            "a leaf Variable that requires grad is being used in an in-place operation "
+            "(x[index] = value): change its values under `with torch.no_grad():` (as an "
+            "initialisation does), or build a new tensor (torch.where, masked_fill)"
+        )
+    return tensor.requires_grad or (isinstance(value, Tensor) and value.requires_grad)
+
+
+def _write(array: Any, parts: tuple, data: Any, tensor: Tensor, value: Any) -> None:
+    """``array[parts] = data`` (each step but the last a view), PyTorch's errors."""
+    target = array
     for step in parts[:-1]:
-        # basic indexing: a view into tensor's memory (a 0-d index array read back as an
-        # int first, as PyTorch does: a device's array library might take it as an array
-        # index, whose result would be a copy)
-        step = tuple(int(p) if _is_integer(p) else p for p in plain_index(step))
         target = target[step]
-    last = plain_index(parts[-1])
-    data = _value(tensor, last, value)
+    last = parts[-1]
     try:
         target[last] = data
-        bump(tensor)  # an in-place change: the version counter moves (ch02's version.py)
     except ValueError as error:
         if not isinstance(value, Tensor):  # a number the dtype cannot hold (nan in an int)
             raise RuntimeError(f"cannot assign {value!r} to a {tensor.dtype} tensor") from None
         shape = tuple(target[last].shape)
-        got = tuple(value.shape) if isinstance(value, Tensor) else ()
         raise RuntimeError(
-            f"shape mismatch: value tensor of shape {list(got)} cannot be broadcast to "
-            f"indexing result of shape {list(shape)}"
+            f"shape mismatch: value tensor of shape {list(value.shape)} cannot be broadcast "
+            f"to indexing result of shape {list(shape)}"
         ) from error
     except OverflowError:
         raise RuntimeError(
@@ -65,28 +114,33 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
         ) from None
 
 
-def _check_records(tensor: Tensor, value: Any) -> None:
-    """Refuse an assignment the graph would have to know about (not supported yet); under
-    ``no_grad()`` any tensor may be changed (its version counter moves)."""
-    if not is_grad_enabled():
-        return
-    if tensor.grad_fn is not None:
-        raise RuntimeError(
-            f"x[index] = value on a tensor an operation recorded (its grad_fn is "
-            f"{tensor.grad_fn.name()}) is an in-place change of the graph, which is not "
-            f"supported yet: {INSTEAD}"
-        )
-    if tensor.requires_grad:
-        raise RuntimeError(
-            "a leaf Variable that requires grad is being used in an in-place operation "
-            "(x[index] = value): change its values under `with torch.no_grad():` (as an "
-            "initialisation does), or build a new tensor (torch.where, masked_fill)"
-        )
-    if isinstance(value, Tensor) and value.requires_grad:
-        raise RuntimeError(
-            "x[index] = value with a value that requires grad would record an in-place "
-            f"operation, which is not supported yet: {INSTEAD}; or assign value.detach()"
-        )
+class IndexPut(Function):
+    """out = x with value written at index (the last write where index repeats a position)
+
+    ∂L/∂x = ∂L/∂out with zeros at index       ∂L/∂value = ∂L/∂out[index] (summed to value's
+    shape by the engine's seam). Both are Tensor operations, so the graph of a backward
+    with ``create_graph=True`` records them."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, value: Any, parts: tuple):
+        ctx.parts, ctx.has_value = parts, isinstance(value, Tensor)
+        out = x.data.copy()
+        data = value.data if isinstance(value, Tensor) else value
+        _write(out, parts, data, x, value)
+        return out
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor):
+        parts, needs = ctx.parts, ctx.needs_input_grad
+        grad_x = IndexPut.apply(grad_output, 0, parts) if needs[0] else None
+        if not ctx.has_value:
+            return grad_x
+        grad_value = None
+        if needs[1]:
+            grad_value = grad_output
+            for step in parts:
+                grad_value = Index.apply(grad_value, step)
+        return grad_x, grad_value
 
 
 def _value(tensor: Tensor, index: Any, value: Any) -> Any:
