@@ -12,7 +12,8 @@ side. Two cases, each with the answer PyTorch users expect:
 Each array library asks a different question, so each gets its own answer:
 
 - NumPy (NEP 13) calls ``__array_ufunc__`` on the *class* of an operand it does not know:
-  ``ArrayUfunc`` below runs the in-place ufunc on the tensor's array and hands an operator
+  ``ArrayUfunc`` below runs a ufunc that writes into an array (``out=``, as every in-place
+  operator does; ``numpy.exp(t, out=a)`` too) on the tensor's array, and hands an operator
   to the tensor's reflected method; anything else (``numpy.exp(t)``) is refused as before.
 - CuPy reads ``__array_ufunc__`` on the *tensor*: for a tensor on the GPU the answer is
   None, so ``cupy_array + t`` steps aside for ``t.__radd__`` as before. CuPy's in-place

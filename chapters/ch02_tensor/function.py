@@ -169,16 +169,14 @@ class Node:
 
 
 def _as_recorded(x: Any) -> Any:
-    """What a node holds of its input ``x``: ``x`` itself for a leaf (its gradient
-    accumulates there; a constant is marked, ``_recorded_as = x``), else a stand-in of
-    ``x`` as it is now (its array, ``grad_fn`` and version counter), kept on ``x`` while
-    those stay. An in-place operation recorded later (inplace.py's rule 3) gives ``x`` a new
-    array and ``grad_fn``; the nodes recorded before keep pointing where ``x`` came from
-    then, as PyTorch's edges do."""
+    """What a node holds of its input ``x``: a leaf itself (a gradient accumulates there;
+    it is marked ``_held``), else a stand-in of ``x`` as it is now (its array, ``grad_fn``
+    and version counter), kept on ``x`` while those stay. An in-place operation recorded
+    later (inplace.py's rule 3) gives ``x`` a new array and ``grad_fn``; the nodes recorded
+    before keep pointing where ``x`` came from then, as PyTorch's edges do."""
     grad_fn = x.grad_fn
     if grad_fn is None:
-        if not x.requires_grad:
-            x._recorded_as = x
+        x._held = True
         return x
     found = x._recorded_as
     if found is None or found.grad_fn is not grad_fn or found.data is not x.data:
@@ -190,22 +188,26 @@ def _as_recorded(x: Any) -> Any:
 
 
 def _apart(grads: tuple) -> tuple:
-    """The gradients, each with memory of its own that may be written: a gradient that
-    shares memory with one before it (``Add`` hands ``grad_output`` to both inputs; a
-    ``Reshape`` a view of it) or is a read-only broadcast view is copied (recorded, with
-    ``create_graph``). The engine may then add into each in place (``pending[p] += g``)
-    without reaching another vertex's gradient."""
+    """The gradients, each with memory of its own: a gradient that shares memory with one
+    before it (``Add`` hands ``grad_output`` to both inputs; a ``Reshape`` a view of it) is
+    copied (recorded, with ``create_graph``), and so is a read-only broadcast view that is
+    not recorded. An engine that adds in place (``pending[p] += g``) then reaches no other
+    vertex's gradient. (It may still reach what its caller holds: a seed passed to
+    ``backward``, a gradient a hook kept; the course's engine adds out of place.)"""
+    out = list(grads)
     owners: list = []
-    out = []
-    for g in grads:
-        if g is not None:
-            owner = memory_owner(g.data)
-            # a fresh array (its own owner) may always be written; a view only if it says so
-            if (owner is not g.data and not writeable(g.data)) or any([owner is o for o in owners]):
-                g = g.clone()
-            else:
-                owners.append(owner)
-        out.append(g)
+    for i, g in enumerate(grads):
+        if g is None:
+            continue
+        owner = memory_owner(g.data)
+        # a fresh array (its own owner) may be written; a view only if it says so (a
+        # recorded gradient is never written into: in place on it is recorded instead)
+        if owner is not g.data and not g.requires_grad and not writeable(g.data):
+            out[i] = g.clone()
+        elif any([owner is o for o in owners]):
+            out[i] = g.clone()
+        else:
+            owners.append(owner)
     return tuple(out)
 
 

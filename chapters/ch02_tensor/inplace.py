@@ -14,13 +14,13 @@ by three rules (PyTorch's):
 3. Otherwise (``x`` is in a recorded graph, or the result is): the operation is recorded,
    and ``x`` becomes its output: ``x`` takes the result's array and ``grad_fn``. The node
    remembers ``x`` as it was (a stand-in Tensor over the old array, with the old
-   ``grad_fn``), so the graph has no loop and backward sees the old values. Refused, with a
-   message naming the out-of-place form, for a tensor that shares its memory with a view
-   (PyTorch rewrites the views' graphs; the course does not). Nodes recorded before keep
-   their edge to the old ``x``: they hold a stand-in of each input (``function.py``; a
-   constant that a node holds is refused instead: its edge would start to carry one). A
-   result that does not depend on the tensor (``zero_``, ``fill_``, ``normal_``) is
-   recorded as ``Overwrite``: the old tensor gets a gradient of zeros.
+   ``grad_fn``), so the graph has no loop and backward sees the old values; nodes
+   recorded before keep their edge to the old ``x`` (they hold a stand-in of each non-leaf
+   input: ``function.py``). A result that does not depend on ``x`` (``zero_``, ``fill_``,
+   ``normal_``) is recorded as ``Overwrite``: the old ``x`` gets a gradient of zeros.
+   Refused, with a message naming the out-of-place form, on a tensor that is a view or has
+   a live view (they would not see its new array; PyTorch rewrites the views' graphs) and
+   on a leaf that a node recorded before holds as itself (its edge there would move too).
 
 The result must have ``x``'s shape (no broadcasting of ``x`` itself), and a dtype that can
 be cast to ``x``'s by PyTorch's rule (no float into an integer tensor, nothing but bool into
@@ -37,7 +37,7 @@ from .dtypes import is_floating
 from .function import Context, Function
 from .grad_mode import is_grad_enabled
 from .seams import later
-from .version import bump, counter
+from .version import bump, has_views
 
 
 def in_place(tensor: Any, compute: Callable[[Any], Any], name: str) -> Any:
@@ -67,25 +67,24 @@ def in_place(tensor: Any, compute: Callable[[Any], Any], name: str) -> Any:
             ) from None
         bump(tensor)
         return tensor
-    if counter(tensor).shared:
+    if has_views(tensor):
         raise RuntimeError(
             f"{name} on a tensor in a recorded graph that shares its memory with a view "
             "(a reshape, a transpose, an index, a detach): the course records in-place "
             "operations only on tensors without views. Write the out-of-place form "
             f"({_out_of_place(name)}), or run it under no_grad()"
         )
-    if tensor._recorded_as is tensor:  # a constant a node holds: it would start to need
-        raise RuntimeError(  # a gradient there too
-            f"{name} with an operand that requires grad, on a constant an operation recorded "
-            "before used: it would become part of that operation's graph. Write the "
-            f"out-of-place form ({_out_of_place(name)})"
+    if tensor._held:  # a leaf a node holds as itself: its edge there would move too
+        raise RuntimeError(
+            f"{name} would move a leaf into the graph (an operand requires grad): an "
+            "operation recorded before holds it, and its gradient would then flow into the "
+            f"new node. Write the out-of-place form ({_out_of_place(name)})"
         )
     if not result.requires_grad:  # zero_(), fill_(v), normal_() on a non-leaf: new values
         result = Overwrite.apply(before, result.data)  # that pass it no gradient, recorded
     if result.dtype != tensor.dtype:
         result = result.to(tensor.dtype)
-    found = result._version_counter
-    if result.grad_fn is None or (found is not None and found.shared):
+    if result.grad_fn is None or has_views(result):
         result = result.clone()  # an input itself (copy_(src)) or a view: its own memory
     node, old = result.grad_fn, tensor.grad_fn
     if old is not None and old.retained is not None:  # retain_grad() follows the tensor
@@ -181,13 +180,16 @@ def _form(compute: str | Callable) -> str:
 
 
 def filled(tensor: Any, value: Any) -> Any:
-    """A constant of ``tensor``'s shape, dtype and device, every element ``value``."""
+    """``tensor``'s shape, dtype and device, every element ``value`` (a number or a 0-d
+    tensor; recorded when the tensor requires grad)."""
     if isinstance(value, _tensor.Tensor):
         if value.ndim != 0:
             raise RuntimeError(
                 f"fill_ only supports 0-dimension value tensor but got tensor with "
                 f"{value.ndim} dimensions"
             )
+        if value.requires_grad:
+            return copied(tensor, value)
         value = value.item()
     xp = array_module(tensor.data)
     return _tensor.Tensor._from_array(xp.full(tensor.shape, value, dtype=tensor.dtype))

@@ -50,6 +50,7 @@ class Tensor:
     __cuda_array_interface__ = property(cuda_array_interface)
     _version_counter: VersionCounter | None = None  # made on first use (version.py)
     _recorded_as: Tensor | None = None  # what a node holds of it (function.py)
+    _held = False  # a leaf some node holds as an input (function.py)
 
     def __init__(
         self, data: Any, requires_grad: bool = False, dtype: Any = None, device: Any = None
@@ -249,10 +250,11 @@ class Tensor:
             return self / other
         if rounding_mode == "floor":
             return self // other
-        if rounding_mode == "trunc":
-            quotient = self.detach() / other
-            xp = array_module(quotient.data)
-            return Tensor._from_array(xp.trunc(quotient.data).astype(quotient.dtype))
+        if rounding_mode == "trunc":  # in the dtype ``//`` gives (an integer for integers)
+            values = Tensor._from_array(self.data)  # no gradient flows through a truncation
+            floor, quotient = values // other, (values / other).data
+            xp = array_module(quotient)
+            return Tensor._from_array(xp.trunc(quotient).astype(floor.dtype))
         raise ValueError(
             f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
             f"'{rounding_mode}'"

@@ -23,19 +23,21 @@ Given code, the same in every tree: chapter 4 teaches it (§ "In place").
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 
 
 class VersionCounter:
-    """``value``: how many in-place changes; ``shared``: whether a view shares it."""
+    """``value``: how many in-place changes; ``views``: the live tensors that view this
+    memory (a weak set, made by the first view; a view is dropped from it when it dies)."""
 
-    __slots__ = ("shared", "value")
+    __slots__ = ("value", "views")
 
     def __init__(self) -> None:
         self.value = 0
-        self.shared = False
+        self.views: weakref.WeakSet | None = None
 
 
 def counter(tensor: Any) -> VersionCounter:
@@ -54,8 +56,16 @@ def bump(tensor: Any) -> None:
 def share(view: Any, base: Any) -> None:
     """``view`` shows ``base``'s memory: one counter for both."""
     found = counter(base)
-    found.shared = True
+    if found.views is None:
+        found.views = weakref.WeakSet()
+    found.views.add(view)
     view._version_counter = found
+
+
+def has_views(tensor: Any) -> bool:
+    """Whether ``tensor`` is a view, or a view of its memory is alive."""
+    found = tensor._version_counter
+    return found is not None and bool(found.views)
 
 
 def memory_owner(array: Any) -> Any:
@@ -91,10 +101,15 @@ def view_of(result: Any, inputs: tuple) -> Any:
 
 def watch(ctx: Any, inputs: tuple, out: Any, function: type) -> None:
     """Note, on ``ctx``, each input or output that ``forward`` kept (in ``saved_tensors`` or
-    as an attribute of ``ctx``; the Tensor or its array), with its counter's value now."""
+    as an attribute of ``ctx``, or an item of a tuple or list attribute; the Tensor or its
+    array), with its counter's value now."""
+    kept = list(ctx.saved_tensors)
+    for name, k in ctx.__dict__.items():
+        if name not in _CONTEXT:
+            kept.extend(k) if type(k) in (tuple, list) else kept.append(k)
     watched = []
-    for k in (*ctx.saved_tensors, *ctx.__dict__.values()):
-        if k is None or type(k) in _NOT_KEPT:
+    for k in kept:
+        if k is None or type(k) in _SETTINGS:
             continue
         for x in inputs:
             if k is x or k is x.data:
@@ -103,12 +118,14 @@ def watch(ctx: Any, inputs: tuple, out: Any, function: type) -> None:
                 break
         else:
             if k is out.data:
-                watched.append((counter(out), 0, out.dtype, out.shape, function))
+                found = counter(out)  # (a view's output shares its input's counter)
+                watched.append((found, found.value, out.dtype, out.shape, function))
     if watched:
         ctx._watched = watched
 
 
-_NOT_KEPT = frozenset([bool, int, float, str, tuple])  # settings, not tensors
+_CONTEXT = frozenset(["needs_input_grad", "saved_tensors"])  # not what forward kept
+_SETTINGS = frozenset([bool, int, float, str])  # an axis, a flag: not tensors
 
 
 def forget(out: Any, tensor: Any) -> None:

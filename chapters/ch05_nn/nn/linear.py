@@ -62,6 +62,8 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     out = LinearFunction.apply(rows, weight, bias)
     if not rows.requires_grad:  # W is kept for ∂L/∂x alone: PyTorch would not keep it, so
         forget(out, weight)  # its later changes (an optimizer's step) do not matter
+    if not weight.requires_grad:  # and x for ∂L/∂W alone (a frozen layer)
+        forget(out, rows)
     return out if input.ndim == 2 else out.reshape(*input.shape[:-1], weight.shape[0])
 
 

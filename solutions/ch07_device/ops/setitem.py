@@ -41,7 +41,7 @@ from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.grad_mode import is_grad_enabled
 from ...ch02_tensor.indexing import Index, _is_advanced, _is_integer, plain_index, steps
 from ...ch02_tensor.inplace import in_place
-from ...ch02_tensor.version import bump, counter
+from ...ch02_tensor.version import bump, has_views
 
 NAME = "x[index] = value"
 
@@ -53,7 +53,7 @@ def setitem(tensor: Tensor, index: Any, value: Any) -> None:
         _write(tensor.data, parts, _value(tensor, parts[-1], value), tensor, value)
         bump(tensor)  # an in-place change: the version counter moves (ch02's version.py)
         return
-    if counter(tensor).shared:
+    if has_views(tensor):
         raise RuntimeError(
             "x[index] = value on a tensor in a recorded graph that shares its memory with a "
             "view (a reshape, a transpose, an index, a detach): the course records in-place "
