@@ -756,3 +756,77 @@ def test_a_graph_recorded_from_grad_keeps_it_when_create_graph_adds_again() -> N
     x.grad = None
     penalty.backward()  # d/dx Σ (3x²)² = 36 x³
     np.testing.assert_allclose(x.grad.data, [36.0, 288.0])
+
+
+# -- what a fresh reader's review found (each failed before its fix) -----------------------
+
+
+def test_load_state_dict_moves_the_versions_it_writes() -> None:
+    model = sp.nn.Sequential(sp.nn.Linear(2, 2), sp.nn.Tanh(), sp.nn.Linear(2, 1))
+    out = model(sp.randn(3, 2)).sum()
+    model.load_state_dict({k: v * 0 + 3 for k, v in model.state_dict().items()})
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        out.backward()
+
+
+def test_a_checkpointed_input_changed_in_place_is_caught() -> None:
+    x = leaf([0.5, 1.0])
+    h = x * 1.0
+    y = sp.utils.checkpoint.checkpoint(lambda t: (t * t).sum(), h)
+    with sp.no_grad():
+        h.add_(10.0)
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        y.backward()
+
+
+def test_a_view_counts_only_while_it_lives() -> None:
+    x = leaf([1.0, 2.0])
+    h = x * 2
+    view = h.reshape(2, 1)
+    with pytest.raises(RuntimeError, match="view"):
+        h.add_(1)
+    del view
+    h.tolist()  # views the framework makes and drops
+    h.add_(1)
+    h.sum().backward()
+    close(x.grad, [2.0, 2.0])
+
+
+def test_a_constant_a_node_used_is_freed_by_reference_counting() -> None:
+    import gc
+    import weakref
+
+    w = leaf([1.0, 2.0])
+    c = sp.tensor(np.ones(2))
+    gone = weakref.ref(c)
+    (c * w).sum()
+    gc.disable()
+    try:
+        del c
+        assert gone() is None
+    finally:
+        gc.enable()
+
+
+def test_a_leaf_a_node_holds_is_not_moved_into_the_graph() -> None:
+    w, v = leaf([1.0, 2.0]), leaf([5.0, 5.0])
+    y = (w * 3.0).sum()
+    w.requires_grad_(False)
+    with pytest.raises(RuntimeError, match="move a leaf into the graph"):
+        w += v
+    y.backward()  # y's graph is as it was
+
+
+def test_fill_with_a_value_that_requires_grad_records_it() -> None:
+    x = leaf([1.0, 2.0])
+    h = x.sum() * 1.0
+    h.fill_(x[0] * 3)
+    h.backward()
+    close(x.grad, [3.0, 0.0])
+
+
+def test_div_trunc_keeps_integers() -> None:
+    t = sp.tensor([7, -7])
+    assert t.div(2, rounding_mode="trunc").tolist() == [3, -3]
+    t.div_(2, rounding_mode="trunc")
+    assert t.tolist() == [3, -3] and t.dtype == np.int64
