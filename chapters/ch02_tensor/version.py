@@ -31,13 +31,13 @@ import numpy as np
 
 class VersionCounter:
     """``value``: how many in-place changes; ``views``: the live tensors that view this
-    memory (a weak set, made by the first view; a view is dropped from it when it dies)."""
+    memory (weak references by ``id``, made by the first view; a view leaves when it dies)."""
 
     __slots__ = ("value", "views")
 
     def __init__(self) -> None:
         self.value = 0
-        self.views: weakref.WeakSet | None = None
+        self.views: dict[int, weakref.ref] | None = None
 
 
 def counter(tensor: Any) -> VersionCounter:
@@ -57,8 +57,9 @@ def share(view: Any, base: Any) -> None:
     """``view`` shows ``base``'s memory: one counter for both."""
     found = counter(base)
     if found.views is None:
-        found.views = weakref.WeakSet()
-    found.views.add(view)
+        found.views = {}
+    views, key = found.views, id(view)  # (not a WeakSet: it compares tensors with ==)
+    views[key] = weakref.ref(view, lambda _: views.pop(key, None))
     view._version_counter = found
 
 
