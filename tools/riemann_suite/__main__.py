@@ -321,7 +321,7 @@ def report(
         f"scope, {total['skipped']} skipped themselves (below).",
         "",
         f"Without the in-place files ({', '.join(f'`{f}`' for f in scope.INPLACE)}), whose "
-        'subject the issue "In-place, as PyTorch defines it" decides: '
+        'subject the issue "In-place, as PyTorch defines it" (28) built: '
         f"{rest['passed']} of {rest['passed'] + rest['failed']} "
         f"({_percent(rest['passed'], rest['passed'] + rest['failed'])}).",
         "",

@@ -11,7 +11,7 @@ separate package, whose datasets the course replaces with its own) measures anot
 package. A test is
 never excluded because it fails; in-place operations, ``scatter``, ``sort``, ``diagonal``,
 ``vhp``/``hvp`` and user-defined ``autograd.Function`` are in scope, and count (the
-in-place files, whose subject the issue "In-place, as PyTorch defines it" decides, are
+in-place files, whose subject the issue "In-place, as PyTorch defines it" built, are
 also counted apart: ``INPLACE``).
 
 How the single tests were found: the complex-dtype ones by reading every in-scope test's
