@@ -412,34 +412,27 @@ def _views_counter(m):
     out.sum().backward()
 
 
-def _two_layers(m):
-    model = m.nn.Sequential(m.nn.Linear(3, 4), m.nn.Tanh(), m.nn.Linear(4, 1)).double()
-    opt = m.optim.SGD(model.parameters(), lr=0.1)
+def _stepped_between(m, layers, optimizer) -> None:
+    """Two forwards, the first one's backward, a step, then the second one's backward."""
+    model = m.nn.Sequential(*layers(m)).double()
+    opt = getattr(m.optim, optimizer)(model.parameters(), lr=0.1)
     x = m.tensor(np.ones((5, 3)), dtype=m.float64)
     first, second = model(x).sum(), model(x).sum()
     first.backward()
     opt.step()
     second.backward()
+
+
+def _two_layers(m):
+    _stepped_between(m, lambda m: [m.nn.Linear(3, 4), m.nn.Tanh(), m.nn.Linear(4, 1)], "SGD")
 
 
 def _one_layer(m):
-    model = m.nn.Linear(3, 2).double()
-    opt = m.optim.SGD(model.parameters(), lr=0.1)
-    x = m.tensor(np.ones((5, 3)), dtype=m.float64)
-    first, second = model(x).sum(), model(x).sum()
-    first.backward()
-    opt.step()
-    second.backward()
+    _stepped_between(m, lambda m: [m.nn.Linear(3, 2)], "SGD")
 
 
 def _adam_two_layers(m):
-    model = m.nn.Sequential(m.nn.Linear(3, 4), m.nn.ReLU(), m.nn.Linear(4, 1)).double()
-    opt = m.optim.Adam(model.parameters(), lr=0.1)
-    x = m.tensor(np.ones((5, 3)), dtype=m.float64)
-    first, second = model(x).sum(), model(x).sum()
-    first.backward()
-    opt.step()
-    second.backward()
+    _stepped_between(m, lambda m: [m.nn.Linear(3, 4), m.nn.ReLU(), m.nn.Linear(4, 1)], "Adam")
 
 
 AGREE = [
