@@ -830,3 +830,17 @@ def test_div_trunc_keeps_integers() -> None:
     assert t.div(2, rounding_mode="trunc").tolist() == [3, -3]
     t.div_(2, rounding_mode="trunc")
     assert t.tolist() == [3, -3] and t.dtype == np.int64
+
+
+def test_a_nodes_inputs_are_the_tensors_forward_took() -> None:
+    """Chapter 2's notebook names a node's inputs by identity: the bookkeeping that keeps
+    old edges (_holders) leaves node.inputs the very tensors, until an in-place op rebases
+    one (then its earlier nodes hold the old tensor's stand-in)."""
+    x, w = sp.tensor(np.ones((2, 3))), leaf(np.ones((3, 2)).tolist())
+    h = x @ w
+    a = h.tanh()
+    assert a.grad_fn.inputs[0] is h
+    assert h.grad_fn.inputs[0] is x and h.grad_fn.inputs[1] is w
+    h.add_(1)  # recorded: a's node now holds h as it was
+    held = a.grad_fn.inputs[0]
+    assert held is not h and held.grad_fn is h.grad_fn.inputs[0].grad_fn

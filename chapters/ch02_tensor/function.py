@@ -34,11 +34,12 @@ per argument of ``forward``, None/False for the others); ``forward`` returns one
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 from .grad_mode import _set_grad_enabled, is_grad_enabled
 from .seams import later, reduce_to_shape
-from .version import check, counter, memory_owner, share, view_of, watch, writeable
+from .version import check, memory_owner, share, view_of, watch, writeable
 
 
 class Context:
@@ -77,7 +78,7 @@ class Context:
 class Node:
     """One recorded operation: the ``grad_fn`` of the tensor it produced."""
 
-    __slots__ = ("ctx", "function", "hooks", "inputs", "retained")
+    __slots__ = ("__weakref__", "ctx", "function", "hooks", "inputs", "retained")
 
     def __init__(self, function: type[Function], ctx: Context, inputs: tuple) -> None:
         self.function = function
@@ -168,23 +169,19 @@ class Node:
         self.inputs = tuple([x if x.grad_fn is None else Edge(x) for x in self.inputs])
 
 
-def _as_recorded(x: Any) -> Any:
-    """What a node holds of its input ``x``: a leaf itself (a gradient accumulates there;
-    it is marked ``_held``), else a stand-in of ``x`` as it is now (its array, ``grad_fn``
-    and version counter), kept on ``x`` while those stay. An in-place operation recorded
-    later (inplace.py's rule 3) gives ``x`` a new array and ``grad_fn``; the nodes recorded
-    before keep pointing where ``x`` came from then, as PyTorch's edges do."""
-    grad_fn = x.grad_fn
-    if grad_fn is None:
-        x._held = True
-        return x
-    found = x._recorded_as
-    if found is None or found.grad_fn is not grad_fn or found.data is not x.data:
-        found = _tensor.Tensor._from_array(x.data)
-        found.requires_grad, found.grad_fn = True, grad_fn
-        found._version_counter = counter(x)
-        x._recorded_as = found
-    return found
+def _hold(inputs: tuple, node: Node) -> None:
+    """Note that ``node`` holds each of ``inputs``: a leaf is marked ``_held``; a non-leaf
+    keeps a weak reference to the node (``_holders``). An in-place operation recorded later
+    on the tensor (inplace.py's rule 3) gives it a new ``grad_fn``, and first hands each
+    node that still holds it a stand-in of it as it was, so their edges stay where they were,
+    as PyTorch's do."""
+    for x in inputs:
+        if x.grad_fn is None:
+            x._held = True
+        elif x._holders is None:
+            x._holders = [weakref.ref(node)]
+        else:
+            x._holders.append(weakref.ref(node))
 
 
 def _apart(grads: tuple) -> tuple:
@@ -290,7 +287,8 @@ class Function:
                 return out
             watch(ctx, inputs, out, cls)  # what forward kept, and its version now
             out.requires_grad = True
-            out.grad_fn = Node(cls, ctx, tuple([_as_recorded(x) for x in inputs]))
+            out.grad_fn = node = Node(cls, ctx, inputs)
+            _hold(inputs, node)
         return out
 
     @staticmethod

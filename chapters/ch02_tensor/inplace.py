@@ -14,10 +14,11 @@ by three rules (PyTorch's):
 3. Otherwise (``x`` is in a recorded graph, or the result is): the operation is recorded,
    and ``x`` becomes its output: ``x`` takes the result's array and ``grad_fn``. The node
    remembers ``x`` as it was (a stand-in Tensor over the old array, with the old
-   ``grad_fn``), so the graph has no loop and backward sees the old values; nodes
-   recorded before keep their edge to the old ``x`` (they hold a stand-in of each non-leaf
-   input: ``function.py``). A result that does not depend on ``x`` (``zero_``, ``fill_``,
-   ``normal_``) is recorded as ``Overwrite``: the old ``x`` gets a gradient of zeros.
+   ``grad_fn``), so the graph has no loop and backward sees the old values; the nodes
+   recorded before that still hold ``x`` are handed the same stand-in (``x._holders``,
+   ``function.py``), so their edges stay where they were. A result that does not depend on
+   ``x`` (``zero_``, ``fill_``, ``normal_``) is recorded as ``Overwrite``: the old ``x``
+   gets a gradient of zeros.
    Refused, with a message naming the out-of-place form, on a tensor that is a view or has
    a live view (they would not see its new array; PyTorch rewrites the views' graphs) and
    on a leaf that a node recorded before holds as itself (its edge there would move too).
@@ -86,6 +87,11 @@ def in_place(tensor: Any, compute: Callable[[Any], Any], name: str) -> Any:
         result = result.to(tensor.dtype)
     if result.grad_fn is None or has_views(result):
         result = result.clone()  # an input itself (copy_(src)) or a view: its own memory
+    for holder in tensor._holders or ():  # the nodes recorded before keep their edge: they
+        held = holder()  # now hold the tensor as it was
+        if held is not None:
+            held.inputs = tuple([before if x is tensor else x for x in held.inputs])
+    tensor._holders = None
     node, old = result.grad_fn, tensor.grad_fn
     if old is not None and old.retained is not None:  # retain_grad() follows the tensor
         node.retained, old.retained = old.retained, None

@@ -49,8 +49,8 @@ class Tensor:
     __array_ufunc__ = ArrayUfunc()
     __cuda_array_interface__ = property(cuda_array_interface)
     _version_counter: VersionCounter | None = None  # made on first use (version.py)
-    _recorded_as: Tensor | None = None  # what a node holds of it (function.py)
     _held = False  # a leaf some node holds as an input (function.py)
+    _holders: list | None = None  # weak references to the nodes that hold it (function.py)
 
     def __init__(
         self, data: Any, requires_grad: bool = False, dtype: Any = None, device: Any = None
