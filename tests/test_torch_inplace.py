@@ -496,7 +496,35 @@ DIFFER = [
     ("sqrt", lambda m, y: y.sqrt(), "out"),
     ("log_softmax", lambda m, y: y.log_softmax(0), "out"),
     ("clamp", lambda m, y: y.clamp(0.0, 1.5), "in"),
+    ("max()", lambda m, y: y.max(), "out"),
+    ("prod", lambda m, y: y.prod(), "out"),
+    ("gelu", lambda m, y: m.nn.functional.gelu(y), "in"),
+    ("std", lambda m, y: y.std(), "in"),
 ]
+
+# And the other way round: an operation that keeps its input where PyTorch keeps its output
+# raises here, and runs in PyTorch, when the input is changed in place (the course refuses
+# rather than compute with changed values).
+RAISE_HERE = [
+    ("exp", lambda m, y: y.exp()),
+    ("softmax", lambda m, y: y.softmax(0)),
+    ("log_softmax", lambda m, y: y.log_softmax(0)),
+    ("max(dim)", lambda m, y: y.max(0).values),
+]
+
+
+@pytest.mark.parametrize(("name", "op"), RAISE_HERE, ids=[d[0] for d in RAISE_HERE])
+def test_where_the_course_keeps_the_input_changing_it_raises_here_only(name, op) -> None:
+    def in_place(m):
+        x = _leaf(m, [0.3, 1.2])
+        y = x * 1.0
+        z = op(m, y)
+        with m.no_grad():
+            y.add_(1)
+        (z * m.tensor([1.0, -2.0], dtype=m.float64)).sum().backward()
+
+    assert _outcome(torch, in_place) == "runs"
+    assert _outcome(sp, in_place) == "raises"
 
 
 @pytest.mark.parametrize(("name", "op", "changed"), DIFFER, ids=[d[0] for d in DIFFER])

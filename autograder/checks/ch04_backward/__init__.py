@@ -1128,6 +1128,9 @@ CHECKS = [
                 row(accumulate_case, 2, requires_grad=True),
                 row(accumulate_case, 1, (3,), requires_grad=True),
                 row(accumulate_case, 2, (3,), preset=True, requires_grad=True),
+                row(accumulate_case, 3, ()),
+                row(accumulate_case, 2, (), requires_grad=True),
+                row(accumulate_case, 2, (2, 1, 3), requires_grad=True),
             ]
         ),
         programs.accumulate,
