@@ -68,7 +68,9 @@ def draw_tensor_graph(
 
 def plot_memory(forward: int, curves: Mapping[str, Sequence[int]], ax: Any = None) -> Any:
     """Memory in use (MB) at each step of a backward pass: ``forward`` bytes of the forward
-    graph (a dashed line) plus, for each curve, the bytes above it at each step."""
+    graph (a thin dotted line, drawn over the curves so that a curve lying on it hides
+    nothing) plus, for each curve, the bytes above it at each step. The legend sits below
+    the axes, off the curves."""
     if ax is None:
         from .plots import _new_axes
 
@@ -77,14 +79,14 @@ def plot_memory(forward: int, curves: Mapping[str, Sequence[int]], ax: Any = Non
     for (name, samples), style in zip(curves.items(), ("-", "--", ":", "-.")):
         steps = np.arange(1, len(samples) + 1)
         ax.plot(steps, (forward + np.asarray(samples)) / mb, style, linewidth=2.0, label=name)
-    ax.axhline(forward / mb, color="#6b7280", linewidth=1.0, linestyle="--")
+    ax.axhline(forward / mb, color="black", linewidth=0.9, linestyle=":", zorder=3)
     longest = max((len(samples) for samples in curves.values()), default=1)
-    ax.text(longest, forward / mb, "the forward graph ", va="top", ha="right", color="#6b7280")
+    ax.text(longest, forward / mb, "the forward graph ", va="top", ha="right", color="#374151")
     ax.set_xlabel("vertices popped")
     ax.set_ylabel("memory in use (MB)")
     ax.set_ylim(bottom=0)
     ax.grid(True, alpha=0.3)
-    ax.legend(loc="lower right", fontsize="small")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.17), fontsize="small")
     return ax
 
 

@@ -14,6 +14,10 @@ Layout, in three plain steps (a small version of what Graphviz's ``dot`` does):
    "barycentre"), sweeping left→right, right→left, left→right, which removes most crossings;
 3. size: the figure grows with the number of columns and rows.
 
+A value used twice by one operation (``x * x``: ``_prev`` is ``(x, x)``) is two edges, and
+is drawn as two arrows, bowed apart so that both show. A ``_prev`` that is a set (micrograd's
+choice) cannot hold a value twice, so it gives one arrow.
+
 Everything is iterative (explicit stacks, no recursion), so deep graphs never hit Python's
 recursion limit; drawing stops at ``MAX_NODES`` because a bigger picture is unreadable.
 """
@@ -75,6 +79,15 @@ def _children(node: Any) -> list[Any]:
     for child in prev:
         unique.setdefault(id(child), child)
     return list(unique.values())
+
+
+def edge_multiplicity(node: Any) -> dict[int, int]:
+    """id(child) -> how many times ``node`` uses that child: the entries of ``node._prev``
+    (a tuple or list may name one child twice, as ``x * x`` does; a set never does)."""
+    counts: dict[int, int] = {}
+    for child in node._prev:
+        counts[id(child)] = counts.get(id(child), 0) + 1
+    return counts
 
 
 def trace_graph(root: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
@@ -172,6 +185,7 @@ class _Layout:
     centre: dict[int, tuple[float, float]]  # id(value) -> box centre
     op_centre: dict[int, tuple[float, float]]  # id(value) -> centre of the op that made it
     radius: dict[int, float]  # id(value) -> radius of that op circle
+    span: dict[tuple[int, int], int]  # (id(child), id(parent)) -> columns the edge crosses
     bounds: tuple[float, float, float, float]  # x0, y0, width, height of the whole drawing
 
 
@@ -231,7 +245,8 @@ def _layout(
         x0, y0 = -(extent_across / 2 + _MARGIN), -(extent_along + _MARGIN)
         size = (extent_across, extent_along)
     bounds = (x0, y0, size[0] + 2 * _MARGIN, size[1] + 2 * _MARGIN)
-    return _Layout(text, width, centre, op_centre, radius, bounds)
+    span = {(id(c), id(p)): layer[id(p)] - layer[id(c)] for c, p in edges}
+    return _Layout(text, width, centre, op_centre, radius, span, bounds)
 
 
 # --------------------------------------------------------------------------------------------
@@ -295,8 +310,9 @@ def draw_graph(root: Any, ax: Any = None, *, rankdir: str = "LR", show_grad: boo
             )
             ax.text(*centre, str(n._op), **font)
 
-    def arrow(start: Any, end: Any) -> None:
-        """An arrow from patch ``start`` to patch ``end``, clipped to their outlines."""
+    def arrow(start: Any, end: Any, bend: float = 0.0) -> None:
+        """An arrow from patch ``start`` to patch ``end``, clipped to their outlines, bowed
+        sideways by ``bend`` (0: straight)."""
         ax.add_patch(
             FancyArrowPatch(
                 _patch_centre(start),
@@ -305,6 +321,7 @@ def draw_graph(root: Any, ax: Any = None, *, rankdir: str = "LR", show_grad: boo
                 patchB=end,
                 shrinkA=0,
                 shrinkB=0,
+                connectionstyle=f"arc3,rad={bend}",
                 arrowstyle="-|>",
                 mutation_scale=max(3.0, 9 * scale),
                 linewidth=max(0.3, 0.8 * scale),
@@ -316,13 +333,42 @@ def draw_graph(root: Any, ax: Any = None, *, rankdir: str = "LR", show_grad: boo
     for key, circle in circles.items():  # op -> the value it makes
         arrow(circle, boxes[key])
     for child, parent in edges:  # child -> the op that uses it (or straight to the value)
-        arrow(boxes[id(child)], circles.get(id(parent), boxes[id(parent)]))
+        start, end = boxes[id(child)], circles.get(id(parent), boxes[id(parent)])
+        uses = edge_multiplicity(parent)[id(child)]
+        if uses > 1:  # one arrow per edge: x * x gets two
+            for bend in _bends(uses):
+                arrow(start, end, bend)
+        elif lay.span[id(child), id(parent)] > 1:  # it passes other columns: bow it clear
+            arrow(start, end, _bow(_patch_centre(start), _patch_centre(end), rankdir))
+        else:
+            arrow(start, end)
 
     ax.set_xlim(x0, x0 + total_w)
     ax.set_ylim(y0, y0 + total_h)
     ax.set_aspect("equal")
     ax.axis("off")
     return ax
+
+
+def _bends(count: int) -> list[float]:
+    """Curvatures for ``count`` arrows between the same two patches: one straight arrow, or
+    ``count`` arcs spread evenly on both sides of the straight line."""
+    if count == 1:
+        return [0.0]
+    return [0.6 * (k / (count - 1) - 0.5) for k in range(count)]
+
+
+def _bow(start: tuple[float, float], end: tuple[float, float], rankdir: str) -> float:
+    """The curvature that bows an arrow that passes other columns out to the side of its
+    start (above it, for a start above its end in "LR"), away from the boxes in between."""
+    (x1, y1), (x2, y2) = start, end
+    dx, dy = x2 - x1, y2 - y1
+    rad = min(0.2, 0.6 / max(abs(dx) + abs(dy), 1e-9))  # the arc rises rad·length/2: ≤ 0.3 in
+    if rankdir == "LR":  # arc3 puts its control point at the middle plus rad * (dy, -dx)
+        side = 1.0 if y1 >= y2 else -1.0  # up, or down
+        return -rad * side if dx > 0 else rad * side
+    side = 1.0 if x1 >= x2 else -1.0  # "TB": right, or left
+    return rad * side if dy < 0 else -rad * side
 
 
 def _patch_centre(patch: Any) -> tuple[float, float]:
