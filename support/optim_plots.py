@@ -11,8 +11,10 @@ and the capstone trained with each optimizer.
                                             the gradient norm per step of each run, log
                                             scale (and its loss per step)
     plot_optimizer_curves(losses, accuracy, steps_per_epoch)
-                                            a training loss per step and a test accuracy
-                                            per epoch, one curve per optimizer
+                                            a training loss per step (and its centred
+                                            mean) and a test accuracy per epoch, one
+                                            curve per optimizer, each its own line style
+    centred_mean(values, window)            the mean of the window centred on each step
 
 Each returns the matplotlib Axes or Figure and never calls ``plt.show()``. Support never
 imports the chapters: paths, rates and curves are NumPy arrays or lists of plain numbers.
@@ -75,17 +77,19 @@ def _surface(
     ax.set_ylabel("y")
 
 
-def _draw_path(ax: Any, f: Callable, name: str, path: np.ndarray, colour: str) -> None:
-    """The path as a line, a circle at its start, a cross at its end; the label gives the
-    last value of f."""
+def _draw_path(
+    ax: Any, f: Callable, name: str, path: np.ndarray, colour: str, width: float = 1.4
+) -> None:
+    """The path as a line ``width`` points wide, a circle at its start, a cross at its
+    end; the label gives the last value of f."""
     end = float(f(path[-1, 0], path[-1, 1]))
     ax.plot(
         path[:, 0],
         path[:, 1],
         "-",
         color=colour,
-        linewidth=1.4,
-        alpha=0.9,
+        linewidth=width,
+        solid_capstyle="round",
         label=f"{name} (f = {end:.2g})",
     )
     ax.plot(*path[0], "o", color=colour, markersize=5)
@@ -106,13 +110,15 @@ def plot_trajectories(
     """Contours of ``f`` over ``xlim`` × ``ylim`` at ``levels`` log-spaced heights, and for
     each ``name: points`` (an array of (x, y), one row per step, the start first) the path,
     a circle at its start and a cross at its end, labelled with its last value f(x, y).
-    ``minimum`` is starred. All paths on one Axes, which it returns."""
+    ``minimum`` is starred. All paths on one Axes, which it returns: where paths run
+    together none hides another, since each is drawn wider than the ones drawn after it (the
+    first the widest, at the bottom), so a shared stretch shows as nested bands."""
     rows = {name: _path(name, points) for name, points in paths.items()}
     if ax is None:
         ax = _new_axes((7.0, 5.6))
     _surface(ax, f, xlim, ylim, levels, resolution)
-    for (name, path), colour in zip(rows.items(), COLOURS * 4):
-        _draw_path(ax, f, name, path, colour)
+    for k, ((name, path), colour) in enumerate(zip(rows.items(), COLOURS * 4)):
+        _draw_path(ax, f, name, path, colour, width=1.4 + 2.2 * (len(rows) - 1 - k))
     if minimum is not None:
         ax.plot(*minimum, "*", color="black", markersize=12, label="minimum")
     ax.legend(fontsize="small", loc="upper left")
@@ -254,12 +260,22 @@ def plot_grad_norms(
     return fig
 
 
-def _running_mean(values: np.ndarray, window: int) -> np.ndarray:
-    """The mean of the last ``window`` values at each step (fewer at the start)."""
-    sums = np.cumsum(np.concatenate([[0.0], values]))
-    ends = np.arange(1, values.size + 1)
-    starts = np.maximum(ends - window, 0)
-    return (sums[ends] - sums[starts]) / (ends - starts)
+STYLES = ("-", "--", "-.", ":", (0, (5, 1, 1, 1)), (0, (1, 1)), (0, (8, 2)))
+MARKERS = ("o", "s", "^", "D", "v", "P", "X")
+
+
+def centred_mean(values: Any, window: int) -> np.ndarray:
+    """The mean of the ``window`` values centred on each step (``window`` odd): step t
+    averages steps t − h … t + h, h = (window − 1) / 2. Near either end the window shrinks
+    on both sides alike (the first and last values stand alone), so the mean never lags
+    behind the values or runs ahead of them, as a trailing mean does."""
+    if window < 1 or window % 2 == 0:
+        raise ValueError(f"centred_mean: window must be an odd number ≥ 1, got {window}")
+    v = np.asarray(values, dtype=np.float64).reshape(-1)
+    sums = np.concatenate([[0.0], np.cumsum(v)])
+    t = np.arange(v.size)
+    half = np.minimum(np.minimum(t, v.size - 1 - t), (window - 1) // 2)
+    return (sums[t + half + 1] - sums[t - half]) / (2 * half + 1)
 
 
 def plot_optimizer_curves(
@@ -270,10 +286,15 @@ def plot_optimizer_curves(
     window: int | None = None,
 ) -> Figure:
     """Two panels, one curve per optimizer: on the left the training loss of every step
-    (faint) and its running mean over ``window`` steps (one epoch's by default), against
-    the epoch (step / ``steps_per_epoch``); on the right the test accuracy after each
-    epoch. Both mappings name the same optimizers. Returns the Figure."""
+    (faint) and its centred mean over ``window`` steps (``centred_mean``; by default the
+    odd number nearest a quarter of an epoch), against the epoch (step / ``steps_per_epoch``,
+    step 1 first); on the right the test accuracy after each epoch. Each optimizer has its
+    own colour, line style and marker (the markers shrink from the first run to the last), so
+    two runs that draw the same curve are both seen: a dashed line over a solid one, a small
+    marker inside a larger one. Both mappings name the same optimizers. Returns the
+    Figure."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     if not losses:
         raise ValueError("plot_optimizer_curves: no runs to draw")
@@ -286,33 +307,44 @@ def plot_optimizer_curves(
         raise ValueError(
             f"plot_optimizer_curves: steps_per_epoch must be ≥ 1, got {steps_per_epoch}"
         )
-    window = window or steps_per_epoch
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.0, 3.8))
-    for (name, values), colour in zip(losses.items(), COLOURS * 4):
+    window = window or 2 * (steps_per_epoch // 8) + 1
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.0, 4.0))
+    styles = zip(COLOURS * 4, STYLES * 5, MARKERS * 5)
+    for k, ((name, values), (colour, style, marker)) in enumerate(zip(losses.items(), styles)):
         v = np.asarray(values, dtype=np.float64).reshape(-1)
         epochs = np.arange(1, v.size + 1) / steps_per_epoch
-        left.plot(epochs, v, color=colour, linewidth=0.6, alpha=0.25)
-        left.plot(epochs, _running_mean(v, window), color=colour, linewidth=1.6, label=name)
+        left.plot(epochs, v, color=colour, linewidth=0.5, alpha=0.2)
+        left.plot(
+            epochs,
+            centred_mean(v, window),
+            linestyle=style,
+            color=colour,
+            linewidth=1.6,
+            label=name,
+        )
         acc = 100 * np.asarray(accuracy[name], dtype=np.float64).reshape(-1)
         right.plot(
             np.arange(1, acc.size + 1),
             acc,
-            "o-",
+            linestyle=style,
+            marker=marker,
             color=colour,
-            markersize=4,
+            linewidth=1.6,
+            markersize=4 + 1.5 * (len(losses) - 1 - k),
+            markerfacecolor="none" if k % 2 == 0 else colour,
             label=f"{name} ({acc[-1]:.1f}%)",
         )
     left.set_yscale("log")
     left.set_xlabel("epoch")
     left.set_ylabel("training loss")
+    left.set_title(f"each step (faint) and the centred mean of {window} steps", fontsize="medium")
     left.grid(True, alpha=0.3)
-    left.legend(fontsize="small")
+    left.legend(fontsize="small", handlelength=3)
     right.set_xlabel("epoch")
     right.set_ylabel("test accuracy (%)")
+    right.set_title("measured after each epoch", fontsize="medium")
     right.grid(True, alpha=0.3)
-    right.legend(fontsize="small")
-    from matplotlib.ticker import MaxNLocator
-
+    right.legend(fontsize="small", handlelength=3)
     right.xaxis.set_major_locator(MaxNLocator(integer=True))
     fig.tight_layout()
     return fig

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from support.optim_plots import (
+    centred_mean,
     plot_grad_norms,
     plot_optimizer_curves,
     plot_schedules,
@@ -44,6 +45,9 @@ def test_trajectories_draw_each_path_with_its_last_value_over_contours() -> None
     xs, ys = lines["straight (f = 0)"].get_data()
     assert np.allclose(np.c_[xs, ys], paths["straight"])
     assert "minimum" in lines and ax.get_xlim() == (-2.0, 2.0)
+    # a path drawn first is wider than the ones drawn over it: a shared stretch stays seen
+    widths = [line.get_linewidth() for line in ax.get_lines() if "(f =" in line.get_label()]
+    assert len(widths) == 2 and widths[0] > widths[1]
     renders(ax.figure)
 
 
@@ -105,21 +109,64 @@ def test_grad_norms_refuse_losses_of_other_runs() -> None:
     assert len(plot_grad_norms({"a": [1.0, 2.0]}).axes) == 1
 
 
-def test_optimizer_curves_in_epochs_with_a_running_mean_and_percent() -> None:
+def _centred_by_hand(values: list[float], window: int) -> list[float]:
+    """The centred mean, one step at a time: the window shrinks alike on both sides."""
+    out = []
+    for t in range(len(values)):
+        h = min((window - 1) // 2, t, len(values) - 1 - t)
+        out.append(float(np.mean(values[t - h : t + h + 1])))
+    return out
+
+
+def test_centred_mean_averages_both_sides_and_never_lags() -> None:
+    values = [5.0, 4.0, 3.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.0, 2.0]
+    for window in (1, 3, 5, 7):
+        assert np.allclose(centred_mean(values, window), _centred_by_hand(values, window))
+    # a spike at the start leaves the mean 3 steps later with window 7, not 7 steps later
+    spike = [50.0] + [1.0] * 20
+    mean = centred_mean(spike, 7)
+    assert mean[0] == 50.0 and mean[3] > 1.0 and np.allclose(mean[4:], 1.0)
+    assert np.allclose(centred_mean(spike[::-1], 7), mean[::-1])  # no direction
+    for window in (0, 2, 4):
+        with pytest.raises(ValueError, match="window must be an odd number"):
+            centred_mean(values, window)
+
+
+def test_optimizer_curves_in_epochs_with_a_centred_mean_and_percent() -> None:
     steps_per_epoch = 4
     losses = {"adam": [4.0, 2.0, 2.0, 0.0, 1.0, 1.0, 1.0, 1.0], "sgd": [1.0] * 8}
     accuracy = {"adam": [0.5, 0.9], "sgd": [0.6, 0.8]}
-    fig = plot_optimizer_curves(losses, accuracy, steps_per_epoch, window=2)
+    fig = plot_optimizer_curves(losses, accuracy, steps_per_epoch, window=3)
     left, right = fig.axes
     raw, mean = left.get_lines()[:2]
     assert np.allclose(raw.get_xdata(), np.arange(1, 9) / 4)  # step 4 ends epoch 1
-    assert np.allclose(mean.get_ydata(), [4.0, 3.0, 2.0, 1.0, 0.5, 1.0, 1.0, 1.0])
-    assert mean.get_label() == "adam"
+    assert np.allclose(raw.get_ydata(), losses["adam"])
+    assert np.allclose(mean.get_ydata(), [4.0, 8 / 3, 4 / 3, 1.0, 2 / 3, 1.0, 1.0, 1.0])
+    assert mean.get_label() == "adam" and "centred mean of 3 steps" in left.get_title()
     adam_accuracy = right.get_lines()[0]
     assert list(adam_accuracy.get_xdata()) == [1, 2]
     assert np.allclose(adam_accuracy.get_ydata(), [50.0, 90.0])
     assert adam_accuracy.get_label() == "adam (90.0%)"
+    assert left.get_xlabel() == right.get_xlabel() == "epoch"
+    assert left.get_ylabel() and right.get_ylabel()
     renders(fig)
+
+
+def test_optimizer_curves_that_coincide_are_drawn_so_both_show() -> None:
+    same = [2.0, 1.5, 1.0, 0.8, 0.7, 0.6]
+    runs = {"adam": same, "adamw": list(same), "sgd": [2.0] * 6, "rmsprop": [1.0] * 6}
+    accuracy = {name: [0.8, 0.9] for name in runs}
+    fig = plot_optimizer_curves(runs, accuracy, 3)
+    left, right = fig.axes
+    means = [line for line in left.get_lines() if line.get_label() in runs]
+    assert len({str(line.get_linestyle()) for line in means}) == len(runs)
+    points = right.get_lines()
+    assert len({line.get_marker() for line in points}) == len(runs)
+    sizes = [line.get_markersize() for line in points]
+    assert sizes == sorted(sizes, reverse=True) and len(set(sizes)) == len(runs)
+    # the default window: an odd number of steps, about a quarter of an epoch
+    fig = plot_optimizer_curves({"a": [1.0] * 200}, {"a": [0.5]}, 63)
+    assert "centred mean of 15 steps" in fig.axes[0].get_title()
 
 
 def test_optimizer_curves_refuse_runs_that_do_not_match() -> None:
