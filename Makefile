@@ -17,12 +17,12 @@ PY := $(PYTHON)
 SETUP := $(PY) -m tools.setup --current
 endif
 
-.PHONY: help setup env progress lab test test-slow lint stubs update reset
+.PHONY: help setup env progress lab test test-slow lint stubs update hint reset
 .DEFAULT_GOAL := help
 
 help:
 	@sed -n '1,10p' Makefile | sed 's/^# \{0,1\}//'
-	@echo "Targets: setup chapter-N progress capstone lab test lint stubs update reset TASK=N.k submit CHAPTER=N"
+	@echo "Targets: setup chapter-N progress capstone lab test lint stubs update hint TASK=N.k reset TASK=N.k submit CHAPTER=N"
 	@echo "Instructors: grade CHAPTER=N SUBMISSIONS=dir, release, gradescope CHAPTER=N, bench, gpu-check, datasets, tutorial-bands, riemann, expectations"
 
 setup:
@@ -75,6 +75,12 @@ stubs: env
 # After a course update: the new given code, every task you wrote kept (here: make stubs).
 update: env
 	$(PY) -m tools.update $(if $(FROM),--from $(FROM))
+
+# The next hint of a task, one stage more each time (LEVEL=n shows stage n again; the first
+# stage is the report of `make chapter-N` itself).
+hint: env
+	@test -n "$(TASK)" || { echo "usage: make hint TASK=4.2 [LEVEL=1]"; exit 2; }
+	@$(PY) -m autograder hint $(TASK)$(if $(LEVEL), --level $(LEVEL))
 
 reset: env
 	@test -n "$(TASK)" || { echo "usage: make reset TASK=1.3"; exit 2; }

@@ -6,6 +6,8 @@
     python -m autograder check 3 --device sim    # chapter 3's checks with tensors on the
                                                  # simulated device (needs chapter 7 done)
     python -m autograder progress                # the course map (`make progress`)
+    python -m autograder hint 4.2                # the next hint of task 4.2 (`make hint`)
+    python -m autograder hint 4.2 --level 1      # a hint again, without moving on
     python -m autograder grade 1 submissions/    # grade a class (`make grade`), see
                                                  # docs/instructors.md
 
@@ -18,7 +20,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import grade_command, report, student
+from . import grade_command, hints, report, student
 from .course import CHAPTERS, chapter
 from .runner import Limits
 
@@ -53,11 +55,18 @@ def main(argv: list[str] | None = None) -> int:
             default=Limits.cpu_per_check,
             help="CPU seconds per check (default: %(default)s)",
         )
+    hint = sub.add_parser("hint", help="the next hint of a task, one more each time")
+    hint.add_argument("task", help="task id, e.g. 4.2")
+    hint.add_argument("--level", type=int, help="show this hint (1, 2, …) without moving on")
+    hint.add_argument("--reset", action="store_true", help="start the task's hints over")
     grade_command.add_parser(sub)
     args = parser.parse_args(argv)
     try:
         if args.command == "grade":
             return grade_command.run(args)
+        if args.command == "hint":
+            print(hints.hint(args.task, args.level, reset=args.reset))
+            return 0
         if args.command == "check":
             ch = chapter(args.chapter)
             for task_id in args.task or []:

@@ -1,4 +1,5 @@
-"""The check cell of a notebook: ``check("1.3")`` shows the same report as ``make chapter-1``.
+"""The check cell of a notebook: ``check("1.3")`` shows the same report as ``make chapter-1``;
+``hint("1.3")`` shows the task's next hint, as ``make hint TASK=1.3`` does.
 
 It runs the same runner in a fresh child process, so what is checked is the code in your
 files as they are saved now, not what this kernel imported earlier. It checks the tree the
@@ -9,6 +10,7 @@ A task that does not pass raises ``TaskNotPassed`` (an AssertionError) after the
 
 from __future__ import annotations
 
+from . import hints
 from .course import chapter as find_chapter
 from .course import task as find_task
 from .report import chapter_report
@@ -37,3 +39,8 @@ def check(what: str | int) -> None:
     if not result.passed:
         failing = ", ".join(t.task.id for t in result.tasks if not t.passed)
         raise TaskNotPassed(f"not passed yet: task {failing} (the report above says why)")
+
+
+def hint(task_id: str, level: int | None = None) -> None:
+    """Print the next hint of ``task_id`` (one stage more each call), or hint ``level``."""
+    print(hints.hint(task_id, level))

@@ -116,8 +116,13 @@ def task_details(t: TaskVerdict) -> list[str]:
                 f"{t.task.id}"
             )
         lines += _indent("yours:", text)
-    lines += _indent("hint:", t.task.hint)
-    lines += _indent("read:", f"{t.task.section} of the notebook")
+    if t.task.see:
+        lines += _indent("see it:", t.task.see)
+    lines += _indent(
+        "more:",
+        f'`make hint TASK={t.task.id}` (or hint("{t.task.id}") in the notebook) gives a hint, '
+        f"one more each time you ask; {t.task.section} of the notebook teaches it",
+    )
     return lines
 
 

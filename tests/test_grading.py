@@ -155,7 +155,7 @@ def test_correct_partial_stub_and_empty_submissions(course, tmp_path: Path) -> N
     partial = grade(broken, course, tmp_path)
     assert points(partial)["1.3"] == 0 and points(partial)["1.2"] == 10
     assert 0 < partial.points < 100
-    assert "Task 1.3" in partial.feedback and "hint:" in partial.feedback
+    assert "Task 1.3" in partial.feedback and "make hint TASK=1.3" in partial.feedback
 
     stubs = grade(student(tmp_path, "stubs", course.stubs / CH01), course, tmp_path)
     assert stubs.points == 0 and all(t.status == "not started" for t in stubs.tasks)
@@ -350,7 +350,7 @@ def test_the_batch_scores_and_outputs(batch) -> None:
     result = json.loads((out / "gradescope" / "broken.json").read_text())
     assert result["score"] == scores["broken"] and result["max_score"] == 100
     test = next(t for t in result["tests"] if t["number"] == "1.3")
-    assert test["status"] == "failed" and test["score"] == 0 and "hint:" in test["output"]
+    assert test["status"] == "failed" and test["score"] == 0 and "make hint TASK=1.3" in test["output"]
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(test)
     feedback = (out / "feedback" / "stubs.txt").read_text()
     assert "not started" in feedback and "seed: public (0)" in feedback
@@ -447,7 +447,7 @@ NEVER_FOR_CORRECT = sorted(
         "changed the grader",
         "flagged",  # for review: what the grader saw the code do (issue 26)
         "printed:",
-        "hint:",
+        "make hint",
         "raised",
         "Not graded",
         "please report",

@@ -65,7 +65,9 @@ def test_report_of_a_failure_shows_case_expected_received_hint() -> None:
     text = "\n".join(report.task_details(task))
     assert "case 1 of" in text and cases[0].label in text
     assert "out.data: expected -1, received 0" in text
-    assert "hint:" in text and "§3 of the notebook" in text
+    assert "more:" in text and "make hint TASK=1.2" in text and "§3 of the notebook" in text
+    recipe = " ".join(chapter(1).task("1.2").hint.split())
+    assert recipe not in " ".join(text.split())  # the recipe is shown only on request
 
 
 def _release_like(tmp: Path) -> Path:

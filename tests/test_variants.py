@@ -15,7 +15,7 @@ import pytest
 from autograder import report
 from autograder.course import chapter
 from autograder.status import Status
-from tests.trees import assert_fails_its_task_only
+from tests.trees import assert_fails_its_task_only, reference_code
 from tests.variants import VariantSet, all_sets
 
 SETS = all_sets()
@@ -48,6 +48,9 @@ def test_a_set_keeps_its_size_covers_its_tasks_and_names_each_variant_once(s: Va
     if s.rewrites_cover:
         assert {task for *_, task in s.correct} == {t.id for t in chapter(s.chapter).tasks}
     assert {name for name, _ in s.says} <= set(names)
+    # every broken variant's report names its mistake (a says row), but the listed few
+    broken = {v[0] for v in s.broken}
+    assert sorted(broken - {name for name, _ in s.says}) == sorted(s.undiagnosed)
     assert {name for name, _ in s.blocks} <= {v[0] for v in s.broken}
     assert set(s.holes) <= {v[0] for v in s.broken}
 
@@ -73,6 +76,19 @@ def test_the_report_names_the_mistake(
 ) -> None:
     text = report.chapter_report(outcomes(s)[name])
     assert says in " ".join(text.split()), text
+
+
+@pytest.mark.parametrize(("s", "name", "file", "edit", "task"), _params(lambda s: s.broken))
+def test_the_first_stage_shows_none_of_the_reference_code(
+    outcomes: Callable, s: VariantSet, name: str, file: str, edit: tuple, task: str
+) -> None:
+    """What a failing task's report says (the first stage of help) holds no line of the
+    reference's code for that task: the recipe is shown only when asked (`make hint`)."""
+    verdict = next(t for t in outcomes(s)[name].tasks if t.task.id == task)
+    text = "\n".join(report.task_details(verdict))
+    flat = " ".join(text.split())
+    shown = [line for line in reference_code(s.chapter, task) if " ".join(line.split()) in flat]
+    assert not shown, (shown, text)
 
 
 @pytest.mark.parametrize(("s", "name", "task"), _params(lambda s: s.blocks))

@@ -178,6 +178,25 @@ def statuses(result: ChapterResult) -> dict[str, Status]:
 # ("region", body) to rewrite the whole region of the task it breaks.
 
 
+def reference_code(number: int, task: str, least: int = 12) -> list[str]:
+    """The lines of the reference's regions of ``task`` that are code a report must not show
+    (issue 29: the first stage of help diagnoses, it does not hand out the answer): each line,
+    stripped, of ``least`` characters or more, that is not a comment."""
+    package = SOLUTIONS / chapter(number).package
+    marker = f"### BEGIN SOLUTION {task}"
+    found = []
+    for path in sorted(package.rglob("*.py")):
+        inside = False
+        for line in path.read_text().splitlines():
+            if line.strip() == marker:
+                inside = True
+            elif inside and line.strip() == "### END SOLUTION":
+                inside = False
+            elif inside and len(line.strip()) >= least and not line.strip().startswith("#"):
+                found.append(line.strip())
+    return found
+
+
 def broken_package(number: int, dest: Path, file: str, edit: tuple[str, str], task: str) -> Path:
     """A copy of chapter ``number``'s reference in ``dest`` with one edit applied."""
     package = chapter(number).package

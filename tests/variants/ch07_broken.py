@@ -430,6 +430,18 @@ CORRECT = [
     ),
 ]
 
+
+# Broken variants whose report does not yet name the mistake in words of its own (issue 29
+# works this list down to empty; a variant leaves it with a says row).
+UNDIAGNOSED = [
+    "the probe takes 0 devices for a GPU",
+    "backend_of knows the built-in backends only",
+    "move_array returns a device array for the cpu",
+    "move_array ignores the device index",
+    "check_same_device compares the first two tensors only",
+    "scatter_add leaves NumPy values on the host",
+]
+
 SET = VariantSet(
     7,
     "broken",
@@ -477,4 +489,5 @@ SET = VariantSet(
     ],
     least=(15, 4),
     tasks=[f"7.{k}" for k in range(1, 7)],
+    undiagnosed=UNDIAGNOSED,
 )

@@ -1,0 +1,109 @@
+"""Hints on request, one stage at a time: ``make hint TASK=4.2`` (or ``hint("4.2")`` in a
+notebook) shows the next stage of the task's hints each time it is asked.
+
+The first stage is not here: it is the report of a failing check, which says what went
+wrong and which tool shows it (``report.task_details``). Asked for more, a task gives its
+idea in words (no code), then its recipe, then the notebook section that teaches it
+(``Task.hints``). Which stage each task has reached is kept in ``.sparrow/hints.json``, so
+the next request goes one further; ``level=`` shows a stage again without moving on, and
+``reset`` starts a task over. The record is a convenience: a missing or unreadable one
+starts every task at the first stage, and it is written whole or not at all.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import textwrap
+from pathlib import Path
+
+from .course import task as find_task
+from .report import WIDTH
+
+REPO = Path(__file__).resolve().parent.parent
+NAMES = ("the idea", "the recipe", "the notebook")
+
+
+def record_path(repo: Path = REPO) -> Path:
+    return repo / ".sparrow" / "hints.json"
+
+
+def _read(path: Path) -> dict[str, int]:
+    """The stages shown so far by task; {} where there is no record or it is unreadable."""
+    try:
+        data = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {k: v for k, v in data.items() if isinstance(k, str) and isinstance(v, int)}
+
+
+def _write(path: Path, shown: dict[str, int]) -> None:
+    """``shown`` into ``path`` whole (a temporary file moved into place), or not at all."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".hints-", suffix=".json")
+        with os.fdopen(fd, "w") as f:
+            json.dump(shown, f, indent=1, sort_keys=True)
+        os.replace(tmp, path)
+    except OSError:  # a read-only tree: the hint is still shown, the next starts over
+        pass
+
+
+def section_heading(repo: Path, package: str, section: str) -> str:
+    """The heading of ``section`` ("§4") in the chapter's notebook, as a student's tree has
+    it (else the reference's); "" where there is none to read."""
+    for tree in ("chapters", "solutions"):
+        try:
+            cells = json.loads((repo / tree / package / f"{package}.ipynb").read_text())["cells"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        for cell in cells:
+            text = "".join(cell.get("source", "")) if isinstance(cell, dict) else ""
+            for line in text.splitlines():
+                if line.startswith("#") and f"{section} " in f"{line} ":
+                    return line.lstrip("# ").strip()
+        return ""
+    return ""
+
+
+def hint(task_id: str, level: int | None = None, *, reset: bool = False, repo: Path = REPO) -> str:
+    """The text of a hint stage of ``task_id``: ``level`` (1, 2, …), else the one after the
+    last shown (recorded). ``reset`` forgets what was shown and gives the first."""
+    ch, t = find_task(task_id)  # a KeyError/ValueError names an unknown task
+    stages = t.hints
+    heading = section_heading(repo, ch.package, t.section)
+    if heading:
+        read = f"{heading}, in chapter {ch.number}'s notebook, teaches task {t.id}: read it again."
+        stages = (*stages[:-1], read)
+    path = record_path(repo)
+    shown = _read(path)
+    if reset:
+        shown.pop(t.id, None)
+    if level is None:
+        level = min(shown.get(t.id, 0) + 1, len(stages))
+        shown[t.id] = level
+        _write(path, shown)
+    elif not 1 <= level <= len(stages):
+        raise ValueError(f"task {t.id} has hints 1 to {len(stages)}, not {level}")
+    return _format(t.id, t.title, stages, level)
+
+
+def _format(task_id: str, title: str, stages: tuple[str, ...], level: int) -> str:
+    names = NAMES[-len(stages) :]
+    lines = [f"Task {task_id} — {title}: hint {level} of {len(stages)} ({names[level - 1]})"]
+    lines += [
+        f"  {line}" for line in textwrap.wrap(stages[level - 1], WIDTH - 2, break_long_words=False)
+    ]
+    if level < len(stages):
+        lines.append(
+            f"  more: ask again for hint {level + 1} ({names[level]}): "
+            f'`make hint TASK={task_id}`, or hint("{task_id}") in the notebook'
+        )
+    else:
+        lines.append(
+            f"  that was the last hint; `make hint TASK={task_id} LEVEL=1` shows the first again"
+        )
+    return "\n".join(lines)
