@@ -3,13 +3,15 @@ trade that activation checkpointing makes.
 
     plot_regression_fit(x, y, lines)        the data (x, y) and the lines y = w·x + b
     plot_layer_histograms(values)           per initialisation, one histogram per layer
-                                            of the values a hook collected
+                                            of the magnitudes a hook collected, on a log
+                                            axis, each layer on a line of its own
     plot_layer_scale(scales)                one number per layer (a standard deviation),
                                             one curve per initialisation, log scale
     plot_checkpoint_trade(depths, peak_mb, seconds, forwards)
-                                            peak memory, time (and the layer forwards run)
-                                            against depth, one curve per way of running
-                                            (plain, checkpointed)
+                                            memory, time (the fastest of the repeats and
+                                            their spread) and the layer forwards run against
+                                            depth, one curve per way of running (plain,
+                                            checkpointed)
 
 Each returns the matplotlib Axes or Figure and never calls ``plt.show()``. Support never
 imports the chapters: the values are NumPy arrays (``tensor.data``) and plain numbers.
@@ -68,39 +70,71 @@ def _layers(values: Mapping[str, Sequence[Any]], function: str) -> dict[str, lis
 
 
 def plot_layer_histograms(
-    values: Mapping[str, Sequence[Any]], *, bins: int = 50, title: str | None = None
+    values: Mapping[str, Sequence[Any]], *, bins: int = 60, title: str | None = None
 ) -> Figure:
-    """One panel per row of ``values`` (an initialisation, say), in which each layer's values
-    are drawn as a histogram outline, coloured from light (first layer) to dark (last), as
-    the colour bar says. Each panel has its own x range, the 99.9th percentile of |value|
-    over its layers: the rows may differ by orders of magnitude, which is the point, and a
-    few extreme values would squeeze the rest into one bin. ``plot_layer_scale`` gives the
-    spreads as numbers. Returns the Figure."""
+    """One panel per row of ``values`` (an initialisation, say), and in it one histogram per
+    layer, layer 1 at the bottom, each on a line of its own: nothing is drawn over anything
+    else. A histogram counts the **magnitudes** |value| in bins of equal width on a log
+    scale, the same bins in every panel, from the smallest nonzero magnitude of all to the
+    largest (so no value falls outside), and shows the fraction of that layer's values in
+    each bin: a signal that shrinks by 10 per layer moves one decade left per line. Within a
+    panel every layer has the same height scale (the tallest bar of the panel fills its
+    line). Values exactly 0 have no place on a log axis: a layer that has some says how many
+    at its left. ``plot_layer_scale`` gives the spreads as numbers. Returns the Figure."""
     import matplotlib.pyplot as plt
-    from matplotlib.cm import ScalarMappable
-    from matplotlib.colors import BoundaryNorm, ListedColormap
 
     rows = _layers(values, "plot_layer_histograms")
+    magnitudes = {name: [np.abs(a) for a in layers] for name, layers in rows.items()}
+    nonzero = [m[m > 0] for layers in magnitudes.values() for m in layers]
+    nonzero = [m for m in nonzero if m.size] or [np.ones(1)]
+    lo = float(min(m.min() for m in nonzero))
+    hi = float(max(m.max() for m in nonzero))
+    if hi <= lo:  # one magnitude everywhere: a decade around it
+        lo, hi = lo / np.sqrt(10.0), hi * np.sqrt(10.0)
+    edges = np.logspace(np.log10(lo), np.log10(hi), bins + 1)
+    edges[0], edges[-1] = lo, hi  # exactly: the smallest and largest fall inside
     depth = max(len(layers) for layers in rows.values())
-    cmap = plt.get_cmap("viridis_r")
-    colours = cmap(np.linspace(0.15, 1.0, depth))
+    colours = plt.get_cmap("viridis_r")(np.linspace(0.3, 1.0, depth))
     fig, axes = plt.subplots(
-        1, len(rows), figsize=(4.0 * len(rows) + 0.8, 3.2), squeeze=False, layout="constrained"
+        1,
+        len(rows),
+        figsize=(4.0 * len(rows) + 0.4, 0.34 * depth + 1.4),
+        squeeze=False,
+        sharex=True,
+        sharey=True,
+        layout="constrained",
     )
-    for ax, (name, layers) in zip(axes[0], rows.items()):
-        top = float(np.percentile(np.abs(np.concatenate(layers)), 99.9)) or 1.0
-        for k, a in enumerate(layers):
-            counts, edges = np.histogram(np.clip(a, -top, top), bins=bins, range=(-top, top))
-            ax.stairs(counts / a.size, edges, color=colours[k])
+    for ax, (name, layers) in zip(axes[0], magnitudes.items()):
+        fractions = [np.histogram(m[m > 0], bins=edges)[0] / m.size for m in layers]
+        tallest = max(float(f.max()) for f in fractions) or 1.0
+        for k, (m, f) in enumerate(zip(layers, fractions), start=1):
+            ax.stairs(
+                k + 0.9 * f / tallest,
+                edges,
+                baseline=k,
+                fill=True,
+                color=colours[k - 1],
+                alpha=0.85,
+                label=f"layer {k}",
+            )
+            ax.axhline(k, color="#d1d5db", linewidth=0.5, zorder=0)
+            zeros = int(np.count_nonzero(m == 0))
+            if zeros:
+                ax.annotate(
+                    f"{zeros / m.size:.0%} are 0",
+                    (0.01, k + 0.45),
+                    xycoords=("axes fraction", "data"),
+                    fontsize=7,
+                    va="center",
+                )
         ax.set_title(name)
-        ax.set_xlabel("value")
-        ax.ticklabel_format(axis="x", style="sci", scilimits=(-2, 3))
-    axes[0][0].set_ylabel("fraction of values")
-    edges = np.arange(depth + 1) + 0.5
-    scale = ScalarMappable(BoundaryNorm(edges, depth), ListedColormap(colours))
-    scale.set_array([])
-    bar = fig.colorbar(scale, ax=axes[0].tolist(), ticks=np.arange(1, depth + 1), pad=0.01)
-    bar.set_label("layer")
+        ax.set_xscale("log")
+        ax.set_xlabel("|value|, log scale")
+        ax.grid(True, axis="x", alpha=0.3)
+    axes[0][0].set_xlim(lo, hi)
+    axes[0][0].set_ylim(0.8, depth + 1.1)
+    axes[0][0].set_yticks(np.arange(1, depth + 1))
+    axes[0][0].set_ylabel("layer (each line: the fraction of its values per bin)")
     if title:
         fig.suptitle(title)
     return fig
@@ -125,20 +159,41 @@ def plot_layer_scale(
     return ax
 
 
+def _fastest_and_median(values: Sequence[Any]) -> tuple[np.ndarray, np.ndarray, int]:
+    """Per depth, the fastest and the median of its repeats (a single number is both), and
+    the fewest repeats any depth had."""
+    runs = [np.atleast_1d(np.asarray(v, dtype=np.float64)).reshape(-1) for v in values]
+    if any(r.size == 0 for r in runs):
+        raise ValueError("plot_checkpoint_trade: a depth has no timings")
+    return (
+        np.array([r.min() for r in runs]),
+        np.array([np.median(r) for r in runs]),
+        min(r.size for r in runs),
+    )
+
+
 def plot_checkpoint_trade(
     depths: Sequence[int],
     peak_mb: Mapping[str, Sequence[float]],
-    seconds: Mapping[str, Sequence[float]],
+    seconds: Mapping[str, Sequence[Any]],
     forwards: Mapping[str, Sequence[int]] | None = None,
+    *,
+    memory_label: str = "peak memory (MB)",
+    time_label: str = "forward + backward (ms)",
 ) -> Figure:
-    """Panels against the depth of the network: the peak memory (MB) of a forward and
-    backward pass, its time (s), and, given ``forwards``, how many layer forwards it ran
-    (the work, free of the noise in a time). One curve per way of running it; the same
-    names in every mapping, one value per depth. Returns the Figure."""
+    """Panels against the depth of the network: the memory (MB) of a forward and backward
+    pass (``memory_label`` says which), its time, and, given ``forwards``, how many layer
+    forwards it ran (the work, free of the noise in a time). One curve per way of running
+    it; the same names in every mapping, one value per depth.
+
+    ``seconds[name][k]`` is one time or the times of every repeat at depth k: then the
+    marker is the fastest and a bar runs from it up to the median, the spread of the
+    repeats (the panel's title says how many). Times are drawn in milliseconds. Returns the
+    Figure."""
     import matplotlib.pyplot as plt
 
     depths = np.asarray(depths)
-    panels = {"peak memory (MB)": peak_mb, "forward + backward (ms)": seconds}
+    panels = {memory_label: peak_mb, time_label: seconds}
     if forwards is not None:
         panels["layer forwards run"] = forwards
     for label, runs in panels.items():
@@ -153,21 +208,34 @@ def plot_checkpoint_trade(
                     f"plot_checkpoint_trade: run {name!r} needs one value per depth "
                     f"({depths.size}) in {label}, got {len(values)}"
                 )
-    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.5), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 3.6), squeeze=False)
     colours = [_CLASS_COLOURS[0], _CLASS_COLOURS[1], "#059669", "#7c3aed", "#d97706"]
+    # a small sideways shift per run, so that equal values do not hide one another
+    shift = (depths.max() - depths.min() or 1) * 0.02
     for ax, (label, runs) in zip(axes[0], panels.items()):
-        scale = 1e3 if label.endswith("(ms)") else 1.0
-        for (name, values), style, colour in zip(runs.items(), _STYLES * 4, colours * 4):
-            ax.plot(
-                depths,
-                np.asarray(values, dtype=np.float64) * scale,
-                style,
-                color=colour,
-                label=name,
-            )
+        for k, ((name, values), style, colour) in enumerate(
+            zip(runs.items(), _STYLES * 4, colours * 4)
+        ):
+            x = depths + (k - (len(runs) - 1) / 2) * shift
+            if runs is seconds:
+                fastest, median, repeats = _fastest_and_median(values)
+                ax.errorbar(
+                    x,
+                    fastest * 1e3,
+                    yerr=[np.zeros_like(fastest), (median - fastest) * 1e3],
+                    fmt=style,
+                    color=colour,
+                    capsize=3,
+                    label=name,
+                )
+                if repeats > 1:
+                    ax.set_title(f"fastest of {repeats} (bar: up to the median)", fontsize=9)
+            else:
+                ax.plot(x, np.asarray(values, dtype=np.float64), style, color=colour, label=name)
         ax.set_xlabel("depth (layers)")
         ax.set_ylabel(label)
         ax.set_ylim(bottom=0)
+        ax.set_xticks(depths)
         ax.grid(True, alpha=0.3)
     axes[0][0].legend(fontsize="small")
     fig.tight_layout()

@@ -31,22 +31,52 @@ def test_the_fit_refuses_x_and_y_of_different_lengths() -> None:
         plot_regression_fit([1, 2, 3], [1, 2], {})
 
 
-def test_layer_histograms_one_panel_per_row_one_outline_per_layer() -> None:
+def test_layer_histograms_one_line_per_layer_each_at_its_own_magnitude() -> None:
+    """Layer k of a row holds values of magnitude about 10^-k (any sign, any shape): its
+    tallest bar is the bin around 10^-k, every layer on its own line, on one log axis."""
     rng = np.random.default_rng(0)
+    scales = {"wide": [1e3, 1e2, 1e1], "narrow": [1e-6, 1e-7, 1e-8]}
     rows = {
-        "wide": [rng.normal(0, 1e3, (50, 4)) for _ in range(3)],  # any shape, flattened
-        "narrow": [rng.normal(0, 1e-6 * 10**-k, 200) for k in range(3)],
+        name: [s * rng.choice([-1, 1], (50, 4)) * rng.uniform(0.9, 1.1, (50, 4)) for s in row]
+        for name, row in scales.items()
     }
-    fig = plot_layer_histograms(rows, bins=20, title="activations")
+    fig = plot_layer_histograms(rows, bins=40, title="activations")
     panels = [ax for ax in fig.axes if ax.get_title()]
     assert [ax.get_title() for ax in panels] == ["wide", "narrow"]
+    for ax, row in zip(panels, scales.values()):
+        assert ax.get_xscale() == "log"
+        assert len(ax.patches) == len(row)  # one histogram per layer
+        for k, (patch, scale) in enumerate(zip(ax.patches, row), start=1):
+            heights, edges, baseline = patch.get_data()
+            assert baseline == k and heights.min() >= k and heights.max() <= k + 1  # its line
+            top = np.argmax(heights)
+            assert edges[top] <= scale * 1.1 and edges[top + 1] >= scale * 0.9
+    # one axis for all: the smallest and the largest magnitude are inside it
+    smallest = min(np.abs(a).min() for layers in rows.values() for a in layers)
+    largest = max(np.abs(a).max() for layers in rows.values() for a in layers)
     for ax in panels:
-        assert len(ax.patches) == 3  # one outline (stairs) per layer
-        heights = [p.get_data().values.sum() for p in ax.patches]
-        assert np.allclose(heights, 1.0)  # fractions: all values counted, none outside
-    # each panel has its own range: the narrow one is not squeezed into the wide one's
-    assert panels[1].get_xlim()[1] < 1e-3 < panels[0].get_xlim()[1]
-    assert fig.get_suptitle() == "activations"
+        lo, hi = ax.get_xlim()
+        assert lo <= smallest and hi >= largest
+        assert ax.get_xlabel() and ax.xaxis.get_offset_text().get_text() == ""
+    assert panels[0].get_ylabel() and fig.get_suptitle() == "activations"
+    renders(fig)
+
+
+def test_layer_histograms_count_every_value_and_say_how_many_are_zero() -> None:
+    """The bars of a layer add up to its nonzero values (as a fraction of all), and the
+    zeros, which a log axis cannot show, are written beside it."""
+    values = np.array([0.0, 0.0, 0.0, 1.0, 2.0, 4.0, 8.0, 0.5] * 10)  # 3 in 8 are 0
+    fig = plot_layer_histograms({"relu": [values, values + 1.0]}, bins=12)
+    ax = fig.axes[0]
+    for k, (patch, layer) in enumerate(zip(ax.patches, [values, values + 1.0]), start=1):
+        heights, edges, _ = patch.get_data()
+        nonzero = np.abs(layer[layer != 0])
+        fractions = np.histogram(nonzero, bins=edges)[0] / layer.size
+        assert np.isclose(fractions.sum(), nonzero.size / layer.size)  # none outside the bins
+        drawn = heights - k  # each line scaled to the panel's tallest bar
+        assert np.allclose(drawn / drawn.max(), fractions / fractions.max())
+    texts = [t.get_text() for t in ax.texts]
+    assert texts == ["38% are 0"]  # layer 1 only: layer 2 has none
     renders(fig)
 
 
@@ -73,13 +103,32 @@ def test_checkpoint_trade_draws_one_curve_per_run_in_each_panel() -> None:
     peak = {"plain": [2.0, 4.0, 8.0], "checkpointed": [1.5, 2.0, 3.0]}
     seconds = {"plain": [0.01, 0.02, 0.04], "checkpointed": [0.013, 0.026, 0.052]}
     forwards = {"plain": [8, 16, 32], "checkpointed": [16, 32, 64]}
-    fig = plot_checkpoint_trade(depths, peak, seconds, forwards)
+    fig = plot_checkpoint_trade(depths, peak, seconds, forwards, memory_label="kept (MB)")
     assert len(fig.axes) == 3
-    for ax in fig.axes:
+    memory, time, work = fig.axes
+    for ax in (memory, work):
         assert [line.get_label() for line in ax.get_lines()] == list(runs)
-    ms = fig.axes[1].get_lines()[0].get_ydata()
+    assert memory.get_ylabel() == "kept (MB)"
+    assert [c.get_label() for c in time.containers] == list(runs)
+    ms = time.containers[0].lines[0].get_ydata()
     assert np.allclose(ms, [10.0, 20.0, 40.0])  # seconds drawn as milliseconds
+    # equal values do not hide each other: the runs sit a little apart
+    xs = [line.get_xdata() for line in work.get_lines()]
+    assert np.all(np.abs(xs[0] - xs[1]) > 0.1)
     assert len(plot_checkpoint_trade(depths, peak, seconds).axes) == 2
+    renders(fig)
+
+
+def test_checkpoint_trade_draws_the_fastest_repeat_and_a_bar_up_to_the_median() -> None:
+    depths = [8, 16]
+    repeats = {"plain": [[0.003, 0.001, 0.002, 0.009, 0.004], [0.010, 0.012, 0.011]]}
+    fig = plot_checkpoint_trade(depths, {"plain": [1.0, 2.0]}, repeats)
+    container = fig.axes[1].containers[0]
+    assert np.allclose(container.lines[0].get_ydata(), [1.0, 10.0])  # the fastest, in ms
+    (bars,) = container.lines[2]
+    spans = [segment[:, 1] for segment in bars.get_segments()]
+    assert np.allclose(spans, [[1.0, 3.0], [10.0, 11.0]])  # fastest .. median
+    assert fig.axes[1].get_title() == "fastest of 3 (bar: up to the median)"
     renders(fig)
 
 

@@ -11,9 +11,16 @@ shows is what the tests assert (tests/test_checkpoint_trade.py).
                                              in ``.grad`` at that moment
     layer_forwards(model, x, segments)       how many times a Linear ran forward in one pass
     timings(depths, repeats)                 seconds of each pass, every repeat, the ways
-                                             taking turns; ``python -m ...measure`` prints
-                                             them as JSON (the notebook runs it with NumPy's
-                                             BLAS on one thread)
+                                             taking turns
+    segment_timings(depth, counts, repeats)  the same for one depth cut into each of counts
+                                             segments: the cost of a segment itself
+
+``python -m chapters.ch05_nn.measure`` prints the timings as JSON; the notebook runs it in a
+process of its own with NumPy's BLAS on one thread (as ``make bench`` does) and reads the
+processor time of that one thread. On a machine busy with other work, BLAS threads that wait
+for each other make a 128 × 128 product take anywhere from 0.05 ms to several, and other
+programs taking turns add their time to the clock on the wall: either buries the differences
+the figure is about.
 
 What ``activation_peak`` counts. ``tracemalloc`` sees every array NumPy allocates (and every
 Python object). The weights exist before the pass starts, so they are below its baseline.
@@ -34,7 +41,7 @@ import json
 import math
 import time
 import tracemalloc
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .. import ch04_backward as base
@@ -130,12 +137,18 @@ def layer_forwards(model: nn.Sequential, x: Any, segments: int = 1) -> int:
 
 
 def timings(
-    depths: Sequence[int], repeats: int = 9, width: int = 128, batch: int = 128
+    depths: Sequence[int],
+    repeats: int = 9,
+    width: int = 128,
+    batch: int = 128,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, list[list[float]]]:
     """Seconds of one ``run_in_segments`` (with ``zero_grad`` before it), every one of
     ``repeats`` runs, for each of ``WAYS`` and each depth: ``{way: [[s, ...] per depth]}``.
     The ways take turns within each repeat, so that a busy moment of the machine falls on
-    all of them alike."""
+    all of them alike. ``clock``: ``time.perf_counter`` (the time that passed) or
+    ``time.thread_time`` (the processor time of this thread: the same where NumPy's BLAS
+    runs on this thread alone, and blind to other programs taking turns on the machine)."""
     result: dict[str, list[list[float]]] = {way: [] for way in WAYS}
     x = base.randn(batch, width, requires_grad=True)
     for depth in depths:
@@ -144,22 +157,57 @@ def timings(
         for _ in range(repeats):
             for way in WAYS:
                 model.zero_grad()
-                started = time.perf_counter()
+                started = clock()
                 run_in_segments(model, x, segments_for(way, depth))
-                runs[way].append(time.perf_counter() - started)
+                runs[way].append(clock() - started)
         for way in WAYS:
             result[way].append(runs[way])
     return result
 
 
+def segment_timings(
+    depth: int,
+    counts: Sequence[int],
+    repeats: int = 9,
+    width: int = 128,
+    batch: int = 128,
+    clock: Callable[[], float] = time.perf_counter,
+) -> dict[int, list[float]]:
+    """Seconds of one ``run_in_segments`` of a ``depth``-block network cut into each of
+    ``counts`` segments (2 or more: every layer then runs forward twice, whatever the
+    count), every one of ``repeats`` runs, the counts taking turns: ``{count: [s, ...]}``.
+    What is left between them is the cost of a segment itself. ``clock`` as for
+    ``timings``."""
+    x = base.randn(batch, width, requires_grad=True)
+    model = tanh_mlp(depth, width)
+    runs: dict[int, list[float]] = {count: [] for count in counts}
+    for _ in range(repeats):
+        for count in counts:
+            model.zero_grad()
+            started = clock()
+            run_in_segments(model, x, count)
+            runs[count].append(clock() - started)
+    return runs
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    """``python -m chapters.ch05_nn.measure --depths 8 16 32 --repeats 9``: ``timings`` as
-    JSON on standard output."""
+    """``python -m chapters.ch05_nn.measure --depths 8 16 32 --segments 2 4 8 16 32
+    --repeats 9``: ``{"ways": timings(depths), "segments": segment_timings(the last depth,
+    segments)}`` as JSON on standard output, timed with ``time.thread_time``: run it with
+    ``OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 MKL_NUM_THREADS=1``, so that all the work is
+    this thread's (the notebook does)."""
     parser = argparse.ArgumentParser(description=main.__doc__)
     parser.add_argument("--depths", type=int, nargs="+", default=[8, 16, 32])
+    parser.add_argument("--segments", type=int, nargs="*", default=[])
     parser.add_argument("--repeats", type=int, default=9)
     args = parser.parse_args(argv)
-    print(json.dumps(timings(args.depths, args.repeats)))
+    clock = time.thread_time
+    result: dict[str, Any] = {"ways": timings(args.depths, args.repeats, clock=clock)}
+    if args.segments:
+        result["segments"] = segment_timings(
+            args.depths[-1], args.segments, args.repeats, clock=clock
+        )
+    print(json.dumps(result))
 
 
 if __name__ == "__main__":
