@@ -1,10 +1,15 @@
 """CPU against GPU (``python -m autograder.bench device``): chapter 7's devices, timed.
 
-Side by side, in one run: float32 matmuls of a few sizes, and one training step of the
-capstone's MLP (784-128-10, ``cross_entropy``, Adam) at batch 64 and at batch 4096, its batch
-already on the device — on the CPU (NumPy, every core it has) and on the device, with the
-speed-up (CPU seconds / device seconds). A GPU is synchronised before the clock is read;
-every figure is the best of ``--repeat`` after a warm-up call (``support.device_bench``).
+Side by side, in one run, what chapter 7's notebook shows (§6 and §8), measured the same
+way by the same functions (``support.device_bench``): float32 matmuls of a few sizes; one
+training step of the capstone's MLP (784-128-10, ``cross_entropy``, Adam) at batch 64 and
+at batch 4096, its batch already on the device; the three training loops of §6 (each batch
+moved to the device, the data set on the device, and that with ``.item()`` at every step),
+per step; and one matmul timed when the call returns and after ``synchronize()`` — on the
+CPU (NumPy, every core it has) and on the device, with the speed-up (CPU seconds / device
+seconds). A GPU is synchronised before the clock is read; every figure is the best of at
+least ``--repeat`` timings (the worst printed beside it) after a warm-up call, and a call
+too fast for one clock read is repeated within each timing (``device_bench.measure``).
 
 The device is ``cuda`` when a GPU can be used (``cuda.is_available()``), else the simulated
 device ``sim``, said so in every printout: its figures are NumPy's plus the simulated
@@ -12,7 +17,7 @@ device's overhead, not a GPU's. Goal (issue 16): on a GPU, the training step at 
 10× the CPU's. ``--require-gpu`` exits 1 when there is no GPU (after running on ``sim``).
 
     python -m autograder.bench device [--device cuda|sim] [--sizes 256 1024 2048 4096]
-                                      [--batches 64 4096] [--repeat 5] [--quick]
+                                      [--batches 64 4096] [--repeat 7] [--quick]
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import time
 
 from support import device_bench
 
-QUICK = {"sizes": [256, 1024], "batches": [64, 4096], "repeat": 3}
+QUICK = {"sizes": [256, 1024], "batches": [64, 4096], "repeat": device_bench.REPEAT}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,8 +42,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--device", choices=("cuda", "sim"), help="default: cuda if usable")
     parser.add_argument("--sizes", type=int, nargs="+", default=list(device_bench.MATMUL_SIZES))
     parser.add_argument("--batches", type=int, nargs="+", default=list(device_bench.STEP_BATCHES))
-    parser.add_argument("--repeat", type=int, default=5, help="timings; the best counts")
-    parser.add_argument("--quick", action="store_true", help="sizes 256 1024, repeat 3")
+    parser.add_argument(
+        "--repeat", type=int, default=device_bench.REPEAT, help="at least this many timings"
+    )
+    parser.add_argument("--quick", action="store_true", help="sizes 256 1024 only")
     parser.add_argument("--require-gpu", action="store_true", help="exit 1 without a GPU")
     impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))

@@ -146,31 +146,92 @@ def _synchronizer(device: Any, sp: ModuleType) -> Callable[[], None]:
     return lambda: None
 
 
-def _best(fn: Callable[[], Any], sync: Callable[[], None], repeat: int, warmup: int) -> float:
-    """The least seconds of ``repeat`` calls of ``fn``, each ended by ``sync`` before the
-    clock is read, after ``warmup`` calls that are not timed."""
+REPEAT = 7  # the fewest timings behind a figure: its best, and the spread of the rest
+MIN_TIMING = 2e-3  # seconds one timing should last: a tiny call is repeated inside it
+MIN_TOTAL = 0.1  # seconds all timings of one figure should last: more timings when fast
+MAX_REPEAT = 50
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds per call of one measured function: ``times`` holds one figure per timing,
+    each the clock over ``number`` back-to-back calls (then synchronised) divided by
+    ``number``. ``best`` is what a table reports: noise (other programs, the clock, a
+    cache) only ever adds time. ``median`` and ``worst`` show the spread."""
+
+    times: tuple[float, ...]
+    number: int = 1
+
+    @property
+    def best(self) -> float:
+        return min(self.times)
+
+    @property
+    def median(self) -> float:
+        return float(np.median(self.times))
+
+    @property
+    def worst(self) -> float:
+        return max(self.times)
+
+    @property
+    def repeat(self) -> int:
+        return len(self.times)
+
+    def __float__(self) -> float:
+        return self.best
+
+
+def measure(
+    fn: Callable[[], Any],
+    sync: Callable[[], None] = lambda: None,
+    *,
+    repeat: int = REPEAT,
+    warmup: int = 1,
+    min_timing: float = MIN_TIMING,
+    min_total: float = MIN_TOTAL,
+    max_repeat: int = MAX_REPEAT,
+) -> Timing:
+    """Time ``fn``: ``warmup`` untimed calls (CuPy compiles a kernel on its first use, a
+    cache fills), then calls per timing doubled until one timing lasts ``min_timing``
+    seconds (a call of microseconds is below what one clock read separates from noise),
+    then at least ``repeat`` timings, more (up to ``max_repeat``) until they last
+    ``min_total`` in all. Each timing ends with ``sync()`` before the clock is read: a GPU
+    queues its work, and the time it takes shows only when the host waits for it."""
     for _ in range(warmup):
         fn()
     sync()
-    times = []
-    for _ in range(max(1, repeat)):
+
+    def timing(number: int) -> float:
         start = time.perf_counter()
-        fn()
+        for _ in range(number):
+            fn()
         sync()
-        times.append(time.perf_counter() - start)
-    return min(times)
+        return time.perf_counter() - start
+
+    number = 1
+    first = timing(number)
+    while first < min_timing and number < 1 << 20:
+        number *= 2
+        first = timing(number)
+    wanted = int(np.ceil(min_total / max(first, 1e-9)))
+    count = min(max(repeat, wanted), max(repeat, max_repeat))
+    times = [first] + [timing(number) for _ in range(count - 1)]
+    return Timing(tuple(t / number for t in times), number)
 
 
-def matmul_times(
+def matmul_timings(
     device: Any = "cpu",
     sizes: Iterable[int] = MATMUL_SIZES,
-    repeat: int = 5,
+    repeat: int = REPEAT,
     *,
     sp: ModuleType | None = None,
     warmup: int = 1,
-) -> dict[int, float]:
-    """``{n: seconds}`` for one float32 ``(n, n) @ (n, n)`` on ``device`` (operands already
-    there, no gradient recorded), the best of ``repeat``."""
+) -> dict[int, Timing]:
+    """``{n: Timing}`` of one float32 ``a @ b`` of two ``(n, n)`` tensors on ``device``:
+    the framework's matmul (NumPy's, CuPy's, or the simulated device's, plus the few
+    microseconds of the framework around it), operands already there, no gradient
+    recorded (``measure``: at least ``repeat`` timings)."""
     sp = framework(sp)
     sync = _synchronizer(device, sp)
     rng = np.random.default_rng(0)
@@ -179,9 +240,48 @@ def matmul_times(
         a = sp.tensor(rng.standard_normal((n, n), dtype=np.float32)).to(device)
         b = sp.tensor(rng.standard_normal((n, n), dtype=np.float32)).to(device)
         with sp.no_grad():
-            out[int(n)] = _best(lambda a=a, b=b: a @ b, sync, repeat, warmup)
+            out[int(n)] = measure(lambda a=a, b=b: a @ b, sync, repeat=repeat, warmup=warmup)
         del a, b
     return out
+
+
+def matmul_times(
+    device: Any = "cpu",
+    sizes: Iterable[int] = MATMUL_SIZES,
+    repeat: int = REPEAT,
+    *,
+    sp: ModuleType | None = None,
+    warmup: int = 1,
+) -> dict[int, float]:
+    """``{n: seconds}``: the best of ``matmul_timings``."""
+    return {
+        n: t.best for n, t in matmul_timings(device, sizes, repeat, sp=sp, warmup=warmup).items()
+    }
+
+
+def queued_and_done(
+    device: Any, n: int, repeat: int = REPEAT, *, sp: ModuleType | None = None
+) -> tuple[Timing, Timing]:
+    """One float32 ``(n, n) @ (n, n)`` on ``device``, timed twice over: the clock read right
+    after the call returns (on a GPU: the launch, the work only queued) and after
+    ``synchronize()`` (the work done). Each a ``Timing`` of ``repeat`` single calls, after a
+    warm-up; the device is synchronised before each clock starts."""
+    sp = framework(sp)
+    sync = _synchronizer(device, sp)
+    rng = np.random.default_rng(0)
+    a = sp.tensor(rng.standard_normal((n, n), dtype=np.float32)).to(device)
+    b = sp.tensor(rng.standard_normal((n, n), dtype=np.float32)).to(device)
+    queued, done = [], []
+    with sp.no_grad():
+        a @ b  # warm-up
+        sync()
+        for _ in range(max(1, repeat)):
+            start = time.perf_counter()
+            a @ b
+            queued.append(time.perf_counter() - start)
+            sync()
+            done.append(time.perf_counter() - start)
+    return Timing(tuple(queued)), Timing(tuple(done))
 
 
 def gflops(n: int, seconds: float) -> float:
@@ -213,23 +313,38 @@ def _step(sp: ModuleType, model: Any, optimizer: Any, x: Any, y: Any) -> Any:
     return loss
 
 
-def step_times(
+def step_timings(
     device: Any = "cpu",
     batch_sizes: Iterable[int] = STEP_BATCHES,
-    repeat: int = 5,
+    repeat: int = REPEAT,
     *,
     sp: ModuleType | None = None,
     warmup: int = 2,
-) -> dict[int, float]:
-    """``{batch: seconds}`` for one step of the capstone's training (float32, Adam) on
-    ``device``, its batch already there, the best of ``repeat``."""
+) -> dict[int, Timing]:
+    """``{batch: Timing}`` of one step of the capstone's training (float32, Adam) on
+    ``device``, its batch already there (``measure``: at least ``repeat`` timings)."""
     sp = framework(sp)
     sync = _synchronizer(device, sp)
     out = {}
     for batch in batch_sizes:
         step = functools.partial(_step, sp, *_step_setup(sp, device, int(batch), seed=0))
-        out[int(batch)] = _best(step, sync, repeat, warmup)
+        out[int(batch)] = measure(step, sync, repeat=repeat, warmup=warmup)
     return out
+
+
+def step_times(
+    device: Any = "cpu",
+    batch_sizes: Iterable[int] = STEP_BATCHES,
+    repeat: int = REPEAT,
+    *,
+    sp: ModuleType | None = None,
+    warmup: int = 2,
+) -> dict[int, float]:
+    """``{batch: seconds}``: the best of ``step_timings``."""
+    return {
+        b: t.best
+        for b, t in step_timings(device, batch_sizes, repeat, sp=sp, warmup=warmup).items()
+    }
 
 
 def training_losses(
@@ -255,42 +370,141 @@ def training_losses(
     return [float(loss.item()) for loss in losses]
 
 
+LOOP_IMAGES = 1024  # §6's loops: the first 1,024 MNIST-5k training images, batches of 64
+LOOP_BATCH = 64
+LOOPS = {  # name: (the data set on the device, the loss read back by .item() every step)
+    "each batch moved": (False, False),
+    "data set on the device": (True, False),
+    "on the device, .item() every step": (True, True),
+}
+
+
+def loop_setup(
+    device: Any,
+    data_on_device: bool,
+    *,
+    images: int = LOOP_IMAGES,
+    batch_size: int = LOOP_BATCH,
+    sp: ModuleType | None = None,
+) -> tuple[Any, Any, Any]:
+    """(model, optimizer, loader) for chapter 7's §6 loops: the capstone's model after
+    ``manual_seed(0)`` and Adam on ``device``, and a ``DataLoader`` (``batch_size``, not
+    shuffled) over the first ``images`` MNIST-5k training images and labels, made on the
+    device (``data_on_device``) or on the host."""
+    from support import capstone
+
+    sp = framework(sp)
+    data = capstone.mnist5k()
+    sp.manual_seed(0)
+    model = capstone.make_model(sp).to(device)
+    opt = sp.optim.Adam(model.parameters(), lr=1e-3)
+    where = device if data_on_device else "cpu"
+    dataset = sp.utils.data.TensorDataset(
+        sp.tensor(data["x_train"][:images], device=where),
+        sp.tensor(data["y_train"][:images], device=where),
+    )
+    return model, opt, sp.utils.data.DataLoader(dataset, batch_size=batch_size)
+
+
+def train_epoch(
+    model: Any,
+    opt: Any,
+    loader: Any,
+    device: Any,
+    read_loss: bool = False,
+    *,
+    sp: ModuleType | None = None,
+) -> Any:
+    """One epoch of the usual PyTorch loop on ``device``; returns the sum of the losses:
+    a Python float read back by ``.item()`` at every step (``read_loss``), else a tensor
+    left on the device."""
+    sp = framework(sp)
+    total = 0.0
+    for xb, yb in loader:
+        xb, yb = xb.to(device), yb.to(device)  # a copy unless already there
+        opt.zero_grad()
+        loss = sp.nn.functional.cross_entropy(model(xb), yb)
+        loss.backward()
+        opt.step()
+        if read_loss:
+            total += loss.item()  # a copy back, every step
+        else:
+            total = loss.detach() + total  # stays on the device
+    return total
+
+
+def loop_timings(
+    device: Any,
+    loops: Iterable[str] = tuple(LOOPS),
+    repeat: int = REPEAT,
+    *,
+    sp: ModuleType | None = None,
+) -> dict[str, Timing]:
+    """``{loop: Timing}``: seconds per training step of each of ``LOOPS`` on ``device``, an
+    epoch (16 steps) per call, synchronised before the clock is read, after a warm-up
+    epoch (``measure``: at least ``repeat`` epochs, each a timing)."""
+    sp = framework(sp)
+    sync = _synchronizer(device, sp)
+    out = {}
+    for name in loops:
+        on_device, read_loss = LOOPS[name]
+        model, opt, loader = loop_setup(device, on_device, sp=sp)
+        epoch = functools.partial(train_epoch, model, opt, loader, device, read_loss, sp=sp)
+        timing = measure(epoch, sync, repeat=repeat, min_timing=0.0)
+        out[name] = Timing(tuple(t / len(loader) for t in timing.times), timing.number)
+    return out
+
+
 @dataclass
 class Comparison:
-    """CPU against ``device``: ``matmul[n]`` and ``step[batch]`` are (cpu seconds, device
-    seconds); ``note`` is ``SIM_NOTE`` on the simulated device, else ''."""
+    """CPU against ``device``: ``matmul[n]``, ``step[batch]`` and ``loops[name]`` are
+    (cpu Timing, device Timing); ``sync`` is the device's (queued, done) ``Timing`` of one
+    matmul of ``sync_size`` (``queued_and_done``); ``note`` is ``SIM_NOTE`` on the
+    simulated device, else ''."""
 
     device: str
     label: str
     cpu_label: str
     note: str
     repeat: int
-    matmul: dict[int, tuple[float, float]] = field(default_factory=dict)
-    step: dict[int, tuple[float, float]] = field(default_factory=dict)
+    matmul: dict[int, tuple[Timing, Timing]] = field(default_factory=dict)
+    step: dict[int, tuple[Timing, Timing]] = field(default_factory=dict)
+    loops: dict[str, tuple[Timing, Timing]] = field(default_factory=dict)
+    sync: tuple[Timing, Timing] | None = None
+    sync_size: int = 0
 
     def speedup(self, batch: int) -> float:
-        """How many times faster than the CPU ``device`` ran a step at ``batch``."""
+        """How many times faster than the CPU ``device`` ran a step at ``batch`` (best
+        against best)."""
         cpu, dev = self.step[batch]
-        return cpu / dev
+        return cpu.best / dev.best
 
 
 def compare(
     device: Any = None,
     sizes: Iterable[int] = MATMUL_SIZES,
     batch_sizes: Iterable[int] = STEP_BATCHES,
-    repeat: int = 5,
+    repeat: int = REPEAT,
     *,
+    loops: Iterable[str] = tuple(LOOPS),
+    sync_size: int | None = None,
     sp: ModuleType | None = None,
 ) -> Comparison:
     """The CPU and ``device`` (default: ``"cuda"`` when a GPU can be used, else ``"sim"``)
-    on the same matmuls and training steps."""
+    on the same matmuls, training steps and §6 training loops, and the device's matmul of
+    ``sync_size`` (default: the largest of ``sizes`` up to 1024) timed before and after
+    ``synchronize()`` — what chapter 7's notebook shows, measured the same way."""
     sp = framework(sp)
     device = str(device or default_device(sp))
-    sizes, batch_sizes = list(sizes), list(batch_sizes)
-    cpu_mm = matmul_times("cpu", sizes, repeat, sp=sp)
-    dev_mm = matmul_times(device, sizes, repeat, sp=sp)
-    cpu_st = step_times("cpu", batch_sizes, repeat, sp=sp)
-    dev_st = step_times(device, batch_sizes, repeat, sp=sp)
+    sizes, batch_sizes, loops = list(sizes), list(batch_sizes), list(loops)
+    cpu_mm = matmul_timings("cpu", sizes, repeat, sp=sp)
+    dev_mm = matmul_timings(device, sizes, repeat, sp=sp)
+    cpu_st = step_timings("cpu", batch_sizes, repeat, sp=sp)
+    dev_st = step_timings(device, batch_sizes, repeat, sp=sp)
+    cpu_lp = loop_timings("cpu", loops, repeat, sp=sp)
+    dev_lp = loop_timings(device, loops, repeat, sp=sp)
+    if sync_size is None:
+        sync_size = max([n for n in sizes if n <= 1024] or [min(sizes, default=256)])
     return Comparison(
         device=device,
         label=label(device, sp),
@@ -299,33 +513,56 @@ def compare(
         repeat=repeat,
         matmul={n: (cpu_mm[n], dev_mm[n]) for n in sizes},
         step={b: (cpu_st[b], dev_st[b]) for b in batch_sizes},
+        loops={name: (cpu_lp[name], dev_lp[name]) for name in loops},
+        sync=queued_and_done(device, sync_size, repeat, sp=sp),
+        sync_size=sync_size,
     )
 
 
+def _ms(t: Timing) -> str:
+    """A timing in milliseconds as a table shows it: the best, then the worst in brackets."""
+    return f"{t.best * 1e3:.3f} ({t.worst * 1e3:.3g})"
+
+
 def format_comparison(c: Comparison) -> str:
-    """The comparison as a text table: seconds, GFLOP/s, and the speed-up (CPU time /
-    device time; above 1 the device is faster)."""
+    """The comparison as a text table: milliseconds (the best of the timings, the worst in
+    brackets), GFLOP/s of the best, and the speed-up (best CPU time / best device time;
+    above 1 the device is faster)."""
     dev = c.device.split(":")[0]
+    repeats = [t.repeat for pair in [*c.matmul.values(), *c.step.values()] for t in pair]
     lines = [
         f"CPU vs {c.device}" + (f"  [{c.note}]" if c.note else ""),
         f"  cpu:  {c.cpu_label}",
         f"  {dev}:  {c.label}",
-        f"  each figure the best of {c.repeat}; a GPU synchronised before the clock is read",
+        f"  each figure the best of ≥ {min(repeats, default=c.repeat)} timings (the worst in "
+        "brackets), after a warm-up; a fast call is repeated within a timing; a GPU "
+        "synchronised before the clock is read",
         "",
-        f"{'matmul float32 (n, n) @ (n, n)':<34}{'cpu ms':>10}{dev + ' ms':>10}"
+        f"{'matmul float32 (n, n) @ (n, n)':<34}{'cpu ms':>18}{dev + ' ms':>18}"
         f"{'cpu GF/s':>10}{dev + ' GF/s':>10}{'speed-up':>10}",
     ]
     for n, (cpu, d) in c.matmul.items():
         lines.append(
-            f"{f'n = {n}':<34}{cpu * 1e3:>10.3f}{d * 1e3:>10.3f}"
-            f"{gflops(n, cpu):>10.1f}{gflops(n, d):>10.1f}{cpu / d:>9.2f}×"
+            f"{f'n = {n}':<34}{_ms(cpu):>18}{_ms(d):>18}"
+            f"{gflops(n, cpu.best):>10.1f}{gflops(n, d.best):>10.1f}{cpu.best / d.best:>9.2f}×"
         )
-    lines += ["", f"{'training step (784-128-10, Adam)':<34}{'cpu ms':>10}{dev + ' ms':>10}"]
+    lines += ["", f"{'training step (784-128-10, Adam)':<34}{'cpu ms':>18}{dev + ' ms':>18}"]
     lines[-1] += f"{'':>20}{'speed-up':>10}"
     for b, (cpu, d) in c.step.items():
         lines.append(
-            f"{f'batch {b}':<34}{cpu * 1e3:>10.3f}{d * 1e3:>10.3f}{'':>20}{cpu / d:>9.2f}×"
+            f"{f'batch {b}':<34}{_ms(cpu):>18}{_ms(d):>18}{'':>20}{cpu.best / d.best:>9.2f}×"
         )
+    if c.loops:
+        lines += ["", f"{'training loop, ms per step (§6)':<34}{'cpu ms':>18}{dev + ' ms':>18}"]
+        for name, (cpu, d) in c.loops.items():
+            lines.append(f"{name:<34}{_ms(cpu):>18}{_ms(d):>18}")
+    if c.sync is not None:
+        queued, done = c.sync
+        lines += [
+            "",
+            f"{dev}: one ({c.sync_size}, {c.sync_size}) matmul, {_ms(queued)} ms when the call "
+            f"returns, {_ms(done)} ms after synchronize()",
+        ]
     if c.note:
         lines += ["", f"{c.note}: these ratios measure only the simulated device's overhead"]
     elif max(c.step, default=0) >= 4096:

@@ -10,13 +10,15 @@ CPU against a device, timed.
                                             seconds per matmul against its size, and
                                             milliseconds per training step at each batch
                                             size, one line or bar per device, with the
-                                            speed-up over the CPU
+                                            speed-up over the CPU; each the best of its
+                                            timings, a whisker up to the worst
 
 A picture whose numbers come from the simulated device says so in its title and legend:
 the simulated device runs NumPy on the host, so its times say nothing about a GPU.
 
 Each returns the matplotlib Figure and never calls ``plt.show()``. Support never imports
-the chapters: times are plain numbers, and a run's copies are anything with the four
+the chapters: times are plain numbers or ``device_bench.Timing``s (anything with ``best``,
+``worst`` and ``repeat``), and a run's copies are anything with the four
 counts of ``simulated.Transfers`` (``to_device``, ``to_host``, ``bytes_to_device``,
 ``bytes_to_host``) as attributes or keys.
 """
@@ -116,20 +118,35 @@ def plot_transfers(runs: Mapping[str, Any], *, steps: int = 1) -> Figure:
     return fig
 
 
-def _seconds(what: str, device: Any, values: Any, keys: Sequence[int]) -> np.ndarray:
-    """One device's times in the order of ``keys``: a sequence, or ``{size: seconds}`` (as
-    ``support.device_bench`` gives them)."""
+def _figure(value: Any) -> tuple[float, float, int]:
+    """(best, worst, timings) of one figure: a number (one timing), or a timing with
+    ``best``, ``worst`` and ``repeat`` (``device_bench.Timing``)."""
+    if hasattr(value, "best"):
+        return float(value.best), float(value.worst), int(getattr(value, "repeat", 1))
+    return float(value), float(value), 1
+
+
+def _seconds(
+    what: str, device: Any, values: Any, keys: Sequence[int]
+) -> tuple[np.ndarray, np.ndarray, int]:
+    """One device's (best, worst) seconds in the order of ``keys``, and the fewest timings
+    behind one of them: ``values`` a sequence, or ``{size: seconds}`` (as
+    ``support.device_bench`` gives them), each a number or a ``Timing``."""
     if isinstance(values, Mapping):
         missing = [k for k in keys if k not in values]
         if missing:
             raise ValueError(f"plot_benchmark: {what} of {device!r} has no time for {missing}")
         values = [values[k] for k in keys]
-    row = np.asarray(values, dtype=np.float64).reshape(-1)
-    if row.size != len(keys):
+    if hasattr(values, "best") or np.ndim(values) == 0:
+        values = [values]
+    figures = [_figure(v) for v in values]
+    if len(figures) != len(keys):
         raise ValueError(
-            f"plot_benchmark: {what} of {device!r} has {row.size} times, not {len(keys)}"
+            f"plot_benchmark: {what} of {device!r} has {len(figures)} times, not {len(keys)}"
         )
-    return row
+    best = np.array([f[0] for f in figures], dtype=np.float64)
+    worst = np.array([f[1] for f in figures], dtype=np.float64)
+    return best, worst, min(f[2] for f in figures)
 
 
 def plot_benchmark(
@@ -142,23 +159,32 @@ def plot_benchmark(
 ) -> Figure:
     """The CPU against a device, timed. Left: seconds per ``n × n`` matmul for each ``n``
     in ``sizes``, one line per device in ``matmul`` (``device: seconds`` in the order of
-    ``sizes``, or ``device: {n: seconds}`` as ``device_bench.matmul_times`` gives them),
+    ``sizes``, or ``device: {n: seconds}`` as ``device_bench.matmul_timings`` gives them),
     log-log. Right: milliseconds per training step at each of ``batch_sizes``, one bar per
     device in ``steps``, each device's bar labelled with its speed-up over "cpu" (when
-    "cpu" is timed). Devices are named by ``device_label``; with the simulated device among
-    them the title says "simulated device (not a GPU)". Returns the Figure."""
+    "cpu" is timed). A figure is a number or a ``device_bench.Timing``: the line or bar is
+    its best, and a whisker reaches up to its worst, so the spread of the timings shows;
+    the speed-up is best against best. Devices are named by ``device_label``; with the
+    simulated device among them the title says "simulated device (not a GPU)". Returns the
+    Figure."""
     import matplotlib.pyplot as plt
 
     if not matmul and not steps:
         raise ValueError("plot_benchmark: no times to draw")
     devices = list(dict.fromkeys([*matmul, *steps]))
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.2))
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11.5, 4.4))
+    repeats = []
 
     n = np.asarray(sizes, dtype=np.float64)
     for device, seconds in matmul.items():
-        row = _seconds("matmul", device, seconds, list(sizes))
+        best, worst, repeat = _seconds("matmul", device, seconds, list(sizes))
+        repeats.append(repeat)
         colour = COLOURS.get(_type(device))
-        left.plot(n, row, "o-", color=colour, label=device_label(device, gpu_name))
+        left.plot(n, best, "o-", color=colour, label=device_label(device, gpu_name))
+        spread = worst > best
+        if spread.any():  # the whiskers: from the best up to the worst timing
+            left.vlines(n[spread], best[spread], worst[spread], color=colour, linewidth=1.2)
+            left.plot(n[spread], worst[spread], "_", color=colour, markersize=8)
     left.set_xscale("log", base=2)
     left.set_xticks(list(sizes), [str(s) for s in sizes])
     left.minorticks_off()
@@ -173,19 +199,30 @@ def plot_benchmark(
     x = np.arange(len(batch_sizes))
     width = 0.8 / max(len(steps), 1)
     host = next((d for d in steps if _type(d) == "cpu"), None)
-    base = None if host is None else _seconds("step", host, steps[host], list(batch_sizes))
+    base = None if host is None else _seconds("step", host, steps[host], list(batch_sizes))[0]
+    tallest = 0.0
     for k, (device, seconds) in enumerate(steps.items()):
-        row = 1e3 * _seconds("step", device, seconds, list(batch_sizes))
+        best, worst, repeat = _seconds("step", device, seconds, list(batch_sizes))
+        repeats.append(repeat)
         colour = COLOURS.get(_type(device))
         offset = (k - (len(steps) - 1) / 2) * width
-        bars = right.bar(x + offset, row, width, color=colour, label=device_label(device, gpu_name))
+        bars = right.bar(
+            x + offset,
+            1e3 * best,
+            width,
+            color=colour,
+            yerr=[np.zeros_like(best), 1e3 * (worst - best)],
+            capsize=3,
+            ecolor="#1f2937",
+            label=device_label(device, gpu_name),
+        )
+        tallest = max(tallest, 1e3 * float(worst.max()))
         if base is not None and device != host:
             right.bar_label(
-                bars, labels=[f"{b / (r / 1e3):.2g}×" for b, r in zip(base, row)], fontsize="small"
+                bars, labels=[f"{b / r:.2g}×" for b, r in zip(base, best)], fontsize="small"
             )
     right.set_xticks(x, [f"batch {b}" for b in batch_sizes])
     right.set_yscale("log")
-    tallest = max((p.get_height() for p in right.patches), default=0.0)
     if tallest > 0:
         right.set_ylim(top=3 * tallest)  # room for the speed-ups and the legend
     right.set_ylabel("milliseconds per training step")
@@ -198,6 +235,9 @@ def plot_benchmark(
 
     others = [device_label(d, gpu_name) for d in devices if _type(d) != "cpu"]
     title = "CPU against " + (", ".join(others) if others else "nothing else")
+    fewest = min(repeats)
+    if fewest > 1:
+        title += f": each point or bar the best of ≥ {fewest} timings, its whisker up to the worst"
     if _shows_sim(devices):
         title += "\n(the simulated device is NumPy on the host: its times say nothing about a GPU)"
     fig.suptitle(title, fontsize="medium")

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from support.device_bench import Timing
 from support.device_plots import SIM_LABEL, device_label, plot_benchmark, plot_transfers
 from tests.headless import headless_figures, matplotlib, plt, renders  # noqa: F401 (an autouse fixture)
 
@@ -123,3 +124,28 @@ def test_benchmark_takes_device_bench_dicts_in_the_order_of_the_sizes() -> None:
     assert np.allclose([p.get_height() for p in fig.axes[1].patches], [2.0, 100.0])
     with pytest.raises(ValueError, match=r"matmul of 'cpu' has no time for \[256\]"):
         plot_benchmark(SIZES, {"cpu": {64: 1.0, 128: 1.0}}, BATCHES, {})
+
+
+def test_benchmark_of_timings_draws_the_best_with_a_whisker_up_to_the_worst() -> None:
+    def timing(*ms: float) -> Timing:
+        return Timing(tuple(t / 1e3 for t in ms))
+
+    matmul = {
+        "cpu": {64: timing(0.1, 0.3, 0.2, 0.1, 0.5, 0.1, 0.1), 128: timing(*[0.8] * 7)},
+        "sim": {64: timing(0.2, 0.2, 0.4, 0.2, 0.2, 0.2, 0.2), 128: timing(*[0.9] * 8)},
+    }
+    steps = {"cpu": {64: timing(2, 3, 2, 2, 2, 9, 2)}, "sim": {64: timing(4, 4, 5, 4, 4, 4, 4)}}
+    fig = plot_benchmark([64, 128], matmul, [64], steps)
+    left, right = fig.axes
+    lines = {line.get_label(): line for line in left.get_lines()}
+    assert np.allclose(lines["CPU (NumPy)"].get_ydata(), [1e-4, 8e-4])  # the best
+    (cpu_whiskers, sim_whiskers) = [c for c in left.collections if c.get_segments()]
+    # only the first size has a spread; its whisker runs from the best up to the worst
+    assert [s.tolist() for s in cpu_whiskers.get_segments()] == [[[64, 1e-4], [64, 5e-4]]]
+    assert [s.tolist() for s in sim_whiskers.get_segments()] == [[[64, 2e-4], [64, 4e-4]]]
+    assert np.allclose([p.get_height() for p in right.patches], [2.0, 4.0])  # best, in ms
+    tops = [seg[1][1] for c in right.collections for seg in c.get_segments()]
+    assert np.allclose(sorted(tops), [5.0, 9.0])  # the bars' whiskers end at the worst
+    assert [t.get_text() for t in right.texts] == ["0.5×"]  # best against best
+    assert "best of ≥ 7 timings" in fig._suptitle.get_text()
+    renders(fig)
