@@ -132,8 +132,8 @@ def show_images(
     ``cmap``, which draws ink dark on white). ``labels`` and ``predictions`` hold one class
     per image, shape (n,). Given ``predictions``, an image whose prediction differs from its
     label is titled "label → prediction" in red, in a red frame, and the figure's title says
-    how many of the n are wrong ("all n wrong" for a grid of mistakes only: the title given
-    says of how many they are). Each image is ``size`` inches square. At most
+    how many of the n are wrong ("all wrong" for a grid of mistakes only: the title given
+    says how many of how many they are). Each image is ``size`` inches square. At most
     ``max_images`` are drawn: slice first (``images[:100]``, or ``images[wrong]`` for the
     mistakes). Returns the Figure, one Axes per image (none for n = 0: the title says so).
     """
@@ -188,8 +188,8 @@ def show_images(
     if n == 0:
         parts.append("no images to show")
     elif predictions is not None:
-        # "13 of 13 wrong" would read as a score: a grid of only the mistakes says "all 13"
-        told = f"all {n} wrong" if wrong == n and n > 1 else f"{wrong} of {n} wrong"
+        # "13 of 13 wrong" would read as a score: a grid of mistakes only says "all wrong"
+        told = "all wrong" if wrong == n and n > 1 else f"{wrong} of {n} wrong"
         parts.append(told + (" (red: label → prediction)" if wrong else ""))
     if parts:
         fig.suptitle(" — ".join(parts), fontsize=10, color=WRONG_COLOUR if wrong else None)

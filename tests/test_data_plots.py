@@ -114,9 +114,9 @@ def test_show_images_all_right_says_none_wrong_and_keeps_a_given_title():
 
 def test_show_images_of_mistakes_only_says_all_wrong_not_a_score():
     labels = np.array([3, 1, 4])
-    fig = show_images(_pixels((3, 64), np.float64), labels, (labels + 1) % 10, title="of 359")
+    fig = show_images(_pixels((3, 64), np.float64), labels, (labels + 1) % 10, title="3 of 359")
     text = fig._suptitle.get_text()
-    assert "all 3 wrong" in text and "of 359" in text and "3 of 3 wrong" not in text
+    assert "all wrong" in text and "3 of 359" in text and "3 of 3 wrong" not in text
     one = show_images(_pixels((1, 64), np.float64), [3], [4])
     assert "1 of 1 wrong" in one._suptitle.get_text()
     renders(fig)
@@ -135,7 +135,7 @@ def test_show_images_red_titles_are_exactly_the_mismatches(n, ncols, seed):
     fig = show_images(_pixels((n, 16), np.float64, seed), labels, predictions, ncols=ncols)
     red = [i for i, ax in enumerate(fig.axes) if _is_red(ax.title)]
     assert red == [i for i in range(n) if labels[i] != predictions[i]]
-    told = f"all {n} wrong" if len(red) == n > 1 else f"{len(red)} of {n} wrong"
+    told = "all wrong" if len(red) == n > 1 else f"{len(red)} of {n} wrong"
     assert told in fig._suptitle.get_text()
     plt.close(fig)
 

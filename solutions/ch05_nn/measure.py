@@ -174,10 +174,10 @@ def segment_timings(
     clock: Callable[[], float] = time.perf_counter,
 ) -> dict[int, list[float]]:
     """Seconds of one ``run_in_segments`` of a ``depth``-block network cut into each of
-    ``counts`` segments (2 or more: every layer then runs forward twice, whatever the
-    count), every one of ``repeats`` runs, the counts taking turns: ``{count: [s, ...]}``.
-    What is left between them is the cost of a segment itself. ``clock`` as for
-    ``timings``."""
+    ``counts`` segments, every one of ``repeats`` runs, the counts taking turns:
+    ``{count: [s, ...]}``. From 2 segments on every layer runs forward twice, whatever the
+    count: what is left between them is the cost of a segment itself (1: the plain pass).
+    ``clock`` as for ``timings``."""
     x = base.randn(batch, width, requires_grad=True)
     model = tanh_mlp(depth, width)
     runs: dict[int, list[float]] = {count: [] for count in counts}
