@@ -3,10 +3,10 @@ a newer course's tasks show as "new in vX" (never "not started"), the tree keeps
 at its own version, ``make update`` keeps the work and lists what is new, and a grade pinned
 to a version counts that version's tasks and checks alone.
 
-Every task and check of today's course is version 1.0, so the tests make a course 1.1 of
-their own: a scratch repository whose chapter 1 gains task 1.9 (a region in solutions/, a
-row in the task table) and two checks of version 1.1, one of task 1.9 and one that tightens
-task 1.3 beyond what its 1.0 code does."""
+The tests make the next course version of their own (NEXT, after today's NOW; below, 1.0
+and 1.1 stand for them): a scratch repository whose chapter 1 gains task 1.9 (a region in
+solutions/, a row in the task table) and two checks of version NEXT, one of task 1.9 and
+one that tightens task 1.3 beyond what its code of version NOW does."""
 
 from __future__ import annotations
 
@@ -32,7 +32,10 @@ from tests.trees import REPO, scratch_repo
 from tools import stubs, update
 
 CH01 = chapter(1)
-NEW = Task("1.9", "value_sum", 5, "§9", "Add the Values one by one, from Value(0.0).", "1.1")
+NOW = versions.COURSE_VERSION  # the course as it is; the tests make the next version of it
+MAJOR, MINOR = (*versions.parse(NOW), 0)[:2]
+NEXT = f"{MAJOR}.{MINOR + 1}"
+NEW = Task("1.9", "value_sum", 5, "§9", "Add the Values one by one, from Value(0.0).", NEXT)
 NEW_REGION = '''
 
 def value_sum(values: list[Value]) -> Value:
@@ -44,7 +47,7 @@ def value_sum(values: list[Value]) -> Value:
     return total
     ### END SOLUTION
 '''
-PROGRAMS = '''"""Programs of the checks that course 1.1 adds (a test's)."""
+PROGRAMS = '''"""Programs of the checks that the next course version adds (a test's)."""
 
 import importlib
 
@@ -77,7 +80,7 @@ def course_11(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     file written as the reference), then the course at 1.1: task 1.9 and its region in
     solutions/, a check of it and a tightened check of task 1.3, both of version 1.1."""
     repo = scratch_repo(tmp_path / "repo")
-    assert versions.read(repo / "chapters") == versions.TreeVersion("1.0", "1.0")
+    assert versions.read(repo / "chapters") == versions.TreeVersion(NOW, NOW)
     for ch in CHAPTERS:
         for path in sorted((repo / "solutions" / ch.package).rglob("*.py")):
             rel = path.relative_to(repo / "solutions")
@@ -85,7 +88,7 @@ def course_11(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             if mine.read_text() != path.read_text():
                 mine.write_text(_finished(path.read_text()))
     # the course moves to 1.1
-    monkeypatch.setattr(versions, "COURSE_VERSION", "1.1")
+    monkeypatch.setattr(versions, "COURSE_VERSION", NEXT)
     monkeypatch.setitem(CH01.__dict__, "tasks", [*CH01.tasks, NEW])
     value = repo / "solutions" / "ch01_value" / "value.py"
     value.write_text(value.read_text() + NEW_REGION)
@@ -105,14 +108,14 @@ def course_11(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
             "the sum of Values",
             lambda rng: [Case("value_sum([1, 2, 3.5])", {"xs": [1.0, 2.0, 3.5]}, 6.5)],
             programs.value_sum,
-            since="1.1",
+            since=NEXT,
         ),
         Check(  # a rule of 1.1 that the 1.0 code does not meet
             "1.3",
-            "a * b, the rule of 1.1",
+            f"a * b, the rule of {NEXT}",
             lambda rng: [Case("Value(2.0) * Value(3.0)", {"a": 2.0, "b": 3.0}, 7.0)],
             programs.mul,
-            since="1.1",
+            since=NEXT,
         ),
     ]
     monkeypatch.setitem(sys.modules, "sparrow_v11_checks", checks)
@@ -160,16 +163,17 @@ def test_every_task_and_check_has_a_version_the_course_has_had() -> None:
 
 
 def test_a_finished_tree_updated_to_a_newer_course(course_11: Path) -> None:
-    """The issue's test: chapters 1–7 finished at 1.0, then the update to 1.1."""
+    """The issue's test: chapters 1–7 finished at today's version, then the update to the
+    next."""
     repo, chapters = course_11, course_11 / "chapters"
     before = {rel: (chapters / rel).read_bytes() for rel in update.tree_files(chapters)}
     # make update (the repository's: make stubs)
     lines = stubs.write(repo)
-    assert "course version 1.0 → 1.1 (chapters/.sparrow-version)" in lines
-    assert "  new in v1.1: task 1.9 — value_sum (§9 of the notebook)" in lines
+    assert f"course version {NOW} → {NEXT} (chapters/.sparrow-version)" in lines
+    assert f"  new in v{NEXT}: task 1.9 — value_sum (§9 of the notebook)" in lines
     merged = next(line for line in lines if line.startswith("merged chapters/ch01_value/value.py"))
     assert "new: value_sum (task 1.9)" in merged and update.NOT_MERGED not in lines
-    assert versions.read(chapters) == versions.TreeVersion("1.1", "1.0")
+    assert versions.read(chapters) == versions.TreeVersion(NEXT, NOW)
     # the work is kept: every file but value.py as it was, value.py's tasks too
     after = {rel: (chapters / rel).read_bytes() for rel in update.tree_files(chapters)}
     changed = {rel for rel in before if before[rel] != after.get(rel)}
@@ -180,49 +184,52 @@ def test_a_finished_tree_updated_to_a_newer_course(course_11: Path) -> None:
     # a second update finds nothing new and keeps the start
     again = stubs.write(repo)
     assert not [line for line in again if "course version" in line or "new in" in line], again
-    assert versions.read(chapters) == versions.TreeVersion("1.1", "1.0")
+    assert versions.read(chapters) == versions.TreeVersion(NEXT, NOW)
 
     # make chapter-1: scored at 1.0 (100), task 1.9 new in v1.1, the tightened check named
     tree = student.tree_version(repo=repo)
-    assert tree.started == "1.0"
+    assert tree.started == NOW
     result = student.check(CH01, repo=repo, limits=Limits(cpu_per_check=10.0))
     by_id = {t.task.id: t for t in result.tasks}
     assert by_id["1.9"].status == Status.NOT_STARTED and not result.passed
     text = report.chapter_report(result, tree.started)
     line_19 = next(line for line in text.splitlines() if " 1.9 " in line)
-    assert line_19.endswith("0 / 5   new in v1.1"), line_19
+    assert line_19.endswith(f"0 / 5   new in v{NEXT}"), line_19
     assert "not started" not in text.lower()
-    assert "8 of 8 tasks of your version (v1.0) passed · 100 / 100 points" in text
-    assert "New since v1.0: 0 of 1 tasks passed · 0 / 5 points (1.9 in v1.1)" in text
+    assert f"8 of 8 tasks of your version (v{NOW}) passed · 100 / 100 points" in text
+    assert f"New since v{NOW}: 0 of 1 tasks passed · 0 / 5 points (1.9 in v{NEXT})" in text
     line_13 = next(line for line in text.splitlines() if " 1.3 " in line)
-    assert line_13.endswith("10 / 10  passes v1.0, fails a v1.1 check"), line_13
-    assert "a * b, the rule of 1.1" in text and "this check is of v1.1" in text
-    assert "Chapter 1 is complete at your version, v1.0." in text
-    assert "New in v1.1: task 1.9 — value_sum, §9 of the notebook." in text
+    assert line_13.endswith(f"10 / 10  passes v{NOW}, fails a v{NEXT} check"), line_13
+    assert f"a * b, the rule of {NEXT}" in text and f"this check is of v{NEXT}" in text
+    assert f"Chapter 1 is complete at your version, v{NOW}." in text
+    assert f"New in v{NEXT}: task 1.9 — value_sum, §9 of the notebook." in text
     # at the tree's own version nothing is newer: the report is the usual one
-    assert report.chapter_report(result, "1.1") == report.chapter_report(result)
+    assert report.chapter_report(result, NEXT) == report.chapter_report(result)
     assert "Not started: 1.9." in report.chapter_report(result)
     progress = report.progress_report([result], "chapters/", tree.started)
     assert re.search(r"8/8 tasks · 100/100 points · new: 0/1 done", progress), progress
-    assert "Every chapter checked is complete at your version, v1.0." in progress
-    assert "  New in v1.1: task 1.9 — value_sum, §9 of the notebook; `make chapter-1`" in progress
+    assert f"Every chapter checked is complete at your version, v{NOW}." in progress
+    assert (
+        f"  New in v{NEXT}: task 1.9 — value_sum, §9 of the notebook; `make chapter-1`" in progress
+    )
 
     # make grade pinned to 1.0: the tasks and checks of 1.0 alone, full marks
     stubs_11 = write_stubs(repo / "stubs", repo / "solutions")
     course = grading.CourseTrees(repo / "solutions", stubs_11)
     assert '"Task 1.9: value_sum' in (course.stubs / "ch01_value" / "value.py").read_text()
-    pinned = grading.Options(chapter=1, course=course, version="1.0")
+    pinned = grading.Options(chapter=1, course=course, version=NOW)
     graded = grading.grade_submission(chapters, pinned, repo / "work-pinned", "ada")
     assert graded.status == Status.GRADED, graded.feedback
     assert (graded.points, graded.max_points) == (100, 100)
     assert [t.id for t in graded.tasks] == [t.id for t in CH01.tasks[:8]]
-    assert "course version 1.0 (pinned)" in graded.feedback
+    assert f"course version {NOW} (pinned)" in graded.feedback
     notes = grading.version_notes(pinned)
     assert notes == [
-        'left out, newer than v1.0: task 1.9 (v1.1), check 1.3 "a * b, the rule of 1.1" (v1.1)'
+        f"left out, newer than v{NOW}: task 1.9 (v{NEXT}), "
+        f'check 1.3 "a * b, the rule of {NEXT}" (v{NEXT})'
     ]
     assert grading.version_notes(grading.Options(chapter=1, course=course))[0].startswith(
-        "applied, newer than v1.0: task 1.9 (v1.1)"
+        f"applied, newer than v{versions.BASE_VERSION}: task 1.9 (v{NEXT})"
     )
 
 
@@ -233,16 +240,16 @@ def test_an_untouched_tree_starts_over_at_the_new_version(course_11: Path) -> No
     shutil.copytree(course_11 / "solutions", fresh / "solutions")
     lines = stubs.write(fresh)  # generated at 1.1: task 1.9 a stub
     assert not [line for line in lines if "course version" in line or "new in" in line], lines
-    assert (fresh / "chapters" / versions.VERSION_FILE).read_text() == "1.1\n"
+    assert (fresh / "chapters" / versions.VERSION_FILE).read_text() == f"{NEXT}\n"
     assert stubs.drift(fresh / "chapters", generate(fresh / "solutions")) == []
     # the generator's 1.0 tree, updated: untouched, it starts over at 1.1 (the course's text)
-    assert stubs.write(course_11) and versions.read(course_11 / "chapters").started == "1.0"
+    assert stubs.write(course_11) and versions.read(course_11 / "chapters").started == NOW
     old = course_11.parent / "old"
     (old / "chapters").mkdir(parents=True)
     shutil.copytree(course_11 / "solutions", old / "solutions")
-    (old / "chapters" / versions.VERSION_FILE).write_text("1.0\n")
+    (old / "chapters" / versions.VERSION_FILE).write_text(f"{NOW}\n")
     stubs.write(old)
-    assert (old / "chapters" / versions.VERSION_FILE).read_text() == "1.1\n"
+    assert (old / "chapters" / versions.VERSION_FILE).read_text() == f"{NEXT}\n"
 
 
 def test_a_pull_that_replaces_the_record_keeps_the_start(tmp_path: Path) -> None:
@@ -251,15 +258,15 @@ def test_a_pull_that_replaces_the_record_keeps_the_start(tmp_path: Path) -> None
     first check on."""
     repo = tmp_path / "clone"
     (repo / "chapters").mkdir(parents=True)
-    (repo / "chapters" / versions.VERSION_FILE).write_text("1.0\n")
-    assert student.tree_version("chapters", repo).started == "1.0"  # the copy is kept now
-    assert (repo / versions.START_COPY).read_text() == "1.0\n"
-    (repo / "chapters" / versions.VERSION_FILE).write_text("1.1\n")  # what the pull brings
-    assert student.tree_version("chapters", repo) == versions.TreeVersion("1.1", "1.0")
+    (repo / "chapters" / versions.VERSION_FILE).write_text(f"{NOW}\n")
+    assert student.tree_version("chapters", repo).started == NOW  # the copy is kept now
+    assert (repo / versions.START_COPY).read_text() == f"{NOW}\n"
+    (repo / "chapters" / versions.VERSION_FILE).write_text(f"{NEXT}\n")  # what the pull brings
+    assert student.tree_version("chapters", repo) == versions.TreeVersion(NEXT, NOW)
     fresh = tmp_path / "fresh"  # a clone made at 1.1 starts there
     (fresh / "chapters").mkdir(parents=True)
-    (fresh / "chapters" / versions.VERSION_FILE).write_text("1.1\n")
-    assert student.tree_version("chapters", fresh).started == "1.1"
+    (fresh / "chapters" / versions.VERSION_FILE).write_text(f"{NEXT}\n")
+    assert student.tree_version("chapters", fresh).started == NEXT
 
 
 def test_a_release_records_its_version_and_an_update_reads_the_new_tasks(tmp_path: Path) -> None:
