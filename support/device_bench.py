@@ -1,10 +1,19 @@
-"""CPU against a device: matmuls and the capstone's training step, timed (chapter 7).
+"""CPU against a device: matmuls, the capstone's training step and chapter 7's training
+loops, timed (chapter 7).
 
 Functions for a notebook and for ``python -m autograder.bench device``; every one returns
-plain numbers (seconds), so a plot or a table is the caller's choice.
+plain numbers: seconds, or a ``Timing`` (the seconds of every timing, with its best, median
+and worst), so a plot or a table is the caller's choice.
 
-    matmul_times(device, sizes, repeat)        {n: seconds of one (n, n) @ (n, n), float32}
-    step_times(device, batch_sizes, repeat)    {batch: seconds of one training step}
+    measure(fn, sync) / measure_together(calls)        a Timing / one per call, in turns
+    matmul_comparison(devices, sizes)          {device: {n: Timing of one (n, n) @ (n, n)}}
+    step_comparison(devices, batch_sizes)      {device: {batch: Timing of a training step}}
+    loop_comparison(devices, loops)            {device: {loop: Timing per step of §6's loops}}
+    matmul_timings / step_timings / loop_timings (device, …)     the same for one device
+    matmul_times / step_times (device, …)      {n or batch: best seconds}
+    queued_and_done(device, n)                 a matmul timed before and after synchronize
+    loop_setup(device, data_on_device) / train_epoch(model, opt, loader, device)
+                                               §6's loops (the notebook calls them)
     training_losses(device, steps, ...)        the losses of a few steps (float64 by default)
     compare(device, sizes, batch_sizes, repeat)    CPU and ``device`` side by side
     format_comparison(comparison)              that, as a text table with the ratios
@@ -16,7 +25,9 @@ step's time is the framework's and the device's, not the loader's or a copy's.
 
 A GPU runs its kernels asynchronously: the clock is read only after
 ``sp.cuda.synchronize()``, else it would time the launches, not the work. Each figure is the
-best of ``repeat`` timings, after a warm-up call (CuPy compiles a kernel on its first use).
+best of at least ``repeat`` (7) timings, after a warm-up call (CuPy compiles a kernel on its
+first use); a call too fast for one clock read is repeated within each timing; the devices
+compared are timed in turns, so a busy spell of the machine falls on both (``measure``).
 
 On ``"sim"`` the figures are NumPy's plus the simulated device's wrapper overhead — the
 simulated device is not a GPU, and every label and printout here says so (``SIM_NOTE``).
@@ -28,7 +39,7 @@ import functools
 import importlib
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Hashable, Iterable, Mapping
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -182,6 +193,51 @@ class Timing:
         return self.best
 
 
+def measure_together(
+    calls: Mapping[Hashable, tuple[Callable[[], Any], Callable[[], None]]],
+    *,
+    repeat: int = REPEAT,
+    warmup: int = 1,
+    min_timing: float = MIN_TIMING,
+    min_total: float = MIN_TOTAL,
+    max_repeat: int = MAX_REPEAT,
+) -> dict[Hashable, Timing]:
+    """Time each ``key: (fn, sync)`` of ``calls`` under the same conditions. Each is warmed
+    up (``warmup`` untimed calls: CuPy compiles a kernel on its first use, a cache fills)
+    and gets its calls per timing, doubled until one timing lasts ``min_timing`` seconds (a
+    call of microseconds is below what one clock read separates from noise). Then the
+    timings go round-robin, one of each function in turn, at least ``repeat`` rounds and
+    more (up to ``max_repeat``) until the slowest function's timings last ``min_total``:
+    a busy spell of the machine falls on all of them alike, not on whichever ran then.
+    Each timing ends with ``sync()`` before the clock is read: a GPU queues its work, and
+    the time it takes shows only when the host waits for it."""
+
+    def timing(fn: Callable[[], Any], sync: Callable[[], None], number: int) -> float:
+        start = time.perf_counter()
+        for _ in range(number):
+            fn()
+        sync()
+        return time.perf_counter() - start
+
+    numbers, times = {}, {}
+    for key, (fn, sync) in calls.items():
+        for _ in range(warmup):
+            fn()
+        sync()
+        number = 1
+        first = timing(fn, sync, number)
+        while first < min_timing and number < 1 << 20:
+            number *= 2
+            first = timing(fn, sync, number)
+        numbers[key], times[key] = number, [first]
+    wanted = max((int(np.ceil(min_total / max(t[0], 1e-9))) for t in times.values()), default=1)
+    rounds = min(max(repeat, wanted), max(repeat, max_repeat))
+    for _ in range(rounds - 1):
+        for key, (fn, sync) in calls.items():
+            times[key].append(timing(fn, sync, numbers[key]))
+    return {key: Timing(tuple(t / numbers[key] for t in times[key]), numbers[key]) for key in calls}
+
+
 def measure(
     fn: Callable[[], Any],
     sync: Callable[[], None] = lambda: None,
@@ -192,32 +248,52 @@ def measure(
     min_total: float = MIN_TOTAL,
     max_repeat: int = MAX_REPEAT,
 ) -> Timing:
-    """Time ``fn``: ``warmup`` untimed calls (CuPy compiles a kernel on its first use, a
-    cache fills), then calls per timing doubled until one timing lasts ``min_timing``
-    seconds (a call of microseconds is below what one clock read separates from noise),
-    then at least ``repeat`` timings, more (up to ``max_repeat``) until they last
-    ``min_total`` in all. Each timing ends with ``sync()`` before the clock is read: a GPU
-    queues its work, and the time it takes shows only when the host waits for it."""
-    for _ in range(warmup):
-        fn()
-    sync()
+    """``measure_together`` of one function: its ``Timing``."""
+    return measure_together(
+        {0: (fn, sync)},
+        repeat=repeat,
+        warmup=warmup,
+        min_timing=min_timing,
+        min_total=min_total,
+        max_repeat=max_repeat,
+    )[0]
 
-    def timing(number: int) -> float:
-        start = time.perf_counter()
-        for _ in range(number):
-            fn()
-        sync()
-        return time.perf_counter() - start
 
-    number = 1
-    first = timing(number)
-    while first < min_timing and number < 1 << 20:
-        number *= 2
-        first = timing(number)
-    wanted = int(np.ceil(min_total / max(first, 1e-9)))
-    count = min(max(repeat, wanted), max(repeat, max_repeat))
-    times = [first] + [timing(number) for _ in range(count - 1)]
-    return Timing(tuple(t / number for t in times), number)
+def _devices(devices: Any) -> list[str]:
+    """One device or several, as a list of names."""
+    return [str(devices)] if isinstance(devices, str) else [str(d) for d in devices]
+
+
+def matmul_comparison(
+    devices: Any = ("cpu",),
+    sizes: Iterable[int] = MATMUL_SIZES,
+    repeat: int = REPEAT,
+    *,
+    sp: ModuleType | None = None,
+    warmup: int = 1,
+) -> dict[str, dict[int, Timing]]:
+    """``{device: {n: Timing}}`` of one float32 ``a @ b`` of two ``(n, n)`` tensors on each
+    of ``devices``: the framework's matmul (NumPy's, CuPy's, or the simulated device's,
+    plus the few microseconds of the framework around it), operands already there, no
+    gradient recorded. The devices are timed together at each size (``measure_together``:
+    at least ``repeat`` rounds)."""
+    sp = framework(sp)
+    devices = _devices(devices)
+    rng = np.random.default_rng(0)
+    out: dict[str, dict[int, Timing]] = {d: {} for d in devices}
+    for n in sizes:
+        a = rng.standard_normal((n, n), dtype=np.float32)
+        b = rng.standard_normal((n, n), dtype=np.float32)
+        calls = {}
+        for d in devices:
+            x, y = sp.tensor(a).to(d), sp.tensor(b).to(d)
+            calls[d] = (lambda x=x, y=y: x @ y, _synchronizer(d, sp))
+        with sp.no_grad():
+            timed = measure_together(calls, repeat=repeat, warmup=warmup)
+        for d in devices:
+            out[d][int(n)] = timed[d]
+        del calls
+    return out
 
 
 def matmul_timings(
@@ -228,21 +304,8 @@ def matmul_timings(
     sp: ModuleType | None = None,
     warmup: int = 1,
 ) -> dict[int, Timing]:
-    """``{n: Timing}`` of one float32 ``a @ b`` of two ``(n, n)`` tensors on ``device``:
-    the framework's matmul (NumPy's, CuPy's, or the simulated device's, plus the few
-    microseconds of the framework around it), operands already there, no gradient
-    recorded (``measure``: at least ``repeat`` timings)."""
-    sp = framework(sp)
-    sync = _synchronizer(device, sp)
-    rng = np.random.default_rng(0)
-    out = {}
-    for n in sizes:
-        a = sp.tensor(rng.standard_normal((n, n), dtype=np.float32)).to(device)
-        b = sp.tensor(rng.standard_normal((n, n), dtype=np.float32)).to(device)
-        with sp.no_grad():
-            out[int(n)] = measure(lambda a=a, b=b: a @ b, sync, repeat=repeat, warmup=warmup)
-        del a, b
-    return out
+    """``{n: Timing}``: ``matmul_comparison`` of one device."""
+    return matmul_comparison([device], sizes, repeat, sp=sp, warmup=warmup)[str(device)]
 
 
 def matmul_times(
@@ -254,9 +317,8 @@ def matmul_times(
     warmup: int = 1,
 ) -> dict[int, float]:
     """``{n: seconds}``: the best of ``matmul_timings``."""
-    return {
-        n: t.best for n, t in matmul_timings(device, sizes, repeat, sp=sp, warmup=warmup).items()
-    }
+    timed = matmul_timings(device, sizes, repeat, sp=sp, warmup=warmup)
+    return {n: t.best for n, t in timed.items()}
 
 
 def queued_and_done(
@@ -313,6 +375,34 @@ def _step(sp: ModuleType, model: Any, optimizer: Any, x: Any, y: Any) -> Any:
     return loss
 
 
+def step_comparison(
+    devices: Any = ("cpu",),
+    batch_sizes: Iterable[int] = STEP_BATCHES,
+    repeat: int = REPEAT,
+    *,
+    sp: ModuleType | None = None,
+    warmup: int = 2,
+) -> dict[str, dict[int, Timing]]:
+    """``{device: {batch: Timing}}`` of one step of the capstone's training (float32, Adam)
+    on each of ``devices``, its batch already there; the devices timed together at each
+    batch size (``measure_together``: at least ``repeat`` rounds)."""
+    sp = framework(sp)
+    devices = _devices(devices)
+    out: dict[str, dict[int, Timing]] = {d: {} for d in devices}
+    for batch in batch_sizes:
+        calls = {
+            d: (
+                functools.partial(_step, sp, *_step_setup(sp, d, int(batch), seed=0)),
+                _synchronizer(d, sp),
+            )
+            for d in devices
+        }
+        timed = measure_together(calls, repeat=repeat, warmup=warmup)
+        for d in devices:
+            out[d][int(batch)] = timed[d]
+    return out
+
+
 def step_timings(
     device: Any = "cpu",
     batch_sizes: Iterable[int] = STEP_BATCHES,
@@ -321,15 +411,8 @@ def step_timings(
     sp: ModuleType | None = None,
     warmup: int = 2,
 ) -> dict[int, Timing]:
-    """``{batch: Timing}`` of one step of the capstone's training (float32, Adam) on
-    ``device``, its batch already there (``measure``: at least ``repeat`` timings)."""
-    sp = framework(sp)
-    sync = _synchronizer(device, sp)
-    out = {}
-    for batch in batch_sizes:
-        step = functools.partial(_step, sp, *_step_setup(sp, device, int(batch), seed=0))
-        out[int(batch)] = measure(step, sync, repeat=repeat, warmup=warmup)
-    return out
+    """``{batch: Timing}``: ``step_comparison`` of one device."""
+    return step_comparison([device], batch_sizes, repeat, sp=sp, warmup=warmup)[str(device)]
 
 
 def step_times(
@@ -433,6 +516,33 @@ def train_epoch(
     return total
 
 
+def loop_comparison(
+    devices: Any = ("cpu",),
+    loops: Iterable[str] = tuple(LOOPS),
+    repeat: int = REPEAT,
+    *,
+    sp: ModuleType | None = None,
+) -> dict[str, dict[str, Timing]]:
+    """``{device: {loop: Timing}}``: seconds per training step of each of ``LOOPS`` on each
+    of ``devices``, an epoch (16 steps) per call, synchronised before the clock is read,
+    after a warm-up epoch; every loop on every device timed together (``measure_together``:
+    at least ``repeat`` rounds of one epoch each)."""
+    sp = framework(sp)
+    devices = _devices(devices)
+    calls, steps = {}, {}
+    for d in devices:
+        for name in loops:
+            on_device, read_loss = LOOPS[name]
+            model, opt, loader = loop_setup(d, on_device, sp=sp)
+            epoch = functools.partial(train_epoch, model, opt, loader, d, read_loss, sp=sp)
+            calls[d, name], steps[d, name] = (epoch, _synchronizer(d, sp)), len(loader)
+    timed = measure_together(calls, repeat=repeat, min_timing=0.0)
+    out: dict[str, dict[str, Timing]] = {d: {} for d in devices}
+    for (d, name), t in timed.items():
+        out[d][name] = Timing(tuple(x / steps[d, name] for x in t.times), t.number)
+    return out
+
+
 def loop_timings(
     device: Any,
     loops: Iterable[str] = tuple(LOOPS),
@@ -440,19 +550,8 @@ def loop_timings(
     *,
     sp: ModuleType | None = None,
 ) -> dict[str, Timing]:
-    """``{loop: Timing}``: seconds per training step of each of ``LOOPS`` on ``device``, an
-    epoch (16 steps) per call, synchronised before the clock is read, after a warm-up
-    epoch (``measure``: at least ``repeat`` epochs, each a timing)."""
-    sp = framework(sp)
-    sync = _synchronizer(device, sp)
-    out = {}
-    for name in loops:
-        on_device, read_loss = LOOPS[name]
-        model, opt, loader = loop_setup(device, on_device, sp=sp)
-        epoch = functools.partial(train_epoch, model, opt, loader, device, read_loss, sp=sp)
-        timing = measure(epoch, sync, repeat=repeat, min_timing=0.0)
-        out[name] = Timing(tuple(t / len(loader) for t in timing.times), timing.number)
-    return out
+    """``{loop: Timing}``: ``loop_comparison`` of one device."""
+    return loop_comparison([device], loops, repeat, sp=sp)[str(device)]
 
 
 @dataclass
@@ -497,12 +596,18 @@ def compare(
     sp = framework(sp)
     device = str(device or default_device(sp))
     sizes, batch_sizes, loops = list(sizes), list(batch_sizes), list(loops)
-    cpu_mm = matmul_timings("cpu", sizes, repeat, sp=sp)
-    dev_mm = matmul_timings(device, sizes, repeat, sp=sp)
-    cpu_st = step_timings("cpu", batch_sizes, repeat, sp=sp)
-    dev_st = step_timings(device, batch_sizes, repeat, sp=sp)
-    cpu_lp = loop_timings("cpu", loops, repeat, sp=sp)
-    dev_lp = loop_timings(device, loops, repeat, sp=sp)
+    both = ["cpu", device]
+    mm = matmul_comparison(both, sizes, repeat, sp=sp)
+    st = step_comparison(both, batch_sizes, repeat, sp=sp)
+    lp = loop_comparison(both, loops, repeat, sp=sp)
+    cpu_mm, dev_mm, cpu_st, dev_st, cpu_lp, dev_lp = (
+        mm["cpu"],
+        mm[device],
+        st["cpu"],
+        st[device],
+        lp["cpu"],
+        lp[device],
+    )
     if sync_size is None:
         sync_size = max([n for n in sizes if n <= 1024] or [min(sizes, default=256)])
     return Comparison(

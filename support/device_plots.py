@@ -176,15 +176,17 @@ def plot_benchmark(
     repeats = []
 
     n = np.asarray(sizes, dtype=np.float64)
-    for device, seconds in matmul.items():
+    for k, (device, seconds) in enumerate(matmul.items()):
         best, worst, repeat = _seconds("matmul", device, seconds, list(sizes))
         repeats.append(repeat)
         colour = COLOURS.get(_type(device))
         left.plot(n, best, "o-", color=colour, label=device_label(device, gpu_name))
         spread = worst > best
-        if spread.any():  # the whiskers: from the best up to the worst timing
-            left.vlines(n[spread], best[spread], worst[spread], color=colour, linewidth=1.2)
-            left.plot(n[spread], worst[spread], "_", color=colour, markersize=8)
+        if spread.any():  # the whiskers: from the best up to the worst timing, each device's
+            # a little to the side (a tenth of a doubling apart), so none hides another's
+            at = n[spread] * 2.0 ** (0.1 * (k - (len(matmul) - 1) / 2))
+            left.vlines(at, best[spread], worst[spread], color=colour, linewidth=1.2)
+            left.plot(at, worst[spread], "_", color=colour, markersize=8)
     left.set_xscale("log", base=2)
     left.set_xticks(list(sizes), [str(s) for s in sizes])
     left.minorticks_off()

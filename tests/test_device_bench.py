@@ -122,3 +122,25 @@ def test_the_comparison_table_reports_best_and_worst_and_the_speed_up(repeat) ->
     assert "1.000 (4)" in text  # the device's best, its worst in brackets
     assert "goal: training step at batch 4096 ≥ 10× the CPU — met (12.5×)" in text
     assert "each batch moved" in text and "after synchronize()" in text
+
+
+def test_measure_together_takes_the_timings_in_turns(monkeypatch) -> None:
+    clock = FakeClock(per_call=5e-2)  # slow: one call per timing, 7 rounds fill 0.1 s
+    monkeypatch.setattr(device_bench.time, "perf_counter", clock)
+    order: list[str] = []
+
+    def call(name: str):
+        def fn() -> None:
+            order.append(name)
+            clock.work()
+
+        return fn
+
+    timed = device_bench.measure_together(
+        {"cpu": (call("cpu"), lambda: None), "sim": (call("sim"), lambda: None)},
+        repeat=7,
+        warmup=1,
+    )
+    assert timed["cpu"].repeat == timed["sim"].repeat == 7
+    # each warmed up and timed once alone, then six rounds, one timing of each in turn
+    assert order == ["cpu", "cpu", "sim", "sim"] + ["cpu", "sim"] * 6

@@ -141,8 +141,12 @@ def test_benchmark_of_timings_draws_the_best_with_a_whisker_up_to_the_worst() ->
     assert np.allclose(lines["CPU (NumPy)"].get_ydata(), [1e-4, 8e-4])  # the best
     (cpu_whiskers, sim_whiskers) = [c for c in left.collections if c.get_segments()]
     # only the first size has a spread; its whisker runs from the best up to the worst
-    assert [s.tolist() for s in cpu_whiskers.get_segments()] == [[[64, 1e-4], [64, 5e-4]]]
-    assert [s.tolist() for s in sim_whiskers.get_segments()] == [[[64, 2e-4], [64, 4e-4]]]
+    ((cpu_x, cpu_low), (cpu_x2, cpu_high)) = cpu_whiskers.get_segments()[0].tolist()
+    ((sim_x, sim_low), (_, sim_high)) = sim_whiskers.get_segments()[0].tolist()
+    assert len(cpu_whiskers.get_segments()) == len(sim_whiskers.get_segments()) == 1
+    assert (cpu_low, cpu_high, sim_low, sim_high) == pytest.approx((1e-4, 5e-4, 2e-4, 4e-4))
+    # beside their size, on either side of it, so neither hides the other
+    assert cpu_x == cpu_x2 and cpu_x < 64 < sim_x and sim_x / 64 == pytest.approx(64 / cpu_x)
     assert np.allclose([p.get_height() for p in right.patches], [2.0, 4.0])  # best, in ms
     tops = [seg[1][1] for c in right.collections for seg in c.get_segments()]
     assert np.allclose(sorted(tops), [5.0, 9.0])  # the bars' whiskers end at the worst
