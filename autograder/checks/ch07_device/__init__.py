@@ -47,6 +47,7 @@ met (``standins.py``).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from typing import Any
@@ -108,6 +109,12 @@ probe_verdict = Fields(
             "_answer['probe'], where device_count reads the count",
         ),
         (
+            lambda case, got: got["error"] and "No module named" in got["error"],
+            "is_available() or device_count() raised {got[error]}: with CuPy not installed the "
+            "answer is False, silently, and here the import of CuPy was not inside what the "
+            "probe catches",
+        ),
+        (
             lambda case, got: got["error"],
             "is_available() or device_count() raised {got[error]}: every failure of the probe "
             "(CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only ImportError) "
@@ -137,6 +144,11 @@ probe_verdict = Fields(
                 "redirected. Use contextlib.redirect_stdout / redirect_stderr, which put them back"
             ),
         ),
+        (
+            lambda case, got: isinstance(got["available"][0], (list, tuple)),
+            "is_available() is {got[available][0]}, the probe's pair (usable, count): expected "
+            "the answer {want[available]} alone",
+        ),
         (lambda case, got: got["available"][0] != case.expected["available"], _wrong_answer),
         (
             lambda case, got: any(a != got["available"][0] for a in got["available"][1:]),
@@ -146,12 +158,22 @@ probe_verdict = Fields(
             lambda case, got: got["count"] != [case.expected["count"]] * 2,
             lambda case, got: (
                 f"device_count() is {show(got['count'])}, expected {case.expected['count']} (twice)"
+                + (
+                    f": CuPy counts {case.expected['count']} devices here, and the probe's "
+                    "answer holds another count"
+                    if case.expected["count"] > 1 and got["count"][0] != case.expected["count"]
+                    else ""
+                )
             ),
         ),
         (
             lambda case, got: got["calls"].get("later"),
-            "after its first answer, is_available() / device_count() asked CuPy again "
-            "({got[calls][later]} more call(s)): probe once and keep the answer in _answer",
+            lambda case, got: (
+                "after its first answer, is_available() / device_count() asked CuPy again "
+                f"({got['calls']['later']} more call(s))"
+                + (": the answer False was not kept" if got["available"][0] is False else "")
+                + ": probe once and keep the answer in _answer"
+            ),
         ),
     ),
 )
@@ -164,7 +186,8 @@ WRONG_ANSWER = {  # the state of the fake CuPy: what a wrong first answer means
     "fails late": "is_available() is {got!r}, expected False: the kernel launches here, and "
     "its error shows only when its result is read back (a GPU runs kernels asynchronously). "
     "Read the tiny kernel's result back (int(...), .get()) before answering True",
-    "no device": "is_available() is {got!r} with 0 devices, expected False",
+    "no device": "is_available() is {got!r} with 0 devices, expected False: CuPy counts 0 "
+    "devices here, and 0 devices were taken for a GPU",
     "": "is_available() is {shown}, expected {want!r} (the check's stand-in for CuPy has "
     "cupy.cuda.runtime.getDeviceCount, cupy.cuda.Device, cupy.is_available, cupy.asnumpy and "
     "NumPy's functions, whose arrays have .get())",
@@ -191,10 +214,13 @@ def _refused(name: str) -> list[tuple]:
     return [
         (
             lambda case, got: got[name]["error"] != "TypeError",
-            lambda case, got: "{} of {}: {}, expected a TypeError naming its type".format(
+            lambda case, got: "{} of {}: {}, expected a TypeError naming its type{}".format(
                 name,
                 array_text(case.inputs),
                 got[name]["error"] or f"returned {show(got[name]['value'])}",
+                ": an object no backend owns was handed to the CPU"
+                if got["backend_of"]["value"] == "cpu"
+                else "",
             ),
         ),
         (
@@ -212,14 +238,49 @@ def _device_words(case: Case, received: Any) -> str:
     got, want = received["device_of"]["value"], case.expected["device"]
     hint = ""
     if got[1] == want[1] and got[2] is None:
-        hint = " (the index is missing: device(backend.type, backend.index_of(array)))"
+        hint = " (the index is missing: the array's own index, from its backend)"
     elif want[2] is None and got[2] is not None:
         hint = " (the host's arrays have no index: device('cpu'))"
+    elif got[1] == want[1]:
+        hint = " (the index is not the array's own)"
+    elif got[1] == "cpu":
+        hint = " (the host's device, for an array the cpu backend does not own)"
     return f"device_of of {array_text(case.inputs)} is {got[0]!r}, expected {want[0]!r}{hint}"
+
+
+def _namespace_words(case: Case, received: Any) -> str:
+    got, want = received["array_module"]["value"], case.expected["xp"]
+    text = f"array_module of {array_text(case.inputs)} is {got[0]}, expected {want}"
+    if len(got) > 2 and got[2]:
+        return f"{text}: a function, not a namespace (the namespace function, uncalled)"
+    if got[0] == "numpy":
+        return f"{text}: NumPy's namespace for an array NumPy does not own"
+    return f"{text}: the namespace of the backend that owns the array"
+
+
+def _backend_words(case: Case, received: Any) -> str:
+    got, want = received["backend_of"]["value"], case.expected["backend"]
+    text = f"backend_of of {array_text(case.inputs)}"
+    if isinstance(got, dict):
+        return f"{text} is the str {got['str']!r}, a name: expected the Backend itself ({want!r})"
+    return f"{text} is the {got!r} backend, expected {want!r}: a backend that does not own it"
+
+
+def _unfound(case: Case, received: Any) -> str | None:
+    """The first function that raised TypeError for an array a registered backend owns."""
+    return next((n for n in FUNCTIONS if received[n]["error"] == "TypeError"), None)
 
 
 WHOSE_REFUSED = rules(*(row for name in FUNCTIONS for row in _refused(name)))
 WHOSE_OWNED = rules(
+    (
+        _unfound,
+        lambda case, got: (
+            f"{_unfound(case, got)} of {array_text(case.inputs)} raised TypeError: "
+            f"{got[_unfound(case, got)]['message']} — but the registered "
+            f"{case.expected['backend']} backend owns it: not every backend in BACKENDS was asked"
+        ),
+    ),
     *(
         (
             lambda case, got, name=name: got[name]["error"],
@@ -230,21 +291,9 @@ WHOSE_OWNED = rules(
         )
         for name in FUNCTIONS
     ),
-    (
-        lambda case, got: not got["array_module"]["value"][1],
-        lambda case, got: (
-            f"array_module of {array_text(case.inputs)} is {got['array_module']['value'][0]}, "
-            f"expected {case.expected['xp']}: the namespace of the backend that owns the array"
-        ),
-    ),
+    (lambda case, got: got["backend_of"]["value"] != case.expected["backend"], _backend_words),
+    (lambda case, got: not got["array_module"]["value"][1], _namespace_words),
     (lambda case, got: got["device_of"]["value"] != case.expected["device"], _device_words),
-    (
-        lambda case, got: got["backend_of"]["value"] != case.expected["backend"],
-        lambda case, got: (
-            f"backend_of of {array_text(case.inputs)} is the "
-            f"{got['backend_of']['value']!r} backend, expected {case.expected['backend']!r}"
-        ),
-    ),
 )
 
 
@@ -285,7 +334,33 @@ def _named(case: Case) -> str:
     return case.expected["device"].partition(":")[0]
 
 
+def _not_refused(case: Case, received: Any) -> str:
+    """Why a move that must raise returned: what it did instead."""
+    want, name = case.expected, case.expected["device"]
+    text = f"returned a {received['kind']} array, expected a {want['error']}"
+    source = case.inputs["source"].partition(":")[0]
+    if want["error"] != "RuntimeError":
+        return f"{text} (an unknown device type)"
+    if received["same"] and source == _named(case) and ":" in name:
+        return (
+            f"{text} ({name!r} is not there): the array itself came back, still on "
+            f"{case.inputs['source']}: two devices of one type were taken for one"
+        )
+    if received["same"]:
+        return (
+            f"{text} (device {name!r} is not there): the array came back as it was, and the "
+            "move quietly did nothing"
+        )
+    if not want.get("unavailable"):
+        return (
+            f"{text} (device {name!r} is not there): an index past the {_named(case)} "
+            "backend's device count was accepted"
+        )
+    return f"{text} (device {name!r} is not there)"
+
+
 MOVE_FAILED = rules(  # where the move must raise
+    (lambda case, got: got["error"] is None, _not_refused),
     (
         lambda case, got: got["error"] != case.expected["error"],
         lambda case, got: "{}, expected a {} ({})".format(
@@ -354,10 +429,22 @@ def _one_way(case: Case, direction: str) -> str:
     )
 
 
+def _target(case: Case) -> str:
+    """The target's name as the case passes it ("sim", "sim:0", "cpu", …)."""
+    return case.inputs["target"].removeprefix("device:")
+
+
+def _raised_words(case: Case, received: Any) -> str:
+    text = f"move_array raised {received['error']}: {received['message']}"
+    if "Implicit conversion" in received["message"] and case.inputs["source"] == "sim":
+        return f"{text} — NumPy was asked to read a device's array directly"
+    return text
+
+
 MOVED = Fields(  # where the move must succeed
     [Field("values", rtol=0, atol=0)],
     before=rules(
-        (lambda case, got: got["error"], "move_array raised {got[error]}: {got[message]}"),
+        (lambda case, got: got["error"], _raised_words),
         (
             lambda case, got: got["kind"] != case.expected["kind"],
             lambda case, got: (
@@ -366,12 +453,32 @@ MOVED = Fields(  # where the move must succeed
                     case.expected["kind"],
                     f"the {case.expected['kind']} device (its backend's to_device)",
                 )
+                + (
+                    ": the array never left the device"
+                    if case.expected["kind"] == "numpy" and got["kind"] == case.inputs["source"]
+                    else ""
+                )
             ),
         ),
         (
             lambda case, got: case.expected["same"] and not got["same"],
-            "the array is on that device already: move_array must return it itself, not a copy "
-            "({got[to_device]} copies to the device, {got[to_host]} back)",
+            lambda case, got: (
+                "the array is on that device already"
+                + (
+                    f" ({_target(case)!r} names {_target(case)}:0)"
+                    if ":" not in _target(case) and _target(case) != "cpu"
+                    else ""
+                )
+                + ": move_array must return it itself, not a copy "
+                f"({got['to_device']} copies to the device, {got['to_host']} back)"
+            ),
+        ),
+        (
+            lambda case, got: np.shape(got["values"]) != np.shape(case.expected["values"]),
+            lambda case, got: (
+                f"the moved array has shape {np.shape(got['values'])}, expected "
+                f"{np.shape(case.expected['values'])}: the move changed its shape"
+            ),
         ),
         *copy_rows(
             "move_array",
@@ -537,8 +644,22 @@ RECORDED = (
 )
 GRAD_BACK = (
     lambda case, got: got["grad_device"] != case.expected["grad_device"],
-    "x.grad is on {got[grad_device]}, expected {want[grad_device]}: the backward of a copy moves "
-    "the gradient back to the device x is on",
+    lambda case, got: (
+        f"x.grad is on {got['grad_device']}, expected {case.expected['grad_device']}"
+        + (
+            f": the gradient stayed on y's device ({got['grad_device']}), where x is not"
+            if got["grad_device"] == case.expected["y_device"]
+            else ""
+        )
+        + ": the backward of a copy moves the gradient back to the device x is on"
+    ),
+)
+RECURSED = rules(
+    (
+        lambda case, got: isinstance(got, dict) and "recursed" in got,
+        "the move never returned (RecursionError): {got[recursed]} was entered again from "
+        "inside itself, endlessly (the copy's forward started another copy)",
+    )
 )
 
 
@@ -548,6 +669,7 @@ def _the_move(case: Case, received: Any) -> str:
 
 
 to_device_verdict = first(
+    RECURSED,
     Fields(
         [Field("y_values", "y", rtol=0, atol=0)],
         keys=("y_device", "grad_device", "grad", "moved", "back"),
@@ -801,17 +923,73 @@ def _one_type(case: Case) -> str:
     return f" ({both} are two devices of one type: compare the devices, type and index)"
 
 
+def _names(case: Case) -> list[str]:
+    return [{"cpu": "cpu", "sim": "sim:0"}.get(p, p) for p in case.inputs["places"]]
+
+
+def _unseen(case: Case) -> str:
+    """Of three tensors or more: which differs from the first, in words ("" for two)."""
+    names = _names(case)
+    if len(names) < 3:
+        return ""
+    k = next(i for i, n in enumerate(names) if n != names[0])
+    return (
+        f": tensor 1 is on {names[0]} and tensor {k + 1} of {len(names)} on {names[k]}, and "
+        "not every tensor was compared with the first"
+    )
+
+
+def _swapped(case: Case, received: Any) -> bool:
+    a, b = case.expected["devices"]
+    return received["message"] == case.expected["message"].replace(f"{a} and {b}!", f"{b} and {a}!")
+
+
+def _twice(received: Any) -> str | None:
+    """The device a message names twice ("sim:0 and sim:0"), else None."""
+    found = re.search(r"devices, (\S+) and (\S+)!", received["message"])
+    return found.group(1) if found and found.group(1) == found.group(2) else None
+
+
 MIXED_REFUSED = rules(  # tensors on two devices: PyTorch's RuntimeError
     (
         lambda case, got: got["error"] is None,
         lambda case, got: (
-            "no error: tensors on two devices met in one operation and it ran. "
-            f"Raise RuntimeError with PyTorch's sentence{_one_type(case)}"
+            "no error: tensors on two devices met in one operation and it ran"
+            + (
+                (not _one_type(case) and _unseen(case))
+                or f". Raise RuntimeError with PyTorch's sentence{_one_type(case)}"
+            )
+        ),
+    ),
+    (
+        lambda case, got: (
+            got["error"] != "RuntimeError" and case.inputs["op"] != "check" and _unseen(case)
+        ),
+        lambda case, got: (
+            f"raised {got['error']}({got['message']!r}) inside the operation itself, expected "
+            f"RuntimeError before it ran{_unseen(case)}"
         ),
     ),
     (
         lambda case, got: got["error"] != "RuntimeError",
         "raised {got[error]}({got[message]!r}), expected RuntimeError",
+    ),
+    (
+        lambda case, got: _twice(got),
+        lambda case, got: (
+            f"the message {got['message']!r} names {_twice(got)} twice: two equal devices were "
+            f"taken as different, and {' and '.join(_missing(case, got))} is missing"
+        ),
+    ),
+    (
+        lambda case, got: "device(type=" in got["message"],
+        "the message {got[message]!r} shows the devices' repr, not their names "
+        "({want[devices][0]}, {want[devices][1]})",
+    ),
+    (
+        _swapped,
+        "the message names the devices in the other order: expected {want[message]!r} (the "
+        "first tensor's device, then the first that differs from it)",
     ),
     (
         _missing,
@@ -884,17 +1062,43 @@ SCATTER_HINTS = [  # (a sign in the error, what it means)
 ]
 
 
+HOST = ("numpy", "list", "tuple-numpy")  # where an index lives in host memory
+
+
+def _scatter_met(case: Case, received: Any) -> str:
+    """What met the device's target in host memory, where the case tells it apart."""
+    places = case.inputs["places"]
+    index, values = places["index"] in HOST, places["values"] == "numpy"
+    error = received["error"]
+    if places["target"] != "sim":
+        return ""
+    if "Unsupported" in error and received.get("to_host"):
+        return (
+            f"an array already on the device was brought back to the host "
+            f"({received['to_host']} device → host copy), and met the target there"
+        )
+    if "Unsupported" in error and index and not values:
+        return "the index (in host memory) stayed there, and met the target on the device"
+    if "Unsupported" in error and values and not index:
+        return "the values (a NumPy array) stayed in host memory, and met the target on the device"
+    if ("ufunc" in error or "Implicit conversion" in error) and values:
+        return (
+            "NumPy's add.at met the device's target: the host's scatter-add ran, not the "
+            "target's backend's (was the backend found from the values, a NumPy array?)"
+        )
+    return ""
+
+
+def _scatter_raised(case: Case, received: Any) -> str:
+    error = received["error"]
+    hint = _scatter_met(case, received) or next(
+        (h for signs, h in SCATTER_HINTS if any(s in error for s in signs)), ""
+    )
+    return f"raised {error}" + (f" — {hint}" if hint else "")
+
+
 SCATTER_STATE = rules(
-    (
-        lambda case, got: got["error"],
-        lambda case, got: (
-            f"raised {got['error']}"
-            + next(
-                (f" — {h}" for signs, h in SCATTER_HINTS if any(s in got["error"] for s in signs)),
-                "",
-            )
-        ),
-    ),
+    (lambda case, got: got["error"], _scatter_raised),
     (
         lambda case, got: got["kind"] != case.expected["kind"],
         "the target became a {got[kind]} array: scatter_add works in place",
@@ -944,9 +1148,14 @@ def _once(case: Case) -> Any:
 COUNTED_ONCE = Mistake(
     "values", _once, "a repeated position counted once (target[index] += values); every repeat adds"
 )
+UNCHANGED = Mistake(
+    "values",
+    lambda case: np.asarray(case.inputs["target"], dtype=float),
+    "the target is unchanged: the sums went into another array, and scatter_add works in place",
+)
 scatter_verdict = Fields(
     [Field("values", "target", rtol=1e-12, atol=0)],
-    [COUNTED_ONCE],
+    [COUNTED_ONCE, UNCHANGED],
     keys=("error", "kind", "values"),
     before=SCATTER_STATE,
 )
@@ -973,6 +1182,7 @@ def _places(target: str, index: str, values: str) -> dict:
 
 SCATTERS = [
     scatter_case([0.0] * 4, [0, 2, 0, 0], [1.0, 2.0, 3.0, 4.0], _places(S, N, S)),
+    scatter_case([0.0] * 3, [2, 0, 2], [1.0, 2.0, 3.0], _places(S, S, N)),
     scatter_case([1.0] * 3, [2, 2], [0.5, 0.25], _places(S, S, S)),
     scatter_case([0.0] * 5, [4, 1, 4], [1.0, 2.0, 3.0], _places(S, N, N)),
     scatter_case([0.0] * 3, [1, 1, 1], 2.0, _places(S, L, F)),

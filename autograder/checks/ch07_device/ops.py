@@ -22,7 +22,7 @@ the wrong axis.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -315,7 +315,10 @@ SECOND = first(  # the gradient's gradient exists only when the backward was rec
 
 
 def _op_verdict(
-    grads: Field, mistakes: list[Mistake], hint: Callable[[Case, str], str] | None = None
+    grads: Field,
+    mistakes: list[Mistake],
+    hint: Callable[[Case, str], str] | None = None,
+    forward: Sequence[Mistake] = (),
 ) -> Verdict:
     """An op's verdict, in the order a run goes: on the device, the output, the backward
     (an error, with ``hint(case, message)``'s words), the gradients with their known
@@ -332,11 +335,39 @@ def _op_verdict(
     )
     return first(
         where(lambda case: case.inputs.get("device", "cpu") == "sim", ON_SIM),
-        Fields([Field("out", "forward", tolerance=_tolerance)], before=DTYPES["out"]),
+        Fields([Field("out", "forward", tolerance=_tolerance)], forward, before=DTYPES["out"]),
         failed,
         Fields([grads], mistakes, before=DTYPES["grads"]),
         where(lambda case: case.expected.grad_grad is not None, SECOND),
     )
+
+
+def _along_last(case: Case) -> np.ndarray | None:
+    """gather's forward picked along the last axis instead of dim (where that fits)."""
+    x, index, dim = case.inputs["x"], case.inputs["index"], case.inputs["dim"]
+    if dim % x.ndim == x.ndim - 1 or index.shape != x.shape:
+        return None
+    return np.take_along_axis(x, index, axis=-1)
+
+
+def _index_first(case: Case) -> np.ndarray | None:
+    """gather's backward with the index as the first of the positions and the other axes'
+    aranges after it, in order (where those positions fit the input)."""
+    x, index, g = case.inputs["x"], case.inputs["index"], case.inputs["g"]
+    dim = case.inputs["dim"] % x.ndim
+    if dim == 0:
+        return None
+    others = [
+        np.arange(n).reshape([n if a == axis else 1 for a in range(index.ndim)])
+        for axis, n in enumerate(index.shape)
+        if axis != dim
+    ]
+    out = np.zeros(x.shape)
+    try:
+        np.add.at(out, (index, *others), g)
+    except IndexError:
+        return None
+    return out
 
 
 gather_verdict = _op_verdict(
@@ -347,6 +378,23 @@ gather_verdict = _op_verdict(
             lambda case: case.expected.assigned,
             "an element picked twice received one gradient, not the sum of both: the backward "
             "assigns (out[index] = g) where it must add (a scatter-add, where repeats add up)",
+        ),
+        Mistake(
+            "grads.0",
+            _index_first,
+            lambda case: (
+                f"each gradient went back with the index on axis 0, not on dim "
+                f"{case.inputs['dim']}: the positions hold the index first"
+            ),
+        ),
+    ],
+    forward=[
+        Mistake(
+            "out",
+            _along_last,
+            lambda case: (
+                f"the elements were picked along the last axis, not along dim {case.inputs['dim']}"
+            ),
         )
     ],
 )
@@ -389,6 +437,57 @@ def _split_along(axis: int) -> Mistake:
     return Mistake("grads", wrong, says)
 
 
+def _from_previous_size(case: Case) -> list | None:
+    """Input k's piece cut from the size of input k − 1 (not the sum of all before it),
+    told apart from three inputs on."""
+    e, g, xs = case.expected, np.asarray(case.inputs["g"]), case.inputs["xs"]
+    if len(xs) < 3:
+        return None
+    starts = [0, *e.sizes[:-1]]
+    return [
+        np.take(g, range(s, s + n), axis=e.dim, mode="clip").reshape(np.shape(x))
+        for s, n, x in zip(starts, e.sizes, xs)
+    ]
+
+
+def _joined(case: Case) -> list[tuple[str, np.ndarray]]:
+    """Wrong forwards of cat and stack: (their words, their output)."""
+    xs, e = [np.asarray(x) for x in case.inputs["xs"]], case.expected
+    out, dim = [], e.dim
+    if not case.inputs["stack"]:
+        if dim != 0 and len({x.shape for x in xs}) == 1:
+            joined = f"the inputs were joined along axis 0, not along dim {case.inputs['dim']}"
+            out.append((joined, np.concatenate(xs, axis=0)))
+        return out
+    front = np.concatenate([x[None] for x in xs], axis=dim)
+    if dim != 0:
+        out.append((f"each input got its new axis in front, not at dim {dim}", front))
+        along_0 = np.concatenate([np.expand_dims(x, dim) for x in xs], axis=0)
+        out.append(
+            (f"the inputs, each with a new axis at dim {dim}, were joined along axis 0", along_0)
+        )
+    if case.inputs["dim"] < 0:
+        early = np.stack(xs, axis=case.inputs["dim"] % xs[0].ndim)
+        out.append(
+            (
+                f"dim {case.inputs['dim']} was counted on the inputs' {xs[0].ndim} axes, not "
+                f"on the result's {xs[0].ndim + 1}: the new axis is not the last",
+                early,
+            )
+        )
+    return out
+
+
+def _joined_mistake(k: int) -> Mistake:
+    """The k-th wrong forward of ``_joined``, as a mistake of the forward's output."""
+
+    def wrong(case: Case) -> np.ndarray | None:
+        found = _joined(case)
+        return found[k][1] if k < len(found) else None
+
+    return Mistake("out", wrong, lambda case: _joined(case)[k][0])
+
+
 cat_verdict = _op_verdict(
     Field("grads", "backward, inputs", tolerance=_tolerance),
     [
@@ -398,9 +497,16 @@ cat_verdict = _op_verdict(
             "every piece was cut from offset 0: input k's piece starts at the sum of the sizes "
             "before it",
         ),
+        Mistake(
+            "grads",
+            _from_previous_size,
+            "input k's piece was cut from the size of input k − 1, not from the sum of all the "
+            "sizes before it",
+        ),
         *map(_split_along, range(5)),  # 5: more axes than any case's output has
     ],
     _pieces_hint,
+    forward=[_joined_mistake(k) for k in range(3)],
 )
 
 
@@ -410,7 +516,9 @@ cat_verdict = _op_verdict(
 def _gather_cases(rng: np.random.Generator) -> list[Case]:
     return [
         gather_case(rng, (5,), 0, (4,), repeats="some"),
+        gather_case(rng, (3, 4), 0, (3, 4)),
         gather_case(rng, (3, 4), 0, (2, 4)),
+        gather_case(rng, (4, 4), 1, (4, 4), repeats="some"),
         gather_case(rng, (3, 4), 1, (3, 6), repeats="some"),
         gather_case(rng, (3, 4), -1, (3, 2)),
         gather_case(rng, (2, 3, 4), 1, (2, 5, 4), repeats="some"),
@@ -432,6 +540,7 @@ def _gather_second_cases(rng: np.random.Generator) -> list[Case]:
 def _cat_cases(rng: np.random.Generator) -> list[Case]:
     return [
         cat_case(rng, [(3,), (2,)], 0),
+        cat_case(rng, [(2, 3), (2, 3)], 1),
         cat_case(rng, [(2, 3), (2, 1), (2, 4)], 1),
         cat_case(rng, [(1, 3), (3, 3)], 0),
         cat_case(rng, [(2, 3, 1), (2, 3, 2)], -1),
