@@ -11,6 +11,7 @@ segment inputs and, while one segment is recomputed, that segment's 2·⌈L/s⌉
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -120,3 +121,16 @@ def test_segments_for_names_the_ways() -> None:
     assert [measure.segments_for(w, 32) for w in measure.WAYS] == [1, 2, 6]
     with pytest.raises(ValueError, match="unknown way"):
         measure.segments_for("3 segments", 32)
+
+
+def test_the_timing_program_prints_every_run_of_every_way(capsys) -> None:
+    """What the notebook reads from ``python -m ...measure``: one list of runs per depth and
+    way, one list per segment count (the values are times and are not judged here)."""
+    measure.main(["--depths", "2", "4", "--segments", "1", "2", "--repeats", "2"])
+    result = json.loads(capsys.readouterr().out)
+    assert set(result["ways"]) == set(measure.WAYS)
+    assert all(
+        len(per) == 2 and all(len(runs) == 2 for runs in per) for per in result["ways"].values()
+    )
+    assert set(result["segments"]) == {"1", "2"}
+    assert all(len(runs) == 2 and min(runs) >= 0 for runs in result["segments"].values())
