@@ -18,6 +18,7 @@
     utils/checkpoint.py       checkpoint: recompute instead of keep         task 5.12
     serialization.py          save / load without pickle                    (given)
     generator.py              Generator, randperm, randint, normal, multinomial  (given)
+    measure.py                §11's experiment: memory kept for backward, time  (given)
     nn/*.py (the rest)        activations, losses, Flatten, Embedding       (given)
 """
 
