@@ -640,7 +640,8 @@ def format_comparison(c: Comparison) -> str:
         f"  cpu:  {c.cpu_label}",
         f"  {dev}:  {c.label}",
         f"  each figure the best of ≥ {min(repeats, default=c.repeat)} timings (the worst in "
-        "brackets), after a warm-up; a fast call is repeated within a timing; a GPU "
+        "brackets), after a warm-up;",
+        "  a fast call repeated within a timing; the CPU and the device timed in turns; a GPU "
         "synchronised before the clock is read",
         "",
         f"{'matmul float32 (n, n) @ (n, n)':<34}{'cpu ms':>18}{dev + ' ms':>18}"
