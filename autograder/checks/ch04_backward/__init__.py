@@ -78,6 +78,7 @@ from .cases import (
     diamond,
     enable_grad,
     engine_row,
+    expected_counts,
     functional_case,
     grad_mode_case,
     kept_case,
@@ -86,6 +87,7 @@ from .cases import (
     long_and_short,
     no_grad,
     none_contributions,
+    none_returned,
     raising,
     random_graph,
     reachable,
@@ -155,24 +157,25 @@ def _count_hint(expected: CountsExpected, name: str, want: int, got: Any) -> str
     hints = [  # (when, what it means), the first that holds
         (
             number and got > want and len(set(graph.roots)) < len(graph.roots),
-            "a root listed twice is still one vertex: walk it once, e.g. counts = "
-            "{v: 0 for v in roots}; stack = list(counts)",
+            "the root listed twice was walked twice, and the edges below it counted twice: "
+            "a root listed twice is still one vertex",
         ),
         (
             name in graph.roots and got == 0 and want,
-            "a root that another root reaches waits for its contributions too",
+            "it is a root, and another root reaches it: its count was left at 0, but it waits "
+            "for its contributions too",
         ),
         (
             number and got == len(users) < want,
-            f"{name} is used twice by one node: count one contribution per edge, so "
-            "x * x counts 2, not one per parent",
+            f"{name} is used twice by one node and was counted once per parent: each edge is "
+            "one contribution, and x * x is two edges",
         ),
         (
             number and got < want,
-            "count every edge into a vertex, also an edge into a vertex you have already "
-            "seen: only pushing it on the stack happens once",
+            f"{got} of its {want} edges were counted: an edge into a vertex seen before was "
+            "not counted",
         ),
-        (number and got > want, "expand each vertex once: keep a set of the vertices seen"),
+        (number and got > want, "a vertex was explored more than once, its edges counted again"),
     ]
     return next((f" ({words})" for holds, words in hints if holds), "")
 
@@ -198,10 +201,16 @@ def _counts(case: Case, received: dict) -> str | None:
 count_verdict = first(  # 4.1: exactly the reachable vertices, each with its edge count
     rules(
         (
+            lambda c, g: isinstance(g, dict) and "leaf_read" in g,
+            "count_dependencies read {got[leaf_read]} of the leaf {got[leaf]}, a root here: a "
+            "leaf (a Tensor) has no {got[leaf_read]}; it is a vertex with no parents",
+            "Find a vertex's parents with parents(v), which knows leaves",
+        ),
+        (
             lambda c, g: isinstance(g, dict) and g.get("type_name") not in (None, "dict"),
             "count_dependencies returned a {got[type_name]}, not a dict {{vertex: number of "
             "contributions}}",
-        )
+        ),
     ),
     Fields(
         (),
@@ -286,10 +295,73 @@ def _delivery(case: Case, got: dict) -> tuple | None:
     return None
 
 
-def _hook_runs(case: Case, got: dict) -> tuple[str, int] | None:
-    """The first hook that ran other than once: (its tensor, how many times it ran)."""
+def _early(case: Case, got: dict) -> tuple[str, int, int] | None:
+    """The first vertex first popped (delivered) before all of its contributions had
+    arrived, counted as the program counts them (what Node.backward sent): (its name, how
+    many had arrived, how many it has). None on graphs with backwards that return None
+    (a node that gets only None sends its None without a backward)."""
+    graph = case.expected.graph
+    arrived = got.get("arrived") if isinstance(got, dict) else None
+    if any(op == "none_backward" for _, op, _ in graph.steps) or not isinstance(arrived, list):
+        return None
+    counts = expected_counts(graph)
+    for name, k in zip(graph.vertices, arrived):
+        n = counts.get(name, 0)
+        if isinstance(k, int) and k < n:
+            return said(name, graph), k, n
+    return None
+
+
+def _popped_twice(case: Case, got: dict) -> tuple | None:
+    """A vertex delivered more than once: (name, times, what arrived before its first pop)."""
+    found = _kind(_delivery, "twice")(case, got)
+    if not found:
+        return None
+    early = _early(case, got)
+    when = (
+        f", first after {early[1]} of its {early[2]} contributions had arrived"
+        if early and early[0] == found[0]
+        else ""
+    )
+    return found[0], found[1], when
+
+
+def _lost_among(case: Case, got: dict) -> tuple | None:
+    """A vertex never delivered, and what its parents say went wrong: (its name, words)."""
+    found = _kind(_delivery, "never")(case, got)
+    if not found:
+        return None
+    graph, name = case.expected.graph, found[0]
+    grads = dict(zip(graph.vertices, case.expected.grads))
+    bare = name.removesuffix(".grad_fn")
+    users = [n for n in reachable(graph) if n in graph.nodes and bare in graph.edges(n)]
+    ops = {n: op for n, op, _ in graph.steps}
+    silent = [n for n in users if grads.get(n) is None]
+    if silent:
+        return name, (
+            f": {silent[0]}.grad_fn received only None, and its None never reached {name} as a "
+            "contribution (a node that receives only None still passes None on, and each "
+            "None counts as arrived)"
+        )
+    nones = [n for n in users if ops.get(n) == "none_backward"]
+    if nones:
+        return name, (
+            f": {nones[0]}.grad_fn's backward returned None for {name}, and that None was not "
+            "counted as a contribution arrived (a None still counts)"
+        )
+    return name, ": its count never reached 0 (each contribution, None too, counts it down)"
+
+
+def _hook_runs(case: Case, got: dict) -> tuple[str, int, str] | None:
+    """The first hook that ran other than once: (its tensor, how many times it ran, words
+    for a root's)."""
     runs = zip(case.expected.hooks, got["hook_inputs"])
-    return next(((name, len(calls)) for (name, _), calls in runs if len(calls) != 1), None)
+    found = next(((name, len(calls)) for (name, _), calls in runs if len(calls) != 1), None)
+    if not found:
+        return None
+    root = found[0] in case.expected.graph.roots
+    words = f" ({found[0]} is a root: its hooks run when it is popped, as any vertex's)"
+    return (*found, words if root else "")
 
 
 _VISITS = rules(  # each vertex with a gradient delivered once, nothing else, no .grad touched
@@ -312,21 +384,22 @@ _VISITS = rules(  # each vertex with a gradient delivered once, nothing else, no
     (
         _kind(_delivery, "leaves only"),
         "{0} was never delivered its gradient, and neither was any other node: deliver(v, grad) "
-        "was called for the leaves only. Call it for every vertex with a gradient, nodes too "
+        "was called for the leaves only, where it is for every vertex with a gradient, nodes too "
         "(autograd.grad of a non-leaf, and retain_grad(), read a node's gradient there)",
     ),
     (
-        _kind(_delivery, "never"),
-        "{0} never received its gradient (deliver(v, grad) was not called for it): count it "
-        "down for every input that requires grad (a None gradient counts as arrived too), and "
-        "push it when its count reaches 0",
+        _lost_among,
+        "{0} never received its gradient (deliver was not called for it){1}",
+        "Count a vertex down for every input that requires grad, whatever its gradient (None "
+        "too), and push it when its count reaches 0",
     ),
     (
-        _kind(_delivery, "twice"),
-        "{0} ran {1} times: a vertex runs once, when all of its contributions have arrived (its "
-        "count is 0), never when the first one does",
+        _popped_twice,
+        "{0} was popped {1} times{2}: a vertex runs once, when all of its contributions have "
+        "arrived (its count is 0), never before",
+        "Push a vertex when its count reaches 0, not when a contribution arrives",
     ),
-    (_hook_runs, "the hook registered on {0} ran {1} times, not once"),
+    (_hook_runs, "the hook registered on {0} ran {1} times, not once{2}"),
 )
 
 
@@ -339,13 +412,33 @@ def _halved(case: Case) -> list:
     ]
 
 
+def _one_seed(case: Case, which: int) -> list | None:
+    """Each vertex's gradient where a root listed twice kept one of its seeds (``which``),
+    for that root only (the rest None: not told apart)."""
+    graph, seeds = case.expected.graph, case.inputs["seeds"]
+    twice = [r for r in graph.roots if graph.roots.count(r) > 1]
+    if not twice:
+        return None
+    mine = [s for r, s in zip(graph.roots, seeds) if r == twice[0]]
+    return [np.asarray(mine[which]) if v == twice[0] else None for v in graph.vertices]
+
+
+def _one_seed_words(case: Case) -> str:
+    graph = case.expected.graph
+    root = next(r for r in graph.roots if graph.roots.count(r) > 1)
+    return (
+        f"{root} is listed twice in roots, and {said(root, graph)} received one of its seeds, "
+        "not their sum: one seed overwrote the other"
+    )
+
+
 def _reentrant(case: Case) -> str:
     if not any(op == "checkpoint" for _, op, _ in case.expected.graph.steps):
         return ""
     return (
         "Checkpoint.backward runs autograd.grad, a whole backward_pass, while yours is in the "
-        "middle of its loop: keep each pass's state in its own local variables, shared with no "
-        "other call"
+        "middle of its loop: the inner pass changed the state of the outer one (state shared "
+        "between calls)"
     )
 
 
@@ -377,13 +470,14 @@ def _kept(case: Case) -> bool:
 _AFTER = rules(  # release, a second pass, memory on a chain, the same bits every build
     (
         _kind(_release, "kept"),
-        "{0}.grad_fn.ctx is not None after backward_pass(retain_graph=False): free each node's "
-        "saved tensors (v.release()) once its backward has run",
+        "{0}.grad_fn still holds its saved tensors (its ctx is not None) after "
+        "backward_pass(retain_graph=False) ran its backward: it was never released",
+        "Release each node once its backward has run, unless retain_graph",
     ),
     (
         _kind(_release, "released"),
-        "{0}.grad_fn was released although {1}: release a node only after its backward has "
-        "run, and only without retain_graph",
+        "{0}.grad_fn was released although {1}",
+        "Release a node only after its backward has run, and only without retain_graph",
     ),
     (
         lambda c, g: (
@@ -412,20 +506,23 @@ _AFTER = rules(  # release, a second pass, memory on a chain, the same bits ever
             and (g["held_at_leaf"], len(c.expected.graph.nodes))
         ),
         "{0} of the chain's {1} nodes still held their saved tensors when x, the last vertex, "
-        "received its gradient: release each node (v.release()) as soon as its backward has "
-        "run, not after the loop, so memory falls as backward proceeds",
+        "received its gradient: the nodes were released late (after the loop?), so memory "
+        "does not fall as backward proceeds",
+        "Release each node as soon as its backward has run",
     ),
     (
         lambda c, g: c.expected.chain and g.get("live_peak", 0) > LIVE,
         "{got[live_peak]} gradients of vertices that had already run were still alive at one "
-        "delivery, on a chain of 40 nodes: take each gradient out of pending (pending.pop(v)) "
-        "when its vertex runs, so it can be freed",
+        "delivery, on a chain of 40 nodes: the engine kept each gradient after its vertex ran "
+        "(in pending?), so none could be freed",
+        "Take each gradient out of pending when its vertex runs",
     ),
     (
         _unequal_build,
         "in build {0} of the same graph, the gradient delivered to {1} differs from build 1's "
         "in its last bits: the order in which contributions are added depends on the objects' "
-        "ids (a set, or a sort by id). Keep the ready vertices in a list",
+        "ids (a set, or a sort by id)",
+        "Keep the ready vertices in a list",
     ),
 )
 _SECOND = Fields(
@@ -434,11 +531,21 @@ _SECOND = Fields(
 engine_verdict = first(  # 4.2: each vertex delivered once, complete, after its hooks; release
     rules(
         (
+            lambda c, g: isinstance(g, dict) and "freed_first" in g and _early(c, g),
+            "{0} was popped after {1} of its {2} contributions had arrived, and popped again "
+            "when the rest arrived: its backward ran twice, and the second time its saved "
+            "tensors were freed (backward_pass raised RuntimeError: {got[freed_first]!r})",
+            "Push a vertex only when its count reaches 0 (a root too: a root that another root "
+            "reaches waits)",
+        ),
+        (
             lambda c, g: isinstance(g, dict) and "freed_first" in g,
             "backward_pass raised RuntimeError: {got[freed_first]!r} in its first pass: a node's "
-            "saved tensors were freed before its backward ran. Release a node after its backward "
-            "(v.backward reads its saved tensors), and run each node once",
-        )
+            "saved tensors were freed before its backward ran (released before its backward, "
+            "or run twice)",
+            "Release a node after its backward (its backward reads its saved tensors), and run "
+            "each node once",
+        ),
     ),
     Fields(
         [
@@ -457,9 +564,21 @@ engine_verdict = first(  # 4.2: each vertex delivered once, complete, after its 
                 _halved,
                 lambda c: (
                     " and ".join(n for n, kind in c.expected.hooks if kind == "double")
-                    + "'s hook returned a new gradient, which replaces the one it was given"
+                    + "'s hook returned a new gradient (2g), and what was delivered is the "
+                    "gradient from before the hook: the hook's return value was dropped"
                 ),
-            )
+                "A hook that returns a Tensor replaces the gradient",
+            ),
+            Mistake(
+                "grads.*",
+                lambda c: _one_seed(c, 0),
+                lambda c: _one_seed_words(c),
+            ),
+            Mistake(
+                "grads.*",
+                lambda c: _one_seed(c, -1),
+                lambda c: _one_seed_words(c),
+            ),
         ],
         keys=("deliveries", "grads", "released", "strangers"),
         before=_VISITS,
@@ -517,13 +636,17 @@ second_order_verdict = Fields(  # g (the first derivative), recorded; then its d
                 "g = grad(y, x, w, create_graph=True), for a w that requires grad, is not "
                 "recorded as a function of w (grad(g.sum(), w) finds no path to w): the seed's "
                 "graph was lost (detached, or copied into a new Tensor) before or inside "
-                "backward_pass. Keep each seed as it is: pending[root] = seed",
+                "backward_pass",
+                "Keep each seed as it is, the Tensor given, and add a root's seeds with Tensor "
+                "operations",
             ),
             (
                 lambda c, g: not g["first_requires_grad"],
                 "g, returned with create_graph=True, does not require grad: nothing recorded how "
-                "it was computed. Pass create_graph on to each local backward "
-                "(v.backward(grad, create_graph)) and add contributions with Tensor operations",
+                "it was computed (the local backwards ran without create_graph, or the "
+                "contributions were added off the graph)",
+                "Pass create_graph on to each local backward, and add contributions with Tensor "
+                "operations",
             ),
         ),
         Fields([Field("second", "grad(g.sum(), x)", 1e-8, 1e-10)]),
@@ -555,6 +678,16 @@ def _through(case: Case, got: dict, lost: bool) -> tuple | None:
     return None
 
 
+def _copied(call: int) -> str:
+    """What a .grad that does not require grad after ``call`` says was done."""
+    if call == 1:
+        return (
+            "the first gradient was stored copied off its graph (detach(), or a new Tensor of "
+            "its data)"
+        )
+    return "the sum was made off the graph (on the arrays, or of detached gradients)"
+
+
 accumulate_verdict = Fields(  # .grad's values after each call; with create_graph, its graph
     [Each("values.*", "t.grad after call {}", of=lambda c: range(1, len(c.expected.values) + 1))],
     keys=("values", "each_requires_grad"),
@@ -563,19 +696,20 @@ accumulate_verdict = Fields(  # .grad's values after each call; with create_grap
             lambda c, g: (
                 c.expected.requires_grad
                 and not all(each := g.get("each_requires_grad") or [])
-                and (each.index(False) + 1 if False in each else 1)
+                and (call := each.index(False) + 1 if False in each else 1)
+                and (call, _copied(call))
             ),
             "with gradients that require grad (create_graph=True), t.grad after call {0} does "
-            "not require grad: it was copied off the graph (detach(), or a new Tensor of the "
-            "data). Keep the gradient itself the first time, and add with Tensor operations",
+            "not require grad: {1}",
+            "Keep the first gradient itself, and add later ones with a Tensor operation",
         ),
         (
             lambda c, g: _through(c, g, lost=True),
             "with gradients that require grad (create_graph=True), t.grad must be recorded as "
             "their sum, and {0} gets no gradient through t.grad.sum() (grad: {1}; expected "
-            "ones). The sum lost the graph: add with a Tensor operation (tensor.grad + grad, "
-            "or tensor.grad += grad in place), never on .data (tensor.grad.data += grad.data "
+            "ones). The sum lost the graph of the later gradients, as adding on .data does (it "
             "keeps the graph of the first gradient only)",
+            "Add with a Tensor operation, out of place or in place on .grad itself, never on .data",
         ),
         (
             lambda c, g: _through(c, g, lost=False),
@@ -597,13 +731,25 @@ alias_verdict = Fields(
 # -- task 4.4 -------------------------------------------------------------------------------
 
 
+def _accepted(case: Case, got: Any) -> tuple | None:
+    """Where seed returned instead of refusing: (what it returned, what it accepted)."""
+    if isinstance(got, dict) and got.get("error") is not None:
+        return None
+    naming, shape = case.expected.naming, tuple(np.shape(case.inputs["output"]))
+    what = (
+        f"a gradient of shape {naming[0]} for out of shape {naming[1]}"
+        if naming
+        else f"no gradient for out of shape {shape}, {int(np.prod(shape))} elements"
+    )
+    return show(got.get("data") if isinstance(got, dict) else got), what
+
+
 _REFUSED = rules(  # seed must raise a RuntimeError naming both shapes
     (
-        lambda c, g: (
-            (not isinstance(g, dict) or g.get("error") is None)
-            and (show(g.get("data") if isinstance(g, dict) else g),)
-        ),
-        "seed returned {0}; expected a RuntimeError",
+        _accepted,
+        "seed accepted {1} (it returned {0}); expected a RuntimeError",
+        "A gradient of another shape than out's is refused with a RuntimeError naming both "
+        "shapes; with no gradient, only a one-element out has one (ones)",
     ),
     (
         lambda c, g: g["error"] != "RuntimeError",
@@ -624,9 +770,15 @@ _SEEDED = Fields(  # a Tensor like out: its shape, its dtype, ones or the gradie
         Mistake(
             "data",
             lambda c: np.zeros_like(c.expected.data),
-            "seed returned zeros: every gradient below would be zero. ∂out/∂out is 1, a tensor "
-            "of ones",
-        )
+            "seed returned zeros: every gradient below would be zero, where ∂out/∂out is 1",
+        ),
+        Mistake(
+            "data",
+            lambda c: None if c.inputs["gradient"] is None else np.ones_like(c.expected.data),
+            "seed returned ones, not the gradient given: the gradient was ignored for a "
+            "one-element out",
+            "A gradient given is the seed, whatever out's size; ones only where none is given",
+        ),
     ],
     keys=("type_name", "shape", "dtype", "data"),
     before=rules(
@@ -636,23 +788,31 @@ _SEEDED = Fields(  # a Tensor like out: its shape, its dtype, ones or the gradie
             "seed returned shape {0}, not out's {want.data.shape}",
         ),
         (
+            lambda c, g: g["dtype"] != c.expected.dtype and c.inputs["gradient"] is not None,
+            "seed returned dtype {got[dtype]}, not out's {want.dtype}: the gradient given kept "
+            "its own dtype",
+            "Cast the gradient given to out's dtype where they differ",
+        ),
+        (
             lambda c, g: g["dtype"] != c.expected.dtype,
-            "seed returned dtype {got[dtype]}, not out's {want.dtype}: cast the gradient to out's "
-            "dtype",
+            "seed returned dtype {got[dtype]}, not out's {want.dtype}: the ones were made in "
+            "another dtype than out's",
         ),
     ),
     then=rules(
         (
             lambda c, g: not c.expected.differentiable and g.get("requires_grad"),
             "what seed returned requires grad, but no gradient that requires grad was given: it "
-            "was computed from out (out * 0 + 1?). ∂out/∂out is a constant: ones_like(out)",
+            "was computed from out (out * 0 + 1?), where ∂out/∂out is a constant",
+            "With no gradient given, the seed is a new Tensor of ones in out's shape and dtype",
         ),
         (
             lambda c, g: c.expected.differentiable and not g.get("requires_grad"),
             "the gradient given requires grad, and what seed returned does not: it was copied "
-            "off its graph (a new Tensor of its data, or detach()). With create_graph=True the "
-            "result must stay differentiable in the gradient given (jvp's double-backward trick "
-            "needs it): return the gradient itself (or .to(dtype))",
+            "off its graph (a new Tensor of its data, or detach()), so nothing can be "
+            "differentiated through it (jvp's double-backward trick does)",
+            "Return the gradient given itself, cast with a Tensor operation where the dtype "
+            "differs",
         ),
     ),
 )
@@ -673,18 +833,56 @@ seed_verdict = first(  # 4.4: a refusal where PyTorch refuses; else the seed
 
 
 def _wrong_probe(case: Case, got: list) -> tuple | None:
-    """The first probe off the rules: (its number, how many, what it was, what it should be)."""
+    """The first probe off the rules: (its number, how many, what it was, what it should
+    be, where it stands, what that says went wrong: ``_where``)."""
     was, probes = ("not recorded", "recorded"), case.expected.probes
     wrong = [(i, g, w) for i, (g, w) in enumerate(zip(got, probes), 1) if g != w]
-    return wrong and (wrong[0][0], len(probes), was[bool(wrong[0][1])], was[bool(wrong[0][2])])
+    if not wrong:
+        return None
+    i, g, w = wrong[0]
+    places = case.expected.places
+    where = _where(places[i - 1], bool(g)) if len(places) == len(probes) else ("", "")
+    return (i, len(probes), was[bool(g)], was[bool(w)], *where)
+
+
+def _where(place: Any, got: bool) -> tuple[str, str]:
+    """Where a wrong probe stands, and what its place says went wrong (``cases.Place``)."""
+    on = ("off", "on")
+    if place.after:
+        ended = "ended by raising" if place.raised else "ended"
+        where = f", just after a {place.after} {ended}"
+        if place.nested is not None and got == place.nested:
+            kind = place.after.split("(")[0].lstrip("@").removeprefix("with ")
+            shared = (
+                "do the two blocks share one remembered mode?"
+                if place.nested == place.own
+                else "the two blocks shared one remembered mode"
+            )
+            return where, (
+                f": leaving the block put back the mode from before the {kind} nested in it "
+                f"(recording {on[got]}), not the mode from before itself ({shared})"
+            )
+        kept = "kept its own mode" if got == place.own else "set the opposite of its own mode"
+        return where, (
+            f": leaving the block {kept} (recording {on[got]}) instead of putting back the mode "
+            "from before it"
+        )
+    if place.called:
+        return (
+            f", just after the call {place.called} (no with)",
+            ": the call did not set the mode",
+        )
+    if place.inside:
+        return f", inside a {place.inside}", f": entering it did not turn recording {on[not got]}"
+    return "", ""
 
 
 grad_mode_verdict = rules(  # the probes, against the rules run on a plain flag
     (
         lambda c, g: isinstance(g, list) and "swallowed" in g,
         "an exception raised inside a with block did not come out of it: __exit__ returned a "
-        "true value, which tells Python to swallow the exception. Put the mode back and return "
-        "nothing (None)",
+        "true value, which tells Python to swallow the exception",
+        "__exit__ puts the mode back and returns nothing (None)",
     ),
     (
         lambda c, g: (
@@ -695,9 +893,10 @@ grad_mode_verdict = rules(  # the probes, against the rules run on a plain flag
     ),
     (
         _wrong_probe,
-        "probe {0} of {1}: x * 2 was {2}, expected {3}. On the way in, self.previous = "
-        "_set_grad_enabled(mode); on the way out, _set_grad_enabled(self.previous): the mode "
-        "from before, even after an exception",
+        "probe {0} of {1}{4}: x * 2 was {2}, expected {3}{5}",
+        "On the way in, remember the mode from before and set the block's own; on the way "
+        "out, put back the remembered one (each block its own, kept on the instance), even "
+        "after an exception",
     ),
 )
 
@@ -838,6 +1037,11 @@ def _outputs_wrong(case: Case, got: dict) -> str | None:
             "jvp(...)[1], J u, is a tuple: for one Tensor input and a function returning one "
             "Tensor, return the Tensor itself (grads[0]), as PyTorch does"
         )
+    if not isinstance(result, list) and np.shape(result) == np.shape(want[0]):
+        return (
+            f"jvp(...)[1], J u, is {_nesting(result)}, one item, where f returns {len(want)} "
+            "outputs: J u has one item per output of f (only the first output's was returned)"
+        )
     if not isinstance(result, list) or len(result) != len(want):
         return None  # the values' comparison names it
     shapes = [np.shape(w) for w in want]
@@ -873,6 +1077,15 @@ _FUNCTIONAL = {  # nested as PyTorch nests them (one Tensor in, and out: a Tenso
     ),
     "hessian": Fields(
         [Field("result", "hessian(f, x)", 1e-8, 1e-10, says=_tuples)],
+        mistakes=[
+            Mistake(
+                "result",
+                lambda c: None if _tuples(c) else np.zeros_like(c.expected.result),
+                "hessian(f, x) is all zeros: the gradient it differentiates was not recorded "
+                "as a function of x",
+                "Compute the inner gradient with create_graph=True",
+            )
+        ],
         before=rules(
             (
                 lambda c, g: not _tuples(c) and g.get("type_name") in ("tuple", "list"),
@@ -891,18 +1104,29 @@ def _functional_values(case: Case, got: Any) -> str | None:
 
 
 functional_verdict = first(  # 4.6: jvp's or hessian's results; detached, or differentiable
+    rules(
+        (
+            lambda c, g: isinstance(g, dict) and "short_call" in g and (len(_names(c)),),
+            "hessian called f with {got[short_call]} argument(s) and f raised TypeError: f takes "
+            "each of the {0} inputs of the tuple (x, y), and the Hessian has a block for each "
+            "pair of them",
+            "Call f with every input, and differentiate with respect to every input",
+        )
+    ),
     _functional_values,
     rules(
         (
             lambda c, g: c.expected.create_graph and g.get("detached"),
-            "{got[detached][0]} does not require grad, with create_graph=True: it must be "
-            "differentiable (record both backward passes with create_graph=True, and detach "
-            "nothing: _finish(value, create_graph))",
+            "{got[detached][0]} does not require grad, with create_graph=True: it was "
+            "detached, or a backward pass under it did not record (it is not differentiable)",
+            "Record both backward passes with create_graph=True, and detach nothing when "
+            "create_graph is True",
         ),
         (
             lambda c, g: not c.expected.create_graph and g.get("attached"),
-            "{got[attached][0]} requires grad, without create_graph=True: detach the results "
-            "(_finish(value, create_graph)), as PyTorch does, so they carry no graph",
+            "{got[attached][0]} requires grad, without create_graph=True: the result still "
+            "carries the graph it was computed on (PyTorch returns it detached)",
+            "Detach the results unless create_graph",
         ),
     ),
 )
@@ -954,6 +1178,12 @@ NONE_LABEL = (
 )
 
 
+NONE_ONE = (
+    "a backward that returns None (NoneBackward.apply(t) is 2·t, and its backward returns "
+    "None for t)"
+)
+
+
 P = PROBE  # is x * 2 recorded here?
 GRAD_MODE_SCRIPTS = [
     [P, no_grad(P), P],
@@ -982,8 +1212,8 @@ CHECKS = [
         "count_dependencies(roots)",
         Rows(
             [
+                count_row("a diamond", diamond),  # first: its a is reached twice, by two nodes
                 count_row("x used twice by one node", twice),
-                count_row("a diamond", diamond),
                 count_row("a used by 6 nodes", lambda rng: wide(rng, 6)),
                 count_row("two roots sharing a subgraph", shared),
                 count_row("a root that another root reaches", root_below_root),
@@ -1012,6 +1242,7 @@ CHECKS = [
         Rows(
             [
                 engine_row("x used twice by one node", twice),
+                engine_row("a diamond of scalars", lambda rng: diamond(rng, ())),
                 engine_row("a diamond", diamond),
                 engine_row("short and long paths to b", long_and_short),
                 engine_row("a used by 6 nodes", lambda rng: wide(rng, 6)),
@@ -1021,6 +1252,7 @@ CHECKS = [
                 engine_row("the same root twice", lambda rng: repeated_root(rng, diamond)),
                 engine_row("a leaf that is a root too", leaf_root),
                 engine_row("constants, and a branch no root reaches", constants),
+                engine_row(NONE_ONE, none_returned),
                 engine_row(NONE_LABEL, none_contributions),
                 engine_row("a layer", layer),
                 engine_row("a random graph", lambda rng: random_graph(rng, 12)),

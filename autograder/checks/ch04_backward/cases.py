@@ -12,7 +12,7 @@ Hessians; the grad-mode scripts are run on a plain flag (``simulate``)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -203,10 +203,11 @@ def twice(rng: np.random.Generator) -> Graph:
     )
 
 
-def diamond(rng: np.random.Generator) -> Graph:
-    """a feeds b and c, which meet in d."""
+def diamond(rng: np.random.Generator, shape: tuple[int, ...] = (2, 3)) -> Graph:
+    """a feeds b and c, which meet in d (``shape=()``: scalars, where a report's values are
+    read at a glance)."""
     return Graph(
-        [("a", draw(rng), True)],
+        [("a", draw(rng, shape), True)],
         [
             ("b", "tanh", ["a"]),
             ("c", "exp", ["a"]),
@@ -321,6 +322,21 @@ def layer(rng: np.random.Generator) -> Graph:
             ("h", "tanh", ["z"]),
             ("p", "mul", ["h", "v"]),
             ("out", "sum", ["p"]),
+        ],
+        ["out"],
+    )
+
+
+def none_returned(rng: np.random.Generator) -> Graph:
+    """One backward that returns None (b's, for a): a still waits for it, and gets c's
+    contribution only."""
+    return Graph(
+        [("a", draw(rng), True)],
+        [
+            ("b", "none_backward", ["a"]),
+            ("c", "tanh", ["a"]),
+            ("m", "mul", ["b", "c"]),
+            ("out", "sum", ["m"]),
         ],
         ["out"],
     )
@@ -868,10 +884,81 @@ def script_text(script: GradModeScript) -> str:
     return "; ".join(parts)
 
 
+def _context_text(item: list) -> str:
+    """A "with" (or "decorated") item's context as written: "no_grad()",
+    "set_grad_enabled(True)"."""
+    return f"set_grad_enabled({item[2]})" if item[1] == "set_grad_enabled" else f"{item[1]}()"
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a probe stands in its script, for the words of a wrong probe: ``after`` the
+    block that ended just before it ("" if none; ``raised``: it ended by raising), with
+    ``own`` (the block's own mode) and ``nested`` (the mode from before a block of the same
+    kind nested in it, where there is one: what a remembered mode shared by both gives);
+    else ``called`` (set_grad_enabled(mode) called just before it), else ``inside`` (the
+    innermost block around it, or decorated function)."""
+
+    after: str = ""
+    raised: bool = False
+    own: bool | None = None
+    nested: bool | None = None
+    called: str = ""
+    inside: str = ""
+
+
+def _nested_before(item: list, mode: bool) -> bool | None:
+    """The mode from before the last block of ``item``'s own kind nested in ``item`` (run
+    in ``mode``), or None where there is none."""
+    found = [None]
+
+    def walk(script: list, mode: bool) -> bool:
+        for it in script:
+            kind = it[0]
+            if kind == "call":
+                mode = bool(it[1])
+            elif kind == "raise":
+                walk([it[1]], mode)
+            elif kind in ("with", "decorated"):
+                if it[1] == item[1]:
+                    found[0] = mode
+                walk(it[3], {"no_grad": False, "enable_grad": True}.get(it[1], it[2]))
+        return mode
+
+    walk(item[3], {"no_grad": False, "enable_grad": True}.get(item[1], item[2]))
+    return found[0]
+
+
+def probe_places(script: GradModeScript) -> list:
+    """Each probe's ``Place``, in the order the probes run."""
+    places: list = []
+
+    def walk(script: list, mode: bool, inside: str) -> None:
+        before: Place | None = None
+        for item in script:
+            kind = item[0]
+            if kind == "probe":
+                places.append(before or Place(inside=inside))
+            elif kind == "call":
+                mode = bool(item[1])
+                before = Place(called=f"set_grad_enabled({item[1]})")
+            else:
+                block = item[1] if kind == "raise" else item
+                own = bool({"no_grad": False, "enable_grad": True}.get(block[1], block[2]))
+                ctx = _context_text(block)
+                text = f"@{ctx} function" if block[0] == "decorated" else f"with {ctx} block"
+                walk(block[3], own, text)
+                before = Place(text, kind == "raise", own, _nested_before(block, mode))
+
+    walk(script, True, "")
+    return places
+
+
 @dataclass(frozen=True)
 class GradModeExpected:
     probes: list[bool]
     script: str
+    places: list = field(default_factory=list)  # each probe's Place
 
 
 def grad_mode_case(script: GradModeScript, rng: np.random.Generator | None = None) -> Case:
@@ -880,7 +967,8 @@ def grad_mode_case(script: GradModeScript, rng: np.random.Generator | None = Non
     text = script_text(script)
     label = f"{text} (probe: is x * 2 recorded, for x that requires grad?)"
     data = np.ones(2) if rng is None else draw(rng, (2,))
-    return Case(label, {"script": script, "data": data}, GradModeExpected(probes, text))
+    expected = GradModeExpected(probes, text, probe_places(script))
+    return Case(label, {"script": script, "data": data}, expected)
 
 
 # -- task 4.6 -----------------------------------------------------------------------------

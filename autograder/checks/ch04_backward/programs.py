@@ -135,6 +135,8 @@ class CountResult(TypedDict, total=False):
     type_name: str
     counts: list
     strangers: list[str]
+    leaf_read: str  # an attribute count_dependencies read on a leaf root, which has none
+    leaf: str  # that leaf root
 
 
 class ChainResult(TypedDict, total=False):
@@ -166,6 +168,8 @@ class EngineResult(TypedDict, total=False):
     held_at_leaf: int
     second: Any
     repeated: list
+    arrived: list  # per vertex, the contributions sent to it (by Node.backward) before it
+    # was first delivered (None: never delivered)
     freed_first: str  # what the first pass raised: a node's saved tensors were gone
     touched: list[str]  # leaves whose .grad the pass changed (deliver records only)
 
@@ -219,6 +223,7 @@ class Functional(TypedDict, total=False):
     result: Any
     attached: list[str]
     detached: list[str]
+    short_call: int  # hessian raised TypeError, having called f with this few arguments
 
 
 # -- building graphs ----------------------------------------------------------------------
@@ -337,7 +342,13 @@ def counts(sp, leaves: list, steps: list, roots: list, order: list) -> CountResu
     """``count_dependencies([vertex(root) for root in roots])``, by the case's vertex names."""
     tensors = build(sp, leaves, steps)
     index = _names(tensors, order)
-    found = sp.count_dependencies([vertex(tensors[r]) for r in roots])
+    try:
+        found = sp.count_dependencies([vertex(tensors[r]) for r in roots])
+    except AttributeError as error:  # a node's attribute read on a leaf (a Tensor)
+        leaf = next((r for r in roots if tensors[r].grad_fn is None), None)
+        if leaf is None or "'Tensor' object has no attribute" not in str(error):
+            raise
+        return {"type_name": "error", "leaf_read": str(error).rsplit(" ", 1)[-1], "leaf": leaf}
     if not isinstance(found, dict):
         return {"type_name": type(found).__name__}
     by_name: list = [None] * len(order)
@@ -480,6 +491,7 @@ def engine(
     for i, (name, kind) in enumerate(hooks):
         tensors[name].register_hook(_hook(HOOKS[kind], hook_inputs[i]))
     calls, grads, strangers = [0] * len(order), [None] * len(order), [0]
+    sent, arrived = [0] * len(order), [None] * len(order)  # contributions so far; at 1st pop
     alive: list = []
     peak, held = [0], [0]
 
@@ -491,6 +503,8 @@ def engine(
         calls[i] += 1
         if grads[i] is None:
             grads[i] = array(grad)
+        if arrived[i] is None:
+            arrived[i] = sent[i]
         if chain:
             peak[0] = max(peak[0], sum(ref() is not None for ref in alive))
             alive.append(weakref.ref(grad))
@@ -506,14 +520,29 @@ def engine(
         if requires_grad:
             marks[name] = sp.Tensor(np.zeros(np.shape(data)))
             tensors[name].grad = marks[name]
+    original = sp.Node.backward
+
+    def counted(node: Any, grad_output: Any, create_graph: bool = False) -> Any:
+        """The given Node.backward, counting what it sends (as trace_backward does)."""
+        out = original(node, grad_output, create_graph)
+        for x, _ in zip(node.inputs, out if isinstance(out, tuple) else ()):
+            i = index.get(id(vertex(x))) if getattr(x, "requires_grad", False) else None
+            if i is not None:
+                sent[i] += 1
+        return out
+
+    sp.Node.backward = counted
     try:
         run(tensors, deliver, retain_graph)
     except RuntimeError as error:  # the given Node.backward refusing a released node
         if "a second time" not in str(error):
             raise
-        return {"freed_first": str(error)}
+        return {"freed_first": str(error), "deliveries": calls, "arrived": arrived}
+    finally:
+        sp.Node.backward = original
     result: EngineResult = {
         "deliveries": calls,
+        "arrived": arrived,
         "grads": grads,
         "hook_inputs": [[array(g) for g in got] for got in hook_inputs],
         "released": [tensors[name].grad_fn.ctx is None for name in nodes],
@@ -854,7 +883,18 @@ def functional(
                 "detached": _attached("jvp(...)", found, False),
             }
         return {"type_name": type(found).__name__}
-    found = fn.hessian(f, xt, create_graph=create_graph)
+    arities: list[int] = []  # how many arguments each call of f had
+
+    def counted(*args: Any) -> Any:
+        arities.append(len(args))
+        return f(*args)
+
+    try:
+        found = fn.hessian(counted, xt, create_graph=create_graph)
+    except TypeError:  # f called with fewer arguments than the tuple of inputs holds
+        if isinstance(xt, tuple) and arities and min(arities) < len(xt):
+            return {"type_name": "error", "short_call": min(arities)}
+        raise
     return {
         "type_name": type(found).__name__,
         "result": _arrays(found),
