@@ -448,7 +448,7 @@ SET = VariantSet(
         ("the probe runs at import", "never at import"),
         ("is_available probes at every call", "probe once"),
         ("is_available caches with setdefault (which probes every time)", "probe once"),
-        ("the probe counts devices but runs no kernel", "Run one tiny kernel"),
+        ("the probe counts devices but runs no kernel", "without a kernel run on the device"),
         ("array_module always NumPy", "expected simnumpy"),
         ("device_of without the index", "the index is missing"),
         ("backend_of's TypeError does not name the type", "does not name the type"),
@@ -463,7 +463,10 @@ SET = VariantSet(
         ),
         ("move_array lets CuPy fail when there is no GPU", "tried to import CuPy"),
         ("ToDevice's backward leaves the gradient where it is", "moves the gradient back"),
-        ("ToDevice's backward moves the array (not recorded)", "ToDevice.apply (recorded)"),
+        (
+            "ToDevice's backward moves the array (not recorded)",
+            "the move back in ToDevice's backward was not recorded",
+        ),
         (
             "ToDevice's forward reads both arrays back to compare them",
             "y = x.to('sim') made 1 device → host copy, expected 0",

@@ -122,26 +122,24 @@ probe_verdict = Fields(
         ),
         (
             lambda case, got: got["printed"],
-            "the probe printed {got[printed]!r}: it must be silent (run it with stdout and stderr "
-            "redirected: CuPy itself can print)",
+            "the probe printed {got[printed]!r}: it must be silent, and what it (or CuPy, which "
+            "can print) wrote reached the program's output",
         ),
         (
             lambda case, got: got["warned"],
-            "a warning escaped the probe ({got[warned][0]!r}): run it inside "
-            "warnings.catch_warnings() with simplefilter('ignore')",
+            "a warning escaped the probe ({got[warned][0]!r}): it must be silent",
         ),
         (
             lambda case, got: not got.get("kept", {}).get("warnings", True),
             "after is_available(), a warning of the program's own was not shown: the probe "
-            "changed the warning filters of the whole program. Silence warnings inside "
-            "warnings.catch_warnings() only, which puts the filters back",
+            "changed the warning filters of the whole program, and did not put them back",
         ),
         (
             lambda case, got: _lost(got),
             lambda case, got: (
                 f"after is_available(), the program's own output to "
                 f"{' and '.join(_lost(got))} was lost: the probe left sys.stdout / sys.stderr "
-                "redirected. Use contextlib.redirect_stdout / redirect_stderr, which put them back"
+                "redirected, and did not put them back"
             ),
         ),
         (
@@ -181,11 +179,11 @@ probe_verdict = Fields(
 
 WRONG_ANSWER = {  # the state of the fake CuPy: what a wrong first answer means
     "kernel fails": "is_available() is {got!r}, expected False: CuPy imports and counts a "
-    "device here, but its first kernel fails, so the GPU is not usable. Run one tiny kernel "
-    "and read its result back",
+    "device here, but its first kernel fails, so the GPU is not usable: the answer True came "
+    "without a kernel run on the device",
     "fails late": "is_available() is {got!r}, expected False: the kernel launches here, and "
-    "its error shows only when its result is read back (a GPU runs kernels asynchronously). "
-    "Read the tiny kernel's result back (int(...), .get()) before answering True",
+    "its error shows only when its result is read back (a GPU runs kernels asynchronously): "
+    "the answer True came before the kernel's result was read back",
     "no device": "is_available() is {got!r} with 0 devices, expected False: CuPy counts 0 "
     "devices here, and 0 devices were taken for a GPU",
     "": "is_available() is {shown}, expected {want!r} (the check's stand-in for CuPy has "
@@ -398,7 +396,7 @@ MOVE_FAILED = rules(  # where the move must raise
         lambda case, got: (
             f"the error {got['message']!r} does not say what to use instead ('cpu', "
             f"or 'sim' for the simulated device): {case.expected['device']} is not available here"
-            + ("" if _named(case) == "cuda" else " (ask the target's backend.is_available())")
+            + ("" if _named(case) == "cuda" else ", as its own backend says")
         ),
     ),
 )
@@ -525,8 +523,8 @@ move_verdict = Fields(
         rules(
             (
                 lambda case, got: got["cupy_imports"],
-                "move_array tried to import CuPy although cuda.is_available() is False: ask the "
-                "backend's is_available() first",
+                "move_array tried to import CuPy although cuda.is_available() is False: the "
+                "move went ahead without asking whether the device is there",
             ),
             (_source_changed, "move_array changed the array it was given"),
         ),
@@ -690,10 +688,10 @@ to_device_verdict = first(
             lambda got: got["moved"],
             lambda case: case.expected["moved"],
             {
-                (TO_DEVICE, MORE): "the forward moves a.data once (move_array(a.data, target)); "
-                "nothing else crosses",
-                (TO_HOST, MORE): "the forward moves a.data once (move_array(a.data, target)); "
-                "reading the copy back, to check it or to compare, is a copy to the host",
+                (TO_DEVICE, MORE): "the forward's one copy is x's data, moved once; nothing "
+                "else crosses",
+                (TO_HOST, MORE): "the forward's one copy is x's data, moved once: reading the "
+                "copy back, to check it or to compare, is a copy to the host",
             },
         ),
         (
@@ -706,8 +704,8 @@ to_device_verdict = first(
             lambda got: got["back"],
             lambda case: case.expected["back"],
             {
-                (direction, side): "the gradient crosses once, back to x's device "
-                "(ToDevice.apply(grad_output, ctx.source)); nothing else crosses"
+                (direction, side): "the gradient crosses once, back to x's device; nothing "
+                "else crosses"
                 for direction in DIRECTIONS
                 for side in (MORE, FEWER)
             },
@@ -743,7 +741,7 @@ toy_verdict = Fields(
 )
 TOY_DEVICE = (
     " — ctx.source holds the array's own .device (CuPy's is a cupy.cuda.Device, not a device "
-    "name): remember the tensor's a.device"
+    "name), not the tensor's device"
 )
 
 
@@ -760,8 +758,8 @@ double_verdict = first(
         then=rules(
             (
                 lambda case, got: not got["g_requires_grad"],
-                "g does not require grad with create_graph=True: ToDevice's backward must move "
-                "the gradient with ToDevice.apply (recorded), not move its array",
+                "g does not require grad with create_graph=True: the move back in ToDevice's "
+                "backward was not recorded (a bare array, or a detached tensor, moved)",
             )
         ),
     ),
@@ -1046,18 +1044,16 @@ MIXED = [
 SCATTER_HINTS = [  # (a sign in the error, what it means)
     (
         ("ufunc", "Implicit conversion"),
-        "NumPy's add.at cannot work on a device's array: use the target's "
-        "backend.scatter_add, with index and values moved to its device",
+        "NumPy's add.at cannot work on a device's array, and it met one",
     ),
     (
         ("Unsupported",),
-        "an index or values still in host memory met the device's array: move NumPy index "
-        "arrays and values to the target's device first (xp.asarray)",
+        "an index or values still in host memory met the device's array",
     ),
     (
         ("IndexError",),
-        "an index may be a tuple (one array per axis): move each of its arrays, not the tuple "
-        "as one array (dispatch.py's _on does it)",
+        "an index may be a tuple (one array per axis), and this one went to the device as "
+        "one array, not array by array",
     ),
 ]
 
@@ -1091,8 +1087,14 @@ def _scatter_met(case: Case, received: Any) -> str:
 
 def _scatter_raised(case: Case, received: Any) -> str:
     error = received["error"]
+    tuple_index = case.inputs["places"]["index"].startswith("tuple")
     hint = _scatter_met(case, received) or next(
-        (h for signs, h in SCATTER_HINTS if any(s in error for s in signs)), ""
+        (
+            h
+            for signs, h in SCATTER_HINTS
+            if any(s in error for s in signs) and (signs != ("IndexError",) or tuple_index)
+        ),
+        "",
     )
     return f"raised {error}" + (f" — {hint}" if hint else "")
 
@@ -1128,14 +1130,12 @@ def _scatter_sent(case: Case) -> str:
         needed = f"only {', '.join(crossing[:-1])} and {crossing[-1]} cross, once each"
     if case.inputs["places"]["values"] == "scalar":
         return (
-            f"{needed}. The values are a Python number: pass it to the backend's scatter_add "
-            "as it is (a GPU kernel takes a number as an argument), since xp.asarray(values) "
-            "copies it to the device first. Move host arrays only (NumPy arrays, lists), and "
-            "leave a number as it is (np.isscalar(values))"
+            f"{needed}. The values are a Python number, and it was copied to the device too: "
+            "a GPU kernel takes a number as an argument, as it is"
         )
     return (
         f"{needed}; an array already on the device is used as it is, and each host array is "
-        "moved once (xp.asarray)"
+        "moved once"
     )
 
 

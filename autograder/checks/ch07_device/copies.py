@@ -27,8 +27,7 @@ Words = str | Callable[[Case, Any], str]
 CAUSES: dict[tuple[str, str], Words] = {  # (direction, more or fewer): the likely cause
     (TO_DEVICE, MORE): (
         "host data was copied to the device where none had to cross: an array made with NumPy, "
-        "a list, or a Python number given to xp.asarray (xp.asarray(2.0) is a copy too). Make "
-        "arrays on the device (xp = array_module(x)) and pass numbers as they are"
+        "a list, or a Python number made a device array (xp.asarray(2.0) is a copy too)"
     ),
     (TO_DEVICE, FEWER): (
         "host data that must reach the device did not cross: a host array goes to the device "

@@ -195,11 +195,7 @@ def cat_case(
 # -- the verdicts -----------------------------------------------------------------------------
 
 
-DEVICE_WORDS = (
-    "NumPy's functions refuse a device's arrays: every array call goes through "
-    "xp = array_module(x) (and the scatter-add through scatter_add), so the op runs on any "
-    "device"
-)
+DEVICE_WORDS = "NumPy's functions refuse a device's arrays, and one was given a device's array"
 
 
 def _refused(message: str) -> str:
@@ -211,13 +207,13 @@ def _refused(message: str) -> str:
 OP_CAUSES = {  # an op on the device copies nothing: the likely cause of each direction
     (TO_DEVICE, MORE): (
         "an array was made on the host and sent over (NumPy's arange or zeros, a list, a NumPy "
-        "index array, xp.asarray of host data): make every array on the inputs' device with xp "
-        "= array_module(x) (xp.arange, xp.zeros, …), and cut pieces with slices"
+        "index array, a NumPy function's result, host data made a device array), where every "
+        "array could be born on the inputs' device"
     ),
     (TO_HOST, MORE): (
         "a device array was read back to the host (.get(), .item(), int(), float(), bool(), "
-        ".tolist(), an if on its values, a bounds check): keep every array on the device; "
-        "sizes come from .shape, which costs no copy"
+        ".tolist(), an if on its values, a bounds check), where nothing had to come back "
+        "(a size is in .shape, which costs no copy)"
     ),
 }
 
@@ -306,8 +302,8 @@ SECOND = first(  # the gradient's gradient exists only when the backward was rec
         ),
         (
             lambda case, got: got.get("second_error"),
-            "the gradient's gradient failed: {got[second_error]} (the backward must be recorded: "
-            "Tensor operations or a Function of its own, not a bare array)",
+            "the gradient's gradient failed: {got[second_error]} (the backward's result was not "
+            "recorded: a bare array, or an operation outside the graph)",
         ),
     ),
     Fields([Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]),
