@@ -55,7 +55,7 @@ def reference(number: int) -> dict[str, Path]:
 @pytest.mark.parametrize("number", CHAPTER_NUMBERS)
 def test_reference_scores_every_point_on_public_and_hidden_checks(number: int) -> None:
     result = graded(number, reference(number))
-    assert result.passed and result.points == 100, report.chapter_report(result)
+    assert result.passed and result.points == result.max_points, report.chapter_report(result)
     public = {c.task for c in checks(public_checks(chapter(number))[0])}
     for task in result.tasks:  # every task has its public checks and at least one hidden one
         names = {c.check.name for c in task.checks}
@@ -66,7 +66,7 @@ def test_reference_scores_every_point_on_public_and_hidden_checks(number: int) -
 @pytest.mark.parametrize("number", CHAPTER_NUMBERS)
 def test_reference_scores_every_hidden_point_at_a_secret_seed(number: int) -> None:
     result = graded(number, reference(number), public=False, seed=SECRET_SEED)
-    assert result.passed and result.points == 100, report.chapter_report(result)
+    assert result.passed and result.points == result.max_points, report.chapter_report(result)
 
 
 @pytest.fixture(scope="module")
@@ -277,7 +277,7 @@ def test_unusual_but_correct_code_scores_every_hidden_point(
     outcomes: dict, name: str, number: int, file: str, edit: tuple, task: str
 ) -> None:
     _, secret = outcomes[name]
-    assert secret.passed and secret.points == 100, report.chapter_report(secret)
+    assert secret.passed and secret.points == secret.max_points, report.chapter_report(secret)
 
 
 # -- chapter 1: public and hidden checks agree on the contract -----------------------------------
