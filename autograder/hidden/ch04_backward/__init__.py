@@ -44,6 +44,13 @@ from ...checks.ch04_backward.cases import (
     tanh_chain,
     wide,
 )
+from ...checks.ch04_backward.exercises import (
+    minimum_case,
+    mismatch_case,
+    newton_case,
+    refusal_case,
+    replay_case,
+)
 from ...harness.table import Hidden, Rows, hidden_checks, row
 
 MIXED = "a random graph of every kind at once (None backwards, fan-in, repeats, two roots)"
@@ -221,6 +228,63 @@ CHECKS = hidden_checks(
                 ]
             ),
             "jvp and hessian (hidden)",
+        ),
+        # tasks 4.7 and 4.8 (course version 1.1): other functions, sizes and shapes
+        Hidden(
+            "newton_step(f, x)",
+            Rows(
+                [
+                    row(newton_case, "quadratic", n=5),
+                    row(newton_case, "rosenbrock", [0.5, 0.9]),
+                    row(newton_case, "quartic", -1.3),
+                    row(newton_case, "grid", dtype="float32"),
+                    row(minimum_case, 3, "float32"),
+                ]
+            ),
+            "newton_step (hidden)",
+        ),
+        Hidden(
+            "newton_step refuses: f not a scalar, a singular Hessian",
+            Rows(
+                [
+                    row(refusal_case, "squares", [[1.0, 2.0], [0.5, -1.0]], why="scalar"),
+                    row(refusal_case, "linear", -2.0, why="singular"),
+                    row(
+                        refusal_case,
+                        "sum_squared",
+                        [0.5, -1.0, 2.0],
+                        a=[0.87, 0.63, -0.99],
+                        why="singular",
+                    ),
+                ]
+            ),
+            "newton_step refuses (hidden)",
+        ),
+        Hidden(
+            "jit.trace: replayed values",
+            Rows(
+                [
+                    row(replay_case, "branch", positive=False),
+                    row(replay_case, "layer", shapes=[(5,)]),
+                    row(replay_case, "poly", shapes=[(2, 3)]),
+                ]
+            ),
+            "jit.trace replays (hidden)",
+        ),
+        Hidden(
+            "jit.trace: gradients through the replay",
+            Rows(
+                [
+                    row(replay_case, "branch", gradients=True, positive=False),
+                    row(replay_case, "layer", gradients=True, shapes=[(4,)]),
+                ]
+            ),
+            "jit.trace gradients (hidden)",
+        ),
+        Hidden(
+            "jit.trace: other shapes refused",
+            Rows([row(mismatch_case, "layer", [(3, 1)]), row(mismatch_case, "pair", [(2, 3)])]),
+            "jit.trace other shapes (hidden)",
         ),
     ],
 )
