@@ -180,4 +180,46 @@ TASKS = [
         see="§9's example: gradients (3, 4, 0.1) clipped to norm 1; print the total and "
         "each gradient before and after, next to the norm computed by hand",
     ),
+    Task(
+        "6.11",
+        "TrainingStats: activations, gradients and update ratios during training",
+        10,
+        "§11",
+        "__init__: for each (name, module) of self.watched, an empty list in "
+        "self.activations[name] and module.register_forward_hook(self._hook(name)) kept in "
+        "self.handles. The hook: a = _host(output); append {'mean': a.mean(), 'std': a.std(), "
+        "'saturated': (|a| > self.saturation).mean()} as floats. step: for each (name, p) of "
+        "self.params append std(_host(p.grad)) to grads[name] and keep before = _host(p) (a "
+        "copy); result = optimizer.step(...); append log10(std(_host(p) − before) / "
+        "std(before)) to ratios[name]; return result. remove: handle.remove() for each.",
+        since="1.1",
+        idea="Three numbers per layer, recorded while the network trains. An activation row "
+        "describes what a watched layer gave out at one forward: where it is centred, how "
+        "spread it is, and how much of it sits where tanh is flat. A gradient row is the "
+        "spread of a parameter's gradient as the step is about to use it, so after "
+        "backward. The update-to-data ratio compares the spread of what one step changed "
+        "with the spread of the values it changed, on a log scale: that needs the values "
+        "as they were before the step, kept apart from the parameter the step then "
+        "changes. What you hook on the model you take off again.",
+        see="a Linear–Tanh–Linear model and three SGD steps: print stats.ratios next to "
+        "np.log10(np.std(after − before) / np.std(before)) from copies you take yourself, "
+        "and [m._forward_hooks for _, m in model.named_modules()] after remove()",
+    ),
+    Task(
+        "6.12",
+        "warmup_cosine: a warm-up, then a cosine decay",
+        10,
+        "§12",
+        "t < warmup: start_factor + (1 − start_factor)·t/warmup; t ≥ total: min_factor; "
+        "else min_factor + (1 − min_factor)·(1 + cos(π(t − warmup)/(total − warmup)))/2.",
+        since="1.1",
+        idea="The factor is a closed form of the step count in three pieces. The warm-up is "
+        "a straight line that starts at start_factor and would reach 1 exactly at the end "
+        "of the warm-up; there the cosine takes over at 1 and falls, along half a cosine, "
+        "to min_factor at total, counting its own steps from the end of the warm-up. After "
+        "total it stays at min_factor. The pieces must meet: no jump at either junction.",
+        see="print warmup_cosine(4, 12, 0.1, 0.2)(t) for t = 0 … 15 next to PyTorch's "
+        "LinearLR then CosineAnnealingLR (SequentialLR, milestones=[4]), or plot it with "
+        "plot_schedules of §7: the curve's corners are at t = 4 and t = 12",
+    ),
 ]

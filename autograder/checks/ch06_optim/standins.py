@@ -111,9 +111,22 @@ def _adamw(sp: ModuleType) -> list[Patch]:
     return [(sp.optim.AdamW, "_weight_decay", _weight_decay)]
 
 
+def _lambda_lr(sp: ModuleType) -> list[Patch]:
+    """6.8's ``LambdaLR.get_lr`` for 6.12's checks (course version 1.1): η₀·λ(t) with the
+    first group's λ for every group, so pasted into 6.8 it fails the check of one function
+    per group; the other schedules are not stood in for (no check of a later task runs
+    them)."""
+
+    def get_lr(self: Any) -> list[float]:
+        return [base * self.lr_lambdas[0](self.last_epoch) for base in self.base_lrs]
+
+    return [(sp.optim.lr_scheduler.LambdaLR, "get_lr", get_lr)]
+
+
 STANDINS: dict[str, Callable[[ModuleType], list[Patch]]] = {
     "6.1": _groups,
     "6.2": _sgd,
     "6.5": _adam,
     "6.6": _adamw,
+    "6.8": _lambda_lr,  # (for 6.12's checks, course version 1.1)
 }

@@ -28,6 +28,7 @@ from ...checks.ch06_optim.cases import (
     trajectory_case,
     zero_grad_case,
 )
+from ...checks.ch06_optim.exercises import factor_case, lr_case, stats_case
 from ...harness.table import Hidden, Rows, hidden_checks, row
 from . import training
 
@@ -386,5 +387,52 @@ CHECKS = hidden_checks(
             "clip_grad_norm_ and clip_grad_value_ (held out)",
         ),
         training.TRAINING,
+        # tasks 6.11 and 6.12 (course version 1.1): other models, rates and lengths
+        Hidden(
+            "TrainingStats: activations during training",
+            Rows(
+                [
+                    row(stats_case, [5, 7, 3], steps=5, batch=6, scale=3.0),
+                    row(stats_case, [2, 3, 3, 3, 1], steps=2, final_tanh=True),
+                ]
+            ),
+            "TrainingStats: activations (hidden)",
+        ),
+        Hidden(
+            "TrainingStats: gradients at each step",
+            Rows([row(stats_case, [5, 7, 3], steps=5, lr=0.3)]),
+            "TrainingStats: gradients (hidden)",
+        ),
+        Hidden(
+            "TrainingStats: update-to-data ratios",
+            Rows(
+                [
+                    row(stats_case, [5, 7, 3], steps=5, lr=1.0),
+                    row(stats_case, [2, 3, 3, 3, 1], steps=3, lr=0.001, batch=12),
+                ]
+            ),
+            "TrainingStats: update-to-data ratios (hidden)",
+        ),
+        Hidden(
+            "TrainingStats: step once, hooks removed",
+            Rows([row(stats_case, [2, 3, 3, 3, 1], steps=5, final_tanh=True)]),
+            "TrainingStats: step once, hooks removed (hidden)",
+        ),
+        Hidden(
+            "warmup_cosine(warmup, total, start_factor, min_factor)",
+            Rows(
+                [
+                    row(factor_case, 10, 50, 0.01, 0.05, extra=5),
+                    row(factor_case, 1, 7, 0.0, 0.5),
+                    row(factor_case, 7, 8, 1.0, 1.0),
+                ]
+            ),
+            "warmup_cosine (hidden)",
+        ),
+        Hidden(
+            "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",
+            Rows([row(lr_case, 4, 15, [0.2, 0.01, 0.07], 0.05, 0.02, extra=4)]),
+            "LambdaLR with warmup_cosine (hidden)",
+        ),
     ],
 )
