@@ -655,8 +655,8 @@ GRAD_BACK = (
 RECURSED = rules(
     (
         lambda case, got: isinstance(got, dict) and "recursed" in got,
-        "the move never returned (RecursionError): {got[recursed]} was entered again from "
-        "inside itself, endlessly (the copy's forward started another copy)",
+        "the move never returned (RecursionError): {got[recursed]} went round in a circle "
+        "(the copy's forward started another copy)",
     )
 )
 
