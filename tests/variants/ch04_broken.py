@@ -893,55 +893,8 @@ VARIANTS.append(
 
 
 # Broken variants whose report does not yet name the mistake in words of its own (issue 29
-# works this list down to empty; a variant leaves it with a says row).
-UNDIAGNOSED = [
-    "pushes a vertex when its first contribution arrives",
-    "counts only unique parents",
-    "a dependency count that forgets vertices reached twice",
-    "roots always count 0",
-    "accumulates on the arrays",
-    "never frees saved tensors",
-    "retain_graph ignored",
-    "keeps every gradient in pending",
-    "frees leaves: clears a leaf's .grad once it has run",
-    "a hook whose return value is ignored",
-    "create_graph that records nothing",
-    "no_grad does nothing",
-    "no_grad's exit turns recording on instead of restoring",
-    "set_grad_enabled sets the mode only in a with block",
-    "seeds with zeros",
-    "seed checks no shape",
-    "seed casts nothing",
-    "hessian differentiates a gradient that was not recorded",
-    "ready vertices in a set",
-    "one pending dict shared by every pass (not re-entrant)",
-    "a root listed twice is walked twice",
-    "the seeds of a root given twice overwrite each other",
-    "every root ready at the start",
-    "hooks run when a vertex is pushed (never on a root)",
-    "seed: ones for a one-element output, even when a gradient is given",
-    "seed checks the shape of larger outputs only",
-    "seed copies the gradient off its graph",
-    "enable_grad's exit turns recording off",
-    "set_grad_enabled's exit sets the opposite of its mode",
-    "enable_grad keeps the mode from before on the class",
-    "set_grad_enabled keeps the mode from before on the class",
-    "enable_grad's exit returns a true value (swallows the exception)",
-    "jvp's results are not detached",
-    "jvp returns the first item only for a function of two outputs",
-    "hessian of one input only",
-    "accumulate detaches the first gradient",
-    "the implicit seed computed from out",
-    "jvp detaches even with create_graph",
-    "hessian ignores create_graph",
-    "the engine detaches the seeds",
-    "every node released after the loop",
-    "a count that never walks a leaf",
-    "the engine counts down only gradients that are not None",
-    "a node that received only None passes nothing on",
-    "a node that received only None is released too",
-    "the 4.1 stand-in pasted into its task",
-]
+# worked this list down to empty; a variant leaves it with a says row).
+UNDIAGNOSED: list[str] = []
 
 SET = VariantSet(
     4,
@@ -949,10 +902,171 @@ SET = VariantSet(
     VARIANTS,
     CORRECT,
     says=[
+        # 4.1
+        (
+            "counts only unique parents",
+            "x is used twice by one node and was counted once per parent",
+        ),
+        (
+            "a dependency count that forgets vertices reached twice",
+            "counts[a]: expected 2, received 1 (1 of its 2 edges were counted: an edge into a "
+            "vertex seen before was not counted)",
+        ),
+        ("roots always count 0", "another root reaches it: its count was left at 0"),
+        ("a root listed twice is walked twice", "the root listed twice was walked twice"),
+        ("a count that never walks a leaf", "a leaf (a Tensor) has no 'inputs'"),
+        (
+            "the 4.1 stand-in pasted into its task",
+            "is missing: every vertex reachable from the roots is a key",
+        ),
+        # 4.2
+        (
+            "pushes a vertex when its first contribution arrives",
+            "a was popped 2 times, first after 1 of its 2 contributions had arrived",
+        ),
+        (
+            "pushes a vertex when its first contribution arrives",
+            "a diamond of scalars: b = a.tanh()",
+        ),
+        ("never frees saved tensors", "still holds its saved tensors"),
+        ("retain_graph ignored", "b.grad_fn was released although retain_graph=True"),
+        ("keeps every gradient in pending", "the engine kept each gradient after its vertex ran"),
+        (
+            "frees leaves: clears a leaf's .grad once it has run",
+            "x.grad changed during backward_pass, whose deliver only recorded",
+        ),
+        ("a hook whose return value is ignored", "the hook's return value was dropped"),
+        (
+            "create_graph that records nothing",
+            "does not require grad: nothing recorded how it was computed",
+        ),
+        ("ready vertices in a set", "depends on the objects' ids"),
+        (
+            "one pending dict shared by every pass (not re-entrant)",
+            "the inner pass changed the state of the outer one",
+        ),
+        (
+            "the seeds of a root given twice overwrite each other",
+            "out is listed twice in roots, and out.grad_fn received one of its seeds, not their "
+            "sum",
+        ),
+        (
+            "every root ready at the start",
+            "r1.grad_fn was popped after 0 of its 2 contributions had arrived",
+        ),
+        (
+            "hooks run when a vertex is pushed (never on a root)",
+            "out is a root: its hooks run when it is popped",
+        ),
+        ("the engine detaches the seeds", "the seed's graph was lost"),
+        ("every node released after the loop", "the nodes were released late"),
+        (
+            "the engine counts down only gradients that are not None",
+            "b.grad_fn's backward returned None for a, and that None was not counted",
+        ),
+        (
+            "a node that received only None passes nothing on",
+            "q.grad_fn received only None, and its None never reached a as a contribution",
+        ),
+        (
+            "a node that received only None is released too",
+            "q.grad_fn was released although its backward never ran",
+        ),
+        # 4.3
+        (
+            "accumulates on the arrays",
+            "t.grad after call 2 does not require grad: the sum was made off the graph",
+        ),
+        (
+            "accumulate detaches the first gradient",
+            "t.grad after call 1 does not require grad: the first gradient was stored copied off "
+            "its graph",
+        ),
+        # 4.4
+        ("seeds with zeros", "seed returned zeros"),
+        (
+            "seed checks no shape",
+            "seed accepted a gradient of shape (3, 2) for out of shape (2, 3)",
+        ),
+        ("seed casts nothing", "the gradient given kept its own dtype"),
+        (
+            "seed: ones for a one-element output, even when a gradient is given",
+            "seed returned ones, not the gradient given",
+        ),
+        (
+            "seed checks the shape of larger outputs only",
+            "seed accepted a gradient of shape () for out of shape (1,)",
+        ),
+        ("seed copies the gradient off its graph", "it was copied off its graph"),
+        ("the implicit seed computed from out", "it was computed from out"),
+        # 4.5
+        (
+            "no_grad does nothing",
+            "inside a with no_grad() block: x * 2 was recorded, expected not recorded: entering "
+            "it did not turn recording off",
+        ),
+        (
+            "no_grad's exit turns recording on instead of restoring",
+            "just after a with no_grad() block ended: x * 2 was recorded, expected not recorded: "
+            "leaving the block set the opposite of its own mode",
+        ),
+        (
+            "set_grad_enabled sets the mode only in a with block",
+            "just after the call set_grad_enabled(False) (no with): x * 2 was recorded, expected "
+            "not recorded: the call did not set the mode",
+        ),
+        (
+            "enable_grad's exit turns recording off",
+            "just after a with enable_grad() block ended: x * 2 was not recorded, expected "
+            "recorded: leaving the block set the opposite of its own mode",
+        ),
+        (
+            "set_grad_enabled's exit sets the opposite of its mode",
+            "just after a with set_grad_enabled(True) block ended: x * 2 was not recorded, "
+            "expected recorded: leaving the block set the opposite of its own mode",
+        ),
+        (
+            "enable_grad keeps the mode from before on the class",
+            "put back the mode from before the enable_grad nested in it",
+        ),
+        (
+            "set_grad_enabled keeps the mode from before on the class",
+            "put back the mode from before the set_grad_enabled nested in it",
+        ),
+        (
+            "enable_grad's exit returns a true value (swallows the exception)",
+            "__exit__ returned a true value",
+        ),
+        # 4.6
+        (
+            "hessian differentiates a gradient that was not recorded",
+            "hessian(f, x) is all zeros: the gradient it differentiates was not recorded",
+        ),
+        (
+            "jvp's results are not detached",
+            "requires grad, without create_graph=True: the result still carries the graph",
+        ),
+        (
+            "jvp returns the first item only for a function of two outputs",
+            "only the first output's was returned",
+        ),
+        ("hessian of one input only", "hessian called f with 1 argument(s)"),
+        (
+            "jvp detaches even with create_graph",
+            "jvp(...)[0] does not require grad, with create_graph=True: it was detached",
+        ),
+        (
+            "hessian ignores create_graph",
+            "hessian(f, x) does not require grad, with create_graph=True",
+        ),
+        # named before issue 29
         ("accumulates in place through .data", "The sum lost the graph"),
         ("accumulates in place through .data", "keeps the graph of the first gradient only"),
         ("deliver called for leaves only", "for every vertex with a gradient, nodes too"),
-        ("a node released before its backward", "Release a node after its backward"),
+        (
+            "a node released before its backward",
+            "a node's saved tensors were freed before its backward ran",
+        ),
         ("hessian of one Tensor input returned as a 1-tuple", "return the Tensor itself"),
         ("recursive depth-first count", "visit (dependencies.py) calls itself"),
         ("hessian's blocks as [j][i]", "[0][1], ∂²f/∂x∂y, should have shape (2, 3)"),

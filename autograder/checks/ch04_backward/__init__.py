@@ -1267,7 +1267,11 @@ CHECKS = [
         "backward_pass: hooks",
         Rows(
             [
-                engine_row("a hook that returns 2g", diamond, hooks=[("b", "double")]),
+                engine_row(
+                    "a hook that returns 2g",
+                    lambda rng: diamond(rng, ()),
+                    hooks=[("b", "double")],
+                ),
                 engine_row(
                     "hooks on a leaf and a node", diamond, hooks=[("a", "observe"), ("c", "double")]
                 ),
