@@ -63,8 +63,10 @@ class Traced:
 
 def trace(fn: Callable[..., Any], example_inputs: Any) -> Traced:
     """Run ``fn(*example_inputs)`` once (one Tensor may be given alone), recording the
-    operations it makes; return the ``Traced`` that replays them."""
-    examples = (example_inputs,) if isinstance(example_inputs, Tensor) else tuple(example_inputs)
+    operations it makes; return the ``Traced`` that replays them. fn runs on a fresh tensor
+    per position (the example's values, detached: one tensor given twice is two inputs)."""
+    given = (example_inputs,) if isinstance(example_inputs, Tensor) else tuple(example_inputs)
+    examples = tuple(x.detach().requires_grad_(x.requires_grad) for x in given)
     tape: list[Op] = []
     with _recording(tape):
         output = fn(*examples)

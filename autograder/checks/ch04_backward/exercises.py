@@ -435,7 +435,7 @@ def _arguments_dropped(case: Case) -> Any:
     ``sum(0)`` becomes ``sum()``."""
     if case.inputs["function"] != "pair":
         return None
-    return [[x * y, (x + y).sum()] for x, y in case.inputs["inputs"]]
+    return [[x * y, np.asarray((x + y).sum())] for x, y in case.inputs["inputs"]]
 
 
 REPLAY_VALUES = first(
