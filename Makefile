@@ -40,11 +40,12 @@ progress: env
 
 # The course's capstone: an MLP trained on MNIST-5k, on your own chapters once chapters 2-6
 # pass their checks (else the reference, saying what is left). EPOCHS=10 SEED=0 OPTIMIZER=adam
-# (sgd adamw rmsprop adagrad); SPARROW_IMPL=chapters|solutions picks the tree yourself.
+# (sgd adamw rmsprop adagrad) SCHEDULE=warmup_cosine (onecycle cosine exponential; default: a
+# constant lr); SPARROW_IMPL=chapters|solutions picks the tree yourself.
 .PHONY: capstone
 capstone: env
 	@$(PY) -m support.capstone $(if $(EPOCHS),--epochs $(EPOCHS)) $(if $(SEED),--seed $(SEED)) \
-		$(if $(OPTIMIZER),--optimizer $(OPTIMIZER))
+		$(if $(OPTIMIZER),--optimizer $(OPTIMIZER)) $(if $(SCHEDULE),--scheduler $(SCHEDULE))
 
 lab: env
 	$(PY) -m jupyterlab --notebook-dir=chapters $(LAB_ARGS)

@@ -6,6 +6,8 @@
     loader     DataLoader(batch_size=64, shuffle=True, generator=Generator().manual_seed(seed))
     loss       cross_entropy(model(x), y)
     optimizer  Adam(lr=1e-3) (or any of OPTIMIZERS), 10 epochs
+    schedule   none: a constant lr (or any of SCHEDULERS: ``--scheduler warmup_cosine``,
+               ``make capstone SCHEDULE=warmup_cosine``, is task 6.12's)
 
 Every step is the four lines of every PyTorch loop: ``optimizer.zero_grad()``, the loss,
 ``loss.backward()``, ``optimizer.step()`` (then ``scheduler.step()`` when there is one,
@@ -50,7 +52,17 @@ SCHEDULERS: dict[str, Callable[[Any, Any, int], Any]] = {
     "exponential": lambda sp, opt, total: sp.optim.lr_scheduler.ExponentialLR(
         opt, gamma=0.01 ** (1 / total)
     ),
+    # task 6.12 (course version 1.1): a tenth of the steps' warm-up from 0.1·lr, then a
+    # cosine down to 0 at the last step
+    "warmup_cosine": lambda sp, opt, total: sp.optim.lr_scheduler.LambdaLR(
+        opt, sp.optim.warmup_cosine(warmup_steps(total), total)
+    ),
 }
+
+
+def warmup_steps(total: int) -> int:
+    """The capstone's warm-up for ``warmup_cosine``: a tenth of the run, at least 1 step."""
+    return max(1, total // 10)
 
 
 @dataclass
@@ -188,7 +200,8 @@ def summary(history: History) -> str:
     return (
         f"test accuracy after {len(secs)} epoch{'s' * (len(secs) != 1)}: "
         f"{100 * history.final_accuracy:.1f}%"
-        f" ({history.optimizer}, seed {history.seed})\n"
+        f" ({history.optimizer}{f', {history.scheduler}' if history.scheduler else ''}, "
+        f"seed {history.seed})\n"
         f"time per epoch: {np.mean(secs):.2f} s (min {min(secs):.2f} s, total {sum(secs):.1f} s)"
     )
 
