@@ -40,6 +40,7 @@ from ...checks.ch05_nn.cases import (
     state_dict_case,
     train_case,
 )
+from ...checks.ch05_nn.exercises import fit_case
 from ...harness.table import Hidden, Rows, hidden_checks, row
 
 DRAWN = "a drawn tree of {n} modules (a shared module and a tied weight among them)"
@@ -256,6 +257,17 @@ CHECKS = hidden_checks(
                 ]
             ),
             "checkpoint (hidden)",
+        ),
+        Hidden(
+            "fit_linear: gradient descent on the mean squared error",
+            Rows(
+                [
+                    row(fit_case, 9, 4, 2, epochs=5, lr=0.15),
+                    row(fit_case, 3, 1, 2, epochs=4, lr=0.3),
+                    row(fit_case, 30, 3, 2, epochs=400, lr=0.2, converges=True),
+                ]
+            ),
+            "fit_linear (hidden)",
         ),
     ],
 )
