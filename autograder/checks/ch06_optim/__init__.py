@@ -15,10 +15,12 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
   untouched), one gradient object given to two parameters; every option of each rule.
   Each step must record no graph node (``Node``s counted while it runs), leave the
   parameters the same leaf objects of the same dtype, never write into ``p.grad``, and
-  ``step(closure)`` return the closure's loss. Known mistakes are named (no bias
-  correction, a wrong step count, a buffer made anew or started from zeros, weight decay
-  after the update, no look-ahead, AdamW's decay coupled, a group's options ignored, ε inside
-  the square root). 6.5: ``Adam.step`` calls
+  ``step(closure)`` return the closure's loss. Known mistakes are named (``cases.BUGS``:
+  no bias correction, a wrong step count, a buffer made anew, not kept or started from
+  zeros, weight decay after the update, no look-ahead, AdamW's decay coupled, a group's
+  options ignored, ε inside the square root, and some 50 more), and so is a later step that
+  writes into an earlier step's gradient (a state that kept p.grad's own array). 6.5:
+  ``Adam.step`` calls
   ``self._weight_decay(p, g, group)`` (an Adam subclass overrides it); 6.6:
   ``AdamW._weight_decay`` called directly, and AdamW trajectories (6.5 required).
 - 6.7 ``state_dict`` (keys, indices in order across groups, options, the state copied:
@@ -78,14 +80,18 @@ from . import programs, training
 from .cases import (
     BUG_TEXT,
     BUGS,
+    LAMBDAS,
     adamw_decay_case,
+    adamw_decayed,
     clip_case,
     clip_norm,
     groups_case,
+    groups_of,
     one_cycle,
     one_cycle_case,
     param_names,
     resume_case,
+    schedule,
     schedule_case,
     simulate,
     trajectory_case,
@@ -181,7 +187,17 @@ GROUPS_MADE = Fields(  # the groups made (a "*" field's length is judged before 
         )
     ),
 )
-groups_verdict = first(Fields([Field("errors.*", _calls, 0, 0, says=_why)], keys=KEYS), GROUPS_MADE)
+SHARED_DEFAULTS = rules(  # a group that is the defaults dict itself: every later call is off
+    (
+        lambda case, got: got["defaults_shared"],
+        "param_groups[{0[0]}] is self.defaults itself: add_param_group filled the defaults dict "
+        "in place, so the groups are one dict (and the defaults change with each group)",
+    ),
+    keys=("defaults_shared",),
+)
+groups_verdict = first(
+    SHARED_DEFAULTS, Fields([Field("errors.*", _calls, 0, 0, says=_why)], keys=KEYS), GROUPS_MADE
+)
 
 
 GROUP_SCRIPTS = [
@@ -268,6 +284,28 @@ ZERO_WORDS = {  # what zero_grad leaves: b (no gradient), or by set_to_none
     False: "set_to_none=False: a new tensor of zeros of the gradient's own dtype, not the old "
     "object (another leaf may share it)",
 }
+
+
+def _kept(case: Case, got: dict) -> tuple | None:
+    """The first parameter whose .grad zero_grad left as it was (the same tensor: its values
+    unchanged, as the rule before this one found), and its group."""
+    name = next((n for n in "acd" if isinstance(got[n], dict) and got[n].get("old")), None)
+    return None if name is None else (name, 0 if name == "a" else 1)
+
+
+def _nan_zeros(case: Case, got: dict) -> bool:
+    """Whether d's new gradient holds nan where the old one held inf (zeros made as g · 0)."""
+    d = got["d"]
+    values = d.get("values") if isinstance(d, dict) else None
+    return isinstance(values, np.ndarray) and values.dtype.kind == "f" and np.isnan(values).any()
+
+
+def _zeros_of(case: Case, name: str, dtype: str) -> dict | None:
+    """``name``'s new zeros in ``dtype`` where its gradient has another dtype."""
+    want = _zeroed(case, name)
+    return None if want is None or want["dtype"] == dtype else {**want, "dtype": dtype}
+
+
 ZERO_GRAD = Fields(
     [
         Field(
@@ -280,11 +318,30 @@ ZERO_GRAD = Fields(
         )
         for name in "bacd"
     ],
+    mistakes=[
+        Mistake(
+            name,
+            partial(_zeros_of, name=name, dtype=dtype),
+            f"the new zeros are {dtype}: they are not in the gradient's own dtype",
+        )
+        for name in "acd"
+        for dtype in ("float32", "float64")
+    ],
     before=rules(
         (
             lambda case, got: _old_changed(case, got["given"]),
             "zero_grad wrote into the old gradient tensor (another leaf may share it): set p.grad "
             "to a new tensor",
+        ),
+        (
+            _kept,
+            "zero_grad left {0}.grad (a parameter of group {1}) as it was: the same tensor, its "
+            "values unchanged",
+        ),
+        (
+            _nan_zeros,
+            "after zero_grad(set_to_none=False), d.grad holds nan where its old gradient held inf: "
+            "zeros made by multiplying g by 0 (inf · 0 is nan) are not zeros",
         ),
         (_lost, "after zero_grad(set_to_none=False), {0}.grad is None, expected zeros"),
     ),
@@ -401,7 +458,7 @@ STATE_KEPT = rules(  # the state kept: Tensors, keyed by the parameters themselv
 
 
 TRAJECTORY_KEYS = tuple(
-    "values dtypes objects leaves nodes replaced given returned closure_calls decay_calls "
+    "values dtypes objects leaves nodes replaced given kept returned closure_calls decay_calls "
     "state_keyed state_arrays state".split()
 )
 
@@ -436,7 +493,27 @@ def _step_wrote(case: Case, got: dict) -> tuple[int, int] | None:
     return None
 
 
-STEPS_KEEP = rules(  # what the steps must leave as it was
+def _later_wrote(case: Case, got: dict) -> tuple[int, int] | None:
+    """The first step (counted from 1) and parameter whose gradient, set before that step,
+    a later step changed: the values every gradient tensor holds after the last step
+    (``got["kept"]``) against the values sent (the state kept the gradient's own array)."""
+    kept = got["kept"]
+    for t, sent in enumerate(_sent_grads(case)):
+        after = kept[t] if isinstance(kept, list) and t < len(kept) else None
+        for i, s in enumerate(sent):
+            value = after[i] if isinstance(after, list) and len(after) == len(sent) else None
+            if s is not None and not _holds(value, s):
+                return t + 1, i
+    return None
+
+
+STEPS_KEEP = rules(  # what the steps must leave as it was, and the hook they must call
+    (
+        lambda case, got: case.expected.decay_calls not in (None, got["decay_calls"]),
+        "Adam.step called self._weight_decay {got[decay_calls]} times, expected "
+        "{want.decay_calls} (once per parameter with a gradient, at every step): the weight "
+        "decay does not go through the hook that AdamW overrides",
+    ),
     (
         lambda case, got: got["nodes"],
         "step() recorded {0} graph nodes: an update is not part of the model; work on arrays "
@@ -450,6 +527,11 @@ STEPS_KEEP = rules(  # what the steps must leave as it was
         _step_wrote,
         "step {0} wrote into params[{1}].grad (or replaced it): never change p.grad, one gradient "
         "tensor may be the .grad of several leaves (g = g + λp makes a new array)",
+    ),
+    (
+        _later_wrote,
+        "the gradient tensor params[{1}].grad held at step {0} was changed by a later step: the "
+        "state keeps that gradient's own array (not a copy) and the next step updates it in place",
     ),
     (
         lambda case, got: not got["objects"],
@@ -471,12 +553,6 @@ STEPS_DO = rules(  # what the steps must do besides
         ),
         "step(closure) returned {0}, expected the closure's losses {1}",
     ),
-    (
-        lambda case, got: case.expected.decay_calls not in (None, got["decay_calls"]),
-        "Adam.step called self._weight_decay {got[decay_calls]} times, expected "
-        "{want.decay_calls} (once per parameter with a gradient per step: "
-        "g = self._weight_decay(p, g, group))",
-    ),
 )
 
 
@@ -491,6 +567,12 @@ trajectory_verdict = first(
     where(lambda case: case.expected.state is not None, first(STATE_KEPT, _final_state)),
     STEPS_DO,
 )
+
+
+def _decayed(case: Case, bug: str) -> Any:
+    """p after AdamW._weight_decay with ``bug`` (a mistake of ``cases.BUGS["AdamW"]``)."""
+    ins, want = case.inputs, case.expected
+    return adamw_decayed(want["p0"], want["g"], ins["lr"], want["wd"], {}, bug)
 
 
 ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it is, p scaled
@@ -515,6 +597,17 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
             lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p0"],
             "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
         ),
+        Mistake(
+            "returned",
+            lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p"],
+            "that is g + λp with p already scaled: the decay is done twice, p scaled and λp "
+            "also added to the gradient",
+        ),
+        *(
+            Mistake("p", partial(_decayed, bug=bug), BUG_TEXT[bug])
+            for bug in BUGS["AdamW"]
+            if bug.startswith("AdamW decay") and "defaults" not in bug
+        ),
     ],
     before=rules(
         (
@@ -535,9 +628,9 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
 traj = partial(row, trajectory_case)
 
 
-def rule(task: str, name: str, *rows: Callable, requires: tuple = GROUPS) -> Check:
+def rule(task: str, name: str, *rows: Callable, requires: tuple = GROUPS, id: str = "") -> Check:
     """An update rule's check: trajectories (``traj`` rows), judged step by step."""
-    return Check(task, name, Rows(rows), programs.trajectory, trajectory_verdict, requires)
+    return Check(task, name, Rows(rows), programs.trajectory, trajectory_verdict, requires, id)
 
 
 S3, S22, S4 = (3,), (2, 2), (4,)  # parameters' shapes
@@ -577,9 +670,41 @@ def _saved_state(what: str, key: str, loose: bool = False) -> Callable:
 
 STEP_KEPT = "{} (keep the step count, a Python int)"
 RESUME_KEYS = tuple(
-    "saved saved_later loaded state_dtypes options same_params final dtypes refused".split()
+    "saved saved_later loaded state_dtypes options same_params final dtypes refused error "
+    "kept_groups load_error loaded_keyed".split()
 )
 SAVED = "state_dict()['param_groups'][{i}]"
+
+
+def _moved_state(case: Case, got: dict) -> str | None:
+    """Where the loaded state's entries at an index are another index's saved ones: the saved
+    states given to the wrong parameters."""
+    loaded, want = got["loaded"], case.expected.state
+    states = loaded.get("state") if isinstance(loaded, dict) else None
+    if not isinstance(states, dict):
+        return None
+    dtype = _dtype(case, loose=True)
+    for k, entry in states.items():
+        if k not in want or not _state_problem({k: entry}, {k: want[k]}, str, lambda k: dtype, ""):
+            continue
+        for j, other in want.items():
+            if j != k and not _state_problem({k: entry}, {k: other}, str, lambda k: dtype, ""):
+                return (
+                    f"parameter {k} holds the state saved for parameter {j}: each saved state "
+                    "goes to the parameter at its index, whatever the order of the saved state"
+                )
+    return None
+
+
+def _own_options(case: Case) -> list:
+    """Each group's options in the optimizer that loads (programs.resume: its lr is 7 times
+    the case's default), as they are where load_state_dict keeps them."""
+    ins = case.inputs
+    other = {**ins["defaults"], "lr": ins["defaults"].get("lr", 1e-3) * 7}
+    options = groups_of(ins["optimizer"], other, ins["groups"])
+    return [{**o, "betas": list(o["betas"])} if "betas" in o else o for o in options]
+
+
 resume_verdict = first(
     rules(
         (
@@ -591,6 +716,11 @@ resume_verdict = first(
                 and show(got["saved"])
             ),
             "state_dict() returned {0}, expected a dict with 'state' and 'param_groups'",
+        ),
+        (
+            lambda case, got: not all(got["kept_groups"]),
+            "state_dict() changed this optimizer's own param_groups (they hold no longer its "
+            "parameters): the groups it returns are the live ones, not new dicts",
         ),
         (
             lambda case, got: got["saved"].get("int_keys") is False,
@@ -623,6 +753,19 @@ resume_verdict = first(
             "that loads it)",
         )
     ),
+    rules(
+        (lambda case, got: got["load_error"], "load_state_dict raised {got[load_error]}"),
+        (
+            lambda case, got: not all(got["same_params"]),
+            "after load_state_dict, param_groups no longer hold this optimizer's own parameters",
+        ),
+        (
+            lambda case, got: not got["loaded_keyed"],
+            "after load_state_dict, self.state has keys that are not the parameters: key it by "
+            "the tensor itself (self.state[p]), as step() and state_dict() look it up",
+        ),
+        (_moved_state, "after load_state_dict, {0}"),
+    ),
     _saved_state("after load_state_dict, state_dict()", "loaded", loose=True),
     rules(
         (
@@ -632,10 +775,7 @@ resume_verdict = first(
             "after loading into {want.load_dtypes[0]} parameters the state tensors are "
             "{got[state_dtypes]}: cast floating state to the parameter's dtype",
         ),
-        (
-            lambda case, got: not all(got["same_params"]),
-            "after load_state_dict, param_groups no longer hold this optimizer's own parameters",
-        ),
+        (lambda case, got: got["error"], "after load_state_dict, step() raised {got[error]}"),
     ),
     Fields(
         [
@@ -644,13 +784,14 @@ resume_verdict = first(
                 "after load_state_dict, param_groups[{i}]",
                 *TOLERANCE["float64"],
                 lambda case: case.expected.options,
-                says="take each saved group's options",
+                says="the saved group's options are not the ones restored",
             ),
             Field(
                 "final.*",
                 "resumed after load_state_dict, then stepped: params[{i}]",
                 tolerance=lambda case: TOLERANCE[_dtype(case, loose=True)],
-                says="the uninterrupted run's value",
+                says="the expected value is what the same steps give without the save and load: "
+                "the resumed run does not go on where the saved one stopped",
             ),
             Field(
                 "dtypes",
@@ -669,7 +810,15 @@ resume_verdict = first(
                 "load_state_dict of a state_dict with a group of another size",
                 expected=lambda c: "ValueError",
             ),
-        ]
+        ],
+        mistakes=[
+            Mistake(
+                "options.*",
+                _own_options,
+                "these are the loading optimizer's own options: load_state_dict kept them, not "
+                "the saved groups' options",
+            )
+        ],
     ),
 )
 
@@ -683,7 +832,138 @@ def under(key: str, verdict: Callable) -> Callable:
 
 
 LR = (1e-9, 1e-12)  # an lr's tolerances (rtol, atol)
-SHIFTED = "the schedule is {}: t = last_epoch, the first value the base lr, at t = 0"
+SHIFTED = (
+    "the schedule is {}: t = last_epoch, 0 when the scheduler is made, and the lr at t = 0 is "
+    "the formula's value for t = 0"
+)
+
+
+def _rows(case: Case, lr: Callable) -> list:
+    """Every group's lr at t = 0 … steps by ``lr(options, base, t, j)``."""
+    ins = case.inputs
+    return [
+        [lr(ins["options"], b, t, j) for j, b in enumerate(ins["base_lrs"])]
+        for t in range(ins["steps"] + 1)
+    ]
+
+
+def _wrong(kind: str, lr: Callable) -> Callable:
+    """A schedule's known mistake: each lr by ``lr`` where the case's schedule is ``kind``."""
+    return lambda case: _rows(case, lr) if case.inputs["kind"] == kind else None
+
+
+def _gamma(o: dict) -> float:
+    return o.get("gamma", 0.1)
+
+
+def _cosine(o: dict, b: float, t: float, period: float, half: float = 0.5) -> float:
+    low = o.get("eta_min", 0.0)
+    return low + (b - low) * (1 + math.cos(math.pi * t / period)) * half
+
+
+def _first_base(case: Case) -> list | None:
+    """Every group's lrs from group 0's base lr (where the groups' bases differ)."""
+    ins = case.inputs
+    bases = ins["base_lrs"]
+    if len(set(bases)) < 2:
+        return None
+    return [
+        schedule(ins["kind"], [bases[0]] * len(bases), ins["options"], t)
+        for t in range(ins["steps"] + 1)
+    ]
+
+
+def _first_function(case: Case) -> list | None:
+    """LambdaLR's lrs with group 0's function for every group (where each has its own)."""
+    ins = case.inputs
+    specs = ins["options"].get("lr_lambda") if ins["kind"] == "LambdaLR" else None
+    if not specs or not isinstance(specs[0], list):
+        return None
+    options = {**ins["options"], "lr_lambda": [specs[0]] * len(specs)}
+    return [schedule("LambdaLR", ins["base_lrs"], options, t) for t in range(ins["steps"] + 1)]
+
+
+def _compounded(o: dict, b: float, t: int, j: int) -> float:
+    """LambdaLR's lr made from the current lr: the base times λ(0)·λ(1)·…·λ(t)."""
+    specs = o["lr_lambda"]
+    kind, a = specs[j] if isinstance(specs[0], list) else specs
+    return b * math.prod(LAMBDAS[kind](a, k) for k in range(t + 1))
+
+
+SCHEDULE_MISTAKES = [  # the known mistakes of each closed form, then of any schedule
+    (
+        _wrong("ExponentialLR", lambda o, b, t, j: b * o["gamma"] ** (t + 1)),
+        "the schedule is one step ahead, base·γ^(t + 1) (as the current lr times γ gives: the "
+        "scheduler takes its first step when it is made); at t = 0 the lr is the base lr",
+    ),
+    (
+        _wrong("ExponentialLR", lambda o, b, t, j: b * (1 - (1 - o["gamma"]) * t)),
+        "the lr falls by the same amount each step, base·(1 − (1 − γ)t): it falls by the same "
+        "factor γ",
+    ),
+    (
+        _wrong(
+            "MultiStepLR", lambda o, b, t, j: b * _gamma(o) ** sum(m < t for m in o["milestones"])
+        ),
+        "the lr drops one step after each milestone: a milestone m counts from t = m itself",
+    ),
+    (
+        _wrong(
+            "MultiStepLR",
+            lambda o, b, t, j: b * _gamma(o) ** sum(m <= t for m in set(o["milestones"])),
+        ),
+        "a milestone listed twice counts once: each listing multiplies the lr by γ",
+    ),
+    (
+        _wrong("MultiStepLR", lambda o, b, t, j: b * _gamma(o) ** (t in o["milestones"])),
+        "γ applies only at a milestone step itself: every milestone reached so far keeps counting",
+    ),
+    (
+        _wrong("StepLR", lambda o, b, t, j: b * _gamma(o) ** round(t / o["step_size"])),
+        "the lr drops one step ahead, where a period is half over (t / step_size rounded, or "
+        "t + 1 taken for t, gives that): only whole periods count",
+    ),
+    (
+        _wrong(
+            "StepLR",
+            lambda o, b, t, j: b * _gamma(o) ** ((t - 1) // o["step_size"] + (t > 0)),
+        ),
+        "the lr drops at t = 1 already: the first drop comes at t = step_size",
+    ),
+    (
+        _wrong("CosineAnnealingLR", lambda o, b, t, j: _cosine(o, b, t, o["T_max"] - 1)),
+        "the cosine's half period is T_max − 1: the lr reaches η_min at t = T_max",
+    ),
+    (
+        _wrong(
+            "CosineAnnealingLR",
+            lambda o, b, t, j: (
+                o.get("eta_min", 0.0) + b * (1 + math.cos(math.pi * t / o["T_max"])) / 2
+            ),
+        ),
+        "η_min is added to the whole base lr's cosine: the cosine spans base lr − η_min, so "
+        "the lr starts at the base lr",
+    ),
+    (
+        _wrong(
+            "CosineAnnealingLR", lambda o, b, t, j: _cosine(o, b, min(t, o["T_max"]), o["T_max"])
+        ),
+        "after T_max the lr stays at η_min: the closed form goes on, the cosine rising again",
+    ),
+    (
+        _wrong("CosineAnnealingLR", lambda o, b, t, j: _cosine(o, b, t, o["T_max"], 1.0)),
+        "the cosine's factor is 1 + cos(πt/T_max), up to 2: it is halved, so the lr starts at "
+        "the base lr",
+    ),
+    (_first_function, "every group follows group 0's function: each group has its own λ"),
+    (
+        _wrong("LambdaLR", _compounded),
+        "the lr is the current lr times λ(t), which compounds: it is the base lr times λ(t)",
+    ),
+    (_first_base, "every group's lr follows group 0's base lr: each group scales its own"),
+    (lambda case: [*case.expected[1:], None], SHIFTED.format("one step ahead")),
+    (lambda case: [None, *case.expected], SHIFTED.format("one step behind")),
+]
 schedule_verdict = under(
     "rows of lrs",
     Fields(
@@ -692,30 +972,66 @@ schedule_verdict = under(
                 "rows of lrs.*.*", "the lr of group {j} at t = {i}", *LR, lambda case: case.expected
             )
         ],
-        mistakes=[
-            Mistake(
-                "rows of lrs.*.*",
-                lambda case: [*case.expected[1:], None],
-                SHIFTED.format("one step ahead"),
-            ),
-            Mistake(
-                "rows of lrs.*.*",
-                lambda case: [None, *case.expected],
-                SHIFTED.format("one step behind"),
-            ),
-        ],
+        mistakes=[Mistake("rows of lrs.*.*", wrong, says) for wrong, says in SCHEDULE_MISTAKES],
     ),
 )
 
 
-def _from_zero(case: Case) -> list:
-    """OneCycleLR's rows with each phase's fraction counted from step 0."""
+def _cycled(case: Case, bug: str, first_group: bool = False) -> list:
+    """OneCycleLR's rows (lr and momentum) with ``bug``, a known mistake of
+    ``cases.one_cycle``; ``first_group``: every group with group 0's values."""
     ins = case.inputs
     lrs = ins["max_lr"] if isinstance(ins["max_lr"], list) else [ins["max_lr"]] * ins["groups"]
-    return [
-        {"lr": [one_cycle(ins["steps"], m, t, ins["options"], "fraction from 0")[0] for m in lrs]}
+    if first_group:
+        if len(set(lrs)) < 2:
+            return None
+        lrs = [lrs[0]] * len(lrs)
+    rows = [
+        [one_cycle(ins["steps"], m, t, ins["options"], bug) for m in lrs]
         for t in range(ins["steps"] + 1)
     ]
+    return [{"lr": [r[0] for r in row], "momentum": [r[1] for r in row]} for row in rows]
+
+
+def _held(case: Case) -> list:
+    """Each group's lr from the last phase's end step on as it was the step before (no phase
+    taken there)."""
+    end = case.inputs["steps"] - 1
+    return [
+        {"lr": case.expected[t - 1]["lr"]} if t >= end else None for t in range(len(case.expected))
+    ]
+
+
+def _first_group_cycled(case: Case) -> list | None:
+    """The momenta where only group 0's is cycled: the others stay at their first value."""
+    if case.inputs["groups"] < 2:
+        return None
+    first = case.expected[0]["momentum"]
+    return [{"momentum": [row["momentum"][0], *first[1:]]} for row in case.expected]
+
+
+CYCLE_LR = [  # (the mistake, what it says) of the lr
+    ("fraction from 0", None),
+    (
+        "fraction one short",
+        "the phase fraction never reaches 1: it divides by the phase's length "
+        "plus one, (t − start) / (end − start + 1)",
+    ),
+    (
+        "fraction over the end",
+        "the phase fraction divides by the phase's end step: it divides by its length, end − start",
+    ),
+    ("phases backwards", "each phase runs backwards, from its end value to its start value"),
+    ("always cos", "the lr follows a cosine where anneal_strategy='linear'"),
+]
+CYCLE_MOMENTUM = [
+    (
+        "momentum backwards",
+        "the momentum runs the wrong way in each phase, from its end value "
+        "to its start value: it falls while the lr rises",
+    ),
+    ("momentum linear", "the momentum moves linearly where anneal_strategy='cos'"),
+]
 
 
 def _momentum(case: Case) -> str:
@@ -749,7 +1065,24 @@ NEVER_CYCLED = rules(  # a momentum (β₁) the same at every step
 )
 one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β₁, β₂ kept)
     [Field("rows.*.lr.*", "lr of group {j} at t = {i}", *LR, lambda case: case.expected)],
-    [Mistake("rows.*.lr.*", _from_zero, FROM_ZERO)],
+    [
+        Mistake(
+            "rows.*.lr.*",
+            _held,
+            "from the last phase's end on the lr stays where it was the step before: no phase "
+            "was taken there (the last phase covers every step after the one before it)",
+        ),
+        *(
+            Mistake("rows.*.lr.*", partial(_cycled, bug=bug), says or FROM_ZERO)
+            for bug, says in CYCLE_LR
+        ),
+        Mistake(
+            "rows.*.lr.*",
+            partial(_cycled, bug="", first_group=True),
+            "every group anneals between group 0's values: each group has its own initial, max "
+            "and min lr",
+        ),
+    ],
     before=NEVER_CYCLED,
     then=first(
         where(
@@ -763,7 +1096,18 @@ one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β�
                         lambda case: case.expected,
                     ),
                     Field("rows.*.beta2", "β₂ at t = {i}", 0, 0, _beta2, says="only β₁ cycles"),
-                ]
+                ],
+                [
+                    *(
+                        Mistake("rows.*.momentum.*", partial(_cycled, bug=bug), says)
+                        for bug, says in CYCLE_MOMENTUM
+                    ),
+                    Mistake(
+                        "rows.*.momentum.*",
+                        _first_group_cycled,
+                        "only group 0's momentum is cycled: the other groups' never move",
+                    ),
+                ],
             ),
         ),
         Fields([Field("past", "a step past total_steps", expected=lambda case: "ValueError")]),
@@ -876,10 +1220,178 @@ TOTAL = [
         ),
     ),
 ]
+
+
+def _totals(case: Case, total: Callable) -> float | None:
+    """``total(gs, q)`` over the case's gradients (arrays) and its norm order q."""
+    ins = case.inputs
+    q = math.inf if ins["norm_type"] == "inf" else float(ins["norm_type"])
+    gs = [np.asarray(g, dtype=float) for g in _given(ins) if g is not None]
+    with np.errstate(all="ignore"):
+        return float(total(gs, q)) if gs else None
+
+
+def _qnorm(g: np.ndarray, q: float) -> float:
+    return (
+        float(np.abs(g).max(initial=0.0))
+        if q == math.inf
+        else float((np.abs(g) ** q).sum() ** (1 / q))
+    )
+
+
+def _scaled(case: Case, coef: Callable) -> list | None:
+    """Every gradient times ``coef(max_norm, total)`` (the case's true total)."""
+    ins, total = case.inputs, case.expected.get("total")
+    if total is None:
+        return None
+    with np.errstate(all="ignore"):
+        c = coef(ins["max_norm"], total)
+        return [None if g is None else np.asarray(g, dtype=float) * c for g in _given(ins)]
+
+
+def _by_value(case: Case, clipped: Callable) -> list:
+    """clip_grad_value_'s gradients, each by ``clipped(g, c)``."""
+    c = case.inputs["max_norm"]
+    return [
+        None if g is None else clipped(np.asarray(g, dtype=float), c) for g in _given(case.inputs)
+    ]
+
+
+TOTAL_MISTAKES = [
+    Mistake(
+        "total",
+        lambda case: _totals(case, lambda gs, q: sum(_qnorm(g, q) for g in gs)),
+        "that is the sum of the gradients' own norms: the total is the norm of all their "
+        "entries together",
+    ),
+    Mistake(
+        "total",
+        lambda case: (
+            _totals(case, lambda gs, q: max(np.abs(g).sum() for g in gs))
+            if case.inputs["norm_type"] == "inf"
+            else None
+        ),
+        "that is the largest sum of |entries|: a gradient's ∞-norm is its largest |entry|",
+    ),
+    Mistake(
+        "total",
+        lambda case: (
+            _totals(case, lambda gs, q: max(g.max() for g in gs))
+            if case.inputs["norm_type"] == "inf"
+            else None
+        ),
+        "that is the largest entry, not the largest |entry|: a negative entry counts by its size",
+    ),
+    Mistake(
+        "total",
+        lambda case: (
+            _totals(case, lambda gs, q: sum(_qnorm(g, q) ** 2 for g in gs) ** 0.5)
+            if case.inputs["norm_type"] not in (2.0, "inf")
+            else None
+        ),
+        lambda case: (
+            f"the gradients' own norms are combined by a 2-norm: with norm_type="
+            f"{case.inputs['norm_type']!r} the total is their {case.inputs['norm_type']!r}-norm"
+        ),
+    ),
+    Mistake(
+        "total",
+        lambda case: (
+            _totals(case, lambda gs, q: sum(((np.abs(g) ** q).sum()) ** q for g in gs) ** (1 / q))
+            if case.inputs["norm_type"] != "inf"
+            else None
+        ),
+        "each gradient's norm is missing its root: Σ|g|^q, not (Σ|g|^q)^(1/q)",
+    ),
+    Mistake(
+        "total",
+        lambda case: _totals(
+            case,
+            lambda gs, q: (
+                case.expected["total"]
+                * min(1.0, case.inputs["max_norm"] / (case.expected["total"] + 1e-6))
+            ),
+        ),
+        "that is the norm after clipping: the returned total is the norm before",
+    ),
+    Mistake(
+        "total_dtype",
+        lambda case: "float",
+        "the total norm is returned as a Python float: it is returned as a tensor",
+    ),
+    Mistake(
+        "total_dtype",
+        lambda case: "float32" if case.expected["total_dtype"] == "float64" else None,
+        "the total norm is float32, the default dtype of a tensor made from a Python float: it "
+        "is not in the gradients' dtype",
+    ),
+    Mistake(
+        "total_dtype",
+        lambda case: "float64" if case.expected["total_dtype"] == "float32" else None,
+        "the total norm is float64: it is not in the gradients' dtype",
+    ),
+]
+SCALED = [  # (a mistake's coefficient, its words); a non-finite total's first
+    (
+        lambda c, n: 1.0 if not math.isfinite(n) else np.minimum(c / (n + 1e-6), 1.0),
+        "the total "
+        "norm is not finite and the gradients were left as they were: the coefficient "
+        "max_norm / (n + 1e-6) is 0 for an inf total and nan for a nan one, and scales every "
+        "gradient",
+    ),
+    (
+        lambda c, n: c / (n + 1e-6),
+        "the coefficient is not capped at 1: gradients whose total "
+        "norm is below max_norm are scaled up",
+    ),
+    (
+        lambda c, n: np.maximum(c / (n + 1e-6), 1.0),
+        "the coefficient is never below 1: it is "
+        "capped from below, not from above, so nothing is scaled down",
+    ),
+    (
+        lambda c, n: np.minimum(c / n, 1.0),
+        "the coefficient is max_norm / n: 1e-6 is missing "
+        "from the total's side, max_norm / (n + 1e-6)",
+    ),
+    (
+        lambda c, n: np.minimum(c / n + 1e-6, 1.0),
+        "1e-6 is added to the quotient: it is added to the total before dividing",
+    ),
+]
+GRAD_MISTAKES = [
+    Mistake(
+        "dtypes.*",
+        lambda case: (
+            ["float64" if d is not None else None for d in GRADS[1].expected(case)]
+            if case.expected["dtype"] == "float32"
+            else None
+        ),
+        "the new gradient is float64: it is not in the gradient's own dtype",
+    ),
+]
+VALUE_MISTAKES = [
+    Mistake(
+        "grads.*",
+        lambda case: _by_value(case, lambda g, c: np.minimum(g, c)),
+        "only the entries above c are clipped: the entries below −c are clipped too",
+    ),
+    Mistake(
+        "grads.*",
+        lambda case: _by_value(case, lambda g, c: np.clip(g, 0, c)),
+        "the entries are clipped to [0, c]: the range is [−c, c]",
+    ),
+    Mistake(
+        "grads.*",
+        lambda case: _by_value(case, lambda g, c: g * min(1.0, c / float(np.abs(g).max()))),
+        "each gradient is scaled by c / max|g|: clip_grad_value_ clips each entry to [−c, c]",
+    ),
+]
 CLIP_NORM = Fields(
     [*TOTAL, *GRADS],
     mistakes=[
-        *(_norm(q) for q in (2.0, 1.0, math.inf)),
+        *TOTAL_MISTAKES,
+        *GRAD_MISTAKES,
         Mistake(
             "grads.*",
             _nan_kept,
@@ -887,6 +1399,8 @@ CLIP_NORM = Fields(
             "1.0 (a comparison with nan is False), so take min(1, c / (n + 1e-6)) with "
             "xp.minimum, which keeps the nan (as torch.clamp does)",
         ),
+        *(Mistake("grads.*", partial(_scaled, coef=coef), says) for coef, says in SCALED),
+        *(_norm(q) for q in (2.0, 1.0, math.inf)),
         Mistake(
             "grads.*",
             _own_norms,
@@ -899,7 +1413,9 @@ CLIP_NORM = Fields(
     keys=CLIP_KEYS,
 )
 CLIP_INF = replace(CLIP_NORM, fields=[TOTAL[1], *GRADS])  # an inf total: judged by CLIP_RULES
-CLIP_VALUE = Fields(GRADS, before=CLIP_RULES, keys=CLIP_KEYS)  # clip_grad_value_: no total
+CLIP_VALUE = Fields(  # clip_grad_value_: no total
+    GRADS, [*VALUE_MISTAKES, *GRAD_MISTAKES], before=CLIP_RULES, keys=CLIP_KEYS
+)
 CLIP_REFUSED = Fields([], before=CLIP_RULES, keys=CLIP_KEYS)  # error_if_nonfinite's refusal
 
 
@@ -1067,7 +1583,7 @@ CHECKS = [
     ),
     rule(
         "6.5",
-        "Adam.step calls self._weight_decay",
+        "Adam with _weight_decay overridden to return 2g",
         traj("Adam", {"lr": 0.01}, PAIR, [S3, S22], steps=3, skip=0.3, contract=True),
         traj(
             "Adam",
@@ -1078,6 +1594,7 @@ CHECKS = [
             dtypes=MIXED,
             contract=True,
         ),
+        id="Adam.step calls self._weight_decay",  # the id hidden rows point at
     ),
     Check(
         "6.6",
@@ -1158,6 +1675,7 @@ CHECKS = [
         lambda rng: [
             schedule_case("StepLR", [0.1], {"step_size": 3}, 10),
             schedule_case("StepLR", [0.1, 0.5], {"step_size": 2, "gamma": 0.5}, 9),
+            schedule_case("MultiStepLR", [0.1], {"milestones": [2, 5], "gamma": 0.5}, 8),
             schedule_case("MultiStepLR", [0.1, 1.0], {"milestones": [6, 2, 2], "gamma": 0.5}, 9),
             schedule_case("ExponentialLR", [0.1, 0.3], {"gamma": 0.9}, 12),
             schedule_case("CosineAnnealingLR", [0.1], {"T_max": 10}, 14),
@@ -1236,3 +1754,8 @@ CHECKS = [
 # expectations) defines its own ``CHECKS`` and is appended below, after the checks above.
 EXTRA: list = training.CHECKS
 CHECKS += EXTRA
+
+# tasks 6.11 and 6.12, course version 1.1 (exercises.py, their programs exercises_program.py)
+from .exercises import EXERCISES  # noqa: E402
+
+CHECKS += EXERCISES

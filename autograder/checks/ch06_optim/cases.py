@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import math
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,36 +54,71 @@ def update(
     name: str, group: dict, p: np.ndarray, g: np.ndarray, state: dict, bug: str = ""
 ) -> np.ndarray:
     """One step of optimizer ``name`` on one parameter (float64 arrays): the new p; ``state``
-    (a dict of arrays and "step") changes. ``bug`` names a known mistake to make instead."""
-    lr, wd = group["lr"], group.get("weight_decay", 0.0)
+    (a dict of arrays and "step") changes. ``bug`` names a known mistake to make instead
+    (``BUG_TEXT``); "default:<option>" reads that option from the optimizer's defaults."""
     if bug == "group options ignored":
         return update(name, {**OPTIONS[name], **group.get("_defaults", {})}, p, g, state)
+    if bug.startswith("default:"):
+        key = bug.partition(":")[2]
+        defaults = {**OPTIONS[name], **group.get("_defaults", {})}
+        return update(name, {**group, key: defaults[key]}, p, g, state)
+    lr, wd = group["lr"], group.get("weight_decay", 0.0)
+    g0 = g
     if name == "SGD":
         mu, tau, nesterov = group["momentum"], group["dampening"], group["nesterov"]
-        if wd and bug != "weight decay after the update":
-            g = g + wd * p
+        decays = wd and bug != "weight decay after the update"
+        if decays and not (bug == "weight decay only with momentum" and not mu):
+            g = g + wd * (g if bug == "weight decay from the gradient" else p)
         if mu:
-            b = state.get("momentum_buffer")
+            b = old = state.get("momentum_buffer")
             if b is None and bug == "momentum buffer from zeros":
                 b = (1 - tau) * g  # μ·0 + (1 − τ)g
             elif b is None or bug == "momentum buffer recreated":
                 b = g.copy()
             else:
-                b = mu * b + (1 - tau) * g
-            state["momentum_buffer"] = b
-            g = g + mu * b if nesterov and bug != "no look-ahead" else b
+                damp = {"dampening ignored": 1.0, "dampening as 1 + τ": 1 + tau}.get(bug, 1 - tau)
+                b = mu * b + damp * g
+            if bug != "momentum buffer not kept" or old is None:
+                state["momentum_buffer"] = b
+            if nesterov and bug != "no look-ahead":
+                look = {
+                    "nesterov with the old buffer": g if old is None else g + mu * old,
+                    "nesterov without the gradient": mu * b,
+                    "nesterov before the weight decay": g0 + mu * b,
+                }
+                g = look.get(bug, g + mu * b)
+            else:
+                g = mu * b if bug == "momentum times the buffer" else b
         p = p - lr * g
         if wd and bug == "weight decay after the update":
             p = p - lr * wd * p
         return p
     if name == "Adagrad":
-        state["step"] += 1
+        if bug != "step counted only with weight decay" or wd:
+            state["step"] += 1
         t = state["step"]
+        if bug == "square added before the weight decay":
+            state["sum"] = state["sum"] + g * g
         if wd:
             g = g + wd * p
-        clr = lr / (1 + (t - 1) * group["lr_decay"])
-        state["sum"] = state["sum"] + g * g
-        return p - clr * g / (np.sqrt(state["sum"]) + group["eps"])
+        decay = group["lr_decay"]
+        clr = {
+            "lr decay from t": lr / (1 + t * decay),
+            "lr decay from t + 1": lr / (1 + (t + 1) * decay),
+            "lr decay multiplies": lr * (1 - (t - 1) * decay),
+        }.get(bug, lr / (1 + (t - 1) * decay))
+        s = state["sum"]
+        if bug not in ("square added before the weight decay", "root before the new square"):
+            s = s + g * g + (group["eps"] if bug == "eps added to the sum" else 0.0)
+        if bug != "sum not kept":
+            state["sum"] = s
+        if bug == "root before the new square":
+            state["sum"] = s + g * g
+        if bug == "eps inside the square root":
+            return p - clr * g / np.sqrt(s + group["eps"])
+        if bug == "divides by the sum":
+            return p - clr * g / (s + group["eps"])
+        return p - clr * g / (np.sqrt(s) + group["eps"])
     if name == "RMSprop":
         alpha, eps, mu = group["alpha"], group["eps"], group["momentum"]
         if not state:
@@ -92,16 +128,30 @@ def update(
             if group["centered"]:
                 state["grad_avg"] = np.zeros_like(p)
         state["step"] += 1
-        if wd:
+        if wd and bug != "weight decay after the averages":
             g = g + wd * p
-        v = state["square_avg"] = alpha * state["square_avg"] + (1 - alpha) * g * g
+        a_, b_ = (1 - alpha, alpha) if bug == "alpha swapped" else (alpha, 1 - alpha)
+        v = a_ * state["square_avg"] + b_ * g * g
+        if bug != "square average not kept":
+            state["square_avg"] = v
+        if wd and bug == "weight decay after the averages":
+            g = g + wd * p
         if group["centered"]:
-            a = state["grad_avg"] = alpha * state["grad_avg"] + (1 - alpha) * g
-            v = v - a * a
+            old = state["grad_avg"]
+            new = alpha * old + (1 - alpha) * (g * g if bug == "centered mean of squares" else g)
+            state["grad_avg"] = new
+            a = old if bug == "centered with the previous mean" else new
+            if bug != "centered without the mean":
+                v = v - a * a
         r = np.sqrt(v + eps) if bug == "eps inside the square root" else np.sqrt(v) + eps
         if mu > 0:
-            b = state["momentum_buffer"] = mu * state["momentum_buffer"] + g / r
-            return p - lr * b
+            step = {"lr in the momentum buffer": lr * g / r, "momentum dampened": (1 - mu) * g / r}
+            b = mu * state["momentum_buffer"] + step.get(bug, g / r)
+            if bug != "momentum buffer not kept":
+                state["momentum_buffer"] = b
+            if bug == "lr in the momentum buffer":
+                return p - lr * b
+            return p - lr * (g / r if bug == "momentum buffer unused" else b)
         return p - lr * g / r
     # Adam, AdamW
     (beta1, beta2), eps = group["betas"], group["eps"]
@@ -111,61 +161,267 @@ def update(
             state["max_exp_avg_sq"] = np.zeros_like(p)
     state["step"] += 1
     t = state["step"] + (1 if bug == "step count off by one" else 0)
+    if bug == "step count stuck at 1":
+        state["step"], t = 0, 1
+    if bug == "bias correction with t − 1":
+        t = t - 1
+    late = bug == "weight decay after the moments" and name == "Adam"  # the decay is lost
     if group.get("_decay") == "double":  # the contract check's own _weight_decay: 2g
         g = 2.0 * g
-    elif wd and (name == "Adam" or bug == "AdamW coupled"):
+    elif late:
+        pass
+    elif wd and (name == "Adam" or bug in ("AdamW coupled", "AdamW decays and couples")):
+        if bug == "AdamW decays and couples":
+            p = p * (1 - lr * wd)
         g = g + wd * p
     elif wd:
-        p = p * (1 - lr * wd)
-    m = state["exp_avg"] = beta1 * state["exp_avg"] + (1 - beta1) * g
-    v = state["exp_avg_sq"] = beta2 * state["exp_avg_sq"] + (1 - beta2) * g * g
+        p = adamw_decayed(p, g, lr, wd, group, bug)
+    w1 = {"first moment with β₂": 1 - beta2, "first moment weighted by β₁": beta1}.get(
+        bug, 1 - beta1
+    )
+    keep1 = 1 - w1
+    if bug == "first moment without (1 − β₁)":  # m = β₁m + g
+        keep1, w1 = beta1, 1.0
+    m = keep1 * state["exp_avg"] + w1 * g
+    v_old = state["exp_avg_sq"]
+    w2 = 1 - beta1 if bug == "second moment with 1 − β₁" else 1 - beta2
+    v = beta2 * state["exp_avg_sq"] + w2 * g * g
+    if bug != "moments not kept":
+        state["exp_avg"], state["exp_avg_sq"] = m, v
     if group["amsgrad"] and bug != "amsgrad unused":
-        v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
+        if bug == "amsgrad maximum before the new v":
+            v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v_old)
+        elif bug == "amsgrad maximum of the corrected v":
+            v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v / (1 - beta2**t))
+        else:
+            v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
+    c1, c2 = 1 - beta1**t, 1 - beta2**t
+    if bug == "bias corrections swapped":
+        c1, c2 = c2, c1
+    if bug == "bias correction with t − 1":
+        c1, c2 = c1 + 1e-12, c2 + 1e-12
     if bug == "no bias correction":
         return p - lr * m / (np.sqrt(v) + eps)
+    if bug == "bias correction of the first moment only":
+        return p - lr / c1 * m / (np.sqrt(v) + eps)
     if bug == "eps inside the square root":  # √(v̂ + ε)
-        return p - lr / (1 - beta1**t) * m / np.sqrt(v / (1 - beta2**t) + eps)
+        return p - lr / c1 * m / np.sqrt(v / c2 + eps)
     if bug == "eps inside the uncorrected square root":  # √(v + ε) / √(1 − β₂ᵗ)
-        return p - lr / (1 - beta1**t) * m / (np.sqrt(v + eps) / math.sqrt(1 - beta2**t))
-    return p - lr / (1 - beta1**t) * m / (np.sqrt(v) / math.sqrt(1 - beta2**t) + eps)
+        return p - lr / c1 * m / (np.sqrt(v + eps) / math.sqrt(c2))
+    if bug == "eps before the correction":  # (√v + ε) / √(1 − β₂ᵗ)
+        return p - lr / c1 * m / ((np.sqrt(v) + eps) / math.sqrt(c2))
+    return p - lr / c1 * m / (np.sqrt(v) / math.sqrt(c2) + eps)
 
 
-EPS_INSIDE = ("eps inside the square root", "eps inside the uncorrected square root")
-BUGS = {  # the known mistakes a trajectory verdict tries, per optimizer
+def adamw_decayed(p: np.ndarray, g: np.ndarray, lr: float, wd: float, group: dict, bug: str) -> Any:
+    """AdamW's decoupled decay of p, or a known mistake of it."""
+    defaults = {**OPTIONS["AdamW"], **group.get("_defaults", {})}
+    if bug == "AdamW decay without the learning rate":
+        return p * (1 - wd)
+    if bug == "AdamW decay's λ from the defaults":
+        return p * (1 - lr * defaults["weight_decay"])
+    if bug == "AdamW decay's lr from the defaults":
+        return p * (1 - defaults["lr"] * wd)
+    if bug == "AdamW decay subtracts lr·λ":
+        return p - lr * wd
+    if bug == "AdamW decay by (1 − lr)·λ":
+        return p * ((1 - lr) * wd)
+    if bug == "AdamW decay scaled by g":
+        return p - lr * wd * g
+    if bug == "AdamW decay divides":
+        return p / (1 + lr * wd)
+    return p * (1 - lr * wd)
+
+
+EPS_INSIDE = (
+    "eps inside the square root",
+    "eps inside the uncorrected square root",
+    "eps before the correction",
+)
+BUGS = {  # the known mistakes a trajectory verdict tries, per optimizer (first match wins)
     "SGD": (
         "momentum buffer recreated",
         "momentum buffer from zeros",
+        "momentum buffer not kept",
+        "dampening ignored",
+        "dampening as 1 + τ",
         "weight decay after the update",
+        "weight decay from the gradient",
+        "weight decay only with momentum",
+        "default:nesterov",
         "no look-ahead",
+        "nesterov with the old buffer",
+        "nesterov without the gradient",
+        "nesterov before the weight decay",
+        "momentum times the buffer",
     ),
-    "RMSprop": ("eps inside the square root",),
-    "Adam": ("no bias correction", "step count off by one", "amsgrad unused", *EPS_INSIDE),
-    "AdamW": ("AdamW coupled", "no bias correction", "step count off by one", *EPS_INSIDE),
+    "Adagrad": (
+        "lr decay from t",
+        "lr decay from t + 1",
+        "lr decay multiplies",
+        "sum not kept",
+        "root before the new square",
+        "square added before the weight decay",
+        "step counted only with weight decay",
+        "eps added to the sum",
+        "eps inside the square root",
+        "divides by the sum",
+    ),
+    "RMSprop": (
+        "eps inside the square root",
+        "alpha swapped",
+        "square average not kept",
+        "centered without the mean",
+        "centered with the previous mean",
+        "centered mean of squares",
+        "lr in the momentum buffer",
+        "momentum dampened",
+        "momentum buffer unused",
+        "weight decay after the averages",
+    ),
+    "Adam": (
+        "no bias correction",
+        "bias correction of the first moment only",
+        "step count off by one",
+        "step count stuck at 1",
+        "bias correction with t − 1",
+        "bias corrections swapped",
+        "amsgrad unused",
+        "amsgrad maximum before the new v",
+        "amsgrad maximum of the corrected v",
+        *EPS_INSIDE,
+        "first moment with β₂",
+        "first moment weighted by β₁",
+        "first moment without (1 − β₁)",
+        "second moment with 1 − β₁",
+        "moments not kept",
+        "weight decay after the moments",
+        "default:eps",
+    ),
+    "AdamW": (
+        "AdamW coupled",
+        "AdamW decays and couples",
+        "AdamW decay without the learning rate",
+        "AdamW decay's λ from the defaults",
+        "AdamW decay's lr from the defaults",
+        "AdamW decay subtracts lr·λ",
+        "AdamW decay by (1 − lr)·λ",
+        "AdamW decay scaled by g",
+        "AdamW decay divides",
+        "no bias correction",
+        "step count off by one",
+        *EPS_INSIDE,
+    ),
 }
-EPS_TEXT = (
-    "ε is added inside the square root: the denominator is √v + ε (the root first, then ε "
-    "added), not √(v + ε)"
+EPS_TEXT = "ε is added inside the square root: √(v + ε), where the denominator is √v + ε"
+NOT_KEPT = (
+    "{} not kept from step to step: each step starts again from the value it had after "
+    "the first (a new array made and bound to a local name, the state's own left as it was)"
 )
 BUG_TEXT = {
-    "momentum buffer recreated": "the momentum buffer is made anew at every step (keep it "
-    "in self.state[p]['momentum_buffer'] and update it in place)",
-    "momentum buffer from zeros": "the momentum buffer starts from zeros (b = μ·0 + (1 − τ)g "
-    "at the first step); the buffer starts as a copy of g at the first step, undampened "
-    "(b = g), and is b = μb + (1 − τ)g from the second step on",
+    "momentum buffer recreated": "the momentum buffer is made anew at every step (b = g each "
+    "step): it is not kept in self.state[p]",
+    "momentum buffer from zeros": "the first step's buffer is dampened, b = (1 − τ)g, as a buffer "
+    "started from zeros gives (b = μ·0 + (1 − τ)g); the buffer starts as a copy of g at the first "
+    "step, undampened",
+    "momentum buffer not kept": NOT_KEPT.format("the momentum buffer is"),
+    "dampening ignored": "after the first step the buffer adds g undampened, b = μb + g: the "
+    "dampening τ is ignored",
+    "dampening as 1 + τ": "the buffer adds (1 + τ)g: dampening scales the new gradient by 1 − τ",
     "eps inside the square root": EPS_TEXT,
     "eps inside the uncorrected square root": EPS_TEXT,
-    "weight decay after the update": "the weight decay is applied after the update (add "
-    "λp to the gradient first)",
-    "no look-ahead": "nesterov=True steps with the buffer alone (step with g + μb)",
-    "no bias correction": "the moments are not bias-corrected (divide by 1 − β₁ᵗ and 1 − β₂ᵗ)",
-    "step count off by one": "the bias correction uses the wrong step count (t = 1 at the "
-    "first step: state['step'] += 1 before anything else)",
-    "AdamW coupled": "the decay is added to the gradient, as Adam's (AdamW scales p by "
-    "1 − lr·λ and returns g unchanged)",
-    "amsgrad unused": "with amsgrad the step divides by √v, not by the largest v so far "
-    "(v̂ = max(v̂, v) in place, then used in place of v)",
-    "group options ignored": "the group's own options are ignored (read group['lr'], "
-    "group['momentum'], … for the group's parameters)",
+    "eps before the correction": "ε is added before dividing by √(1 − β₂ᵗ): (√v + ε)/√(1 − β₂ᵗ), "
+    "where ε is added to the corrected root",
+    "weight decay after the update": "the weight decay is applied after the update, not added "
+    "to the gradient first",
+    "weight decay from the gradient": "the weight decay adds λg: the decay is λ times the "
+    "parameter, λp",
+    "weight decay only with momentum": "the weight decay is applied only where momentum is on",
+    "no look-ahead": "nesterov=True steps with the buffer alone, or looks ahead with the buffer "
+    "before this step's update (the same at the first step, with b = g): the look-ahead is "
+    "g + μb, b updated first",
+    "nesterov with the old buffer": "nesterov looks ahead with the buffer before this step's "
+    "update: g + μ·(last step's b)",
+    "nesterov without the gradient": "nesterov steps with μb alone: the look-ahead is g + μb",
+    "nesterov before the weight decay": "nesterov's look-ahead adds the gradient without its "
+    "weight decay: the g in g + μb is the decayed one",
+    "momentum times the buffer": "the step is μ·b: with momentum the step is the buffer b itself",
+    "default:nesterov": "the group's own nesterov is ignored: it is read from the optimizer's "
+    "defaults",
+    "lr decay from t": "the lr decay counts from the first step: η/(1 + t·δ), where the first "
+    "step (t = 1) is not decayed yet, η/(1 + (t − 1)δ)",
+    "lr decay from t + 1": "the lr decay runs two steps ahead: η/(1 + (t + 1)δ), where the "
+    "first step (t = 1) is not decayed yet",
+    "lr decay multiplies": "the lr decay multiplies, η·(1 − (t − 1)δ): it divides, "
+    "η/(1 + (t − 1)δ)",
+    "sum not kept": NOT_KEPT.format("the sum of squares is"),
+    "root before the new square": "the step divides by the root of the sum before this step's "
+    "g² is added (the first step divides by ε alone)",
+    "square added before the weight decay": "the sum takes g² before the weight decay is added "
+    "to g: the squares are of the decayed gradient",
+    "step counted only with weight decay": "the step count (and so the lr decay) moves only "
+    "when weight decay is on",
+    "eps added to the sum": "ε is added to the sum at every step, inside the root",
+    "divides by the sum": "the step divides by the sum of squares itself, not by its square root",
+    "alpha swapped": "the running average weighs the old average by 1 − α and the new square by "
+    "α: α is the weight of the old average",
+    "square average not kept": NOT_KEPT.format("the average of squares is"),
+    "centered without the mean": "centered=True divides by √v here: nothing was subtracted, "
+    "where the square of the mean a, updated with this step's g first, is (√(v − a²)); the "
+    "mean's square left out, or the mean taken before its update (0 at the first step), do this",
+    "centered with the previous mean": "centered subtracts the square of the previous step's "
+    "mean: the mean is updated with this step's g first",
+    "centered mean of squares": "the centered mean averages g², not g",
+    "lr in the momentum buffer": "the learning rate is inside the momentum buffer too (b = μb "
+    "+ lr·g/r, then lr·b): lr scales the buffer once, outside it",
+    "momentum dampened": "the buffer adds (1 − μ)·g/r: RMSprop's buffer adds g/r undampened",
+    "momentum buffer unused": "with momentum each step moves by lr·g/r alone: the buffer's past "
+    "(μb) never reaches the step (the buffer not kept from step to step, or kept and not used)",
+    "weight decay after the averages": "the weight decay is added to g after the averages: "
+    "they must see the decayed gradient",
+    "no bias correction": "the moments are not bias-corrected: the first step moves by "
+    "lr·(1 − β₁)/√(1 − β₂) per unit, not about lr",
+    "bias correction of the first moment only": "only the first moment is bias-corrected: "
+    "the second is used as it is",
+    "step count off by one": "the bias correction uses the wrong step count: t = 2 at the "
+    "first step",
+    "step count stuck at 1": "the step count never moves: the bias correction uses t = 1 "
+    "at every step and state['step'] stays 0",
+    "bias correction with t − 1": "the bias correction uses t − 1 (0 at the first step, where "
+    "the correction divides by almost 0)",
+    "bias corrections swapped": "the bias corrections are swapped: m is divided by 1 − β₂ᵗ "
+    "and v by 1 − β₁ᵗ",
+    "AdamW coupled": "the decay is added to the gradient, as Adam's: AdamW's decay never "
+    "enters the moments",
+    "AdamW decays and couples": "the decay is done twice: p is scaled and λp is also added "
+    "to the gradient",
+    "AdamW decay without the learning rate": "p is scaled by 1 − λ: the decay is missing the "
+    "learning rate (1 − lr·λ)",
+    "AdamW decay's λ from the defaults": "the decay reads λ from the optimizer's defaults, "
+    "not the group's own weight_decay",
+    "AdamW decay's lr from the defaults": "the decay reads lr from the optimizer's defaults, "
+    "not the group's own lr",
+    "AdamW decay subtracts lr·λ": "the decay subtracts lr·λ from p: it scales p by 1 − lr·λ",
+    "AdamW decay by (1 − lr)·λ": "p is multiplied by (1 − lr)·λ: the factor is 1 − lr·λ",
+    "AdamW decay scaled by g": "the decay subtracts lr·λ·g: it scales p by 1 − lr·λ",
+    "AdamW decay divides": "p is divided by 1 + lr·λ: it is multiplied by 1 − lr·λ",
+    "amsgrad unused": "with amsgrad the step divides by √v, not by the largest v so far",
+    "amsgrad maximum before the new v": "amsgrad's maximum is taken before v is updated: it "
+    "lags one step behind",
+    "amsgrad maximum of the corrected v": "amsgrad keeps the maximum of the bias-corrected v: "
+    "the maximum is of v itself",
+    "first moment with β₂": "the first moment m averages with β₂: m's rate is β₁",
+    "first moment weighted by β₁": "the first moment weighs the new gradient by β₁: "
+    "m = (1 − β₁)m + β₁g, where β₁ weighs the old m",
+    "first moment without (1 − β₁)": "the first moment adds g whole (m = β₁m + g): the new "
+    "gradient is weighed by 1 − β₁",
+    "second moment with 1 − β₁": "the second moment weighs g² by 1 − β₁: its rate is β₂",
+    "moments not kept": NOT_KEPT.format("the moments m and v are"),
+    "weight decay after the moments": "the weight decay is computed after the moments and "
+    "never reaches them: Adam's decay is lost",
+    "default:eps": "the group's own eps is ignored: it is read from the optimizer's defaults",
+    "group options ignored": "the group's own options are ignored: each group's parameters "
+    "take the optimizer's defaults",
 }
 
 
@@ -182,7 +438,7 @@ def simulate(
     end. ``grads[step][i]``: an array, None (skipped) or an int j (the same gradient as
     parameter j's)."""
     options = groups_of(name, defaults, groups)
-    if bug == "group options ignored":
+    if bug:  # a mistake may read the optimizer's defaults
         options = [{**o, "_defaults": {**OPTIONS[name], **defaults}} for o in options]
     values = [np.asarray(p, dtype=np.float64) for p in params]
     owner = {i: k for k, g in enumerate(groups) for i in g["params"]}
@@ -197,7 +453,8 @@ def simulate(
                 if g is None:
                     continue
                 g = np.asarray(g, dtype=np.float64)
-                values[i] = update(name, options[k], values[i], g, states[i], bug)
+                with np.errstate(all="ignore") if bug else nullcontext():  # a mistake may / 0
+                    values[i] = update(name, options[k], values[i], g, states[i], bug)
         history.append([v.copy() for v in values])
     return history, states
 
@@ -550,8 +807,8 @@ def _anneal(strategy: str, start: float, end: float, pct: float) -> float:
 
 
 def one_cycle(total: int, max_lr: float, t: int, o: dict, bug: str = "") -> tuple[float, float]:
-    """(lr, momentum) at step t of PyTorch's OneCycleLR for one group; ``bug``
-    "fraction from 0": each phase's fraction t / end, its start ignored (a known mistake)."""
+    """(lr, momentum) at step t of PyTorch's OneCycleLR for one group; ``bug`` a known
+    mistake ("fraction from 0": each phase's fraction t / end, its start ignored; …)."""
     pct_start, div, final = (
         o.get("pct_start", 0.3),
         o.get("div_factor", 25.0),
@@ -573,8 +830,15 @@ def one_cycle(total: int, max_lr: float, t: int, o: dict, bug: str = "") -> tupl
     start = 0.0
     for i, (end, l0, l1, m0, m1) in enumerate(phases):
         if t <= end or i == len(phases) - 1:
-            pct = t / end if bug == "fraction from 0" else (t - start) / (end - start)
-            return _anneal(strategy, l0, l1, pct), _anneal(strategy, m0, m1, pct)
+            pct = {
+                "fraction from 0": t / end,
+                "fraction one short": (t - start) / (end - start + 1),
+                "fraction over the end": (t - start) / end,
+                "phases backwards": 1 - (t - start) / (end - start),
+            }.get(bug, (t - start) / (end - start))
+            lr = _anneal("cos" if bug == "always cos" else strategy, l0, l1, pct)
+            m0, m1 = (m1, m0) if bug == "momentum backwards" else (m0, m1)
+            return lr, _anneal("linear" if bug == "momentum linear" else strategy, m0, m1, pct)
         start = end
     raise AssertionError
 

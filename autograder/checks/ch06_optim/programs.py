@@ -102,7 +102,17 @@ def param_groups(sp, defaults: dict, items: list) -> dict:
         for i, group in enumerate(opt.param_groups if opt is not None else [])
         if any(group.get("params") is lst for lst in given)
     ]
-    return {"errors": errors, "groups": groups, "shares_list": shared}
+    defaults_shared = [
+        i
+        for i, group in enumerate(opt.param_groups if opt is not None else [])
+        if group is opt.defaults
+    ]
+    return {
+        "errors": errors,
+        "groups": groups,
+        "shares_list": shared,
+        "defaults_shared": defaults_shared,
+    }
 
 
 def zero_grad(sp, set_to_none: bool, dtype: str, shared: list, own: list) -> dict:
@@ -189,10 +199,11 @@ def trajectory(
     ps = [tensor(sp, p, True, str(np.asarray(p).dtype)) for p in params]
     datas = [p.data for p in ps]
     opt = make_optimizer(sp, optimizer, ps, groups, defaults, contract)
-    values, replaced, given, returned, calls = [], [], [], [], 0
+    values, replaced, given, returned, calls, sets = [], [], [], [], 0, []
     nodes = 0
     for t, row in enumerate(grads):
         made = set_grads(sp, ps, row)
+        sets.append(made)
 
         def loss(t: int = t) -> float:
             nonlocal calls
@@ -222,6 +233,9 @@ def trajectory(
         "nodes": nodes,
         "replaced": replaced,
         "given": given,
+        # the values each step's gradient tensors hold after the last step (a state that kept
+        # a gradient's own array changes it later)
+        "kept": [[None if g is None else np.array(host(g)) for g in made] for made in sets],
         "returned": returned,
         "closure_calls": calls,
         "decay_calls": len(opt._calls) if contract else None,
@@ -319,6 +333,12 @@ def resume(
         set_grads(sp, ps, row)
         opt.step()
     sd = opt.state_dict()
+    # the saving optimizer's own groups, after state_dict(): still its parameters?
+    kept_groups = [
+        len(g.get("params", [])) == len(spec["params"])
+        and all(q is ps[i] for q, i in zip(g.get("params", []), spec["params"]))
+        for g, spec in zip(opt.param_groups, groups)
+    ]
     first = _snapshot(sd)
     qs = [tensor(sp, np.array(host(p)), True, load_dtype) for p in ps]
     # a fresh optimizer with other options: the loaded ones must win
@@ -330,8 +350,27 @@ def resume(
         for q, p in zip(qs, ps):
             q.data[...] = p.data
             q.grad = None
-    fresh.load_state_dict(sd)
-    loaded = _snapshot(fresh.state_dict())
+    load = attempt(lambda: fresh.load_state_dict(sd))
+    if load["error"]:  # the rest needs a loaded optimizer: the saved dicts are still judged
+        none = dict.fromkeys("loaded state_dtypes options same_params final dtypes".split())
+        return {
+            **none,
+            "saved": first,
+            "saved_later": _snapshot(sd),
+            "kept_groups": kept_groups,
+            "load_error": f"{load['error']}: {load['message']}",
+            "loaded_keyed": True,
+            "refused": [],
+            "error": None,
+        }
+    same_params = [
+        len(g.get("params", [])) == len(spec["params"])
+        and all(q is qs[i] for q, i in zip(g.get("params", []), spec["params"]))
+        for g, spec in zip(fresh.param_groups, groups)
+    ]
+    loaded_keyed = all(any(k is q for q in qs) for k in fresh.state)
+    snapshot = attempt(lambda: _snapshot(fresh.state_dict()))  # judged after same_params
+    loaded = snapshot["value"] if snapshot["error"] is None else f"<{snapshot['error']}>"
     state_dtypes = sorted(
         {
             str(v.data.dtype)
@@ -342,16 +381,9 @@ def resume(
         }
     )
     options = [{k: plain(v) for k, v in g.items() if k != "params"} for g in fresh.param_groups]
-    same_params = [
-        len(g["params"]) == len(spec["params"])
-        and all(q is qs[i] for q, i in zip(g["params"], spec["params"]))
-        for g, spec in zip(fresh.param_groups, groups)
-    ]
-    for row in grads[before:]:
-        set_grads(sp, ps, row)
-        opt.step()
-        set_grads(sp, qs, row)
-        fresh.step()
+    # the resumed steps: an error is recorded, so the saved and loaded dicts are still judged
+    finished = attempt(lambda: _finish(sp, opt, fresh, ps, qs, grads[before:]))
+    error = finished["error"] and f"{finished['error']}: {finished['message']}"
     refused = []
     mid = [tensor(sp, p, True, dtype) for p in params]
     extra = tensor(sp, [1.0], True, dtype)
@@ -370,7 +402,20 @@ def resume(
         "final": [np.array(host(q)) for q in qs],
         "dtypes": [str(q.data.dtype) for q in qs],
         "refused": refused,
+        "error": error,
+        "kept_groups": kept_groups,
+        "load_error": None,
+        "loaded_keyed": loaded_keyed,
     }
+
+
+def _finish(sp, opt: Any, fresh: Any, ps: list, qs: list, rows: list) -> None:
+    """The steps after the save: the saving optimizer and the loaded one, side by side."""
+    for row in rows:
+        set_grads(sp, ps, row)
+        opt.step()
+        set_grads(sp, qs, row)
+        fresh.step()
 
 
 # -- 6.8, 6.9 -------------------------------------------------------------------------------
