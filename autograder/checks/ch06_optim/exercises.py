@@ -64,7 +64,8 @@ def stats_case(
     )
     label = (
         f"stats = TrainingStats(model) on {layers}, then {steps} steps of SGD(lr={lr}) on a "
-        f"batch of {batch} (forward, zero_grad, backward, stats.step(optimizer)), "
+        f"batch of {batch}{f' of inputs scaled by {scale:g}' if scale != 1 else ''} (forward, "
+        "zero_grad, backward, stats.step(optimizer)), "
         "stats.remove()"
     )
     inputs = {
@@ -421,6 +422,38 @@ def factor_case(
         "ts": ts,
     }
     return Case(label, inputs, {"factors": want})
+
+
+def drawn_factor_case(
+    rng: np.random.Generator, what: str, warmup: tuple, length: tuple, extra: int = 3
+) -> Case:
+    """``factor_case`` with drawn settings (hidden rows): ``warmup`` and the cosine's
+    ``length`` drawn in those ranges, start_factor and min_factor in [0, 1]; the label says
+    ``what`` kind of schedule, never the drawn numbers."""
+    w = int(rng.integers(warmup[0], warmup[1] + 1))
+    n = w + int(rng.integers(length[0], length[1] + 1))
+    start, low = (float(v) for v in np.round(rng.uniform(0, 1, size=2), 2))
+    case = factor_case(rng, w, n, start, low, extra)
+    label = (
+        f"f = warmup_cosine(warmup, total, start_factor, min_factor), {what}; "
+        f"f(t) for t = 0 … total + {extra}"
+    )
+    return Case(label, case.inputs, case.expected)
+
+
+def drawn_lr_case(rng: np.random.Generator, groups: int, warmup: tuple, length: tuple) -> Case:
+    """``lr_case`` with drawn settings and base lrs (hidden rows)."""
+    w = int(rng.integers(warmup[0], warmup[1] + 1))
+    n = w + int(rng.integers(length[0], length[1] + 1))
+    start, low = (float(v) for v in np.round(rng.uniform(0, 0.5, size=2), 2))
+    bases = [float(v) for v in np.round(rng.uniform(0.01, 0.3, size=groups), 3)]
+    case = lr_case(rng, w, n, bases, start, low)
+    label = (
+        f"LambdaLR(SGD({groups} groups, each its own lr), warmup_cosine(warmup, total, "
+        "start_factor, min_factor)), total + 2 steps of optimizer.step() then "
+        "scheduler.step(), every gradient 1"
+    )
+    return Case(label, case.inputs, case.expected)
 
 
 def _factor_mistakes(field: str, scaled: bool) -> list:

@@ -28,7 +28,7 @@ from ...checks.ch06_optim.cases import (
     trajectory_case,
     zero_grad_case,
 )
-from ...checks.ch06_optim.exercises import factor_case, lr_case, stats_case
+from ...checks.ch06_optim.exercises import drawn_factor_case, drawn_lr_case, stats_case
 from ...harness.table import Hidden, Rows, hidden_checks, row
 from . import training
 
@@ -422,16 +422,16 @@ CHECKS = hidden_checks(
             "warmup_cosine(warmup, total, start_factor, min_factor)",
             Rows(
                 [
-                    row(factor_case, 10, 50, 0.01, 0.05, extra=5),
-                    row(factor_case, 1, 7, 0.0, 0.5),
-                    row(factor_case, 7, 8, 1.0, 1.0),
+                    row(drawn_factor_case, "a long run", (5, 15), (30, 60), extra=5),
+                    row(drawn_factor_case, "a warm-up of 1 step", (1, 1), (3, 9)),
+                    row(drawn_factor_case, "a one-step cosine", (2, 8), (1, 1)),
                 ]
             ),
             "warmup_cosine (hidden)",
         ),
         Hidden(
             "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",
-            Rows([row(lr_case, 4, 15, [0.2, 0.01, 0.07], 0.05, 0.02, extra=4)]),
+            Rows([row(drawn_lr_case, 3, (2, 6), (6, 14))]),
             "LambdaLR with warmup_cosine (hidden)",
         ),
     ],
