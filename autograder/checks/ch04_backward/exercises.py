@@ -103,9 +103,12 @@ def newton_case(
     n: int = 3,
     dtype: str = "float64",
     params: dict | None = None,
+    show: bool = True,
 ) -> Case:
-    """``newton_step(f, x)`` once, for ``function`` at x (drawn when not given)."""
+    """``newton_step(f, x)`` once, for ``function`` at x (drawn when not given; its values
+    are in the label only with ``show``: a hidden label never shows what was drawn)."""
     shape = {"quartic": (), "grid": (2, 2), "rosenbrock": (2,)}.get(function, (n,))
+    drawn = x is None
     if x is None:  # (grid: |x| ≥ 0.3, so that no curvature 3x² is near 0)
         x = np.round(rng.uniform(-2, 2, size=shape), 2)
         if function == "grid":
@@ -124,7 +127,8 @@ def newton_case(
         "g": g,
         "H": H,
     }
-    label = f"newton_step(f, x) for {WRITTEN[function]}, x = {np.asarray(x).tolist()}" + (
+    at = f"x drawn of shape {shape}" if drawn and not show else f"x = {np.asarray(x).tolist()}"
+    label = f"newton_step(f, x) for {WRITTEN[function]}, {at}" + (
         f", {dtype}" if dtype != "float64" else ""
     )
     inputs = {"function": function, "x": np.asarray(x), "dtype": dtype, "params": params}
@@ -230,10 +234,17 @@ MINIMUM = first(
 def refusal_case(
     rng: np.random.Generator, function: str, x: Any, a: Any = None, why: str = ""
 ) -> Case:
-    """A function newton_step must refuse: ``why`` says which problem (scalar, singular)."""
+    """A function newton_step must refuse: ``why`` says which problem (scalar, singular).
+    ``x`` a tuple: a shape, x drawn (the label says so, without the values)."""
     params = {} if a is None else {"a": np.asarray(a, dtype=np.float64)}
-    x = np.asarray(x, dtype=np.float64)
-    label = f"newton_step(f, x) for {WRITTEN[function]}, x = {x.tolist()}"
+    with_a = "" if a is None else f", a = {list(a)}"
+    if isinstance(x, tuple):
+        at = f"x drawn of shape {x}"
+        x = np.round(rng.uniform(-2, 2, size=x), 2)
+    else:
+        x = np.asarray(x, dtype=np.float64)
+        at = f"x = {x.tolist()}"
+    label = f"newton_step(f, x) for {WRITTEN[function]}{with_a}, {at}"
     inputs = {"function": function, "x": x, "dtype": "float64", "params": params}
     return Case(label, inputs, {"why": why})
 

@@ -234,10 +234,10 @@ CHECKS = hidden_checks(
             "newton_step(f, x)",
             Rows(
                 [
-                    row(newton_case, "quadratic", n=5),
+                    row(newton_case, "quadratic", n=5, show=False),
                     row(newton_case, "rosenbrock", [0.5, 0.9]),
                     row(newton_case, "quartic", -1.3),
-                    row(newton_case, "grid", dtype="float32"),
+                    row(newton_case, "grid", dtype="float32", show=False),
                     row(minimum_case, 3, "float32"),
                 ]
             ),
@@ -247,15 +247,9 @@ CHECKS = hidden_checks(
             "newton_step refuses: f not a scalar, a singular Hessian",
             Rows(
                 [
-                    row(refusal_case, "squares", [[1.0, 2.0], [0.5, -1.0]], why="scalar"),
-                    row(refusal_case, "linear", -2.0, why="singular"),
-                    row(
-                        refusal_case,
-                        "sum_squared",
-                        [0.5, -1.0, 2.0],
-                        a=[0.87, 0.63, -0.99],
-                        why="singular",
-                    ),
+                    row(refusal_case, "squares", (2, 2), why="scalar"),
+                    row(refusal_case, "linear", (), why="singular"),
+                    row(refusal_case, "sum_squared", (3,), a=[0.87, 0.63, -0.99], why="singular"),
                 ]
             ),
             "newton_step refuses (hidden)",
