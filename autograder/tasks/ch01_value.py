@@ -22,8 +22,9 @@ TASKS = [
         "Value.__add__ (forward and local derivative)",
         10,
         "§3",
-        "out = Value(a + b, (self, other), '+'); in _backward both inputs receive out.grad "
-        "with += (a Value used twice must collect both shares).",
+        "Create out = Value(a + b, (self, other), '+'), define a _backward() in which both "
+        "inputs receive out.grad with += (a Value used twice must collect both shares), store "
+        "it as out._backward, and return out.",
         idea="The result must remember the two Values it was made from, or backward() can "
         "never reach them. Moving either input by a little moves a + b by the same amount, "
         "so each input's share is the upstream gradient itself. A Value can be used twice "
@@ -36,7 +37,9 @@ TASKS = [
         "Value.__mul__ (forward and local derivative)",
         10,
         "§3",
-        "∂(a·b)/∂a = b: self.grad += other.data * out.grad, and symmetrically for other.",
+        "As for +, with '*': out = Value(a · b, (self, other), '*') and a _backward() stored "
+        "as out._backward. ∂(a·b)/∂a = b: self.grad += other.data * out.grad, and "
+        "symmetrically for other.",
         idea="Moving a by a little moves a·b by b times as much: each input's local "
         "derivative is the other input's value. Multiply it by the upstream gradient and "
         "add it to the input's grad, as for addition.",
@@ -90,7 +93,8 @@ TASKS = [
         "§6",
         "Depth-first search with an explicit stack: emit a node after all of its children, "
         "visit each node once (keep the visited Values in a set, not a list), and never "
-        "recurse (a 100,000-node chain must work).",
+        "recurse (a 100,000-node chain must work). An entry on the stack must say which of its "
+        "two visits it is: a pair (node, children_done), say.",
         idea="Each Value must come after every Value it was made from, and the root last. "
         "A depth-first walk lists a node once all its children are listed; a stack you keep "
         "yourself replaces Python's call stack (which a long chain overflows), and each entry "

@@ -50,8 +50,9 @@ TASKS = [
         "Exp, Log and Sqrt backward",
         10,
         "§5",
-        "exp' = exp, log' = 1/a, sqrt' = 1/(2√a): recompute from the saved input with Tensor "
-        "operations and multiply by grad_output.",
+        "exp' = exp, log' = 1/a, sqrt' = 1/(2√a). (a,) = ctx.saved_tensors is given: "
+        "recompute with a.exp() or a.sqrt() where needed (Tensor operations, not NumPy) and "
+        "multiply by grad_output.",
         idea="exp is its own derivative, log's is one over its input, sqrt's one over twice the "
         "square root. Recompute what you need from the saved input with Tensor operations "
         "(the graph must record it) and multiply by the upstream gradient.",
@@ -64,7 +65,9 @@ TASKS = [
         10,
         "§5",
         "tanh' = 1 − tanh², σ' = σ(1 − σ), relu' = (a > 0), abs' = sign(a); the last two "
-        "are 0 at the kink, as in PyTorch.",
+        "are 0 at the kink, as in PyTorch. Recompute f from the saved input a with a Tensor "
+        "operation (t = a.tanh(), then grad_output * (1 − t·t)); a.sigmoid() is finite for "
+        "every a.",
         idea="tanh' and σ' are written from the function's own value. relu and abs have a kink at "
         "0, where the gradient is 0 (PyTorch's choice). For inputs like ±800, ask which "
         "number on the way overflows a float, though σ′ itself is 0 there.",
@@ -93,7 +96,9 @@ TASKS = [
         10,
         "§7",
         "Every summed element gets the upstream gradient: reshape grad_output so the reduced "
-        "axes are size 1 (ctx.axes), then copy it to a's shape. A mean also divides by n.",
+        "axes are size 1 (ctx.axes lists them; the given _kept_shape(a.shape, ctx.axes) "
+        "computes that shape), then multiply by ones_like(a). A mean also divides by n, the "
+        "product of the reduced axes' sizes.",
         idea="A sum copies its upstream gradient to every element that went into each output: put "
         "back the reduced axes (as size 1), in their places, then spread the gradient over "
         "the input's shape. A mean is a sum divided by how many elements were averaged.",
@@ -147,8 +152,9 @@ TASKS = [
         "two_layer_backward: be the engine",
         10,
         "§10",
-        "Start from ones_like(loss) and call grad_fn.backward on loss, s, r, p, a and h, in "
-        "that order. r is used twice in s = r * r: add its two gradients.",
+        "Start from ones_like(loss) (∂loss/∂loss = 1) and call t.grad_fn.backward(...) for t "
+        "= loss, s, r, p, a and h, in that order, unpacking each result. r is used twice in "
+        "s = r * r: add its two gradients. Return (grad of w1, grad of w2).",
         idea="You are the engine: the loss's gradient with respect to itself is 1; walk from the "
         "loss back to the weights, calling each node's local backward with the gradient of "
         "its own output. A tensor used twice receives two gradients, which add up.",

@@ -421,7 +421,15 @@ DIAGNOSES = {
     "backward zeroes every grad first": "held 0.5 before backward() and lost it",
     "backward adds the seed instead of setting it": "not add 1 to it",
     "backward forgets the seed gradient": "must set the root's grad to 1 first",
-    "backward walks the graph leaves first": "reversed(topological_order(self))",
+    "backward walks the graph leaves first": "the _backward calls ran inputs first",
+    "add assigns instead of accumulating": "the second contribution replaced the first",
+    "add forgets its children": "out does not remember x as one of the Values it was made from",
+    "log differentiates with the output": "1/log(x), one over out.data, instead of 1/x",
+    "sigmoid overflows for large negative inputs": (
+        "x.sigmoid() raised OverflowError (math range error) at x = -800: a number on the way "
+        "is too large for a float"
+    ),
+    "recursive topological sort": "it recurses, once per node",
 }
 
 KAHN = """
@@ -535,13 +543,7 @@ CORRECT = [
 
 # Broken variants whose report does not yet name the mistake in words of its own (issue 29
 # works this list down to empty; a variant leaves it with a says row).
-UNDIAGNOSED = [
-    "add assigns instead of accumulating",
-    "add forgets its children",
-    "log differentiates with the output",
-    "sigmoid overflows for large negative inputs",
-    "recursive topological sort",
-]
+UNDIAGNOSED: list[str] = []
 
 SET = VariantSet(
     1,

@@ -442,47 +442,90 @@ DTYPE_DIAGNOSES = [
 ]
 
 
+# each variant's words: what its task's first failing check must say (the mistake named)
+DIAGNOSES = {
+    "sub passes +grad to b": "b received grad_output as it is: b enters a − b with a minus sign",
+    "neg passes the gradient unchanged": "−a passed grad_output on unchanged",
+    "mul pairs each input with itself": "a's gradient was computed from a itself",
+    "div forgets the square": "b is not squared: ∂(a/b)/∂b = −a/b², not −a/b",
+    "pow forgets the factor n": "aⁿ⁻¹ without the factor n",
+    "pow without the n = 0 case": "0·a⁻¹ is nan at a = 0 (0 times infinity): a⁰ = 1 is a constant",
+    "pow's derivative as n * a**n / a, nan at a zero base": "n·aⁿ/a divides by a, which is 0 here",
+    "mul computes with the arrays of its inputs": "does not depend on the op's inputs in the graph",
+    "neg negates grad_output in place": "the local backward wrote into grad_output's array",
+    "exp detaches the saved input": "does not depend on the op's inputs in the graph",
+    "relu passes the gradient at the kink": "the gradient passed where a = 0: relu'(0) is 0",
+    "matmul squeezes every size-1 axis": "a's own size-1 axes were squeezed away too",
+    "max(dim) unsqueezes even with keepdim=True": (
+        "with keepdim=True, grad_output still has the reduced axis, and one more size-1 axis "
+        "was added"
+    ),
+    "indexing backward on arrays instead of ScatterAdd": (
+        "is not computed from grad_output with Tensor operations"
+    ),
+    "exp ignores the upstream gradient": (
+        "is the local derivative alone: grad_output, the upstream gradient, is not multiplied in"
+    ),
+    "sqrt forgets the 2": "1/√a instead of 1/(2√a): the 2 is missing",
+    "tanh' written as 1 - tanh": "1 − tanh(a) instead of 1 − tanh²(a)",
+    "sigmoid' as exp(-a) / (1 + exp(-a))², nan where exp overflows (a = -800)": (
+        "σ′ was computed through exp(−a), which overflows to inf"
+    ),
+    "sigmoid' as exp(a) / (1 + exp(a))², nan where exp overflows (a = 800)": (
+        "σ′ was computed through exp(a), which overflows to inf"
+    ),
+    "relu passes the gradient at kinks inside a tensor (a 0-d or 1-D kink only)": (
+        "relu'(0) is 0 at every kink"
+    ),
+    "max(dim) splits a tie along dim, as max() does": "a tie along dim was shared out",
+    "relu lets gradients through negative inputs": "the gradient passed where a < 0",
+    "matmul transposes with .T, which reverses batch axes too": (
+        "for a batch of matrices (shapes (2, 2, 3) and (2, 3, 4)) the transpose swaps the last "
+        "two axes only"
+    ),
+    "matmul without 1-D operands": "a 1-D operand has no second-to-last axis",
+    "matmul transposes batches as if they were 3-D": (
+        "for a batch of matrices (shapes (2, 3, 2, 3) and (2, 3, 3, 4)) the transpose swaps the"
+        " last two axes only"
+    ),
+    "exp's gradient in NumPy, attached to the graph with * 0": (
+        "(the pull-back ran Add.backward, Mul.backward, Sum.backward)"
+    ),
+    "mean forgets to divide by n": "the mean's gradient is not divided by the number of elements",
+    "mean puts a single reduced axis back at the end": (
+        "the reduced axis (dim=0) is not back in place"
+    ),
+    "sum forgets the reduced axes": "the reduced axis (dim=1) is not back in place",
+    "max gives every tie the full gradient": "each tied maximum received the whole gradient",
+    "max(dim) ignores keepdim=False": "the reduced axis (dim=1) is not back in place",
+    "permute back with the same permutation": (
+        "is grad_output's shape (3, 4, 2) permuted by the same dims again"
+    ),
+    "transpose back with .T, which reverses every axis": (
+        "is grad_output's shape (3, 2, 4) with every axis reversed (.T)"
+    ),
+    "transpose's gradient in NumPy, attached to the graph with * 0": (
+        "(the pull-back ran Add.backward, Mul.backward, Sum.backward)"
+    ),
+    "indexing assigns instead of adding": (
+        "an element picked more than once received only one of its gradients"
+    ),
+    "be the engine keeps one share of r's gradient": (
+        "r is used twice in s = r * r, and only one of its two gradients reached it"
+    ),
+}
+
+
 # Broken variants whose report does not yet name the mistake in words of its own (issue 29
 # works this list down to empty; a variant leaves it with a says row).
-UNDIAGNOSED = [
-    "sub passes +grad to b",
-    "neg passes the gradient unchanged",
-    "mul pairs each input with itself",
-    "div forgets the square",
-    "pow forgets the factor n",
-    "pow without the n = 0 case",
-    "pow's derivative as n * a**n / a, nan at a zero base",
-    "mul computes with the arrays of its inputs",
-    "neg negates grad_output in place",
-    "exp detaches the saved input",
-    "relu passes the gradient at the kink",
-    "matmul squeezes every size-1 axis",
-    "max(dim) unsqueezes even with keepdim=True",
-    "indexing backward on arrays instead of ScatterAdd",
-    "exp ignores the upstream gradient",
-    "sqrt forgets the 2",
-    "tanh' written as 1 - tanh",
-    "sigmoid' as exp(-a) / (1 + exp(-a))², nan where exp overflows (a = -800)",
-    "sigmoid' as exp(a) / (1 + exp(a))², nan where exp overflows (a = 800)",
-    "relu passes the gradient at kinks inside a tensor (a 0-d or 1-D kink only)",
-    "max(dim) splits a tie along dim, as max() does",
-    "relu lets gradients through negative inputs",
-    "matmul transposes with .T, which reverses batch axes too",
-    "matmul without 1-D operands",
-    "matmul transposes batches as if they were 3-D",
-    "exp's gradient in NumPy, attached to the graph with * 0",
-    "mean forgets to divide by n",
-    "mean puts a single reduced axis back at the end",
-    "sum forgets the reduced axes",
-    "max gives every tie the full gradient",
-    "max(dim) ignores keepdim=False",
-    "permute back with the same permutation",
-    "transpose back with .T, which reverses every axis",
-    "transpose's gradient in NumPy, attached to the graph with * 0",
-    "indexing assigns instead of adding",
-    "be the engine keeps one share of r's gradient",
-]
+UNDIAGNOSED: list[str] = []
 
 SET = VariantSet(
-    2, "broken", VARIANTS, CORRECT, says=DTYPE_DIAGNOSES, least=(10, 0), undiagnosed=UNDIAGNOSED
+    2,
+    "broken",
+    VARIANTS,
+    CORRECT,
+    says=DTYPE_DIAGNOSES + list(DIAGNOSES.items()),
+    least=(10, 0),
+    undiagnosed=UNDIAGNOSED,
 )

@@ -296,27 +296,64 @@ CORRECT = [
 ]
 
 
+# each variant's words: what its task's first failing check must say (the mistake named)
+DIAGNOSES = {
+    "unbroadcast forgets stretched axes": "broadcasting stretched it, and it was not summed",
+    "unbroadcast drops stretched axes": "the stretched size-1 axes were summed away",
+    "unbroadcast sums with an empty dim": "sum(dim=()) sums every axis",
+    "unbroadcast averages the leading axes": "the leading axes were averaged, not summed",
+    "unbroadcast sums one leading axis": "only 1 of grad's 2 leading axes",
+    "unbroadcast aligns from the left": (
+        "axis 0 of (1,) (size 1) lines up with grad's axis 1 (size 3), counting from the right"
+    ),
+    "unbroadcast sums the arrays": "the result is not recorded by the graph as computed from grad",
+    "unbroadcast makes a new leaf of a NumPy sum": (
+        "the result is not recorded by the graph as computed from grad"
+    ),
+    "unbroadcast hides a NumPy sum behind a zero": (
+        "the graph recorded for the result is not the sum it should be"
+    ),
+    "unbroadcast keeps leading axes of size 1: (1, 3) -> (1, 3), not (3,)": (
+        "grad's leading axis, which broadcasting put in front of (), was not summed away"
+    ),
+    "unbroadcast reads the stretched axes off grad before dropping its leading axes": (
+        "axis 0 of (1,) (size 1) lines up with grad's axis 1 (size 3), counting from the right"
+    ),
+    "unbroadcast forgets 0-d shapes": (
+        "grad's leading axis, which broadcasting put in front of (), was not summed away"
+    ),
+    "broadcast_to's backward leaves the summing to the seam": (
+        "it is grad_output's shape, as it came, not summed back to a's shape"
+    ),
+    "sum_to_size's backward does not broadcast": (
+        "it is grad_output's shape, as it came, not broadcast back to a's shape"
+    ),
+    "broadcast_to's backward computes on the array": (
+        "is not computed from grad_output with Tensor operations"
+    ),
+    "broadcast_to's backward in NumPy, attached to the graph with * 0": (
+        "(the pull-back ran Add.backward, Mul.backward, Sum.backward)"
+    ),
+    "expand keeps the size of the wrong axis": (
+        "the -1 at position 1 became 1, but it lines up with a's axis 0 (size 3)"
+    ),
+    "expand lets -1 name a new axis": (
+        "expected an exception, but none was raised: a -1 keeps the size of a's axis it lines "
+        "up with, and a new leading axis lines up with none"
+    ),
+}
+
+
 # Broken variants whose report does not yet name the mistake in words of its own (issue 29
 # works this list down to empty; a variant leaves it with a says row).
-UNDIAGNOSED = [
-    "unbroadcast forgets stretched axes",
-    "unbroadcast drops stretched axes",
-    "unbroadcast sums with an empty dim",
-    "unbroadcast averages the leading axes",
-    "unbroadcast sums one leading axis",
-    "unbroadcast aligns from the left",
-    "unbroadcast sums the arrays",
-    "unbroadcast makes a new leaf of a NumPy sum",
-    "unbroadcast hides a NumPy sum behind a zero",
-    "unbroadcast keeps leading axes of size 1: (1, 3) -> (1, 3), not (3,)",
-    "unbroadcast reads the stretched axes off grad before dropping its leading axes",
-    "unbroadcast forgets 0-d shapes",
-    "broadcast_to's backward leaves the summing to the seam",
-    "sum_to_size's backward does not broadcast",
-    "broadcast_to's backward computes on the array",
-    "broadcast_to's backward in NumPy, attached to the graph with * 0",
-    "expand keeps the size of the wrong axis",
-    "expand lets -1 name a new axis",
-]
+UNDIAGNOSED: list[str] = []
 
-SET = VariantSet(3, "broken", VARIANTS, CORRECT, least=(8, 0), undiagnosed=UNDIAGNOSED)
+SET = VariantSet(
+    3,
+    "broken",
+    VARIANTS,
+    CORRECT,
+    says=list(DIAGNOSES.items()),
+    least=(8, 0),
+    undiagnosed=UNDIAGNOSED,
+)

@@ -172,7 +172,13 @@ def _input(name: str) -> list[Field]:
     """What input ``name`` received: its grad, and whether it is one of out._prev."""
     return [
         Field(f"grads.{name}", f"{name}.grad", *EXACT),
-        Field(f"in_prev.{name}", f"{name} in out._prev", expected=lambda case: True),
+        Field(
+            f"in_prev.{name}",
+            f"{name} in out._prev",
+            expected=lambda case: True,
+            says=f"out does not remember {name} as one of the Values it was made from, so "
+            f"backward() can never reach {name}",
+        ),
     ]
 
 
@@ -192,7 +198,38 @@ def unary_case(label: str, op: str, a: float, g: float, presets: dict[str, float
     ``out._backward()``."""
     f, d = UNARY[op]
     inputs = {"op": op, "a": a, "g": g, "presets": presets}
+    if op in FAR_OUT and abs(a) >= 100:  # where a formula through exp overflows: named
+        inputs["catch"] = True
     return Case(label, inputs, step_expected(f(a), {"x": d(a)}, g, presets))
+
+
+# the ops whose value far out is a float though exp of the input is not (e^710 > 1.8e308):
+# what they tend to, by the sign of x
+FAR_OUT = {"tanh": ("−1", "1"), "sigmoid": ("0", "1")}
+
+
+def _far_words(case: Case, got) -> dict[str, str]:
+    op, a = case.inputs["op"], case.inputs["a"]
+    limit = FAR_OUT[op][a > 0]
+    if isinstance(got, dict) and got.get("error") == "OverflowError":
+        why = (
+            f"a number on the way is too large for a float (exp of a number above about 709 "
+            f"is beyond 1.8e308), though {op}({a:g}) itself is {limit} to a float's precision: "
+            "nothing on the way may overflow (§5)"
+        )
+    else:
+        why = f"{op}(x) is a float for every x, {limit} this far out"
+    return {"why": why}
+
+
+# x.tanh() or x.sigmoid() far out: an error raised where the answer is a float
+far_verdict = rules(
+    (
+        lambda case, got: isinstance(got, dict) and "raised_in" in got,
+        "{got[raised_in]} raised {got[error]} ({got[message]}) at x = {case.inputs[a]:g}: {why}",
+    ),
+    facts=lambda case, got: _far_words(case, got) if case.inputs.get("catch") else {},
+)
 
 
 # -- task 1.4: x ** n, and the rule at a zero base (§4) --------------------------------------
@@ -283,7 +320,13 @@ SAME_VALUE = {  # x op x
 
 # op: the usual wrong local derivatives, as (what went wrong, the wrong derivative at a)
 WRONG_LOCALS: dict[str, list[tuple[str, Callable[[float], float]]]] = {
-    "log": [("log(x) instead of 1/x", math.log)],
+    "log": [
+        ("log(x) instead of 1/x", math.log),
+        (
+            "1/log(x), one over out.data, instead of 1/x: one over the input",
+            lambda a: 1 / math.log(a),
+        ),
+    ],
     "tanh": [
         ("1 − tanh(x) instead of 1 − tanh²(x)", lambda a: 1 - math.tanh(a)),
         ("tanh(x) instead of 1 − tanh²(x)", math.tanh),
@@ -398,6 +441,9 @@ step_verdict = rules(
     (lambda case, got: True, "{problem}"),
     facts=_step_facts,
 )
+
+# a unary op's step: an error far out named (``far_verdict``), then the step's values
+unary_verdict = first(far_verdict, step_verdict)
 
 
 def _power_facts(case: Case, got) -> Any:
@@ -913,8 +959,8 @@ backward_verdict = first(
         (
             _grads_of(lambda preset, times: True, order=1),
             "the _backward calls ran inputs first: a Value must pass its gradient on only after "
-            "every Value that uses it has added its share, so run them in "
-            "reversed(topological_order(self)) (§7)",
+            "every Value that uses it has added its share: from the root back to the leaves, "
+            "the topological order reversed (§7)",
         ),
         (
             _unseeded,

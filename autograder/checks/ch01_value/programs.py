@@ -32,7 +32,8 @@ class StepResult(TypedDict, total=False):
 
 class PowerRaised(TypedDict, total=False):
     """What ``power`` met at a zero base where a call raised: which call ("x ** n" or
-    "out._backward()"), the error's type and message, and out.data where x ** n returned."""
+    "out._backward()"), the error's type and message, and out.data where x ** n returned;
+    and what ``unary`` met far out ("x.tanh()" or "out._backward()")."""
 
     raised_in: str
     error: str
@@ -162,10 +163,22 @@ def power(
     return step["value"]
 
 
-def unary(sp, op: str, a: float, g: float, presets: dict[str, float]) -> StepResult:
+def unary(
+    sp, op: str, a: float, g: float, presets: dict[str, float], catch: bool = False
+) -> StepResult | PowerRaised:
+    """x.op(), then one step by hand. With ``catch`` (far out, where a formula through exp
+    overflows), what x.op() or out._backward() raised comes back for the verdict to name."""
     x = sp.Value(a)
     x.grad = presets.get("x", 0.0)
-    return _step(sp, getattr(x, op)(), g, x=x)
+    if not catch:
+        return _step(sp, getattr(x, op)(), g, x=x)
+    out = attempt(lambda: getattr(x, op)())
+    if out["error"]:
+        return {"raised_in": f"x.{op}()", "error": out["error"], "message": out["message"]}
+    step = attempt(lambda: _step(sp, out["value"], g, x=x))
+    if step["error"]:
+        return {"raised_in": "out._backward()", "error": step["error"], "message": step["message"]}
+    return step["value"]
 
 
 # -- tasks 1.7 and 1.8: graphs, and local derivatives supplied here -------------------------

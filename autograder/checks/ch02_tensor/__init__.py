@@ -33,11 +33,12 @@ import numpy as np
 
 from ...harness.api import Case, Check, Verdict, show
 from ...harness.gradcheck import sum_to
-from ...harness.table import Field, Fields, each, first, rules, where
+from ...harness.table import Field, Fields, Mistake, each, first, rules, where
 from . import programs
 from .cases import engine_case, op_case, op_cases, second_order_cases
 from .catalog import CATALOG, TITLES
 from .expected import ErrorExpected, OpExpected, SecondOrderExpected
+from .mistakes import LOCAL_MISTAKES, raised_words, shape_words
 
 __all__ = [
     "CHECKS",
@@ -143,6 +144,15 @@ def _locals(case: Case, got: Any) -> list[tuple[Case, Any]]:
     return parts
 
 
+def _without_upstream(case: Case, got: Any) -> bool:
+    """Whether a local gradient times the upstream gradient g is the right gradient: the
+    local derivative was returned alone (where the shapes let it be told)."""
+    data, g, want = got.get("data"), np.asarray(case.inputs["upstream"]), case.expected.want
+    if not isinstance(data, np.ndarray) or not data.shape == g.shape == want.shape:
+        return False
+    return bool(np.allclose(data * g, want, rtol=1e-6, atol=1e-9)) and not np.allclose(data, want)
+
+
 # an input's local gradient, before the node passes it on: of the input's shape, and computed
 # with Tensor operations, so that the graph records it (chapter 4 takes second derivatives)
 LOCAL_GRAPH = rules(
@@ -150,7 +160,12 @@ LOCAL_GRAPH = rules(
     (
         lambda c, g: not programs.fits(g["shape"], c.expected.want.shape, c.expected.broadcast),
         "∂L/∂{want.name} from the local backward has shape {shape}, but {want.name} has shape "
-        "{want.want.shape}: each gradient has {rule}",
+        "{want.want.shape}{why}: each gradient has {rule}",
+    ),
+    (
+        lambda c, g: not g["from_grad_output"] and _without_upstream(c, g),
+        "∂L/∂{want.name} from the local backward is the local derivative alone: grad_output, "
+        "the upstream gradient, is not multiplied in (the chain rule)",
     ),
     (
         lambda c, g: not g["from_grad_output"],
@@ -169,6 +184,7 @@ LOCAL_GRAPH = rules(
     facts=lambda c, g: {
         "shape": isinstance(g, dict) and tuple(g["shape"]),
         "rule": "a shape it broadcasts to" if c.expected.broadcast else "its input's shape",
+        "why": isinstance(g, dict) and shape_words(c, g),
     },
 )
 
@@ -249,6 +265,7 @@ LOCAL_VALUES = Fields(
             tolerance=tolerance,
         )
     ],
+    mistakes=LOCAL_MISTAKES,
     before=first(
         LOCAL_DTYPE,
         rules(
@@ -292,7 +309,18 @@ NODE = [
             ),
         ),
     ),
-    (Part.LOCAL_BACKWARD, rules((lambda c, g: isinstance(g.get("grads"), str), "{got[grads]}"))),
+    (
+        Part.LOCAL_BACKWARD,
+        rules(
+            (
+                lambda c, g: (
+                    isinstance(g.get("grads"), str) and g.get("raised") and raised_words(c, g)
+                ),
+                "{got[grads]}: {0}",
+            ),
+            (lambda c, g: isinstance(g.get("grads"), str), "{got[grads]}"),
+        ),
+    ),
     (
         Part.INPUTS,
         rules(
@@ -353,7 +381,7 @@ ERROR = rules(
         lambda c, g: (not isinstance(g, dict) or "error" not in g) and (show(g),),
         "expected an exception, received {0}",
     ),
-    (lambda c, g: g["error"] is None, "expected an exception, but none was raised"),
+    (lambda c, g: g["error"] is None, "expected an exception, but none was raised{why}"),
     (
         lambda c, g: c.expected.type and g["error"] != c.expected.type,
         "raised {got[error]}: {got[message]!r}; expected a {want.type}",
@@ -362,6 +390,7 @@ ERROR = rules(
         lambda c, g: " and ".join(t for t in c.expected.naming if t not in g["message"]),
         "raised {got[error]}: {got[message]!r}, which should name {0}",
     ),
+    facts=lambda c, g: {"why": f": {c.expected.why}" if getattr(c.expected, "why", "") else ""},
 )
 
 
@@ -391,12 +420,20 @@ def _engine_cases(rng: np.random.Generator) -> list[Case]:
 
 # task 2.11: the tuple of the two weights' gradients, in float64 (what it returned first: a
 # function that returns something else sends only its type's name)
+ONE_SHARE = (
+    "r is used twice in s = r * r, and only one of its two gradients reached it: a tensor "
+    "used twice receives the sum of both"
+)
 engine_verdict = Fields(
     [
         Field("returned", "returned", expected=lambda case: "tuple"),
         Field("grad_w1", "grad w1", *TOLERANCE["float64"]),
         Field("grad_w2", "grad w2", *TOLERANCE["float64"]),
-    ]
+    ],
+    mistakes=[
+        Mistake("grad_w1", lambda case: case.expected.grad_w1 / 2, ONE_SHARE),
+        Mistake("grad_w2", lambda case: case.expected.grad_w2 / 2, ONE_SHARE),
+    ],
 )
 
 

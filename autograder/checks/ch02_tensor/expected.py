@@ -34,6 +34,7 @@ class ErrorExpected:
 
     naming: list[str]
     type: str = ""
+    why: str = ""  # why an error is due here: named where none was raised
 
 
 @dataclass(frozen=True)

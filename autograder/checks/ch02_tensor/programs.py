@@ -7,6 +7,7 @@ through the graph that backward recorded), and returns what it saw as plain data
 
 from __future__ import annotations
 
+import traceback
 from typing import Any, TypedDict
 
 import numpy as np
@@ -44,6 +45,7 @@ class OpResult(TypedDict, total=False):
     local: list  # LocalGrad, or a sentence where it is not a Tensor
     grads: Any  # what Node.backward handed each input; a sentence where backward failed
     grad_dtypes: list
+    raised: str  # the type of the error the local backward raised (grads: the sentence)
 
 
 class SecondOrder(TypedDict, total=False):
@@ -221,11 +223,11 @@ def _backward(
                 "Tensors instead (-grad_output, not grad_output.data *= -1); in chapter 4 one "
                 "gradient is handed to several nodes"
             )
-        elif broadcast:  # under broadcasting (chapter 3), the op's backward is chapter 2's code
+        else:  # a sentence the verdict shows, with where it was raised (it may add why)
             name = getattr(node.function, "__name__", "the op")
             result["grads"] = f"{name}.backward raised {type(error).__name__}: {error}"
-        else:
-            raise
+            result["grads"] += _raised_at(error)
+            result["raised"] = type(error).__name__
         return result
     raw = raw if isinstance(raw, tuple) else (raw,)
     if len(raw) != len(parents):
@@ -249,6 +251,18 @@ def _backward(
     result["grads"] = [None if r is None else _array(r) for r in grads]
     result["grad_dtypes"] = [None if r is None else str(getattr(r, "dtype", None)) for r in grads]
     return result
+
+
+def _raised_at(error: BaseException) -> str:
+    """ " (chapters/ch02_tensor/matmul.py, line 73)": where the local backward raised, the
+    innermost frame of a ``backward`` in a chapter's package (else of anything there), or ""."""
+    frames = [f for f in traceback.extract_tb(error.__traceback__) if "chapters" in f.filename]
+    if not frames:
+        return ""
+    f = next((f for f in reversed(frames) if f.name == "backward"), frames[-1])
+    path = f.filename.replace("\\", "/")
+    path = path[path.rindex("chapters/") :] if "chapters/" in path else path
+    return f" ({path}, line {f.lineno})"
 
 
 def _local(sp, grad: Any, g: Any, parents: tuple, function: Any) -> LocalGrad | str:

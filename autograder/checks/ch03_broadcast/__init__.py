@@ -30,13 +30,15 @@ smallest failing pair.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...harness.api import Blocked, Case, Check, Verdict, show
-from ...harness.table import Field, Fields, first, rules, where
+from ...harness.gradcheck import sum_to
+from ...harness.table import Field, Fields, Mistake, first, rules, where
 from ..ch02_tensor import (
     NODE,
     NodeProblem,
@@ -111,6 +113,50 @@ PROBLEMS = {  # what the unbroadcast program reports, in words
 }
 
 
+def _shape_advice(case: Case, got: Any) -> str:
+    """What a wrong shape from unbroadcast says about its sums, where a usual mistake gives
+    it: stretched axes not summed, or summed away; leading axes kept."""
+    grad, shape = tuple(case.expected.grad_shape), tuple(case.expected.shape)
+    received, lead = tuple(got["shape"]), len(grad) - len(shape)
+    if shape == grad:
+        return (
+            "nothing is to be summed here, and sum(dim=()) sums every axis: a sum over no "
+            "axes is to be skipped"
+        )
+    stretched = [i for i, n in enumerate(shape) if n == 1 and grad[lead + i] != 1]
+    if stretched and received == grad[lead:]:
+        i = stretched[0]
+        return (
+            f"axis {i} of {shape} (size 1) lines up with grad's axis {lead + i} (size "
+            f"{grad[lead + i]}), counting from the right: broadcasting stretched it, and it "
+            "was not summed"
+        )
+    if stretched and received == tuple(n for i, n in enumerate(shape) if i not in stretched):
+        return "the stretched size-1 axes were summed away: a stretched axis keeps its size 1"
+    for k in range(lead):
+        if received == grad[k:lead] + shape and k == 0:
+            axes = "axis" if lead == 1 else f"{lead} axes"
+            return (
+                f"grad's leading {axes}, which broadcasting put in front of {shape}, "
+                f"{'was' if lead == 1 else 'were'} not summed away: a leading axis goes, "
+                "whatever its size"
+            )
+        if received == grad[k:lead] + shape:
+            return (
+                f"only {k} of grad's {lead} leading axes, which broadcasting put in front of "
+                f"{shape}, {'was' if k == 1 else 'were'} summed away: every leading axis goes"
+            )
+    return "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
+
+
+def _averaged(case: Case) -> Any:
+    """unbroadcast's result where the leading axes are averaged instead of summed."""
+    grad, shape = np.asarray(case.inputs["grad"]), tuple(case.expected.shape)
+    lead = grad.ndim - len(shape)
+    n = int(np.prod(grad.shape[:lead])) if lead > 0 else 1
+    return np.asarray(sum_to(grad.astype(np.float64), shape) / n) if n > 1 else None
+
+
 # Task 3.1's ``unbroadcast``: a Tensor of exactly ``shape`` (with advice for the two usual
 # wrong ones) and grad's dtype, the sum, not written into grad, with a graph whose gradient is
 # h broadcast to grad's shape
@@ -123,23 +169,27 @@ unbroadcast_verdict = or_error(
                 lambda c, g: tuple(g["shape"]) != c.expected.shape and (tuple(g["shape"]),),
                 "unbroadcast returned shape {0}, not {want.shape}: {advice}",
             ),
-            facts=lambda c, g: {
-                "advice": "nothing is to be summed here, and sum(dim=()) sums every axis: skip a "
-                "sum over no axes"
-                if c.expected.shape == c.expected.grad_shape
-                else "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
-            },
+            facts=lambda c, g: {"advice": _shape_advice(c, g)},
         ),
         Fields(
             [Field("out", "result", tolerance=tolerance)],
+            mistakes=[
+                Mistake(
+                    "out",
+                    _averaged,
+                    "the leading axes were averaged, not summed: the gradients of the copies "
+                    "add up",
+                )
+            ],
             then=_graph(
                 "the result is not recorded by the graph as computed from grad: sum grad with "
                 "Tensor operations (grad.sum(dim=..., keepdim=...)), not its .data array, so "
                 "that chapter 4 can differentiate a backward pass",
                 "what reaches grad (h broadcast to grad's shape, for a sum of grad)",
                 words="the graph recorded for the result is not the sum it should be: a gradient "
-                "h sent back through it gives {}. Compute the result from grad with Tensor "
-                "operations only",
+                "h sent back through it gives {}. A result computed outside the graph and "
+                "attached to it (+ grad.sum() * 0, say) has the right values but not their "
+                "gradient",
             ),
         ),
     )
@@ -208,9 +258,35 @@ def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast:
 # -- task 3.3: expand, end to end ---------------------------------------------------------------
 
 
+def _asked(case: Case, got: Any) -> tuple | None:
+    """Where broadcast_to refused the shape expand asked for: (that shape, the words for
+    the -1 that became the wrong size, if one did)."""
+    if not isinstance(got, dict) or got.get("problem") != "broadcast":
+        return None
+    found = re.search(r"does not broadcast to \(([\d, ]*)\)", got.get("message", ""))
+    asked = tuple(int(n) for n in found.group(1).replace(",", " ").split()) if found else None
+    sizes, shape = case.inputs["sizes"], np.shape(case.inputs["data"])
+    new = len(sizes) - len(shape)
+    for i, size in enumerate(sizes):
+        if asked and len(asked) == len(sizes) and size == -1 and i >= new:
+            if asked[i] != shape[i - new]:
+                return asked, (
+                    f": the -1 at position {i} became {asked[i]}, but it lines up with a's "
+                    f"axis {i - new} (size {shape[i - new]}), counting from the right"
+                )
+    return (asked or "a shape", "")
+
+
 # Task 3.3's ``expand``: value, dtype, and what reaches a back through the graph
 expand_verdict = or_error(
     first(
+        rules(
+            (
+                _asked,
+                "expand asked broadcast_to for the shape {0}, and it raised RuntimeError "
+                "({got[message]}){1}",
+            )
+        ),
         rules(*_tensor("expand", "a's")),
         Fields(
             [Field("out", "out", tolerance=tolerance)],

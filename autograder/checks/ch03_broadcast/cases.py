@@ -131,6 +131,15 @@ def expand_case(rng: np.random.Generator, shape: Shape, sizes: Shape, dtype: str
     return Case(label, {"data": data, "sizes": list(sizes), "upstream": g}, expected)
 
 
+# why each of expand's error cases must raise: named where it did not
+EXPAND_WHY = {
+    "-1 names a new leading axis": "a -1 keeps the size of a's axis it lines up with, and a "
+    "new leading axis lines up with none, so there is no size to keep",
+    "fewer sizes than axes": "expand never removes an axis, so it needs a size for every axis "
+    "a has",
+}
+
+
 def expand_cases(
     pairs: Sequence[tuple[Shape, Shape]],
     float32_pair: tuple[Shape, Shape],
@@ -150,7 +159,8 @@ def expand_cases(
                 "upstream": np.ones(()),
                 "expect_error": True,
             }
-            out.append(Case(label, inputs, ErrorExpected(naming, "RuntimeError")))
+            why = EXPAND_WHY.get(what, "")
+            out.append(Case(label, inputs, ErrorExpected(naming, "RuntimeError", why)))
         return out
 
     return cases

@@ -17,7 +17,7 @@ from ..ch02_tensor.programs import pull_back
 class Pulled(TypedDict, total=False):
     """What ``unbroadcast`` and ``expand`` observe: the result, and what reached the input
     back through its graph (absent when the result's shape is not upstream's); or a short
-    code for what went wrong (``problem``: "recursion", "wrote into grad")."""
+    code for what went wrong (``problem``: "recursion", "wrote into grad", "broadcast")."""
 
     type_name: str  # type(out).__name__
     shape: list[int]
@@ -25,6 +25,7 @@ class Pulled(TypedDict, total=False):
     out: Any
     pulled_back: Any
     problem: str
+    message: str  # the error's message, where broadcast_to refused expand's shape
 
 
 def unbroadcast(sp, grad: Any, shape: list, upstream: Any = None, expect_error: bool = False):
@@ -53,7 +54,12 @@ def expand(sp, data: Any, sizes: list, upstream: Any, expect_error: bool = False
     a = sp.Tensor(np.asarray(data), requires_grad=True)
     if expect_error:
         return raised(lambda: a.expand(*sizes))
-    out = a.expand(*sizes)
+    try:
+        out = a.expand(*sizes)
+    except RuntimeError as error:  # the shape expand asked broadcast_to for: named
+        if "does not broadcast to" not in str(error):
+            raise
+        return {"problem": "broadcast", "message": str(error)}
     return _with_pull_back(sp, out, upstream, a)
 
 
