@@ -1080,4 +1080,5 @@ SET = VariantSet(
     blocks=[("create_graph that records nothing", "4.6")],
     least=(12, 0),
     undiagnosed=UNDIAGNOSED,
+    tasks=["4.1", "4.2", "4.3", "4.4", "4.5", "4.6"],  # 4.7 and 4.8: ch04_exercises.py
 )

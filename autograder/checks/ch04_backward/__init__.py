@@ -367,13 +367,13 @@ def _hook_runs(case: Case, got: dict) -> tuple[str, int, str] | None:
 _VISITS = rules(  # each vertex with a gradient delivered once, nothing else, no .grad touched
     (
         lambda c, g: g["strangers"],
-        "deliver(v, grad) was called {0} time(s) for a v that is no vertex of the graph: call "
-        "it with the vertex itself (a Node, or a leaf Tensor)",
+        "deliver was called {0} time(s) with something that is no vertex of the graph",
+        "Call deliver with the vertex itself (a Node, or a leaf Tensor) and its gradient",
     ),
     (
         lambda c, g: g.get("touched") and (g["touched"][0],),
-        "{0}.grad changed during backward_pass, whose deliver only recorded: the engine hands "
-        "each gradient to deliver(v, grad) and touches no .grad itself (backward()'s deliver "
+        "{0}.grad changed during backward_pass, whose deliver only recorded: the engine itself "
+        "wrote a .grad, where it only hands each gradient to deliver (backward()'s deliver "
         "accumulates into .grad; autograd.grad's leaves it alone)",
     ),
     (
@@ -383,8 +383,8 @@ _VISITS = rules(  # each vertex with a gradient delivered once, nothing else, no
     ),
     (
         _kind(_delivery, "leaves only"),
-        "{0} was never delivered its gradient, and neither was any other node: deliver(v, grad) "
-        "was called for the leaves only, where it is for every vertex with a gradient, nodes too "
+        "{0} was never delivered its gradient, and neither was any other node: deliver was "
+        "called for the leaves only, where it is for every vertex with a gradient, nodes too "
         "(autograd.grad of a non-leaf, and retain_grad(), read a node's gradient there)",
     ),
     (
@@ -593,8 +593,8 @@ kept_verdict = Fields(  # out.backward(): leaves keep their gradient, retain_gra
     before=rules(
         (
             lambda c, g: next((n for n, x in zip(c.expected.names, g["grads"]) if x is None), None),
-            "{0}.grad is None after backward: the engine delivers each leaf's gradient "
-            "(deliver(v, grad), which adds it to .grad) and never frees a leaf",
+            "{0}.grad is None after backward: the engine delivers each leaf's gradient (to "
+            "deliver, which adds it to .grad) and never frees a leaf",
         )
     ),
 )
