@@ -47,6 +47,8 @@ def test_the_expected_gradients_are_pytorchs() -> None:
     graphs += [cases.wide(rng, 7), cases.constants(rng)]
     graphs += [cases.random_graph(rng, 14, leaves) for leaves in (1, 2, 3, 3)]
     graphs += [
+        cases.diamond(rng, ()),
+        cases.none_returned(rng),
         cases.none_contributions(rng),
         cases.mixed_graph(rng, 18),
         cases.mixed_graph(rng, 22, 2),
@@ -296,3 +298,59 @@ def test_c_equals_a_plus_b_keeps_a_sum_each_when_accumulate_adds_in_place(
     got = programs.aliasing(sp, **case.inputs)
     assert alias_verdict(case, got) is None, got
     assert np.array_equal(got["a_grad"], np.full(2, 3.0)), got
+
+
+def test_a_wrong_probe_is_named_by_where_it_stands() -> None:
+    """4.5's words come from the probe's place in the script (issue 29): inside a block,
+    just after one ended (its own mode kept, the opposite set, or the mode from before a
+    block of its kind nested in it), just after a call."""
+    from autograder.checks.ch04_backward import GRAD_MODE_SCRIPTS, grad_mode_verdict
+    from autograder.checks.ch04_backward.cases import grad_mode_case
+
+    def flipped(script: int, probe: int) -> str:
+        case = grad_mode_case(GRAD_MODE_SCRIPTS[script - 1])
+        got = list(case.expected.probes)
+        got[probe - 1] = not got[probe - 1]
+        return grad_mode_verdict(case, got)
+
+    assert "inside a with no_grad() block" in flipped(1, 2)
+    assert "entering it did not turn recording off" in flipped(1, 2)
+    assert "leaving the block kept its own mode (recording off)" in flipped(1, 3)
+    assert "set the opposite of its own mode (recording on)" in flipped(3, 2)
+    assert "just after the call set_grad_enabled(False) (no with)" in flipped(7, 1)
+    assert "ended by raising" in flipped(10, 4)
+    nested = flipped(12, 3)
+    assert "the mode from before the enable_grad nested in it (recording on)" in nested
+    assert grad_mode_verdict(grad_mode_case(GRAD_MODE_SCRIPTS[0]), [True, False, True]) is None
+
+
+def test_a_vertex_popped_early_is_named_with_the_contributions_it_had() -> None:
+    """4.2 (issue 29's example): the program counts what Node.backward sent to each vertex
+    before its first delivery; a vertex delivered twice, first with 1 of its 2, is named so;
+    where the first pass raised on freed tensors, the early root is named."""
+    import numpy as np
+
+    from autograder.checks.ch04_backward import engine_verdict
+    from autograder.checks.ch04_backward.cases import diamond, engine_case, root_above_root
+
+    rng = np.random.default_rng(3)
+    case = engine_case("a diamond of scalars", diamond(rng, ()), rng)
+    order = case.expected.graph.vertices  # a, b, c, d, out
+    got = {
+        "deliveries": [2, 1, 1, 1, 1],
+        "arrived": [1, 1, 1, 1, 0],
+        "grads": case.expected.grads,
+        "hook_inputs": [],
+        "released": [True] * len(case.expected.graph.nodes),
+        "strangers": 0,
+        "touched": [],
+    }
+    assert order[0] == "a"
+    said = engine_verdict(case, got)
+    assert "a was popped 2 times, first after 1 of its 2 contributions had arrived" in said
+    case = engine_case("roots listed last", root_above_root(rng), rng)
+    assert case.expected.graph.vertices == ["a", "s", "r1", "r2"]
+    got = {"freed_first": "SumBackward: ...", "deliveries": [0, 0, 2, 1]}
+    got["arrived"] = [None, None, 0, 0]  # r1 popped with its seed only, r2 not yet run
+    said = engine_verdict(case, got)
+    assert "r1.grad_fn was popped after 0 of its 2 contributions had arrived" in said
