@@ -48,6 +48,13 @@ must apply them). Nothing the student wrote computes an expectation.
 
 Every check first names a Tensor compared with == in the chapter's code where the run
 raised at that line (``node in ready``: == on a Tensor is elementwise; ``compared_verdict``).
+
+The words name the mistake, on the smallest case that shows it (issue 29); the fix is each
+row's ``recipe``, shown on request. 4.2's program counts what ``Node.backward`` sent each
+vertex before its first delivery, as ``trace_backward`` does, so a vertex popped early is
+named with the contributions it had ("a was popped 2 times, first after 1 of its 2
+contributions had arrived", on a diamond of scalars); 4.5's probes are named by their place
+in the script (``cases.probe_places``).
 """
 
 from __future__ import annotations
