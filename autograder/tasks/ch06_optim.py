@@ -182,7 +182,7 @@ TASKS = [
     ),
     Task(
         "6.11",
-        "TrainingStats: activations, gradients and update ratios during training",
+        "TrainingStats: statistics during training",
         10,
         "§11",
         "__init__: for each (name, module) of self.watched, an empty list in "
