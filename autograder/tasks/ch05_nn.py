@@ -15,6 +15,13 @@ TASKS = [
         "(self._forget(name, keep=...) first); a name already in _parameters, _modules or "
         "_buffers takes the new value there (the given _check_kind has already refused the "
         "wrong kinds); anything else is object.__setattr__(self, name, value).",
+        idea="A module keeps three tables (parameters, children, buffers) so that the walks "
+        "can find what it holds. Ask of each assignment: what kind of thing is the value, and "
+        "is the name already registered somewhere? A name lives in exactly one place, so "
+        "registering it must take it out of every other; a value that is none of these kinds "
+        "stays an ordinary attribute.",
+        see="After a few assignments on a fresh Module, print m._parameters, m._modules, "
+        "m._buffers and vars(m): each name should appear in one of them only.",
     ),
     Task(
         "5.2",
@@ -26,6 +33,15 @@ TASKS = [
         "weight.data.T (+ bias.data). backward, with Tensor operations (twice differentiable): "
         "g @ W, g.T @ x, g.sum(dim=0), each None where ctx.needs_input_grad says so; 2 "
         "gradients without a bias, 3 with.",
+        idea="Linear draws its weight and bias uniformly within ±k, k depending on the "
+        "number of inputs only (the default init). For the backward, write one output "
+        "element as a sum over the inputs and differentiate it by hand: each gradient has "
+        "the shape of what it is the gradient of, the bias's gradient adds up what every "
+        "row of the batch contributes, and the backward must itself be made of recorded "
+        "operations so that it can be differentiated again.",
+        see="On Linear(3, 2) and x of shape (4, 3) in float64, print each gradient's shape "
+        "next to its tensor's; sp.autograd.gradcheck compares your backward with finite "
+        "differences.",
     ),
     Task(
         "5.3",
@@ -37,6 +53,15 @@ TASKS = [
         "_named_members: for each (path, module), each non-None entry of its table, named "
         "'path.name', skipping an object already seen. train: set self.training, then every "
         "child's train(mode); return self.",
+        idea="The model is a tree: named_modules is a depth-first walk that yields a "
+        "module before the modules inside it, building each name from its parent's name and "
+        "the attribute, and yielding an object it has already seen only when asked to; the "
+        "member walks reuse it, table by table, skipping empty entries and tensors already "
+        "yielded (the same object, not the same name). train(mode) must reach every module "
+        "below.",
+        see="print([n for n, _ in model.named_modules()]) on a model of two levels, a shared "
+        "module and a tied weight, next to what you expect; after model.eval(), print each "
+        "module's training flag.",
     ),
     Task(
         "5.4",
@@ -45,6 +70,12 @@ TASKS = [
         "§3",
         "Register every module with self.add_module(str(index), module); Sequential.forward "
         "feeds x through self._modules.values() in order.",
+        idea="A container is a module whose children are named by their position, counting "
+        "from zero, so that they are registered (parameters() and state_dict see them); a "
+        "Sequential calls every one of its registered modules in the order they were added, "
+        "each as a module is called (hooks included), as often as it is held.",
+        see="print(list(seq._modules)) and a forward hook that prints each module's name as "
+        "it runs.",
     ),
     Task(
         "5.5",
@@ -55,6 +86,13 @@ TASKS = [
         "then child.state_dict(destination, prefix + name + '.'). load_state_dict: compare "
         "keys and shapes with self.state_dict(keep_vars=True) first, raise one RuntimeError "
         "listing missing, unexpected keys and size mismatches; then copy into target.data[...].",
+        idea="state_dict is the tree flattened into dotted names: a module's own parameters, "
+        "then its persistent buffers, then each child's under its name, with values cut from "
+        "the graph unless the caller keeps them. Loading is the reverse and all or nothing: "
+        "compare every key and shape with what the model would save before touching "
+        "anything, then copy into the tensors the model already has.",
+        see="print(list(model.state_dict())) next to named_parameters() and named_buffers(); "
+        "load a dict with a key missing and check that nothing changed.",
     ),
     Task(
         "5.6",
@@ -65,6 +103,14 @@ TASKS = [
         "log(Σ exp(shifted)). Save x, set ctx.dim and ctx.out = softmax(x) (an array). "
         "Backward with y = _softmax_of(ctx): softmax "
         "y·(g − Σ g·y); log_softmax g − y·Σ g, sums along ctx.dim with keepdim.",
+        idea="exp overflows for large inputs, and softmax does not change when the same "
+        "number is subtracted from every entry of a slice: choose that number so that the "
+        "largest exponent is 0. Work log_softmax out in that form, with no log of a "
+        "probability that may round to 0. The backward is one vector-Jacobian product per "
+        "slice along dim: every output of a slice depends on every input of it.",
+        see="softmax and log_softmax of [[1000., 0.]] and of a (3, 4) tensor along dim 0; "
+        "sp.autograd.gradcheck on a small float64 input compares your backward with finite "
+        "differences.",
     ),
     Task(
         "5.7",
@@ -74,6 +120,14 @@ TASKS = [
         "log p from the max shift; keep = target != ignore_index; loss = −log p[row, t], mixed "
         "with ε·mean(−log p) for smoothing, 0 where not kept; mean divides by keep.sum(). "
         "Backward: (softmax − q)·keep·g with q = (1−ε)·onehot + ε/C, / count for the mean.",
+        idea="Cross-entropy is the negative log-probability of the target, from the stable "
+        "log_softmax. Ignored targets contribute nothing, neither loss nor gradient, and the "
+        "mean is over the targets that count. Label smoothing mixes the one-hot target with "
+        "a uniform one over all classes. Follow the chain rule through log and softmax: the "
+        "gradient needs no division.",
+        see="A (3, 4) case worked by hand: one row ignored, reduction 'none' then 'mean', with "
+        "and without smoothing; sp.autograd.gradcheck compares your backward with finite "
+        "differences.",
     ),
     Task(
         "5.8",
@@ -83,6 +137,13 @@ TASKS = [
         "xavier: std = gain·√(2/(fan_in + fan_out)); kaiming: std = calculate_gain(nonlinearity,"
         " a)/√fan (fan_in or fan_out by mode). The _normal versions draw N(0, std²); the "
         "_uniform versions U(−√3·std, √3·std). Use _calculate_fan_in_and_fan_out.",
+        idea="Each initialiser keeps the variance of the signal (forward, fan_in) or of the "
+        "gradient (backward, fan_out) the same from layer to layer: a standard deviation "
+        "from the fans and the gain of the nonlinearity. A uniform distribution on ±b has "
+        "standard deviation b/√3. Draw from the generator you are given, or the framework's.",
+        see="Fill a (200, 50) tensor and print its standard deviation (and largest value for "
+        "the uniform ones) next to the formula's; plot_layer_histograms shows the per-layer "
+        "activations of §6.",
     ),
     Task(
         "5.9",
@@ -92,6 +153,12 @@ TASKS = [
         "Not training (or p = 0): return input. p = 1: zeros. Else keep = "
         "rng_of(generator).random(input.shape) >= p and return input * (keep / (1 − p)) as "
         "a Tensor of input's dtype.",
+        idea="In training each element is dropped independently with probability p and "
+        "the kept ones are scaled so that the expected value is unchanged; in eval (or with p "
+        "= 0) the input passes through untouched, drawing nothing. The mask belongs in the "
+        "graph, so the gradient is masked the same way.",
+        see="dropout of ones((4, 5)) with p = 0.5, in training and in eval: print the output "
+        "and the fraction kept over a large tensor.",
     ),
     Task(
         "5.10",
@@ -101,6 +168,12 @@ TASKS = [
         "Training: mean and biased var over axes (keepdim); update running_mean/var in place "
         "with momentum (the var unbiased: × n/(n−1)) and num_batches_tracked += 1. Eval: the "
         "running buffers, reshaped. Then (x − mean)/√(var + eps)·weight + bias.",
+        idea="In training, normalise each channel with the batch's own mean and (biased) "
+        "variance, and fold them into running averages (the variance unbiased there); in "
+        "eval, use the running averages and change nothing. For (N, C, L), a channel's "
+        "statistics run over N and L. The running statistics live outside the graph.",
+        see="Two training batches by hand with NumPy on a BatchNorm1d(3): print running_mean, "
+        "running_var and num_batches_tracked after each, then eval().",
     ),
     Task(
         "5.11",
@@ -110,6 +183,11 @@ TASKS = [
         "order = randperm(n, generator=self.generator).tolist() if shuffle else range(n); "
         "yield self._fetch(order[start:start + batch_size]) for start in range(0, n, "
         "batch_size), stopping before a short last chunk when drop_last.",
+        idea="One epoch visits every item once, in batches of batch_size, in an order drawn "
+        "afresh from the generator for each epoch when shuffling; drop_last drops only a "
+        "final batch that is short.",
+        see="print(list(DataLoader(range(10), batch_size=3, ...))) for two epochs, with and "
+        "without shuffle and drop_last.",
     ),
     Task(
         "5.12",
@@ -120,5 +198,12 @@ TASKS = [
         "data. backward: detached copies of args (requires_grad as the originals), fn again "
         "under _replaying(ctx.rng_state) and enable_grad(), out.backward(grad_output), "
         "return each copy's .grad.",
+        idea="Trade time for memory: the forward runs the segment without recording and "
+        "keeps only its inputs; the backward runs it again, this time recording, on fresh "
+        "copies of the inputs that require grad as the originals did, with the same random "
+        "numbers, and backpropagates through that graph, which also fills the gradients of "
+        "the weights used inside.",
+        see="plot_checkpoint_trade of §11 shows the memory kept; a weak reference to an "
+        "intermediate of fn, checked after the forward, shows whether it was kept.",
     ),
 ]

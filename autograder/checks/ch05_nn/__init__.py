@@ -103,6 +103,7 @@ from .cases import (
     state_dict_case,
     tied_tree,
     train_case,
+    walk_modules,
 )
 
 RTOL, ATOL = 1e-7, 1e-9
@@ -131,6 +132,8 @@ TABLES = [
     ("modules", "_modules", "child module", "a Module"),
     ("buffers", "_buffers", "buffer", "a Tensor"),
 ]
+WORDS = {"param": "Parameter(...)", "module": "Module()", "tensor": "Tensor(...)", "int": "3"}
+WORDS |= {"none": "None", "buffer": "register_buffer(...)"}
 PLACES = {key: words for key, words, _, _ in TABLES} | {"plain": "a plain attribute"}
 
 
@@ -165,8 +168,21 @@ def _placed(case: Case, got: Any) -> dict:
     lost = next((n for n in due if n not in listed), None)
     went = next((f" (it went to {PLACES[t]})" for t in PLACES if lost in got[t]), "")
     found = got["found"] if isinstance(got["found"], dict) else {}
+    left = next((n for n in listed if n not in due), None)
+    last = next((WORDS[a] for a, n in reversed(case.inputs["script"]) if n == left), "")
+    steps = case.inputs["script"]
+    table = next((t for t, w, _, _ in TABLES if w == words), None)
+    ever = [
+        getattr(simulate_registration(steps[: k + 1]), table or "plain") for k in range(len(steps))
+    ]
     return dict(table=words, listed=listed, due=due, lost=lost, went=went) | {
-        "left": next((n for n in listed if n not in due), None),
+        "left": left,
+        "never": left is not None and not any(left in names for names in ever),
+        "why": (
+            f"self.{left} = {last} is not {kind}"
+            if (kind := {"parameters": "a Parameter", "modules": "a Module"}.get(table or ""))
+            else "only register_buffer adds a buffer"
+        ),
         "extra": next((n for n in got["plain"] if n not in want.plain), None),
         "absent": next((n for n in want.plain if n not in got["plain"]), None),
         "moved": next((n for n, step in want.found.items() if found.get(n) != step), None),
@@ -180,6 +196,11 @@ REGISTRATION_VERDICT = first(
     _refusal,
     rules(
         (_is(_placed, "lost"), "{lost!r} is not in {table} after: {want.script}{went}"),
+        (
+            _is(_placed, "never"),
+            "{left!r} went into {table} after: {want.script}, yet nothing registered it there: "
+            "{why}",
+        ),
         (
             _is(_placed, "left"),
             "{left!r} is still in {table} after: {want.script}: a name lives in one place only "
@@ -269,6 +290,8 @@ def _linear_init(case: Case, got: Any) -> dict:
     pattern = shaped and pattern_problem(weight, "uniform", want.scale, WEIGHT)
     k_out = 1 / np.sqrt(n_out) if n_out else 0.0
     swapped = sample and n_out != n_in and abs(float(np.abs(weight).max()) / k_out - 1) < 0.05
+    top = float(np.abs(weight).max()) if sample else 0.0
+    kaiming = sample and abs(top / np.sqrt(6 / n_in) - 1) < 0.05  # kaiming_uniform_'s a = 0
     bias_shaped = _is_shaped(bias, want.bias_shape)
     bias_repeats = bias_shaped and bias.any() and repeats_problem(bias, BIAS)
     bias_sample = bias_shaped and bias.any() and sample_problem(bias, "uniform", want.scale, BIAS)
@@ -282,6 +305,7 @@ def _linear_init(case: Case, got: Any) -> dict:
         | dict(other=_both(_alike(case, got, "first", "other")))
         | dict(next=_both(_alike(case, got, "again", "following")))
         | dict(k=f": in_features={n_in}, not out_features" if swapped else f" = 1/√{n_in}")
+        | dict(kaiming=kaiming)
         | dict(normal=shaped and abs(float(np.std(weight)) - 1) < 0.05 and want.scale < 0.5)
         | dict(bias_shown=show(bias), bias_sample=bias_sample)
         | dict(dtype=next((d for d in got["float32"] if d not in ("float32", "")), None))
@@ -308,6 +332,11 @@ LINEAR_INIT = rules(
         "with k = 1/√in_features = {want.scale:.4g}",
     ),
     (_is(_linear_init, "repeats"), "{repeats}"),
+    (
+        _is(_linear_init, "kaiming"),
+        "{sample}: the bound is √6/√in_features, kaiming_uniform_'s with its default a = 0 "
+        "(PyTorch's Linear draws as kaiming_uniform_ with a = √5, the bound 1/√in_features)",
+    ),
     (_is(_linear_init, "sample"), "{sample} (k = 1/√in_features{k})"),
     (_is(_linear_init, "pattern"), "{pattern}"),
     (
@@ -379,7 +408,7 @@ LINEAR_GRADS = [
     Field("b_grad", "bias.grad", RTOL, ATOL),
 ]
 LINEAR_MISTAKES = [
-    Mistake("y", _without_bias, "the bias is not added: x.data @ weight.data.T + bias.data"),
+    Mistake("y", _without_bias, "the bias is not added"),
     Mistake(
         "x_grad",
         lambda case: _rows(case)[1] @ case.inputs["w"].T,
@@ -438,9 +467,9 @@ SECOND_ORDER = Fields(
         (
             lambda case, got: not all(got.get("recorded", [True])),
             "the gradients LinearFunction.backward returned were not recorded under "
-            "create_graph=True: compute them with Tensor operations on grad_output and the "
-            "saved tensors (g @ W, g.T @ x, g.sum(dim=0)), not on .data arrays, so Linear "
-            "is twice differentiable, as PyTorch's",
+            "create_graph=True: they were computed outside the graph (on .data arrays, or "
+            "from a detached grad_output), so Linear is not twice differentiable, as PyTorch's "
+            "is",
         )
     ),
 )
@@ -498,18 +527,73 @@ def _walked(key: str, call: str) -> Callable[[Case, Any], dict]:
         skipped = [i for _, i in want if i not in seen]
         tree = case.inputs["tree"]
         empty = key == "names" and skipped and tree["modules"][skipped[0]].get("empty")
-        return dict(
-            what=call, shown=show(walk), listed=isinstance(walk, list), names=names, due=due
-        ) | dict(
-            same=names == due and [p[1] for p in pairs] == [p[1] for p in want],
-            deep=deep,
-            short=deep and _last(deep),
-            missing=[n for n in due if n not in names],
-            twice=once and next((ns for ns in seen.values() if len(ns) > 1), None),
-            falsy=FALSY if empty else "",
+        missing = [n for n in due if n not in names]
+        ids = dict(pairs)
+        # a name not yielded, taken for an earlier one with the same last part (another object)
+        alias = next(
+            (
+                (m, n)
+                for m in missing[:1]
+                for n in names
+                if _last(n) == _last(m) and ids.get(n) != dict(want).get(m)
+            ),
+            None,
+        )
+        extra = next((n for n in names if n not in due), None)
+        nones = _none_entries(tree, "buffers" if "buffers" in key else "params")
+        return (
+            dict(what=call, shown=show(walk), listed=isinstance(walk, list), names=names, due=due)
+            | dict(
+                same=names == due and [p[1] for p in pairs] == [p[1] for p in want],
+                deep=deep,
+                short=deep and _last(deep),
+                missing=missing,
+                twice=once and next((ns for ns in seen.values() if len(ns) > 1), None),
+                falsy=FALSY if empty else "",
+            )
+            | dict(
+                dotted=next((n for n in names if n.startswith(".")), None),
+                alias=alias,
+                none=extra if extra in nones or extra in {"model." + n for n in nones} else None,
+                order=call.startswith("named_modules")
+                and sorted(names) == sorted(due)
+                and names != due
+                and _order(names, due),
+            )
         )
 
     return facts
+
+
+def _none_entries(tree: Any, table: str) -> set[str]:
+    """The dotted names of the tree's entries set to None (parameters or buffers)."""
+    found = set()
+    for path, index in walk_modules(tree, dedup=False):
+        for name, tid, *_ in tree["modules"][index][table]:
+            if tid is None:
+                found.add(f"{path}.{name}" if path else name)
+    return found
+
+
+def _order(names: list[str], due: list[str]) -> str:
+    """What is out of order in a walk that yields the right names: a module after one inside
+    it, or (depth first) a module's next sibling before its whole subtree."""
+    parent = {
+        n: max((p for p in due if p != n and (p == "" or n.startswith(p + "."))), key=len)
+        for n in due
+        if any(p != n and (p == "" or n.startswith(p + ".")) for p in due)
+    }
+    late = next((n for n, p in parent.items() if names.index(n) < names.index(p)), None)
+    if late is not None:
+        return (
+            f"yielded {late!r} before {parent[late]!r}, the module holding it: a module comes "
+            "before the modules inside it"
+        )
+    i = next(i for i, (a, b) in enumerate(zip(names, due)) if a != b)
+    return (
+        f"yielded {names[i]!r} before {due[i]!r}: depth first, a module's whole subtree comes "
+        "before its next sibling"
+    )
 
 
 FALSY = (
@@ -524,6 +608,15 @@ def _walk(walked: Callable[[Case, Any], dict], keys: tuple) -> Verdict:
         (lambda case, got: not walked(case, got)["listed"], "{what} gave {shown}"),
         (_is(walked, "same"), None),
         (
+            _is(walked, "dotted"),
+            "{what} gives {dotted!r}: the root's prefix is empty, so its children's names start "
+            "without a dot",
+        ),
+        (
+            _is(walked, "none"),
+            "{what} yielded {none!r}, which is set to None: an entry set to None is not yielded",
+        ),
+        (
             _is(walked, "deep"),
             "{what} gives {short!r} where PyTorch gives {deep!r}: prefix each child's names "
             "with its attribute name and a dot{falsy}",
@@ -535,9 +628,15 @@ def _walk(walked: Callable[[Case, Any], dict], keys: tuple) -> Verdict:
             "of those seen){falsy}",
         ),
         (
+            _is(walked, "alias"),
+            "{what} is missing {alias[0]!r}: it was taken for {alias[1]!r}, which has the same "
+            "name within its module; two tensors are one only when they are the same object",
+        ),
+        (
             _is(walked, "missing"),
             "{what} is missing {missing[0]!r}: expected {due}, received {names}{falsy}",
         ),
+        (_is(walked, "order"), "{what} {order}{falsy}"),
         (lambda case, got: True, "{what}: expected {due}, received {names}{falsy}"),
         keys=keys,
         facts=walked,
@@ -578,7 +677,9 @@ def _trained(case: Case, got: Any) -> dict:
         for i, (a, b) in enumerate(zip(w, g))
     )
     call, i, _ = next((flag for flag in flags if flag[2]), (None, 0, False))
-    return dict(call=call, path=want.paths[i], verb="did not reach" if i else "did not set") | dict(
+    mode = "eval" if call == calls[1] else "training"
+    verb = f"left {want.paths[i]} in {mode} mode" if i else "did not set its own training flag"
+    return dict(call=call, path=want.paths[i], verb=verb) | dict(
         stray=i and i not in want.below and call == calls[2],
         falsy=FALSY if case.inputs["tree"]["modules"][i].get("empty") else "",
     )
@@ -588,7 +689,7 @@ TRAIN = rules(
     (_is(_trained, "stray"), "{call} changed {path}, which is not below it"),
     (
         _is(_trained, "call"),
-        "{call} {verb} {path}: set training on every child, recursively{falsy}",
+        "{call} {verb}: the mode goes down to every module below, recursively{falsy}",
     ),
     (
         lambda case, got: not got["returned_self"],
@@ -613,8 +714,7 @@ CONTAINER = first(
         (
             lambda case, got: not got["names"] and case.expected.names,
             "{kind}'s modules are not registered (its _modules is empty): a plain Python list "
-            "hides them from parameters() and state_dict; register each with "
-            "self.add_module(str(index), module)",
+            "hides them from parameters() and state_dict",
         ),
         (
             lambda case, got: got["names"] != case.expected.names,
@@ -668,8 +768,37 @@ def _state(case: Case, got: Any) -> dict:
     if not deep and missing and "." in missing[0] and _last(missing[0]) in listed:
         deep = missing[0]
     values = zip(keys, got["values"] or [])
-    return dict(due=keys, deep=deep, short=deep and _last(deep), missing=missing) | dict(
-        extra=extra, array=next(((k, v.strip("<>")) for k, v in values if _not_tensor(v)), None)
+    tree = case.inputs["tree"]
+    paths = walk_modules(tree, dedup=False)
+    once = {p for p, _ in walk_modules(tree)}
+    hidden = [
+        f"{p}.{n}" if p else n
+        for p, i in paths
+        for n, b, kept in tree["modules"][i]["buffers"]
+        if b is not None and not kept
+    ]
+    shared = next(
+        (p for p, _ in paths if missing and missing[0].startswith(p + ".") and p not in once), None
+    )
+    return (
+        dict(due=keys, deep=deep, short=deep and _last(deep), missing=missing)
+        | dict(
+            extra=extra, array=next(((k, v.strip("<>")) for k, v in values if _not_tensor(v)), None)
+        )
+        | dict(
+            why=(
+                f": {extra[0]!r} is a non-persistent buffer (registered with persistent=False), "
+                "which state_dict leaves out"
+                if extra and extra[0] in hidden
+                else ""
+            ),
+            shared=(
+                f" ({shared} is a module held under another name too: state_dict lists a shared "
+                "module under each of its names)"
+                if shared
+                else ""
+            ),
+        )
     )
 
 
@@ -692,11 +821,11 @@ STATE_DICT = first(
         ),
         (
             _is(_state, "missing"),
-            "state_dict has no key {missing[0]!r}: expected {due}, received {got[keys]}",
+            "state_dict has no key {missing[0]!r}: expected {due}, received {got[keys]}{shared}",
         ),
         (
             _is(_state, "extra"),
-            "state_dict has a key {extra[0]!r} it must not have: expected {due}",
+            "state_dict has a key {extra[0]!r} it must not have{why}: expected {due}",
         ),
         (
             lambda case, got: got["keys"] != [k for k, _, _ in case.expected.keys],
@@ -759,6 +888,22 @@ LOAD_ERRORS = rules(
         _is(_load, "unnamed"),
         "load_state_dict's error does not name {unnamed[0]!r}: one RuntimeError lists every "
         "missing and unexpected key and every size mismatch; received {got[message]!r}",
+    ),
+    (
+        lambda case, got: (
+            case.expected.error is None
+            and got["error"]
+            and next(
+                (
+                    k
+                    for k, kind, _ in case.expected.keys
+                    if kind == "b" and k in (got["message"] or "")
+                ),
+                None,
+            )
+        ),
+        "load_state_dict({want.what}) raised {got[error]}: {got[message]} (the buffer {0!r} is "
+        "one of the model's keys: they are those of its state_dict, buffers included)",
     ),
     (
         lambda case, got: case.expected.error is None and got["error"],
@@ -831,6 +976,35 @@ def _g_itself(case: Case) -> Any:
     return case.inputs["g"] if case.expected.function == "log_softmax" else None
 
 
+def _summed(where: str) -> Callable[[Case], str]:
+    return lambda case: (
+        f"{case.expected.function}'s backward summed over {where}, not along dim = "
+        f"{case.inputs['dim']}: each slice along dim is a softmax of its own"
+    )
+
+
+def _softmax_grad(
+    case: Case, axis: int | None = -1, diagonal: bool = False, logged: bool = False
+) -> np.ndarray | None:
+    """x.grad of a known mistake: the backward's sum along ``axis`` (None: the whole
+    tensor) where another than dim; softmax's Jacobian diagonal only; log_softmax's backward
+    with its output in place of softmax(x). None where it is no mistake in this case."""
+    x = np.asarray(case.inputs["x"], dtype=np.float64)
+    d, g, softmax = case.inputs["dim"] % x.ndim, case.inputs["g"], case.expected.function
+    y = np.exp(x - x.max(axis=d, keepdims=True))
+    y = y / y.sum(axis=d, keepdims=True)
+    if diagonal:
+        return y * (1 - y) * g if softmax == "softmax" else None
+    if logged:
+        with np.errstate(divide="ignore"):
+            log_y = np.log(y)
+        return g - log_y * g.sum(axis=d, keepdims=True) if softmax != "softmax" else None
+    if (axis is None and x.ndim == 1) or (axis is not None and axis in (d, *range(x.ndim, 9))):
+        return None
+    total = (lambda a: a.sum()) if axis is None else (lambda a: a.sum(axis=axis, keepdims=True))
+    return y * (g - total(g * y)) if softmax == "softmax" else g - y * total(g)
+
+
 OVERFLOW = "exp overflows; subtract the max first (exp(x - max) is at most 1)"
 G_ITSELF = (
     "log_softmax's backward returned g itself: it is g − softmax(x)·Σg (the softmax term is "
@@ -856,7 +1030,29 @@ SOFTMAX = first(
         ),
         (lambda case, got: got["grad"] is None, "{want.function}'s output does not require grad"),
     ),
-    Fields([Field("grad", "x.grad", tolerance=_by_dtype)], [Mistake("grad", _g_itself, G_ITSELF)]),
+    Fields(
+        [Field("grad", "x.grad", tolerance=_by_dtype)],
+        [
+            Mistake("grad", _g_itself, G_ITSELF),
+            Mistake("grad", lambda case: _softmax_grad(case, None), _summed("the whole tensor")),
+            *(
+                Mistake("grad", lambda case, a=a: _softmax_grad(case, a), _summed(f"axis {a}"))
+                for a in range(4)
+            ),
+            Mistake(
+                "grad",
+                lambda case: _softmax_grad(case, diagonal=True),
+                "softmax's backward kept only the Jacobian's diagonal, y(1 − y)·g: each output "
+                "of a slice depends on every input of that slice",
+            ),
+            Mistake(
+                "grad",
+                lambda case: _softmax_grad(case, logged=True),
+                "log_softmax's backward used its own output, log p, where the probabilities p "
+                "belong",
+            ),
+        ],
+    ),
 )
 
 
@@ -902,6 +1098,100 @@ def _ce(case: Case, got: Any) -> dict:
 
 
 SMOOTHING = "label smoothing: (1 − ε)·(−log p_t) + ε·mean over classes of −log p_c"
+
+
+def _ce_wrong(mistake: str) -> Callable[[Case], np.ndarray | None]:
+    """The loss or logits.grad (by the mistake's own field) that cross_entropy computes with
+    ``mistake``, in the case's layout; None where the case cannot tell it from the right one
+    (no ignored row, no smoothing, another reduction)."""
+
+    def wrong(case: Case) -> np.ndarray | None:
+        z, t, i = case.inputs["z"], case.inputs["t"], case.inputs["ignore_index"]
+        eps, reduction, g = case.inputs["smoothing"], case.inputs["reduction"], case.inputs["g"]
+        c = z.shape[0] if z.ndim == 1 else z.shape[1]
+        rows = z.reshape(1, c) if z.ndim == 1 else np.moveaxis(z, 1, -1).reshape(-1, c)
+        flat, m = t.reshape(-1), rows.shape[0]
+        keep = flat != i
+        smoothed = ("smoothing_sum", "smoothing_ignored", "others", "target_only", "onehot")
+        if (mistake in smoothed and not eps) or (mistake in CE_IGNORED and keep.all()):
+            return None
+        if mistake in ("sum_as_mean", "not_divided") and reduction != (
+            "sum" if mistake == "sum_as_mean" else "mean"
+        ):
+            return None
+        shifted = rows - rows.max(axis=1, keepdims=True)
+        log_p = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+        y, tt = np.exp(log_p), np.where(keep, flat, 0)
+        nll = -log_p[np.arange(m), tt]
+        q = np.zeros((m, c))
+        q[np.arange(m), tt] = 1.0
+        if mistake == "others":  # ε over the C − 1 other classes
+            q = (1 - eps) * q + eps * (1 - q) / (c - 1)
+        elif mistake == "target_only":  # 1 − ε on the target, ε/C on the others
+            q = (1 - eps) * q + eps / c * (1 - q)
+        elif mistake == "onehot":  # the target's 1 − ε alone
+            q = (1 - eps) * q
+        else:
+            q = (1 - eps) * q + eps / c
+        loss = -(q * log_p).sum(axis=1)
+        if mistake == "smoothing_sum":
+            loss = (1 - eps) * nll - eps * log_p.sum(axis=1)
+        if mistake == "smoothing_ignored":
+            loss = np.where(keep, loss, -eps * log_p.mean(axis=1))
+        elif mistake != "kept_losses":
+            loss = np.where(keep, loss, 0.0)
+        grad = (y - q) * (1.0 if mistake == "grad_ignored" else keep[:, None])
+        count = max(int(keep.sum()), 1)
+        if reduction == "none":
+            loss, grad = loss.reshape(t.shape), grad * np.asarray(g).reshape(m, 1)
+        else:
+            mean = reduction == "mean" or mistake == "sum_as_mean"
+            loss = np.asarray(loss.sum() / count if mean else loss.sum())
+            grad = grad * g / (count if reduction == "mean" and mistake != "not_divided" else 1)
+        if mistake == "ignores_g":
+            grad = grad / (np.asarray(g).reshape(m, 1) if reduction == "none" else g)
+        shaped = grad.reshape(c) if z.ndim == 1 else np.moveaxis(grad.reshape(*t.shape, c), -1, 1)
+        return loss if mistake in CE_ON_LOSS else shaped
+
+    return wrong
+
+
+CE_LOSS_MISTAKES = [
+    (
+        "kept_losses",
+        "the ignored rows' losses were added: a row whose target is ignore_index adds 0",
+    ),
+    (
+        "smoothing_sum",
+        "the smoothing term sums −log p over the classes where it takes their mean (ε/C each)",
+    ),
+    (
+        "smoothing_ignored",
+        "the ignored rows kept the smoothing term ε·mean(−log p): an ignored row's loss is 0",
+    ),
+    (
+        "others",
+        "the smoothing spread ε over the C − 1 other classes; it goes to all C classes, the target "
+        "included (ε/C each)",
+    ),
+    (
+        "target_only",
+        "the target got 1 − ε and every other class ε/C: the target gets its ε/C too",
+    ),
+    ("sum_as_mean", "reduction='sum' returned the mean"),
+]
+CE_GRAD_MISTAKES = [
+    (
+        "onehot",
+        "the gradient's target q lacks the ε/C that smoothing gives every class (the target "
+        "included)",
+    ),
+    ("grad_ignored", "the ignored rows got a gradient: they add nothing to the loss"),
+    ("not_divided", "the mean's gradient was not divided by the number of rows counted"),
+    ("ignores_g", "the backward ignored grad_output: the gradient is scaled by the incoming g"),
+]
+CE_ON_LOSS = {m for m, _ in CE_LOSS_MISTAKES}
+CE_IGNORED = ("kept_losses", "smoothing_ignored", "grad_ignored")
 COUNTED = (
     "the mean counts ignored targets: divide by the number of rows whose target is not ignore_index"
 )
@@ -930,14 +1220,18 @@ CROSS_ENTROPY = first(
         ),
         (
             lambda case, got: _non_finite(got["loss"], case.expected.loss),
-            "the loss is {shown}: use the max-shifted log-sum-exp (finite at ±1e4)",
+            "the loss is {shown}: exp overflows (or a probability underflows to 0 and its log is "
+            "−inf) without the max-shifted log-sum-exp",
         ),
         keys=("loss", "grad"),
         facts=_ce,
     ),
     Fields(
         [Field("loss", "loss", tolerance=_by_dtype, says=_smoothing(SMOOTHING))],
-        [Mistake("loss", lambda case: case.expected.all_rows, COUNTED)],
+        [
+            Mistake("loss", lambda case: case.expected.all_rows, COUNTED),
+            *(Mistake("loss", _ce_wrong(mistake), says) for mistake, says in CE_LOSS_MISTAKES),
+        ],
     ),
     rules((lambda case, got: got["grad"] is None, "the loss does not require grad")),
     Fields(
@@ -948,7 +1242,8 @@ CROSS_ENTROPY = first(
                 tolerance=_by_dtype,
                 says=_smoothing("the gradient is softmax − q, q = (1 − ε)·onehot + ε/C"),
             )
-        ]
+        ],
+        [Mistake("grad", _ce_wrong(mistake), says) for mistake, says in CE_GRAD_MISTAKES],
     ),
 )
 
@@ -977,6 +1272,8 @@ def _fans(case: Case) -> SimpleNamespace:
         kernel=receptive > 1 and shape[0 if out else 1],
         without_a=nonlinearity == "leaky_relu" and "a" in options,
         bound=case.expected.kind == "uniform" and right / np.sqrt(3),
+        root3=case.expected.kind == "normal" and right * np.sqrt(3),
+        squared=not xavier and abs(gain - 1) > 0.05 and gain**2 / np.sqrt(fan),
     )
 
 
@@ -1001,6 +1298,11 @@ INIT_MISTAKES = [
         lambda s: not s.xavier and s.without_a and gain_of("leaky_relu", 0.01) / np.sqrt(s.fan),
     ),
     ("the bound equal to the std: a uniform on [-b, b] has std b/√3", lambda s: s.bound),
+    (
+        "√3 times the std: a uniform's bound b = √3·std taken as the normal's std",
+        lambda s: s.root3,
+    ),
+    ("the gain squared: gain²/√fan, where the gain enters once", lambda s: s.squared),
 ]
 
 
@@ -1109,6 +1411,9 @@ def _call(case: Case, got: Any) -> dict:
     return (
         dict(shown=show(got["out"]), unchanged=unchanged, inverse=inverse, keep=1 - p)
         | dict(still=unchanged and not near(out, x), drew=unchanged and moved)
+        | dict(scaled=unchanged and p and near(out, x * (1 - p)) and not near(out, x))
+        | dict(whole=0 < p < 1 and x.size >= 100 and (kept.all() or not kept.any()))
+        | dict(which="all" if kept.all() else "none")
         | dict(where="Dropout" if case.inputs["module"] else "dropout")
         | dict(mode="in eval()" if not case.expected.training else "with p = 0")
         | dict(as_x=kept.any() and kept_as[0], unscaled=not kept_as[1])
@@ -1128,6 +1433,11 @@ DROPOUT_CALL = rules(
     (
         lambda case, got: got["dtype"] != case.inputs["dtype"],
         "{where} of a {case.inputs[dtype]} input returned {got[dtype]}",
+    ),
+    (
+        _is(_call, "scaled"),
+        "{where} {mode} scaled the input by 1 − p = {keep:.4g}: it must return the input "
+        "unchanged (the 1/(1 − p) of training already keeps the expected value)",
     ),
     (_is(_call, "still"), "{where} still drops {mode}: it must return the input unchanged"),
     (
@@ -1153,6 +1463,11 @@ DROPOUT_CALL = rules(
         "the kept elements are not independent: {pattern}: draw one Bernoulli(1 − p) number "
         "per element, for the whole shape (rng.random(input.shape) >= p), not a fixed pattern "
         "or one mask reused along an axis",
+    ),
+    (
+        _is(_call, "whole"),
+        "dropout kept {which} of the {want.x.size} elements with p = {want.p}: one draw decided "
+        "the whole tensor, where each element is kept or dropped by a draw of its own",
     ),
     (
         _is(_call, "off"),
@@ -1273,6 +1588,42 @@ def _if_affine(key: str) -> Any:
     return lambda case: getattr(case.expected, key) if case.expected.options["affine"] else None
 
 
+def _bn_wrong(
+    key: str, unbiased: bool = False, plus_eps: bool = False, n_batch: bool = False
+) -> Callable[[Case], list | None]:
+    """The list ``key`` ("outs", "running_mean" or "running_var") that BatchNorm computes
+    with a known mistake: normalising with the unbiased variance, eps added to √var,
+    running_var's n/(n − 1) with n the batch size (N, not N·L), momentum None taken as 0.1
+    (``key`` alone). None where the case cannot tell it apart."""
+
+    def wrong(case: Case) -> list | None:
+        o, xs = case.expected.options, case.inputs["xs"]
+        momentum, eps = o["momentum"], o["eps"]
+        if (n_batch and xs[0].ndim == 2) or (key != "outs" and not o["track_running_stats"]):
+            return None
+        if key != "outs" and not (n_batch or momentum is None):
+            return None
+        axes, view = ((0,), (1, -1)) if xs[0].ndim == 2 else ((0, 2), (1, -1, 1))
+        w, b = np.reshape(case.inputs["w"], view), np.reshape(case.inputs["b"], view)
+        rm, rv, found = np.zeros(len(w.reshape(-1))), np.ones(len(w.reshape(-1))), []
+        for k, x in enumerate(xs):
+            n = x.size // x.shape[1]
+            mean, var = x.mean(axis=axes), x.var(axis=axes)
+            if key == "outs":
+                v = (var * n / (n - 1) if unbiased else var).reshape(view)
+                std = np.sqrt(v) + eps if plus_eps else np.sqrt(v + eps)
+                found.append((x - mean.reshape(view)) / std * w + b)
+                continue
+            m = (0.1 if momentum is None else momentum) if not n_batch else momentum
+            m = 1.0 / (k + 1) if m is None else m
+            count = x.shape[0] if n_batch else n
+            rm, rv = (1 - m) * rm + m * mean, (1 - m) * rv + m * var * count / (count - 1)
+            found.append((rm if key == "running_mean" else rv).copy())
+        return found
+
+    return wrong
+
+
 NORMALISE = "normalise with the batch's mean and biased variance"
 BN_RUNNING = [
     Mistake(
@@ -1285,6 +1636,28 @@ BN_RUNNING = [
         _biased_running_var,
         "running_var keeps the biased variance: multiply the batch's by n/(n − 1) for the "
         "running average",
+    ),
+    Mistake(
+        "outs.*",
+        _bn_wrong("outs", unbiased=True),
+        "normalised with the unbiased variance (÷ (n − 1)); training normalises with the "
+        "batch's biased variance (÷ n)",
+    ),
+    Mistake(
+        "outs.*",
+        _bn_wrong("outs", plus_eps=True),
+        "eps was added to the standard deviation, √var + eps; it belongs under the root",
+    ),
+    Mistake(
+        "running_var.*",
+        _bn_wrong("running_var", n_batch=True),
+        "running_var's n/(n − 1) took n as the batch size; n is the number of values averaged "
+        "per channel (N·L for an (N, C, L) batch)",
+    ),
+    Mistake(
+        "running_mean.*",
+        _bn_wrong("running_mean"),
+        "momentum=None was taken as 0.1; None means a cumulative average (momentum 1/k at batch k)",
     ),
 ]
 
@@ -1402,8 +1775,23 @@ def _epoch(case: Case, got: Any) -> dict:
         | dict(again=bool(e) and g == epochs[0], shuffled=e is not None and case.inputs["shuffle"])
         | dict(epoch=f" in epoch {(e or 0) + 1}" if len(want) > 1 else "", n=len(epochs))
         | dict(due_n=len(want))
+        | dict(
+            full=case.expected.drop_last
+            and bool(w)
+            and g == w[:-1]
+            and len(w[-1]) == case.expected.batch_size
+            and show(w[-1]),
+            reshuffled=bool(e)
+            and [i for b in g for i in b]
+            == _permuted([i for b in epochs[e - 1] for i in b], [i for b in w for i in b]),
+        )
         | dict(randperm=randperm or "randperm(n) from the global generator (manual_seed)")
     )
+
+
+def _permuted(order: list, by: list) -> list | None:
+    """``order`` taken in the order of the permutation ``by`` (None where it is not one)."""
+    return [order[j] for j in by] if sorted(by) == list(range(len(order))) else None
 
 
 def _rows_belong(case: Case, got: Any) -> bool:
@@ -1437,11 +1825,21 @@ LOADER = rules(
         _is(_epoch, "dropped"),
         "item {item} appeared{epoch}, but drop_last=True drops the short last batch",
     ),
+    (
+        _is(_epoch, "full"),
+        "drop_last=True dropped the last batch {full}, which is full: only a short last batch "
+        "is dropped",
+    ),
     (_is(_epoch, "never"), "item {item} never appeared{epoch}: every item once per epoch"),
     (_is(_epoch, "resized"), "the batch sizes{epoch} are {sizes}, expected {due_sizes}"),
     (
         _is(_epoch, "again"),
         "every epoch has the same order: draw a new randperm from the generator per epoch",
+    ),
+    (
+        _is(_epoch, "reshuffled"),
+        "the order{epoch} is the last epoch's order shuffled again, where each epoch draws a "
+        "permutation of 0 … n − 1 afresh",
     ),
     (
         _is(_epoch, "shuffled"),
@@ -1464,9 +1862,14 @@ def _checkpoint(case: Case, got: Any) -> dict:
     """The first input given a gradient it is not due, the first due one given None."""
     grads = [(name, want, got["grads"].get(name)) for name, want in case.expected.grads.items()]
     extra = next((n for n, want, got in grads if want is None and np.any(got)), None)
+    lost = [n for n, w, g in grads if w is not None and g is None]
+    due = [n for n, w, _ in grads if w is not None]
     return {
         "extra": extra,
-        "lost": next((n for n, w, g in grads if w is not None and g is None), 0),
+        "lost": lost[0] if lost else 0,
+        "all": len(lost) == len(due),
+        "inputs": lost == ["x"] and case.expected.kind != "args",
+        "inside": lost and "x" not in lost and case.expected.kind != "args",
     }
 
 
@@ -1477,8 +1880,8 @@ TWICE = (
 
 
 REPLAY = (
-    "the recomputation must draw the same random numbers: run fn again under "
-    "_replaying(ctx.rng_state)"
+    "the recomputation must draw the same random numbers as the forward did: fn ran again "
+    "on other random numbers"
 )
 
 
@@ -1502,10 +1905,22 @@ CHECKPOINT = first(
     rules(
         (_is(_checkpoint, "extra"), "{extra}, which does not require grad, received a gradient"),
         (
-            _is(_checkpoint, "lost"),
-            "{lost}.grad is None: backward runs with grad mode off, so the rerun of fn recorded "
-            "nothing: run fn again under enable_grad()",
+            _is(_checkpoint, "inputs"),
+            "x.grad is None while the weights inside fn got theirs: the inputs fn runs on again "
+            "did not require grad, so nothing reached them",
         ),
+        (
+            _is(_checkpoint, "inside"),
+            "{lost}.grad is None though x.grad arrived: a weight fn uses gets its .grad only "
+            "from a backward pass through the recomputed graph; gradients returned for the "
+            "inputs alone leave it None",
+        ),
+        (
+            _is(_checkpoint, "all"),
+            "{lost}.grad is None, and so is every gradient: backward runs with grad mode off, "
+            "so the rerun of fn recorded nothing: run fn again under enable_grad()",
+        ),
+        (_is(_checkpoint, "lost"), "{lost}.grad is None, but {lost} requires grad"),
         facts=_checkpoint,
     ),
     _checkpoint_grads,

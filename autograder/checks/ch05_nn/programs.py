@@ -282,7 +282,13 @@ def linear_forward(
     for p, need in zip(params, needs[1:]):
         p.requires_grad_(bool(need))
     xt = tensor(sp, x, requires_grad=bool(needs[0]))
-    y = lin(xt)
+    try:
+        y = lin(xt)
+    except NotImplementedError:
+        raise
+    except Exception as error:  # raised again where it was (its frames kept), with a hint
+        _add_hint(error, _forward_hint(str(error), w.shape, b is None))
+        raise
     result = {"y": tensor_values(y), "requires_grad": bool(getattr(y, "requires_grad", False))}
     result.update(x_grad=None, w_grad=None, b_grad=None)
     if not result["requires_grad"]:
@@ -299,13 +305,30 @@ def linear_forward(
     except NotImplementedError:
         raise
     except Exception as error:  # raised again where it was (its frames kept), with a hint
-        hint = _linear_hint(str(error), w.shape)
-        if hint and len(error.args) == 1 and isinstance(error.args[0], str):
-            error.args = (f"{error.args[0]} ({hint})",)
+        _add_hint(error, _linear_hint(str(error), w.shape))
         raise
     result.update(x_grad=tensor_values(xt.grad), w_grad=tensor_values(lin.weight.grad))
     result["b_grad"] = tensor_values(lin.bias.grad) if b is not None else None
     return result
+
+
+def _add_hint(error: Exception, hint: str) -> None:
+    """``hint`` added to the error's message (where it is one string)."""
+    if hint and len(error.args) == 1 and isinstance(error.args[0], str):
+        error.args = (f"{error.args[0]} ({hint})",)
+
+
+def _forward_hint(error: str, shape: tuple, no_bias: bool) -> str:
+    """A known mistake of LinearFunction.forward, named from the error it led to."""
+    n_out, n_in = shape
+    if no_bias and "NoneType" in error:
+        return "this Linear has no bias (bias=False): the forward added the bias all the same"
+    if any(text in error for text in ("mismatch", "cannot be multiplied", "not aligned")):
+        return (
+            f"the weight is stored (out, in) = {(n_out, n_in)}: the forward multiplied x by it "
+            "as stored, not by its transpose"
+        )
+    return ""
 
 
 def _linear_hint(error: str, shape: tuple) -> str:
@@ -324,7 +347,11 @@ def _linear_hint(error: str, shape: tuple) -> str:
             "the bias gradient sums over the batch (axis 0): g.sum(dim=0)",
         ),
         ("does not require grad", "backward's gradients must be recorded: Tensor operations"),
-        ("cannot be multiplied", "∂L/∂x = g W: (N, out)(out, in); ∂L/∂W = gᵀx: (out, N)(N, in)"),
+        (
+            "cannot be multiplied",
+            "∂L/∂x = g W: (N, out)(out, in); ∂L/∂W = gᵀx: (out, N)(N, in); the weight saved "
+            "in forward is W as stored, (out, in)",
+        ),
     ]
     return next((hint for text, hint in hints if text in error), "")
 
@@ -402,13 +429,23 @@ def cross_entropy(
     dtype: str = "float64",
 ) -> dict:
     zt = tensor(sp, z, requires_grad=True, dtype=dtype)
-    loss = sp.nn.functional.cross_entropy(
-        zt,
-        sp.Tensor(np.array(t, dtype=np.int64)),
-        ignore_index=ignore_index,
-        reduction=reduction,
-        label_smoothing=smoothing,
-    )
+    try:
+        loss = sp.nn.functional.cross_entropy(
+            zt,
+            sp.Tensor(np.array(t, dtype=np.int64)),
+            ignore_index=ignore_index,
+            reduction=reduction,
+            label_smoothing=smoothing,
+        )
+    except Exception as error:  # raised again where it was, a known mistake named
+        kept = int((np.asarray(t) != ignore_index).sum())
+        if reduction == "none" and kept < np.size(t) and f"({kept} elements)" in str(error):
+            _add_hint(
+                error,
+                f"reduction='none' gave {kept} losses, one per kept target: it gives one per "
+                f"target, {np.size(t)}, 0 for an ignored one",
+            )
+        raise
     result = {
         "loss": tensor_values(loss),
         "grad": None,
@@ -491,14 +528,19 @@ def dropout(
     sp.manual_seed(seed)
     for _ in range(calls):
         xt = tensor(sp, x, requires_grad=True, dtype=dtype)
-        if module:
-            out = layer(xt)
-        elif generator:
-            gen = sp.Generator().manual_seed(seed)
-            out = sp.nn.functional.dropout(xt, p, training, generator=gen)
-            seed += 1
-        else:
-            out = sp.nn.functional.dropout(xt, p, training)
+        try:
+            if module:
+                out = layer(xt)
+            elif generator:
+                gen = sp.Generator().manual_seed(seed)
+                out = sp.nn.functional.dropout(xt, p, training, generator=gen)
+                seed += 1
+            else:
+                out = sp.nn.functional.dropout(xt, p, training)
+        except ZeroDivisionError as error:  # raised again where it was, the mistake named
+            if p == 1:
+                _add_hint(error, "p = 1 drops every element, and 1/(1 − p) divides by zero")
+            raise
         outs.append(tensor_values(out))
         dtypes.append(str(getattr(out, "dtype", "")))
         if getattr(out, "requires_grad", False):
@@ -553,7 +595,12 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
     grads = None
     for k, x in enumerate(xs):
         xt = tensor(sp, x, requires_grad=True)
-        out = bn(xt)
+        try:
+            out = bn(xt)
+        except Exception as error:  # raised again where it was, a known mistake named
+            if np.ndim(x) == 3 and any(w in str(error) for w in ("broadcast", "shape")):
+                _add_hint(error, "an (N, C, L) batch: each channel's statistics run over N and L")
+            raise
         outs.append(tensor_values(out))
         if options["track_running_stats"]:
             means.append(tensor_values(bn.running_mean))
@@ -574,7 +621,16 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
     flags = [bool(getattr(b, "requires_grad", False)) for b in buffers]
     before = [tensor_values(b) for b in buffers]
     bn.eval()
-    eval_out = tensor_values(bn(tensor(sp, x_eval)))
+    try:
+        eval_out = tensor_values(bn(tensor(sp, x_eval)))
+    except Exception as error:  # raised again where it was, a known mistake named
+        if not options["track_running_stats"] and "NoneType" in str(error):
+            _add_hint(
+                error,
+                "track_running_stats=False keeps no running statistics (they are None): "
+                "eval() read them all the same",
+            )
+        raise
     return {
         "buffers_require_grad": [n for n, f in zip(names, flags) if f],
         # the buffers' values before eval()'s forward and after it (the parent compares them)
