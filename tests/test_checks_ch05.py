@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from autograder.checks.ch05_nn import CHECKS as PUBLIC
-from autograder.checks.ch05_nn import _masks_differ
+from autograder.checks.ch05_nn import _bn_wrong, _ce_wrong, _masks_differ
 from autograder.checks.ch05_nn.cases import (
     masks_coincide,
     neighbour_problem,
@@ -208,3 +208,18 @@ def test_the_generator_and_left_alone_verdicts_compare_the_values_sent(tamper: t
     assert check.verdict(case, got) is None
     found = check.verdict(case, _tampered(got, path, value(got)))
     assert found and words in str(found), (path, found)
+
+
+def test_the_known_mistakes_are_built_on_the_right_formulas() -> None:
+    """Issue 29: the wrong values 5.7's and 5.10's mistakes compute (``_ce_wrong``,
+    ``_bn_wrong``) start from the right computation: with no mistake made they give every
+    public and hidden case's expectation, so a diagnosis names what differs from it."""
+    checks = [c for c in PUBLIC + HIDDEN if c.task in ("5.7", "5.10")]
+    for check in checks:
+        for case in check.make_cases(0):
+            if check.task == "5.7":
+                got = _ce_wrong("no mistake")(case)
+                assert np.allclose(got, case.expected.grad, equal_nan=True), case.label
+            else:
+                for got, want in zip(_bn_wrong("outs")(case), case.expected.outs):
+                    assert np.allclose(got, want), case.label
