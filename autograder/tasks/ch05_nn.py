@@ -206,4 +206,23 @@ TASKS = [
         see="plot_checkpoint_trade of §11 shows the memory kept; a weak reference to an "
         "intermediate of fn, checked after the forward, shows whether it was kept.",
     ),
+    Task(
+        "5.13",
+        "fit_linear: linear regression, by hand",
+        5,
+        "§2",
+        "model = nn.Linear(x.shape[1], y.shape[1], device=x.device, dtype=x.dtype); then "
+        "epochs times: loss = F.mse_loss(model(x), y); loss.backward(); under no_grad(), for "
+        "p in (model.weight, model.bias): p -= lr * p.grad, then p.grad = None; append "
+        "loss.item(). Return model, losses.",
+        since="1.1",
+        idea="Gradient descent repeats one step: measure the loss of the weights as they "
+        "are, let the engine find its gradient, and move each parameter a little against "
+        "its gradient. The move is not part of the model: it changes the parameters in place "
+        "without being recorded, so they stay leaves. Gradients add up, so each step must "
+        "start from cleared ones. Record each step's loss before its move, as a number.",
+        see="Plot your losses on a log axis next to the least-squares line's loss "
+        "(numpy.linalg.lstsq): they should fall steadily towards it; print the losses and "
+        "the weights of the first three steps, and model.weight.is_leaf at the end.",
+    ),
 ]

@@ -1768,6 +1768,38 @@ VARIANTS = [
     ),
 ]
 
+FIT_BY_NAME = """
+model = nn.Linear(x.shape[1], y.shape[1], device=x.device, dtype=x.dtype)
+criterion = nn.MSELoss()
+losses = []
+for _ in range(epochs):
+    for name in ("weight", "bias"):
+        getattr(model, name).grad = None
+    loss = criterion(model(x), y)
+    loss.backward()
+    for name in ("weight", "bias"):
+        p = getattr(model, name)
+        p.data -= lr * p.grad.data
+    losses.append(float(loss.item()))
+return model, losses
+"""
+
+FIT_AS_STEPS = """
+model = nn.Linear(x.shape[1], y.shape[1], device=x.device, dtype=x.dtype)
+
+def step() -> float:
+    error = model(x) - y
+    loss = (error * error).sum() / error.numel()
+    loss.backward()
+    with no_grad():
+        model.weight.sub_(lr * model.weight.grad)
+        model.bias.sub_(lr * model.bias.grad)
+    model.weight.grad = model.bias.grad = None
+    return loss.item()
+
+return model, [step() for _ in range(epochs)]
+"""
+
 CORRECT = [
     ("__setattr__ by loops over tables", "nn/module.py", ("region", SETATTR_BY_LOOPS), "5.1"),
     (
@@ -2110,6 +2142,19 @@ CORRECT = [
         ),
         "5.12",
     ),
+    # 5.13 (v1.1): its bugs are tests/variants/ch05_exercises.py; two more rewrites here
+    (
+        "fit_linear stepping on .data, parameters by name, MSELoss",
+        "regression.py",
+        rewrite("regression.py", "5.13", FIT_BY_NAME),
+        "5.13",
+    ),
+    (
+        "fit_linear as a list of steps, the mean by hand, sub_",
+        "regression.py",
+        rewrite("regression.py", "5.13", FIT_AS_STEPS),
+        "5.13",
+    ),
 ]
 
 # the variants that passed the public checks before (each noted "was a hole" above): the
@@ -2354,6 +2399,7 @@ SET = VariantSet(
     ],
     holes=HOLES,
     least=(60, 20),
+    tasks=[f"5.{k}" for k in range(1, 13)],  # 5.13's bugs: ch05_exercises.py
     rewrites_cover=True,
     undiagnosed=UNDIAGNOSED,
 )

@@ -2268,3 +2268,8 @@ CHECKS = [
         requires=("5.1", "5.2", "5.4"),
     ),
 ]
+
+# task 5.13, course version 1.1 (exercises.py, its program exercises_program.py)
+from .exercises import EXERCISES  # noqa: E402
+
+CHECKS += EXERCISES
