@@ -104,7 +104,7 @@ def fit_case(
             assert np.allclose(end["weight"], expected["least_squares"][0], rtol=0, atol=1e-8)
     label = (
         f"x of shape ({n}, {inputs}), y of shape ({n}, {outputs}), float64; "
-        f"sp.manual_seed({seed}); fit_linear(x, y, epochs={epochs}, lr={lr:g})"
+        f"sp.manual_seed(a drawn seed); fit_linear(x, y, epochs={epochs}, lr={lr:g})"
     )
     return Case(label, {"x": x, "y": y, "epochs": epochs, "lr": lr, "seed": seed}, expected)
 
