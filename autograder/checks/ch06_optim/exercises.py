@@ -172,6 +172,29 @@ def _mistaken(key: str) -> Callable[[Case], Any]:
     return lambda case: case.expected[key]
 
 
+def _absent(key: str) -> Callable[[Case, Any], Any]:
+    """A watched module (``act_*``) or a parameter with no list of its own in the stats."""
+
+    def when(case: Case, got: Any) -> Any:
+        rows, names = got.get(key), got["watched" if key.startswith("act") else "names"]
+        for name, found in zip(names, rows if isinstance(rows, list) else []):
+            if isinstance(found, str):
+                return (name, found)
+        return False
+
+    return when
+
+
+ABSENT_MODULE = (
+    "stats.activations has no list of rows for the watched module '{0}' (received {1}): "
+    "each watched module has its own list, under its name in model.named_modules()"
+)
+ABSENT_PARAMETER = (
+    "stats.{where} has no list for the parameter '{0}' (received {1}): every parameter "
+    "of more than one element has its own list, under its name in model.named_parameters()"
+)
+
+
 INPUT = (
     "your hook measured the module's input (its args), the pre-activation, not its output: "
     "the activations are what the Tanh gave out"
@@ -179,6 +202,7 @@ INPUT = (
 ACTIVATIONS = _with_measured(
     first(
         RAISED,
+        rules((_absent("act_mean"), ABSENT_MODULE), keys=["act_mean"]),
         Fields(
             [
                 Field("act_mean.*.*", _act_names("mean"), rtol=1e-6, atol=1e-9),
@@ -238,6 +262,7 @@ GRADIENTS = _with_measured(
     first(
         RAISED,
         rules(
+            (_absent("grads"), ABSENT_PARAMETER.replace("{where}", "grads")),
             (
                 _late,
                 "{0}'s gradient rows are one step late: each is the gradient of "
@@ -255,6 +280,7 @@ RATIOS = _with_measured(
     first(
         RAISED,
         rules(
+            (_absent("ratios"), ABSENT_PARAMETER.replace("{where}", "ratios")),
             (
                 _zero_update,
                 "{0}'s update-to-data ratio is −inf: std(Δp) was 0, so the values "
