@@ -761,8 +761,8 @@ resume_verdict = first(
         ),
         (
             lambda case, got: not got["loaded_keyed"],
-            "after load_state_dict, self.state has keys that are not the parameters: key it by "
-            "the tensor itself (self.state[p]), as step() and state_dict() look it up",
+            "after load_state_dict, self.state has keys that are not the parameters themselves, "
+            "where step() and state_dict() look each state up by its parameter",
         ),
         (_moved_state, "after load_state_dict, {0}"),
     ),
@@ -1395,9 +1395,10 @@ CLIP_NORM = Fields(
         Mistake(
             "grads.*",
             _nan_kept,
-            "the total norm is nan, so every gradient becomes nan: Python's min(1.0, nan) is "
-            "1.0 (a comparison with nan is False), so take min(1, c / (n + 1e-6)) with "
-            "xp.minimum, which keeps the nan (as torch.clamp does)",
+            "the total norm is nan and the gradients were left as they were, where every one "
+            "becomes nan: Python's min(1.0, nan) is 1.0 (a comparison with nan is False), so "
+            "the coefficient lost the nan",
+            recipe="take the coefficient with xp.minimum, which keeps a nan (as torch.clamp does)",
         ),
         *(Mistake("grads.*", partial(_scaled, coef=coef), says) for coef, says in SCALED),
         *(_norm(q) for q in (2.0, 1.0, math.inf)),
