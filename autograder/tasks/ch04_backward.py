@@ -117,7 +117,7 @@ TASKS = [
     ),
     Task(
         "4.7",
-        "newton_step(f, x): Newton's method with the Hessian",
+        "newton_step(f, x): Newton's method",
         10,
         "§10",
         "Call f once on x.detach() and refuse a result of more than one element (a "
