@@ -42,6 +42,9 @@ def test_every_task_has_its_section_and_check_cell(ch) -> None:
     for task in ch.tasks:
         assert task.section in headings, f"task {task.id}: no heading {task.section}"
         assert f'check("{task.id}")' in code, f"task {task.id} has no check cell"
+        # issue 29: the check cell says how to ask for a hint, which the notebook imports
+        assert f'hint("{task.id}")' in code, f"task {task.id}'s check cell offers no hint"
+    assert "from autograder.notebook import check, hint" in code
 
 
 @pytest.mark.parametrize("ch", READY, ids=lambda ch: ch.package)
