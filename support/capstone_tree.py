@@ -5,7 +5,9 @@ The rule, in order:
 1. ``SPARROW_IMPL`` set (``chapters`` or ``solutions``): that tree, as asked, unchecked.
 2. ``chapters/`` when it is complete: every task of chapters 2–6 passes its public checks
    in student mode (what ``make progress`` runs: ``autograder.student.check``, a second or
-   so per chapter), since the capstone needs the whole stack, Tensor to Adam.
+   so per chapter), since the capstone needs the whole stack, Tensor to Adam. The tasks are
+   those of the course version the tree started at: exercises a later version added do not
+   hold a tree back, as its score is the one at its own version.
 3. Otherwise the reference ``solutions/``, saying which tasks of ``chapters/`` are left.
 4. Otherwise (a student release ships without ``solutions/``) nothing: a message naming
    what is left, and ``choose_tree`` returns None.
@@ -38,7 +40,16 @@ def unfinished(
 ) -> dict[int, str]:
     """Chapter number → what is left of it in ``repo/chapters`` (the tasks whose public
     checks do not pass, or why the chapter could not be checked); empty when complete."""
+    from autograder import student, versions
     from autograder.course import chapter
+
+    try:  # a task newer than the version the tree started at does not hold it back
+        started = student.tree_version("chapters", repo).started
+    except Exception:  # no chapters/ at all: each chapter below says so
+        started = versions.COURSE_VERSION
+
+    def ours(task: Any) -> bool:
+        return versions.at_most(task.since, started)
 
     left: dict[int, str] = {}
     for number in CHAPTERS_NEEDED:
@@ -51,11 +62,10 @@ def unfinished(
         except Exception as exc:  # a broken tree must not stop the choice
             left[number] = f"could not be checked ({type(exc).__name__}: {exc})"
             continue
-        failing = [t.task.id for t in result.tasks if not t.passed]
+        mine = [t for t in result.tasks if ours(t.task)]
+        failing = [t.task.id for t in mine if not t.passed]
         if failing:
-            left[number] = (
-                f"tasks {_shorten(failing)} not passing ({len(failing)} of {len(result.tasks)})"
-            )
+            left[number] = f"tasks {_shorten(failing)} not passing ({len(failing)} of {len(mine)})"
     return left
 
 

@@ -22,6 +22,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from autograder.course import chapter
 from solutions import ch06_optim as sp
 from support import capstone, capstone_tree
 from tests import trees
@@ -117,7 +118,10 @@ def test_make_capstone_passes_its_options():
 def fake_result(failing: list[str], total: int = 3) -> SimpleNamespace:
     """A chapter's result as ``student.check`` gives it: tasks x.1 … x.total."""
     ids = [f"x.{i + 1}" for i in range(total)]
-    tasks = [SimpleNamespace(task=SimpleNamespace(id=i), passed=i not in failing) for i in ids]
+    tasks = [
+        SimpleNamespace(task=SimpleNamespace(id=i, since="1.0"), passed=i not in failing)
+        for i in ids
+    ]
     return SimpleNamespace(tasks=tasks)
 
 
@@ -200,7 +204,29 @@ def test_the_real_checks_judge_a_tree(tmp_path):
         trees.copy_package(repo / "solutions" / ch, repo / "chapters" / ch)
     left = capstone_tree.unfinished(repo)
     assert list(left) == [6]
-    assert left[6].startswith("tasks 6.1, 6.2, ") and "(10 of 10)" in left[6]
+    tasks = len(chapter(6).tasks)
+    assert left[6].startswith("tasks 6.1, 6.2, ") and f"({tasks} of {tasks})" in left[6]
+
+
+def test_tasks_newer_than_the_tree_s_start_do_not_hold_it_back(tmp_path):
+    """A tree started at 1.0 with every 1.0 task done is complete, though the exercises of
+    a later version (5.13, 6.11, 6.12: stubs after `make update`) do not pass."""
+    repo = trees.scratch_repo(tmp_path)
+    for ch in ("ch01_value", "ch02_tensor", "ch03_broadcast", "ch04_backward", "ch05_nn"):
+        shutil.rmtree(repo / "chapters" / ch)
+        trees.copy_package(repo / "solutions" / ch, repo / "chapters" / ch)
+    ch06 = repo / "chapters" / "ch06_optim"
+    shutil.rmtree(ch06)
+    trees.copy_package(repo / "solutions" / "ch06_optim", ch06)
+    for later in [t for t in chapter(6).tasks if t.since != "1.0"]:  # back to their stubs
+        for path in ch06.rglob("*.py"):
+            if f"### BEGIN SOLUTION {later.id}\n" in path.read_text():
+                trees.replace_region(path, later.id, f"raise NotImplementedError('{later.id}')")
+    (repo / "chapters" / ".sparrow-version").write_text("1.1\n")  # started at 1.1: they count
+    left = capstone_tree.unfinished(repo)
+    assert list(left) == [6] and "6.11" in left[6] and "6.12" in left[6]
+    (repo / "chapters" / ".sparrow-version").write_text("1.1\nstarted 1.0\n")
+    assert capstone_tree.unfinished(repo) == {}
 
 
 # -- against PyTorch --------------------------------------------------------------------------
