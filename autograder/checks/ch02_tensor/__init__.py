@@ -38,7 +38,7 @@ from . import programs
 from .cases import engine_case, op_case, op_cases, second_order_cases
 from .catalog import CATALOG, TITLES
 from .expected import ErrorExpected, OpExpected, SecondOrderExpected
-from .mistakes import LOCAL_MISTAKES, raised_words, shape_words
+from .mistakes import LOCAL_MISTAKES, shape_words
 
 __all__ = [
     "CHECKS",
@@ -309,18 +309,7 @@ NODE = [
             ),
         ),
     ),
-    (
-        Part.LOCAL_BACKWARD,
-        rules(
-            (
-                lambda c, g: (
-                    isinstance(g.get("grads"), str) and g.get("raised") and raised_words(c, g)
-                ),
-                "{got[grads]}: {0}",
-            ),
-            (lambda c, g: isinstance(g.get("grads"), str), "{got[grads]}"),
-        ),
-    ),
+    (Part.LOCAL_BACKWARD, rules((lambda c, g: isinstance(g.get("grads"), str), "{got[grads]}"))),
     (
         Part.INPUTS,
         rules(

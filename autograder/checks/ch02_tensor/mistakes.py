@@ -1,8 +1,9 @@
 """Chapter 2's known mistakes, named in a report (issue 29: the first stage of help says what
 went wrong, not how to write it): the wrong local gradients students write, each as the
 formula it computes (in the parent, from the case's own inputs) and the words that name it;
-the shapes a wrong backward returns; and the errors a backward raises where a reduced axis
-or a matrix's axes were handled wrongly.
+and the shapes a wrong backward returns. (Why a backward raised, where the case tells, is
+added to the error's message in the child: ``programs.why_raised``, so that the report keeps
+its "raised at" lines.)
 
 Each formula gets the case's operands as the child views them (``Operands``: a, b, the
 upstream gradient g, the options) and returns the wrong gradient of one input, or None where
@@ -12,7 +13,6 @@ and equals the formula's."""
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -56,14 +56,6 @@ def _kept(o: Operands) -> np.ndarray:
     if o.options.get("keepdim") or not axes:
         return o.g.reshape([1] * a.ndim) if dim is None and a.ndim else o.g
     return np.expand_dims(o.g, axes)
-
-
-def _count(o: Operands) -> int:
-    a, dim = np.asarray(o.a), o.options.get("dim")
-    if dim is None:
-        return a.size
-    dims = dim if isinstance(dim, list) else [dim]
-    return math.prod(a.shape[d] for d in dims)
 
 
 def _full_max_ties(o: Operands) -> np.ndarray | None:
@@ -262,41 +254,3 @@ def shape_words(case: Case, got: Any) -> str:
             "axis a 1-D operand was given"
         )
     return ""
-
-
-# -- errors a local backward raised ---------------------------------------------------------------
-
-
-def raised_words(case: Case, got: Any) -> str | None:
-    """Why the local backward raised, where the case and the error tell (a reduction without
-    keepdim whose gradient does not broadcast, a batch or a 1-D operand of a matmul); None
-    else, and on operands of different shapes (chapter 3's cases)."""
-    op, options = case.inputs["name"], case.inputs["options"]
-    if case.inputs.get("broadcast"):
-        return None
-    message = str(got.get("grads", ""))
-    shapes = [
-        np.shape(VIEWS[arg["view"]](np.empty(np.shape(arg["data"]))))
-        for arg in case.inputs["args"]
-        if "data" in arg
-    ]
-    reduced = op in ("sum", "mean", "max") and options.get("dim") is not None
-    if reduced and not options.get("keepdim") and "broadcast" in message:
-        dim = tuple(options["dim"]) if isinstance(options["dim"], list) else options["dim"]
-        kept, g = np.shape(_kept(operands(case))), np.shape(case.inputs["upstream"])
-        what = "axes (dim={}) are" if isinstance(dim, tuple) else "axis (dim={}) is"
-        return (
-            f"the reduced {what.format(dim)} not back in place: grad_output has the "
-            f"output's shape {g}, which lines up with a's {shapes[0]} only as {kept}"
-        )
-    if op == "matmul" and any(len(s) == 1 for s in shapes):
-        return (
-            "a 1-D operand has no second-to-last axis: a 1-D a is a row, and a 1-D b a column, "
-            "in disguise"
-        )
-    if op == "matmul" and any(len(s) > 2 for s in shapes) and "cannot be multiplied" in message:
-        return (
-            f"for a batch of matrices (shapes {shapes[0]} and {shapes[1]}) the transpose swaps the "
-            "last two axes only; the batch axes stay where they are"
-        )
-    return None

@@ -7,7 +7,6 @@ through the graph that backward recorded), and returns what it saw as plain data
 
 from __future__ import annotations
 
-import traceback
 from typing import Any, TypedDict
 
 import numpy as np
@@ -45,7 +44,6 @@ class OpResult(TypedDict, total=False):
     local: list  # LocalGrad, or a sentence where it is not a Tensor
     grads: Any  # what Node.backward handed each input; a sentence where backward failed
     grad_dtypes: list
-    raised: str  # the type of the error the local backward raised (grads: the sentence)
 
 
 class SecondOrder(TypedDict, total=False):
@@ -169,7 +167,7 @@ def op(
     which needs chapter 3 to undo a broadcast)."""
     if not expect_error:
         inputs, out = _forward(sp, name, args, options)
-        return _backward(sp, inputs, out, upstream, broadcast, local_only)
+        return _backward(sp, inputs, out, upstream, broadcast, local_only, (name, options))
     return raised(lambda: _forward(sp, name, args, options))
 
 
@@ -191,7 +189,13 @@ def _forward(sp, name: str, args: list, options: dict) -> tuple[list, Any]:
 
 
 def _backward(
-    sp, inputs: list, out: Any, upstream: Any, broadcast: bool, local_only: bool = False
+    sp,
+    inputs: list,
+    out: Any,
+    upstream: Any,
+    broadcast: bool,
+    local_only: bool = False,
+    op: tuple[str, dict] = ("", {}),
 ) -> OpResult:
     """What ``out``'s node gives each input for the upstream gradient: first its local
     backward alone, then ``Node.backward`` (which fits the gradients to the inputs). With
@@ -223,11 +227,14 @@ def _backward(
                 "Tensors instead (-grad_output, not grad_output.data *= -1); in chapter 4 one "
                 "gradient is handed to several nodes"
             )
-        else:  # a sentence the verdict shows, with where it was raised (it may add why)
+        elif broadcast:  # under broadcasting (chapter 3), the op's backward is chapter 2's code
             name = getattr(node.function, "__name__", "the op")
             result["grads"] = f"{name}.backward raised {type(error).__name__}: {error}"
-            result["grads"] += _raised_at(error)
-            result["raised"] = type(error).__name__
+        else:  # raised as it is (its "raised at" lines kept), with why where the case tells
+            why = why_raised(*op, [tuple(x.shape) for x in tensors], str(error))
+            if why and error.args and isinstance(error.args[0], str):
+                error.args = (f"{error.args[0]}. Here, {why}", *error.args[1:])
+            raise
         return result
     raw = raw if isinstance(raw, tuple) else (raw,)
     if len(raw) != len(parents):
@@ -253,16 +260,35 @@ def _backward(
     return result
 
 
-def _raised_at(error: BaseException) -> str:
-    """ " (chapters/ch02_tensor/matmul.py, line 73)": where the local backward raised, the
-    innermost frame of a ``backward`` in a chapter's package (else of anything there), or ""."""
-    frames = [f for f in traceback.extract_tb(error.__traceback__) if "chapters" in f.filename]
-    if not frames:
-        return ""
-    f = next((f for f in reversed(frames) if f.name == "backward"), frames[-1])
-    path = f.filename.replace("\\", "/")
-    path = path[path.rindex("chapters/") :] if "chapters/" in path else path
-    return f" ({path}, line {f.lineno})"
+def why_raised(name: str, options: dict, shapes: list, message: str) -> str:
+    """Why an op's local backward raised, where the case and the error tell: a reduction
+    without keepdim whose gradient does not broadcast (the reduced axes not back in place), a
+    1-D operand of a matmul, a batch of matrices transposed beyond its last two axes; "" else.
+    Words only: the check has already failed."""
+    dim = options.get("dim")
+    if name in ("sum", "mean", "max") and dim is not None and not options.get("keepdim"):
+        if "broadcast" not in message or not shapes or not shapes[0]:
+            return ""
+        shape = shapes[0]
+        dims = [d % len(shape) for d in (dim if isinstance(dim, list) else [dim])]
+        out = tuple(n for i, n in enumerate(shape) if i not in dims)
+        kept = tuple(1 if i in dims else n for i, n in enumerate(shape))
+        what = f"axes (dim={tuple(dim)}) are" if isinstance(dim, list) else f"axis (dim={dim}) is"
+        return (
+            f"the reduced {what} not back in place: grad_output has the output's shape {out}, "
+            f"which lines up with a's {shape} only as {kept}"
+        )
+    if name == "matmul" and any(len(s) == 1 for s in shapes):
+        return (
+            "a 1-D operand has no second-to-last axis: a 1-D a is a row, and a 1-D b a column, "
+            "in disguise"
+        )
+    if name == "matmul" and any(len(s) > 2 for s in shapes) and "cannot be multiplied" in message:
+        return (
+            f"for a batch of matrices (shapes {shapes[0]} and {shapes[1]}) the transpose swaps "
+            "the last two axes only; the batch axes stay where they are"
+        )
+    return ""
 
 
 def _local(sp, grad: Any, g: Any, parents: tuple, function: Any) -> LocalGrad | str:
