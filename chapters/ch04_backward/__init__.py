@@ -16,17 +16,21 @@ notebook teaches them:
                      (hvp, vhp and strict= are given)
     checking.py      autograd.gradcheck, gradgradcheck               (given)
     trace.py         watching your engine: the trace table, memory  (given, §4, §7)
+    newton.py        newton_step: x − H⁻¹∇f                          task 4.7 (v1.1)
+    jit.py           jit.trace: trace once, run many (replay)         task 4.8 (v1.1)
 """
 
 from .. import ch03_broadcast as _below
 from ..ch03_broadcast import *  # noqa: F403  (the framework so far)
 from . import checking as checking  # autograd.gradcheck's seam reaches it by name
 from . import functional
+from . import jit as jit
 from .accumulate import accumulate
 from .api import backward, grad
 from .dependencies import count_dependencies, parents, vertex
 from .engine import backward_pass, hooks_of, keep_grad
 from .grad_mode import enable_grad, no_grad, set_grad_enabled
+from .newton import newton_step
 from .seed import seed
 
 __all__ = [
@@ -39,7 +43,9 @@ __all__ = [
     "functional",
     "grad",
     "hooks_of",
+    "jit",
     "keep_grad",
+    "newton_step",
     "no_grad",
     "parents",
     "seed",

@@ -2,19 +2,11 @@
 
 ``count_dependencies`` (task 4.1) says how many gradient contributions each vertex will
 receive. A vertex is *ready* when all of them have arrived: then, and only then, its
-gradient is complete, and it can run its local backward and pass a contribution to each
-parent. The loop keeps the ready vertices on a stack:
-
-    pending = {root: seed}                      gradients that have started to arrive
-    ready   = [the distinct roots whose count is 0]
-    while ready:
-        v = ready.pop()
-        grad = pending.pop(v, None)             complete; nothing else will hold it
-        if grad is not None: run v's hooks; deliver(v, grad)   (.grad, or what grad() returns)
-        if v is a node: grads = v.backward(grad); v.release() (unless retain_graph);
-            for each input x of v that requires a gradient:
-                pending[vertex(x)] = g, or pending[vertex(x)] + g (a new Tensor; skip None)
-                count it down; push it when its count reaches 0
+gradient is complete, and it can run its hooks, be delivered (``.grad``, or what ``grad()``
+returns), run its local backward and pass a contribution to each parent. ``backward_pass``
+keeps the ready vertices on a stack and the contributions that have started to arrive in a
+dict; §4 of the notebook teaches it, and ``trace_backward`` (``trace.py``) prints every pop
+with the contributions counted so far.
 
 Every intermediate gradient lives from its first contribution until its vertex runs, and
 every node's saved tensors until it has run: memory falls as backward proceeds. Nothing

@@ -16,8 +16,10 @@
     nn/normalization.py       BatchNorm1d (and LayerNorm, given)            task 5.10
     utils/data.py             DataLoader                                    task 5.11
     utils/checkpoint.py       checkpoint: recompute instead of keep         task 5.12
+    regression.py             fit_linear: linear regression by hand         task 5.13 (v1.1)
     serialization.py          save / load without pickle                    (given)
     generator.py              Generator, randperm, randint, normal, multinomial  (given)
+    measure.py                §11's experiment: memory kept for backward, time  (given)
     nn/*.py (the rest)        activations, losses, Flatten, Embedding       (given)
 """
 
@@ -25,11 +27,13 @@ from .. import ch04_backward as _below
 from ..ch04_backward import *  # noqa: F403  (the framework so far)
 from . import nn, utils
 from .generator import Generator, multinomial, normal, randint, randperm
+from .regression import fit_linear
 from .serialization import load, save
 
 __all__ = [
     *_below.__all__,
     "Generator",
+    "fit_linear",
     "load",
     "multinomial",
     "nn",

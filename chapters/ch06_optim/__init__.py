@@ -13,6 +13,8 @@ plus ``sp.optim`` and ``sp.nn.utils``. Files, in the order the notebook teaches 
     optim/one_cycle.py     OneCycleLR                               task 6.9
     nn/utils/clip_grad.py  clip_grad_norm_, clip_grad_value_        task 6.10
     optim/scheduler.py     LRScheduler, the schedules' base         (given)
+    optim/stats.py         TrainingStats (during training)          task 6.11 (v1.1)
+    optim/warmup.py        warmup_cosine (a LambdaLR factor)        task 6.12 (v1.1)
 """
 
 from importlib import import_module

@@ -11,6 +11,8 @@ scheduler.py     LRScheduler, the schedules' base                        (given)
 plateau.py       ReduceLROnPlateau                                       (given)
 adadelta.py      Adadelta                                                (given)
 lbfgs.py         LBFGS (step(closure), strong Wolfe line search)          (given)
+stats.py         TrainingStats: activations, gradients, update ratios    task 6.11 (v1.1)
+warmup.py        warmup_cosine: a LambdaLR factor, warm-up then cosine   task 6.12 (v1.1)
 """
 
 from . import lr_scheduler
@@ -21,6 +23,8 @@ from .lbfgs import LBFGS
 from .optimizer import Optimizer
 from .rmsprop import RMSprop
 from .sgd import SGD
+from .stats import TrainingStats
+from .warmup import warmup_cosine
 
 __all__ = [
     "LBFGS",
@@ -31,5 +35,7 @@ __all__ = [
     "AdamW",
     "Optimizer",
     "RMSprop",
+    "TrainingStats",
     "lr_scheduler",
+    "warmup_cosine",
 ]
