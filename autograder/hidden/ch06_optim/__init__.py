@@ -400,7 +400,12 @@ CHECKS = hidden_checks(
         ),
         Hidden(
             "TrainingStats: gradients at each step",
-            Rows([row(stats_case, [5, 7, 3], steps=5, lr=0.3)]),
+            Rows(
+                [
+                    row(stats_case, [5, 7, 3], steps=5, lr=0.3),
+                    row(stats_case, [3, 4, 4, 2], steps=3, lr=0.05, final_tanh=True),
+                ]
+            ),
             "TrainingStats: gradients (hidden)",
         ),
         Hidden(
@@ -415,7 +420,12 @@ CHECKS = hidden_checks(
         ),
         Hidden(
             "TrainingStats: step once, hooks removed",
-            Rows([row(stats_case, [2, 3, 3, 3, 1], steps=5, final_tanh=True)]),
+            Rows(
+                [
+                    row(stats_case, [2, 3, 3, 3, 1], steps=5, final_tanh=True),
+                    row(stats_case, [4, 6, 2], steps=2, lr=0.2),
+                ]
+            ),
             "TrainingStats: step once, hooks removed (hidden)",
         ),
         Hidden(
@@ -431,7 +441,7 @@ CHECKS = hidden_checks(
         ),
         Hidden(
             "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",
-            Rows([row(drawn_lr_case, 3, (2, 6), (6, 14))]),
+            Rows([row(drawn_lr_case, 3, (2, 6), (6, 14)), row(drawn_lr_case, 1, (1, 3), (2, 5))]),
             "LambdaLR with warmup_cosine (hidden)",
         ),
     ],
