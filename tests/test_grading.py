@@ -350,7 +350,8 @@ def test_the_batch_scores_and_outputs(batch) -> None:
     result = json.loads((out / "gradescope" / "broken.json").read_text())
     assert result["score"] == scores["broken"] and result["max_score"] == 100
     test = next(t for t in result["tests"] if t["number"] == "1.3")
-    assert test["status"] == "failed" and test["score"] == 0 and "make hint TASK=1.3" in test["output"]
+    assert test["status"] == "failed" and test["score"] == 0
+    assert "make hint TASK=1.3" in test["output"]
     assert {"name", "score", "max_score", "status", "output", "visibility"} <= set(test)
     feedback = (out / "feedback" / "stubs.txt").read_text()
     assert "not started" in feedback and "seed: public (0)" in feedback
