@@ -26,9 +26,9 @@ Variant = tuple[str, str, tuple[str, str], str]
 class VariantSet:
     """One chapter's set: ``broken`` variants (each must fail its own task and no other),
     ``correct`` rewrites (each must score every point), ``says`` (a variant's name and words
-    its report must hold: the mistake named; every broken variant has one, but those in
-    ``undiagnosed``), ``blocks`` (a variant's name and a later task
-    whose checks run the broken code: that task shows "blocked by" the broken one), ``holes``
+    its report must hold: the mistake named; every broken variant has one), ``blocks`` (a
+    variant's name and a later task whose checks run the broken code: that task shows
+    "blocked by" the broken one), ``holes``
     (held-out bugs only the hidden checks catch), and the least sizes the set must keep
     (``least``: broken, correct)."""
 
@@ -42,9 +42,6 @@ class VariantSet:
     least: tuple[int, int] = (0, 0)
     tasks: Sequence[str] = ()  # the tasks the broken variants cover (default: every task)
     rewrites_cover: bool = False  # the correct rewrites reach every task too
-    # broken variants whose report does not yet name the mistake in words of its own (a
-    # ``says`` row): the list issue 29 works down to empty, never added to
-    undiagnosed: Sequence[str] = ()
 
     @property
     def id(self) -> str:

@@ -316,5 +316,4 @@ SET = VariantSet(
     ],
     least=(15, 4),
     tasks=["4.7", "4.8"],
-    undiagnosed=[],
 )

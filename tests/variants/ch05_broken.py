@@ -907,10 +907,6 @@ VARIANTS.append(
 )
 
 
-# Broken variants whose report does not yet name the mistake in words of its own (issue 29
-# works this list down to empty; a variant leaves it with a says row).
-UNDIAGNOSED: list[str] = []
-
 SET = VariantSet(
     5,
     "broken",
@@ -1041,5 +1037,4 @@ SET = VariantSet(
     blocks=[("__setattr__ registers nothing", "5.5")],
     least=(30, 8),
     tasks=[f"5.{k}" for k in range(1, 13)],  # 5.13: ch05_exercises.py
-    undiagnosed=UNDIAGNOSED,
 )

@@ -182,5 +182,4 @@ SET = VariantSet(
     ],
     least=(11, 2),
     tasks=["5.13"],
-    undiagnosed=[],
 )

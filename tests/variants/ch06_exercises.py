@@ -241,5 +241,4 @@ SET = VariantSet(
     ],
     least=(17, 4),
     tasks=["6.11", "6.12"],
-    undiagnosed=[],
 )

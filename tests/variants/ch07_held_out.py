@@ -1363,10 +1363,6 @@ HOLES = [
 ]
 
 
-# Broken variants whose report does not yet name the mistake in words of its own (issue 29
-# works this list down to empty; a variant leaves it with a says row).
-UNDIAGNOSED: list[str] = []
-
 SET = VariantSet(
     7,
     "held out",
@@ -1537,5 +1533,4 @@ SET = VariantSet(
     holes=HOLES,
     least=(60, 15),
     rewrites_cover=True,
-    undiagnosed=UNDIAGNOSED,
 )
