@@ -43,6 +43,9 @@ OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
     "adagrad": ("Adagrad", {"lr": 0.05}),
 }
 
+# a schedule that is a task of its own: your tree must pass it to train with it
+SCHEDULE_TASKS = {"warmup_cosine": ("6.12",)}
+
 # name → scheduler made from (sp, optimizer, total_steps); stepped after every batch
 SCHEDULERS: dict[str, Callable[[Any, Any, int], Any]] = {
     "onecycle": lambda sp, opt, total: sp.optim.lr_scheduler.OneCycleLR(
@@ -221,7 +224,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from support.capstone_tree import choose_tree
 
-    sp = choose_tree()
+    sp = choose_tree(needs=SCHEDULE_TASKS.get(args.scheduler, ()))
     if sp is None:
         return 1
     try:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import importlib
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,10 +36,14 @@ def _default_check(chapter: Any, impl: str, repo: Path) -> Any:
 
 
 def unfinished(
-    repo: Path = REPO, check: Callable[[Any, str, Path], Any] = _default_check
+    repo: Path = REPO,
+    check: Callable[[Any, str, Path], Any] = _default_check,
+    needs: Sequence[str] = (),
 ) -> dict[int, str]:
     """Chapter number → what is left of it in ``repo/chapters`` (the tasks whose public
-    checks do not pass, or why the chapter could not be checked); empty when complete."""
+    checks do not pass, or why the chapter could not be checked); empty when complete.
+    ``needs``: tasks this run calls whatever version the tree started at (the schedule
+    ``--scheduler warmup_cosine`` is task 6.12's)."""
     from autograder import student, versions
     from autograder.course import chapter
 
@@ -49,7 +53,7 @@ def unfinished(
         started = versions.COURSE_VERSION
 
     def ours(task: Any) -> bool:
-        return versions.at_most(task.since, started)
+        return task.id in needs or versions.at_most(task.since, started)
 
     left: dict[int, str] = {}
     for number in CHAPTERS_NEEDED:
@@ -92,6 +96,7 @@ def choose_tree(
     repo: Path = REPO,
     out: Callable[[str], Any] = print,
     check: Callable[[Any, str, Path], Any] = _default_check,
+    needs: Sequence[str] = (),
 ) -> ModuleType | None:
     """The framework module to train on (see the module's docstring), after printing the
     ``tree:`` line; None, after printing what is left, when there is none to use."""
@@ -110,7 +115,7 @@ def choose_tree(
         out(f"tree: {_where(sp)} (SPARROW_IMPL={asked})")
         return sp
 
-    left = unfinished(repo, check)
+    left = unfinished(repo, check, needs)
     if not left:
         sp = _import("chapters")
         out(f"tree: {_where(sp)} (your own code: chapters 2-6 pass their public checks)")

@@ -227,6 +227,10 @@ def test_tasks_newer_than_the_tree_s_start_do_not_hold_it_back(tmp_path):
     assert list(left) == [6] and "6.11" in left[6] and "6.12" in left[6]
     (repo / "chapters" / ".sparrow-version").write_text("1.1\nstarted 1.0\n")
     assert capstone_tree.unfinished(repo) == {}
+    # a schedule that is task 6.12 needs it, whatever version the tree started at
+    needs = capstone.SCHEDULE_TASKS["warmup_cosine"]
+    left = capstone_tree.unfinished(repo, needs=needs)
+    assert list(left) == [6] and "6.12" in left[6] and "6.11" not in left[6]
 
 
 # -- against PyTorch --------------------------------------------------------------------------
