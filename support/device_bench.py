@@ -207,7 +207,7 @@ def measure_together(
     and gets its calls per timing, doubled until one timing lasts ``min_timing`` seconds (a
     call of microseconds is below what one clock read separates from noise). Then the
     timings go round-robin, one of each function in turn, at least ``repeat`` rounds and
-    more (up to ``max_repeat``) until the slowest function's timings last ``min_total``:
+    more (up to ``max_repeat``) until even the fastest function's timings last ``min_total``:
     a busy spell of the machine falls on all of them alike, not on whichever ran then.
     Each timing ends with ``sync()`` before the clock is read: a GPU queues its work, and
     the time it takes shows only when the host waits for it."""
