@@ -77,11 +77,11 @@ stubs: env
 update: env
 	$(PY) -m tools.update $(if $(FROM),--from $(FROM))
 
-# The next hint of a task, one stage more each time (LEVEL=n shows stage n again; the first
-# stage is the report of `make chapter-N` itself).
+# The next hint of a task, one stage more each time (LEVEL=n shows stage n again, RESET=1
+# starts the task's hints over; the first stage is the report of `make chapter-N` itself).
 hint: env
 	@test -n "$(TASK)" || { echo "usage: make hint TASK=4.2 [LEVEL=1]"; exit 2; }
-	@$(PY) -m autograder hint $(TASK)$(if $(LEVEL), --level $(LEVEL))
+	@$(PY) -m autograder hint $(TASK)$(if $(LEVEL), --level $(LEVEL))$(if $(RESET), --reset)
 
 reset: env
 	@test -n "$(TASK)" || { echo "usage: make reset TASK=1.3"; exit 2; }

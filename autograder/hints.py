@@ -65,7 +65,6 @@ def section_heading(repo: Path, package: str, section: str) -> str:
             for line in text.splitlines():
                 if line.startswith("#") and f"{section} " in f"{line} ":
                     return line.lstrip("# ").strip()
-        return ""
     return ""
 
 
@@ -80,14 +79,15 @@ def hint(task_id: str, level: int | None = None, *, reset: bool = False, repo: P
         stages = (*stages[:-1], read)
     path = record_path(repo)
     shown = _read(path)
+    if level is not None and not 1 <= level <= len(stages):
+        raise ValueError(f"task {t.id} has hints 1 to {len(stages)}, not {level}")
     if reset:
         shown.pop(t.id, None)
     if level is None:
         level = min(shown.get(t.id, 0) + 1, len(stages))
         shown[t.id] = level
+    if reset or shown.get(t.id) == level:
         _write(path, shown)
-    elif not 1 <= level <= len(stages):
-        raise ValueError(f"task {t.id} has hints 1 to {len(stages)}, not {level}")
     return _format(t.id, t.title, stages, level)
 
 

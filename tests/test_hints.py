@@ -50,6 +50,9 @@ def test_a_level_shows_a_stage_again_without_moving_on(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match=r"task 4\.2 has hints 1 to"):
         hints.hint("4.2", 9, repo=repo)
     assert "hint 1 of" in hints.hint("4.2", reset=True, repo=repo)
+    hints.hint("4.2", repo=repo)
+    hints.hint("4.2", 2, reset=True, repo=repo)  # a reset with a level is kept too
+    assert "hint 1 of" in hints.hint("4.2", repo=repo)
 
 
 def test_an_unknown_task_is_named() -> None:
