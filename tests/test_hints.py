@@ -14,7 +14,7 @@ import pytest
 
 from autograder import hints
 from autograder.course import CHAPTERS, chapter
-from tests.trees import REPO, reference_code
+from tests.trees import REPO, shows_code
 
 TASKS = [t for ch in CHAPTERS if ch.ready for t in ch.tasks]
 
@@ -87,7 +87,5 @@ def test_every_task_has_an_idea_in_words_before_its_recipe(task) -> None:
     reference's code for the task, and it is not the recipe again."""
     assert task.idea, f"task {task.id} has no idea stage"
     assert task.idea != task.hint
-    flat = " ".join(task.idea.split())
-    number = int(task.id.split(".")[0])
-    shown = [line for line in reference_code(number, task.id) if " ".join(line.split()) in flat]
+    shown = shows_code(task.idea, int(task.id.split(".")[0]), task.id)
     assert not shown, shown

@@ -15,7 +15,7 @@ import pytest
 from autograder import report
 from autograder.course import chapter
 from autograder.status import Status
-from tests.trees import assert_fails_its_task_only, reference_code
+from tests.trees import assert_fails_its_task_only, shows_code
 from tests.variants import VariantSet, all_sets
 
 SETS = all_sets()
@@ -85,8 +85,7 @@ def test_the_first_stage_shows_none_of_the_reference_code(
     reference's code for that task: the recipe is shown only when asked (`make hint`)."""
     verdict = next(t for t in outcomes(s)[name].tasks if t.task.id == task)
     text = "\n".join(report.task_details(verdict))
-    flat = " ".join(text.split())
-    shown = [line for line in reference_code(s.chapter, task) if " ".join(line.split()) in flat]
+    shown = shows_code(text, s.chapter, task)
     assert not shown, (shown, text)
 
 

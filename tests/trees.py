@@ -180,21 +180,29 @@ def statuses(result: ChapterResult) -> dict[str, Status]:
 
 def reference_code(number: int, task: str, least: int = 12) -> list[str]:
     """The lines of the reference's regions of ``task`` that are code a report must not show
-    (issue 29: the first stage of help diagnoses, it does not hand out the answer): each line,
-    stripped, of ``least`` characters or more, that is not a comment."""
+    (issue 29: the first stage of help diagnoses, it does not hand out the answer): each line
+    without its trailing comment and its spaces (``shows_code`` compares texts without
+    spaces too), of ``least`` characters or more, that is not a comment."""
     package = SOLUTIONS / chapter(number).package
     marker = f"### BEGIN SOLUTION {task}"
     found = []
     for path in sorted(package.rglob("*.py")):
         inside = False
         for line in path.read_text().splitlines():
+            code = line.split("  #")[0].strip()
             if line.strip() == marker:
                 inside = True
             elif inside and line.strip() == "### END SOLUTION":
                 inside = False
-            elif inside and len(line.strip()) >= least and not line.strip().startswith("#"):
-                found.append(line.strip())
+            elif inside and len(code) >= least and not code.startswith("#"):
+                found.append("".join(code.split()))
     return found
+
+
+def shows_code(text: str, number: int, task: str) -> list[str]:
+    """The lines of the reference's code for ``task`` that ``text`` holds, spaces ignored."""
+    flat = "".join(text.split())
+    return [line for line in reference_code(number, task) if line in flat]
 
 
 def broken_package(number: int, dest: Path, file: str, edit: tuple[str, str], task: str) -> Path:
