@@ -96,7 +96,11 @@ def task_details(t: TaskVerdict) -> list[str]:
             lines.append(f"      {'printed:' if i == 0 else '':<11}{line[: WIDTH - 17]}")
     others = [c.check.name for c in t.checks if not c.passed and c is not problem]
     if others:
-        lines += _indent("also:", f"other checks of this task that fail: {', '.join(others)}")
+        lines += _indent(
+            "also:",
+            f"other checks of this task that fail, perhaps for the same reason: "
+            f"{', '.join(others)}",
+        )
     if problem.status == Status.BLOCKED:
         lines += _indent("blocked:", _blocked_text(t, problem))
         return lines

@@ -15,10 +15,12 @@ is seen through ``backward_pass``'s ``deliver`` argument, and what a node sends 
 inputs through ``Node.backward``, which is wrapped for the length of the call (and put back
 after, even on an error). From those two the table counts down as Kahn's algorithm does:
 each contribution sent takes 1 off its vertex's counter, and a vertex whose counter reaches
-0 is ready, on top of the stack. So the stack column is the set of ready vertices, in the
-order they became ready: the vertices on your engine's stack, though your engine may hold
-them in another order (it may push a node's inputs in reverse, or use a queue, and still be
-right: any order of ready vertices is).
+0 is ready, on top of the stack. So the stack column is the set of vertices Kahn's algorithm
+has made ready, in the order they became ready: what a right engine's stack holds, though it
+may hold them in another order (it may push a node's inputs in reverse, or use a queue, and
+still be right: any order of ready vertices is). It is worked out from the counts, not read
+from your engine: a vertex your engine popped early shows up in the pop column (marked
+below) before it ever appears in the stack column.
 
 Two marks point at bugs: "early!" on a vertex popped while its counter was above 0 (it had
 not received all of its gradient), "again!" on a vertex popped twice. A counter that goes
