@@ -112,6 +112,26 @@ def test_the_checks_descent_is_the_one_written_here_and_each_mistake_differs() -
     # the loss recorded after the step: the right losses, shifted by one
     after = exercises.descend(x, y, w0, b0, 4, 0.1, "after")["losses"]
     np.testing.assert_allclose(after[:-1], losses[1:], rtol=1e-12)
+    # the parameters never moved: every loss is the first, the weights are the start
+    frozen = exercises.descend(x, y, w0, b0, 4, 0.1, "frozen")
+    assert frozen["losses"] == [losses[0]] * 4
+    np.testing.assert_array_equal(frozen["weight"], w0)
+    np.testing.assert_array_equal(frozen["bias"], b0)
+
+
+def test_the_public_labels_name_the_seed_and_the_hidden_ones_no_drawn_value() -> None:
+    """A public case can be made again from its label (its manual_seed is shown); a hidden
+    one's label is the same for every seed."""
+    from autograder.hidden.ch05_nn import CHECKS as HIDDEN
+
+    for check in exercises.EXERCISES:
+        for case in check.make_cases(0):
+            assert f"sp.manual_seed({case.inputs['seed']})" in case.label, case.label
+    for check in HIDDEN:
+        if check.task == "5.13":
+            labels = [case.label for case in check.make_cases(0)]
+            assert labels == [case.label for case in check.make_cases(12345)]
+            assert all("sp.manual_seed(a drawn seed)" in label for label in labels)
 
 
 def test_the_check_names_a_mistake_from_a_record_that_made_it() -> None:

@@ -33,12 +33,11 @@ TASKS = [
         "weight.data.T (+ bias.data). backward, with Tensor operations (twice differentiable): "
         "g @ W, g.T @ x, g.sum(dim=0), each None where ctx.needs_input_grad says so; 2 "
         "gradients without a bias, 3 with.",
-        idea="Linear draws its weight and bias uniformly within ±k, k depending on the "
-        "number of inputs only (the default init). For the backward, write one output "
-        "element as a sum over the inputs and differentiate it by hand: each gradient has "
-        "the shape of what it is the gradient of, the bias's gradient adds up what every "
-        "row of the batch contributes, and the backward must itself be made of recorded "
-        "operations so that it can be differentiated again.",
+        idea="Linear draws its weight and bias uniformly within ±k, k depending on the number of "
+        "inputs only (the default init). For the backward, write one output element as a sum and "
+        "differentiate it by hand; check that each gradient has the shape of what it is the "
+        "gradient of (the bias is used by every row of the batch). The backward must itself be "
+        "recorded, so that it can be differentiated again.",
         see="On Linear(3, 2) and x of shape (4, 3) in float64, print each gradient's shape "
         "next to its tensor's; sp.autograd.gradcheck compares your backward with finite "
         "differences.",
@@ -53,12 +52,10 @@ TASKS = [
         "_named_members: for each (path, module), each non-None entry of its table, named "
         "'path.name', skipping an object already seen. train: set self.training, then every "
         "child's train(mode); return self.",
-        idea="The model is a tree: named_modules is a depth-first walk that yields a "
-        "module before the modules inside it, building each name from its parent's name and "
-        "the attribute, and yielding an object it has already seen only when asked to; the "
-        "member walks reuse it, table by table, skipping empty entries and tensors already "
-        "yielded (the same object, not the same name). train(mode) must reach every module "
-        "below.",
+        idea="The model is a tree, but a module or a tensor may hang in it twice. In what order "
+        "does a walk meet the modules, and how is each dotted name made from its parent's? What "
+        "must a walk remember so that a shared module or a tied weight comes out once? "
+        "train(mode) must reach every module below.",
         see="print([n for n, _ in model.named_modules()]) on a model of two levels, a shared "
         "module and a tied weight, next to what you expect; after model.eval(), print each "
         "module's training flag.",
@@ -70,10 +67,9 @@ TASKS = [
         "§3",
         "Register every module with self.add_module(str(index), module); Sequential.forward "
         "feeds x through self._modules.values() in order.",
-        idea="A container is a module whose children are named by their position, counting "
-        "from zero, so that they are registered (parameters() and state_dict see them); a "
-        "Sequential calls every one of its registered modules in the order they were added, "
-        "each as a module is called (hooks included), as often as it is held.",
+        idea="A child is seen (by parameters(), state_dict, the walks) only if it is registered: "
+        "what name has a child that has only a position? A Sequential is a chain: in what order "
+        "are its modules called, and how, so that their hooks run?",
         see="print(list(seq._modules)) and a forward hook that prints each module's name as "
         "it runs.",
     ),
@@ -86,11 +82,10 @@ TASKS = [
         "then child.state_dict(destination, prefix + name + '.'). load_state_dict: compare "
         "keys and shapes with self.state_dict(keep_vars=True) first, raise one RuntimeError "
         "listing missing, unexpected keys and size mismatches; then copy into target.data[...].",
-        idea="state_dict is the tree flattened into dotted names: a module's own parameters, "
-        "then its persistent buffers, then each child's under its name, with values cut from "
-        "the graph unless the caller keeps them. Loading is the reverse and all or nothing: "
-        "compare every key and shape with what the model would save before touching "
-        "anything, then copy into the tensors the model already has.",
+        idea="state_dict is the tree flattened into dotted names, in a fixed order (own "
+        "parameters, persistent buffers, then the children); a saved value must not drag the "
+        "graph along. Loading is all or nothing: what must be known before the first tensor "
+        "changes? And which tensors receive the values: the model's own, or new ones?",
         see="print(list(model.state_dict())) next to named_parameters() and named_buffers(); "
         "load a dict with a key missing and check that nothing changed.",
     ),
@@ -103,11 +98,10 @@ TASKS = [
         "log(Σ exp(shifted)). Save x, set ctx.dim and ctx.out = softmax(x) (an array). "
         "Backward with y = _softmax_of(ctx): softmax "
         "y·(g − Σ g·y); log_softmax g − y·Σ g, sums along ctx.dim with keepdim.",
-        idea="exp overflows for large inputs, and softmax does not change when the same "
-        "number is subtracted from every entry of a slice: choose that number so that the "
-        "largest exponent is 0. Work log_softmax out in that form, with no log of a "
-        "probability that may round to 0. The backward is one vector-Jacobian product per "
-        "slice along dim: every output of a slice depends on every input of it.",
+        idea="exp overflows for large inputs, and softmax does not change when the same number is "
+        "subtracted from every entry of a slice: which number keeps every exponent at most 0? Can "
+        "log_softmax avoid the log of a probability that may round to 0? Every output of a slice "
+        "depends on every input of it.",
         see="softmax and log_softmax of [[1000., 0.]] and of a (3, 4) tensor along dim 0; "
         "sp.autograd.gradcheck on a small float64 input compares your backward with finite "
         "differences.",
@@ -121,10 +115,9 @@ TASKS = [
         "with ε·mean(−log p) for smoothing, 0 where not kept; mean divides by keep.sum(). "
         "Backward: (softmax − q)·keep·g with q = (1−ε)·onehot + ε/C, / count for the mean.",
         idea="Cross-entropy is the negative log-probability of the target, from the stable "
-        "log_softmax. Ignored targets contribute nothing, neither loss nor gradient, and the "
-        "mean is over the targets that count. Label smoothing mixes the one-hot target with "
-        "a uniform one over all classes. Follow the chain rule through log and softmax: the "
-        "gradient needs no division.",
+        "log_softmax. An ignored target adds nothing to the loss or the gradient — and to the "
+        "count a mean divides by? Label smoothing mixes the one-hot target with a uniform one "
+        "over all classes. Through log and softmax the gradient needs no division.",
         see="A (3, 4) case worked by hand: one row ignored, reduction 'none' then 'mean', with "
         "and without smoothing; sp.autograd.gradcheck compares your backward with finite "
         "differences.",
@@ -168,10 +161,10 @@ TASKS = [
         "Training: mean and biased var over axes (keepdim); update running_mean/var in place "
         "with momentum (the var unbiased: × n/(n−1)) and num_batches_tracked += 1. Eval: the "
         "running buffers, reshaped. Then (x − mean)/√(var + eps)·weight + bias.",
-        idea="In training, normalise each channel with the batch's own mean and (biased) "
-        "variance, and fold them into running averages (the variance unbiased there); in "
-        "eval, use the running averages and change nothing. For (N, C, L), a channel's "
-        "statistics run over N and L. The running statistics live outside the graph.",
+        idea="In training, a channel is normalised with the batch's own mean and (biased) "
+        "variance, which are folded into running averages (the variance unbiased there); eval "
+        "uses the running averages and changes nothing. For (N, C, L), over which axes do a "
+        "channel's statistics run? The running statistics live outside the graph.",
         see="Two training batches by hand with NumPy on a BatchNorm1d(3): print running_mean, "
         "running_var and num_batches_tracked after each, then eval().",
     ),
@@ -198,11 +191,10 @@ TASKS = [
         "data. backward: detached copies of args (requires_grad as the originals), fn again "
         "under _replaying(ctx.rng_state) and enable_grad(), out.backward(grad_output), "
         "return each copy's .grad.",
-        idea="Trade time for memory: the forward runs the segment without recording and "
-        "keeps only its inputs; the backward runs it again, this time recording, on fresh "
-        "copies of the inputs that require grad as the originals did, with the same random "
-        "numbers, and backpropagates through that graph, which also fills the gradients of "
-        "the weights used inside.",
+        idea="Trade time for memory: the forward keeps nothing of the segment but its inputs, so "
+        "the backward must rebuild what it needs. What must the second run share with the first "
+        "for its graph to be the same — the random numbers too? Which gradients must its backward "
+        "reach: the inputs' only, or the weights used inside too?",
         see="plot_checkpoint_trade of §11 shows the memory kept; a weak reference to an "
         "intermediate of fn, checked after the forward, shows whether it was kept.",
     ),
@@ -216,11 +208,10 @@ TASKS = [
         "p in (model.weight, model.bias): p -= lr * p.grad, then p.grad = None; append "
         "loss.item(). Return model, losses.",
         since="1.1",
-        idea="Gradient descent repeats one step: measure the loss of the weights as they "
-        "are, let the engine find its gradient, and move each parameter a little against "
-        "its gradient. The move is not part of the model: it changes the parameters in place "
-        "without being recorded, so they stay leaves. Gradients add up, so each step must "
-        "start from cleared ones. Record each step's loss before its move, as a number.",
+        idea="Gradient descent repeats one step downhill. Ask of your loop: after a step, has the "
+        "model's own parameter changed, or only a name you hold? Is the move recorded in the "
+        "graph (it must not be: the parameters stay leaves)? Gradients add up: onto what does the "
+        "next backward add? Which weights is losses[0] the loss of?",
         see="Plot your losses on a log axis next to the least-squares line's loss "
         "(numpy.linalg.lstsq): they should fall steadily towards it; print the losses and "
         "the weights of the first three steps, and model.weight.is_leaf at the end.",

@@ -72,6 +72,14 @@ BROKEN = [
         "5.13",
     ),
     (
+        "a name rebound to a new Tensor (the parameters never change)",
+        FILE,
+        edits(
+            FILE, ("                p -= lr * p.grad\n", "                p = p - lr * p.grad\n")
+        ),
+        "5.13",
+    ),
+    (
         "the loss Tensors kept",
         FILE,
         edits(FILE, (RECORD, "        losses.append(loss)\n")),
@@ -174,12 +182,16 @@ SET = VariantSet(
         ("a step uphill", "each step went uphill"),
         ("the sum of the squared errors", "the sum of the squared errors, not their mean"),
         ("the weight moved, the bias forgotten", "the bias never moved"),
+        (
+            "a name rebound to a new Tensor (the parameters never change)",
+            "a name rebound to a new Tensor does not change the model's parameter",
+        ),
         ("the loss Tensors kept", "is a Tensor: the list must hold Python numbers"),
         ("the model in the default dtype", "the model is not in x's dtype"),
         ("the update recorded (no no_grad)", "the update of a parameter was recorded"),
         ("a new Tensor assigned to the weight", "a new plain Tensor was assigned"),
         ("one step short", "one loss per step"),
     ],
-    least=(11, 2),
+    least=(12, 2),
     tasks=["5.13"],
 )

@@ -12,13 +12,18 @@ Every expectation is the parent's own, in NumPy float64, never the code under te
   final weight and bias are compared with the parent's;
 - where the descent has converged (the parent checks that its own run has), the fitted
   weight and bias against the least-squares solution of ``numpy.linalg.lstsq`` on [x, 1];
-- the known mistakes, each the same descent with that mistake: gradients never cleared
-  (each step adds to the ones before), the loss recorded after its step, a step uphill,
-  the sum of the squared errors for their mean, the bias never moved; what was raised (the
-  update recorded on a leaf, a gradient cleared before the step read it, a new plain
-  Tensor assigned to a parameter's name, a model in the default dtype) and what was
-  returned (Tensors in the list, one loss per step, a model that is no Linear, parameters
-  that are no longer leaf Parameters requiring grad) are rules.
+- the known mistakes, each the same descent with that mistake: parameters that never move
+  (the commonest: a loop variable rebound to a new Tensor, which leaves the model's
+  Parameter as it was), gradients never cleared (each step adds to the ones before), the
+  loss recorded after its step, a step uphill, the sum of the squared errors for their
+  mean, the bias never moved; what was raised (the update recorded on a leaf, a gradient
+  cleared before the step read it, a new plain Tensor assigned to a parameter's name, a
+  model in the default dtype) and what was returned (Tensors in the list, one loss per
+  step, a model that is no Linear, parameters that are no longer leaf Parameters
+  requiring grad) are rules.
+
+The public rows' labels name the drawn ``manual_seed`` (``show_seed``), so that the case
+shown can be made again; the hidden rows' name no drawn value.
 """
 
 from __future__ import annotations
@@ -47,8 +52,9 @@ def descend(
 ) -> dict:
     """Gradient descent on the mean squared error from (w, b), in NumPy float64: the losses
     before each step and the final weight and bias. ``mistake`` makes it the known wrong
-    one: "accumulate" (gradients never cleared), "after" (each loss measured after its
-    step), "uphill" (w + lr·g), "sum" (the sum of squared errors), "bias" (b never moved)."""
+    one: "frozen" (neither parameter ever moves), "accumulate" (gradients never cleared),
+    "after" (each loss measured after its step), "uphill" (w + lr·g), "sum" (the sum of
+    squared errors), "bias" (b never moved)."""
     w, b = np.array(w, dtype=np.float64), np.array(b, dtype=np.float64)
     scale = 1.0 if mistake == "sum" else 1.0 / y.size
     total_w, total_b = np.zeros_like(w), np.zeros_like(b)
@@ -61,6 +67,8 @@ def descend(
             if mistake == "accumulate":
                 total_w, total_b = total_w + gw, total_b + gb
                 gw, gb = total_w, total_b
+            if mistake == "frozen":
+                continue
             sign = -1.0 if mistake == "uphill" else 1.0
             w = w - sign * lr * gw
             if mistake != "bias":
@@ -85,11 +93,14 @@ def fit_case(
     epochs: int,
     lr: float,
     converges: bool = False,
+    show_seed: bool = False,
 ) -> Case:
     """Points near a drawn plane: x ~ N(0, 1) of shape (n, inputs), y = x Wᵀ + b + noise of
     shape (n, outputs), float64. ``converges``: enough epochs for the descent to reach the
     least-squares solution (the parent's own descent is checked to, from the worst start
-    Linear's U(−k, k) can draw)."""
+    Linear's U(−k, k) can draw). ``show_seed``: the label names the drawn seed (the public
+    rows, so that a student can make the same starting Linear); a hidden row's label names
+    no drawn value (the same for every seed)."""
     x = rng.normal(size=(n, inputs))
     true_w = rng.uniform(-2, 2, size=(outputs, inputs))
     true_b = rng.uniform(-1, 1, size=outputs)
@@ -104,7 +115,8 @@ def fit_case(
             assert np.allclose(end["weight"], expected["least_squares"][0], rtol=0, atol=1e-8)
     label = (
         f"x of shape ({n}, {inputs}), y of shape ({n}, {outputs}), float64; "
-        f"sp.manual_seed(a drawn seed); fit_linear(x, y, epochs={epochs}, lr={lr:g})"
+        f"sp.manual_seed({seed if show_seed else 'a drawn seed'}); "
+        f"fit_linear(x, y, epochs={epochs}, lr={lr:g})"
     )
     return Case(label, {"x": x, "y": y, "epochs": epochs, "lr": lr, "seed": seed}, expected)
 
@@ -202,6 +214,8 @@ def _descent(case: Case, got: dict) -> list[tuple[Case, dict]]:
 
 
 MISTAKES = {
+    "frozen": "every loss equals the first: the parameters never changed — a name rebound "
+    "to a new Tensor does not change the model's parameter",
     "accumulate": "the gradients were never cleared: each step added its gradient to the "
     "ones left from the steps before, so every step moved by the sum of all the gradients "
     "so far",
@@ -261,9 +275,9 @@ EXERCISES = [
         "fit_linear: gradient descent on the mean squared error",
         Rows(
             [
-                row(fit_case, 6, 1, 1, epochs=3, lr=0.1),
-                row(fit_case, 12, 2, 3, epochs=6, lr=0.2),
-                row(fit_case, 10, 3, 1, epochs=1, lr=0.05),
+                row(fit_case, 6, 1, 1, epochs=3, lr=0.1, show_seed=True),
+                row(fit_case, 12, 2, 3, epochs=6, lr=0.2, show_seed=True),
+                row(fit_case, 10, 3, 1, epochs=1, lr=0.05, show_seed=True),
             ]
         ),
         programs.fit_linear,
@@ -276,8 +290,8 @@ EXERCISES = [
         "fit_linear lands on the least-squares solution",
         Rows(
             [
-                row(fit_case, 20, 2, 1, epochs=300, lr=0.3, converges=True),
-                row(fit_case, 15, 1, 2, epochs=300, lr=0.3, converges=True),
+                row(fit_case, 20, 2, 1, epochs=300, lr=0.3, converges=True, show_seed=True),
+                row(fit_case, 15, 1, 2, epochs=300, lr=0.3, converges=True, show_seed=True),
             ]
         ),
         programs.fit_linear,
