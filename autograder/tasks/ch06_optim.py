@@ -83,15 +83,17 @@ TASKS = [
         "step); g = self._weight_decay(p, g, group); m = β₁m + (1 − β₁)g, v = β₂v + (1 − β₂)g² "
         "in place; amsgrad: v̂ = max(v̂, v), used in place of v; p -= lr/(1 − β₁ᵗ) · m / "
         "(√v/√(1 − β₂ᵗ) + eps).",
-        idea="Adam keeps two running averages that start at zero: one of the gradients (β₁), "
-        "one of their squares (β₂). Starting at zero biases both toward zero early on, "
-        "so each is divided by one minus its β raised to the number of steps taken so "
-        "far (1 at the first step). The weight decay goes through the hook that AdamW "
-        "overrides, so AdamW inherits everything else. With amsgrad the denominator "
-        "never shrinks.",
-        see="§5's table: one parameter, gradient 1 at every step, print m, v and the step "
-        "taken next to the step without correction; the first step should move p by "
-        "about lr",
+        idea="Both running averages, of the gradients and of their squares, start at zero. "
+        "After the first step with a gradient g, how large is each of them next to g (or "
+        "g²), and so how large is the first update, which should be about lr whatever "
+        "the scale of g? What factor, one per average, undoes the start at zero, and why "
+        "must it fade away as the steps go on? Count the steps so that the first is step "
+        "1. The weight decay goes through the hook AdamW overrides, so AdamW inherits the "
+        "rest; with amsgrad the denominator never shrinks.",
+        see="§5's table: a constant gradient g = 0.5, lr = 0.1; it prints m, v, the step "
+        "your Adam takes and the step without the correction at t = 1, 2, 3, 10, 100, "
+        "1000. Your first step should be about lr, 0.1; the one without the correction "
+        "is about 0.316, lr·(1 − β₁)/√(1 − β₂)",
     ),
     Task(
         "6.6",
@@ -213,13 +215,15 @@ TASKS = [
         "t < warmup: start_factor + (1 − start_factor)·t/warmup; t ≥ total: min_factor; "
         "else min_factor + (1 − min_factor)·(1 + cos(π(t − warmup)/(total − warmup)))/2.",
         since="1.1",
-        idea="The factor is a closed form of the step count in three pieces. The warm-up is "
-        "a straight line that starts at start_factor and would reach 1 exactly at the end "
-        "of the warm-up; there the cosine takes over at 1 and falls, along half a cosine, "
-        "to min_factor at total, counting its own steps from the end of the warm-up. After "
-        "total it stays at min_factor. The pieces must meet: no jump at either junction.",
-        see="print warmup_cosine(4, 12, 0.1, 0.2)(t) for t = 0 … 15 next to PyTorch's "
-        "LinearLR then CosineAnnealingLR (SequentialLR, milestones=[4]), or plot it with "
-        "plot_schedules of §7: the curve's corners are at t = 4 and t = 12",
+        idea="The factor is a function of the step count alone, in three pieces. Ask of "
+        "each junction: what does the piece before it reach there, and where does the next "
+        "one start? They must agree: no jump. Which value must the factor reach at the end "
+        "of the warm-up, and at total? From which step does the cosine count its own "
+        "steps, and what happens to a cosine past its half period (and so, what should the "
+        "factor be after total)?",
+        see="print warmup_cosine(4, 12, 0.1, 0.2)(t) for t = 0 … 15 next to the values by "
+        "hand: 0.1 at t = 0, 0.55 at 2, 1 at 4, 0.6 at 8, 0.2 from 12 on; §12's cell prints "
+        "a few factors of warmup_cosine(6, 30, 0.1, 0.2) and plot_schedules draws the "
+        "curve, whose corners must be at the end of the warm-up and at total",
     ),
 ]

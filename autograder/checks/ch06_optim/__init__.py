@@ -27,7 +27,9 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
   it does not change as training goes on) and ``load_state_dict`` into a fresh optimizer
   with other options over fresh parameters (float32 from float64 too): the state and step
   counts kept, options restored, parameters kept, then the same values as an
-  uninterrupted run; mismatched groups refused (ValueError).
+  uninterrupted run; mismatched groups refused (ValueError). The same steps by an optimizer
+  never saved nor loaded are judged before the saved state: where they differ, the report
+  blames the steps (task 6.2 or 6.5), not the resume.
 - 6.8 the five closed forms: lrs at construction (the base: t = 0) and after every step,
   several groups with their own base lrs, LambdaLR with one function per group, a
   milestone listed twice, cosine past T_max.
@@ -671,8 +673,9 @@ def _saved_state(what: str, key: str, loose: bool = False) -> Callable:
 STEP_KEPT = "{} (keep the step count, a Python int)"
 RESUME_KEYS = tuple(
     "saved saved_later loaded state_dtypes options same_params final dtypes refused error "
-    "kept_groups load_error loaded_keyed".split()
+    "kept_groups load_error loaded_keyed straight".split()
 )
+OWN_TASK = {"SGD": "task 6.2", "Adam": "task 6.5"}  # the update rule a resume case steps with
 SAVED = "state_dict()['param_groups'][{i}]"
 
 
@@ -727,7 +730,31 @@ resume_verdict = first(
             "state_dict()['state'] is keyed by something other than int indices: key each "
             "parameter's state by its int position across the groups, as PyTorch does",
         ),
+        (
+            lambda case, got: isinstance(got["straight"], str) and got["straight"],
+            "step() raised {0} in a run of the same steps never saved nor loaded",
+        ),
         keys=RESUME_KEYS,
+    ),
+    # the steps alone, never saved nor loaded: where they differ, the resume is not the cause
+    Fields(
+        [
+            Field(
+                "straight.*",
+                "the same steps by an optimizer never saved nor loaded: params[{i}]",
+                tolerance=lambda case: TOLERANCE[_dtype(case, loose=True)],
+                expected=lambda case: [  # in the run's own dtype
+                    np.asarray(f).astype(np.asarray(p).dtype)
+                    for f, p in zip(case.expected.final, case.inputs["params"])
+                ],
+                says=lambda case: (
+                    "the steps themselves differ from the reference's, with no "
+                    "save and load at all: look at "
+                    + OWN_TASK.get(case.inputs["optimizer"], "the optimizer's own task")
+                    + " first"
+                ),
+            ),
+        ]
     ),
     Fields(
         [
@@ -790,8 +817,8 @@ resume_verdict = first(
                 "final.*",
                 "resumed after load_state_dict, then stepped: params[{i}]",
                 tolerance=lambda case: TOLERANCE[_dtype(case, loose=True)],
-                says="the expected value is what the same steps give without the save and load: "
-                "the resumed run does not go on where the saved one stopped",
+                says="the same steps without the save and load give the expected value: the "
+                "resumed run does not go on where the saved one stopped",
             ),
             Field(
                 "dtypes",

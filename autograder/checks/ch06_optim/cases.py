@@ -472,6 +472,11 @@ class Trajectory:
     state: list | None = None  # each parameter's state at the end ({} where it has none)
 
 
+def _count(n: int, noun: str) -> str:
+    """The count and its noun, plural unless one: "1 parameter", "3 parameters"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def trajectory_case(
     rng: np.random.Generator,
     name: str,
@@ -540,7 +545,7 @@ def trajectory_case(
             "groups " + "; ".join(f"{list(ix)} {opts or 'defaults'}" for ix, opts in groups)
         )
     kinds = ", ".join(f"{tuple(s)} {d}" for s, d in zip(shapes, dtypes))
-    parts.append(f"{len(shapes)} parameters ({kinds}), {steps} steps")
+    parts.append(f"{_count(len(shapes), 'parameter')} ({kinds}), {_count(steps, 'step')}")
     if nones:
         parts.append(f"{nones} gradients None")
     if share:

@@ -325,8 +325,12 @@ def resume(
 ) -> dict:
     """Run ``before`` steps, save, go on (the saved dict must not change), load into a new
     optimizer over new parameters (``warm``: one that has taken a step of its own), finish;
-    refusals of mismatched groups."""
+    refusals of mismatched groups. ``straight``: the same steps by one more optimizer that
+    is never saved nor loaded (where it differs from the reference's run too, the steps
+    differ, not the resume)."""
     dtype = str(np.asarray(params[0]).dtype)
+    run = attempt(lambda: _straight(sp, optimizer, defaults, groups, params, grads, dtype))
+    straight = run["value"] if run["error"] is None else f"<{run['error']}: {run['message']}>"
     ps = [tensor(sp, p, True, dtype) for p in params]
     opt = make_optimizer(sp, optimizer, ps, groups, defaults)
     for row in grads[:before]:
@@ -357,6 +361,7 @@ def resume(
             **none,
             "saved": first,
             "saved_later": _snapshot(sd),
+            "straight": straight,
             "kept_groups": kept_groups,
             "load_error": f"{load['error']}: {load['message']}",
             "loaded_keyed": True,
@@ -395,6 +400,7 @@ def resume(
     return {
         "saved": first,
         "saved_later": _snapshot(sd),
+        "straight": straight,
         "loaded": loaded,
         "state_dtypes": state_dtypes,
         "options": options,
@@ -407,6 +413,18 @@ def resume(
         "load_error": None,
         "loaded_keyed": loaded_keyed,
     }
+
+
+def _straight(
+    sp, optimizer: str, defaults: dict, groups: list, params: list, grads: list, dtype: str
+) -> list:
+    """Every parameter after all the steps by one optimizer, never saved nor loaded."""
+    rs = [tensor(sp, p, True, dtype) for p in params]
+    opt = make_optimizer(sp, optimizer, rs, groups, defaults)
+    for row in grads:
+        set_grads(sp, rs, row)
+        opt.step()
+    return [np.array(host(r)) for r in rs]
 
 
 def _finish(sp, opt: Any, fresh: Any, ps: list, qs: list, rows: list) -> None:
