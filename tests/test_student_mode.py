@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import notebook, report
+from autograder import notebook, report, versions
 from autograder.course import CHAPTERS, chapter
 from tests.trees import REPO, SOLUTIONS, run_chapter, statuses, write_stubs
 
@@ -80,6 +80,8 @@ def _release_like(tmp: Path) -> Path:
         REPO / "autograder", tmp / "autograder", ignore=shutil.ignore_patterns("__pycache__")
     )
     write_stubs(tmp / "chapters")
+    # a release records the course version its stubs are at, as the generator does
+    (tmp / "chapters" / versions.VERSION_FILE).write_text(versions.current().text())
     return tmp
 
 
