@@ -63,8 +63,9 @@ def section_heading(repo: Path, package: str, section: str) -> str:
         for cell in cells:
             text = "".join(cell.get("source", "")) if isinstance(cell, dict) else ""
             for line in text.splitlines():
-                if line.startswith("#") and f"{section} " in f"{line} ":
-                    return line.lstrip("# ").strip()
+                heading = line.lstrip("# ").strip()
+                if line.startswith("#") and f"{heading} ".startswith(f"{section} "):
+                    return heading
     return ""
 
 
@@ -83,10 +84,10 @@ def hint(task_id: str, level: int | None = None, *, reset: bool = False, repo: P
         raise ValueError(f"task {t.id} has hints 1 to {len(stages)}, not {level}")
     if reset:
         shown.pop(t.id, None)
-    if level is None:
-        level = min(shown.get(t.id, 0) + 1, len(stages))
-        shown[t.id] = level
-    if reset or shown.get(t.id) == level:
+    if level is None:  # the next stage, recorded
+        level = shown[t.id] = min(shown.get(t.id, 0) + 1, len(stages))
+        _write(path, shown)
+    elif reset:
         _write(path, shown)
     return _format(t.id, t.title, stages, level)
 
