@@ -479,7 +479,8 @@ def test_the_reference_is_told_nothing_it_should_not_be(
         options = grading.Options(chapter=ch.number, course=course, confinement=kind)
         (graded,) = grading.grade_all([subs / "ref"], options, jobs=1)
         assert graded.confinement.startswith(kind)
-        assert graded.status == "graded" and graded.points == graded.max_points == 100
+        assert graded.status == "graded" and graded.points == graded.max_points
+        assert graded.max_points == sum(t.points for t in ch.tasks)  # 100 at 1.0, more later
         assert graded.reason == "" and {t.status for t in graded.tasks} == {Status.PASSED}
         out = tmp_path / "out" / ch.package
         outputs.write_batch(out, [graded], ch, options, 1, merge=False)
@@ -488,10 +489,11 @@ def test_the_reference_is_told_nothing_it_should_not_be(
         assert body.rstrip().endswith(f"Chapter {ch.number} is complete. Well done!")
         with open(out / "grades.csv", newline="") as file:
             (row,) = csv.DictReader(file)
-        assert row["status"] == "graded" and row["reason"] == "" and row["total"] == "100"
+        assert row["status"] == "graded" and row["reason"] == ""
+        assert float(row["total"]) == graded.max_points
         assert row["review"] == "" and graded.review == ""  # nothing flagged for review
         results = json.loads((out / "gradescope" / "ref.json").read_text())
-        assert results["score"] == results["max_score"] == 100
+        assert results["score"] == results["max_score"] == graded.max_points
         for test in results["tests"]:
             assert test["status"] == "passed" and test["score"] == test["max_score"]
             _never_said(test["output"], f"results.json, task {test['number']} ({kind})")
