@@ -73,11 +73,9 @@ def hint(task_id: str, level: int | None = None, *, reset: bool = False, repo: P
     """The text of a hint stage of ``task_id``: ``level`` (1, 2, …), else the one after the
     last shown (recorded). ``reset`` forgets what was shown and gives the first."""
     ch, t = find_task(task_id)  # a KeyError/ValueError names an unknown task
-    stages = t.hints
-    heading = section_heading(repo, ch.package, t.section)
-    if heading:
-        read = f"{heading}, in chapter {ch.number}'s notebook, teaches task {t.id}: read it again."
-        stages = (*stages[:-1], read)
+    section = section_heading(repo, ch.package, t.section) or t.section
+    read = f"{section}, in chapter {ch.number}'s notebook, teaches task {t.id}: read it again."
+    stages = (*t.hints, read)
     path = record_path(repo)
     shown = _read(path)
     if level is not None and not 1 <= level <= len(stages):

@@ -31,7 +31,7 @@ def _fake_repo(tmp_path: Path) -> Path:
 def test_each_request_shows_one_stage_more_and_the_last_stays(tmp_path: Path) -> None:
     repo = _fake_repo(tmp_path)
     task = chapter(4).task("4.2")
-    stages = task.hints
+    stages = (*task.hints, "the notebook's section")
     shown = [hints.hint("4.2", repo=repo) for _ in range(len(stages) + 1)]
     for i, text in enumerate(shown[: len(stages)], start=1):
         assert f"hint {i} of {len(stages)}" in text

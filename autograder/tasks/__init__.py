@@ -27,9 +27,9 @@ class Task:
 
     @property
     def hints(self) -> tuple[str, ...]:
-        """The hints on request, in order: the idea, the recipe, the notebook's section."""
-        read = f"{self.section} of the chapter's notebook teaches task {self.id}: read it again."
-        return (*(h for h in (self.idea, self.hint) if h), read)
+        """The hints on request before the notebook's section (``autograder.hints`` adds it,
+        by its heading): the idea, then the recipe."""
+        return tuple(h for h in (self.idea, self.hint) if h)
 
     @property
     def stub_message(self) -> str:
