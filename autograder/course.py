@@ -48,6 +48,7 @@ CHAPTERS = [
     Chapter(5, "ch05_nn", "modules, layers and losses"),
     Chapter(6, "ch06_optim", "optimizers"),
     Chapter(7, "ch07_device", "devices: CuPy and a simulated one"),
+    Chapter(8, "ch08_conv", "convolution: im2col, pooling, a CNN"),
 ]
 
 

@@ -1,0 +1,43 @@
+"""Sizes: how many windows fit, and PyTorch's argument forms (``3`` or ``(3, 5)``).
+
+Along one axis of ``size`` pixels, padded by ``padding`` zeros on each side, a kernel of
+``kernel_size`` taps spread ``dilation`` apart reaches ``dilation·(kernel_size − 1) + 1``
+pixels, and its windows start every ``stride`` pixels. The windows that fit:
+
+    out = ⌊(size + 2·padding − dilation·(kernel_size − 1) − 1) / stride⌋ + 1
+
+(task 8.1, with ``windows`` in ``unfold.py``). Given code besides: ``pair``, the argument
+forms.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def output_size(
+    size: int, kernel_size: int, stride: int = 1, padding: int = 0, dilation: int = 1
+) -> int:
+    """How many windows fit along one axis: ⌊(size + 2p − d(k − 1) − 1) / s⌋ + 1 (0 or less
+    when none does)."""
+    raise NotImplementedError(
+        "Task 8.1: output_size and windows: every window as a view — see §3 of the notebook"
+    )
+
+
+def pair(value: Any, name: str) -> tuple[int, int]:
+    """PyTorch's forms of a 2-D argument: one int for both axes, or two (a tuple or list).
+    Anything else is a TypeError naming the argument."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be an int or a pair of ints, not {value!r}")
+    if isinstance(value, int) or (hasattr(value, "__index__") and not hasattr(value, "__len__")):
+        return int(value), int(value)
+    if isinstance(value, (tuple, list)) and len(value) == 1:
+        return pair(value[0], name)
+    if (
+        isinstance(value, (tuple, list))
+        and len(value) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
+    ):
+        return int(value[0]), int(value[1])
+    raise TypeError(f"{name} must be an int or a pair of ints, not {value!r}")
