@@ -1,0 +1,948 @@
+"""The parent's own convolution, in NumPy: every expected value of chapter 8's checks comes
+from here, never from the code under test nor from ``solutions/``.
+
+Each reference is written another way than the chapter's (no strided view, no im2col
+matrix product), and keeps complex values, so ``gradcheck.vjp`` (the complex step) gives
+its gradients exactly:
+
+- ``count_windows``: the windows along one axis, counted as the starts that leave room for
+  the whole reach (no formula with a floor).
+- ``windows_ref``: view[n, c, i, j, p, q] = x[n, c, p·sh + i·dh, q·sw + j·dw], by fancy
+  indexing (a copy).
+- ``fold_ref``: every entry added to its pixel by ``np.add.at`` (a scatter-add over the
+  positions the windows list), then the padding cut off.
+- ``conv_ref``: the sliding dot product as shift and add: for each group and each kernel tap
+  (i, j), the taps' weights times the input shifted by (i·dh, j·dw) and sampled every
+  stride, summed over the group's channels.
+- ``max_pool_ref``: each window's maximum and its first argmax in row-major order (NumPy's
+  ``argmax``, PyTorch's tie rule), the gradient sent to it by ``np.add.at``; padding −∞.
+- ``avg_pool_ref``: each window's sum over its divisor (kh·kw, the pixels inside the image,
+  or the divisor given).
+
+The wrong formulas the verdicts name are here too (``*_wrong``): each is a known mistake,
+computed from the case, compared with what the student's code returned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case
+from ...harness.gradcheck import vjp
+
+Pair = tuple[int, int]
+
+
+def _pair(value: Any) -> Pair:
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def values(rng: np.random.Generator, shape: Sequence[int]) -> np.ndarray:
+    """Drawn values in [−2, 2], three decimals (exact in the report, no ties)."""
+    return np.round(rng.uniform(-2, 2, tuple(shape)), 3)
+
+
+# -- 8.1: the windows --------------------------------------------------------------------------
+
+
+def count_windows(size: int, kernel_size: int, stride: int, padding: int, dilation: int) -> int:
+    """How many windows fit: the starts 0, s, 2s, … whose reach stays inside the padded
+    axis, counted one by one."""
+    reach = dilation * (kernel_size - 1) + 1
+    return sum(
+        1 for start in range(0, size + 2 * padding, stride) if start + reach <= size + 2 * padding
+    )
+
+
+def output_size_wrong(size: int, k: int, s: int, p: int, d: int) -> dict[str, int]:
+    """The known wrong formulas of output_size, each as PyTorch's form with one slip."""
+    reach = d * (k - 1) + 1
+    return {
+        "padding once": (size + p - reach) // s + 1,
+        "dilation ignored": (size + 2 * p - k) // s + 1,
+        "reach d·k": (size + 2 * p - d * k) // s + 1,
+        "no −1 in the reach": (size + 2 * p - d * (k - 1)) // s + 1,
+        "no +1": (size + 2 * p - reach) // s,
+        "stride twice": (size + 2 * p - reach) // (s * s) + 1,
+        "ceil": -(-(size + 2 * p - reach) // s) + 1,
+        "size / stride": (size + 2 * p) // s - reach + 1,
+    }
+
+
+OUTPUT_SIZE_WORDS = {
+    "padding once": "the padding was counted once: it goes on both sides, size + 2·padding",
+    "dilation ignored": (
+        "the dilation was ignored: a kernel of k taps spread d apart reaches d·(k − 1) + 1 pixels"
+    ),
+    "reach d·k": (
+        "the reach was taken as dilation·kernel_size: k taps spread d apart reach d·(k − 1) + 1 "
+        "pixels"
+    ),
+    "no −1 in the reach": (
+        "off by one: the reach of k taps spread d apart is d·(k − 1) + 1 pixels, not d·(k − 1)"
+    ),
+    "no +1": "off by one: the first window counts too (the + 1 after the floor division)",
+    "stride twice": "the stride was applied twice (divided by stride·stride)",
+    "ceil": "the division was rounded up: a window that does not fit whole does not count",
+    "size / stride": "the size was divided by the stride before the reach was taken off",
+}
+
+
+def windows_ref(x: np.ndarray, kernel_size: Pair, dilation: Pair, stride: Pair) -> np.ndarray:
+    """view[n, c, i, j, p, q] = x[n, c, p·sh + i·dh, q·sw + j·dw] (a copy, by indexing)."""
+    (kh, kw), (dh, dw), (sh, sw) = kernel_size, dilation, stride
+    oh = count_windows(x.shape[2], kh, sh, 0, dh)
+    ow = count_windows(x.shape[3], kw, sw, 0, dw)
+    rows = np.arange(kh)[:, None] * dh + np.arange(oh)[None, :] * sh  # (kh, oh)
+    cols = np.arange(kw)[:, None] * dw + np.arange(ow)[None, :] * sw  # (kw, ow)
+    return x[:, :, rows[:, None, :, None], cols[None, :, None, :]]
+
+
+def windows_wrong(x: np.ndarray, kernel_size: Pair, dilation: Pair, stride: Pair) -> dict:
+    """The windows with one known slip (where they stay inside x): taps and stops swapped,
+    the dilation or the stride left out of the strides, the stride applied twice."""
+    (kh, kw), (sh, sw) = kernel_size, stride
+    shape = windows_ref(x, kernel_size, dilation, stride).shape
+    oh, ow = shape[4], shape[5]
+
+    def picked(tap: Pair, stop: Pair) -> np.ndarray | None:
+        rows = np.arange(kh)[:, None] * tap[0] + np.arange(oh)[None, :] * stop[0]
+        cols = np.arange(kw)[:, None] * tap[1] + np.arange(ow)[None, :] * stop[1]
+        if rows.max(initial=0) >= x.shape[2] or cols.max(initial=0) >= x.shape[3]:
+            return None
+        return x[:, :, rows[:, None, :, None], cols[None, :, None, :]]
+
+    return {
+        "swapped": picked(stride, dilation),
+        "no dilation": picked((1, 1), stride),
+        "no stride": picked(dilation, (1, 1)),
+        "stride twice": picked(dilation, (sh * sh, sw * sw)),
+    }
+
+
+WINDOWS_WORDS = {
+    "swapped": (
+        "the kernel's taps step by the stride and the windows by the dilation: they are swapped "
+        "(a tap moves dilation pixels, the next window stride pixels)"
+    ),
+    "no dilation": "the dilation was left out: the kernel's taps are dilation pixels apart",
+    "no stride": "the stride was left out: the windows start stride pixels apart",
+    "stride twice": "the stride was applied twice: the windows start stride pixels apart",
+}
+
+
+def output_size_case(rows: Sequence[tuple[int, int, int, int, int]], label: str) -> Case:
+    """output_size on each (size, kernel_size, stride, padding, dilation) of ``rows``."""
+    rows = [tuple(int(v) for v in r) for r in rows]
+    want = [count_windows(*r) for r in rows]
+    return Case(
+        f"output_size(size, kernel_size, stride, padding, dilation) over {label}",
+        {"rows": [list(r) for r in rows]},
+        want,
+    )
+
+
+@dataclass(frozen=True)
+class WindowsExpected:
+    values: np.ndarray
+    after: np.ndarray  # the windows of x once the program has written x2 into x
+    shape: tuple
+    wrong: dict  # windows_wrong's slips, by name
+
+
+def windows_case(
+    rng: np.random.Generator,
+    shape: tuple,
+    kernel_size: Pair,
+    dilation: Pair = (1, 1),
+    stride: Pair = (1, 1),
+    *,
+    dtype: str = "float64",
+    step: int = 1,
+    arange: bool = False,
+) -> Case:
+    """windows(x, kernel_size, dilation, stride) for x of ``shape`` (with ``step`` > 1, x is
+    every step-th column of a wider array: a view with strides of its own)."""
+    n, c, h, w = shape
+    base = (
+        np.arange(n * c * h * w * step, dtype=np.float64).reshape(n, c, h, w * step)
+        if arange
+        else values(rng, (n, c, h, w * step))
+    )
+    x = base[..., ::step]
+    x2 = values(rng, shape)
+    kernel_size, dilation, stride = _pair(kernel_size), _pair(dilation), _pair(stride)
+    want = windows_ref(x, kernel_size, dilation, stride)
+    expected = WindowsExpected(
+        want,
+        windows_ref(x2, kernel_size, dilation, stride),
+        want.shape,
+        windows_wrong(x, kernel_size, dilation, stride),
+    )
+    words = [f"x of shape {shape}"]
+    if dtype != "float64":
+        words.append(dtype)
+    if step > 1:
+        words.append(f"x every {step}th column of a wider array (x.strides its own)")
+    label = (
+        f"windows(x, kernel_size={kernel_size}, dilation={dilation}, stride={stride}), "
+        + ", ".join(words)
+    )
+    inputs = {
+        "base": base,
+        "step": step,
+        "kernel_size": list(kernel_size),
+        "dilation": list(dilation),
+        "stride": list(stride),
+        "x2": x2,
+        "dtype": dtype,
+    }
+    return Case(label, inputs, expected)
+
+
+# -- 8.2: fold ---------------------------------------------------------------------------------
+
+
+def pad_ref(x: np.ndarray, padding: Pair, value: float = 0.0) -> np.ndarray:
+    widths = ((0, 0), (0, 0), (padding[0],) * 2, (padding[1],) * 2)
+    return np.pad(x, widths, constant_values=value)
+
+
+def unfold_ref(x: np.ndarray, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair):
+    """cols[n, (c, i, j), (p, q)] = x_padded[n, c, p·sh + i·dh, q·sw + j·dw]."""
+    view = windows_ref(pad_ref(x, padding), kernel_size, dilation, stride)
+    n, c, kh, kw, oh, ow = view.shape
+    return view.reshape(n, c * kh * kw, oh * ow)
+
+
+def _places(size: Pair, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair):
+    """The padded rows and columns each (i, j, p, q) entry came from, (kh, kw, oh, ow) each."""
+    (h, w), (kh, kw), (dh, dw), (ph, pw), (sh, sw) = size, kernel_size, dilation, padding, stride
+    oh, ow = count_windows(h, kh, sh, ph, dh), count_windows(w, kw, sw, pw, dw)
+    rows = np.arange(kh)[:, None] * dh + np.arange(oh)[None, :] * sh
+    cols = np.arange(kw)[:, None] * dw + np.arange(ow)[None, :] * sw
+    return rows[:, None, :, None], cols[None, :, None, :], oh, ow
+
+
+def fold_ref(
+    cols: np.ndarray, size: Pair, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair
+) -> np.ndarray:
+    """Each entry of cols added (``np.add.at``) to the pixel it came from; padding dropped."""
+    rows, columns, oh, ow = _places(size, kernel_size, dilation, padding, stride)
+    (h, w), (kh, kw), (ph, pw) = size, kernel_size, padding
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=np.result_type(cols.dtype, np.float64))
+    patches = cols.reshape(n, c, kh, kw, oh, ow)
+    np.add.at(out, (slice(None), slice(None), rows, columns), patches)
+    return out[:, :, ph : ph + h, pw : pw + w]
+
+
+def fold_assigned(
+    cols: np.ndarray, size: Pair, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair
+) -> np.ndarray:
+    """The mistake: each kernel offset's entries *assigned* to their pixels, offset after
+    offset, so a pixel several windows saw keeps the last one."""
+    rows, columns, oh, ow = _places(size, kernel_size, dilation, padding, stride)
+    (h, w), (kh, kw), (ph, pw) = size, kernel_size, padding
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw))
+    patches = cols.reshape(n, c, kh, kw, oh, ow)
+    for i in range(kh):
+        for j in range(kw):
+            out[:, :, rows[i, 0, :, 0][:, None], columns[0, j, 0, :][None, :]] = patches[:, :, i, j]
+    return out[:, :, ph : ph + h, pw : pw + w]
+
+
+def fold_padded(
+    cols: np.ndarray, size: Pair, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair
+) -> np.ndarray | None:
+    """The mistake: the padded image returned, padding not cut off."""
+    if padding == (0, 0):
+        return None
+    rows, columns, oh, ow = _places(size, kernel_size, dilation, padding, stride)
+    (h, w), (kh, kw), (ph, pw) = size, kernel_size, padding
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    full = np.zeros((n, c, h + 2 * ph, w + 2 * pw))
+    np.add.at(full, (slice(None), slice(None), rows, columns), cols.reshape(n, c, kh, kw, oh, ow))
+    return full
+
+
+@dataclass(frozen=True)
+class FoldExpected:
+    out: np.ndarray
+    assigned: np.ndarray
+    padded: np.ndarray | None
+
+
+def _args_words(kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair) -> str:
+    words = [f"kernel_size={kernel_size}"]
+    for name, value in (("dilation", dilation), ("padding", padding), ("stride", stride)):
+        if value != ((0, 0) if name == "padding" else (1, 1)):
+            words.append(f"{name}={value}")
+    return ", ".join(words)
+
+
+def col2im_case(
+    rng: np.random.Generator,
+    n: int,
+    c: int,
+    size: Pair,
+    kernel_size: Pair,
+    dilation: Pair = (1, 1),
+    padding: Pair = (0, 0),
+    stride: Pair = (1, 1),
+    *,
+    ones: bool = False,
+) -> Case:
+    """col2im(cols, size, kernel_size, dilation, padding, stride) on drawn cols (all ones
+    with ``ones``: each pixel then counts the windows that saw it)."""
+    _, _, oh, ow = _places(size, kernel_size, dilation, padding, stride)
+    kh, kw = kernel_size
+    shape = (n, c * kh * kw, oh * ow)
+    cols = np.ones(shape) if ones else values(rng, shape)
+    args = (size, kernel_size, dilation, padding, stride)
+    expected = FoldExpected(
+        fold_ref(cols, *args), fold_assigned(cols, *args), fold_padded(cols, *args)
+    )
+    label = (
+        f"col2im(cols, size={size}, {_args_words(kernel_size, dilation, padding, stride)}), cols "
+        f"of shape {shape}" + (" all ones (each pixel counts its windows)" if ones else "")
+    )
+    inputs = {
+        "cols": cols,
+        "size": list(size),
+        "kernel_size": list(kernel_size),
+        "dilation": list(dilation),
+        "padding": list(padding),
+        "stride": list(stride),
+    }
+    return Case(label, inputs, expected)
+
+
+@dataclass(frozen=True)
+class FoldGradExpected:
+    out: np.ndarray
+    grad: np.ndarray
+    assigned: np.ndarray | None  # fold's backward (unfold's gradient) assigning
+    grad_grad: np.ndarray | None  # ∂⟨∂L/∂input, w⟩/∂g
+
+
+def fold_grad_case(
+    rng: np.random.Generator,
+    op: str,
+    n: int,
+    c: int,
+    size: Pair,
+    kernel_size: Pair,
+    dilation: Pair = (1, 1),
+    padding: Pair = (0, 0),
+    stride: Pair = (1, 1),
+    *,
+    second: bool = False,
+) -> Case:
+    """F.unfold (``op`` "unfold") or F.fold ("fold") of a drawn input, its gradient for a
+    drawn upstream g (numerical: the complex step), and with ``second`` the gradient's
+    gradient ∂⟨∂L/∂input, w⟩/∂g."""
+    args = (kernel_size, dilation, padding, stride)
+    _, _, oh, ow = _places(size, *args[:1], dilation, padding, stride)
+    kh, kw = kernel_size
+    image, columns = (n, c, *size), (n, c * kh * kw, oh * ow)
+
+    def unfold(a: np.ndarray) -> np.ndarray:
+        return unfold_ref(a, *args)
+
+    def fold(a: np.ndarray) -> np.ndarray:
+        return fold_ref(a, size, *args)
+
+    forward, backward = (unfold, fold) if op == "unfold" else (fold, unfold)
+    x = values(rng, image if op == "unfold" else columns)
+    out = forward(x)
+    g = values(rng, out.shape)
+    w = values(rng, x.shape) if second else None
+    assigned = fold_assigned(g, size, *args) if op == "unfold" else None
+    expected = FoldGradExpected(
+        out,
+        vjp(forward, [x], g)[0],
+        assigned,
+        vjp(backward, [g], w)[0] if second else None,
+    )
+    call = (
+        f"F.unfold(x, {_args_words(*args)})"
+        if op == "unfold"
+        else f"F.fold(cols, output_size={size}, {_args_words(*args)})"
+    )
+    label = f"{call}, input of shape {x.shape}, its gradient" + (
+        " and the gradient's gradient" if second else ""
+    )
+    inputs = {
+        "op": op,
+        "x": x,
+        "size": list(size),
+        "kernel_size": list(kernel_size),
+        "dilation": list(dilation),
+        "padding": list(padding),
+        "stride": list(stride),
+        "g": g,
+        "w": w,
+    }
+    return Case(label, inputs, expected)
+
+
+@dataclass(frozen=True)
+class AdjointExpected:
+    unfolded: np.ndarray
+    folded: np.ndarray
+    inner: float  # ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩
+
+
+def adjoint_case(
+    rng: np.random.Generator,
+    n: int,
+    c: int,
+    size: Pair,
+    kernel_size: Pair,
+    dilation: Pair = (1, 1),
+    padding: Pair = (0, 0),
+    stride: Pair = (1, 1),
+) -> Case:
+    """F.unfold(x) and F.fold(y) for drawn x and y: ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩."""
+    args = (kernel_size, dilation, padding, stride)
+    x = values(rng, (n, c, *size))
+    unfolded = unfold_ref(x, *args)
+    y = values(rng, unfolded.shape)
+    folded = fold_ref(y, size, *args)
+    expected = AdjointExpected(unfolded, folded, float(np.sum(unfolded * y)))
+    label = f"⟨F.unfold(x), y⟩ = ⟨x, F.fold(y)⟩ with {_args_words(*args)}, x of shape {x.shape}"
+    inputs = {
+        "x": x,
+        "y": y,
+        "size": list(size),
+        "kernel_size": list(kernel_size),
+        "dilation": list(dilation),
+        "padding": list(padding),
+        "stride": list(stride),
+    }
+    return Case(label, inputs, expected)
+
+
+# -- 8.3: the convolution ----------------------------------------------------------------------
+
+
+def conv_ref(
+    x: np.ndarray,
+    weight: np.ndarray,
+    bias: np.ndarray | None,
+    stride: Pair,
+    padding: Pair,
+    dilation: Pair,
+    groups: int,
+) -> np.ndarray:
+    """The sliding dot product as shift and add: for each group and tap (i, j), the taps'
+    weights times the padded input shifted by (i·dh, j·dw), sampled every stride."""
+    (sh, sw), (dh, dw) = stride, dilation
+    n = x.shape[0]
+    o, per_group, kh, kw = weight.shape
+    xp = pad_ref(x, padding)
+    oh = count_windows(x.shape[2], kh, sh, padding[0], dh)
+    ow = count_windows(x.shape[3], kw, sw, padding[1], dw)
+    out = np.zeros((n, o, oh, ow), dtype=np.result_type(x.dtype, weight.dtype, np.float64))
+    og = o // groups
+    for g in range(groups):
+        inputs = xp[:, g * per_group : (g + 1) * per_group]
+        for i in range(kh):
+            for j in range(kw):
+                shifted = inputs[
+                    :,
+                    :,
+                    i * dh : i * dh + sh * (oh - 1) + 1 : sh,
+                    j * dw : j * dw + sw * (ow - 1) + 1 : sw,
+                ]
+                taps = weight[g * og : (g + 1) * og, :, i, j]  # (O/G, C/G)
+                out[:, g * og : (g + 1) * og] += np.einsum("oc,nchw->nohw", taps, shifted)
+    if bias is not None:
+        out = out + bias.reshape(1, o, 1, 1)
+    return out
+
+
+@dataclass(frozen=True)
+class ConvExpected:
+    dtype: str
+    out: np.ndarray
+    grads: list  # ∂L/∂x, ∂L/∂weight, ∂L/∂bias: those the case asks for, in that order
+    names: list  # "x.grad", "weight.grad", "bias.grad" for those
+    wrong: dict  # known mistakes: name → the wrong value of a field (None: not told apart)
+    x_w: np.ndarray | None  # ∂⟨∂L/∂x, v⟩/∂weight
+    w_x: np.ndarray | None  # ∂⟨∂L/∂weight, V⟩/∂x
+
+
+def conv_wrong(x, w, b, g, stride, padding, dilation, groups) -> dict:
+    """Known mistakes of the convolution, each the field it shows in and its wrong value."""
+    o, per_group, kh, kw = w.shape
+    n = x.shape[0]
+    og = o // groups
+    cols = unfold_ref(x, (kh, kw), dilation, padding, stride)  # (N, C·kh·kw, L)
+    gl = g.reshape(n, o, -1)
+    out: dict[str, tuple[str, Any]] = {}
+    if groups == 1 and o * 1 != per_group * kh * kw:
+        flipped = np.einsum("nkl,nol->ko", cols, gl).reshape(w.shape)  # (cols @ gᵀ) reshaped
+        out["weight transposed"] = ("grads.weight", flipped)
+    out["weight not summed over the batch"] = (
+        "grads.weight",
+        None
+        if n == 1
+        else _weight_grad(x, w, g, stride, padding, dilation, groups, batch=slice(0, 1)),
+    )
+    if b is not None:
+        out["bias mean"] = ("grads.bias", g.sum((0, 2, 3)) / (g.shape[2] * g.shape[3]))
+        out["bias one position"] = ("grads.bias", g[:, :, 0, 0].sum(0))
+        out["bias batch mean"] = ("grads.bias", g.sum((0, 2, 3)) / n if n > 1 else None)
+    if groups > 1:  # the kernels taken into groups interleaved: (O/G, G, …) for (G, O/G, …)
+        order = np.arange(o).reshape(og, groups).T.reshape(-1)
+        out["groups interleaved"] = (
+            "out",
+            conv_ref(x, w[order], b, stride, padding, dilation, groups),
+        )
+        out["groups ignored"] = ("out", None)
+    if dilation != (1, 1):
+        ok = all(
+            count_windows(x.shape[2 + a], (kh, kw)[a], stride[a], padding[a], 1)
+            == count_windows(x.shape[2 + a], (kh, kw)[a], stride[a], padding[a], dilation[a])
+            for a in range(2)
+        )
+        if ok:
+            out["dilation ignored"] = ("out", conv_ref(x, w, b, stride, padding, (1, 1), groups))
+    if b is not None:
+        out["bias forgotten"] = ("out", conv_ref(x, w, None, stride, padding, dilation, groups))
+    return {k: v for k, v in out.items() if v[1] is not None}
+
+
+def _weight_grad(x, w, g, stride, padding, dilation, groups, batch=slice(None)):
+    return vjp(
+        lambda a: conv_ref(x[batch], a, None, stride, padding, dilation, groups), [w], g[batch]
+    )[0]
+
+
+CONV_WORDS = {
+    "weight transposed": (
+        "∂L/∂W was computed as cols · gᵀ (the transposed product) and reshaped: it is g · colsᵀ, "
+        "one row per kernel"
+    ),
+    "weight not summed over the batch": (
+        "∂L/∂W holds the first image's part only: it is summed over the batch"
+    ),
+    "bias mean": (
+        "∂L/∂b is the mean of ∂L/∂out over the positions: the bias is added at every position, "
+        "so its gradient is the sum over the batch and every position"
+    ),
+    "bias one position": (
+        "∂L/∂b was taken at one position: the bias is added at every position, so its gradient "
+        "sums ∂L/∂out over the batch and every position"
+    ),
+    "bias batch mean": "∂L/∂b was divided by the batch size: it is a sum, not a mean",
+    "groups interleaved": (
+        "the kernels were split into groups in the wrong order: kernels 0 … O/G − 1 are group "
+        "0's, the next O/G group 1's (weight as (G, O/G, …), not (O/G, G, …))"
+    ),
+    "dilation ignored": "the dilation was ignored: the kernel's taps are dilation pixels apart",
+    "bias forgotten": "the bias was not added (it is added at every position, as (1, O, 1, 1))",
+}
+
+
+def conv_case(
+    rng: np.random.Generator,
+    n: int,
+    c: int,
+    size: Pair,
+    out_channels: int,
+    kernel_size: Pair,
+    *,
+    stride: Pair = (1, 1),
+    padding: Pair = (0, 0),
+    dilation: Pair = (1, 1),
+    groups: int = 1,
+    bias: bool = True,
+    needs: tuple[bool, bool, bool] = (True, True, True),
+    second: bool = False,
+    count: bool = False,
+    dtype: str = "float64",
+) -> Case:
+    """F.conv2d(x, weight, bias, stride, padding, dilation, groups) on drawn values: the
+    output (``conv_ref``) and the gradients of the inputs that ``needs`` (x, weight, bias)
+    for a drawn upstream g (the complex step of ``conv_ref``); with ``second`` the
+    second derivatives ∂⟨∂L/∂x, v⟩/∂W and ∂⟨∂L/∂W, V⟩/∂x (as the convolution is linear in
+    each, the vjps of conv(v, ·) and conv(·, V) for g); with ``count``, the program counts
+    the folds the backward makes (none when x needs no gradient)."""
+    x = values(rng, (n, c, *size))
+    w = values(rng, (out_channels, c // groups, *kernel_size))
+    b = values(rng, (out_channels,)) if bias else None
+    args = (stride, padding, dilation, groups)
+    out = conv_ref(x, w, b, *args)
+    g = values(rng, out.shape)
+    arrays = [x, w] + ([b] if bias else [])
+    wanted = [k for k in range(len(arrays)) if needs[k]]
+    names = ["x.grad", "weight.grad", "bias.grad"]
+    grads = vjp(lambda *a: conv_ref(a[0], a[1], a[2] if bias else None, *args), arrays, g)
+    v = values(rng, x.shape) if second else None
+    V = values(rng, w.shape) if second else None
+    x_w = vjp(lambda a: conv_ref(v, a, None, *args), [w], g)[0] if second else None
+    w_x = vjp(lambda a: conv_ref(a, V, None, *args), [x], g)[0] if second else None
+    expected = ConvExpected(
+        dtype,
+        out,
+        [grads[k] for k in wanted],
+        [names[k] for k in wanted],
+        conv_wrong(x, w, b, g, *args),
+        x_w,
+        w_x,
+    )
+    words = [f"x of shape {x.shape}", f"weight of shape {w.shape}"]
+    words.append("bias" if bias else "no bias")
+    for name, value, plain in (
+        ("stride", stride, (1, 1)),
+        ("padding", padding, (0, 0)),
+        ("dilation", dilation, (1, 1)),
+    ):
+        if value != plain:
+            words.append(f"{name}={value}")
+    if groups != 1:
+        words.append(f"groups={groups}")
+    if dtype != "float64":
+        words.append(dtype)
+    if needs != (True, True, True):
+        which = [nm.split(".")[0] for nm, k in zip(names, needs) if k]
+        words.append(f"only {' and '.join(which)} requiring a gradient")
+    label = "F.conv2d: " + ", ".join(words) + (", then second derivatives" if second else "")
+    inputs = {
+        "x": x,
+        "w": w,
+        "b": b,
+        "stride": list(stride),
+        "padding": list(padding),
+        "dilation": list(dilation),
+        "groups": groups,
+        "g": g,
+        "needs": list(needs),
+        "v": v,
+        "V": V,
+        "count": count,
+        "dtype": dtype,
+    }
+    return Case(label, inputs, expected)
+
+
+# -- 8.4 and 8.5: pooling ----------------------------------------------------------------------
+
+
+def _pool_windows(
+    x: np.ndarray, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair, fill: float
+) -> np.ndarray:
+    """(N, C, kh·kw, oh, ow): each window's pixels in row-major order, padding ``fill``."""
+    view = windows_ref(pad_ref(x, padding, fill), kernel_size, dilation, stride)
+    n, c, kh, kw, oh, ow = view.shape
+    return view.reshape(n, c, kh * kw, oh, ow)
+
+
+def _scatter(
+    g_slots: np.ndarray,
+    shape: tuple,
+    kernel_size: Pair,
+    stride: Pair,
+    padding: Pair,
+    dilation: Pair,
+    assign: bool = False,
+) -> np.ndarray:
+    """Slots (N, C, kh·kw, oh, ow) sent back to their pixels of an input of ``shape``:
+    added (``np.add.at``), or with ``assign`` written, window after window."""
+    n, c, h, w = shape
+    kh, kw = kernel_size
+    oh, ow = g_slots.shape[-2:]
+    cols = g_slots.reshape(n, c * kh * kw, oh * ow)
+    if not assign:
+        return fold_ref(cols, (h, w), kernel_size, dilation, padding, stride)
+    rows, columns, _, _ = _places((h, w), kernel_size, dilation, padding, stride)
+    ph, pw = padding
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw))
+    slots = g_slots.reshape(n, c, kh, kw, oh, ow)
+    for p in range(oh):  # window after window: a later window overwrites
+        for q in range(ow):
+            for i in range(kh):
+                for j in range(kw):
+                    keep = slots[:, :, i, j, p, q] != 0
+                    at = out[:, :, rows[i, 0, p, 0], columns[0, j, 0, q]]
+                    out[:, :, rows[i, 0, p, 0], columns[0, j, 0, q]] = np.where(
+                        keep, slots[:, :, i, j, p, q], at
+                    )
+    return out[:, :, ph : ph + h, pw : pw + w]
+
+
+def max_pool_ref(x, kernel_size, stride, padding, dilation, g, rule: str = "first"):
+    """The window maxima (padding −∞) and the gradient for upstream g sent to each window's
+    maximum: ``rule`` "first" (PyTorch's: the first in row-major order), "every" (every tied
+    maximum: a mistake), "last", "shared" (g divided among the ties), "assigned" (the
+    first, written where windows overlap instead of added), "zero padding" (padding 0)."""
+    fill = 0.0 if rule == "zero padding" else -np.inf
+    flat = _pool_windows(x, kernel_size, stride, padding, dilation, fill)
+    top = flat.max(axis=2)
+    slots = np.zeros(flat.shape)
+    kk = flat.shape[2]
+    if rule in ("every", "shared"):
+        ties = flat == top[:, :, None]
+        share = ties / ties.sum(axis=2, keepdims=True) if rule == "shared" else ties
+        slots = share * g[:, :, None]
+    else:
+        arg = kk - 1 - flat[:, :, ::-1].argmax(axis=2) if rule == "last" else flat.argmax(axis=2)
+        np.put_along_axis(slots, arg[:, :, None], g[:, :, None], axis=2)
+    grad = _scatter(
+        slots, x.shape, kernel_size, stride, padding, dilation, assign=rule == "assigned"
+    )
+    return top, grad
+
+
+def avg_divisor(
+    shape: tuple,
+    kernel_size: Pair,
+    stride: Pair,
+    padding: Pair,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> np.ndarray:
+    """Each window's divisor (oh, ow): the one given, kh·kw, or the pixels inside the
+    image (counted on a padded image of ones)."""
+    h, w = shape[-2:]
+    kh, kw = kernel_size
+    oh = count_windows(h, kh, stride[0], padding[0], 1)
+    ow = count_windows(w, kw, stride[1], padding[1], 1)
+    if divisor_override is not None:
+        return np.full((oh, ow), float(divisor_override))
+    if count_include_pad:
+        return np.full((oh, ow), float(kh * kw))
+    inside = _pool_windows(np.ones((1, 1, h, w)), kernel_size, stride, padding, (1, 1), 0.0)
+    return inside.sum(axis=2)[0, 0]
+
+
+def avg_pool_ref(x, kernel_size, stride, padding, divisor: np.ndarray) -> np.ndarray:
+    """Each window's sum (padding 0) over its divisor."""
+    flat = _pool_windows(x, kernel_size, stride, padding, (1, 1), 0.0)
+    return flat.sum(axis=2) / divisor
+
+
+@dataclass(frozen=True)
+class PoolExpected:
+    dtype: str
+    out: np.ndarray
+    grad: np.ndarray
+    wrong: dict  # name → (field, its wrong value)
+    grad_grad: np.ndarray | None = None
+
+
+POOL_WORDS = {
+    "every": (
+        "every tied maximum received the gradient: in a tie exactly one pixel wins, the first "
+        "in the window's row-major order (as PyTorch)"
+    ),
+    "shared": (
+        "the gradient was shared among the tied maxima: in a tie exactly one pixel wins, the "
+        "first in the window's row-major order (as PyTorch), and it receives all of it"
+    ),
+    "last": (
+        "in a tie the last maximum received the gradient: the first in the window's row-major "
+        "order wins (as PyTorch)"
+    ),
+    "assigned": (
+        "a pixel that won in several overlapping windows received one gradient, not the sum: "
+        "the gradients must add (a fold), not be written"
+    ),
+    "zero padding": ("the padding won a window: padding is −∞ for a maximum, so it never wins"),
+    "no divisor": (
+        "the backward forgot the divisor: each pixel of a window receives ∂L/∂out divided by "
+        "the window's divisor"
+    ),
+    "kernel divisor": (
+        "the backward divided by kh·kw, not by each window's own divisor (count_include_pad="
+        "False counts only the pixels inside the image; divisor_override replaces it)"
+    ),
+    "forward kernel divisor": (
+        "each window's sum was divided by kh·kw, not by its own divisor (count_include_pad="
+        "False counts only the pixels inside the image; divisor_override replaces it)"
+    ),
+    "avg assigned": (
+        "a pixel in several overlapping windows received one window's share, not the sum of "
+        "all: the shares must add (a fold), not be written"
+    ),
+}
+
+
+def _pool_words(kind: str, kernel_size, stride, padding, dilation, extra: str) -> str:
+    words = [f"kernel_size={kernel_size}", f"stride={stride}"]
+    if padding != (0, 0):
+        words.append(f"padding={padding}")
+    if dilation != (1, 1):
+        words.append(f"dilation={dilation}")
+    return f"F.{kind}(x, {', '.join(words)}{extra})"
+
+
+def max_pool_case(
+    rng: np.random.Generator,
+    shape: tuple,
+    kernel_size: Pair,
+    stride: Pair | None = None,
+    padding: Pair = (0, 0),
+    dilation: Pair = (1, 1),
+    *,
+    ties: str = "",
+    negative: bool = False,
+    second: bool = False,
+    dtype: str = "float64",
+) -> Case:
+    """F.max_pool2d on drawn x (``ties``: "some" draws from few values, so windows tie;
+    "all" is all ones; ``negative`` makes every value negative, so padding 0 would win)."""
+    stride = stride or kernel_size
+    if ties == "all":
+        x = np.ones(shape)
+    elif ties == "some":
+        x = rng.integers(0, 3, shape).astype(np.float64)
+    else:
+        x = values(rng, shape)
+    if negative:
+        x = -np.abs(x) - 0.5
+    args = (kernel_size, stride, padding, dilation)
+    top = _pool_windows(x, kernel_size, stride, padding, dilation, -np.inf).max(axis=2)
+    g = values(rng, top.shape)
+    g = np.where(g == 0, 0.5, g)
+    out, grad = max_pool_ref(x, *args, g)
+    wrong = {}
+    for rule in ("every", "shared", "last", "assigned", "zero padding"):
+        bad_out, bad_grad = max_pool_ref(x, *args, g, rule)
+        if rule == "zero padding":
+            wrong[rule] = ("out", bad_out if padding != (0, 0) else None)
+        else:
+            wrong[rule] = ("grad", bad_grad)
+    w = values(rng, shape) if second else None
+    grad_grad = (
+        vjp(lambda u: _scatter(_slots_first(x, args, u), shape, *args), [g], w)[0]
+        if second
+        else None
+    )
+    extra = {"some": ", ties", "all": ", x all ones (every window a tie)"}.get(ties, "")
+    extra += ", every value negative" if negative else ""
+    extra += f", {dtype}" if dtype != "float64" else ""
+    label = f"{_pool_words('max_pool2d', *args, '')} on x of shape {shape}{extra}" + (
+        ", then the gradient's gradient" if second else ""
+    )
+    inputs = {
+        "kind": "max",
+        "x": x,
+        "kernel_size": list(kernel_size),
+        "stride": list(stride),
+        "padding": list(padding),
+        "dilation": list(dilation),
+        "g": g,
+        "w": w,
+        "dtype": dtype,
+    }
+    expected = PoolExpected(
+        dtype, out, grad, {k: v for k, v in wrong.items() if v[1] is not None}, grad_grad
+    )
+    return Case(label, inputs, expected)
+
+
+def _slots_first(x, args, g):
+    """g in each window's first-maximum slot (complex-safe: g's dtype kept)."""
+    kernel_size, stride, padding, dilation = args
+    flat = _pool_windows(x, kernel_size, stride, padding, dilation, -np.inf)
+    arg = flat.argmax(axis=2)
+    slots = np.zeros(flat.shape, dtype=np.result_type(g.dtype, np.float64))
+    np.put_along_axis(slots, arg[:, :, None], g[:, :, None], axis=2)
+    return slots
+
+
+def avg_pool_case(
+    rng: np.random.Generator,
+    shape: tuple,
+    kernel_size: Pair,
+    stride: Pair | None = None,
+    padding: Pair = (0, 0),
+    *,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+    second: bool = False,
+    dtype: str = "float64",
+) -> Case:
+    """F.avg_pool2d on drawn x: the output and (the complex step) its gradient."""
+    stride = stride or kernel_size
+    x = values(rng, shape)
+    divisor = avg_divisor(shape, kernel_size, stride, padding, count_include_pad, divisor_override)
+    args = (kernel_size, stride, padding)
+    out = avg_pool_ref(x, *args, divisor)
+    g = values(rng, out.shape)
+    grad = vjp(lambda a: avg_pool_ref(a, *args, divisor), [x], g)[0]
+    kk = float(kernel_size[0] * kernel_size[1])
+    plain = np.full(divisor.shape, kk)
+    ones = np.ones(divisor.shape)
+    wrong = {
+        "no divisor": ("grad", vjp(lambda a: avg_pool_ref(a, *args, ones), [x], g)[0]),
+        "kernel divisor": (
+            "grad",
+            None
+            if np.array_equal(divisor, plain)
+            else vjp(lambda a: avg_pool_ref(a, *args, plain), [x], g)[0],
+        ),
+        "forward kernel divisor": (
+            "out",
+            None if np.array_equal(divisor, plain) else avg_pool_ref(x, *args, plain),
+        ),
+    }
+    slots = np.broadcast_to(
+        (g / divisor)[:, :, None], (*g.shape[:2], kernel_size[0] * kernel_size[1], *g.shape[2:])
+    )
+    wrong["avg assigned"] = (
+        "grad",
+        _scatter(np.array(slots), shape, kernel_size, stride, padding, (1, 1), assign=True),
+    )
+    w = values(rng, shape) if second else None
+    grad_grad = None
+    if second:
+
+        def backward(u):
+            share = np.broadcast_to(
+                (u / divisor)[:, :, None], (*u.shape[:2], int(kk), *u.shape[2:])
+            )
+            n, c = shape[:2]
+            cols = np.array(share).reshape(n, c * int(kk), -1)
+            return fold_ref(cols, shape[-2:], kernel_size, (1, 1), padding, stride)
+
+        grad_grad = vjp(backward, [g], w)[0]
+    extra = ""
+    if not count_include_pad:
+        extra += ", count_include_pad=False"
+    if divisor_override is not None:
+        extra += f", divisor_override={divisor_override}"
+    label = (
+        f"{_pool_words('avg_pool2d', kernel_size, stride, padding, (1, 1), extra)} on x of "
+        f"shape {shape}"
+        + (f", {dtype}" if dtype != "float64" else "")
+        + (", then the gradient's gradient" if second else "")
+    )
+    inputs = {
+        "kind": "avg",
+        "x": x,
+        "kernel_size": list(kernel_size),
+        "stride": list(stride),
+        "padding": list(padding),
+        "count_include_pad": count_include_pad,
+        "divisor_override": divisor_override,
+        "g": g,
+        "w": w,
+        "dtype": dtype,
+    }
+    expected = PoolExpected(
+        dtype, out, grad, {k: v for k, v in wrong.items() if v[1] is not None}, grad_grad
+    )
+    return Case(label, inputs, expected)

@@ -1,0 +1,197 @@
+"""Public checks of chapter 8's pooling: ``MaxPool`` (task 8.4) and ``AvgPool`` (task 8.5),
+through ``F.max_pool2d`` and ``F.avg_pool2d``. The program is ``pooling_program.py``; the
+case builders and the references are ``cases.py``; the hidden rows reuse these entries.
+
+Expected values are the parent's: each window's maximum and its first argmax in row-major
+order (NumPy's ``argmax``, PyTorch's tie rule), the gradient sent there by ``np.add.at``;
+each window's sum over its divisor and the complex step of it. The verdicts name the known
+mistakes from their own formulas: every tied maximum given the gradient, the gradient
+shared among ties, the last maximum winning, overlapping windows written instead of added,
+padding that wins (0 where it is −∞); the divisor forgotten in avg-pool's backward, kh·kw
+taken for every window's divisor, a share written instead of added.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...harness.api import Case, Check
+from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules, where
+from . import pooling_program
+from .cases import POOL_WORDS, avg_pool_case, max_pool_case
+
+SINCE = "1.2"
+REQUIRES = ("8.1", "8.2")  # the windows view, and the fold both backwards end in
+TOLERANCE = {"float64": (1e-9, 1e-10), "float32": (1e-5, 1e-5)}
+
+
+def _tolerance(case: Case) -> tuple[float, float]:
+    return TOLERANCE[case.expected.dtype]
+
+
+def _wrong(name: str, field: str) -> Any:
+    def wrong(case: Case) -> Any:
+        found = case.expected.wrong.get(name)
+        return found[1] if found and found[0] == field else None
+
+    return wrong
+
+
+def _dtypes(case: Case, got: Any) -> str | None:
+    want = case.expected.dtype
+    if got.get("dtype") != want:
+        return f"the output is {got.get('dtype')}, not {want} (the input's dtype)"
+    return None
+
+
+def _grad_dtype(case: Case, got: Any) -> str | None:
+    want = case.expected.dtype
+    if got.get("grad_dtype", want) != want:
+        return f"x.grad is {got['grad_dtype']}, not {want} (x's dtype)"
+    return None
+
+
+def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
+    call = "F.max_pool2d(x, …)" if kind == "max" else "F.avg_pool2d(x, …)"
+    return first(
+        Fields(
+            [Field("out", f"{call} (forward)", tolerance=_tolerance)],
+            [Mistake("out", _wrong(n, "out"), POOL_WORDS[n]) for n in forward],
+            before=_dtypes,
+        ),
+        rules(
+            (
+                lambda case, got: got.get("backward_error"),
+                "the backward failed: {got[backward_error]}",
+            )
+        ),
+        Fields(
+            [Field("grad", "x.grad", tolerance=_tolerance)],
+            [Mistake("grad", _wrong(n, "grad"), POOL_WORDS[n]) for n in backward],
+            before=_grad_dtype,
+        ),
+        where(
+            lambda case: case.expected.grad_grad is not None,
+            first(
+                rules(
+                    (
+                        lambda case, got: got.get("second_error"),
+                        "the gradient's gradient failed: {got[second_error]} (the backward's "
+                        "result was not recorded: a bare array, or an operation outside the "
+                        "graph)",
+                    )
+                ),
+                Fields(
+                    [
+                        Field(
+                            "grad_grad",
+                            "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g",
+                            rtol=1e-9,
+                            atol=1e-10,
+                        )
+                    ]
+                ),
+            ),
+        ),
+    )
+
+
+max_pool_verdict = _verdict("max", ["zero padding"], ["every", "shared", "last", "assigned"])
+avg_pool_verdict = _verdict(
+    "avg", ["forward kernel divisor"], ["no divisor", "kernel divisor", "avg assigned"]
+)
+
+
+def _max_rows() -> Rows:
+    return Rows(
+        [
+            row(max_pool_case, (1, 1, 4, 4), (2, 2)),
+            row(max_pool_case, (1, 1, 2, 2), (2, 2), ties="all"),
+            row(max_pool_case, (1, 1, 4, 4), (2, 2), ties="all"),
+            row(max_pool_case, (2, 2, 5, 5), (3, 3), (1, 1)),
+            row(max_pool_case, (1, 2, 6, 5), (2, 3), (2, 1), ties="some"),
+            row(max_pool_case, (1, 1, 5, 5), (3, 3), (2, 2), (1, 1), negative=True),
+            row(max_pool_case, (2, 1, 7, 6), (2, 2), (1, 2), (0, 1), (2, 2)),
+            row(max_pool_case, (1, 2, 5, 5), (3, 3), (1, 1), (1, 1), ties="some"),
+            row(max_pool_case, (1, 2, 6, 6), (2, 2), (2, 2), dtype="float32"),
+        ]
+    )
+
+
+def _avg_rows() -> Rows:
+    return Rows(
+        [
+            row(avg_pool_case, (1, 1, 4, 4), (2, 2)),
+            row(avg_pool_case, (1, 1, 3, 3), (2, 2), (1, 1)),
+            row(avg_pool_case, (2, 2, 5, 5), (3, 3), (2, 2), (1, 1)),
+            row(avg_pool_case, (1, 2, 5, 5), (3, 3), (2, 2), (1, 1), count_include_pad=False),
+            row(avg_pool_case, (1, 1, 6, 5), (2, 3), (2, 1), (1, 1), count_include_pad=False),
+            row(avg_pool_case, (1, 2, 4, 4), (2, 2), divisor_override=3),
+            row(avg_pool_case, (2, 1, 5, 6), (3, 2), (1, 2), (1, 1), divisor_override=5),
+            row(avg_pool_case, (1, 2, 6, 6), (2, 2), (1, 1), dtype="float32"),
+        ]
+    )
+
+
+def _second_rows(kind: str) -> Rows:
+    if kind == "max":
+        return Rows(
+            [
+                row(max_pool_case, (1, 1, 4, 4), (2, 2), ties="all", second=True),
+                row(max_pool_case, (1, 2, 5, 5), (3, 3), (1, 1), (1, 1), second=True),
+            ]
+        )
+    return Rows(
+        [
+            row(avg_pool_case, (1, 1, 4, 4), (2, 2), (1, 1), second=True),
+            row(
+                avg_pool_case,
+                (1, 2, 5, 5),
+                (3, 3),
+                (2, 2),
+                (1, 1),
+                count_include_pad=False,
+                second=True,
+            ),
+        ]
+    )
+
+
+CHECKS = [
+    Check(
+        "8.4",
+        "max_pool2d: values and the gradient to the argmax",
+        _max_rows(),
+        pooling_program.pool,
+        max_pool_verdict,
+        REQUIRES,
+        since=SINCE,
+    ),
+    Check(
+        "8.4",
+        "max_pool2d: the gradient's gradient",
+        _second_rows("max"),
+        pooling_program.pool,
+        max_pool_verdict,
+        REQUIRES,
+        since=SINCE,
+    ),
+    Check(
+        "8.5",
+        "avg_pool2d: values and the shared gradient",
+        _avg_rows(),
+        pooling_program.pool,
+        avg_pool_verdict,
+        REQUIRES,
+        since=SINCE,
+    ),
+    Check(
+        "8.5",
+        "avg_pool2d: the gradient's gradient",
+        _second_rows("avg"),
+        pooling_program.pool,
+        avg_pool_verdict,
+        REQUIRES,
+        since=SINCE,
+    ),
+]

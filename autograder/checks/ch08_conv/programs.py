@@ -1,0 +1,197 @@
+"""The check programs of chapter 8's tasks 8.1–8.3 (pooling's are ``pooling_program.py``):
+the only part of those checks that runs next to the code under test (standard library,
+NumPy and the kit only). Each returns what it saw and decides nothing.
+
+Functions are looked up on their modules at each call (``sizes.output_size``,
+``unfold.windows``, ``unfold.col2im``), so a stand-in installed for a rerun is the one
+called. An error in a backward pass is returned as data (``backward_error``), so the verdict
+can name the mistake it points to; a stub's NotImplementedError goes on up (the task is not
+started)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from ...harness.kit import array, attempt
+
+
+def module(sp, name: str) -> Any:
+    """The chapter's module ``name`` (``sizes``, ``unfold``, ``conv``, ``pooling``)."""
+    return importlib.import_module(f"{sp.__name__}.{name}")
+
+
+def error(result: dict) -> str:
+    return f"{result['error']}: {result['message']}"
+
+
+def number(value: Any) -> Any:
+    """An int as an int; anything else as "<type> value", for the verdict to name."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)):
+        return int(value)
+    return f"<{type(value).__name__}> {value!r}"
+
+
+def output_sizes(sp, rows: list) -> dict:
+    """``output_size(size, kernel_size, stride, padding, dilation)`` for each row."""
+    sizes = module(sp, "sizes")
+    return {"sizes": [number(sizes.output_size(*row)) for row in rows]}
+
+
+def windows(
+    sp,
+    base: Any,
+    step: int,
+    kernel_size: list,
+    dilation: list,
+    stride: list,
+    x2: Any,
+    dtype: str = "float64",
+) -> dict:
+    """``windows(x, kernel_size, dilation, stride)`` for x = base[..., ::step], then x2
+    written into x: what the windows show after it (a view shows x2's windows)."""
+    held = np.array(base, dtype=dtype)
+    x = held[..., ::step]
+    view = module(sp, "unfold").windows(x, tuple(kernel_size), tuple(dilation), tuple(stride))
+    seen = {"values": array(view, keep=True), "shape": list(np.shape(view))}
+    if not isinstance(view, np.ndarray):
+        return seen
+    seen["dtype"] = str(view.dtype)
+    x[...] = np.asarray(x2, dtype=dtype)
+    seen["after"] = np.array(view)
+    return seen
+
+
+def col2im(
+    sp, cols: Any, size: list, kernel_size: list, dilation: list, padding: list, stride: list
+) -> dict:
+    """``col2im(cols, size, kernel_size, dilation, padding, stride)`` on NumPy arrays."""
+    args = [tuple(a) for a in (size, kernel_size, dilation, padding, stride)]
+    out = module(sp, "unfold").col2im(np.array(cols), *args)
+    return {"out": array(out, keep=True)}
+
+
+def _second(sp, first: Any, weights: Any, wrt: Any) -> dict:
+    """∂⟨first, weights⟩/∂wrt, or the error it met."""
+
+    def run() -> Any:
+        total = (first * sp.Tensor(np.array(weights, dtype=first.data.dtype))).sum()
+        (found,) = sp.autograd.grad(total, [wrt], retain_graph=True)
+        return found
+
+    result = attempt(run)
+    if result["error"]:
+        return {"second_error": error(result)}
+    return {"grad_grad": array(result["value"], keep=True)}
+
+
+def fold_grads(
+    sp,
+    op: str,
+    x: Any,
+    size: list,
+    kernel_size: list,
+    dilation: list,
+    padding: list,
+    stride: list,
+    g: Any,
+    w: Any = None,
+) -> dict:
+    """``F.unfold(x, …)`` (or ``F.fold(x, size, …)``), its gradient for upstream g and,
+    given w, the gradient's gradient ∂⟨∂L/∂x, w⟩/∂g."""
+    F = sp.nn.functional
+    a = sp.Tensor(np.array(x), requires_grad=True)
+    args = [tuple(v) for v in (kernel_size, dilation, padding, stride)]
+    out = F.unfold(a, *args) if op == "unfold" else F.fold(a, tuple(size), *args)
+    seen: dict[str, Any] = {"out": array(out, keep=True)}
+    upstream = sp.Tensor(np.array(g), requires_grad=w is not None)
+    result = attempt(lambda: sp.autograd.grad(out, [a], upstream, create_graph=w is not None))
+    if result["error"]:
+        return {**seen, "backward_error": error(result)}
+    (grad,) = result["value"]
+    seen["grad"] = array(grad, keep=True)
+    if w is not None:
+        seen.update(_second(sp, grad, w, upstream))
+    return seen
+
+
+def adjoint(
+    sp, x: Any, y: Any, size: list, kernel_size: list, dilation: list, padding: list, stride: list
+) -> dict:
+    """``F.unfold(x, …)`` and ``F.fold(y, size, …)``: the parent takes the inner products."""
+    F = sp.nn.functional
+    args = [tuple(v) for v in (kernel_size, dilation, padding, stride)]
+    unfolded = F.unfold(sp.Tensor(np.array(x)), *args)
+    folded = F.fold(sp.Tensor(np.array(y)), tuple(size), *args)
+    return {"unfolded": array(unfolded, keep=True), "folded": array(folded, keep=True)}
+
+
+class _Folds:
+    """Counts the calls of ``unfold.col2im`` (what ``Col2Im`` runs) while it is installed."""
+
+    def __init__(self, sp) -> None:
+        self.unfold = module(sp, "unfold")
+        self.count = 0
+
+    def __enter__(self) -> _Folds:
+        self.original = self.unfold.col2im
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.count += 1
+            return self.original(*args, **kwargs)
+
+        self.unfold.col2im = counted
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.unfold.col2im = self.original
+
+
+def conv(
+    sp,
+    x: Any,
+    w: Any,
+    b: Any,
+    stride: list,
+    padding: list,
+    dilation: list,
+    groups: int,
+    g: Any,
+    needs: list,
+    v: Any = None,
+    V: Any = None,
+    count: bool = False,
+    dtype: str = "float64",
+) -> dict:
+    """``F.conv2d(x, w, b, stride, padding, dilation, groups)`` with the inputs that
+    ``needs`` requiring a gradient; their gradients for upstream g (with ``count``, the
+    folds the backward ran); given v and V, ∂⟨∂L/∂x, v⟩/∂w and ∂⟨∂L/∂w, V⟩/∂x."""
+    second = v is not None
+    X = sp.Tensor(np.array(x, dtype=dtype), requires_grad=needs[0])
+    W = sp.Tensor(np.array(w, dtype=dtype), requires_grad=needs[1])
+    B = None if b is None else sp.Tensor(np.array(b, dtype=dtype), requires_grad=needs[2])
+    args = (tuple(stride), tuple(padding), tuple(dilation), groups)
+    out = sp.nn.functional.conv2d(X, W, B, *args)
+    seen: dict[str, Any] = {"out": array(out, keep=True), "dtype": str(out.dtype)}
+    leaves = [t for t, need in zip((X, W, B), needs) if t is not None and need]
+    upstream = sp.Tensor(np.array(g, dtype=dtype))
+    with _Folds(sp) as folds:
+        result = attempt(lambda: sp.autograd.grad(out, leaves, upstream, create_graph=second))
+    if result["error"]:
+        return {**seen, "backward_error": error(result)}
+    grads = list(result["value"])
+    seen["grads"] = [array(t, keep=True) for t in grads]
+    seen["grad_dtypes"] = [str(getattr(t, "dtype", None)) for t in grads]
+    if count:
+        seen["folds"] = folds.count
+    if second:
+        x_w = _second(sp, grads[0], v, W)
+        w_x = _second(sp, grads[1], V, X)
+        seen["x_w"] = x_w.get("grad_grad")
+        seen["w_x"] = w_x.get("grad_grad")
+        errors = [r["second_error"] for r in (x_w, w_x) if "second_error" in r]
+        if errors:
+            seen["second_error"] = errors[0]
+    return seen
