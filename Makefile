@@ -39,13 +39,15 @@ progress: env
 	@$(PY) -m autograder progress
 
 # The course's capstone: an MLP trained on MNIST-5k, on your own chapters once chapters 2-6
-# pass their checks (else the reference, saying what is left). EPOCHS=10 SEED=0 OPTIMIZER=adam
-# (sgd adamw rmsprop adagrad) SCHEDULE=warmup_cosine (onecycle cosine exponential; default: a
-# constant lr); SPARROW_IMPL=chapters|solutions picks the tree yourself.
+# pass their checks (else the reference, saying what is left); MODEL=cnn: a LeNet-style CNN,
+# once chapters 2-8 pass. EPOCHS=10 SEED=0 OPTIMIZER=adam (sgd adamw rmsprop adagrad)
+# SCHEDULE=warmup_cosine (onecycle cosine exponential; default: a constant lr); MODEL=mlp|cnn;
+# SPARROW_IMPL=chapters|solutions picks the tree yourself.
 .PHONY: capstone
 capstone: env
-	@$(PY) -m support.capstone $(if $(EPOCHS),--epochs $(EPOCHS)) $(if $(SEED),--seed $(SEED)) \
-		$(if $(OPTIMIZER),--optimizer $(OPTIMIZER)) $(if $(SCHEDULE),--scheduler $(SCHEDULE))
+	@$(PY) -m support.capstone $(if $(MODEL),--model $(MODEL)) $(if $(EPOCHS),--epochs $(EPOCHS)) \
+		$(if $(SEED),--seed $(SEED)) $(if $(OPTIMIZER),--optimizer $(OPTIMIZER)) \
+		$(if $(SCHEDULE),--scheduler $(SCHEDULE))
 
 lab: env
 	$(PY) -m jupyterlab --notebook-dir=chapters $(LAB_ARGS)
@@ -113,7 +115,8 @@ grade: env
 		$(if $(COURSE_VERSION),--course-version $(COURSE_VERSION)) $(GRADE_ARGS)
 
 # Benchmarks: grading throughput (40 generated chapter-1 submissions, --jobs 2), then the
-# framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`).
+# framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`),
+# the CPU against a device (`... device`) and chapter 8's Conv2d and CNN epoch (`... conv`).
 bench: env
 	@$(PY) -m autograder.bench
 

@@ -1,8 +1,16 @@
-"""The course's capstone: an MLP on MNIST-5k, trained the way a PyTorch user trains one.
+"""The course's capstone: an MLP (or, ``--model cnn``, a CNN) on MNIST-5k, trained the way a
+PyTorch user trains one.
 
-    model      Linear(784, 128) → ReLU → Linear(128, 10), initialised after manual_seed(seed)
-    data       support.datasets.load("mnist5k"): 4,000 train / 1,000 test, pixels in [0, 1],
-               each image flattened to 784 numbers
+    model      mlp (the default, chapters 2-6): Linear(784, 128) → ReLU → Linear(128, 10)
+               cnn (chapter 8): LeNet-5 with ReLU and max-pooling, 61,706 parameters:
+                 Conv2d(1, 6, 5, padding=2) → ReLU → MaxPool2d(2)      6 × 14 × 14
+                 Conv2d(6, 16, 5) → ReLU → MaxPool2d(2)                16 × 5 × 5
+                 Flatten → Linear(400, 120) → ReLU → Linear(120, 84) → ReLU → Linear(84, 10)
+               either initialised after manual_seed(seed)
+    data       support.datasets.load("mnist5k"): 4,000 train / 1,000 test. The MLP sees
+               pixels in [0, 1], each image flattened to 784 numbers; the CNN sees images
+               (N, 1, 28, 28) standardised, (x − mean) / std with the training set's mean
+               and std (one number each: one channel), as ``transforms.Normalize`` does
     loader     DataLoader(batch_size=64, shuffle=True, generator=Generator().manual_seed(seed))
     loss       cross_entropy(model(x), y)
     optimizer  Adam(lr=1e-3) (or any of OPTIMIZERS), 10 epochs
@@ -13,8 +21,10 @@ Every step is the four lines of every PyTorch loop: ``optimizer.zero_grad()``, t
 ``loss.backward()``, ``optimizer.step()`` (then ``scheduler.step()`` when there is one,
 after every batch). ``train(sp)`` runs it on the framework module ``sp``
 (``chapters.ch06_optim`` for your own code, ``solutions.ch06_optim`` for the reference) and
-returns a ``History``; ``python -m support.capstone`` (``make capstone``) picks the tree
-(see ``support.capstone_tree``) and prints the test accuracy and the time per epoch.
+returns a ``History`` (``train(sp, model="cnn")`` needs ``sp`` from chapter 8,
+``chapters.ch08_conv``); ``python -m support.capstone`` (``make capstone``, ``make capstone
+MODEL=cnn``) picks the tree (see ``support.capstone_tree``) and prints the test accuracy and
+the time per epoch.
 """
 
 from __future__ import annotations
@@ -33,6 +43,7 @@ from tqdm import tqdm  # the text bar (tqdm.auto wants ipywidgets in a notebook)
 from support import datasets
 
 SIZES = (784, 128, 10)
+MODELS = ("mlp", "cnn")  # the first is the default
 
 # name → (optimizer class name in sp.optim, its keyword arguments); lr is the default rate
 OPTIMIZERS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -76,6 +87,7 @@ class History:
     optimizer: str
     scheduler: str | None
     seed: int
+    architecture: str = "mlp"
     losses: list[float] = field(default_factory=list)
     lrs: list[float] = field(default_factory=list)
     epoch_loss: list[float] = field(default_factory=list)
@@ -100,10 +112,64 @@ def mnist5k() -> dict[str, np.ndarray]:
     }
 
 
-def make_model(sp: Any) -> Any:
-    """784-128-10 with a ReLU between, drawn from sp's global generator."""
+@functools.cache
+def mnist5k_images() -> dict[str, np.ndarray]:
+    """MNIST-5k as the CNN sees it: x float32 (N, 1, 28, 28), standardised by the training
+    set's mean and std (test images by the same two numbers), y int64 (N,)."""
+    flat = mnist5k()
+    train = flat["x_train"].astype(np.float64)
+    mean, std = train.mean(), train.std()
+
+    def images(x: np.ndarray) -> np.ndarray:
+        return ((x.reshape(len(x), 1, 28, 28) - mean) / std).astype(np.float32)
+
+    return {
+        "x_train": images(flat["x_train"]),
+        "y_train": flat["y_train"],
+        "x_test": images(flat["x_test"]),
+        "y_test": flat["y_test"],
+    }
+
+
+def data_for(model: str) -> dict[str, np.ndarray]:
+    """The data ``model`` trains on: ``mnist5k()`` for the MLP, ``mnist5k_images()`` for the
+    CNN."""
+    return mnist5k_images() if _checked(model) == "cnn" else mnist5k()
+
+
+def _checked(model: str) -> str:
+    if model not in MODELS:
+        raise ValueError(f"unknown model {model!r}; choose one of {', '.join(MODELS)}")
+    return model
+
+
+def make_model(sp: Any, model: str = "mlp") -> Any:
+    """The ``model`` network (``MODELS``), drawn from sp's global generator: the MLP
+    784-128-10 with a ReLU between, or ``make_cnn(sp)``."""
+    if _checked(model) == "cnn":
+        return make_cnn(sp)
     nn = sp.nn
     return nn.Sequential(nn.Linear(SIZES[0], SIZES[1]), nn.ReLU(), nn.Linear(SIZES[1], SIZES[2]))
+
+
+def make_cnn(sp: Any) -> Any:
+    """LeNet-5 as a PyTorch user writes it today (ReLU, max-pooling): 28 × 28 → 6 × 14 × 14
+    → 16 × 5 × 5 → 400 → 120 → 84 → 10. ``sp`` is chapter 8's framework, or ``torch``."""
+    nn = sp.nn
+    return nn.Sequential(
+        nn.Conv2d(1, 6, 5, padding=2),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(6, 16, 5),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Flatten(),
+        nn.Linear(400, 120),
+        nn.ReLU(),
+        nn.Linear(120, 84),
+        nn.ReLU(),
+        nn.Linear(84, 10),
+    )
 
 
 def make_optimizer(sp: Any, params: Any, name: str, lr: float | None = None) -> Any:
@@ -146,20 +212,31 @@ def train(
     progress: bool = True,
     scheduler: Any = None,
     n_train: int | None = None,
+    model: str = "mlp",
+    dtype: str | None = None,
 ) -> History:
-    """Train the capstone MLP on ``sp`` and return its ``History``.
+    """Train the capstone's ``model`` (``"mlp"``, or ``"cnn"`` on chapter 8's ``sp``) on
+    ``sp`` and return its ``History``.
 
     ``optimizer`` names one of ``OPTIMIZERS`` (``lr`` overrides its rate); ``scheduler`` is
     None, a name in ``SCHEDULERS`` or ``(optimizer, total_steps) -> scheduler``, stepped
     after every batch. ``n_train`` keeps only the first n training images (quick runs).
+    ``dtype`` (``"float64"``: a check against another framework without float32's rounding)
+    converts the model after it is drawn, and the images; None keeps float32.
     The model is drawn after ``manual_seed(seed)`` and the batches shuffled by a generator
     seeded with ``seed``; the trained model ends in ``history.model``.
     """
-    data = mnist5k()
+    architecture = model
+    data = data_for(architecture)
     x_train, y_train = data["x_train"][:n_train], data["y_train"][:n_train]
+    x_test = data["x_test"]
+    if dtype is not None:
+        x_train, x_test = x_train.astype(dtype), x_test.astype(dtype)
 
     sp.manual_seed(seed)
-    model = make_model(sp)
+    model = make_model(sp, architecture)
+    if dtype is not None:
+        model.to(getattr(sp, dtype))
     loader = sp.utils.data.DataLoader(
         sp.utils.data.TensorDataset(sp.tensor(x_train), sp.tensor(y_train)),
         batch_size=batch_size,
@@ -169,7 +246,9 @@ def train(
     opt = make_optimizer(sp, model.parameters(), optimizer, lr)
     sched = make_scheduler(sp, opt, scheduler, epochs * len(loader))
     sched_name = scheduler if isinstance(scheduler, str) or scheduler is None else "custom"
-    history = History(optimizer=optimizer, scheduler=sched_name, seed=seed, model=model)
+    history = History(
+        optimizer=optimizer, scheduler=sched_name, seed=seed, architecture=architecture, model=model
+    )
 
     for epoch in range(epochs):
         start, epoch_losses = time.perf_counter(), []
@@ -190,7 +269,7 @@ def train(
             history.seconds.append(time.perf_counter() - start)
             history.losses += epoch_losses
             history.epoch_loss.append(float(np.mean(epoch_losses)))
-            history.test_accuracy.append(accuracy(sp, model, data["x_test"], data["y_test"]))
+            history.test_accuracy.append(accuracy(sp, model, x_test, data["y_test"]))
             bar.set_postfix(
                 loss=f"{history.epoch_loss[-1]:.3f}", test=f"{history.test_accuracy[-1]:.3f}"
             )
@@ -200,17 +279,19 @@ def train(
 def summary(history: History) -> str:
     """Two lines: the final test accuracy, and the time per epoch."""
     secs = history.seconds
+    run = [history.optimizer, *([history.scheduler] if history.scheduler else [])]
+    if history.architecture != "mlp":
+        run.insert(0, f"the {history.architecture.upper()}")
     return (
         f"test accuracy after {len(secs)} epoch{'s' * (len(secs) != 1)}: "
-        f"{100 * history.final_accuracy:.1f}%"
-        f" ({history.optimizer}{f', {history.scheduler}' if history.scheduler else ''}, "
-        f"seed {history.seed})\n"
+        f"{100 * history.final_accuracy:.1f}% ({', '.join(run)}, seed {history.seed})\n"
         f"time per epoch: {np.mean(secs):.2f} s (min {min(secs):.2f} s, total {sum(secs):.1f} s)"
     )
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m support.capstone", description=__doc__)
+    parser.add_argument("--model", default=MODELS[0], choices=MODELS)
     parser.add_argument("--epochs", type=int, default=10)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--optimizer", default="adam", choices=sorted(OPTIMIZERS))
@@ -224,7 +305,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from support.capstone_tree import choose_tree
 
-    sp = choose_tree(needs=SCHEDULE_TASKS.get(args.scheduler, ()))
+    sp = choose_tree(needs=SCHEDULE_TASKS.get(args.scheduler, ()), model=args.model)
     if sp is None:
         return 1
     try:
@@ -237,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
             scheduler=args.scheduler,
             progress=not args.no_progress,
             n_train=args.n_train,
+            model=args.model,
         )
     except NotImplementedError as exc:  # a stub met on a tree chosen by SPARROW_IMPL
         print(f"error: {exc}", file=sys.stderr)

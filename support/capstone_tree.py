@@ -7,7 +7,11 @@ The rule, in order:
    in student mode (what ``make progress`` runs: ``autograder.student.check``, a second or
    so per chapter), since the capstone needs the whole stack, Tensor to Adam. The tasks are
    those of the course version the tree started at: exercises a later version added do not
-   hold a tree back, as its score is the one at its own version.
+   hold a tree back, as its score is the one at its own version. The CNN (``--model cnn``)
+   needs chapters 2–8 (``ch08_conv`` is the framework with convolution), and every task of
+   chapter 8 whatever version the tree started at (a tree started before chapter 8 has it
+   as stubs after ``make update``, and the CNN calls all of them); chapters 2–7's tasks
+   count as for the MLP.
 3. Otherwise the reference ``solutions/``, saying which tasks of ``chapters/`` are left.
 4. Otherwise (a student release ships without ``solutions/``) nothing: a message naming
    what is left, and ``choose_tree`` returns None.
@@ -20,6 +24,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -27,6 +32,36 @@ from typing import Any
 REPO = Path(__file__).resolve().parent.parent
 CHAPTERS_NEEDED = (2, 3, 4, 5, 6)
 PACKAGE = "ch06_optim"  # the framework as it stands after chapter 6
+
+
+@dataclass(frozen=True)
+class Stack:
+    """What a capstone model trains on: the chapters that must pass, the package that is
+    the framework after the last of them, and a chapter all of whose tasks count whatever
+    version the tree started at (None: none)."""
+
+    chapters: tuple[int, ...]
+    package: str
+    every_task_of: int | None = None
+
+    @property
+    def span(self) -> str:
+        return f"{self.chapters[0]}-{self.chapters[-1]}"
+
+
+STACKS = {
+    "mlp": Stack(CHAPTERS_NEEDED, PACKAGE),
+    "cnn": Stack((2, 3, 4, 5, 6, 7, 8), "ch08_conv", every_task_of=8),
+}
+
+
+def stack_needs(stack: Stack) -> tuple[str, ...]:
+    """The ids of the tasks ``stack`` needs whatever version the tree started at."""
+    if stack.every_task_of is None:
+        return ()
+    from autograder.course import chapter
+
+    return tuple(t.id for t in chapter(stack.every_task_of).tasks)
 
 
 def _default_check(chapter: Any, impl: str, repo: Path) -> Any:
@@ -39,11 +74,13 @@ def unfinished(
     repo: Path = REPO,
     check: Callable[[Any, str, Path], Any] = _default_check,
     needs: Sequence[str] = (),
+    chapters: Sequence[int] = CHAPTERS_NEEDED,
 ) -> dict[int, str]:
     """Chapter number → what is left of it in ``repo/chapters`` (the tasks whose public
     checks do not pass, or why the chapter could not be checked); empty when complete.
     ``needs``: tasks this run calls whatever version the tree started at (the schedule
-    ``--scheduler warmup_cosine`` is task 6.12's)."""
+    ``--scheduler warmup_cosine`` is task 6.12's; the CNN, every task of chapter 8);
+    ``chapters``: the chapters checked (``Stack.chapters``)."""
     from autograder import student, versions
     from autograder.course import chapter
 
@@ -56,7 +93,7 @@ def unfinished(
         return task.id in needs or versions.at_most(task.since, started)
 
     left: dict[int, str] = {}
-    for number in CHAPTERS_NEEDED:
+    for number in chapters:
         ch = chapter(number)
         if not (repo / "chapters" / ch.package).is_dir():
             left[number] = f"no chapters/{ch.package} folder"
@@ -77,10 +114,10 @@ def _shorten(ids: list[str], most: int = 6) -> str:
     return ", ".join(ids) if len(ids) <= most else ", ".join(ids[:most]) + ", …"
 
 
-def _import(tree: str) -> ModuleType:
-    """``<tree>.ch06_optim`` (``chapters.*`` is the reference under ``SPARROW_IMPL=solutions``,
+def _import(tree: str, package: str = PACKAGE) -> ModuleType:
+    """``<tree>.<package>`` (``chapters.*`` is the reference under ``SPARROW_IMPL=solutions``,
     but only for a process that started with it set: hence ``solutions`` by its own name)."""
-    return importlib.import_module(f"{tree}.{PACKAGE}")
+    return importlib.import_module(f"{tree}.{package}")
 
 
 def _where(module: ModuleType) -> str:
@@ -97,41 +134,46 @@ def choose_tree(
     out: Callable[[str], Any] = print,
     check: Callable[[Any, str, Path], Any] = _default_check,
     needs: Sequence[str] = (),
+    model: str = "mlp",
 ) -> ModuleType | None:
-    """The framework module to train on (see the module's docstring), after printing the
-    ``tree:`` line; None, after printing what is left, when there is none to use."""
+    """The framework module to train ``model`` on (see the module's docstring; ``STACKS``),
+    after printing the ``tree:`` line; None, after printing what is left, when there is
+    none to use."""
+    stack = STACKS[model]
+    package, span = stack.package, stack.span
     asked = environ.get("SPARROW_IMPL", "").strip()
     if asked:
         if asked not in ("chapters", "solutions"):
             out(f"error: SPARROW_IMPL must be 'chapters' or 'solutions', not {asked!r}")
             return None
-        if not (repo / asked / PACKAGE).is_dir():
+        if not (repo / asked / package).is_dir():
             out(
-                f"error: SPARROW_IMPL={asked} asks for {asked}/{PACKAGE}, which is not in "
+                f"error: SPARROW_IMPL={asked} asks for {asked}/{package}, which is not in "
                 f"{repo} (a student release ships without solutions/)"
             )
             return None
-        sp = _import(asked)
+        sp = _import(asked, package)
         out(f"tree: {_where(sp)} (SPARROW_IMPL={asked})")
         return sp
 
-    left = unfinished(repo, check, needs)
+    left = unfinished(repo, check, (*needs, *stack_needs(stack)), stack.chapters)
     if not left:
-        sp = _import("chapters")
-        out(f"tree: {_where(sp)} (your own code: chapters 2-6 pass their public checks)")
+        sp = _import("chapters", package)
+        out(f"tree: {_where(sp)} (your own code: chapters {span} pass their public checks)")
         return sp
     todo = "\n".join(f"  chapter {n}: {what}" for n, what in left.items())
-    if (repo / "solutions" / PACKAGE).is_dir():
-        sp = _import("solutions")
+    command = "make capstone" + " MODEL=cnn" * (model == "cnn")
+    if (repo / "solutions" / package).is_dir():
+        sp = _import("solutions", package)
         out(
             f"tree: {_where(sp)} (the reference: your chapters/ are not complete yet)\n"
             f"{todo}\n"
-            "  `make capstone` trains on your own chapters once every task of chapters 2-6 "
+            f"  `{command}` trains on your own chapters once every task of chapters {span} "
             "passes (`make progress`)."
         )
         return sp
     out(
-        "tree: none. The capstone trains on your own chapters 2-6 once every task passes "
+        f"tree: none. The capstone trains on your own chapters {span} once every task passes "
         f"its public checks, and these are left:\n{todo}\n"
         "  (`make progress` shows them all; SPARROW_IMPL=chapters runs it anyway.)"
     )

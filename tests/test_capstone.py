@@ -302,3 +302,152 @@ def test_the_capstone_reaches_90_percent():
     h = full_run(0)
     assert len(h.test_accuracy) == 10 and h.final_accuracy >= 0.90
     assert h.test_accuracy[-1] > h.test_accuracy[0]
+
+
+# -- the CNN (make capstone MODEL=cnn; against PyTorch: tests/test_capstone_cnn.py, slow) --------
+
+
+def test_a_short_cnn_run_records_its_history():
+    from solutions import ch08_conv
+
+    h = capstone.train(ch08_conv, model="cnn", epochs=1, n_train=128, progress=False)
+    assert (h.architecture, h.optimizer, h.seed) == ("cnn", "adam", 0)
+    assert len(h.losses) == 2 and len(h.test_accuracy) == 1 and 0.0 <= h.final_accuracy <= 1.0
+    assert type(h.model[0]).__name__ == "Conv2d"
+    assert "(the CNN, adam, seed 0)" in capstone.summary(h)
+
+
+def test_the_cnn_is_lenet_with_relu_and_max_pooling():
+    """Layer by layer as the issue writes it, and 61,706 parameters (counted by hand:
+    6·25 + 6, 16·6·25 + 16, 400·120 + 120, 120·84 + 84, 84·10 + 10)."""
+    from solutions import ch08_conv
+
+    model = capstone.make_model(ch08_conv, "cnn")
+    kinds = [type(m).__name__ for m in model]
+    assert kinds == ["Conv2d", "ReLU", "MaxPool2d"] * 2 + ["Flatten"] + ["Linear", "ReLU"] * 2 + [
+        "Linear"
+    ]
+    shapes = [tuple(p.shape) for p in model.parameters()]
+    convs = [(6, 1, 5, 5), (6,), (16, 6, 5, 5), (16,)]
+    assert shapes == [*convs, (120, 400), (120,), (84, 120), (84,), (10, 84), (10,)]
+    assert sum(int(np.prod(s)) for s in shapes) == 61_706
+    assert (model[0].padding, model[3].padding, model[2].kernel_size) == ((2, 2), (0, 0), 2)
+    out = model(ch08_conv.tensor(capstone.mnist5k_images()["x_test"][:3]))
+    assert tuple(out.shape) == (3, 10)
+
+
+def test_the_cnn_sees_images_standardised_by_the_training_set():
+    from support import datasets
+
+    raw = datasets.load("mnist5k")
+    train = raw["x_train"].reshape(len(raw["x_train"]), -1).astype(np.float64)
+    mean, std = train.mean(), train.std()
+    data = capstone.mnist5k_images()
+    assert data["x_train"].shape == (len(train), 1, 28, 28) and data["x_train"].dtype == np.float32
+    assert (
+        abs(float(data["x_train"].mean())) < 1e-4 and abs(float(data["x_train"].std()) - 1) < 1e-4
+    )
+    test = raw["x_test"].reshape(len(raw["x_test"]), 1, 28, 28).astype(np.float64)
+    np.testing.assert_allclose(data["x_test"], (test - mean) / std, rtol=1e-5, atol=1e-5)
+    assert (data["y_test"] == raw["y_test"]).all()
+
+
+def test_an_unknown_model_is_refused():
+    with pytest.raises(ValueError, match="unknown model 'vgg'; choose one of mlp, cnn"):
+        capstone.train(sp, model="vgg", epochs=1, n_train=64)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_capstone_passes_the_model():
+    out = subprocess.run(
+        ["make", "-n", "capstone", "PYTHON=python", "MODEL=cnn", "EPOCHS=3"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    command = " ".join(out.stdout.replace("\\\n", " ").split())
+    assert "python -m support.capstone --model cnn --epochs 3" in command
+
+
+def test_the_cnn_command_says_which_tree_it_used():
+    env = trees.student_env() | {"SPARROW_IMPL": "solutions"}
+    argv = [sys.executable, "-m", "support.capstone", "--model", "cnn", "--epochs", "1"]
+    out = subprocess.run(
+        [*argv, "--n-train", "128", "--no-progress"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[0] == "tree: solutions/ (SPARROW_IMPL=solutions)"
+    assert lines[1].startswith("test accuracy after 1 epoch: ")
+    assert lines[1].endswith("% (the CNN, adam, seed 0)")
+
+
+def cnn_check(failing: dict[int, list[str]], since: dict[int, str]):
+    """Chapters' results with their real task ids, each task of chapter n arrived in
+    ``since[n]`` (1.0 unless named); the ids in ``failing[n]`` do not pass."""
+
+    def check(ch, impl, repo):
+        tasks = [
+            SimpleNamespace(
+                task=SimpleNamespace(id=t.id, since=since.get(ch.number, "1.0")),
+                passed=t.id not in failing.get(ch.number, []),
+            )
+            for t in ch.tasks
+        ]
+        return SimpleNamespace(tasks=tasks)
+
+    return check
+
+
+def choose_cnn(tmp_path, check, environ=None):
+    for number in range(2, 9):
+        package = chapter(number).package
+        (tmp_path / "chapters" / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "solutions" / package).mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    module = capstone_tree.choose_tree(environ or {}, tmp_path, lines.append, check, model="cnn")
+    return module, "\n".join(lines)
+
+
+def test_the_cnn_trains_on_chapters_2_to_8_once_they_pass(tmp_path):
+    module, out = choose_cnn(tmp_path, cnn_check({}, {}))
+    assert module.__name__ == "chapters.ch08_conv"
+    assert out == "tree: chapters/ (your own code: chapters 2-8 pass their public checks)"
+
+
+def test_the_cnn_needs_every_task_of_chapter_8_whatever_the_tree_s_version(tmp_path):
+    """A tree started at 1.0 (no .sparrow-version here): chapter 8's tasks (1.2) count, as
+    the CNN calls them all; a chapter-7 task newer than the tree does not hold it back."""
+    from solutions import ch08_conv
+
+    ids8 = [t.id for t in chapter(8).tasks]
+    ids7 = [t.id for t in chapter(7).tasks]
+    check = cnn_check({7: ids7[:1], 8: ids8[2:4]}, {7: "1.2", 8: "1.2"})
+    module, out = choose_cnn(tmp_path, check)
+    assert module is ch08_conv
+    assert out.splitlines() == [
+        "tree: solutions/ (the reference: your chapters/ are not complete yet)",
+        f"  chapter 8: tasks {ids8[2]}, {ids8[3]} not passing (2 of {len(ids8)})",
+        "  `make capstone MODEL=cnn` trains on your own chapters once every task of chapters "
+        "2-8 passes (`make progress`).",
+    ]
+    # the MLP's rule on the same tree: chapters 2-6 only, and chapter 8 is not its business
+    assert capstone_tree.unfinished(tmp_path, check) == {}
+
+
+def test_sparrow_impl_picks_the_cnn_s_package(tmp_path):
+    module, out = choose_cnn(tmp_path, None, {"SPARROW_IMPL": "solutions"})
+    assert module.__name__ == "solutions.ch08_conv"
+    assert out == "tree: solutions/ (SPARROW_IMPL=solutions)"
+    shutil.rmtree(tmp_path / "solutions" / "ch08_conv")
+    lines: list[str] = []
+    environ = {"SPARROW_IMPL": "solutions"}
+    module = capstone_tree.choose_tree(environ, tmp_path, lines.append, None, model="cnn")
+    assert module is None
+    assert lines[0].startswith("error: SPARROW_IMPL=solutions asks for solutions/ch08_conv")
