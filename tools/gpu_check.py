@@ -5,10 +5,12 @@ One command for a machine with an NVIDIA GPU, CuPy installed (requirements-gpu.t
 1. the machine: date, host, Python, NumPy and CuPy versions, the GPU (name, memory, compute
    capability), the CUDA driver and runtime versions, and each step a usable GPU needs
    (``support.device_bench.diagnose``: CuPy, a device, NVRTC, cuBLAS, cupyx);
-2. ``pytest tests/test_gpu.py tests/test_cuda_fallback.py tests/test_device_checks.py -rs``:
-   chapter 7 on the GPU, the fallback with CuPy and no visible GPU, and chapters 2–6's
-   public and hidden checks with their tensors on the GPU (``--quick`` leaves this last
-   file out);
+2. ``pytest tests/test_gpu.py tests/test_cuda_fallback.py tests/test_conv.py
+   tests/test_device_checks.py -rs``: chapter 7 on the GPU, the fallback with CuPy and no
+   visible GPU, chapter 8's convolution on the GPU (``F.conv2d`` forward and backward
+   against the CPU's, a LeNet-sized training step, its windows made by
+   ``cupy.lib.stride_tricks.as_strided``), and chapters 2–6's public and hidden checks with
+   their tensors on the GPU (``--quick`` leaves this last file out);
 3. ``python -m autograder.bench device``: CPU against GPU, matmuls and the capstone's
    training step at batch 64 and 4096 (goal: ≥ 10× the CPU at 4096).
 
@@ -36,7 +38,7 @@ from typing import TextIO
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS = REPO / "docs" / "gpu-runs"
-TESTS = ["tests/test_gpu.py", "tests/test_cuda_fallback.py"]
+TESTS = ["tests/test_gpu.py", "tests/test_cuda_fallback.py", "tests/test_conv.py"]  # conv: ch. 8
 CHAPTER_CHECKS = "tests/test_device_checks.py"  # chapters 2-6 on the device (not --quick)
 
 
