@@ -518,6 +518,25 @@ def test_module_parameters_and_state_dict() -> None:
         assert list(pool.parameters()) == [] and list(pool.state_dict()) == []
 
 
+@pytest.mark.parametrize("device", DEVICES)
+def test_module_to_moves_the_parameters_and_back(device: str) -> None:
+    """``Conv2d.to(device)``: the same module, its parameters' values on the device; the
+    output and the gradients there too; ``to("cpu")`` brings them back."""
+    sp.manual_seed(0)
+    conv = sp.nn.Conv2d(2, 3, 3, padding=1)
+    before = [p.data.copy() for p in conv.parameters()]
+    assert conv.to(device) is conv
+    for p, b in zip(conv.parameters(), before, strict=True):
+        assert isinstance(p.data, array_type(device))
+        np.testing.assert_array_equal(host(p.data), b)
+    out = conv(sp.ones(1, 2, 4, 4, device=device))
+    out.sum().backward()
+    assert isinstance(out.data, array_type(device))
+    assert all(isinstance(p.grad.data, array_type(device)) for p in conv.parameters())
+    conv.to("cpu")
+    assert all(isinstance(p.data, np.ndarray) for p in conv.parameters())
+
+
 def test_conv2d_dtype_and_double() -> None:
     conv = sp.nn.Conv2d(2, 3, 3)
     assert conv.weight.dtype == sp.float32 and conv.bias.dtype == sp.float32
