@@ -24,8 +24,8 @@ class BatchNorm2d(BatchNorm1d):
         if not isinstance(x, Tensor) or x.ndim != 4:
             got = list(x.shape) if isinstance(x, Tensor) else type(x).__name__
             raise ValueError(f"expected 4D input (got {got} input)")
-        if x.shape[1] != self.num_features:
-            raise ValueError(
+        if x.shape[1] != self.num_features:  # PyTorch: a RuntimeError from its running_mean
+            raise RuntimeError(
                 f"BatchNorm2d({self.num_features}) takes inputs (N, {self.num_features}, H, W), "
                 f"got {list(x.shape)}: {x.shape[1]} channels"
             )

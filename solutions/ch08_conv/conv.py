@@ -108,19 +108,24 @@ def _pad_end(x: Tensor, rows: int, columns: int) -> Tensor:
     return x
 
 
-def _padding(padding: Any, kernel_size: Pair, dilation: Pair, stride: Pair) -> tuple:
+def _padding(
+    padding: Any,
+    kernel_size: Pair,
+    dilation: Pair,
+    stride: Pair,
+    error: type[Exception] = RuntimeError,
+) -> tuple:
     """PyTorch's padding forms: an int or pair, ``"valid"`` (none) or ``"same"`` (the output
     as large as the input; stride 1 only). Returns the padding on each side and what one
-    more at the end each axis needs (``"same"`` with an odd total)."""
+    more at the end each axis needs (``"same"`` with an odd total). A bad string is
+    ``error``: PyTorch's ``F.conv2d`` raises a RuntimeError, ``nn.Conv2d`` a ValueError."""
     if isinstance(padding, str):
         if padding == "valid":
             return (0, 0), (0, 0)
         if padding != "same":
-            raise ValueError(
-                f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}"
-            )
+            raise error(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
         if stride != (1, 1):
-            raise ValueError("padding='same' is not supported for strided convolutions")
+            raise error("padding='same' is not supported for strided convolutions")
         totals = [d * (k - 1) for k, d in zip(kernel_size, dilation)]
         return tuple(t // 2 for t in totals), tuple(t % 2 for t in totals)
     padding = pair(padding, "padding")
@@ -243,7 +248,7 @@ class Conv2d(Module):
         self.stride, self.dilation = pair(stride, "stride"), pair(dilation, "dilation")
         self.padding = padding if isinstance(padding, str) else pair(padding, "padding")
         self.padding_mode = padding_mode
-        _padding(self.padding, self.kernel_size, self.dilation, self.stride)  # checked now
+        _padding(self.padding, self.kernel_size, self.dilation, self.stride, ValueError)
         dtype = np.dtype(dtype or get_default_dtype())
         shape = (out_channels, in_channels // groups, *self.kernel_size)
         self.weight = Parameter(np.empty(shape, dtype))
@@ -273,11 +278,7 @@ class Conv2d(Module):
             f"stride={self.stride}"
         )
         if self.padding != (0, 0):
-            text += (
-                f", padding={self.padding!r}"
-                if isinstance(self.padding, str)
-                else (f", padding={self.padding}")
-            )
+            text += f", padding={self.padding}"
         if self.dilation != (1, 1):
             text += f", dilation={self.dilation}"
         if self.groups != 1:

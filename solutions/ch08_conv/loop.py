@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from .sizes import output_size
-
 
 def conv2d_loop(
     x: np.ndarray,
@@ -25,7 +23,9 @@ def conv2d_loop(
     """The convolution (PyTorch's: a cross-correlation, the kernel not flipped) by loops."""
     (n, c, h, w), (o, _, kh, kw) = x.shape, weight.shape
     (sh, sw), (ph, pw), (dh, dw) = stride, padding, dilation
-    oh, ow = output_size(h, kh, sh, ph, dh), output_size(w, kw, sw, pw, dw)
+    # the number of windows, worked out here (task 8.1's output_size is yours to write)
+    oh = (h + 2 * ph - dh * (kh - 1) - 1) // sh + 1
+    ow = (w + 2 * pw - dw * (kw - 1) - 1) // sw + 1
     padded = np.zeros((n, c, h + 2 * ph, w + 2 * pw), dtype=x.dtype)
     padded[:, :, ph : ph + h, pw : pw + w] = x
     out = np.zeros((n, o, oh, ow), dtype=x.dtype)
