@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.api import Case, Check, compare
+from ...harness.api import Case, Check, compare, show
 from ...harness.table import Field, Fields, Mistake, Rows, first, record, row, rules, where
 from . import pooling, programs
 from .cases import (
@@ -100,6 +100,11 @@ def output_size_verdict(case: Case, got: Any) -> str | None:
     return None
 
 
+def record_of(keys: list[str]) -> Any:
+    """A verdict: the record holds ``keys``."""
+    return lambda case, got: record(got, keys)
+
+
 # -- 8.1 windows -----------------------------------------------------------------------------
 
 
@@ -124,31 +129,81 @@ def _windows_dtype(case: Case, got: Any) -> str | None:
     return None
 
 
-windows_verdict = Fields(
-    [
-        Field(
-            "values",
-            "windows(x, …)",
-            expected=lambda case: case.expected.values,
-            tolerance=_tolerance,
+def _window(a: np.ndarray) -> str:
+    return np.array2string(np.asarray(a), precision=4, separator=", ").replace("\n", "")
+
+
+def _windows_values(case: Case, got: Any) -> str | None:
+    """The first window (p, q) whose taps differ, shown as kh × kw pixels, with the known
+    slip that gives every window the student's code gave."""
+    want, values = case.expected.values, got["values"]
+    if not isinstance(values, np.ndarray):
+        return f"windows returned {show(values)}, not an array"
+    rtol, atol = _tolerance(case)
+    with np.errstate(invalid="ignore"):
+        bad = ~np.isclose(values.astype(np.float64), want, rtol=rtol, atol=atol)
+    if not bad.any():
+        return None
+    n, c, _, _, p, q = np.argwhere(bad)[0]
+    words = next(
+        (
+            f" ({WINDOWS_WORDS[name]})"
+            for name, wrong in case.expected.wrong.items()
+            if wrong is not None and compare(values, wrong, rtol=rtol, atol=atol) is None
         ),
-        Field(
-            "after",
-            "the windows after new values were written into x",
-            expected=lambda case: case.expected.after,
-            tolerance=_tolerance,
-            says=(
-                "they still show x's old values: windows returned a copy, not a view over x's "
-                "memory (a view shows whatever x holds now, at no cost)"
-            ),
-        ),
-    ],
-    [
-        Mistake("values", lambda case, name=name: case.expected.wrong[name], words)
-        for name, words in WINDOWS_WORDS.items()
-    ],
-    before=first(_windows_shape, _windows_dtype),
-    keys=["values", "shape"],
+        "",
+    ) or _strides_words(case, got)
+    return (
+        f"window (p, q) = ({p}, {q}) of image {n}, channel {c}: expected the pixels "
+        f"{_window(want[n, c, :, :, p, q])}, received {_window(values[n, c, :, :, p, q])}" + words
+    )
+
+
+def _strides_words(case: Case, got: Any) -> str:
+    """Words for the view's strides where they are a known slip's (on the axes of more than
+    one element, where a stride matters)."""
+    strides, e = got.get("strides"), case.expected
+    if not isinstance(strides, list) or len(strides) != 6:
+        return ""
+    axes = [a for a, n in enumerate(e.shape) if n > 1]
+    for name, wrong in e.wrong_strides.items():
+        if wrong != e.strides and all(strides[a] == wrong[a] for a in axes):
+            return f" ({WINDOWS_WORDS[name]})"
+    return ""
+
+
+COPY = (
+    "windows returned a copy: after new values were written into x, the windows still showed "
+    "the old ones (a view over x's memory shows whatever x holds now, at no cost)"
+)
+
+
+def _copied(case: Case, got: Any) -> Any:
+    after = got.get("after")
+    return (
+        isinstance(after, np.ndarray)
+        and after.shape == case.expected.values.shape
+        and np.array_equal(after, case.expected.values)
+        and not np.array_equal(case.expected.after, case.expected.values)
+    )
+
+
+windows_verdict = first(
+    record_of(["values", "shape"]),
+    _windows_shape,
+    _windows_dtype,
+    _windows_values,
+    rules((_copied, COPY)),
+    Fields(
+        [
+            Field(
+                "after",
+                "the windows after new values were written into x",
+                expected=lambda case: case.expected.after,
+                tolerance=_tolerance,
+            )
+        ]
+    ),
 )
 
 
@@ -159,12 +214,32 @@ ASSIGNED = (
     "windows add (+=), an assignment keeps only the last"
 )
 PADDED = "the padding was not cut off: fold returns the (H, W) image, without the padding"
+UNDILATED = (
+    "the dilation was ignored: kernel offset (i, j) starts at (i·dh, j·dw), the taps dilation "
+    "pixels apart"
+)
+KKC = (
+    "the rows of cols were read as (kh, kw, C): unfold orders them (C, kh, kw), the channel "
+    "first, then the kernel's row and column"
+)
+EMPTY = (
+    "an empty image: the padding was cut off with negative ends, and with padding 0 a slice "
+    "that ends at −0 is empty"
+)
+STRIDED = (
+    "the kernel offsets were stepped by the stride too: offset (i, j) starts at (i·dh, j·dw), "
+    "and only the windows step by the stride"
+)
 
 col2im_verdict = Fields(
     [Field("out", "col2im(cols, …)", rtol=1e-9, atol=1e-10)],
     [
         Mistake("out", lambda case: case.expected.assigned, ASSIGNED),
         Mistake("out", lambda case: case.expected.padded, PADDED),
+        Mistake("out", lambda case: case.expected.strided, STRIDED),
+        Mistake("out", lambda case: case.expected.undilated, UNDILATED),
+        Mistake("out", lambda case: case.expected.kkc, KKC),
+        Mistake("out", lambda case: case.expected.empty, EMPTY),
     ],
 )
 
@@ -204,9 +279,21 @@ def _grad_name(case: Case) -> str:
     return "cols.grad (Col2Im's backward: unfold of ∂L/∂x)"
 
 
+def _fold_failed(case: Case, message: str) -> str:
+    if case.inputs["op"] == "unfold":
+        return (
+            " — Im2Col's backward turns ∂L/∂cols (N, C·kh·kw, L) back into an image of x's "
+            "shape (N, C, H, W): fold, each entry sent back to the pixel it came from"
+        )
+    return (
+        " — Col2Im's backward turns ∂L/∂image (N, C, H, W) into columns (N, C·kh·kw, L): "
+        "unfold, each pixel copied into every window that saw it"
+    )
+
+
 fold_grads_verdict = first(
     Fields([Field("out", _fold_name, rtol=1e-9, atol=1e-10)]),
-    _backward_failed(),
+    _backward_failed(_fold_failed),
     Fields(
         [Field("grad", _grad_name, rtol=1e-9, atol=1e-10)],
         [Mistake("grad", lambda case: case.expected.assigned, ASSIGNED)],
@@ -271,7 +358,21 @@ def _conv_failed(case: Case, message: str) -> str:
             " — with bias=None the convolution has two Tensor inputs, so its backward returns "
             "two gradients (∂L/∂x, ∂L/∂W)"
         )
-    if "bias" in message.lower() or (case.inputs["b"] is not None and "shape" in message):
+    b, x = case.inputs["b"], case.inputs["x"]
+    if "not have been used" in message:
+        return (
+            " — an input that requires a gradient got None back: ctx.needs_input_grad[0] is "
+            "x's, [1] the weight's, [2] the bias's"
+        )
+    if f"for an input of shape {tuple(x.shape)}" in message:
+        groups = case.inputs["groups"]
+        return " — ∂L/∂x has x's shape (N, C, H, W)" + (
+            f": with groups={groups}, each group's kernels send their gradient back to their "
+            "own C/G channels, and the groups together cover all C"
+            if groups > 1
+            else ""
+        )
+    if b is not None and f"for an input of shape ({len(b)},)" in message:
         return (
             " — ∂L/∂b has the bias's shape (O,): the bias is added at every position of every "
             "image, so its gradient sums ∂L/∂out over the batch and every position"
@@ -295,7 +396,13 @@ conv_verdict = first(
         [Field("out", "F.conv2d(x, weight, bias) (forward)", tolerance=_tolerance)],
         [
             Mistake("out", _wrong(name, "out"), CONV_WORDS[name])
-            for name in ("groups interleaved", "dilation ignored", "bias forgotten")
+            for name in (
+                "groups interleaved",
+                "groups interleaved channels",
+                "dilation ignored",
+                "bias along the columns",
+                "bias forgotten",
+            )
         ],
         before=_out_dtype,
     ),
@@ -310,8 +417,11 @@ conv_verdict = first(
             )
         ],
         [
+            _grad_mistake("x reshaped kernels", "x"),
             _grad_mistake("weight transposed", "weight"),
             _grad_mistake("weight not summed over the batch", "weight"),
+            _grad_mistake("weight batch mean", "weight"),
+            _grad_mistake("bias along the columns summed", "bias"),
             _grad_mistake("bias mean", "bias"),
             _grad_mistake("bias one position", "bias"),
             _grad_mistake("bias batch mean", "bias"),
@@ -351,6 +461,7 @@ SWEEP_SMALL = [  # (size, kernel_size, stride, padding, dilation)
     (4, 2, 1, 0, 1),
     (5, 3, 1, 1, 1),
     (5, 3, 2, 1, 1),
+    (6, 3, 2, 1, 1),
     (7, 3, 1, 0, 2),
     (2, 3, 1, 0, 1),
 ]
@@ -376,7 +487,7 @@ def _sweep_cases(rng: np.random.Generator) -> list[Case]:
         for _ in range(6)
     ]
     return [
-        output_size_case(SWEEP_SMALL, "five small rows"),
+        output_size_case(SWEEP_SMALL, "six small rows"),
         output_size_case(
             SWEEP, "sizes 1, 5, 8 × kernels 1, 3 × strides 1–3 × padding 0, 1 × dilation 1, 2"
         ),
@@ -388,6 +499,7 @@ def _windows_rows() -> Rows:
     return Rows(
         [
             row(windows_case, (1, 1, 4, 4), (2, 2), arange=True),
+            row(windows_case, (1, 1, 6, 6), (2, 2), (1, 1), (2, 2), arange=True),
             row(windows_case, (1, 1, 5, 5), (3, 3), (1, 1), (2, 2)),
             row(windows_case, (1, 1, 5, 5), (2, 2), (2, 2), (1, 1)),
             row(windows_case, (1, 1, 7, 7), (2, 2), (2, 2), (2, 2)),
@@ -395,6 +507,7 @@ def _windows_rows() -> Rows:
             row(windows_case, (1, 2, 7, 8), (2, 3), (3, 1), (1, 3)),
             row(windows_case, (2, 2, 5, 6), (2, 2), (1, 2), (3, 2), dtype="float32"),
             row(windows_case, (1, 2, 5, 5), (3, 3)),
+            row(windows_case, (1, 1, 4, 5), (2, 2), (1, 1), (1, 2), transposed=True, arange=True),
         ]
     )
 
@@ -403,9 +516,11 @@ def _col2im_rows() -> Rows:
     return Rows(
         [
             row(col2im_case, 1, 1, (3, 3), (2, 2), ones=True),
+            row(col2im_case, 1, 1, (7, 7), (2, 2), stride=(2, 2), ones=True),
             row(col2im_case, 1, 1, (5, 5), (2, 2), stride=(3, 3), ones=True),
             row(col2im_case, 1, 1, (4, 4), (3, 3), padding=(1, 1), ones=True),
             row(col2im_case, 1, 2, (5, 5), (2, 2), (2, 2), (1, 1), (1, 1)),
+            row(col2im_case, 1, 2, (6, 6), (2, 2), (2, 2)),
             row(col2im_case, 2, 2, (6, 5), (3, 2), (1, 2), (1, 0), (2, 1)),
             row(col2im_case, 1, 3, (7, 6), (2, 3), (2, 1), (2, 1), (1, 2)),
         ]
@@ -448,6 +563,7 @@ def _conv_rows() -> Rows:
     return Rows(
         [
             row(conv_case, 1, 1, (4, 4), 1, (2, 2)),
+            row(conv_case, 1, 2, (4, 4), 3, (2, 2)),
             row(conv_case, 1, 1, (4, 4), 1, (2, 2), bias=False),
             row(conv_case, 2, 3, (5, 5), 2, (3, 3), padding=(1, 1)),
             row(conv_case, 2, 2, (7, 6), 3, (3, 2), stride=(2, 1), padding=(1, 0)),

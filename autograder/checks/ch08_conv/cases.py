@@ -66,6 +66,7 @@ def output_size_wrong(size: int, k: int, s: int, p: int, d: int) -> dict[str, in
         "dilation ignored": (size + 2 * p - k) // s + 1,
         "reach d·k": (size + 2 * p - d * k) // s + 1,
         "no −1 in the reach": (size + 2 * p - d * (k - 1)) // s + 1,
+        "extra −1": (size + 2 * p - reach - 1) // s + 1,
         "no +1": (size + 2 * p - reach) // s,
         "stride twice": (size + 2 * p - reach) // (s * s) + 1,
         "ceil": -(-(size + 2 * p - reach) // s) + 1,
@@ -84,6 +85,10 @@ OUTPUT_SIZE_WORDS = {
     ),
     "no −1 in the reach": (
         "off by one: the reach of k taps spread d apart is d·(k − 1) + 1 pixels, not d·(k − 1)"
+    ),
+    "extra −1": (
+        "off by one: one pixel too many was taken off (the reach d·(k − 1) + 1 already counts "
+        "the window's first pixel)"
     ),
     "no +1": "off by one: the first window counts too (the + 1 after the floor division)",
     "stride twice": "the stride was applied twice (divided by stride·stride)",
@@ -132,6 +137,14 @@ WINDOWS_WORDS = {
     "no dilation": "the dilation was left out: the kernel's taps are dilation pixels apart",
     "no stride": "the stride was left out: the windows start stride pixels apart",
     "stride twice": "the stride was applied twice: the windows start stride pixels apart",
+    "contiguous": (
+        "windows read x as if it were contiguous: this x has strides of its own (x.strides), "
+        "and the view's steps come from them, whatever x's layout"
+    ),
+    "elements": (
+        "the view's strides were counted in elements: NumPy's strides are in bytes (x.strides "
+        "already are)"
+    ),
 }
 
 
@@ -152,6 +165,14 @@ class WindowsExpected:
     after: np.ndarray  # the windows of x once the program has written x2 into x
     shape: tuple
     wrong: dict  # windows_wrong's slips, by name
+    strides: tuple  # the view's byte strides, by definition of the view
+    wrong_strides: dict  # the strides each known slip gives, by name
+
+
+def _view_strides(strides: tuple, dilation: Pair, stride: Pair) -> tuple:
+    """A step along i moves dh rows, along p sh rows: x's strides, multiplied."""
+    s_n, s_c, s_h, s_w = strides
+    return (s_n, s_c, s_h * dilation[0], s_w * dilation[1], s_h * stride[0], s_w * stride[1])
 
 
 def windows_case(
@@ -163,31 +184,48 @@ def windows_case(
     *,
     dtype: str = "float64",
     step: int = 1,
+    transposed: bool = False,
     arange: bool = False,
 ) -> Case:
     """windows(x, kernel_size, dilation, stride) for x of ``shape`` (with ``step`` > 1, x is
-    every step-th column of a wider array: a view with strides of its own)."""
+    every step-th column of a wider array; with ``transposed``, x is a transposed array:
+    views with strides of their own)."""
     n, c, h, w = shape
-    base = (
-        np.arange(n * c * h * w * step, dtype=np.float64).reshape(n, c, h, w * step)
-        if arange
-        else values(rng, (n, c, h, w * step))
-    )
-    x = base[..., ::step]
+    held = (n, c, w, h) if transposed else (n, c, h, w * step)
+    size = int(np.prod(held))
+    base = np.arange(size, dtype=np.float64).reshape(held) if arange else values(rng, held)
+    laid = np.array(base, dtype=dtype)
+    x = laid.transpose(0, 1, 3, 2) if transposed else laid[..., ::step]
     x2 = values(rng, shape)
     kernel_size, dilation, stride = _pair(kernel_size), _pair(dilation), _pair(stride)
     want = windows_ref(x, kernel_size, dilation, stride)
+    item = x.itemsize
+    contiguous = np.empty(shape, dtype=dtype).strides
+    wrong = windows_wrong(x, kernel_size, dilation, stride)
+    if x.strides != contiguous:  # read as if contiguous: x's memory from its start, in order
+        wrong["contiguous"] = windows_ref(
+            laid.reshape(-1)[: x.size].reshape(shape), kernel_size, dilation, stride
+        )
+    strides = _view_strides(x.strides, dilation, stride)
     expected = WindowsExpected(
         want,
         windows_ref(x2, kernel_size, dilation, stride),
         want.shape,
-        windows_wrong(x, kernel_size, dilation, stride),
+        wrong,
+        strides,
+        {
+            "elements": tuple(v // item for v in strides),
+            "swapped": _view_strides(x.strides, stride, dilation),
+            "contiguous": _view_strides(contiguous, dilation, stride),
+        },
     )
     words = [f"x of shape {shape}"]
     if dtype != "float64":
         words.append(dtype)
     if step > 1:
         words.append(f"x every {step}th column of a wider array (x.strides its own)")
+    if transposed:
+        words.append("x a transposed array (x.strides its own)")
     label = (
         f"windows(x, kernel_size={kernel_size}, dilation={dilation}, stride={stride}), "
         + ", ".join(words)
@@ -195,6 +233,7 @@ def windows_case(
     inputs = {
         "base": base,
         "step": step,
+        "transposed": transposed,
         "kernel_size": list(kernel_size),
         "dilation": list(dilation),
         "stride": list(stride),
@@ -274,11 +313,57 @@ def fold_padded(
     return full
 
 
+def fold_taps(
+    cols: np.ndarray,
+    size: Pair,
+    kernel_size: Pair,
+    dilation: Pair,
+    padding: Pair,
+    stride: Pair,
+    taps: Pair,
+) -> np.ndarray | None:
+    """A mistake: kernel offset (i, j) placed at (i·taps[0], j·taps[1]) (the dilation
+    ``taps`` = (1, 1) ignored, or dilation·stride: the stride applied to the taps too), the
+    windows counted as they should be (None where nothing changes, or a place leaves the
+    padded image: such code raises)."""
+    if taps == dilation:
+        return None
+    _, _, oh, ow = _places(size, kernel_size, dilation, padding, stride)
+    (h, w), (kh, kw), (ph, pw), (sh, sw) = size, kernel_size, padding, stride
+    rows = np.arange(kh)[:, None] * taps[0] + np.arange(oh)[None, :] * sh
+    columns = np.arange(kw)[:, None] * taps[1] + np.arange(ow)[None, :] * sw
+    if rows.max() >= h + 2 * ph or columns.max() >= w + 2 * pw:
+        return None
+    n = cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    out = np.zeros((n, c, h + 2 * ph, w + 2 * pw))
+    where = (slice(None), slice(None), rows[:, None, :, None], columns[None, :, None, :])
+    np.add.at(out, where, cols.reshape(n, c, kh, kw, oh, ow))
+    return out[:, :, ph : ph + h, pw : pw + w]
+
+
+def fold_rows_kkc(
+    cols: np.ndarray, size: Pair, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair
+) -> np.ndarray | None:
+    """A mistake: the rows of cols read as (kh, kw, C) instead of (C, kh, kw) (None with one
+    channel, where both orders agree)."""
+    (kh, kw), n = kernel_size, cols.shape[0]
+    c = cols.shape[1] // (kh * kw)
+    if c == 1:
+        return None
+    reordered = cols.reshape(n, kh, kw, c, -1).transpose(0, 3, 1, 2, 4).reshape(cols.shape)
+    return fold_ref(reordered, size, kernel_size, dilation, padding, stride)
+
+
 @dataclass(frozen=True)
 class FoldExpected:
     out: np.ndarray
     assigned: np.ndarray
     padded: np.ndarray | None
+    strided: np.ndarray | None  # kernel offsets stepped by dilation·stride
+    undilated: np.ndarray | None  # kernel offsets stepped by 1
+    kkc: np.ndarray | None  # rows read (kh, kw, C)
+    empty: np.ndarray | None  # the padding 0 cut with negative ends: an empty image
 
 
 def _args_words(kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair) -> str:
@@ -309,7 +394,13 @@ def col2im_case(
     cols = np.ones(shape) if ones else values(rng, shape)
     args = (size, kernel_size, dilation, padding, stride)
     expected = FoldExpected(
-        fold_ref(cols, *args), fold_assigned(cols, *args), fold_padded(cols, *args)
+        fold_ref(cols, *args),
+        fold_assigned(cols, *args),
+        fold_padded(cols, *args),
+        fold_taps(cols, *args, taps=(dilation[0] * stride[0], dilation[1] * stride[1])),
+        fold_taps(cols, *args, taps=(1, 1)),
+        fold_rows_kkc(cols, *args),
+        np.zeros((n, c, 0, 0)) if padding == (0, 0) else None,
     )
     label = (
         f"col2im(cols, size={size}, {_args_words(kernel_size, dilation, padding, stride)}), cols "
@@ -499,9 +590,17 @@ def conv_wrong(x, w, b, g, stride, padding, dilation, groups) -> dict:
         if n == 1
         else _weight_grad(x, w, g, stride, padding, dilation, groups, batch=slice(0, 1)),
     )
+    if n > 1:
+        out["weight batch mean"] = (
+            "grads.weight",
+            _weight_grad(x, w, g, stride, padding, dilation, groups) / n,
+        )
     if b is not None:
         out["bias mean"] = ("grads.bias", g.sum((0, 2, 3)) / (g.shape[2] * g.shape[3]))
         out["bias one position"] = ("grads.bias", g[:, :, 0, 0].sum(0))
+        if o > 1 and g.shape[3] == o:  # ∂L/∂out summed over the batch only, (O, oh, ow),
+            # reduced onto (O,) along its last axis by the engine
+            out["bias along the columns summed"] = ("grads.bias", g.sum((0, 1, 2)))
         out["bias batch mean"] = ("grads.bias", g.sum((0, 2, 3)) / n if n > 1 else None)
     if groups > 1:  # the kernels taken into groups interleaved: (O/G, G, …) for (G, O/G, …)
         order = np.arange(o).reshape(og, groups).T.reshape(-1)
@@ -509,7 +608,13 @@ def conv_wrong(x, w, b, g, stride, padding, dilation, groups) -> dict:
             "out",
             conv_ref(x, w[order], b, stride, padding, dilation, groups),
         )
-        out["groups ignored"] = ("out", None)
+        rows = cols.reshape(n, -1, groups, cols.shape[-1]).swapaxes(1, 2)  # channel-interleaved
+        mixed = np.einsum("gok,ngkl->ngol", w.reshape(groups, og, -1), rows)
+        mixed = mixed.reshape(n, o, *g.shape[2:])
+        out["groups interleaved channels"] = (
+            "out",
+            mixed + (0 if b is None else b.reshape(1, o, 1, 1)),
+        )
     if dilation != (1, 1):
         ok = all(
             count_windows(x.shape[2 + a], (kh, kw)[a], stride[a], padding[a], 1)
@@ -518,6 +623,19 @@ def conv_wrong(x, w, b, g, stride, padding, dilation, groups) -> dict:
         )
         if ok:
             out["dilation ignored"] = ("out", conv_ref(x, w, b, stride, padding, (1, 1), groups))
+    kernels = w.reshape(groups, og, -1)
+    reshaped = kernels.reshape(groups, -1, og)  # (G, C/G·kh·kw, O/G): reshaped, not transposed
+    g_cols = np.einsum("gko,ngol->ngkl", reshaped, g.reshape(n, groups, og, -1))
+    size = x.shape[2:]
+    out["x reshaped kernels"] = (
+        "grads.x",
+        fold_ref(
+            g_cols.reshape(n, -1, g_cols.shape[-1]), size, (kh, kw), dilation, padding, stride
+        ),
+    )
+    if b is not None and o > 1 and g.shape[3] == o:
+        flat = conv_ref(x, w, None, stride, padding, dilation, groups)
+        out["bias along the columns"] = ("out", flat + b.reshape(1, 1, 1, o))
     if b is not None:
         out["bias forgotten"] = ("out", conv_ref(x, w, None, stride, padding, dilation, groups))
     return {k: v for k, v in out.items() if v[1] is not None}
@@ -545,12 +663,30 @@ CONV_WORDS = {
         "∂L/∂b was taken at one position: the bias is added at every position, so its gradient "
         "sums ∂L/∂out over the batch and every position"
     ),
+    "weight batch mean": "∂L/∂W was averaged over the batch (divided by N): it is a sum",
+    "bias along the columns summed": (
+        "∂L/∂b was summed over the batch only: that leaves (O, oh, ow), which went onto the "
+        "bias's (O,) along its last axis; the bias's gradient sums ∂L/∂out over the batch and "
+        "every position (axes 0, 2 and 3)"
+    ),
+    "groups interleaved channels": (
+        "the groups read interleaved rows of the columns: group g's rows are a block, the "
+        "channels g·C/G … (g + 1)·C/G − 1 with all their taps (cols as (N, G, C/G·kh·kw, L))"
+    ),
     "bias batch mean": "∂L/∂b was divided by the batch size: it is a sum, not a mean",
     "groups interleaved": (
         "the kernels were split into groups in the wrong order: kernels 0 … O/G − 1 are group "
         "0's, the next O/G group 1's (weight as (G, O/G, …), not (O/G, G, …))"
     ),
     "dilation ignored": "the dilation was ignored: the kernel's taps are dilation pixels apart",
+    "x reshaped kernels": (
+        "∂L/∂x went back through the kernels reshaped to (C·kh·kw, O), not transposed: a "
+        "reshape keeps the memory's order and mixes the kernels' entries"
+    ),
+    "bias along the columns": (
+        "the bias was laid along the last axis (the columns): it is one number per output "
+        "channel, as (1, O, 1, 1)"
+    ),
     "bias forgotten": "the bias was not added (it is added at every position, as (1, O, 1, 1))",
 }
 
@@ -688,6 +824,8 @@ def max_pool_ref(x, kernel_size, stride, padding, dilation, g, rule: str = "firs
     maximum: a mistake), "last", "shared" (g divided among the ties), "assigned" (the
     first, written where windows overlap instead of added), "zero padding" (padding 0)."""
     fill = 0.0 if rule == "zero padding" else -np.inf
+    if rule == "ones":  # the winner receives 1, not ∂L/∂out
+        return max_pool_ref(x, kernel_size, stride, padding, dilation, np.ones_like(g))
     flat = _pool_windows(x, kernel_size, stride, padding, dilation, fill)
     top = flat.max(axis=2)
     slots = np.zeros(flat.shape)
@@ -759,6 +897,18 @@ POOL_WORDS = {
         "a pixel that won in several overlapping windows received one gradient, not the sum: "
         "the gradients must add (a fold), not be written"
     ),
+    "ones": (
+        "each winner received 1, not ∂L/∂out: the one-hot marks the winner, and ∂L/∂out is "
+        "what it passes on"
+    ),
+    "times divisor": (
+        "the backward multiplied by the divisor: each pixel of a window receives ∂L/∂out "
+        "divided by it"
+    ),
+    "shares transposed": (
+        "the shares were laid out (L, kh·kw) before the fold: fold reads its columns as "
+        "(C·kh·kw, L), one row per kernel slot"
+    ),
     "zero padding": ("the padding won a window: padding is −∞ for a maximum, so it never wins"),
     "no divisor": (
         "the backward forgot the divisor: each pixel of a window receives ∂L/∂out divided by "
@@ -767,6 +917,9 @@ POOL_WORDS = {
     "kernel divisor": (
         "the backward divided by kh·kw, not by each window's own divisor (count_include_pad="
         "False counts only the pixels inside the image; divisor_override replaces it)"
+    ),
+    "forward no divisor": (
+        "each window's sum was not divided: the mean is the sum over the window's divisor"
     ),
     "forward kernel divisor": (
         "each window's sum was divided by kh·kw, not by its own divisor (count_include_pad="
@@ -818,7 +971,7 @@ def max_pool_case(
     g = np.where(g == 0, 0.5, g)
     out, grad = max_pool_ref(x, *args, g)
     wrong = {}
-    for rule in ("every", "shared", "last", "assigned", "zero padding"):
+    for rule in ("every", "shared", "last", "assigned", "ones", "zero padding"):
         bad_out, bad_grad = max_pool_ref(x, *args, g, rule)
         if rule == "zero padding":
             wrong[rule] = ("out", bad_out if padding != (0, 0) else None)
@@ -894,6 +1047,7 @@ def avg_pool_case(
             if np.array_equal(divisor, plain)
             else vjp(lambda a: avg_pool_ref(a, *args, plain), [x], g)[0],
         ),
+        "forward no divisor": ("out", avg_pool_ref(x, *args, ones)),
         "forward kernel divisor": (
             "out",
             None if np.array_equal(divisor, plain) else avg_pool_ref(x, *args, plain),
@@ -901,6 +1055,23 @@ def avg_pool_case(
     }
     slots = np.broadcast_to(
         (g / divisor)[:, :, None], (*g.shape[:2], kernel_size[0] * kernel_size[1], *g.shape[2:])
+    )
+    wrong["times divisor"] = ("grad", vjp(lambda a: avg_pool_ref(a, *args, 1 / divisor), [x], g)[0])
+    n, c = shape[:2]
+    kk_int = kernel_size[0] * kernel_size[1]
+    laid = np.broadcast_to(
+        (g / divisor).reshape(n, c, -1)[:, :, :, None], (n, c, g[0, 0].size, kk_int)
+    )
+    wrong["shares transposed"] = (
+        "grad",
+        fold_ref(
+            np.array(laid).reshape(n, c * kk_int, -1),
+            shape[-2:],
+            kernel_size,
+            (1, 1),
+            padding,
+            stride,
+        ),
     )
     wrong["avg assigned"] = (
         "grad",

@@ -51,9 +51,41 @@ def _grad_dtype(case: Case, got: Any) -> str | None:
     return None
 
 
+def _over_channels(case: Case, got: Any) -> Any:
+    """max-pool's output of shape (N, kh·kw, oh, ow): the maximum taken along the channels."""
+    out, want = got.get("out"), case.expected.out
+    k = case.inputs["kernel_size"]
+    n, c, oh, ow = want.shape
+    return getattr(out, "shape", None) == (n, k[0] * k[1], oh, ow) and c != k[0] * k[1]
+
+
+def _fold_words(case: Case, message: str) -> str:
+    """Words for a fold given other windows than the forward's (its reshape fails)."""
+    if "reshape" not in message and "broadcast" not in message:
+        return ""
+    named = [
+        f"{name} {tuple(case.inputs[name])}"
+        for name, plain in (("dilation", [1, 1]), ("padding", [0, 0]))
+        if case.inputs.get(name) not in (None, plain)
+    ]
+    had = f" (this forward had {' and '.join(named)})" if named else ""
+    return (
+        " — the columns handed to fold do not fit the windows it was told about: the backward "
+        f"folds with the forward's own size, kernel_size, dilation, padding and stride{had}"
+    )
+
+
 def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
     call = "F.max_pool2d(x, …)" if kind == "max" else "F.avg_pool2d(x, …)"
     return first(
+        rules(
+            (
+                _over_channels,
+                "the output has shape {got[out].shape}, not {want.out.shape}: the maximum was "
+                "taken along the channels (axis 1), not over each window's kh·kw pixels "
+                "(axis 2 of the (N, C, kh·kw, oh, ow) windows)",
+            )
+        ),
         Fields(
             [Field("out", f"{call} (forward)", tolerance=_tolerance)],
             [Mistake("out", _wrong(n, "out"), POOL_WORDS[n]) for n in forward],
@@ -62,7 +94,10 @@ def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
         rules(
             (
                 lambda case, got: got.get("backward_error"),
-                "the backward failed: {got[backward_error]}",
+                lambda case, got: (
+                    f"the backward failed: {got['backward_error']}"
+                    + _fold_words(case, got["backward_error"])
+                ),
             )
         ),
         Fields(
@@ -98,7 +133,9 @@ def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
 
 max_pool_verdict = _verdict("max", ["zero padding"], ["every", "shared", "last", "assigned"])
 avg_pool_verdict = _verdict(
-    "avg", ["forward kernel divisor"], ["no divisor", "kernel divisor", "avg assigned"]
+    "avg",
+    ["forward no divisor", "forward kernel divisor"],
+    ["no divisor", "kernel divisor", "times divisor", "shares transposed", "avg assigned"],
 )
 
 

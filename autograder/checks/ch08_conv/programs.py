@@ -49,16 +49,19 @@ def windows(
     stride: list,
     x2: Any,
     dtype: str = "float64",
+    transposed: bool = False,
 ) -> dict:
-    """``windows(x, kernel_size, dilation, stride)`` for x = base[..., ::step], then x2
-    written into x: what the windows show after it (a view shows x2's windows)."""
+    """``windows(x, kernel_size, dilation, stride)`` for x = base[..., ::step] (or base
+    transposed), then x2 written into x: what the windows show after it (a view shows x2's
+    windows), and the view's strides."""
     held = np.array(base, dtype=dtype)
-    x = held[..., ::step]
+    x = held.transpose(0, 1, 3, 2) if transposed else held[..., ::step]
     view = module(sp, "unfold").windows(x, tuple(kernel_size), tuple(dilation), tuple(stride))
     seen = {"values": array(view, keep=True), "shape": list(np.shape(view))}
     if not isinstance(view, np.ndarray):
         return seen
     seen["dtype"] = str(view.dtype)
+    seen["strides"] = list(view.strides)
     x[...] = np.asarray(x2, dtype=dtype)
     seen["after"] = np.array(view)
     return seen

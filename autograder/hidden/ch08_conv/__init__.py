@@ -63,6 +63,7 @@ WINDOWS = Rows(
         row(windows_case, (1, 1, 3, 3), (3, 3)),
         row(windows_case, (2, 1, 8, 7), (3, 2), (2, 3), (2, 1)),
         row(windows_case, (1, 2, 6, 6), (2, 2), (1, 1), (2, 2), step=2),
+        row(windows_case, (2, 1, 5, 6), (3, 2), (1, 2), (1, 1), transposed=True),
         row(windows_case, (1, 3, 9, 7), (2, 2), (3, 2), (1, 2), dtype="float32"),
     ]
 )
