@@ -12,6 +12,8 @@ fixed ∂out), side by side in one run with
   convolution is oneDNN's (direct convolution on blocked layouts, no im2col copy);
 - a better layout, measured as an experiment (the floor with cols (C·kh·kw, N·L): one big
   GEMM for each of the three products instead of N small ones, then a transpose back);
+- the floor's three matrix products alone (cols made beforehand): the part of its time
+  that is BLAS, the rest being the im2col copy, col2im and the bias;
 
 at three sizes: LeNet's two convolutions at the capstone's batch (64 × 1 × 28 × 28, 5 × 5,
 6 kernels, padding 2; 64 × 6 × 14 × 14, 5 × 5, 16 kernels) and a 3 × 3, 64 → 64 channel
@@ -22,14 +24,16 @@ machine falls on all of them alike). Then the peak memory of unfold at the large
 (tracemalloc's peak over one ``im2col``, which sees NumPy's allocations, against the input's
 bytes), and one training epoch of the CNN capstone (``support.capstone.make_cnn``, Adam lr
 1e-3, batch 64, each framework's DataLoader over MNIST-5k's 4,000 standardised images)
-against PyTorch's, the two taking turns, best of ``--rounds``.
+against PyTorch's, the two taking turns, best of ``--rounds``, and where a step's time goes:
+each of the network's layers, forward + backward at batch 64 on the activations it sees
+(the first convolution without ∂x, as in training), Sparrow against PyTorch.
 
 Every library on ``--threads`` threads (1 by default, as ``bench_framework``: the BLAS
 variables are set for a fresh interpreter that does the measuring, and
 ``torch.set_num_threads``). Goals (issue 30): the layer ≤ 1.3× the NumPy floor, the epoch
 ≤ 1.5× PyTorch.
 
-    python -m autograder.bench conv [--threads 1] [--repeat 7] [--rounds 5] [--no-epoch]
+    python -m autograder.bench conv [--threads 1] [--repeat 7] [--rounds 10] [--no-epoch]
 """
 
 from __future__ import annotations
@@ -164,6 +168,25 @@ def wide_step(d: dict[str, np.ndarray], k: int, p: int) -> Callable[[], tuple]:
     return step
 
 
+def gemm_step(d: dict[str, np.ndarray], k: int, p: int) -> Callable[[], None]:
+    """The floor's three matrix products alone (cols made beforehand, no col2im): what of
+    the floor's time is BLAS, and what is the copies around it."""
+    x, w, g = d["x"], d["w"], d["g"]
+    o = w.shape[0]
+    kernels = w.reshape(o, -1)
+    view = padded_windows(x, k, p)
+    n, c, _, _, oh, ow = view.shape
+    cols = view.reshape(n, c * k * k, oh * ow)
+    gl = g.reshape(n, o, oh * ow)
+
+    def step() -> None:
+        kernels @ cols
+        gl @ cols.transpose(0, 2, 1)
+        kernels.T @ gl
+
+    return step
+
+
 # -- Sparrow and PyTorch ----------------------------------------------------------------------
 
 
@@ -273,6 +296,49 @@ def train_epoch(sp: Any, model: Any, loader: Any) -> Callable[[], float]:
     return epoch
 
 
+def layer_steps(sp: Any, torch: Any, x: np.ndarray) -> dict[tuple[int, str, str], Callable]:
+    """Each layer of the CNN, forward + backward (a ∂out of ones) on the activation it sees
+    for the batch ``x``, in Sparrow and (when given) PyTorch, the same weights."""
+    from support import capstone
+
+    sp.manual_seed(0)
+    ours = list(capstone.make_cnn(sp))
+    theirs = list(capstone.make_cnn(torch)) if torch is not None else []
+    if torch is not None:
+        with torch.no_grad():
+            for a, b in zip(ours, theirs, strict=True):
+                for p, q in zip(b.parameters(), a.parameters(), strict=True):
+                    p.copy_(torch.from_numpy(np.array(q.data)))
+    activations, h = [x], sp.tensor(x)
+    for layer in ours:
+        h = layer(h)
+        activations.append(np.array(h.data))
+    steps = {}
+    for i, layer in enumerate(ours):
+        a, ones = activations[i], np.ones_like(activations[i + 1])
+        name = type(layer).__name__
+        steps[i, name, "Sparrow"] = one_layer(sp, layer, a, ones, i > 0)
+        if torch is not None:
+            steps[i, name, "PyTorch"] = one_layer(torch, theirs[i], a, ones, i > 0)
+    return steps
+
+
+def one_layer(
+    lib: Any, layer: Any, a: np.ndarray, ones: np.ndarray, grad_input: bool
+) -> Callable[[], None]:
+    """``layer`` forward on ``a`` and backward from ``ones`` (``lib``: Sparrow or torch)."""
+    x, g = lib.tensor(a, requires_grad=grad_input), lib.tensor(ones)
+
+    def step() -> None:
+        layer.zero_grad()
+        x.grad = None
+        out = layer(x)
+        if out.requires_grad:
+            out.backward(g)
+
+    return step
+
+
 def time_epochs(epochs: dict[str, Callable[[], float]], rounds: int) -> dict[str, float]:
     """Each framework's best of ``rounds`` epochs, the frameworks taking turns."""
     times: dict[str, list[float]] = {name: [] for name in epochs}
@@ -305,7 +371,8 @@ def report(args: argparse.Namespace) -> None:
     if torch is None:
         print("PyTorch is not installed: its columns are not measured.")
     print(f"\n(a) Conv2d forward + backward, float32, ms (best of ≥ {args.repeat}), GFLOP/s")
-    names = ["Sparrow", "NumPy floor", "wide layout"] + ["PyTorch"] * (torch is not None)
+    names = ["Sparrow", "NumPy floor", "GEMMs alone", "wide layout"]
+    names += ["PyTorch"] * (torch is not None)
     print(f"  {'':<42}" + "".join(f"{n:>13}" for n in names))
     ratios = {}
     for layer in LAYERS:
@@ -318,6 +385,7 @@ def report(args: argparse.Namespace) -> None:
         if torch is not None:
             steps["PyTorch"] = torch_step(torch, d, layer.p)
         agree(steps, layer)
+        steps["GEMMs alone"] = gemm_step(d, layer.k, layer.p)  # not the same work: not agreed
         calls = {name: (step, lambda: None) for name, step in steps.items()}
         timed = device_bench.measure_together(calls, repeat=args.repeat)
         best = {name: t.best for name, t in timed.items()}
@@ -366,6 +434,18 @@ def report(args: argparse.Namespace) -> None:
         if torch is not None:
             epoch_ratio = best["Sparrow"] / best["PyTorch"]
             print(f"  Sparrow ÷ PyTorch: {epoch_ratio:.2f}×")
+        steps = layer_steps(sp, torch, data["x_train"][:64])
+        calls = {key: (step, lambda: None) for key, step in steps.items()}
+        timed = device_bench.measure_together(calls, repeat=args.repeat)
+        print("  where a step goes: each layer forward + backward at batch 64, ms")
+        totals = dict.fromkeys(("Sparrow", "PyTorch"), 0.0)
+        for (i, name, lib), t in timed.items():
+            totals[lib] += t.best
+            if lib == "Sparrow":
+                other = timed.get((i, name, "PyTorch"))
+                theirs = f"   PyTorch {other.best * 1e3:7.3f}" if other else ""
+                print(f"    {i:>2} {name:<10} Sparrow {t.best * 1e3:7.3f}{theirs}")
+        print("    all layers  " + "   ".join(f"{k} {v * 1e3:.2f}" for k, v in totals.items() if v))
 
     print("\nGoals (issue 30):")
     for name, ratio in ratios.items():
@@ -386,7 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--threads", type=int, default=1, help="for every library")
     parser.add_argument("--repeat", type=int, default=7, help="at least this many timings")
-    parser.add_argument("--rounds", type=int, default=5, help="epochs each; the best counts")
+    parser.add_argument("--rounds", type=int, default=10, help="epochs each; the best counts")
     parser.add_argument("--no-epoch", dest="epoch", action="store_false", help="layers only")
     impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
