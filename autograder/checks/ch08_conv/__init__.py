@@ -43,6 +43,7 @@ from .cases import (
     fold_grad_case,
     output_size_case,
     output_size_wrong,
+    second_words,
     windows_case,
 )
 
@@ -261,8 +262,10 @@ SECOND = first(  # the gradient's gradient exists only when the backward was rec
     rules(
         (
             lambda case, got: got.get("second_error"),
-            "the gradient's gradient failed: {got[second_error]} (the backward's result was "
-            "not recorded: a bare array, or an operation outside the graph)",
+            lambda case, got: (
+                f"the gradient's gradient failed: {got['second_error']}"
+                + second_words(got["second_error"])
+            ),
         ),
     ),
     Fields([Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]),
@@ -280,6 +283,19 @@ def _grad_name(case: Case) -> str:
 
 
 def _fold_failed(case: Case, message: str) -> str:
+    """Words for a failing backward of unfold or fold: what that backward computes, and
+    where its result has another shape, that it used other windows than the forward's."""
+    if "returned a gradient of shape" in message:
+        named = [
+            f"{name} {tuple(case.inputs[name])}"
+            for name, plain in (("dilation", [1, 1]), ("padding", [0, 0]), ("stride", [1, 1]))
+            if case.inputs[name] != plain
+        ]
+        had = f" (this one had {' and '.join(named)})" if named else ""
+        return (
+            " — the backward's result has other windows than the forward's: it is computed "
+            f"with the forward's own kernel_size, dilation, padding and stride{had}"
+        )
     if case.inputs["op"] == "unfold":
         return (
             " — Im2Col's backward turns ∂L/∂cols (N, C·kh·kw, L) back into an image of x's "
@@ -440,8 +456,10 @@ conv_verdict = first(
             rules(
                 (
                     lambda case, got: got.get("second_error"),
-                    "a second derivative failed: {got[second_error]} (the backward's result was "
-                    "not recorded: a bare array, or an operation outside the graph)",
+                    lambda case, got: (
+                        f"a second derivative failed: {got['second_error']}"
+                        + second_words(got["second_error"])
+                    ),
                 )
             ),
             Fields(

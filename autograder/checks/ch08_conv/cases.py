@@ -46,6 +46,22 @@ def values(rng: np.random.Generator, shape: Sequence[int]) -> np.ndarray:
     return np.round(rng.uniform(-2, 2, tuple(shape)), 3)
 
 
+def second_words(message: str) -> str:
+    """Words for a failed second derivative, from what it raised."""
+    if "require grad" in message or "grad_fn" in message:
+        return (
+            " (the backward's result was not recorded: a bare array, or an operation outside "
+            "the graph)"
+        )
+    if "returned a gradient of shape" in message:
+        return (
+            " (a backward met on the way gave a gradient of another shape than its input: "
+            "unfold and fold in a backward use the forward's own kernel_size, dilation, "
+            "padding and stride)"
+        )
+    return ""
+
+
 # -- 8.1: the windows --------------------------------------------------------------------------
 
 
