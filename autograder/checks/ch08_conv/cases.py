@@ -236,6 +236,8 @@ def windows_case(
         },
     )
     words = [f"x of shape {shape}"]
+    if arange:
+        words.append("x = arange (each value is its pixel's number)")
     if dtype != "float64":
         words.append(dtype)
     if step > 1:
