@@ -237,7 +237,11 @@ def windows_case(
     )
     words = [f"x of shape {shape}"]
     if arange:
-        words.append("x = arange (each value is its pixel's number)")
+        words.append(
+            "each value its place in memory"
+            if transposed or step > 1
+            else "x = arange (each value is its pixel's number)"
+        )
     if dtype != "float64":
         words.append(dtype)
     if step > 1:
