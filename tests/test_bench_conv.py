@@ -67,3 +67,16 @@ def test_unfold_memory_is_nine_times_the_input_for_a_3x3_kernel():
     memory = bench_conv.unfold_memory(SMALL)
     assert memory["cols"] == 9 * memory["input"]  # padding 1 keeps 7 × 7 windows
     assert memory["peak"] >= memory["cols"]  # tracemalloc sees NumPy's allocations
+
+
+def test_a_tree_with_a_stub_left_is_not_measured(monkeypatch):
+    from solutions import ch08_conv
+    from solutions.ch08_conv import conv
+
+    assert bench_conv.works(ch08_conv)
+
+    def stub(ctx, *args):
+        raise NotImplementedError("Task 8.3")
+
+    monkeypatch.setattr(conv.Convolution, "forward", staticmethod(stub))
+    assert not bench_conv.works(ch08_conv)
