@@ -10,10 +10,10 @@ the two final test accuracies within one point, both at least the course's numbe
 
 The course's number (issue 30): 96–97% after 10 epochs. Measured on this course's 2-core
 machine, seeds 0–3: Sparrow (the reference) 96.6, 96.8, 96.8, 96.8%; PyTorch 2.13 CPU from
-the same weights in the same order, one thread, 96.4, 96.6, 96.8, 96.5% (float32 training
-parts after 100–300 steps, so the two runs end a few digits apart). Asserted: at least 95%
-(``COURSE_ACCURACY``) for both, seed 0, and within one point of each other; above the
-MLP's 92–93%.
+the same weights in the same order, one thread, 96.4, 96.6, 96.8, 96.5% (in float32 the two
+part by more than 1e-4 after 120–320 steps, so they end a few digits apart). Asserted, for
+seed 0: both at least 95% (``COURSE_ACCURACY``: room for another BLAS's rounding, and
+above the MLP's 92–93%), within one point of each other.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def test_float64_losses_agree_step_by_step_for_100_steps(torch_one_thread):
     """Same weights, batches and arithmetic in float64: each of the first 100 losses agrees
     to 1e-6 relative (the second loss agrees only if the first step's gradients did, and
     so on: every Conv2d, MaxPool2d and Linear gradient, and Adam's update, through 100
-    steps). Measured: ≤ 1e-12 apart."""
+    steps). Measured: 7e-16 at most."""
     ours = capstone.train(sp, model="cnn", epochs=2, dtype="float64", progress=False)
     theirs, _ = train_torch(torch_one_thread, 0, epochs=2, dtype="float64", steps=100)
     assert len(theirs) == 100 and len(ours.losses) == 2 * 63
