@@ -177,6 +177,59 @@ SET = VariantSet(
     "broken",
     VARIANTS,
     (),
-    says=[],
+    says=[
+        (
+            "output_size one window short (the 1 subtracted twice)",
+            "off by one: one pixel too many was taken off",
+        ),
+        ("output_size ignores the dilation", "the dilation was ignored"),
+        (
+            "windows swaps the dilation's and the stride's steps",
+            "the kernel's taps step by the stride and the windows by the dilation",
+        ),
+        ("windows returns a copy", "windows returned a copy"),
+        ("fold overwrites instead of adding", "kept one entry, not the sum of all"),
+        ("fold keeps the padding", "the padding was not cut off"),
+        (
+            "Im2Col's backward unfolds instead of folding",
+            "Im2Col's backward turns ∂L/∂cols (N, C·kh·kw, L) back into an image of x's shape",
+        ),
+        (
+            "fold steps the kernel offsets by the stride too",
+            "the kernel offsets were stepped by the stride too",
+        ),
+        (
+            "the weight's gradient transposed",
+            "∂L/∂W was computed as cols · gᵀ (the transposed product)",
+        ),
+        (
+            "the bias's gradient not summed over the positions",
+            "∂L/∂b was summed over the batch only",
+        ),
+        (
+            "the groups deal the kernels out in turn",
+            "the kernels were split into groups in the wrong order",
+        ),
+        (
+            "the input's gradient through reshaped kernels, not transposed ones",
+            "∂L/∂x went back through the kernels reshaped to (C·kh·kw, O), not transposed",
+        ),
+        ("the bias laid along the columns", "the bias was laid along the last axis (the columns)"),
+        (
+            "max pool's gradient to every maximum in a tie",
+            "every tied maximum received the gradient",
+        ),
+        (
+            "max pool's argmax over the channels",
+            "the maximum was taken along the channels (axis 1)",
+        ),
+        ("avg pool's backward without the divisor", "the backward forgot the divisor"),
+        (
+            "avg pool's backward folds as if nothing were padded",
+            "the backward folds with the forward's own size, kernel_size, dilation, padding and "
+            "stride (this forward had padding (1, 1))",
+        ),
+        ("avg pool's forward sums without dividing", "each window's sum was not divided"),
+    ],
     least=(14, 0),
 )
