@@ -24,7 +24,9 @@ machine falls on all of them alike). Then the peak memory of unfold at the large
 (tracemalloc's peak over one ``im2col``, which sees NumPy's allocations, against the input's
 bytes), and one training epoch of the CNN capstone (``support.capstone.make_cnn``, Adam lr
 1e-3, batch 64, each framework's DataLoader over MNIST-5k's 4,000 standardised images)
-against PyTorch's, the two taking turns, best of ``--rounds``, and where a step's time goes:
+against PyTorch's and a NumPy floor's (``FloorLeNet``: the same network and Adam by hand,
+convolutions and pools by Sparrow's algorithm; it agrees with Sparrow's losses step by
+step), taking turns, best of ``--rounds``, and where a step's time goes:
 each of the network's layers, forward + backward at batch 64 on the activations it sees
 (the first convolution without ∂x, as in training), Sparrow against PyTorch.
 
@@ -113,7 +115,7 @@ def padded_windows(x: np.ndarray, k: int, p: int) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(xp, shape, (sn, sc, sh, sw, sh, sw), writeable=False)
 
 
-def col2im_loop(patches: np.ndarray, h: int, w: int, p: int, axes: str = "nc") -> np.ndarray:
+def col2im_loop(patches: np.ndarray, h: int, w: int, p: int) -> np.ndarray:
     """``patches`` (A, B, k, k, oh, ow) added back into (A, B, h + 2p, w + 2p), one kernel
     offset at a time; the middle (h, w) returned."""
     a, b, k, _, oh, ow = patches.shape
@@ -296,6 +298,146 @@ def train_epoch(sp: Any, model: Any, loader: Any) -> Callable[[], float]:
     return epoch
 
 
+# -- the floor's epoch: LeNet by hand ----------------------------------------------------------
+
+
+def conv_forward(x: np.ndarray, w: np.ndarray, b: np.ndarray, p: int) -> tuple:
+    """The floor's convolution (stride 1): the output and the cols kept for ∂W."""
+    n, o, k = x.shape[0], w.shape[0], w.shape[-1]
+    view = padded_windows(x, k, p)
+    oh, ow = view.shape[-2:]
+    cols = view.reshape(n, -1, oh * ow)
+    return (w.reshape(o, -1) @ cols).reshape(n, o, oh, ow) + b.reshape(1, o, 1, 1), cols
+
+
+def conv_backward(g: np.ndarray, cols: np.ndarray, w: np.ndarray, x_shape: tuple, p: int):
+    """∂W, ∂b and (when ``x_shape`` is given) ∂x of ``conv_forward`` for ∂out = g."""
+    n, o, oh, ow = g.shape
+    gl = g.reshape(n, o, oh * ow)
+    grad_w = (gl @ cols.transpose(0, 2, 1)).sum(0).reshape(w.shape)
+    if x_shape is None:
+        return grad_w, g.sum((0, 2, 3)), None
+    k, c = w.shape[-1], w.shape[1]
+    patches = (w.reshape(o, -1).T @ gl).reshape(n, c, k, k, oh, ow)
+    return grad_w, g.sum((0, 2, 3)), col2im_loop(patches, *x_shape[2:], p)
+
+
+def pool_forward(x: np.ndarray) -> tuple:
+    """2 × 2 max-pooling, stride 2, as Sparrow's: the windows' view, the reshape copy, the
+    argmax over the window axis (the first maximum) and the values it picks."""
+    n, c, h, w = x.shape
+    sn, sc, sh, sw = x.strides
+    shape, strides = (n, c, 2, 2, h // 2, w // 2), (sn, sc, sh, sw, 2 * sh, 2 * sw)
+    view = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
+    flat = view.reshape(n, c, 4, h // 2, w // 2)
+    winner = flat.argmax(axis=2)
+    return np.take_along_axis(flat, winner[:, :, None], axis=2)[:, :, 0], winner
+
+
+def pool_backward(g: np.ndarray, winner: np.ndarray, x_shape: tuple) -> np.ndarray:
+    """∂x of ``pool_forward``: ∂out into each window's argmax slot, folded back (stride 2)."""
+    oh, ow = g.shape[-2:]
+    slots = (winner[:, :, None] == np.arange(4).reshape(1, 1, 4, 1, 1)) * g[:, :, None]
+    out = np.zeros(x_shape, g.dtype)
+    for s in range(4):
+        i, j = divmod(s, 2)
+        out[:, :, i : i + 2 * oh : 2, j : j + 2 * ow : 2] += slots[:, :, s]
+    return out
+
+
+class FloorLeNet:
+    """The CNN capstone's training step with no framework: ``make_cnn``'s layers forward
+    and backward by hand on NumPy arrays (the convolutions and pools by Sparrow's algorithm),
+    cross-entropy, and PyTorch's Adam (lr 1e-3) in place. ``params``: the ten arrays in
+    ``parameters()`` order and layout."""
+
+    def __init__(self, params: list[np.ndarray], lr: float = 1e-3) -> None:
+        self.params = [np.array(p, np.float32) for p in params]
+        self.m = [np.zeros_like(p) for p in self.params]
+        self.v = [np.zeros_like(p) for p in self.params]
+        self.lr, self.t = lr, 0
+
+    def step(self, x: np.ndarray, y: np.ndarray) -> float:
+        w1, b1, w2, b2, w3, b3, w4, b4, w5, b5 = self.params
+        n = len(x)
+        c1, cols1 = conv_forward(x, w1, b1, 2)
+        p1, win1 = pool_forward(np.maximum(c1, 0))
+        c2, cols2 = conv_forward(p1, w2, b2, 0)
+        p2, win2 = pool_forward(np.maximum(c2, 0))
+        f = p2.reshape(n, -1)
+        h3 = f @ w3.T + b3
+        r3 = np.maximum(h3, 0)
+        h4 = r3 @ w4.T + b4
+        r4 = np.maximum(h4, 0)
+        z = r4 @ w5.T + b5
+        z = z - z.max(axis=1, keepdims=True)
+        log_p = z - np.log(np.exp(z).sum(axis=1, keepdims=True))
+        rows = np.arange(n)
+        loss = -float(log_p[rows, y].mean())
+        dz = np.exp(log_p)  # ∂loss/∂z = (softmax − onehot) / n
+        dz[rows, y] -= 1
+        dz /= n
+        dh4 = (dz @ w5) * (h4 > 0)
+        dh3 = (dh4 @ w4) * (h3 > 0)
+        df = (dh3 @ w3).reshape(p2.shape)
+        dc2 = pool_backward(df, win2, c2.shape) * (c2 > 0)
+        g2, gb2, dp1 = conv_backward(dc2, cols2, w2, p1.shape, 0)
+        dc1 = pool_backward(dp1, win1, c1.shape) * (c1 > 0)
+        g1, gb1, _ = conv_backward(dc1, cols1, w1, None, 2)
+        grads = [g1, gb1, g2, gb2, dh3.T @ f, dh3.sum(0), dh4.T @ r3, dh4.sum(0)]
+        self.adam([*grads, dz.T @ r4, dz.sum(0)])
+        return loss
+
+    def adam(self, grads: list[np.ndarray], b1: float = 0.9, b2: float = 0.999) -> None:
+        """PyTorch's Adam, in place: m, v, and p −= lr·m̂ / (√v̂ + ε)."""
+        self.t += 1
+        c1, c2 = 1 - b1**self.t, 1 - b2**self.t
+        for p, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
+            m *= b1
+            m += (1 - b1) * g
+            v *= b2
+            v += (1 - b2) * g * g
+            p -= (self.lr / c1) * m / (np.sqrt(v / c2) + 1e-8)
+
+
+def epoch_numpy(sp: Any, data: dict[str, np.ndarray]) -> Callable[[], float]:
+    """One epoch of ``FloorLeNet`` from Sparrow's initial weights, shuffled by NumPy."""
+    from support import capstone
+
+    sp.manual_seed(0)
+    net = FloorLeNet([np.array(p.data) for p in capstone.make_cnn(sp).parameters()])
+    x, y, rng = data["x_train"], data["y_train"], np.random.default_rng(0)
+
+    def epoch() -> float:
+        order = rng.permutation(len(y))
+        for start in range(0, len(order), 64):
+            idx = order[start : start + 64]
+            loss = net.step(x[idx], y[idx])
+        return loss
+
+    return epoch
+
+
+def agree_with_the_floor(sp: Any, data: dict[str, np.ndarray], steps: int = 3) -> None:
+    """Sparrow and ``FloorLeNet`` from the same weights on the same batches: the same loss
+    at every step (float32: 1e-4 relative), else the epochs compare different work."""
+    from support import capstone
+
+    sp.manual_seed(0)
+    model = capstone.make_cnn(sp)
+    net = FloorLeNet([np.array(p.data) for p in model.parameters()])
+    optimizer = sp.optim.Adam(model.parameters(), lr=1e-3)
+    for i in range(steps):
+        x, y = data["x_train"][64 * i : 64 * (i + 1)], data["y_train"][64 * i : 64 * (i + 1)]
+        optimizer.zero_grad()
+        loss = sp.nn.functional.cross_entropy(model(sp.tensor(x)), sp.tensor(y))
+        loss.backward()
+        optimizer.step()
+        ours, floor = float(loss.item()), net.step(x, y)
+        if abs(ours - floor) > 1e-4 * abs(floor):
+            raise AssertionError(f"step {i + 1}: Sparrow's loss {ours}, the floor's {floor}")
+
+
 def layer_steps(sp: Any, torch: Any, x: np.ndarray) -> dict[tuple[int, str, str], Callable]:
     """Each layer of the CNN, forward + backward (a ∂out of ones) on the activation it sees
     for the batch ``x``, in Sparrow and (when given) PyTorch, the same weights."""
@@ -437,7 +579,8 @@ def report(args: argparse.Namespace) -> None:
     epoch_ratio = None
     if args.epoch:
         data = capstone.mnist5k_images()
-        epochs = {"Sparrow": epoch_sparrow(sp, data)}
+        agree_with_the_floor(sp, data)
+        epochs = {"Sparrow": epoch_sparrow(sp, data), "NumPy floor": epoch_numpy(sp, data)}
         if torch is not None:
             epochs["PyTorch"] = epoch_torch(torch, data)
         for epoch in epochs.values():  # a warm-up epoch each
@@ -448,6 +591,11 @@ def report(args: argparse.Namespace) -> None:
             f"{args.rounds}, taking turns"
         )
         print("  " + "   ".join(f"{name} {seconds:.3f}" for name, seconds in best.items()))
+        floor_ratio = best["Sparrow"] / best["NumPy floor"]
+        print(f"  Sparrow ÷ the NumPy floor: {floor_ratio:.2f}×", end="")
+        if torch is not None:
+            print(f"; the floor ÷ PyTorch: {best['NumPy floor'] / best['PyTorch']:.2f}×", end="")
+        print()
         if torch is not None:
             epoch_ratio = best["Sparrow"] / best["PyTorch"]
             print(f"  Sparrow ÷ PyTorch: {epoch_ratio:.2f}×")

@@ -80,3 +80,24 @@ def test_a_tree_with_a_stub_left_is_not_measured(monkeypatch):
 
     monkeypatch.setattr(conv.Convolution, "forward", staticmethod(stub))
     assert not bench_conv.works(ch08_conv)
+
+
+def test_the_floor_lenet_trains_as_sparrow_does(monkeypatch):
+    """The floor's epoch is the capstone's step by hand: the same losses as Sparrow's
+    (the reference, an independent implementation) from the same weights and batches; a
+    floor whose Adam forgets its bias correction is caught."""
+    from solutions import ch08_conv
+    from support import capstone
+
+    data = capstone.mnist5k_images()
+    bench_conv.agree_with_the_floor(ch08_conv, data, steps=3)
+
+    def uncorrected(self, grads, b1=0.9, b2=0.999):
+        for p, g, m, v in zip(self.params, grads, self.m, self.v, strict=True):
+            m[...] = b1 * m + (1 - b1) * g
+            v[...] = b2 * v + (1 - b2) * g * g
+            p -= self.lr * m / (np.sqrt(v) + 1e-8)  # m̂ = m/(1 − β₁ᵗ) forgotten: 3.2× the step
+
+    monkeypatch.setattr(bench_conv.FloorLeNet, "adam", uncorrected)
+    with pytest.raises(AssertionError, match="step 2: Sparrow's loss"):
+        bench_conv.agree_with_the_floor(ch08_conv, data, steps=3)
