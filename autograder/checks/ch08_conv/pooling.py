@@ -61,7 +61,7 @@ def _over_channels(case: Case, got: Any) -> Any:
 
 def _fold_words(case: Case, message: str) -> str:
     """Words for a fold given other windows than the forward's (its reshape fails)."""
-    if "reshape" not in message and "broadcast" not in message:
+    if "cannot reshape" not in message:
         return ""
     named = [
         f"{name} {tuple(case.inputs[name])}"

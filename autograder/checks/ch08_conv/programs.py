@@ -67,12 +67,23 @@ def windows(
     return seen
 
 
+SLICE_WORDS = (
+    " — a kernel offset's slice of the padded image and its (oh, ow) entries differ in shape: "
+    "the slice starts at (i·dh, j·dw) and holds oh rows and ow columns, stride pixels apart"
+)
+
+
 def col2im(
     sp, cols: Any, size: list, kernel_size: list, dilation: list, padding: list, stride: list
 ) -> dict:
     """``col2im(cols, size, kernel_size, dilation, padding, stride)`` on NumPy arrays."""
     args = [tuple(a) for a in (size, kernel_size, dilation, padding, stride)]
-    out = module(sp, "unfold").col2im(np.array(cols), *args)
+    try:
+        out = module(sp, "unfold").col2im(np.array(cols), *args)
+    except ValueError as error:  # the report shows it with its line; these words say more
+        if error.args and "broadcast" in str(error.args[0]):
+            error.args = (f"{error.args[0]}{SLICE_WORDS}", *error.args[1:])
+        raise
     return {"out": array(out, keep=True)}
 
 
