@@ -73,10 +73,11 @@ TASKS = [
         "MaxPool: the gradient goes to the argmax",
         20,
         "§6",
-        "forward: the windows view as (N, C, kh·kw, oh, ow); ctx.argmax = its argmax over axis "
-        "2; the output is take_along_axis at argmax. backward: a one-hot (argmax == arange("
-        "kh·kw)) in g's dtype, times g as (N, C, 1, oh, ow), reshaped (N, C·kh·kw, L), then "
-        "Col2Im.apply(cols, ctx.size, *ctx.args).",
+        "forward: the windows view as (N, C, kh·kw, oh, ow); out = its max over axis 2; hit = "
+        "flat == out[:, :, None] (or flat != flat: a NaN); keep only each window's first hit "
+        "(one pass per slot: hit[:, :, s] &= ~seen; seen |= hit[:, :, s]); ctx.won = hit. "
+        "backward: won in g's dtype times g as (N, C, 1, oh, ow), reshaped (N, C·kh·kw, L), "
+        "then Col2Im.apply(cols, ctx.size, *ctx.args).",
         since=SINCE,
         idea="Each window keeps its largest value, so only the pixel that won changed the "
         "output: its gradient is the output's, every other pixel's is zero. In a tie "

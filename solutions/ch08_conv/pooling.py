@@ -5,11 +5,14 @@ time, and keeps one number per window: the largest, or the mean. Small shifts of
 then change the output little, and each layer after it sees a wider part of the image.
 
 Max: ``out[n, c, p, q] = max over the window`` (padding counts as −∞, so it never wins). Its
-gradient goes to the one pixel that won, the window's argmax; where PyTorch's CPU kernel
-meets a tie it keeps the *first* maximum in the window's row-major order (NumPy's
-``argmax`` does the same), and only that pixel gets the gradient. Windows that overlap
-(stride < kernel) may pick one pixel twice: its gradients add. Both are fold's job: put each
-∂L/∂out in its window's argmax slot of a one-hot column, then ``fold``.
+gradient goes to the one pixel that won; where PyTorch's CPU kernel meets a tie it keeps the
+*first* maximum in the window's row-major order, and only that pixel gets the gradient. So
+``forward`` marks, per window, the slots that hold the maximum and keeps only the first of
+them (one pass per kernel slot, as fold's), a one-hot ``ctx.won`` (N, C, kh·kw, oh, ow).
+Windows that overlap (stride < kernel) may pick one pixel twice: its gradients add. Both are
+fold's job: put each ∂L/∂out in its window's winning slot, then ``fold``. (The maximum and a
+mask are much faster in NumPy than ``argmax`` over a short axis: it walks the window axis
+element by element.)
 
 Mean: ``out = (sum over the window) / divisor``; the divisor is kh·kw (padding counts, the
 default ``count_include_pad=True``), the pixels of the window inside the image
@@ -39,7 +42,7 @@ def lowest(dtype: Any) -> Any:
 
 
 class MaxPool(Function):
-    """out = the window's maximum       ∂L/∂x = fold(∂L/∂out at each window's argmax)"""
+    """out = the window's maximum       ∂L/∂x = fold(∂L/∂out at each window's first maximum)"""
 
     @staticmethod
     def forward(ctx: Context, x, kernel_size: Pair, stride: Pair, padding: Pair, dilation: Pair):
@@ -48,9 +51,15 @@ class MaxPool(Function):
         n, c, kh, kw, oh, ow = view.shape
         ### BEGIN SOLUTION 8.4
         flat = view.reshape(n, c, kh * kw, oh, ow)
-        ctx.argmax = flat.argmax(axis=2)  # the first maximum of each window, as PyTorch
-        xp = array_module(flat)
-        return xp.take_along_axis(flat, ctx.argmax[:, :, None], axis=2)[:, :, 0]
+        out = flat.max(axis=2)
+        # the slots that hold their window's maximum (a NaN is the maximum where there is one)
+        hit = (flat == out[:, :, None]) | (flat != flat)
+        seen = array_module(flat).zeros(out.shape, dtype=bool)
+        for slot in range(kh * kw):  # one winner per window: its first hit, as PyTorch
+            hit[:, :, slot] &= ~seen
+            seen |= hit[:, :, slot]
+        ctx.won = hit
+        return out
         ### END SOLUTION
 
     @staticmethod
@@ -58,9 +67,7 @@ class MaxPool(Function):
         (kh, kw) = ctx.args[0]
         ### BEGIN SOLUTION 8.4
         n, c, oh, ow = grad_output.shape
-        xp = array_module(ctx.argmax)
-        slots = xp.arange(kh * kw).reshape(1, 1, -1, 1, 1)
-        won = Tensor._from_array((ctx.argmax[:, :, None] == slots).astype(grad_output.dtype))
+        won = Tensor._from_array(ctx.won.astype(grad_output.dtype))
         cols = (grad_output.reshape(n, c, 1, oh, ow) * won).reshape(n, c * kh * kw, oh * ow)
         return Col2Im.apply(cols, ctx.size, *ctx.args)
         ### END SOLUTION
