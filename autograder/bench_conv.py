@@ -324,20 +324,26 @@ def conv_backward(g: np.ndarray, cols: np.ndarray, w: np.ndarray, x_shape: tuple
 
 def pool_forward(x: np.ndarray) -> tuple:
     """2 × 2 max-pooling, stride 2, as Sparrow's: the windows' view, the reshape copy, the
-    argmax over the window axis (the first maximum) and the values it picks."""
+    maximum over the window axis and a one-hot of each window's first maximum (one pass per
+    slot)."""
     n, c, h, w = x.shape
     sn, sc, sh, sw = x.strides
     shape, strides = (n, c, 2, 2, h // 2, w // 2), (sn, sc, sh, sw, 2 * sh, 2 * sw)
     view = np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
     flat = view.reshape(n, c, 4, h // 2, w // 2)
-    winner = flat.argmax(axis=2)
-    return np.take_along_axis(flat, winner[:, :, None], axis=2)[:, :, 0], winner
+    out = flat.max(axis=2)
+    won = flat == out[:, :, None]
+    seen = np.zeros(out.shape, bool)
+    for slot in range(4):
+        won[:, :, slot] &= ~seen
+        seen |= won[:, :, slot]
+    return out, won
 
 
-def pool_backward(g: np.ndarray, winner: np.ndarray, x_shape: tuple) -> np.ndarray:
-    """∂x of ``pool_forward``: ∂out into each window's argmax slot, folded back (stride 2)."""
+def pool_backward(g: np.ndarray, won: np.ndarray, x_shape: tuple) -> np.ndarray:
+    """∂x of ``pool_forward``: ∂out into each window's winning slot, folded back (stride 2)."""
     oh, ow = g.shape[-2:]
-    slots = (winner[:, :, None] == np.arange(4).reshape(1, 1, 4, 1, 1)) * g[:, :, None]
+    slots = won * g[:, :, None]
     out = np.zeros(x_shape, g.dtype)
     for s in range(4):
         i, j = divmod(s, 2)
@@ -347,7 +353,8 @@ def pool_backward(g: np.ndarray, winner: np.ndarray, x_shape: tuple) -> np.ndarr
 
 class FloorLeNet:
     """The CNN capstone's training step with no framework: ``make_cnn``'s layers forward
-    and backward by hand on NumPy arrays (the convolutions and pools by Sparrow's algorithm),
+    and backward by hand on NumPy arrays (the convolutions and pools by Sparrow's algorithm:
+    im2col, a batched matmul, col2im; the maximum and a first-maximum one-hot, then a fold),
     cross-entropy, and PyTorch's Adam (lr 1e-3) in place. ``params``: the ten arrays in
     ``parameters()`` order and layout."""
 
