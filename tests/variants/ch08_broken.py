@@ -122,23 +122,19 @@ VARIANTS = [
     (
         "max pool's gradient to every maximum in a tie",
         POOLING,
-        edits(
-            POOLING,
-            (
-                "        ctx.argmax = flat.argmax(axis=2)",
-                "        ctx.flat = flat\n        ctx.argmax = flat.argmax(axis=2)",
-            ),
-            (
-                "won = Tensor._from_array((ctx.argmax[:, :, None] == slots)",
-                "won = Tensor._from_array((ctx.flat == ctx.flat.max(axis=2, keepdims=True))",
-            ),
+        (
+            "        for slot in range(kh * kw):  # one winner per window: its first hit, "
+            "as PyTorch\n"
+            "            hit[:, :, slot] &= ~seen\n"
+            "            seen |= hit[:, :, slot]\n",
+            "",
         ),
         "8.4",
     ),
     (
-        "max pool's argmax over the channels",
+        "max pool's maximum over the channels",
         POOLING,
-        ("ctx.argmax = flat.argmax(axis=2)", "ctx.argmax = flat.argmax(axis=1)"),
+        ("        out = flat.max(axis=2)\n", "        out = flat.max(axis=1)\n"),
         "8.4",
     ),
     # -- 8.5 --------------------------------------------------------------------------------
@@ -220,7 +216,7 @@ SET = VariantSet(
             "every tied maximum received the gradient",
         ),
         (
-            "max pool's argmax over the channels",
+            "max pool's maximum over the channels",
             "the maximum was taken along the channels (axis 1)",
         ),
         ("avg pool's backward without the divisor", "the backward forgot the divisor"),

@@ -202,8 +202,8 @@ VARIANTS = [
         "max pool's ties go to the last maximum",
         POOLING,
         (
-            "ctx.argmax = flat.argmax(axis=2)",
-            "ctx.argmax = kh * kw - 1 - flat[:, :, ::-1].argmax(axis=2)",
+            "        for slot in range(kh * kw):  # one winner",
+            "        for slot in reversed(range(kh * kw)):  # one winner",
         ),
         "8.4",
     ),
@@ -351,7 +351,7 @@ return out
 MAX_FORWARD_BY_A_FIRST_MAXIMUM_MASK = """
 flat = view.reshape(n, c, kh * kw, oh, ow)
 best = flat.max(axis=2)
-ties = flat == best[:, :, None]
+ties = (flat == best[:, :, None]) | (flat != flat)  # NaN: the maximum where there is one
 ctx.won = ties & (ties.cumsum(axis=2) == 1)  # the first maximum of each window only
 return best
 """
@@ -363,11 +363,17 @@ cols = (won * grad_output.unsqueeze(2)).reshape(n, c * kh * kw, oh * ow)
 return Col2Im.apply(cols, ctx.size, *ctx.args)
 """
 
+MAX_FORWARD_BY_ARGMAX = """
+flat = view.reshape(n, c, kh * kw, oh, ow)
+ctx.first = flat.argmax(axis=2)  # NumPy's argmax: the first maximum (a NaN counts as one)
+return array_module(flat).take_along_axis(flat, ctx.first[:, :, None], axis=2)[:, :, 0]
+"""
+
 MAX_BACKWARD_BY_PUT_ALONG_AXIS = """
 n, c, oh, ow = grad_output.shape
-xp = array_module(ctx.argmax)
+xp = array_module(ctx.first)
 one_hot = xp.zeros((n, c, kh * kw, oh, ow), dtype=grad_output.dtype)
-xp.put_along_axis(one_hot, ctx.argmax[:, :, None], 1, axis=2)
+xp.put_along_axis(one_hot, ctx.first[:, :, None], 1, axis=2)
 cols = Tensor._from_array(one_hot) * grad_output.reshape(n, c, 1, oh, ow)
 return Col2Im.apply(cols.reshape(n, c * kh * kw, oh * ow), ctx.size, *ctx.args)
 """
@@ -445,9 +451,9 @@ CORRECT = [
         "8.4",
     ),
     (
-        "max pool's one-hot by put_along_axis",
+        "max pool by argmax and take_along_axis, its one-hot by put_along_axis",
         POOLING,
-        rewrite(POOLING, "8.4", None, MAX_BACKWARD_BY_PUT_ALONG_AXIS),
+        rewrite(POOLING, "8.4", MAX_FORWARD_BY_ARGMAX, MAX_BACKWARD_BY_PUT_ALONG_AXIS),
         "8.4",
     ),
     ("avg pool's forward by the mean, rescaled", POOLING, ("region", AVG_FORWARD_BY_MEAN), "8.5"),
@@ -491,6 +497,10 @@ SET = VariantSet(
         (
             "col2im crops the padding with negative ends",
             "the padding was cut off with negative ends",
+        ),
+        (
+            "col2im's slices end oh pixels on, not oh strides",
+            "a kernel offset's slice of the padded image and its (oh, ow) entries differ in shape",
         ),
         (
             "col2im ignores the dilation",
