@@ -751,11 +751,26 @@ def test_as_strided_is_the_array_modules_own(monkeypatch) -> None:
         lib=types.SimpleNamespace(stride_tricks=types.SimpleNamespace(as_strided=spy))
     )
     monkeypatch.setattr(unfold_module, "array_module", lambda x: fake)
-    assert unfold_module.as_strided("array", (1, 2), (16, 8)) == "view"
-    assert calls == [("array", (1, 2), (16, 8))]
+    array = types.SimpleNamespace(shape=(4,), strides=(8,))  # what the bounds check reads
+    assert unfold_module.as_strided(array, (1, 2), (16, 8)) == "view"
+    assert calls == [(array, (1, 2), (16, 8))]
     monkeypatch.undo()
     host_view = unfold_module.as_strided(np.arange(4.0), (2, 2), (8, 8))
     assert not host_view.flags.writeable
+
+
+@pytest.mark.parametrize(
+    ("shape", "strides"),
+    [((2, 2), (24, 8)), ((3, 2), (16, 8)), ((2,), (-8,))],  # past the end; before the start
+)
+def test_as_strided_refuses_a_view_outside_the_array(shape, strides) -> None:
+    """A wrong stride or window count would read memory the array does not hold (NumPy
+    reads whatever lies there): refused, naming the shapes and strides."""
+    x = np.arange(4.0)
+    with pytest.raises(ValueError, match="outside its array"):
+        unfold_module.as_strided(x, shape, strides)
+    assert unfold_module.as_strided(x, (2, 2), (8, 8)).shape == (2, 2)  # the last byte: fine
+    assert unfold_module.as_strided(x[::-1], (2,), (-8,)).tolist() == [3.0, 2.0]
 
 
 @pytest.mark.parametrize("device", DEVICES[:1])  # "cuda" only: marked gpu, skipped without

@@ -38,9 +38,29 @@ from .sizes import output_size, pair
 Pair = tuple[int, int]
 
 
+def _reach(shape: tuple[int, ...], strides: tuple[int, ...]) -> tuple[int, int]:
+    """The lowest and highest byte offset, from the first element, that an array of this
+    shape and these strides reads."""
+    if 0 in shape:
+        return 0, 0
+    steps = [(n - 1) * s for n, s in zip(shape, strides)]
+    return sum(d for d in steps if d < 0), sum(d for d in steps if d > 0)
+
+
 def as_strided(x: Any, shape: tuple[int, ...], strides: tuple[int, ...]) -> Any:
     """A view of ``x`` with the given shape and byte strides, on ``x``'s device (NumPy's
-    ``as_strided``; read-only on the host, so nothing writes through overlapping windows)."""
+    ``as_strided``; read-only on the host, so nothing writes through overlapping windows).
+    A view that would read outside ``x``'s memory is refused: NumPy would read whatever
+    lies there (or crash), so a wrong stride or size is named here instead."""
+    low, high = _reach(tuple(shape), tuple(strides))
+    x_low, x_high = _reach(x.shape, x.strides)
+    if low < x_low or high > x_high:
+        raise ValueError(
+            f"a strided view of shape {tuple(shape)} with strides {tuple(strides)} would read "
+            f"outside its array (shape {x.shape}, strides {x.strides}): bytes {low}…{high} "
+            f"from its first element, where the array holds {x_low}…{x_high}. Check the "
+            "strides (in bytes) and the number of windows."
+        )
     xp = array_module(x)
     if xp is np:
         return np.lib.stride_tricks.as_strided(x, shape, strides, writeable=False)
