@@ -70,10 +70,10 @@ def check(
         raise SetupError(f"there is no {root / chapter.package} folder: {_restore(repo)}")
     if not chapter.ready:
         raise SetupError(f"chapter {chapter.number} ({chapter.title}) is not written yet")
-    if device and not 2 <= chapter.number <= 6:
+    if device and chapter.number in (1, 7):
         raise SetupError(
-            "--device runs the checks of chapters 2–6 on a device (chapter 1 has no tensors; "
-            "chapter 7's checks choose their devices themselves)"
+            "--device runs the checks of chapters 2–6 and 8 on a device (chapter 1 has no "
+            "tensors; chapter 7's checks choose their devices themselves)"
         )
     packages = {ch.package: root / ch.package for ch in CHAPTERS if (root / ch.package).is_dir()}
     source = f"{root.name}/{chapter.package}" + (f", on the device {device}" if device else "")

@@ -199,3 +199,46 @@ def test_no_window_that_fits_may_be_zero_or_less() -> None:
     assert check.verdict(case, {"sizes": [-2, 0]}) is None
     assert check.verdict(case, {"sizes": [0, 0]}) is None
     assert "no window fits" in check.verdict(case, {"sizes": [1, 0]})
+
+
+# -- on the simulated device (`make chapter-8 DEVICE=sim`) ---------------------------------------
+
+NUMPY_ONLY_WINDOWS = (
+    "    return as_strided(x, shape, (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw))\n",
+    "    return np.lib.stride_tricks.as_strided(\n"
+    "        x, shape, (s_n, s_c, s_h * dh, s_w * dw, s_h * sh, s_w * sw)\n"
+    "    )\n",
+)
+
+
+def _on_sim(package, hidden: bool = False):
+    from autograder.checking import check_chapter
+    from autograder.course import chapter
+    from tests.trees import composite
+
+    modules = ["autograder.hidden.ch08_conv"] if hidden else []
+    return check_chapter(chapter(8), composite(8, package), device="sim", hidden_modules=modules)
+
+
+def test_the_reference_passes_every_check_on_the_simulated_device() -> None:
+    """Public and hidden checks with their arrays on sim (windows' and col2im's inputs are
+    made by the chapter's Tensor, so they follow the default device)."""
+    from autograder import report
+    from tests.trees import SOLUTIONS
+
+    result = _on_sim(SOLUTIONS / "ch08_conv", hidden=True)
+    assert result.passed and result.points == result.max_points, report.chapter_report(result)
+
+
+def test_windows_with_numpys_own_functions_fails_its_task_on_the_device(tmp_path) -> None:
+    """Right on the CPU, a windows that calls NumPy's as_strided (not the array's own
+    module) meets a device array in 8.1's own check; the tasks built on it are blocked."""
+    from autograder import report
+    from tests.trees import broken_package, statuses
+
+    package = broken_package(8, tmp_path, "unfold.py", NUMPY_ONLY_WINDOWS, "8.1")
+    result = _on_sim(package)
+    status = {k: v.name for k, v in statuses(result).items()}
+    assert status == {"8.1": "FAILED", **{t: "BLOCKED" for t in ("8.2", "8.3", "8.4", "8.5")}}
+    text = " ".join(report.chapter_report(result).split())
+    assert "Implicit conversion to a NumPy array is not allowed" in text, text

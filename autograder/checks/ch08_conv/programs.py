@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import array, attempt
+from ...harness.kit import array, attempt, fill, on_device
 
 
 def module(sp, name: str) -> Any:
@@ -25,6 +25,13 @@ def module(sp, name: str) -> Any:
 
 def error(result: dict) -> str:
     return f"{result['error']}: {result['message']}"
+
+
+def placed(sp, values: Any, dtype: str = "float64") -> Any:
+    """``values`` as an array where the checks' tensors go: the chapter's own Tensor makes
+    it, so under ``--device sim`` it is a device array (as chapters 2–6's checks put their
+    inputs there), else NumPy's."""
+    return sp.Tensor(np.array(values, dtype=dtype)).data
 
 
 def number(value: Any) -> Any:
@@ -54,16 +61,16 @@ def windows(
     """``windows(x, kernel_size, dilation, stride)`` for x = base[..., ::step] (or base
     transposed), then x2 written into x: what the windows show after it (a view shows x2's
     windows), and the view's strides."""
-    held = np.array(base, dtype=dtype)
+    held = placed(sp, base, dtype)
     x = held.transpose(0, 1, 3, 2) if transposed else held[..., ::step]
     view = module(sp, "unfold").windows(x, tuple(kernel_size), tuple(dilation), tuple(stride))
-    seen = {"values": array(view, keep=True), "shape": list(np.shape(view))}
-    if not isinstance(view, np.ndarray):
+    seen = {"values": array(view, keep=True), "shape": list(getattr(view, "shape", ()))}
+    if not isinstance(view, np.ndarray) and not on_device(view):
         return seen
     seen["dtype"] = str(view.dtype)
     seen["strides"] = list(view.strides)
-    x[...] = np.asarray(x2, dtype=dtype)
-    seen["after"] = np.array(view)
+    fill(sp, x, np.asarray(x2, dtype=dtype))
+    seen["after"] = array(view)
     return seen
 
 
@@ -76,10 +83,11 @@ SLICE_WORDS = (
 def col2im(
     sp, cols: Any, size: list, kernel_size: list, dilation: list, padding: list, stride: list
 ) -> dict:
-    """``col2im(cols, size, kernel_size, dilation, padding, stride)`` on NumPy arrays."""
+    """``col2im(cols, size, kernel_size, dilation, padding, stride)`` on arrays (NumPy's, or
+    the device's under ``--device``)."""
     args = [tuple(a) for a in (size, kernel_size, dilation, padding, stride)]
     try:
-        out = module(sp, "unfold").col2im(np.array(cols), *args)
+        out = module(sp, "unfold").col2im(placed(sp, cols), *args)
     except ValueError as error:  # the report shows it with its line; these words say more
         if error.args and "broadcast" in str(error.args[0]):
             error.args = (f"{error.args[0]}{SLICE_WORDS}", *error.args[1:])
