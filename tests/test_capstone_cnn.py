@@ -12,8 +12,9 @@ The course's number (issue 30): 96–97% after 10 epochs. Measured on this cours
 machine, seeds 0–3: Sparrow (the reference) 96.6, 96.8, 96.8, 96.8%; PyTorch 2.13 CPU from
 the same weights in the same order, one thread, 96.4, 96.6, 96.8, 96.5% (in float32 the two
 part by more than 1e-4 after 120–320 steps, so they end a few digits apart). Asserted, for
-seed 0: both at least 95% (``COURSE_ACCURACY``: room for another BLAS's rounding, and
-above the MLP's 92–93%), within one point of each other.
+seed 0: Sparrow at least 96%, the course's number as stated (``COURSE_ACCURACY``); PyTorch
+within one point of it and at least 95% (the chaotic float32 run leaves the other framework
+a few tenths either way).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from support import capstone
 
 pytestmark = pytest.mark.slow
 
-COURSE_ACCURACY = 0.95  # stated: 96–97% (measured 96.4–96.8% over 4 seeds, both sides)
+COURSE_ACCURACY = 0.96  # stated: 96–97% (measured 96.4–96.8% over 4 seeds, both sides)
 EPOCHS, BATCH = 10, 64
 
 
@@ -102,15 +103,16 @@ def test_float64_losses_agree_step_by_step_for_100_steps(torch_one_thread):
 
 @pytest.mark.parametrize("seed", [0])
 def test_pytorch_trained_the_same_way_agrees_at_the_end(torch_one_thread, seed):
-    """Float32, 10 epochs: the final test accuracies within one point, both at least the
-    course's number; the first steps' losses still agree (float32 rounding only)."""
+    """Float32, 10 epochs: the final test accuracies within one point, Sparrow's at least the
+    course's number and PyTorch's at least 95%; the first steps' losses still agree
+    (float32 rounding only)."""
     ours = sparrow_run(seed)
     their_losses, theirs = train_torch(torch_one_thread, seed)
     print(f"CNN capstone test accuracy: Sparrow {ours.final_accuracy:.2%}, PyTorch {theirs:.2%}")
     assert len(their_losses) == len(ours.losses) == EPOCHS * 63
     np.testing.assert_allclose(ours.losses[:20], their_losses[:20], rtol=1e-4)
     assert abs(ours.final_accuracy - theirs) <= 0.01
-    assert ours.final_accuracy >= COURSE_ACCURACY and theirs >= COURSE_ACCURACY
+    assert ours.final_accuracy >= COURSE_ACCURACY and theirs >= 0.95
 
 
 def test_the_cnn_capstone_reaches_the_course_s_number():

@@ -444,7 +444,7 @@ ERRORS = [
     (lambda: F.conv2d(t(1, 3, 4, 4), t(4, 3, 3, 3), dilation=2), RuntimeError, r"\(5 x 5\)"),
     (lambda: F.conv2d(t(3, 7), t(4, 3, 3, 3)), RuntimeError, r"\[3, 7\]"),
     (lambda: F.conv2d(t(1, 3, 7, 7), t(4, 3, 3)), RuntimeError, "weight"),
-    (lambda: F.conv2d(t(1, 3, 7, 7), t(4, 3, 3, 3), stride=(1, 2, 3)), TypeError, "stride"),
+    (lambda: F.conv2d(t(1, 3, 7, 7), t(4, 3, 3, 3), stride=(1, 2, 3)), RuntimeError, "stride"),
     (lambda: F.conv2d(t(1, 3, 7, 7), t(4, 3, 3, 3), stride=True), TypeError, "stride"),
     (lambda: F.conv2d(np.ones((1, 3, 7, 7)), t(4, 3, 3, 3)), TypeError, "Tensor"),
     (lambda: F.max_pool2d(t(1, 3, 5, 5), 2, ceil_mode=True), NotImplementedError, "ceil_mode"),
@@ -789,3 +789,17 @@ def test_cupy_stride_tricks_make_the_windows(device: str, monkeypatch) -> None:
     x, w = sp.randn(1, 2, 5, 5, device=device), sp.randn(3, 2, 3, 3, device=device)
     out = F.conv2d(x, w)
     assert isinstance(out.data, cupy.ndarray) and calls
+
+
+@pytest.mark.parametrize("kernel", [1, 3])  # a 1×1 and a whole-image kernel: a free reshape
+def test_unfold_is_a_copy_of_its_own(kernel) -> None:
+    """unfold's result never shares memory with its input (PyTorch's does not either): a
+    later change to x leaves it as it was, and it can be changed in place itself."""
+    x = sp.tensor(np.arange(18.0).reshape(1, 2, 3, 3))
+    cols = F.unfold(x, kernel)
+    before = cols.data.copy()
+    assert not np.shares_memory(cols.data, x.data)
+    x.add_(1)
+    np.testing.assert_array_equal(cols.data, before)
+    cols.add_(1)
+    np.testing.assert_array_equal(cols.data, before + 1)

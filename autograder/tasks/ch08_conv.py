@@ -53,9 +53,11 @@ TASKS = [
         30,
         "§5",
         "forward: cols (N, C·kh·kw, L) → (N, G, C/G·kh·kw, L); weight → (G, O/G, C/G·kh·kw); "
-        "kernels @ columns → (N, O, oh, ow); + bias as (1, O, 1, 1). backward: g as (N, G, "
-        "O/G, L); ∂x = Col2Im.apply((kernelsᵀ @ g) as (N, C·kh·kw, L), size, *args); ∂W = (g "
-        "@ colsᵀ).sum(0) as weight.shape, cols = _columns(ctx, x); ∂b = g.sum((0, 2, 3)).",
+        "kernels @ columns → (N, O, oh, ow); + bias as (1, O, 1, 1). backward (Tensors): g = "
+        "grad_output as (N, G, O/G, L), kernels = weight as (G, O/G, C/G·kh·kw); ∂x = "
+        "Col2Im.apply((kernelsᵀ @ g) as (N, C·kh·kw, L), ctx.size, *ctx.args); ∂W = (g @ "
+        "colsᵀ).sum(0) as weight.shape, cols = _columns(ctx, x) as (N, G, C/G·kh·kw, L); ∂b = "
+        "grad_output.sum((0, 2, 3)); each only where ctx.needs_input_grad asks.",
         since=SINCE,
         idea="Every output pixel is one kernel's dot product with one window, so with the "
         "windows as columns and the kernels as rows, the whole convolution is one matrix "
@@ -82,8 +84,9 @@ TASKS = [
         idea="Each window keeps its largest value, so only the pixel that won changed the "
         "output: its gradient is the output's, every other pixel's is zero. In a tie "
         "exactly one pixel wins, the first in the window's row-major order (as PyTorch), "
-        "not all of them. Padding is minus infinity, so it never wins. Windows that "
-        "overlap may pick the same pixel twice, and then its gradients add: a fold again.",
+        "not all of them. Padding is minus infinity, so it never beats a pixel of the "
+        "image. Windows that overlap may pick the same pixel twice, and then its gradients "
+        "add: a fold again.",
         see="x = sp.ones(1, 1, 2, 2, requires_grad=True); F.max_pool2d(x, 2).backward(); "
         "print x.grad: a tie, one winner",
     ),

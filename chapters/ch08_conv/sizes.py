@@ -12,7 +12,10 @@ forms.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
+
+import numpy as np
 
 
 def output_size(
@@ -25,19 +28,25 @@ def output_size(
     )
 
 
+def _integer(value: Any, name: str) -> int:
+    """An int (a NumPy integer too), never a bool: else a TypeError naming the argument."""
+    if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
+        raise TypeError(f"{name} must be an int or a pair of ints, not {value!r}")
+    return operator.index(value)
+
+
 def pair(value: Any, name: str) -> tuple[int, int]:
     """PyTorch's forms of a 2-D argument: one int for both axes, or two (a tuple or list).
-    Anything else is a TypeError naming the argument."""
-    if isinstance(value, bool):
-        raise TypeError(f"{name} must be an int or a pair of ints, not {value!r}")
-    if isinstance(value, int) or (hasattr(value, "__index__") and not hasattr(value, "__len__")):
-        return int(value), int(value)
-    if isinstance(value, (tuple, list)) and len(value) == 1:
-        return pair(value[0], name)
-    if (
-        isinstance(value, (tuple, list))
-        and len(value) == 2
-        and all(isinstance(v, int) and not isinstance(v, bool) for v in value)
-    ):
-        return int(value[0]), int(value[1])
-    raise TypeError(f"{name} must be an int or a pair of ints, not {value!r}")
+    Another number of values is PyTorch's RuntimeError; anything else a TypeError naming the
+    argument."""
+    if isinstance(value, (tuple, list)):
+        if len(value) == 1:
+            return pair(value[0], name)
+        if len(value) != 2:
+            raise RuntimeError(
+                f"expected {name} to be a single integer value or a list of 2 values to match "
+                f"the convolution dimensions, but got {name}={list(value)}"
+            )
+        return _integer(value[0], name), _integer(value[1], name)
+    n = _integer(value, name)
+    return n, n

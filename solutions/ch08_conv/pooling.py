@@ -4,15 +4,15 @@ Pooling looks at the same windows as a convolution (``unfold.windows``), one cha
 time, and keeps one number per window: the largest, or the mean. Small shifts of the image
 then change the output little, and each layer after it sees a wider part of the image.
 
-Max: ``out[n, c, p, q] = max over the window`` (padding counts as −∞, so it never wins). Its
-gradient goes to the one pixel that won; where PyTorch's CPU kernel meets a tie it keeps the
-*first* maximum in the window's row-major order, and only that pixel gets the gradient. So
-``forward`` marks, per window, the slots that hold the maximum and keeps only the first of
-them (one pass per kernel slot, as fold's), a one-hot ``ctx.won`` (N, C, kh·kw, oh, ow).
-Windows that overlap (stride < kernel) may pick one pixel twice: its gradients add. Both are
-fold's job: put each ∂L/∂out in its window's winning slot, then ``fold``. (The maximum and a
-mask are much faster in NumPy than ``argmax`` over a short axis: it walks the window axis
-element by element.)
+Max: ``out[n, c, p, q] = max over the window`` (padding counts as −∞, so it never beats
+a pixel of the image). Its gradient goes to the one pixel that won; where PyTorch's CPU
+kernel meets a tie it keeps the *first* maximum in the window's row-major order, and only
+that pixel gets the gradient. So ``forward`` marks, per window, the slots that hold the
+maximum and keeps only the first of them (one pass per kernel slot, as fold's), a one-hot
+``ctx.won`` (N, C, kh·kw, oh, ow). Windows that overlap (stride < kernel) may pick one pixel
+twice: its gradients add. Both are fold's job: put each ∂L/∂out in its window's winning
+slot, then ``fold``. (The maximum and a mask are much faster in NumPy than ``argmax`` over
+a short axis, which it walks element by element.)
 
 Mean: ``out = (sum over the window) / divisor``; the divisor is kh·kw (padding counts, the
 default ``count_include_pad=True``), the pixels of the window inside the image

@@ -9,7 +9,7 @@ matrix product (``conv.py``). For ``x`` of shape (N, C, H, W) and a kh × kw ker
 of shape (N, C·kh·kw, L), L = oh·ow windows (``sizes.output_size``), rows ordered (c, i, j)
 and columns (p, q), as PyTorch's ``F.unfold``. It is built from a *view*: ``windows`` gives
 the six-axis array (N, C, kh, kw, oh, ow) over ``x``'s own memory by choosing strides (no
-copy, no Python loop over positions); only the final reshape copies.
+copy, no Python loop over positions); only the final copy into cols costs memory.
 
 ``fold`` is the adjoint: the map whose matrix is unfold's transposed. A pixel that several
 windows saw receives the sum of all their entries, so fold *adds* where patches overlap:
@@ -96,7 +96,9 @@ def im2col(x: Any, kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pai
     """unfold on arrays: (N, C, H, W) → (N, C·kh·kw, L), a new array (given)."""
     view = windows(pad(x, padding), kernel_size, dilation, stride)
     n, c, kh, kw, oh, ow = view.shape
-    return view.reshape(n, c * kh * kw, oh * ow)  # the one copy
+    # the one copy (copy() first: with a 1×1 or a whole-image kernel the view is already laid
+    # out as the result, and a bare reshape would hand out x's own memory)
+    return view.copy().reshape(n, c * kh * kw, oh * ow)
 
 
 def col2im(
