@@ -5,7 +5,9 @@ way by the same functions (``support.device_bench``): float32 matmuls of a few s
 training step of the capstone's MLP (784-128-10, ``cross_entropy``, Adam) at batch 64 and
 at batch 4096, its batch already on the device; the three training loops of §6 (each batch
 moved to the device, the data set on the device, and that with ``.item()`` at every step),
-per step; and one matmul timed when the call returns and after ``synchronize()`` — on the
+per step; one matmul timed when the call returns and after ``synchronize()``; and chapter
+8's rows (``support.conv_device_bench``: a conv layer's forward and backward, a LeNet
+training step) — on the
 CPU (NumPy, every core it has) and on the device, with the speed-up (CPU seconds / device
 seconds). A GPU is synchronised before the clock is read; every figure is the best of at
 least ``--repeat`` timings (the worst printed beside it) after a warm-up call, and a call
@@ -28,7 +30,7 @@ import os
 import sys
 import time
 
-from support import device_bench
+from support import conv_device_bench, device_bench
 
 QUICK = {"sizes": [256, 1024], "batches": [64, 4096], "repeat": device_bench.REPEAT}
 
@@ -68,7 +70,22 @@ def main(argv: list[str] | None = None) -> int:
     print(flush=True)
     comparison = device_bench.compare(device, args.sizes, args.batches, args.repeat, sp=sp)
     print(device_bench.format_comparison(comparison))
+    conv = _chapter_8(args.impl)
+    if conv is not None:  # the conv rows (chapter 8 on the device), once the tree has it
+        print()
+        rows = conv_device_bench.conv_comparison(conv, device, args.repeat)
+        print(conv_device_bench.format_conv(rows, device))
     return 1 if args.require_gpu and not gpu else 0
+
+
+def _chapter_8(impl: str):
+    """Chapter 8's package of the tree, or None (a tree without it: the rows are skipped,
+    said so)."""
+    try:
+        return importlib.import_module(f"{impl}.ch08_conv")
+    except ModuleNotFoundError:
+        print("\n(no chapter 8 in this tree: no conv rows)")
+        return None
 
 
 if __name__ == "__main__":

@@ -144,3 +144,19 @@ def test_measure_together_takes_the_timings_in_turns(monkeypatch) -> None:
     assert timed["cpu"].repeat == timed["sim"].repeat == 7
     # each warmed up and timed once alone, then six rounds, one timing of each in turn
     assert order == ["cpu", "cpu", "sim", "sim"] + ["cpu", "sim"] * 6
+
+
+def test_the_conv_rows_time_chapter_8_on_both_devices() -> None:
+    """``python -m autograder.bench device``'s chapter 8 rows (small sizes here): a conv
+    layer and a LeNet step, each timed on the CPU and on the device, in the table with its
+    speed-up. Nothing about the times is asserted, only what was timed."""
+    from solutions import ch08_conv
+    from support import conv_device_bench
+
+    layer = {"batch": 2, "channels": 4, "size": 8, "kernel": 3}
+    rows = conv_device_bench.conv_comparison(ch08_conv, "sim", 2, layer=layer, batch=4)
+    assert list(rows) == ["conv2d fwd+bwd 2×4×8²", "LeNet training step, batch 4"]
+    for cpu, device in rows.values():
+        assert len(cpu.times) >= 2 and len(device.times) >= 2
+    table = conv_device_bench.format_conv(rows, "sim").splitlines()
+    assert len(table) == 3 and table[1].startswith("conv2d") and table[2].endswith("×")

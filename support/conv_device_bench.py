@@ -1,0 +1,105 @@
+"""Chapter 8 on a device (``python -m autograder.bench device``, its conv rows).
+
+Two calls, timed on the CPU and on the device in turns by ``device_bench.measure_together``
+(each the best of at least ``repeat`` timings, a GPU synchronised before the clock is read):
+
+- ``F.conv2d`` forward and backward of one layer, float32, its input and weights already on
+  the device: ``LAYER`` (a 3×3, 64 → 64 channel layer on 32×32 images, batch 32, padding 1:
+  ``make bench PART=conv``'s larger layer);
+- one training step of the CNN capstone's LeNet (``support.capstone.make_cnn``) at batch 64,
+  ``cross_entropy`` and Adam, its batch already on the device.
+
+On the simulated device the figures are NumPy's plus the simulation's overhead, not a GPU's
+(``device_bench.SIM_NOTE``).
+"""
+
+from __future__ import annotations
+
+import functools
+from types import ModuleType
+from typing import Any
+
+import numpy as np
+
+from support import capstone, device_bench
+
+LAYER = {"batch": 32, "channels": 64, "size": 32, "kernel": 3}  # N, C = O, H = W, k
+STEP_BATCH = 64
+
+
+def _layer_setup(sp: ModuleType, device: str, layer: dict[str, int]) -> tuple[Any, ...]:
+    """(x, weight, bias, grad_out) of ``layer`` on ``device``, drawn from seed 0."""
+    n, c, s, k = layer["batch"], layer["channels"], layer["size"], layer["kernel"]
+    rng = np.random.default_rng(0)
+
+    def tensor(shape: tuple[int, ...], scale: float = 1.0, grad: bool = True) -> Any:
+        data = (rng.standard_normal(shape) * scale).astype(np.float32)
+        return sp.tensor(data).to(device).requires_grad_(grad)
+
+    x, w = tensor((n, c, s, s)), tensor((c, c, k, k), 0.05)
+    return x, w, tensor((c,)), tensor((n, c, s, s), grad=False)
+
+
+def _layer(sp: ModuleType, x: Any, w: Any, b: Any, g: Any) -> None:
+    x.grad = w.grad = b.grad = None
+    sp.nn.functional.conv2d(x, w, b, padding=LAYER["kernel"] // 2).backward(g)
+
+
+def _step_setup(sp: ModuleType, device: str, batch: int) -> tuple[Any, ...]:
+    """(model, optimizer, x, y): the capstone's LeNet after ``manual_seed(0)``, Adam, one
+    fixed batch of images (N, 1, 28, 28) on ``device``."""
+    sp.manual_seed(0)
+    model = capstone.make_cnn(sp).to(device)
+    optimizer = sp.optim.Adam(model.parameters(), lr=1e-3)
+    rng = np.random.default_rng(0)
+    x = sp.tensor(rng.standard_normal((batch, 1, 28, 28)).astype(np.float32)).to(device)
+    y = sp.tensor(rng.integers(0, 10, batch)).to(device)
+    return model, optimizer, x, y
+
+
+def _step(sp: ModuleType, model: Any, optimizer: Any, x: Any, y: Any) -> None:
+    optimizer.zero_grad()
+    sp.nn.functional.cross_entropy(model(x), y).backward()
+    optimizer.step()
+
+
+def conv_comparison(
+    sp: ModuleType,
+    device: str,
+    repeat: int = device_bench.REPEAT,
+    *,
+    layer: dict[str, int] = LAYER,
+    batch: int = STEP_BATCH,
+) -> dict[str, tuple[device_bench.Timing, device_bench.Timing]]:
+    """``{row: (cpu Timing, device Timing)}`` for the conv layer and the LeNet step; ``sp``
+    is chapter 8's framework (``ch08_conv``)."""
+    rows = {
+        f"conv2d fwd+bwd {layer['batch']}×{layer['channels']}×{layer['size']}²": (
+            _layer,
+            lambda d: _layer_setup(sp, d, layer),
+        ),
+        f"LeNet training step, batch {batch}": (_step, lambda d: _step_setup(sp, d, batch)),
+    }
+    out = {}
+    for name, (call, setup) in rows.items():
+        calls = {
+            d: (functools.partial(call, sp, *setup(d)), device_bench._synchronizer(d, sp))
+            for d in ("cpu", device)
+        }
+        timed = device_bench.measure_together(calls, repeat=repeat, warmup=2)
+        out[name] = (timed["cpu"], timed[device])
+    return out
+
+
+def format_conv(
+    rows: dict[str, tuple[device_bench.Timing, device_bench.Timing]], device: str
+) -> str:
+    """The rows as a table: milliseconds (best, the worst in brackets) and the speed-up."""
+    dev = device.split(":")[0]
+    lines = [f"{'chapter 8, float32':<34}{'cpu ms':>18}{dev + ' ms':>18}{'speed-up':>30}"]
+    for name, (cpu, d) in rows.items():
+        lines.append(
+            f"{name:<34}{device_bench._ms(cpu):>18}{device_bench._ms(d):>18}"
+            f"{cpu.best / d.best:>29.2f}×"
+        )
+    return "\n".join(lines)
