@@ -21,9 +21,10 @@ class BatchNorm2d(BatchNorm1d):
     track_running_stats=True, device=None, dtype=None)`` for inputs (N, C, H, W)."""
 
     def forward(self, x: Tensor) -> Tensor:
-        if not isinstance(x, Tensor) or x.ndim != 4:
-            got = list(x.shape) if isinstance(x, Tensor) else type(x).__name__
-            raise ValueError(f"expected 4D input (got {got} input)")
+        if not isinstance(x, Tensor):
+            raise TypeError(f"BatchNorm2d takes a Tensor, not {type(x).__name__}")
+        if x.ndim != 4:
+            raise ValueError(f"expected 4D input (got {x.ndim}D input)")
         if x.shape[1] != self.num_features:  # PyTorch: a RuntimeError from its running_mean
             raise RuntimeError(
                 f"BatchNorm2d({self.num_features}) takes inputs (N, {self.num_features}, H, W), "

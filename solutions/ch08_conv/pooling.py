@@ -125,6 +125,17 @@ def _window_arguments(kernel_size: Any, stride: Any, padding: Any, dilation: Any
     return k, s, p, d
 
 
+def _pad_at_most_half(k: Pair, p: Pair, d: Pair) -> None:
+    """PyTorch's rule for pooling: padding at most half the kernel (not the dilated one), so
+    that every window holds a pixel of the image; its sentence names the axis that fails."""
+    for pad_, size, dilation in zip(p, k, d):
+        if 2 * pad_ > size:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pad_}, "
+                f"kernel_size={size} and dilation={dilation}"
+            )
+
+
 def _no_ceil_mode(ceil_mode: bool) -> None:
     if ceil_mode:
         raise NotImplementedError(
@@ -163,11 +174,7 @@ def max_pool2d(
         )
         return (out[0].squeeze(0), out[1].squeeze(0)) if return_indices else out.squeeze(0)
     k, s, p, d = _window_arguments(kernel_size, stride, padding, dilation)
-    if any(2 * pad_ > size for pad_, size in zip(p, k)):
-        raise RuntimeError(
-            f"pad should be at most half of effective kernel size, but got pad={p[0]}, "
-            f"kernel_size={k[0]} and dilation={d[0]}"
-        )
+    _pad_at_most_half(k, p, d)
     _output(input, k, s, p, d)
     out = MaxPool.apply(input, k, s, p, d)
     return (out, _indices(input, k, s, p, d)) if return_indices else out
@@ -209,10 +216,7 @@ def avg_pool2d(
             divisor_override,
         ).squeeze(0)
     k, s, p, _ = _window_arguments(kernel_size, stride, padding, 1)
-    if any(2 * pad_ > size for pad_, size in zip(p, k)):
-        raise RuntimeError(
-            f"pad should be at most half of kernel size, but got pad={p} and kernel_size={k}"
-        )
+    _pad_at_most_half(k, p, (1, 1))
     if divisor_override is not None and divisor_override == 0:
         raise RuntimeError("divisor must be not zero")
     oh, ow = _output(input, k, s, p, (1, 1))
