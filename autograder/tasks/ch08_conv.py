@@ -57,7 +57,8 @@ TASKS = [
         "grad_output as (N, G, O/G, L), kernels = weight as (G, O/G, C/G·kh·kw); ∂x = "
         "Col2Im.apply((kernelsᵀ @ g) as (N, C·kh·kw, L), ctx.size, *ctx.args); ∂W = (g @ "
         "colsᵀ).sum(0) as weight.shape, cols = _columns(ctx, x) as (N, G, C/G·kh·kw, L); ∂b = "
-        "grad_output.sum((0, 2, 3)); each only where ctx.needs_input_grad asks.",
+        "grad_output.sum((0, 2, 3)); each only where ctx.needs_input_grad asks; return the "
+        "three, or (∂x, ∂W) when there is no bias.",
         since=SINCE,
         idea="Every output pixel is one kernel's dot product with one window, so with the "
         "windows as columns and the kernels as rows, the whole convolution is one matrix "

@@ -89,8 +89,8 @@ class Convolution(Function):
             grad_weight = (g @ cols.transpose(-1, -2)).sum(0).reshape(*weight.shape)
         if ctx.has_bias and ctx.needs_input_grad[2]:
             grad_bias = grad_output.sum((0, 2, 3))
-        ### END SOLUTION
         return (grad_x, grad_weight, grad_bias) if ctx.has_bias else (grad_x, grad_weight)
+        ### END SOLUTION
 
 
 def _pad_end(x: Tensor, rows: int, columns: int) -> Tensor:

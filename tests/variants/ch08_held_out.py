@@ -333,6 +333,7 @@ if ctx.needs_input_grad[1]:
     grad_weight = (g_all @ cols_all).reshape(*weight.shape)
 if ctx.has_bias and ctx.needs_input_grad[2]:
     grad_bias = grad_output.sum(3).sum(2).sum(0)
+return (grad_x, grad_weight, grad_bias) if ctx.has_bias else (grad_x, grad_weight)
 """
 
 CONV_FORWARD_GROUP_BY_GROUP = """
