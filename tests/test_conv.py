@@ -31,6 +31,7 @@ import pytest
 from autograder.harness.gradcheck import vjp
 from solutions import ch08_conv as sp
 from solutions.ch08_conv import unfold as unfold_module
+from support import capstone
 from tests.test_gpu import DEVICES, array_type, copies, host
 
 pytestmark = pytest.mark.ch08
@@ -576,30 +577,12 @@ def test_batchnorm2d_normalises_each_channel_over_batch_and_positions() -> None:
 # -- on a device ----------------------------------------------------------------------------
 
 
-def lenet(nn):
-    """LeNet-5's shape (ReLU, max-pooling) for 28×28 digits."""
-    return nn.Sequential(
-        nn.Conv2d(1, 6, 5, padding=2),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Conv2d(6, 16, 5),
-        nn.ReLU(),
-        nn.MaxPool2d(2),
-        nn.Flatten(),
-        nn.Linear(16 * 5 * 5, 120),
-        nn.ReLU(),
-        nn.Linear(120, 84),
-        nn.ReLU(),
-        nn.Linear(84, 10),
-    )
-
-
 def train_steps(device: str, optimizer: str, steps: int = 3, dtype=np.float64, batch: int = 16):
     """``steps`` training steps of LeNet (cross_entropy, SGD or Adam) on ``device``, from
     the same weights and batch: the losses (device scalars), the model, the optimizer, the
     copies the steps made."""
     sp.manual_seed(0)
-    model = lenet(sp.nn)
+    model = capstone.make_cnn(sp)  # the capstone's LeNet
     model = (model.double() if dtype == np.float64 else model).to(device)
     make = {"sgd": lambda p: sp.optim.SGD(p, lr=0.05, momentum=0.9), "adam": sp.optim.Adam}
     opt = make[optimizer](model.parameters())
