@@ -25,7 +25,8 @@ def _params(rows: Callable[[VariantSet], list]) -> list:
     """pytest params of ``rows(set)`` for every set, each id "<set id>:<row name>". A held-out
     set's runs are in the slow suite (``make test-slow``, which .ci/run runs too): each such
     set grades its bugs on the public checks, its holes on the hidden ones and its rewrites
-    on both, minutes that ``make test``'s budget cannot spare."""
+    on both, minutes that ``make test``'s budget cannot spare. So are the exercises' sets
+    (course version 1.1's optional tasks): with chapter 8, ``make test`` neared 15 minutes."""
     return [
         pytest.param(s, *row, id=f"{s.id}:{row[0]}", marks=_slow(s))
         for s in SETS
@@ -34,7 +35,7 @@ def _params(rows: Callable[[VariantSet], list]) -> list:
 
 
 def _slow(s: VariantSet) -> list:
-    return [pytest.mark.slow] if s.kind == "held out" else []
+    return [pytest.mark.slow] if s.kind in ("held out", "exercises") else []
 
 
 @pytest.mark.parametrize("s", [pytest.param(s, id=s.id) for s in SETS])
