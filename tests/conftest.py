@@ -25,6 +25,18 @@ settings.load_profile("sparrow")
 
 
 @pytest.fixture
+def torch_one_thread():
+    """PyTorch (skipped, saying so, where it is not installed) on one thread for the test: its
+    thread pool on this course's small arrays, on a busy machine, makes a run several times
+    slower, and the speed comparisons are at one thread on both sides."""
+    torch = pytest.importorskip("torch")
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield torch
+    torch.set_num_threads(threads)
+
+
+@pytest.fixture
 def bubblewrap():
     """The bubblewrap confinement, or a visible skip naming why this machine has none."""
     from autograder import sandbox

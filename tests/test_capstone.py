@@ -236,15 +236,6 @@ def test_tasks_newer_than_the_tree_s_start_do_not_hold_it_back(tmp_path):
 # -- against PyTorch --------------------------------------------------------------------------
 
 
-@pytest.fixture
-def torch_one_thread():
-    torch = pytest.importorskip("torch")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield torch
-    torch.set_num_threads(threads)
-
-
 def initial_weights(seed: int) -> list[np.ndarray]:
     """[W1, b1, W2, b2] as ``capstone.train`` draws them (after ``manual_seed(seed)``)."""
     sp.manual_seed(seed)

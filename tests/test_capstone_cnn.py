@@ -33,15 +33,6 @@ COURSE_ACCURACY = 0.96  # stated: 96–97% (measured 96.4–96.8% over 4 seeds, 
 EPOCHS, BATCH = 10, 64
 
 
-@pytest.fixture
-def torch_one_thread():
-    torch = pytest.importorskip("torch")
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield torch
-    torch.set_num_threads(threads)
-
-
 @functools.cache
 def sparrow_run(seed: int) -> capstone.History:
     """``make capstone MODEL=cnn SEED=seed`` on the reference (shared by the tests)."""

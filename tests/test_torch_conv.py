@@ -48,14 +48,9 @@ F, TF = sp.nn.functional, torch.nn.functional
 TOL = 1e-10
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """PyTorch on one thread: its thread pool on arrays this small, on a busy machine, makes
-    the sweep several times slower."""
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
+@pytest.fixture(autouse=True)
+def _one_thread(torch_one_thread):
+    """Every test here with PyTorch on one thread (conftest's ``torch_one_thread``)."""
 
 
 def _close(a, b, tol: float = TOL) -> None:
@@ -234,7 +229,7 @@ def test_max_pool2d_nan_wins_its_window() -> None:
 @pytest.mark.xfail(
     strict=True,
     reason="two NaNs in one window: PyTorch's CPU kernel keeps the last (its test is "
-    "`val > max || isnan(val)`), NumPy's argmax the first (reported in requests.md)",
+    "`val > max || isnan(val)`), Sparrow the first (docs/maintainers.md, chapter 8)",
 )
 def test_max_pool2d_two_nans_in_a_window() -> None:
     x = np.array([[[[1.0, np.nan], [np.nan, 3.0]]]])
@@ -248,7 +243,7 @@ def test_max_pool2d_two_nans_in_a_window() -> None:
     reason="a window of -inf with padding: PyTorch skips the padding (the first pixel in the "
     "image wins: index 0, the gradient goes there), Sparrow pads with -inf, which ties and "
     "wins first: indices -3, -2, … point outside the image and the gradient is dropped "
-    "(reported in requests.md)",
+    "(docs/maintainers.md, chapter 8)",
 )
 def test_max_pool2d_minus_infinity_with_padding() -> None:
     x, tx = _pair(np.full((1, 1, 2, 2), -np.inf))

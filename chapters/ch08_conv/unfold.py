@@ -32,8 +32,7 @@ from ..ch02_tensor.backend import array_module
 from ..ch02_tensor.function import Context, Function
 from ..ch02_tensor.tensor import Tensor
 from ..ch05_nn.nn.module import Module
-from . import sizes
-from .sizes import output_size, pair
+from .sizes import output_shape, output_size, pair
 
 Pair = tuple[int, int]
 
@@ -176,7 +175,7 @@ def unfold(
     if input.ndim == 3:
         return unfold(input.unsqueeze(0), k, d, p, s).squeeze(0)
     h, w = input.shape[-2:]
-    oh, ow = output_size(h, k[0], s[0], p[0], d[0]), output_size(w, k[1], s[1], p[1], d[1])
+    oh, ow = output_shape((h, w), k, s, p, d)
     if oh < 1 or ow < 1:
         raise RuntimeError(
             f"Given input with spatial size ({h}, {w}), kernel_size={k}, dilation={d}, "
@@ -213,8 +212,7 @@ def fold(
             "Expected size of input's dimension 1 to be divisible by the product of "
             f"kernel_size, but got input.size(1)={rows} and kernel_size={k}"
         )
-    oh = sizes.output_size(size[0], k[0], s[0], p[0], d[0])
-    ow = sizes.output_size(size[1], k[1], s[1], p[1], d[1])
+    oh, ow = output_shape(size, k, s, p, d)
     if oh * ow != blocks or min(oh, ow) < 1:
         raise RuntimeError(
             f"Given output_size={size}, kernel_size={k}, dilation={d}, padding={p}, "

@@ -37,7 +37,8 @@ from ..ch02_tensor.tensor import Tensor
 from ..ch05_nn.nn import init
 from ..ch05_nn.nn.module import Module
 from ..ch05_nn.nn.parameter import Parameter
-from .sizes import output_size, pair
+from ..ch07_device.ops.cat import cat
+from .sizes import output_shape, pair
 from .unfold import Col2Im, Im2Col, Pair, im2col
 
 
@@ -58,11 +59,11 @@ class Convolution(Function):
         kernel_size = weight.shape[-2:]
         ctx.args = (kernel_size, dilation, padding, stride)
         ctx.size, ctx.groups, ctx.has_bias = x.shape[-2:], groups, bias is not None
-        ctx.cols = cols = im2col(x.data, kernel_size, dilation, padding, stride)  # (N, C·kh·kw, L)
+        cols = im2col(x.data, kernel_size, dilation, padding, stride)  # (N, C·kh·kw, L)
+        ctx.cols = cols if ctx.needs_input_grad[1] else None  # kept for ∂L/∂W alone
         ctx.save_for_backward(x, weight)
         n, (h, w), o = x.shape[0], x.shape[-2:], weight.shape[0]
-        oh = output_size(h, kernel_size[0], stride[0], padding[0], dilation[0])
-        ow = output_size(w, kernel_size[1], stride[1], padding[1], dilation[1])
+        oh, ow = output_shape((h, w), kernel_size, stride, padding, dilation)
         ### BEGIN SOLUTION 8.3
         columns = cols.reshape(n, groups, -1, oh * ow)  # (N, G, C/G·kh·kw, L)
         kernels = weight.data.reshape(groups, o // groups, -1)  # (G, O/G, C/G·kh·kw)
@@ -97,8 +98,6 @@ def _pad_end(x: Tensor, rows: int, columns: int) -> Tensor:
     """``x`` with ``rows`` zero rows below and ``columns`` zero columns on the right, as
     recorded operations: ``padding="same"`` with an even reach pads one more at the end, as
     PyTorch does (given)."""
-    from ..ch07_device.ops.cat import cat
-
     xp = array_module(x.data)
     n, c, h, w = x.shape
     if rows:
@@ -200,8 +199,7 @@ def conv2d(
     if any(extra):
         input = _pad_end(input, *extra)
     h, w = input.shape[-2:]
-    oh = output_size(h, kernel_size[0], stride[0], padding[0], dilation[0])
-    ow = output_size(w, kernel_size[1], stride[1], padding[1], dilation[1])
+    oh, ow = output_shape((h, w), kernel_size, stride, padding, dilation)
     if oh < 1 or ow < 1:
         reach = tuple(d * (k - 1) + 1 for k, d in zip(kernel_size, dilation))
         raise RuntimeError(

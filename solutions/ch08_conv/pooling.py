@@ -31,7 +31,7 @@ from ..ch02_tensor.backend import array_module
 from ..ch02_tensor.function import Context, Function
 from ..ch02_tensor.tensor import Tensor
 from ..ch05_nn.nn.module import Module
-from .sizes import output_size, pair
+from .sizes import output_shape, pair
 from .unfold import Col2Im, Pair, pad, windows
 
 
@@ -146,7 +146,7 @@ def _no_ceil_mode(ceil_mode: bool) -> None:
 
 def _output(input: Tensor, k: Pair, s: Pair, p: Pair, d: Pair) -> tuple[int, int]:
     h, w = input.shape[-2:]
-    oh, ow = output_size(h, k[0], s[0], p[0], d[0]), output_size(w, k[1], s[1], p[1], d[1])
+    oh, ow = output_shape((h, w), k, s, p, d)
     if oh < 1 or ow < 1:
         raise RuntimeError(
             f"Given input size: ({input.shape[-3]}x{h}x{w}). Calculated output size: "

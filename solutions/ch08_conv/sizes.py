@@ -29,6 +29,18 @@ def output_size(
     ### END SOLUTION
 
 
+def output_shape(
+    size: tuple[int, int],
+    kernel_size: tuple[int, int],
+    stride: tuple[int, int],
+    padding: tuple[int, int],
+    dilation: tuple[int, int],
+) -> tuple[int, int]:
+    """(oh, ow): ``output_size`` along each of the two axes, every argument a pair (given)."""
+    oh, ow = (output_size(*axis) for axis in zip(size, kernel_size, stride, padding, dilation))
+    return oh, ow
+
+
 def _integer(value: Any, name: str) -> int:
     """An int (a NumPy integer too), never a bool: else a TypeError naming the argument."""
     if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
