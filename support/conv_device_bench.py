@@ -4,8 +4,8 @@ Two calls, timed on the CPU and on the device in turns by ``device_bench.measure
 (each the best of at least ``repeat`` timings, a GPU synchronised before the clock is read):
 
 - ``F.conv2d`` forward and backward of one layer, float32, its input and weights already on
-  the device: ``LAYER`` (a 3×3, 64 → 64 channel layer on 32×32 images, batch 32, padding 1:
-  ``make bench PART=conv``'s larger layer);
+  the device: ``LAYER``, ``make bench PART=conv``'s 3×3, 64 → 64 channel layer on 32×32
+  images, batch 32, padding 1 (any of ``bench_conv.LAYERS``);
 - one training step of the CNN capstone's LeNet (``support.capstone.make_cnn``) at batch 64,
   ``cross_entropy`` and Adam, its batch already on the device.
 
@@ -21,28 +21,23 @@ from typing import Any
 
 import numpy as np
 
+from autograder import bench_conv
 from support import capstone, device_bench
 
-LAYER = {"batch": 32, "channels": 64, "size": 32, "kernel": 3}  # N, C = O, H = W, k
+LAYER = bench_conv.LAYERS[-1]  # the 3×3, 64 → 64 layer of ``make bench PART=conv``
 STEP_BATCH = 64
 
 
-def _layer_setup(sp: ModuleType, device: str, layer: dict[str, int]) -> tuple[Any, ...]:
-    """(x, weight, bias, grad_out) of ``layer`` on ``device``, drawn from seed 0."""
-    n, c, s, k = layer["batch"], layer["channels"], layer["size"], layer["kernel"]
-    rng = np.random.default_rng(0)
-
-    def tensor(shape: tuple[int, ...], scale: float = 1.0, grad: bool = True) -> Any:
-        data = (rng.standard_normal(shape) * scale).astype(np.float32)
-        return sp.tensor(data).to(device).requires_grad_(grad)
-
-    x, w = tensor((n, c, s, s)), tensor((c, c, k, k), 0.05)
-    return x, w, tensor((c,)), tensor((n, c, s, s), grad=False)
+def _layer_setup(sp: ModuleType, device: str, layer: bench_conv.Layer) -> tuple[Any, ...]:
+    """(x, weight, bias, grad_out, padding) of ``layer`` on ``device`` (``layer_data``)."""
+    data = bench_conv.layer_data(layer)
+    x, w, b = (sp.tensor(data[k]).to(device).requires_grad_() for k in ("x", "w", "b"))
+    return x, w, b, sp.tensor(data["g"]).to(device), layer.p
 
 
-def _layer(sp: ModuleType, x: Any, w: Any, b: Any, g: Any) -> None:
+def _layer(sp: ModuleType, x: Any, w: Any, b: Any, g: Any, padding: int) -> None:
     x.grad = w.grad = b.grad = None
-    sp.nn.functional.conv2d(x, w, b, padding=LAYER["kernel"] // 2).backward(g)
+    sp.nn.functional.conv2d(x, w, b, padding=padding).backward(g)
 
 
 def _step_setup(sp: ModuleType, device: str, batch: int) -> tuple[Any, ...]:
@@ -57,28 +52,25 @@ def _step_setup(sp: ModuleType, device: str, batch: int) -> tuple[Any, ...]:
     return model, optimizer, x, y
 
 
-def _step(sp: ModuleType, model: Any, optimizer: Any, x: Any, y: Any) -> None:
-    optimizer.zero_grad()
-    sp.nn.functional.cross_entropy(model(x), y).backward()
-    optimizer.step()
-
-
 def conv_comparison(
     sp: ModuleType,
     device: str,
     repeat: int = device_bench.REPEAT,
     *,
-    layer: dict[str, int] = LAYER,
+    layer: bench_conv.Layer = LAYER,
     batch: int = STEP_BATCH,
 ) -> dict[str, tuple[device_bench.Timing, device_bench.Timing]]:
     """``{row: (cpu Timing, device Timing)}`` for the conv layer and the LeNet step; ``sp``
     is chapter 8's framework (``ch08_conv``)."""
     rows = {
-        f"conv2d fwd+bwd {layer['batch']}×{layer['channels']}×{layer['size']}²": (
+        f"conv2d fwd+bwd {layer.n}×{layer.c}×{layer.h}², {layer.k}×{layer.k}": (
             _layer,
             lambda d: _layer_setup(sp, d, layer),
         ),
-        f"LeNet training step, batch {batch}": (_step, lambda d: _step_setup(sp, d, batch)),
+        f"LeNet training step, batch {batch}": (
+            device_bench._step,  # the MLP step's four lines, on the CNN
+            lambda d: _step_setup(sp, d, batch),
+        ),
     }
     out = {}
     for name, (call, setup) in rows.items():

@@ -150,12 +150,13 @@ def test_the_conv_rows_time_chapter_8_on_both_devices() -> None:
     """``python -m autograder.bench device``'s chapter 8 rows (small sizes here): a conv
     layer and a LeNet step, each timed on the CPU and on the device, in the table with its
     speed-up. Nothing about the times is asserted, only what was timed."""
+    from autograder.bench_conv import Layer
     from solutions import ch08_conv
     from support import conv_device_bench
 
-    layer = {"batch": 2, "channels": 4, "size": 8, "kernel": 3}
+    layer = Layer("small", 2, 3, 8, 4, 5, 2)  # n, c, h, o, k, p: a 5×5 kernel, padding 2
     rows = conv_device_bench.conv_comparison(ch08_conv, "sim", 2, layer=layer, batch=4)
-    assert list(rows) == ["conv2d fwd+bwd 2×4×8²", "LeNet training step, batch 4"]
+    assert list(rows) == ["conv2d fwd+bwd 2×3×8², 5×5", "LeNet training step, batch 4"]
     for cpu, device in rows.values():
         assert len(cpu.times) >= 2 and len(device.times) >= 2
     table = conv_device_bench.format_conv(rows, "sim").splitlines()
