@@ -47,6 +47,11 @@ def _columns(ctx: Context, x: Tensor) -> Tensor:
     recorded, ``create_graph=True``) a recorded ``unfold(x)`` (given)."""
     if is_grad_enabled():
         return Im2Col.apply(x, *ctx.args)
+    if ctx.cols is None:
+        raise RuntimeError(
+            "the columns were not kept: the weight requires no gradient "
+            "(ctx.needs_input_grad[1] is False), so ∂L/∂W is not computed"
+        )
     return Tensor._from_array(ctx.cols)
 
 

@@ -527,7 +527,7 @@ SET = VariantSet(
         ),
         (
             "needs_input_grad read in the wrong order",
-            "an input that requires a gradient got None back",
+            "(ctx.needs_input_grad[1] is False), so ∂L/∂W is not computed",
         ),
         (
             "the weight's gradient from the saved columns (not recorded)",

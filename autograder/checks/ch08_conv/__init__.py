@@ -233,7 +233,7 @@ STRIDED = (
 )
 
 col2im_verdict = Fields(
-    [Field("out", "col2im(cols, …)", rtol=1e-9, atol=1e-10)],
+    [Field("out", "col2im(cols, …)", tolerance=_tolerance)],
     [
         Mistake("out", lambda case: case.expected.assigned, ASSIGNED),
         Mistake("out", lambda case: case.expected.padded, PADDED),
@@ -242,6 +242,7 @@ col2im_verdict = Fields(
         Mistake("out", lambda case: case.expected.kkc, KKC),
         Mistake("out", lambda case: case.expected.empty, EMPTY),
     ],
+    before=lambda case, got: _out_dtype(case, got),  # (defined below, with conv's)
 )
 
 
@@ -407,6 +408,10 @@ def _folds(case: Case, got: Any) -> Any:
     return case.inputs["count"] and not case.inputs["needs"][0] and got.get("folds", 0) > 0
 
 
+def _columns(case: Case, got: Any) -> Any:
+    return case.inputs["count"] and not case.inputs["needs"][1] and got.get("columns", 0) > 0
+
+
 conv_verdict = first(
     Fields(
         [Field("out", "F.conv2d(x, weight, bias) (forward)", tolerance=_tolerance)],
@@ -448,7 +453,13 @@ conv_verdict = first(
             _folds,
             "the backward folded a gradient into ∂L/∂x ({got[folds]} col2im call(s)) though x "
             "requires no gradient: ctx.needs_input_grad[0] is False, so ∂L/∂x is not computed",
-        )
+        ),
+        (
+            _columns,
+            "the backward read the columns for ∂L/∂W ({got[columns]} _columns call(s)) though "
+            "the weight requires no gradient: ctx.needs_input_grad[1] is False, so ∂L/∂W is "
+            "not computed",
+        ),
     ),
     where(
         lambda case: case.expected.x_w is not None,
@@ -541,6 +552,7 @@ def _col2im_rows() -> Rows:
             row(col2im_case, 1, 2, (6, 6), (2, 2), (2, 2)),
             row(col2im_case, 2, 2, (6, 5), (3, 2), (1, 2), (1, 0), (2, 1)),
             row(col2im_case, 1, 3, (7, 6), (2, 3), (2, 1), (2, 1), (1, 2)),
+            row(col2im_case, 1, 2, (5, 5), (2, 2), (1, 1), (1, 1), (2, 2), dtype="float32"),
         ]
     )
 

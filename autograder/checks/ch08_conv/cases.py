@@ -386,6 +386,7 @@ class FoldExpected:
     undilated: np.ndarray | None  # kernel offsets stepped by 1
     kkc: np.ndarray | None  # rows read (kh, kw, C)
     empty: np.ndarray | None  # the padding 0 cut with negative ends: an empty image
+    dtype: str = "float64"  # cols' dtype, which the output keeps
 
 
 def _args_words(kernel_size: Pair, dilation: Pair, padding: Pair, stride: Pair) -> str:
@@ -407,9 +408,10 @@ def col2im_case(
     stride: Pair = (1, 1),
     *,
     ones: bool = False,
+    dtype: str = "float64",
 ) -> Case:
     """col2im(cols, size, kernel_size, dilation, padding, stride) on drawn cols (all ones
-    with ``ones``: each pixel then counts the windows that saw it)."""
+    with ``ones``: each pixel then counts the windows that saw it), of ``dtype``."""
     _, _, oh, ow = _places(size, kernel_size, dilation, padding, stride)
     kh, kw = kernel_size
     shape = (n, c * kh * kw, oh * ow)
@@ -423,10 +425,13 @@ def col2im_case(
         fold_taps(cols, *args, taps=(1, 1)),
         fold_rows_kkc(cols, *args),
         np.zeros((n, c, 0, 0)) if padding == (0, 0) else None,
+        dtype,
     )
     label = (
         f"col2im(cols, size={size}, {_args_words(kernel_size, dilation, padding, stride)}), cols "
-        f"of shape {shape}" + (" all ones (each pixel counts its windows)" if ones else "")
+        f"of shape {shape}"
+        + (" all ones (each pixel counts its windows)" if ones else "")
+        + (f", {dtype}" if dtype != "float64" else "")
     )
     inputs = {
         "cols": cols,
@@ -435,6 +440,7 @@ def col2im_case(
         "dilation": list(dilation),
         "padding": list(padding),
         "stride": list(stride),
+        "dtype": dtype,
     }
     return Case(label, inputs, expected)
 
@@ -854,7 +860,8 @@ def max_pool_ref(x, kernel_size, stride, padding, dilation, g, rule: str = "firs
     kk = flat.shape[2]
     if rule in ("every", "shared"):
         ties = flat == top[:, :, None]
-        share = ties / ties.sum(axis=2, keepdims=True) if rule == "shared" else ties
+        with np.errstate(invalid="ignore"):  # a NaN window has no ties: 0 / 0, NaN shares
+            share = ties / ties.sum(axis=2, keepdims=True) if rule == "shared" else ties
         slots = share * g[:, :, None]
     else:
         arg = kk - 1 - flat[:, :, ::-1].argmax(axis=2) if rule == "last" else flat.argmax(axis=2)
@@ -919,6 +926,10 @@ POOL_WORDS = {
         "a pixel that won in several overlapping windows received one gradient, not the sum: "
         "the gradients must add (a fold), not be written"
     ),
+    "nan": (
+        "a window holding a NaN passed no gradient on: its maximum is NaN, and the NaN is the "
+        "pixel that wins (flat != flat marks it, as PyTorch sends it the gradient)"
+    ),
     "ones": (
         "each winner received 1, not ∂L/∂out: the one-hot marks the winner, and ∂L/∂out is "
         "what it passes on"
@@ -973,11 +984,15 @@ def max_pool_case(
     *,
     ties: str = "",
     negative: bool = False,
+    nan: bool = False,
     second: bool = False,
     dtype: str = "float64",
 ) -> Case:
     """F.max_pool2d on drawn x (``ties``: "some" draws from few values, so windows tie;
-    "all" is all ones; ``negative`` makes every value negative, so padding 0 would win)."""
+    "all" is all ones; ``negative`` makes every value negative, so padding 0 would win;
+    ``nan`` puts one NaN in each channel, pixel (1, 1): every window that sees it has NaN for
+    its maximum, and the NaN receives the gradient, as in PyTorch — at most one NaN per
+    window, where PyTorch's CPU kernel would pick the last of several)."""
     stride = stride or kernel_size
     if ties == "all":
         x = np.ones(shape)
@@ -987,6 +1002,8 @@ def max_pool_case(
         x = values(rng, shape)
     if negative:
         x = -np.abs(x) - 0.5
+    if nan:
+        x[:, :, 1, 1] = np.nan
     args = (kernel_size, stride, padding, dilation)
     top = _pool_windows(x, kernel_size, stride, padding, dilation, -np.inf).max(axis=2)
     g = values(rng, top.shape)
@@ -999,6 +1016,8 @@ def max_pool_case(
             wrong[rule] = ("out", bad_out if padding != (0, 0) else None)
         else:
             wrong[rule] = ("grad", bad_grad)
+    if nan:  # the NaN never counted as its window's maximum: those windows pass on nothing
+        wrong["nan"] = ("grad", max_pool_ref(x, *args, np.where(np.isnan(top), 0.0, g))[1])
     w = values(rng, shape) if second else None
     grad_grad = (
         vjp(lambda u: _scatter(_slots_first(x, args, u), shape, *args), [g], w)[0]
@@ -1007,6 +1026,7 @@ def max_pool_case(
     )
     extra = {"some": ", ties", "all": ", x all ones (every window a tie)"}.get(ties, "")
     extra += ", every value negative" if negative else ""
+    extra += ", a NaN at pixel (1, 1)" if nan else ""
     extra += f", {dtype}" if dtype != "float64" else ""
     label = f"{_pool_words('max_pool2d', *args, '')} on x of shape {shape}{extra}" + (
         ", then the gradient's gradient" if second else ""

@@ -42,7 +42,6 @@ def pool(
         return {**seen, "backward_error": error(result)}
     (grad,) = result["value"]
     seen["grad"] = array(grad, keep=True)
-    seen["grad_dtype"] = str(getattr(grad, "dtype", None))
     if w is not None:
         seen.update(_second(sp, grad, w, upstream))
     return seen

@@ -81,18 +81,25 @@ SLICE_WORDS = (
 
 
 def col2im(
-    sp, cols: Any, size: list, kernel_size: list, dilation: list, padding: list, stride: list
+    sp,
+    cols: Any,
+    size: list,
+    kernel_size: list,
+    dilation: list,
+    padding: list,
+    stride: list,
+    dtype: str = "float64",
 ) -> dict:
     """``col2im(cols, size, kernel_size, dilation, padding, stride)`` on arrays (NumPy's, or
-    the device's under ``--device``)."""
+    the device's under ``--device``) of ``dtype``."""
     args = [tuple(a) for a in (size, kernel_size, dilation, padding, stride)]
     try:
-        out = module(sp, "unfold").col2im(placed(sp, cols), *args)
+        out = module(sp, "unfold").col2im(placed(sp, cols, dtype), *args)
     except ValueError as error:  # the report shows it with its line; these words say more
         if error.args and "broadcast" in str(error.args[0]):
             error.args = (f"{error.args[0]}{SLICE_WORDS}", *error.args[1:])
         raise
-    return {"out": array(out, keep=True)}
+    return {"out": array(out, keep=True), "dtype": str(out.dtype)}
 
 
 def _second(sp, first: Any, weights: Any, wrt: Any) -> dict:
@@ -150,25 +157,26 @@ def adjoint(
     return {"unfolded": array(unfolded, keep=True), "folded": array(folded, keep=True)}
 
 
-class _Folds:
-    """Counts the calls of ``unfold.col2im`` (what ``Col2Im`` runs) while it is installed."""
+class _Calls:
+    """Counts the calls of the function ``name`` of a chapter module while it is installed
+    (looked up as a module global at each call: ``unfold.col2im``, what ``Col2Im`` runs;
+    ``conv._columns``, what ∂L/∂W reads)."""
 
-    def __init__(self, sp) -> None:
-        self.unfold = module(sp, "unfold")
-        self.count = 0
+    def __init__(self, owner: Any, name: str) -> None:
+        self.owner, self.name, self.count = owner, name, 0
 
-    def __enter__(self) -> _Folds:
-        self.original = self.unfold.col2im
+    def __enter__(self) -> _Calls:
+        self.original = getattr(self.owner, self.name)
 
         def counted(*args: Any, **kwargs: Any) -> Any:
             self.count += 1
             return self.original(*args, **kwargs)
 
-        self.unfold.col2im = counted
+        setattr(self.owner, self.name, counted)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        self.unfold.col2im = self.original
+        setattr(self.owner, self.name, self.original)
 
 
 def conv(
@@ -199,15 +207,15 @@ def conv(
     seen: dict[str, Any] = {"out": array(out, keep=True), "dtype": str(out.dtype)}
     leaves = [t for t, need in zip((X, W, B), needs) if t is not None and need]
     upstream = sp.Tensor(np.array(g, dtype=dtype))
-    with _Folds(sp) as folds:
+    folds, columns = _Calls(module(sp, "unfold"), "col2im"), _Calls(module(sp, "conv"), "_columns")
+    with folds, columns:
         result = attempt(lambda: sp.autograd.grad(out, leaves, upstream, create_graph=second))
     if result["error"]:
         return {**seen, "backward_error": error(result)}
     grads = list(result["value"])
     seen["grads"] = [array(t, keep=True) for t in grads]
-    seen["grad_dtypes"] = [str(getattr(t, "dtype", None)) for t in grads]
     if count:
-        seen["folds"] = folds.count
+        seen["folds"], seen["columns"] = folds.count, columns.count
     if second:
         x_w = _second(sp, grads[0], v, W)
         w_x = _second(sp, grads[1], V, X)

@@ -73,6 +73,7 @@ COL2IM = Rows(
         row(col2im_case, 1, 1, (7, 7), (2, 2), (1, 1), (0, 0), (3, 4), ones=True),
         row(col2im_case, 2, 2, (6, 7), (3, 3), (1, 2), (1, 2), (2, 1)),
         row(col2im_case, 1, 1, (5, 5), (1, 1), (1, 1), (1, 1), (1, 1)),
+        row(col2im_case, 2, 1, (6, 4), (2, 3), (2, 1), (0, 1), (1, 1), dtype="float32"),
     ]
 )
 
@@ -143,6 +144,7 @@ MAX = Rows(
         row(max_pool_case, (1, 2, 5, 6), (2, 2), (1, 1), (1, 1), negative=True),
         row(max_pool_case, (1, 1, 7, 7), (2, 3), (2, 1), (1, 1), (3, 2)),
         row(max_pool_case, (1, 1, 3, 5), (2, 2), (1, 2), ties="all"),
+        row(max_pool_case, (1, 2, 5, 5), (3, 3), (1, 1), nan=True),
     ]
 )
 
