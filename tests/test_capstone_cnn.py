@@ -4,22 +4,25 @@ PyTorch trains the same LeNet-style network (``capstone.make_cnn(torch)``: the s
 from Sparrow's initial weights, in Sparrow's batch order (the permutations the DataLoader's
 seeded generator draws), on the same standardised images, Adam lr 1e-3, batch 64, one
 thread. In float64 the first 100 steps' losses agree to 1e-6 relative (two exact
-computations, summed in different orders); in float32 training is chaotic (PyTorch's own
-two convolution backends part by 1e-3 after 400 steps), so the full run is held to its end:
-the two final test accuracies within one point, both at least the course's number.
+computations, summed in different orders; the test prints the largest difference); in
+float32 training is chaotic (issue 30 reports PyTorch's own two convolution backends parting
+by 1e-3 after 400 steps), so the full run is held to its end: the two final test accuracies
+within one point (the test prints both, and the step where the losses first part).
 
 The course's number (issue 30): 96–97% after 10 epochs. Measured on this course's 2-core
-machine, seeds 0–3: Sparrow (the reference) 96.6, 96.8, 96.8, 96.8%; PyTorch 2.13 CPU from
-the same weights in the same order, one thread, 96.4, 96.6, 96.8, 96.5% (in float32 the two
-part by more than 1e-4 after 120–320 steps, so they end a few digits apart). Asserted, for
-seed 0: Sparrow at least 96%, the course's number as stated (``COURSE_ACCURACY``); PyTorch
-within one point of it and at least 95% (the chaotic float32 run leaves the other framework
-a few tenths either way).
+machine, seeds 0–3 (``CAPSTONE_SEEDS=0,1,2,3 python -m pytest -s -m slow
+tests/test_capstone_cnn.py -k agrees``): Sparrow (the reference) 96.6, 96.8, 96.8, 96.8%;
+PyTorch 2.13 CPU from the same weights in the same order, one thread, 96.4, 96.6, 96.8,
+96.5% (in float32 the two part by more than 1e-4 after 120–320 steps, so they end a few
+digits apart). Asserted, for seed 0: Sparrow at least 96%, the course's number as stated
+(``COURSE_ACCURACY``); PyTorch within one point of it and at least 95% (the chaotic float32
+run leaves the other framework a few tenths either way).
 """
 
 from __future__ import annotations
 
 import functools
+import os
 
 import numpy as np
 import pytest
@@ -88,11 +91,17 @@ def test_float64_losses_agree_step_by_step_for_100_steps(torch_one_thread):
     ours = capstone.train(sp, model="cnn", epochs=2, dtype="float64", progress=False)
     theirs, _ = train_torch(torch_one_thread, 0, epochs=2, dtype="float64", steps=100)
     assert len(theirs) == 100 and len(ours.losses) == 2 * 63
+    relative = np.abs(np.array(ours.losses[:100]) - theirs) / np.abs(theirs)
+    print(f"float64, 100 steps: the losses differ by {relative.max():.1e} relative at most")
     np.testing.assert_allclose(ours.losses[:100], theirs, rtol=1e-6)
     assert ours.losses[99] < 0.5 * ours.losses[0]  # it learned: not two flat curves
 
 
-@pytest.mark.parametrize("seed", [0])
+# seed 0 by default; the README's four seeds: CAPSTONE_SEEDS=0,1,2,3 make test-slow (or pytest -s)
+SEEDS = [int(s) for s in os.environ.get("CAPSTONE_SEEDS", "0").split(",")]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_pytorch_trained_the_same_way_agrees_at_the_end(torch_one_thread, seed):
     """Float32, 10 epochs: the final test accuracies within one point, Sparrow's at least the
     course's number and PyTorch's at least 95%; the first steps' losses still agree
@@ -101,6 +110,8 @@ def test_pytorch_trained_the_same_way_agrees_at_the_end(torch_one_thread, seed):
     their_losses, theirs = train_torch(torch_one_thread, seed)
     print(f"CNN capstone test accuracy: Sparrow {ours.final_accuracy:.2%}, PyTorch {theirs:.2%}")
     assert len(their_losses) == len(ours.losses) == EPOCHS * 63
+    apart = np.abs(np.array(ours.losses) - their_losses) > 1e-4 * np.abs(their_losses)
+    print(f"float32: the losses first part by more than 1e-4 at step {int(apart.argmax())}")
     np.testing.assert_allclose(ours.losses[:20], their_losses[:20], rtol=1e-4)
     assert abs(ours.final_accuracy - theirs) <= 0.01
     assert ours.final_accuracy >= COURSE_ACCURACY and theirs >= 0.95
