@@ -49,6 +49,7 @@ CHAPTERS = [
     Chapter(6, "ch06_optim", "optimizers"),
     Chapter(7, "ch07_device", "devices: CuPy and a simulated one"),
     Chapter(8, "ch08_conv", "convolution: im2col, pooling, a CNN"),
+    Chapter(9, "ch09_attention", "attention and a character-level Transformer"),
 ]
 
 
