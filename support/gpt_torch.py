@@ -1,0 +1,120 @@
+"""The capstone's GPT written in PyTorch: ``sp.GPT``'s twin, for measuring Sparrow against it.
+
+Same structure and parameter names as ``sp.GPT`` (chapter 9's ``gpt.py``), so a
+``state_dict`` loads both ways:
+
+    token_embedding     nn.Embedding(vocab_size, n_embd)
+    position_embedding  nn.Embedding(block_size, n_embd)
+    blocks.i            nn.TransformerEncoderLayer(n_embd, n_head, 4·n_embd, dropout,
+                        activation="gelu", batch_first=True, norm_first=True)
+    ln_f                nn.LayerNorm(n_embd)
+    lm_head             nn.Linear(n_embd, vocab_size)
+
+``forward(idx)`` maps token ids (B, T) to logits (B, T, vocab_size) with the float causal
+mask (0 on and below the diagonal, −∞ above) and ``is_causal=True`` as its hint, as PyTorch
+requires. Initialisation is GPT-2's, as ``sp.GPT``'s: N(0, 0.02) for every embedding and
+linear weight, zero biases (drawn from torch's generator, so a comparison copies the weights
+from one model to the other rather than drawing them twice).
+
+``copy_weights(src, dst)`` copies parameters between a Sparrow model and a PyTorch one in
+either direction, as float64 or float32 arrays (the destination keeps its dtype).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+from torch import nn
+
+
+class TorchGPT(nn.Module):
+    """``TorchGPT(vocab_size, block_size, n_layer=4, n_head=4, n_embd=128, dropout=0.0)``."""
+
+    def __init__(
+        self,
+        vocab_size: int,
+        block_size: int,
+        n_layer: int = 4,
+        n_head: int = 4,
+        n_embd: int = 128,
+        dropout: float = 0.0,
+        dtype: torch.dtype | None = None,
+    ) -> None:
+        super().__init__()
+        self.vocab_size, self.block_size = vocab_size, block_size
+        kw = {"dtype": dtype}
+        self.token_embedding = nn.Embedding(vocab_size, n_embd, **kw)
+        self.position_embedding = nn.Embedding(block_size, n_embd, **kw)
+        self.blocks = nn.ModuleList(
+            nn.TransformerEncoderLayer(
+                n_embd,
+                n_head,
+                4 * n_embd,
+                dropout,
+                activation="gelu",
+                batch_first=True,
+                norm_first=True,
+                **kw,
+            )
+            for _ in range(n_layer)
+        )
+        self.ln_f = nn.LayerNorm(n_embd, **kw)
+        self.lm_head = nn.Linear(n_embd, vocab_size, **kw)
+        with torch.no_grad():
+            for name, p in self.named_parameters():
+                if name.endswith("bias"):
+                    p.zero_()
+                elif p.ndim == 2:
+                    p.normal_(0.0, 0.02)
+
+    def forward(self, idx: torch.Tensor) -> torch.Tensor:
+        t = idx.shape[-1]
+        if t > self.block_size:
+            raise ValueError(f"TorchGPT: {t} positions, but block_size is {self.block_size}")
+        positions = torch.arange(t, device=idx.device)
+        x = self.token_embedding(idx) + self.position_embedding(positions)
+        mask = nn.Transformer.generate_square_subsequent_mask(t, device=x.device, dtype=x.dtype)
+        for block in self.blocks:
+            x = block(x, src_mask=mask, is_causal=True)
+        return self.lm_head(self.ln_f(x))
+
+
+def warmup_cosine_factor(warmup: int, total: int, start_factor: float = 0.1) -> Any:
+    """Chapter 6's warm-up + cosine multiplier, written again here (not imported from the
+    framework under test): linear from ``start_factor`` to 1 over ``warmup`` steps, then
+    (1 + cos(π (t − warmup)/(total − warmup)))/2 down to 0 at ``total``."""
+
+    def factor(t: int) -> float:
+        if t < warmup:
+            return start_factor + (1.0 - start_factor) * t / warmup
+        if t >= total:
+            return 0.0
+        return (1.0 + np.cos(np.pi * (t - warmup) / (total - warmup))) / 2
+
+    return factor
+
+
+def _array(p: Any) -> np.ndarray:
+    if isinstance(p, torch.Tensor):
+        return p.detach().cpu().numpy()
+    return np.asarray(p.detach().numpy() if hasattr(p, "numpy") else p.data)
+
+
+def copy_weights(src: Any, dst: Any) -> None:
+    """Copy every parameter of ``src`` into ``dst`` by name (Sparrow ↔ PyTorch, either way);
+    the names must match one to one, and ``dst`` keeps its dtype."""
+    source = dict(src.named_parameters())
+    target = dict(dst.named_parameters())
+    if source.keys() != target.keys():
+        raise KeyError(f"parameter names differ: {sorted(source.keys() ^ target.keys())}")
+    for name, p in target.items():
+        value = _array(source[name])
+        if isinstance(p, torch.Tensor):
+            with torch.no_grad():
+                p.copy_(torch.from_numpy(np.ascontiguousarray(value)).to(p.dtype))
+        else:
+            if p.shape != value.shape:
+                raise ValueError(f"{name}: shape {value.shape}, expected {tuple(p.shape)}")
+            p.data[...] = value.astype(p.data.dtype)
