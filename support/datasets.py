@@ -13,6 +13,9 @@ mnist5k     5,000 MNIST digits 28×28, 4,000 train / 1,000 test (400 / 100 per c
 mnist       the full MNIST, 60,000 / 10,000, downloaded by ``support.mnist.fetch_mnist``
 names       ``words``: 5,163 US-census first names, lower-case a-z, sorted (``load_names()``:
             the same as a list of str)
+botchan     ``text``: uint8 (254781,), the ASCII codes of the novel *Botchan* (Natsume Sōseki,
+            tr. Y. Morri, 1919; Project Gutenberg, public domain): ``load_corpus()`` gives it
+            as a str
 ==========  ===================================================================================
 
 The image sets come as ``{"x_train", "y_train", "x_test", "y_test"}``: images float32 of
@@ -386,6 +389,18 @@ def load_names() -> list[str]:
     shipped with the course (see ``datasets/README.md``).
     """
     return load("names")["words"].tolist()
+
+
+CORPUS = "botchan"  # the text the GPT capstone (chapter 9) trains on
+
+
+def load_corpus(name: str = CORPUS) -> str:
+    """The text corpus ``name`` as one str, read offline from ``datasets/<name>.npz`` with
+    its checksum verified: *Botchan* by Natsume Sōseki in Yasotaro Morri's 1919 English
+    translation (Project Gutenberg eBook #8868, public domain in the US), 254,781 ASCII
+    characters of 77 kinds, lines ending in LF, the Gutenberg header and footer stripped
+    (``datasets/README.md`` says exactly what was kept)."""
+    return load(name)["text"].tobytes().decode("ascii")
 
 
 # --------------------------------------------------------------------------------------------
