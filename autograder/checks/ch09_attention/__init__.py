@@ -1,8 +1,664 @@
-"""Public checks for chapter 9 — attention and a character-level Transformer (being
-written: issue 31)."""
+"""Public checks for chapter 9 — attention and a character-level Transformer (tasks
+9.1–9.8). Every check arrived in course version 1.3.
+
+Every expectation is the parent's own NumPy (``cases.py``: the softmax, the attention, the
+heads by index arrays, PyTorch's MultiheadAttention and TransformerEncoderLayer written
+out, the GPT, top-k by sorting, the online softmax's state by its definition), and every
+gradient the complex step of it (``gradcheck.vjp``; second derivatives ``gradcheck.hvp``),
+never the code under test nor the reference:
+
+- 9.1 ``safe_softmax`` values (rows partly and fully −∞, scores near ±1e4), its gradient,
+  zero along a row of −∞, and its gradient's gradient (``create_graph=True``).
+- 9.2 ``causal_mask`` for L ≠ S and several diagonals; ``attention`` with the default and
+  a given scale, bool and float masks broadcasting over batch and heads, E ≠ Ev and L ≠ S,
+  the weights returned (before dropout), the q, k, v gradients; SDPA's ``is_causal``.
+- 9.3 ``split_heads``/``merge_heads`` on arange inputs, the round trip, leading axes, the
+  gradient; ``nn.MultiheadAttention`` (given code over 9.2 and 9.3) against PyTorch's
+  layout written out.
+- 9.4 ``TransformerEncoderLayer`` pre-norm and post-norm, gelu and relu, a causal mask, and
+  the input's gradient.
+- 9.5 ``GPT.embed`` for start 0 and start > 0, B ≠ T, the gradients of both tables.
+- 9.6 ``next_token_probs``: temperature, top-k with ties at the k-th value, top_k ≥ V, rows.
+- 9.7 ``KVCache.update`` and ``mask`` (bottom-right), and a GPT's logits with the caches
+  against the parent's full recompute.
+- 9.8 ``online_step`` over tiles whose maxima rise, ``finish``, ``tiled_attention`` to 1e-12.
+
+Checks that run another task's code say so (``requires``); ``standins.py`` tells whose bug
+a check met.
+"""
 
 from __future__ import annotations
 
-SINCE = "1.3"
+from typing import Any
 
-CHECKS: list = []
+import numpy as np
+
+from ...harness.api import Case, Check
+from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules, where
+from . import programs
+from .cases import (
+    ATTENTION_WORDS,
+    BLOCK_SLIPS,
+    BLOCK_WORDS,
+    CACHE_WORDS,
+    EMBED_WORDS,
+    HEADS_WORDS,
+    MASK_WORDS,
+    ONLINE_WORDS,
+    PROBS_WORDS,
+    SOFTMAX_WORDS,
+    attention_case,
+    block_case,
+    cache_case,
+    cache_mask_case,
+    causal_mask_case,
+    drawn_probs_case,
+    dropout_case,
+    embed_case,
+    finish_case,
+    gpt_cache_case,
+    heads_case,
+    mha_case,
+    online_case,
+    probs_case,
+    sdpa_case,
+    softmax_case,
+    tiled_case,
+)
+
+SINCE = "1.3"
+SOFTMAX = ("9.1",)
+ATTENTION = ("9.1", "9.2")
+HEADS = ("9.1", "9.2", "9.3")
+MODEL = ("9.1", "9.2", "9.3", "9.4", "9.5")
+VALUES = (1e-9, 1e-10)
+GRADS = (1e-8, 1e-9)
+
+
+def _backward_failed() -> Any:
+    return rules(
+        (lambda case, got: got.get("backward_error"), "the backward failed: {got[backward_error]}")
+    )
+
+
+def _returned(what: str) -> Any:
+    return rules(
+        (lambda case, got: got.get("returned"), f"{what}, received {{got[returned]}}"),
+    )
+
+
+# -- 9.1 safe_softmax --------------------------------------------------------------------------
+
+softmax_verdict = first(
+    Fields(
+        [Field("out", "safe_softmax(x)", *VALUES)],
+        [
+            Mistake("out", lambda case: case.expected.nan, SOFTMAX_WORDS["nan"]),
+            Mistake("out", lambda case: case.expected.unshifted, SOFTMAX_WORDS["unshifted"]),
+        ],
+    ),
+    _backward_failed(),
+    Fields(
+        [Field("grad", "x.grad (∂L/∂x for upstream g)", *GRADS)],
+        [Mistake("grad", lambda case: case.expected.grad_nan, SOFTMAX_WORDS["grad nan"])],
+    ),
+    where(
+        lambda case: case.expected.grad_grad is not None,
+        first(
+            rules(
+                (
+                    lambda case, got: got.get("second_error"),
+                    "the gradient's gradient failed: {got[second_error]} (the backward's "
+                    "result must be recorded under create_graph: Tensor operations, not bare "
+                    "arrays)",
+                )
+            ),
+            Fields([Field("grad_grad", "∂⟨∂L/∂x, w⟩/∂x (the gradient's gradient)", 1e-6, 1e-8)]),
+        ),
+    ),
+)
+
+
+# -- 9.2 causal_mask, attention ----------------------------------------------------------------
+
+
+def _mask_names(case: Case) -> list[str]:
+    return ["causal_mask({}, {}, diagonal={})".format(*r) for r in case.inputs["rows"]]
+
+
+mask_verdict = first(
+    rules(
+        (
+            lambda case, got: next((d for d in got.get("dtypes", []) if d != "bool"), None),
+            "causal_mask returned dtype {0}: a mask that says where a query may look is bool",
+        ),
+        keys=["dtypes", "masks"],
+    ),
+    Fields(
+        [Field("masks.*", _mask_names, 0, 0)],
+        [
+            Mistake("masks.*", lambda case: case.expected.triu, MASK_WORDS["triu"]),
+            Mistake("masks.*", lambda case: case.expected.flat, MASK_WORDS["flat"]),
+        ],
+    ),
+)
+
+
+def _attention_mistakes(field: str, index: int) -> list[Mistake]:
+    def wrong(name: str) -> Any:
+        return lambda case: case.expected.wrong[name][index]
+
+    return [Mistake(field, wrong(name), words) for name, words in ATTENTION_WORDS.items()]
+
+
+attention_verdict = first(
+    _returned("attention returns the pair (out, weights)"),
+    Fields(
+        [
+            Field("weights", "the weights (softmax of the masked, scaled scores)", *VALUES),
+            Field("out", "out (the weights times v)", *VALUES),
+        ],
+        [*_attention_mistakes("weights", 1), *_attention_mistakes("out", 0)],
+    ),
+    _backward_failed(),
+    where(
+        lambda case: bool(case.expected.grads),
+        Fields(
+            [
+                Field(
+                    "grads.*",
+                    ["q.grad", "k.grad", "v.grad"],
+                    *GRADS,
+                    expected=lambda c: c.expected.grads,
+                )
+            ]
+        ),
+    ),
+)
+
+sdpa_verdict = Fields(
+    [Field("out", "F.scaled_dot_product_attention(q, k, v, is_causal=True)", *VALUES)],
+    [Mistake("out", lambda case: case.expected.wrong["triu"], MASK_WORDS["triu"])],
+)
+
+
+# -- 9.3 heads ---------------------------------------------------------------------------------
+
+
+def _split_shape(case: Case, got: Any) -> str | None:
+    want = case.expected.split.shape
+    shape = getattr(got.get("split"), "shape", None)
+    if shape is None or shape == want:
+        return None
+    *lead, h, t, d = want
+    words = ""
+    if shape == (*lead, h, t // h, t * d // (t // h) if t // h else 0) or (
+        len(shape) == len(want) and shape[-3] == h and shape[-2] != t and shape[-1] != d
+    ):
+        words = (
+            " (the heads were cut out of the positions T: each position's features E are cut "
+            "into h slices of E/h, and every head sees every position)"
+        )
+    elif shape == (*lead, t, h, d):
+        words = (
+            " (the head axis was not moved in front of the positions: (…, T, h, d) → (…, h, T, d))"
+        )
+    return f"split_heads returned shape {shape}, expected (…, h, T, E/h) = {want}{words}"
+
+
+heads_verdict = first(
+    _split_shape,
+    Fields(
+        [
+            Field("split", lambda c: f"split_heads(x, {c.inputs['h']})", 0, 0),
+            Field("merged", "merge_heads(y) for y of shape (…, h, T, d)", 0, 0),
+            Field("back", "merge_heads(split_heads(x, h)) (the round trip gives x back)", 0, 0),
+        ],
+        [
+            Mistake(
+                "split",
+                lambda c: c.expected.split_wrong["no transpose"],
+                HEADS_WORDS["split no transpose"],
+            ),
+            Mistake(
+                "split",
+                lambda c: c.expected.split_wrong["interleaved"],
+                HEADS_WORDS["split interleaved"],
+            ),
+            Mistake(
+                "merged",
+                lambda c: c.expected.merge_wrong["no transpose"],
+                HEADS_WORDS["merge no transpose"],
+            ),
+            Mistake(
+                "merged",
+                lambda c: c.expected.merge_wrong["interleaved"],
+                HEADS_WORDS["merge interleaved"],
+            ),
+        ],
+    ),
+    _backward_failed(),
+    Fields([Field("grad", "x.grad through split_heads (∂⟨split_heads(x), g⟩/∂x)", *GRADS)]),
+)
+
+mha_verdict = first(
+    Fields(
+        [
+            Field("out", "MultiheadAttention's output", *VALUES),
+            Field("weights", "MultiheadAttention's attention weights", *VALUES),
+        ],
+        [
+            Mistake(
+                "out",
+                lambda c: c.expected.wrong["split no transpose"],
+                HEADS_WORDS["split no transpose"],
+            )
+        ],
+    ),
+    _backward_failed(),
+    Fields(
+        [
+            Field(
+                "grads.*",
+                ["query.grad", "key.grad", "value.grad"],
+                *GRADS,
+                expected=lambda c: c.expected.grads,
+            )
+        ]
+    ),
+)
+
+
+# -- 9.4 the block -----------------------------------------------------------------------------
+
+block_verdict = first(
+    Fields(
+        [Field("out", "the layer's output", *VALUES)],
+        [Mistake("out", lambda c, s=s: c.expected.wrong[s], BLOCK_WORDS[s]) for s in BLOCK_SLIPS],
+    ),
+    _backward_failed(),
+    where(
+        lambda case: case.expected.grad is not None,
+        Fields([Field("grad", "src.grad (∂L/∂x through the layer)", *GRADS)]),
+    ),
+)
+
+
+# -- 9.5 embeddings ----------------------------------------------------------------------------
+
+embed_verdict = first(
+    Fields(
+        [Field("out", lambda c: f"embed(idx, start={c.inputs['start']})", *VALUES)],
+        [Mistake("out", lambda c, n=n: c.expected.wrong[n], EMBED_WORDS[n]) for n in EMBED_WORDS],
+    ),
+    _backward_failed(),
+    Fields(
+        [
+            Field(
+                "grads.*",
+                ["token_embedding.weight.grad", "position_embedding.weight.grad"],
+                *GRADS,
+                expected=lambda c: c.expected.grads,
+            )
+        ]
+    ),
+)
+
+
+# -- 9.6 sampling ------------------------------------------------------------------------------
+
+probs_verdict = Fields(
+    [Field("probs", "next_token_probs(logits, temperature, top_k)", *VALUES)],
+    [Mistake("probs", lambda c, n=n: c.expected.wrong[n], PROBS_WORDS[n]) for n in PROBS_WORDS],
+)
+
+
+# -- 9.7 the cache -----------------------------------------------------------------------------
+
+cache_verdict = first(
+    _returned("update returns the pair (keys, values)"),
+    Fields(
+        [
+            Field("keys.*", "the keys update call {i} returned", 0, 0),
+            Field("values.*", "the values update call {i} returned", 0, 0),
+            Field("lengths", "len(cache) after each update", 0, 0),
+        ],
+        [
+            Mistake("keys.*", lambda c: c.expected.wrong["keys new"], CACHE_WORDS["keys new"]),
+            Mistake(
+                "values.*", lambda c: c.expected.wrong["values kept"], CACHE_WORDS["values kept"]
+            ),
+            Mistake(
+                "values.*", lambda c: c.expected.wrong["values new"], CACHE_WORDS["values new"]
+            ),
+        ],
+    ),
+)
+
+
+def _axis_words(case: Case, got: Any) -> str | None:
+    """A shape of the concatenation along another axis than the positions, named."""
+    for key, name in (("keys", "keys"), ("values", "values")):
+        for i, (a, want) in enumerate(zip(got.get(key) or [], getattr(case.expected, key))):
+            shape = getattr(a, "shape", None)
+            if shape is None or shape == want.shape:
+                continue
+            parts = case.inputs["ks" if key == "keys" else "vs"][: i + 1]
+            for axis in (0, 1, -1):
+                if np.concatenate(parts, axis=axis).shape == shape:
+                    return (
+                        f"the {name} update call {i} returned have shape {shape}, expected "
+                        f"{want.shape}: they were concatenated along axis {axis}; the "
+                        "positions are axis −2 of (B, h, S, d)"
+                    )
+    return None
+
+
+cache_mask_verdict = Fields(
+    [Field("masks.*", "the mask after update {i}", 0, 0)],
+    [Mistake("masks.*", lambda c: c.expected.top_left, CACHE_WORDS["top-left"])],
+)
+
+gpt_verdict = Fields(
+    [
+        Field("full", "the model's logits on the whole sequence, without caches", 1e-8, 1e-9),
+        Field("lengths", "len(caches[0]) after each call", 0, 0),
+        Field(
+            "cached",
+            "the logits through the caches (prompt, then one token a call), side by side",
+            1e-8,
+            1e-9,
+        ),
+    ]
+)
+
+
+# -- 9.8 tiles ---------------------------------------------------------------------------------
+
+
+def _online_mistakes(key: str) -> list[Mistake]:
+    return [
+        Mistake(f"{key}.*", lambda c, s=s: c.expected.wrong[s][key], ONLINE_WORDS[s])
+        for s in ONLINE_WORDS
+    ]
+
+
+online_verdict = first(
+    _returned("online_step returns the triple (m, l, acc)"),
+    Fields(
+        [
+            Field("m.*", "m (the running maximum) after tile {i}", *VALUES),
+            Field("l.*", "l (the running sum of exponentials) after tile {i}", *VALUES),
+            Field("acc.*", "acc (the running weighted values) after tile {i}", *VALUES),
+        ],
+        [*_online_mistakes("l"), *_online_mistakes("acc")],
+    ),
+)
+
+finish_verdict = Fields([Field("out", "finish((m, l, acc))", *VALUES)])
+tiled_verdict = Fields([Field("out", "tiled_attention(q, k, v)", 1e-12, 1e-12)])
+
+
+# -- the cases ---------------------------------------------------------------------------------
+
+
+def _softmax_rows() -> Rows:
+    return Rows(
+        [
+            row(softmax_case, (2, 4), masked=[(0, 1)], rows=[(1,)]),
+            row(softmax_case, (3, 5), masked=[(0, 0), (0, 3), (2, 4)]),
+            row(softmax_case, (2, 3, 4), masked=[(0, 1, 2)], rows=[(1, 2)]),
+            row(softmax_case, (2, 5), large=True),
+            row(softmax_case, (2, 3, 4), large=True, rows=[(0, 1)]),
+        ]
+    )
+
+
+def _softmax_second_rows() -> Rows:
+    return Rows(
+        [
+            row(softmax_case, (2, 3), second=True),
+            row(softmax_case, (3, 4), masked=[(1, 2)], second=True),
+        ]
+    )
+
+
+MASK_ROWS = [(3, 3, 0), (2, 5, 0), (5, 2, 0), (3, 5, 2), (4, 4, -1), (2, 4, 1)]
+
+
+def _attention_rows() -> Rows:
+    return Rows(
+        [
+            row(attention_case, (1,), 2, 3, 4, 3),
+            row(attention_case, (2,), 3, 4, 4, 2, scale=0.3),
+            row(attention_case, (1,), 3, 3, 2, 3, causal=True),
+            row(attention_case, (2, 2), 3, 4, 4, 3, kind="bool", mask_shape=(3, 4)),
+            row(attention_case, (2, 2), 2, 5, 3, 2, kind="bool", mask_shape=(2, 1, 2, 5)),
+            row(attention_case, (2, 3), 3, 4, 2, 4, kind="float", mask_shape=(1, 3, 1, 4)),
+            row(attention_case, (2,), 4, 3, 3, 5, kind="float", scale=0.7),
+            row(attention_case, (), 3, 6, 4, 3),
+            row(dropout_case, 2, 3, 4),
+        ]
+    )
+
+
+def _sdpa_rows() -> Rows:
+    return Rows([row(sdpa_case, (1, 2), 3, 3, 4, 2), row(sdpa_case, (2,), 2, 4, 3, 3)])
+
+
+def _heads_rows() -> Rows:
+    return Rows(
+        [
+            row(heads_case, (1, 3, 8), 2, arange=True),
+            row(heads_case, (2, 5, 6), 3, arange=True),
+            row(heads_case, (2, 4, 6), 2, arange=True),
+            row(heads_case, (3, 8), 4, arange=True),
+            row(heads_case, (2, 3, 4, 6), 2),
+            row(heads_case, (2, 3, 4), 1),
+            row(heads_case, (1, 2, 6), 6),
+        ]
+    )
+
+
+def _mha_rows() -> Rows:
+    return Rows(
+        [
+            row(mha_case, 1, 2, 3, 4, 2),
+            row(mha_case, 2, 3, 4, 6, 3, padding=True),
+            row(mha_case, 2, 2, 3, 4, 2, average=True),
+        ]
+    )
+
+
+def _block_rows() -> Rows:
+    return Rows(
+        [
+            row(block_case, 1, 3, 4, 2, 6, norm_first=True),
+            row(block_case, 2, 3, 4, 2, 5, norm_first=False, act="relu"),
+            row(block_case, 2, 4, 6, 3, 8, norm_first=True, act="relu", causal=True),
+            row(block_case, 1, 4, 4, 1, 4, norm_first=False, causal=True),
+        ]
+    )
+
+
+def _embed_rows() -> Rows:
+    return Rows(
+        [
+            row(embed_case, 1, 3, 5, 6, 4),
+            row(embed_case, 2, 3, 5, 6, 4, start=2),
+            row(embed_case, 3, 2, 4, 8, 3, start=1, repeat=True),
+            row(embed_case, 2, 4, 7, 4, 2),
+        ]
+    )
+
+
+def _probs_cases(rng: np.random.Generator) -> list[Case]:
+    return [
+        probs_case([[1.0, 3.0, 3.0, 2.0]], 1.0, 1, "a tie at the top"),
+        probs_case([[0.5, -1.0, 2.0, 0.0]], 0.5, None, "τ < 1 sharpens"),
+        probs_case([[0.5, -1.0, 2.0, 0.0]], 2.0, None, "τ > 1 flattens"),
+        probs_case([[1.0, 3.0, 2.0, 2.0, 0.0]], 1.0, 2, "a tie at the k-th value"),
+        probs_case([[1.0, 4.0, 2.0, 0.5, 3.0]], 0.7, 3, "no ties"),
+        probs_case([[2.0, -1.0, 0.5]], 1.5, 3, "top_k = V"),
+        probs_case([[2.0, -1.0, 0.5]], 1.0, 10, "top_k > V"),
+        probs_case(
+            [[1.0, 2.0, 2.0, 0.0, 2.0, -1.0], [3.0, 1.0, 0.0, 1.0, 2.0, 1.0]], 0.8, 3, "a batch"
+        ),
+        drawn_probs_case(rng, (3, 7), 1.3, 3),
+    ]
+
+
+def _cache_rows() -> Rows:
+    return Rows(
+        [
+            row(cache_case, 1, 1, 2, [1, 1, 1]),
+            row(cache_case, 2, 2, 3, [3, 1, 2]),
+        ]
+    )
+
+
+def _gpt_rows() -> Rows:
+    return Rows([row(gpt_cache_case, 2, 6, 3, 7, 8, 2, 2, 8)])
+
+
+def _online_rows() -> Rows:
+    return Rows(
+        [
+            row(online_case, (), 2, [3], 2),
+            row(online_case, (), 2, [2, 3, 2], 3, rising=True),
+            row(online_case, (2,), 3, [2, 2], 2, rising=True, empty_row=True),
+            row(online_case, (1, 2), 2, [3, 1, 2], 2),
+        ]
+    )
+
+
+def _finish_rows() -> Rows:
+    return Rows([row(finish_case, (), 3, 2), row(finish_case, (2,), 2, 3)])
+
+
+def _tiled_rows() -> Rows:
+    return Rows(
+        [
+            row(tiled_case, (1,), 5, 5, 3, 2, 2),
+            row(tiled_case, (2,), 7, 7, 4, 3, 3, causal=True),
+            row(tiled_case, (1, 2), 5, 7, 3, 4, 3),
+            row(tiled_case, (2,), 6, 6, 2, 2, 4, causal=True),
+        ]
+    )
+
+
+CHECKS = [
+    Check(
+        "9.1",
+        "safe_softmax: values and the gradient",
+        _softmax_rows(),
+        programs.safe_softmax,
+        softmax_verdict,
+        since=SINCE,
+    ),
+    Check(
+        "9.1",
+        "safe_softmax: the gradient's gradient",
+        _softmax_second_rows(),
+        programs.safe_softmax,
+        softmax_verdict,
+        since=SINCE,
+    ),
+    Check(
+        "9.2",
+        "causal_mask",
+        Rows.of(causal_mask_case(None, MASK_ROWS)),
+        programs.causal_masks,
+        mask_verdict,
+        since=SINCE,
+    ),
+    Check(
+        "9.2",
+        "attention: values, weights and gradients",
+        _attention_rows(),
+        programs.attention,
+        attention_verdict,
+        SOFTMAX,
+        since=SINCE,
+    ),
+    Check(
+        "9.2",
+        "scaled_dot_product_attention: is_causal",
+        _sdpa_rows(),
+        programs.sdpa,
+        sdpa_verdict,
+        SOFTMAX,
+        since=SINCE,
+    ),
+    Check(
+        "9.3",
+        "split_heads and merge_heads",
+        _heads_rows(),
+        programs.heads,
+        heads_verdict,
+        since=SINCE,
+    ),
+    Check(
+        "9.3",
+        "MultiheadAttention: PyTorch's layout",
+        _mha_rows(),
+        programs.mha,
+        mha_verdict,
+        ATTENTION,
+        since=SINCE,
+    ),
+    Check(
+        "9.4",
+        "TransformerEncoderLayer: pre-norm and post-norm",
+        _block_rows(),
+        programs.block,
+        block_verdict,
+        HEADS,
+        since=SINCE,
+    ),
+    Check("9.5", "GPT.embed", _embed_rows(), programs.embed, embed_verdict, since=SINCE),
+    Check(
+        "9.6",
+        "next_token_probs: temperature and top-k",
+        _probs_cases,
+        programs.probs,
+        probs_verdict,
+        since=SINCE,
+    ),
+    Check(
+        "9.7",
+        "KVCache.update",
+        _cache_rows(),
+        programs.cache,
+        first(_axis_words, cache_verdict),
+        since=SINCE,
+    ),
+    Check(
+        "9.7",
+        "KVCache.mask: aligned at the bottom right",
+        Rows.of(cache_mask_case([3, 1, 1]), cache_mask_case([2, 3])),
+        programs.cache_masks,
+        cache_mask_verdict,
+        ("9.2",),
+        since=SINCE,
+    ),
+    Check(
+        "9.7",
+        "GPT with the caches: the logits of the full recompute",
+        _gpt_rows(),
+        programs.gpt_cache,
+        gpt_verdict,
+        MODEL,
+        since=SINCE,
+    ),
+    Check("9.8", "online_step", _online_rows(), programs.online, online_verdict, since=SINCE),
+    Check("9.8", "finish", _finish_rows(), programs.finish, finish_verdict, since=SINCE),
+    Check(
+        "9.8",
+        "tiled_attention: the plain attention, to 1e-12",
+        _tiled_rows(),
+        programs.tiled,
+        tiled_verdict,
+        since=SINCE,
+    ),
+]

@@ -1,0 +1,1140 @@
+"""The parent's own attention, in NumPy: every expected value of chapter 9's checks comes
+from here, never from the code under test nor from ``solutions/``.
+
+Each reference is written from the definition, another way than the chapter's where it
+can be, and keeps complex values, so ``gradcheck.vjp`` (the complex step) gives its
+gradients exactly:
+
+- ``softmax_ref``: exp(x − m) / Σ exp(x − m) along the last axis with m the row's largest
+  real part (0 where the row is all −∞), and 0 along a row with nothing to share out.
+- ``mask_ref``: key j may be seen by query i where j ≤ i + diagonal, by comparing indices.
+- ``attention_ref``: the scores q·k per (query, key) pair by ``einsum``, a bool mask as
+  −∞ where False, a float mask added, ``softmax_ref``, the weighted sum of the values.
+- ``split_ref`` / ``merge_ref``: out[…, i, t, j] = x[…, t, i·d + j], element by element
+  through index arrays (no reshape).
+- ``mha_ref`` and ``block_ref``: PyTorch's MultiheadAttention (packed in_proj) and
+  TransformerEncoderLayer (pre-norm and post-norm, relu and exact gelu), written out with
+  the weights the parent drew; ``gpt_ref`` stacks them as the course's GPT does.
+- ``embed_ref``: token rows and position rows start … start + T − 1, added.
+- ``probs_ref``: softmax of logits / τ, everything below the k-th largest (by sorting) −∞.
+- ``online_state``: the online softmax's (m, l, acc) after some tiles, by its definition
+  over every score seen so far (no recurrence); ``online_slipped`` the recurrence with one
+  known slip.
+
+The wrong formulas the verdicts name are here too: each a known mistake, computed from the
+case, compared with what the student's code returned.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ...harness.api import Case
+from ...harness.gradcheck import hvp, vjp
+
+NEG = -np.inf
+
+
+def values(rng: np.random.Generator, shape: Sequence[int], scale: float = 2.0) -> np.ndarray:
+    """Drawn values in [−scale, scale], three decimals (exact in the report)."""
+    return np.round(rng.uniform(-scale, scale, tuple(shape)), 3)
+
+
+def _real(a: Any) -> np.ndarray:
+    return np.real(np.asarray(a))
+
+
+# -- 9.1: the safe softmax ------------------------------------------------------------------
+
+
+def softmax_ref(x: Any) -> np.ndarray:
+    """Softmax along the last axis, complex-safe; a row of −∞ gives zeros."""
+    x = np.asarray(x)
+    m = _real(x).max(axis=-1, keepdims=True)
+    m = np.where(m == NEG, 0.0, m)
+    with np.errstate(invalid="ignore", over="ignore"):
+        e = np.where(_real(x) == NEG, 0.0, np.exp(np.where(_real(x) == NEG, 0.0, x) - m))
+    s = e.sum(axis=-1, keepdims=True)
+    return e / np.where(s == 0, 1.0, s)
+
+
+def softmax_nan(x: Any) -> np.ndarray:
+    """The ordinary softmax: nan along a row of −∞ (m = −∞, and −∞ − (−∞) is nan)."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_unshifted(x: Any) -> np.ndarray:
+    """exp(x) / Σ exp(x), the largest not subtracted: exp(1e4) overflows, inf / inf = nan."""
+    x = np.asarray(x, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        e = np.exp(x)
+        s = e.sum(axis=-1, keepdims=True)
+        return e / np.where(s == 0, 1.0, s)
+
+
+SOFTMAX_WORDS = {
+    "nan": (
+        "a row whose every score is −∞ gave nan: its maximum is −∞ and −∞ − (−∞) is nan; such "
+        "a row has no weights to share out and gets zeros"
+    ),
+    "unshifted": (
+        "the row's largest value was not subtracted before exp: exp(1e4) overflows to inf and "
+        "inf / inf is nan (softmax(x) = softmax(x − max x), and then every exponent is ≤ 0)"
+    ),
+    "grad nan": (
+        "the gradient along a row of −∞ is nan: that row's output is all zeros whatever its "
+        "inputs, so its gradient is zero too"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class SoftmaxExpected:
+    out: np.ndarray
+    grad: np.ndarray
+    grad_grad: np.ndarray | None
+    nan: np.ndarray
+    unshifted: np.ndarray
+    grad_nan: np.ndarray
+
+
+def softmax_case(
+    rng: np.random.Generator,
+    shape: Sequence[int],
+    *,
+    masked: Sequence[tuple] = (),
+    rows: Sequence[tuple] = (),
+    large: bool = False,
+    second: bool = False,
+) -> Case:
+    """safe_softmax(x) and ∂L/∂x for upstream g (with ``second``, ∂⟨∂L/∂x, w⟩/∂x): x drawn,
+    −∞ at each index of ``masked``, every entry −∞ along each row (an index of the leading
+    axes) of ``rows``; ``large``: scores near ±1e4."""
+    x = values(rng, shape) + (np.where(rng.random(tuple(shape)) < 0.5, 1e4, -1e4) if large else 0)
+    for index in masked:
+        x[index] = NEG
+    for index in rows:
+        x[index] = NEG
+    g = values(rng, shape)
+    w = values(rng, shape) if second else None
+    grad = vjp(softmax_ref, [x], g)[0]
+    grad_nan = grad.copy()
+    for index in rows:
+        grad_nan[index] = np.nan
+    parts = ["x of shape " + str(tuple(shape))]
+    if masked:
+        parts.append(f"{len(masked)} entries −∞")
+    if rows:
+        parts.append(f"{len(rows)} row(s) all −∞")
+    if large:
+        parts.append("scores near ±1e4")
+    label = "safe_softmax(x), " + ", ".join(parts) + (", the gradient's gradient" if second else "")
+    expected = SoftmaxExpected(
+        out=softmax_ref(x),
+        grad=grad,
+        grad_grad=hvp(softmax_ref, [x], [w], g)[0] if second else None,
+        nan=softmax_nan(x),
+        unshifted=softmax_unshifted(x),
+        grad_nan=grad_nan,
+    )
+    return Case(label, {"x": x, "g": g, "w": w}, expected)
+
+
+# -- 9.2: masks and attention --------------------------------------------------------------
+
+
+def mask_ref(L: int, S: int, diagonal: int = 0) -> np.ndarray:
+    """True where key j may be seen by query i: j ≤ i + diagonal."""
+    i, j = np.arange(L)[:, None], np.arange(S)[None, :]
+    return j <= i + diagonal
+
+
+def causal_mask_case(rng: np.random.Generator, rows: Sequence[tuple[int, int, int]]) -> Case:
+    """causal_mask(L, S, diagonal) for each row."""
+    rows = [tuple(int(v) for v in r) for r in rows]
+    want = [mask_ref(*r).astype(np.int64) for r in rows]
+    triu = [(np.arange(r[1])[None, :] >= np.arange(r[0])[:, None] + r[2]).astype(int) for r in rows]
+    flat = [mask_ref(r[0], r[1]).astype(np.int64) for r in rows]
+    text = ", ".join(f"({L}, {S}, {d})" for L, S, d in rows)
+    return Case(
+        f"causal_mask(L, S, diagonal) for (L, S, diagonal) = {text}",
+        {"rows": [list(r) for r in rows]},
+        MaskExpected(want, triu, flat),
+    )
+
+
+@dataclass(frozen=True)
+class MaskExpected:
+    masks: list
+    triu: list  # the upper triangle: j ≥ i + diagonal
+    flat: list  # the diagonal ignored
+
+
+MASK_WORDS = {
+    "triu": (
+        "the triangle is transposed: query i may see keys j ≤ i + diagonal (the lower "
+        "triangle, tril), never the keys after it"
+    ),
+    "flat": "the diagonal was ignored: key j is seen where j ≤ i + diagonal",
+}
+
+
+def _scores(q: Any, k: Any, scale: float) -> np.ndarray:
+    return np.einsum("...le,...se->...ls", q, k) * scale
+
+
+def _masked(scores: np.ndarray, mask: Any, kind: str) -> np.ndarray:
+    if kind == "bool":
+        return np.where(np.asarray(mask, dtype=bool), scores, NEG)
+    if kind == "float":
+        return scores + np.asarray(mask)
+    return scores
+
+
+def attention_ref(
+    q: Any, k: Any, v: Any, mask: Any = None, kind: str = "none", scale: float | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """(out, weights) of scaled dot-product attention, from the definition."""
+    scale = 1 / math.sqrt(np.shape(q)[-1]) if scale is None else scale
+    weights = softmax_ref(_masked(_scores(q, k, scale), mask, kind))
+    return np.einsum("...ls,...sv->...lv", weights, v), weights
+
+
+def attention_wrong(q: Any, k: Any, v: Any, mask: Any, kind: str, scale: Any) -> dict:
+    """(out, weights) of each known slip, by name (None where it is the right one)."""
+    e, ev = np.shape(q)[-1], np.shape(v)[-1]
+    default = 1 / math.sqrt(e)
+    wrong: dict[str, Any] = {}
+    if scale is None:
+        wrong["scale d"] = attention_ref(q, k, v, mask, kind, 1 / e)
+        wrong["scale ev"] = (
+            attention_ref(q, k, v, mask, kind, 1 / math.sqrt(ev)) if ev != e else None
+        )
+        wrong["no scale"] = attention_ref(q, k, v, mask, kind, 1.0)
+        wrong["scale times"] = attention_ref(q, k, v, mask, kind, math.sqrt(e))
+    else:
+        wrong["scale ignored"] = attention_ref(q, k, v, mask, kind, default)
+    if kind == "bool":
+        wrong["inverted"] = attention_ref(q, k, v, ~np.asarray(mask, dtype=bool), kind, scale)
+        plain = attention_ref(q, k, v, None, "none", scale)[1]
+        after = np.where(np.asarray(mask, dtype=bool), plain, 0.0)
+        wrong["after"] = (np.einsum("...ls,...sv->...lv", after, v), after)
+    if kind == "float":
+        plain = attention_ref(q, k, v, None, "none", scale)[1]
+        with np.errstate(invalid="ignore"):
+            after = plain + np.asarray(mask)
+        wrong["after"] = (np.einsum("...ls,...sv->...lv", after, v), after)
+    return wrong
+
+
+ATTENTION_WORDS = {
+    "scale d": "the scores were divided by E, not by √E (scale = 1/√E, E = query.shape[-1])",
+    "scale ev": (
+        "the scores were divided by √Ev, the values' width: the scale is 1/√E with E the width "
+        "of the queries and keys (query.shape[-1])"
+    ),
+    "no scale": "the scores were not scaled: by default they are multiplied by 1/√E",
+    "scale times": "the scores were multiplied by √E: the scale is 1/√E",
+    "scale ignored": "the scale given was ignored (1/√E was used): a given scale replaces 1/√E",
+    "inverted": (
+        "the boolean mask was read the wrong way round: True means the query may look there, "
+        "False hides the key (its score becomes −∞)"
+    ),
+    "after": (
+        "the mask was applied after the softmax: hidden keys must get −∞ scores before it, so "
+        "that the visible ones still share out the whole weight and every row sums to one"
+    ),
+    "dropped weights": (
+        "the weights returned are after dropout: attention returns the weights before "
+        "dropout (only the values are averaged with the dropped ones)"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class AttentionExpected:
+    out: np.ndarray
+    weights: np.ndarray
+    grads: list
+    wrong: dict = field(default_factory=dict)
+
+
+def _broadcast_mask(rng: np.random.Generator, kind: str, shape: tuple) -> np.ndarray:
+    """A bool mask (True: may look; every row keeps at least one key) or a float mask
+    (drawn biases, some −∞, every row keeps at least one finite) of ``shape``."""
+    keep = rng.random(shape) < 0.6
+    keep[..., 0] = True
+    if kind == "bool":
+        return keep
+    return np.where(keep, values(rng, shape, 1.0), NEG)
+
+
+def attention_case(
+    rng: np.random.Generator,
+    lead: Sequence[int],
+    L: int,
+    S: int,
+    E: int,
+    Ev: int,
+    *,
+    kind: str = "none",
+    mask_shape: Sequence[int] | None = None,
+    scale: float | None = None,
+    causal: bool = False,
+    grads: bool = True,
+) -> Case:
+    """attention(q, k, v, mask, scale): q (*lead, L, E), k (*lead, S, E), v (*lead, S, Ev),
+    a mask of ``mask_shape`` (default (L, S)) of ``kind``; with ``causal`` the bool mask is
+    the causal one, j ≤ i. The gradients of q, k, v for upstream g on out."""
+    lead = tuple(lead)
+    q, k, v = (values(rng, (*lead, n, w)) for n, w in ((L, E), (S, E), (S, Ev)))
+    mask = None
+    if causal:
+        kind, mask = "bool", mask_ref(L, S)
+    elif kind != "none":
+        mask = _broadcast_mask(rng, kind, tuple(mask_shape or (L, S)))
+    out, weights = attention_ref(q, k, v, mask, kind, scale)
+    g = values(rng, out.shape)
+    arrays = [q, k, v]
+    found = (
+        vjp(lambda a, b, c: attention_ref(a, b, c, mask, kind, scale)[0], arrays, g)
+        if grads
+        else None
+    )
+    wrong = attention_wrong(q, k, v, mask, kind, scale)
+    where = "the causal mask" if causal else {"none": "no mask"}.get(kind, f"a {kind} mask")
+    if mask is not None and not causal:
+        where += f" of shape {tuple(mask.shape)}"
+    text = "the default scale" if scale is None else f"scale={scale}"
+    label = (
+        f"attention(q, k, v, mask, scale): q {q.shape}, k {k.shape}, v {v.shape}, {where}, {text}"
+    )
+    return Case(
+        label,
+        {"q": q, "k": k, "v": v, "mask": mask, "scale": scale, "g": g if grads else None},
+        AttentionExpected(out, weights, found or [], wrong),
+    )
+
+
+def dropout_case(rng: np.random.Generator, L: int, S: int, E: int) -> Case:
+    """attention with dropout_p = 1: every weight dropped, out all zeros; the weights
+    returned are those before dropout."""
+    q, k, v = (values(rng, (1, n, E)) for n in (L, S, S))
+    out, weights = attention_ref(q, k, v)
+    return Case(
+        f"attention(q, k, v, dropout_p=1.0): q {q.shape}, k {k.shape}, v {v.shape}",
+        {"q": q, "k": k, "v": v, "mask": None, "scale": None, "g": None, "dropout_p": 1.0},
+        AttentionExpected(np.zeros_like(out), weights, [], {"dropped weights": (out, 0 * weights)}),
+    )
+
+
+def sdpa_case(
+    rng: np.random.Generator, lead: Sequence[int], L: int, S: int, E: int, Ev: int
+) -> Case:
+    """F.scaled_dot_product_attention(q, k, v, is_causal=True): the top-left triangle."""
+    q, k, v = (values(rng, (*lead, n, w)) for n, w in ((L, E), (S, E), (S, Ev)))
+    mask = mask_ref(L, S)
+    out, weights = attention_ref(q, k, v, mask, "bool")
+    triu = np.arange(S)[None, :] >= np.arange(L)[:, None]
+    wrong = {"triu": attention_ref(q, k, v, triu, "bool")[0]}
+    return Case(
+        f"F.scaled_dot_product_attention(q, k, v, is_causal=True): q {q.shape}, k {k.shape}, "
+        f"v {v.shape}",
+        {"q": q, "k": k, "v": v},
+        AttentionExpected(out, weights, [], wrong),
+    )
+
+
+# -- 9.3: heads ------------------------------------------------------------------------------
+
+
+def split_ref(x: Any, h: int) -> np.ndarray:
+    """out[…, i, t, j] = x[…, t, i·d + j], through index arrays."""
+    x = np.asarray(x)
+    t, e = x.shape[-2:]
+    d = e // h
+    i, tt, j = np.ix_(np.arange(h), np.arange(t), np.arange(d))
+    return x[..., tt, i * d + j]
+
+
+def merge_ref(x: Any) -> np.ndarray:
+    """out[…, t, i·d + j] = x[…, i, t, j]."""
+    x = np.asarray(x)
+    h, t, d = x.shape[-3:]
+    c = np.arange(h * d)
+    return x[..., c[None, :] // d, np.arange(t)[:, None], c[None, :] % d]
+
+
+def split_wrong(x: np.ndarray, h: int) -> dict:
+    t, e = x.shape[-2:]
+    d, lead = e // h, x.shape[:-2]
+    return {
+        "no transpose": np.reshape(x, (*lead, h, t, d)),
+        "interleaved": np.swapaxes(np.reshape(x, (*lead, t, d, h)), -1, -2).swapaxes(-3, -2),
+    }
+
+
+def merge_wrong(x: np.ndarray) -> dict:
+    h, t, d = x.shape[-3:]
+    lead = x.shape[:-3]
+    return {
+        "no transpose": np.reshape(x, (*lead, t, h * d)),
+        "interleaved": np.reshape(np.moveaxis(x, -3, -1), (*lead, t, h * d)),
+    }
+
+
+HEADS_WORDS = {
+    "split no transpose": (
+        "the heads were made by a reshape to (…, h, T, d) without the transpose: each head got "
+        "a run of consecutive features across positions, not its own slice of every "
+        "position's features (reshape to (…, T, h, d), then move h in front of T)"
+    ),
+    "split interleaved": (
+        "each head took every h-th feature (a reshape to (…, T, d, h)): head i's slice is the "
+        "consecutive features i·d … i·d + d − 1 of each position"
+    ),
+    "merge no transpose": (
+        "the heads were merged by a reshape alone: (…, h, T, d) must first become (…, T, h, d) "
+        "(the heads moved back behind the positions), then (…, T, h·d)"
+    ),
+    "merge interleaved": (
+        "the heads' features were interleaved (the head axis moved last): position t's "
+        "features are head 0's d values, then head 1's, and so on"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class HeadsExpected:
+    split: np.ndarray
+    merged: np.ndarray  # merge_heads(split)
+    back: np.ndarray  # merge_heads(split_heads(x)) = x
+    grad: np.ndarray  # ∂⟨split_heads(x), g⟩/∂x
+    split_wrong: dict
+    merge_wrong: dict
+    h: int
+
+
+def heads_case(
+    rng: np.random.Generator, shape: Sequence[int], h: int, *, arange: bool = False
+) -> Case:
+    """split_heads(x, h), merge_heads of a (…, h, T, d) y, the round trip, and split's
+    gradient: x = arange (each entry its own flat index) or drawn."""
+    shape = tuple(shape)
+    x = np.arange(float(np.prod(shape))).reshape(shape) if arange else values(rng, shape)
+    split = split_ref(x, h)
+    y = values(rng, split.shape) if not arange else split + 0.5
+    g = values(rng, split.shape)
+    what = "arange" if arange else "drawn"
+    return Case(
+        f"split_heads(x, {h}) and merge_heads: x of shape {shape} ({what})",
+        {"x": x, "h": h, "y": y, "g": g},
+        HeadsExpected(
+            split=split,
+            merged=merge_ref(y),
+            back=x,
+            grad=vjp(lambda a: split_ref(a, h), [x], g)[0],
+            split_wrong=split_wrong(x, h),
+            merge_wrong=merge_wrong(y),
+            h=h,
+        ),
+    )
+
+
+# -- MultiheadAttention, the block, the GPT ------------------------------------------------
+
+
+def linear_ref(x: Any, w: Any, b: Any = None) -> np.ndarray:
+    out = np.einsum("...i,oi->...o", x, w)
+    return out if b is None else out + b
+
+
+def mha_ref(
+    p: dict,
+    query: Any,
+    key: Any,
+    value: Any,
+    h: int,
+    mask: Any = None,
+    split: Any = split_ref,
+    prefix: str = "",
+) -> tuple[np.ndarray, np.ndarray]:
+    """PyTorch's MultiheadAttention with batch_first, weights ``p`` by state_dict name:
+    (out, per-head weights). ``mask``: an additive float mask broadcasting to (B, h, L, S)."""
+    w, b = p[prefix + "in_proj_weight"], p[prefix + "in_proj_bias"]
+    e = w.shape[1]
+    q, k, v = (
+        linear_ref(x, w[i * e : (i + 1) * e], b[i * e : (i + 1) * e])
+        for i, x in enumerate((query, key, value))
+    )
+    q, k, v = (split(t, h) for t in (q, k, v))
+    kind = "none" if mask is None else "float"
+    out, weights = attention_ref(q, k, v, mask, kind)
+    out = merge_ref(out)
+    return linear_ref(out, p[prefix + "out_proj.weight"], p[prefix + "out_proj.bias"]), weights
+
+
+def layer_norm_ref(x: Any, w: Any, b: Any, eps: float = 1e-5) -> np.ndarray:
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + eps) * w + b
+
+
+def _erf(x: Any) -> Any:
+    """erf, extended to the complex step: erf(a + ih) = erf(a) + ih·erf′(a) (h is 1e-30,
+    so h² vanishes)."""
+    a = np.real(x)
+    real = np.vectorize(math.erf, otypes=[float])(a)
+    if not np.iscomplexobj(x):
+        return real
+    return real + 1j * np.imag(x) * (2 / math.sqrt(math.pi)) * np.exp(-(a**2))
+
+
+def gelu_ref(x: Any) -> Any:
+    return 0.5 * x * (1 + _erf(x / math.sqrt(2)))
+
+
+def relu_ref(x: Any) -> Any:
+    return np.where(np.real(x) > 0, x, 0)
+
+
+ACTIVATIONS = {"gelu": gelu_ref, "relu": relu_ref}
+
+
+def block_ref(
+    p: dict,
+    x: Any,
+    h: int,
+    norm_first: bool,
+    act: str,
+    mask: Any = None,
+    *,
+    slip: str = "",
+    prefix: str = "",
+) -> np.ndarray:
+    """TransformerEncoderLayer(batch_first=True, dropout=0) on x (B, T, E), or with the
+    known ``slip`` (see ``BLOCK_WORDS``)."""
+
+    def norm(i: int, t: Any) -> Any:
+        return layer_norm_ref(t, p[f"{prefix}norm{i}.weight"], p[f"{prefix}norm{i}.bias"])
+
+    def sa(t: Any) -> Any:
+        return mha_ref(p, t, t, t, h, mask, prefix=prefix + "self_attn.")[0]
+
+    def ff(t: Any) -> Any:
+        inner = ACTIVATIONS[act](
+            linear_ref(t, p[prefix + "linear1.weight"], p[prefix + "linear1.bias"])
+        )
+        return linear_ref(inner, p[prefix + "linear2.weight"], p[prefix + "linear2.bias"])
+
+    second = 1 if slip == "norm1 twice" else 2
+    if slip == "swapped":
+        norm_first = not norm_first
+    if norm_first:
+        if slip == "residual normed":
+            x = norm(1, x) + sa(norm(1, x))
+            return norm(second, x) + ff(norm(second, x))
+        x = (0 if slip == "no sa residual" else x) + sa(norm(1, x))
+        return (0 if slip == "no ff residual" else x) + ff(norm(second, x))
+    x = norm(1, (0 if slip == "no sa residual" else x) + sa(x))
+    return norm(second, (0 if slip == "no ff residual" else x) + ff(x))
+
+
+BLOCK_SLIPS = ("swapped", "residual normed", "no sa residual", "no ff residual", "norm1 twice")
+
+BLOCK_WORDS = {
+    "swapped": (
+        "pre-norm and post-norm are swapped: norm_first=True normalises what goes into each "
+        "branch, x = x + SA(LN₁(x)); norm_first=False normalises each sum, x = LN₁(x + SA(x))"
+    ),
+    "residual normed": (
+        "the residual carries the normalised x (x = LN₁(x) + SA(LN₁(x))): in pre-norm the "
+        "residual path is x itself, x = x + SA(LN₁(x)), and only the branch's input is "
+        "normalised"
+    ),
+    "no sa residual": (
+        "the attention's residual is missing: its output is added to what came in, x + SA(…)"
+    ),
+    "no ff residual": (
+        "the feed-forward's residual is missing: its output is added to what came in, x + FF(…)"
+    ),
+    "norm1 twice": (
+        "norm1 was used for both branches: the feed-forward branch has its own LayerNorm, norm2"
+    ),
+}
+
+
+def _layer_params(rng: np.random.Generator, e: int, ff: int, prefix: str = "") -> dict:
+    return {
+        f"{prefix}self_attn.in_proj_weight": values(rng, (3 * e, e), 0.6),
+        f"{prefix}self_attn.in_proj_bias": values(rng, (3 * e,), 0.2),
+        f"{prefix}self_attn.out_proj.weight": values(rng, (e, e), 0.6),
+        f"{prefix}self_attn.out_proj.bias": values(rng, (e,), 0.2),
+        f"{prefix}linear1.weight": values(rng, (ff, e), 0.6),
+        f"{prefix}linear1.bias": values(rng, (ff,), 0.2),
+        f"{prefix}linear2.weight": values(rng, (e, ff), 0.6),
+        f"{prefix}linear2.bias": values(rng, (e,), 0.2),
+        f"{prefix}norm1.weight": 1 + values(rng, (e,), 0.3),
+        f"{prefix}norm1.bias": values(rng, (e,), 0.2),
+        f"{prefix}norm2.weight": 1 + values(rng, (e,), 0.3),
+        f"{prefix}norm2.bias": values(rng, (e,), 0.2),
+    }
+
+
+@dataclass(frozen=True)
+class BlockExpected:
+    out: np.ndarray
+    grad: np.ndarray | None
+    wrong: dict
+
+
+def block_case(
+    rng: np.random.Generator,
+    B: int,
+    T: int,
+    E: int,
+    h: int,
+    ff: int,
+    *,
+    norm_first: bool,
+    act: str = "gelu",
+    causal: bool = False,
+    grads: bool = True,
+) -> Case:
+    """TransformerEncoderLayer(E, h, ff, 0.0, act, batch_first=True, norm_first) with drawn
+    weights on x (B, T, E); ``causal``: src_mask the float causal mask with is_causal=True."""
+    p = _layer_params(rng, E, ff)
+    x = values(rng, (B, T, E))
+    mask = np.where(mask_ref(T, T), 0.0, NEG) if causal else None
+    out = block_ref(p, x, h, norm_first, act, mask)
+    g = values(rng, out.shape)
+    grad = vjp(lambda a: block_ref(p, a, h, norm_first, act, mask), [x], g)[0] if grads else None
+    wrong = {s: block_ref(p, x, h, norm_first, act, mask, slip=s) for s in BLOCK_SLIPS}
+    which = "pre-norm" if norm_first else "post-norm"
+    label = (
+        f"TransformerEncoderLayer({E}, {h}, {ff}, 0.0, {act!r}, batch_first=True, "
+        f"norm_first={norm_first}) ({which}) on x {x.shape}"
+        + (", the causal src_mask" if causal else "")
+    )
+    inputs = {
+        "params": p,
+        "x": x,
+        "E": E,
+        "h": h,
+        "ff": ff,
+        "act": act,
+        "norm_first": norm_first,
+        "causal": causal,
+        "g": g if grads else None,
+    }
+    return Case(label, inputs, BlockExpected(out, grad, wrong))
+
+
+def mha_case(
+    rng: np.random.Generator,
+    B: int,
+    L: int,
+    S: int,
+    E: int,
+    h: int,
+    *,
+    padding: bool = False,
+    average: bool = False,
+) -> Case:
+    """nn.MultiheadAttention(E, h, batch_first=True) with drawn weights, cross-attention
+    (query (B, L, E), key and value (B, S, E)); with ``padding`` a key_padding_mask (True:
+    hidden, one key of each sequence). Out, the weights and the query's, key's and value's
+    gradients."""
+    p = {
+        k.removeprefix("self_attn."): v for k, v in _layer_params(rng, E, 1).items() if "attn" in k
+    }
+    query, key, value = values(rng, (B, L, E)), values(rng, (B, S, E)), values(rng, (B, S, E))
+    hidden = np.zeros((B, S), dtype=bool)
+    if padding:
+        hidden[np.arange(B), rng.integers(1, S, B)] = True
+    mask = np.where(hidden, NEG, 0.0)[:, None, None, :] if padding else None
+
+    def run(a: Any, b: Any, c: Any, split: Any = split_ref) -> Any:
+        return mha_ref(p, a, b, c, h, mask, split)
+
+    out, weights = run(query, key, value)
+    g = values(rng, out.shape)
+    grads = vjp(lambda a, b, c: run(a, b, c)[0], [query, key, value], g)
+    wrong_split = lambda t, n: np.reshape(t, (*t.shape[:-2], n, t.shape[-2], t.shape[-1] // n))
+    wrong = {"split no transpose": run(query, key, value, wrong_split)[0]}
+    return Case(
+        f"nn.MultiheadAttention({E}, {h}, batch_first=True) on query {query.shape}, key and "
+        f"value {key.shape}"
+        + (", a key_padding_mask" if padding else "")
+        + (", weights averaged over the heads" if average else ", per-head weights"),
+        {
+            "params": p,
+            "query": query,
+            "key": key,
+            "value": value,
+            "h": h,
+            "padding": hidden if padding else None,
+            "average": average,
+            "g": g,
+        },
+        MhaExpected(out, weights.mean(axis=1) if average else weights, grads, wrong),
+    )
+
+
+@dataclass(frozen=True)
+class MhaExpected:
+    out: np.ndarray
+    weights: np.ndarray
+    grads: list
+    wrong: dict
+
+
+# -- 9.5: embeddings -------------------------------------------------------------------------
+
+
+def embed_ref(tok: Any, pos: Any, idx: np.ndarray, start: int) -> np.ndarray:
+    t = idx.shape[-1]
+    return tok[idx] + pos[start : start + t]
+
+
+def embed_wrong(tok: np.ndarray, pos: np.ndarray, idx: np.ndarray, start: int) -> dict:
+    b, t = idx.shape
+    wrong = {
+        "no start": tok[idx] + pos[:t],
+        "no position": tok[idx],
+    }
+    if start + b <= pos.shape[0] and b != t:
+        wrong["batch axis"] = tok[idx] + pos[start : start + b][:, None, :]
+    if start != 0:
+        wrong["start twice"] = (
+            tok[idx] + pos[2 * start : 2 * start + t] if 2 * start + t <= pos.shape[0] else None
+        )
+    return wrong
+
+
+EMBED_WORDS = {
+    "no start": (
+        "the positions started at 0, not at start: with a cache the new tokens sit after the "
+        "kept ones, at positions start … start + T − 1"
+    ),
+    "no position": (
+        "the position embedding was not added: a token's row says what it is, a position's "
+        "row where"
+    ),
+    "batch axis": (
+        "the position rows were added along the batch axis (one row per sequence): they go "
+        "along the positions, (T, E), the same rows for every sequence of the batch"
+    ),
+    "start twice": "the start was counted twice: positions run start … start + T − 1",
+}
+
+
+@dataclass(frozen=True)
+class EmbedExpected:
+    out: np.ndarray
+    grads: list
+    wrong: dict
+
+
+def embed_case(
+    rng: np.random.Generator,
+    B: int,
+    T: int,
+    V: int,
+    block: int,
+    E: int,
+    start: int = 0,
+    *,
+    repeat: bool = False,
+) -> Case:
+    """GPT(V, block, 1, 1, E).embed(idx, start) with drawn tables, idx (B, T); ``repeat``:
+    one token id everywhere in the first row (its table row's gradient sums)."""
+    tok, pos = values(rng, (V, E)), values(rng, (block, E))
+    idx = rng.integers(0, V, (B, T))
+    if repeat:
+        idx[0] = idx[0, 0]
+    out = embed_ref(tok, pos, idx, start)
+    g = values(rng, out.shape)
+    grads = vjp(lambda a, b: embed_ref(a, b, idx, start), [tok, pos], g)
+    return Case(
+        f"GPT({V}, {block}, 1, 1, {E}).embed(idx, start={start}) for idx of shape ({B}, {T})"
+        + (", one token repeated" if repeat else ""),
+        {
+            "tok": tok,
+            "pos": pos,
+            "idx": idx,
+            "start": start,
+            "g": g,
+            "V": V,
+            "block": block,
+            "E": E,
+        },
+        EmbedExpected(out, grads, embed_wrong(tok, pos, idx, start)),
+    )
+
+
+# -- 9.6: next_token_probs -------------------------------------------------------------------
+
+
+def _kth(logits: np.ndarray, k: int) -> np.ndarray:
+    return -np.sort(-logits, axis=-1)[..., k - 1 : k]
+
+
+def _softmax_plain(x: np.ndarray) -> np.ndarray:
+    return softmax_ref(x)
+
+
+def probs_ref(logits: Any, temperature: float, top_k: int | None) -> np.ndarray:
+    """softmax(logits / τ), every logit below the k-th largest −∞ first (ties kept)."""
+    scaled = np.asarray(logits, dtype=np.float64) / temperature
+    if top_k is not None and top_k < scaled.shape[-1]:
+        scaled = np.where(scaled < _kth(scaled, top_k), NEG, scaled)
+    return _softmax_plain(scaled)
+
+
+def probs_wrong(logits: Any, temperature: float, top_k: int | None) -> dict:
+    logits = np.asarray(logits, dtype=np.float64)
+    scaled = logits / temperature
+    wrong: dict[str, Any] = {
+        "times": probs_ref(logits * temperature * temperature, temperature, top_k)
+    }
+    if top_k is None or top_k >= logits.shape[-1]:
+        return wrong
+    kth = _kth(scaled, top_k)
+    wrong["strict"] = _softmax_plain(np.where(scaled <= kth, NEG, scaled))
+    if top_k > 1:
+        wrong["k-1"] = _softmax_plain(np.where(scaled < _kth(scaled, top_k - 1), NEG, scaled))
+    for name, order in (
+        ("first k", np.argsort(-scaled, axis=-1, kind="stable")),
+        ("last k", np.argsort(-scaled[..., ::-1], axis=-1, kind="stable")),
+    ):
+        if name == "last k":
+            order = scaled.shape[-1] - 1 - order
+        keep = np.zeros(scaled.shape, dtype=bool)
+        np.put_along_axis(keep, order[..., :top_k], True, axis=-1)
+        wrong[name] = _softmax_plain(np.where(keep, scaled, NEG))
+    wrong["after"] = np.where(scaled < kth, 0.0, _softmax_plain(scaled))
+    return wrong
+
+
+PROBS_WORDS = {
+    "times": (
+        "the logits were multiplied by the temperature: they are divided by it (τ < 1 sharpens)"
+    ),
+    "strict": (
+        "fewer than k tokens were kept: only logits strictly below the k-th largest become "
+        "−∞ (logits < kth), so the k-th and its ties stay"
+    ),
+    "k-1": "k − 1 tokens were kept: the k-th largest logit stays (compare with topk's last value)",
+    "first k": (
+        "exactly k tokens were kept, picked by index among ties: every logit equal to the "
+        "k-th largest stays, so more than k may survive"
+    ),
+    "last k": (
+        "exactly k tokens were kept, picked by index among ties: every logit equal to the "
+        "k-th largest stays, so more than k may survive"
+    ),
+    "after": (
+        "top-k was applied after the softmax without renormalising: what is left no longer "
+        "sums to one (set the logits to −∞ before the softmax)"
+    ),
+}
+
+
+def probs_case(logits: Sequence, temperature: float, top_k: int | None, label: str = "") -> Case:
+    """next_token_probs(logits, temperature, top_k) on fixed logits."""
+    logits = np.asarray(logits, dtype=np.float64)
+    return Case(
+        f"next_token_probs(logits of shape {logits.shape}, temperature={temperature}, "
+        f"top_k={top_k})" + (f": {label}" if label else ""),
+        {"logits": logits, "temperature": temperature, "top_k": top_k},
+        ProbsExpected(
+            probs_ref(logits, temperature, top_k), probs_wrong(logits, temperature, top_k)
+        ),
+    )
+
+
+def drawn_probs_case(
+    rng: np.random.Generator,
+    shape: Sequence[int],
+    temperature: float,
+    top_k: int | None,
+    ties: bool = True,
+) -> Case:
+    """Drawn logits from a few levels (ties likely) or continuous ones."""
+    logits = rng.integers(-2, 3, tuple(shape)).astype(float) if ties else values(rng, shape)
+    case = probs_case(logits, temperature, top_k, "drawn, ties" if ties else "drawn")
+    return case
+
+
+@dataclass(frozen=True)
+class ProbsExpected:
+    probs: np.ndarray
+    wrong: dict
+
+
+# -- 9.7: the cache --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CacheExpected:
+    keys: list
+    values: list
+    lengths: list
+    wrong: dict
+
+
+CACHE_WORDS = {
+    "values kept": (
+        "the values were not appended: update appends the new values along the positions as "
+        "it does the keys, and returns all of both"
+    ),
+    "values new": (
+        "update returned only the new values: it returns every value kept so far, the new "
+        "ones appended along the positions (axis −2)"
+    ),
+    "keys new": "update returned only the new keys: it returns every key kept so far",
+    "top-left": (
+        "the mask is aligned at the top left (j ≤ i): the new queries are the last ones, "
+        "query i of new sits at position S − new + i, so it sees keys j ≤ S − new + i"
+    ),
+}
+
+
+def cache_case(rng: np.random.Generator, B: int, h: int, d: int, steps: Sequence[int]) -> Case:
+    """KVCache: update with (B, h, L, d) keys and values for each L of ``steps``; what each
+    update returned, and len(cache) after it."""
+    ks = [values(rng, (B, h, n, d)) for n in steps]
+    vs = [values(rng, (B, h, n, d)) for n in steps]
+    keys = [np.concatenate(ks[: i + 1], axis=-2) for i in range(len(steps))]
+    vals = [np.concatenate(vs[: i + 1], axis=-2) for i in range(len(steps))]
+    lengths = [int(k.shape[-2]) for k in keys]
+    wrong = {
+        "values kept": [vs[0]] * len(steps),
+        "values new": vs,
+        "keys new": ks,
+    }
+    return Case(
+        f"KVCache: update(key, value) with (B, h, L, d) = ({B}, {h}, L, {d}) for L = "
+        + ", ".join(map(str, steps)),
+        {"ks": ks, "vs": vs},
+        CacheExpected(keys, vals, lengths, wrong),
+    )
+
+
+@dataclass(frozen=True)
+class CacheMaskExpected:
+    masks: list
+    top_left: list
+
+
+def cache_mask_case(steps: Sequence[int]) -> Case:
+    """KVCache.mask(new) after each update of ``steps`` new positions."""
+    sizes = np.cumsum(steps)
+    masks = [mask_ref(n, int(s), int(s) - n).astype(np.int64) for n, s in zip(steps, sizes)]
+    top = [mask_ref(n, int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
+    return Case(
+        "KVCache.mask(new) after updates of " + ", ".join(map(str, steps)) + " positions",
+        {"steps": list(map(int, steps))},
+        CacheMaskExpected(masks, top),
+    )
+
+
+def gpt_params(rng: np.random.Generator, V: int, block: int, n_layer: int, E: int) -> dict:
+    p = {
+        "token_embedding.weight": values(rng, (V, E), 1.0),
+        "position_embedding.weight": values(rng, (block, E), 1.0),
+    }
+    for i in range(n_layer):
+        p.update(_layer_params(rng, E, 4 * E, f"blocks.{i}."))
+    p["ln_f.weight"] = 1 + values(rng, (E,), 0.3)
+    p["ln_f.bias"] = values(rng, (E,), 0.2)
+    p["lm_head.weight"] = values(rng, (V, E), 0.6)
+    p["lm_head.bias"] = values(rng, (V,), 0.2)
+    return p
+
+
+def gpt_ref(p: dict, idx: np.ndarray, n_layer: int, h: int) -> np.ndarray:
+    """The course's GPT: embeddings, pre-norm gelu blocks with the causal mask, ln_f, head."""
+    t = idx.shape[-1]
+    x = embed_ref(p["token_embedding.weight"], p["position_embedding.weight"], idx, 0)
+    mask = np.where(mask_ref(t, t), 0.0, NEG)
+    for i in range(n_layer):
+        x = block_ref(p, x, h, True, "gelu", mask, prefix=f"blocks.{i}.")
+    x = layer_norm_ref(x, p["ln_f.weight"], p["ln_f.bias"])
+    return linear_ref(x, p["lm_head.weight"], p["lm_head.bias"])
+
+
+@dataclass(frozen=True)
+class GptExpected:
+    full: np.ndarray
+    cached: np.ndarray
+    lengths: list
+
+
+def gpt_cache_case(
+    rng: np.random.Generator,
+    B: int,
+    T: int,
+    prompt: int,
+    V: int,
+    block: int,
+    n_layer: int,
+    h: int,
+    E: int,
+) -> Case:
+    """GPT(V, block, n_layer, h, E) with drawn weights: the logits of idx (B, T) at once, and
+    through the cache: the first ``prompt`` tokens, then one at a time."""
+    p = gpt_params(rng, V, block, n_layer, E)
+    idx = rng.integers(0, V, (B, T))
+    logits = gpt_ref(p, idx, n_layer, h)
+    lengths = [prompt, *range(prompt + 1, T + 1)]
+    return Case(
+        f"GPT({V}, {block}, {n_layer}, {h}, {E}) on idx ({B}, {T}): all at once, and through "
+        f"the caches ({prompt} tokens, then one at a time)",
+        {"params": p, "idx": idx, "prompt": prompt, "config": [V, block, n_layer, h, E]},
+        GptExpected(logits, logits, lengths),
+    )
+
+
+# -- 9.8: the online softmax -----------------------------------------------------------------
+
+
+def online_state(scores: Sequence[np.ndarray], vals: Sequence[np.ndarray]) -> tuple:
+    """(m, l, acc) by definition over the tiles so far: m the largest score (−∞ if none is
+    finite), l = Σ exp(s − m), acc = Σ exp(s − m) v (0 and 0 where m = −∞)."""
+    s = np.concatenate(scores, axis=-1)
+    v = np.concatenate(vals, axis=-2)
+    m = s.max(axis=-1, keepdims=True)
+    safe = np.where(m == NEG, 0.0, m)
+    p = np.where(s == NEG, 0.0, np.exp(np.where(s == NEG, 0.0, s - safe)))
+    return m, p.sum(axis=-1, keepdims=True), p @ v
+
+
+def online_slipped(scores: Sequence[np.ndarray], vals: Sequence[np.ndarray], slip: str) -> dict:
+    """The recurrence with one slip: each step's (m, l, acc), as lists."""
+    lead = scores[0].shape[:-1]
+    m = np.full((*lead, 1), NEG)
+    total = np.zeros((*lead, 1))
+    acc = np.zeros((*lead, vals[0].shape[-1]))
+    out: dict[str, list] = {"m": [], "l": [], "acc": []}
+    with np.errstate(invalid="ignore", over="ignore"):
+        for s, v in zip(scores, vals):
+            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+            safe = np.where(m_new == NEG, 0.0, m_new)
+            old = np.where(m == NEG, 0.0, m)
+            alpha = np.exp(m - safe)
+            p = np.exp(s - (old if slip == "old max" else safe))
+            total = (1 if slip == "sum" else alpha) * total + p.sum(axis=-1, keepdims=True)
+            acc = (1 if slip == "acc" else alpha) * acc + p @ v
+            m = m_new
+            out["m"].append(m)
+            out["l"].append(total)
+            out["acc"].append(acc)
+    return out
+
+
+ONLINE_WORDS = {
+    "sum": (
+        "the running sum was not rescaled: when a tile raises the maximum, the sum so far was "
+        "measured against the old one and is multiplied by α = exp(m − m′)"
+    ),
+    "acc": (
+        "acc was not rescaled: when a tile raises the maximum, the weighted values so far are "
+        "multiplied by α = exp(m − m′), as the running sum is"
+    ),
+    "old max": (
+        "the tile's exponentials were measured against the old maximum: p = exp(s − m′), with "
+        "m′ the maximum after this tile"
+    ),
+}
+
+
+@dataclass(frozen=True)
+class OnlineExpected:
+    m: list
+    l: list  # noqa: E741
+    acc: list
+    wrong: dict
+
+
+def online_case(
+    rng: np.random.Generator,
+    lead: Sequence[int],
+    Lq: int,
+    tiles: Sequence[int],
+    Ev: int,
+    *,
+    rising: bool = False,
+    empty_row: bool = False,
+) -> Case:
+    """online_step folded over key tiles of the given widths, from the empty state; with
+    ``rising`` each tile's scores lie above the last's (every tile raises the maximum);
+    ``empty_row``: the first query row sees only −∞ in the first tile."""
+    lead = tuple(lead)
+    scores, vals = [], []
+    for n, width in enumerate(tiles):
+        s = values(rng, (*lead, Lq, width)) + (3.0 * n if rising else 0.0)
+        if empty_row and n == 0:
+            s[..., 0, :] = NEG
+        scores.append(s)
+        vals.append(values(rng, (*lead, width, Ev)))
+    states = [online_state(scores[: n + 1], vals[: n + 1]) for n in range(len(tiles))]
+    wrong = {slip: online_slipped(scores, vals, slip) for slip in ("sum", "acc", "old max")}
+    label = (
+        f"online_step over {len(tiles)} tile(s) of widths {list(tiles)}: scores {(*lead, Lq)} "
+        f"× width, values width {Ev}"
+        + (", each tile's maximum higher" if rising else "")
+        + (", one row −∞ in the first tile" if empty_row else "")
+    )
+    return Case(
+        label,
+        {"scores": scores, "values": vals},
+        OnlineExpected(
+            [s[0] for s in states], [s[1] for s in states], [s[2] for s in states], wrong
+        ),
+    )
+
+
+def finish_case(rng: np.random.Generator, lead: Sequence[int], Lq: int, Ev: int) -> Case:
+    """finish((m, l, acc)): acc / l, 0 for the rows with l = 0 (the first row here)."""
+    shape = (*tuple(lead), Lq)
+    m = values(rng, (*shape, 1))
+    total = 0.5 + np.abs(values(rng, (*shape, 1)))
+    acc = values(rng, (*shape, Ev))
+    m[..., 0, :], total[..., 0, :], acc[..., 0, :] = NEG, 0.0, 0.0
+    return Case(
+        f"finish((m, l, acc)) for acc of shape {acc.shape}, the first row l = 0",
+        {"m": m, "l": total, "acc": acc},
+        {"out": acc / np.where(total == 0, 1.0, total)},
+    )
+
+
+def tiled_case(
+    rng: np.random.Generator,
+    lead: Sequence[int],
+    L: int,
+    S: int,
+    E: int,
+    Ev: int,
+    tile: int,
+    causal: bool = False,
+) -> Case:
+    """tiled_attention(q, k, v, is_causal, tile_size=tile) against the plain attention."""
+    q, k, v = (values(rng, (*lead, n, w)) for n, w in ((L, E), (S, E), (S, Ev)))
+    mask = mask_ref(L, S) if causal else None
+    out = attention_ref(q, k, v, mask, "bool" if causal else "none")[0]
+    return Case(
+        f"tiled_attention(q, k, v, is_causal={causal}, tile_size={tile}): q {q.shape}, "
+        f"k {k.shape}, v {v.shape}",
+        {"q": q, "k": k, "v": v, "causal": causal, "tile": tile},
+        {"out": out},
+    )

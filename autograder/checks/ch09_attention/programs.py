@@ -1,0 +1,271 @@
+"""The check programs of chapter 9: the only part of its checks that runs next to the code
+under test (standard library, NumPy and the kit only). Each returns what it saw and decides
+nothing.
+
+Functions are looked up on their modules at each call (``softmax.safe_softmax``,
+``attention.attention``, ``heads.split_heads``, …), so a stand-in installed for a rerun is
+the one called. An error in a backward pass is returned as data (``backward_error``); a
+stub's NotImplementedError goes on up (the task is not started)."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+import numpy as np
+
+from ...harness.kit import array, attempt, fill
+
+
+def module(sp, name: str) -> Any:
+    """The chapter's module ``name`` (``softmax``, ``attention``, ``heads``, …)."""
+    return importlib.import_module(f"{sp.__name__}.{name}")
+
+
+def error(result: dict) -> str:
+    return f"{result['error']}: {result['message']}"
+
+
+def tensor(sp, data: Any, requires_grad: bool = False) -> Any:
+    return sp.Tensor(np.array(data), requires_grad=requires_grad)
+
+
+def _grads(sp, out: Any, leaves: list, g: Any, create_graph: bool = False) -> dict:
+    """The leaves' gradients for upstream g, or the error the backward met."""
+    upstream = tensor(sp, g)
+    result = attempt(lambda: sp.autograd.grad(out, leaves, upstream, create_graph=create_graph))
+    if result["error"]:
+        return {"backward_error": error(result)}
+    return {"grads": list(result["value"])}
+
+
+def safe_softmax(sp, x: Any, g: Any, w: Any = None) -> dict:
+    """safe_softmax(x), ∂L/∂x for upstream g and, given w, ∂⟨∂L/∂x, w⟩/∂x."""
+    a = tensor(sp, x, requires_grad=True)
+    out = module(sp, "softmax").safe_softmax(a)
+    seen: dict[str, Any] = {"out": array(out, keep=True)}
+    found = _grads(sp, out, [a], g, create_graph=w is not None)
+    if "backward_error" in found:
+        return {**seen, **found}
+    (grad,) = found["grads"]
+    seen["grad"] = array(grad, keep=True)
+    if w is not None:
+        result = attempt(lambda: sp.autograd.grad((grad * tensor(sp, w)).sum(), [a]))
+        if result["error"]:
+            seen["second_error"] = error(result)
+        else:
+            seen["grad_grad"] = array(result["value"][0], keep=True)
+    return seen
+
+
+def causal_masks(sp, rows: list) -> dict:
+    """causal_mask(L, S, diagonal) for each row: dtypes and values (as ints)."""
+    made = [module(sp, "attention").causal_mask(*row) for row in rows]
+    found = [array(m, keep=True) for m in made]
+    return {
+        "dtypes": [str(getattr(m, "dtype", type(m).__name__)) for m in found],
+        "masks": [m.astype(np.int64) if isinstance(m, np.ndarray) else m for m in found],
+    }
+
+
+def attention(
+    sp, q: Any, k: Any, v: Any, mask: Any, scale: Any, g: Any, dropout_p: float = 0.0
+) -> dict:
+    """attention(q, k, v, mask, scale, dropout_p): out, weights and, given g, the gradients
+    of q, k and v."""
+    needs = g is not None
+    Q, K, V = (tensor(sp, a, requires_grad=needs) for a in (q, k, v))
+    M = None if mask is None else tensor(sp, mask)
+    result = module(sp, "attention").attention(Q, K, V, M, scale, dropout_p)
+    if not isinstance(result, tuple) or len(result) != 2:
+        return {"returned": f"<{type(result).__name__}>"}
+    out, weights = result
+    seen: dict[str, Any] = {"out": array(out, keep=True), "weights": array(weights, keep=True)}
+    if needs:
+        found = _grads(sp, out, [Q, K, V], g)
+        seen.update(
+            {"grads": [array(t, keep=True) for t in found["grads"]]} if "grads" in found else found
+        )
+    return seen
+
+
+def sdpa(sp, q: Any, k: Any, v: Any) -> dict:
+    """F.scaled_dot_product_attention(q, k, v, is_causal=True)."""
+    out = sp.nn.functional.scaled_dot_product_attention(
+        tensor(sp, q), tensor(sp, k), tensor(sp, v), is_causal=True
+    )
+    return {"out": array(out, keep=True)}
+
+
+def heads(sp, x: Any, h: int, y: Any, g: Any) -> dict:
+    """split_heads(x, h), merge_heads(y), merge_heads(split_heads(x)) and split's gradient."""
+    mod = module(sp, "heads")
+    a = tensor(sp, x, requires_grad=True)
+    split = mod.split_heads(a, h)
+    seen: dict[str, Any] = {"split": array(split, keep=True)}
+    seen["merged"] = array(mod.merge_heads(tensor(sp, y)), keep=True)
+    seen["back"] = array(mod.merge_heads(mod.split_heads(tensor(sp, x), h)), keep=True)
+    found = _grads(sp, split, [a], g)
+    if "backward_error" in found:
+        return {**seen, **found}
+    seen["grad"] = array(found["grads"][0], keep=True)
+    return seen
+
+
+def _load(sp, model: Any, params: dict) -> None:
+    """Each parameter's values written in place, by its state_dict name."""
+    mine = dict(model.named_parameters())
+    for name, value in params.items():
+        fill(sp, mine[name].data, np.asarray(value))
+
+
+def mha(
+    sp, params: dict, query: Any, key: Any, value: Any, h: int, padding: Any, average: bool, g: Any
+) -> dict:
+    """nn.MultiheadAttention(E, h, batch_first=True) with the weights given: out, weights
+    and the gradients of query, key and value."""
+    e = np.shape(query)[-1]
+    layer = sp.nn.MultiheadAttention(e, h, batch_first=True, dtype="float64")
+    _load(sp, layer, params)
+    Q, K, V = (tensor(sp, a, requires_grad=True) for a in (query, key, value))
+    mask = None if padding is None else tensor(sp, np.asarray(padding, dtype=bool))
+    out, weights = layer(Q, K, V, key_padding_mask=mask, average_attn_weights=average)
+    seen: dict[str, Any] = {"out": array(out, keep=True), "weights": array(weights, keep=True)}
+    found = _grads(sp, out, [Q, K, V], g)
+    seen.update(
+        {"grads": [array(t, keep=True) for t in found["grads"]]} if "grads" in found else found
+    )
+    return seen
+
+
+def block(
+    sp,
+    params: dict,
+    x: Any,
+    E: int,
+    h: int,
+    ff: int,
+    act: str,
+    norm_first: bool,
+    causal: bool,
+    g: Any,
+) -> dict:
+    """TransformerEncoderLayer(E, h, ff, 0.0, act, batch_first=True, norm_first) with the
+    weights given, on x; with ``causal`` the float causal src_mask and is_causal=True."""
+    nn = sp.nn
+    layer = nn.TransformerEncoderLayer(
+        E, h, ff, 0.0, act, batch_first=True, norm_first=norm_first, dtype="float64"
+    )
+    _load(sp, layer, params)
+    X = tensor(sp, x, requires_grad=g is not None)
+    t = np.shape(x)[1]
+    mask = nn.generate_square_subsequent_mask(t, dtype=X.dtype) if causal else None
+    out = layer(X, src_mask=mask, is_causal=causal)
+    seen: dict[str, Any] = {"out": array(out, keep=True)}
+    if g is not None:
+        found = _grads(sp, out, [X], g)
+        if "backward_error" in found:
+            return {**seen, **found}
+        seen["grad"] = array(found["grads"][0], keep=True)
+    return seen
+
+
+def embed(sp, tok: Any, pos: Any, idx: Any, start: int, g: Any, V: int, block: int, E: int) -> dict:
+    """GPT(V, block, 1, 1, E).embed(idx, start) with the tables given, and the tables'
+    gradients for upstream g."""
+    model = sp.GPT(V, block, 1, 1, E, dtype="float64")
+    _load(sp, model, {"token_embedding.weight": tok, "position_embedding.weight": pos})
+    out = model.embed(sp.Tensor(np.array(idx)), start)
+    seen: dict[str, Any] = {"out": array(out, keep=True)}
+    leaves = [model.token_embedding.weight, model.position_embedding.weight]
+    found = _grads(sp, out, leaves, g)
+    if "backward_error" in found:
+        return {**seen, **found}
+    seen["grads"] = [array(t, keep=True) for t in found["grads"]]
+    return seen
+
+
+def probs(sp, logits: Any, temperature: float, top_k: Any) -> dict:
+    """next_token_probs(logits, temperature, top_k)."""
+    found = module(sp, "sampling").next_token_probs(tensor(sp, logits), temperature, top_k)
+    return {"probs": array(found, keep=True)}
+
+
+def cache(sp, ks: list, vs: list) -> dict:
+    """A KVCache updated with each (key, value): what each update returned and len after."""
+    c = module(sp, "cache").KVCache()
+    keys, vals, lengths = [], [], []
+    for k, v in zip(ks, vs):
+        got = c.update(tensor(sp, k), tensor(sp, v))
+        if not isinstance(got, tuple) or len(got) != 2:
+            return {"returned": f"<{type(got).__name__}>"}
+        keys.append(array(got[0], keep=True))
+        vals.append(array(got[1], keep=True))
+        lengths.append(len(c))
+    return {"keys": keys, "values": vals, "lengths": lengths}
+
+
+def cache_masks(sp, steps: list) -> dict:
+    """KVCache.mask(new) after each update of ``new`` positions (B = h = d = 1)."""
+    c = module(sp, "cache").KVCache()
+    masks = []
+    for n in steps:
+        zeros = tensor(sp, np.zeros((1, 1, n, 1)))
+        c.update(zeros, zeros)
+        m = array(c.mask(n), keep=True)
+        masks.append(m.astype(np.int64) if isinstance(m, np.ndarray) else m)
+    return {"masks": masks}
+
+
+def gpt_cache(sp, params: dict, idx: Any, prompt: int, config: list) -> dict:
+    """GPT(*config) with the weights given, in eval mode without grad: the logits of idx at
+    once, and through its caches (the prompt, then one token at a time, concatenated)."""
+    model = sp.GPT(*config, dtype="float64")
+    _load(sp, model, params)
+    model.eval()
+    ids = np.array(idx)
+    with sp.no_grad():
+        full = array(model(sp.Tensor(ids)), keep=True)
+        caches = model.new_caches()
+        parts = [array(model(sp.Tensor(ids[:, :prompt]), caches), keep=True)]
+        lengths = [len(caches[0])]
+        for t in range(prompt, ids.shape[1]):
+            parts.append(array(model(sp.Tensor(ids[:, t : t + 1]), caches), keep=True))
+            lengths.append(len(caches[0]))
+    return {"full": full, "cached": np.concatenate(parts, axis=1), "lengths": lengths}
+
+
+def online(sp, scores: list, values: list) -> dict:
+    """online_step folded over the tiles from the empty state: each step's (m, l, acc)."""
+    step = module(sp, "tiled").online_step
+    lead = np.shape(scores[0])[:-1]
+    state = (
+        np.full((*lead, 1), -np.inf),
+        np.zeros((*lead, 1)),
+        np.zeros((*lead, np.shape(values[0])[-1])),
+    )
+    seen: dict[str, list] = {"m": [], "l": [], "acc": []}
+    for s, v in zip(scores, values):
+        state = step(state, np.array(s), np.array(v))
+        if not isinstance(state, tuple) or len(state) != 3:
+            return {"returned": f"<{type(state).__name__}>"}
+        for name, part in zip(("m", "l", "acc"), state):
+            seen[name].append(array(part, keep=True))
+    return seen
+
+
+def finish(sp, m: Any, l: Any, acc: Any) -> dict:  # noqa: E741
+    """finish((m, l, acc))."""
+    return {
+        "out": array(
+            module(sp, "tiled").finish((np.array(m), np.array(l), np.array(acc))), keep=True
+        )
+    }
+
+
+def tiled(sp, q: Any, k: Any, v: Any, causal: bool, tile: int) -> dict:
+    """tiled_attention(q, k, v, is_causal, tile_size=tile)."""
+    out = module(sp, "tiled").tiled_attention(
+        tensor(sp, q), tensor(sp, k), tensor(sp, v), is_causal=causal, tile_size=tile
+    )
+    return {"out": array(out, keep=True)}
