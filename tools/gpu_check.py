@@ -6,11 +6,13 @@ One command for a machine with an NVIDIA GPU, CuPy installed (requirements-gpu.t
    capability), the CUDA driver and runtime versions, and each step a usable GPU needs
    (``support.device_bench.diagnose``: CuPy, a device, NVRTC, cuBLAS, cupyx);
 2. ``pytest tests/test_gpu.py tests/test_cuda_fallback.py tests/test_conv.py
-   tests/test_device_checks.py -rs``: chapter 7 on the GPU, the fallback with CuPy and no
-   visible GPU, chapter 8's convolution on the GPU (``F.conv2d`` forward and backward
-   against the CPU's, a LeNet-sized training step, its windows made by
-   ``cupy.lib.stride_tricks.as_strided``), and chapters 2–6's public and hidden checks with
-   their tensors on the GPU (``--quick`` leaves this last file out);
+   tests/test_attention.py tests/test_device_checks.py -rs``: chapter 7 on the GPU, the
+   fallback with CuPy and no visible GPU, chapter 8's convolution on the GPU (``F.conv2d``
+   forward and backward against the CPU's, a LeNet-sized training step, its windows made by
+   ``cupy.lib.stride_tricks.as_strided``), chapter 9's attention on the GPU
+   (``F.scaled_dot_product_attention`` forward and backward and a small GPT's AdamW steps
+   against the CPU's, generation with the key/value cache), and chapters 2–6's public and
+   hidden checks with their tensors on the GPU (``--quick`` leaves this last file out);
 3. ``python -m autograder.bench device``: CPU against GPU, matmuls and the capstone's
    training step at batch 64 and 4096 (goal: ≥ 10× the CPU at 4096).
 
@@ -38,7 +40,12 @@ from typing import TextIO
 
 REPO = Path(__file__).resolve().parent.parent
 RUNS = REPO / "docs" / "gpu-runs"
-TESTS = ["tests/test_gpu.py", "tests/test_cuda_fallback.py", "tests/test_conv.py"]  # conv: ch. 8
+TESTS = [
+    "tests/test_gpu.py",
+    "tests/test_cuda_fallback.py",
+    "tests/test_conv.py",  # chapter 8: conv2d, a LeNet step
+    "tests/test_attention.py",  # chapter 9: SDPA, a GPT step, generation
+]
 CHAPTER_CHECKS = "tests/test_device_checks.py"  # chapters 2-6 on the device (not --quick)
 
 
