@@ -539,16 +539,25 @@ def block_ref(
     if slip == "swapped":
         norm_first = not norm_first
     if norm_first:
-        if slip == "residual normed":
+        if slip.startswith("residual normed"):
             x = norm(1, x) + sa(norm(1, x))
-            return norm(second, x) + ff(norm(second, x))
+            if slip == "residual normed":
+                return norm(second, x) + ff(norm(second, x))
+            return x + ff(norm(second, x))
         x = (0 if slip == "no sa residual" else x) + sa(norm(1, x))
         return (0 if slip == "no ff residual" else x) + ff(norm(second, x))
     x = norm(1, (0 if slip == "no sa residual" else x) + sa(x))
     return norm(second, (0 if slip == "no ff residual" else x) + ff(x))
 
 
-BLOCK_SLIPS = ("swapped", "residual normed", "no sa residual", "no ff residual", "norm1 twice")
+BLOCK_SLIPS = (
+    "swapped",
+    "residual normed",
+    "residual normed once",
+    "no sa residual",
+    "no ff residual",
+    "norm1 twice",
+)
 
 BLOCK_WORDS = {
     "swapped": (
@@ -559,6 +568,11 @@ BLOCK_WORDS = {
         "the residual carries the normalised x (x = LN₁(x) + SA(LN₁(x))): in pre-norm the "
         "residual path is x itself, x = x + SA(LN₁(x)), and only the branch's input is "
         "normalised"
+    ),
+    "residual normed once": (
+        "the attention's residual carries the normalised x (x = LN₁(x) + SA(LN₁(x))): in "
+        "pre-norm the residual path is x itself, x = x + SA(LN₁(x)), and only the branch's "
+        "input is normalised"
     ),
     "no sa residual": (
         "the attention's residual is missing: its output is added to what came in, x + SA(…)"
@@ -809,7 +823,7 @@ def probs_wrong(logits: Any, temperature: float, top_k: int | None) -> dict:
     if top_k is None or top_k >= logits.shape[-1]:
         return wrong
     kth = _kth(scaled, top_k)
-    wrong["strict"] = _softmax_plain(np.where(scaled <= kth, NEG, scaled))
+    wrong["strict"] = softmax_nan(np.where(scaled <= kth, NEG, scaled))  # k = 1: nothing left
     if top_k > 1:
         wrong["k-1"] = _softmax_plain(np.where(scaled < _kth(scaled, top_k - 1), NEG, scaled))
     for name, order in (

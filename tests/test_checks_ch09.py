@@ -1,0 +1,419 @@
+"""What only chapter 9's checks do (every chapter's contracts: tests/test_contracts.py; its
+variants: tests/variants/ch09_*.py, judged by tests/test_variants.py): the parent's own
+references agree with PyTorch, and the verdicts name the mistakes the issue lists, on the
+reference with one function replaced, run in this process through the checks' own
+programs (fast; the variant sets run them in children)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from autograder.checks import ch09_attention as checks
+from autograder.checks.ch09_attention import cases, programs
+from autograder.harness import wire
+from solutions import ch09_attention as sp
+
+# -- the parent's references, against PyTorch --------------------------------------------------
+
+
+def test_the_reference_softmax_is_pytorchs_safe_softmax() -> None:
+    """Finite rows: torch.softmax; a row of −∞: zeros (SDPA's safe softmax); ±1e4: finite."""
+    torch = pytest.importorskip("torch")
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(3, 5)) * 3
+    x[0, 1] = -np.inf
+    x[2] = -np.inf
+    want = torch.softmax(torch.tensor(x[:2]), -1).numpy()
+    np.testing.assert_allclose(cases.softmax_ref(x)[:2], want, rtol=1e-14)
+    assert np.array_equal(cases.softmax_ref(x)[2], np.zeros(5))
+    big = np.array([[1e4, 1e4 - 1, -1e4]])
+    np.testing.assert_allclose(
+        cases.softmax_ref(big), torch.softmax(torch.tensor(big), -1).numpy(), rtol=1e-14
+    )
+
+
+@pytest.mark.parametrize("kind", ["none", "bool", "float", "causal"])
+def test_the_reference_attention_and_its_gradients_are_pytorchs(kind: str) -> None:
+    torch = pytest.importorskip("torch")
+    F = torch.nn.functional
+    rng = np.random.default_rng(1)
+    q, k, v = (
+        rng.normal(size=(2, 2, 3, 4)),
+        rng.normal(size=(2, 2, 5, 4)),
+        rng.normal(size=(2, 2, 5, 3)),
+    )
+    mask = None
+    if kind == "bool":
+        mask = rng.random((2, 1, 3, 5)) < 0.6
+        mask[..., 0] = True
+    elif kind == "float":
+        mask = np.where(rng.random((3, 5)) < 0.7, rng.normal(size=(3, 5)), -np.inf)
+        mask[:, 0] = 0.0
+    elif kind == "causal":
+        mask = cases.mask_ref(3, 5)
+    ref_kind = "bool" if kind == "causal" else kind
+    out, _ = cases.attention_ref(q, k, v, mask, ref_kind, 0.4)
+    tq, tk, tv = (torch.tensor(a, requires_grad=True) for a in (q, k, v))
+    tmask = None if mask is None else torch.tensor(mask)
+    want = F.scaled_dot_product_attention(tq, tk, tv, attn_mask=tmask, scale=0.4)
+    np.testing.assert_allclose(out, want.detach().numpy(), rtol=1e-12, atol=1e-14)
+    g = rng.normal(size=out.shape)
+    want.backward(torch.tensor(g))
+    grads = cases.vjp(
+        lambda a, b, c: cases.attention_ref(a, b, c, mask, ref_kind, 0.4)[0], [q, k, v], g
+    )
+    for got, t in zip(grads, (tq, tk, tv)):
+        np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_the_reference_multihead_attention_is_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    case = cases.mha_case(np.random.default_rng(2), 2, 3, 4, 6, 3, padding=True)
+    i = case.inputs
+    layer = torch.nn.MultiheadAttention(6, 3, batch_first=True, dtype=torch.float64)
+    layer.load_state_dict({k: torch.tensor(v) for k, v in i["params"].items()})
+    out, weights = layer(
+        *(torch.tensor(i[n]) for n in ("query", "key", "value")),
+        key_padding_mask=torch.tensor(i["padding"]),
+        average_attn_weights=False,
+    )
+    np.testing.assert_allclose(case.expected.out, out.detach().numpy(), rtol=1e-12, atol=1e-14)
+    np.testing.assert_allclose(case.expected.weights, weights.detach().numpy(), atol=1e-14)
+
+
+@pytest.mark.parametrize(("norm_first", "act"), [(True, "gelu"), (False, "relu"), (False, "gelu")])
+def test_the_reference_block_and_its_gradient_are_pytorchs(norm_first: bool, act: str) -> None:
+    torch = pytest.importorskip("torch")
+    case = cases.block_case(
+        np.random.default_rng(3), 2, 4, 6, 3, 8, norm_first=norm_first, act=act, causal=True
+    )
+    i = case.inputs
+    layer = torch.nn.TransformerEncoderLayer(
+        6, 3, 8, 0.0, act, batch_first=True, norm_first=norm_first, dtype=torch.float64
+    )
+    layer.load_state_dict({k: torch.tensor(v) for k, v in i["params"].items()})
+    x = torch.tensor(i["x"], requires_grad=True)
+    mask = torch.nn.Transformer.generate_square_subsequent_mask(4, dtype=torch.float64)
+    out = layer(x, src_mask=mask, is_causal=True)
+    np.testing.assert_allclose(case.expected.out, out.detach().numpy(), rtol=1e-12, atol=1e-13)
+    out.backward(torch.tensor(i["g"]))
+    np.testing.assert_allclose(case.expected.grad, x.grad.numpy(), rtol=1e-9, atol=1e-11)
+
+
+def test_the_reference_top_k_is_pytorchs_topk_rule() -> None:
+    """torch.topk's k-th value, everything below it −∞, then softmax (ties kept)."""
+    torch = pytest.importorskip("torch")
+    logits = np.random.default_rng(4).integers(-2, 3, (5, 8)).astype(float)
+    t = torch.tensor(logits) / 0.7
+    kth = torch.topk(t, 3, dim=-1).values[..., -1:]
+    want = torch.softmax(t.masked_fill(t < kth, -math.inf), -1).numpy()
+    np.testing.assert_allclose(cases.probs_ref(logits, 0.7, 3), want, rtol=1e-14)
+
+
+def test_the_online_state_after_every_tile_is_the_plain_softmax() -> None:
+    """finish of the definitional state is the plain attention (NumPy only: it is the same
+    parent code both ways, so this holds the two references to each other)."""
+    rng = np.random.default_rng(5)
+    q, k, v = rng.normal(size=(4, 3)), rng.normal(size=(7, 3)), rng.normal(size=(7, 2))
+    scores = q @ k.T / math.sqrt(3)
+    m, total, acc = cases.online_state([scores[:, :3], scores[:, 3:]], [v[:3], v[3:]])
+    np.testing.assert_allclose(acc / total, cases.attention_ref(q, k, v)[0], rtol=1e-13)
+    assert np.array_equal(m, scores.max(axis=-1, keepdims=True))
+
+
+# -- the verdicts name the mistakes -----------------------------------------------------------
+
+
+def _check(name: str):
+    return next(c for c in checks.CHECKS if c.name == name)
+
+
+def _first_problem(name: str) -> str:
+    """The first problem of the public check ``name`` on ``sp`` as it stands (run here)."""
+    check = _check(name)
+    for case in check.make_cases(0):
+        inputs = wire.loads(wire.dumps(dict(case.inputs)))
+        problem = check.verdict(case, wire.loads(wire.dumps(check.program(sp, **inputs))))
+        if problem:
+            return " ".join(str(problem).split())
+    return ""
+
+
+def test_the_reference_passes_the_checks_run_here() -> None:
+    for check in checks.CHECKS:
+        assert not _first_problem(check.name), check.name
+
+
+SOFTMAX = programs.module(sp, "softmax")
+ATTENTION = programs.module(sp, "attention")
+HEADS = programs.module(sp, "heads")
+
+
+def _softmax_forward(shift: bool, safe: bool):
+    def forward(ctx, x):
+        data = x.data
+        m = data.max(axis=-1, keepdims=True) if shift else 0
+        if safe and shift:
+            m = np.where(m == -np.inf, 0, m)
+        with np.errstate(all="ignore"):
+            e = np.exp(data - m)
+            s = e.sum(axis=-1, keepdims=True)
+            out = e / (np.where(s == 0, 1, s) if safe else s)
+        ctx.save_for_backward(x)
+        ctx.out = out
+        return out
+
+    return staticmethod(forward)
+
+
+@pytest.mark.parametrize(
+    ("shift", "safe", "says"),
+    [
+        (True, False, "−∞ − (−∞) is nan"),
+        (False, True, "exp(1e4) overflows to inf"),
+    ],
+)
+def test_softmax_slips_are_named(monkeypatch, shift: bool, safe: bool, says: str) -> None:
+    monkeypatch.setattr(SOFTMAX.SafeSoftmax, "forward", _softmax_forward(shift, safe))
+    problem = _first_problem("safe_softmax: values and the gradient")
+    assert says in problem, problem
+
+
+def _attention(scale=None, inverted=False, after=False):
+    """The reference's attention with one slip, in Tensor operations."""
+
+    def attention(query, key, value, mask=None, scale_given=None, dropout_p=0.0):
+        e, ev = query.shape[-1], value.shape[-1]
+        s = (
+            scale_given
+            if scale_given is not None
+            else {None: 1 / math.sqrt(e), "d": 1 / e, "ev": 1 / math.sqrt(ev), "none": 1.0}[scale]
+        )
+        scores = (query @ key.transpose(-2, -1)) * s
+        if mask is not None and not after:
+            if mask.dtype == sp.bool:
+                scores = scores.masked_fill(mask if inverted else ~mask, float("-inf"))
+            else:
+                scores = scores + mask
+        weights = SOFTMAX.safe_softmax(scores)
+        if mask is not None and after:
+            weights = weights.masked_fill(~mask, 0.0) if mask.dtype == sp.bool else weights + mask
+        return weights @ value, weights
+
+    return attention
+
+
+@pytest.mark.parametrize(
+    ("slip", "says"),
+    [
+        ({"scale": "d"}, "divided by E, not by √E"),
+        ({"scale": "ev"}, "divided by √Ev"),
+        ({"scale": "none"}, "the scores were not scaled"),
+        ({"inverted": True}, "read the wrong way round"),
+        ({"after": True}, "applied after the softmax"),
+    ],
+)
+def test_attention_slips_are_named(monkeypatch, slip: dict, says: str) -> None:
+    monkeypatch.setattr(ATTENTION, "attention", _attention(**slip))
+    problem = _first_problem("attention: values, weights and gradients")
+    assert says in problem, problem
+
+
+def test_a_transposed_causal_triangle_is_named(monkeypatch) -> None:
+    monkeypatch.setattr(
+        ATTENTION,
+        "causal_mask",
+        lambda L, S, diagonal=0, device=None: sp.ones(L, S, dtype=sp.bool).triu(diagonal),
+    )
+    assert "the triangle is transposed" in _first_problem("causal_mask")
+    assert "the triangle is transposed" in _first_problem("scaled_dot_product_attention: is_causal")
+
+
+@pytest.mark.parametrize(
+    ("split", "says"),
+    [
+        (
+            lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2], x.shape[-1] // h),
+            "without the transpose",
+        ),
+        (
+            lambda x, h: x.reshape(*x.shape[:-2], h, x.shape[-2] // h, x.shape[-1]),
+            "cut out of the positions T",
+        ),
+    ],
+)
+def test_heads_split_along_the_wrong_axis_are_named(monkeypatch, split, says: str) -> None:
+    monkeypatch.setattr(HEADS, "split_heads", split)
+    problem = _first_problem("split_heads and merge_heads")
+    assert says in problem, problem
+
+
+def test_heads_merged_in_the_wrong_order_are_named(monkeypatch) -> None:
+    monkeypatch.setattr(HEADS, "merge_heads", lambda x: x.reshape(*x.shape[:-3], x.shape[-2], -1))
+    assert "merged by a reshape alone" in _first_problem("split_heads and merge_heads")
+
+
+@pytest.mark.parametrize(
+    ("forward", "says"),
+    [
+        (
+            lambda self, x: (lambda y: y + self._ff_block(self.norm2(y)))(
+                self.norm1(x) + self._sa_block(self.norm1(x), None, None, False, None)
+            ),
+            "residual carries the normalised x",
+        ),
+        (
+            lambda self, x: (lambda y: y + self._ff_block(self.norm1(y)))(
+                x + self._sa_block(self.norm1(x), None, None, False, None)
+            ),
+            "norm1 was used for both branches",
+        ),
+        (
+            lambda self, x: (lambda y: self._ff_block(self.norm2(y)))(
+                x + self._sa_block(self.norm1(x), None, None, False, None)
+            ),
+            "the feed-forward's residual is missing",
+        ),
+    ],
+)
+def test_block_slips_are_named(monkeypatch, forward, says: str) -> None:
+    """Pre-norm slips, on the first (pre-norm, unmasked) case."""
+    layer = sp.nn.TransformerEncoderLayer
+    monkeypatch.setattr(layer, "forward", lambda self, x, *a, **k: forward(self, x))
+    problem = _first_problem("TransformerEncoderLayer: pre-norm and post-norm")
+    assert says in problem, problem
+
+
+def test_norm_first_ignored_is_named(monkeypatch) -> None:
+    layer = sp.nn.TransformerEncoderLayer
+    original = layer.forward
+
+    def swapped(self, src, *args, **kwargs):
+        self.norm_first = not self.norm_first
+        try:
+            return original(self, src, *args, **kwargs)
+        finally:
+            self.norm_first = not self.norm_first
+
+    monkeypatch.setattr(layer, "forward", swapped)
+    assert "pre-norm and post-norm are swapped" in _first_problem(
+        "TransformerEncoderLayer: pre-norm and post-norm"
+    )
+
+
+@pytest.mark.parametrize(
+    ("embed", "says"),
+    [
+        (
+            lambda self, idx, start=0: (
+                self.token_embedding(idx) + self.position_embedding(sp.arange(idx.shape[-1]))
+            ),
+            "the positions started at 0",
+        ),
+        (
+            lambda self, idx, start=0: (
+                self.token_embedding(idx)
+                + self.position_embedding(sp.arange(start, start + idx.shape[0]))[:, None]
+            ),
+            "added along the batch axis",
+        ),
+    ],
+)
+def test_embedding_slips_are_named(monkeypatch, embed, says: str) -> None:
+    monkeypatch.setattr(sp.GPT, "embed", embed)
+    problem = _first_problem("GPT.embed")
+    assert says in problem, problem
+
+
+def _probs(slip: str):
+    def next_token_probs(logits, temperature=1.0, top_k=None):
+        logits = logits * temperature if slip == "times" else logits / temperature
+        if top_k is not None and top_k < logits.shape[-1]:
+            data = logits.data
+            kth = -np.sort(-data, axis=-1)[..., top_k - 1 : top_k]
+            if slip == "strict":
+                keep = data > kth
+            elif slip == "first k":
+                order = np.argsort(-data, axis=-1, kind="stable")[..., :top_k]
+                keep = np.zeros(data.shape, dtype=bool)
+                np.put_along_axis(keep, order, True, axis=-1)
+            else:
+                keep = data >= kth
+            if slip == "after":
+                return sp.nn.functional.softmax(logits, dim=-1) * sp.tensor(keep.astype(float))
+            logits = logits.masked_fill(sp.tensor(~keep), float("-inf"))
+        return sp.nn.functional.softmax(logits, dim=-1)
+
+    return next_token_probs
+
+
+@pytest.mark.parametrize(
+    ("slip", "says"),
+    [
+        ("times", "multiplied by the temperature"),
+        ("strict", "fewer than k tokens were kept"),
+        ("first k", "picked by index among ties"),
+        ("after", "after the softmax without renormalising"),
+    ],
+)
+def test_top_k_slips_are_named(monkeypatch, slip: str, says: str) -> None:
+    monkeypatch.setattr(programs.module(sp, "sampling"), "next_token_probs", _probs(slip))
+    with np.errstate(invalid="ignore"):  # strict > with k = 1 leaves a row of nan
+        problem = _first_problem("next_token_probs: temperature and top-k")
+    assert says in problem, problem
+
+
+def _update(slip: str):
+    def update(self, key, value):
+        if self.keys is None:
+            self.keys, self.values = key, value
+        else:
+            self.keys = sp.cat([self.keys, key], dim=1 if slip == "axis" else -2)
+            if slip != "values":
+                self.values = sp.cat([self.values, value], dim=1 if slip == "axis" else -2)
+        return self.keys, self.values
+
+    return update
+
+
+@pytest.mark.parametrize(
+    ("slip", "says"),
+    [("values", "the values were not appended"), ("axis", "concatenated along axis 1")],
+)
+def test_cache_slips_are_named(monkeypatch, slip: str, says: str) -> None:
+    monkeypatch.setattr(sp.KVCache, "update", _update(slip))
+    problem = _first_problem("KVCache.update")
+    assert says in problem, problem
+
+
+def test_a_cache_mask_aligned_top_left_is_named(monkeypatch) -> None:
+    monkeypatch.setattr(sp.KVCache, "mask", lambda self, new: sp.causal_mask(new, len(self)))
+    assert "aligned at the top left" in _first_problem("KVCache.mask: aligned at the bottom right")
+    assert _first_problem("GPT with the caches: the logits of the full recompute")
+
+
+def _online(slip: str):
+    def online_step(state, scores, values):
+        m, total, acc = state
+        m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))
+        safe = np.where(m_new == -np.inf, 0, m_new)
+        alpha = np.exp(m - safe)
+        p = np.exp(scores - safe)
+        total = (1 if slip == "sum" else alpha) * total + p.sum(axis=-1, keepdims=True)
+        return m_new, total, (1 if slip == "acc" else alpha) * acc + p @ values
+
+    return online_step
+
+
+@pytest.mark.parametrize(
+    ("slip", "says"),
+    [("sum", "the running sum was not rescaled"), ("acc", "acc was not rescaled")],
+)
+def test_online_slips_are_named(monkeypatch, slip: str, says: str) -> None:
+    monkeypatch.setattr(programs.module(sp, "tiled"), "online_step", _online(slip))
+    problem = _first_problem("online_step")
+    assert says in problem, problem
+    assert _first_problem("tiled_attention: the plain attention, to 1e-12")
