@@ -158,11 +158,11 @@ VARIANTS = [
     ),
     # -- 9.3: split_heads and merge_heads ---------------------------------------------------
     (
-        "split_heads reshapes straight to (h, T, d)",
+        "split_heads swaps the last two axes (T, d, h)",
         HEADS,
         (
             "    return x.reshape(*lead, t, num_heads, e // num_heads).transpose(-3, -2)\n",
-            "    return x.reshape(*lead, num_heads, t, e // num_heads)\n",
+            "    return x.reshape(*lead, t, num_heads, e // num_heads).transpose(-2, -1)\n",
         ),
         "9.3",
     ),
@@ -300,12 +300,9 @@ VARIANTS = [
         "9.6",
     ),
     (
-        "top-k hides the k-th value too (<=)",
+        "top-k compares with the k-th smallest logit",
         SAMPLING,
-        (
-            'logits.masked_fill(logits < kth, float("-inf"))',
-            'logits.masked_fill(logits <= kth, float("-inf"))',
-        ),
+        (KTH, "        kth = logits.topk(top_k, dim=-1, largest=False).values[..., -1:]\n"),
         "9.6",
     ),
     (
