@@ -1,5 +1,173 @@
-"""Hidden checks for chapter 9 — attention (being written: issue 31)."""
+"""Hidden checks for chapter 9 — attention and a character-level Transformer (tasks
+9.1–9.8).
+
+Rows of chapter 9's public case builders (``checks/ch09_attention/cases``), run by the
+public programs and judged by the public verdicts, on other cases than the public ones:
+softmax rows with −∞ and ±1e4 together on more leading axes, a second derivative through
+a partly masked batch; masks for a single query and a wide diagonal; attention with a
+single key, masks broadcasting over the batch only, a float mask with a given scale;
+heads on one position and two leading axes; MultiheadAttention with one head and with a
+padding mask averaged; blocks of other widths under both norms; embeddings that start at
+the last positions; top-k with every logit tied and k = 1 over a batch; caches grown in
+uneven steps, a GPT with one head and a prompt of one token; tiles of width one and maxima
+that fall, the plain attention over tiles larger than T. Labels name the kind of case,
+never the drawn values.
+"""
 
 from __future__ import annotations
 
-CHECKS: list = []
+import numpy as np
+
+from ...checks.ch09_attention import CHECKS as PUBLIC
+from ...checks.ch09_attention.cases import (
+    attention_case,
+    block_case,
+    cache_case,
+    cache_mask_case,
+    causal_mask_case,
+    drawn_probs_case,
+    embed_case,
+    finish_case,
+    gpt_cache_case,
+    heads_case,
+    mha_case,
+    online_case,
+    probs_case,
+    sdpa_case,
+    softmax_case,
+    tiled_case,
+)
+from ...harness.api import Case
+from ...harness.table import Hidden, Rows, hidden_checks, row
+
+SOFTMAX = Rows(
+    [
+        row(softmax_case, (2, 2, 5), masked=[(0, 0, 4), (1, 1, 0)], rows=[(1, 0)], large=True),
+        row(softmax_case, (4, 1), rows=[(2,)]),
+        row(softmax_case, (3, 6), masked=[(0, 5), (2, 0), (2, 1)]),
+    ]
+)
+
+SOFTMAX_SECOND = Rows(
+    [
+        row(softmax_case, (2, 2, 3), masked=[(0, 1, 1)], second=True),
+        row(softmax_case, (1, 5), second=True),
+    ]
+)
+
+MASKS = Rows.of(
+    causal_mask_case(None, [(1, 4, 0), (1, 4, 3), (6, 3, 1), (3, 7, -2)]),
+    causal_mask_case(None, [(5, 5, 0), (2, 3, 5), (4, 2, -3)]),
+)
+
+ATTENTION = Rows(
+    [
+        row(attention_case, (2,), 3, 1, 3, 2),
+        row(attention_case, (2, 2), 2, 4, 3, 5, kind="bool", mask_shape=(2, 1, 1, 4)),
+        row(attention_case, (3,), 4, 4, 2, 3, kind="float", mask_shape=(3, 4, 4), scale=1.3),
+        row(attention_case, (1, 3), 4, 2, 5, 2, causal=True),
+    ]
+)
+
+SDPA = Rows([row(sdpa_case, (2, 2), 4, 2, 3, 3), row(sdpa_case, (1,), 1, 3, 2, 4)])
+
+HEADS = Rows(
+    [
+        row(heads_case, (2, 2, 3, 6), 3, arange=True),
+        row(heads_case, (1, 1, 10), 5),
+        row(heads_case, (4, 6), 2),
+    ]
+)
+
+MHA = Rows(
+    [
+        row(mha_case, 2, 3, 2, 3, 1),
+        row(mha_case, 1, 4, 5, 8, 4, padding=True, average=True),
+    ]
+)
+
+BLOCKS = Rows(
+    [
+        row(block_case, 2, 2, 6, 3, 4, norm_first=False, act="gelu"),
+        row(block_case, 1, 5, 4, 2, 3, norm_first=True, act="gelu", causal=True),
+        row(block_case, 3, 2, 2, 1, 3, norm_first=True, act="relu"),
+    ]
+)
+
+EMBED = Rows(
+    [
+        row(embed_case, 2, 1, 3, 5, 3, start=4),
+        row(embed_case, 4, 2, 6, 5, 2, start=3, repeat=True),
+    ]
+)
+
+
+def _probs(rng: np.random.Generator) -> list[Case]:
+    return [
+        probs_case([[2.0, 2.0, 2.0, 2.0]], 1.0, 2, "every logit tied"),
+        probs_case([[0.0, 1.0, 5.0], [4.0, 4.0, -1.0], [1.0, 0.0, 1.0]], 1.0, 1, "k = 1, rows"),
+        drawn_probs_case(rng, (2, 9), 0.6, 4),
+        drawn_probs_case(rng, (4, 5), 2.5, None, ties=False),
+    ]
+
+
+CACHE = Rows([row(cache_case, 1, 3, 2, [2, 2, 1, 3]), row(cache_case, 3, 1, 1, [1, 4])])
+
+CACHE_MASK = Rows.of(cache_mask_case([1, 1, 1, 1]), cache_mask_case([4, 2, 1]))
+
+GPT = Rows(
+    [row(gpt_cache_case, 1, 5, 1, 5, 6, 1, 1, 4), row(gpt_cache_case, 3, 4, 2, 6, 4, 2, 4, 8)]
+)
+
+ONLINE = Rows(
+    [
+        row(online_case, (), 3, [1, 1, 1, 1], 2, rising=True),
+        row(online_case, (2,), 2, [4, 2], 3, empty_row=True),
+    ]
+)
+
+FINISH = Rows([row(finish_case, (1, 2), 4, 1), row(finish_case, (), 1, 3)])
+
+TILED = Rows(
+    [
+        row(tiled_case, (1,), 3, 3, 2, 2, 8),
+        row(tiled_case, (2, 2), 9, 9, 3, 2, 4, causal=True),
+        row(tiled_case, (), 4, 6, 2, 3, 1),
+    ]
+)
+
+CHECKS = hidden_checks(
+    PUBLIC,
+    [
+        Hidden("safe_softmax: values and the gradient", SOFTMAX, "safe_softmax (held out)"),
+        Hidden(
+            "safe_softmax: the gradient's gradient",
+            SOFTMAX_SECOND,
+            "safe_softmax's gradient's gradient (held out)",
+        ),
+        Hidden("causal_mask", MASKS, "causal_mask (held out)"),
+        Hidden("attention: values, weights and gradients", ATTENTION, "attention (held out)"),
+        Hidden("scaled_dot_product_attention: is_causal", SDPA, "is_causal (held out)"),
+        Hidden("split_heads and merge_heads", HEADS, "split and merge heads (held out)"),
+        Hidden("MultiheadAttention: PyTorch's layout", MHA, "MultiheadAttention (held out)"),
+        Hidden(
+            "TransformerEncoderLayer: pre-norm and post-norm",
+            BLOCKS,
+            "TransformerEncoderLayer (held out)",
+        ),
+        Hidden("GPT.embed", EMBED, "GPT.embed (held out)"),
+        Hidden("next_token_probs: temperature and top-k", _probs, "next_token_probs (held out)"),
+        Hidden("KVCache.update", CACHE, "KVCache.update (held out)"),
+        Hidden("KVCache.mask: aligned at the bottom right", CACHE_MASK, "KVCache.mask (held out)"),
+        Hidden(
+            "GPT with the caches: the logits of the full recompute",
+            GPT,
+            "GPT with the caches (held out)",
+        ),
+        Hidden("online_step", ONLINE, "online_step (held out)"),
+        Hidden("finish", FINISH, "finish (held out)"),
+        Hidden(
+            "tiled_attention: the plain attention, to 1e-12", TILED, "tiled_attention (held out)"
+        ),
+    ],
+)
