@@ -121,8 +121,9 @@ grade: env
 
 # Benchmarks: grading throughput (40 generated chapter-1 submissions, --jobs 2), then the
 # framework's speed against PyTorch and a NumPy floor (`python -m autograder.bench framework`),
-# the CPU against a device (`... device`) and chapter 8's Conv2d and CNN epoch (`... conv`);
-# PART=conv (grading, framework, device) runs one part: make bench PART=conv.
+# the CPU against a device (`... device`), chapter 8's Conv2d and CNN epoch (`... conv`) and
+# chapter 9's GPT step, tiled attention and cached generation (`... gpt`);
+# PART=gpt (grading, framework, device, conv) runs one part: make bench PART=gpt.
 bench: env
 	@$(PY) -m autograder.bench $(PART)
 

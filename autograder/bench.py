@@ -1,12 +1,15 @@
 """Benchmarks (``make bench``; ``python -m autograder.bench [grading | framework | device |
-conv]``).
+conv | gpt]``).
 
-Every part by default; ``grading``, ``framework``, ``device`` or ``conv`` runs one, with that
-part's options (``python -m autograder.bench framework --help``). The framework part,
-Sparrow's speed against PyTorch and a hand-written NumPy backprop, is ``bench_framework.py``;
-the device part, the CPU against a GPU (or, without one, the simulated device, said so), is
-``bench_device.py``; the convolution part, chapter 8's Conv2d against a NumPy im2col floor
-and PyTorch, and the CNN capstone's epoch against PyTorch's, is ``bench_conv.py``.
+Every part by default; ``grading``, ``framework``, ``device``, ``conv`` or ``gpt`` runs one,
+with that part's options (``python -m autograder.bench framework --help``). The framework
+part, Sparrow's speed against PyTorch and a hand-written NumPy backprop, is
+``bench_framework.py``; the device part, the CPU against a GPU (or, without one, the
+simulated device, said so), is ``bench_device.py``; the convolution part, chapter 8's Conv2d
+against a NumPy im2col floor and PyTorch, and the CNN capstone's epoch against PyTorch's, is
+``bench_conv.py``; the Transformer part, chapter 9's GPT training step against PyTorch's,
+tiled attention against the plain one at a long context, and generation with and without
+the key/value cache, is ``bench_gpt.py``.
 
 Grading throughput for chapter 1: generates a class of submissions (correct, partly
 correct, stubs only), then measures
@@ -28,7 +31,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from . import bench_conv, bench_device, bench_framework
+from . import bench_conv, bench_device, bench_framework, bench_gpt
 from .checking import check_chapter
 from .course import CHAPTERS, chapter
 from .grading import REPO, Options, grade_all, repository_course
@@ -61,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
         return bench_device.main(argv[1:])
     if argv and argv[0] == "conv":
         return bench_conv.main(argv[1:])
+    if argv and argv[0] == "gpt":
+        return bench_gpt.main(argv[1:])
     if argv and argv[0] == "grading":
         return grading(argv[1:])
     status = grading(argv)
@@ -69,7 +74,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     status = status or bench_device.main([])
     print(flush=True)
-    return status or bench_conv.main([])
+    status = status or bench_conv.main([])
+    print(flush=True)
+    return status or bench_gpt.main([])
 
 
 def grading(argv: list[str]) -> int:

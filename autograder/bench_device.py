@@ -7,7 +7,8 @@ at batch 4096, its batch already on the device; the three training loops of §6 
 moved to the device, the data set on the device, and that with ``.item()`` at every step),
 per step; one matmul timed when the call returns and after ``synchronize()``; and chapter
 8's rows (``support.conv_device_bench``: a conv layer's forward and backward, a LeNet
-training step) — on the
+training step) and chapter 9's (``support.gpt_device_bench``: a training step of the GPT
+capstone's model) — on the
 CPU (NumPy, every core it has) and on the device, with the speed-up (CPU seconds / device
 seconds). A GPU is synchronised before the clock is read; every figure is the best of at
 least ``--repeat`` timings (the worst printed beside it) after a warm-up call, and a call
@@ -30,7 +31,7 @@ import os
 import sys
 import time
 
-from support import conv_device_bench, device_bench
+from support import conv_device_bench, device_bench, gpt_device_bench
 
 QUICK = {"sizes": [256, 1024], "batches": [64, 4096], "repeat": device_bench.REPEAT}
 
@@ -75,6 +76,11 @@ def main(argv: list[str] | None = None) -> int:
         print()
         rows = conv_device_bench.conv_comparison(conv, device, args.repeat)
         print(conv_device_bench.format_conv(rows, device))
+    gpt = _chapter_9(args.impl)
+    if gpt is not None:  # the Transformer row (chapter 9 on the device), once the tree has it
+        print()
+        rows = gpt_device_bench.gpt_comparison(gpt, device, args.repeat)
+        print(gpt_device_bench.format_gpt(rows, device))
     return 1 if args.require_gpu and not gpu else 0
 
 
@@ -86,6 +92,22 @@ def _chapter_8(impl: str):
     except ModuleNotFoundError:
         print("\n(no chapter 8 in this tree: no conv rows)")
         return None
+
+
+def _chapter_9(impl: str):
+    """Chapter 9's package of the tree, or None (a tree without it, or with a task of it or
+    below it left as a stub: the row is skipped, said so)."""
+    from autograder import bench_gpt
+
+    try:
+        sp = importlib.import_module(f"{impl}.ch09_attention")
+    except ModuleNotFoundError:
+        print("\n(no chapter 9 in this tree: no Transformer row)")
+        return None
+    if not bench_gpt.works(sp):
+        print(f"\n({impl}/ch09_attention raises NotImplementedError: no Transformer row)")
+        return None
+    return sp
 
 
 if __name__ == "__main__":
