@@ -252,6 +252,7 @@ MHA_CASES = {
     "batch_first": {"batch_first": True},
     "sequence first": {},
     "unbatched": {"unbatched": True},
+    "unbatched, padding, per-head": {"unbatched": True, "padding": "bool", "average": False},
     "per-head weights": {"batch_first": True, "average": False},
     "no weights": {"batch_first": True, "need_weights": False},
     "bool key_padding_mask": {"batch_first": True, "padding": "bool"},
