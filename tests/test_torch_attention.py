@@ -24,10 +24,14 @@ input and every parameter (of Σ out·u, u random and the same for both):
   against ``torch.topk`` + masking + softmax;
 - ``sp.GPT`` against a PyTorch twin written here (two ``nn.Embedding``, pre-norm GELU
   ``TransformerEncoderLayer`` blocks, ``LayerNorm``, ``Linear``) with the same weights: the
-  logits, and every parameter's gradient of a cross-entropy loss.
+  logits, and every parameter's gradient of a cross-entropy loss;
+- second derivatives (``create_graph=True``) of SDPA, causal and with an empty row, against
+  ``torch.autograd.grad`` on PyTorch's math backend.
 """
 
 from __future__ import annotations
+
+import contextlib
 
 import numpy as np
 import pytest
@@ -550,3 +554,34 @@ def test_gpt_logits_and_every_gradient_equal_a_pytorch_twins() -> None:
     _close(loss, tloss)
     loss.backward(), tloss.backward()
     _check_modules(ours, theirs)
+
+
+# -- second derivatives ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("masked", [False, True], ids=["causal", "bool mask with an empty row"])
+def test_sdpa_second_derivative(masked: bool) -> None:
+    """d/d(q, k, v) of ‖∂L/∂q‖² + ‖∂L/∂v‖², L = Σ SDPA(q, k, v)²: through the backward
+    (``create_graph``; safe_softmax's backward recorded). PyTorch's math backend, whose
+    backward is itself differentiable."""
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    rng = np.random.default_rng(15)
+    arrays = [_randn(rng, 2, L, E), _randn(rng, 2, S, E), _randn(rng, 2, S, EV)]
+    keep = _masks(rng, (L, S))["bool"]
+    keep[2] = False
+    results = []
+    for lib, make, grad in (
+        (sp, sp.tensor, sp.autograd.grad),
+        (torch, torch.tensor, torch.autograd.grad),
+    ):
+        q, k, v = (make(a.copy(), requires_grad=True) for a in arrays)
+        functional = F if lib is sp else TF
+        kw = {"attn_mask": make(keep)} if masked else {"is_causal": True}
+        with sdpa_kernel(SDPBackend.MATH) if lib is torch else contextlib.nullcontext():
+            loss = (functional.scaled_dot_product_attention(q, k, v, **kw) ** 2).sum()
+            gq, gv = grad(loss, (q, v), create_graph=True)
+            ((gq**2).sum() + (gv**2).sum()).backward()
+        results.append([gq, gv, q.grad, k.grad, v.grad])
+    for ours, theirs in zip(*results, strict=True):
+        _close(ours, theirs)
