@@ -120,11 +120,18 @@ class TransformerEncoderLayer(Module):
 
 
 class TransformerEncoder(Module):
-    """``TransformerEncoder(encoder_layer, num_layers, norm=None)``: ``num_layers`` deep copies
-    of ``encoder_layer`` (``layers.0``, ``layers.1``, …), then ``norm`` if given (given)."""
+    """``TransformerEncoder(encoder_layer, num_layers, norm=None, enable_nested_tensor=True,
+    mask_check=True)``: ``num_layers`` deep copies of ``encoder_layer`` (``layers.0``,
+    ``layers.1``, …), then ``norm`` if given (given). The last two are PyTorch's switches for
+    its fast path (nested tensors for padded batches); they are accepted and change nothing."""
 
     def __init__(
-        self, encoder_layer: TransformerEncoderLayer, num_layers: int, norm: Module | None = None
+        self,
+        encoder_layer: TransformerEncoderLayer,
+        num_layers: int,
+        norm: Module | None = None,
+        enable_nested_tensor: bool = True,
+        mask_check: bool = True,
     ) -> None:
         super().__init__()
         self.layers = ModuleList([copy.deepcopy(encoder_layer) for _ in range(num_layers)])

@@ -15,7 +15,9 @@ forms, as PyTorch does: a **boolean** mask (True: the query may look there; Fals
 score becomes −∞), or a **float** mask added to the scores (0 to keep, −∞ to hide, anything
 between to bias). ``is_causal=True`` is the boolean lower triangle (query i sees keys
 j ≤ i), which is what a language model needs: no position may read the future it is asked
-to predict. The two are exclusive: PyTorch refuses a mask together with ``is_causal``.
+to predict. The two are exclusive here, as in PyTorch's reference ("math") backend, which
+refuses a mask together with ``is_causal``; PyTorch 2.13's default CPU kernel accepts both and
+applies both, so code that relies on that must combine them into one mask for Sparrow.
 
 Backward: every step is a recorded operation (matmul, the mask, task 9.1's softmax), so the
 gradients of q, k and v come from chapter 4's engine with nothing written here.
