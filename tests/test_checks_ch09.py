@@ -11,10 +11,16 @@ import math
 import numpy as np
 import pytest
 
+from autograder import report
+from autograder.checking import public_checks
 from autograder.checks import ch09_attention as checks
 from autograder.checks.ch09_attention import cases, programs
+from autograder.course import chapter
 from autograder.harness import wire
 from solutions import ch09_attention as sp
+from tests.test_hidden_checks import SECRET_SEED, _inputs, graded, hidden, reference
+from tests.test_hidden_checks import checks as checks_of
+from tests.trees import composite, write_stubs
 
 # -- the parent's references, against PyTorch --------------------------------------------------
 
@@ -417,3 +423,37 @@ def test_online_slips_are_named(monkeypatch, slip: str, says: str) -> None:
     problem = _first_problem("online_step")
     assert says in problem, problem
     assert _first_problem("tiled_attention: the plain attention, to 1e-12")
+
+
+# -- the hidden checks (as tests/test_hidden_checks.py holds chapters 1–4) ----------------------
+
+
+@pytest.mark.parametrize("seed", [0, SECRET_SEED])
+def test_the_reference_scores_every_point_with_the_hidden_checks(seed: int) -> None:
+    result = graded(9, reference(9), public=not seed, seed=seed)
+    assert result.passed and result.points == result.max_points, report.chapter_report(result)
+    for task in result.tasks:  # every task has its public checks and hidden ones
+        names = {c.check.name for c in task.checks}
+        assert any("held out" in name for name in names) and (seed or len(names) >= 2)
+
+
+def test_fresh_stubs_score_nothing_on_the_hidden_checks(tmp_path) -> None:
+    stubs = write_stubs(tmp_path)
+    result = graded(9, composite(9, stubs / "ch09_attention"), public=False)
+    assert result.points == 0
+    assert {t.status for t in result.tasks} == {"not started"}, report.chapter_report(result)
+
+
+def test_hidden_cases_are_other_cases_and_their_labels_never_change() -> None:
+    """Other labels and inputs than the public cases'; labels the same at every seed (they
+    name the kind of case), inputs not."""
+    public = checks_of(public_checks(chapter(9))[0])
+    cases = [case for c in public for case in c.make_cases(0)]
+    labels, inputs = {case.label for case in cases}, set(_inputs(cases))
+    for check in checks_of(hidden(9)):
+        assert check.name not in {c.name for c in public} and "held out" in check.name
+        own, secret = check.make_cases(0), check.make_cases(SECRET_SEED)
+        assert not labels & {case.label for case in own}, check.name
+        assert not inputs & set(_inputs(own)), check.name
+        assert [c.label for c in own] == [c.label for c in secret], check.name
+        assert _inputs(own) != _inputs(secret), check.name

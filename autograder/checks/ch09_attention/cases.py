@@ -157,15 +157,18 @@ def mask_ref(L: int, S: int, diagonal: int = 0) -> np.ndarray:
     return j <= i + diagonal
 
 
-def causal_mask_case(rng: np.random.Generator, rows: Sequence[tuple[int, int, int]]) -> Case:
-    """causal_mask(L, S, diagonal) for each row."""
+def causal_mask_case(
+    rng: np.random.Generator, rows: Sequence[tuple[int, int, int]], label: str = ""
+) -> Case:
+    """causal_mask(L, S, diagonal) for each row (``label``: what the rows are, where they
+    are drawn)."""
     rows = [tuple(int(v) for v in r) for r in rows]
     want = [mask_ref(*r).astype(np.int64) for r in rows]
     triu = [(np.arange(r[1])[None, :] >= np.arange(r[0])[:, None] + r[2]).astype(int) for r in rows]
     flat = [mask_ref(r[0], r[1]).astype(np.int64) for r in rows]
-    text = ", ".join(f"({L}, {S}, {d})" for L, S, d in rows)
+    text = label or "(L, S, diagonal) = " + ", ".join(f"({L}, {S}, {d})" for L, S, d in rows)
     return Case(
-        f"causal_mask(L, S, diagonal) for (L, S, diagonal) = {text}",
+        f"causal_mask(L, S, diagonal) for {text}",
         {"rows": [list(r) for r in rows]},
         MaskExpected(want, triu, flat),
     )
@@ -950,13 +953,15 @@ class CacheMaskExpected:
     top_left: list
 
 
-def cache_mask_case(steps: Sequence[int]) -> Case:
-    """KVCache.mask(new) after each update of ``steps`` new positions."""
+def cache_mask_case(steps: Sequence[int], label: str = "") -> Case:
+    """KVCache.mask(new) after each update of ``steps`` new positions (``label``: what the
+    steps are, where they are drawn)."""
     sizes = np.cumsum(steps)
     masks = [mask_ref(n, int(s), int(s) - n).astype(np.int64) for n, s in zip(steps, sizes)]
     top = [mask_ref(n, int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
     return Case(
-        "KVCache.mask(new) after updates of " + ", ".join(map(str, steps)) + " positions",
+        "KVCache.mask(new) after updates of "
+        + (label or ", ".join(map(str, steps)) + " positions"),
         {"steps": list(map(int, steps))},
         CacheMaskExpected(masks, top),
     )

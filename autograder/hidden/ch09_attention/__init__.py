@@ -55,10 +55,17 @@ SOFTMAX_SECOND = Rows(
     ]
 )
 
-MASKS = Rows.of(
-    causal_mask_case(None, [(1, 4, 0), (1, 4, 3), (6, 3, 1), (3, 7, -2)]),
-    causal_mask_case(None, [(5, 5, 0), (2, 3, 5), (4, 2, -3)]),
-)
+
+def _masks(rng: np.random.Generator) -> list[Case]:
+    drawn = [
+        (int(rng.integers(1, 7)), int(rng.integers(1, 8)), int(rng.integers(-3, 4)))
+        for _ in range(5)
+    ]
+    return [
+        causal_mask_case(rng, [(1, 4, 0), (1, 4, 3), (6, 3, 1), (3, 7, -2)]),
+        causal_mask_case(rng, drawn, "five drawn (L, S, diagonal)"),
+    ]
+
 
 ATTENTION = Rows(
     [
@@ -113,7 +120,14 @@ def _probs(rng: np.random.Generator) -> list[Case]:
 
 CACHE = Rows([row(cache_case, 1, 3, 2, [2, 2, 1, 3]), row(cache_case, 3, 1, 1, [1, 4])])
 
-CACHE_MASK = Rows.of(cache_mask_case([1, 1, 1, 1]), cache_mask_case([4, 2, 1]))
+
+def _cache_masks(rng: np.random.Generator) -> list[Case]:
+    drawn = [int(n) for n in rng.integers(1, 4, 4)]
+    return [
+        cache_mask_case([1, 1, 1, 1]),
+        cache_mask_case(drawn, "four drawn numbers of positions"),
+    ]
+
 
 GPT = Rows(
     [row(gpt_cache_case, 1, 5, 1, 5, 6, 1, 1, 4), row(gpt_cache_case, 3, 4, 2, 6, 4, 2, 4, 8)]
@@ -145,7 +159,7 @@ CHECKS = hidden_checks(
             SOFTMAX_SECOND,
             "safe_softmax's gradient's gradient (held out)",
         ),
-        Hidden("causal_mask", MASKS, "causal_mask (held out)"),
+        Hidden("causal_mask", _masks, "causal_mask (held out)"),
         Hidden("attention: values, weights and gradients", ATTENTION, "attention (held out)"),
         Hidden("scaled_dot_product_attention: is_causal", SDPA, "is_causal (held out)"),
         Hidden("split_heads and merge_heads", HEADS, "split and merge heads (held out)"),
@@ -158,7 +172,9 @@ CHECKS = hidden_checks(
         Hidden("GPT.embed", EMBED, "GPT.embed (held out)"),
         Hidden("next_token_probs: temperature and top-k", _probs, "next_token_probs (held out)"),
         Hidden("KVCache.update", CACHE, "KVCache.update (held out)"),
-        Hidden("KVCache.mask: aligned at the bottom right", CACHE_MASK, "KVCache.mask (held out)"),
+        Hidden(
+            "KVCache.mask: aligned at the bottom right", _cache_masks, "KVCache.mask (held out)"
+        ),
         Hidden(
             "GPT with the caches: the logits of the full recompute",
             GPT,
