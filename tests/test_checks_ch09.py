@@ -457,3 +457,58 @@ def test_hidden_cases_are_other_cases_and_their_labels_never_change() -> None:
         assert not inputs & set(_inputs(own)), check.name
         assert [c.label for c in own] == [c.label for c in secret], check.name
         assert _inputs(own) != _inputs(secret), check.name
+
+
+def test_a_softmax_backward_without_the_row_sum_is_named(monkeypatch) -> None:
+    def backward(ctx, grad_output):
+        (x,) = ctx.saved_tensors
+        return SOFTMAX.SafeSoftmax.apply(x) * grad_output
+
+    monkeypatch.setattr(SOFTMAX.SafeSoftmax, "backward", staticmethod(backward))
+    problem = _first_problem("safe_softmax: values and the gradient")
+    assert "the gradient is y · g alone" in problem, problem
+
+
+def test_a_finite_mask_value_is_named(monkeypatch) -> None:
+    """−1e9 in place of −∞ passes every row that sees a key; the blind row names it."""
+
+    def attention(query, key, value, mask=None, scale=None, dropout_p=0.0):
+        scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+        scores = (query @ key.transpose(-2, -1)) * scale
+        if mask is not None:
+            scores = scores.masked_fill(~mask, -1e9) if mask.dtype == sp.bool else scores + mask
+        weights = SOFTMAX.safe_softmax(scores)
+        return weights @ value, weights
+
+    monkeypatch.setattr(ATTENTION, "attention", attention)
+    problem = _first_problem("attention: values, weights and gradients")
+    assert "instead of −∞" in problem, problem
+
+
+def test_online_steps_against_the_old_maximum_or_without_a_guard_are_named(monkeypatch) -> None:
+    tiled = programs.module(sp, "tiled")
+
+    def old_max(state, scores, values):
+        m, total, acc = state
+        m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))
+        safe, old = (np.where(a == -np.inf, 0, a) for a in (m_new, m))
+        alpha = np.exp(m - safe)
+        p = np.exp(scores - old)
+        return m_new, alpha * total + p.sum(axis=-1, keepdims=True), alpha * acc + p @ values
+
+    monkeypatch.setattr(tiled, "online_step", old_max)
+    assert "measured against the old maximum" in _first_problem("online_step")
+
+    def unguarded(state, scores, values):
+        m, total, acc = state
+        m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))
+        alpha, p = np.exp(m - m_new), np.exp(scores - m_new)
+        return m_new, alpha * total + p.sum(axis=-1, keepdims=True), alpha * acc + p @ values
+
+    monkeypatch.setattr(tiled, "online_step", unguarded)
+    with np.errstate(invalid="ignore"):
+        problem = _first_problem("online_step")
+    assert "has seen only −∞ so far gave nan" in problem, problem
+    monkeypatch.setattr(tiled, "finish", lambda state: state[2] / state[1])
+    with np.errstate(invalid="ignore", divide="ignore"):
+        assert "(0 / 0)" in _first_problem("finish")

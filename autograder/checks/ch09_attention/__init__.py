@@ -42,6 +42,7 @@ from .cases import (
     BLOCK_WORDS,
     CACHE_WORDS,
     EMBED_WORDS,
+    FINISH_WORDS,
     HEADS_WORDS,
     MASK_WORDS,
     ONLINE_WORDS,
@@ -100,7 +101,13 @@ softmax_verdict = first(
     _backward_failed(),
     Fields(
         [Field("grad", "x.grad (∂L/∂x for upstream g)", *GRADS)],
-        [Mistake("grad", lambda case: case.expected.grad_nan, SOFTMAX_WORDS["grad nan"])],
+        [
+            Mistake("grad", lambda case: case.expected.grad_nan, SOFTMAX_WORDS["grad nan"]),
+            *(
+                Mistake("grad", lambda case, n=n: case.expected.grad_wrong[n], SOFTMAX_WORDS[n])
+                for n in ("grad diagonal", "grad all", "grad sign", "grad no y")
+            ),
+        ],
     ),
     where(
         lambda case: case.expected.grad_grad is not None,
@@ -389,11 +396,14 @@ online_verdict = first(
             Field("l.*", "l (the running sum of exponentials) after tile {i}", *VALUES),
             Field("acc.*", "acc (the running weighted values) after tile {i}", *VALUES),
         ],
-        [*_online_mistakes("l"), *_online_mistakes("acc")],
+        [*_online_mistakes("m"), *_online_mistakes("l"), *_online_mistakes("acc")],
     ),
 )
 
-finish_verdict = Fields([Field("out", "finish((m, l, acc))", *VALUES)])
+finish_verdict = Fields(
+    [Field("out", "finish((m, l, acc))", *VALUES)],
+    [Mistake("out", lambda c: c.expected["nan"], FINISH_WORDS)],
+)
 tiled_verdict = Fields([Field("out", "tiled_attention(q, k, v)", 1e-12, 1e-12)])
 
 
@@ -434,6 +444,7 @@ def _attention_rows() -> Rows:
             row(attention_case, (2, 2), 2, 5, 3, 2, kind="bool", mask_shape=(2, 1, 2, 5)),
             row(attention_case, (2, 3), 3, 4, 2, 4, kind="float", mask_shape=(1, 3, 1, 4)),
             row(attention_case, (2,), 4, 3, 3, 5, kind="float", scale=0.7),
+            row(attention_case, (2,), 3, 4, 2, 3, kind="bool", blind=True),
             row(attention_case, (), 3, 6, 4, 3),
             row(dropout_case, 2, 3, 4),
         ]

@@ -89,6 +89,16 @@ SOFTMAX_WORDS = {
         "the row's largest value was not subtracted before exp: exp(1e4) overflows to inf and "
         "inf / inf is nan (softmax(x) = softmax(x − max x), and then every exponent is ≤ 0)"
     ),
+    "grad diagonal": (
+        "the gradient is y · g alone: every output shares the row's sum, so each input also "
+        "moves the others, ∂L/∂x = y · (g − Σ g·y), the sum along the row"
+    ),
+    "grad all": (
+        "Σ g·y was taken over the whole tensor: it is each row's own sum (along the last "
+        "axis, keepdim=True)"
+    ),
+    "grad sign": "the sign of the sum is wrong: ∂L/∂x = y · (g − Σ g·y)",
+    "grad no y": "the factor y is missing: ∂L/∂x = y · (g − Σ g·y)",
     "grad nan": (
         "the gradient along a row of −∞ is nan: that row's output is all zeros whatever its "
         "inputs, so its gradient is zero too"
@@ -104,6 +114,18 @@ class SoftmaxExpected:
     nan: np.ndarray
     unshifted: np.ndarray
     grad_nan: np.ndarray
+    grad_wrong: dict = field(default_factory=dict)
+
+
+def softmax_grad_wrong(x: np.ndarray, g: np.ndarray) -> dict:
+    """The softmax's backward with one known slip, from y = softmax_ref(x)."""
+    y = softmax_ref(x)
+    return {
+        "grad diagonal": y * g,
+        "grad all": y * (g - (g * y).sum()),
+        "grad sign": y * (g + (g * y).sum(axis=-1, keepdims=True)),
+        "grad no y": g - (g * y).sum(axis=-1, keepdims=True),
+    }
 
 
 def softmax_case(
@@ -144,6 +166,7 @@ def softmax_case(
         nan=softmax_nan(x),
         unshifted=softmax_unshifted(x),
         grad_nan=grad_nan,
+        grad_wrong=softmax_grad_wrong(x, g),
     )
     return Case(label, {"x": x, "g": g, "w": w}, expected)
 
@@ -199,6 +222,8 @@ def _masked(scores: np.ndarray, mask: Any, kind: str) -> np.ndarray:
         return np.where(np.asarray(mask, dtype=bool), scores, NEG)
     if kind == "float":
         return scores + np.asarray(mask)
+    if kind == "finite":  # a bool mask filled with −1e9, a known slip
+        return np.where(np.asarray(mask, dtype=bool), scores, -1e9)
     return scores
 
 
@@ -227,6 +252,7 @@ def attention_wrong(q: Any, k: Any, v: Any, mask: Any, kind: str, scale: Any) ->
         wrong["scale ignored"] = attention_ref(q, k, v, mask, kind, default)
     if kind == "bool":
         wrong["inverted"] = attention_ref(q, k, v, ~np.asarray(mask, dtype=bool), kind, scale)
+        wrong["finite"] = attention_ref(q, k, v, mask, "finite", scale)
         plain = attention_ref(q, k, v, None, "none", scale)[1]
         after = np.where(np.asarray(mask, dtype=bool), plain, 0.0)
         wrong["after"] = (np.einsum("...ls,...sv->...lv", after, v), after)
@@ -250,6 +276,11 @@ ATTENTION_WORDS = {
     "inverted": (
         "the boolean mask was read the wrong way round: True means the query may look there, "
         "False hides the key (its score becomes −∞)"
+    ),
+    "finite": (
+        "hidden keys got a large finite score (−1e9, say) instead of −∞: a query that may see "
+        "nothing then spreads its weight evenly over keys it must not see; with −∞ that row "
+        "is all zeros (safe_softmax)"
     ),
     "after": (
         "the mask was applied after the softmax: hidden keys must get −∞ scores before it, so "
@@ -293,10 +324,12 @@ def attention_case(
     scale: float | None = None,
     causal: bool = False,
     grads: bool = True,
+    blind: bool = False,
 ) -> Case:
     """attention(q, k, v, mask, scale): q (*lead, L, E), k (*lead, S, E), v (*lead, S, Ev),
     a mask of ``mask_shape`` (default (L, S)) of ``kind``; with ``causal`` the bool mask is
-    the causal one, j ≤ i. The gradients of q, k, v for upstream g on out."""
+    the causal one, j ≤ i; ``blind``: the mask's last query row hides every key. The
+    gradients of q, k, v for upstream g on out."""
     lead = tuple(lead)
     q, k, v = (values(rng, (*lead, n, w)) for n, w in ((L, E), (S, E), (S, Ev)))
     mask = None
@@ -304,6 +337,8 @@ def attention_case(
         kind, mask = "bool", mask_ref(L, S)
     elif kind != "none":
         mask = _broadcast_mask(rng, kind, tuple(mask_shape or (L, S)))
+        if blind:
+            mask[..., -1, :] = False if kind == "bool" else NEG
     out, weights = attention_ref(q, k, v, mask, kind, scale)
     g = values(rng, out.shape)
     arrays = [q, k, v]
@@ -315,7 +350,9 @@ def attention_case(
     wrong = attention_wrong(q, k, v, mask, kind, scale)
     where = "the causal mask" if causal else {"none": "no mask"}.get(kind, f"a {kind} mask")
     if mask is not None and not causal:
-        where += f" of shape {tuple(mask.shape)}"
+        where += f" of shape {tuple(mask.shape)}" + (
+            " (the last query sees no key)" if blind else ""
+        )
     text = "the default scale" if scale is None else f"scale={scale}"
     label = (
         f"attention(q, k, v, mask, scale): q {q.shape}, k {k.shape}, v {v.shape}, {where}, {text}"
@@ -843,6 +880,10 @@ def probs_wrong(logits: Any, temperature: float, top_k: int | None) -> dict:
 
 
 PROBS_WORDS = {
+    "axis 0": (
+        "the softmax ran along the first axis (the batch): the distribution is along the "
+        "last axis, over the vocabulary (dim=-1)"
+    ),
     "times": (
         "the logits were multiplied by the temperature: they are divided by it (τ < 1 sharpens)"
     ),
@@ -1048,7 +1089,7 @@ def online_slipped(scores: Sequence[np.ndarray], vals: Sequence[np.ndarray], sli
     with np.errstate(invalid="ignore", over="ignore"):
         for s, v in zip(scores, vals):
             m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
-            safe = np.where(m_new == NEG, 0.0, m_new)
+            safe = m_new if slip == "unsafe" else np.where(m_new == NEG, 0.0, m_new)
             old = np.where(m == NEG, 0.0, m)
             alpha = np.exp(m - safe)
             p = np.exp(s - (old if slip == "old max" else safe))
@@ -1062,6 +1103,10 @@ def online_slipped(scores: Sequence[np.ndarray], vals: Sequence[np.ndarray], sli
 
 
 ONLINE_WORDS = {
+    "unsafe": (
+        "a row that has seen only −∞ so far gave nan: its maximum is −∞ and −∞ − (−∞) is nan; "
+        "subtract 0 there instead (m = −∞ and l = 0 stay until a finite score comes)"
+    ),
     "sum": (
         "the running sum was not rescaled: when a tile raises the maximum, the sum so far was "
         "measured against the old one and is multiplied by α = exp(m − m′)"
@@ -1107,7 +1152,9 @@ def online_case(
         scores.append(s)
         vals.append(values(rng, (*lead, width, Ev)))
     states = [online_state(scores[: n + 1], vals[: n + 1]) for n in range(len(tiles))]
-    wrong = {slip: online_slipped(scores, vals, slip) for slip in ("sum", "acc", "old max")}
+    wrong = {
+        slip: online_slipped(scores, vals, slip) for slip in ("unsafe", "sum", "acc", "old max")
+    }
     label = (
         f"online_step over {len(tiles)} tile(s) of widths {list(tiles)}: scores {(*lead, Lq)} "
         f"× width, values width {Ev}"
@@ -1133,8 +1180,19 @@ def finish_case(rng: np.random.Generator, lead: Sequence[int], Lq: int, Ev: int)
     return Case(
         f"finish((m, l, acc)) for acc of shape {acc.shape}, the first row l = 0",
         {"m": m, "l": total, "acc": acc},
-        {"out": acc / np.where(total == 0, 1.0, total)},
+        {"out": acc / np.where(total == 0, 1.0, total), "nan": _divided(acc, total)},
     )
+
+
+def _divided(acc: np.ndarray, total: np.ndarray) -> np.ndarray:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return acc / total
+
+
+FINISH_WORDS = (
+    "a row that saw no key (l = 0) gave nan (0 / 0): finish gives 0 there, dividing by 1 "
+    "where l = 0"
+)
 
 
 def tiled_case(
