@@ -276,6 +276,38 @@ SET = VariantSet(
     "broken",
     VARIANTS,
     (),
-    says=[],
+    says=[
+        (
+            "safe_softmax is the plain softmax (nan on a fully masked row)",
+            "a row whose every score is −∞ gave nan",
+        ),
+        ("the mask applied after the softmax", "the mask was applied after the softmax"),
+        ("scores scaled by 1/d, not 1/√d", "the scores were divided by E, not by √E"),
+        ("scores multiplied by √d", "the scores were multiplied by √E"),
+        ("the causal triangle transposed", "the triangle is transposed"),
+        (
+            "heads split along the positions (a view to (h, T, E/h))",
+            "the heads were made by a reshape to (…, h, T, d) without the transpose",
+        ),
+        ("merge_heads without the transpose", "the heads were merged by a reshape alone"),
+        ("pre-norm and post-norm swapped", "pre-norm and post-norm are swapped"),
+        ("the temperature multiplied", "the logits were multiplied by the temperature"),
+        (
+            "top-k keeps fewer than k (the k-th value hidden too)",
+            "fewer than k tokens were kept",
+        ),
+        (
+            "top-k drops ties at the k-th value (keeps topk's indices only)",
+            "exactly k tokens were kept, picked by index among ties",
+        ),
+        ("the cache appends keys but not values", "update returned only the new values"),
+        ("the cache concatenates along the heads", "they were concatenated along axis 1"),
+        ("the cache's mask aligned at the top left", "the mask is aligned at the top left"),
+        (
+            "the online softmax forgets to rescale the running sum",
+            "the running sum was not rescaled",
+        ),
+        ("the online softmax forgets to rescale the weighted values", "acc was not rescaled"),
+    ],
     least=(14, 0),
 )

@@ -565,7 +565,54 @@ SET = VariantSet(
     "held out",
     VARIANTS,
     CORRECT,
-    says=[],
+    says=[
+        (
+            "safe_softmax subtracts the raw maximum (−∞ − −∞ on an empty row)",
+            "a row whose every score is −∞ gave nan",
+        ),
+        (
+            "safe_softmax subtracts nothing (exp overflows on large scores)",
+            "the row's largest value was not subtracted before exp",
+        ),
+        (
+            "safe_softmax's backward from the saved array (not recorded)",
+            "the backward's result must be recorded under create_graph",
+        ),
+        ("causal_mask takes the upper triangle", "the triangle is transposed"),
+        ("causal_mask ignores the diagonal", "the diagonal was ignored"),
+        ("attention scales by 1/E", "the scores were divided by E, not by √E"),
+        (
+            "attention scales by the value's width",
+            "the scores were divided by √Ev, the values' width",
+        ),
+        ("attention ignores a given scale", "the scale given was ignored"),
+        (
+            "attention hides where a bool mask is True",
+            "the boolean mask was read the wrong way round",
+        ),
+        (
+            "split_heads swaps the last two axes (T, d, h)",
+            "split_heads returned shape (1, 4, 3, 2), expected (…, h, T, E/h)",
+        ),
+        (
+            "split_heads deals the features out to the heads in turn",
+            "each head took every h-th feature",
+        ),
+        (
+            "pre-norm carries the normalised x on the residual path",
+            "the residual carries the normalised x",
+        ),
+        ("pre-norm feeds the MLP through norm1", "norm1 was used for both branches"),
+        ("positions start at 0 whatever the start", "the positions started at 0, not at start"),
+        (
+            "the cache keeps only the newest keys and values",
+            "update returned only the new keys",
+        ),
+        (
+            "online_step measures the tile against the old maximum",
+            "the tile's exponentials were measured against the old maximum",
+        ),
+    ],
     holes=HOLES,
     least=(30, 9),
     rewrites_cover=True,
