@@ -512,3 +512,18 @@ def test_online_steps_against_the_old_maximum_or_without_a_guard_are_named(monke
     monkeypatch.setattr(tiled, "finish", lambda state: state[2] / state[1])
     with np.errstate(invalid="ignore", divide="ignore"):
         assert "(0 / 0)" in _first_problem("finish")
+
+
+def test_the_reference_passes_every_check_on_the_simulated_device() -> None:
+    """Public and hidden checks with their arrays on sim (the online step's and finish's
+    arrays are made by the chapter's Tensor, so they follow the default device)."""
+    from autograder.checking import check_chapter
+    from tests.trees import SOLUTIONS
+
+    result = check_chapter(
+        chapter(9),
+        composite(9, SOLUTIONS / "ch09_attention"),
+        device="sim",
+        hidden_modules=["autograder.hidden.ch09_attention"],
+    )
+    assert result.passed and result.points == result.max_points, report.chapter_report(result)

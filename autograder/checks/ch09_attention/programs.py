@@ -30,6 +30,12 @@ def tensor(sp, data: Any, requires_grad: bool = False) -> Any:
     return sp.Tensor(np.array(data), requires_grad=requires_grad)
 
 
+def placed(sp, values: Any) -> Any:
+    """``values`` as an array where the checks' tensors go: the chapter's own Tensor makes
+    it, so under ``--device sim`` it is a device array, else NumPy's."""
+    return sp.Tensor(np.array(values)).data
+
+
 def _grads(sp, out: Any, leaves: list, g: Any, create_graph: bool = False) -> dict:
     """The leaves' gradients for upstream g, or the error the backward met."""
     upstream = tensor(sp, g)
@@ -240,13 +246,13 @@ def online(sp, scores: list, values: list) -> dict:
     step = module(sp, "tiled").online_step
     lead = np.shape(scores[0])[:-1]
     state = (
-        np.full((*lead, 1), -np.inf),
-        np.zeros((*lead, 1)),
-        np.zeros((*lead, np.shape(values[0])[-1])),
+        placed(sp, np.full((*lead, 1), -np.inf)),
+        placed(sp, np.zeros((*lead, 1))),
+        placed(sp, np.zeros((*lead, np.shape(values[0])[-1]))),
     )
     seen: dict[str, list] = {"m": [], "l": [], "acc": []}
     for s, v in zip(scores, values):
-        state = step(state, np.array(s), np.array(v))
+        state = step(state, placed(sp, s), placed(sp, v))
         if not isinstance(state, tuple) or len(state) != 3:
             return {"returned": f"<{type(state).__name__}>"}
         for name, part in zip(("m", "l", "acc"), state):
@@ -258,7 +264,7 @@ def finish(sp, m: Any, l: Any, acc: Any) -> dict:  # noqa: E741
     """finish((m, l, acc))."""
     return {
         "out": array(
-            module(sp, "tiled").finish((np.array(m), np.array(l), np.array(acc))), keep=True
+            module(sp, "tiled").finish((placed(sp, m), placed(sp, l), placed(sp, acc))), keep=True
         )
     }
 
