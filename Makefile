@@ -40,8 +40,10 @@ progress: env
 
 # The course's capstone: an MLP trained on MNIST-5k, on your own chapters once chapters 2-6
 # pass their checks (else the reference, saying what is left); MODEL=cnn: a LeNet-style CNN,
-# once chapters 2-8 pass. EPOCHS=10 SEED=0 OPTIMIZER=adam (sgd adamw rmsprop adagrad)
-# SCHEDULE=warmup_cosine (onecycle cosine exponential; default: a constant lr); MODEL=mlp|cnn;
+# once chapters 2-8 pass; MODEL=gpt: chapter 9's character-level GPT on the novel Botchan,
+# once chapters 2-9 pass (STEPS=400 SEED=0; its own recipe: AdamW, warmup + cosine, clipping,
+# about 4 minutes on one core). EPOCHS=10 SEED=0 OPTIMIZER=adam (sgd adamw rmsprop adagrad)
+# SCHEDULE=warmup_cosine (onecycle cosine exponential; default: a constant lr); MODEL=mlp|cnn|gpt;
 # SPARROW_IMPL=chapters|solutions picks the tree yourself. BLAS_THREADS=1 by default: the
 # CNN's many small products ran 2-4x slower when OpenBLAS's threads contended with Python's
 # (measured on 2 cores: 2.4-3.8 s an epoch against 0.9-1.0 s with one thread).
@@ -52,7 +54,7 @@ ONE_BLAS = OPENBLAS_NUM_THREADS=$(BLAS_THREADS) OMP_NUM_THREADS=$(BLAS_THREADS) 
 capstone: env
 	@$(ONE_BLAS) $(PY) -m support.capstone $(if $(MODEL),--model $(MODEL)) $(if $(EPOCHS),--epochs $(EPOCHS)) \
 		$(if $(SEED),--seed $(SEED)) $(if $(OPTIMIZER),--optimizer $(OPTIMIZER)) \
-		$(if $(SCHEDULE),--scheduler $(SCHEDULE))
+		$(if $(SCHEDULE),--scheduler $(SCHEDULE)) $(if $(STEPS),--steps $(STEPS))
 
 lab: env
 	$(PY) -m jupyterlab --notebook-dir=chapters $(LAB_ARGS)

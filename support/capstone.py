@@ -1,5 +1,6 @@
 """The course's capstone: an MLP (or, ``--model cnn``, a CNN) on MNIST-5k, trained the way a
-PyTorch user trains one.
+PyTorch user trains one; ``--model gpt`` is chapter 9's character-level GPT, whose run is
+``support.capstone_gpt``'s (``--steps``, ``--seed``).
 
     model      mlp (the default, chapters 2-6): Linear(784, 128) → ReLU → Linear(128, 10)
                cnn (chapter 8): LeNet-5 with ReLU and max-pooling, 61,706 parameters:
@@ -291,16 +292,22 @@ def summary(history: History) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m support.capstone", description=__doc__)
-    parser.add_argument("--model", default=MODELS[0], choices=MODELS)
-    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--model", default=MODELS[0], choices=(*MODELS, "gpt"))
+    parser.add_argument("--epochs", type=int, default=None, help="mlp, cnn (default 10)")
+    parser.add_argument("--steps", type=int, default=None, help="gpt (default 400)")
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--optimizer", default="adam", choices=sorted(OPTIMIZERS))
+    parser.add_argument("--optimizer", default=None, choices=sorted(OPTIMIZERS))
     parser.add_argument("--lr", type=float, default=None)
     parser.add_argument("--scheduler", default=None, choices=sorted(SCHEDULERS))
     parser.add_argument("--n-train", type=int, default=None, help="the first N images only")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
-    if args.epochs < 1:
+    if args.model == "gpt":
+        return _main_gpt(parser, args)
+    if args.steps is not None:
+        parser.error("--steps is for --model gpt; the MLP and the CNN take --epochs")
+    epochs = 10 if args.epochs is None else args.epochs
+    if epochs < 1:
         parser.error("--epochs must be at least 1")
 
     from support.capstone_tree import choose_tree
@@ -311,8 +318,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         history = train(
             sp,
-            optimizer=args.optimizer,
-            epochs=args.epochs,
+            optimizer=args.optimizer or "adam",
+            epochs=epochs,
             seed=args.seed,
             lr=args.lr,
             scheduler=args.scheduler,
@@ -325,6 +332,25 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(summary(history))
     return 0
+
+
+def _main_gpt(parser: argparse.ArgumentParser, args: argparse.Namespace) -> int:
+    """``--model gpt``: ``support.capstone_gpt``'s run (AdamW, warmup + cosine, clipping:
+    its own recipe, so the MLP's and CNN's options are refused rather than ignored)."""
+    from support import capstone_gpt
+
+    given = [
+        f"--{name.replace('_', '-')}"
+        for name in ("epochs", "optimizer", "lr", "scheduler", "n_train")
+        if getattr(args, name) is not None
+    ]
+    if given:
+        parser.error(
+            f"--model gpt trains with its own recipe (AdamW, warmup_cosine, clipping; "
+            f"support/capstone_gpt.py) and takes --steps and --seed, not {', '.join(given)}"
+        )
+    steps = capstone_gpt.STEPS if args.steps is None else args.steps
+    return capstone_gpt.run_command(steps, args.seed, not args.no_progress)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,9 @@ The rule, in order:
    needs chapters 2–8 (``ch08_conv`` is the framework with convolution), and every task of
    chapter 8 whatever version the tree started at (a tree started before chapter 8 has it
    as stubs after ``make update``, and the CNN calls all of them); chapters 2–7's tasks
-   count as for the MLP.
+   count as for the MLP. The GPT (``--model gpt``) needs chapters 2–9 in the same way,
+   every task of chapter 9 (``ch09_attention``) and warmup_cosine (task 6.12) whatever the
+   version.
 3. Otherwise the reference ``solutions/``, saying which tasks of ``chapters/`` are left.
 4. Otherwise (a student release ships without ``solutions/``) nothing: a message naming
    what is left, and ``choose_tree`` returns None.
@@ -52,6 +54,7 @@ class Stack:
 STACKS = {
     "mlp": Stack(CHAPTERS_NEEDED, PACKAGE),
     "cnn": Stack((2, 3, 4, 5, 6, 7, 8), "ch08_conv", every_task_of=8),
+    "gpt": Stack((2, 3, 4, 5, 6, 7, 8, 9), "ch09_attention", every_task_of=9),
 }
 
 
@@ -162,7 +165,7 @@ def choose_tree(
         out(f"tree: {_where(sp)} (your own code: chapters {span} pass their public checks)")
         return sp
     todo = "\n".join(f"  chapter {n}: {what}" for n, what in left.items())
-    command = "make capstone" + " MODEL=cnn" * (model == "cnn")
+    command = "make capstone" + f" MODEL={model}" * (model != "mlp")
     if (repo / "solutions" / package).is_dir():
         sp = _import("solutions", package)
         out(

@@ -118,3 +118,12 @@ def copy_weights(src: Any, dst: Any) -> None:
             if p.shape != value.shape:
                 raise ValueError(f"{name}: shape {value.shape}, expected {tuple(p.shape)}")
             p.data[...] = value.astype(p.data.dtype)
+
+
+def train_torch(model: TorchGPT, data: Any, *, steps: int, seed: int = 0, **kwargs: Any) -> Any:
+    """``support.capstone_gpt.run`` on ``torch``: the capstone's loop, batches, AdamW groups
+    and clipping, with the schedule ``warmup_cosine_factor`` (this module's own copy)."""
+    from support import capstone_gpt
+
+    factor = warmup_cosine_factor(capstone_gpt.warmup_steps(steps), steps)
+    return capstone_gpt.run(torch, model, data, steps=steps, seed=seed, factor=factor, **kwargs)
