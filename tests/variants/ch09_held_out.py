@@ -567,6 +567,18 @@ SET = VariantSet(
     CORRECT,
     says=[
         (
+            "safe_softmax's backward without the sum term",
+            "the gradient is y · g alone",
+        ),
+        (
+            "online_step rescales by the unguarded maximum (−∞ − −∞)",
+            "a row that has seen only −∞ so far gave nan",
+        ),
+        (
+            "finish divides by the bare sum (0 / 0 for a row that saw no key)",
+            "a row that saw no key (l = 0) gave nan (0 / 0)",
+        ),
+        (
             "safe_softmax subtracts the raw maximum (−∞ − −∞ on an empty row)",
             "a row whose every score is −∞ gave nan",
         ),
