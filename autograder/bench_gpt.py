@@ -11,9 +11,10 @@ structure and parameter names, the weights copied from Sparrow's):
     anything is timed; the steps are timed in turns (``support.device_bench.measure_together``:
     a busy spell of the machine falls on both), the best of at least ``--repeat``. Then where
     a step goes: its phases (forward with the loss, backward, clip and step; each the best of
-    ``--repeat``), and the step's matrix products alone (every forward product and the two
-    products of its backward, on arrays made beforehand: NumPy's BLAS against PyTorch's), the
-    part of a step no framework's Python can remove.
+    ``--repeat``), Sparrow's step per ``Function`` (``OpClock``: the ``--top`` forwards and
+    backwards by time, each the least of 5 steps), and the step's matrix products alone
+    (every forward product and the two products of its backward, on arrays made beforehand:
+    NumPy's BLAS against PyTorch's), the part of a step no framework's Python can remove.
 (b) attention at a long context, no graph (``no_grad``): ``tiled_attention`` (task 9.8, tiles
     of ``--tile``) against the plain ``F.scaled_dot_product_attention``, causal, one head of
     width 64, float32, at ``--lengths`` (2048 and 4096): seconds (the best of ``--repeat``,
@@ -153,6 +154,76 @@ def best_phases(step: TrainingStep, repeat: int) -> tuple[float, ...]:
         gc.collect()
         runs.append(step.phases())
     return tuple(min(r[i] for r in runs) for i in range(3))
+
+
+class OpClock:
+    """Where a Sparrow step's time goes, per ``Function``: while ``with``-ed, every
+    ``Function.apply`` outside a backward is clocked as its Function's forward (exclusive of
+    the applies it makes itself), and every ``Node.backward`` as its Function's backward
+    (inclusive: the operations a local backward runs are its cost). ``seconds[(name,
+    "forward" | "backward")]`` and ``calls[...]`` add up over the steps run."""
+
+    def __init__(self, sp: Any) -> None:
+        self.sp = sp
+        self.seconds: dict[tuple[str, str], float] = {}
+        self.calls: dict[tuple[str, str], int] = {}
+        self._inner: list[float] = []
+        self._in_backward = 0
+
+    def _add(self, key: tuple[str, str], seconds: float) -> None:
+        self.seconds[key] = self.seconds.get(key, 0.0) + seconds
+        self.calls[key] = self.calls.get(key, 0) + 1
+
+    def __enter__(self) -> OpClock:
+        function, node = self.sp.Function, self.sp.Node
+        self._apply, self._backward = function.__dict__["apply"], node.backward
+        apply, backward = self._apply.__func__, self._backward
+
+        def clocked_apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+            if self._in_backward:
+                return apply(cls, *args, **kwargs)
+            self._inner.append(0.0)
+            start = time.perf_counter()
+            try:
+                return apply(cls, *args, **kwargs)
+            finally:
+                spent = time.perf_counter() - start
+                inner = self._inner.pop()
+                if self._inner:
+                    self._inner[-1] += spent
+                self._add((cls.__name__, "forward"), spent - inner)
+
+        def clocked_backward(node: Any, *args: Any, **kwargs: Any) -> Any:
+            self._in_backward += 1
+            start = time.perf_counter()
+            try:
+                return backward(node, *args, **kwargs)
+            finally:
+                self._in_backward -= 1
+                self._add((node.function.__name__, "backward"), time.perf_counter() - start)
+
+        function.apply, node.backward = classmethod(clocked_apply), clocked_backward
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.sp.Function.apply, self.sp.Node.backward = self._apply, self._backward
+
+
+def op_profile(sp: Any, step: Callable[[], Any], steps: int = 3) -> tuple[dict, dict, float]:
+    """(seconds, calls, total seconds) of one call of ``step`` under an ``OpClock``: each
+    Function's least over ``steps`` calls (each clocked alone, as ``best`` takes the least
+    of several timings: other work on the machine only ever adds), and the least total."""
+    seconds: dict[tuple[str, str], float] = {}
+    totals = []
+    for _ in range(steps):
+        gc.collect()
+        with OpClock(sp) as clock:
+            start = time.perf_counter()
+            step()
+            totals.append(time.perf_counter() - start)
+        for key, spent in clock.seconds.items():
+            seconds[key] = min(seconds.get(key, spent), spent)
+    return seconds, clock.calls, min(totals)
 
 
 # -- the step's matrix products ----------------------------------------------------------------
@@ -374,6 +445,7 @@ def step_report(sp: Any, torch: Any, args: argparse.Namespace) -> float | None:
         + "".join(f"{t.best * 1e3:>12.1f}" for t in timed.values())
         + f"   ({3 * len(shapes)} products, NumPy's BLAS in Sparrow's column)"
     )
+    print_profile(sp, steps["Sparrow"], args.top)
     if twin is None:
         return None
     ratio = best["Sparrow"] / best["PyTorch"]
@@ -382,6 +454,26 @@ def step_report(sp: Any, torch: Any, args: argparse.Namespace) -> float | None:
         f"  Sparrow ÷ PyTorch: {ratio:.2f}×; NumPy's products alone ÷ PyTorch's step: {floor:.2f}×"
     )
     return ratio
+
+
+def print_profile(sp: Any, step: TrainingStep, top: int) -> None:
+    """The ``top`` Functions of a Sparrow step by time (``op_profile``: each the least of 5
+    steps), the rest summed, and what no Function's clock saw (the engine's bookkeeping,
+    clip, AdamW): the total's least less the Functions' least."""
+    seconds, calls, total = op_profile(sp, step, steps=5)
+    ranked = sorted(seconds.items(), key=lambda item: -item[1])
+    print(
+        f"  where Sparrow's step goes, per Function (each the least of 5 clocked steps; the "
+        f"step {total * 1e3:.1f} ms with the clocks), ms"
+    )
+    for key, spent in ranked[:top]:
+        name, phase = key
+        share = f"{spent / total:.0%}"
+        print(f"    {name:<24}{phase:<10}{spent * 1e3:>8.1f}{share:>6}{calls[key]:>6} calls")
+    rest = sum(spent for _, spent in ranked[top:])
+    print(f"    {f'{len(ranked) - top} others':<34}{rest * 1e3:>8.1f}{rest / total:>6.0%}")
+    outside = max(total - sum(seconds.values()), 0.0)
+    print(f"    {'outside any Function':<34}{outside * 1e3:>8.1f}{outside / total:>6.0%}")
 
 
 def attention_report(sp: Any, args: argparse.Namespace) -> None:
@@ -471,6 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tile", type=int, default=TILE)
     parser.add_argument("--new-tokens", type=int, default=NEW_TOKENS)
     parser.add_argument("--no-step", dest="step", action="store_false", help="(b) and (c) only")
+    parser.add_argument("--top", type=int, default=12, help="Functions in the step's profile")
     impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
     parser.add_argument(HERE, action="store_true", help=argparse.SUPPRESS)

@@ -133,13 +133,14 @@ def test_the_report_prints_every_part_at_a_tiny_size(monkeypatch, capsys, torch_
     """(The fixture restores PyTorch's thread count, which the report sets.)"""
     monkeypatch.setattr(bench_gpt, "capstone_setup", lambda: (dict(TINY), 3, TinyCorpus()))
     args = argparse.Namespace(
-        impl="solutions", threads=1, repeat=1, rounds=1, lengths=[32], tile=8, new_tokens=4,
+        impl="solutions", threads=1, repeat=1, rounds=1, lengths=[32], tile=8, new_tokens=4, top=3,
         step=True,
     )  # fmt: skip
     bench_gpt.report(args)
     out = capsys.readouterr().out
     assert "(a) one training step of the capstone GPT (n_layer=2" in out
     assert "its matrix products alone" in out
+    assert "where Sparrow's step goes" in out and "outside any Function" in out
     assert "\n      32" in out and "(T, T) MiB" in out
     assert "with the cache:" in out and "the cache's speed-up:" in out
     assert "GPT training step ≤ 1.5× PyTorch:" in out
@@ -166,3 +167,19 @@ def test_the_transformer_row_times_chapter_9_on_both_devices():
         assert isinstance(cpu, device_bench.Timing) and len(device.times) >= 2
     table = gpt_device_bench.format_gpt(rows, "sim").splitlines()
     assert len(table) == 2 and table[1].startswith("GPT training step") and table[1].endswith("×")
+
+
+def test_the_op_clock_names_each_forward_and_backward_once_and_then_lets_go():
+    """(x · 2).sum() and its backward: two forwards and two backwards, each counted once
+    (the operations a backward runs inside are its own cost, not forwards); afterwards
+    ``Function.apply`` and ``Node.backward`` are the originals again."""
+    apply, backward = sp.Function.__dict__["apply"], sp.Node.backward
+    x = sp.tensor(np.ones(3, np.float32), requires_grad=True)
+    with bench_gpt.OpClock(sp) as clock:
+        (x * 2.0).sum().backward()
+    names = {(name, phase) for name, phase in clock.calls}
+    assert {("Mul", "forward"), ("Sum", "forward"), ("Mul", "backward")} <= names
+    assert ("Sum", "backward") in names and all(c == 1 for c in clock.calls.values())
+    assert all(s >= 0 for s in clock.seconds.values())
+    assert sp.Function.__dict__["apply"] is apply and sp.Node.backward is backward
+    np.testing.assert_array_equal(x.grad.data, [2, 2, 2])
