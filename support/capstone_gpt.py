@@ -101,8 +101,9 @@ def make_optimizer(fw: Any, model: Any, lr: float = LR, weight_decay: float = WE
 
 
 def warmup_steps(total: int) -> int:
-    """A tenth of the run, at least 1 step (as the MLP capstone's warmup_cosine)."""
-    return max(1, total // 10)
+    """A tenth of the run, at least 1 step (as the MLP capstone's warmup_cosine); none for a
+    run of one step."""
+    return max(1, total // 10) if total > 1 else 0
 
 
 def validation_windows(val: np.ndarray, block_size: int) -> tuple[np.ndarray, np.ndarray]:
@@ -216,26 +217,26 @@ def train(
     config: dict | None = None,
     dtype: str | None = None,
     progress: bool = True,
-    samples: bool = True,
+    sample_chars: int = SAMPLE_CHARS,
     eval_every: int | None = EVAL_EVERY,
 ) -> GPTHistory:
     """The capstone on chapter 9's ``sp``: the model drawn after ``manual_seed(seed)``
-    (converted to ``dtype``, e.g. ``"float64"``, when given), a sample before, ``run``, a
-    sample after."""
+    (converted to ``dtype``, e.g. ``"float64"``, when given), a sample of ``sample_chars``
+    characters before (0: none), ``run``, a sample after."""
     data = text_data.corpus()
     sp.manual_seed(seed)
     model = make_model(sp, len(data.vocab), config)
     if dtype is not None:
         model.to(getattr(sp, dtype))
     history = GPTHistory(seed=seed, steps=steps)
-    if samples:
-        history.samples["before"] = sample(sp, model, data.vocab, seed)
+    if sample_chars:
+        history.samples["before"] = sample(sp, model, data.vocab, seed, sample_chars)
     run(
         sp, model, data, steps=steps, seed=seed, progress=progress, eval_every=eval_every,
         history=history,
     )  # fmt: skip
-    if samples:
-        history.samples["after"] = sample(sp, model, data.vocab, seed)
+    if sample_chars:
+        history.samples["after"] = sample(sp, model, data.vocab, seed, sample_chars)
     return history
 
 

@@ -127,3 +127,66 @@ def train_torch(model: TorchGPT, data: Any, *, steps: int, seed: int = 0, **kwar
 
     factor = warmup_cosine_factor(capstone_gpt.warmup_steps(steps), steps)
     return capstone_gpt.run(torch, model, data, steps=steps, seed=seed, factor=factor, **kwargs)
+
+
+def compare(
+    sp: Any,
+    *,
+    steps: int,
+    seed: int = 0,
+    config: dict | None = None,
+    dtype: str | None = None,
+    batch_size: int | None = None,
+    progress: bool = False,
+) -> tuple[Any, Any]:
+    """The capstone's run on ``sp`` and on PyTorch from the same initial weights (Sparrow's,
+    drawn after ``sp.manual_seed(seed)``, copied), with the same batches, schedule and
+    clipping: (Sparrow's ``GPTHistory``, PyTorch's). ``dtype`` "float64" runs both in float64;
+    ``config`` and ``batch_size`` default to the capstone's."""
+    from support import capstone_gpt, text_data
+
+    data = text_data.corpus()
+    config = capstone_gpt.GPT_CONFIG if config is None else config
+    batch_size = capstone_gpt.BATCH_SIZE if batch_size is None else batch_size
+    sp.manual_seed(seed)
+    mine = capstone_gpt.make_model(sp, len(data.vocab), config)
+    if dtype is not None:
+        mine.to(getattr(sp, dtype))
+    theirs = TorchGPT(len(data.vocab), **config, dtype=getattr(torch, dtype or "float32"))
+    copy_weights(mine, theirs)
+    kwargs = dict(steps=steps, seed=seed, batch_size=batch_size, progress=progress)
+    return capstone_gpt.run(sp, mine, data, **kwargs), train_torch(theirs, data, **kwargs)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m support.gpt_torch``: the course's number, both validation losses."""
+    import argparse
+
+    from support import capstone_gpt
+
+    parser = argparse.ArgumentParser(prog="python -m support.gpt_torch", description=__doc__)
+    parser.add_argument("--steps", type=int, default=capstone_gpt.STEPS)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--float64", action="store_true")
+    parser.add_argument("--tree", default="solutions", choices=("solutions", "chapters"))
+    args = parser.parse_args(argv)
+    torch.set_num_threads(1)
+    import importlib
+
+    sp = importlib.import_module(f"{args.tree}.ch09_attention")
+    dtype = "float64" if args.float64 else None
+    ours, theirs = compare(sp, steps=args.steps, seed=args.seed, dtype=dtype, progress=True)
+    for name, h in (("Sparrow", ours), ("PyTorch", theirs)):
+        curve = ", ".join(f"{step}: {loss:.4f}" for step, loss in sorted(h.val_losses.items()))
+        print(
+            f"{name}: validation loss {h.final_val_loss:.4f} after {args.steps} steps "
+            f"(seed {args.seed}; {curve}); {h.seconds:.1f} s training, "
+            f"{h.tokens_per_second:,.0f} tokens/s"
+        )
+    diff = ours.final_val_loss - theirs.final_val_loss
+    print(f"Sparrow − PyTorch: {diff:+.4f} (the course's number: within 0.05)")
+    return 0 if abs(diff) <= 0.05 else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -24,7 +24,7 @@ import pytest
 
 from autograder.course import chapter
 from solutions import ch06_optim as sp
-from support import capstone, capstone_tree
+from support import capstone, capstone_gpt, capstone_tree, text_data
 from tests import trees
 
 REPO = trees.REPO
@@ -442,3 +442,119 @@ def test_sparrow_impl_picks_the_cnn_s_package(tmp_path):
     module = capstone_tree.choose_tree(environ, tmp_path, lines.append, None, model="cnn")
     assert module is None
     assert lines[0].startswith("error: SPARROW_IMPL=solutions asks for solutions/ch08_conv")
+
+
+# -- the GPT (make capstone MODEL=gpt; against PyTorch: tests/test_capstone_gpt.py, slow) ------
+
+TINY_GPT = dict(n_layer=1, n_head=2, n_embd=16, block_size=16, dropout=0.0)
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+def test_make_capstone_passes_the_gpt_s_steps():
+    out = subprocess.run(
+        ["make", "-n", "capstone", "PYTHON=python", "MODEL=gpt", "STEPS=7", "SEED=2"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    command = " ".join(out.stdout.replace("\\\n", " ").split())
+    assert "python -m support.capstone --model gpt --seed 2 --steps 7" in command
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--model", "gpt", "--epochs", "2"], "takes --steps and --seed, not --epochs"),
+        (["--model", "gpt", "--optimizer", "sgd", "--lr", "0.1"], "not --optimizer, --lr"),
+        (["--steps", "5"], "--steps is for --model gpt"),
+    ],
+)
+def test_the_gpt_s_options_and_the_others_are_not_mixed(argv, message, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        capstone.main(argv)
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+def choose_gpt(tmp_path, check):
+    for number in range(2, 10):
+        package = chapter(number).package
+        (tmp_path / "chapters" / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "solutions" / package).mkdir(parents=True, exist_ok=True)
+    lines: list[str] = []
+    module = capstone_tree.choose_tree({}, tmp_path, lines.append, check, model="gpt")
+    return module, "\n".join(lines)
+
+
+def test_the_gpt_trains_on_chapters_2_to_9_once_they_pass(tmp_path):
+    module, out = choose_gpt(tmp_path, cnn_check({}, {}))
+    assert module.__name__ == "chapters.ch09_attention"
+    assert out == "tree: chapters/ (your own code: chapters 2-9 pass their public checks)"
+
+
+def test_the_gpt_needs_every_task_of_chapter_9_and_warmup_cosine(tmp_path):
+    """A tree started at 1.0: chapter 9's tasks (1.3) count, and so does 6.12 (1.1), the
+    GPT's schedule; a chapter-8 task newer than the tree does not hold it back."""
+    from solutions import ch09_attention
+
+    ids9 = [t.id for t in chapter(9).tasks]
+    ids8 = [t.id for t in chapter(8).tasks]
+    check = cnn_check({6: ["6.12"], 8: ids8[:1], 9: ids9[-1:]}, {6: "1.1", 8: "1.2", 9: "1.3"})
+    lines: list[str] = []
+    for number in range(2, 10):
+        (tmp_path / "chapters" / chapter(number).package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / "solutions" / chapter(number).package).mkdir(parents=True, exist_ok=True)
+    module = capstone_tree.choose_tree(
+        {}, tmp_path, lines.append, check, needs=capstone_gpt.SCHEDULE_TASKS, model="gpt"
+    )
+    assert module is ch09_attention
+    assert lines[0].splitlines() == [
+        "tree: solutions/ (the reference: your chapters/ are not complete yet)",
+        "  chapter 6: tasks 6.12 not passing (1 of 1)",  # the only 1.1 task this run needs
+        f"  chapter 9: tasks {ids9[-1]} not passing (1 of {len(ids9)})",
+        "  `make capstone MODEL=gpt` trains on your own chapters once every task of chapters "
+        "2-9 passes (`make progress`).",
+    ]
+
+
+def test_validation_windows_cover_the_text_in_order():
+    val = np.arange(50, dtype=np.int64)
+    x, y = capstone_gpt.validation_windows(val, 8)
+    assert x.shape == y.shape == (6, 8)  # (50 - 1) // 8 windows
+    assert np.array_equal(x.reshape(-1), np.arange(48)) and np.array_equal(y, x + 1)
+
+
+def test_weight_decay_only_on_matrices_and_embeddings():
+    from solutions import ch09_attention as sp9
+
+    model = sp9.GPT(20, **TINY_GPT)
+    opt = capstone_gpt.make_optimizer(sp9, model)
+    decay, rest = opt.param_groups
+    named = dict(model.named_parameters())
+    ids = {id(p): name for name, p in named.items()}
+    assert (decay["weight_decay"], rest["weight_decay"]) == (capstone_gpt.WEIGHT_DECAY, 0.0)
+    decayed = sorted(ids[id(p)] for p in decay["params"])
+    assert decayed == sorted(name for name, p in named.items() if len(p.shape) == 2)
+    assert "token_embedding.weight" in decayed and "blocks.0.norm1.weight" not in decayed
+    assert len(decay["params"]) + len(rest["params"]) == len(named)
+
+
+def test_a_short_gpt_run_records_its_history():
+    from solutions import ch09_attention as sp9
+
+    run = dict(steps=4, config=TINY_GPT, progress=False, eval_every=2, sample_chars=40)
+    h = capstone_gpt.train(sp9, **run)
+    assert len(h.losses) == len(h.lrs) == 4 and h.tokens == 4 * capstone_gpt.BATCH_SIZE * 16
+    # warmup_cosine(1, 4): 0.1·lr at step 0, then (1 + cos(π (t − 1)/3))/2 · lr
+    lr = capstone_gpt.LR
+    expected = [0.1 * lr] + [lr * (1 + np.cos(np.pi * (t - 1) / 3)) / 2 for t in (1, 2, 3)]
+    np.testing.assert_allclose(h.lrs, expected, rtol=1e-12)
+    assert sorted(h.val_losses) == [0, 2, 4] and h.final_val_loss == h.val_losses[4]
+    assert abs(h.val_losses[0] - np.log(77)) < 0.05  # N(0, 0.02) weights: near uniform
+    assert h.val_losses[4] < h.val_losses[0]
+    chars = set(text_data.corpus().vocab.chars)
+    for when in ("before", "after"):
+        text = h.samples[when]
+        assert len(text) == 40 and set(text) <= chars
+    again = capstone_gpt.train(sp9, **{**run, "eval_every": None})
+    assert again.losses == h.losses and again.samples == h.samples
