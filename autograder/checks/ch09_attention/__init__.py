@@ -48,7 +48,9 @@ from .cases import (
     ONLINE_WORDS,
     PROBS_WORDS,
     SOFTMAX_WORDS,
+    UNDIVIDED,
     attention_case,
+    block_cache_case,
     block_case,
     cache_case,
     cache_mask_case,
@@ -96,6 +98,7 @@ softmax_verdict = first(
         [
             Mistake("out", lambda case: case.expected.nan, SOFTMAX_WORDS["nan"]),
             Mistake("out", lambda case: case.expected.unshifted, SOFTMAX_WORDS["unshifted"]),
+            Mistake("out", lambda case: case.expected.whole, SOFTMAX_WORDS["whole"]),
         ],
     ),
     _backward_failed(),
@@ -105,7 +108,14 @@ softmax_verdict = first(
             Mistake("grad", lambda case: case.expected.grad_nan, SOFTMAX_WORDS["grad nan"]),
             *(
                 Mistake("grad", lambda case, n=n: case.expected.grad_wrong[n], SOFTMAX_WORDS[n])
-                for n in ("grad diagonal", "grad all", "grad sign", "grad no y")
+                for n in (
+                    "grad diagonal",
+                    "grad jacobian diagonal",
+                    "grad axis 0",
+                    "grad all",
+                    "grad sign",
+                    "grad no y",
+                )
             ),
         ],
     ),
@@ -240,6 +250,11 @@ heads_verdict = first(
                 lambda c: c.expected.merge_wrong["interleaved"],
                 HEADS_WORDS["merge interleaved"],
             ),
+            Mistake(
+                "merged",
+                lambda c: c.expected.merge_wrong["last two"],
+                HEADS_WORDS["merge last two"],
+            ),
         ],
     ),
     _backward_failed(),
@@ -289,9 +304,40 @@ block_verdict = first(
 )
 
 
+block_cache_verdict = first(
+    rules(
+        (
+            lambda case, got: not got.get("updates"),
+            "the key/value cache was not passed on to the attention (kv_cache=kv_cache): with "
+            "a cache the block would see only the new positions, never the kept ones",
+        ),
+        keys=["out", "updates"],
+    ),
+    Fields(
+        [
+            Field("updates", "the shapes of the keys and values the cache received", 0, 0),
+            Field("out", "the layer's output", *VALUES),
+        ]
+    ),
+)
+
+
 # -- 9.5 embeddings ----------------------------------------------------------------------------
 
+
+def _embed_shape(case: Case, got: Any) -> str | None:
+    """An output of shape (T, B or T, E): the position rows laid along the batch axis."""
+    shape, want = getattr(got.get("out"), "shape", None), case.expected.out.shape
+    if shape is None or shape == want or len(shape) != 3 or shape[0] != want[1]:
+        return None
+    return (
+        f"embed returned shape {shape}, expected (B, T, E) = {want}: the position rows (T, E) "
+        "were laid along the batch axis, (T, 1, E); they broadcast over the batch as (T, E)"
+    )
+
+
 embed_verdict = first(
+    _embed_shape,
     Fields(
         [Field("out", lambda c: f"embed(idx, start={c.inputs['start']})", *VALUES)],
         [Mistake("out", lambda c, n=n: c.expected.wrong[n], EMBED_WORDS[n]) for n in EMBED_WORDS],
@@ -330,6 +376,7 @@ cache_verdict = first(
         ],
         [
             Mistake("keys.*", lambda c: c.expected.wrong["keys new"], CACHE_WORDS["keys new"]),
+            Mistake("keys.*", lambda c: c.expected.wrong["new first"], CACHE_WORDS["new first"]),
             Mistake(
                 "values.*", lambda c: c.expected.wrong["values kept"], CACHE_WORDS["values kept"]
             ),
@@ -361,7 +408,11 @@ def _axis_words(case: Case, got: Any) -> str | None:
 
 cache_mask_verdict = Fields(
     [Field("masks.*", "the mask after update {i}", 0, 0)],
-    [Mistake("masks.*", lambda c: c.expected.top_left, CACHE_WORDS["top-left"])],
+    [
+        Mistake("masks.*", lambda c: c.expected.top_left, CACHE_WORDS["top-left"]),
+        Mistake("masks.*", lambda c: c.expected.everything, CACHE_WORDS["everything"]),
+        Mistake("masks.*", lambda c: c.expected.left, CACHE_WORDS["left"]),
+    ],
 )
 
 gpt_verdict = Fields(
@@ -388,8 +439,21 @@ def _online_mistakes(key: str) -> list[Mistake]:
     ]
 
 
+def _online_shapes(case: Case, got: Any) -> str | None:
+    """l of another shape than (…, Lq, 1): the tile's sum lost its axis."""
+    for i, (found, want) in enumerate(zip(got.get("l") or [], case.expected.l)):
+        shape = getattr(found, "shape", None)
+        if shape is not None and shape != want.shape:
+            return (
+                f"l after tile {i} has shape {shape}, expected {want.shape}: the tile's sum "
+                "lost its axis (keepdims=True keeps l as (…, Lq, 1)) and broadcast"
+            )
+    return None
+
+
 online_verdict = first(
     _returned("online_step returns the triple (m, l, acc)"),
+    _online_shapes,
     Fields(
         [
             Field("m.*", "m (the running maximum) after tile {i}", *VALUES),
@@ -402,7 +466,10 @@ online_verdict = first(
 
 finish_verdict = Fields(
     [Field("out", "finish((m, l, acc))", *VALUES)],
-    [Mistake("out", lambda c: c.expected["nan"], FINISH_WORDS)],
+    [
+        Mistake("out", lambda c: c.expected["nan"], FINISH_WORDS),
+        Mistake("out", lambda c: c.expected["undivided"], UNDIVIDED),
+    ],
 )
 tiled_verdict = Fields([Field("out", "tiled_attention(q, k, v)", 1e-12, 1e-12)])
 
@@ -413,10 +480,11 @@ tiled_verdict = Fields([Field("out", "tiled_attention(q, k, v)", 1e-12, 1e-12)])
 def _softmax_rows() -> Rows:
     return Rows(
         [
-            row(softmax_case, (2, 4), masked=[(0, 1)], rows=[(1,)]),
             row(softmax_case, (3, 5), masked=[(0, 0), (0, 3), (2, 4)]),
+            row(softmax_case, (2, 4), masked=[(0, 1)], rows=[(1,)]),
             row(softmax_case, (2, 3, 4), masked=[(0, 1, 2)], rows=[(1, 2)]),
             row(softmax_case, (2, 5), large=True),
+            row(softmax_case, (2, 4), apart=True),
             row(softmax_case, (2, 3, 4), large=True, rows=[(0, 1)]),
         ]
     )
@@ -622,6 +690,20 @@ CHECKS = [
         _block_rows(),
         programs.block,
         block_verdict,
+        HEADS,
+        since=SINCE,
+    ),
+    Check(
+        "9.4",
+        "TransformerEncoderLayer: the key/value cache passed on",
+        Rows(
+            [
+                row(block_cache_case, 1, 3, 4, 2, 5, norm_first=True),
+                row(block_cache_case, 2, 2, 4, 2, 6, norm_first=False, act="relu"),
+            ]
+        ),
+        programs.block_cache,
+        block_cache_verdict,
         HEADS,
         since=SINCE,
     ),

@@ -71,6 +71,18 @@ def softmax_nan(x: Any) -> np.ndarray:
         return e / e.sum(axis=-1, keepdims=True)
 
 
+def softmax_whole(x: Any) -> np.ndarray:
+    """The safe softmax with the maximum of the whole array subtracted: a row far below the
+    largest underflows to 0 / 0, which the guard turns into zeros."""
+    x = np.asarray(x, dtype=np.float64)
+    m = np.max(x)
+    m = 0.0 if m == NEG else m
+    with np.errstate(invalid="ignore", over="ignore", under="ignore"):
+        e = np.exp(x - m)
+        s = e.sum(axis=-1, keepdims=True)
+        return e / np.where(s == 0, 1.0, s)
+
+
 def softmax_unshifted(x: Any) -> np.ndarray:
     """exp(x) / Σ exp(x), the largest not subtracted: exp(1e4) overflows, inf / inf = nan."""
     x = np.asarray(x, dtype=np.float64)
@@ -82,8 +94,13 @@ def softmax_unshifted(x: Any) -> np.ndarray:
 
 SOFTMAX_WORDS = {
     "nan": (
-        "a row whose every score is −∞ gave nan: its maximum is −∞ and −∞ − (−∞) is nan; such "
-        "a row has no weights to share out and gets zeros"
+        "a row whose every score is −∞ gave nan (−∞ − (−∞) if its maximum −∞ is subtracted, "
+        "or 0 / 0 if its sum of 0 divides): such a row has no weights to share out and gets "
+        "zeros"
+    ),
+    "whole": (
+        "the maximum was taken over the whole array, not along each row (the last axis, "
+        "keepdims): a row far below the largest underflowed to 0 / 0 and gave zeros"
     ),
     "unshifted": (
         "the row's largest value was not subtracted before exp: exp(1e4) overflows to inf and "
@@ -92,6 +109,14 @@ SOFTMAX_WORDS = {
     "grad diagonal": (
         "the gradient is y · g alone: every output shares the row's sum, so each input also "
         "moves the others, ∂L/∂x = y · (g − Σ g·y), the sum along the row"
+    ),
+    "grad jacobian diagonal": (
+        "the backward used only the diagonal of the Jacobian, y(1 − y)·g: every output "
+        "depends on every input of its row, ∂L/∂x = y · (g − Σ g·y)"
+    ),
+    "grad axis 0": (
+        "Σ g·y was taken along the first axis: it is each row's own sum (along the last "
+        "axis, keepdim=True)"
     ),
     "grad all": (
         "Σ g·y was taken over the whole tensor: it is each row's own sum (along the last "
@@ -114,6 +139,7 @@ class SoftmaxExpected:
     nan: np.ndarray
     unshifted: np.ndarray
     grad_nan: np.ndarray
+    whole: np.ndarray
     grad_wrong: dict = field(default_factory=dict)
 
 
@@ -122,6 +148,8 @@ def softmax_grad_wrong(x: np.ndarray, g: np.ndarray) -> dict:
     y = softmax_ref(x)
     return {
         "grad diagonal": y * g,
+        "grad jacobian diagonal": y * (1 - y) * g,
+        "grad axis 0": y * (g - (g * y).sum(axis=0, keepdims=True)),
         "grad all": y * (g - (g * y).sum()),
         "grad sign": y * (g + (g * y).sum(axis=-1, keepdims=True)),
         "grad no y": g - (g * y).sum(axis=-1, keepdims=True),
@@ -135,12 +163,17 @@ def softmax_case(
     masked: Sequence[tuple] = (),
     rows: Sequence[tuple] = (),
     large: bool = False,
+    apart: bool = False,
     second: bool = False,
 ) -> Case:
     """safe_softmax(x) and ∂L/∂x for upstream g (with ``second``, ∂⟨∂L/∂x, w⟩/∂x): x drawn,
     −∞ at each index of ``masked``, every entry −∞ along each row (an index of the leading
-    axes) of ``rows``; ``large``: scores near ±1e4."""
+    axes) of ``rows``; ``large``: scores near ±1e4; ``apart``: each row 1000 below the one
+    before it, the last near 0."""
     x = values(rng, shape) + (np.where(rng.random(tuple(shape)) < 0.5, 1e4, -1e4) if large else 0)
+    if apart:
+        n = int(np.prod(shape[:-1]))
+        x = x + 1000.0 * (n - 1 - np.arange(n)).reshape((*shape[:-1], 1))
     for index in masked:
         x[index] = NEG
     for index in rows:
@@ -158,6 +191,8 @@ def softmax_case(
         parts.append(f"{len(rows)} row(s) all −∞")
     if large:
         parts.append("scores near ±1e4")
+    if apart:
+        parts.append("each row 1000 below the one before")
     label = "safe_softmax(x), " + ", ".join(parts) + (", the gradient's gradient" if second else "")
     expected = SoftmaxExpected(
         out=softmax_ref(x),
@@ -165,6 +200,7 @@ def softmax_case(
         grad_grad=hvp(softmax_ref, [x], [w], g)[0] if second else None,
         nan=softmax_nan(x),
         unshifted=softmax_unshifted(x),
+        whole=softmax_whole(x),
         grad_nan=grad_nan,
         grad_wrong=softmax_grad_wrong(x, g),
     )
@@ -224,6 +260,11 @@ def _masked(scores: np.ndarray, mask: Any, kind: str) -> np.ndarray:
         return scores + np.asarray(mask)
     if kind == "finite":  # a bool mask filled with −1e9, a known slip
         return np.where(np.asarray(mask, dtype=bool), scores, -1e9)
+    if kind == "added":  # a bool mask added as numbers, a known slip
+        return scores + np.asarray(mask, dtype=np.float64)
+    if kind == "times":  # a float mask multiplied, a known slip
+        with np.errstate(invalid="ignore"):
+            return scores * np.asarray(mask)
     return scores
 
 
@@ -253,10 +294,13 @@ def attention_wrong(q: Any, k: Any, v: Any, mask: Any, kind: str, scale: Any) ->
     if kind == "bool":
         wrong["inverted"] = attention_ref(q, k, v, ~np.asarray(mask, dtype=bool), kind, scale)
         wrong["finite"] = attention_ref(q, k, v, mask, "finite", scale)
+        wrong["added"] = attention_ref(q, k, v, mask, "added", scale)
         plain = attention_ref(q, k, v, None, "none", scale)[1]
         after = np.where(np.asarray(mask, dtype=bool), plain, 0.0)
         wrong["after"] = (np.einsum("...ls,...sv->...lv", after, v), after)
     if kind == "float":
+        with np.errstate(invalid="ignore"):
+            wrong["times"] = attention_ref(q, k, v, mask, "times", scale)
         plain = attention_ref(q, k, v, None, "none", scale)[1]
         with np.errstate(invalid="ignore"):
             after = plain + np.asarray(mask)
@@ -282,6 +326,11 @@ ATTENTION_WORDS = {
         "nothing then spreads its weight evenly over keys it must not see; with −∞ that row "
         "is all zeros (safe_softmax)"
     ),
+    "added": (
+        "the boolean mask was added as numbers (True = 1, False = 0): a bool mask hides its "
+        "False keys with −∞ (masked_fill); only a float mask is added"
+    ),
+    "times": "the float mask was multiplied with the scores: a float mask is added to them",
     "after": (
         "the mask was applied after the softmax: hidden keys must get −∞ scores before it, so "
         "that the visible ones still share out the whole weight and every row sums to one"
@@ -428,6 +477,7 @@ def merge_wrong(x: np.ndarray) -> dict:
     return {
         "no transpose": np.reshape(x, (*lead, t, h * d)),
         "interleaved": np.reshape(np.moveaxis(x, -3, -1), (*lead, t, h * d)),
+        "last two": np.reshape(np.swapaxes(x, -1, -2), (*lead, t, h * d)),
     }
 
 
@@ -444,6 +494,10 @@ HEADS_WORDS = {
     "merge no transpose": (
         "the heads were merged by a reshape alone: (…, h, T, d) must first become (…, T, h, d) "
         "(the heads moved back behind the positions), then (…, T, h·d)"
+    ),
+    "merge last two": (
+        "the last two axes were swapped, not the heads and the positions: (…, h, T, d) "
+        "becomes (…, T, h, d) by exchanging axes −3 and −2"
     ),
     "merge interleaved": (
         "the heads' features were interleaved (the head axis moved last): position t's "
@@ -579,6 +633,14 @@ def block_ref(
     if slip == "swapped":
         norm_first = not norm_first
     if norm_first:
+        if slip == "pre sa normed sum":
+            x = norm(1, x + sa(x))
+            return x + ff(norm(2, x))
+        if slip == "ff unnormed":
+            x = x + sa(norm(1, x))
+            return x + ff(x)
+        if slip == "ff old x":
+            return x + sa(norm(1, x)) + ff(norm(2, x))
         if slip.startswith("residual normed"):
             x = norm(1, x) + sa(norm(1, x))
             if slip == "residual normed":
@@ -586,11 +648,18 @@ def block_ref(
             return x + ff(norm(second, x))
         x = (0 if slip == "no sa residual" else x) + sa(norm(1, x))
         return (0 if slip == "no ff residual" else x) + ff(norm(second, x))
+    if slip == "post branch normed":
+        x = x + norm(1, sa(x))
+        return x + norm(2, ff(x))
     x = norm(1, (0 if slip == "no sa residual" else x) + sa(x))
     return norm(second, (0 if slip == "no ff residual" else x) + ff(x))
 
 
 BLOCK_SLIPS = (
+    "pre sa normed sum",
+    "ff unnormed",
+    "ff old x",
+    "post branch normed",
     "swapped",
     "residual normed",
     "residual normed once",
@@ -600,6 +669,19 @@ BLOCK_SLIPS = (
 )
 
 BLOCK_WORDS = {
+    "pre sa normed sum": (
+        "the attention's residual went through the norm (x = LN₁(x + SA(x))): in pre-norm "
+        "the norm is applied to the branch's input only, x = x + SA(LN₁(x))"
+    ),
+    "ff unnormed": "the feed-forward branch was fed x, not LN₂(x): x = x + FF(LN₂(x))",
+    "ff old x": (
+        "the feed-forward branch read the block's input, not x after the attention's "
+        "residual: the second line starts from the first line's result"
+    ),
+    "post branch normed": (
+        "post-norm normalises the sum, LN₁(x + SA(x)), not the branch: x + LN₁(SA(x)) leaves "
+        "the residual path unnormalised"
+    ),
     "swapped": (
         "pre-norm and post-norm are swapped: norm_first=True normalises what goes into each "
         "branch, x = x + SA(LN₁(x)); norm_first=False normalises each sum, x = LN₁(x + SA(x))"
@@ -692,6 +774,33 @@ def block_case(
     return Case(label, inputs, BlockExpected(out, grad, wrong))
 
 
+def block_cache_case(
+    rng: np.random.Generator,
+    B: int,
+    T: int,
+    E: int,
+    h: int,
+    ff: int,
+    *,
+    norm_first: bool,
+    act: str = "gelu",
+) -> Case:
+    """The layer called with ``kv_cache=`` a probe that hands the keys and values back as
+    they came and gives no mask: the probe must receive one update of (B, h, T, E/h) keys
+    and values, and the output is the layer's without a mask."""
+    p = _layer_params(rng, E, ff)
+    x = values(rng, (B, T, E))
+    shape = [B, h, T, E // h]
+    which = "pre-norm" if norm_first else "post-norm"
+    return Case(
+        f"TransformerEncoderLayer({E}, {h}, {ff}, 0.0, {act!r}, batch_first=True, "
+        f"norm_first={norm_first}) ({which}) on x {x.shape} with kv_cache= a cache that "
+        "records its updates",
+        {"params": p, "x": x, "E": E, "h": h, "ff": ff, "act": act, "norm_first": norm_first},
+        {"out": block_ref(p, x, h, norm_first, act), "updates": [[shape, shape]]},
+    )
+
+
 def mha_case(
     rng: np.random.Generator,
     B: int,
@@ -764,7 +873,11 @@ def embed_wrong(tok: np.ndarray, pos: np.ndarray, idx: np.ndarray, start: int) -
     wrong = {
         "no start": tok[idx] + pos[:t],
         "no position": tok[idx],
+        "scaled": tok[idx] * math.sqrt(tok.shape[-1]) + pos[start : start + t],
+        "by ids": tok[idx] + pos[idx] if idx.max() < pos.shape[0] else None,
     }
+    if start and t - start in (1, t):
+        wrong["stop at t"] = tok[idx] + pos[start:t]
     if start + b <= pos.shape[0] and b != t:
         wrong["batch axis"] = tok[idx] + pos[start : start + b][:, None, :]
     if start != 0:
@@ -788,6 +901,15 @@ EMBED_WORDS = {
         "along the positions, (T, E), the same rows for every sequence of the batch"
     ),
     "start twice": "the start was counted twice: positions run start … start + T − 1",
+    "scaled": (
+        "the token embedding was multiplied by √E (the 2017 paper's scaling): this GPT adds "
+        "the two rows as they are"
+    ),
+    "by ids": (
+        "the position table was indexed by the token ids, not by the positions start … "
+        "start + T − 1"
+    ),
+    "stop at t": "the positions ran start … T − 1, not start … start + T − 1",
 }
 
 
@@ -858,12 +980,20 @@ def probs_wrong(logits: Any, temperature: float, top_k: int | None) -> dict:
     logits = np.asarray(logits, dtype=np.float64)
     scaled = logits / temperature
     wrong: dict[str, Any] = {
-        "times": probs_ref(logits * temperature * temperature, temperature, top_k)
+        "times": probs_ref(logits * temperature * temperature, temperature, top_k),
+        "probabilities": probs_ref(logits, 1.0, top_k) / temperature,
     }
+    if top_k is None or top_k >= logits.shape[-1]:
+        moved = np.swapaxes(logits, 0, -1)
+        wrong["axis 0"] = np.swapaxes(probs_ref(moved, temperature, None), 0, -1)
     if top_k is None or top_k >= logits.shape[-1]:
         return wrong
     kth = _kth(scaled, top_k)
     wrong["strict"] = softmax_nan(np.where(scaled <= kth, NEG, scaled))  # k = 1: nothing left
+    first_row = kth.reshape(-1)[0]
+    wrong["first row"] = _softmax_plain(np.where(scaled < first_row, NEG, scaled))
+    smallest = np.sort(scaled, axis=-1)[..., top_k - 1 : top_k]
+    wrong["smallest"] = _softmax_plain(np.where(scaled < smallest, NEG, scaled))
     if top_k > 1:
         wrong["k-1"] = _softmax_plain(np.where(scaled < _kth(scaled, top_k - 1), NEG, scaled))
     for name, order in (
@@ -880,6 +1010,15 @@ def probs_wrong(logits: Any, temperature: float, top_k: int | None) -> dict:
 
 
 PROBS_WORDS = {
+    "probabilities": (
+        "the probabilities were divided by the temperature: divide the logits before the "
+        "softmax (each row must sum to one)"
+    ),
+    "first row": (
+        "every row was cut at the first row's k-th value: the threshold is each row's own "
+        "k-th largest logit"
+    ),
+    "smallest": "the threshold was the k-th smallest logit, not the k-th largest",
     "axis 0": (
         "the softmax ran along the first axis (the batch): the distribution is along the "
         "last axis, over the vocabulary (dim=-1)"
@@ -951,6 +1090,10 @@ class CacheExpected:
 
 
 CACHE_WORDS = {
+    "new first": (
+        "the new keys were put before the kept ones: they are appended after them, in the "
+        "order of the positions"
+    ),
     "values kept": (
         "the values were not appended: update appends the new values along the positions as "
         "it does the keys, and returns all of both"
@@ -960,6 +1103,14 @@ CACHE_WORDS = {
         "ones appended along the positions (axis −2)"
     ),
     "keys new": "update returned only the new keys: it returns every key kept so far",
+    "everything": (
+        "the new queries saw keys after themselves: among the new ones the mask is causal, "
+        "query i of new sees keys j ≤ S − new + i"
+    ),
+    "left": (
+        "the triangle was shifted the wrong way (diagonal new − S): the new queries sit at "
+        "the end, so it moves right, diagonal S − new"
+    ),
     "top-left": (
         "the mask is aligned at the top left (j ≤ i): the new queries are the last ones, "
         "query i of new sits at position S − new + i, so it sees keys j ≤ S − new + i"
@@ -976,6 +1127,7 @@ def cache_case(rng: np.random.Generator, B: int, h: int, d: int, steps: Sequence
     vals = [np.concatenate(vs[: i + 1], axis=-2) for i in range(len(steps))]
     lengths = [int(k.shape[-2]) for k in keys]
     wrong = {
+        "new first": [np.concatenate(ks[: i + 1][::-1], axis=-2) for i in range(len(steps))],
         "values kept": [vs[0]] * len(steps),
         "values new": vs,
         "keys new": ks,
@@ -992,6 +1144,8 @@ def cache_case(rng: np.random.Generator, B: int, h: int, d: int, steps: Sequence
 class CacheMaskExpected:
     masks: list
     top_left: list
+    everything: list  # diagonal S: every key seen
+    left: list  # diagonal new − S
 
 
 def cache_mask_case(steps: Sequence[int], label: str = "") -> Case:
@@ -1000,11 +1154,13 @@ def cache_mask_case(steps: Sequence[int], label: str = "") -> Case:
     sizes = np.cumsum(steps)
     masks = [mask_ref(n, int(s), int(s) - n).astype(np.int64) for n, s in zip(steps, sizes)]
     top = [mask_ref(n, int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
+    every = [mask_ref(n, int(s), int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
+    left = [mask_ref(n, int(s), n - int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
     return Case(
         "KVCache.mask(new) after updates of "
         + (label or ", ".join(map(str, steps)) + " positions"),
         {"steps": list(map(int, steps))},
-        CacheMaskExpected(masks, top),
+        CacheMaskExpected(masks, top, every, left),
     )
 
 
@@ -1091,7 +1247,7 @@ def online_slipped(scores: Sequence[np.ndarray], vals: Sequence[np.ndarray], sli
             m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
             safe = m_new if slip == "unsafe" else np.where(m_new == NEG, 0.0, m_new)
             old = np.where(m == NEG, 0.0, m)
-            alpha = np.exp(m - safe)
+            alpha = np.exp(m - (m_new if slip == "alpha unsafe" else safe))
             p = np.exp(s - (old if slip == "old max" else safe))
             total = (1 if slip == "sum" else alpha) * total + p.sum(axis=-1, keepdims=True)
             acc = (1 if slip == "acc" else alpha) * acc + p @ v
@@ -1106,6 +1262,10 @@ ONLINE_WORDS = {
     "unsafe": (
         "a row that has seen only −∞ so far gave nan: its maximum is −∞ and −∞ − (−∞) is nan; "
         "subtract 0 there instead (m = −∞ and l = 0 stay until a finite score comes)"
+    ),
+    "alpha unsafe": (
+        "α = exp(m − m′) is nan for a row that has seen only −∞ (−∞ − (−∞)): subtract the "
+        "guarded maximum (0 where it is −∞), as for p"
     ),
     "sum": (
         "the running sum was not rescaled: when a tile raises the maximum, the sum so far was "
@@ -1153,7 +1313,8 @@ def online_case(
         vals.append(values(rng, (*lead, width, Ev)))
     states = [online_state(scores[: n + 1], vals[: n + 1]) for n in range(len(tiles))]
     wrong = {
-        slip: online_slipped(scores, vals, slip) for slip in ("unsafe", "sum", "acc", "old max")
+        slip: online_slipped(scores, vals, slip)
+        for slip in ("unsafe", "alpha unsafe", "sum", "acc", "old max")
     }
     label = (
         f"online_step over {len(tiles)} tile(s) of widths {list(tiles)}: scores {(*lead, Lq)} "
@@ -1180,7 +1341,11 @@ def finish_case(rng: np.random.Generator, lead: Sequence[int], Lq: int, Ev: int)
     return Case(
         f"finish((m, l, acc)) for acc of shape {acc.shape}, the first row l = 0",
         {"m": m, "l": total, "acc": acc},
-        {"out": acc / np.where(total == 0, 1.0, total), "nan": _divided(acc, total)},
+        {
+            "out": acc / np.where(total == 0, 1.0, total),
+            "nan": _divided(acc, total),
+            "undivided": acc,
+        },
     )
 
 
@@ -1188,6 +1353,8 @@ def _divided(acc: np.ndarray, total: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore", divide="ignore"):
         return acc / total
 
+
+UNDIVIDED = "acc was not divided by l, the running sum of exponentials: out = acc / l"
 
 FINISH_WORDS = (
     "a row that saw no key (l = 0) gave nan (0 / 0): finish gives 0 there, dividing by 1 "

@@ -45,10 +45,49 @@ def _grads(sp, out: Any, leaves: list, g: Any, create_graph: bool = False) -> di
     return {"grads": list(result["value"])}
 
 
+class _Words:
+    """Adds ``words`` to the message of an exception of type ``kind`` raised inside the
+    block when ``holds(message)``, and lets it go on up (its "raised at" line stays): the
+    only words a program writes."""
+
+    def __init__(self, kind: type, holds: Any, words: str) -> None:
+        self.kind, self.holds, self.words = kind, holds, words
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> bool:
+        if kind is None or issubclass(kind, NotImplementedError):  # a stub: not started
+            return False
+        if issubclass(kind, self.kind) and error.args:
+            if self.holds(str(error.args[0])):
+                error.args = (f"{error.args[0]}{self.words}", *error.args[1:])
+        return False
+
+
+KEEPDIMS = (
+    " — a reduction along the row lost its axis: keepdims=True keeps the row's maximum or "
+    "sum as (…, 1), so that it broadcasts against the row"
+)
+TRANSPOSED = (
+    " — .T reverses every axis of a batched key: the scores need kᵀ of the last two axes "
+    "only (transpose(-2, -1))"
+)
+LEAD = (
+    " — split_heads and merge_heads take any number of leading axes before (T, E) and "
+    "(h, T, d), also none"
+)
+WHOLE = (
+    " — top_k ≥ V keeps every token: topk of more values than the row holds raises, so "
+    "the cut is skipped then"
+)
+
+
 def safe_softmax(sp, x: Any, g: Any, w: Any = None) -> dict:
     """safe_softmax(x), ∂L/∂x for upstream g and, given w, ∂⟨∂L/∂x, w⟩/∂x."""
     a = tensor(sp, x, requires_grad=True)
-    out = module(sp, "softmax").safe_softmax(a)
+    with _Words(ValueError, lambda m: "broadcast" in m, KEEPDIMS):
+        out = module(sp, "softmax").safe_softmax(a)
     seen: dict[str, Any] = {"out": array(out, keep=True)}
     found = _grads(sp, out, [a], g, create_graph=w is not None)
     if "backward_error" in found:
@@ -82,7 +121,9 @@ def attention(
     needs = g is not None
     Q, K, V = (tensor(sp, a, requires_grad=needs) for a in (q, k, v))
     M = None if mask is None else tensor(sp, mask)
-    result = module(sp, "attention").attention(Q, K, V, M, scale, dropout_p)
+    reversed_key = str(tuple(reversed(np.shape(k))))
+    with _Words(Exception, lambda m: len(np.shape(k)) > 2 and reversed_key in m, TRANSPOSED):
+        result = module(sp, "attention").attention(Q, K, V, M, scale, dropout_p)
     if not isinstance(result, tuple) or len(result) != 2:
         return {"returned": f"<{type(result).__name__}>"}
     out, weights = result
@@ -107,9 +148,10 @@ def heads(sp, x: Any, h: int, y: Any, g: Any) -> dict:
     """split_heads(x, h), merge_heads(y), merge_heads(split_heads(x)) and split's gradient."""
     mod = module(sp, "heads")
     a = tensor(sp, x, requires_grad=True)
-    split = mod.split_heads(a, h)
-    seen: dict[str, Any] = {"split": array(split, keep=True)}
-    seen["merged"] = array(mod.merge_heads(tensor(sp, y)), keep=True)
+    with _Words(ValueError, lambda m: "values to unpack" in m, LEAD):
+        split = mod.split_heads(a, h)
+        seen: dict[str, Any] = {"split": array(split, keep=True)}
+        seen["merged"] = array(mod.merge_heads(tensor(sp, y)), keep=True)
     seen["back"] = array(mod.merge_heads(mod.split_heads(tensor(sp, x), h)), keep=True)
     found = _grads(sp, split, [a], g)
     if "backward_error" in found:
@@ -176,6 +218,40 @@ def block(
     return seen
 
 
+class _Probe:
+    """A stand-in for a key/value cache that records what it is given: ``update`` keeps the
+    shapes of the keys and values it receives and hands them back as they came (the
+    attention then sees only the new positions, as without a cache), ``mask`` says no mask.
+    Whether the block passed it on is in its record."""
+
+    def __init__(self) -> None:
+        self.updates: list = []
+
+    def update(self, key: Any, value: Any) -> tuple:
+        self.updates.append([list(key.shape), list(value.shape)])
+        return key, value
+
+    def mask(self, new: int) -> None:
+        return None
+
+    def __len__(self) -> int:
+        return 0
+
+
+def block_cache(
+    sp, params: dict, x: Any, E: int, h: int, ff: int, act: str, norm_first: bool, **_: Any
+) -> dict:
+    """The layer with the weights given, called on x with ``kv_cache=`` a probe: its output
+    and what the probe was given."""
+    layer = sp.nn.TransformerEncoderLayer(
+        E, h, ff, 0.0, act, batch_first=True, norm_first=norm_first, dtype="float64"
+    )
+    _load(sp, layer, params)
+    probe = _Probe()
+    out = layer(tensor(sp, x), kv_cache=probe)
+    return {"out": array(out, keep=True), "updates": probe.updates}
+
+
 def embed(sp, tok: Any, pos: Any, idx: Any, start: int, g: Any, V: int, block: int, E: int) -> dict:
     """GPT(V, block, 1, 1, E).embed(idx, start) with the tables given, and the tables'
     gradients for upstream g."""
@@ -193,7 +269,9 @@ def embed(sp, tok: Any, pos: Any, idx: Any, start: int, g: Any, V: int, block: i
 
 def probs(sp, logits: Any, temperature: float, top_k: Any) -> dict:
     """next_token_probs(logits, temperature, top_k)."""
-    found = module(sp, "sampling").next_token_probs(tensor(sp, logits), temperature, top_k)
+    whole = top_k is not None and top_k >= np.shape(logits)[-1]
+    with _Words(Exception, lambda m: whole, WHOLE):
+        found = module(sp, "sampling").next_token_probs(tensor(sp, logits), temperature, top_k)
     return {"probs": array(found, keep=True)}
 
 

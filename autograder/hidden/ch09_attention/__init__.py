@@ -21,6 +21,7 @@ import numpy as np
 from ...checks.ch09_attention import CHECKS as PUBLIC
 from ...checks.ch09_attention.cases import (
     attention_case,
+    block_cache_case,
     block_case,
     cache_case,
     cache_mask_case,
@@ -44,6 +45,7 @@ SOFTMAX = Rows(
     [
         row(softmax_case, (2, 2, 5), masked=[(0, 0, 4), (1, 1, 0)], rows=[(1, 0)], large=True),
         row(softmax_case, (4, 1), rows=[(2,)]),
+        row(softmax_case, (3, 3), apart=True),
         row(softmax_case, (3, 6), masked=[(0, 5), (2, 0), (2, 1)]),
     ]
 )
@@ -98,6 +100,13 @@ BLOCKS = Rows(
         row(block_case, 2, 2, 6, 3, 4, norm_first=False, act="gelu"),
         row(block_case, 1, 5, 4, 2, 3, norm_first=True, act="gelu", causal=True),
         row(block_case, 3, 2, 2, 1, 3, norm_first=True, act="relu"),
+    ]
+)
+
+BLOCK_CACHE = Rows(
+    [
+        row(block_cache_case, 2, 4, 6, 3, 4, norm_first=True, act="relu"),
+        row(block_cache_case, 1, 2, 2, 1, 3, norm_first=False),
     ]
 )
 
@@ -168,6 +177,11 @@ CHECKS = hidden_checks(
             "TransformerEncoderLayer: pre-norm and post-norm",
             BLOCKS,
             "TransformerEncoderLayer (held out)",
+        ),
+        Hidden(
+            "TransformerEncoderLayer: the key/value cache passed on",
+            BLOCK_CACHE,
+            "TransformerEncoderLayer with a cache (held out)",
         ),
         Hidden("GPT.embed", EMBED, "GPT.embed (held out)"),
         Hidden("next_token_probs: temperature and top-k", _probs, "next_token_probs (held out)"),
