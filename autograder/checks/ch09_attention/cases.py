@@ -1258,15 +1258,15 @@ def online_slipped(scores: Sequence[np.ndarray], vals: Sequence[np.ndarray], sli
     return out
 
 
+GUARD = (
+    "a row that has seen only −∞ so far gave nan: its maximum m′ is −∞, and exp(m − m′) or "
+    "exp(s − m′) is then exp(−∞ − (−∞)) = nan; subtract the guarded maximum (0 where it is "
+    "−∞) in α as in p, so that m = −∞ and l = 0 stay until a finite score comes"
+)
+
 ONLINE_WORDS = {
-    "unsafe": (
-        "a row that has seen only −∞ so far gave nan: its maximum is −∞ and −∞ − (−∞) is nan; "
-        "subtract 0 there instead (m = −∞ and l = 0 stay until a finite score comes)"
-    ),
-    "alpha unsafe": (
-        "α = exp(m − m′) is nan for a row that has seen only −∞ (−∞ − (−∞)): subtract the "
-        "guarded maximum (0 where it is −∞), as for p"
-    ),
+    "unsafe": GUARD,
+    "alpha unsafe": GUARD,
     "sum": (
         "the running sum was not rescaled: when a tile raises the maximum, the sum so far was "
         "measured against the old one and is multiplied by α = exp(m − m′)"
