@@ -499,7 +499,7 @@ def _softmax_second_rows() -> Rows:
     )
 
 
-MASK_ROWS = [(3, 3, 0), (2, 5, 0), (5, 2, 0), (3, 5, 2), (4, 4, -1), (2, 4, 1)]
+MASK_ROWS = ([(3, 3, 0), (2, 5, 0), (5, 2, 0)], [(3, 5, 2), (4, 4, -1), (2, 4, 1)])
 
 
 def _attention_rows() -> Rows:
@@ -595,7 +595,9 @@ def _cache_rows() -> Rows:
 
 
 def _gpt_rows() -> Rows:
-    return Rows([row(gpt_cache_case, 2, 6, 3, 7, 8, 2, 2, 8)])
+    return Rows(
+        [row(gpt_cache_case, 1, 4, 2, 5, 4, 1, 2, 4), row(gpt_cache_case, 2, 6, 3, 7, 8, 2, 2, 8)]
+    )
 
 
 def _online_rows() -> Rows:
@@ -644,7 +646,7 @@ CHECKS = [
     Check(
         "9.2",
         "causal_mask",
-        Rows.of(causal_mask_case(None, MASK_ROWS)),
+        Rows.of(*(causal_mask_case(None, rows) for rows in MASK_ROWS)),
         programs.causal_masks,
         mask_verdict,
         since=SINCE,
