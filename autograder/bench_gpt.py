@@ -11,10 +11,11 @@ structure and parameter names, the weights copied from Sparrow's):
     anything is timed; the steps are timed in turns (``support.device_bench.measure_together``:
     a busy spell of the machine falls on both), the best of at least ``--repeat``. Then where
     a step goes: its phases (forward with the loss, backward, clip and step; each the best of
-    ``--repeat``), Sparrow's step per ``Function`` (``OpClock``: the ``--top`` forwards and
-    backwards by time, each the least of 5 steps), and the step's matrix products alone
-    (every forward product and the two products of its backward, on arrays made beforehand:
-    NumPy's BLAS against PyTorch's), the part of a step no framework's Python can remove.
+    ``--repeat``, in turns), Sparrow's step per ``Function`` (``OpClock``: the ``--top``
+    forwards and backwards by time in the fastest of 5 steps), and the step's matrix
+    products alone (every forward product and the two products of its backward, on arrays
+    made beforehand: NumPy's BLAS against PyTorch's), the part of a step no framework's
+    Python can remove.
 (b) attention at a long context, no graph (``no_grad``): ``tiled_attention`` (task 9.8, tiles
     of ``--tile``) against the plain ``F.scaled_dot_product_attention``, causal, one head of
     width 64, float32, at ``--lengths`` (2048 and 4096): seconds (the best of ``--repeat``,
@@ -147,13 +148,15 @@ def agree_on_steps(steps: dict[str, Callable[[], float]], count: int = 2) -> lis
     return losses[first]
 
 
-def best_phases(step: TrainingStep, repeat: int) -> tuple[float, ...]:
-    """The least seconds of each phase over ``repeat`` steps (each phase its own best)."""
-    runs = []
+def best_phases(steps: dict[str, TrainingStep], repeat: int) -> dict[str, tuple[float, ...]]:
+    """Each step's least seconds of each phase over ``repeat`` steps (each phase its own
+    best), the steps taking turns."""
+    runs: dict[str, list[tuple[float, float, float]]] = {name: [] for name in steps}
     for _ in range(repeat):
-        gc.collect()
-        runs.append(step.phases())
-    return tuple(min(r[i] for r in runs) for i in range(3))
+        for name, step in steps.items():
+            gc.collect()
+            runs[name].append(step.phases())
+    return {name: tuple(min(r[i] for r in found) for i in range(3)) for name, found in runs.items()}
 
 
 class OpClock:
@@ -210,20 +213,18 @@ class OpClock:
 
 
 def op_profile(sp: Any, step: Callable[[], Any], steps: int = 3) -> tuple[dict, dict, float]:
-    """(seconds, calls, total seconds) of one call of ``step`` under an ``OpClock``: each
-    Function's least over ``steps`` calls (each clocked alone, as ``best`` takes the least
-    of several timings: other work on the machine only ever adds), and the least total."""
-    seconds: dict[tuple[str, str], float] = {}
-    totals = []
+    """(seconds, calls, total seconds) of the least disturbed of ``steps`` calls of
+    ``step``, each clocked by an ``OpClock`` of its own: the one with the least total (other
+    work on the machine only ever adds), so its shares add up to its total."""
+    runs = []
     for _ in range(steps):
         gc.collect()
         with OpClock(sp) as clock:
             start = time.perf_counter()
             step()
-            totals.append(time.perf_counter() - start)
-        for key, spent in clock.seconds.items():
-            seconds[key] = min(seconds.get(key, spent), spent)
-    return seconds, clock.calls, min(totals)
+            runs.append((time.perf_counter() - start, clock))
+    total, clock = min(runs, key=lambda run: run[0])
+    return clock.seconds, clock.calls, total
 
 
 # -- the step's matrix products ----------------------------------------------------------------
@@ -430,7 +431,7 @@ def step_report(sp: Any, torch: Any, args: argparse.Namespace) -> float | None:
     print(f"  {'':<28}" + "".join(f"{name:>12}" for name in best))
     print(f"  {f'step (best of ≥ {args.repeat}, in turns)':<28}", end="")
     print("".join(f"{s * 1e3:>12.1f}" for s in best.values()))
-    phases = {name: best_phases(step, args.repeat) for name, step in steps.items()}
+    phases = best_phases(steps, args.repeat)
     for i, what in enumerate(("forward + loss", "backward", "clip + AdamW step")):
         print(f"  {f'  {what}':<28}" + "".join(f"{p[i] * 1e3:>12.1f}" for p in phases.values()))
     shapes = gemm_shapes(config, vocab, batch)
@@ -457,14 +458,14 @@ def step_report(sp: Any, torch: Any, args: argparse.Namespace) -> float | None:
 
 
 def print_profile(sp: Any, step: TrainingStep, top: int) -> None:
-    """The ``top`` Functions of a Sparrow step by time (``op_profile``: each the least of 5
-    steps), the rest summed, and what no Function's clock saw (the engine's bookkeeping,
-    clip, AdamW): the total's least less the Functions' least."""
+    """The ``top`` Functions of a Sparrow step by time (``op_profile``: the fastest of 5
+    clocked steps), the rest summed, and what no Function's clock saw (the engine's
+    bookkeeping and gradient sums, clip, AdamW)."""
     seconds, calls, total = op_profile(sp, step, steps=5)
     ranked = sorted(seconds.items(), key=lambda item: -item[1])
     print(
-        f"  where Sparrow's step goes, per Function (each the least of 5 clocked steps; the "
-        f"step {total * 1e3:.1f} ms with the clocks), ms"
+        f"  where Sparrow's step goes, per Function (the fastest of 5 clocked steps: "
+        f"{total * 1e3:.1f} ms with the clocks), ms"
     )
     for key, spent in ranked[:top]:
         name, phase = key
