@@ -428,7 +428,7 @@ def test_online_slips_are_named(monkeypatch, slip: str, says: str) -> None:
 # -- the hidden checks (as tests/test_hidden_checks.py holds chapters 1–4) ----------------------
 
 
-@pytest.mark.parametrize("seed", [0, SECRET_SEED])
+@pytest.mark.parametrize("seed", [0, pytest.param(SECRET_SEED, marks=pytest.mark.slow)])
 def test_the_reference_scores_every_point_with_the_hidden_checks(seed: int) -> None:
     result = graded(9, reference(9), public=not seed, seed=seed)
     assert result.passed and result.points == result.max_points, report.chapter_report(result)
@@ -437,6 +437,7 @@ def test_the_reference_scores_every_point_with_the_hidden_checks(seed: int) -> N
         assert any("held out" in name for name in names) and (seed or len(names) >= 2)
 
 
+@pytest.mark.slow  # every chapter's stubs written
 def test_fresh_stubs_score_nothing_on_the_hidden_checks(tmp_path) -> None:
     stubs = write_stubs(tmp_path)
     result = graded(9, composite(9, stubs / "ch09_attention"), public=False)
