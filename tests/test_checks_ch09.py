@@ -555,3 +555,23 @@ def test_a_maximum_over_the_whole_array_is_named(monkeypatch) -> None:
     monkeypatch.setattr(SOFTMAX.SafeSoftmax, "forward", staticmethod(forward))
     problem = _first_problem("safe_softmax: values and the gradient")
     assert "the maximum was taken over the whole array" in problem, problem
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [("nowhere", "dropout_p was ignored"), ("weights", "the weights returned are after dropout")],
+)
+def test_dropout_slips_are_named(monkeypatch, where: str, says: str) -> None:
+    original = ATTENTION.attention
+    dropout = programs.module(sp, "attention").dropout
+
+    def attention(query, key, value, mask=None, scale=None, dropout_p=0.0):
+        out, weights = original(query, key, value, mask, scale, 0.0)
+        if where == "weights":
+            weights = dropout(weights, dropout_p)
+            return weights @ value, weights
+        return out, weights
+
+    monkeypatch.setattr(ATTENTION, "attention", attention)
+    problem = _first_problem("attention: values, weights and gradients")
+    assert says in problem, problem

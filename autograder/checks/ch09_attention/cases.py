@@ -335,6 +335,10 @@ ATTENTION_WORDS = {
         "the mask was applied after the softmax: hidden keys must get −∞ scores before it, so "
         "that the visible ones still share out the whole weight and every row sums to one"
     ),
+    "no dropout": (
+        "dropout_p was ignored: the weights are dropped out (dropout(weights, dropout_p)) "
+        "before they average the values; with dropout_p = 1 every weight is dropped"
+    ),
     "dropped weights": (
         "the weights returned are after dropout: attention returns the weights before "
         "dropout (only the values are averaged with the dropped ones)"
@@ -421,7 +425,12 @@ def dropout_case(rng: np.random.Generator, L: int, S: int, E: int) -> Case:
     return Case(
         f"attention(q, k, v, dropout_p=1.0): q {q.shape}, k {k.shape}, v {v.shape}",
         {"q": q, "k": k, "v": v, "mask": None, "scale": None, "g": None, "dropout_p": 1.0},
-        AttentionExpected(np.zeros_like(out), weights, [], {"dropped weights": (out, 0 * weights)}),
+        AttentionExpected(
+            np.zeros_like(out),
+            weights,
+            [],
+            {"dropped weights": (None, 0 * weights), "no dropout": (out, None)},
+        ),
     )
 
 
