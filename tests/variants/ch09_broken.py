@@ -308,6 +308,29 @@ SET = VariantSet(
             "the running sum was not rescaled",
         ),
         ("the online softmax forgets to rescale the weighted values", "acc was not rescaled"),
+        (
+            "safe_softmax's maximum without keepdims",
+            "a reduction along the row lost its axis: keepdims=True keeps",
+        ),
+        (
+            "safe_softmax's backward keeps only the diagonal y(1 − y)",
+            "the backward used only the diagonal of the Jacobian, y(1 − y)·g",
+        ),
+        (
+            "a bool mask added as numbers",
+            "the boolean mask was added as numbers (True = 1, False = 0)",
+        ),
+        (
+            "the attention's residual added before the norm (pre-norm)",
+            "the attention's residual went through the norm",
+        ),
+        ("pre-norm's MLP without its norm", "the feed-forward branch was fed x, not LN₂(x)"),
+        (
+            "the position embedding broadcast over the wrong axis",
+            "the position rows (T, E) were laid along the batch axis",
+        ),
+        ("the token embedding scaled by √E", "the token embedding was multiplied by √E"),
+        ("finish returns the weighted sum undivided", "acc was not divided by l"),
     ],
     least=(14, 0),
 )

@@ -56,6 +56,7 @@ VARIANTS = [
         ("        e = xp.exp(x.data - m)\n", "        e = xp.exp(x.data)\n"),
         "9.1",
     ),
+    # was a hole: a case whose rows lie 1000 apart catches it now
     (
         "safe_softmax subtracts the maximum of the whole array, not of each row",
         SOFTMAX,
@@ -248,6 +249,7 @@ VARIANTS = [
         ),
         "9.4",
     ),
+    # was a hole (9.7's GPT check failed instead): 9.4's check with a probe cache catches it
     (
         "the block drops the key/value cache",
         ENCODER,
@@ -557,7 +559,10 @@ CORRECT = [
 
 # the variants that passed the public checks when first judged (each noted "was a hole"
 # above): the hidden checks must catch them too
-HOLES: list[str] = []
+HOLES = [
+    "safe_softmax subtracts the maximum of the whole array, not of each row",
+    "the block drops the key/value cache",
+]
 
 
 SET = VariantSet(
@@ -623,6 +628,80 @@ SET = VariantSet(
         (
             "online_step measures the tile against the old maximum",
             "the tile's exponentials were measured against the old maximum",
+        ),
+        (
+            "safe_softmax divides by the bare sum (0 / 0 on an empty row)",
+            "a row whose every score is −∞ gave nan",
+        ),
+        (
+            "safe_softmax subtracts the maximum of the whole array, not of each row",
+            "the maximum was taken over the whole array, not along each row",
+        ),
+        (
+            "safe_softmax's backward sums over the first axis",
+            "Σ g·y was taken along the first axis",
+        ),
+        ("attention multiplies by a float mask", "the float mask was multiplied with the scores"),
+        (
+            "attention transposes the key with .T (every axis reversed)",
+            ".T reverses every axis of a batched key",
+        ),
+        (
+            "split_heads written for (B, T, E) only",
+            "split_heads and merge_heads take any number of leading axes",
+        ),
+        (
+            "merge_heads swaps the last two axes",
+            "the last two axes were swapped, not the heads and the positions",
+        ),
+        (
+            "pre-norm's MLP reads the block's input, not the attention's sum",
+            "the feed-forward branch read the block's input",
+        ),
+        (
+            "post-norm normalises the branch, not the sum",
+            "post-norm normalises the sum, LN₁(x + SA(x)), not the branch",
+        ),
+        (
+            "the block drops the key/value cache",
+            "the key/value cache was not passed on to the attention (kv_cache=kv_cache)",
+        ),
+        ("positions stop at T, not start + T", "the positions ran start … T − 1"),
+        (
+            "the position table looked up by the token ids",
+            "the position table was indexed by the token ids",
+        ),
+        (
+            "the temperature divides the probabilities",
+            "the probabilities were divided by the temperature",
+        ),
+        (
+            "top-k compares with the k-th smallest logit",
+            "the threshold was the k-th smallest logit",
+        ),
+        (
+            "top-k takes the first row's k-th value for every row",
+            "every row was cut at the first row's k-th value",
+        ),
+        (
+            "top-k calls topk even when k is at least the vocabulary",
+            "top_k ≥ V keeps every token",
+        ),
+        (
+            "the cache puts the new keys and values first",
+            "the new keys were put before the kept ones",
+        ),
+        (
+            "the cache's mask lets the new queries see every key",
+            "the new queries saw keys after themselves",
+        ),
+        (
+            "the cache's mask shifts the triangle the wrong way",
+            "the triangle was shifted the wrong way (diagonal new − S)",
+        ),
+        (
+            "online_step sums the tile without keepdims",
+            "the tile's sum lost its axis (keepdims=True keeps l as (…, Lq, 1))",
         ),
     ],
     holes=HOLES,
