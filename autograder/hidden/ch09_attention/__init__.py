@@ -27,6 +27,7 @@ from ...checks.ch09_attention.cases import (
     cache_mask_case,
     causal_mask_case,
     drawn_probs_case,
+    dropout_case,
     embed_case,
     finish_case,
     gpt_cache_case,
@@ -75,6 +76,8 @@ ATTENTION = Rows(
         row(attention_case, (2, 2), 2, 4, 3, 5, kind="bool", mask_shape=(2, 1, 1, 4)),
         row(attention_case, (3,), 4, 4, 2, 3, kind="float", mask_shape=(3, 4, 4), scale=1.3),
         row(attention_case, (1, 3), 4, 2, 5, 2, causal=True),
+        row(attention_case, (3,), 2, 3, 4, 2, kind="bool", mask_shape=(3, 2, 3), blind=True),
+        row(dropout_case, 3, 2, 3),
     ]
 )
 
