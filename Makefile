@@ -64,10 +64,11 @@ lint: env
 	$(PY) -m ruff format --check .
 
 # The repository's tests, then every notebook run against the reference (nbval, lax mode:
-# outputs are not compared, errors and failed asserts are).
+# outputs are not compared, errors and failed asserts are). The notebooks run with one BLAS
+# thread: chapter 9's small GPT trained 4x slower with OpenBLAS's threads contending.
 test: env lint
 	$(PY) -m pytest tests -m "not slow" --durations=15
-	SPARROW_IMPL=solutions PYTHONPATH="$(CURDIR)" $(PY) -m pytest --nbval-lax \
+	$(ONE_BLAS) SPARROW_IMPL=solutions PYTHONPATH="$(CURDIR)" $(PY) -m pytest --nbval-lax \
 		--nbval-current-env -p no:cacheprovider chapters
 
 # The slow suite (training runs against PyTorch, the script under two frameworks, the
