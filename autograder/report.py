@@ -351,11 +351,12 @@ def progress_report(
     by_number = {r.chapter.number: r for r in results}
     lines = [f"Sparrow — the course map (checking {source})", ""]
     next_up, new_up = None, None
+    column = max(48, *(len(f"  {ch.number}  {ch.title}") + 2 for ch in CHAPTERS))
     for ch in CHAPTERS:
         r = by_number.get(ch.number)
         title = f"  {ch.number}  {ch.title}"
         if r is None:
-            lines.append(title.ljust(48) + ("not checked" if ch.ready else "coming"))
+            lines.append(title.ljust(column) + ("not checked" if ch.ready else "coming"))
             continue
         tasks, new = r.tasks, []
         if version is not None and newer_than(r, version):
@@ -365,7 +366,7 @@ def progress_report(
         done = sum(t.passed for t in tasks)
         points = round(sum(t.points for t in tasks), 2)
         line = (
-            title.ljust(48) + f"{_bar(done / max(1, len(tasks)))}  {done}/{len(tasks)} tasks · "
+            title.ljust(column) + f"{_bar(done / max(1, len(tasks)))}  {done}/{len(tasks)} tasks · "
             f"{_points(points)}/{sum(t.task.points for t in tasks)} points"
         )
         if new:
