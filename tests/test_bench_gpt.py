@@ -16,6 +16,7 @@ import pytest
 
 from autograder import bench, bench_gpt
 from solutions import ch09_attention as sp
+from support import text_data
 
 TINY = dict(n_layer=2, n_head=2, n_embd=8, block_size=6, dropout=0.0)
 
@@ -122,11 +123,23 @@ class TinyCorpus:
     """A corpus of a few words for the report (``text_data.Corpus``'s two fields used)."""
 
     def __init__(self) -> None:
-        from support import text_data
-
         text = "The cat sat on the mat. " * 20
         self.vocab = text_data.Vocab.from_text(text)
         self.train = self.vocab.encode(text)
+
+
+def test_warm_up_trains_the_model_on_other_batches_than_the_measured_one():
+    corpus = TinyCorpus()
+    model, _ = bench_gpt.make_models(sp, None, TINY, len(corpus.vocab))
+    before = [np.array(p.data) for p in model.parameters()]
+    assert bench_gpt.warm_up(sp, model, corpus, 3, steps=0) is model
+    assert all(np.array_equal(a, p.data) for a, p in zip(before, model.parameters()))
+    assert bench_gpt.warm_up(sp, model, corpus, 3, steps=2) is model
+    changed = [not np.array_equal(a, p.data) for a, p in zip(before, model.parameters())]
+    assert all(changed)  # AdamW moves every parameter (weight decay too)
+    measured = bench_gpt.text_batch(corpus, 3, TINY["block_size"])[0]
+    first = next(text_data.batches(corpus.train, 1, 3, TINY["block_size"], seed=1))[0]
+    assert not np.array_equal(measured, first)
 
 
 def test_the_report_prints_every_part_at_a_tiny_size(monkeypatch, capsys, torch_one_thread):
@@ -134,11 +147,12 @@ def test_the_report_prints_every_part_at_a_tiny_size(monkeypatch, capsys, torch_
     monkeypatch.setattr(bench_gpt, "capstone_setup", lambda: (dict(TINY), 3, TinyCorpus()))
     args = argparse.Namespace(
         impl="solutions", threads=1, repeat=1, rounds=1, lengths=[32], tile=8, new_tokens=4, top=3,
-        step=True,
+        warm_steps=2, step=True,
     )  # fmt: skip
     bench_gpt.report(args)
     out = capsys.readouterr().out
     assert "(a) one training step of the capstone GPT (n_layer=2" in out
+    assert "both from Sparrow's weights after 2 steps of training" in out
     assert "its matrix products alone" in out
     assert "where Sparrow's step goes" in out and "outside any Function" in out
     assert "\n      32" in out and "(T, T) MiB" in out
