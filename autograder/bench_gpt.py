@@ -111,9 +111,9 @@ def twin_of(torch: Any, model: Any, config: dict, vocab: int) -> Any:
 def warm_up(sp: Any, model: Any, corpus: Any, batch: int, steps: int, lr: float = 3e-3) -> Any:
     """``model`` after ``steps`` AdamW steps (clip 1.0) on the corpus's seeded batches (seed
     1, not the measured batch's 0), returned: its activations then have the spread they have
-    in training. At initialisation every input of GELU's erf is small, which flatters an erf
-    that is fastest near 0 (fdlibm's first range, |x| < 0.84375: none of them at
-    initialisation, a quarter to a half after 25 steps of the capstone)."""
+    in training. At initialisation every input of GELU's erf is below 0.84 in size; after 25
+    steps of the capstone 17–48% of them are above, and an erf may take a dearer path there
+    (fdlibm's does)."""
     from support import text_data
 
     if steps:
