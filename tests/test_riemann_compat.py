@@ -18,7 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from solutions import ch07_device as sp
+from autograder.course import CHAPTERS
+
+LAST = CHAPTERS[-1].package  # the mapping stands for the last chapter's package
+sp = importlib.import_module(f"solutions.{LAST}")
 
 ROOT = Path(__file__).resolve().parents[1]
 COMPAT = ROOT / "tools" / "riemann_compat"
@@ -69,6 +72,14 @@ def test_names_are_the_frameworks_own_objects(riemann) -> None:
     assert riemann.tensordef.TN is sp.Tensor and riemann.tensordef.where is sp.where
     assert riemann.dtype.float64 is sp.float64
     assert riemann.nn.Linear is sp.nn.Linear and riemann.nn.Module is sp.nn.Module
+    assert (
+        riemann.nn.Conv2d is sp.nn.Conv2d
+        and riemann.nn.functional.conv2d is sp.nn.functional.conv2d
+    )
+    assert riemann.nn.MultiheadAttention is sp.nn.MultiheadAttention
+    assert riemann.nn.TransformerEncoderLayer is sp.nn.TransformerEncoderLayer
+    sdpa = riemann.nn.functional.scaled_dot_product_attention
+    assert sdpa is sp.nn.functional.scaled_dot_product_attention
     assert riemann.nn.functional.cross_entropy is sp.nn.functional.cross_entropy
     assert riemann.optim.SGD is sp.optim.SGD and StepLR is sp.optim.lr_scheduler.StepLR
     assert riemann.autograd.grad is sp.autograd.grad and grad is sp.autograd.grad
@@ -129,9 +140,9 @@ def test_an_absent_name_imports_and_fails_where_it_is_used(riemann) -> None:
 def test_the_tree_follows_sparrow_impl(riemann, monkeypatch: pytest.MonkeyPatch) -> None:
     from riemann import _map
 
-    assert _map.framework() is sp
+    assert _map.framework() is sp and _map.last_chapter() == LAST == "ch09_attention"
     monkeypatch.setenv("SPARROW_IMPL", "chapters")
-    assert _map.framework().__name__ == "chapters.ch07_device"
+    assert _map.framework().__name__ == f"chapters.{LAST}"
     monkeypatch.setenv("SPARROW_IMPL", "neither")
     with pytest.raises(ImportError, match="SPARROW_IMPL must be"):
         _map.framework()
@@ -148,9 +159,28 @@ def test_scope_table() -> None:
         assert scope.excluded(file, test) == reason
     for key, pattern in scope.CASES.items():
         assert key in scope.TESTS and re.compile(pattern)
-    assert scope.excluded("test_030_conv_funcs.py", "test_anything") == scope.LATER_8
+    # convolution and attention (chapters 8 and 9) count since issue 31
+    assert scope.excluded("test_030_conv_funcs.py", "test_conv2d") == ""
+    assert scope.excluded("test_100_transformer_mha.py", "test_basic") == ""
+    assert scope.excluded("test_033_einsum.py", "test_anything") == scope.EINSUM
+    assert not any(reason.startswith("a later chapter") for _, reason in scope.AREAS.values())
     assert scope.excluded("test_001_operator.py", "test_arithmetic_operators") == ""
     assert scope.excluded("test_999_new.py", "test_x") == ""  # a new file counts
+
+
+def test_encoder_decoder_tests_are_counted_and_told_apart() -> None:
+    from tools.riemann_suite import scope
+
+    decoder = [
+        ("test_101_transformer_coderlayer.py", "test_decoder_basic"),
+        ("test_102_transformer_en_decoder.py", "TestTransformerEnDecoder::test_decoder_gelu"),
+        ("test_103_transformer.py", "test_generate_square_subsequent_mask"),
+    ]
+    for file, test in decoder:
+        assert scope.encoder_decoder(file, test)
+        assert scope.excluded(file, test.split("::")[-1]) == ""  # counted
+    assert not scope.encoder_decoder("test_101_transformer_coderlayer.py", "test_encoder_gelu")
+    assert not scope.encoder_decoder("test_100_transformer_mha.py", "test_basic")
 
 
 def test_python_312_fstrings_are_rewritten_to_the_same_string(tmp_path: Path) -> None:
@@ -279,6 +309,25 @@ def test_report_lists_every_failure_and_exclusion() -> None:
     assert "- `test_033_einsum.py` (all 1 tests): no course of this kind: einsum" in text
     assert "  - `test_e`: no GPU" in text and "a.py:3" in text and "f" * 40 in text
     assert "- other: E1 (1): `test_001_operator::test_b`" in text
+    assert "Without the encoder–decoder Transformer's tests" in text
+    assert "they count, the scope below says why): 1 of 2 (50%)." in text
+
+
+def test_report_gives_the_figure_without_the_encoder_decoder() -> None:
+    from tools.riemann_suite.__main__ import report
+
+    tests = [
+        {"file": "test_101_transformer_coderlayer.py", "name": "T::test_encoder_basic",
+         "outcome": "passed", "reason": ""},
+        {"file": "test_101_transformer_coderlayer.py", "name": "T::test_decoder_basic",
+         "outcome": "failed", "reason": "E"},
+        {"file": "test_103_transformer.py", "name": "T::test_basic", "outcome": "failed",
+         "reason": "E"},
+    ]  # fmt: skip
+    text = report(tests, "f" * 40, "solutions", "python -m tools.riemann_suite", [])
+    assert "**1 of 3 in-scope tests pass (33%).**" in text
+    assert "they count, the scope below says why): 1 of 1 (100%)." in text
+    assert f"against `solutions.{LAST}` (the last chapter)" in text
 
 
 @pytest.mark.parametrize(
@@ -308,6 +357,14 @@ def test_report_lists_every_failure_and_exclusion() -> None:
          "out= arguments"),
         ("AssertionError: clamp原地 (25 of 25 recorded cases failed; first: 基本clamp_)",
          "in-place semantics (issue 28): other"),
+        ("NotImplementedError: ceil_mode=True: Sparrow's pooling keeps whole windows only",
+         "pooling's ceil_mode=True (the course keeps whole windows only)"),
+        ("NotImplementedError: MultiheadAttention: add_bias_kv and add_zero_attn are not in "
+         "the course", "MultiheadAttention(add_bias_kv=, add_zero_attn=)"),
+        ("NotImplementedError: MultiheadAttention: kdim and vdim other than embed_dim",
+         "MultiheadAttention(kdim=, vdim=) other than embed_dim"),
+        ("AssertionError: 4 of 4 recorded cases failed; first: BatchNorm3d-5D-配置1: 测试异常: "
+         "riemann.nn.BatchNorm3d: the framework has no such name", "nn.BatchNorm3d"),
     ],
 )  # fmt: skip
 def test_failures_are_grouped_by_what_they_lack(reason: str, group: str) -> None:

@@ -30,6 +30,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
+from autograder.course import CHAPTERS
+
 from . import scope
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -267,6 +269,9 @@ READ_AS = (
     (r"it is a PyTorch file", "load() of PyTorch's own files"),
     (r"it is not a zip archive", "load(): pickle.UnpicklingError for a file that is none"),
     (r"无效的负数维度", "reshape(-3, 2) accepted (PyTorch: RuntimeError)"),
+    (r"ceil_mode=True", "pooling's ceil_mode=True (the course keeps whole windows only)"),
+    (r"add_bias_kv and add_zero_attn", "MultiheadAttention(add_bias_kv=, add_zero_attn=)"),
+    (r"kdim and vdim", "MultiheadAttention(kdim=, vdim=) other than embed_dim"),
 )
 
 
@@ -288,6 +293,11 @@ def report(
         by_file.setdefault(entry["file"], []).append(entry)
     total = Counter(entry["outcome"] for entry in tests)
     rest = Counter(entry["outcome"] for entry in tests if entry["file"] not in scope.INPLACE)
+    encoder_only = Counter(
+        entry["outcome"]
+        for entry in tests
+        if not scope.encoder_decoder(entry["file"], entry["name"])
+    )
     in_scope = total["passed"] + total["failed"]
     groups: dict[str, list[str]] = {}
     for entry in tests:
@@ -300,7 +310,8 @@ def report(
         "Written by `python -m tools.riemann_suite` (`make riemann`); do not edit by hand.",
         "",
         f"Riemann (`xiangfei2017/Riemann`) at commit `{commit}`, its `tests/` folder, run "
-        f"with pytest against `{impl}.ch07_device` through the name-mapping package "
+        f"with pytest against `{impl}.{CHAPTERS[-1].package}` (the last chapter) through the "
+        "name-mapping package "
         "`tools/riemann_compat` (re-exports and renames only: a name the framework lacks "
         "fails the test that needs it). Each file runs in its own pytest process; a test "
         "fails when it raises, when it asserts, or when its own bookkeeping records a failed "
@@ -324,6 +335,12 @@ def report(
         'subject the issue "In-place, as PyTorch defines it" (28) built: '
         f"{rest['passed']} of {rest['passed'] + rest['failed']} "
         f"({_percent(rest['passed'], rest['passed'] + rest['failed'])}).",
+        "",
+        "Without the encoder–decoder Transformer's tests (`nn.Transformer`, "
+        "`TransformerDecoder`, `TransformerDecoderLayer`: the course builds a decoder-only GPT "
+        "and no decoder; they count, the scope below says why): "
+        f"{encoder_only['passed']} of {encoder_only['passed'] + encoder_only['failed']} "
+        f"({_percent(encoder_only['passed'], encoder_only['passed'] + encoder_only['failed'])}).",
         "",
         "## Scope",
         "",

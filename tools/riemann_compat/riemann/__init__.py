@@ -1,4 +1,4 @@
-"""``riemann``: chapter 7's package under Riemann's names (re-exports and renames only)."""
+"""``riemann``: the last chapter's package under Riemann's names (re-exports and renames only)."""
 
 # Riemann's submodules (each a re-export of the framework's own) are imported first: a
 # name already bound is not re-exported over (``riemann.nn`` is the module here, not the
