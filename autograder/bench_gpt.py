@@ -32,9 +32,11 @@ structure and parameter names, the weights copied from Sparrow's):
 
 Every library on ``--threads`` threads (1 by default, as ``bench_framework``: the BLAS
 variables are set for a fresh interpreter that does the measuring, and
-``torch.set_num_threads``). Goal (issue 31): the training step ≤ 1.5× PyTorch's.
+``torch.set_num_threads``). At least 15 timings and 5 generations by default: on a shared
+machine the load comes in bursts of seconds, as long as a few of these steps. Goal (issue
+31): the training step ≤ 1.5× PyTorch's.
 
-    python -m autograder.bench gpt [--threads 1] [--repeat 7] [--rounds 3] [--warm-steps 30]
+    python -m autograder.bench gpt [--threads 1] [--repeat 15] [--rounds 5] [--warm-steps 30]
                                    [--lengths 2048 4096] [--tile 128] [--new-tokens 200]
                                    [--top 12] [--no-step]
 """
@@ -593,8 +595,8 @@ def main(argv: list[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--threads", type=int, default=1, help="for every library")
-    parser.add_argument("--repeat", type=int, default=7, help="at least this many timings")
-    parser.add_argument("--rounds", type=int, default=3, help="generations each; the best counts")
+    parser.add_argument("--repeat", type=int, default=15, help="at least this many timings")
+    parser.add_argument("--rounds", type=int, default=5, help="generations each; the best counts")
     parser.add_argument("--lengths", type=int, nargs="+", default=list(LENGTHS))
     parser.add_argument("--tile", type=int, default=TILE)
     parser.add_argument("--new-tokens", type=int, default=NEW_TOKENS)
