@@ -75,10 +75,10 @@ def format_gpt(
 ) -> str:
     """The rows as a table: milliseconds (best, the worst in brackets) and the speed-up."""
     dev = device.split(":")[0]
-    lines = [f"{'chapter 9, float32':<40}{'cpu ms':>18}{dev + ' ms':>18}{'speed-up':>24}"]
+    lines = [f"{'chapter 9, float32':<40}{'cpu ms':>20}{dev + ' ms':>20}{'speed-up':>20}"]
     for name, (cpu, d) in rows.items():
         lines.append(
-            f"{name:<40}{device_bench._ms(cpu):>18}{device_bench._ms(d):>18}"
-            f"{cpu.best / d.best:>23.2f}×"
+            f"{name:<40}{device_bench._ms(cpu):>20}{device_bench._ms(d):>20}"
+            f"{cpu.best / d.best:>19.2f}×"
         )
     return "\n".join(lines)
