@@ -11,9 +11,14 @@ the sign, and on each range a ratio of two polynomials (their coefficients are f
                          (R, S: one pair below 1/0.35, another above)
     t ≥ 6                erf(x) = 1  (to double precision)
 
-In float64 it is within 1 ulp of ``math.erf`` (fdlibm's bound; the course's tests compare it
-with ``math.erf`` on a million normals at three scales and at the edges 0, −0, ±6, ±∞, nan).
-A float32 array is evaluated in float32.
+In float64 it is within 1 ulp of ``math.erf`` (fdlibm's bound; ``tests/test_erf.py`` compares
+it with ``math.erf`` on normals at three scales and at the edges 0, −0, ±6, ±∞, nan).
+
+A float32 array takes one rational function on the whole array instead, with no ranges to
+sort the elements into (the sorting is most of fdlibm's cost on arrays): clamp x to [−4, 4]
+(erf(4) rounds to 1 in float32), then ``erf(x) ≈ x · α(x²) / β(x²)``, a 7-over-5 fit whose
+coefficients are Eigen's ``generic_fast_erf_float`` (also XLA's): within 1e-6 of erf, about
+7 float32 ulps (PyTorch's float32 erf is within 1), 4–8× faster than fdlibm's ranges here.
 
 fdlibm: Copyright (C) 1993 by Sun Microsystems, Inc. All rights reserved. Developed at
 SunSoft, a Sun Microsystems, Inc. business. Permission to use, copy, modify, and distribute
@@ -102,6 +107,19 @@ SB = (
 )
 
 
+# α and β of the float32 fit: Eigen's generic_fast_erf_float (Eigen is MPL-2.0)
+ALPHA32 = np.array(
+    [-1.60960333262415e-02, -2.95459980854025e-03, -7.34990630326855e-04, -5.69250639462346e-05,
+     -2.10102402082508e-06, 2.77068142495902e-08, -2.72614225801306e-10],
+    dtype=np.float32,
+)  # fmt: skip
+BETA32 = np.array(
+    [-1.42647390514189e-02, -7.37332916720468e-03, -1.68282697438203e-03, -2.13374055278905e-04,
+     -1.45660718464996e-05],
+    dtype=np.float32,
+)  # fmt: skip
+
+
 def _poly(coefficients: tuple, z: np.ndarray) -> np.ndarray:
     """c₀ + c₁ z + c₂ z² + …, by Horner's rule, in z's dtype."""
     out = np.full_like(z, coefficients[-1])
@@ -125,6 +143,8 @@ def erf(a: Any) -> np.ndarray:
     x = np.asarray(a)
     if x.dtype.kind != "f":
         x = x.astype(np.float64)
+    if x.dtype == np.float32:
+        return _erf32(x)
     t = np.abs(x)
     small = t < 0.84375
     if small.all():  # the usual case for a network's pre-activations: no indexing at all
@@ -148,3 +168,10 @@ def erf(a: Any) -> np.ndarray:
     res[np.isnan(tb)] = np.nan
     out[big] = np.copysign(res, x[big])
     return out
+
+
+def _erf32(x: np.ndarray) -> np.ndarray:
+    """x · α(x²) / β(x²) on x clamped to [−4, 4], in float32 (NaN stays NaN)."""
+    x = np.clip(x, np.float32(-4), np.float32(4))
+    z = x * x
+    return x * _poly(ALPHA32, z) / _poly(BETA32, z)

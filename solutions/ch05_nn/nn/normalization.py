@@ -14,8 +14,11 @@ while training it also keeps running averages, as buffers, and uses them in ``ev
     running_var  ← (1 − momentum) · running_var  + momentum · σ²_batch · n / (n − 1)
 
 (normalising uses the biased σ², the running average the unbiased one, as PyTorch does;
-``momentum=None`` averages all batches equally). The backward is the engine's, through the
-recorded operations; the running averages are updated outside the graph.
+``momentum=None`` averages all batches equally). BatchNorm's backward is the engine's,
+through the recorded operations; the running averages are updated outside the graph.
+LayerNorm with its weight and bias is one Function (``LayerNormFunction``, its backward
+written out below), because a Transformer calls it twice per block and nine recorded
+operations cost more than the arithmetic.
 """
 
 from __future__ import annotations
@@ -25,7 +28,9 @@ from typing import Any
 
 import numpy as np
 
+from ...ch02_tensor.backend import array_module
 from ...ch02_tensor.dtypes import get_default_dtype
+from ...ch02_tensor.function import Context, Function
 from ...ch02_tensor.tensor import Tensor
 from .module import Module
 from .parameter import Parameter
@@ -147,10 +152,9 @@ class LayerNorm(Module):
                 f"LayerNorm({self.normalized_shape}) needs inputs whose last axes are "
                 f"{self.normalized_shape}, got {x.shape}"
             )
-        axes = tuple(range(x.ndim - k, x.ndim))
-        mean = x.mean(dim=axes, keepdim=True)
-        var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)
-        y = (x - mean) / (var + self.eps).sqrt()
+        if self.weight is not None and self.bias is not None:
+            return LayerNormFunction.apply(x, self.weight, self.bias, k, self.eps)
+        y = _standardised(x, k, self.eps)
         if self.weight is not None:
             y = y * self.weight
         if self.bias is not None:
@@ -162,3 +166,61 @@ class LayerNorm(Module):
             f"{self.normalized_shape}, eps={self.eps}, "
             f"elementwise_affine={self.elementwise_affine}, bias={self.has_bias}"
         )
+
+
+def _standardised(x: Tensor, k: int, eps: float) -> Tensor:
+    """x̂ = (x − μ) / √(σ² + ε) over the last k axes, as recorded operations."""
+    axes = tuple(range(x.ndim - k, x.ndim))
+    mean = x.mean(dim=axes, keepdim=True)
+    var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)
+    return (x - mean) / (var + eps).sqrt()
+
+
+class LayerNormFunction(Function):
+    """y = x̂ · γ + β, x̂ = (x − μ) / √(σ² + ε) over the last k axes: one recorded operation
+    instead of nine (a Transformer normalises twice per block).
+
+    Backward, with ĝ = g · γ, r = 1 / √(σ² + ε) and means over the normalised axes:
+
+        ∂L/∂x = r · (ĝ − mean(ĝ) − x̂ · mean(ĝ · x̂))
+        ∂L/∂γ = Σ g · x̂,   ∂L/∂β = Σ g   (sums over the leading axes)
+
+    written in Tensor operations on the saved x, so that under ``create_graph`` it is
+    recorded and second derivatives flow."""
+
+    @staticmethod
+    def forward(ctx: Context, x: Tensor, weight: Tensor, bias: Tensor, k: int, eps: float):
+        a = x.data
+        axes = tuple(range(a.ndim - k, a.ndim))
+        centred = a - a.mean(axis=axes, keepdims=True)
+        xhat = centred / array_module(a).sqrt(
+            (centred * centred).mean(axis=axes, keepdims=True) + eps
+        )
+        ctx.save_for_backward(x, weight)
+        ctx.k, ctx.eps = k, eps
+        return xhat * weight.data + bias.data
+
+    @staticmethod
+    def backward(ctx: Context, grad_output: Tensor):
+        x, weight = ctx.saved_tensors
+        k, g = ctx.k, grad_output
+        axes = tuple(range(x.ndim - k, x.ndim))
+        lead = tuple(range(x.ndim - k))
+        xhat = _standardised(x, k, ctx.eps)
+        grads = [None, None, None]
+        if ctx.needs_input_grad[0]:
+            r = (
+                1
+                / (
+                    ((x - x.mean(dim=axes, keepdim=True)) ** 2).mean(dim=axes, keepdim=True)
+                    + ctx.eps
+                ).sqrt()
+            )
+            gh = g * weight
+            mean_gh = gh.mean(dim=axes, keepdim=True)
+            grads[0] = r * (gh - mean_gh - xhat * (gh * xhat).mean(dim=axes, keepdim=True))
+        if ctx.needs_input_grad[1]:
+            grads[1] = (g * xhat).sum(dim=lead) if lead else g * xhat
+        if ctx.needs_input_grad[2]:
+            grads[2] = g.sum(dim=lead) if lead else g
+        return tuple(grads)
