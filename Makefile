@@ -41,7 +41,7 @@ progress: env
 # The course's capstone: an MLP trained on MNIST-5k, on your own chapters once chapters 2-6
 # pass their checks (else the reference, saying what is left); MODEL=cnn: a LeNet-style CNN,
 # once chapters 2-8 pass; MODEL=gpt: chapter 9's character-level GPT on the novel Botchan,
-# once chapters 2-9 pass (STEPS=400 SEED=0; its own recipe: AdamW, warmup + cosine, clipping,
+# once chapters 2-9 pass (STEPS=600 SEED=0; its own recipe: AdamW, warmup + cosine, clipping,
 # about 4 minutes on one core). EPOCHS=10 SEED=0 OPTIMIZER=adam (sgd adamw rmsprop adagrad)
 # SCHEDULE=warmup_cosine (onecycle cosine exponential; default: a constant lr); MODEL=mlp|cnn|gpt;
 # SPARROW_IMPL=chapters|solutions picks the tree yourself. BLAS_THREADS=1 by default: the

@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m support.capstone", description=__doc__)
     parser.add_argument("--model", default=MODELS[0], choices=(*MODELS, "gpt"))
     parser.add_argument("--epochs", type=int, default=None, help="mlp, cnn (default 10)")
-    parser.add_argument("--steps", type=int, default=None, help="gpt (default 400)")
+    parser.add_argument("--steps", type=int, default=None, help="gpt (default 600)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--optimizer", default=None, choices=sorted(OPTIMIZERS))
     parser.add_argument("--lr", type=float, default=None)
