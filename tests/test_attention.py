@@ -763,3 +763,18 @@ def test_generate_with_the_cache_on_the_device(device: str) -> None:
     with copies(device) as lookups:
         gpt.token_embedding(idx), gpt.position_embedding(sp.arange(3, device=device))
     assert seen.to_host == 6 * (1 + lookups.to_host), seen
+
+
+def test_float_mask_of_another_dtype_is_refused_with_pytorchs_words():
+    q = sp.ones(1, 2, 4, dtype=sp.float32)
+    mask = sp.zeros(2, 2, dtype=sp.float64)
+    with pytest.raises(RuntimeError, match="attn_mask dtype to be bool or float or to match"):
+        sp.nn.functional.scaled_dot_product_attention(q, q, q, attn_mask=mask)
+
+
+def test_kv_cache_refuses_other_masks():
+    mha = sp.nn.MultiheadAttention(4, 2, batch_first=True)
+    x = sp.ones(1, 3, 4)
+    hidden = sp.ones(3, 3, dtype=sp.bool)
+    with pytest.raises(ValueError, match="kv_cache is for causal self-attention"):
+        mha(x, x, x, attn_mask=hidden, kv_cache=sp.KVCache())

@@ -112,6 +112,11 @@ def scaled_dot_product_attention(
     mask = causal_mask(L, S, device=query.device) if is_causal else attn_mask
     if mask is not None and not isinstance(mask, Tensor):
         raise TypeError("scaled_dot_product_attention: attn_mask must be a Tensor")
+    if mask is not None and mask.dtype != bool and mask.dtype != query.dtype:
+        raise RuntimeError(
+            "Expected attn_mask dtype to be bool or float or to match query dtype, but got "
+            f"attn_mask.dtype: {mask.dtype} and query.dtype: {query.dtype} instead."
+        )
     return attention(query, key, value, mask, scale, dropout_p)[0]
 
 

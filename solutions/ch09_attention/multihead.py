@@ -18,9 +18,12 @@ without weights to return or a padding mask, the hint is used as SDPA's ``is_cau
 
 Sparrow's one addition: ``kv_cache=`` (a ``KVCache``, task 9.7) for causal self-attention
 during generation: the new keys and values are appended to it and the queries see all of
-them, causally. One difference, on purpose: a query whose every key is masked gets zeros
-here with weights too; PyTorch's ``need_weights=True`` path uses a plain softmax and gives
-nan there (its ``need_weights=False`` path gives zeros, as SDPA does).
+them, causally (no other mask goes with it). Two differences, on purpose: a query whose
+every key is masked gets zeros here with weights too, where PyTorch's ``need_weights=True``
+path uses a plain softmax and gives nan (its ``need_weights=False`` path gives zeros, as SDPA
+does); and in training with ``dropout > 0`` the weights returned are those before dropout
+(the attention's probabilities), where PyTorch returns them after (rows that no longer sum
+to 1). The output is the same: dropout acts on the weights before they meet the values.
 """
 
 from __future__ import annotations
@@ -133,6 +136,11 @@ class MultiheadAttention(Module):
         q, k, v = self._project(query, key, value)
         q, k, v = (split_heads(t, self.num_heads) for t in (q, k, v))
         if kv_cache is not None:
+            if attn_mask is not None or key_padding_mask is not None:
+                raise ValueError(
+                    "MultiheadAttention: kv_cache is for causal self-attention, with its own "
+                    "mask; attn_mask and key_padding_mask cannot go with it"
+                )
             k, v = kv_cache.update(k, v)
             mask = kv_cache.mask(L)
         elif is_causal and not need_weights and key_padding_mask is None:
