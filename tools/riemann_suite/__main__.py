@@ -337,8 +337,8 @@ def report(
         f"({_percent(rest['passed'], rest['passed'] + rest['failed'])}).",
         "",
         "Without the encoder–decoder Transformer's tests (`nn.Transformer`, "
-        "`TransformerDecoder`, `TransformerDecoderLayer`: the course builds a decoder-only GPT "
-        "and no decoder; they count, the scope below says why): "
+        "`TransformerDecoder`, `TransformerDecoderLayer`: given code in chapter 9, where the "
+        "tasks build a decoder-only GPT; they count, the scope below says why): "
         f"{encoder_only['passed']} of {encoder_only['passed'] + encoder_only['failed']} "
         f"({_percent(encoder_only['passed'], encoder_only['passed'] + encoder_only['failed'])}).",
         "",

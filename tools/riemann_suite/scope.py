@@ -19,12 +19,11 @@ pooling, ``ceil_mode=True``, ``BatchNorm3d``, ``dropout2d``/``dropout3d``, ``Ten
 and ``MultiheadAttention``'s ``kdim``/``vdim``, ``add_bias_kv`` and ``add_zero_attn`` are
 PyTorch's API in a subject the course teaches; a test that fails for lacking them measures
 exactly that. So is the encoder–decoder Transformer (``nn.Transformer``,
-``TransformerDecoder``, ``TransformerDecoderLayer``): chapter 9 builds a decoder-only GPT
-from encoder layers and a causal mask, and no decoder, but the decoder is PyTorch's API in
-chapter 9's own subject, made of the pieces the chapter builds (self- and cross-attention,
-the feed-forward block, the norms); excluding it would exclude tests because the framework
-lacks what they test. It counts, and the report also gives the figure without it
-(``ENCODER_DECODER``).
+``TransformerDecoder``, ``TransformerDecoderLayer``): chapter 9's tasks build a decoder-only
+GPT from encoder layers and a causal mask, and the decoder is given code
+(``ch09_attention/decoder.py``) made of the same pieces (self- and cross-attention, the
+feed-forward block, the norms). It counts like the rest, and the report also gives the
+figure without it (``ENCODER_DECODER``), the part of the measure that no task built.
 
 How the single tests were found: the complex-dtype ones by reading every in-scope test's
 source; the Riemann-behaviour ones by running PyTorch on what a failing test expected. A
