@@ -14,7 +14,9 @@ One command for a machine with an NVIDIA GPU, CuPy installed (requirements-gpu.t
    against the CPU's, generation with the key/value cache), and chapters 2–6's public and
    hidden checks with their tensors on the GPU (``--quick`` leaves this last file out);
 3. ``python -m autograder.bench device``: CPU against GPU, matmuls and the capstone's
-   training step at batch 64 and 4096 (goal: ≥ 10× the CPU at 4096).
+   training step at batch 64 and 4096 (goal: ≥ 10× the CPU at 4096), then chapter 8's row
+   (a convolution layer and the CNN's step) and chapter 9's (the GPT capstone's training
+   step), each where the tree's chapter is done.
 
 Everything printed also goes to one log file, by default ``docs/gpu-runs/<date>-<gpu>.txt``
 (record it in docs/maintainers.md, "The GPU"). Without a usable GPU it says why, runs what
