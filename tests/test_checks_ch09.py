@@ -575,3 +575,203 @@ def test_dropout_slips_are_named(monkeypatch, where: str, says: str) -> None:
     monkeypatch.setattr(ATTENTION, "attention", attention)
     problem = _first_problem("attention: values, weights and gradients")
     assert says in problem, problem
+
+
+# -- the holes a review found (a mask made on the default device, the padding mask dropped,
+# dropout on the output, float64 inside a float32 run) -------------------------------------
+
+
+def test_a_causal_mask_made_on_the_default_device_is_named(monkeypatch) -> None:
+    """The mask asked for on sim while the default device is the CPU (as it is in every run,
+    also under ``--device sim``, where the program sets it back for the call)."""
+    monkeypatch.setattr(
+        ATTENTION,
+        "causal_mask",
+        lambda L, S, diagonal=0, device=None: sp.ones(L, S, dtype=sp.bool).tril(diagonal),
+    )
+    problem = _first_problem("causal_mask")
+    assert "returned a mask on cpu, expected one on sim" in problem, problem
+    assert "the mask was made on the default device, not on `device=`" in problem, problem
+
+
+def test_a_cache_mask_made_on_the_default_device_is_named(monkeypatch) -> None:
+    def mask(self, new):
+        s = len(self)
+        return sp.causal_mask(new, s, diagonal=s - new)
+
+    monkeypatch.setattr(sp.KVCache, "mask", mask)
+    problem = _first_problem("KVCache.mask: aligned at the bottom right")
+    assert "the mask was made on the default device, not on `device=`" in problem, problem
+
+
+def test_the_device_cases_run_with_the_default_device_set_back(monkeypatch) -> None:
+    """Under --device sim the default is sim; the program makes it the CPU for the call and
+    restores it after."""
+    check = _check("causal_mask")
+    case = check.make_cases(0)[-1]
+    assert case.inputs.get("device") == "sim", case.label
+    sp.set_default_device("sim")
+    try:
+        got = check.program(sp, **case.inputs)
+        assert str(sp.get_default_device()) == "sim:0"
+    finally:
+        sp.set_default_device(None)
+    assert got["devices"] == ["sim", "sim"] and not check.verdict(case, got)
+
+
+@pytest.mark.parametrize("norm_first", [True, False])
+def test_a_block_that_drops_the_padding_mask_is_named(monkeypatch, norm_first: bool) -> None:
+    """The padding mask dropped in one branch (pre-norm or post-norm) only."""
+    layer = sp.nn.TransformerEncoderLayer
+    original = layer.forward
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False, **kw):
+        if self.norm_first == norm_first:
+            src_key_padding_mask = None
+        return original(self, src, src_mask, src_key_padding_mask, is_causal, **kw)
+
+    monkeypatch.setattr(layer, "forward", forward)
+    check = _check("TransformerEncoderLayer: pre-norm and post-norm")
+    for case in check.make_cases(0):
+        problem = check.verdict(case, check.program(sp, **case.inputs))
+        assert bool(problem) == (
+            "padding" in case.inputs and case.inputs["norm_first"] == norm_first
+        )
+        if problem:
+            assert "the padding mask was not passed on" in problem, problem
+
+
+def test_the_reference_padded_block_is_pytorchs() -> None:
+    torch = pytest.importorskip("torch")
+    for norm_first, causal in ((True, False), (False, True)):
+        case = cases.block_case(
+            np.random.default_rng(6),
+            3,
+            5,
+            6,
+            2,
+            8,
+            norm_first=norm_first,
+            causal=causal,
+            padding=True,
+        )
+        i = case.inputs
+        layer = torch.nn.TransformerEncoderLayer(
+            6, 2, 8, 0.0, "gelu", batch_first=True, norm_first=norm_first, dtype=torch.float64
+        )
+        layer.load_state_dict({k: torch.tensor(v) for k, v in i["params"].items()})
+        mask = torch.nn.Transformer.generate_square_subsequent_mask(5, dtype=torch.float64)
+        x = torch.tensor(i["x"], requires_grad=True)
+        out = layer(
+            x,
+            src_mask=mask if causal else None,
+            src_key_padding_mask=torch.tensor(np.where(i["padding"], -np.inf, 0.0)),
+            is_causal=causal,
+        )
+        np.testing.assert_allclose(case.expected.out, out.detach().numpy(), rtol=1e-12, atol=1e-13)
+        out.backward(torch.tensor(i["g"]))
+        np.testing.assert_allclose(case.expected.grad, x.grad.numpy(), rtol=1e-9, atol=1e-11)
+        assert i["padding"].sum() == 3 and not i["padding"][:, 0].any()
+
+
+@pytest.mark.parametrize(
+    ("where", "says"),
+    [
+        ("output", "dropout was applied to the output (dropout(weights @ v)), not to the weights"),
+        ("nowhere", "out[…, :S] equals the weights, none dropped"),
+        ("weights", "the weights returned are after dropout"),
+    ],
+)
+def test_dropout_at_one_half_names_where_it_went(monkeypatch, where: str, says: str) -> None:
+    original = ATTENTION.attention
+    dropout = ATTENTION.dropout
+
+    def attention(query, key, value, mask=None, scale=None, dropout_p=0.0):
+        out, weights = original(query, key, value, mask, scale, 0.0)
+        if where == "output":
+            return dropout(out, dropout_p), weights
+        if where == "weights":
+            weights = dropout(weights, dropout_p)
+            return weights @ value, weights
+        return out, weights
+
+    monkeypatch.setattr(ATTENTION, "attention", attention)
+    problem = _first_problem("attention: dropout_p = 0.5 drops the weights")
+    assert says in problem, problem
+
+
+def test_the_half_dropout_case_holds_its_properties() -> None:
+    """v = [I | 1]: out[…, :S] is dropout(w), out[…, S] its row sums (NumPy, a drawn keep)."""
+    case = cases.dropout_half_case(np.random.default_rng(7), (2,), 3, 4, 2)
+    w, v = case.expected.weights, case.inputs["v"]
+    keep = np.random.default_rng(8).random(w.shape) < 0.5
+    out = np.where(keep, w / 0.5, 0.0) @ v
+    assert out.shape == case.expected.shape
+    np.testing.assert_allclose(out[..., :-1], np.where(keep, 2 * w, 0.0), rtol=1e-15)
+    np.testing.assert_allclose(out[..., -1], out[..., :-1].sum(axis=-1), rtol=1e-14)
+
+
+def _float64_softmax(ctx, x):
+    xp = np
+    m = x.data.max(axis=-1, keepdims=True)
+    m = xp.where(m == -xp.inf, 0, m)
+    e = xp.exp((x.data - m).astype(np.float64))
+    s = e.sum(axis=-1, keepdims=True)
+    ctx.save_for_backward(x)
+    ctx.out = e / xp.where(s == 0, 1, s)
+    return ctx.out
+
+
+def _float64_attention(query, key, value, mask=None, scale=None, dropout_p=0.0):
+    """A bool mask turned into a float64 additive one: the scores promote to float64."""
+    scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+    scores = (query @ key.transpose(-2, -1)) * scale
+    if mask is not None and mask.dtype == sp.bool:
+        scores = scores + sp.Tensor(np.where(mask.data, 0.0, -np.inf))
+    elif mask is not None:
+        scores = scores + mask
+    weights = SOFTMAX.safe_softmax(scores)
+    return ATTENTION.dropout(weights, dropout_p) @ value, weights
+
+
+def _float64_step(state, scores, values):
+    m, total, acc = state
+    m_new = np.maximum(m, scores.max(axis=-1, keepdims=True))
+    safe = np.where(m_new == -np.inf, 0, m_new)
+    alpha = np.exp((m - safe).astype(np.float64))
+    p = np.exp((scores - safe).astype(np.float64))
+    return m_new, alpha * total + p.sum(axis=-1, keepdims=True), alpha * acc + p @ values
+
+
+@pytest.mark.parametrize(
+    ("target", "name", "value", "check"),
+    [
+        (
+            "softmax",
+            "forward",
+            staticmethod(_float64_softmax),
+            "safe_softmax: values and the gradient",
+        ),
+        ("attention", "attention", _float64_attention, "attention: values, weights and gradients"),
+        ("tiled", "online_step", _float64_step, "online_step"),
+        (
+            "tiled",
+            "finish",
+            lambda state: state[2] / np.where(state[1] == 0, 1.0, state[1]).astype(np.float64),
+            "finish",
+        ),
+    ],
+)
+def test_float64_inside_a_float32_run_is_named(monkeypatch, target, name, value, check) -> None:
+    """Returned in float64 (the verdict's words), or, where the next operation meets float64
+    and float32 and raises (attention's weights @ v), words added to the raise."""
+    owner = SOFTMAX.SafeSoftmax if target == "softmax" else programs.module(sp, target)
+    monkeypatch.setattr(owner, name, value)
+    try:
+        problem = _first_problem(check)
+    except RuntimeError as error:
+        problem = str(error)
+        assert "same dtype" in problem and target == "attention", problem
+    else:
+        assert "has dtype float64 for float32 inputs" in problem, problem
+    assert "computed in float64: the result must keep the input's dtype (float32)" in problem

@@ -8,20 +8,25 @@ gradient the complex step of it (``gradcheck.vjp``; second derivatives ``gradche
 never the code under test nor the reference:
 
 - 9.1 ``safe_softmax`` values (rows partly and fully −∞, scores near ±1e4), its gradient,
-  zero along a row of −∞, and its gradient's gradient (``create_graph=True``).
-- 9.2 ``causal_mask`` for L ≠ S and several diagonals; ``attention`` with the default and
-  a given scale, bool and float masks broadcasting over batch and heads, E ≠ Ev and L ≠ S,
-  the weights returned (before dropout), the q, k, v gradients; SDPA's ``is_causal``.
+  zero along a row of −∞, and its gradient's gradient (``create_graph=True``); a float32
+  row (out and the gradient stay float32, to 1e-5).
+- 9.2 ``causal_mask`` for L ≠ S and several diagonals, and on ``device="sim"`` while the
+  default device is the CPU; ``attention`` with the default and a given scale, bool and
+  float masks broadcasting over batch and heads, E ≠ Ev and L ≠ S, the weights returned
+  (before dropout), the q, k, v gradients, a float32 row; dropout_p = 0.5 with v = [I | 1]
+  (the weights dropped, not the output: checked without the generator's draws); SDPA's
+  ``is_causal``.
 - 9.3 ``split_heads``/``merge_heads`` on arange inputs, the round trip, leading axes, the
   gradient; ``nn.MultiheadAttention`` (given code over 9.2 and 9.3) against PyTorch's
   layout written out.
-- 9.4 ``TransformerEncoderLayer`` pre-norm and post-norm, gelu and relu, a causal mask, and
-  the input's gradient.
+- 9.4 ``TransformerEncoderLayer`` pre-norm and post-norm, gelu and relu, a causal mask, a
+  ``src_key_padding_mask``, and the input's gradient.
 - 9.5 ``GPT.embed`` for start 0 and start > 0, B ≠ T, the gradients of both tables.
 - 9.6 ``next_token_probs``: temperature, top-k with ties at the k-th value, top_k ≥ V, rows.
-- 9.7 ``KVCache.update`` and ``mask`` (bottom-right), and a GPT's logits with the caches
-  against the parent's full recompute.
-- 9.8 ``online_step`` over tiles whose maxima rise, ``finish``, ``tiled_attention`` to 1e-12.
+- 9.7 ``KVCache.update`` and ``mask`` (bottom-right; on the keys' device), and a GPT's
+  logits with the caches against the parent's full recompute.
+- 9.8 ``online_step`` over tiles whose maxima rise, ``finish`` (each with a float32 row),
+  ``tiled_attention`` to 1e-12.
 
 Checks that run another task's code say so (``requires``); ``standins.py`` tells whose bug
 a check met.
@@ -41,11 +46,15 @@ from .cases import (
     BLOCK_SLIPS,
     BLOCK_WORDS,
     CACHE_WORDS,
+    DEVICE_WORDS,
+    DROPOUT_WORDS,
     EMBED_WORDS,
     FINISH_WORDS,
+    FLOAT32_WORDS,
     HEADS_WORDS,
     MASK_WORDS,
     ONLINE_WORDS,
+    PADDING_WORDS,
     PROBS_WORDS,
     SOFTMAX_WORDS,
     UNDIVIDED,
@@ -57,6 +66,7 @@ from .cases import (
     causal_mask_case,
     drawn_probs_case,
     dropout_case,
+    dropout_half_case,
     embed_case,
     finish_case,
     gpt_cache_case,
@@ -76,6 +86,40 @@ HEADS = ("9.1", "9.2", "9.3")
 MODEL = ("9.1", "9.2", "9.3", "9.4", "9.5")
 VALUES = (1e-9, 1e-10)
 GRADS = (1e-8, 1e-9)
+FLOAT32 = (1e-5, 1e-6)  # float32 results against the float64 reference of the same inputs
+
+
+def _float32(case: Case) -> bool:
+    """Whether the case's inputs are float32 (its first array among x, q, scores, acc)."""
+    for key in ("x", "q", "scores", "acc"):
+        if key in case.inputs:
+            first_array = case.inputs[key]
+            first_array = first_array[0] if isinstance(first_array, list) else first_array
+            return np.asarray(first_array).dtype == np.float32
+    return False
+
+
+def _tolerance(tolerances: tuple[float, float]) -> Any:
+    """FLOAT32 for a float32 case, else ``tolerances``."""
+    return lambda case: FLOAT32 if _float32(case) else tolerances
+
+
+def _kept_dtype(*keys: str) -> Any:
+    """For a float32 case: every array the record holds under ``keys`` (lists too) is
+    float32."""
+
+    def verdict(case: Case, got: Any) -> str | None:
+        if not _float32(case) or not isinstance(got, dict):
+            return None
+        for key in keys:
+            found = got.get(key)
+            for i, a in enumerate(found if isinstance(found, list) else [found]):
+                if isinstance(a, np.ndarray) and a.dtype != np.float32:
+                    where = f"{key}[{i}]" if isinstance(found, list) else key
+                    return f"{where} has dtype {a.dtype} for float32 inputs: {FLOAT32_WORDS}"
+        return None
+
+    return verdict
 
 
 def _backward_failed() -> Any:
@@ -93,8 +137,9 @@ def _returned(what: str) -> Any:
 # -- 9.1 safe_softmax --------------------------------------------------------------------------
 
 softmax_verdict = first(
+    _kept_dtype("out", "grad"),
     Fields(
-        [Field("out", "safe_softmax(x)", *VALUES)],
+        [Field("out", "safe_softmax(x)", tolerance=_tolerance(VALUES))],
         [
             Mistake("out", lambda case: case.expected.nan, SOFTMAX_WORDS["nan"]),
             Mistake("out", lambda case: case.expected.unshifted, SOFTMAX_WORDS["unshifted"]),
@@ -103,7 +148,7 @@ softmax_verdict = first(
     ),
     _backward_failed(),
     Fields(
-        [Field("grad", "x.grad (∂L/∂x for upstream g)", *GRADS)],
+        [Field("grad", "x.grad (∂L/∂x for upstream g)", tolerance=_tolerance(GRADS))],
         [
             Mistake("grad", lambda case: case.expected.grad_nan, SOFTMAX_WORDS["grad nan"]),
             *(
@@ -143,7 +188,21 @@ def _mask_names(case: Case) -> list[str]:
     return ["causal_mask({}, {}, diagonal={})".format(*r) for r in case.inputs["rows"]]
 
 
+def _on_device(what: str) -> Any:
+    """Every mask on the device the case asks for (where it asks)."""
+    return rules(
+        (
+            lambda case, got: (
+                case.expected.device
+                and next((d for d in got.get("devices") or [] if d != case.expected.device), None)
+            ),
+            f"{what} returned a mask on {{0}}, expected one on {{want.device}}: {DEVICE_WORDS}",
+        )
+    )
+
+
 mask_verdict = first(
+    _on_device("causal_mask(L, S, diagonal, device=…)"),
     rules(
         (
             lambda case, got: next((d for d in got.get("dtypes", []) if d != "bool"), None),
@@ -170,10 +229,15 @@ def _attention_mistakes(field: str, index: int) -> list[Mistake]:
 
 attention_verdict = first(
     _returned("attention returns the pair (out, weights)"),
+    _kept_dtype("out", "weights", "grads"),
     Fields(
         [
-            Field("weights", "the weights (softmax of the masked, scaled scores)", *VALUES),
-            Field("out", "out (the weights times v)", *VALUES),
+            Field(
+                "weights",
+                "the weights (softmax of the masked, scaled scores)",
+                tolerance=_tolerance(VALUES),
+            ),
+            Field("out", "out (the weights times v)", tolerance=_tolerance(VALUES)),
         ],
         [*_attention_mistakes("weights", 1), *_attention_mistakes("out", 0)],
     ),
@@ -185,12 +249,59 @@ attention_verdict = first(
                 Field(
                     "grads.*",
                     ["q.grad", "k.grad", "v.grad"],
-                    *GRADS,
                     expected=lambda c: c.expected.grads,
+                    tolerance=_tolerance(GRADS),
                 )
             ]
         ),
     ),
+)
+
+
+def _half_dropout(case: Case, got: Any) -> str | None:
+    """out = dropout(w) @ [I | 1]: out[…, :S] each 0 or w/(1 − p), out[…, S] their sum."""
+    w, p = case.expected.weights, case.expected.p
+    out = got.get("out")
+    if not isinstance(out, np.ndarray) or out.shape != case.expected.shape:
+        return (
+            f"out: expected shape {case.expected.shape}, received "
+            f"{getattr(out, 'shape', type(out).__name__)}"
+        )
+    head, last = out[..., :-1], out[..., -1]
+    close = lambda a, b: np.isclose(a, b, rtol=VALUES[0], atol=VALUES[1])
+    if np.allclose(head, w, rtol=VALUES[0], atol=VALUES[1]):
+        return f"out[…, :S] equals the weights, none dropped: {DROPOUT_WORDS['ignored']}"
+    summed = close(last, head.sum(axis=-1))
+    scaled = 1 / (1 - p)
+    if not summed.all() and (close(last, 0) | close(last, scaled)).all():
+        return f"out[…, S] is not the sum of out[…, :S]: {DROPOUT_WORDS['output']}"
+    if not (close(head, 0) | close(head, w * scaled)).all():
+        return (
+            "out[…, :S] (v = [I | 1]: the dropped weights) holds values that are neither 0 "
+            f"nor w/(1 − p) = {scaled:g}·w: out = dropout(weights, p) @ v, each weight kept "
+            "and scaled by 1/(1 − p), or dropped"
+        )
+    if not summed.all():
+        return (
+            "out[…, S] (v's column of ones) is not the sum of out[…, :S]: out = dropout(weights) "
+            "@ v, the same dropped weights for every column of v"
+        )
+    return None
+
+
+def _weights_dropped(case: Case, got: Any) -> str | None:
+    w, p = case.expected.weights, case.expected.p
+    found = got.get("weights")
+    if not isinstance(found, np.ndarray) or found.shape != w.shape or np.allclose(found, w):
+        return None
+    dropped = np.isclose(found, 0) | np.isclose(found, w / (1 - p))
+    return f"the weights differ: {ATTENTION_WORDS['dropped weights']}" if dropped.all() else None
+
+
+half_dropout_verdict = first(
+    _returned("attention returns the pair (out, weights)"),
+    _weights_dropped,
+    Fields([Field("weights", "the weights (before dropout)", *VALUES)], then=_half_dropout),
 )
 
 sdpa_verdict = Fields(
@@ -294,7 +405,13 @@ mha_verdict = first(
 block_verdict = first(
     Fields(
         [Field("out", "the layer's output", *VALUES)],
-        [Mistake("out", lambda c, s=s: c.expected.wrong[s], BLOCK_WORDS[s]) for s in BLOCK_SLIPS],
+        [
+            *(
+                Mistake("out", lambda c, s=s: c.expected.wrong[s], BLOCK_WORDS[s])
+                for s in BLOCK_SLIPS
+            ),
+            Mistake("out", lambda c: c.expected.wrong["no padding"], PADDING_WORDS),
+        ],
     ),
     _backward_failed(),
     where(
@@ -406,13 +523,16 @@ def _axis_words(case: Case, got: Any) -> str | None:
     return None
 
 
-cache_mask_verdict = Fields(
-    [Field("masks.*", "the mask after update {i}", 0, 0)],
-    [
-        Mistake("masks.*", lambda c: c.expected.top_left, CACHE_WORDS["top-left"]),
-        Mistake("masks.*", lambda c: c.expected.everything, CACHE_WORDS["everything"]),
-        Mistake("masks.*", lambda c: c.expected.left, CACHE_WORDS["left"]),
-    ],
+cache_mask_verdict = first(
+    _on_device("KVCache.mask for keys on another device than the default"),
+    Fields(
+        [Field("masks.*", "the mask after update {i}", 0, 0)],
+        [
+            Mistake("masks.*", lambda c: c.expected.top_left, CACHE_WORDS["top-left"]),
+            Mistake("masks.*", lambda c: c.expected.everything, CACHE_WORDS["everything"]),
+            Mistake("masks.*", lambda c: c.expected.left, CACHE_WORDS["left"]),
+        ],
+    ),
 )
 
 gpt_verdict = Fields(
@@ -454,22 +574,34 @@ def _online_shapes(case: Case, got: Any) -> str | None:
 online_verdict = first(
     _returned("online_step returns the triple (m, l, acc)"),
     _online_shapes,
+    _kept_dtype("m", "l", "acc"),
     Fields(
         [
-            Field("m.*", "m (the running maximum) after tile {i}", *VALUES),
-            Field("l.*", "l (the running sum of exponentials) after tile {i}", *VALUES),
-            Field("acc.*", "acc (the running weighted values) after tile {i}", *VALUES),
+            Field("m.*", "m (the running maximum) after tile {i}", tolerance=_tolerance(VALUES)),
+            Field(
+                "l.*",
+                "l (the running sum of exponentials) after tile {i}",
+                tolerance=_tolerance(VALUES),
+            ),
+            Field(
+                "acc.*",
+                "acc (the running weighted values) after tile {i}",
+                tolerance=_tolerance(VALUES),
+            ),
         ],
         [*_online_mistakes("m"), *_online_mistakes("l"), *_online_mistakes("acc")],
     ),
 )
 
-finish_verdict = Fields(
-    [Field("out", "finish((m, l, acc))", *VALUES)],
-    [
-        Mistake("out", lambda c: c.expected["nan"], FINISH_WORDS),
-        Mistake("out", lambda c: c.expected["undivided"], UNDIVIDED),
-    ],
+finish_verdict = first(
+    _kept_dtype("out"),
+    Fields(
+        [Field("out", "finish((m, l, acc))", tolerance=_tolerance(VALUES))],
+        [
+            Mistake("out", lambda c: c.expected["nan"], FINISH_WORDS),
+            Mistake("out", lambda c: c.expected["undivided"], UNDIVIDED),
+        ],
+    ),
 )
 tiled_verdict = Fields([Field("out", "tiled_attention(q, k, v)", 1e-12, 1e-12)])
 
@@ -486,6 +618,7 @@ def _softmax_rows() -> Rows:
             row(softmax_case, (2, 5), large=True),
             row(softmax_case, (2, 4), apart=True),
             row(softmax_case, (2, 3, 4), large=True, rows=[(0, 1)]),
+            row(softmax_case, (3, 5), masked=[(0, 1), (2, 2)], rows=[(1,)], dtype="float32"),
         ]
     )
 
@@ -500,6 +633,7 @@ def _softmax_second_rows() -> Rows:
 
 
 MASK_ROWS = ([(3, 3, 0), (2, 5, 0), (5, 2, 0)], [(3, 5, 2), (4, 4, -1), (2, 4, 1)])
+MASK_DEVICE_ROWS = [(3, 4, 0), (4, 4, -1)]  # asked for on "sim", the default the CPU
 
 
 def _attention_rows() -> Rows:
@@ -515,8 +649,13 @@ def _attention_rows() -> Rows:
             row(attention_case, (2,), 3, 4, 2, 3, kind="bool", blind=True),
             row(attention_case, (), 3, 6, 4, 3),
             row(dropout_case, 2, 3, 4),
+            row(attention_case, (2,), 3, 4, 4, 3, kind="bool", dtype="float32"),
         ]
     )
+
+
+def _half_dropout_rows() -> Rows:
+    return Rows([row(dropout_half_case, (1,), 3, 5, 4), row(dropout_half_case, (2, 2), 4, 3, 2)])
 
 
 def _sdpa_rows() -> Rows:
@@ -554,6 +693,8 @@ def _block_rows() -> Rows:
             row(block_case, 2, 3, 4, 2, 5, norm_first=False, act="relu"),
             row(block_case, 2, 4, 6, 3, 8, norm_first=True, act="relu", causal=True),
             row(block_case, 1, 4, 4, 1, 4, norm_first=False, causal=True),
+            row(block_case, 2, 4, 4, 2, 6, norm_first=True, padding=True),
+            row(block_case, 2, 4, 6, 3, 5, norm_first=False, act="relu", causal=True, padding=True),
         ]
     )
 
@@ -607,12 +748,19 @@ def _online_rows() -> Rows:
             row(online_case, (), 2, [2, 3, 2], 3, rising=True),
             row(online_case, (2,), 3, [2, 2], 2, rising=True, empty_row=True),
             row(online_case, (1, 2), 2, [3, 1, 2], 2),
+            row(online_case, (2,), 2, [2, 3], 2, rising=True, empty_row=True, dtype="float32"),
         ]
     )
 
 
 def _finish_rows() -> Rows:
-    return Rows([row(finish_case, (), 3, 2), row(finish_case, (2,), 2, 3)])
+    return Rows(
+        [
+            row(finish_case, (), 3, 2),
+            row(finish_case, (2,), 2, 3),
+            row(finish_case, (2,), 3, 2, dtype="float32"),
+        ]
+    )
 
 
 def _tiled_rows() -> Rows:
@@ -646,7 +794,10 @@ CHECKS = [
     Check(
         "9.2",
         "causal_mask",
-        Rows.of(*(causal_mask_case(None, rows) for rows in MASK_ROWS)),
+        Rows.of(
+            *(causal_mask_case(None, rows) for rows in MASK_ROWS),
+            causal_mask_case(None, MASK_DEVICE_ROWS, device="sim"),
+        ),
         programs.causal_masks,
         mask_verdict,
         since=SINCE,
@@ -657,6 +808,15 @@ CHECKS = [
         _attention_rows(),
         programs.attention,
         attention_verdict,
+        SOFTMAX,
+        since=SINCE,
+    ),
+    Check(
+        "9.2",
+        "attention: dropout_p = 0.5 drops the weights",
+        _half_dropout_rows(),
+        programs.attention,
+        half_dropout_verdict,
         SOFTMAX,
         since=SINCE,
     ),
@@ -729,7 +889,11 @@ CHECKS = [
     Check(
         "9.7",
         "KVCache.mask: aligned at the bottom right",
-        Rows.of(cache_mask_case([3, 1, 1]), cache_mask_case([2, 3])),
+        Rows.of(
+            cache_mask_case([3, 1, 1]),
+            cache_mask_case([2, 3]),
+            cache_mask_case([2, 1], device="sim"),
+        ),
         programs.cache_masks,
         cache_mask_verdict,
         ("9.2",),

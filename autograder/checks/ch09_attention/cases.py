@@ -49,6 +49,21 @@ def _real(a: Any) -> np.ndarray:
     return np.real(np.asarray(a))
 
 
+FLOAT32_WORDS = "computed in float64: the result must keep the input's dtype (float32)"
+
+DEVICE_WORDS = "the mask was made on the default device, not on `device=`"
+
+
+def _as(dtype: str, *arrays: Any) -> list:
+    """Each array in ``dtype`` (None stays None): the inputs of a float32 case, whose
+    expected values are then computed in float64 from those very float32 numbers."""
+    return [None if a is None else np.asarray(a).astype(dtype) for a in arrays]
+
+
+def _f64(a: Any) -> Any:
+    return None if a is None else np.asarray(a, dtype=np.float64)
+
+
 # -- 9.1: the safe softmax ------------------------------------------------------------------
 
 
@@ -165,11 +180,13 @@ def softmax_case(
     large: bool = False,
     apart: bool = False,
     second: bool = False,
+    dtype: str = "float64",
 ) -> Case:
     """safe_softmax(x) and ∂L/∂x for upstream g (with ``second``, ∂⟨∂L/∂x, w⟩/∂x): x drawn,
     −∞ at each index of ``masked``, every entry −∞ along each row (an index of the leading
     axes) of ``rows``; ``large``: scores near ±1e4; ``apart``: each row 1000 below the one
-    before it, the last near 0."""
+    before it, the last near 0; ``dtype`` of x and g (float32: out and the gradient stay
+    float32)."""
     x = values(rng, shape) + (np.where(rng.random(tuple(shape)) < 0.5, 1e4, -1e4) if large else 0)
     if apart:
         n = int(np.prod(shape[:-1]))
@@ -180,6 +197,9 @@ def softmax_case(
         x[index] = NEG
     g = values(rng, shape)
     w = values(rng, shape) if second else None
+    x, g, w = _as(dtype, x, g, w)
+    inputs = {"x": x, "g": g, "w": w}
+    x, g, w = _f64(x), _f64(g), _f64(w)
     grad = vjp(softmax_ref, [x], g)[0]
     grad_nan = grad.copy()
     for index in rows:
@@ -193,6 +213,8 @@ def softmax_case(
         parts.append("scores near ±1e4")
     if apart:
         parts.append("each row 1000 below the one before")
+    if dtype != "float64":
+        parts.append(dtype)
     label = "safe_softmax(x), " + ", ".join(parts) + (", the gradient's gradient" if second else "")
     expected = SoftmaxExpected(
         out=softmax_ref(x),
@@ -204,7 +226,7 @@ def softmax_case(
         grad_nan=grad_nan,
         grad_wrong=softmax_grad_wrong(x, g),
     )
-    return Case(label, {"x": x, "g": g, "w": w}, expected)
+    return Case(label, inputs, expected)
 
 
 # -- 9.2: masks and attention --------------------------------------------------------------
@@ -217,19 +239,27 @@ def mask_ref(L: int, S: int, diagonal: int = 0) -> np.ndarray:
 
 
 def causal_mask_case(
-    rng: np.random.Generator, rows: Sequence[tuple[int, int, int]], label: str = ""
+    rng: np.random.Generator,
+    rows: Sequence[tuple[int, int, int]],
+    label: str = "",
+    device: str | None = None,
 ) -> Case:
     """causal_mask(L, S, diagonal) for each row (``label``: what the rows are, where they
-    are drawn)."""
+    are drawn); with ``device`` (``"sim"``), ``causal_mask(L, S, diagonal, device=device)``
+    while the default device stays the CPU: each mask must be on ``device``."""
     rows = [tuple(int(v) for v in r) for r in rows]
     want = [mask_ref(*r).astype(np.int64) for r in rows]
     triu = [(np.arange(r[1])[None, :] >= np.arange(r[0])[:, None] + r[2]).astype(int) for r in rows]
     flat = [mask_ref(r[0], r[1]).astype(np.int64) for r in rows]
     text = label or "(L, S, diagonal) = " + ", ".join(f"({L}, {S}, {d})" for L, S, d in rows)
+    inputs: dict[str, Any] = {"rows": [list(r) for r in rows]}
+    if device:
+        inputs["device"] = device
+        text += f", device={device!r} (the default device the CPU)"
     return Case(
         f"causal_mask(L, S, diagonal) for {text}",
-        {"rows": [list(r) for r in rows]},
-        MaskExpected(want, triu, flat),
+        inputs,
+        MaskExpected(want, triu, flat, device),
     )
 
 
@@ -238,6 +268,7 @@ class MaskExpected:
     masks: list
     triu: list  # the upper triangle: j ≥ i + diagonal
     flat: list  # the diagonal ignored
+    device: str | None = None  # the device type each mask must be on (None: not asked)
 
 
 MASK_WORDS = {
@@ -378,11 +409,13 @@ def attention_case(
     causal: bool = False,
     grads: bool = True,
     blind: bool = False,
+    dtype: str = "float64",
 ) -> Case:
     """attention(q, k, v, mask, scale): q (*lead, L, E), k (*lead, S, E), v (*lead, S, Ev),
     a mask of ``mask_shape`` (default (L, S)) of ``kind``; with ``causal`` the bool mask is
     the causal one, j ≤ i; ``blind``: the mask's last query row hides every key. The
-    gradients of q, k, v for upstream g on out."""
+    gradients of q, k, v for upstream g on out. ``dtype`` of q, k, v, g and a float mask
+    (float32: out, the weights and the gradients stay float32)."""
     lead = tuple(lead)
     q, k, v = (values(rng, (*lead, n, w)) for n, w in ((L, E), (S, E), (S, Ev)))
     mask = None
@@ -392,11 +425,14 @@ def attention_case(
         mask = _broadcast_mask(rng, kind, tuple(mask_shape or (L, S)))
         if blind:
             mask[..., -1, :] = False if kind == "bool" else NEG
+    sent = [*_as(dtype, q, k, v), _as(dtype, mask)[0] if kind == "float" else mask]
+    q, k, v = (_f64(a) for a in sent[:3])
+    mask = _f64(sent[3]) if kind == "float" else mask
     out, weights = attention_ref(q, k, v, mask, kind, scale)
-    g = values(rng, out.shape)
+    (g,) = _as(dtype, values(rng, out.shape))
     arrays = [q, k, v]
     found = (
-        vjp(lambda a, b, c: attention_ref(a, b, c, mask, kind, scale)[0], arrays, g)
+        vjp(lambda a, b, c: attention_ref(a, b, c, mask, kind, scale)[0], arrays, _f64(g))
         if grads
         else None
     )
@@ -409,10 +445,12 @@ def attention_case(
     text = "the default scale" if scale is None else f"scale={scale}"
     label = (
         f"attention(q, k, v, mask, scale): q {q.shape}, k {k.shape}, v {v.shape}, {where}, {text}"
+        + ("" if dtype == "float64" else f", {dtype}")
     )
+    a, b, c, m = sent
     return Case(
         label,
-        {"q": q, "k": k, "v": v, "mask": mask, "scale": scale, "g": g if grads else None},
+        {"q": a, "k": b, "v": c, "mask": m, "scale": scale, "g": g if grads else None},
         AttentionExpected(out, weights, found or [], wrong),
     )
 
@@ -431,6 +469,46 @@ def dropout_case(rng: np.random.Generator, L: int, S: int, E: int) -> Case:
             [],
             {"dropped weights": (None, 0 * weights), "no dropout": (out, None)},
         ),
+    )
+
+
+@dataclass(frozen=True)
+class HalfDropoutExpected:
+    weights: np.ndarray  # before dropout
+    p: float
+    shape: tuple  # out's: (*lead, L, S + 1)
+
+
+DROPOUT_WORDS = {
+    "ignored": (
+        "dropout_p was ignored: with dropout_p = 0.5 each weight is dropped (0) or kept and "
+        "scaled by 1/(1 − p) before it averages the values"
+    ),
+    "output": (
+        "dropout was applied to the output (dropout(weights @ v)), not to the weights: "
+        "PyTorch drops attention weights, out = dropout(weights) @ v (with v = [I | 1] the "
+        "last column of out is then the sum of the others; here it is 0 or 1/(1 − p) in "
+        "every row)"
+    ),
+}
+
+
+def dropout_half_case(
+    rng: np.random.Generator, lead: Sequence[int], L: int, S: int, E: int, p: float = 0.5
+) -> Case:
+    """attention(q, k, v, dropout_p=p) with v = [I_S | 1] (S + 1 columns), checked without
+    the generator's draws: with the weights w dropped, out = dropout(w) @ v has
+    out[…, :S] = dropout(w), each 0 or w / (1 − p), and out[…, S] = Σ out[…, :S]; the
+    weights returned are w, before dropout."""
+    lead = tuple(lead)
+    q, k = values(rng, (*lead, L, E)), values(rng, (*lead, S, E))
+    v = np.broadcast_to(np.concatenate([np.eye(S), np.ones((S, 1))], axis=1), (*lead, S, S + 1))
+    weights = attention_ref(q, k, v)[1]
+    return Case(
+        f"attention(q, k, v, dropout_p={p}): q {q.shape}, k {k.shape}, v = [I | 1] of shape "
+        f"{v.shape} (out[…, :S] is the dropped weights, out[…, S] their sum)",
+        {"q": q, "k": k, "v": np.array(v), "mask": None, "scale": None, "g": None, "dropout_p": p},
+        HalfDropoutExpected(weights, p, (*lead, L, S + 1)),
     )
 
 
@@ -677,6 +755,11 @@ BLOCK_SLIPS = (
     "norm1 twice",
 )
 
+PADDING_WORDS = (
+    "the padding mask was not passed on: src_key_padding_mask goes to the self-attention "
+    "(key_padding_mask=…), which hides the padded keys from every query"
+)
+
 BLOCK_WORDS = {
     "pre sa normed sum": (
         "the attention's residual went through the norm (x = LN₁(x + SA(x))): in pre-norm "
@@ -753,21 +836,32 @@ def block_case(
     act: str = "gelu",
     causal: bool = False,
     grads: bool = True,
+    padding: bool = False,
 ) -> Case:
     """TransformerEncoderLayer(E, h, ff, 0.0, act, batch_first=True, norm_first) with drawn
-    weights on x (B, T, E); ``causal``: src_mask the float causal mask with is_causal=True."""
+    weights on x (B, T, E); ``causal``: src_mask the float causal mask with is_causal=True;
+    ``padding``: a src_key_padding_mask (True: hidden) hiding one key of each sequence (never
+    the first, so every query keeps a key), −∞ on those keys' scores."""
     p = _layer_params(rng, E, ff)
     x = values(rng, (B, T, E))
     mask = np.where(mask_ref(T, T), 0.0, NEG) if causal else None
+    unpadded = mask
+    hidden = np.zeros((B, T), dtype=bool)
+    if padding:
+        hidden[np.arange(B), rng.integers(1, T, B)] = True
+        keys = np.where(hidden, NEG, 0.0)[:, None, None, :]  # (B, 1, 1, T): every head, query
+        mask = keys if mask is None else mask + keys
     out = block_ref(p, x, h, norm_first, act, mask)
     g = values(rng, out.shape)
     grad = vjp(lambda a: block_ref(p, a, h, norm_first, act, mask), [x], g)[0] if grads else None
     wrong = {s: block_ref(p, x, h, norm_first, act, mask, slip=s) for s in BLOCK_SLIPS}
+    wrong["no padding"] = block_ref(p, x, h, norm_first, act, unpadded) if padding else None
     which = "pre-norm" if norm_first else "post-norm"
     label = (
         f"TransformerEncoderLayer({E}, {h}, {ff}, 0.0, {act!r}, batch_first=True, "
         f"norm_first={norm_first}) ({which}) on x {x.shape}"
         + (", the causal src_mask" if causal else "")
+        + (", a src_key_padding_mask (one key of each sequence hidden)" if padding else "")
     )
     inputs = {
         "params": p,
@@ -780,6 +874,8 @@ def block_case(
         "causal": causal,
         "g": g if grads else None,
     }
+    if padding:
+        inputs["padding"] = hidden
     return Case(label, inputs, BlockExpected(out, grad, wrong))
 
 
@@ -1155,21 +1251,29 @@ class CacheMaskExpected:
     top_left: list
     everything: list  # diagonal S: every key seen
     left: list  # diagonal new − S
+    device: str | None = None  # the keys' device type, where the masks must be
 
 
-def cache_mask_case(steps: Sequence[int], label: str = "") -> Case:
+def cache_mask_case(steps: Sequence[int], label: str = "", device: str | None = None) -> Case:
     """KVCache.mask(new) after each update of ``steps`` new positions (``label``: what the
-    steps are, where they are drawn)."""
+    steps are, where they are drawn); with ``device`` (``"sim"``) the keys and values are
+    on it while the default device stays the CPU: each mask must be on the keys' device."""
     sizes = np.cumsum(steps)
     masks = [mask_ref(n, int(s), int(s) - n).astype(np.int64) for n, s in zip(steps, sizes)]
     top = [mask_ref(n, int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
     every = [mask_ref(n, int(s), int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
     left = [mask_ref(n, int(s), n - int(s)).astype(np.int64) for n, s in zip(steps, sizes)]
+    inputs: dict[str, Any] = {"steps": list(map(int, steps))}
+    where = ""
+    if device:
+        inputs["device"] = device
+        where = f", keys and values on {device!r} (the default device the CPU)"
     return Case(
         "KVCache.mask(new) after updates of "
-        + (label or ", ".join(map(str, steps)) + " positions"),
-        {"steps": list(map(int, steps))},
-        CacheMaskExpected(masks, top, every, left),
+        + (label or ", ".join(map(str, steps)) + " positions")
+        + where,
+        inputs,
+        CacheMaskExpected(masks, top, every, left, device),
     )
 
 
@@ -1308,10 +1412,12 @@ def online_case(
     *,
     rising: bool = False,
     empty_row: bool = False,
+    dtype: str = "float64",
 ) -> Case:
     """online_step folded over key tiles of the given widths, from the empty state; with
     ``rising`` each tile's scores lie above the last's (every tile raises the maximum);
-    ``empty_row``: the first query row sees only −∞ in the first tile."""
+    ``empty_row``: the first query row sees only −∞ in the first tile; ``dtype`` of the
+    scores, the values and the state (float32: m, l and acc stay float32)."""
     lead = tuple(lead)
     scores, vals = [], []
     for n, width in enumerate(tiles):
@@ -1320,6 +1426,8 @@ def online_case(
             s[..., 0, :] = NEG
         scores.append(s)
         vals.append(values(rng, (*lead, width, Ev)))
+    sent = {"scores": _as(dtype, *scores), "values": _as(dtype, *vals)}
+    scores, vals = [_f64(a) for a in sent["scores"]], [_f64(a) for a in sent["values"]]
     states = [online_state(scores[: n + 1], vals[: n + 1]) for n in range(len(tiles))]
     wrong = {
         slip: online_slipped(scores, vals, slip)
@@ -1330,26 +1438,33 @@ def online_case(
         f"× width, values width {Ev}"
         + (", each tile's maximum higher" if rising else "")
         + (", one row −∞ in the first tile" if empty_row else "")
+        + ("" if dtype == "float64" else f", {dtype}")
     )
     return Case(
         label,
-        {"scores": scores, "values": vals},
+        sent,
         OnlineExpected(
             [s[0] for s in states], [s[1] for s in states], [s[2] for s in states], wrong
         ),
     )
 
 
-def finish_case(rng: np.random.Generator, lead: Sequence[int], Lq: int, Ev: int) -> Case:
-    """finish((m, l, acc)): acc / l, 0 for the rows with l = 0 (the first row here)."""
+def finish_case(
+    rng: np.random.Generator, lead: Sequence[int], Lq: int, Ev: int, dtype: str = "float64"
+) -> Case:
+    """finish((m, l, acc)): acc / l, 0 for the rows with l = 0 (the first row here); in
+    ``dtype`` (float32: out stays float32)."""
     shape = (*tuple(lead), Lq)
     m = values(rng, (*shape, 1))
     total = 0.5 + np.abs(values(rng, (*shape, 1)))
     acc = values(rng, (*shape, Ev))
     m[..., 0, :], total[..., 0, :], acc[..., 0, :] = NEG, 0.0, 0.0
+    sent = dict(zip(("m", "l", "acc"), _as(dtype, m, total, acc)))
+    total, acc = _f64(sent["l"]), _f64(sent["acc"])
     return Case(
-        f"finish((m, l, acc)) for acc of shape {acc.shape}, the first row l = 0",
-        {"m": m, "l": total, "acc": acc},
+        f"finish((m, l, acc)) for acc of shape {acc.shape}, the first row l = 0"
+        + ("" if dtype == "float64" else f", {dtype}"),
+        sent,
         {
             "out": acc / np.where(total == 0, 1.0, total),
             "nan": _divided(acc, total),

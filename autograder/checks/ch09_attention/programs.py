@@ -10,6 +10,8 @@ stub's NotImplementedError goes on up (the task is not started)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,31 @@ def placed(sp, values: Any) -> Any:
     """``values`` as an array where the checks' tensors go: the chapter's own Tensor makes
     it, so under ``--device sim`` it is a device array, else NumPy's."""
     return sp.Tensor(np.array(values)).data
+
+
+@contextmanager
+def default_on_cpu(sp) -> Iterator[None]:
+    """The default device the CPU for the block, whatever it was (``--device sim`` makes sim
+    the default): a result made without ``device=`` then lands on the CPU, where it shows."""
+    before = sp.get_default_device()
+    sp.set_default_device(None)
+    try:
+        yield
+    finally:
+        sp.set_default_device(None if before.type == "cpu" else before)
+
+
+def on_device(sp, data: Any, where: str) -> Any:
+    """A tensor of ``data`` on the device ``where`` ("sim"), put there by the autograder's
+    own means (the simulated device's ``asarray``, given code), not by a default."""
+    assert where == "sim", where
+    return sp.Tensor._from_array(sp.simulated.simnumpy.asarray(np.array(data)))
+
+
+def device_type(t: Any) -> str:
+    """The type of a tensor's device ("cpu", "sim"), or what it is instead."""
+    found = getattr(getattr(t, "device", None), "type", None)
+    return str(found) if found is not None else f"<{type(t).__name__} without a device>"
 
 
 def _grads(sp, out: Any, leaves: list, g: Any, create_graph: bool = False) -> dict:
@@ -77,6 +104,11 @@ LEAD = (
     " — split_heads and merge_heads take any number of leading axes before (T, E) and "
     "(h, T, d), also none"
 )
+FLOAT64 = (
+    " — computed in float64: the result must keep the input's dtype (float32); something "
+    "inside made a float64 array from float32 inputs (a NumPy array or constant of the default "
+    "dtype), and the next operation met the two"
+)
 WHOLE = (
     " — top_k ≥ V keeps every token: topk of more values than the row holds raises, so "
     "the cut is skipped then"
@@ -103,14 +135,24 @@ def safe_softmax(sp, x: Any, g: Any, w: Any = None) -> dict:
     return seen
 
 
-def causal_masks(sp, rows: list) -> dict:
-    """causal_mask(L, S, diagonal) for each row: dtypes and values (as ints)."""
-    made = [module(sp, "attention").causal_mask(*row) for row in rows]
+def causal_masks(sp, rows: list, device: str | None = None) -> dict:
+    """causal_mask(L, S, diagonal) for each row: dtypes and values (as ints); with
+    ``device``, causal_mask(L, S, diagonal, device=device) with the CPU the default device,
+    and each mask's device."""
+    make = module(sp, "attention").causal_mask
+    if device:
+        with default_on_cpu(sp):
+            made = [make(*row, device=device) for row in rows]
+    else:
+        made = [make(*row) for row in rows]
     found = [array(m, keep=True) for m in made]
-    return {
+    seen = {
         "dtypes": [str(getattr(m, "dtype", type(m).__name__)) for m in found],
         "masks": [m.astype(np.int64) if isinstance(m, np.ndarray) else m for m in found],
     }
+    if device:
+        seen["devices"] = [device_type(m) for m in made]
+    return seen
 
 
 def attention(
@@ -122,7 +164,11 @@ def attention(
     Q, K, V = (tensor(sp, a, requires_grad=needs) for a in (q, k, v))
     M = None if mask is None else tensor(sp, mask)
     reversed_key = str(tuple(reversed(np.shape(k))))
-    with _Words(Exception, lambda m: len(np.shape(k)) > 2 and reversed_key in m, TRANSPOSED):
+    float32 = np.asarray(q).dtype == np.float32
+    with (
+        _Words(Exception, lambda m: len(np.shape(k)) > 2 and reversed_key in m, TRANSPOSED),
+        _Words(Exception, lambda m: float32 and "float64" in m and "float32" in m, FLOAT64),
+    ):
         result = module(sp, "attention").attention(Q, K, V, M, scale, dropout_p)
     if not isinstance(result, tuple) or len(result) != 2:
         return {"returned": f"<{type(result).__name__}>"}
@@ -197,9 +243,11 @@ def block(
     norm_first: bool,
     causal: bool,
     g: Any,
+    padding: Any = None,
 ) -> dict:
     """TransformerEncoderLayer(E, h, ff, 0.0, act, batch_first=True, norm_first) with the
-    weights given, on x; with ``causal`` the float causal src_mask and is_causal=True."""
+    weights given, on x; with ``causal`` the float causal src_mask and is_causal=True; with
+    ``padding`` (B, T) the bool src_key_padding_mask (True: hidden)."""
     nn = sp.nn
     layer = nn.TransformerEncoderLayer(
         E, h, ff, 0.0, act, batch_first=True, norm_first=norm_first, dtype="float64"
@@ -208,7 +256,8 @@ def block(
     X = tensor(sp, x, requires_grad=g is not None)
     t = np.shape(x)[1]
     mask = nn.generate_square_subsequent_mask(t, dtype=X.dtype) if causal else None
-    out = layer(X, src_mask=mask, is_causal=causal)
+    pad = None if padding is None else tensor(sp, np.asarray(padding, dtype=bool))
+    out = layer(X, src_mask=mask, src_key_padding_mask=pad, is_causal=causal)
     seen: dict[str, Any] = {"out": array(out, keep=True)}
     if g is not None:
         found = _grads(sp, out, [X], g)
@@ -289,16 +338,26 @@ def cache(sp, ks: list, vs: list) -> dict:
     return {"keys": keys, "values": vals, "lengths": lengths}
 
 
-def cache_masks(sp, steps: list) -> dict:
-    """KVCache.mask(new) after each update of ``new`` positions (B = h = d = 1)."""
+def cache_masks(sp, steps: list, device: str | None = None) -> dict:
+    """KVCache.mask(new) after each update of ``new`` positions (B = h = d = 1); with
+    ``device``, the keys and values on it and the CPU the default device, and each mask's
+    device."""
     c = module(sp, "cache").KVCache()
-    masks = []
+    masks, devices = [], []
     for n in steps:
-        zeros = tensor(sp, np.zeros((1, 1, n, 1)))
-        c.update(zeros, zeros)
-        m = array(c.mask(n), keep=True)
+        if device:
+            with default_on_cpu(sp):
+                zeros = on_device(sp, np.zeros((1, 1, n, 1)), device)
+                c.update(zeros, zeros)
+                made = c.mask(n)
+            devices.append(device_type(made))
+        else:
+            zeros = tensor(sp, np.zeros((1, 1, n, 1)))
+            c.update(zeros, zeros)
+            made = c.mask(n)
+        m = array(made, keep=True)
         masks.append(m.astype(np.int64) if isinstance(m, np.ndarray) else m)
-    return {"masks": masks}
+    return {"masks": masks, "devices": devices} if device else {"masks": masks}
 
 
 def gpt_cache(sp, params: dict, idx: Any, prompt: int, config: list) -> dict:
@@ -320,13 +379,14 @@ def gpt_cache(sp, params: dict, idx: Any, prompt: int, config: list) -> dict:
 
 
 def online(sp, scores: list, values: list) -> dict:
-    """online_step folded over the tiles from the empty state: each step's (m, l, acc)."""
+    """online_step folded over the tiles from the empty state (in the scores' dtype): each
+    step's (m, l, acc)."""
     step = module(sp, "tiled").online_step
-    lead = np.shape(scores[0])[:-1]
+    lead, dtype = np.shape(scores[0])[:-1], np.asarray(scores[0]).dtype
     state = (
-        placed(sp, np.full((*lead, 1), -np.inf)),
-        placed(sp, np.zeros((*lead, 1))),
-        placed(sp, np.zeros((*lead, np.shape(values[0])[-1]))),
+        placed(sp, np.full((*lead, 1), -np.inf, dtype=dtype)),
+        placed(sp, np.zeros((*lead, 1), dtype=dtype)),
+        placed(sp, np.zeros((*lead, np.shape(values[0])[-1]), dtype=dtype)),
     )
     seen: dict[str, list] = {"m": [], "l": [], "acc": []}
     for s, v in zip(scores, values):

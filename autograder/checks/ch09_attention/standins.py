@@ -9,9 +9,9 @@ pasted into that task it fails (``tests/test_contracts.py``):
 - 9.1: ``safe_softmax`` is an operation of the chapter's ``Function`` kind on NumPy arrays,
   whose backward returns an unrecorded array: no gradient's gradient (9.1's second check
   fails); everything after 9.1 differentiates through it once.
-- 9.2: ``causal_mask`` compares indices in NumPy; ``attention`` is a NumPy operation with
-  a NumPy backward (unrecorded), which refuses dropout (9.2's dropout case fails; every
-  later check runs without dropout).
+- 9.2: ``causal_mask`` compares indices in NumPy (then moves to ``device=``); ``attention``
+  is a NumPy operation with a NumPy backward (unrecorded), which refuses dropout (9.2's
+  dropout cases fail; every later check runs without dropout).
 - 9.3: ``split_heads`` and ``merge_heads`` cut and stack slices, for (B, T, E) and
   (B, h, T, d) only, what MultiheadAttention passes (9.3's cases with other leading axes
   fail).
@@ -125,7 +125,8 @@ def _attention_task(sp: ModuleType) -> list[Patch]:
         return out, tensor._from_array(weights)
 
     def causal_mask(L: int, S: int, diagonal: int = 0, device: Any = None) -> Any:
-        return tensor._from_array(np.arange(S)[None, :] <= np.arange(L)[:, None] + diagonal)
+        made = tensor._from_array(np.arange(S)[None, :] <= np.arange(L)[:, None] + diagonal)
+        return made if device is None else made.to(device)
 
     module = _module(sp, "attention")
     return [

@@ -10,8 +10,10 @@ heads on one position and two leading axes; MultiheadAttention with one head and
 padding mask averaged; blocks of other widths under both norms; embeddings that start at
 the last positions; top-k with every logit tied and k = 1 over a batch; caches grown in
 uneven steps, a GPT with one head and a prompt of one token; tiles of width one and maxima
-that fall, the plain attention over tiles larger than T. Labels name the kind of case,
-never the drawn values.
+that fall, the plain attention over tiles larger than T. Also, as the public rows: a mask
+and a cache mask asked for on sim with the default device the CPU, blocks with a padding
+mask under both norms, dropout at one half, float32 rows for the softmax, the attention,
+the online step and finish. Labels name the kind of case, never the drawn values.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ...checks.ch09_attention.cases import (
     causal_mask_case,
     drawn_probs_case,
     dropout_case,
+    dropout_half_case,
     embed_case,
     finish_case,
     gpt_cache_case,
@@ -48,6 +51,7 @@ SOFTMAX = Rows(
         row(softmax_case, (4, 1), rows=[(2,)]),
         row(softmax_case, (3, 3), apart=True),
         row(softmax_case, (3, 6), masked=[(0, 5), (2, 0), (2, 1)]),
+        row(softmax_case, (2, 2, 4), masked=[(0, 1, 3)], rows=[(1, 0)], dtype="float32"),
     ]
 )
 
@@ -67,6 +71,7 @@ def _masks(rng: np.random.Generator) -> list[Case]:
     return [
         causal_mask_case(rng, [(1, 4, 0), (1, 4, 3), (6, 3, 1), (3, 7, -2)]),
         causal_mask_case(rng, drawn, "five drawn (L, S, diagonal)"),
+        causal_mask_case(rng, [(2, 5, 1), (5, 3, -1)], device="sim"),
     ]
 
 
@@ -78,8 +83,11 @@ ATTENTION = Rows(
         row(attention_case, (1, 3), 4, 2, 5, 2, causal=True),
         row(attention_case, (3,), 2, 3, 4, 2, kind="bool", mask_shape=(3, 2, 3), blind=True),
         row(dropout_case, 3, 2, 3),
+        row(attention_case, (1, 2), 2, 3, 3, 2, kind="float", mask_shape=(2, 3), dtype="float32"),
     ]
 )
+
+HALF_DROPOUT = Rows([row(dropout_half_case, (3,), 2, 6, 3), row(dropout_half_case, (), 4, 4, 5)])
 
 SDPA = Rows([row(sdpa_case, (2, 2), 4, 2, 3, 3), row(sdpa_case, (1,), 1, 3, 2, 4)])
 
@@ -103,6 +111,8 @@ BLOCKS = Rows(
         row(block_case, 2, 2, 6, 3, 4, norm_first=False, act="gelu"),
         row(block_case, 1, 5, 4, 2, 3, norm_first=True, act="gelu", causal=True),
         row(block_case, 3, 2, 2, 1, 3, norm_first=True, act="relu"),
+        row(block_case, 3, 3, 4, 2, 3, norm_first=True, act="relu", causal=True, padding=True),
+        row(block_case, 1, 5, 6, 3, 4, norm_first=False, padding=True),
     ]
 )
 
@@ -138,6 +148,7 @@ def _cache_masks(rng: np.random.Generator) -> list[Case]:
     return [
         cache_mask_case([1, 1, 1, 1]),
         cache_mask_case(drawn, "four drawn numbers of positions"),
+        cache_mask_case([1, 2, 1], device="sim"),
     ]
 
 
@@ -149,10 +160,17 @@ ONLINE = Rows(
     [
         row(online_case, (), 3, [1, 1, 1, 1], 2, rising=True),
         row(online_case, (2,), 2, [4, 2], 3, empty_row=True),
+        row(online_case, (), 2, [3, 2], 3, rising=True, dtype="float32"),
     ]
 )
 
-FINISH = Rows([row(finish_case, (1, 2), 4, 1), row(finish_case, (), 1, 3)])
+FINISH = Rows(
+    [
+        row(finish_case, (1, 2), 4, 1),
+        row(finish_case, (), 1, 3),
+        row(finish_case, (3,), 2, 2, dtype="float32"),
+    ]
+)
 
 TILED = Rows(
     [
@@ -173,6 +191,11 @@ CHECKS = hidden_checks(
         ),
         Hidden("causal_mask", _masks, "causal_mask (held out)"),
         Hidden("attention: values, weights and gradients", ATTENTION, "attention (held out)"),
+        Hidden(
+            "attention: dropout_p = 0.5 drops the weights",
+            HALF_DROPOUT,
+            "attention's dropout at one half (held out)",
+        ),
         Hidden("scaled_dot_product_attention: is_causal", SDPA, "is_causal (held out)"),
         Hidden("split_heads and merge_heads", HEADS, "split and merge heads (held out)"),
         Hidden("MultiheadAttention: PyTorch's layout", MHA, "MultiheadAttention (held out)"),
