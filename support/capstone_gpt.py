@@ -245,7 +245,8 @@ def summary(history: GPTHistory) -> str:
     n_params = sum(int(np.prod(p.shape)) for p in history.model.parameters())
     lines = [
         f"validation loss: {history.val_losses[0]:.3f} before, {history.final_val_loss:.3f} "
-        f"after {history.steps} steps (seed {history.seed}; uniform guessing: "
+        f"after {history.steps} step{'s' * (history.steps != 1)} (seed {history.seed}; uniform "
+        f"guessing: "
         f"{math.log(history.model.vocab_size):.3f})",
         f"training: {history.seconds:.1f} s, {history.tokens_per_second:,.0f} tokens/s "
         f"({n_params:,} parameters)",
