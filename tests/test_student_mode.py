@@ -123,7 +123,7 @@ def test_switch_selects_the_reference(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["check", "9"], "there is no chapter '9'"),
+        (["check", str(len(CHAPTERS) + 1)], f"there is no chapter '{len(CHAPTERS) + 1}'"),
         (["check", str(UNWRITTEN.number)], "not written yet"),
         (["check", "1", "--task", "1.99"], "no task '1.99'"),
     ],
