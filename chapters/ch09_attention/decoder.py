@@ -29,9 +29,9 @@ from ..ch05_nn.nn.linear import Linear
 from ..ch05_nn.nn.module import Module
 from ..ch05_nn.nn.normalization import LayerNorm
 from .encoder import (
-    _ACTIVATIONS,
     TransformerEncoder,
     TransformerEncoderLayer,
+    _activation,
     generate_square_subsequent_mask,
 )
 from .multihead import MultiheadAttention
@@ -58,10 +58,6 @@ class TransformerDecoderLayer(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        if isinstance(activation, str):
-            if activation not in _ACTIVATIONS:
-                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-            activation = _ACTIVATIONS[activation]
         kw = {"bias": bias, "dtype": dtype}
         self.self_attn = MultiheadAttention(d_model, nhead, dropout, batch_first=batch_first, **kw)
         self.multihead_attn = MultiheadAttention(
@@ -75,7 +71,7 @@ class TransformerDecoderLayer(Module):
             LayerNorm(d_model, eps=layer_norm_eps, **kw) for _ in range(3)
         )
         self.dropout1, self.dropout2, self.dropout3 = (Dropout(dropout) for _ in range(3))
-        self.activation = activation
+        self.activation = _activation(activation)
         if device is not None:
             self.to(device)
 

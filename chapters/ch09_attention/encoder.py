@@ -46,6 +46,15 @@ from .multihead import MultiheadAttention
 _ACTIVATIONS = {"relu": relu, "gelu": gelu}
 
 
+def _activation(activation: str | Callable[[Tensor], Tensor]) -> Callable[[Tensor], Tensor]:
+    """PyTorch's ``activation=`` argument: "relu", "gelu" or a function (given)."""
+    if not isinstance(activation, str):
+        return activation
+    if activation not in _ACTIVATIONS:
+        raise RuntimeError(f"activation should be relu/gelu, not {activation}")
+    return _ACTIVATIONS[activation]
+
+
 class TransformerEncoderLayer(Module):
     """Self-attention and a feed-forward network, each with a residual and a LayerNorm."""
 
@@ -64,10 +73,6 @@ class TransformerEncoderLayer(Module):
         dtype: Any = None,
     ) -> None:
         super().__init__()
-        if isinstance(activation, str):
-            if activation not in _ACTIVATIONS:
-                raise RuntimeError(f"activation should be relu/gelu, not {activation}")
-            activation = _ACTIVATIONS[activation]
         kw = {"dtype": dtype}
         self.self_attn = MultiheadAttention(
             d_model, nhead, dropout=dropout, bias=bias, batch_first=batch_first, **kw
@@ -79,7 +84,7 @@ class TransformerEncoderLayer(Module):
         self.norm1 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.norm2 = LayerNorm(d_model, eps=layer_norm_eps, bias=bias, **kw)
         self.dropout1, self.dropout2 = Dropout(dropout), Dropout(dropout)
-        self.activation = activation
+        self.activation = _activation(activation)
         if device is not None:
             self.to(device)
 
