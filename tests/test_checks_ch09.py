@@ -775,3 +775,66 @@ def test_float64_inside_a_float32_run_is_named(monkeypatch, target, name, value,
     else:
         assert "has dtype float64 for float32 inputs" in problem, problem
     assert "computed in float64: the result must keep the input's dtype (float32)" in problem
+
+
+# -- four more slips named (B's probes after the review) ----------------------------------------
+
+
+def test_an_online_maximum_over_the_whole_tile_is_named(monkeypatch) -> None:
+    """scores.max() (every row of the tile at once) in place of each row's maximum."""
+
+    def whole(state, scores, values):
+        m, total, acc = state
+        m_new = np.maximum(m, scores.max())
+        safe = np.where(m_new == -np.inf, 0, m_new)
+        alpha, p = np.exp(m - safe), np.exp(scores - safe)
+        return m_new, alpha * total + p.sum(axis=-1, keepdims=True), alpha * acc + p @ values
+
+    monkeypatch.setattr(programs.module(sp, "tiled"), "online_step", whole)
+    problem = _first_problem("online_step")
+    assert "the tile's maximum was taken over the whole tile" in problem, problem
+
+
+def test_a_post_norm_second_residual_from_the_blocks_input_is_named(monkeypatch) -> None:
+    """Post-norm x = LN₂(src + FF(x)): the first case (pre-norm) passes, the post-norm one
+    names it."""
+    layer = sp.nn.TransformerEncoderLayer
+    original = layer.forward
+
+    def forward(self, src, src_mask=None, src_key_padding_mask=None, is_causal=False, **kw):
+        if self.norm_first:
+            return original(self, src, src_mask, src_key_padding_mask, is_causal, **kw)
+        sa = self._sa_block(src, src_mask, src_key_padding_mask, is_causal, kw.get("kv_cache"))
+        return self.norm2(src + self._ff_block(self.norm1(src + sa)))
+
+    monkeypatch.setattr(layer, "forward", forward)
+    problem = _first_problem("TransformerEncoderLayer: pre-norm and post-norm")
+    assert "post-norm" in problem and "the second residual added the block's input" in problem
+
+
+def test_a_float_mask_inverted_as_a_bool_one_is_named(monkeypatch) -> None:
+    """~mask on a float mask raises; the program adds the words to the raise."""
+
+    def attention(query, key, value, mask=None, scale=None, dropout_p=0.0):
+        scale = 1 / math.sqrt(query.shape[-1]) if scale is None else scale
+        scores = (query @ key.transpose(-2, -1)) * scale
+        if mask is not None:
+            scores = scores.masked_fill(~mask, float("-inf"))
+        weights = SOFTMAX.safe_softmax(scores)
+        return weights @ value, weights
+
+    monkeypatch.setattr(ATTENTION, "attention", attention)
+    with pytest.raises(TypeError, match="a float mask is added to the scores"):
+        _first_problem("attention: values, weights and gradients")
+
+
+def test_an_ignored_temperature_is_named(monkeypatch) -> None:
+    def next_token_probs(logits, temperature=1.0, top_k=None):
+        if top_k is not None and top_k < logits.shape[-1]:
+            kth = logits.topk(top_k, dim=-1).values[..., -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        return sp.nn.functional.softmax(logits, dim=-1)
+
+    monkeypatch.setattr(programs.module(sp, "sampling"), "next_token_probs", next_token_probs)
+    problem = _first_problem("next_token_probs: temperature and top-k")
+    assert "the temperature was ignored" in problem, problem

@@ -738,6 +738,8 @@ def block_ref(
     if slip == "post branch normed":
         x = x + norm(1, sa(x))
         return x + norm(2, ff(x))
+    if slip == "post ff old x":
+        return norm(2, x + ff(norm(1, x + sa(x))))
     x = norm(1, (0 if slip == "no sa residual" else x) + sa(x))
     return norm(second, (0 if slip == "no ff residual" else x) + ff(x))
 
@@ -747,6 +749,7 @@ BLOCK_SLIPS = (
     "ff unnormed",
     "ff old x",
     "post branch normed",
+    "post ff old x",
     "swapped",
     "residual normed",
     "residual normed once",
@@ -773,6 +776,10 @@ BLOCK_WORDS = {
     "post branch normed": (
         "post-norm normalises the sum, LN₁(x + SA(x)), not the branch: x + LN₁(SA(x)) leaves "
         "the residual path unnormalised"
+    ),
+    "post ff old x": (
+        "the second residual added the block's input, not x after the first sub-block: in "
+        "post-norm x = LN₂(x + FF(x)) starts from x = LN₁(x + SA(x)), the first line's result"
     ),
     "swapped": (
         "pre-norm and post-norm are swapped: norm_first=True normalises what goes into each "
@@ -1087,6 +1094,7 @@ def probs_wrong(logits: Any, temperature: float, top_k: int | None) -> dict:
     wrong: dict[str, Any] = {
         "times": probs_ref(logits * temperature * temperature, temperature, top_k),
         "probabilities": probs_ref(logits, 1.0, top_k) / temperature,
+        "ignored": probs_ref(logits, 1.0, top_k),
     }
     if top_k is None or top_k >= logits.shape[-1]:
         moved = np.swapaxes(logits, 0, -1)
@@ -1127,6 +1135,10 @@ PROBS_WORDS = {
     "axis 0": (
         "the softmax ran along the first axis (the batch): the distribution is along the "
         "last axis, over the vocabulary (dim=-1)"
+    ),
+    "ignored": (
+        "the temperature was ignored: the logits are divided by it (logits / τ) before the "
+        "softmax; τ < 1 sharpens, τ > 1 flattens"
     ),
     "times": (
         "the logits were multiplied by the temperature: they are divided by it (τ < 1 sharpens)"
@@ -1357,7 +1369,8 @@ def online_slipped(scores: Sequence[np.ndarray], vals: Sequence[np.ndarray], sli
     out: dict[str, list] = {"m": [], "l": [], "acc": []}
     with np.errstate(invalid="ignore", over="ignore"):
         for s, v in zip(scores, vals):
-            m_new = np.maximum(m, s.max(axis=-1, keepdims=True))
+            tile_max = s.max() if slip == "whole max" else s.max(axis=-1, keepdims=True)
+            m_new = np.maximum(m, tile_max)
             safe = m_new if slip == "unsafe" else np.where(m_new == NEG, 0.0, m_new)
             old = np.where(m == NEG, 0.0, m)
             alpha = np.exp(m - (m_new if slip == "alpha unsafe" else safe))
@@ -1391,6 +1404,10 @@ ONLINE_WORDS = {
     "old max": (
         "the tile's exponentials were measured against the old maximum: p = exp(s − m′), with "
         "m′ the maximum after this tile"
+    ),
+    "whole max": (
+        "the tile's maximum was taken over the whole tile, not along each row (axis −1, "
+        "keepdims=True): every query row keeps its own running maximum m, (…, Lq, 1)"
     ),
 }
 
@@ -1431,7 +1448,7 @@ def online_case(
     states = [online_state(scores[: n + 1], vals[: n + 1]) for n in range(len(tiles))]
     wrong = {
         slip: online_slipped(scores, vals, slip)
-        for slip in ("unsafe", "alpha unsafe", "sum", "acc", "old max")
+        for slip in ("unsafe", "alpha unsafe", "sum", "acc", "old max", "whole max")
     }
     label = (
         f"online_step over {len(tiles)} tile(s) of widths {list(tiles)}: scores {(*lead, Lq)} "

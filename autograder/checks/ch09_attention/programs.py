@@ -109,6 +109,10 @@ FLOAT64 = (
     "inside made a float64 array from float32 inputs (a NumPy array or constant of the default "
     "dtype), and the next operation met the two"
 )
+FLOAT_MASK = (
+    " — a float mask is added to the scores (scores + mask); only a bool mask is inverted and "
+    "filled with −∞ (masked_fill), so look at mask.dtype first"
+)
 WHOLE = (
     " — top_k ≥ V keeps every token: topk of more values than the row holds raises, so "
     "the cut is skipped then"
@@ -165,9 +169,11 @@ def attention(
     M = None if mask is None else tensor(sp, mask)
     reversed_key = str(tuple(reversed(np.shape(k))))
     float32 = np.asarray(q).dtype == np.float32
+    float_mask = mask is not None and np.asarray(mask).dtype != bool
     with (
         _Words(Exception, lambda m: len(np.shape(k)) > 2 and reversed_key in m, TRANSPOSED),
         _Words(Exception, lambda m: float32 and "float64" in m and "float32" in m, FLOAT64),
+        _Words(TypeError, lambda m: float_mask and "invert" in m, FLOAT_MASK),
     ):
         result = module(sp, "attention").attention(Q, K, V, M, scale, dropout_p)
     if not isinstance(result, tuple) or len(result) != 2:
