@@ -99,7 +99,7 @@ def unfinished(
     for number in chapters:
         ch = chapter(number)
         if not (repo / "chapters" / ch.package).is_dir():
-            left[number] = f"no chapters/{ch.package} folder"
+            left[number] = f"no chapters/{ch.package} folder (`make update` adds it)"
             continue
         try:
             result = check(ch, "chapters", repo)
@@ -150,9 +150,14 @@ def choose_tree(
             out(f"error: SPARROW_IMPL must be 'chapters' or 'solutions', not {asked!r}")
             return None
         if not (repo / asked / package).is_dir():
+            why = (
+                "a student release ships without solutions/"
+                if asked == "solutions"
+                else "`make update` brings the chapters added since your tree started"
+            )
             out(
                 f"error: SPARROW_IMPL={asked} asks for {asked}/{package}, which is not in "
-                f"{repo} (a student release ships without solutions/)"
+                f"{repo} ({why})"
             )
             return None
         sp = _import(asked, package)

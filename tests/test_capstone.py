@@ -171,7 +171,7 @@ def test_a_missing_chapter_or_a_crashing_check_counts_as_unfinished(tmp_path):
     shutil.rmtree(tmp_path / "chapters" / "ch02_tensor")
     left = capstone_tree.unfinished(tmp_path, check)
     assert left == {
-        2: "no chapters/ch02_tensor folder",
+        2: "no chapters/ch02_tensor folder (`make update` adds it)",
         4: "could not be checked (RuntimeError: boom)",
     }
 

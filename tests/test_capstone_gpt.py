@@ -13,7 +13,7 @@ thread.
     learning rates are equal and so are the validation losses before and after.
 (b) The course's number, "Sparrow's validation loss is within 0.05 of PyTorch's after the
     same steps", is measured on the full run (``python -m support.gpt_torch``, 600 steps:
-    docs/maintainers.md gives both numbers). Asserted here on a shorter schedule that fits
+    README.md gives both numbers). Asserted here on a shorter schedule that fits
     the slow suite: the capstone's model and batch size in float32, 100 steps (warm-up 10,
     cosine to 0 at step 100), seed 0: the two validation losses within 0.05 of each other,
     and both at least 1.5 nats below the loss before training (uniform guessing is 4.34).

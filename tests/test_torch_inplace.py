@@ -435,6 +435,29 @@ def _adam_two_layers(m):
     _stepped_between(m, lambda m: [m.nn.Linear(3, 4), m.nn.ReLU(), m.nn.Linear(4, 1)], "Adam")
 
 
+def _gelu_input_changed(m):
+    """GELU keeps its input (one Function since issue 31), as PyTorch's does."""
+    x = _leaf(m)
+    y = x * 1.0
+    z = m.nn.functional.gelu(y)
+    with m.no_grad():
+        y.add_(1)
+    z.sum().backward()
+
+
+def _layer_norm_stepped(m):
+    """LayerNorm keeps its weight (one Function since issue 31), as PyTorch's does: a step
+    between forward and backward raises in both."""
+    ln = m.nn.LayerNorm(3)
+    x = m.tensor([[1.0, 2.0, 3.0], [3.0, 1.0, 0.0]])
+    g = m.tensor([[1.0, -2.0, 3.0], [0.5, 1.0, 2.0]])
+    out = (ln(x) * g).sum()
+    opt = m.optim.SGD(ln.parameters(), lr=0.1)
+    (ln(x) * g).sum().backward()
+    opt.step()
+    out.backward()
+
+
 AGREE = [
     ("matmul: w changed", _matmul_w_changed, "raises"),
     ("matmul: a changed, w needs grad", _matmul_a_changed_w_needs_grad, "raises"),
@@ -443,6 +466,8 @@ AGREE = [
     ("softmax: output changed, recorded", _softmax_out_changed_recorded, "raises"),
     ("pow: input changed", _pow_input_changed, "raises"),
     ("log: input changed", _log_input_changed, "raises"),
+    ("gelu: input changed", _gelu_input_changed, "raises"),
+    ("LayerNorm: weight stepped", _layer_norm_stepped, "raises"),
     ("add: nothing kept", _add_input_changed, "runs"),
     ("a .data write", _data_write, "runs"),
     ("a view's change", _views_counter, "raises"),
@@ -498,7 +523,6 @@ DIFFER = [
     ("clamp", lambda m, y: y.clamp(0.0, 1.5), "in"),
     ("max()", lambda m, y: y.max(), "out"),
     ("prod", lambda m, y: y.prod(), "out"),
-    ("gelu", lambda m, y: m.nn.functional.gelu(y), "in"),
     ("std", lambda m, y: y.std(), "in"),
 ]
 

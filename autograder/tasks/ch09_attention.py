@@ -11,7 +11,7 @@ SINCE = "1.3"
 TASKS = [
     Task(
         "9.1",
-        "safe_softmax: a row with nothing to see gives zeros",
+        "safe_softmax: a fully masked row gives zeros",
         10,
         "§3",
         "forward: m = x.data.max(-1, keepdims) with m = 0 where it is −∞; e = exp(x − m); "

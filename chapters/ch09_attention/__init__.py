@@ -7,7 +7,7 @@
 ``sp.generate``, ``sp.KVCache`` and ``sp.tiled_attention``. Files, in the order the
 notebook teaches them:
 
-    softmax.py     safe_softmax: a row with nothing to see gives zeros      task 9.1
+    softmax.py     safe_softmax: a fully masked row gives zeros             task 9.1
     attention.py   causal_mask, attention, scaled_dot_product_attention    task 9.2
     heads.py       split_heads, merge_heads: heads as a batch axis         task 9.3
     multihead.py   MultiheadAttention: PyTorch's packed layout             (given)

@@ -37,13 +37,13 @@ class SafeSoftmax(Function):
     @staticmethod
     def forward(ctx: Context, x: Tensor) -> Any:
         raise NotImplementedError(
-            "Task 9.1: safe_softmax: a row with nothing to see gives zeros — see §3 of the notebook"
+            "Task 9.1: safe_softmax: a fully masked row gives zeros — see §3 of the notebook"
         )
 
     @staticmethod
     def backward(ctx: Context, grad_output: Tensor) -> Tensor:
         raise NotImplementedError(
-            "Task 9.1: safe_softmax: a row with nothing to see gives zeros — see §3 of the notebook"
+            "Task 9.1: safe_softmax: a fully masked row gives zeros — see §3 of the notebook"
         )
 
 
