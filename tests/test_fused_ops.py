@@ -120,3 +120,37 @@ def test_layer_norm_second_derivative():
     (gx,) = sp.autograd.grad((ln(t) * sp.tensor(g)).sum(), t, create_graph=True)
     (gx * sp.tensor(v)).sum().backward()
     assert np.allclose(t.grad.data, _central(first, x, 1e-5), atol=1e-6)
+
+
+@pytest.mark.parametrize(("shape", "normalized"), [((4,), (4,)), ((2, 3, 4), (3, 4))])
+def test_layer_norm_other_ranks(shape, normalized):
+    """No leading axis (the parameter gradients are not summed), and two normalised axes."""
+    rng = np.random.default_rng(4)
+    x, g = rng.standard_normal(shape), rng.standard_normal(shape)
+    w, b = rng.standard_normal(normalized), rng.standard_normal(normalized)
+    ln = sp.nn.LayerNorm(normalized, dtype=sp.float64)
+    ln.weight.data[...], ln.bias.data[...] = w, b
+    axes = tuple(range(len(shape) - len(normalized), len(shape)))
+
+    def ref(xx, ww=w, bb=b):
+        mu = xx.mean(axes, keepdims=True)
+        var = ((xx - mu) ** 2).mean(axes, keepdims=True)
+        return ((xx - mu) / np.sqrt(var + 1e-5) * ww + bb) * g
+
+    t = sp.tensor(x, requires_grad=True)
+    (ln(t) * sp.tensor(g)).sum().backward()
+    assert np.allclose(t.grad.data, _central(lambda xx: ref(xx).sum(), x), atol=1e-7)
+    assert np.allclose(ln.weight.grad.data, _central(lambda ww: ref(x, ww).sum(), w), atol=1e-7)
+    assert np.allclose(ln.bias.grad.data, _central(lambda bb: ref(x, w, bb).sum(), b), atol=1e-7)
+
+
+def test_layer_norm_keeps_float32():
+    ln = sp.nn.LayerNorm(5)
+    x = sp.tensor(
+        np.random.default_rng(5).standard_normal((3, 5)).astype(np.float32), requires_grad=True
+    )
+    y = ln(x)
+    y.sum().backward()
+    assert (
+        y.dtype == np.float32 and x.grad.dtype == np.float32 and ln.weight.grad.dtype == np.float32
+    )

@@ -170,10 +170,15 @@ class LayerNorm(Module):
 
 def _standardised(x: Tensor, k: int, eps: float) -> Tensor:
     """x̂ = (x − μ) / √(σ² + ε) over the last k axes, as recorded operations."""
+    centred, r = _centred_and_rstd(x, k, eps)
+    return centred * r
+
+
+def _centred_and_rstd(x: Tensor, k: int, eps: float) -> tuple[Tensor, Tensor]:
+    """(x − μ, 1 / √(σ² + ε)) over the last k axes, as recorded operations."""
     axes = tuple(range(x.ndim - k, x.ndim))
-    mean = x.mean(dim=axes, keepdim=True)
-    var = ((x - mean) ** 2).mean(dim=axes, keepdim=True)
-    return (x - mean) / (var + eps).sqrt()
+    centred = x - x.mean(dim=axes, keepdim=True)
+    return centred, 1 / ((centred * centred).mean(dim=axes, keepdim=True) + eps).sqrt()
 
 
 class LayerNormFunction(Function):
@@ -206,16 +211,10 @@ class LayerNormFunction(Function):
         k, g = ctx.k, grad_output
         axes = tuple(range(x.ndim - k, x.ndim))
         lead = tuple(range(x.ndim - k))
-        xhat = _standardised(x, k, ctx.eps)
+        centred, r = _centred_and_rstd(x, k, ctx.eps)
+        xhat = centred * r
         grads = [None, None, None]
         if ctx.needs_input_grad[0]:
-            r = (
-                1
-                / (
-                    ((x - x.mean(dim=axes, keepdim=True)) ** 2).mean(dim=axes, keepdim=True)
-                    + ctx.eps
-                ).sqrt()
-            )
             gh = g * weight
             mean_gh = gh.mean(dim=axes, keepdim=True)
             grads[0] = r * (gh - mean_gh - xhat * (gh * xhat).mean(dim=axes, keepdim=True))
