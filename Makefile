@@ -56,8 +56,10 @@ capstone: env
 		$(if $(SEED),--seed $(SEED)) $(if $(OPTIMIZER),--optimizer $(OPTIMIZER)) \
 		$(if $(SCHEDULE),--scheduler $(SCHEDULE)) $(if $(STEPS),--steps $(STEPS))
 
+# As root (a container, a Colab-like machine) JupyterLab refuses to start without --allow-root:
+# the target passes it itself.
 lab: env
-	$(PY) -m jupyterlab --notebook-dir=chapters $(LAB_ARGS)
+	$(PY) -m jupyterlab --notebook-dir=chapters $(if $(filter 0,$(shell id -u 2>/dev/null)),--allow-root) $(LAB_ARGS)
 
 lint: env
 	$(PY) -m ruff check .
@@ -99,9 +101,14 @@ reset: env
 
 # The student distribution (dist/sparrow-student/, or OUT=dir; FORCE=1 replaces a folder
 # that is not a previous release), and the zip a student hands in, checked locally first.
+# URL=the course's git address (each notebook's Colab cell clones it); CLASSROOM=N makes
+# chapter N's GitHub Classroom workflow active; READ_AHEAD=0 skips running the notebooks
+# against the reference for their "what yours should look like" outputs (about 2 minutes).
 .PHONY: release submit
 release: env
-	$(PY) -m tools.release $(if $(OUT),--out $(OUT)) $(if $(FORCE),--force)
+	$(ONE_BLAS) $(PY) -m tools.release $(if $(OUT),--out $(OUT)) $(if $(FORCE),--force) \
+		$(if $(URL),--url $(URL)) $(if $(CLASSROOM),--classroom $(CLASSROOM)) \
+		$(if $(filter 0,$(READ_AHEAD)),--no-read-ahead)
 
 submit: env
 	@test -n "$(CHAPTER)" || { echo "usage: make submit CHAPTER=1"; exit 2; }

@@ -7,11 +7,12 @@ Each task region of the reference,
     ### END SOLUTION
 
 becomes ``raise NotImplementedError("Task 1.3: <title> — see <section> of the notebook")``,
-with the title and section from the chapter's task table; every other file is copied as it
-is. Nothing here writes a file: the grader (``grading.repository_course``) and the
-repository's tools (``tools.stubs``, ``tools.release``) both build on it, which is why it
-lives in the autograder, below the tools. It holds the markers' text, so it stays out of
-the student release (``tools/release.py`` names it instructor-only).
+with the title and section from the chapter's task table; each notebook is its tree's
+(``notebook_gen``), and every other file is copied as it is. Nothing here writes a file: the
+grader (``grading.repository_course``) and the repository's tools (``tools.stubs``,
+``tools.release``) both build on it, which is why it lives in the autograder, below the
+tools. It holds the markers' text, so it stays out of the student release
+(``tools/release.py`` names it instructor-only).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ import json
 import re
 from collections.abc import Callable
 from pathlib import Path
+
+from .notebook_gen import notebook_for
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION(?:[ \t]+(?P<task>\S+))?[ \t]*$")
 END = re.compile(r"^[ \t]*### END SOLUTION[ \t]*$")
@@ -97,13 +100,19 @@ def files(root: Path) -> list[Path]:
     )
 
 
-def generate(solutions: Path) -> dict[str, bytes]:
-    """Every file of ``chapters/`` as the generator writes it, by path relative to it."""
+def generate(solutions: Path, *, target: str = "repository", url: str = "") -> dict[str, bytes]:
+    """Every file of ``chapters/`` as the generator writes it, by path relative to it, for
+    ``target``'s tree: the repository's (``make stubs``) or a student release's, whose
+    notebooks have their own wording and clone the course from ``url`` on Colab
+    (``notebook_gen``)."""
     out = {}
     for path in files(solutions):
         rel = path.relative_to(solutions).as_posix()
         if path.suffix == ".py":
             out[rel] = stub_source(path.read_text(encoding="utf-8"), f"solutions/{rel}").encode()
+        elif path.suffix == ".ipynb":
+            package = rel.split("/")[0]
+            out[rel] = notebook_for(path.read_bytes(), package, target=target, url=url)
         else:
             out[rel] = path.read_bytes()
     return out

@@ -25,7 +25,17 @@ NEVER = [
     "tools/stubs.py",
     "tools/release.py",
 ]
-STUDENT_TARGETS = ["setup", "chapter-%", "progress", "capstone", "lab", "reset", "update", "submit"]
+STUDENT_TARGETS = [
+    "setup",
+    "chapter-%",
+    "progress",
+    "capstone",
+    "lab",
+    "hint",
+    "reset",
+    "update",
+    "submit",
+]
 CHAPTER_1 = chapter(1)
 
 

@@ -1,11 +1,20 @@
-"""The student release: ``make release`` (``python -m tools.release [--out DIR] [--force]``).
+"""The student release: ``make release`` (``python -m tools.release [--out DIR] [--force]
+[--url URL] [--classroom N] [--no-read-ahead]``).
 
 Writes the course as a student gets it, by default to ``dist/sparrow-student/``:
 
-- ``chapters/``: fresh stubs from the generator (``autograder.stubgen.generate``), notebooks,
-  the manifest and the course version (``.sparrow-version``) included, and the same stubs
-  in ``tools/pristine-stubs.json`` for ``make reset`` and ``make update`` (the stubs the
-  student's files start from);
+- ``chapters/``: fresh stubs from the generator (``autograder.stubgen.generate``, the
+  release's tree: its notebooks' own wording, a Colab first cell that clones ``--url``), the
+  manifest and the course version (``.sparrow-version``) included, and the same stubs in
+  ``tools/pristine-stubs.json`` for ``make reset`` and ``make update`` (the stubs the
+  student's files start from); a ``chapters/__init__.py`` without the repository's switch
+  to the reference;
+- the notebooks read ahead: each carries the reference's figures and printed values,
+  marked "what yours should look like" (``tools.read_ahead``: the notebooks run against the
+  reference; ``--no-read-ahead`` leaves them without outputs);
+- ``.github/classroom/chNN.yml``: a GitHub Classroom autograding workflow for each chapter
+  (``tools.classroom``), and ``--classroom N`` makes chapter N's the active one,
+  ``.github/workflows/classroom.yml``;
 - the public autograder (``autograder/`` less every folder named ``hidden``), ``support/``,
   ``datasets/``, and the tools the student targets run (set-up, reset, update, submit);
 - the student ``Makefile``, ``README.md`` and ``.gitignore`` from ``tools/release_files/``;
@@ -30,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder import stubgen, versions
+from autograder import course, stubgen, versions
 from tools import update
 
 REPO = Path(__file__).resolve().parent.parent
@@ -50,13 +59,19 @@ SHIPPED = (
     "tools/merge.py",  # make update: one file
     "tools/update.py",  # make update FROM=new-release
     "tools/submit.py",  # make submit
+    "tools/colab.py",  # each notebook's Colab cell
     "requirements.txt",
     "requirements-gpu.txt",
     "environment.yml",
     "pyproject.toml",
 )
 OPTIONAL = ("LICENSE",)  # shipped where the repository has one
-TEMPLATED = {"Makefile": "Makefile", "README.md": "README.md", ".gitignore": "gitignore"}
+TEMPLATED = {
+    "Makefile": "Makefile",
+    "README.md": "README.md",
+    ".gitignore": "gitignore",
+}
+CHAPTERS_INIT = "chapters_init.py"  # chapters/__init__.py without the switch to a reference
 PRIVATE_DIRS = {"hidden"}  # hidden checks: never in a student's hands
 CACHE_DIRS = {"__pycache__"}
 # Instructor-only paths that must never be in a release, whatever SHIPPED says.
@@ -65,6 +80,7 @@ NEVER = (
     "tests",
     "autograder/hidden",
     "autograder/stubgen.py",  # the generator's core: instructor tooling, it names the markers
+    "autograder/notebook_gen.py",  # the generator's notebooks
     "tools/stubs.py",
     "tools/release.py",
 )
@@ -113,11 +129,23 @@ def _version() -> str:
         return "unknown"
 
 
-def build(dest: Path) -> None:
-    """Write the release's files into the (empty) folder ``dest``."""
-    generated = stubgen.generate(REPO / "solutions")
+def build(
+    dest: Path, *, url: str = "", classroom: int | None = None, read_ahead: bool = False
+) -> None:
+    """Write the release's files into the (empty) folder ``dest``: Colab cells that clone
+    ``url``, chapter ``classroom``'s workflow active, the notebooks read ahead or not."""
+    try:
+        generated = stubgen.generate(REPO / "solutions", target="release", url=url)
+    except ValueError as exc:
+        raise ReleaseError(str(exc)) from None
     if not generated:
         raise ReleaseError(f"{REPO / 'solutions'} holds nothing to generate stubs from")
+    generated["__init__.py"] = (TEMPLATES / CHAPTERS_INIT).read_bytes()
+    if read_ahead:
+        from tools import read_ahead as reading  # runs the notebooks: the repository only
+
+        notebooks = {rel: data for rel, data in generated.items() if rel.endswith(".ipynb")}
+        generated.update(reading.fill(notebooks, repo=REPO))
     for rel, data in generated.items():
         _write(dest / "chapters" / rel, data)
     _write(dest / "chapters" / update.MANIFEST, update.manifest_text(generated))
@@ -134,9 +162,26 @@ def build(dest: Path) -> None:
             _copy(rel, dest)
     for name, template in TEMPLATED.items():
         shutil.copyfile(TEMPLATES / template, dest / name)
+    _write_workflows(dest, classroom)
     stamp = f"Sparrow student release, course version {versions.COURSE_VERSION}, built from "
     _write(dest / STAMP, f"{stamp}{_version()}\n".encode())
     _write(dest / update.SHIPPED, update.shipped_record(dest))  # for the next make update
+
+
+def _write_workflows(dest: Path, classroom: int | None) -> None:
+    """Every chapter's Classroom workflow under ``.github/classroom/``; chapter
+    ``classroom``'s also as the active workflow (none by default: a self-learner's copy
+    on GitHub then runs no Actions on every push)."""
+    from tools import classroom as workflows
+
+    numbers = [ch.number for ch in course.CHAPTERS]
+    if classroom is not None and classroom not in numbers:
+        raise ReleaseError(f"--classroom {classroom}: the course has chapters {numbers}")
+    for number in numbers:
+        _write(dest / f".github/classroom/ch{number:02d}.yml", workflows.workflow(number).encode())
+    if classroom is not None:
+        text = workflows.workflow(classroom).encode()
+        _write(dest / ".github/workflows/classroom.yml", text)
 
 
 def audit(root: Path) -> list[str]:
@@ -170,14 +215,22 @@ def _check_destination(out: Path, force: bool) -> None:
         )
 
 
-def release(out: Path = DEFAULT_OUT, *, force: bool = False) -> int:
-    """Build, audit and move the release into ``out``; returns how many files it holds."""
+def release(
+    out: Path = DEFAULT_OUT,
+    *,
+    force: bool = False,
+    url: str = "",
+    classroom: int | None = None,
+    read_ahead: bool = False,
+) -> int:
+    """Build (``build``'s options), audit and move the release into ``out``; returns how
+    many files it holds."""
     out = out.resolve()
     _check_destination(out, force)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
-        build(tmp)
+        build(tmp, url=url, classroom=classroom, read_ahead=read_ahead)
         problems = audit(tmp)
         if problems:
             raise ReleaseError("the release would leak:\n  " + "\n  ".join(problems))
@@ -208,9 +261,32 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--force", action="store_true", help="replace a folder that is not a previous release"
     )
+    parser.add_argument(
+        "--url",
+        default="",
+        help="the course's git address, which each notebook's Colab cell clones (default: "
+        "none; the cell then says so on Colab)",
+    )
+    parser.add_argument(
+        "--classroom",
+        type=int,
+        metavar="N",
+        help="make chapter N's GitHub Classroom workflow the active one",
+    )
+    parser.add_argument(
+        "--no-read-ahead",
+        action="store_true",
+        help="leave the notebooks without the reference's outputs (faster)",
+    )
     args = parser.parse_args(argv)
     try:
-        count = release(args.out, force=args.force)
+        count = release(
+            args.out,
+            force=args.force,
+            url=args.url,
+            classroom=args.classroom,
+            read_ahead=not args.no_read_ahead,
+        )
     except (ReleaseError, stubgen.StubError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
