@@ -64,8 +64,11 @@ def test_no_solution_marker_in_any_file(built: Path) -> None:
 
 
 def test_stubs_are_exactly_what_the_generator_writes(built: Path) -> None:
-    generated = stubgen.generate(SOLUTIONS)
+    """The release's tree: its own notebooks and a chapters/__init__.py without the switch."""
+    generated = stubgen.generate(SOLUTIONS, target="release")
+    generated["__init__.py"] = (REPO / "tools" / "release_files" / "chapters_init.py").read_bytes()
     assert stubs.drift(built / "chapters", generated) == []
+    assert generated["__init__.py"] != stubgen.generate(SOLUTIONS)["__init__.py"]
     pristine = json.loads((built / release.PRISTINE).read_text(encoding="utf-8"))
     assert pristine == {rel: data.decode() for rel, data in generated.items() if rel[-3:] == ".py"}
 
