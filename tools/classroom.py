@@ -93,9 +93,8 @@ def workflow(chapter: int) -> str:
         raise ValueError(f"chapter {ch.number} has no tasks yet")
     head = f"""\
 # GitHub Classroom autograding for chapter {ch.number} ({ch.package}): one step per task,
-# worth the task's points, all or nothing. Written by `make release` (tools/classroom.py);
-# the layout is Classroom's own (its editor writes the same workflow name, job, triggers
-# and permissions; see the reporter's README,
+# worth the task's points, all or nothing. The layout is Classroom's own (its editor
+# writes the same workflow name, job, triggers and permissions; see the reporter's README,
 # https://github.com/classroom-resources/autograding-grading-reporter#usage).
 # The same checks as `make chapter-{ch.number}` on your machine: a task's points here are
 # all of its points when every one of its checks passes there, else 0.
