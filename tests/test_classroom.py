@@ -198,6 +198,7 @@ def test_a_passing_and_a_failing_task_exit_0_and_1(built, tmp_path, python_dir):
     assert _sh("python -m autograder check 1 --task 1.2", tree, python_dir).returncode == 1
 
 
+@pytest.mark.slow
 def test_chapter_1_partly_done_scores_as_make_chapter_1(built, tmp_path, python_dir):
     tree = _work_copy(built, tmp_path)
     _reference(tree, "ch01_value/numerical.py")  # 1.1
