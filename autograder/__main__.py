@@ -2,14 +2,14 @@
 
     python -m autograder check 1                 # what `make chapter-1` runs
     python -m autograder check 1 --task 1.3      # one task only
-    python -m autograder check 1 --impl solutions  # the reference (maintainers)
+    python -m autograder check 1 --impl solutions  # the reference (course repository only)
     python -m autograder check 3 --device sim    # chapter 3's checks with tensors on the
                                                  # simulated device (needs chapter 7 done)
     python -m autograder progress                # the course map (`make progress`)
     python -m autograder hint 4.2                # the next hint of task 4.2 (`make hint`)
     python -m autograder hint 4.2 --level 1      # a hint again, without moving on
-    python -m autograder grade 1 submissions/    # grade a class (`make grade`), see
-                                                 # docs/instructors.md
+    python -m autograder grade 1 submissions/    # grade a class (instructors: the course
+                                                 # repository's instructors' guide)
 
 ``check`` exits 0 only when every task of the chapter passes; ``grade`` exits 0 once every
 submission has its result (whatever its score or status), 2 when the batch cannot start.

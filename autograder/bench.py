@@ -1,5 +1,5 @@
-"""Benchmarks (``make bench``; ``python -m autograder.bench [grading | framework | device |
-conv | gpt]``).
+"""Benchmarks (``python -m autograder.bench [grading | framework | device | conv | gpt]``; the
+course repository's ``bench`` target).
 
 Every part by default; ``grading``, ``framework``, ``device``, ``conv`` or ``gpt`` runs one,
 with that part's options (``python -m autograder.bench framework --help``). The framework

@@ -1,7 +1,7 @@
-"""Convolution speed (``python -m autograder.bench conv``; the last part of ``make bench``).
+"""Convolution speed (``python -m autograder.bench conv``; a part of the benchmarks).
 
 Chapter 8's ``Conv2d`` (``F.conv2d``: im2col, one batched matmul, col2im; from
-``$SPARROW_IMPL``, else the reference ``solutions/``), forward + backward (∂x, ∂W, ∂b for a
+``$SPARROW_IMPL`` or ``--impl``, else the reference), forward + backward (∂x, ∂W, ∂b for a
 fixed ∂out), side by side in one run with
 
 - the NumPy floor: the same algorithm by hand, no framework: pad, ``as_strided`` windows,

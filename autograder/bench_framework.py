@@ -1,6 +1,6 @@
-"""Framework speed (``make bench``; ``python -m autograder.bench framework``).
+"""Framework speed (``python -m autograder.bench framework``; a part of the benchmarks).
 
-Sparrow's autograd (chapter 4, from ``$SPARROW_IMPL``, else the reference ``solutions/``)
+Sparrow's autograd (chapter 4, from ``$SPARROW_IMPL`` or ``--impl``, else the reference)
 side by side, in one run, with PyTorch on the CPU (when installed) and with a hand-written
 NumPy backprop (the floor: the same arithmetic and no graph), every library on the same
 number of threads: ``--threads N`` (``$OMP_NUM_THREADS`` & co. for NumPy's BLAS,

@@ -1,6 +1,6 @@
-"""Transformer speed (``python -m autograder.bench gpt``; the last part of ``make bench``).
+"""Transformer speed (``python -m autograder.bench gpt``; the last part of the benchmarks).
 
-Chapter 9's GPT (``sp.GPT`` from ``$SPARROW_IMPL``, else the reference ``solutions/``), side
+Chapter 9's GPT (``sp.GPT`` from ``$SPARROW_IMPL`` or ``--impl``, else the reference), side
 by side in one run with PyTorch on the CPU (``support.gpt_torch.TorchGPT``, the same
 structure and parameter names, the weights copied from Sparrow's):
 

@@ -7,8 +7,8 @@ a submission's data takes. The answer is found by a fingerprint of the program's
 the inputs (``fingerprint``), in
 
 1. the stored files of the program's chapter, ``autograder/checks/<package>/expectations.json``
-   (public checks: the student release ships it) and ``autograder/hidden/<package>/
-   expectations.json`` (hidden checks), written by ``make expectations`` (``write_stored``)
+   (public checks: the student release ships it) and the hidden checks' own (course repository
+   only), written by ``python -m autograder.expectations`` (``write_stored``)
    for the public seed, so student mode never needs the reference;
 2. the table ``use()`` installed: a secret seed's, made by ``prepare`` in the grader's own
    process (the reference's runs go through an unconfined child of it that runs nothing a
@@ -18,7 +18,7 @@ the inputs (``fingerprint``), in
 
 An expectation found in neither raises ``MissingExpectation``: a setup error, never a
 student's failure. ``collecting()`` makes ``expected`` note what it lacks and return a
-placeholder instead; that is how ``prepare`` and ``make expectations`` learn which runs
+placeholder instead; that is how ``prepare`` and ``write_stored`` learn which runs
 the case lists of a seed need.
 """
 
@@ -148,8 +148,9 @@ def expected(program: Callable[..., Any], inputs: dict) -> Any:
         )
     raise MissingExpectation(
         f"no expectation for a case of {name}: the stored ones are for the public seed "
-        "(run `make expectations` after changing a check or the reference); a secret seed's "
-        "are computed by the grade command from the reference (python -m autograder grade)"
+        "(run `python -m autograder.expectations` after changing a check or the reference); "
+        "a secret seed's are computed by the grade command from the reference "
+        "(python -m autograder grade)"
     )
 
 
@@ -265,7 +266,7 @@ def entries(found: dict[str, Request], values: dict[str, Any]) -> dict[str, dict
     }
 
 
-# -- the stored files (make expectations) --------------------------------------------------
+# -- the stored files (python -m autograder.expectations) ------------------------------------
 
 
 def stored_modules() -> list[tuple[str, Path]]:
@@ -301,9 +302,9 @@ def _without_stored() -> Iterator[None]:
 
 
 def write_stored(reference: Path) -> list[Path]:
-    """``make expectations``: (re)write every stored file from the reference, except one
-    that already agrees (``differs``: another machine's rounding is no change); remove a
-    stored file no check needs any more. Returns the files written."""
+    """``python -m autograder.expectations``: (re)write every stored file from the reference,
+    except one that already agrees (``differs``: another machine's rounding is no change);
+    remove a stored file no check needs any more. Returns the files written."""
     wanted = recompute_stored(reference)
     for _, path in stored_modules():
         if path not in wanted and path.exists():
@@ -371,8 +372,8 @@ def prepare(
             raise MissingExpectation(
                 f"{cache}/ holds another seed's runs than this one's (seed.txt), and the "
                 f"reference of chapter {chapter.number} that would compute them is not here: "
-                f"rebuild the zip with `make gradescope CHAPTER={chapter.number} "
-                "GRADESCOPE_ARGS=--seed-file seed.txt` from this seed.txt"
+                "rebuild the zip in the course repository (its gradescope target, "
+                f"CHAPTER={chapter.number} GRADESCOPE_ARGS=--seed-file seed.txt) from this seed.txt"
             )
         _write_atomic(path, entries(found, compute(found, reference)), reference=digest)
     _prepared[memo] = path
@@ -388,7 +389,7 @@ def _current(path: Path, found: dict[str, Request], digest: str | None) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``make expectations``: python -m autograder.expectations [--check]."""
+    """python -m autograder.expectations [--check]: the stored files, (re)written or checked."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m autograder.expectations")
@@ -410,7 +411,8 @@ def main(argv: list[str] | None = None) -> int:
             stale = [p for p, r in wanted.items() if not p.is_file() or differs(stored_runs(p), r)]
             stale += [p for _, p in stored_modules() if p.exists() and p not in wanted]
             for path in stale:
-                print(f"stale: {path.relative_to(HERE.parent)} (run make expectations)")
+                rel = path.relative_to(HERE.parent)
+                print(f"stale: {rel} (run python -m autograder.expectations)")
             return 1 if stale else 0
         written = write_stored(reference)
     except MissingExpectation as exc:  # a chapter of the reference is not there

@@ -2,8 +2,8 @@
 their tasks' functions (where their bug usually is), then the given code's frame below it
 when the exception came from deeper (``_check_shapes``, ``dim_index``, …).
 
-Which functions hold a task: those whose text holds a task region of the reference
-(``solutions/``) or a task's stub (``NotImplementedError("Task N.k: …")`` in the stubs a
+Which functions hold a task: those whose text holds a task region of the reference (in
+the course repository) or a task's stub (``NotImplementedError("Task N.k: …")`` in the stubs a
 student release ships as ``tools/pristine-stubs.json``), found with ``ast`` as
 ``tools/reset.py`` finds them. Where neither is at hand, the innermost frame is shown alone.
 """
@@ -60,7 +60,7 @@ def tasks_of_functions(text: str) -> dict[str, str]:
 
 
 def _sources(repo: Path) -> dict[str, str]:
-    """The reference (``solutions/``) or, in a release, the pristine stubs: text by path
+    """The reference (course repository) or, in a release, the pristine stubs: text by path
     relative to the chapters' folder."""
     solutions = repo / "solutions"
     if solutions.is_dir():

@@ -1,4 +1,4 @@
-"""``python -m autograder grade N SUBMISSIONS``: the instructor's batch command (``make grade``).
+"""``python -m autograder grade N SUBMISSIONS``: the instructor's batch command.
 
     python -m autograder grade 1 submissions/                 # each folder or .zip inside
     python -m autograder grade 1 submissions/ --jobs 2 --out grades/ch01

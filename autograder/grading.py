@@ -41,13 +41,14 @@ from .status import Status
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXTRA = "sparrow_extra_checks"  # the package an instructor's own checks are imported as
+HIDDEN = "hidden"  # the autograder's subpackage of hidden checks (no student release has it)
 
 
 @dataclass(frozen=True)
 class CourseTrees:
     """The trusted trees a composite is built from (``course.py`` describes the chapters
-    and tasks): ``reference`` holds the chapters below the one graded (the repository's
-    ``solutions/``), ``stubs`` a pristine generated ``chapters/``."""
+    and tasks): ``reference`` holds the chapters below the one graded (the course
+    repository's reference implementation), ``stubs`` a pristine generated ``chapters/``."""
 
     reference: Path
     stubs: Path
@@ -120,10 +121,10 @@ class Graded:
 
 
 def hidden_checks(ch: Chapter) -> list[str]:
-    module = f"autograder.hidden.{ch.package}"
+    module = f"autograder.{HIDDEN}.{ch.package}"  # the instructor's checks
     try:
         return [module] if importlib.util.find_spec(module) else []
-    except ModuleNotFoundError:  # a student release has no autograder/hidden
+    except ModuleNotFoundError:  # a student release has no hidden checks
         return []
 
 
@@ -470,7 +471,7 @@ def grade_all(
 
 
 def repository_course(private: Path) -> CourseTrees:
-    """The repository's course: ``solutions/`` and stubs generated from it into ``private``."""
+    """The repository's course: its reference and stubs generated from it into ``private``."""
     from autograder.stubgen import generate
 
     solutions = REPO / "solutions"

@@ -3,7 +3,8 @@
 
 It runs the same runner in a fresh child process, so what is checked is the code in your
 files as they are saved now, not what this kernel imported earlier. It checks the tree the
-notebook imports: ``chapters/``, or ``solutions/`` under ``SPARROW_IMPL=solutions``.
+notebook imports: ``chapters/``, or in the course repository the reference when
+``SPARROW_IMPL`` names it.
 A task that does not pass raises ``TaskNotPassed`` (an AssertionError) after the report, so
 "Run all" stops where the work is unfinished.
 """

@@ -5,8 +5,8 @@ submission could carry them (replay stored results, answer the listed cases). A 
 therefore graded with a secret seed by default: given (an integer, a file holding one, or
 ``$SPARROW_SEED``), else the one kept in the batch's seed file, else a fresh one drawn here
 (64 random bits) and kept there, readable by its owner alone. ``public`` asks for the public
-seed by name, with a warning. ``make grade`` keeps ``OUT/seed.txt``; ``make gradescope``
-keeps ``dist/gradescope-chNN.seed.txt`` and puts the seed in the zip.
+seed by name, with a warning. ``python -m autograder grade`` keeps ``OUT/seed.txt``; the
+Gradescope zip's builder (course repository) keeps its seed beside the zip and in it.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Student mode: check the learner's own tree (their whole stack, public checks).
 
-Which tree: ``chapters/`` (your work), or ``solutions/`` when ``SPARROW_IMPL=solutions`` (the
-same switch the notebooks follow) or ``--impl solutions`` asks for the reference. Scores here
+Which tree: ``chapters/`` (your work), or, in the course repository, the reference when
+``SPARROW_IMPL`` (the same switch the notebooks follow) or ``--impl`` names it. Scores here
 can differ from an instructor's, who grades each chapter in isolation and with hidden checks.
 
 Every check runs, the newest included; the report (``report.py``) scores the tree at the
@@ -30,7 +30,7 @@ class SetupError(Exception):
 def _restore(repo: Path) -> str:
     """How to get the starter code back: the repository generates it, a release ships it."""
     if (repo / "solutions").is_dir():
-        return "run `make stubs` to generate the starter code"
+        return "generate the starter code again (the repository's stubs target)"
     return "copy it from a fresh copy of the course release (your other chapters stay as they are)"
 
 
@@ -41,7 +41,10 @@ def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
     root = repo / impl
     if not root.is_dir():
         if impl == "solutions":
-            raise SetupError(f"there is no {root} (a student release ships without solutions/)")
+            raise SetupError(
+                f"there is no {root}: the reference implementation is only in the course "
+                "repository; this release has your own chapters"
+            )
         raise SetupError(f"there is no {root}: {_restore(repo)}")
     return root
 

@@ -11,8 +11,8 @@ a second line ``started 1.0`` keeps the version the student started at, through 
 (absent: the same as the first). A tree without the file counts as ``BASE_VERSION``.
 
 Student mode shows a task newer than the version the tree started at as "new in v1.1" and
-scores the tree on the tasks and checks of its own version (``report.py``); ``make grade
---course-version 1.0`` grades with the tasks and checks of 1.0 alone (``checking.py``).
+scores the tree on the tasks and checks of its own version (``report.py``); ``python -m autograder
+grade --course-version 1.0`` grades with the tasks and checks of 1.0 alone (``checking.py``).
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Chapter 1's case builders and verdicts, shared by the public checks (``__init__.py``) and the
-hidden ones (``autograder/hidden/ch01_value``): each check there is a table of rows, each row
-one call of a builder here. Everything here runs in the grading process; the programs that
-run next to the code under test are ``programs.py``.
+hidden ones (the instructor's, which only the course repository has): each check there is a
+table of rows, each row one call of a builder here. Everything here runs in the grading
+process; the programs that run next to the code under test are ``programs.py``.
 
 A gradient case knows what a correct answer is and, when the answer is wrong, what the usual
 wrong answers are: a verdict that recognises one of them names it ("x held 0.25 before and

@@ -43,8 +43,8 @@ chapter 6 alone, whatever the student's chapters 2–5 do.
   (each gradient clipped by its own norm; Python's min(1.0, nan)).
 
 The checks are one table (``CHECKS``, at the end): each entry its program, its rows, its
-verdict and its ``requires``; the hidden checks (``autograder/hidden/ch06_optim``) are other
-rows of these entries, by id. The verdicts are declarations: ``Fields`` (tolerances by dtype,
+verdict and its ``requires``; the hidden checks (the instructor's, course repository only) are
+other rows of these entries, by id. The verdicts are declarations: ``Fields`` (tolerances by dtype,
 "*" for lists, nested for steps × parameters or groups, the known mistakes as ``Mistake``
 rows: each failing step of an update rule is named with the mistake of ``cases.BUGS`` whose
 values it has), ``rules`` of (condition → words, the words templates) and ``first`` to chain

@@ -3,8 +3,8 @@ then loses), resumed from the checkpoint with fresh objects, and trained to the 
 
 Its expectation can only come from training, so it is the reference's own run of the same
 program on the same inputs (``autograder.expectations``): stored for the public seed
-(``expectations.json`` beside this file, written by ``make expectations``), recomputed in
-the grader's process from the reference for a secret seed.
+(``expectations.json`` beside this file, written by ``python -m autograder.expectations``),
+recomputed in the grader's process from the reference for a secret seed.
 
 A case is drawn from the seed: Gaussian clusters (one centre per class) as the data, the
 initial weights U(−1/√fan_in, 1/√fan_in), a shuffled batch order per epoch, and a schedule

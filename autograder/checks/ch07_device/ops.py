@@ -1,6 +1,6 @@
 """Public checks of chapter 7's operations: ``gather`` (task 7.7) and ``cat``/``stack``
 (task 7.8). The programs are ``ops_program.py``; the case builders and verdicts here are
-shared with the hidden checks (``autograder/hidden/ch07_device/ops.py``).
+shared with the hidden checks (the instructor's, course repository only).
 
 Expected values come from the autograder's own NumPy: the forward is ``take_along_axis`` /
 ``concatenate``, and every gradient is ``gradcheck.vjp`` (the complex step, exact to

@@ -1,5 +1,5 @@
 """The parent's own convolution, in NumPy: every expected value of chapter 8's checks comes
-from here, never from the code under test nor from ``solutions/``.
+from here, never from the code under test nor from the reference implementation.
 
 Each reference is written another way than the chapter's (no strided view, no im2col
 matrix product), and keeps complex values, so ``gradcheck.vjp`` (the complex step) gives

@@ -1,5 +1,5 @@
 """The parent's own attention, in NumPy: every expected value of chapter 9's checks comes
-from here, never from the code under test nor from ``solutions/``.
+from here, never from the code under test nor from the reference implementation.
 
 Each reference is written from the definition, another way than the chapter's where it
 can be, and keeps complex values, so ``gradcheck.vjp`` (the complex step) gives its
