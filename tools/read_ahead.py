@@ -62,19 +62,29 @@ def distinctive(line: str) -> bool:
     return len(line) >= MIN_LINE and sum(map(len, names)) >= MIN_NAME
 
 
-def task_lines(solutions: Path) -> set[str]:
-    """The distinctive lines (stripped) of every task region in ``solutions/**/*.py``."""
-    lines: set[str] = set()
-    for path in sorted(solutions.rglob("*.py")):
-        inside = False
+SHIPPED_CODE = ("support",)  # folders the release ships as they are: their lines are no leak
+
+
+def task_lines(repo: Path) -> set[str]:
+    """The distinctive lines (stripped) of every task region in ``solutions/**/*.py``, less
+    the lines the release shows anyway: the same line outside every region (given code:
+    ``raise TypeError(``) or in the code of ``SHIPPED_CODE`` (``loss.backward()``). A
+    notebook that prints given code with ``inspect.getsource`` then keeps its output."""
+    inside: set[str] = set()
+    outside: set[str] = set()
+    for path in sorted((repo / "solutions").rglob("*.py")):
+        region = False
         for line in path.read_text(encoding="utf-8").splitlines():
             if BEGIN.match(line):
-                inside = True
+                region = True
             elif END.match(line):
-                inside = False
-            elif inside and distinctive(line.strip()):
-                lines.add(line.strip())
-    return lines
+                region = False
+            else:
+                (inside if region else outside).add(line.strip())
+    for folder in SHIPPED_CODE:
+        for path in sorted((repo / folder).rglob("*.py")):
+            outside.update(line.strip() for line in path.read_text(encoding="utf-8").splitlines())
+    return {line for line in inside - outside if distinctive(line)}
 
 
 def _python(line: str) -> str:
@@ -257,7 +267,7 @@ def fill(
 ) -> dict[str, bytes]:
     """The release ``notebooks`` (path under chapters/ → JSON bytes) with the reference's
     outputs carried, as the module docstring says; same keys, same serialisation."""
-    lines = task_lines(repo / "solutions")
+    lines = task_lines(repo)
     if not lines:
         raise ReadAheadError(f"{repo / 'solutions'} holds no task code to guard against")
     executed = execute(notebooks, repo=repo, timeout=timeout)
@@ -294,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
     if not notebooks:
         print("error: no such chapter", file=sys.stderr)
         return 2
-    lines = task_lines(REPO / "solutions")
+    lines = task_lines(REPO)
     executed = execute(notebooks)
     for rel, data in notebooks.items():
         notes: list[str] = []
