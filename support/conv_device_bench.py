@@ -4,7 +4,7 @@ Two calls, timed on the CPU and on the device in turns by ``device_bench.measure
 (each the best of at least ``repeat`` timings, a GPU synchronised before the clock is read):
 
 - ``F.conv2d`` forward and backward of one layer, float32, its input and weights already on
-  the device: ``LAYER``, ``make bench PART=conv``'s 3×3, 64 → 64 channel layer on 32×32
+  the device: ``LAYER``, the convolution benchmark's 3×3, 64 → 64 channel layer on 32×32
   images, batch 32, padding 1 (any of ``bench_conv.LAYERS``);
 - one training step of the CNN capstone's LeNet (``support.capstone.make_cnn``) at batch 64,
   ``cross_entropy`` and Adam, its batch already on the device.
@@ -24,7 +24,7 @@ import numpy as np
 from autograder import bench_conv
 from support import capstone, device_bench
 
-LAYER = bench_conv.LAYERS[-1]  # the 3×3, 64 → 64 layer of ``make bench PART=conv``
+LAYER = bench_conv.LAYERS[-1]  # the 3×3, 64 → 64 layer of ``python -m autograder.bench conv``
 STEP_BATCH = 64
 
 

@@ -26,9 +26,9 @@ digits 0..9 (the dtype PyTorch's ``cross_entropy`` takes); flatten with
 Shipped files are NumPy ``.npz`` archives listed in ``datasets/MANIFEST.sha256``, one
 ``sha256sum``-style line per file (``<64 hex digits>  <file name>``); ``load`` refuses a file
 whose checksum does not match, so a corrupt or edited file fails loudly instead of quietly
-changing a result. ``python -m support.build_datasets`` (``make datasets``) rebuilds every
-shipped file from its source and verifies it against the manifest; ``python -m
-support.datasets build`` rewrites only the generated ones (moons), offline.
+changing a result. ``python -m support.build_datasets`` (the repository's datasets target)
+rebuilds every shipped file from its source and verifies it against the manifest; ``python
+-m support.datasets build`` rewrites only the generated ones (moons), offline.
 
 The archives are written byte for byte reproducibly (fixed member order, fixed zip
 timestamps; moons uncompressed, the image sets deflated at level 9), so rebuilding gives the
@@ -257,7 +257,7 @@ GENERATED: dict[str, Callable[[], dict[str, np.ndarray]]] = {
 # Loading
 # --------------------------------------------------------------------------------------------
 
-REBUILD = "python -m support.build_datasets"  # `make datasets`: rebuild and verify from sources
+REBUILD = "python -m support.build_datasets"  # rebuild and verify from sources
 
 
 def _show(path: Path) -> str:

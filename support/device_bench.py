@@ -55,7 +55,7 @@ STEP_GOAL = 10.0  # issue 16: a GPU's training step at batch 4096 ≥ 10× the C
 
 def framework(sp: ModuleType | None = None) -> ModuleType:
     """``sp`` itself, else chapter 7's package (``chapters.ch07_device``, which
-    ``SPARROW_IMPL=solutions`` turns into the reference)."""
+    the course repository's SPARROW_IMPL switch can turn into the reference)."""
     return sp if sp is not None else importlib.import_module("chapters.ch07_device")
 
 

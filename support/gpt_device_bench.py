@@ -7,9 +7,9 @@ synchronised before the clock is read): zero_grad, forward, ``cross_entropy`` ov
 position, backward, ``clip_grad_norm_(…, 1.0)`` and an ``AdamW`` step, the model after
 ``manual_seed(0)`` and one fixed batch of random token ids already on the device, so a
 step's time is the framework's and the device's, not the loader's or a copy's. The step is
-``bench_gpt.TrainingStep``, the one ``make bench PART=gpt`` times against PyTorch; unlike
+``bench_gpt.TrainingStep``, the one ``python -m autograder.bench gpt`` times against PyTorch; unlike
 that bench, the model here is freshly initialised (no ``warm_up``), where GELU's inputs are
-all near 0, so the CPU column is a little faster than ``make bench PART=gpt``'s Sparrow
+all near 0, so the CPU column is a little faster than that bench's Sparrow
 figure: both columns are flattered alike, and the ratio is what the row is for.
 
 On the simulated device the figures are NumPy's plus the simulation's overhead, not a GPU's

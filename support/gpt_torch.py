@@ -184,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     diff = ours.final_val_loss - theirs.final_val_loss
     print(f"Sparrow − PyTorch: {diff:+.4f} (the course's number: within 0.05)")
-    print("(speed is not compared here: NumPy's threads are not set; make bench PART=gpt)")
+    print("(speed is not compared here, NumPy's threads unset: python -m autograder.bench gpt)")
     return 0 if abs(diff) <= 0.05 else 1
 
 

@@ -5,7 +5,7 @@ version in the stub of its file, after a copy of the file is kept under
 ``.sparrow/backups/<time>/``. The rest of the file, your other tasks included, stays as it is.
 
 Where the stubs come from: in the repository, the stub generator writes them from
-``solutions/``; a student release has no ``solutions/`` and ships its stubs in
+the reference; a student release has no reference and ships its stubs in
 ``tools/pristine-stubs.json`` instead (``make update`` keeps that file the stubs your files
 started from). A stub holds no solution, so this file and that one are safe to ship. This
 is the one command line for a reset, in the repository and in a release.
@@ -120,7 +120,7 @@ def pristine_stubs(repo: Path = REPO) -> dict[str, str]:
 
 def stubs_for(task_id: str, repo: Path = REPO) -> dict[str, str]:
     """The stubs to reset ``task_id`` to, by path relative to ``chapters/``: generated from
-    ``solutions/`` in the repository, the recorded ones in a student release."""
+    the reference in the repository, the recorded ones in a student release."""
     from autograder.course import task
 
     task(task_id)  # a clear error for an unknown id (KeyError, ValueError)

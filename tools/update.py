@@ -2,8 +2,8 @@
 
 New given code reaches ``chapters/`` while every task you wrote stays as you wrote it:
 
-- in the repository, after ``solutions/`` changed (``git pull``): the new stubs come from
-  the generator (``make update`` is ``make stubs``);
+- in the repository, after the reference changed (``git pull``): the new stubs come from
+  the generator (there ``make update`` regenerates the stubs);
 - in a student release: ``make update FROM=path/to/new-release`` takes a newer release's
   chapters and everything else it ships (the autograder, support code, data, tools):
   a file the old release shipped and you edited is backed up before it is replaced, and a

@@ -16,7 +16,7 @@ shows is what the tests assert (tests/test_checkpoint_trade.py).
                                              segments: the cost of a segment itself
 
 ``python -m chapters.ch05_nn.measure`` prints the timings as JSON; the notebook runs it in a
-process of its own with NumPy's BLAS on one thread (as ``make bench`` does) and reads the
+process of its own with NumPy's BLAS on one thread (as the course's benchmarks do) and reads the
 processor time of that one thread. On a machine busy with other work, BLAS threads that wait
 for each other make a 128 × 128 product take anywhere from 0.05 ms to several, and other
 programs taking turns add their time to the clock on the wall: either buries the differences
