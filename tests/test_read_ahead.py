@@ -223,3 +223,41 @@ def test_release_read_ahead(tmp_path) -> None:
         assert assert_read_ahead(nb, path.name) >= 1, f"{path.name} carries no figure"
     texts = pytest.importorskip("tests.release_texts", reason="tests/release_texts.py is absent")
     assert texts.untruths(out) == []
+
+
+def _tiny_repo(root: Path, cells: list[str]) -> dict[str, bytes]:
+    """A repository of one task line and one notebook of ``cells``, under ``root``."""
+    (root / "solutions").mkdir()
+    (root / "solutions" / "task.py").write_text(
+        f"def f(self, other):\n    ### BEGIN SOLUTION 1.1\n    {TASK_LINE}\n    ### END SOLUTION\n"
+    )
+    (root / "support").mkdir()
+    (root / "chapters" / "demo").mkdir(parents=True)
+    nb = {
+        "cells": [_cell(source, []) for source in cells],
+        "metadata": {"kernelspec": {"name": "python3", "display_name": "Python 3"}},
+        "nbformat": 4,
+        "nbformat_minor": 4,  # no cell ids needed
+    }
+    return {"demo/demo.ipynb": json.dumps(nb).encode()}
+
+
+def test_fill_runs_in_the_chapter_folder_on_the_reference(tmp_path) -> None:
+    cells = [
+        "import os\nprint(os.environ['SPARROW_IMPL'], os.environ['OPENBLAS_NUM_THREADS'])\n"
+        "print(os.path.basename(os.getcwd()))",
+        f"print({TASK_LINE!r})",
+        "import sys\nprint('to stderr', file=sys.stderr)",
+        "print('half')\n1 / 0",
+        "6 * 7",
+    ]
+    filled = read_ahead.fill(_tiny_repo(tmp_path, cells), repo=tmp_path, timeout=60)
+    nb = json.loads(filled["demo/demo.ipynb"])
+    shown = [[_output_text(o) for o in c["outputs"][1:]] for c in nb["cells"]]
+    assert shown == [["solutions 1\ndemo\n"], [], [], [], ["42"]]
+
+
+def test_fill_says_which_notebook_did_not_finish(tmp_path) -> None:
+    notebooks = _tiny_repo(tmp_path, ["import time\ntime.sleep(30)"])
+    with pytest.raises(read_ahead.ReadAheadError, match=r"demo/demo\.ipynb did not run"):
+        read_ahead.fill(notebooks, repo=tmp_path, timeout=2)

@@ -214,10 +214,12 @@ def carry(original: dict, executed: dict, lines: set[str], notes: list[str] | No
     return nb
 
 
-def _environment() -> dict[str, str]:
+def _environment(repo: Path) -> dict[str, str]:
+    """The kernel's environment: the repository's ``chapters/`` loading the reference, on
+    one BLAS thread (chapter 9 trains four times slower on two busy ones)."""
     env = {k: v for k, v in os.environ.items() if k != "SPARROW_IMPL"}
     threads = {k: "1" for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")}
-    pythonpath = os.pathsep.join(p for p in (str(REPO), env.get("PYTHONPATH", "")) if p)
+    pythonpath = os.pathsep.join(p for p in (str(repo), env.get("PYTHONPATH", "")) if p)
     return {**env, **threads, "SPARROW_IMPL": "solutions", "PYTHONPATH": pythonpath}
 
 
@@ -241,8 +243,12 @@ async def _run(name: str, data: bytes, repo: Path, timeout: float, gate) -> dict
         resources={"metadata": {"path": str(folder)}},
     )
     async with gate:
-        # stderr: the kernel's own log (a TCP warning), never a cell's output
-        await client.async_execute(env=_environment(), stderr=subprocess.DEVNULL)
+        try:  # stderr: the kernel's own log (a TCP warning), never a cell's output
+            await client.async_execute(env=_environment(repo), stderr=subprocess.DEVNULL)
+        except Exception as exc:  # a timeout, a dead kernel: nbclient's, whatever their type
+            raise ReadAheadError(
+                f"{name} did not run to its end against the reference: {type(exc).__name__}: {exc}"
+            ) from exc
     return json.loads(json.dumps(nb))
 
 
