@@ -44,7 +44,7 @@ from support import text_data
 
 GPT_CONFIG = dict(n_layer=4, n_head=4, n_embd=128, block_size=64, dropout=0.0)
 BATCH_SIZE = 32
-STEPS = 600  # ≈ 4 min on one core of this machine (see docs/maintainers.md)
+STEPS = 600  # ≈ 4 min on one core of this machine (the course repository's maintainers' guide)
 LR = 6e-3  # of 1e-3, 3e-3, 6e-3: the lowest validation loss after 400 steps (PyTorch)
 BETAS = (0.9, 0.99)
 WEIGHT_DECAY = 0.1

@@ -4,13 +4,13 @@ Everything below is written for PyTorch. Change one line, ``import torch`` into:
 
     import chapters.ch07_device as torch
 
-and the same code trains with your framework (``tests/test_pytorch_swap.py`` does exactly
-that, and compares the two step by step). It uses a model with two branches, module-level
-operations (``torch.flatten``, ``torch.clamp``, ``torch.tanh``, ``torch.where``,
-``torch.cat``, ``torch.log_softmax``, ``torch.stack``, ``torch.exp``), ``TensorDataset`` and
-``DataLoader``, SGD with momentum and a ``StepLR`` schedule, a loss written by hand with
-``gather``, ``torch.no_grad()`` evaluation, and a checkpoint saved with ``torch.save`` and
-resumed with ``torch.load`` into fresh objects.
+and the same code trains with your framework (the course repository's
+``test_pytorch_swap.py`` does exactly that, and compares the two step by step). It uses a
+model with two branches, module-level operations (``torch.flatten``, ``torch.clamp``,
+``torch.tanh``, ``torch.where``, ``torch.cat``, ``torch.log_softmax``, ``torch.stack``,
+``torch.exp``), ``TensorDataset`` and ``DataLoader``, SGD with momentum and a ``StepLR``
+schedule, a loss written by hand with ``gather``, ``torch.no_grad()`` evaluation, and a
+checkpoint saved with ``torch.save`` and resumed with ``torch.load`` into fresh objects.
 
 For the two runs to be comparable, the script fixes what PyTorch would otherwise draw at
 random: the initial weights come from one NumPy file (``write_initial_weights``) through

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -104,6 +105,34 @@ def _notebook_texts(rel: str, notebook: dict) -> Iterator[tuple[str, list[str]]]
             yield f"{rel}:cell {number} output {k}", text.splitlines()
 
 
+def repository_only(root: Path, repository: Path = REPO) -> set[str]:
+    """The top-level files and folders the course repository tracks and the release at
+    ``root`` lacks (``docs``, ``tests``, ``.ci``, …): read from git, not from a list."""
+    try:
+        listed = subprocess.run(
+            ["git", "-C", str(repository), "ls-files"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        ).stdout.splitlines()
+    except (OSError, subprocess.SubprocessError):
+        return set()
+    names = {line.split("/")[0] for line in listed}
+    folders = {line.split("/")[0] for line in listed if "/" in line}
+    return {f"{n}/" if n in folders else n for n in names if not (root / n).exists()}
+
+
+def _name_patterns(names: set[str]) -> list[tuple[re.Pattern[str], str]]:
+    """One pattern per repository-only name: ``docs/`` as a path, a file by its whole name."""
+    patterns = []
+    for name in sorted(names):
+        tail = "" if name.endswith("/") else r"(?![\w.-])"
+        pattern = re.compile(rf"(?<![\w./-]){re.escape(name)}{tail}")
+        patterns.append((pattern, f"names {name}, which only the course repository has"))
+    return patterns
+
+
 def _environment_read(root: Path) -> set[str]:
     """The environment variables the release's Python code reads (``os.environ``, getenv)."""
     names: set[str] = set()
@@ -119,7 +148,8 @@ def _module_shipped(root: Path, dotted: str) -> bool:
 
 def untruths(root: Path, repository_makefile: Path = REPO / "Makefile") -> list[str]:
     """Every line of the release at ``root`` that points to what the release does not ship:
-    ``solutions/``, ``SPARROW_IMPL=solutions``, the hidden checks, ``make X`` for a target
+    ``solutions/``, ``SPARROW_IMPL=solutions``, the hidden checks, a top-level file or folder
+    of the repository the release lacks (``docs/``, ``tests/``), ``make X`` for a target
     of the repository's Makefile that the release's lacks, ``make X NAME=…`` for a variable
     the release's Makefile does not read, and a ``tools``/``support``/``autograder`` module
     (``python -m tools.x``, ``tools/x.py``) the release does not hold."""
@@ -128,18 +158,25 @@ def untruths(root: Path, repository_makefile: Path = REPO / "Makefile") -> list[
     theirs = targets(repository_makefile)
     settable = variables(release_makefile) if release_makefile.is_file() else set()
     settable |= _environment_read(root)
+    # solutions/ is FIXED's own pattern: named once, not twice
+    named = FIXED + _name_patterns(repository_only(root) - {"solutions/"})
     found = []
     for where, lines in _texts(root):
         for number, line in enumerate(lines, 1):
-            for what in _line_untruths(root, line, ours, theirs, settable):
+            for what in _line_untruths(root, line, ours, theirs, settable, named):
                 found.append(f"{where}:{number}: {what}")
     return found
 
 
 def _line_untruths(
-    root: Path, line: str, ours: set[str], theirs: set[str], settable: set[str]
+    root: Path,
+    line: str,
+    ours: set[str],
+    theirs: set[str],
+    settable: set[str],
+    named: list[tuple[re.Pattern[str], str]],
 ) -> Iterator[str]:
-    for pattern, what in FIXED:
+    for pattern, what in named:
         if pattern.search(line):
             yield what
     for match in MAKE.finditer(line):

@@ -19,7 +19,7 @@ It returns plain data (numbers, strings, lists, dicts, NumPy arrays) and decides
 ``cases`` and ``verdict`` run in the parent, where the code under test cannot reach:
 expected values come from the autograder's own NumPy code and float64 numerical derivatives
 (``gradcheck``), never from the student's functions, and the seed never leaves the parent.
-docs/autograder.md has a worked example.
+The course repository's autograder guide has a worked example.
 """
 
 from __future__ import annotations

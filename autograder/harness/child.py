@@ -22,7 +22,8 @@ still change is what a program measures, through the functions programs call: th
 watched (``_Watch``), and a replaced one is reported (``Seen``), not punished, since the
 verdicts rest on values the parent compares itself. Reading the grader's frames or searching
 its objects is reported too (``_audit``: CPython's audit hooks, for the events the code under
-test raises itself; hooks are no sandbox, and docs/instructors.md says what they miss).
+test raises itself; hooks are no sandbox, and the course repository's instructors' guide says what
+they miss).
 """
 
 from __future__ import annotations

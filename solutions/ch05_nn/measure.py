@@ -1,7 +1,7 @@
 """Measuring the trade of activation checkpointing (given code, §11; no task here).
 
 The notebook's figure and the course's tests call these same functions, so what the figure
-shows is what the tests assert (tests/test_checkpoint_trade.py).
+shows is what the tests assert (the course repository's test_checkpoint_trade.py).
 
     tanh_mlp(depth)                          ``depth`` blocks Linear(width, width) → Tanh
     run_in_segments(model, x, segments)      forward and backward, the blocks cut into

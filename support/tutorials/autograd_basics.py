@@ -1,16 +1,16 @@
 """What autograd records and how to stop it: the territory of PyTorch's "Automatic
 Differentiation with torch.autograd".
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the tutorial's order: a
-one-layer network on fixed input and target (``torch.ones``, ``torch.zeros``), its weights
-drawn by ``torch.randn(5, 3, requires_grad=True)``, ``torch.matmul``,
-``binary_cross_entropy_with_logits``, the ``grad_fn`` a result carries, ``backward`` and the
-leaves' ``.grad``; switching recording off by ``torch.no_grad()`` or ``.detach()``
-(``requires_grad`` says which); and a vector-Jacobian product of a non-scalar output,
-``out.backward(torch.ones_like(out), retain_graph=True)``, run twice (the gradients add up)
-and once more after ``inp.grad.zero_()`` — an in-place change of a tensor's gradient, as
-PyTorch defines it (issue 28).
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+tutorial's order: a one-layer network on fixed input and target (``torch.ones``,
+``torch.zeros``), its weights drawn by ``torch.randn(5, 3, requires_grad=True)``,
+``torch.matmul``, ``binary_cross_entropy_with_logits``, the ``grad_fn`` a result carries,
+``backward`` and the leaves' ``.grad``; switching recording off by ``torch.no_grad()`` or
+``.detach()`` (``requires_grad`` says which); and a vector-Jacobian product of a non-scalar
+output, ``out.backward(torch.ones_like(out), retain_graph=True)``, run twice (the gradients
+add up) and once more after ``inp.grad.zero_()`` — an in-place change of a tensor's
+gradient, as PyTorch defines it (issue 28).
 
     python -m support.tutorials.autograd_basics
 """

@@ -1,13 +1,13 @@
 """A network's parts, one at a time: the territory of PyTorch's "Build the Neural Network".
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the tutorial's order: the
-device picked by ``torch.accelerator``, a Module of ``nn.Flatten`` and a ``Sequential`` of
-``Linear``/``ReLU`` moved there and printed, class probabilities of a random image by
-``nn.Softmax(dim=1)``; then the layers taken apart on a minibatch of three random images
-(``torch.rand``): ``nn.Flatten``, ``nn.Linear(in_features=..., out_features=...)``,
-``nn.ReLU``, an ``nn.Sequential`` of those, ``nn.Softmax``; and the parameters listed with
-``named_parameters()``.
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+tutorial's order: the device picked by ``torch.accelerator``, a Module of ``nn.Flatten`` and
+a ``Sequential`` of ``Linear``/``ReLU`` moved there and printed, class probabilities of a
+random image by ``nn.Softmax(dim=1)``; then the layers taken apart on a minibatch of three
+random images (``torch.rand``): ``nn.Flatten``, ``nn.Linear(in_features=...,
+out_features=...)``, ``nn.ReLU``, an ``nn.Sequential`` of those, ``nn.Softmax``; and the
+parameters listed with ``named_parameters()``.
 
     python -m support.tutorials.build_model
 """

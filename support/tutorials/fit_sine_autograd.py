@@ -1,13 +1,13 @@
 """A cubic fitted to sin(x) on [-π, π], its four coefficients plain tensors that autograd
 differentiates: the territory of "Learning PyTorch with Examples" (tensors and autograd).
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch`` (the reference, there). Ideas, in the
-tutorial's order: an evenly spaced grid (``torch.linspace``) and its sine, coefficients drawn
-with ``torch.randn(())`` and ``requires_grad=True``, a sum-of-squares loss by
-``.pow(2).sum()``, ``backward``, and an update by hand under ``torch.no_grad()`` (``a -= lr *
-a.grad``, then ``a.grad = None``) — an in-place update of a plain leaf tensor, as PyTorch
-defines it (issue 28).
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch`` (the reference,
+there). Ideas, in the tutorial's order: an evenly spaced grid (``torch.linspace``) and its
+sine, coefficients drawn with ``torch.randn(())`` and ``requires_grad=True``, a
+sum-of-squares loss by ``.pow(2).sum()``, ``backward``, and an update by hand under
+``torch.no_grad()`` (``a -= lr * a.grad``, then ``a.grad = None``) — an in-place update of a
+plain leaf tensor, as PyTorch defines it (issue 28).
 
     python -m support.tutorials.fit_sine_autograd
 """

@@ -1,12 +1,12 @@
 """The cubic fit of sin(x) as a ``torch.nn.Module`` of one's own: "Learning PyTorch with
 Examples", the custom-module version.
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the tutorial's order: a
-Module whose ``__init__`` makes four scalar ``nn.Parameter(torch.randn(()))`` (registered
-because they are attributes), a ``forward`` that writes the polynomial out, a method that
-prints it, ``nn.MSELoss(reduction="sum")`` and ``torch.optim.SGD`` over
-``model.parameters()``.
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+tutorial's order: a Module whose ``__init__`` makes four scalar
+``nn.Parameter(torch.randn(()))`` (registered because they are attributes), a ``forward``
+that writes the polynomial out, a method that prints it, ``nn.MSELoss(reduction="sum")`` and
+``torch.optim.SGD`` over ``model.parameters()``.
 
     python -m support.tutorials.fit_sine_module
 """

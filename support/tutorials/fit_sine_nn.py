@@ -1,11 +1,11 @@
 """The cubic fit of sin(x) again, the polynomial now a ``torch.nn`` model: "Learning PyTorch
 with Examples", the ``nn`` version.
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the tutorial's order: the
-features x, x², x³ as one tensor (``x.unsqueeze(-1).pow(powers)``, a tensor exponent
-broadcast against a column), ``nn.Sequential(nn.Linear(3, 1), nn.Flatten(0, 1))``,
-``nn.MSELoss(reduction="sum")``, ``model.zero_grad()``, and the update by hand over
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+tutorial's order: the features x, x², x³ as one tensor (``x.unsqueeze(-1).pow(powers)``, a
+tensor exponent broadcast against a column), ``nn.Sequential(nn.Linear(3, 1), nn.Flatten(0,
+1))``, ``nn.MSELoss(reduction="sum")``, ``model.zero_grad()``, and the update by hand over
 ``model.parameters()`` under ``torch.no_grad()``; the fitted polynomial read from the
 Sequential's first layer (``model[0]``).
 

@@ -1,9 +1,9 @@
 """The cubic fit of sin(x) with an optimizer doing the update: "Learning PyTorch with
 Examples", the ``optim`` version.
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. The same model and loss as
-``fit_sine_nn``; the hand-written update becomes ``torch.optim.RMSprop`` with its
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. The same model and
+loss as ``fit_sine_nn``; the hand-written update becomes ``torch.optim.RMSprop`` with its
 ``zero_grad()`` / ``backward()`` / ``step()`` rhythm (a learning rate a thousand times the
 hand-written one: RMSprop scales each step by a running gradient size).
 

@@ -1,8 +1,9 @@
 """A character-level bigram model of first names, counted and then learned: the territory of
 Karpathy's makemore, part 1.
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the lecture's order:
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+lecture's order:
 
 1. counting: a 27×27 ``int32`` table filled by item assignment, ``N[ix1, ix2] += 1``, one
    bigram at a time ("." marks the start and the end of a name);

@@ -1,8 +1,9 @@
 """A multilayer perceptron over a window of characters: the territory of Karpathy's
 makemore, part 2 (after Bengio et al. 2003).
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the lecture's order:
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+lecture's order:
 
 1. the dataset: every character of every name with the ``BLOCK`` characters before it as
    its context (padded with "."), as integer tensors ``X`` (N, BLOCK) and ``Y`` (N,);

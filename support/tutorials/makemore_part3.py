@@ -1,8 +1,9 @@
 """Initialisation, batch normalisation and the statistics that show a network's health: the
 territory of Karpathy's makemore, part 3.
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the lecture's order:
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+lecture's order:
 
 1. the loss at initialisation: what a uniform guess gives (``-log(1/27)``), and the read-out
    layer scaled down (``* 0.01``, bias ``* 0``) so the first loss is near it;

@@ -1,8 +1,9 @@
 """A WaveNet-like hierarchy that fuses characters two by two: the territory of Karpathy's
 makemore, part 5 (after van den Oord et al. 2016).
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the lecture's order:
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+lecture's order:
 
 1. a longer context (``BLOCK = 8`` characters) and a model assembled from layers in an
    ``nn.Sequential``: ``nn.Embedding`` for the characters, ``nn.Linear`` (no bias before a

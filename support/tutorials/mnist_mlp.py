@@ -1,11 +1,11 @@
 """pytorch/examples' MNIST training script, its network an MLP: the territory of
 ``mnist/main.py`` there.
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the example's order: a
-Module whose ``forward`` uses the functional forms (``torch.flatten``, ``F.relu``,
-``nn.Dropout``, ``F.log_softmax``), ``F.nll_loss`` for training, a test loop that sums the
-loss (``reduction="sum"``) and counts right answers with
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+example's order: a Module whose ``forward`` uses the functional forms (``torch.flatten``,
+``F.relu``, ``nn.Dropout``, ``F.log_softmax``), ``F.nll_loss`` for training, a test loop
+that sums the loss (``reduction="sum"``) and counts right answers with
 ``pred.eq(target.view_as(pred)).sum().item()``, ``torch.manual_seed``, the device picked by
 ``torch.accelerator``, a shuffling training ``DataLoader``, ``optim.Adadelta`` (lr 1.0) and
 ``StepLR(step_size=1, gamma=0.7)`` stepped after each epoch.

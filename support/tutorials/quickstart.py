@@ -1,14 +1,14 @@
 """A first image classifier, end to end: the territory of PyTorch's "Learn the Basics"
 Quickstart.
 
-Written for PyTorch; ``tests/test_tutorials.py`` runs it with the one line ``import torch``
-changed into ``import chapters.ch07_device as torch``. Ideas, in the tutorial's order: a
-dataset and its ``DataLoader`` (one batch's shapes), the device picked by
-``torch.accelerator``, a Module of ``nn.Flatten`` and an ``nn.Sequential`` of
+Written for PyTorch; the course repository's ``test_tutorials.py`` runs it with the one line
+``import torch`` changed into ``import chapters.ch07_device as torch``. Ideas, in the
+tutorial's order: a dataset and its ``DataLoader`` (one batch's shapes), the device picked
+by ``torch.accelerator``, a Module of ``nn.Flatten`` and an ``nn.Sequential`` of
 ``Linear``/``ReLU``, ``nn.CrossEntropyLoss`` and ``torch.optim.SGD``, a training loop and a
 test loop (accuracy by ``(pred.argmax(1) == y).type(torch.float).sum().item()``), the
-weights saved as a ``state_dict`` and loaded into a fresh model, and one prediction named
-by ``classes[pred[0].argmax(0)]``.
+weights saved as a ``state_dict`` and loaded into a fresh model, and one prediction named by
+``classes[pred[0].argmax(0)]``.
 
 Adapted to run offline and in seconds: the images are the shipped MNIST-5k digits (28×28
 grey levels in [0, 1], as torchvision's ``ToTensor`` gives), not FashionMNIST, and it trains

@@ -8,7 +8,7 @@ version of a task, installed into the code under test for a rerun of a check tha
   ``Value.__init__`` to note each Value as it is made; creation order is topological (a
   Value is made after its children), so the order is the recorded Values that reach the
   root, found by one backward pass over the record. Pasted into task 1.7 it has no record to
-  read, and fails (``tests/test_blame.py``).
+  read, and fails (the course repository's ``test_blame.py``).
 Runs in the child: standard library only."""
 
 from __future__ import annotations

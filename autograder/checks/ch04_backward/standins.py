@@ -3,13 +3,13 @@ version of a task, installed into the code under test for a rerun of a check tha
 (4.2's checks run 4.1; 4.3's aliasing check runs 4.1 and 4.2; 4.4's ``out.backward()``
 check 4.1, 4.2 and 4.3; 4.6 runs 4.1, 4.2, 4.4 and 4.5: always earlier tasks).
 
-- 4.1 and 4.2 use no graph walk of their own but a **record**: while they are installed,
-  the given ``Node.__init__`` notes each node as it is made (``_record``). Creation order
-  is topological (a node is made after its inputs), so one sweep of the record from the
-  newest node back finds what the roots reach and counts the edges (4.1), or runs each
-  node after every node made later that feeds it (4.2: reverse order of making, then the
-  leaves). Pasted into a
-  task they have no record to read, and fail (a variant in ``tests/variants/ch04_broken.py``).
+- 4.1 and 4.2 use no graph walk of their own but a **record**: while they are installed, the
+  given ``Node.__init__`` notes each node as it is made (``_record``). Creation order is
+  topological (a node is made after its inputs), so one sweep of the record from the newest
+  node back finds what the roots reach and counts the edges (4.1), or runs each node after
+  every node made later that feeds it (4.2: reverse order of making, then the leaves).
+  Pasted into a task they have no record to read, and fail (a variant in the course
+  repository's ``ch04_broken.py``).
 - 4.3 adds on the arrays: a new Tensor of ``old.data + grad.data`` (so no graph: pasted
   into 4.3 it fails the create_graph case).
 - 4.4 is ones, or the gradient itself (cast to the output's dtype): no refusal of a wrong

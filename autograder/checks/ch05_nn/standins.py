@@ -4,7 +4,7 @@ version of a task, installed into the code under test for a rerun of a check tha
 Sequential of Linear, 5.2 and 5.4; cross_entropy, 5.6: always earlier tasks).
 
 Each is enough for the checks that lean on it and deliberately short of its own task, so
-pasted into that task it fails (``tests/test_contracts.py``):
+pasted into that task it fails (the course repository's ``test_contracts.py``):
 
 - 5.1 registers a Parameter, a Module or a buffer's new value, and nothing more: no name
   is forgotten from the other tables or from ``__dict__``, nothing is refused.

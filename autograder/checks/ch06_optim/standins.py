@@ -5,8 +5,8 @@ version of a task, installed into the code under test for a rerun of a check tha
 tasks).
 
 Each is enough for the checks that lean on it and deliberately short of its own task, so
-pasted into that task it fails (``tests/test_contracts.py``; pasted as a student would: a
-variant in ``tests/variants/ch06_broken.py``):
+pasted into that task it fails (the course repository's ``test_contracts.py``; pasted as a
+student would: a variant in the course repository's ``ch06_broken.py``):
 
 - 6.1 fills the defaults but keeps the group's params as a tuple (PyTorch's, and the
   checks', are a list), and it refuses nothing (a set, a non-leaf, a tensor in two groups, a

@@ -19,9 +19,10 @@ and a correct implementation differs from it only in rounding (the order of a su
 factor is applied), ~1e-15 per step, grown by at most a few orders over 12–16 steps of a
 small MLP. Every known mistake of a resume (the step count or a moment buffer lost, the
 saved options ignored, a snapshot that shares the live state) moves the first resumed loss
-by 1e-3 relative or more. rtol 1e-7 sits between: tests/test_expectations.py asserts that
-each mistake moves that loss by at least 10·RTOL and that a correct rewrite of Adam's
-update stays within RTOL/100 (measured: ~2e-14) over every loss and parameter.
+by 1e-3 relative or more. rtol 1e-7 sits between: the course repository's
+test_expectations.py asserts that each mistake moves that loss by at least 10·RTOL and that
+a correct rewrite of Adam's update stays within RTOL/100 (measured: ~2e-14) over every loss
+and parameter.
 """
 
 from __future__ import annotations

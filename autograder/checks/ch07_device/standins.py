@@ -4,7 +4,7 @@ version of a task, installed into the code under test for a rerun of a check tha
 with 7.3's ``move_array``: always earlier tasks).
 
 Each is enough for the checks that lean on it and deliberately short of its own task, so
-pasted into that task it fails (``tests/test_contracts.py``):
+pasted into that task it fails (the course repository's ``test_contracts.py``):
 
 - 7.2 knows NumPy's arrays, the simulated device's and the checks' own toy device's by
   their types: a backend registered otherwise is not found, and a NumPy scalar is no host

@@ -4,7 +4,7 @@ version of a task, installed into the code under test for a rerun of a check tha
 windows and 8.2's fold).
 
 Each is enough for the checks that lean on it and deliberately short of its own task, so
-pasted into that task it fails (``tests/test_contracts.py``):
+pasted into that task it fails (the course repository's ``test_contracts.py``):
 
 - 8.1: ``output_size`` counts the window starts one by one; ``windows`` copies every window
   out by indexing, so it is no view (8.1's view check fails).

@@ -4,7 +4,7 @@ version of a task, installed into the code under test for a rerun of a check tha
 MultiheadAttention; the GPT with its caches runs 9.1–9.5).
 
 Each is enough for the checks that lean on it and deliberately short of its own task, so
-pasted into that task it fails (``tests/test_contracts.py``):
+pasted into that task it fails (the course repository's ``test_contracts.py``):
 
 - 9.1: ``safe_softmax`` is an operation of the chapter's ``Function`` kind on NumPy arrays,
   whose backward returns an unrecorded array: no gradient's gradient (9.1's second check
