@@ -261,3 +261,9 @@ def test_fill_says_which_notebook_did_not_finish(tmp_path) -> None:
     notebooks = _tiny_repo(tmp_path, ["import time\ntime.sleep(30)"])
     with pytest.raises(read_ahead.ReadAheadError, match=r"demo/demo\.ipynb did not run"):
         read_ahead.fill(notebooks, repo=tmp_path, timeout=2)
+
+
+def test_command_refuses_a_chapter_the_course_lacks(tmp_path, capsys) -> None:
+    assert read_ahead.main(["--chapter", "99", "--out", str(tmp_path)]) == 2
+    assert "no such chapter" in capsys.readouterr().err
+    assert list(tmp_path.iterdir()) == []
