@@ -55,6 +55,9 @@ PLANTED = {
     "python -m tools.stubs": "tools.stubs",
     "written by tools/release.py": "tools/release.py",
     "python -m autograder.nowhere": "autograder.nowhere",
+    "the guide, docs/instructors.md": "docs/",
+    "(``tests/test_tutorials.py`` runs it)": "tests/",
+    "the same pin is in requirements-oracles.txt": "requirements-oracles.txt",
 }
 # Lines that are true in the planted release: nothing may be reported for them.
 TRUE_LINES = [
@@ -63,11 +66,14 @@ TRUE_LINES = [
     "make capstone SPARROW_IMPL=chapters",  # an environment variable the release reads
     "python -m tools.setup, tools/setup.py, python -m autograder check 1",
     "your chapters/ and the course's solutions",
+    "my_docs/ and latests/ are not the repository's folders",
 ]
 
 
 def _plant(root: Path) -> None:
     (root / "tools").mkdir(parents=True)
+    for folder in ("chapters", "autograder", "support", "datasets"):  # as a release has
+        (root / folder).mkdir()
     (root / "tools" / "__init__.py").write_text("")
     (root / "tools" / "setup.py").write_text('import os\nos.environ.get("SPARROW_IMPL")\n')
     (root / "Makefile").write_text(PLANTED_MAKEFILE)
