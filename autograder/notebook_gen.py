@@ -23,7 +23,7 @@ COLAB_CELL_ID = "colab-setup"
 COLAB_SOURCE = """\
 # On Google Colab this cell sets the course up: it clones the course, installs what is missing
 # and opens this chapter's folder. Anywhere else it does nothing.
-COURSE_URL = {url!r}  # the course's git address, written by `make release URL=...`
+COURSE_URL = {url!r}  # the course's git address, set when the instructor built this release
 KEEP_ON_DRIVE = True  # True: your work lives on your Google Drive and survives a runtime reset
 import sys
 
@@ -41,8 +41,8 @@ if "google.colab" in sys.modules:
     if not (course / "tools" / "colab.py").is_file():
         if not COURSE_URL:
             raise RuntimeError(
-                "This notebook has no course address: open it from your instructor's release "
-                "(built with make release URL=...), or clone the course into " + str(course)
+                "This notebook has no course address to clone: open it from the release your "
+                "instructor published, or put a copy of the course in " + str(course)
             )
         subprocess.run(["git", "clone", "--quiet", COURSE_URL, str(course)], check=True)
     sys.path.insert(0, str(course))

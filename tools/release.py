@@ -145,7 +145,10 @@ def build(
         from tools import read_ahead as reading  # runs the notebooks: the repository only
 
         notebooks = {rel: data for rel, data in generated.items() if rel.endswith(".ipynb")}
-        generated.update(reading.fill(notebooks, repo=REPO))
+        try:
+            generated.update(reading.fill(notebooks, repo=REPO))
+        except reading.ReadAheadError as exc:
+            raise ReleaseError(str(exc)) from None
     for rel, data in generated.items():
         _write(dest / "chapters" / rel, data)
     _write(dest / "chapters" / update.MANIFEST, update.manifest_text(generated))
