@@ -54,6 +54,7 @@ from typing import Any
 
 import numpy as np
 
+from . import student
 from .bench_framework import REPO, THREAD_VARIABLES, has_torch
 
 LAYER_GOAL = 1.3  # × the NumPy floor, forward + backward
@@ -640,7 +641,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=7, help="at least this many timings")
     parser.add_argument("--rounds", type=int, default=10, help="epochs each; the best counts")
     parser.add_argument("--no-epoch", dest="epoch", action="store_false", help="layers only")
-    impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
+    impl = student.default_impl()
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
     parser.add_argument(HERE, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import os
 import sys
 import time
 
+from autograder import student
 from support import conv_device_bench, device_bench, gpt_device_bench
 
 QUICK = {"sizes": [256, 1024], "batches": [64, 4096], "repeat": device_bench.REPEAT}
@@ -50,7 +50,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--quick", action="store_true", help="sizes 256 1024 only")
     parser.add_argument("--require-gpu", action="store_true", help="exit 1 without a GPU")
-    impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
+    impl = student.default_impl()
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
     args = parser.parse_args(argv)
     if args.quick:

@@ -60,6 +60,8 @@ from typing import Any
 
 import numpy as np
 
+from autograder import student
+
 REPO = Path(__file__).resolve().parent.parent
 
 CHAIN_GOAL = 1.5  # × PyTorch, per node
@@ -888,7 +890,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--rounds", type=int, default=20, help="the capstone's interleaved epochs; the best counts"
     )
-    impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
+    impl = student.default_impl()
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
     parser.add_argument("--measure", choices=WORKLOADS, help=argparse.SUPPRESS)
     parser.add_argument("--framework", choices=FRAMEWORKS, help=argparse.SUPPRESS)

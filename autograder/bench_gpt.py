@@ -56,6 +56,7 @@ from typing import Any
 
 import numpy as np
 
+from . import student
 from .bench_framework import REPO, THREAD_VARIABLES, has_torch
 
 STEP_GOAL = 1.5  # × PyTorch, one training step of the capstone model
@@ -605,7 +606,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--warm-steps", type=int, default=WARM_STEPS, help="training steps before (a) and (c)"
     )
-    impl = os.environ.get("SPARROW_IMPL", "").strip() or "solutions"
+    impl = student.default_impl()
     parser.add_argument("--impl", default=impl, choices=("solutions", "chapters"))
     parser.add_argument(HERE, action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)

@@ -49,6 +49,13 @@ def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
     return root
 
 
+def default_impl(repo: Path = REPO) -> str:
+    """The tree a benchmark measures unless told: ``$SPARROW_IMPL``, else the reference
+    where the course repository has it, else your chapters (a release)."""
+    named = os.environ.get("SPARROW_IMPL", "").strip()
+    return named or ("solutions" if (repo / "solutions").is_dir() else "chapters")
+
+
 def tree_version(impl: str | None = None, repo: Path = REPO) -> versions.TreeVersion:
     """The course version of the tree checked (``chapters/.sparrow-version``; none: 1.0),
     its start the earlier of the record's and the copy kept in ``.sparrow/`` (a ``git pull``

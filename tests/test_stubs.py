@@ -159,14 +159,19 @@ def test_a_changed_notebook_replaces_the_students_copy_after_a_backup(repo: Path
     notebook = repo / "chapters" / "ch01_value" / "ch01_value.ipynb"
     notebook.write_text(notebook.read_text().replace('"outputs": []', '"outputs": [1]', 1))
     source = repo / "solutions" / "ch01_value" / "ch01_value.ipynb"
-    source.write_text(source.read_text() + "\n")
+    text = source.read_text()
+    assert text.count("# Chapter 1 — ") == 1
+    source.write_text(text.replace("# Chapter 1 — ", "# Chapter 1 (revised) — "))
     report = stubs.write(repo)
     assert report[0].endswith(
         "ch01_value.ipynb by its new version (your copy, with its outputs and any notes, is "
         "in the backup)"
     )
     assert report[1].startswith("your version of 1 file(s) is kept in .sparrow/backups/")
-    assert notebook.read_text() == source.read_text()
+    assert (
+        notebook.read_bytes() == stubgen.generate(repo / "solutions")["ch01_value/ch01_value.ipynb"]
+    )
+    assert "# Chapter 1 (revised) — " in notebook.read_text()
 
 
 def test_files_a_student_added_are_left_alone(repo: Path) -> None:

@@ -1,7 +1,7 @@
 """Measuring the trade of activation checkpointing (given code, §11; no task here).
 
 The notebook's figure and the course's tests call these same functions, so what the figure
-shows is what the tests assert (tests/test_checkpoint_trade.py).
+shows is what the tests assert (the course repository's test_checkpoint_trade.py).
 
     tanh_mlp(depth)                          ``depth`` blocks Linear(width, width) → Tanh
     run_in_segments(model, x, segments)      forward and backward, the blocks cut into
@@ -16,7 +16,7 @@ shows is what the tests assert (tests/test_checkpoint_trade.py).
                                              segments: the cost of a segment itself
 
 ``python -m chapters.ch05_nn.measure`` prints the timings as JSON; the notebook runs it in a
-process of its own with NumPy's BLAS on one thread (as ``make bench`` does) and reads the
+process of its own with NumPy's BLAS on one thread (as the course's benchmarks do) and reads the
 processor time of that one thread. On a machine busy with other work, BLAS threads that wait
 for each other make a 128 × 128 product take anywhere from 0.05 ms to several, and other
 programs taking turns add their time to the clock on the wall: either buries the differences

@@ -11,8 +11,9 @@ the sign, and on each range a ratio of two polynomials (their coefficients are f
                          (R, S: one pair below 1/0.35, another above)
     t ≥ 6                erf(x) = 1  (to double precision)
 
-In float64 it is within 1 ulp of ``math.erf`` (fdlibm's bound; ``tests/test_fused_ops.py`` compares
-it with ``math.erf`` on normals at three scales and at the edges 0, −0, ±6, ±∞, nan).
+In float64 it is within 1 ulp of ``math.erf`` (fdlibm's bound; the course repository's
+``test_fused_ops.py`` compares it with ``math.erf`` on normals at three scales and at the
+edges 0, −0, ±6, ±∞, nan).
 
 A float32 array takes one rational function on the whole array instead, with no ranges to
 sort the elements into (the sorting is most of fdlibm's cost on arrays): clamp x to [−4, 4]

@@ -112,7 +112,7 @@ def _check(input: Any, dim: int, index: Any) -> None:
     # bounds are checked for host arrays only: on a device the check would be a read-back
     # (a synchronisation) at every call. PyTorch checks inside its CUDA kernel; CuPy's
     # take_along_axis does not check, it wraps: a bad index on a device gives a wrong value
-    # silently (docs/maintainers.md, chapter 7's differences from PyTorch)
+    # silently (the course repository's maintainers' guide: chapter 7's differences from PyTorch)
     if isinstance(index.data, np.ndarray) and index.data.size:
         size = input.shape[dim] if input.ndim else 1
         low, high = int(index.data.min()), int(index.data.max())
