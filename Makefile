@@ -103,7 +103,8 @@ reset: env
 # that is not a previous release), and the zip a student hands in, checked locally first.
 # URL=the course's git address (each notebook's Colab cell clones it); CLASSROOM=N makes
 # chapter N's GitHub Classroom workflow active; READ_AHEAD=0 skips running the notebooks
-# against the reference for their "what yours should look like" outputs (about 2 minutes).
+# against the reference for their "what yours should look like" outputs (about 2 minutes;
+# only to try a build: chapters 7-9 tell students those outputs are there).
 .PHONY: release submit
 release: env
 	$(ONE_BLAS) $(PY) -m tools.release $(if $(OUT),--out $(OUT)) $(if $(FORCE),--force) \

@@ -472,14 +472,14 @@ def grade_all(
 
 def repository_course(private: Path) -> CourseTrees:
     """The repository's course: its reference and stubs generated from it into ``private``."""
-    from autograder.stubgen import generate
-
     solutions = REPO / "solutions"
-    if not solutions.is_dir():
+    if not solutions.is_dir():  # a student release: neither the reference nor the generator
         raise FileNotFoundError(
             f"there is no {solutions}: grading needs the reference (the repository, or the "
             "course folder of a Gradescope autograder zip)"
         )
+    from autograder.stubgen import generate
+
     stubs = private / "stubs"
     for rel, data in generate(solutions).items():
         path = stubs / rel

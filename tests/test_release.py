@@ -216,3 +216,14 @@ def test_a_previous_release_is_replaced_anything_else_is_refused(tmp_path: Path)
         release.release(REPO / "chapters", force=True)
     with pytest.raises(release.ReleaseError, match="repository itself"):
         release.release(REPO.parent, force=True)
+
+
+def test_the_instructor_grader_in_a_release_says_what_it_lacks(built: Path, tmp_path: Path) -> None:
+    """`python -m autograder grade` ships (the CLI is one), but grading needs the reference."""
+    (tmp_path / "ada").mkdir()
+    out = run_in(
+        built, sys.executable, "-m", "autograder", "grade", "1", str(tmp_path), timeout=120
+    )
+    assert out.returncode != 0
+    assert "Traceback" not in out.stdout + out.stderr
+    assert "grading needs the reference" in out.stderr
