@@ -372,8 +372,8 @@ def prepare(
             raise MissingExpectation(
                 f"{cache}/ holds another seed's runs than this one's (seed.txt), and the "
                 f"reference of chapter {chapter.number} that would compute them is not here: "
-                "rebuild the zip in the course repository (its gradescope target, "
-                f"CHAPTER={chapter.number} GRADESCOPE_ARGS=--seed-file seed.txt) from this seed.txt"
+                f"rebuild the zip with `make gradescope CHAPTER={chapter.number} "
+                "GRADESCOPE_ARGS=--seed-file seed.txt` from this seed.txt"
             )
         _write_atomic(path, entries(found, compute(found, reference)), reference=digest)
     _prepared[memo] = path

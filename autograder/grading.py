@@ -41,7 +41,6 @@ from .status import Status
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent
 EXTRA = "sparrow_extra_checks"  # the package an instructor's own checks are imported as
-HIDDEN = "hidden"  # the autograder's subpackage of hidden checks (no student release has it)
 
 
 @dataclass(frozen=True)
@@ -121,7 +120,7 @@ class Graded:
 
 
 def hidden_checks(ch: Chapter) -> list[str]:
-    module = f"autograder.{HIDDEN}.{ch.package}"  # the instructor's checks
+    module = f"autograder.hidden.{ch.package}"  # only where the course repository's are
     try:
         return [module] if importlib.util.find_spec(module) else []
     except ModuleNotFoundError:  # a student release has no hidden checks

@@ -10,6 +10,8 @@ Every generated notebook also opens with one code cell that sets the course up o
 Colab and does nothing anywhere else (``colab_cell``; the work is ``tools/colab.py``). Its
 ``COURSE_URL`` is the release's setting (``make release URL=…``): the course has no address
 of its own, so in the repository's notebooks it is empty and the cell says so on Colab.
+The course goes under Colab's ``/content`` (``SPARROW_COLAB_HOME`` moves it: the tests do),
+never under the working folder, which the cell's first run changes to the chapter's.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ KEEP_ON_DRIVE = True  # True: your work lives on your Google Drive and survives 
 import sys
 
 if "google.colab" in sys.modules:
+    import os
     import subprocess
     from pathlib import Path
 
-    home = Path.cwd()  # /content on Colab
+    home = Path(os.environ.get("SPARROW_COLAB_HOME", "/content"))  # Colab's own folder
     if KEEP_ON_DRIVE:
         from google.colab import drive
 
@@ -48,7 +51,7 @@ if "google.colab" in sys.modules:
     sys.path.insert(0, str(course))
     from tools.colab import setup
 
-    setup({package!r}, on_drive=KEEP_ON_DRIVE)"""
+    setup(course, {package!r}, on_drive=KEEP_ON_DRIVE)"""
 
 
 def colab_cell(package: str, url: str = "") -> dict:

@@ -21,8 +21,8 @@ PyTorch user trains one; ``--model gpt`` is chapter 9's character-level GPT, who
 Every step is the four lines of every PyTorch loop: ``optimizer.zero_grad()``, the loss,
 ``loss.backward()``, ``optimizer.step()`` (then ``scheduler.step()`` when there is one,
 after every batch). ``train(sp)`` runs it on the framework module ``sp``
-(``chapters.ch06_optim`` for your own code, ``solutions.ch06_optim`` for the reference) and
-returns a ``History`` (``train(sp, model="cnn")`` needs ``sp`` from chapter 8,
+(``chapters.ch06_optim`` for your own code; in the course repository, its reference's
+package too) and returns a ``History`` (``train(sp, model="cnn")`` needs ``sp`` from chapter 8,
 ``chapters.ch08_conv``); ``python -m support.capstone`` (``make capstone``, ``make capstone
 MODEL=cnn``) picks the tree (see ``support.capstone_tree``) and prints the test accuracy and
 the time per epoch.

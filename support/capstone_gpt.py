@@ -21,7 +21,7 @@ the course's corpus with chapter 9's ``sp.GPT``, the way nanoGPT trains one.
                from a generator seeded with the run's seed, before and after training
 
 ``train(sp)`` runs it on the framework module ``sp`` (chapter 9's: ``chapters.ch09_attention``
-for your own code, ``solutions.ch09_attention`` for the reference) and returns a
+for your own code; in the course repository, its reference's package too) and returns a
 ``GPTHistory``; ``run(fw, model, …)`` is the loop itself, written so that ``fw`` may also be
 ``torch`` (``support.gpt_torch`` is the model's PyTorch twin): the course's number compares
 the two from the same weights.

@@ -35,7 +35,22 @@ FIXED = [
     (re.compile(r"SPARROW_IMPL=solutions"), "SPARROW_IMPL=solutions, which the release lacks"),
     (re.compile(r"autograder/hidden"), "names the hidden checks, which the release lacks"),
     (re.compile(r"autograder\.hidden"), "names the hidden checks, which the release lacks"),
+    (
+        re.compile(r"\bsolutions\.ch\d\d_"),
+        "names the reference's packages, which the release lacks",
+    ),
 ]
+# Code, not words to a reader, that names what the release lacks in order to look for it
+# where it exists, each with why that is true in a release: (path, the line's text).
+ALLOWED = {
+    # The instructor grader looks the hidden checks up and finds none in a release (and a
+    # release's grade command stops before, since grading needs the reference:
+    # tests/test_release.py::test_the_instructor_grader_in_a_release_says_what_it_lacks).
+    ("autograder/grading.py", 'module = f"autograder.hidden.{ch.package}"'),
+    # An error only a Gradescope zip's grader can reach (a secret seed's runs missing), said
+    # to the instructor, who has the repository's Makefile; a release never prepares a seed.
+    ("autograder/expectations.py", 'f"rebuild the zip with `make gradescope CHAPTER='),
+}
 MAKE = re.compile(r"`?\bmake ([A-Za-z][\w-]*)((?:[ \t]+[A-Z][A-Z0-9_]*=\S*)*)")
 MAKE_VARIABLE = re.compile(r"([A-Z][A-Z0-9_]*)=")
 MODULE = re.compile(r"python3? -m ((?:tools|support|autograder)(?:\.\w+)+)")
@@ -163,6 +178,8 @@ def untruths(root: Path, repository_makefile: Path = REPO / "Makefile") -> list[
     found = []
     for where, lines in _texts(root):
         for number, line in enumerate(lines, 1):
+            if any(where == path and text in line for path, text in ALLOWED):
+                continue
             for what in _line_untruths(root, line, ours, theirs, settable, named):
                 found.append(f"{where}:{number}: {what}")
     return found

@@ -11,6 +11,7 @@ The runs below do the same, with ``python`` on ``PATH`` meaning this interpreter
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -104,8 +105,16 @@ def test_setup_installs_only_what_the_checks_need_at_the_course_pins():
 
 
 def test_the_text_is_deterministic_and_quotes_what_yaml_would_misread():
-    for ch in CHAPTERS:
-        assert classroom.workflow(ch.number) == classroom.workflow(ch.number)
+    here = [classroom.workflow(ch.number) for ch in CHAPTERS]
+    code = (
+        "import sys; from autograder.course import CHAPTERS; from tools import classroom; "
+        "sys.stdout.write('\\0'.join(classroom.workflow(c.number) for c in CHAPTERS))"
+    )
+    env = {**os.environ, "PYTHONHASHSEED": "12345"}  # another process, other set orders
+    there = subprocess.run(
+        [sys.executable, "-c", code], cwd=REPO, env=env, capture_output=True, text=True, check=True
+    )
+    assert there.stdout.split("\0") == here
     text = classroom.workflow(1)
     assert '\n"on":\n' in text  # bare `on:` is the boolean true to YAML 1.1 readers
     assert text.endswith("\n") and "\t" not in text

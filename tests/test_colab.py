@@ -41,7 +41,8 @@ def test_every_notebook_opens_with_the_colab_cell(target: str) -> None:
     assert sorted(rel.split("/")[0] for rel in notebooks) == [ch.package for ch in CHAPTERS]
     for rel, data in notebooks.items():
         first = _code_cells(data)[0]
-        assert "google.colab" in first and f'setup("{rel.split("/")[0]}"' in first.replace("'", '"')
+        package = rel.split("/")[0]
+        assert "google.colab" in first and f"setup(course, {package!r}," in first
         expected_url = URL if target == "release" else ""
         assert f"COURSE_URL = {expected_url!r}" in first, rel
         assert json.loads(data)["cells"][0]["cell_type"] == "markdown"  # the title stays first
@@ -149,6 +150,7 @@ def test_on_a_simulated_colab_the_cell_sets_the_course_up_and_a_check_runs(
         "PIP_FIND_LINKS": str(WHEELHOUSE),
         "PIP_DISABLE_PIP_VERSION_CHECK": "1",
         "MPLBACKEND": "Agg",
+        "SPARROW_COLAB_HOME": str(tmp_path / "content"),  # Colab's /content
     }
     _run(python, "-m", "pip", "install", "-q", "ipython", cwd=tmp_path, env=env)
     site = _run(python, "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])",
@@ -169,6 +171,10 @@ def test_on_a_simulated_colab_the_cell_sets_the_course_up_and_a_check_runs(
             cells[1],  # the notebook's imports
             f"import shutil; shutil.copyfile({str(reference)!r}, 'numerical.py')  # task 1.1",
             'check("1.1")',
+            'print("=== again, off Drive ===")',  # the cell's advice, followed: run it again
+            cells[0].replace("KEEP_ON_DRIVE = True", "KEEP_ON_DRIVE = False"),
+            'print("=== again, on Drive ===")',
+            cells[0],
         ]
     )
     (tmp_path / "session.ipy").write_text(script)
@@ -176,12 +182,23 @@ def test_on_a_simulated_colab_the_cell_sets_the_course_up_and_a_check_runs(
     content.mkdir()
     out = _run(runtime / "bin" / "ipython", "--quick", "--no-banner", tmp_path / "session.ipy",
                cwd=content, env=env, timeout=600)  # fmt: skip
-    text = out.stdout + out.stderr
+    text, rest = (out.stdout + out.stderr).split("=== again, off Drive ===")
+    off_drive, on_drive = rest.split("=== again, on Drive ===")
     course = content / "drive" / "MyDrive" / "sparrow"  # KEEP_ON_DRIVE is the default
     assert (course / "chapters" / "ch01_value" / "value.py").is_file()
     assert (course / ".git").is_dir()  # a clone of the served course
     assert "installing numpy, " in text and "Sparrow is ready in" in text, text
     assert f"Your work: the .py files in {course / 'chapters' / 'ch01_value'}" in text
+    assert "They are on your Google Drive" in text and "Restart session" not in text
+    # again off Drive: a second clone in Colab's folder, said to be on the runtime's disk,
+    # and the session told to restart (it imported the Drive copy); nothing nested anywhere
+    local = content / "sparrow"
+    assert (local / ".git").is_dir(), off_drive
+    assert f"Your work: the .py files in {local / 'chapters' / 'ch01_value'}" in off_drive
+    assert "this runtime's own disk" in off_drive and "Restart session" in off_drive
+    assert f"Your work: the .py files in {course / 'chapters' / 'ch01_value'}" in on_drive
+    assert "They are on your Google Drive" in on_drive
+    assert sorted(p.parent for p in content.rglob(".git")) == sorted([local, course])
     assert "Traceback" not in text and "TaskNotPassed" not in text, text
     assert re.search(r"✓ 1\.1 ", text), text  # the check cell passed, on the clone's file
     _run(python, "-c", "import numpy, matplotlib, tqdm", cwd=tmp_path, env=env)  # installed

@@ -251,10 +251,15 @@ def test_fill_runs_in_the_chapter_folder_on_the_reference(tmp_path) -> None:
         "print('half')\n1 / 0",
         "6 * 7",
     ]
-    filled = read_ahead.fill(_tiny_repo(tmp_path, cells), repo=tmp_path, timeout=60)
+    notes: list[str] = []
+    filled = read_ahead.fill(_tiny_repo(tmp_path, cells), repo=tmp_path, timeout=60, notes=notes)
     nb = json.loads(filled["demo/demo.ipynb"])
     shown = [[_output_text(o) for o in c["outputs"][1:]] for c in nb["cells"]]
     assert shown == [["solutions 1\ndemo\n"], [], [], [], ["42"]]
+    assert notes == [  # what an instructor is told: the task code shown, the cell that raised
+        "demo/demo.ipynb: cell 1: an output holding task code",
+        "demo/demo.ipynb: cell 3: raised ZeroDivisionError: division by zero",
+    ]
 
 
 def test_fill_says_which_notebook_did_not_finish(tmp_path) -> None:

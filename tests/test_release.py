@@ -227,3 +227,14 @@ def test_the_instructor_grader_in_a_release_says_what_it_lacks(built: Path, tmp_
     assert out.returncode != 0
     assert "Traceback" not in out.stdout + out.stderr
     assert "grading needs the reference" in out.stderr
+
+
+def test_a_chapter_the_course_lacks_is_refused_before_the_notebooks_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tools import read_ahead
+
+    monkeypatch.setattr(read_ahead, "fill", lambda *a, **k: pytest.fail("ran the notebooks"))
+    with pytest.raises(release.ReleaseError, match="--classroom 99: the course has chapters"):
+        release.release(tmp_path / "out", classroom=99, read_ahead=True)
+    assert not (tmp_path / "out").exists()

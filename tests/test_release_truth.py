@@ -48,6 +48,7 @@ PLANTED = {
     "run it with SPARROW_IMPL=solutions": "SPARROW_IMPL=solutions",
     "the held-out checks in autograder/hidden/ch01_value": "hidden checks",
     "import autograder.hidden.ch02_tensor": "hidden checks",
+    "``solutions.ch06_optim`` for the reference": "reference's packages",
     "then `make bench PART=gpt`": "make bench",
     "run make test first": "make test",
     "make stubs FORCE=1 rewrites it": "make stubs",

@@ -24,10 +24,10 @@ The text is generated as text (no YAML library) and depends only on the task tab
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 from autograder.course import chapter as course_chapter
+from tools import colab
 
 REPO = Path(__file__).resolve().parent.parent
 REQUIREMENTS = REPO / "requirements.txt"
@@ -41,7 +41,6 @@ SETUP_PYTHON = "actions/setup-python@v5"
 PYTHON = "3.11"  # the pins of requirements.txt for Python 3.11 and newer
 PACKAGES = ("numpy", "matplotlib", "tqdm")  # what the checks import: nothing for JupyterLab
 TIMEOUT_MINUTES = 10  # per task: the reference's chapters check in about 2 s each here
-_NAME = re.compile(r"[A-Za-z0-9_.-]+")
 
 
 def step_id(task_id: str) -> str:
@@ -57,15 +56,10 @@ def command(chapter: int, task_id: str) -> str:
 
 
 def requirements(path: Path = REQUIREMENTS, names: tuple[str, ...] = PACKAGES) -> list[str]:
-    """The lines of ``path`` that pin one of ``names``, markers kept (pip skips a line whose
-    marker does not hold, so every Python gets its own pin)."""
-    lines = []
-    for raw in path.read_text(encoding="utf-8").splitlines():
-        line = raw.split("#", 1)[0].strip()
-        match = _NAME.match(line)
-        if match and match.group(0).lower() in names:
-            lines.append(line)
-    missing = set(names) - {_NAME.match(line).group(0).lower() for line in lines}
+    """The lines of ``path`` that pin one of ``names``, markers kept (``colab.pins``: the
+    Colab cell installs from the same lines)."""
+    lines = colab.pins(path, names)
+    missing = set(names) - {colab.name_of(line) for line in lines}
     if missing:
         raise ValueError(f"{path} pins no {', '.join(sorted(missing))}")
     return lines

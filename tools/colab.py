@@ -1,7 +1,8 @@
 """The course on Google Colab: what each notebook's first cell calls once it has the course.
 
 The cell (written by the generator, the same in every chapter) clones the course into
-``sparrow/`` (on your Google Drive when ``KEEP_ON_DRIVE``), then calls ``setup``:
+``/content/sparrow/`` (``MyDrive/sparrow/`` on your Google Drive when ``KEEP_ON_DRIVE``),
+or finds the clone it made before, then calls ``setup``:
 
 - installs, with pip, the packages the notebooks and checks import that the runtime lacks
   (``RUNTIME``, at the versions ``requirements.txt`` pins); what Colab already has is kept,
@@ -24,6 +25,7 @@ import re
 import subprocess
 import sys
 import zipfile
+from collections.abc import Collection
 from pathlib import Path
 
 COURSE = Path(__file__).resolve().parent.parent
@@ -32,40 +34,61 @@ RUNTIME = {"numpy": "numpy", "matplotlib": "matplotlib", "tqdm": "tqdm"}
 _NAME = re.compile(r"^\s*([A-Za-z0-9_.-]+)")
 
 
-def missing_requirements(requirements: Path, runtime: dict[str, str] = RUNTIME) -> list[str]:
-    """The lines of ``requirements`` (markers kept) for each package of ``runtime`` that
-    cannot be imported here."""
+def name_of(requirement: str) -> str:
+    """The distribution a requirement line names, lower-cased (``numpy`` of ``numpy==2.4.6``)."""
+    match = _NAME.match(requirement)
+    return match.group(1).lower() if match else ""
+
+
+def pins(requirements: Path, names: Collection[str]) -> list[str]:
+    """The lines of ``requirements`` that pin one of ``names``: comments stripped (pip takes
+    none on its command line), markers kept (pip skips a line whose marker does not hold,
+    so each Python gets its own pin)."""
     lines = []
     for line in requirements.read_text(encoding="utf-8").splitlines():
-        requirement = line.split("#", 1)[0].strip()  # pip takes no comment on its command line
-        match = _NAME.match(requirement)
-        name = match.group(1).lower() if match else ""
-        if name in runtime and importlib.util.find_spec(runtime[name]) is None:
+        requirement = line.split("#", 1)[0].strip()
+        if name_of(requirement) in names:
             lines.append(requirement)
     return lines
+
+
+def missing_requirements(requirements: Path, runtime: dict[str, str] = RUNTIME) -> list[str]:
+    """The pins (``pins``) of each package of ``runtime`` that cannot be imported here."""
+    lines = pins(requirements, runtime)
+    return [line for line in lines if importlib.util.find_spec(runtime[name_of(line)]) is None]
 
 
 def install(lines: list[str]) -> None:
     """``pip install`` these requirement lines into this interpreter (pip's own settings,
     ``PIP_INDEX_URL`` or ``PIP_FIND_LINKS``, apply)."""
     if lines:
-        print("installing " + ", ".join(_NAME.match(line).group(1) for line in lines) + " …")
+        print("installing " + ", ".join(name_of(line) for line in lines) + " …")
         command = [sys.executable, "-m", "pip", "install", "--quiet", *lines]
         subprocess.run(command, check=True)
         importlib.invalidate_caches()
 
 
-def setup(package: str, *, on_drive: bool) -> Path:
-    """Install what is missing, enter ``chapters/<package>``, say where the work lives."""
-    folder = COURSE / "chapters" / package
+def setup(course: Path, package: str, *, on_drive: bool) -> Path:
+    """Install what is missing, enter ``course/chapters/<package>``, say where the work
+    lives. ``course`` is the cell's, not this module's folder: a second run of the cell
+    (Drive switched on, say) may name another copy than the one this module came from."""
+    course = Path(course)
+    folder = course / "chapters" / package
     if not folder.is_dir():
         raise FileNotFoundError(
             f"{folder} is missing: this course copy has no {package}. If it is an older "
             "release, take the newer one (make update) or clone the course again elsewhere."
         )
-    install(missing_requirements(COURSE / "requirements.txt"))
+    install(missing_requirements(course / "requirements.txt"))
     os.chdir(folder)
     print(where_work_lives(folder, on_drive=on_drive))
+    imported = getattr(sys.modules.get("chapters"), "__file__", None)
+    if imported and not Path(imported).resolve().is_relative_to(course.resolve()):
+        print(
+            f"\nThis session imported the course from {Path(imported).parent.parent} before: "
+            "restart it (Runtime → Restart session) and run the notebook from the top, so "
+            "that it uses this copy."
+        )
     return folder
 
 
@@ -89,13 +112,15 @@ def where_work_lives(folder: Path, *, on_drive: bool) -> str:
 
 
 def download(name: str = "sparrow-chapters.zip") -> Path:
-    """Zip every ``.py`` file of ``chapters/`` into ``name`` and offer it to the browser."""
-    target = Path.cwd() / name
-    chapters = COURSE / "chapters"
+    """Zip every ``.py`` file of the course's ``chapters/`` (the course the working folder
+    is in, found as the notebook finds it) into ``name`` and offer it to the browser."""
+    here = Path.cwd()
+    course = next((p for p in [here, *here.parents] if (p / "chapters").is_dir()), COURSE)
+    target = here / name
     with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
-        for path in sorted(chapters.rglob("*.py")):
+        for path in sorted((course / "chapters").rglob("*.py")):
             if "__pycache__" not in path.parts:
-                archive.write(path, path.relative_to(COURSE).as_posix())
+                archive.write(path, path.relative_to(course).as_posix())
     from google.colab import files  # only on Colab
 
     files.download(str(target))

@@ -269,18 +269,27 @@ def _serialise(nb: dict) -> bytes:
 
 
 def fill(
-    notebooks: dict[str, bytes], *, repo: Path = REPO, timeout: float = 600
+    notebooks: dict[str, bytes],
+    *,
+    repo: Path = REPO,
+    timeout: float = 600,
+    notes: list[str] | None = None,
 ) -> dict[str, bytes]:
     """The release ``notebooks`` (path under chapters/ → JSON bytes) with the reference's
-    outputs carried, as the module docstring says; same keys, same serialisation."""
+    outputs carried, as the module docstring says; same keys, same serialisation. What was
+    left out for a reason worth a look goes to ``notes`` ("ch01_value/…ipynb: cell 12: …")."""
     lines = task_lines(repo)
     if not lines:
         raise ReadAheadError(f"{repo / 'solutions'} holds no task code to guard against")
     executed = execute(notebooks, repo=repo, timeout=timeout)
-    return {
-        name: _serialise(carry(json.loads(data.decode("utf-8")), executed[name], lines))
-        for name, data in notebooks.items()
-    }
+    filled = {}
+    for name, data in notebooks.items():
+        why: list[str] = []
+        nb = carry(json.loads(data.decode("utf-8")), executed[name], lines, why)
+        filled[name] = _serialise(nb)
+        if notes is not None:
+            notes.extend(f"{name}: {reason}" for reason in why)
+    return filled
 
 
 def release_notebooks(chapters: list[int] | None = None) -> dict[str, bytes]:
@@ -307,18 +316,16 @@ def main(argv: list[str] | None = None) -> int:
     if not notebooks:
         print("error: no such chapter", file=sys.stderr)
         return 2
-    lines = task_lines(REPO)
-    executed = execute(notebooks)
-    for rel, data in notebooks.items():
-        notes: list[str] = []
-        nb = carry(json.loads(data.decode("utf-8")), executed[rel], lines, notes)
+    notes: list[str] = []
+    for rel, data in fill(notebooks, notes=notes).items():
         path = args.out / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_bytes(_serialise(nb))
-        carried = sum(1 for c in nb["cells"] if c["cell_type"] == "code" and c["outputs"])
+        path.write_bytes(data)
+        cells = json.loads(data.decode("utf-8"))["cells"]
+        carried = sum(1 for c in cells if c["cell_type"] == "code" and c["outputs"])
         print(f"{path}: outputs carried in {carried} cells")
-        for note in notes:
-            print(f"  left out, {note}")
+    for note in notes:
+        print(f"  left out: {note}")
     return 0
 
 

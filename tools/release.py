@@ -130,10 +130,19 @@ def _version() -> str:
 
 
 def build(
-    dest: Path, *, url: str = "", classroom: int | None = None, read_ahead: bool = False
+    dest: Path,
+    *,
+    url: str = "",
+    classroom: int | None = None,
+    read_ahead: bool = False,
+    notes: list[str] | None = None,
 ) -> None:
     """Write the release's files into the (empty) folder ``dest``: Colab cells that clone
-    ``url``, chapter ``classroom``'s workflow active, the notebooks read ahead or not."""
+    ``url``, chapter ``classroom``'s workflow active, the notebooks read ahead or not (what
+    the read-ahead left out, and why, added to ``notes``)."""
+    numbers = [ch.number for ch in course.CHAPTERS]
+    if classroom is not None and classroom not in numbers:  # before minutes of notebooks
+        raise ReleaseError(f"--classroom {classroom}: the course has chapters {numbers}")
     try:
         generated = stubgen.generate(REPO / "solutions", target="release", url=url)
     except ValueError as exc:
@@ -146,7 +155,7 @@ def build(
 
         notebooks = {rel: data for rel, data in generated.items() if rel.endswith(".ipynb")}
         try:
-            generated.update(reading.fill(notebooks, repo=REPO))
+            generated.update(reading.fill(notebooks, repo=REPO, notes=notes))
         except reading.ReadAheadError as exc:
             raise ReleaseError(str(exc)) from None
     for rel, data in generated.items():
@@ -178,8 +187,6 @@ def _write_workflows(dest: Path, classroom: int | None) -> None:
     from tools import classroom as workflows
 
     numbers = [ch.number for ch in course.CHAPTERS]
-    if classroom is not None and classroom not in numbers:
-        raise ReleaseError(f"--classroom {classroom}: the course has chapters {numbers}")
     for number in numbers:
         _write(dest / f".github/classroom/ch{number:02d}.yml", workflows.workflow(number).encode())
     if classroom is not None:
@@ -225,6 +232,7 @@ def release(
     url: str = "",
     classroom: int | None = None,
     read_ahead: bool = False,
+    notes: list[str] | None = None,
 ) -> int:
     """Build (``build``'s options), audit and move the release into ``out``; returns how
     many files it holds."""
@@ -233,7 +241,7 @@ def release(
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(dir=out.parent, prefix=f".{out.name}.new-"))
     try:
-        build(tmp, url=url, classroom=classroom, read_ahead=read_ahead)
+        build(tmp, url=url, classroom=classroom, read_ahead=read_ahead, notes=notes)
         problems = audit(tmp)
         if problems:
             raise ReleaseError("the release would leak:\n  " + "\n  ".join(problems))
@@ -282,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
         help="leave the notebooks without the reference's outputs (faster)",
     )
     args = parser.parse_args(argv)
+    notes: list[str] = []
     try:
         count = release(
             args.out,
@@ -289,10 +298,13 @@ def main(argv: list[str] | None = None) -> int:
             url=args.url,
             classroom=args.classroom,
             read_ahead=not args.no_read_ahead,
+            notes=notes,
         )
     except (ReleaseError, stubgen.StubError, OSError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    for note in notes:  # a notebook cell that raised against the reference is a bug
+        print(f"read ahead, left out: {note}")
     print(f"wrote the student release to {args.out} ({count} files)")
     return 0
 
