@@ -4,7 +4,9 @@ documented `python -m …` command."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -152,3 +154,24 @@ def test_the_autograder_never_imports_the_tools() -> None:
         if imports_tools(path)
     ]
     assert found == []
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize("makefile", ["Makefile", "tools/release_files/Makefile"])
+@pytest.mark.parametrize(("uid", "flag"), [("0", True), ("1000", False)])
+def test_make_lab_passes_allow_root_only_as_root(
+    makefile: str, uid: str, flag: bool, tmp_path: Path
+) -> None:
+    """JupyterLab refuses root without --allow-root (containers, Colab-like machines)."""
+    shim = tmp_path / "bin"
+    shim.mkdir()
+    (shim / "id").write_text(f"#!/bin/sh\necho {uid}\n")
+    (shim / "id").chmod(0o755)
+    env = {**os.environ, "PATH": f"{shim}{os.pathsep}{os.environ['PATH']}"}
+    out = subprocess.run(
+        ["make", "-n", "-f", str(REPO / makefile), "lab", f"PYTHON={sys.executable}"],
+        cwd=REPO, env=env, capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    line = next(x for x in out.stdout.splitlines() if "-m jupyterlab" in x)
+    assert ("--allow-root" in line) == flag, line
