@@ -66,12 +66,13 @@ lint: env
 	$(PY) -m ruff format --check .
 
 # The repository's tests, then every notebook run against the reference (nbval, lax mode:
-# outputs are not compared, errors and failed asserts are). The notebooks run with one BLAS
+# outputs are not compared, errors and failed asserts are); the Chinese notebooks have the
+# same code cells and run in the slow suite. The notebooks run with one BLAS
 # thread: chapter 9's small GPT trained 4x slower with OpenBLAS's threads contending.
 test: env lint
 	$(PY) -m pytest tests -m "not slow" --durations=15
 	$(ONE_BLAS) SPARROW_IMPL=solutions PYTHONPATH="$(CURDIR)" $(PY) -m pytest --nbval-lax \
-		--nbval-current-env -p no:cacheprovider chapters
+		--nbval-current-env -p no:cacheprovider --ignore-glob='*.zh.ipynb' chapters
 
 # The slow suite (training runs against PyTorch, the script under two frameworks, the
 # tutorial scripts swapped, the 1e6-node engine, the held-out variant sets, the hostile and

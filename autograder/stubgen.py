@@ -22,6 +22,7 @@ import re
 from collections.abc import Callable
 from pathlib import Path
 
+from . import translations
 from .notebook_gen import notebook_for
 
 BEGIN = re.compile(r"^(?P<indent>[ \t]*)### BEGIN SOLUTION(?:[ \t]+(?P<task>\S+))?[ \t]*$")
@@ -113,6 +114,12 @@ def generate(solutions: Path, *, target: str = "repository", url: str = "") -> d
         elif path.suffix == ".ipynb":
             package = rel.split("/")[0]
             out[rel] = notebook_for(path.read_bytes(), package, target=target, url=url)
+            paired = path.with_suffix(translations.SUFFIX)  # its Chinese prose, if written
+            if paired.is_file():
+                zh = json.loads(paired.read_text(encoding="utf-8"))
+                out[rel[: -len(".ipynb")] + ".zh.ipynb"] = translations.translated(out[rel], zh)
+        elif path.name.endswith(translations.SUFFIX) or ".zh.draft." in path.name:
+            continue  # a notebook's translation: written into its .zh.ipynb above
         else:
             out[rel] = path.read_bytes()
     return out

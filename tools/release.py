@@ -39,7 +39,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from autograder import course, stubgen, versions
+from autograder import course, stubgen, translations, versions
 from tools import update
 
 REPO = Path(__file__).resolve().parent.parent
@@ -153,11 +153,18 @@ def build(
     if read_ahead:
         from tools import read_ahead as reading  # runs the notebooks: the repository only
 
-        notebooks = {rel: data for rel, data in generated.items() if rel.endswith(".ipynb")}
+        notebooks = {
+            rel: data
+            for rel, data in generated.items()
+            if rel.endswith(".ipynb") and not rel.endswith(".zh.ipynb")
+        }
         try:
             generated.update(reading.fill(notebooks, repo=REPO, notes=notes))
         except reading.ReadAheadError as exc:
             raise ReleaseError(str(exc)) from None
+        for rel in [r for r in generated if r.endswith(".zh.ipynb")]:  # the same code cells
+            english = generated[rel.replace(".zh.ipynb", ".ipynb")]
+            generated[rel] = translations.with_outputs(generated[rel], english)
     for rel, data in generated.items():
         _write(dest / "chapters" / rel, data)
     _write(dest / "chapters" / update.MANIFEST, update.manifest_text(generated))
