@@ -69,9 +69,8 @@ def translated(data: bytes, zh: dict) -> bytes:
 def with_outputs(data: bytes, filled: bytes) -> bytes:
     """A translated notebook ``data`` given the outputs of its English twin ``filled`` (the
     release's read-ahead), code cell by code cell (they are the same cells, by id)."""
-    outputs = {
-        c["id"]: c.get("outputs", []) for c in json.loads(filled)["cells"] if c["cell_type"] == "code"
-    }
+    cells = json.loads(filled)["cells"]
+    outputs = {c["id"]: c.get("outputs", []) for c in cells if c["cell_type"] == "code"}
     nb = json.loads(data)
     for cell in nb["cells"]:
         if cell["cell_type"] == "code" and cell.get("id") in outputs:
