@@ -38,7 +38,8 @@ def _code_cells(data: bytes) -> list[str]:
 def test_every_notebook_opens_with_the_colab_cell(target: str) -> None:
     generated = stubgen.generate(SOLUTIONS, target=target, url=URL if target == "release" else "")
     notebooks = {rel: data for rel, data in generated.items() if rel.endswith(".ipynb")}
-    assert sorted(rel.split("/")[0] for rel in notebooks) == [ch.package for ch in CHAPTERS]
+    english = sorted(rel.split("/")[0] for rel in notebooks if not rel.endswith(".zh.ipynb"))
+    assert english == [ch.package for ch in CHAPTERS]  # and their translations, where written
     for rel, data in notebooks.items():
         first = _code_cells(data)[0]
         package = rel.split("/")[0]

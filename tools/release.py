@@ -81,6 +81,7 @@ NEVER = (
     "autograder/hidden",
     "autograder/stubgen.py",  # the generator's core: instructor tooling, it names the markers
     "autograder/notebook_gen.py",  # the generator's notebooks
+    "autograder/translations.py",  # the generator's translated notebooks
     "tools/stubs.py",
     "tools/release.py",
 )
