@@ -69,6 +69,7 @@ OPTIONAL = ("LICENSE",)  # shipped where the repository has one
 TEMPLATED = {
     "Makefile": "Makefile",
     "README.md": "README.md",
+    "README.zh.md": "README.zh.md",
     ".gitignore": "gitignore",
 }
 CHAPTERS_INIT = "chapters_init.py"  # chapters/__init__.py without the switch to a reference
