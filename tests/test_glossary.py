@@ -150,8 +150,14 @@ def test_every_chapter_has_terms():
 
 
 def test_the_parser_reads_markers_and_alternatives():
-    text = "| English | 中文 | chapter |\n|---|---|---|\n| batch | 批量 / 批 | 5 |\n| key | 键 | 9 † |\n"
-    assert glossary(text) == [Term("batch", ("批量", "批"), 5, True), Term("key", ("键",), 9, False)]
+    text = (
+        "| English | 中文 | chapter |\n|---|---|---|\n"
+        "| batch | 批量 / 批 | 5 |\n| key | 键 | 9 † |\n"
+    )
+    assert glossary(text) == [
+        Term("batch", ("批量", "批"), 5, True),
+        Term("key", ("键",), 9, False),
+    ]
 
 
 # --- the matching rules -------------------------------------------------------------
@@ -162,18 +168,26 @@ def _terms(*rows: tuple[str, str]) -> list[Term]:
 
 
 def test_matching_takes_the_longest_term_first():
-    terms = _terms(("learning rate", "学习率"), ("learning rate schedule", "学习率调度"),
-                   ("attention", "注意力"), ("self-attention", "自注意力"))
+    terms = _terms(
+        ("learning rate", "学习率"),
+        ("learning rate schedule", "学习率调度"),
+        ("attention", "注意力"),
+        ("self-attention", "自注意力"),
+    )
     names = [t.english for t in found_terms("Learning-rate schedules and self-attention.", terms)]
     assert names == ["learning rate schedule", "self-attention"]
-    names = [t.english for t in found_terms("A learning rate schedule sets the learning rate.", terms)]
+    names = [
+        t.english for t in found_terms("A learning rate schedule sets the learning rate.", terms)
+    ]
     assert names == ["learning rate schedule", "learning rate"]
 
 
 def test_matching_is_whole_words_with_plurals_outside_code_and_math():
     terms = _terms(("node", "节点"), ("vertex", "顶点"), ("dependency", "依赖"), ("mask", "掩码"))
     assert [t.english for t in found_terms("Vertices and dependencies.", terms)] == [
-        "dependency", "vertex"]
+        "dependency",
+        "vertex",
+    ]
     assert found_terms("`node` and $mask$ and ``a node`` and nodes_x", terms) == []
     assert found_terms("```python\nnode = 1\n```\n[see](https://x/node)", terms) == []
     assert [t.english for t in found_terms("NODES, two.", terms)] == ["node"]
@@ -196,8 +210,10 @@ def test_a_translated_chapter_uses_the_glossary(chapter):
         pytest.skip(f"chapter {chapter}: not translated yet (issue 33)")
     problems = translations.status(english)
     if problems:
-        pytest.skip(f"chapter {chapter}: translation incomplete ({len(problems)} problems; "
-                    "tests/test_translations.py reports them)")
+        pytest.skip(
+            f"chapter {chapter}: translation incomplete ({len(problems)} problems; "
+            "tests/test_translations.py reports them)"
+        )
     terms = [t for t in glossary() if t.strict]
     zh = json.loads(paired.read_text(encoding="utf-8"))["cells"]
     nb = json.loads(english.read_text(encoding="utf-8"))
