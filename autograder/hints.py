@@ -19,10 +19,28 @@ import textwrap
 from pathlib import Path
 
 from .course import task as find_task
+from .language import language
 from .report import WIDTH
 
 REPO = Path(__file__).resolve().parent.parent
-NAMES = ("the idea", "the recipe", "the notebook")
+NAMES = {"en": ("the idea", "the recipe", "the notebook"), "zh": ("思路", "做法", "笔记本")}
+# the frame around a hint, by language (the hints themselves: Task.text)
+FRAME = {
+    "en": {
+        "head": "Task {id} — {title}: hint {level} of {count} ({name})",
+        "more": 'more: ask again for hint {next} ({name}): `make hint TASK={id}`, or hint("{id}") '
+        "in the notebook",
+        "last": "that was the last hint; `make hint TASK={id} LEVEL=1` shows the first again",
+        "read": "{section}, in chapter {chapter}'s notebook, teaches task {id}: read it again.",
+    },
+    "zh": {
+        "head": "任务 {id} — {title}：提示 {level}/{count}（{name}）",
+        "more": "更多：再问一次，得到提示 {next}（{name}）：`make hint TASK={id}`，"
+        '或在笔记本里运行 hint("{id}")',
+        "last": "这是最后一条提示；`make hint TASK={id} LEVEL=1` 重新显示第一条",
+        "read": "第 {chapter} 章笔记本的 {section} 讲解了任务 {id}：再读一遍。",
+    },
+}
 
 
 def record_path(repo: Path = REPO) -> Path:
@@ -53,11 +71,17 @@ def _write(path: Path, shown: dict[str, int]) -> None:
 
 
 def section_heading(repo: Path, package: str, section: str) -> str:
-    """The heading of ``section`` ("§4") in the chapter's notebook, as a student's tree has
-    it (else the reference's); "" where there is none to read."""
-    for tree in ("chapters", "solutions"):
+    """The heading of ``section`` ("§4") in the chapter's notebook (its Chinese one first
+    under ``SPARROW_LANG=zh``), as a student's tree has it (else the reference's); "" where
+    there is none to read."""
+    names = [f"{package}.ipynb"]
+    if language() == "zh":  # the Chinese notebook's heading, where the chapter has one
+        names.insert(0, f"{package}.zh.ipynb")
+    for path in [
+        repo / tree / package / name for tree in ("chapters", "solutions") for name in names
+    ]:
         try:
-            cells = json.loads((repo / tree / package / f"{package}.ipynb").read_text())["cells"]
+            cells = json.loads(path.read_text())["cells"]
         except (OSError, ValueError, KeyError, TypeError):
             continue
         for cell in cells:
@@ -74,7 +98,7 @@ def hint(task_id: str, level: int | None = None, *, reset: bool = False, repo: P
     last shown (recorded). ``reset`` forgets what was shown and gives the first."""
     ch, t = find_task(task_id)  # a KeyError/ValueError names an unknown task
     section = section_heading(repo, ch.package, t.section) or t.section
-    read = f"{section}, in chapter {ch.number}'s notebook, teaches task {t.id}: read it again."
+    read = FRAME[language()]["read"].format(section=section, chapter=ch.number, id=t.id)
     stages = (*t.hints, read)
     path = record_path(repo)
     shown = _read(path)
@@ -87,22 +111,20 @@ def hint(task_id: str, level: int | None = None, *, reset: bool = False, repo: P
         _write(path, shown)
     elif reset:
         _write(path, shown)
-    return _format(t.id, t.title, stages, level)
+    return _format(t.id, t.text("title"), stages, level)
 
 
 def _format(task_id: str, title: str, stages: tuple[str, ...], level: int) -> str:
-    names = NAMES[-len(stages) :]
-    lines = [f"Task {task_id} — {title}: hint {level} of {len(stages)} ({names[level - 1]})"]
+    lang = language()
+    frame, names = FRAME[lang], NAMES[lang][-len(stages) :]
+    head = dict(id=task_id, title=title, level=level, count=len(stages), name=names[level - 1])
+    width = WIDTH - 2 if lang == "en" else (WIDTH - 2) // 2  # a Chinese character: two columns
+    lines = [frame["head"].format(**head)]
     lines += [
-        f"  {line}" for line in textwrap.wrap(stages[level - 1], WIDTH - 2, break_long_words=False)
+        f"  {line}" for line in textwrap.wrap(stages[level - 1], width, break_long_words=False)
     ]
     if level < len(stages):
-        lines.append(
-            f"  more: ask again for hint {level + 1} ({names[level]}): "
-            f'`make hint TASK={task_id}`, or hint("{task_id}") in the notebook'
-        )
+        lines.append("  " + frame["more"].format(next=level + 1, name=names[level], id=task_id))
     else:
-        lines.append(
-            f"  that was the last hint; `make hint TASK={task_id} LEVEL=1` shows the first again"
-        )
+        lines.append("  " + frame["last"].format(id=task_id))
     return "\n".join(lines)

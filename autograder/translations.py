@@ -107,12 +107,65 @@ def skeleton(notebook: Path) -> dict:
     return {"language": "zh", "cells": cells}
 
 
+def task_problems(chapter: int) -> list[str]:
+    """What keeps chapter ``chapter``'s task catalog (``autograder/tasks/zh/chNN.json``:
+    titles and hints) from being complete and current."""
+    from .course import chapter as find_chapter
+    from .tasks import CATALOGS, TRANSLATED
+
+    path = CATALOGS / f"ch{chapter:02d}.json"
+    if not path.is_file():
+        return [f"{path.name} is missing"]
+    entries = json.loads(path.read_text(encoding="utf-8")).get("tasks", {})
+    found = []
+    tasks = find_chapter(chapter).tasks
+    for t in tasks:
+        entry = entries.get(t.id, {})
+        if entry.get("en_sha") != t.en_sha:
+            found.append(f"task {t.id}: " + ("the English changed" if entry else "missing"))
+        found += [
+            f"task {t.id}: {field} not translated"
+            for field in TRANSLATED
+            if getattr(t, field) and not str(entry.get(field) or "").strip()
+        ]
+    found += [f"task {tid}: no such task" for tid in sorted(entries.keys() - {t.id for t in tasks})]
+    return found
+
+
+def task_skeleton(chapter: int) -> Path:
+    """Write chapter ``chapter``'s task catalog to fill in: each task's English (``en``),
+    its hash, and the translations already there whose English has not changed."""
+    from .course import chapter as find_chapter
+    from .tasks import CATALOGS, TRANSLATED
+
+    path = CATALOGS / f"ch{chapter:02d}.json"
+    old = json.loads(path.read_text(encoding="utf-8")).get("tasks", {}) if path.is_file() else {}
+    tasks = {}
+    for t in find_chapter(chapter).tasks:
+        entry = old.get(t.id, {}) if old.get(t.id, {}).get("en_sha") == t.en_sha else {}
+        tasks[t.id] = {"en_sha": t.en_sha, "en": {f: getattr(t, f) for f in TRANSLATED}}
+        tasks[t.id].update({f: entry.get(f, "") for f in TRANSLATED})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps({"language": "zh", "tasks": tasks}, indent=1, ensure_ascii=False)
+    path.write_text(text + "\n", encoding="utf-8")
+    return path
+
+
 def main(argv: list[str] | None = None) -> int:
-    """``python -m autograder.translations [status|skeleton] solutions/chNN_x/chNN_x.ipynb``."""
+    """``python -m autograder.translations [status|skeleton] solutions/chNN_x/chNN_x.ipynb``;
+    ``python -m autograder.translations [tasks-status|tasks-skeleton] N`` for chapter N's
+    task titles and hints."""
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2 or args[0] not in ("status", "skeleton"):
+    if len(args) != 2 or args[0] not in ("status", "skeleton", "tasks-status", "tasks-skeleton"):
         print(main.__doc__, file=sys.stderr)
         return 2
+    if args[0] == "tasks-skeleton":
+        print(task_skeleton(int(args[1])))
+        return 0
+    if args[0] == "tasks-status":
+        found = task_problems(int(args[1]))
+        print("\n".join(found) if found else f"chapter {args[1]}'s tasks: complete and current")
+        return 1 if found else 0
     notebook = Path(args[1])
     if args[0] == "skeleton":
         text = json.dumps(skeleton(notebook), indent=1, ensure_ascii=False) + "\n"

@@ -14,25 +14,17 @@ by step) is kept for when a student asks for it.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
+from ..language import language
 from .api import Case, Check, Verdict, compare, show
 
 # a message a student reads: English, or the same message in several languages
 Text = str | Mapping[str, str]
-
-LANGUAGES = ("en", "zh")
-
-
-def language() -> str:
-    """The language reports speak: ``SPARROW_LANG`` ("en", the default, or "zh")."""
-    wanted = os.environ.get("SPARROW_LANG", "en").strip().lower()
-    return wanted if wanted in LANGUAGES else "en"
 
 
 def say(text: Text, lang: str | None = None) -> str:

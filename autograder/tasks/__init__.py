@@ -9,7 +9,26 @@ code), then ``hint`` (the recipe), then the notebook's section."""
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from ..language import language
+
+TRANSLATED = ("title", "hint", "idea", "see")  # a task's words a learner reads in a report
+CATALOGS = Path(__file__).resolve().parent / "zh"  # zh/ch01.json: chapter 1's tasks in Chinese
+
+
+@cache
+def catalog(chapter: int) -> dict:
+    """Chapter ``chapter``'s tasks in Chinese (``zh/chNN.json``): by task id, each field of
+    ``TRANSLATED`` and ``en_sha``, the hash of the English it was translated from."""
+    try:
+        return json.loads((CATALOGS / f"ch{chapter:02d}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 @dataclass(frozen=True)
@@ -28,8 +47,28 @@ class Task:
     @property
     def hints(self) -> tuple[str, ...]:
         """The hints on request before the notebook's section (``autograder.hints`` adds it,
-        by its heading): the idea, then the recipe."""
-        return tuple(h for h in (self.idea, self.hint) if h)
+        by its heading): the idea, then the recipe, in the report's language."""
+        return tuple(h for h in (self.text("idea"), self.text("hint")) if h)
+
+    @property
+    def en_sha(self) -> str:
+        """The hash a translation records of this task's English words (``TRANSLATED``)."""
+        words = json.dumps([getattr(self, field) for field in TRANSLATED], ensure_ascii=False)
+        return hashlib.sha256(words.encode("utf-8")).hexdigest()[:16]
+
+    def translation(self) -> dict:
+        """This task's entry in its chapter's Chinese catalog, {} where there is none."""
+        return catalog(int(self.id.split(".")[0])).get("tasks", {}).get(self.id, {})
+
+    def text(self, field: str, lang: str | None = None) -> str:
+        """``field`` of ``TRANSLATED`` in ``lang`` (default: ``SPARROW_LANG``); English where
+        the translation is missing or older than the English (``en_sha``)."""
+        english = getattr(self, field)
+        if (lang or language()) != "zh" or not english:
+            return english
+        entry = self.translation()
+        current = entry.get("en_sha") == self.en_sha
+        return str(entry.get(field) or "") if current and entry.get(field) else english
 
     @property
     def stub_message(self) -> str:
