@@ -15,12 +15,11 @@ from __future__ import annotations
 import json
 import os
 import tempfile
-import textwrap
 from pathlib import Path
 
 from .course import task as find_task
 from .language import language
-from .report import WIDTH
+from .report import WIDTH, wrap
 
 REPO = Path(__file__).resolve().parent.parent
 NAMES = {"en": ("the idea", "the recipe", "the notebook"), "zh": ("思路", "做法", "笔记本")}
@@ -118,11 +117,8 @@ def _format(task_id: str, title: str, stages: tuple[str, ...], level: int) -> st
     lang = language()
     frame, names = FRAME[lang], NAMES[lang][-len(stages) :]
     head = dict(id=task_id, title=title, level=level, count=len(stages), name=names[level - 1])
-    width = WIDTH - 2 if lang == "en" else (WIDTH - 2) // 2  # a Chinese character: two columns
     lines = [frame["head"].format(**head)]
-    lines += [
-        f"  {line}" for line in textwrap.wrap(stages[level - 1], width, break_long_words=False)
-    ]
+    lines += [f"  {line}" for line in wrap(stages[level - 1], WIDTH - 2)]
     if level < len(stages):
         lines.append("  " + frame["more"].format(next=level + 1, name=names[level], id=task_id))
     else:

@@ -2,17 +2,50 @@
 
 from __future__ import annotations
 
+import re
 import sys
 import textwrap
+import unicodedata
 from collections.abc import Sequence
 
-from . import versions
+from . import report_zh, versions
 from .checking import ChapterResult
 from .course import CHAPTERS, Chapter
+from .language import language
 from .status import Status
 from .verdict import Blame, CheckVerdict, TaskVerdict, chapter_of
 
 WIDTH = 92
+
+
+def _tr(template: str, **fields: object) -> str:
+    """``template`` in the report's language (``report_zh`` under ``SPARROW_LANG=zh``; a
+    template it lacks stays English), filled with ``fields`` as they are."""
+    if language() == "zh":
+        template = report_zh.TEMPLATES.get(template, template)
+    return template.format(**fields) if fields else template
+
+
+# a task's status label (``TaskVerdict.label``) as a template and its fields
+_LABELS = [
+    (re.compile(r"blocked by task (?P<id>\S+)"), "blocked by task {id}"),
+    (
+        re.compile(r"started: (?P<done>\d+) of (?P<count>\d+) functions written"),
+        "started: {done} of {count} functions written",
+    ),
+    (
+        re.compile(r"started: (?P<done>\d+) of (?P<count>\d+) checks pass"),
+        "started: {done} of {count} checks pass",
+    ),
+]
+
+
+def _label(t: TaskVerdict) -> str:
+    """``t``'s status label in the report's language."""
+    for pattern, template in _LABELS:
+        if match := pattern.fullmatch(t.label):
+            return _tr(template, **match.groupdict())
+    return _tr(t.label)
 
 
 def _can_print(text: str) -> bool:
@@ -45,20 +78,48 @@ def _points(value: float) -> str:
     return f"{value:g}"
 
 
+def _columns(text: str) -> int:
+    """How many columns ``text`` takes: a wide (Chinese) character two, the rest one."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def _ljust(text: str, width: int) -> str:
+    """``text`` padded to ``width`` columns."""
+    return text + " " * max(0, width - _columns(text))
+
+
+_WIDE = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"  # CJK characters and punctuation
+_TOKEN = re.compile(rf"[{_WIDE}]|[^\s{_WIDE}]+\s*|\s+")  # one wide character, or a word
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """``text`` in lines of at most ``width`` columns: at spaces, as ``textwrap`` does, and
+    between any two Chinese characters (which have no spaces between them)."""
+    if _columns(text) == len(text):
+        return textwrap.wrap(text, width, break_long_words=False) or [""]
+    lines, line = [], ""
+    for token in _TOKEN.findall(text):
+        if line.strip() and _columns(line + token.rstrip()) > width:
+            lines.append(line.rstrip())
+            line, token = "", token.lstrip()
+        line += token
+    return [*lines, line.rstrip()] if line.strip() else lines or [""]
+
+
 def task_line(t: TaskVerdict, label: str | None = None, mark: str | None = None) -> str:
     """A task's line: mark, id, title, points and (unless it passed) its status, or
     ``label`` and ``mark`` where given."""
-    status = ("" if t.passed else t.label) if label is None else label
-    left = f"  {mark or _mark(t.status):>2} {t.task.id:<5}{t.task.title}"
+    status = ("" if t.passed else _label(t)) if label is None else label
+    left = f"  {mark or _mark(t.status):>2} {t.task.id:<5}{t.task.text('title')}"
     right = f"{_points(t.points):>5} / {t.task.points:<3} {status}"
-    return (left.ljust(WIDTH - 32) + right).rstrip()
+    return (_ljust(left, WIDTH - 32) + right).rstrip()
 
 
 def _indent(label: str, text: str) -> list[str]:
-    lines = textwrap.wrap(text, WIDTH - 16, break_long_words=False) or [""]
+    lines = wrap(text, WIDTH - 16)
     out = []
     for i, line in enumerate(lines):
-        out.append(f"      {label if i == 0 else '':<11}{line}")
+        out.append(f"      {_tr(label) if i == 0 and label else '':<11}{line}")
     return out
 
 
@@ -66,9 +127,12 @@ def task_details(t: TaskVerdict) -> list[str]:
     problem = t.first_problem
     if problem is None:
         return []
-    lines = [f"  {_mark(t.status)} Task {t.task.id} — {t.task.title}: {t.label}"]
+    title = _tr(
+        "Task {id} — {title}: {label}", id=t.task.id, title=t.task.text("title"), label=_label(t)
+    )
+    lines = [f"  {_mark(t.status)} {title}"]
     if t.status == Status.NOT_STARTED:
-        lines += _indent("start at:", f"{t.task.section} of the notebook")
+        lines += _indent("start at:", _tr("{section} of the notebook", section=t.task.section))
         return lines
     if t.status == Status.STARTED:
         done = [c.check.name for c in t.checks if c.passed]
@@ -77,12 +141,16 @@ def task_details(t: TaskVerdict) -> list[str]:
         # else the checks
         to_write = t.unwritten_by_file or [", ".join(c.check.name for c in t.not_started)]
         lines += _indent("to write:", "; ".join(to_write))
-        lines += _indent("continue:", f"{t.task.section} of the notebook")
+        lines += _indent("continue:", _tr("{section} of the notebook", section=t.task.section))
         return lines
     lines += _indent(
         "check:",
         f"{problem.check.name}"
-        + (f" (case {problem.case_number} of {problem.cases})" if problem.case else ""),
+        + (
+            _tr(" (case {number} of {count})", number=problem.case_number, count=problem.cases)
+            if problem.case
+            else ""
+        ),
     )
     if problem.case is not None:
         lines += _indent("case:", problem.case.label)
@@ -98,8 +166,10 @@ def task_details(t: TaskVerdict) -> list[str]:
     if others:
         lines += _indent(
             "also:",
-            f"other checks of this task that fail, perhaps for the same reason: "
-            f"{', '.join(others)}",
+            _tr(
+                "other checks of this task that fail, perhaps for the same reason: {names}",
+                names=", ".join(others),
+            ),
         )
     if problem.status == Status.BLOCKED:
         lines += _indent("blocked:", _blocked_text(t, problem))
@@ -121,11 +191,15 @@ def task_details(t: TaskVerdict) -> list[str]:
             )
         lines += _indent("yours:", text)
     if t.task.see:
-        lines += _indent("see it:", t.task.see)
+        lines += _indent("see it:", t.task.text("see"))
     lines += _indent(
         "more:",
-        f'`make hint TASK={t.task.id}` (or hint("{t.task.id}") in the notebook) gives a hint, '
-        f"one more each time you ask; {t.task.section} of the notebook teaches it",
+        _tr(
+            '`make hint TASK={id}` (or hint("{id}") in the notebook) gives a hint, one more each '
+            "time you ask; {section} of the notebook teaches it",
+            id=t.task.id,
+            section=t.task.section,
+        ),
     )
     return lines
 
@@ -142,15 +216,19 @@ def _blocked_text(t: TaskVerdict, problem: CheckVerdict) -> str:
     on (a task of another chapter whose own checks may pass: the case above is the one)."""
     other = problem.blocked_by
     if chapter_of(other) != chapter_of(t.task.id):
-        return (
-            f"the problem above is in chapter-{chapter_of(other)} code this check runs: fix "
-            f"task {other} for the case above (`make chapter-{chapter_of(other)}` may still "
-            f"pass: its own cases may not include this one), then check task {t.task.id} again"
+        elsewhere = (
+            "the problem above is in chapter-{chapter} code this check runs: fix task {other} "
+            "for the case above (`make chapter-{chapter}` may still pass: its own cases may not "
+            "include this one), then check task {id} again"
         )
+        return _tr(elsewhere, chapter=chapter_of(other), other=other, id=t.task.id)
     if problem.blame == Blame.STUB:
-        return f"this check ran task {other}'s code and met its stub: write task {other} first"
+        stub = "this check ran task {other}'s code and met its stub: write task {other} first"
+        return _tr(stub, other=other)
     if problem.blame != Blame.STANDIN:
-        return f"this check requires task {other}, which fails; fix task {other} first"
+        return _tr(
+            "this check requires task {other}, which fails; fix task {other} first", other=other
+        )
     return _standin_text(problem.standins, problem.causes)
 
 
@@ -178,13 +256,21 @@ def import_details(t: TaskVerdict, chapter: Chapter) -> list[str]:
     """One block for a chapter whose code does not import: no check could run."""
     problem = t.first_problem
     lines = [
-        f"  {FAIL_MARK} Your chapter {chapter.number} code does not import, so no check could run"
+        f"  {FAIL_MARK} "
+        + _tr(
+            "Your chapter {number} code does not import, so no check could run",
+            number=chapter.number,
+        )
     ]
     lines += _indent("problem:", problem.message)
     if problem.where:
         lines += _indent("raised at:", problem.where)
     lines += _indent(
-        "see more:", f'python -c "import chapters.{chapter.package}" shows the whole traceback'
+        "see more:",
+        _tr(
+            'python -c "import chapters.{package}" shows the whole traceback',
+            package=chapter.package,
+        ),
     )
     return lines
 
@@ -197,14 +283,17 @@ def chapter_report(result: ChapterResult, version: str | None = None) -> str:
         return _versioned_report(result, version)
     ch = result.chapter
     done = sum(t.passed for t in result.tasks)
-    head = f"Chapter {ch.number} — {ch.title}"
-    lines = [head.ljust(WIDTH - 32) + f"checked: {result.source}", ""]
+    head = _tr("Chapter {number} — {title}", number=ch.number, title=_tr(ch.title))
+    lines = [_ljust(head, WIDTH - 32) + _tr("checked: {source}", source=result.source), ""]
     lines += [task_line(t) for t in result.tasks]
-    lines += [
-        "",
-        f"  {done} of {len(result.tasks)} tasks passed · "
-        f"{_points(result.points)} / {result.max_points} points",
-    ]
+    summary = _tr(
+        "{done} of {count} tasks passed · {points} / {max} points",
+        done=done,
+        count=len(result.tasks),
+        points=_points(result.points),
+        max=result.max_points,
+    )
+    lines += ["", f"  {summary}"]
     broken = [t for t in result.tasks if t.status == Status.IMPORT_ERROR]
     if broken:
         lines += ["", *import_details(broken[0], result.chapter)]
@@ -220,9 +309,10 @@ def chapter_report(result: ChapterResult, version: str | None = None) -> str:
         lines += _next_up(waiting)
     elif result.passed and len(result.tasks) < len(ch.tasks):
         ids = ", ".join(t.task.id for t in result.tasks)
-        lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]
+        passes = "Task {ids} passes. `make chapter-{number}` checks the whole chapter."
+        lines += ["", "  " + _tr(passes, ids=ids, number=ch.number)]
     elif result.passed:
-        lines += ["", f"  Chapter {ch.number} is complete. Well done!"]
+        lines += ["", "  " + _tr("Chapter {number} is complete. Well done!", number=ch.number)]
     return _plain("\n".join(lines))
 
 
@@ -242,8 +332,11 @@ def _next_up(waiting: Sequence[TaskVerdict]) -> list[str]:
     """The report's closing lines while tasks are left: which are not started, and the next."""
     first = waiting[0].task
     not_started = [t.task.id for t in waiting if t.status == Status.NOT_STARTED]
-    lines = ["", f"  Not started: {', '.join(not_started)}."] if not_started else [""]
-    return [*lines, f"  Next up: task {first.id} — {first.title}, {first.section} of the notebook."]
+    lines = ["", "  " + _tr("Not started: {ids}.", ids=", ".join(not_started))]
+    lines = lines if not_started else [""]
+    following = "Next up: task {id} — {title}, {section} of the notebook."
+    title = first.text("title")
+    return [*lines, "  " + _tr(following, id=first.id, title=title, section=first.section)]
 
 
 def at_version(t: TaskVerdict, version: str) -> TaskVerdict:
