@@ -1,7 +1,7 @@
 """The report's own words in Chinese (``SPARROW_LANG=zh``): each English template of
 ``report.py`` mapped to its Chinese; numbers, code and identifiers are filled in unchanged.
-A template missing here is shown in English (``tests/test_report_zh.py`` lists what a
-report of each chapter uses)."""
+A template missing here is shown in English (the course repository's tests render a
+Chinese report of each chapter and find none of the English frame left)."""
 
 from __future__ import annotations
 
