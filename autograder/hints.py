@@ -37,7 +37,7 @@ FRAME = {
         "more": "更多：再问一次，得到提示 {next}（{name}）：`make hint TASK={id}`，"
         '或在笔记本里运行 hint("{id}")',
         "last": "这是最后一条提示；`make hint TASK={id} LEVEL=1` 重新显示第一条",
-        "read": "第 {chapter} 章笔记本的 {section} 讲解了任务 {id}：再读一遍。",
+        "read": "第 {chapter} 章笔记本的“{section}”讲解了任务 {id}：再读一遍。",
     },
 }
 

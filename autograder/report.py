@@ -88,6 +88,8 @@ def _ljust(text: str, width: int) -> str:
     return text + " " * max(0, width - _columns(text))
 
 
+_NO_LINE_START = "，。、：；！？）」』”"  # Chinese punctuation never begins a line
+_NO_LINE_END = "（「『“"  # nor does an opening bracket end one
 _WIDE = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"  # CJK characters and punctuation
 _TOKEN = re.compile(rf"[{_WIDE}]|[^\s{_WIDE}]+\s*|\s+")  # one wide character, or a word
 
@@ -99,9 +101,11 @@ def wrap(text: str, width: int) -> list[str]:
         return textwrap.wrap(text, width, break_long_words=False) or [""]
     lines, line = [], ""
     for token in _TOKEN.findall(text):
-        if line.strip() and _columns(line + token.rstrip()) > width:
-            lines.append(line.rstrip())
-            line, token = "", token.lstrip()
+        fits = _columns(line + token.rstrip()) <= width or token[0] in _NO_LINE_START
+        if line.strip() and not fits:
+            carried = line[-1] if line[-1] in _NO_LINE_END else ""  # "（" goes with its words
+            lines.append(line[: len(line) - len(carried)].rstrip())
+            line, token = carried, token.lstrip()
         line += token
     return [*lines, line.rstrip()] if line.strip() else lines or [""]
 
@@ -119,7 +123,7 @@ def _indent(label: str, text: str) -> list[str]:
     lines = wrap(text, WIDTH - 16)
     out = []
     for i, line in enumerate(lines):
-        out.append(f"      {_tr(label) if i == 0 and label else '':<11}{line}")
+        out.append(f"      {_ljust(_tr(label) if i == 0 and label else '', 11)}{line}")
     return out
 
 
@@ -177,7 +181,9 @@ def task_details(t: TaskVerdict) -> list[str]:
     if problem.standins:
         tasks = _tasks_text(problem.standins)
         verb = "fails" if len(problem.standins) == 1 else "fail"
-        if problem.leans_on_bugs:
+        if language() == "zh":
+            text = _yours_zh(tasks, t.task.id, problem.leans_on_bugs)
+        elif problem.leans_on_bugs:
             text = (
                 f"this check passes with your {tasks}, which {verb}; with the autograder's "
                 f"own version of {tasks} in place it fails, as shown: task {t.task.id} leans "
@@ -204,8 +210,23 @@ def task_details(t: TaskVerdict) -> list[str]:
     return lines
 
 
+def _yours_zh(tasks: str, task_id: str, leans_on_bugs: bool) -> str:
+    """The "yours:" line in Chinese: what the rerun with the autograder's own tasks showed."""
+    if leans_on_bugs:
+        return (
+            f"这项检查用你的{tasks}时能通过，而{tasks}本身没有通过；换成评分器自带的{tasks}后"
+            f"它失败了（见上）：任务 {task_id} 依赖那个 bug（两个 bug 相互抵消），两个都要修"
+        )
+    return (
+        f"{tasks}也没有通过，所以这项检查换上评分器自带的{tasks}又运行了一次；它仍然失败"
+        f"（见上）：bug 在任务 {task_id} 里"
+    )
+
+
 def _tasks_text(ids: Sequence[str]) -> str:
-    """ "task 2.5", "tasks 3.1 and 3.2", "tasks 1.2, 1.6 and 1.7"."""
+    """ "task 2.5", "tasks 3.1 and 3.2", "tasks 1.2, 1.6 and 1.7" (in Chinese: 任务 2.5, …)."""
+    if language() == "zh":
+        return "任务 " + (ids[0] if len(ids) == 1 else f"{'、'.join(ids[:-1])} 和 {ids[-1]}")
     if len(ids) == 1:
         return f"task {ids[0]}"
     return f"tasks {', '.join(ids[:-1])} and {ids[-1]}"
@@ -237,6 +258,8 @@ def _standin_text(standins: Sequence[str], causes: Sequence[str]) -> str:
     the check passes with them; with the student's own code of each of ``causes`` back (every
     other stand-in still in place) it fails again."""
     mine = _tasks_text(standins)
+    if language() == "zh":
+        return _standin_zh(mine, len(standins), causes)
     if len(standins) == 1:
         return (
             f"{mine} fails too; with the autograder's own version of {mine} in place of yours "
@@ -250,6 +273,17 @@ def _standin_text(standins: Sequence[str], causes: Sequence[str]) -> str:
         )
     back = " or ".join(f"your task {c}" for c in causes)
     return f"{proved}, and with {back} back in it fails again: fix task {causes[0]} first"
+
+
+def _standin_zh(mine: str, count: int, causes: Sequence[str]) -> str:
+    """``_standin_text`` in Chinese."""
+    if count == 1:
+        return f"{mine}也没有通过；换成评分器自带的{mine}后，这项检查通过了：先修好{mine}"
+    proved = f"{mine}也没有通过；换成评分器自带的版本后，这项检查通过了"
+    if not causes:
+        return f"{proved}，换回你的任何一个也仍然通过：这几个任务同时出错才让它失败；先修好{mine}"
+    back = " 或 ".join(f"你的任务 {c}" for c in causes)
+    return f"{proved}；换回{back}后它又失败了：先修好任务 {causes[0]}"
 
 
 def import_details(t: TaskVerdict, chapter: Chapter) -> list[str]:

@@ -29,7 +29,7 @@ TEMPLATES = {
     "also:": "另外：",
     "blocked:": "受阻：",
     "yours:": "你的任务：",
-    "see it:": "怎么看到：",
+    "see it:": "排查方法：",
     "more:": "更多：",
     "see more:": "详见：",
     "newer:": "较新：",

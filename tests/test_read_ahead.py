@@ -272,3 +272,21 @@ def test_command_refuses_a_chapter_the_course_lacks(tmp_path, capsys) -> None:
     assert read_ahead.main(["--chapter", "99", "--out", str(tmp_path)]) == 2
     assert "no such chapter" in capsys.readouterr().err
     assert list(tmp_path.iterdir()) == []
+
+
+def test_the_chinese_notebook_carries_the_same_outputs(chapter_one) -> None:
+    """A translated notebook (issue 33) gets its English twin's read-ahead, code cell by code
+    cell, and keeps its own prose."""
+    from autograder import translations
+
+    zh_name = "ch01_value/ch01_value.zh.ipynb"
+    zh = stubgen.generate(SOLUTIONS, target="release")[zh_name]
+    nb = json.loads(translations.with_outputs(zh, chapter_one["bytes"]))
+    english = chapter_one["filled"]["cells"]
+    assert [c["id"] for c in nb["cells"]] == [c["id"] for c in english]
+    for mine, theirs in zip(nb["cells"], english, strict=True):
+        if mine["cell_type"] == "code":
+            assert mine["outputs"] == theirs["outputs"] and mine["source"] == theirs["source"]
+    assert assert_read_ahead(nb, zh_name) >= 5  # chapter 1's figures, in Chinese too
+    prose = [_text(c["source"]) for c in nb["cells"] if c["cell_type"] == "markdown"]
+    assert all(re.search(r"[\u4e00-\u9fff]", text) for text in prose)

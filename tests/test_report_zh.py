@@ -60,7 +60,9 @@ def test_every_hint_stage_is_chinese(zh: None, tmp_path) -> None:
             for level in range(1, stages + 1):
                 text = hints.hint(t.id, level, repo=tmp_path)
                 assert not ENGLISH_FRAME.search(text), (t.id, level, text)
-                assert all(report._columns(line) <= report.WIDTH for line in text.splitlines())
+                for line in text.splitlines():  # Chinese punctuation may hang past the edge
+                    over = report._columns(line) - report.WIDTH
+                    assert over <= 0 or (over <= 4 and line[-1] in "，。、：；！？）”"), line
 
 
 def test_the_chinese_templates_fill_the_same_fields_as_the_english() -> None:
