@@ -54,6 +54,11 @@ if "google.colab" in sys.modules:
     setup(course, {package!r}, on_drive=KEEP_ON_DRIVE)"""
 
 
+def notebook_bytes(nb: dict) -> bytes:
+    """A notebook as the course writes every notebook (nbformat's own layout)."""
+    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode()
+
+
 def colab_cell(package: str, url: str = "") -> dict:
     """The first code cell of chapter ``package``'s notebook, cloning from ``url``."""
     if any(c in url for c in "\"'\\\n\r"):
@@ -80,4 +85,4 @@ def notebook_for(data: bytes, package: str, *, target: str, url: str = "") -> by
     ]
     first_code = next((i for i, c in enumerate(cells) if c["cell_type"] == "code"), len(cells))
     nb["cells"] = [*cells[:first_code], colab_cell(package, url), *cells[first_code:]]
-    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode()
+    return notebook_bytes(nb)

@@ -23,7 +23,8 @@ import json
 import sys
 from pathlib import Path
 
-LANGUAGES = ("zh",)
+from .notebook_gen import notebook_bytes
+
 SUFFIX = ".zh.json"  # beside the English notebook: its Chinese prose
 
 
@@ -63,7 +64,7 @@ def translated(data: bytes, zh: dict) -> bytes:
         if cell["cell_type"] == "markdown" and entry and entry.get("source"):
             cell["source"] = str(entry["source"]).splitlines(keepends=True)
     nb.setdefault("metadata", {})["language"] = zh.get("language", "zh")
-    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode()
+    return notebook_bytes(nb)
 
 
 def with_outputs(data: bytes, filled: bytes) -> bytes:
@@ -75,7 +76,7 @@ def with_outputs(data: bytes, filled: bytes) -> bytes:
     for cell in nb["cells"]:
         if cell["cell_type"] == "code" and cell.get("id") in outputs:
             cell["outputs"] = outputs[cell["id"]]
-    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode()
+    return notebook_bytes(nb)
 
 
 def status(notebook: Path) -> list[str]:

@@ -35,6 +35,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from autograder.notebook_gen import notebook_bytes
+
 REPO = Path(__file__).resolve().parent.parent
 MARK = "*What yours should look like* — the reference's output; run the cell to see your own."
 CARRIED_MIMES = ("text/plain", "text/html", "text/markdown", "image/png", "image/svg+xml")
@@ -265,7 +267,7 @@ def execute(notebooks: dict[str, bytes], *, repo: Path = REPO, timeout: float = 
 
 
 def _serialise(nb: dict) -> bytes:
-    return (json.dumps(nb, indent=1, ensure_ascii=False) + "\n").encode("utf-8")
+    return notebook_bytes(nb)
 
 
 def fill(
