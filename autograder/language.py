@@ -1,14 +1,6 @@
-"""The language a learner reads reports and hints in: ``SPARROW_LANG`` ("en", the default,
-or "zh"), not ``LANG``, which is the locale (and which make passes to every recipe)."""
+"""The learner's language (``SPARROW_LANG``): ``harness/language.py`` holds it, since the
+grading child, which gets the harness only, speaks it too (check programs' words)."""
 
-from __future__ import annotations
+from .harness.language import LANGUAGES, Text, language, say, tr
 
-import os
-
-LANGUAGES = ("en", "zh")
-
-
-def language() -> str:
-    """``SPARROW_LANG`` where it names a language of the course, else English."""
-    wanted = os.environ.get("SPARROW_LANG", "en").strip().lower()
-    return wanted if wanted in LANGUAGES else "en"
+__all__ = ["LANGUAGES", "Text", "language", "say", "tr"]

@@ -139,17 +139,17 @@ def task_details(t: TaskVerdict) -> list[str]:
         lines += _indent("start at:", _tr("{section} of the notebook", section=t.task.section))
         return lines
     if t.status == Status.STARTED:
-        done = [c.check.name for c in t.checks if c.passed]
+        done = [c.check.shown() for c in t.checks if c.passed]
         lines += _indent("passing:", ", ".join(done))
         # the functions met as stubs, with their files (a written one is never listed),
         # else the checks
-        to_write = t.unwritten_by_file or [", ".join(c.check.name for c in t.not_started)]
+        to_write = t.unwritten_by_file or [", ".join(c.check.shown() for c in t.not_started)]
         lines += _indent("to write:", "; ".join(to_write))
         lines += _indent("continue:", _tr("{section} of the notebook", section=t.task.section))
         return lines
     lines += _indent(
         "check:",
-        f"{problem.check.name}"
+        f"{problem.check.shown()}"
         + (
             _tr(" (case {number} of {count})", number=problem.case_number, count=problem.cases)
             if problem.case
@@ -157,7 +157,7 @@ def task_details(t: TaskVerdict) -> list[str]:
         ),
     )
     if problem.case is not None:
-        lines += _indent("case:", problem.case.label)
+        lines += _indent("case:", problem.case.shown())
     for i, line in enumerate(problem.message.splitlines() or [""]):
         lines += _indent("problem:" if i == 0 else "", line)
     for i, line in enumerate(problem.where.splitlines()):
@@ -166,7 +166,7 @@ def task_details(t: TaskVerdict) -> list[str]:
         shown = problem.printed.splitlines()[-8:]
         for i, line in enumerate(shown):
             lines.append(f"      {'printed:' if i == 0 else '':<11}{line[: WIDTH - 17]}")
-    others = [c.check.name for c in t.checks if not c.passed and c is not problem]
+    others = [c.check.shown() for c in t.checks if not c.passed and c is not problem]
     if others:
         lines += _indent(
             "also:",

@@ -140,7 +140,8 @@ def child_sys_path(tree: Path) -> list[str]:
 
 
 def child_env(home: Path) -> dict[str, str]:
-    keep = ("PATH", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")
+    # SPARROW_LANG: the check programs' words in the learner's language (``harness.language``)
+    keep = ("PATH", "SYSTEMROOT", "OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "SPARROW_LANG")
     env = {key: os.environ[key] for key in keep if key in os.environ}
     env.update(
         HOME=str(home),

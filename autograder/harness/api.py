@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from .language import Text, say, tr
 from .wire import Opaque
 
 # a verdict: None (the case passes), the problem in words, or a problem another task causes
@@ -43,11 +44,16 @@ class Case:
     """One input of a check. ``label`` is what a student reads in the report, so it should
     describe the input the way the notebook would ("Value(2.0) * Value(-3.0), out.grad = 0.5").
     ``inputs`` go to the child as keyword arguments of the program. ``expected`` stays in the
-    parent; the verdict reads it."""
+    parent; the verdict reads it. The label is a ``Text`` (``{"en": …, "zh": …}`` where it
+    has words; code alone is a plain string): ``shown()`` is the label in the learner's
+    language."""
 
-    label: str
+    label: Text
     inputs: Mapping[str, Any] = field(default_factory=dict)
     expected: Any = None
+
+    def shown(self) -> str:
+        return say(self.label)
 
 
 @dataclass(frozen=True)
@@ -62,12 +68,19 @@ class Check:
     requires: tuple[str, ...] = ()
     id: str = ""  # how hidden rows point at it (``table.Hidden``); default: its name
     since: str = "1.0"  # the course version it arrived in, or was last tightened in
+    # the name in the course's other languages ({"zh": …}); ``name`` is the English one and
+    # the check's identity (its case stream, the hidden rows' ``id``), so it never changes
+    title: Mapping[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.verdict is None:
             object.__setattr__(self, "verdict", close())
         if not self.id:
             object.__setattr__(self, "id", self.name)
+
+    def shown(self) -> str:
+        """The check's name in the learner's language."""
+        return say({"en": self.name, **self.title})
 
     def make_cases(self, seed: int) -> list[Case]:
         """The case list for a seed; each check draws from its own stream, so adding a check
@@ -131,10 +144,13 @@ def compare(
     where = f"{path}: " if path else ""
     if isinstance(expected, Mapping):
         if not isinstance(received, Mapping):
-            return f"{where}expected a mapping, received {show(received)}"
+            return where + tr(
+                f"expected a mapping, received {show(received)}",
+                f"期望一个映射（dict），实际收到 {show(received)}",
+            )
         for key, value in expected.items():
             if key not in received:
-                return f"{where}missing {key!r}"
+                return where + tr(f"missing {key!r}", f"缺少 {key!r}")
             sub = f"{path}.{key}" if path else str(key)
             problem = compare(received[key], value, rtol=rtol, atol=atol, path=sub)
             if problem:
@@ -142,12 +158,19 @@ def compare(
         return None
     if isinstance(expected, np.ndarray):
         if not isinstance(received, np.ndarray):
-            return f"{where}expected an array of shape {expected.shape}, received {show(received)}"
+            return where + tr(
+                f"expected an array of shape {expected.shape}, received {show(received)}",
+                f"期望形状为 {expected.shape} 的数组，实际收到 {show(received)}",
+            )
         if received.shape != expected.shape:
-            return f"{where}expected shape {expected.shape}, received shape {received.shape}"
+            return where + tr(
+                f"expected shape {expected.shape}, received shape {received.shape}",
+                f"期望形状 {expected.shape}，实际形状 {received.shape}",
+            )
         if not np.allclose(received, expected, rtol=rtol, atol=atol, equal_nan=True):
             return (
-                f"{where}expected {show(expected)}, received {show(received)}"
+                where
+                + _differs(expected, received)
                 + _relation(received, expected, rtol, atol)
                 + _largest(received, expected)
             )
@@ -158,13 +181,19 @@ def compare(
             bad = ~np.isclose(received, expected, rtol=rtol, atol=atol, equal_nan=True)
             if bad.any():
                 i = int(np.argmax(bad))
-                return f"{path}[{i}]: expected {show(expected[i])}, received {show(received[i])}"
+                return f"{path}[{i}]: " + _differs(expected[i], received[i])
             return None
     if isinstance(expected, (list, tuple)):
         if not isinstance(received, (list, tuple)):
-            return f"{where}expected a list of {len(expected)}, received {show(received)}"
+            return where + tr(
+                f"expected a list of {len(expected)}, received {show(received)}",
+                f"期望长度为 {len(expected)} 的列表，实际收到 {show(received)}",
+            )
         if len(received) != len(expected):
-            return f"{where}expected {len(expected)} items, received {len(received)}"
+            return where + tr(
+                f"expected {len(expected)} items, received {len(received)}",
+                f"期望 {len(expected)} 项，实际收到 {len(received)} 项",
+            )
         for i, (r, e) in enumerate(zip(received, expected)):
             problem = compare(r, e, rtol=rtol, atol=atol, path=f"{path}[{i}]")
             if problem:
@@ -172,25 +201,36 @@ def compare(
         return None
     if is_number(expected):
         if not is_number(received):
-            return f"{where}expected the number {show(expected)}, received {show(received)}"
+            return where + tr(
+                f"expected the number {show(expected)}, received {show(received)}",
+                f"期望数值 {show(expected)}，实际收到 {show(received)}",
+            )
         e, r = float(expected), float(received)
         if (math.isnan(e) and math.isnan(r)) or e == r:  # nan, and inf against inf
             return None
         if not abs(r - e) <= atol + rtol * abs(e):
-            return f"{where}expected {show(e)}, received {show(r)}" + _relation(r, e, rtol, atol)
+            return where + _differs(e, r) + _relation(r, e, rtol, atol)
         return None
     if received != expected or type(received) is not type(expected):
-        return f"{where}expected {show(expected)}, received {show(received)}"
+        return where + _differs(expected, received)
     return None
 
 
+def _differs(expected: Any, received: Any) -> str:
+    """ "expected …, received …" in the learner's language."""
+    return tr(
+        f"expected {show(expected)}, received {show(received)}",
+        f"期望 {show(expected)}，实际收到 {show(received)}",
+    )
+
+
 # what a wrong result can be, exactly, of the expected one: (factor, words)
-RELATIONS = (
-    (2.0, "exactly twice the expected value"),
-    (0.5, "exactly half the expected value"),
-    (-1.0, "exactly the negative of the expected value"),
-    (-2.0, "exactly minus twice the expected value"),
-    (-0.5, "exactly minus half the expected value"),
+RELATIONS: tuple[tuple[float, Text], ...] = (
+    (2.0, {"en": "exactly twice the expected value", "zh": "恰好是期望值的两倍"}),
+    (0.5, {"en": "exactly half the expected value", "zh": "恰好是期望值的一半"}),
+    (-1.0, {"en": "exactly the negative of the expected value", "zh": "恰好是期望值的相反数"}),
+    (-2.0, {"en": "exactly minus twice the expected value", "zh": "恰好是期望值的负两倍"}),
+    (-0.5, {"en": "exactly minus half the expected value", "zh": "恰好是期望值的负一半"}),
 )
 
 
@@ -203,7 +243,7 @@ def _relation(received: Any, expected: Any, rtol: float, atol: float) -> str:
             return ""
         for factor, words in RELATIONS:
             if np.allclose(r, factor * e, rtol=rtol, atol=atol):
-                return f" (received {words})"
+                return tr(f" (received {say(words)})", f"（实际收到的值{say(words)}）")
     except (TypeError, ValueError):
         pass
     return ""
@@ -223,8 +263,11 @@ def _largest(received: np.ndarray, expected: np.ndarray) -> str:
         diff = np.where((r == e) | (np.isnan(r) & np.isnan(e)), 0.0, diff)
         diff = np.where(np.isnan(diff), np.inf, diff)  # a nan against a number
         at = np.unravel_index(int(np.argmax(diff)), diff.shape)
-        where = f" at [{', '.join(map(str, at))}]" if at else ""
-        return f" (largest difference {float(diff[at]):.2g}{where})"
+        index = f"[{', '.join(map(str, at))}]" if at else ""
+        return tr(
+            f" (largest difference {float(diff[at]):.2g}{' at ' + index if at else ''})",
+            f"（最大差值 {float(diff[at]):.2g}{'，位于 ' + index if at else ''}）",
+        )
     except (TypeError, ValueError):
         return ""
 

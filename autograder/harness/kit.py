@@ -13,6 +13,8 @@ from typing import Any, TypedDict
 
 import numpy as np
 
+from .language import tr  # noqa: F401  (a program's words in the learner's language: tr(en, zh))
+
 
 class Raised(TypedDict):
     """What a call raised: its type's name (None when it returned), its message, and the

@@ -7,8 +7,9 @@ the parent, from the case) and the words that name it. Verdict code that is not 
 declaration should be rare and short; ``Fields(..., then=...)`` keeps it next to the
 declaration it completes.
 
-Every text a student reads is a ``Text``: plain English, or ``{"en": …, "zh": …}``, read with
-``say``. A mistake's ``says`` is the diagnosis a report shows; its ``recipe`` (the fix, step
+Every text a student reads is in both languages (``autograder/language.py``): a stored one is
+a ``Text``, ``{"en": …, "zh": …}``, read with ``say``; one a function writes when it runs is
+``tr(en, zh)``. A mistake's ``says`` is the diagnosis a report shows; its ``recipe`` (the fix, step
 by step) is kept for when a student asks for it.
 """
 
@@ -20,19 +21,8 @@ from typing import Any
 
 import numpy as np
 
-from ..language import language
 from .api import Case, Check, Verdict, compare, show
-
-# a message a student reads: English, or the same message in several languages
-Text = str | Mapping[str, str]
-
-
-def say(text: Text, lang: str | None = None) -> str:
-    """``text`` in ``lang`` (default: ``language()``), else in English."""
-    if isinstance(text, str):
-        return text
-    return text.get(lang or language()) or text.get("en") or next(iter(text.values()), "")
-
+from .language import Text, language, say, tr
 
 # -- cases ---------------------------------------------------------------------------------
 
@@ -63,7 +53,10 @@ def row(make: Callable[..., Case], *args: Any, **kwargs: Any) -> Callable[..., C
 def record(received: Any, keys: Iterable[str]) -> str | None:
     """None when ``received`` is the program's record (a dict holding ``keys``)."""
     if not isinstance(received, dict) or not all(k in received for k in keys):
-        return f"expected the program's record, received {show(received)}"
+        return tr(
+            f"expected the program's record, received {show(received)}",
+            f"期望程序返回的记录，实际收到 {show(received)}",
+        )
     return None
 
 
@@ -225,8 +218,9 @@ class Fields:
         for f in fields:
             got = lookup(received, f.key)
             if got is _MISSING:
-                return record(received, [f.key.split(".")[0]]) or (
-                    f"{f.label(case)}: missing from the program's record"
+                return record(received, [f.key.split(".")[0]]) or tr(
+                    f"{f.label(case)}: missing from the program's record",
+                    f"{f.label(case)}：程序返回的记录里没有这一项",
                 )
             rtol, atol = f.tolerances(case)
             problem = compare(got, f.want(case), rtol=rtol, atol=atol, path=f.label(case))
@@ -252,9 +246,14 @@ class Fields:
                 and wrong is not _MISSING
                 and compare(got, wrong, rtol=rtol, atol=atol) is None
             ):
-                return f" ({mistake.words(case)})"
+                return _aside(mistake.words(case))
         says = f.says(case) if callable(f.says) else f.says
-        return f" ({say(says)})" if says else ""
+        return _aside(say(says)) if says else ""
+
+
+def _aside(words: str) -> str:
+    """ " (words)", in Chinese "（words）"."""
+    return tr(f" ({words})", f"（{words}）")
 
 
 @dataclass(frozen=True)
@@ -353,7 +352,8 @@ def where(holds: Callable[[Case], bool], verdict: Verdict) -> Verdict:
 class Hidden:
     """A hidden check: other ``cases`` for the public entry ``of`` (its id), run by its
     program and judged by its verdict, with its ``requires``. ``name`` defaults to the
-    public name with " (hidden)". A hidden check with a program of its own gives it here,
+    public name with " (hidden)"; ``title`` its other languages' (default: the public
+    entry's, marked hidden likewise). A hidden check with a program of its own gives it here,
     with its verdict and requires, and says ``why`` it needs one."""
 
     of: str
@@ -364,6 +364,10 @@ class Hidden:
     verdict: Verdict | None = None
     requires: tuple[str, ...] | None = None
     why: str = ""
+    title: Mapping[str, str] | None = None
+
+
+HIDDEN = {"en": " (hidden)", "zh": "（隐藏）"}
 
 
 def hidden_checks(public: Sequence[Check], rows: Sequence[Hidden | Check]) -> list[Check]:
@@ -386,7 +390,10 @@ def hidden_checks(public: Sequence[Check], rows: Sequence[Hidden | Check]) -> li
         checks.append(
             replace(
                 base,
-                name=r.name or f"{base.name} (hidden)",
+                name=r.name or f"{base.name}{HIDDEN['en']}",
+                title=r.title or {}
+                if r.title is not None or r.name
+                else {k: v + HIDDEN.get(k, HIDDEN["en"]) for k, v in base.title.items()},
                 cases=r.cases,
                 id=f"{base.id} (hidden)" if not r.name else r.name,
                 since=r.since or base.since,
@@ -416,5 +423,6 @@ __all__ = [
     "row",
     "rules",
     "say",
+    "tr",
     "where",
 ]
