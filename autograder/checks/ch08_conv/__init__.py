@@ -31,7 +31,19 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check, compare, show
-from ...harness.table import Field, Fields, Mistake, Rows, first, record, row, rules, where
+from ...harness.table import (
+    Field,
+    Fields,
+    Mistake,
+    Rows,
+    first,
+    record,
+    row,
+    rules,
+    say,
+    tr,
+    where,
+)
 from . import pooling, programs
 from .cases import (
     CONV_WORDS,
@@ -74,7 +86,7 @@ def _slip(case: Case, answers: list) -> str:
             same(a, output_size_wrong(*r)[name], want)
             for a, r, want in zip(answers, rows, case.expected)
         ):
-            return f" ({OUTPUT_SIZE_WORDS[name]})"
+            return tr(f" ({say(OUTPUT_SIZE_WORDS[name])})", f"（{say(OUTPUT_SIZE_WORDS[name])}）")
     return ""
 
 
@@ -85,19 +97,31 @@ def output_size_verdict(case: Case, got: Any) -> str | None:
         return problem
     answers, rows = got["sizes"], case.inputs["rows"]
     if len(answers) != len(rows):
-        return f"expected {len(rows)} answers, received {len(answers)}"
+        return tr(
+            f"expected {len(rows)} answers, received {len(answers)}",
+            f"期望 {len(rows)} 个答案，实际收到 {len(answers)} 个",
+        )
     for answer, r, want in zip(answers, rows, case.expected):
         call = "output_size({}, {}, {}, {}, {})".format(*r)
         if isinstance(answer, str):
-            return (
+            return tr(
                 f"{call} returned {answer}, expected the int {want}: a number of windows is an "
-                "int (a floor division, not a true one)"
+                "int (a floor division, not a true one)",
+                f"{call} 返回了 {answer}，期望 int {want}：窗口个数是一个 int（用向下取整除法，而"
+                "不是真除法）",
             )
         if want == 0 and answer <= 0:  # no window fits: PyTorch's formula gives 0 or less
             continue
         if answer != want:
-            none = " (no window fits: 0 or less)" if want == 0 else ""
-            return f"{call} returned {answer}, expected {want}{none}" + _slip(case, answers)
+            none = (
+                tr(" (no window fits: 0 or less)", "（放不下任何窗口：0 或更小）")
+                if want == 0
+                else ""
+            )
+            return tr(
+                f"{call} returned {answer}, expected {want}{none}",
+                f"{call} 返回了 {answer}，期望 {want}{none}",
+            ) + _slip(case, answers)
     return None
 
 
@@ -117,16 +141,29 @@ def _windows_shape(case: Case, got: Any) -> str | None:
     n, c, kh, kw, oh, ow = want
     words = ""
     if shape == (n, c, oh, ow, kh, kw):
-        words = " (the positions (oh, ow) came before the kernel's taps (kh, kw))"
+        words = tr(
+            " (the positions (oh, ow) came before the kernel's taps (kh, kw))",
+            "（位置 (oh, ow) 排在了卷积核的抽头 (kh, kw) 之前）",
+        )
     elif sorted(shape) == sorted(want):
-        words = " (the right sizes in another order: (N, C, kh, kw, oh, ow))"
-    return f"windows returned shape {shape}, expected (N, C, kh, kw, oh, ow) = {want}{words}"
+        words = tr(
+            " (the right sizes in another order: (N, C, kh, kw, oh, ow))",
+            "（各维的大小对了，顺序却不对：应为 (N, C, kh, kw, oh, ow)）",
+        )
+    return tr(
+        f"windows returned shape {shape}, expected (N, C, kh, kw, oh, ow) = {want}{words}",
+        f"windows 返回的形状为 {shape}，期望 (N, C, kh, kw, oh, ow) = {want}{words}",
+    )
 
 
 def _windows_dtype(case: Case, got: Any) -> str | None:
     want = case.inputs.get("dtype", "float64")
     if got.get("dtype", want) != want:
-        return f"the windows are {got['dtype']}, not {want} (x's dtype): a view keeps x's dtype"
+        return tr(
+            f"the windows are {got['dtype']}, not {want} (x's dtype): a view keeps x's dtype",
+            f"窗口的数据类型是 {got['dtype']}，而不是 {want}（x 的数据类型）：视图保持 x 的数据类"
+            "型",
+        )
     return None
 
 
@@ -139,7 +176,10 @@ def _windows_values(case: Case, got: Any) -> str | None:
     slip that gives every window the student's code gave."""
     want, values = case.expected.values, got["values"]
     if not isinstance(values, np.ndarray):
-        return f"windows returned {show(values)}, not an array"
+        return tr(
+            f"windows returned {show(values)}, not an array",
+            f"windows 返回了 {show(values)}，不是数组",
+        )
     rtol, atol = _tolerance(case)
     with np.errstate(invalid="ignore"):
         bad = ~np.isclose(values.astype(np.float64), want, rtol=rtol, atol=atol)
@@ -148,15 +188,20 @@ def _windows_values(case: Case, got: Any) -> str | None:
     n, c, _, _, p, q = np.argwhere(bad)[0]
     words = next(
         (
-            f" ({WINDOWS_WORDS[name]})"
+            tr(f" ({say(WINDOWS_WORDS[name])})", f"（{say(WINDOWS_WORDS[name])}）")
             for name, wrong in case.expected.wrong.items()
             if wrong is not None and compare(values, wrong, rtol=rtol, atol=atol) is None
         ),
         "",
     ) or _strides_words(case, got)
     return (
-        f"window (p, q) = ({p}, {q}) of image {n}, channel {c}: expected the pixels "
-        f"{_window(want[n, c, :, :, p, q])}, received {_window(values[n, c, :, :, p, q])}" + words
+        tr(
+            f"window (p, q) = ({p}, {q}) of image {n}, channel {c}: expected the pixels "
+            f"{_window(want[n, c, :, :, p, q])}, received {_window(values[n, c, :, :, p, q])}",
+            f"第 {n} 张图像、第 {c} 个通道的窗口 (p, q) = ({p}, {q})：期望像素 "
+            f"{_window(want[n, c, :, :, p, q])}，实际收到 {_window(values[n, c, :, :, p, q])}",
+        )
+        + words
     )
 
 
@@ -169,14 +214,20 @@ def _strides_words(case: Case, got: Any) -> str:
     axes = [a for a, n in enumerate(e.shape) if n > 1]
     for name, wrong in e.wrong_strides.items():
         if wrong != e.strides and all(strides[a] == wrong[a] for a in axes):
-            return f" ({WINDOWS_WORDS[name]})"
+            return tr(f" ({say(WINDOWS_WORDS[name])})", f"（{say(WINDOWS_WORDS[name])}）")
     return ""
 
 
-COPY = (
-    "windows returned a copy: after new values were written into x, the windows still showed "
-    "the old ones (a view over x's memory shows whatever x holds now, at no cost)"
-)
+COPY = {
+    "en": (
+        "windows returned a copy: after new values were written into x, the windows still "
+        "showed the old ones (a view over x's memory shows whatever x holds now, at no cost)"
+    ),
+    "zh": (
+        "windows 返回的是一份副本：往 x 写入新值后，窗口显示的仍是旧值（建立在 x 内存之上的视图总"
+        "是显示 x 当前的内容，而且不花任何代价）"
+    ),
+}
 
 
 def _copied(case: Case, got: Any) -> Any:
@@ -199,7 +250,10 @@ windows_verdict = first(
         [
             Field(
                 "after",
-                "the windows after new values were written into x",
+                {
+                    "en": "the windows after new values were written into x",
+                    "zh": "往 x 写入新值之后的窗口",
+                },
                 expected=lambda case: case.expected.after,
                 tolerance=_tolerance,
             )
@@ -210,27 +264,54 @@ windows_verdict = first(
 
 # -- 8.2 col2im, the backwards, the adjoint --------------------------------------------------
 
-ASSIGNED = (
-    "a pixel that several windows saw kept one entry, not the sum of all: overlapping "
-    "windows add (+=), an assignment keeps only the last"
-)
-PADDED = "the padding was not cut off: fold returns the (H, W) image, without the padding"
-UNDILATED = (
-    "the dilation was ignored: kernel offset (i, j) starts at (i·dh, j·dw), the taps dilation "
-    "pixels apart"
-)
-KKC = (
-    "the rows of cols were read as (kh, kw, C): unfold orders them (C, kh, kw), the channel "
-    "first, then the kernel's row and column"
-)
-EMPTY = (
-    "an empty image: the padding was cut off with negative ends, and with padding 0 a slice "
-    "that ends at −0 is empty"
-)
-STRIDED = (
-    "the kernel offsets were stepped by the stride too: offset (i, j) starts at (i·dh, j·dw), "
-    "and only the windows step by the stride"
-)
+ASSIGNED = {
+    "en": (
+        "a pixel that several windows saw kept one entry, not the sum of all: overlapping "
+        "windows add (+=), an assignment keeps only the last"
+    ),
+    "zh": (
+        "被几个窗口看到的像素只保留了一个值，而不是所有值之和：重叠的窗口要相加（+=），赋值只会留"
+        "下最后一个"
+    ),
+}
+PADDED = {
+    "en": "the padding was not cut off: fold returns the (H, W) image, without the padding",
+    "zh": "没有去掉填充：fold 返回的是不含填充的 (H, W) 图像",
+}
+UNDILATED = {
+    "en": (
+        "the dilation was ignored: kernel offset (i, j) starts at (i·dh, j·dw), the taps "
+        "dilation pixels apart"
+    ),
+    "zh": "忽略了膨胀：卷积核偏移 (i, j) 从 (i·dh, j·dw) 开始，抽头之间相隔 dilation 个像素",
+}
+KKC = {
+    "en": (
+        "the rows of cols were read as (kh, kw, C): unfold orders them (C, kh, kw), the "
+        "channel first, then the kernel's row and column"
+    ),
+    "zh": (
+        "cols 的行被按 (kh, kw, C) 读取了：unfold 按 (C, kh, kw) 排列它们，先是通道，再是卷积核的"
+        "行和列"
+    ),
+}
+EMPTY = {
+    "en": (
+        "an empty image: the padding was cut off with negative ends, and with padding 0 a "
+        "slice that ends at −0 is empty"
+    ),
+    "zh": (
+        "得到了一张空图像：去掉填充时用负数作切片的结束位置，而 padding 为 0 时，结束于 −0 的切片"
+        "是空的"
+    ),
+}
+STRIDED = {
+    "en": (
+        "the kernel offsets were stepped by the stride too: offset (i, j) starts at "
+        "(i·dh, j·dw), and only the windows step by the stride"
+    ),
+    "zh": "卷积核偏移也按步幅移动了：偏移 (i, j) 从 (i·dh, j·dw) 开始，只有窗口才按步幅移动",
+}
 
 col2im_verdict = Fields(
     [Field("out", "col2im(cols, …)", tolerance=_tolerance)],
@@ -252,24 +333,35 @@ def _backward_failed(words: Any = None) -> Any:
         (
             lambda case, got: got.get("backward_error"),
             lambda case, got: (
-                f"the backward failed: {got['backward_error']}"
+                tr(
+                    f"the backward failed: {got['backward_error']}",
+                    f"反向传播失败：{got['backward_error']}",
+                )
                 + (words(case, got["backward_error"]) if words else "")
             ),
         )
     )
 
 
+GRAD_GRAD = {
+    "en": "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g",
+    "zh": "梯度的梯度 ∂⟨∂L/∂x, w⟩/∂g",
+}
+
 SECOND = first(  # the gradient's gradient exists only when the backward was recorded
     rules(
         (
             lambda case, got: got.get("second_error"),
             lambda case, got: (
-                f"the gradient's gradient failed: {got['second_error']}"
+                tr(
+                    f"the gradient's gradient failed: {got['second_error']}",
+                    f"求梯度的梯度失败：{got['second_error']}",
+                )
                 + second_words(got["second_error"])
             ),
         ),
     ),
-    Fields([Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]),
+    Fields([Field("grad_grad", GRAD_GRAD, rtol=1e-9, atol=1e-10)]),
 )
 
 
@@ -279,32 +371,45 @@ def _fold_name(case: Case) -> str:
 
 def _grad_name(case: Case) -> str:
     if case.inputs["op"] == "unfold":
-        return "x.grad (Im2Col's backward: fold of ∂L/∂cols)"
-    return "cols.grad (Col2Im's backward: unfold of ∂L/∂x)"
+        return tr(
+            "x.grad (Im2Col's backward: fold of ∂L/∂cols)",
+            "x.grad（Im2Col 的反向函数：对 ∂L/∂cols 做 fold）",
+        )
+    return tr(
+        "cols.grad (Col2Im's backward: unfold of ∂L/∂x)",
+        "cols.grad（Col2Im 的反向函数：对 ∂L/∂x 做 unfold）",
+    )
 
 
 def _fold_failed(case: Case, message: str) -> str:
     """Words for a failing backward of unfold or fold: what that backward computes, and
     where its result has another shape, that it used other windows than the forward's."""
-    if "returned a gradient of shape" in message:
+    if "returned a gradient of shape" in message:  # en-only: the framework's message, matched
         named = [
             f"{name} {tuple(case.inputs[name])}"
             for name, plain in (("dilation", [1, 1]), ("padding", [0, 0]), ("stride", [1, 1]))
             if case.inputs[name] != plain
         ]
-        had = f" (this one had {' and '.join(named)})" if named else ""
-        return (
+        joined = tr(" and ", "，").join(named)
+        had = tr(f" (this one had {joined})", f"（本用例的参数：{joined}）") if named else ""
+        return tr(
             " — the backward's result has other windows than the forward's: it is computed "
-            f"with the forward's own kernel_size, dilation, padding and stride{had}"
+            f"with the forward's own kernel_size, dilation, padding and stride{had}",
+            "——反向函数结果的窗口与前向计算的不同：它要用前向计算自己的 kernel_size、dilation、"
+            f"padding 和 stride 来计算{had}",
         )
     if case.inputs["op"] == "unfold":
-        return (
+        return tr(
             " — Im2Col's backward turns ∂L/∂cols (N, C·kh·kw, L) back into an image of x's "
-            "shape (N, C, H, W): fold, each entry sent back to the pixel it came from"
+            "shape (N, C, H, W): fold, each entry sent back to the pixel it came from",
+            "——Im2Col 的反向函数把 ∂L/∂cols (N, C·kh·kw, L) 变回与 x 形状相同的图像 (N, C, H, "
+            "W)：即 fold，把每个元素送回它所来自的像素",
         )
-    return (
+    return tr(
         " — Col2Im's backward turns ∂L/∂image (N, C, H, W) into columns (N, C·kh·kw, L): "
-        "unfold, each pixel copied into every window that saw it"
+        "unfold, each pixel copied into every window that saw it",
+        "——Col2Im 的反向函数把 ∂L/∂image (N, C, H, W) 变成列 (N, C·kh·kw, L)：即 unfold，把每个像"
+        "素复制到看到它的每个窗口中",
     )
 
 
@@ -328,9 +433,11 @@ def _adjoint_then(case: Case, got: Any) -> str | None:
     folded = got["folded"]
     if isinstance(folded, np.ndarray) and folded.shape == case.inputs["x"].shape:
         right = float(np.sum(case.inputs["x"] * folded))
-        problem += (
+        problem += tr(
             f" (⟨F.unfold(x), y⟩ = {e.inner:.6g} but ⟨x, F.fold(y)⟩ = {right:.6g}: fold is not "
-            "unfold's adjoint, which sends every entry back to the pixel it came from, adding)"
+            "unfold's adjoint, which sends every entry back to the pixel it came from, adding)",
+            f"（⟨F.unfold(x), y⟩ = {e.inner:.6g}，但 ⟨x, F.fold(y)⟩ = {right:.6g}：fold 不是 "
+            "unfold 的伴随；伴随会把每个元素送回它所来自的像素并累加）",
         )
     return problem
 
@@ -371,28 +478,39 @@ def _grad_mistake(name: str, which: str) -> Mistake:
 def _conv_failed(case: Case, message: str) -> str:
     """Words for a backward that raised where they know more than the message."""
     if "gradient(s) for" in message and case.inputs["b"] is None:
-        return (
+        return tr(
             " — with bias=None the convolution has two Tensor inputs, so its backward returns "
-            "two gradients (∂L/∂x, ∂L/∂W)"
+            "two gradients (∂L/∂x, ∂L/∂W)",
+            "——bias=None 时卷积只有两个 Tensor 输入，所以它的反向函数返回两个梯度（∂L/∂x, ∂L/∂W）",
         )
     b, x = case.inputs["b"], case.inputs["x"]
-    if "not have been used" in message:
-        return (
+    if "not have been used" in message:  # en-only: the framework's message, matched
+        return tr(
             " — an input that requires a gradient got None back: ctx.needs_input_grad[0] is "
-            "x's, [1] the weight's, [2] the bias's"
+            "x's, [1] the weight's, [2] the bias's",
+            "——一个需要梯度的输入得到的却是 None：ctx.needs_input_grad[0] 对应 x，[1] 对应权重，"
+            "[2] 对应偏置",
         )
-    if f"for an input of shape {tuple(x.shape)}" in message:
+    if f"for an input of shape {tuple(x.shape)}" in message:  # en-only: matched
         groups = case.inputs["groups"]
-        return " — ∂L/∂x has x's shape (N, C, H, W)" + (
-            f": with groups={groups}, each group's kernels send their gradient back to their "
-            "own C/G channels, and the groups together cover all C"
+        return tr(
+            " — ∂L/∂x has x's shape (N, C, H, W)", "——∂L/∂x 的形状与 x 相同，为 (N, C, H, W)"
+        ) + (
+            tr(
+                f": with groups={groups}, each group's kernels send their gradient back to their "
+                "own C/G channels, and the groups together cover all C",
+                f"：groups={groups} 时，每组的卷积核把梯度送回该组自己的 C/G 个通道，各组合起来覆"
+                "盖全部 C 个通道",
+            )
             if groups > 1
             else ""
         )
-    if b is not None and f"for an input of shape ({len(b)},)" in message:
-        return (
+    if b is not None and f"for an input of shape ({len(b)},)" in message:  # en-only: matched
+        return tr(
             " — ∂L/∂b has the bias's shape (O,): the bias is added at every position of every "
-            "image, so its gradient sums ∂L/∂out over the batch and every position"
+            "image, so its gradient sums ∂L/∂out over the batch and every position",
+            "——∂L/∂b 的形状与偏置相同，为 (O,)：偏置加在每张图像的每个位置上，所以它的梯度要把 "
+            "∂L/∂out 在整个批量和所有位置上求和",
         )
     return ""
 
@@ -400,7 +518,10 @@ def _conv_failed(case: Case, message: str) -> str:
 def _out_dtype(case: Case, got: Any) -> str | None:
     want = case.expected.dtype
     if got.get("dtype") != want:
-        return f"the output is {got.get('dtype')}, not {want} (the input's dtype)"
+        return tr(
+            f"the output is {got.get('dtype')}, not {want} (the input's dtype)",
+            f"输出的数据类型是 {got.get('dtype')}，而不是 {want}（输入的数据类型）",
+        )
     return None
 
 
@@ -412,16 +533,18 @@ def _columns(case: Case, got: Any) -> Any:
     return case.inputs["count"] and not case.inputs["needs"][1] and got.get("columns", 0) > 0
 
 
+FORWARD = {"en": "F.conv2d(x, weight, bias) (forward)", "zh": "F.conv2d(x, weight, bias)（前向）"}
+
 conv_verdict = first(
     Fields(
-        [Field("out", "F.conv2d(x, weight, bias) (forward)", tolerance=_tolerance)],
+        [Field("out", FORWARD, tolerance=_tolerance)],
         [
             Mistake("out", _wrong(name, "out"), CONV_WORDS[name])
             for name in (
                 "groups interleaved",
-                "groups interleaved channels",
+                "groups interleaved channels",  # en-only: a key
                 "dilation ignored",
-                "bias along the columns",
+                "bias along the columns",  # en-only: a key
                 "bias forgotten",
             )
         ],
@@ -440,25 +563,42 @@ conv_verdict = first(
         [
             _grad_mistake("x reshaped kernels", "x"),
             _grad_mistake("weight transposed", "weight"),
-            _grad_mistake("weight not summed over the batch", "weight"),
-            _grad_mistake("weight batch mean", "weight"),
-            _grad_mistake("bias along the columns summed", "bias"),
+            _grad_mistake("weight not summed over the batch", "weight"),  # en-only: a key
+            _grad_mistake("weight batch mean", "weight"),  # en-only: a key
+            _grad_mistake("bias along the columns summed", "bias"),  # en-only: a key
             _grad_mistake("bias mean", "bias"),
-            _grad_mistake("bias one position", "bias"),
-            _grad_mistake("bias batch mean", "bias"),
+            _grad_mistake("bias one position", "bias"),  # en-only: a key
+            _grad_mistake("bias batch mean", "bias"),  # en-only: a key
         ],
     ),
     rules(
         (
             _folds,
-            "the backward folded a gradient into ∂L/∂x ({got[folds]} col2im call(s)) though x "
-            "requires no gradient: ctx.needs_input_grad[0] is False, so ∂L/∂x is not computed",
+            {
+                "en": (
+                    "the backward folded a gradient into ∂L/∂x ({got[folds]} col2im call(s)) "
+                    "though x requires no gradient: ctx.needs_input_grad[0] is False, so ∂L/∂x "
+                    "is not computed"
+                ),
+                "zh": (
+                    "x 不需要梯度，反向函数却把梯度 fold 进了 ∂L/∂x（调用了 {got[folds]} 次 "
+                    "col2im）：ctx.needs_input_grad[0] 为 False，所以不应计算 ∂L/∂x"
+                ),
+            },
         ),
         (
             _columns,
-            "the backward read the columns for ∂L/∂W ({got[columns]} _columns call(s)) though "
-            "the weight requires no gradient: ctx.needs_input_grad[1] is False, so ∂L/∂W is "
-            "not computed",
+            {
+                "en": (
+                    "the backward read the columns for ∂L/∂W ({got[columns]} _columns call(s)) "
+                    "though the weight requires no gradient: ctx.needs_input_grad[1] is False, "
+                    "so ∂L/∂W is not computed"
+                ),
+                "zh": (
+                    "权重不需要梯度，反向函数却为 ∂L/∂W 读取了列（调用了 {got[columns]} 次 "
+                    "_columns）：ctx.needs_input_grad[1] 为 False，所以不应计算 ∂L/∂W"
+                ),
+            },
         ),
     ),
     where(
@@ -468,15 +608,34 @@ conv_verdict = first(
                 (
                     lambda case, got: got.get("second_error"),
                     lambda case, got: (
-                        f"a second derivative failed: {got['second_error']}"
+                        tr(
+                            f"a second derivative failed: {got['second_error']}",
+                            f"求二阶导数失败：{got['second_error']}",
+                        )
                         + second_words(got["second_error"])
                     ),
                 )
             ),
             Fields(
                 [
-                    Field("x_w", "∂⟨∂L/∂x, v⟩/∂W (a second derivative)", rtol=1e-8, atol=1e-9),
-                    Field("w_x", "∂⟨∂L/∂W, V⟩/∂x (a second derivative)", rtol=1e-8, atol=1e-9),
+                    Field(
+                        "x_w",
+                        {
+                            "en": "∂⟨∂L/∂x, v⟩/∂W (a second derivative)",
+                            "zh": "∂⟨∂L/∂x, v⟩/∂W（二阶导数）",
+                        },
+                        rtol=1e-8,
+                        atol=1e-9,
+                    ),
+                    Field(
+                        "w_x",
+                        {
+                            "en": "∂⟨∂L/∂W, V⟩/∂x (a second derivative)",
+                            "zh": "∂⟨∂L/∂W, V⟩/∂x（二阶导数）",
+                        },
+                        rtol=1e-8,
+                        atol=1e-9,
+                    ),
                 ]
             ),
         ),
@@ -516,11 +675,15 @@ def _sweep_cases(rng: np.random.Generator) -> list[Case]:
         for _ in range(6)
     ]
     return [
-        output_size_case(SWEEP_SMALL, "six small rows"),
+        output_size_case(SWEEP_SMALL, tr("six small rows", "六行小规模的参数")),
         output_size_case(
-            SWEEP, "sizes 1, 5, 8 × kernels 1, 3 × strides 1–3 × padding 0, 1 × dilation 1, 2"
+            SWEEP,
+            tr(
+                "sizes 1, 5, 8 × kernels 1, 3 × strides 1–3 × padding 0, 1 × dilation 1, 2",
+                "尺寸 1, 5, 8 × 卷积核 1, 3 × 步幅 1–3 × 填充 0, 1 × 膨胀 1, 2",
+            ),
         ),
-        output_size_case(drawn, "six drawn rows"),
+        output_size_case(drawn, tr("six drawn rows", "六行随机抽取的参数")),
     ]
 
 
@@ -658,74 +821,82 @@ CHECKS = [
     ),
     Check(
         "8.1",
-        "windows: values, shape, a view of x",
+        "windows: values, shape, a view of x",  # en-only: the check's id
         _windows_rows(),
         programs.windows,
         windows_verdict,
         since=SINCE,
+        title={"zh": "windows：值、形状，以及它是 x 的视图"},
     ),
     Check(
         "8.2",
-        "col2im: overlapping windows add",
+        "col2im: overlapping windows add",  # en-only: the check's id
         _col2im_rows(),
         programs.col2im,
         col2im_verdict,
         WINDOWS,
         since=SINCE,
+        title={"zh": "col2im：重叠的窗口相加"},
     ),
     Check(
         "8.2",
-        "the gradients of F.unfold and F.fold",
+        "the gradients of F.unfold and F.fold",  # en-only: the check's id
         _fold_grad_rows(),
         programs.fold_grads,
         fold_grads_verdict,
         WINDOWS,
         since=SINCE,
+        title={"zh": "F.unfold 与 F.fold 的梯度"},
     ),
     Check(
         "8.2",
-        "unfold and fold: the gradient's gradient",
+        "unfold and fold: the gradient's gradient",  # en-only: the check's id
         _fold_second_rows(),
         programs.fold_grads,
         fold_grads_verdict,
         WINDOWS,
         since=SINCE,
+        title={"zh": "unfold 与 fold：梯度的梯度"},
     ),
     Check(
         "8.2",
-        "the adjoint: ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩",
+        "the adjoint: ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩",  # en-only: the check's id
         _adjoint_rows(),
         programs.adjoint,
         adjoint_verdict,
         WINDOWS,
         since=SINCE,
+        title={"zh": "伴随：⟨unfold(x), y⟩ = ⟨x, fold(y)⟩"},
     ),
     Check(
         "8.3",
-        "conv2d: values and gradients",
+        "conv2d: values and gradients",  # en-only: the check's id
         _conv_rows(),
         programs.conv,
         conv_verdict,
         FOLD,
         since=SINCE,
+        title={"zh": "conv2d：值与梯度"},
     ),
     Check(
         "8.3",
-        "conv2d: only the gradients needed",
+        "conv2d: only the gradients needed",  # en-only: the check's id
         _conv_needs_rows(),
         programs.conv,
         conv_verdict,
         FOLD,
         since=SINCE,
+        title={"zh": "conv2d：只计算需要的梯度"},
     ),
     Check(
         "8.3",
-        "conv2d: second derivatives",
+        "conv2d: second derivatives",  # en-only: the check's id
         _conv_second_rows(),
         programs.conv,
         conv_verdict,
         FOLD,
         since=SINCE,
+        title={"zh": "conv2d：二阶导数"},
     ),
     *pooling.CHECKS,
 ]

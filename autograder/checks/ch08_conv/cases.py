@@ -33,6 +33,7 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import vjp
+from ...harness.language import tr
 
 Pair = tuple[int, int]
 
@@ -49,15 +50,18 @@ def values(rng: np.random.Generator, shape: Sequence[int]) -> np.ndarray:
 def second_words(message: str) -> str:
     """Words for a failed second derivative, from what it raised."""
     if "require grad" in message or "grad_fn" in message:
-        return (
+        return tr(
             " (the backward's result was not recorded: a bare array, or an operation outside "
-            "the graph)"
+            "the graph)",
+            "（反向函数的结果没有记录到计算图中：它是一个裸数组，或者来自计算图之外的运算）",
         )
-    if "returned a gradient of shape" in message:
-        return (
+    if "returned a gradient of shape" in message:  # en-only: the framework's message, matched
+        return tr(
             " (a backward met on the way gave a gradient of another shape than its input: "
             "unfold and fold in a backward use the forward's own kernel_size, dilation, "
-            "padding and stride)"
+            "padding and stride)",
+            "（途中某个反向函数给出的梯度与其输入的形状不同：反向函数里的 unfold 和 fold 要用前向"
+            "计算自己的 kernel_size、dilation、padding 和 stride）",
         )
     return ""
 
@@ -81,7 +85,7 @@ def output_size_wrong(size: int, k: int, s: int, p: int, d: int) -> dict[str, in
         "padding once": (size + p - reach) // s + 1,
         "dilation ignored": (size + 2 * p - k) // s + 1,
         "reach d·k": (size + 2 * p - d * k) // s + 1,
-        "no −1 in the reach": (size + 2 * p - d * (k - 1)) // s + 1,
+        "no −1 in the reach": (size + 2 * p - d * (k - 1)) // s + 1,  # en-only: a key
         "extra −1": (size + 2 * p - reach - 1) // s + 1,
         "no +1": (size + 2 * p - reach) // s,
         "stride twice": (size + 2 * p - reach) // (s * s) + 1,
@@ -91,25 +95,53 @@ def output_size_wrong(size: int, k: int, s: int, p: int, d: int) -> dict[str, in
 
 
 OUTPUT_SIZE_WORDS = {
-    "padding once": "the padding was counted once: it goes on both sides, size + 2·padding",
-    "dilation ignored": (
-        "the dilation was ignored: a kernel of k taps spread d apart reaches d·(k − 1) + 1 pixels"
-    ),
-    "reach d·k": (
-        "the reach was taken as dilation·kernel_size: k taps spread d apart reach d·(k − 1) + 1 "
-        "pixels"
-    ),
-    "no −1 in the reach": (
-        "off by one: the reach of k taps spread d apart is d·(k − 1) + 1 pixels, not d·(k − 1)"
-    ),
-    "extra −1": (
-        "off by one: one pixel too many was taken off (the reach d·(k − 1) + 1 already counts "
-        "the window's first pixel)"
-    ),
-    "no +1": "off by one: the first window counts too (the + 1 after the floor division)",
-    "stride twice": "the stride was applied twice (divided by stride·stride)",
-    "ceil": "the division was rounded up: a window that does not fit whole does not count",
-    "size / stride": "the size was divided by the stride before the reach was taken off",
+    "padding once": {
+        "en": "the padding was counted once: it goes on both sides, size + 2·padding",
+        "zh": "填充只算了一次：两侧都要填充，应为 size + 2·padding",
+    },
+    "dilation ignored": {
+        "en": (
+            "the dilation was ignored: a kernel of k taps spread d apart reaches d·(k − 1) + 1 "
+            "pixels"
+        ),
+        "zh": "忽略了膨胀：有 k 个抽头、抽头间隔为 d 的卷积核跨越 d·(k − 1) + 1 个像素",
+    },
+    "reach d·k": {
+        "en": (
+            "the reach was taken as dilation·kernel_size: k taps spread d apart reach "
+            "d·(k − 1) + 1 pixels"
+        ),
+        "zh": "把跨度当成了 dilation·kernel_size：间隔为 d 的 k 个抽头跨越 d·(k − 1) + 1 个像素",
+    },
+    "no −1 in the reach": {  # en-only: a key
+        "en": (
+            "off by one: the reach of k taps spread d apart is d·(k − 1) + 1 pixels, not d·(k − 1)"
+        ),
+        "zh": "差一错误：间隔为 d 的 k 个抽头跨越 d·(k − 1) + 1 个像素，而不是 d·(k − 1) 个",
+    },
+    "extra −1": {
+        "en": (
+            "off by one: one pixel too many was taken off (the reach d·(k − 1) + 1 already "
+            "counts the window's first pixel)"
+        ),
+        "zh": "差一错误：多减了一个像素（跨度 d·(k − 1) + 1 已经算上了窗口的第一个像素）",
+    },
+    "no +1": {
+        "en": "off by one: the first window counts too (the + 1 after the floor division)",
+        "zh": "差一错误：第一个窗口也要算上（即向下取整除法之后的 + 1）",
+    },
+    "stride twice": {
+        "en": "the stride was applied twice (divided by stride·stride)",
+        "zh": "步幅用了两次（除以了 stride·stride）",
+    },
+    "ceil": {
+        "en": "the division was rounded up: a window that does not fit whole does not count",
+        "zh": "除法向上取整了：放不下一整个窗口的位置不算",
+    },
+    "size / stride": {
+        "en": "the size was divided by the stride before the reach was taken off",
+        "zh": "先把尺寸除以了步幅，才减去跨度",
+    },
 }
 
 
@@ -146,21 +178,45 @@ def windows_wrong(x: np.ndarray, kernel_size: Pair, dilation: Pair, stride: Pair
 
 
 WINDOWS_WORDS = {
-    "swapped": (
-        "the kernel's taps step by the stride and the windows by the dilation: they are swapped "
-        "(a tap moves dilation pixels, the next window stride pixels)"
-    ),
-    "no dilation": "the dilation was left out: the kernel's taps are dilation pixels apart",
-    "no stride": "the stride was left out: the windows start stride pixels apart",
-    "stride twice": "the stride was applied twice: the windows start stride pixels apart",
-    "contiguous": (
-        "windows read x as if it were contiguous: this x has strides of its own (x.strides), "
-        "and the view's steps come from them, whatever x's layout"
-    ),
-    "elements": (
-        "the view's strides were counted in elements: NumPy's strides are in bytes (x.strides "
-        "already are)"
-    ),
+    "swapped": {
+        "en": (
+            "the kernel's taps step by the stride and the windows by the dilation: they are "
+            "swapped (a tap moves dilation pixels, the next window stride pixels)"
+        ),
+        "zh": (
+            "卷积核的抽头按步幅移动，窗口却按膨胀移动：两者弄反了（相邻抽头相隔 dilation 个像素，"
+            "相邻窗口相隔 stride 个像素）"
+        ),
+    },
+    "no dilation": {
+        "en": "the dilation was left out: the kernel's taps are dilation pixels apart",
+        "zh": "漏掉了膨胀：卷积核的抽头彼此相隔 dilation 个像素",
+    },
+    "no stride": {
+        "en": "the stride was left out: the windows start stride pixels apart",
+        "zh": "漏掉了步幅：相邻窗口的起点相隔 stride 个像素",
+    },
+    "stride twice": {
+        "en": "the stride was applied twice: the windows start stride pixels apart",
+        "zh": "步幅用了两次：相邻窗口的起点相隔 stride 个像素",
+    },
+    "contiguous": {
+        "en": (
+            "windows read x as if it were contiguous: this x has strides of its own "
+            "(x.strides), and the view's steps come from them, whatever x's layout"
+        ),
+        "zh": (
+            "windows 把 x 当成连续数组来读了：这个 x 有自己的步幅（x.strides），无论 x 在内存中如"
+            "何布局，视图每一步的步长都由它们得出"
+        ),
+    },
+    "elements": {
+        "en": (
+            "the view's strides were counted in elements: NumPy's strides are in bytes "
+            "(x.strides already are)"
+        ),
+        "zh": "视图的步幅是按元素个数算的：NumPy 的步幅以字节为单位（x.strides 已经是字节数）",
+    },
 }
 
 
@@ -169,7 +225,10 @@ def output_size_case(rows: Sequence[tuple[int, int, int, int, int]], label: str)
     rows = [tuple(int(v) for v in r) for r in rows]
     want = [count_windows(*r) for r in rows]
     return Case(
-        f"output_size(size, kernel_size, stride, padding, dilation) over {label}",
+        tr(
+            f"output_size(size, kernel_size, stride, padding, dilation) over {label}",
+            f"output_size(size, kernel_size, stride, padding, dilation)，遍历{label}",
+        ),
         {"rows": [list(r) for r in rows]},
         want,
     )
@@ -235,22 +294,37 @@ def windows_case(
             "contiguous": _view_strides(contiguous, dilation, stride),
         },
     )
-    words = [f"x of shape {shape}"]
+    words = [tr(f"x of shape {shape}", f"x 的形状为 {shape}")]
     if arange:
         words.append(
-            "each value its place in memory"
+            tr("each value its place in memory", "每个值就是它在内存中的位置")
             if transposed or step > 1
-            else "x = arange (each value is its pixel's number)"
+            else tr(
+                "x = arange (each value is its pixel's number)",
+                "x = arange（每个值就是其像素的编号）",
+            )
         )
     if dtype != "float64":
         words.append(dtype)
     if step > 1:
-        words.append(f"x every {step}th column of a wider array (x.strides its own)")
+        words.append(
+            tr(
+                f"x every {step}th column of a wider array (x.strides its own)",
+                f"x 取自一个更宽的数组，每 {step} 列取一列（x.strides 是它自己的）",
+            )
+        )
     if transposed:
-        words.append("x a transposed array (x.strides its own)")
+        words.append(
+            tr(
+                "x a transposed array (x.strides its own)",
+                "x 是一个转置后的数组（x.strides 是它自己的）",
+            )
+        )
+    comma = tr(", ", "，")
     label = (
-        f"windows(x, kernel_size={kernel_size}, dilation={dilation}, stride={stride}), "
-        + ", ".join(words)
+        f"windows(x, kernel_size={kernel_size}, dilation={dilation}, stride={stride})"
+        + comma
+        + comma.join(words)
     )
     inputs = {
         "base": base,
@@ -428,10 +502,21 @@ def col2im_case(
         dtype,
     )
     label = (
-        f"col2im(cols, size={size}, {_args_words(kernel_size, dilation, padding, stride)}), cols "
-        f"of shape {shape}"
-        + (" all ones (each pixel counts its windows)" if ones else "")
-        + (f", {dtype}" if dtype != "float64" else "")
+        tr(
+            f"col2im(cols, size={size}, {_args_words(kernel_size, dilation, padding, stride)}), "
+            f"cols of shape {shape}",
+            f"col2im(cols, size={size}, {_args_words(kernel_size, dilation, padding, stride)})，"
+            f"cols 的形状为 {shape}",
+        )
+        + (
+            tr(
+                " all ones (each pixel counts its windows)",
+                "，全为 1（每个像素得到覆盖它的窗口数）",
+            )
+            if ones
+            else ""
+        )
+        + (tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else "")
     )
     inputs = {
         "cols": cols,
@@ -497,9 +582,10 @@ def fold_grad_case(
         if op == "unfold"
         else f"F.fold(cols, output_size={size}, {_args_words(*args)})"
     )
-    label = f"{call}, input of shape {x.shape}, its gradient" + (
-        " and the gradient's gradient" if second else ""
-    )
+    label = tr(
+        f"{call}, input of shape {x.shape}, its gradient",
+        f"{call}，输入的形状为 {x.shape}，求梯度",
+    ) + (tr(" and the gradient's gradient", "以及梯度的梯度") if second else "")
     inputs = {
         "op": op,
         "x": x,
@@ -538,7 +624,10 @@ def adjoint_case(
     y = values(rng, unfolded.shape)
     folded = fold_ref(y, size, *args)
     expected = AdjointExpected(unfolded, folded, float(np.sum(unfolded * y)))
-    label = f"⟨F.unfold(x), y⟩ = ⟨x, F.fold(y)⟩ with {_args_words(*args)}, x of shape {x.shape}"
+    label = tr(
+        f"⟨F.unfold(x), y⟩ = ⟨x, F.fold(y)⟩ with {_args_words(*args)}, x of shape {x.shape}",
+        f"⟨F.unfold(x), y⟩ = ⟨x, F.fold(y)⟩，参数为 {_args_words(*args)}，x 的形状为 {x.shape}",
+    )
     inputs = {
         "x": x,
         "y": y,
@@ -612,24 +701,26 @@ def conv_wrong(x, w, b, g, stride, padding, dilation, groups) -> dict:
     if groups == 1 and o * 1 != per_group * kh * kw:
         flipped = np.einsum("nkl,nol->ko", cols, gl).reshape(w.shape)  # (cols @ gᵀ) reshaped
         out["weight transposed"] = ("grads.weight", flipped)
-    out["weight not summed over the batch"] = (
+    out["weight not summed over the batch"] = (  # en-only: a key
         "grads.weight",
         None
         if n == 1
         else _weight_grad(x, w, g, stride, padding, dilation, groups, batch=slice(0, 1)),
     )
     if n > 1:
-        out["weight batch mean"] = (
+        out["weight batch mean"] = (  # en-only: a key
             "grads.weight",
             _weight_grad(x, w, g, stride, padding, dilation, groups) / n,
         )
     if b is not None:
         out["bias mean"] = ("grads.bias", g.sum((0, 2, 3)) / (g.shape[2] * g.shape[3]))
-        out["bias one position"] = ("grads.bias", g[:, :, 0, 0].sum(0))
+        out["bias one position"] = ("grads.bias", g[:, :, 0, 0].sum(0))  # en-only: a key
         if o > 1 and g.shape[3] == o:  # ∂L/∂out summed over the batch only, (O, oh, ow),
             # reduced onto (O,) along its last axis by the engine
-            out["bias along the columns summed"] = ("grads.bias", g.sum((0, 1, 2)))
-        out["bias batch mean"] = ("grads.bias", g.sum((0, 2, 3)) / n if n > 1 else None)
+            summed = "bias along the columns summed"  # en-only: a key
+            out[summed] = ("grads.bias", g.sum((0, 1, 2)))
+        mean = "bias batch mean"  # en-only: a key
+        out[mean] = ("grads.bias", g.sum((0, 2, 3)) / n if n > 1 else None)
     if groups > 1:  # the kernels taken into groups interleaved: (O/G, G, …) for (G, O/G, …)
         order = np.arange(o).reshape(og, groups).T.reshape(-1)
         out["groups interleaved"] = (
@@ -639,7 +730,7 @@ def conv_wrong(x, w, b, g, stride, padding, dilation, groups) -> dict:
         rows = cols.reshape(n, -1, groups, cols.shape[-1]).swapaxes(1, 2)  # channel-interleaved
         mixed = np.einsum("gok,ngkl->ngol", w.reshape(groups, og, -1), rows)
         mixed = mixed.reshape(n, o, *g.shape[2:])
-        out["groups interleaved channels"] = (
+        out["groups interleaved channels"] = (  # en-only: a key
             "out",
             mixed + (0 if b is None else b.reshape(1, o, 1, 1)),
         )
@@ -663,7 +754,7 @@ def conv_wrong(x, w, b, g, stride, padding, dilation, groups) -> dict:
     )
     if b is not None and o > 1 and g.shape[3] == o:
         flat = conv_ref(x, w, None, stride, padding, dilation, groups)
-        out["bias along the columns"] = ("out", flat + b.reshape(1, 1, 1, o))
+        out["bias along the columns"] = ("out", flat + b.reshape(1, 1, 1, o))  # en-only: a key
     if b is not None:
         out["bias forgotten"] = ("out", conv_ref(x, w, None, stride, padding, dilation, groups))
     return {k: v for k, v in out.items() if v[1] is not None}
@@ -676,46 +767,103 @@ def _weight_grad(x, w, g, stride, padding, dilation, groups, batch=slice(None)):
 
 
 CONV_WORDS = {
-    "weight transposed": (
-        "∂L/∂W was computed as cols · gᵀ (the transposed product) and reshaped: it is g · colsᵀ, "
-        "one row per kernel"
-    ),
-    "weight not summed over the batch": (
-        "∂L/∂W holds the first image's part only: it is summed over the batch"
-    ),
-    "bias mean": (
-        "∂L/∂b is the mean of ∂L/∂out over the positions: the bias is added at every position, "
-        "so its gradient is the sum over the batch and every position"
-    ),
-    "bias one position": (
-        "∂L/∂b was taken at one position: the bias is added at every position, so its gradient "
-        "sums ∂L/∂out over the batch and every position"
-    ),
-    "weight batch mean": "∂L/∂W was averaged over the batch (divided by N): it is a sum",
-    "bias along the columns summed": (
-        "∂L/∂b was summed over the batch only: that leaves (O, oh, ow), which went onto the "
-        "bias's (O,) along its last axis; the bias's gradient sums ∂L/∂out over the batch and "
-        "every position (axes 0, 2 and 3)"
-    ),
-    "groups interleaved channels": (
-        "the groups read interleaved rows of the columns: group g's rows are a block, the "
-        "channels g·C/G … (g + 1)·C/G − 1 with all their taps (cols as (N, G, C/G·kh·kw, L))"
-    ),
-    "bias batch mean": "∂L/∂b was divided by the batch size: it is a sum, not a mean",
-    "groups interleaved": (
-        "the kernels were split into groups in the wrong order: kernels 0 … O/G − 1 are group "
-        "0's, the next O/G group 1's (weight as (G, O/G, …), not (O/G, G, …))"
-    ),
-    "dilation ignored": "the dilation was ignored: the kernel's taps are dilation pixels apart",
-    "x reshaped kernels": (
-        "∂L/∂x went back through the kernels reshaped to (C·kh·kw, O), not transposed: a "
-        "reshape keeps the memory's order and mixes the kernels' entries"
-    ),
-    "bias along the columns": (
-        "the bias was laid along the last axis (the columns): it is one number per output "
-        "channel, as (1, O, 1, 1)"
-    ),
-    "bias forgotten": "the bias was not added (it is added at every position, as (1, O, 1, 1))",
+    "weight transposed": {
+        "en": (
+            "∂L/∂W was computed as cols · gᵀ (the transposed product) and reshaped: it is "
+            "g · colsᵀ, one row per kernel"
+        ),
+        "zh": (
+            "∂L/∂W 被算成了 cols · gᵀ（转置后的乘积）再改变形状：它应是 g · colsᵀ，每个卷积核一行"
+        ),
+    },
+    "weight not summed over the batch": {  # en-only: a key
+        "en": "∂L/∂W holds the first image's part only: it is summed over the batch",
+        "zh": "∂L/∂W 只含第一张图像的那一部分：它要在整个批量上求和",
+    },
+    "bias mean": {
+        "en": (
+            "∂L/∂b is the mean of ∂L/∂out over the positions: the bias is added at every "
+            "position, so its gradient is the sum over the batch and every position"
+        ),
+        "zh": (
+            "∂L/∂b 取成了 ∂L/∂out 在各位置上的平均值：偏置加在每个位置上，所以它的梯度是在整个批"
+            "量和所有位置上的和"
+        ),
+    },
+    "bias one position": {  # en-only: a key
+        "en": (
+            "∂L/∂b was taken at one position: the bias is added at every position, so its "
+            "gradient sums ∂L/∂out over the batch and every position"
+        ),
+        "zh": (
+            "∂L/∂b 只取了一个位置：偏置加在每个位置上，所以它的梯度要把 ∂L/∂out 在整个批量和所有"
+            "位置上求和"
+        ),
+    },
+    "weight batch mean": {  # en-only: a key
+        "en": "∂L/∂W was averaged over the batch (divided by N): it is a sum",
+        "zh": "∂L/∂W 在批量上取了平均（除以了 N）：它应是求和",
+    },
+    "bias along the columns summed": {  # en-only: a key
+        "en": (
+            "∂L/∂b was summed over the batch only: that leaves (O, oh, ow), which went onto the "
+            "bias's (O,) along its last axis; the bias's gradient sums ∂L/∂out over the batch "
+            "and every position (axes 0, 2 and 3)"
+        ),
+        "zh": (
+            "∂L/∂b 只在批量上求了和：这样剩下 (O, oh, ow)，又沿最后一个轴归约到了偏置的 (O,)；偏"
+            "置的梯度要把 ∂L/∂out 在整个批量和所有位置上求和（轴 0、2 和 3）"
+        ),
+    },
+    "groups interleaved channels": {  # en-only: a key
+        "en": (
+            "the groups read interleaved rows of the columns: group g's rows are a block, the "
+            "channels g·C/G … (g + 1)·C/G − 1 with all their taps (cols as (N, G, C/G·kh·kw, L))"
+        ),
+        "zh": (
+            "各组读取了 cols 中交错的行：第 g 组的行是连续的一块，即通道 g·C/G … (g + 1)·C/G − 1 "
+            "及其全部抽头（把 cols 看作 (N, G, C/G·kh·kw, L)）"
+        ),
+    },
+    "bias batch mean": {  # en-only: a key
+        "en": "∂L/∂b was divided by the batch size: it is a sum, not a mean",
+        "zh": "∂L/∂b 除以了批量大小：它是求和，不是平均",
+    },
+    "groups interleaved": {
+        "en": (
+            "the kernels were split into groups in the wrong order: kernels 0 … O/G − 1 are "
+            "group 0's, the next O/G group 1's (weight as (G, O/G, …), not (O/G, G, …))"
+        ),
+        "zh": (
+            "卷积核分组的顺序错了：卷积核 0 … O/G − 1 属于第 0 组，接下来的 O/G 个属于第 1 组"
+            "（weight 应看作 (G, O/G, …)，而不是 (O/G, G, …)）"
+        ),
+    },
+    "dilation ignored": {
+        "en": "the dilation was ignored: the kernel's taps are dilation pixels apart",
+        "zh": "忽略了膨胀：卷积核的抽头彼此相隔 dilation 个像素",
+    },
+    "x reshaped kernels": {
+        "en": (
+            "∂L/∂x went back through the kernels reshaped to (C·kh·kw, O), not transposed: a "
+            "reshape keeps the memory's order and mixes the kernels' entries"
+        ),
+        "zh": (
+            "∂L/∂x 反向经过的卷积核被 reshape 成了 (C·kh·kw, O)，而不是转置：reshape 保持内存中的"
+            "顺序，会把各卷积核的元素打乱"
+        ),
+    },
+    "bias along the columns": {  # en-only: a key
+        "en": (
+            "the bias was laid along the last axis (the columns): it is one number per output "
+            "channel, as (1, O, 1, 1)"
+        ),
+        "zh": "偏置沿最后一个轴（列）摆放了：它是每个输出通道一个数，形状为 (1, O, 1, 1)",
+    },
+    "bias forgotten": {
+        "en": "the bias was not added (it is added at every position, as (1, O, 1, 1))",
+        "zh": "没有加上偏置（它要加在每个位置上，形状为 (1, O, 1, 1)）",
+    },
 }
 
 
@@ -766,8 +914,11 @@ def conv_case(
         x_w,
         w_x,
     )
-    words = [f"x of shape {x.shape}", f"weight of shape {w.shape}"]
-    words.append("bias" if bias else "no bias")
+    words = [
+        tr(f"x of shape {x.shape}", f"x 的形状为 {x.shape}"),
+        tr(f"weight of shape {w.shape}", f"weight 的形状为 {w.shape}"),
+    ]
+    words.append(tr("bias", "有偏置") if bias else tr("no bias", "无偏置"))
     for name, value, plain in (
         ("stride", stride, (1, 1)),
         ("padding", padding, (0, 0)),
@@ -781,8 +932,13 @@ def conv_case(
         words.append(dtype)
     if needs != (True, True, True):
         which = [nm.split(".")[0] for nm, k in zip(names, needs) if k]
-        words.append(f"only {' and '.join(which)} requiring a gradient")
-    label = "F.conv2d: " + ", ".join(words) + (", then second derivatives" if second else "")
+        joined = tr(" and ", " 和 ").join(which)
+        words.append(tr(f"only {joined} requiring a gradient", f"只有 {joined} 需要梯度"))
+    label = (
+        tr("F.conv2d: ", "F.conv2d：")
+        + tr(", ", "，").join(words)
+        + (tr(", then second derivatives", "，再求二阶导数") if second else "")
+    )
     inputs = {
         "x": x,
         "w": w,
@@ -910,58 +1066,128 @@ class PoolExpected:
 
 
 POOL_WORDS = {
-    "every": (
-        "every tied maximum received the gradient: in a tie exactly one pixel wins, the first "
-        "in the window's row-major order (as PyTorch)"
-    ),
-    "shared": (
-        "the gradient was shared among the tied maxima: in a tie exactly one pixel wins, the "
-        "first in the window's row-major order (as PyTorch), and it receives all of it"
-    ),
-    "last": (
-        "in a tie the last maximum received the gradient: the first in the window's row-major "
-        "order wins (as PyTorch)"
-    ),
-    "assigned": (
-        "a pixel that won in several overlapping windows received one gradient, not the sum: "
-        "the gradients must add (a fold), not be written"
-    ),
-    "nan": (
-        "a window holding a NaN passed no gradient on: its maximum is NaN, and the NaN is the "
-        "pixel that wins (flat != flat marks it, as PyTorch sends it the gradient)"
-    ),
-    "ones": (
-        "each winner received 1, not ∂L/∂out: the one-hot marks the winner, and ∂L/∂out is "
-        "what it passes on"
-    ),
-    "times divisor": (
-        "the backward multiplied by the divisor: each pixel of a window receives ∂L/∂out "
-        "divided by it"
-    ),
-    "shares transposed": (
-        "the shares were laid out (L, kh·kw) before the fold: fold reads its columns as "
-        "(C·kh·kw, L), one row per kernel slot"
-    ),
-    "zero padding": ("the padding won a window: padding is −∞ for a maximum, so it never wins"),
-    "no divisor": (
-        "the backward forgot the divisor: each pixel of a window receives ∂L/∂out divided by "
-        "the window's divisor"
-    ),
-    "kernel divisor": (
-        "the backward divided by kh·kw, not by each window's own divisor (count_include_pad="
-        "False counts only the pixels inside the image; divisor_override replaces it)"
-    ),
-    "forward no divisor": (
-        "each window's sum was not divided: the mean is the sum over the window's divisor"
-    ),
-    "forward kernel divisor": (
-        "each window's sum was divided by kh·kw, not by its own divisor (count_include_pad="
-        "False counts only the pixels inside the image; divisor_override replaces it)"
-    ),
-    "avg assigned": (
-        "a pixel in several overlapping windows received one window's share, not the sum of "
-        "all: the shares must add (a fold), not be written"
-    ),
+    "every": {
+        "en": (
+            "every tied maximum received the gradient: in a tie exactly one pixel wins, the "
+            "first in the window's row-major order (as PyTorch)"
+        ),
+        "zh": (
+            "每个并列的最大值都得到了梯度：并列时恰好只有一个像素胜出，即按窗口的行优先顺序的第一"
+            "个（与 PyTorch 相同）"
+        ),
+    },
+    "shared": {
+        "en": (
+            "the gradient was shared among the tied maxima: in a tie exactly one pixel wins, "
+            "the first in the window's row-major order (as PyTorch), and it receives all of it"
+        ),
+        "zh": (
+            "梯度被并列的最大值分摊了：并列时恰好只有一个像素胜出，即按窗口的行优先顺序的第一个（"
+            "与 PyTorch 相同），由它得到全部梯度"
+        ),
+    },
+    "last": {
+        "en": (
+            "in a tie the last maximum received the gradient: the first in the window's "
+            "row-major order wins (as PyTorch)"
+        ),
+        "zh": (
+            "并列时梯度给了最后一个最大值：胜出的应是按窗口的行优先顺序的第一个（与 PyTorch 相同）"
+        ),
+    },
+    "assigned": {
+        "en": (
+            "a pixel that won in several overlapping windows received one gradient, not the "
+            "sum: the gradients must add (a fold), not be written"
+        ),
+        "zh": (
+            "在几个重叠窗口中都胜出的像素只得到了一份梯度，而不是它们的和：这些梯度要相加（即 "
+            "fold），而不是直接写入"
+        ),
+    },
+    "nan": {
+        "en": (
+            "a window holding a NaN passed no gradient on: its maximum is NaN, and the NaN is "
+            "the pixel that wins (flat != flat marks it, as PyTorch sends it the gradient)"
+        ),
+        "zh": (
+            "含 NaN 的窗口没有把梯度传下去：它的最大值是 NaN，胜出的像素就是那个 NaN（可用 flat "
+            "!= flat 标出它；PyTorch 也把梯度传给它）"
+        ),
+    },
+    "ones": {
+        "en": (
+            "each winner received 1, not ∂L/∂out: the one-hot marks the winner, and ∂L/∂out "
+            "is what it passes on"
+        ),
+        "zh": (
+            "每个胜出的像素得到的是 1，而不是 ∂L/∂out：独热向量只标出胜出者，传下去的应是 ∂L/∂out"
+        ),
+    },
+    "times divisor": {
+        "en": (
+            "the backward multiplied by the divisor: each pixel of a window receives ∂L/∂out "
+            "divided by it"
+        ),
+        "zh": "反向函数乘上了除数：窗口中每个像素得到的应是 ∂L/∂out 除以除数",
+    },
+    "shares transposed": {
+        "en": (
+            "the shares were laid out (L, kh·kw) before the fold: fold reads its columns as "
+            "(C·kh·kw, L), one row per kernel slot"
+        ),
+        "zh": (
+            "在 fold 之前，各份梯度被排成了 (L, kh·kw)：fold 把它的列读作 (C·kh·kw, L)，卷积核的"
+            "每个位置占一行"
+        ),
+    },
+    "zero padding": {
+        "en": "the padding won a window: padding is −∞ for a maximum, so it never wins",
+        "zh": "填充在某个窗口中胜出了：求最大值时填充是 −∞，所以它永远不会胜出",
+    },
+    "no divisor": {
+        "en": (
+            "the backward forgot the divisor: each pixel of a window receives ∂L/∂out divided "
+            "by the window's divisor"
+        ),
+        "zh": "反向函数忘了除数：窗口中每个像素得到的应是 ∂L/∂out 除以该窗口的除数",
+    },
+    "kernel divisor": {
+        "en": (
+            "the backward divided by kh·kw, not by each window's own divisor "
+            "(count_include_pad=False counts only the pixels inside the image; "
+            "divisor_override replaces it)"
+        ),
+        "zh": (
+            "反向函数除以的是 kh·kw，而不是每个窗口自己的除数（count_include_pad=False 只计图像内"
+            "部的像素；divisor_override 会替换除数）"
+        ),
+    },
+    "forward no divisor": {  # en-only: a key
+        "en": "each window's sum was not divided: the mean is the sum over the window's divisor",
+        "zh": "每个窗口的和没有做除法：平均值是窗口的和除以该窗口的除数",
+    },
+    "forward kernel divisor": {  # en-only: a key
+        "en": (
+            "each window's sum was divided by kh·kw, not by its own divisor "
+            "(count_include_pad=False counts only the pixels inside the image; "
+            "divisor_override replaces it)"
+        ),
+        "zh": (
+            "每个窗口的和除以的是 kh·kw，而不是它自己的除数（count_include_pad=False 只计图像内部"
+            "的像素；divisor_override 会替换除数）"
+        ),
+    },
+    "avg assigned": {
+        "en": (
+            "a pixel in several overlapping windows received one window's share, not the sum "
+            "of all: the shares must add (a fold), not be written"
+        ),
+        "zh": (
+            "处在几个重叠窗口中的像素只得到了一个窗口的那一份，而不是所有份额之和：这些份额要相加"
+            "（即 fold），而不是直接写入"
+        ),
+    },
 }
 
 
@@ -1024,13 +1250,17 @@ def max_pool_case(
         if second
         else None
     )
-    extra = {"some": ", ties", "all": ", x all ones (every window a tie)"}.get(ties, "")
-    extra += ", every value negative" if negative else ""
-    extra += ", a NaN at pixel (1, 1)" if nan else ""
-    extra += f", {dtype}" if dtype != "float64" else ""
-    label = f"{_pool_words('max_pool2d', *args, '')} on x of shape {shape}{extra}" + (
-        ", then the gradient's gradient" if second else ""
-    )
+    extra = {
+        "some": tr(", ties", "，有并列"),
+        "all": tr(", x all ones (every window a tie)", "，x 全为 1（每个窗口都是并列）"),
+    }.get(ties, "")
+    extra += tr(", every value negative", "，所有值均为负") if negative else ""
+    extra += tr(", a NaN at pixel (1, 1)", "，像素 (1, 1) 处为 NaN") if nan else ""
+    extra += tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else ""
+    label = tr(
+        f"{_pool_words('max_pool2d', *args, '')} on x of shape {shape}{extra}",
+        f"{_pool_words('max_pool2d', *args, '')}，x 的形状为 {shape}{extra}",
+    ) + (tr(", then the gradient's gradient", "，再求梯度的梯度") if second else "")
     inputs = {
         "kind": "max",
         "x": x,
@@ -1089,8 +1319,8 @@ def avg_pool_case(
             if np.array_equal(divisor, plain)
             else vjp(lambda a: avg_pool_ref(a, *args, plain), [x], g)[0],
         ),
-        "forward no divisor": ("out", avg_pool_ref(x, *args, ones)),
-        "forward kernel divisor": (
+        "forward no divisor": ("out", avg_pool_ref(x, *args, ones)),  # en-only: a key
+        "forward kernel divisor": (  # en-only: a key
             "out",
             None if np.array_equal(divisor, plain) else avg_pool_ref(x, *args, plain),
         ),
@@ -1137,11 +1367,11 @@ def avg_pool_case(
         extra += ", count_include_pad=False"
     if divisor_override is not None:
         extra += f", divisor_override={divisor_override}"
+    words = _pool_words("avg_pool2d", kernel_size, stride, padding, (1, 1), extra)
     label = (
-        f"{_pool_words('avg_pool2d', kernel_size, stride, padding, (1, 1), extra)} on x of "
-        f"shape {shape}"
-        + (f", {dtype}" if dtype != "float64" else "")
-        + (", then the gradient's gradient" if second else "")
+        tr(f"{words} on x of shape {shape}", f"{words}，x 的形状为 {shape}")
+        + (tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else "")
+        + (tr(", then the gradient's gradient", "，再求梯度的梯度") if second else "")
     )
     inputs = {
         "kind": "avg",

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...harness.api import Case, Check
-from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules, where
+from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules, tr, where
 from . import pooling_program
 from .cases import POOL_WORDS, avg_pool_case, max_pool_case, second_words
 
@@ -40,7 +40,10 @@ def _wrong(name: str, field: str) -> Any:
 def _dtypes(case: Case, got: Any) -> str | None:
     want = case.expected.dtype
     if got.get("dtype") != want:
-        return f"the output is {got.get('dtype')}, not {want} (the input's dtype)"
+        return tr(
+            f"the output is {got.get('dtype')}, not {want} (the input's dtype)",
+            f"输出的数据类型是 {got.get('dtype')}，而不是 {want}（输入的数据类型）",
+        )
     return None
 
 
@@ -61,10 +64,13 @@ def _fold_words(case: Case, message: str) -> str:
         for name, plain in (("dilation", [1, 1]), ("padding", [0, 0]))
         if case.inputs.get(name) not in (None, plain)
     ]
-    had = f" (this forward had {' and '.join(named)})" if named else ""
-    return (
+    joined = tr(" and ", "，").join(named)
+    had = tr(f" (this forward had {joined})", f"（本次前向计算的参数：{joined}）") if named else ""
+    return tr(
         " — the columns handed to fold do not fit the windows it was told about: the backward "
-        f"folds with the forward's own size, kernel_size, dilation, padding and stride{had}"
+        f"folds with the forward's own size, kernel_size, dilation, padding and stride{had}",
+        "——交给 fold 的列与告诉它的窗口对不上：反向函数要用前向计算自己的 size、kernel_size、"
+        f"dilation、padding 和 stride 来做 fold{had}",
     )
 
 
@@ -74,13 +80,28 @@ def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
         rules(
             (
                 _over_channels,
-                "the output has shape {got[out].shape}, not {want.out.shape}: the maximum was "
-                "taken along the channels (axis 1), not over each window's kh·kw pixels "
-                "(axis 2 of the (N, C, kh·kw, oh, ow) windows)",
+                {
+                    "en": (
+                        "the output has shape {got[out].shape}, not {want.out.shape}: the maximum "
+                        "was taken along the channels (axis 1), not over each window's kh·kw "
+                        "pixels (axis 2 of the (N, C, kh·kw, oh, ow) windows)"
+                    ),
+                    "zh": (
+                        "输出的形状是 {got[out].shape}，而不是 {want.out.shape}：最大值是沿通道（"
+                        "轴 1）取的，而不是在每个窗口的 kh·kw 个像素上（即 (N, C, kh·kw, oh, ow) "
+                        "窗口的轴 2）取的"
+                    ),
+                },
             )
         ),
         Fields(
-            [Field("out", f"{call} (forward)", tolerance=_tolerance)],
+            [
+                Field(
+                    "out",
+                    {"en": f"{call} (forward)", "zh": f"{call}（前向）"},
+                    tolerance=_tolerance,
+                )
+            ],
             [Mistake("out", _wrong(n, "out"), POOL_WORDS[n]) for n in forward],
             before=_dtypes,
         ),
@@ -88,7 +109,10 @@ def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
             (
                 lambda case, got: got.get("backward_error"),
                 lambda case, got: (
-                    f"the backward failed: {got['backward_error']}"
+                    tr(
+                        f"the backward failed: {got['backward_error']}",
+                        f"反向传播失败：{got['backward_error']}",
+                    )
                     + _fold_words(case, got["backward_error"])
                 ),
             )
@@ -104,7 +128,10 @@ def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
                     (
                         lambda case, got: got.get("second_error"),
                         lambda case, got: (
-                            f"the gradient's gradient failed: {got['second_error']}"
+                            tr(
+                                f"the gradient's gradient failed: {got['second_error']}",
+                                f"求梯度的梯度失败：{got['second_error']}",
+                            )
                             + second_words(got["second_error"])
                         ),
                     )
@@ -113,7 +140,10 @@ def _verdict(kind: str, forward: list[str], backward: list[str]) -> Any:
                     [
                         Field(
                             "grad_grad",
-                            "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g",
+                            {
+                                "en": "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g",
+                                "zh": "梯度的梯度 ∂⟨∂L/∂x, w⟩/∂g",
+                            },
                             rtol=1e-9,
                             atol=1e-10,
                         )
@@ -129,7 +159,7 @@ max_pool_verdict = _verdict(
 )
 avg_pool_verdict = _verdict(
     "avg",
-    ["forward no divisor", "forward kernel divisor"],
+    ["forward no divisor", "forward kernel divisor"],  # en-only: POOL_WORDS' keys
     ["no divisor", "kernel divisor", "times divisor", "shares transposed", "avg assigned"],
 )
 
@@ -193,12 +223,13 @@ def _second_rows(kind: str) -> Rows:
 CHECKS = [
     Check(
         "8.4",
-        "max_pool2d: values and the gradient to the argmax",
+        "max_pool2d: values and the gradient to the argmax",  # en-only: the check's id
         _max_rows(),
         pooling_program.pool,
         max_pool_verdict,
         REQUIRES,
         since=SINCE,
+        title={"zh": "max_pool2d：值，以及传给 argmax 的梯度"},
     ),
     Check(
         "8.4",
@@ -208,15 +239,17 @@ CHECKS = [
         max_pool_verdict,
         REQUIRES,
         since=SINCE,
+        title={"zh": "max_pool2d：梯度的梯度"},
     ),
     Check(
         "8.5",
-        "avg_pool2d: values and the shared gradient",
+        "avg_pool2d: values and the shared gradient",  # en-only: the check's id
         _avg_rows(),
         pooling_program.pool,
         avg_pool_verdict,
         REQUIRES,
         since=SINCE,
+        title={"zh": "avg_pool2d：值与分摊的梯度"},
     ),
     Check(
         "8.5",
@@ -226,5 +259,6 @@ CHECKS = [
         avg_pool_verdict,
         REQUIRES,
         since=SINCE,
+        title={"zh": "avg_pool2d：梯度的梯度"},
     ),
 ]

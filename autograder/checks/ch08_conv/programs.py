@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import array, attempt, fill, on_device
+from ...harness.kit import array, attempt, fill, on_device, tr
 
 
 def module(sp, name: str) -> Any:
@@ -74,10 +74,15 @@ def windows(
     return seen
 
 
-SLICE_WORDS = (
-    " — a kernel offset's slice of the padded image and its (oh, ow) entries differ in shape: "
-    "the slice starts at (i·dh, j·dw) and holds oh rows and ow columns, stride pixels apart"
-)
+def slice_words() -> str:
+    """What a broadcast error in col2im means, in the learner's language."""
+    return tr(
+        " — a kernel offset's slice of the padded image and its (oh, ow) entries differ in "
+        "shape: the slice starts at (i·dh, j·dw) and holds oh rows and ow columns, stride "
+        "pixels apart",
+        "——填充后图像中某个卷积核偏移对应的切片，与它的 (oh, ow) 个元素形状不同：切片从 "
+        "(i·dh, j·dw) 开始，含 oh 行、ow 列，行列之间相隔 stride 个像素",
+    )
 
 
 def col2im(
@@ -97,7 +102,7 @@ def col2im(
         out = module(sp, "unfold").col2im(placed(sp, cols, dtype), *args)
     except ValueError as error:  # the report shows it with its line; these words say more
         if error.args and "broadcast" in str(error.args[0]):
-            error.args = (f"{error.args[0]}{SLICE_WORDS}", *error.args[1:])
+            error.args = (f"{error.args[0]}{slice_words()}", *error.args[1:])
         raise
     return {"out": array(out, keep=True), "dtype": str(out.dtype)}
 

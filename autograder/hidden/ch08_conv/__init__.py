@@ -28,7 +28,7 @@ from ...checks.ch08_conv.cases import (
     windows_case,
 )
 from ...harness.api import Case
-from ...harness.table import Hidden, Rows, hidden_checks, row
+from ...harness.table import Hidden, Rows, hidden_checks, row, tr
 
 
 def _sizes(rng: np.random.Generator) -> list[Case]:
@@ -52,9 +52,13 @@ def _sizes(rng: np.random.Generator) -> list[Case]:
     ]
     return [
         output_size_case(
-            wide, "sizes 2, 3, 11 × kernels 2, 5 × strides 1, 4 × padding 0, 2 × dilation 1, 3"
+            wide,
+            tr(
+                "sizes 2, 3, 11 × kernels 2, 5 × strides 1, 4 × padding 0, 2 × dilation 1, 3",
+                "尺寸 2, 3, 11 × 卷积核 2, 5 × 步幅 1, 4 × 填充 0, 2 × 膨胀 1, 3",
+            ),
         ),
-        output_size_case(drawn, "twelve drawn rows"),
+        output_size_case(drawn, tr("twelve drawn rows", "十二行随机抽取的参数")),
     ]
 
 
@@ -160,21 +164,62 @@ AVG = Rows(
 CHECKS = hidden_checks(
     PUBLIC,
     [
-        Hidden("output_size", _sizes, "output_size (held out)"),
-        Hidden("windows: values, shape, a view of x", WINDOWS, "windows (held out)"),
-        Hidden("col2im: overlapping windows add", COL2IM, "col2im (held out)"),
         Hidden(
-            "the gradients of F.unfold and F.fold",
+            "output_size", _sizes, "output_size (held out)", title={"zh": "output_size（隐藏）"}
+        ),
+        Hidden(
+            "windows: values, shape, a view of x",  # en-only: the public check's id
+            WINDOWS,
+            "windows (held out)",
+            title={"zh": "windows（隐藏）"},
+        ),
+        Hidden(
+            "col2im: overlapping windows add",  # en-only: the public check's id
+            COL2IM,
+            "col2im (held out)",
+            title={"zh": "col2im（隐藏）"},
+        ),
+        Hidden(
+            "the gradients of F.unfold and F.fold",  # en-only: the public check's id
             FOLD_GRADS,
-            "unfold and fold gradients (held out)",
+            "unfold and fold gradients (held out)",  # en-only: the hidden check's id
+            title={"zh": "unfold 与 fold 的梯度（隐藏）"},
         ),
-        Hidden("the adjoint: ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩", ADJOINT, "the adjoint (held out)"),
-        Hidden("conv2d: values and gradients", CONV, "conv2d (held out)"),
         Hidden(
-            "conv2d: only the gradients needed", CONV_NEEDS, "conv2d, some gradients (held out)"
+            "the adjoint: ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩",
+            ADJOINT,
+            "the adjoint (held out)",
+            title={"zh": "伴随（隐藏）"},
         ),
-        Hidden("conv2d: second derivatives", CONV_SECOND, "conv2d second derivatives (held out)"),
-        Hidden("max_pool2d: values and the gradient to the argmax", MAX, "max_pool2d (held out)"),
-        Hidden("avg_pool2d: values and the shared gradient", AVG, "avg_pool2d (held out)"),
+        Hidden(
+            "conv2d: values and gradients",  # en-only: the public check's id
+            CONV,
+            "conv2d (held out)",
+            title={"zh": "conv2d（隐藏）"},
+        ),
+        Hidden(
+            "conv2d: only the gradients needed",  # en-only: the public check's id
+            CONV_NEEDS,
+            "conv2d, some gradients (held out)",
+            title={"zh": "conv2d，部分梯度（隐藏）"},
+        ),
+        Hidden(
+            "conv2d: second derivatives",
+            CONV_SECOND,
+            "conv2d second derivatives (held out)",
+            title={"zh": "conv2d 二阶导数（隐藏）"},
+        ),
+        Hidden(
+            "max_pool2d: values and the gradient to the argmax",  # en-only: the public check's id
+            MAX,
+            "max_pool2d (held out)",
+            title={"zh": "max_pool2d（隐藏）"},
+        ),
+        Hidden(
+            "avg_pool2d: values and the shared gradient",  # en-only: the public check's id
+            AVG,
+            "avg_pool2d (held out)",
+            title={"zh": "avg_pool2d（隐藏）"},
+        ),
     ],
 )
