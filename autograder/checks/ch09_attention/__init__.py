@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check
-from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules, where
+from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules, say, tr, where
 from . import programs
 from .cases import (
     ATTENTION_WORDS,
@@ -116,7 +116,10 @@ def _kept_dtype(*keys: str) -> Any:
             for i, a in enumerate(found if isinstance(found, list) else [found]):
                 if isinstance(a, np.ndarray) and a.dtype != np.float32:
                     where = f"{key}[{i}]" if isinstance(found, list) else key
-                    return f"{where} has dtype {a.dtype} for float32 inputs: {FLOAT32_WORDS}"
+                    return tr(
+                        f"{where} has dtype {a.dtype} for float32 inputs: {say(FLOAT32_WORDS)}",
+                        f"输入为 float32 时 {where} 的数据类型却是 {a.dtype}：{say(FLOAT32_WORDS)}",
+                    )
         return None
 
     return verdict
@@ -124,13 +127,24 @@ def _kept_dtype(*keys: str) -> Any:
 
 def _backward_failed() -> Any:
     return rules(
-        (lambda case, got: got.get("backward_error"), "the backward failed: {got[backward_error]}")
+        (
+            lambda case, got: got.get("backward_error"),
+            {
+                "en": "the backward failed: {got[backward_error]}",
+                "zh": "反向传播失败：{got[backward_error]}",
+            },
+        )
     )
 
 
-def _returned(what: str) -> Any:
+def _returned(what: Any) -> Any:
+    """``what`` (a Text: what the function returns), received what the record says."""
     return rules(
-        (lambda case, got: got.get("returned"), f"{what}, received {{got[returned]}}"),
+        (
+            lambda case, got: got.get("returned"),
+            {"en": "{what}, received {got[returned]}", "zh": "{what}，实际收到 {got[returned]}"},
+        ),
+        facts=lambda case, got: {"what": say(what)},
     )
 
 
@@ -148,14 +162,20 @@ softmax_verdict = first(
     ),
     _backward_failed(),
     Fields(
-        [Field("grad", "x.grad (∂L/∂x for upstream g)", tolerance=_tolerance(GRADS))],
+        [
+            Field(
+                "grad",
+                {"en": "x.grad (∂L/∂x for upstream g)", "zh": "x.grad（上游梯度为 g 时的 ∂L/∂x）"},
+                tolerance=_tolerance(GRADS),
+            )
+        ],
         [
             Mistake("grad", lambda case: case.expected.grad_nan, SOFTMAX_WORDS["grad nan"]),
             *(
                 Mistake("grad", lambda case, n=n: case.expected.grad_wrong[n], SOFTMAX_WORDS[n])
                 for n in (
                     "grad diagonal",
-                    "grad jacobian diagonal",
+                    "grad jacobian diagonal",  # en-only: a slip's key
                     "grad axis 0",
                     "grad all",
                     "grad sign",
@@ -170,12 +190,32 @@ softmax_verdict = first(
             rules(
                 (
                     lambda case, got: got.get("second_error"),
-                    "the gradient's gradient failed: {got[second_error]} (the backward's "
-                    "result must be recorded under create_graph: Tensor operations, not bare "
-                    "arrays)",
+                    {
+                        "en": (
+                            "the gradient's gradient failed: {got[second_error]} (the backward's "
+                            "result must be recorded under create_graph: Tensor operations, not "
+                            "bare arrays)"
+                        ),
+                        "zh": (
+                            "梯度的梯度计算失败：{got[second_error]}（在 create_graph 下，反向函数"
+                            "的结果必须被记录进计算图：要用 Tensor 运算，而不是裸数组）"
+                        ),
+                    },
                 )
             ),
-            Fields([Field("grad_grad", "∂⟨∂L/∂x, w⟩/∂x (the gradient's gradient)", 1e-6, 1e-8)]),
+            Fields(
+                [
+                    Field(
+                        "grad_grad",
+                        {
+                            "en": "∂⟨∂L/∂x, w⟩/∂x (the gradient's gradient)",
+                            "zh": "∂⟨∂L/∂x, w⟩/∂x（梯度的梯度）",
+                        },
+                        1e-6,
+                        1e-8,
+                    )
+                ]
+            ),
         ),
     ),
 )
@@ -188,16 +228,21 @@ def _mask_names(case: Case) -> list[str]:
     return ["causal_mask({}, {}, diagonal={})".format(*r) for r in case.inputs["rows"]]
 
 
-def _on_device(what: str) -> Any:
-    """Every mask on the device the case asks for (where it asks)."""
+def _on_device(what: Any) -> Any:
+    """Every mask on the device the case asks for (where it asks); ``what`` (a Text) names
+    the call."""
     return rules(
         (
             lambda case, got: (
                 case.expected.device
                 and next((d for d in got.get("devices") or [] if d != case.expected.device), None)
             ),
-            f"{what} returned a mask on {{0}}, expected one on {{want.device}}: {DEVICE_WORDS}",
-        )
+            {
+                "en": "{what} returned a mask on {0}, expected one on {want.device}: {words}",
+                "zh": "{what} 返回的掩码在 {0} 上，期望在 {want.device} 上：{words}",
+            },
+        ),
+        facts=lambda case, got: {"what": say(what), "words": say(DEVICE_WORDS)},
     )
 
 
@@ -206,7 +251,13 @@ mask_verdict = first(
     rules(
         (
             lambda case, got: next((d for d in got.get("dtypes", []) if d != "bool"), None),
-            "causal_mask returned dtype {0}: a mask that says where a query may look is bool",
+            {
+                "en": (
+                    "causal_mask returned dtype {0}: a mask that says where a query may look is "
+                    "bool"
+                ),
+                "zh": "causal_mask 返回的数据类型是 {0}：表示查询可以看哪里的掩码应是 bool 类型",
+            },
         ),
         keys=["dtypes", "masks"],
     ),
@@ -227,17 +278,29 @@ def _attention_mistakes(field: str, index: int) -> list[Mistake]:
     return [Mistake(field, wrong(name), words) for name, words in ATTENTION_WORDS.items()]
 
 
+RETURNS_PAIR = {
+    "en": "attention returns the pair (out, weights)",
+    "zh": "attention 应返回二元组 (out, weights)",
+}
+
 attention_verdict = first(
-    _returned("attention returns the pair (out, weights)"),
+    _returned(RETURNS_PAIR),
     _kept_dtype("out", "weights", "grads"),
     Fields(
         [
             Field(
                 "weights",
-                "the weights (softmax of the masked, scaled scores)",
+                {
+                    "en": "the weights (softmax of the masked, scaled scores)",
+                    "zh": "权重（对施加掩码并缩放后的分数做 softmax）",
+                },
                 tolerance=_tolerance(VALUES),
             ),
-            Field("out", "out (the weights times v)", tolerance=_tolerance(VALUES)),
+            Field(
+                "out",
+                {"en": "out (the weights times v)", "zh": "out（权重乘以 v）"},
+                tolerance=_tolerance(VALUES),
+            ),
         ],
         [*_attention_mistakes("weights", 1), *_attention_mistakes("out", 0)],
     ),
@@ -263,28 +326,41 @@ def _half_dropout(case: Case, got: Any) -> str | None:
     w, p = case.expected.weights, case.expected.p
     out = got.get("out")
     if not isinstance(out, np.ndarray) or out.shape != case.expected.shape:
-        return (
+        return tr(
             f"out: expected shape {case.expected.shape}, received "
-            f"{getattr(out, 'shape', type(out).__name__)}"
+            f"{getattr(out, 'shape', type(out).__name__)}",
+            f"out：期望形状 {case.expected.shape}，实际收到 "
+            f"{getattr(out, 'shape', type(out).__name__)}",
         )
     head, last = out[..., :-1], out[..., -1]
     close = lambda a, b: np.isclose(a, b, rtol=VALUES[0], atol=VALUES[1])
     if np.allclose(head, w, rtol=VALUES[0], atol=VALUES[1]):
-        return f"out[…, :S] equals the weights, none dropped: {DROPOUT_WORDS['ignored']}"
+        return tr(
+            f"out[…, :S] equals the weights, none dropped: {say(DROPOUT_WORDS['ignored'])}",
+            f"out[…, :S] 等于权重，一个也没有丢弃：{say(DROPOUT_WORDS['ignored'])}",
+        )
     summed = close(last, head.sum(axis=-1))
     scaled = 1 / (1 - p)
     if not summed.all() and (close(last, 0) | close(last, scaled)).all():
-        return f"out[…, S] is not the sum of out[…, :S]: {DROPOUT_WORDS['output']}"
+        return tr(
+            f"out[…, S] is not the sum of out[…, :S]: {say(DROPOUT_WORDS['output'])}",
+            f"out[…, S] 不是 out[…, :S] 之和：{say(DROPOUT_WORDS['output'])}",
+        )
     if not (close(head, 0) | close(head, w * scaled)).all():
-        return (
+        return tr(
             "out[…, :S] (v = [I | 1]: the dropped weights) holds values that are neither 0 "
             f"nor w/(1 − p) = {scaled:g}·w: out = dropout(weights, p) @ v, each weight kept "
-            "and scaled by 1/(1 − p), or dropped"
+            "and scaled by 1/(1 − p), or dropped",
+            "out[…, :S]（v = [I | 1]：即 dropout 后的权重）中有既不是 0 也不是 "
+            f"w/(1 − p) = {scaled:g}·w 的值：out = dropout(weights, p) @ v，每个权重要么保留"
+            "并乘以 1/(1 − p)，要么被丢弃",
         )
     if not summed.all():
-        return (
+        return tr(
             "out[…, S] (v's column of ones) is not the sum of out[…, :S]: out = dropout(weights) "
-            "@ v, the same dropped weights for every column of v"
+            "@ v, the same dropped weights for every column of v",
+            "out[…, S]（v 中全为 1 的那一列）不是 out[…, :S] 之和：out = dropout(weights) @ v，"
+            "v 的每一列都用同一组 dropout 后的权重",
         )
     return None
 
@@ -295,13 +371,27 @@ def _weights_dropped(case: Case, got: Any) -> str | None:
     if not isinstance(found, np.ndarray) or found.shape != w.shape or np.allclose(found, w):
         return None
     dropped = np.isclose(found, 0) | np.isclose(found, w / (1 - p))
-    return f"the weights differ: {ATTENTION_WORDS['dropped weights']}" if dropped.all() else None
+    if not dropped.all():
+        return None
+    return tr(
+        f"the weights differ: {say(ATTENTION_WORDS['dropped weights'])}",
+        f"权重不一致：{say(ATTENTION_WORDS['dropped weights'])}",
+    )
 
 
 half_dropout_verdict = first(
-    _returned("attention returns the pair (out, weights)"),
+    _returned(RETURNS_PAIR),
     _weights_dropped,
-    Fields([Field("weights", "the weights (before dropout)", *VALUES)], then=_half_dropout),
+    Fields(
+        [
+            Field(
+                "weights",
+                {"en": "the weights (before dropout)", "zh": "权重（dropout 之前）"},
+                *VALUES,
+            )
+        ],
+        then=_half_dropout,
+    ),
 )
 
 sdpa_verdict = Fields(
@@ -321,15 +411,21 @@ def _split_shape(case: Case, got: Any) -> str | None:
     *lead, h, t, d = want
     words = ""
     if len(shape) == len(want) and shape[-3] == h and shape[-2] != t and shape[-1] != d:
-        words = (
+        words = tr(
             " (the heads were cut out of the positions T: each position's features E are cut "
-            "into h slices of E/h, and every head sees every position)"
+            "into h slices of E/h, and every head sees every position)",
+            "（头是从位置 T 中切出来的：应把每个位置的 E 个特征切成 h 段、每段 E/h 个，"
+            "每个头都能看到每个位置）",
         )
     elif shape == (*lead, t, h, d):
-        words = (
-            " (the head axis was not moved in front of the positions: (…, T, h, d) → (…, h, T, d))"
+        words = tr(
+            " (the head axis was not moved in front of the positions: (…, T, h, d) → (…, h, T, d))",
+            "（没有把头轴移到位置之前：(…, T, h, d) → (…, h, T, d)）",
         )
-    return f"split_heads returned shape {shape}, expected (…, h, T, E/h) = {want}{words}"
+    return tr(
+        f"split_heads returned shape {shape}, expected (…, h, T, E/h) = {want}{words}",
+        f"split_heads 返回的形状为 {shape}，期望 (…, h, T, E/h) = {want}{words}",
+    )
 
 
 heads_verdict = first(
@@ -337,14 +433,30 @@ heads_verdict = first(
     Fields(
         [
             Field("split", lambda c: f"split_heads(x, {c.inputs['h']})", 0, 0),
-            Field("merged", "merge_heads(y) for y of shape (…, h, T, d)", 0, 0),
-            Field("back", "merge_heads(split_heads(x, h)) (the round trip gives x back)", 0, 0),
+            Field(
+                "merged",
+                {
+                    "en": "merge_heads(y) for y of shape (…, h, T, d)",
+                    "zh": "merge_heads(y)，y 的形状为 (…, h, T, d)",
+                },
+                0,
+                0,
+            ),
+            Field(
+                "back",
+                {
+                    "en": "merge_heads(split_heads(x, h)) (the round trip gives x back)",
+                    "zh": "merge_heads(split_heads(x, h))（往返一次应得回 x）",
+                },
+                0,
+                0,
+            ),
         ],
         [
             Mistake(
                 "split",
                 lambda c: c.expected.split_wrong["no transpose"],
-                HEADS_WORDS["split no transpose"],
+                HEADS_WORDS["split no transpose"],  # en-only: a slip's key
             ),
             Mistake(
                 "split",
@@ -354,7 +466,7 @@ heads_verdict = first(
             Mistake(
                 "merged",
                 lambda c: c.expected.merge_wrong["no transpose"],
-                HEADS_WORDS["merge no transpose"],
+                HEADS_WORDS["merge no transpose"],  # en-only: a slip's key
             ),
             Mistake(
                 "merged",
@@ -364,25 +476,47 @@ heads_verdict = first(
             Mistake(
                 "merged",
                 lambda c: c.expected.merge_wrong["last two"],
-                HEADS_WORDS["merge last two"],
+                HEADS_WORDS["merge last two"],  # en-only: a slip's key
             ),
         ],
     ),
     _backward_failed(),
-    Fields([Field("grad", "x.grad through split_heads (∂⟨split_heads(x), g⟩/∂x)", *GRADS)]),
+    Fields(
+        [
+            Field(
+                "grad",
+                {
+                    "en": "x.grad through split_heads (∂⟨split_heads(x), g⟩/∂x)",
+                    "zh": "经过 split_heads 的 x.grad（∂⟨split_heads(x), g⟩/∂x）",
+                },
+                *GRADS,
+            )
+        ]
+    ),
 )
 
 mha_verdict = first(
     Fields(
         [
-            Field("out", "MultiheadAttention's output", *VALUES),
-            Field("weights", "MultiheadAttention's attention weights", *VALUES),
+            Field(
+                "out",
+                {"en": "MultiheadAttention's output", "zh": "MultiheadAttention 的输出"},
+                *VALUES,
+            ),
+            Field(
+                "weights",
+                {
+                    "en": "MultiheadAttention's attention weights",
+                    "zh": "MultiheadAttention 的注意力权重",
+                },
+                *VALUES,
+            ),
         ],
         [
             Mistake(
                 "out",
-                lambda c: c.expected.wrong["split no transpose"],
-                HEADS_WORDS["split no transpose"],
+                lambda c: c.expected.wrong["split no transpose"],  # en-only: a slip's key
+                HEADS_WORDS["split no transpose"],  # en-only: a slip's key
             )
         ],
     ),
@@ -402,9 +536,11 @@ mha_verdict = first(
 
 # -- 9.4 the block -----------------------------------------------------------------------------
 
+LAYER_OUTPUT = {"en": "the layer's output", "zh": "该层的输出"}
+
 block_verdict = first(
     Fields(
-        [Field("out", "the layer's output", *VALUES)],
+        [Field("out", LAYER_OUTPUT, *VALUES)],
         [
             *(
                 Mistake("out", lambda c, s=s: c.expected.wrong[s], BLOCK_WORDS[s])
@@ -416,7 +552,18 @@ block_verdict = first(
     _backward_failed(),
     where(
         lambda case: case.expected.grad is not None,
-        Fields([Field("grad", "src.grad (∂L/∂x through the layer)", *GRADS)]),
+        Fields(
+            [
+                Field(
+                    "grad",
+                    {
+                        "en": "src.grad (∂L/∂x through the layer)",
+                        "zh": "src.grad（经过该层的 ∂L/∂x）",
+                    },
+                    *GRADS,
+                )
+            ]
+        ),
     ),
 )
 
@@ -425,15 +572,31 @@ block_cache_verdict = first(
     rules(
         (
             lambda case, got: not got.get("updates"),
-            "the key/value cache was not passed on to the attention (kv_cache=kv_cache): with "
-            "a cache the block would see only the new positions, never the kept ones",
+            {
+                "en": (
+                    "the key/value cache was not passed on to the attention (kv_cache=kv_cache): "
+                    "with a cache the block would see only the new positions, never the kept ones"
+                ),
+                "zh": (
+                    "键/值缓存没有传给注意力（kv_cache=kv_cache）：有缓存时，这个块就只能看到"
+                    "新的位置，永远看不到已保存的位置"
+                ),
+            },
         ),
         keys=["out", "updates"],
     ),
     Fields(
         [
-            Field("updates", "the shapes of the keys and values the cache received", 0, 0),
-            Field("out", "the layer's output", *VALUES),
+            Field(
+                "updates",
+                {
+                    "en": "the shapes of the keys and values the cache received",
+                    "zh": "缓存收到的键和值的形状",
+                },
+                0,
+                0,
+            ),
+            Field("out", LAYER_OUTPUT, *VALUES),
         ]
     ),
 )
@@ -447,9 +610,11 @@ def _embed_shape(case: Case, got: Any) -> str | None:
     shape, want = getattr(got.get("out"), "shape", None), case.expected.out.shape
     if shape is None or shape == want or len(shape) != 3 or shape[0] != want[1]:
         return None
-    return (
+    return tr(
         f"embed returned shape {shape}, expected (B, T, E) = {want}: the position rows (T, E) "
-        "were laid along the batch axis, (T, 1, E); they broadcast over the batch as (T, E)"
+        "were laid along the batch axis, (T, 1, E); they broadcast over the batch as (T, E)",
+        f"embed 返回的形状为 {shape}，期望 (B, T, E) = {want}：位置行 (T, E) 被沿批量轴排成了 "
+        "(T, 1, E)；它们应以 (T, E) 的形状在批量上广播",
     )
 
 
@@ -476,7 +641,7 @@ embed_verdict = first(
 # -- 9.6 sampling ------------------------------------------------------------------------------
 
 probs_verdict = Fields(
-    [Field("probs", "next_token_probs(logits, temperature, top_k)", *VALUES)],
+    [Field("probs", "next_token_probs(logits, temperature, top_k)", *VALUES)],  # en-only: code
     [Mistake("probs", lambda c, n=n: c.expected.wrong[n], PROBS_WORDS[n]) for n in PROBS_WORDS],
 )
 
@@ -484,12 +649,32 @@ probs_verdict = Fields(
 # -- 9.7 the cache -----------------------------------------------------------------------------
 
 cache_verdict = first(
-    _returned("update returns the pair (keys, values)"),
+    _returned(
+        {"en": "update returns the pair (keys, values)", "zh": "update 应返回二元组 (keys, values)"}
+    ),
     Fields(
         [
-            Field("keys.*", "the keys update call {i} returned", 0, 0),
-            Field("values.*", "the values update call {i} returned", 0, 0),
-            Field("lengths", "len(cache) after each update", 0, 0),
+            Field(
+                "keys.*",
+                {"en": "the keys update call {i} returned", "zh": "第 {i} 次调用 update 返回的键"},
+                0,
+                0,
+            ),
+            Field(
+                "values.*",
+                {
+                    "en": "the values update call {i} returned",
+                    "zh": "第 {i} 次调用 update 返回的值",
+                },
+                0,
+                0,
+            ),
+            Field(
+                "lengths",
+                {"en": "len(cache) after each update", "zh": "每次更新后的 len(cache)"},
+                0,
+                0,
+            ),
         ],
         [
             Mistake("keys.*", lambda c: c.expected.wrong["keys new"], CACHE_WORDS["keys new"]),
@@ -507,7 +692,10 @@ cache_verdict = first(
 
 def _axis_words(case: Case, got: Any) -> str | None:
     """A shape of the concatenation along another axis than the positions, named."""
-    for key, name in (("keys", "keys"), ("values", "values")):
+    for key, name in (
+        ("keys", {"en": "keys", "zh": "键"}),
+        ("values", {"en": "values", "zh": "值"}),
+    ):
         for i, (a, want) in enumerate(zip(got.get(key) or [], getattr(case.expected, key))):
             shape = getattr(a, "shape", None)
             if shape is None or shape == want.shape:
@@ -515,18 +703,32 @@ def _axis_words(case: Case, got: Any) -> str | None:
             parts = case.inputs["ks" if key == "keys" else "vs"][: i + 1]
             for axis in (0, 1, -1):
                 if np.concatenate(parts, axis=axis).shape == shape:
-                    return (
-                        f"the {name} update call {i} returned have shape {shape}, expected "
+                    return tr(
+                        f"the {say(name)} update call {i} returned have shape {shape}, expected "
                         f"{want.shape}: they were concatenated along axis {axis}; the "
-                        "positions are axis −2 of (B, h, S, d)"
+                        "positions are axis −2 of (B, h, S, d)",
+                        f"第 {i} 次调用 update 返回的{say(name)}形状为 {shape}，期望 "
+                        f"{want.shape}：它们是沿轴 {axis} 拼接的；位置是 (B, h, S, d) 的轴 −2",
                     )
     return None
 
 
 cache_mask_verdict = first(
-    _on_device("KVCache.mask for keys on another device than the default"),
+    _on_device(
+        {
+            "en": "KVCache.mask for keys on another device than the default",
+            "zh": "键不在默认设备上时的 KVCache.mask",
+        }
+    ),
     Fields(
-        [Field("masks.*", "the mask after update {i}", 0, 0)],
+        [
+            Field(
+                "masks.*",
+                {"en": "the mask after update {i}", "zh": "第 {i} 次更新后的掩码"},
+                0,
+                0,
+            )
+        ],
         [
             Mistake("masks.*", lambda c: c.expected.top_left, CACHE_WORDS["top-left"]),
             Mistake("masks.*", lambda c: c.expected.everything, CACHE_WORDS["everything"]),
@@ -537,11 +739,27 @@ cache_mask_verdict = first(
 
 gpt_verdict = Fields(
     [
-        Field("full", "the model's logits on the whole sequence, without caches", 1e-8, 1e-9),
-        Field("lengths", "len(caches[0]) after each call", 0, 0),
+        Field(
+            "full",
+            {
+                "en": "the model's logits on the whole sequence, without caches",
+                "zh": "模型在整个序列上（不用缓存）的 logits",
+            },
+            1e-8,
+            1e-9,
+        ),
+        Field(
+            "lengths",
+            {"en": "len(caches[0]) after each call", "zh": "每次调用后的 len(caches[0])"},
+            0,
+            0,
+        ),
         Field(
             "cached",
-            "the logits through the caches (prompt, then one token a call), side by side",
+            {
+                "en": "the logits through the caches (prompt, then one token a call), side by side",
+                "zh": "经由缓存得到的 logits（先是提示，再每次调用一个词元），依次拼接",
+            },
             1e-8,
             1e-9,
         ),
@@ -564,28 +782,48 @@ def _online_shapes(case: Case, got: Any) -> str | None:
     for i, (found, want) in enumerate(zip(got.get("l") or [], case.expected.l)):
         shape = getattr(found, "shape", None)
         if shape is not None and shape != want.shape:
-            return (
+            return tr(
                 f"l after tile {i} has shape {shape}, expected {want.shape}: the tile's sum "
-                "lost its axis (keepdims=True keeps l as (…, Lq, 1)) and broadcast"
+                "lost its axis (keepdims=True keeps l as (…, Lq, 1)) and broadcast",
+                f"处理完块 {i} 后 l 的形状为 {shape}，期望 {want.shape}：块内求和丢掉了那个轴"
+                "（keepdims=True 让 l 保持 (…, Lq, 1)），然后发生了广播",
             )
     return None
 
 
 online_verdict = first(
-    _returned("online_step returns the triple (m, l, acc)"),
+    _returned(
+        {
+            "en": "online_step returns the triple (m, l, acc)",
+            "zh": "online_step 应返回三元组 (m, l, acc)",
+        }
+    ),
     _online_shapes,
     _kept_dtype("m", "l", "acc"),
     Fields(
         [
-            Field("m.*", "m (the running maximum) after tile {i}", tolerance=_tolerance(VALUES)),
+            Field(
+                "m.*",
+                {
+                    "en": "m (the running maximum) after tile {i}",
+                    "zh": "处理完块 {i} 后的 m（累计最大值）",
+                },
+                tolerance=_tolerance(VALUES),
+            ),
             Field(
                 "l.*",
-                "l (the running sum of exponentials) after tile {i}",
+                {
+                    "en": "l (the running sum of exponentials) after tile {i}",
+                    "zh": "处理完块 {i} 后的 l（指数的累计和）",
+                },
                 tolerance=_tolerance(VALUES),
             ),
             Field(
                 "acc.*",
-                "acc (the running weighted values) after tile {i}",
+                {
+                    "en": "acc (the running weighted values) after tile {i}",
+                    "zh": "处理完块 {i} 后的 acc（累计的加权值）",
+                },
                 tolerance=_tolerance(VALUES),
             ),
         ],
@@ -712,15 +950,29 @@ def _embed_rows() -> Rows:
 
 def _probs_cases(rng: np.random.Generator) -> list[Case]:
     return [
-        probs_case([[1.0, 3.0, 3.0, 2.0]], 1.0, 1, "a tie at the top"),
-        probs_case([[0.5, -1.0, 2.0, 0.0]], 0.5, None, "τ < 1 sharpens"),
-        probs_case([[0.5, -1.0, 2.0, 0.0]], 2.0, None, "τ > 1 flattens"),
-        probs_case([[1.0, 3.0, 2.0, 2.0, 0.0]], 1.0, 2, "a tie at the k-th value"),
-        probs_case([[1.0, 4.0, 2.0, 0.5, 3.0]], 0.7, 3, "no ties"),
+        probs_case(
+            [[1.0, 3.0, 3.0, 2.0]], 1.0, 1, {"en": "a tie at the top", "zh": "最大值有并列"}
+        ),
+        probs_case(
+            [[0.5, -1.0, 2.0, 0.0]], 0.5, None, {"en": "τ < 1 sharpens", "zh": "τ < 1 使分布更尖锐"}
+        ),
+        probs_case(
+            [[0.5, -1.0, 2.0, 0.0]], 2.0, None, {"en": "τ > 1 flattens", "zh": "τ > 1 使分布更平坦"}
+        ),
+        probs_case(
+            [[1.0, 3.0, 2.0, 2.0, 0.0]],
+            1.0,
+            2,
+            {"en": "a tie at the k-th value", "zh": "第 k 个值有并列"},
+        ),
+        probs_case([[1.0, 4.0, 2.0, 0.5, 3.0]], 0.7, 3, {"en": "no ties", "zh": "没有并列"}),
         probs_case([[2.0, -1.0, 0.5]], 1.5, 3, "top_k = V"),
         probs_case([[2.0, -1.0, 0.5]], 1.0, 10, "top_k > V"),
         probs_case(
-            [[1.0, 2.0, 2.0, 0.0, 2.0, -1.0], [3.0, 1.0, 0.0, 1.0, 2.0, 1.0]], 0.8, 3, "a batch"
+            [[1.0, 2.0, 2.0, 0.0, 2.0, -1.0], [3.0, 1.0, 0.0, 1.0, 2.0, 1.0]],
+            0.8,
+            3,
+            {"en": "a batch", "zh": "一个批量"},
         ),
         drawn_probs_case(rng, (3, 7), 1.3, 3),
     ]
@@ -777,26 +1029,30 @@ def _tiled_rows() -> Rows:
 CHECKS = [
     Check(
         "9.1",
-        "safe_softmax: values and the gradient",
+        "safe_softmax: values and the gradient",  # en-only: the check's id
         _softmax_rows(),
         programs.safe_softmax,
         softmax_verdict,
         since=SINCE,
+        title={"zh": "safe_softmax：值与梯度"},
     ),
     Check(
         "9.1",
-        "safe_softmax: the gradient's gradient",
+        "safe_softmax: the gradient's gradient",  # en-only: the check's id
         _softmax_second_rows(),
         programs.safe_softmax,
         softmax_verdict,
         since=SINCE,
+        title={"zh": "safe_softmax：梯度的梯度"},
     ),
     Check(
         "9.2",
         "causal_mask",
-        Rows.of(
-            *(causal_mask_case(None, rows) for rows in MASK_ROWS),
-            causal_mask_case(None, MASK_DEVICE_ROWS, device="sim"),
+        Rows(  # built when the cases are made: the labels in the learner's language
+            [
+                *(row(causal_mask_case, rows) for rows in MASK_ROWS),
+                row(causal_mask_case, MASK_DEVICE_ROWS, device="sim"),
+            ]
         ),
         programs.causal_masks,
         mask_verdict,
@@ -804,60 +1060,66 @@ CHECKS = [
     ),
     Check(
         "9.2",
-        "attention: values, weights and gradients",
+        "attention: values, weights and gradients",  # en-only: the check's id
         _attention_rows(),
         programs.attention,
         attention_verdict,
         SOFTMAX,
         since=SINCE,
+        title={"zh": "attention：值、权重与梯度"},
     ),
     Check(
         "9.2",
-        "attention: dropout_p = 0.5 drops the weights",
+        "attention: dropout_p = 0.5 drops the weights",  # en-only: the check's id
         _half_dropout_rows(),
         programs.attention,
         half_dropout_verdict,
         SOFTMAX,
         since=SINCE,
+        title={"zh": "attention：dropout_p = 0.5 丢弃的是权重"},
     ),
     Check(
         "9.2",
-        "scaled_dot_product_attention: is_causal",
+        "scaled_dot_product_attention: is_causal",  # en-only: the check's id
         _sdpa_rows(),
         programs.sdpa,
         sdpa_verdict,
         SOFTMAX,
         since=SINCE,
+        title={"zh": "scaled_dot_product_attention：is_causal"},
     ),
     Check(
         "9.3",
-        "split_heads and merge_heads",
+        "split_heads and merge_heads",  # en-only: the check's id
         _heads_rows(),
         programs.heads,
         heads_verdict,
         since=SINCE,
+        title={"zh": "split_heads 与 merge_heads"},
     ),
     Check(
         "9.3",
-        "MultiheadAttention: PyTorch's layout",
+        "MultiheadAttention: PyTorch's layout",  # en-only: the check's id
         _mha_rows(),
         programs.mha,
         mha_verdict,
         ATTENTION,
         since=SINCE,
+        title={"zh": "MultiheadAttention：PyTorch 的参数布局"},
     ),
     Check(
         "9.4",
-        "TransformerEncoderLayer: pre-norm and post-norm",
+        "TransformerEncoderLayer: pre-norm and post-norm",  # en-only: the check's id
         _block_rows(),
         programs.block,
         block_verdict,
         HEADS,
         since=SINCE,
+        title={"zh": "TransformerEncoderLayer：前置归一化与后置归一化"},
     ),
     Check(
         "9.4",
-        "TransformerEncoderLayer: the key/value cache passed on",
+        "TransformerEncoderLayer: the key/value cache passed on",  # en-only: the check's id
         Rows(
             [
                 row(block_cache_case, 1, 3, 4, 2, 5, norm_first=True),
@@ -868,15 +1130,17 @@ CHECKS = [
         block_cache_verdict,
         HEADS,
         since=SINCE,
+        title={"zh": "TransformerEncoderLayer：把键/值缓存传下去"},
     ),
     Check("9.5", "GPT.embed", _embed_rows(), programs.embed, embed_verdict, since=SINCE),
     Check(
         "9.6",
-        "next_token_probs: temperature and top-k",
+        "next_token_probs: temperature and top-k",  # en-only: the check's id
         _probs_cases,
         programs.probs,
         probs_verdict,
         since=SINCE,
+        title={"zh": "next_token_probs：温度与 top-k"},
     ),
     Check(
         "9.7",
@@ -888,34 +1152,39 @@ CHECKS = [
     ),
     Check(
         "9.7",
-        "KVCache.mask: aligned at the bottom right",
-        Rows.of(
-            cache_mask_case([3, 1, 1]),
-            cache_mask_case([2, 3]),
-            cache_mask_case([2, 1], device="sim"),
+        "KVCache.mask: aligned at the bottom right",  # en-only: the check's id
+        Rows(  # built when the cases are made: the labels in the learner's language
+            [
+                lambda rng: cache_mask_case([3, 1, 1]),
+                lambda rng: cache_mask_case([2, 3]),
+                lambda rng: cache_mask_case([2, 1], device="sim"),
+            ]
         ),
         programs.cache_masks,
         cache_mask_verdict,
         ("9.2",),
         since=SINCE,
+        title={"zh": "KVCache.mask：对齐在右下角"},
     ),
     Check(
         "9.7",
-        "GPT with the caches: the logits of the full recompute",
+        "GPT with the caches: the logits of the full recompute",  # en-only: the check's id
         _gpt_rows(),
         programs.gpt_cache,
         gpt_verdict,
         MODEL,
         since=SINCE,
+        title={"zh": "带缓存的 GPT：与完整重算的 logits 一致"},
     ),
     Check("9.8", "online_step", _online_rows(), programs.online, online_verdict, since=SINCE),
     Check("9.8", "finish", _finish_rows(), programs.finish, finish_verdict, since=SINCE),
     Check(
         "9.8",
-        "tiled_attention: the plain attention, to 1e-12",
+        "tiled_attention: the plain attention, to 1e-12",  # en-only: the check's id
         _tiled_rows(),
         programs.tiled,
         tiled_verdict,
         since=SINCE,
+        title={"zh": "tiled_attention：与普通注意力一致，误差 1e-12 以内"},
     ),
 ]

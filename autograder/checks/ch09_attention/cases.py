@@ -1967,8 +1967,11 @@ def tiled_case(
     mask = mask_ref(L, S) if causal else None
     out = attention_ref(q, k, v, mask, "bool" if causal else "none")[0]
     return Case(
-        f"tiled_attention(q, k, v, is_causal={causal}, tile_size={tile}): q {q.shape}, "
-        f"k {k.shape}, v {v.shape}",
+        f"tiled_attention(q, k, v, is_causal={causal}, tile_size={tile})"
+        + tr(
+            f": q {q.shape}, k {k.shape}, v {v.shape}",
+            f"：q {q.shape}，k {k.shape}，v {v.shape}",
+        ),
         {"q": q, "k": k, "v": v, "causal": causal, "tile": tile},
         {"out": out},
     )

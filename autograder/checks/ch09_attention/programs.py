@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import array, attempt, fill
+from ...harness.kit import array, attempt, fill, tr
 
 
 def module(sp, name: str) -> Any:
@@ -75,9 +75,10 @@ def _grads(sp, out: Any, leaves: list, g: Any, create_graph: bool = False) -> di
 class _Words:
     """Adds ``words`` to the message of an exception of type ``kind`` raised inside the
     block when ``holds(message)``, and lets it go on up (its "raised at" line stays): the
-    only words a program writes."""
+    only words a program writes. ``words`` is {"en": …, "zh": …}, said in the learner's
+    language when the exception passes."""
 
-    def __init__(self, kind: type, holds: Any, words: str) -> None:
+    def __init__(self, kind: type, holds: Any, words: dict) -> None:
         self.kind, self.holds, self.words = kind, holds, words
 
     def __enter__(self) -> None:
@@ -88,35 +89,66 @@ class _Words:
             return False
         if issubclass(kind, self.kind) and error.args:
             if self.holds(str(error.args[0])):
-                error.args = (f"{error.args[0]}{self.words}", *error.args[1:])
+                words = tr(self.words["en"], self.words["zh"])
+                error.args = (f"{error.args[0]}{words}", *error.args[1:])
         return False
 
 
-KEEPDIMS = (
-    " — a reduction along the row lost its axis: keepdims=True keeps the row's maximum or "
-    "sum as (…, 1), so that it broadcasts against the row"
-)
-TRANSPOSED = (
-    " — .T reverses every axis of a batched key: the scores need kᵀ of the last two axes "
-    "only (transpose(-2, -1))"
-)
-LEAD = (
-    " — split_heads and merge_heads take any number of leading axes before (T, E) and "
-    "(h, T, d), also none"
-)
-FLOAT64 = (
-    " — computed in float64: the result must keep the input's dtype (float32); something "
-    "inside made a float64 array from float32 inputs (a NumPy array or constant of the default "
-    "dtype), and the next operation met the two"
-)
-FLOAT_MASK = (
-    " — a float mask is added to the scores (scores + mask); only a bool mask is inverted and "
-    "filled with −∞ (masked_fill), so look at mask.dtype first"
-)
-WHOLE = (
-    " — top_k ≥ V keeps every token: topk of more values than the row holds raises, so "
-    "the cut is skipped then"
-)
+KEEPDIMS = {
+    "en": (
+        " — a reduction along the row lost its axis: keepdims=True keeps the row's maximum or "
+        "sum as (…, 1), so that it broadcasts against the row"
+    ),
+    "zh": (
+        " —— 沿行的归约丢掉了那个轴：keepdims=True 让该行的最大值或和保持为 (…, 1)，"
+        "这样它才能与该行广播"
+    ),
+}
+TRANSPOSED = {
+    "en": (
+        " — .T reverses every axis of a batched key: the scores need kᵀ of the last two axes "
+        "only (transpose(-2, -1))"
+    ),
+    "zh": (" —— 对带批量维的键，.T 会反转所有轴：分数只需要最后两个轴的 kᵀ（transpose(-2, -1)）"),
+}
+LEAD = {
+    "en": (
+        " — split_heads and merge_heads take any number of leading axes before (T, E) and "
+        "(h, T, d), also none"
+    ),
+    "zh": (
+        " —— split_heads 和 merge_heads 要接受 (T, E) 和 (h, T, d) 之前任意多个前导轴，"
+        "也包括没有前导轴"
+    ),
+}
+FLOAT64 = {
+    "en": (
+        " — computed in float64: the result must keep the input's dtype (float32); something "
+        "inside made a float64 array from float32 inputs (a NumPy array or constant of the "
+        "default dtype), and the next operation met the two"
+    ),
+    "zh": (
+        " —— 按 float64 计算了：结果必须保持输入的数据类型（float32）；内部某处由 float32 输入"
+        "产生了 float64 数组（默认数据类型的 NumPy 数组或常量），下一个运算就同时遇到了这两种类型"
+    ),
+}
+FLOAT_MASK = {
+    "en": (
+        " — a float mask is added to the scores (scores + mask); only a bool mask is inverted "
+        "and filled with −∞ (masked_fill), so look at mask.dtype first"
+    ),
+    "zh": (
+        " —— 浮点掩码是加到分数上的（scores + mask）；只有布尔掩码才取反并用 −∞ 填充"
+        "（masked_fill），所以先看 mask.dtype"
+    ),
+}
+WHOLE = {
+    "en": (
+        " — top_k ≥ V keeps every token: topk of more values than the row holds raises, so "
+        "the cut is skipped then"
+    ),
+    "zh": (" —— top_k ≥ V 时保留所有词元：对一行取多于其长度的 topk 会报错，所以这时要跳过截断"),
+}
 
 
 def safe_softmax(sp, x: Any, g: Any, w: Any = None) -> dict:
@@ -200,7 +232,7 @@ def heads(sp, x: Any, h: int, y: Any, g: Any) -> dict:
     """split_heads(x, h), merge_heads(y), merge_heads(split_heads(x)) and split's gradient."""
     mod = module(sp, "heads")
     a = tensor(sp, x, requires_grad=True)
-    with _Words(ValueError, lambda m: "values to unpack" in m, LEAD):
+    with _Words(ValueError, lambda m: "values to unpack" in m, LEAD):  # en-only: Python's words
         split = mod.split_heads(a, h)
         seen: dict[str, Any] = {"split": array(split, keep=True)}
         seen["merged"] = array(mod.merge_heads(tensor(sp, y)), keep=True)

@@ -70,7 +70,11 @@ def _masks(rng: np.random.Generator) -> list[Case]:
     ]
     return [
         causal_mask_case(rng, [(1, 4, 0), (1, 4, 3), (6, 3, 1), (3, 7, -2)]),
-        causal_mask_case(rng, drawn, "five drawn (L, S, diagonal)"),
+        causal_mask_case(
+            rng,
+            drawn,
+            {"en": "five drawn (L, S, diagonal)", "zh": "随机抽取的五组 (L, S, diagonal)"},
+        ),
         causal_mask_case(rng, [(2, 5, 1), (5, 3, -1)], device="sim"),
     ]
 
@@ -133,8 +137,15 @@ EMBED = Rows(
 
 def _probs(rng: np.random.Generator) -> list[Case]:
     return [
-        probs_case([[2.0, 2.0, 2.0, 2.0]], 1.0, 2, "every logit tied"),
-        probs_case([[0.0, 1.0, 5.0], [4.0, 4.0, -1.0], [1.0, 0.0, 1.0]], 1.0, 1, "k = 1, rows"),
+        probs_case(
+            [[2.0, 2.0, 2.0, 2.0]], 1.0, 2, {"en": "every logit tied", "zh": "所有 logit 都相等"}
+        ),
+        probs_case(
+            [[0.0, 1.0, 5.0], [4.0, 4.0, -1.0], [1.0, 0.0, 1.0]],
+            1.0,
+            1,
+            {"en": "k = 1, rows", "zh": "k = 1，多行"},
+        ),
         drawn_probs_case(rng, (2, 9), 0.6, 4),
         drawn_probs_case(rng, (4, 5), 2.5, None, ties=False),
     ]
@@ -147,7 +158,9 @@ def _cache_masks(rng: np.random.Generator) -> list[Case]:
     drawn = [int(n) for n in rng.integers(1, 4, 4)]
     return [
         cache_mask_case([1, 1, 1, 1]),
-        cache_mask_case(drawn, "four drawn numbers of positions"),
+        cache_mask_case(
+            drawn, {"en": "four drawn numbers of positions", "zh": "四个随机抽取的位置数"}
+        ),
         cache_mask_case([1, 2, 1], device="sim"),
     ]
 
@@ -183,47 +196,97 @@ TILED = Rows(
 CHECKS = hidden_checks(
     PUBLIC,
     [
-        Hidden("safe_softmax: values and the gradient", SOFTMAX, "safe_softmax (held out)"),
         Hidden(
-            "safe_softmax: the gradient's gradient",
+            "safe_softmax: values and the gradient",  # en-only: an id
+            SOFTMAX,
+            "safe_softmax (held out)",
+            title={"zh": "safe_softmax（隐藏）"},
+        ),
+        Hidden(
+            "safe_softmax: the gradient's gradient",  # en-only: an id
             SOFTMAX_SECOND,
             "safe_softmax's gradient's gradient (held out)",
+            title={"zh": "safe_softmax 的梯度的梯度（隐藏）"},
         ),
-        Hidden("causal_mask", _masks, "causal_mask (held out)"),
-        Hidden("attention: values, weights and gradients", ATTENTION, "attention (held out)"),
         Hidden(
-            "attention: dropout_p = 0.5 drops the weights",
+            "causal_mask", _masks, "causal_mask (held out)", title={"zh": "causal_mask（隐藏）"}
+        ),
+        Hidden(
+            "attention: values, weights and gradients",  # en-only: an id
+            ATTENTION,
+            "attention (held out)",
+            title={"zh": "attention（隐藏）"},
+        ),
+        Hidden(
+            "attention: dropout_p = 0.5 drops the weights",  # en-only: an id
             HALF_DROPOUT,
-            "attention's dropout at one half (held out)",
+            "attention's dropout at one half (held out)",  # en-only: its id
+            title={"zh": "attention 的 dropout，p = 0.5（隐藏）"},
         ),
-        Hidden("scaled_dot_product_attention: is_causal", SDPA, "is_causal (held out)"),
-        Hidden("split_heads and merge_heads", HEADS, "split and merge heads (held out)"),
-        Hidden("MultiheadAttention: PyTorch's layout", MHA, "MultiheadAttention (held out)"),
         Hidden(
-            "TransformerEncoderLayer: pre-norm and post-norm",
+            "scaled_dot_product_attention: is_causal",
+            SDPA,
+            "is_causal (held out)",
+            title={"zh": "is_causal（隐藏）"},
+        ),
+        Hidden(
+            "split_heads and merge_heads",  # en-only: an id
+            HEADS,
+            "split and merge heads (held out)",  # en-only: its id
+            title={"zh": "拆分与合并头（隐藏）"},
+        ),
+        Hidden(
+            "MultiheadAttention: PyTorch's layout",
+            MHA,
+            "MultiheadAttention (held out)",
+            title={"zh": "MultiheadAttention（隐藏）"},
+        ),
+        Hidden(
+            "TransformerEncoderLayer: pre-norm and post-norm",  # en-only: an id
             BLOCKS,
             "TransformerEncoderLayer (held out)",
+            title={"zh": "TransformerEncoderLayer（隐藏）"},
         ),
         Hidden(
-            "TransformerEncoderLayer: the key/value cache passed on",
+            "TransformerEncoderLayer: the key/value cache passed on",  # en-only: an id
             BLOCK_CACHE,
             "TransformerEncoderLayer with a cache (held out)",
+            title={"zh": "带缓存的 TransformerEncoderLayer（隐藏）"},
         ),
-        Hidden("GPT.embed", EMBED, "GPT.embed (held out)"),
-        Hidden("next_token_probs: temperature and top-k", _probs, "next_token_probs (held out)"),
-        Hidden("KVCache.update", CACHE, "KVCache.update (held out)"),
+        Hidden("GPT.embed", EMBED, "GPT.embed (held out)", title={"zh": "GPT.embed（隐藏）"}),
         Hidden(
-            "KVCache.mask: aligned at the bottom right", _cache_masks, "KVCache.mask (held out)"
+            "next_token_probs: temperature and top-k",  # en-only: an id
+            _probs,
+            "next_token_probs (held out)",
+            title={"zh": "next_token_probs（隐藏）"},
         ),
         Hidden(
-            "GPT with the caches: the logits of the full recompute",
+            "KVCache.update",
+            CACHE,
+            "KVCache.update (held out)",
+            title={"zh": "KVCache.update（隐藏）"},
+        ),
+        Hidden(
+            "KVCache.mask: aligned at the bottom right",  # en-only: an id
+            _cache_masks,
+            "KVCache.mask (held out)",
+            title={"zh": "KVCache.mask（隐藏）"},
+        ),
+        Hidden(
+            "GPT with the caches: the logits of the full recompute",  # en-only: an id
             GPT,
-            "GPT with the caches (held out)",
+            "GPT with the caches (held out)",  # en-only: its id
+            title={"zh": "带缓存的 GPT（隐藏）"},
         ),
-        Hidden("online_step", ONLINE, "online_step (held out)"),
-        Hidden("finish", FINISH, "finish (held out)"),
         Hidden(
-            "tiled_attention: the plain attention, to 1e-12", TILED, "tiled_attention (held out)"
+            "online_step", ONLINE, "online_step (held out)", title={"zh": "online_step（隐藏）"}
+        ),
+        Hidden("finish", FINISH, "finish (held out)", title={"zh": "finish（隐藏）"}),
+        Hidden(
+            "tiled_attention: the plain attention, to 1e-12",  # en-only: an id
+            TILED,
+            "tiled_attention (held out)",
+            title={"zh": "tiled_attention（隐藏）"},
         ),
     ],
 )
