@@ -19,6 +19,7 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import vjp
+from ...harness.language import Text, say, tr
 
 # -- graphs -------------------------------------------------------------------------------
 
@@ -470,13 +471,16 @@ class CountsExpected:
     counts: list[int | None]
 
 
-def count_case(label: str, graph: Graph, shown: bool = True) -> Case:
+def count_case(label: Text, graph: Graph, shown: bool = True) -> Case:
     """count_dependencies from the graph's roots; ``shown=False`` leaves the graph out of
     the label (a drawn graph: a label never changes with the seed)."""
     counts = expected_counts(graph)
     inputs = graph.wire()
     roots = ", ".join(f"vertex({r})" for r in graph.roots) if shown else "roots"
-    text = f"{label}: count_dependencies([{roots}])" + (f" for {graph.text()}" if shown else "")
+    text = tr(
+        f"{say(label)}: count_dependencies([{roots}])",
+        f"{say(label)}：count_dependencies([{roots}])",
+    ) + (tr(f" for {graph.text()}", f"，图为 {graph.text()}") if shown else "")
     return Case(text, inputs, CountsExpected(graph, [counts.get(v) for v in graph.vertices]))
 
 
@@ -490,17 +494,21 @@ class ChainExpected:
 
 
 def chain_count_case(n: int, short: int = 300) -> Case:
-    label = (
+    label = tr(
         f"count_dependencies on a chain of {n:,} nodes (x → … → out), and its call depth on "
-        f"a chain of {short}"
+        f"a chain of {short}",
+        f"在 {n:,} 个节点的链（x → … → out）上运行 count_dependencies，并检查它在 {short} "
+        "个节点的链上的调用深度",
     )
     return Case(label, {"n": n, "short": short}, ChainExpected(n, sorted([[0, 1], [1, n]])))
 
 
 def chain_backward_case(n: int, short: int = 300) -> Case:
-    label = (
+    label = tr(
         f"backward_pass from the end of a chain of {n:,} nodes (each hands its gradient on), "
-        f"and its call depth on a chain of {short}"
+        f"and its call depth on a chain of {short}",
+        f"从 {n:,} 个节点的链（每个节点把梯度传下去）的末端运行 backward_pass，并检查它在 "
+        f"{short} 个节点的链上的调用深度",
     )
     return Case(label, {"n": n, "short": short}, ChainExpected(n, [[1, n + 1]], 1.0))
 
@@ -525,7 +533,7 @@ class EngineExpected:
 
 
 def engine_case(
-    label: str,
+    label: Text,
     graph: Graph,
     rng: np.random.Generator,
     *,
@@ -565,31 +573,43 @@ def engine_case(
     )
     extra = ""
     if hooks and not shown:
-        extra += f"; {len(hooks)} hooks on drawn tensors"
+        extra += tr(
+            f"; {len(hooks)} hooks on drawn tensors", f"；随机选取的张量上有 {len(hooks)} 个钩子"
+        )
     elif hooks:
-        extra += "; hooks: " + ", ".join(
-            f"{n}.register_hook({'lambda g: g * 2' if k == 'double' else 'a hook returning None'})"
-            for n, k in hooks
+        none = tr("a hook returning None", "一个返回 None 的钩子")
+        extra += tr("; hooks: ", "；钩子：") + ", ".join(
+            f"{n}.register_hook({'lambda g: g * 2' if k == 'double' else none})" for n, k in hooks
         )
     if retain_graph:
-        extra += "; retain_graph=True"
+        extra += tr("; retain_graph=True", "；retain_graph=True")
     if passes == 2:
-        extra += "; then a second backward_pass through the same graph"
+        extra += tr(
+            "; then a second backward_pass through the same graph",
+            "；然后对同一个图再运行一次 backward_pass",
+        )
     if repeats > 1:
-        extra += f"; the same graph built {repeats} times, all kept alive"
+        extra += tr(
+            f"; the same graph built {repeats} times, all kept alive",
+            f"；同一个图构建了 {repeats} 次，全部保持存活",
+        )
     if len(graph.roots) > 1 and shown:
-        extra += "; roots [" + ", ".join(graph.roots) + "]"
+        extra += tr("; roots [", "；根节点 [") + ", ".join(graph.roots) + "]"
     elif len(graph.roots) > 1:
-        extra += f"; {len(graph.roots)} roots"
-    return Case(f"{label}: {graph.text() if shown else 'backward_pass'}{extra}", inputs, expected)
+        extra += tr(f"; {len(graph.roots)} roots", f"；{len(graph.roots)} 个根节点")
+    text = tr(
+        f"{say(label)}: {graph.text() if shown else 'backward_pass'}{extra}",
+        f"{say(label)}：{graph.text() if shown else 'backward_pass'}{extra}",
+    )
+    return Case(text, inputs, expected)
 
 
-def count_row(label: str, make: Callable, shown: bool = True) -> Callable:
+def count_row(label: Text, make: Callable, shown: bool = True) -> Callable:
     """A row of ``count_case`` on the graph ``make(rng)`` draws."""
     return lambda rng: count_case(label, make(rng), shown)
 
 
-def engine_row(label: str, make: Callable, shown: bool = True, **options: Any) -> Callable:
+def engine_row(label: Text, make: Callable, shown: bool = True, **options: Any) -> Callable:
     """A row of ``engine_case`` on the graph ``make(rng)`` draws."""
     return lambda rng: engine_case(label, make(rng), rng, shown=shown, **options)
 
@@ -603,7 +623,7 @@ class KeptExpected:
 
 
 def kept_case(
-    label: str, graph: Graph, rng: np.random.Generator, names: list[str], passes: int
+    label: Text, graph: Graph, rng: np.random.Generator, names: list[str], passes: int
 ) -> Case:
     """``out.backward(g, retain_graph=True)`` ``passes`` times: leaves (and the named steps,
     which ``retain_grad()``) hold ``passes`` times their gradient."""
@@ -614,9 +634,10 @@ def kept_case(
     steps = [n for n in names if n in graph.nodes]
     inputs = {**graph.wire(), "seeds": seeds, "names": names, "passes": passes}
     del inputs["order"]
-    text = f"{label}: {graph.text()}; " + "".join(f"{n}.retain_grad(); " for n in steps)
+    text = tr(f"{say(label)}: {graph.text()}; ", f"{say(label)}：{graph.text()}; ")
+    text += "".join(f"{n}.retain_grad(); " for n in steps)
     text += f"{graph.roots[0]}.backward(g, retain_graph=True)"
-    text += f" {passes} times" if passes > 1 else ""
+    text += tr(f" {passes} times", f"，共 {passes} 次") if passes > 1 else ""
     return Case(text, inputs, KeptExpected(names, grads))
 
 
@@ -661,15 +682,19 @@ def second_order_case(
     x = draw(rng, shape, 2.0)
     if through_seed:
         w = draw(rng, shape, 2.0)
-        label = (
+        label = tr(
             f"g = grad({expr}, x, w, create_graph=True) for a w that requires grad, then "
-            f"grad(g.sum(), w), for x and w of shape {shape}"
+            f"grad(g.sum(), w), for x and w of shape {shape}",
+            f"对一个需要梯度的 w，先求 g = grad({expr}, x, w, create_graph=True)，再求 "
+            f"grad(g.sum(), w)，x 和 w 的形状为 {shape}",
         )
         expected = SecondExpected(w * first(x), first(x), expr, True)
         return Case(label, {"function": function, "x": x, "w": w}, expected)
-    label = (
+    label = tr(
         f"g = grad(({expr}).sum(), x, create_graph=True), then grad(g.sum(), x), for x of "
-        f"shape {shape}"
+        f"shape {shape}",
+        f"先求 g = grad(({expr}).sum(), x, create_graph=True)，再求 grad(g.sum(), x)，x 的形状"
+        f"为 {shape}",
     )
     return Case(label, {"function": function, "x": x}, SecondExpected(first(x), second(x), expr))
 
@@ -698,16 +723,25 @@ def accumulate_case(
     for g in grads:
         total = total + g
         values.append(np.array(total))  # a 0-d array too, as the program sends
-    times = "once" if count == 1 else f"{count} times"
-    label = (
+    times = tr("once", "一次") if count == 1 else tr(f"{count} times", f"{count} 次")
+    label = tr(
         f"accumulate(t, g) {times} as backward() calls it (keep_grad: g a copy that only t "
-        f"holds), each g of shape {shape}"
+        f"holds), each g of shape {shape}",
+        f"像 backward() 那样调用 accumulate(t, g) {times}（keep_grad：g 是只有 t 持有的副本），"
+        f"每个 g 的形状为 {shape}",
     )
     if preset:
-        label += ", t.grad set beforehand"
-        label += " (a recorded copy of a leaf)" if requires_grad else ""
+        label += tr(", t.grad set beforehand", "，事先设置了 t.grad")
+        label += (
+            tr(" (a recorded copy of a leaf)", "（一个被记录的叶子节点副本）")
+            if requires_grad
+            else ""
+        )
     if requires_grad:
-        label += ", each g requiring grad (as with create_graph=True)"
+        label += tr(
+            ", each g requiring grad (as with create_graph=True)",
+            "，每个 g 都需要梯度（如同 create_graph=True 时）",
+        )
     inputs = {"grads": grads, "preset": start, "requires_grad": requires_grad}
     return Case(label, inputs, AccumulateExpected(values, requires_grad, preset))
 
@@ -720,11 +754,14 @@ class AliasExpected:
 
 def alias_case(rng: np.random.Generator, passes: int, shape: tuple[int, ...] = (2, 3)) -> Case:
     a, b = draw(rng, shape), draw(rng, shape)
-    times = "once" if passes == 1 else f"{passes} times"
-    label = (
+    times = tr("once", "一次") if passes == 1 else tr(f"{passes} times", f"{passes} 次")
+    label = tr(
         f"c = a + b, then backward_pass from c.sum() (a seed of 1, retain_graph=True, "
         f"deliver=keep_grad, which calls accumulate) {times} (a and b of shape {shape}): "
-        "Add's backward hands one gradient object to both, keep_grad each a copy of its own"
+        "Add's backward hands one gradient object to both, keep_grad each a copy of its own",
+        f"c = a + b，然后从 c.sum() 运行 backward_pass（种子为 1，retain_graph=True，"
+        f"deliver=keep_grad，它会调用 accumulate）{times}（a 和 b 的形状为 {shape}）：Add 的"
+        "反向函数把同一个梯度对象交给两者，keep_grad 给每个各一份自己的副本",
     )
     grad = np.full(shape, float(passes))
     return Case(label, {"a": a, "b": b, "passes": passes}, AliasExpected(grad, grad.copy()))
@@ -772,25 +809,41 @@ def seed_case(
         "gradient_dtype": gradient_dtype,
         "requires_grad": requires_grad,
     }
-    out = f"out of shape {shape}" + ("" if dtype == "float64" else f", {dtype}")
+    out = tr(f"out of shape {shape}", f"out 的形状为 {shape}") + (
+        "" if dtype == "float64" else tr(f", {dtype}", f"，数据类型为 {dtype}")
+    )
     if implicit:
-        label = f"seed(out, None) for {out}"
+        label = tr(f"seed(out, None) for {out}", f"seed(out, None)，其中 {out}")
         if int(np.prod(shape)) != 1:
             return Case(
-                label + ": only a one-element output has an implicit gradient",
+                label
+                + tr(
+                    ": only a one-element output has an implicit gradient",
+                    "：只有单元素的输出才有隐式梯度",
+                ),
                 inputs,
                 SeedRefused([]),
             )
         return Case(label, inputs, SeedExpected(np.ones(shape), dtype))
     g_shape = np.shape(gradient)
-    label = f"seed(out, gradient) for {out} and a gradient of shape {g_shape}"
+    label = tr(
+        f"seed(out, gradient) for {out} and a gradient of shape {g_shape}",
+        f"seed(out, gradient)，其中 {out}，gradient 的形状为 {g_shape}",
+    )
     if gradient_dtype != dtype:
-        label += f", {gradient_dtype}"
+        label += tr(f", {gradient_dtype}", f"，数据类型为 {gradient_dtype}")
     if requires_grad:
-        label += ", requiring grad (as grad_outputs with create_graph=True)"
+        label += tr(
+            ", requiring grad (as grad_outputs with create_graph=True)",
+            "，且需要梯度（如同 create_graph=True 时的 grad_outputs）",
+        )
     if g_shape != shape:
         return Case(
-            label + f": an error naming both shapes as tuples, {tuple(g_shape)} and {tuple(shape)}",
+            label
+            + tr(
+                f": an error naming both shapes as tuples, {tuple(g_shape)} and {tuple(shape)}",
+                f"：应当报错，并以元组写出两个形状 {tuple(g_shape)} 和 {tuple(shape)}",
+            ),
             inputs,
             SeedRefused([str(tuple(g_shape)), str(tuple(shape))]),
         )
@@ -946,7 +999,11 @@ def probe_places(script: GradModeScript) -> list:
                 block = item[1] if kind == "raise" else item
                 own = bool({"no_grad": False, "enable_grad": True}.get(block[1], block[2]))
                 ctx = _context_text(block)
-                text = f"@{ctx} function" if block[0] == "decorated" else f"with {ctx} block"
+                text = (
+                    tr(f"@{ctx} function", f"@{ctx} 函数")
+                    if block[0] == "decorated"
+                    else tr(f"with {ctx} block", f"with {ctx} 块")
+                )
                 walk(block[3], own, text)
                 before = Place(text, kind == "raise", own, _nested_before(block, mode))
 
@@ -965,7 +1022,10 @@ def grad_mode_case(script: GradModeScript, rng: np.random.Generator | None = Non
     """The script, probing with an x of ones (or of data drawn from ``rng``)."""
     _, probes = simulate(script)
     text = script_text(script)
-    label = f"{text} (probe: is x * 2 recorded, for x that requires grad?)"
+    label = tr(
+        f"{text} (probe: is x * 2 recorded, for x that requires grad?)",
+        f"{text}（probe：对需要梯度的 x，x * 2 是否被记录？）",
+    )
     data = np.ones(2) if rng is None else draw(rng, (2,))
     expected = GradModeExpected(probes, text, probe_places(script))
     return Case(label, {"script": script, "data": data}, expected)
@@ -1048,10 +1108,16 @@ def _functional_case(rng: np.random.Generator, what: str, function: str, n: int)
     if what == "jvp":
         result = (1 - value**2) * (a @ u) if function == "tanh_layer" else np.asarray(grad @ u)
         expected = FunctionalExpected(np.asarray(value), result, what)
-        label = f"jvp(f, x, u) for {FUNCTION_TEXT[function]}, x and u of shape ({size},)"
+        label = tr(
+            f"jvp(f, x, u) for {FUNCTION_TEXT[function]}, x and u of shape ({size},)",
+            f"jvp(f, x, u)，其中 {FUNCTION_TEXT[function]}，x 和 u 的形状为 ({size},)",
+        )
     else:
         expected = FunctionalExpected(None, hess, what)
-        label = f"hessian(f, x) for {FUNCTION_TEXT[function]}, x of shape ({size},)"
+        label = tr(
+            f"hessian(f, x) for {FUNCTION_TEXT[function]}, x of shape ({size},)",
+            f"hessian(f, x)，其中 {FUNCTION_TEXT[function]}，x 的形状为 ({size},)",
+        )
     inputs = {"what": what, "function": function, "x": x, "a": a, "b": b, "u": u}
     return Case(label, inputs, expected)
 
@@ -1061,15 +1127,21 @@ def _pair_case(rng: np.random.Generator, what: str, function: str, n: int) -> Ca
     ``pair_sum``, as PyTorch nests them (``[i][j]``: output or input i, input j)."""
     x, y, ux, uy = (draw(rng, (n,)) for _ in range(4))
     inputs = {"what": what, "function": function, "x": [x, y], "a": None, "b": None}
-    shapes = f"x and y of shape ({n},)"
+    shapes = tr(f"x and y of shape ({n},)", f"x 和 y 的形状为 ({n},)")
     if what == "jvp":
         t = np.tanh(x + y)
         output = [x * y, t]
         result = [y * ux + x * uy, (1 - t * t) * (ux + uy)]
-        label = f"jvp(f, (x, y), (u, w)) for {FUNCTION_TEXT[function]}, {shapes}"
+        label = tr(
+            f"jvp(f, (x, y), (u, w)) for {FUNCTION_TEXT[function]}, {shapes}",
+            f"jvp(f, (x, y), (u, w))，其中 {FUNCTION_TEXT[function]}，{shapes}",
+        )
         return Case(label, {**inputs, "u": [ux, uy]}, FunctionalExpected(output, result, what))
     hess = [[np.diag(2 * y), np.diag(2 * x)], [np.diag(2 * x), np.zeros((n, n))]]
-    label = f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}"
+    label = tr(
+        f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}",
+        f"hessian(f, (x, y))，其中 {FUNCTION_TEXT[function]}，{shapes}",
+    )
     return Case(label, inputs, FunctionalExpected(None, hess, what))
 
 
@@ -1081,11 +1153,17 @@ def _cross_case(rng: np.random.Generator, what: str, function: str, n: int, m: i
     x, y, ux, uy = draw(rng, (n,)), draw(rng, (m,)), draw(rng, (n,)), draw(rng, (m,))
     a = draw(rng, (n, m))
     inputs = {"what": what, "function": function, "x": [x, y], "a": a, "b": None}
-    shapes = f"x of shape ({n},), y of shape ({m},), A of shape ({n}, {m})"
+    shapes = tr(
+        f"x of shape ({n},), y of shape ({m},), A of shape ({n}, {m})",
+        f"x 的形状为 ({n},)，y 的形状为 ({m},)，A 的形状为 ({n}, {m})",
+    )
     if what == "hessian":
         cross = 2 * x[:, None] * a  # ∂/∂y of ∂f/∂x = 2 x (A y)
         hess = [[np.diag(2 * a @ y), cross], [cross.T, np.zeros((m, m))]]
-        label = f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}"
+        label = tr(
+            f"hessian(f, (x, y)) for {FUNCTION_TEXT[function]}, {shapes}",
+            f"hessian(f, (x, y))，其中 {FUNCTION_TEXT[function]}，{shapes}",
+        )
         return Case(label, inputs, FunctionalExpected(None, hess, what))
     ay, change = a @ y, ux * (a @ y) + x * (a @ uy)  # J (u, w) of x * (A @ y)
     if function == "cross_layer":
@@ -1094,6 +1172,9 @@ def _cross_case(rng: np.random.Generator, what: str, function: str, n: int, m: i
     else:
         t = np.tanh(y)
         output, result = [x * ay, t], [change, (1 - t * t) * uy]
-    label = f"jvp(f, (x, y), (u, w)) for {FUNCTION_TEXT[function]}, {shapes}"
-    label += ", u and w of the shapes of x and y"
+    label = tr(
+        f"jvp(f, (x, y), (u, w)) for {FUNCTION_TEXT[function]}, {shapes}",
+        f"jvp(f, (x, y), (u, w))，其中 {FUNCTION_TEXT[function]}，{shapes}",
+    )
+    label += tr(", u and w of the shapes of x and y", "，u 和 w 的形状分别与 x 和 y 相同")
     return Case(label, {**inputs, "u": [ux, uy]}, FunctionalExpected(output, result, what))
