@@ -8,54 +8,112 @@ training step of a small network (plain NumPy, float64) are the autograder's own
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from ...harness.api import Case
+from ...harness.language import LANGUAGES, Text, say
+
+
+def both(write: Callable[[str], str]) -> Text:
+    """A label in every language of the course: ``write(lang)`` writes it in ``lang`` (a case
+    builder runs at import too, where ``tr`` would choose once for good)."""
+    return {lang: write(lang) for lang in LANGUAGES}
+
 
 # -- 7.1 --------------------------------------------------------------------------------------
 
 STATES = {  # state: (words for the label, is_available, device_count)
-    ("works", 1): ("CuPy working with one GPU", True, 1),
-    ("works", 2): ("CuPy working with two GPUs", True, 2),
-    ("works", 3): ("CuPy working with three GPUs", True, 3),
+    ("works", 1): (
+        {"en": "CuPy working with one GPU", "zh": "CuPy 正常工作，有 1 块 GPU"},
+        True,
+        1,
+    ),
+    ("works", 2): (
+        {"en": "CuPy working with two GPUs", "zh": "CuPy 正常工作，有 2 块 GPU"},
+        True,
+        2,
+    ),
+    ("works", 3): (
+        {"en": "CuPy working with three GPUs", "zh": "CuPy 正常工作，有 3 块 GPU"},
+        True,
+        3,
+    ),
     ("no driver", 0): (
-        "CuPy installed, the device count raises CUDARuntimeError (cudaErrorInsufficientDriver)",
+        {
+            "en": "CuPy installed, the device count raises CUDARuntimeError "
+            "(cudaErrorInsufficientDriver)",
+            "zh": "已安装 CuPy，查询设备数时抛出 CUDARuntimeError（cudaErrorInsufficientDriver）",
+        },
         False,
         0,
     ),
     ("kernel fails", 1): (
-        "CuPy installed, one device counted, the first kernel raises CUDARuntimeError "
-        "(cudaErrorInsufficientDriver): no usable GPU",
+        {
+            "en": "CuPy installed, one device counted, the first kernel raises CUDARuntimeError "
+            "(cudaErrorInsufficientDriver): no usable GPU",
+            "zh": "已安装 CuPy，数到 1 个设备，第一个内核就抛出 CUDARuntimeError"
+            "（cudaErrorInsufficientDriver）：没有可用的 GPU",
+        },
         False,
         0,
     ),
     ("kernel fails", 2): (
-        "CuPy installed, two devices counted, every kernel fails (no usable GPU)",
+        {
+            "en": "CuPy installed, two devices counted, every kernel fails (no usable GPU)",
+            "zh": "已安装 CuPy，数到 2 个设备，每个内核都失败（没有可用的 GPU）",
+        },
         False,
         0,
     ),
     ("fails late", 1): (
-        "CuPy installed, one device counted, the kernel launches and its error shows when "
-        "the result is read back (an asynchronous CUDA error): no usable GPU",
+        {
+            "en": "CuPy installed, one device counted, the kernel launches and its error shows "
+            "when the result is read back (an asynchronous CUDA error): no usable GPU",
+            "zh": "已安装 CuPy，数到 1 个设备，内核能启动，但错误在读回结果时才出现"
+            "（异步的 CUDA 错误）：没有可用的 GPU",
+        },
         False,
         0,
     ),
-    ("no device", 0): ("CuPy installed, 0 devices", False, 0),
-    ("no cupy", 0): ("CuPy not installed (import cupy raises ImportError)", False, 0),
+    ("no device", 0): (
+        {"en": "CuPy installed, 0 devices", "zh": "已安装 CuPy，0 个设备"},
+        False,
+        0,
+    ),
+    ("no cupy", 0): (
+        {
+            "en": "CuPy not installed (import cupy raises ImportError)",
+            "zh": "未安装 CuPy（import cupy 抛出 ImportError）",
+        },
+        False,
+        0,
+    ),
 }
 
 
-def probe_case(state: str, devices: int = 0, words: str = "") -> Case:
+def probe_case(state: str, devices: int = 0, words: Text = "") -> Case:
     """A probe against a fake CuPy in ``state`` (``words``: the label's, for states the
     table does not list, such as a drawn number of GPUs)."""
     if (state, devices) in STATES:
         words, available, count = STATES[(state, devices)]
     else:
         available, count = (True, devices) if state == "works" and devices else (False, 0)
+
+    def label(lang: str) -> str:
+        w = say(words, lang)
+        return say(
+            {
+                "en": f"{w}: import the cuda module, is_available() ×3, device_count() ×2",
+                "zh": f"{w}：导入 cuda 模块，调用 is_available() 3 次、device_count() 2 次",
+            },
+            lang,
+        )
+
     return Case(
-        f"{words}: import the cuda module, is_available() ×3, device_count() ×2",
+        both(label),
         {"state": state, "devices": devices},
         {"available": available, "count": count, "state": state},
     )
@@ -66,19 +124,45 @@ def probe_case(state: str, devices: int = 0, words: str = "") -> Case:
 TYPES = {"list": "list", "tuple": "tuple", "stranger": "Mystery"}
 
 
-def array_text(spec: dict) -> str:
+def array_text(spec: dict, lang: str | None = None) -> str:
+    """The array ``spec`` describes, in words (``lang``: default, the learner's)."""
     what = spec["kind"]
     if what == "numpy":
-        return f"a NumPy array of shape {np.shape(spec['data'])} ({spec.get('dtype')})"
+        shape, dtype = np.shape(spec["data"]), spec.get("dtype")
+        return say(
+            {
+                "en": f"a NumPy array of shape {shape} ({dtype})",
+                "zh": f"一个形状为 {shape} 的 NumPy 数组（{dtype}）",
+            },
+            lang,
+        )
     if what == "scalar":
-        return "a NumPy scalar (numpy.float32)"
+        return say(
+            {"en": "a NumPy scalar (numpy.float32)", "zh": "一个 NumPy 标量（numpy.float32）"}, lang
+        )
     if what == "sim":
-        return f"a simulated-device array of shape {np.shape(spec['data'])}"
+        shape = np.shape(spec["data"])
+        return say(
+            {
+                "en": f"a simulated-device array of shape {shape}",
+                "zh": f"一个形状为 {shape} 的模拟设备数组",
+            },
+            lang,
+        )
     if what == "toy":
-        return f"an array of a registered 'toy' device, on toy:{spec['index']}"
+        index = spec["index"]
+        return say(
+            {
+                "en": f"an array of a registered 'toy' device, on toy:{index}",
+                "zh": f"一个已注册的 'toy' 设备上的数组，位于 toy:{index}",
+            },
+            lang,
+        )
     if what in ("list", "tuple"):
-        return f"a Python {what}"
-    return "an object of an unknown class Mystery"
+        return say({"en": f"a Python {what}", "zh": f"一个 Python {what}"}, lang)
+    return say(
+        {"en": "an object of an unknown class Mystery", "zh": "一个未知类 Mystery 的对象"}, lang
+    )
 
 
 def whose_expected(spec: dict) -> dict:
@@ -95,12 +179,29 @@ def whose_expected(spec: dict) -> dict:
     return {"xp": "toynumpy", "device": [f"toy:{index}", "toy", index], "backend": "toy"}
 
 
-def whose_case(specs: list[dict], register: bool = False, label: str = "") -> Case:
-    text = label or "; ".join(array_text(s) for s in specs)
-    if register:
-        text += " (a 'toy' backend registered with register_backend)"
+def whose_case(specs: list[dict], register: bool = False, label: Text = "") -> Case:
+    def words(lang: str) -> str:
+        text = say(label, lang) or say({"en": "; ", "zh": "；"}, lang).join(
+            array_text(s, lang) for s in specs
+        )
+        if register:
+            text += say(
+                {
+                    "en": " (a 'toy' backend registered with register_backend)",
+                    "zh": "（用 register_backend 注册了 'toy' 后端）",
+                },
+                lang,
+            )
+        return say(
+            {
+                "en": f"array_module, device_of and backend_of of {text}",
+                "zh": f"{text} 的 array_module、device_of 和 backend_of",
+            },
+            lang,
+        )
+
     return Case(
-        f"array_module, device_of and backend_of of {text}",
+        both(words),
         {"arrays": specs, "register": register},
         [whose_expected(s) for s in specs],
     )
@@ -121,7 +222,7 @@ def move_case(
     dtype: str,
     target: str,
     order: str = "C",
-    label: str = "",
+    label: Text = "",
     toy: str = "",
 ) -> Case:
     """move_array of an array on ``source`` ("cpu", "sim", "toy:k") to ``target``: the
@@ -133,17 +234,47 @@ def move_case(
     values = np.array(data, dtype=dtype)
     values = values.T if order == "T" else values
     shown = f"sp.device({name!r})" if target.startswith("device:") else repr(name)
-    where = {"cpu": "cpu", "sim": "sim"}.get(source, f"{source} (a registered toy device)")
-    text = label or (
-        f"move_array of a {where} array of shape {values.shape} ({dtype}"
-        f"{', transposed' if order == 'T' else ''}) to {shown}"
-        + (" (a toy device registered, not available)" if toy == "off" else "")
-        + (
-            " (a toy device with 3 devices registered)"
-            if toy == "on" and "toy" not in where
-            else ""
+
+    def words(lang: str) -> str:
+        if label:
+            return say(label, lang)
+        where = {"cpu": "cpu", "sim": "sim"}.get(source) or say(
+            {
+                "en": f"{source} (a registered toy device)",
+                "zh": f"{source}（一个已注册的 toy 设备）",
+            },
+            lang,
         )
-    )
+        transposed = say({"en": ", transposed", "zh": "，已转置"}, lang) if order == "T" else ""
+        text = say(
+            {
+                "en": f"move_array of a {where} array of shape {values.shape} ({dtype}"
+                f"{transposed}) to {shown}",
+                "zh": f"用 move_array 把 {where} 上形状为 {values.shape} 的数组（{dtype}"
+                f"{transposed}）移到 {shown}",
+            },
+            lang,
+        )
+        if toy == "off":
+            text += say(
+                {
+                    "en": " (a toy device registered, not available)",
+                    "zh": "（注册了一个 toy 设备，但它不可用）",
+                },
+                lang,
+            )
+        if toy == "on" and source in ("cpu", "sim"):
+            text += say(
+                {
+                    "en": " (a toy device with 3 devices registered)",
+                    "zh": "（注册了一个有 3 个设备的 toy 设备类型）",
+                },
+                lang,
+            )
+        return text
+
+    text = both(words)
+
     known = ("cpu", "sim", "cuda") + (("toy",) if toy else ())
     there = {"cpu:", "sim:0"} | ({"toy:0", "toy:1", "toy:2"} if toy == "on" else set())
     resolved = _resolved(name)
@@ -183,8 +314,12 @@ def to_device_case(x: Any, w: Any, start: str, go: str, how: str = "to") -> Case
     call = {"to": f".to({go!r})", "device": f".to(sp.device({go!r}))", "cpu": ".cpu()"}[how]
     ends = "cpu" if go == "cpu" else "sim:0"
     return Case(
-        f"x a leaf on {start} of shape {x.shape}, y = x{call}, L = (y * y * w).sum() with w on "
-        f"{go}, L.backward()",
+        {
+            "en": f"x a leaf on {start} of shape {x.shape}, y = x{call}, L = (y * y * w).sum() "
+            f"with w on {go}, L.backward()",
+            "zh": f"x 是 {start} 上形状为 {x.shape} 的叶子节点，y = x{call}，"
+            f"L = (y * y * w).sum()（w 在 {go} 上），L.backward()",
+        },
         {"x": x.tolist(), "w": w.tolist(), "start": start, "go": go, "how": how},
         {
             "y_device": ends,
@@ -197,14 +332,18 @@ def to_device_case(x: Any, w: Any, start: str, go: str, how: str = "to") -> Case
     )
 
 
-def toy_case(x: Any, w: Any, start: str, index: int, label: str = "") -> Case:
+def toy_case(x: Any, w: Any, start: str, index: int, label: Text = "") -> Case:
     """x on ``start`` through a registered toy device and back: the gradient is ``w``."""
     x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
     where = "cpu" if start == "cpu" else "sim:0"
     return Case(
         label
-        or f"a toy device registered; x a leaf on {start} of shape {x.shape}, y = "
-        f"x.to('toy:{index}'), z = y.to({start!r}), (z * w).sum().backward()",
+        or {
+            "en": f"a toy device registered; x a leaf on {start} of shape {x.shape}, y = "
+            f"x.to('toy:{index}'), z = y.to({start!r}), (z * w).sum().backward()",
+            "zh": f"注册了一个 toy 设备；x 是 {start} 上形状为 {x.shape} 的叶子节点，"
+            f"y = x.to('toy:{index}')，z = y.to({start!r})，(z * w).sum().backward()",
+        },
         {"x": x.tolist(), "w": w.tolist(), "start": start, "index": index},
         {"y_device": f"toy:{index}", "z_device": where, "grad_device": where, "grad": w},
     )
@@ -213,8 +352,12 @@ def toy_case(x: Any, w: Any, start: str, index: int, label: str = "") -> Case:
 def double_case(x: Any, start: str, go: str) -> Case:
     x = np.asarray(x, dtype=float)
     return Case(
-        f"x a leaf on {start}, y = x.to({go!r}), g = autograd.grad((y**3).sum(), x, "
-        "create_graph=True), then g.sum().backward()",
+        {
+            "en": f"x a leaf on {start}, y = x.to({go!r}), g = autograd.grad((y**3).sum(), x, "
+            "create_graph=True), then g.sum().backward()",
+            "zh": f"x 是 {start} 上的叶子节点，y = x.to({go!r})，"
+            "g = autograd.grad((y**3).sum(), x, create_graph=True)，再 g.sum().backward()",
+        },
         {"x": x.tolist(), "start": start, "go": go},
         {
             "g_device": "cpu" if start == "cpu" else "sim:0",
@@ -238,7 +381,9 @@ def _eighths(rng: np.random.Generator, low: float, high: float, shape: tuple) ->
     return (rng.integers(int(low * 8), int(high * 8) + 1, shape) / 8).tolist()
 
 
-def module_to_case(label: str, x: Any, target: str, rng: np.random.Generator | None = None) -> Case:
+def module_to_case(
+    label: Text, x: Any, target: str, rng: np.random.Generator | None = None
+) -> Case:
     """Linear(3, 2), BatchNorm1d(2) after one backward on ``x``, then model.to(``target``)
     and back. Before the move the program writes the values given here into every
     parameter, gradient and buffer (in place), so the parent knows what each must still
@@ -287,14 +432,29 @@ def mixed_case(op: str, places: list[str], base: Any = None) -> Case:
     base = np.array([[1.0, 2.0], [3.0, 4.0]]) if base is None else np.asarray(base, float)
     names = [{"cpu": "cpu", "sim": "sim:0"}.get(p, p) for p in places]
     distinct = list(dict.fromkeys(names))
+    listed = ", ".join(names)
+    text: Text
     if op == "check":
-        text = f"check_same_device('Op', [tensors on {', '.join(names)}])"
+        text = {
+            "en": f"check_same_device('Op', [tensors on {listed}])",
+            "zh": f"check_same_device('Op', [分别在 {listed} 上的张量])",
+        }
         if any(p.startswith("toy") for p in places):
-            text += " (a toy device type registered)"
+            text = {
+                "en": f"check_same_device('Op', [tensors on {listed}]) (a toy device type "
+                "registered)",
+                "zh": f"check_same_device('Op', [分别在 {listed} 上的张量])（注册了 toy 设备类型）",
+            }
     elif op == "Three":
-        text = f"a Function of three inputs on {', '.join(names)} (Three.apply)"
+        text = {
+            "en": f"a Function of three inputs on {listed} (Three.apply)",
+            "zh": f"一个有三个输入的 Function，输入分别在 {listed} 上（Three.apply）",
+        }
     else:
-        text = f"a {op} b, a on {names[0]} and b on {names[1]}"
+        text = {
+            "en": f"a {op} b, a on {names[0]} and b on {names[1]}",
+            "zh": f"a {op} b，a 在 {names[0]} 上，b 在 {names[1]} 上",
+        }
     if len(distinct) == 1:
         values = None
         if op != "check":
@@ -304,7 +464,7 @@ def mixed_case(op: str, places: list[str], base: Any = None) -> Case:
         return Case(text, inputs, {"error": None, "values": values})
     message = (
         "Expected all tensors to be on the same device, but found at least two devices, "
-        f"{distinct[0]} and {distinct[1]}! (in {OPS[op]})"
+        f"{distinct[0]} and {distinct[1]}! (in {OPS[op]})"  # en-only: PyTorch's message
     )
     return Case(
         text,
@@ -316,24 +476,35 @@ def mixed_case(op: str, places: list[str], base: Any = None) -> Case:
 # -- 7.6 --------------------------------------------------------------------------------------
 
 
-def _scatter_text(places: dict, index: Any) -> str:
-    where = {
-        "sim": "on sim",
-        "numpy": "a NumPy array",
-        "list": "a list",
-        "tuple-numpy": "a tuple of NumPy arrays",
-        "tuple-sim": "a tuple of sim arrays",
-        "int": "an int",
-        "scalar": "a Python float",
-    }
-    return (
-        f"scatter_add: target {'on sim' if places['target'] == 'sim' else 'a NumPy array'}, "
-        f"index {where[places['index']]} {np.asarray(index).tolist()}, values "
-        f"{where[places['values']]}"
-    )
+SCATTER_PLACES = {
+    "sim": {"en": "on sim", "zh": "在 sim 上"},
+    "numpy": {"en": "a NumPy array", "zh": "是 NumPy 数组"},
+    "list": {"en": "a list", "zh": "是列表"},
+    "tuple-numpy": {"en": "a tuple of NumPy arrays", "zh": "是 NumPy 数组组成的元组"},
+    "tuple-sim": {"en": "a tuple of sim arrays", "zh": "是 sim 数组组成的元组"},
+    "int": {"en": "an int", "zh": "是 int"},
+    "scalar": {"en": "a Python float", "zh": "是 Python float"},
+}
 
 
-def scatter_crossings(places: dict, index: Any) -> list[str]:
+def _scatter_text(places: dict, index: Any) -> Text:
+    def words(lang: str) -> str:
+        target = say(SCATTER_PLACES["sim" if places["target"] == "sim" else "numpy"], lang)
+        where = say(SCATTER_PLACES[places["index"]], lang)
+        values = say(SCATTER_PLACES[places["values"]], lang)
+        shown = np.asarray(index).tolist()
+        return say(
+            {
+                "en": f"scatter_add: target {target}, index {where} {shown}, values {values}",
+                "zh": f"scatter_add：目标{target}，索引{where} {shown}，值{values}",
+            },
+            lang,
+        )
+
+    return both(words)
+
+
+def scatter_crossings(places: dict, index: Any) -> list[Text]:
     """What a scatter-add into a sim target must copy to the device: each host array of the
     index (a NumPy array, a list, each NumPy array of a tuple) and NumPy values, once each.
     A sim array and a Python number are used as they are; into a NumPy target, nothing
@@ -341,12 +512,17 @@ def scatter_crossings(places: dict, index: Any) -> list[str]:
     if places["target"] != "sim":
         return []
     where, crossing = places["index"], []
-    if where in ("numpy", "list"):
-        crossing.append(f"the index ({'a list' if where == 'list' else 'a NumPy array'})")
+    if where == "list":
+        crossing.append({"en": "the index (a list)", "zh": "索引（列表）"})
+    elif where == "numpy":
+        crossing.append({"en": "the index (a NumPy array)", "zh": "索引（NumPy 数组）"})
     elif where == "tuple-numpy":
-        crossing += [f"the index tuple's array {k}" for k in range(len(index))]
+        crossing += [
+            {"en": f"the index tuple's array {k}", "zh": f"索引元组的第 {k} 个数组"}
+            for k in range(len(index))
+        ]
     if places["values"] == "numpy":
-        crossing.append("the NumPy values")
+        crossing.append({"en": "the NumPy values", "zh": "NumPy 的值"})
     return crossing
 
 
@@ -376,7 +552,11 @@ def index_grad_case(x: Any, index: list, w: Any) -> Case:
     grad = np.zeros_like(x)
     np.add.at(grad, np.asarray(index), w)
     return Case(
-        f"x a leaf on sim of shape {x.shape}, L = (x[{index}] * w).sum(), L.backward()",
+        {
+            "en": f"x a leaf on sim of shape {x.shape}, L = (x[{index}] * w).sum(), L.backward()",
+            "zh": f"x 是 sim 上形状为 {x.shape} 的叶子节点，L = (x[{index}] * w).sum()，"
+            "L.backward()",
+        },
         {"x": x.tolist(), "index": index, "w": w.tolist()},
         {"device": "sim:0", "values": grad},
     )
@@ -407,21 +587,25 @@ def train(weights: list, x: np.ndarray, y: np.ndarray, lr: float, mu: float, ste
     return {"losses": losses, "params": params}
 
 
-def training_case(rng: np.random.Generator, batch: int, steps: int, label: str = "") -> Case:
+def training_case(rng: np.random.Generator, batch: int, steps: int, label: Text = "") -> Case:
     shapes = [(4, 3), (4,), (2, 4), (2,)]
     weights = [rng.uniform(-0.8, 0.8, s).round(3) for s in shapes]
     x, y = rng.uniform(-1, 1, (batch, 3)).round(3), rng.uniform(-1, 1, (batch, 2)).round(3)
     lr, mu = 0.1, 0.9
     return Case(
         label
-        or f"Linear(3, 4), Tanh, Linear(4, 2) on sim, a batch of {batch} on sim, {steps} steps "
-        "of SGD(lr=0.1, momentum=0.9) on mse_loss",
+        or {
+            "en": f"Linear(3, 4), Tanh, Linear(4, 2) on sim, a batch of {batch} on sim, {steps} "
+            "steps of SGD(lr=0.1, momentum=0.9) on mse_loss",
+            "zh": f"sim 上的 Linear(3, 4)、Tanh、Linear(4, 2)，sim 上一个大小为 {batch} 的批量，"
+            f"对 mse_loss 做 {steps} 步 SGD(lr=0.1, momentum=0.9)",
+        },
         {"weights": weights, "x": x, "y": y, "lr": lr, "momentum": mu, "steps": steps},
         train(weights, x, y, lr, mu, steps),
     )
 
 
-def loader_case(n: int, batch_size: int, drop_last: bool, label: str = "") -> Case:
+def loader_case(n: int, batch_size: int, drop_last: bool, label: Text = "") -> Case:
     x = np.arange(n * 2, dtype=float).reshape(n, 2) / 4
     y = np.arange(n) % 3
     stops = range(0, n - (n % batch_size if drop_last else 0), batch_size)
@@ -429,8 +613,12 @@ def loader_case(n: int, batch_size: int, drop_last: bool, label: str = "") -> Ca
     batches = [b for b in batches if len(b[0])]
     return Case(
         label
-        or f"DataLoader(TensorDataset(x, y), batch_size={batch_size}, drop_last={drop_last}) "
-        f"with x ({n}, 2) and y ({n},) on sim",
+        or {
+            "en": f"DataLoader(TensorDataset(x, y), batch_size={batch_size}, "
+            f"drop_last={drop_last}) with x ({n}, 2) and y ({n},) on sim",
+            "zh": f"DataLoader(TensorDataset(x, y), batch_size={batch_size}, "
+            f"drop_last={drop_last})，x ({n}, 2) 和 y ({n},) 都在 sim 上",
+        },
         {"x": x, "y": y, "batch_size": batch_size, "drop_last": drop_last},
         batches,
     )
