@@ -33,7 +33,7 @@ import numpy as np
 
 from ...harness.api import Case, Check, Verdict, show
 from ...harness.gradcheck import sum_to
-from ...harness.table import Field, Fields, Mistake, each, first, rules, where
+from ...harness.table import Field, Fields, Mistake, each, first, rules, say, tr, where
 from . import programs
 from .cases import engine_case, op_case, op_cases, second_order_cases
 from .catalog import CATALOG, TITLES
@@ -156,34 +156,62 @@ def _without_upstream(case: Case, got: Any) -> bool:
 # an input's local gradient, before the node passes it on: of the input's shape, and computed
 # with Tensor operations, so that the graph records it (chapter 4 takes second derivatives)
 LOCAL_GRAPH = rules(
-    (lambda c, g: isinstance(g, str), "∂L/∂{want.name} from the local backward: {got}"),
+    (
+        lambda c, g: isinstance(g, str),
+        {
+            "en": "∂L/∂{want.name} from the local backward: {got}",
+            "zh": "局部反向函数给出的 ∂L/∂{want.name}：{got}",
+        },
+    ),
     (
         lambda c, g: not programs.fits(g["shape"], c.expected.want.shape, c.expected.broadcast),
-        "∂L/∂{want.name} from the local backward has shape {shape}, but {want.name} has shape "
-        "{want.want.shape}{why}: each gradient has {rule}",
+        {
+            "en": "∂L/∂{want.name} from the local backward has shape {shape}, but {want.name} "
+            "has shape {want.want.shape}{why}: each gradient has {rule}",
+            "zh": "局部反向函数给出的 ∂L/∂{want.name} 形状为 {shape}，但 {want.name} 的形状是 "
+            "{want.want.shape}{why}。每个梯度的形状都应当是{rule}",
+        },
     ),
     (
         lambda c, g: not g["from_grad_output"] and _without_upstream(c, g),
-        "∂L/∂{want.name} from the local backward is the local derivative alone: grad_output, "
-        "the upstream gradient, is not multiplied in (the chain rule)",
+        {
+            "en": "∂L/∂{want.name} from the local backward is the local derivative alone: "
+            "grad_output, the upstream gradient, is not multiplied in (the chain rule)",
+            "zh": "局部反向函数给出的 ∂L/∂{want.name} 只是局部导数：没有乘上上游梯度 "
+            "grad_output（链式法则）",
+        },
     ),
     (
         lambda c, g: not g["from_grad_output"],
-        "∂L/∂{want.name} from the local backward is not computed from grad_output with Tensor "
-        "operations (the graph does not lead back to it): use Tensor operations on grad_output "
-        "and the saved tensors, not their .data arrays, so that chapter 4 can differentiate it "
-        "(§2)",
+        {
+            "en": "∂L/∂{want.name} from the local backward is not computed from grad_output "
+            "with Tensor operations (the graph does not lead back to it): use Tensor operations "
+            "on grad_output and the saved tensors, not their .data arrays, so that chapter 4 can "
+            "differentiate it (§2)",
+            "zh": "局部反向函数给出的 ∂L/∂{want.name} 不是用 Tensor 运算从 grad_output 算出的"
+            "（沿计算图追溯不到 grad_output）：请对 grad_output 和保存下来的张量使用 Tensor "
+            "运算，而不是对它们的 .data 数组运算，这样第 4 章才能对它求导（§2）",
+        },
     ),
     (
         lambda c, g: c.expected.needs_inputs and not g["from_inputs"],
-        "∂L/∂{want.name} from the local backward does not depend on the op's inputs in the "
-        "graph: recompute what it needs from the saved tensors with Tensor operations (b, not "
-        "b.data; a.exp(), not np.exp(a.data)), so that chapter 4 can take second derivatives "
-        "(§5)",
+        {
+            "en": "∂L/∂{want.name} from the local backward does not depend on the op's inputs "
+            "in the graph: recompute what it needs from the saved tensors with Tensor operations "
+            "(b, not b.data; a.exp(), not np.exp(a.data)), so that chapter 4 can take second "
+            "derivatives (§5)",
+            "zh": "局部反向函数给出的 ∂L/∂{want.name} 在计算图中不依赖该运算的输入：请用 "
+            "Tensor 运算从保存下来的张量重新算出它需要的量（用 b 而不是 b.data；用 a.exp() "
+            "而不是 np.exp(a.data)），这样第 4 章才能求二阶导数（§5）",
+        },
     ),
     facts=lambda c, g: {
         "shape": isinstance(g, dict) and tuple(g["shape"]),
-        "rule": "a shape it broadcasts to" if c.expected.broadcast else "its input's shape",
+        "rule": (
+            tr("a shape it broadcasts to", "其输入能广播到的形状")
+            if c.expected.broadcast
+            else tr("its input's shape", "其输入的形状")
+        ),
         "why": isinstance(g, dict) and shape_words(c, g),
     },
 )
@@ -201,24 +229,34 @@ def _named(name: Any, suffix: str = "") -> str | None:
 def dtype_cause(want: str, got: Any, like: str) -> str:
     """The likely cause of a result of dtype ``got`` where ``want`` is expected, and its fix:
     make each array with dtype=``like`` (grad_output.dtype, a.dtype)."""
-    fix = f"pass dtype={like} to every array you make"
+    fix = tr(
+        f"pass dtype={like} to every array you make",
+        f"请在创建每个数组时都传入 dtype={like}",
+    )
     if want == "float32" and got == "float64":
-        return (
+        return tr(
             "np.zeros defaults to float64, as do np.ones, np.array(..., dtype=float) and a "
-            f"mask times 1.0, and float32 combined with float64 gives float64: {fix}"
+            f"mask times 1.0, and float32 combined with float64 gives float64: {fix}",
+            "np.zeros 默认生成 float64，np.ones、np.array(..., dtype=float) 以及掩码乘以 1.0 "
+            f"也是如此，而 float32 与 float64 一起运算得到 float64：{fix}",
         )
     if want == "float64" and got == "float32":
-        return (
+        return tr(
             'An array made in float32 (dtype="float32", or sp.zeros and sp.ones with the '
-            f"default dtype) rounds a float64 result to 7 digits: {fix}"
+            f"default dtype) rounds a float64 result to 7 digits: {fix}",
+            '以 float32 创建的数组（dtype="float32"，或使用默认数据类型的 sp.zeros 和 '
+            f"sp.ones）会把 float64 的结果舍入到 7 位有效数字：{fix}",
         )
-    return f"P{fix[1:]}, so that the result stays {want}"
+    # the Chinese fix starts with 请, which the Chinese keeps: "请在…" minus its first character
+    return tr(f"P{fix[1:]}, so that the result stays {want}", f"请{fix[1:]}，使结果保持为 {want}")
 
 
 def _inputs_of(case: Case) -> str:
     """``a float32 input`` or ``float32 inputs`` (every Tensor input of a case shares it)."""
     e: OpExpected = case.expected
-    return f"a {e.dtype} input" if len(e.names) == 1 else f"{e.dtype} inputs"
+    if len(e.names) == 1:
+        return tr(f"a {e.dtype} input", f"{e.dtype} 输入")
+    return tr(f"{e.dtype} inputs", f"{e.dtype} 输入")
 
 
 # the op's output: its forward keeps its inputs' dtype (float32 in, float32 out; float64 in,
@@ -226,11 +264,17 @@ def _inputs_of(case: Case) -> str:
 OUT_DTYPE = rules(
     (
         lambda c, g: str(g.get("out_dtype")) != c.expected.dtype,
-        "{forward} returned out of dtype {got[out_dtype]} for {inputs}: expected {want.dtype}, "
-        "received {got[out_dtype]}. {cause}",
+        {
+            "en": "{forward} returned out of dtype {got[out_dtype]} for {inputs}: expected "
+            "{want.dtype}, received {got[out_dtype]}. {cause}",
+            "zh": "对于 {inputs}，{forward}返回的 out 数据类型为 {got[out_dtype]}：期望 "
+            "{want.dtype}，实际收到 {got[out_dtype]}。{cause}",
+        },
     ),
     facts=lambda c, g: {
-        "forward": _named(g.get("function"), ".forward") or "the op's forward",
+        # the Chinese puts a space between the name and the words that follow it
+        "forward": _named(g.get("function"), tr(".forward", ".forward "))
+        or tr("the op's forward", "该运算的前向函数"),
         "inputs": _inputs_of(c),
         "cause": dtype_cause(c.expected.dtype, str(g.get("out_dtype")), "a.dtype"),
     },
@@ -242,13 +286,19 @@ OUT_DTYPE = rules(
 LOCAL_DTYPE = rules(
     (
         lambda c, g: g["dtype"] != c.expected.dtype,
-        "∂L/∂{want.name} returned by {backward}{made} has dtype {got[dtype]} for a "
-        "{want.dtype} input {want.name}: expected {want.dtype}, received {got[dtype]}. {cause}",
+        {
+            "en": "∂L/∂{want.name} returned by {backward}{made} has dtype {got[dtype]} for a "
+            "{want.dtype} input {want.name}: expected {want.dtype}, received {got[dtype]}. "
+            "{cause}",
+            "zh": "{backward}返回的 ∂L/∂{want.name} 数据类型为 {got[dtype]}{made}，而输入 "
+            "{want.name} 是 {want.dtype}：期望 {want.dtype}，实际收到 {got[dtype]}。{cause}",
+        },
     ),
     facts=lambda c, g: {
-        "backward": _named(g.get("function"), ".backward") or "the local backward",
+        "backward": _named(g.get("function"), tr(".backward", ".backward "))
+        or tr("the local backward", "局部反向函数"),
         "made": (
-            f" (made by {made})"
+            tr(f" (made by {made})", f"（它由 {made} 生成）")
             if (made := _named(g.get("made_by"))) and made != g.get("function")
             else ""
         ),
@@ -260,7 +310,10 @@ LOCAL_VALUES = Fields(
     [
         Field(
             "data",
-            lambda case: f"∂L/∂{case.expected.name} from the local backward",
+            lambda case: tr(
+                f"∂L/∂{case.expected.name} from the local backward",
+                f"局部反向函数给出的 ∂L/∂{case.expected.name}",
+            ),
             expected=lambda case: case.expected.want,
             tolerance=tolerance,
         )
@@ -271,7 +324,11 @@ LOCAL_VALUES = Fields(
         rules(
             (
                 lambda c, g: not isinstance(g["data"], np.ndarray) and (show(g["data"]),),
-                "∂L/∂{want.name} from the local backward: expected an array, received {0}",
+                {
+                    "en": "∂L/∂{want.name} from the local backward: expected an array, "
+                    "received {0}",
+                    "zh": "局部反向函数给出的 ∂L/∂{want.name}：期望一个数组，实际收到 {0}",
+                },
             ),
         ),
     ),
@@ -297,11 +354,17 @@ NODE = [
         rules(
             (
                 lambda c, g: (not isinstance(g, dict) or "type_name" not in g) and (show(g),),
-                "expected the op's output and gradients, received {0}",
+                {
+                    "en": "expected the op's output and gradients, received {0}",
+                    "zh": "期望该运算的输出和梯度，实际收到 {0}",
+                },
             ),
             (
                 lambda c, g: g["type_name"] != "Tensor",
-                "the op returned a {got[type_name]}, not a Tensor",
+                {
+                    "en": "the op returned a {got[type_name]}, not a Tensor",
+                    "zh": "该运算返回了 {got[type_name]}，而不是 Tensor",
+                },
             ),
             (
                 lambda c, g: isinstance(g.get("grads"), str) and not g.get("recorded", True),
@@ -315,9 +378,14 @@ NODE = [
         rules(
             (
                 _not_held,
-                "the Tensor made from {0}'s data holds {1}, not the array sent, {2}, bit for bit: "
-                "the given Tensor constructor must keep a {3} array's values and dtype exactly "
-                "(was given code edited?)",
+                {
+                    "en": "the Tensor made from {0}'s data holds {1}, not the array sent, {2}, "
+                    "bit for bit: the given Tensor constructor must keep a {3} array's values and "
+                    "dtype exactly (was given code edited?)",
+                    "zh": "用 {0} 的数据创建的 Tensor 存放的是 {1}，与发送的数组 {2} 并非逐位"
+                    "相同：给定的 Tensor 构造函数必须原样保留 {3} 数组的值和数据类型（是不是"
+                    "改动了给定的代码？）",
+                },
             )
         ),
     ),
@@ -341,7 +409,10 @@ grads_verdict = Fields(
     [
         Field(
             "grads.*",
-            lambda case: [f"∂L/∂{n} (the gradient {n} receives)" for n in case.expected.names],
+            lambda case: [
+                tr(f"∂L/∂{n} (the gradient {n} receives)", f"∂L/∂{n}（{n} 收到的梯度）")
+                for n in case.expected.names
+            ],
             tolerance=tolerance,
         )
     ],
@@ -355,7 +426,11 @@ grads_verdict = Fields(
                 ),
                 None,
             ),
-            "∂L/∂{0} (the gradient {0} receives): expected dtype {want.dtype}, received {1}",
+            {
+                "en": "∂L/∂{0} (the gradient {0} receives): expected dtype {want.dtype}, "
+                "received {1}",
+                "zh": "∂L/∂{0}（{0} 收到的梯度）：期望数据类型 {want.dtype}，实际收到 {1}",
+            },
         )
     ),
 )
@@ -368,18 +443,36 @@ grads_verdict = Fields(
 ERROR = rules(
     (
         lambda c, g: (not isinstance(g, dict) or "error" not in g) and (show(g),),
-        "expected an exception, received {0}",
+        {"en": "expected an exception, received {0}", "zh": "期望抛出异常，实际收到 {0}"},
     ),
-    (lambda c, g: g["error"] is None, "expected an exception, but none was raised{why}"),
+    (
+        lambda c, g: g["error"] is None,
+        {
+            "en": "expected an exception, but none was raised{why}",
+            "zh": "期望抛出异常，但没有抛出任何异常{why}",
+        },
+    ),
     (
         lambda c, g: c.expected.type and g["error"] != c.expected.type,
-        "raised {got[error]}: {got[message]!r}; expected a {want.type}",
+        {
+            "en": "raised {got[error]}: {got[message]!r}; expected a {want.type}",
+            "zh": "抛出了 {got[error]}：{got[message]!r}；期望抛出 {want.type}",
+        },
     ),
     (
-        lambda c, g: " and ".join(t for t in c.expected.naming if t not in g["message"]),
-        "raised {got[error]}: {got[message]!r}, which should name {0}",
+        lambda c, g: tr(" and ", " 和 ").join(
+            t for t in c.expected.naming if t not in g["message"]
+        ),
+        {
+            "en": "raised {got[error]}: {got[message]!r}, which should name {0}",
+            "zh": "抛出了 {got[error]}：{got[message]!r}，但错误消息应当写出 {0}",
+        },
     ),
-    facts=lambda c, g: {"why": f": {c.expected.why}" if getattr(c.expected, "why", "") else ""},
+    facts=lambda c, g: {
+        "why": tr(f": {say(c.expected.why)}", f"：{say(c.expected.why)}")
+        if getattr(c.expected, "why", "")
+        else ""
+    },
 )
 
 
@@ -402,17 +495,22 @@ def _engine_cases(rng: np.random.Generator) -> list[Case]:
     for n, d, k, m in [(1, 1, 1, 1), (2, 3, 4, 1), (5, 3, 4, 2), (32, 10, 16, 3)]:
         x, y = rng.normal(size=(n, d)), rng.normal(size=(n, m))
         w1, w2 = rng.normal(size=(d, k)) * 0.7, rng.normal(size=(k, m)) * 0.7
-        label = f"two_layer_backward with x {x.shape}, w1 {w1.shape}, w2 {w2.shape}, y {y.shape}"
+        label = tr(
+            f"two_layer_backward with x {x.shape}, w1 {w1.shape}, w2 {w2.shape}, y {y.shape}",
+            f"two_layer_backward，形状：x {x.shape}，w1 {w1.shape}，w2 {w2.shape}，y {y.shape}",
+        )
         cases.append(engine_case(x, w1, w2, y, label))
     return cases
 
 
 # task 2.11: the tuple of the two weights' gradients, in float64 (what it returned first: a
 # function that returns something else sends only its type's name)
-ONE_SHARE = (
-    "r is used twice in s = r * r, and only one of its two gradients reached it: a tensor "
-    "used twice receives the sum of both"
-)
+ONE_SHARE = {
+    "en": "r is used twice in s = r * r, and only one of its two gradients reached it: a tensor "
+    "used twice receives the sum of both",
+    "zh": "r 在 s = r * r 中被使用了两次，但它只收到了两个梯度中的一个：被使用两次的张量应当"
+    "收到两者之和",
+}
 engine_verdict = Fields(
     [
         Field("returned", "returned", expected=lambda case: "tuple"),
@@ -435,13 +533,20 @@ REACHED = Fields(
     [
         Field(
             "to_grad_output",
-            "what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)",
+            {
+                "en": "what reaches g (∂S/∂g = J·h, for S = Σ ⟨h, ∂L/∂input⟩)",
+                "zh": "到达 g 的梯度（∂S/∂g = J·h，其中 S = Σ ⟨h, ∂L/∂input⟩）",
+            },
             *SECOND_ORDER_TOLERANCE,
         ),
         Field(
             "to_inputs.*",
             lambda case: [
-                f"what reaches {n} (∂S/∂{n}, a second derivative)" for n in case.expected.names
+                tr(
+                    f"what reaches {n} (∂S/∂{n}, a second derivative)",
+                    f"到达 {n} 的梯度（∂S/∂{n}，二阶导数）",
+                )
+                for n in case.expected.names
             ],
             *SECOND_ORDER_TOLERANCE,
         ),
@@ -454,7 +559,10 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
     with zeros where nothing reached, and what the pull-back ran follows a difference."""
     if not isinstance(received, dict) or "to_grad_output" not in received:
         problem = received.get("problem") if isinstance(received, dict) else None
-        return problem or f"expected what reaches g and the inputs, received {show(received)}"
+        return problem or tr(
+            f"expected what reaches g and the inputs, received {show(received)}",
+            f"期望到达 g 和各输入的梯度，实际收到 {show(received)}",
+        )
     e: SecondOrderExpected = case.expected
     reached = [received["to_grad_output"], *received["to_inputs"]]
     zeros = [
@@ -462,12 +570,15 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
         for r, w in zip(reached, [e.to_grad_output, *e.to_inputs])
     ]
     problem = REACHED(case, {"to_grad_output": zeros[0], "to_inputs": zeros[1:]})
-    ran = ", ".join(f"{f}.backward" for f in received["functions"]) or "no node"
-    return problem and (
+    ran = ", ".join(f"{f}.backward" for f in received["functions"]) or tr("no node", "没有节点")
+    return problem and tr(
         f"{problem} (the pull-back ran {ran}). The local backward must compute its gradients "
         "from grad_output and the saved tensors with Tensor operations only: a result computed "
         "from .data arrays and attached to the graph (grad_output.sum() * 0 + …) has the right "
-        "values but the wrong derivatives, and chapter 4 differentiates backward passes"
+        "values but the wrong derivatives, and chapter 4 differentiates backward passes",
+        f"{problem}（沿计算图回传时运行了 {ran}）。局部反向函数只能用 Tensor 运算，从 "
+        "grad_output 和保存下来的张量计算梯度：先用 .data 数组算出结果、再接到计算图上"
+        "（grad_output.sum() * 0 + …），值是对的，导数却是错的，而第 4 章要对反向传播本身求导",
     )
 
 
@@ -484,6 +595,7 @@ CHECKS = [
             programs.second_order,
             second_order_verdict,
             requires=SECOND_ORDER_REQUIRES[op.task],
+            title={"zh": f"二阶导数：{TITLES.get(op.name, op.expr)}"},
         )
         for op in CATALOG
     ],
