@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check
-from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules
+from ...harness.table import Field, Fields, Mistake, Rows, first, row, rules, say, tr
 from . import exercises_program as programs
 
 SINCE = "1.1"
@@ -127,10 +127,15 @@ def newton_case(
         "g": g,
         "H": H,
     }
-    at = f"x drawn of shape {shape}" if drawn and not show else f"x = {np.asarray(x).tolist()}"
-    label = f"newton_step(f, x) for {WRITTEN[function]}, {at}" + (
-        f", {dtype}" if dtype != "float64" else ""
+    at = (
+        tr(f"x drawn of shape {shape}", f"x 随机抽取，形状为 {shape}")
+        if drawn and not show
+        else f"x = {np.asarray(x).tolist()}"
     )
+    label = tr(
+        f"newton_step(f, x) for {WRITTEN[function]}, {at}",
+        f"newton_step(f, x)，其中 {WRITTEN[function]}，{at}",
+    ) + (tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else "")
     inputs = {"function": function, "x": np.asarray(x), "dtype": dtype, "params": params}
     return Case(label, inputs, expected)
 
@@ -158,51 +163,87 @@ STEP_MISTAKES = [
     Mistake(
         "x_new",
         _wrong(lambda x, g, H: x + np.linalg.solve(H, g)),
-        "your step went uphill: it is H⁻¹∇f added to x. Newton's step goes against the "
-        "solution of H·s = ∇f, as gradient descent goes against ∇f",
+        {
+            "en": "your step went uphill: it is H⁻¹∇f added to x. Newton's step goes against the "
+            "solution of H·s = ∇f, as gradient descent goes against ∇f",
+            "zh": "你的这一步走上了坡：它是把 H⁻¹∇f 加到了 x 上。牛顿步沿 H·s = ∇f 的解的反方向走，"
+            "正如梯度下降沿 ∇f 的反方向走",
+        },
     ),
     Mistake(
         "x_new",
         _wrong(lambda x, g, H: x - g),
-        "this is a gradient step, x − ∇f: the Hessian was not used. Newton's step is the "
-        "solution s of H·s = ∇f",
+        {
+            "en": "this is a gradient step, x − ∇f: the Hessian was not used. Newton's step is "
+            "the solution s of H·s = ∇f",
+            "zh": "这是一个梯度步 x − ∇f：没有用到黑塞矩阵。牛顿步是 H·s = ∇f 的解 s",
+        },
     ),
     Mistake(
         "x_new",
         _wrong(lambda x, g, H: x - H @ g),
-        "this is x − H·∇f: the Hessian multiplied the gradient. Newton's step divides by "
-        "the curvature: it is the solution s of H·s = ∇f, H⁻¹∇f",
+        {
+            "en": "this is x − H·∇f: the Hessian multiplied the gradient. Newton's step divides "
+            "by the curvature: it is the solution s of H·s = ∇f, H⁻¹∇f",
+            "zh": "这是 x − H·∇f：黑塞矩阵乘上了梯度。牛顿步要除以曲率：它是 H·s = ∇f 的解 s，"
+            "即 H⁻¹∇f",
+        },
     ),
     Mistake(
         "x_new",
         _wrong(lambda x, g, H: x - g / np.diag(H)),
-        "your step is ∇f divided by the Hessian's diagonal: the curvature off the diagonal "
-        "(how one coordinate's slope changes with another) was left out. The step is the "
-        "solution s of the whole system H·s = ∇f",
+        {
+            "en": "your step is ∇f divided by the Hessian's diagonal: the curvature off the "
+            "diagonal (how one coordinate's slope changes with another) was left out. The step "
+            "is the solution s of the whole system H·s = ∇f",
+            "zh": "你的这一步是 ∇f 除以黑塞矩阵的对角线：对角线以外的曲率（一个坐标上的斜率如何随"
+            "另一个坐标变化）被漏掉了。这一步应是整个方程组 H·s = ∇f 的解 s",
+        },
     ),
 ]
 
+RAISED = {"en": "newton_step(f, x) raised {0}: {1}", "zh": "newton_step(f, x) 抛出了 {0}：{1}"}
+
 STEP = first(
     rules(
-        (_raised, "newton_step(f, x) raised {0}: {1}"),
+        (_raised, RAISED),
         keys=["error", "message"],
     ),
     Fields(
         [
             Field("x_new", "newton_step(f, x)", tolerance=_tolerance),
-            Field("shape", "newton_step(f, x).shape (x's shape)"),
-            Field("dtype", "newton_step(f, x).dtype (x's dtype)"),
+            Field(
+                "shape",
+                {
+                    "en": "newton_step(f, x).shape (x's shape)",
+                    "zh": "newton_step(f, x).shape（x 的形状）",
+                },
+            ),
+            Field(
+                "dtype",
+                {
+                    "en": "newton_step(f, x).dtype (x's dtype)",
+                    "zh": "newton_step(f, x).dtype（x 的数据类型）",
+                },
+            ),
             Field(
                 "requires_grad",
                 "newton_step(f, x).requires_grad",
-                says="the step is a new point, a constant: it must not carry the graph of "
-                "the derivatives that made it",
+                says={
+                    "en": "the step is a new point, a constant: it must not carry the graph of "
+                    "the derivatives that made it",
+                    "zh": "这一步得到的是一个新的点，是常量：它不能带着求出它的那些导数的计算图",
+                },
             ),
             Field(
                 "x_after",
-                "x after newton_step(f, x)",
+                {"en": "x after newton_step(f, x)", "zh": "newton_step(f, x) 之后的 x"},
                 tolerance=_tolerance,
-                says="newton_step changed x: it must return a new Tensor and leave x as it was",
+                says={
+                    "en": "newton_step changed x: it must return a new Tensor and leave x as it "
+                    "was",
+                    "zh": "newton_step 改动了 x：它必须返回一个新的 Tensor，并让 x 保持原样",
+                },
             ),
         ],
         mistakes=STEP_MISTAKES,
@@ -215,17 +256,28 @@ def minimum_case(rng: np.random.Generator, n: int, dtype: str = "float64") -> Ca
     case = newton_case(rng, "quadratic", n=n, dtype=dtype)
     A, b = case.inputs["params"]["A"], case.inputs["params"]["b"]
     expected = {**case.expected, "x_new": np.linalg.solve(A, b)}
-    label = (
+    label = tr(
         f"one newton_step(f, x) for f(x) = ½xᵀAx − bᵀx, A {n}×{n} positive definite, "
-        "from a drawn x: it must land on the minimum, A⁻¹b"
+        "from a drawn x: it must land on the minimum, A⁻¹b",
+        f"从随机抽取的 x 出发，对 f(x) = ½xᵀAx − bᵀx（A 为 {n}×{n} 正定矩阵）走一次 "
+        "newton_step(f, x)：它必须落在最小值点 A⁻¹b 上",
     )
     return Case(label, case.inputs, expected)
 
 
 MINIMUM = first(
-    rules((_raised, "newton_step(f, x) raised {0}: {1}"), keys=["error", "message"]),
+    rules((_raised, RAISED), keys=["error", "message"]),
     Fields(
-        [Field("x_new", "newton_step(f, x), f's minimum A⁻¹b", tolerance=_tolerance)],
+        [
+            Field(
+                "x_new",
+                {
+                    "en": "newton_step(f, x), f's minimum A⁻¹b",
+                    "zh": "newton_step(f, x)，即 f 的最小值点 A⁻¹b",
+                },
+                tolerance=_tolerance,
+            )
+        ],
         mistakes=STEP_MISTAKES,
     ),
 )
@@ -239,12 +291,15 @@ def refusal_case(
     params = {} if a is None else {"a": np.asarray(a, dtype=np.float64)}
     with_a = "" if a is None else f", a = {list(a)}"
     if isinstance(x, tuple):
-        at = f"x drawn of shape {x}"
+        at = tr(f"x drawn of shape {x}", f"x 随机抽取，形状为 {x}")
         x = np.round(rng.uniform(-2, 2, size=x), 2)
     else:
         x = np.asarray(x, dtype=np.float64)
         at = f"x = {x.tolist()}"
-    label = f"newton_step(f, x) for {WRITTEN[function]}{with_a}, {at}"
+    label = tr(
+        f"newton_step(f, x) for {WRITTEN[function]}{with_a}, {at}",
+        f"newton_step(f, x)，其中 {WRITTEN[function]}{with_a}，{at}",
+    )
     inputs = {"function": function, "x": x, "dtype": "float64", "params": params}
     return Case(label, inputs, {"why": why})
 
@@ -252,8 +307,14 @@ def refusal_case(
 def _refusal_facts(case: Case, got: Any) -> dict:
     why = case.expected["why"]
     problem = {
-        "scalar": "f(x) is not a scalar (it has more than one element)",
-        "singular": "the Hessian at x is singular (its rank is below x's number of elements)",
+        "scalar": tr(
+            "f(x) is not a scalar (it has more than one element)",
+            "f(x) 不是标量（它有不止一个元素）",
+        ),
+        "singular": tr(
+            "the Hessian at x is singular (its rank is below x's number of elements)",
+            "x 处的黑塞矩阵是奇异的（它的秩小于 x 的元素个数）",
+        ),
     }[why]
     return {"problem": problem, "word": why}
 
@@ -261,18 +322,30 @@ def _refusal_facts(case: Case, got: Any) -> dict:
 REFUSAL = rules(
     (
         lambda case, got: got.get("error") is None and (show_step(got),),
-        "{problem}, and newton_step returned {0} instead of raising a RuntimeError that says "
-        "so: there is no Newton step there",
+        {
+            "en": "{problem}, and newton_step returned {0} instead of raising a RuntimeError that "
+            "says so: there is no Newton step there",
+            "zh": "{problem}，而 newton_step 返回了 {0}，没有抛出说明这一点的 RuntimeError："
+            "那里不存在牛顿步",
+        },
     ),
     (
         lambda case, got: got["error"] != "RuntimeError" and (got["error"], got["message"]),
-        "{problem}: newton_step raised {0}: {1}. The contract asks for a RuntimeError (as "
-        "PyTorch's linalg raises for a singular matrix) whose message names the problem",
+        {
+            "en": "{problem}: newton_step raised {0}: {1}. The contract asks for a RuntimeError "
+            "(as PyTorch's linalg raises for a singular matrix) whose message names the problem",
+            "zh": "{problem}：newton_step 抛出了 {0}：{1}。约定要求抛出 RuntimeError（就像 "
+            "PyTorch 的 linalg 遇到奇异矩阵时那样），并在消息中指明问题",
+        },
     ),
     (
         lambda case, got: case.expected["why"] not in got["message"].lower() and (got["message"],),
-        "{problem}: newton_step raised RuntimeError: {0}, which does not name the problem: "
-        "its message must say '{word}'",
+        {
+            "en": "{problem}: newton_step raised RuntimeError: {0}, which does not name the "
+            "problem: its message must say '{word}'",
+            "zh": "{problem}：newton_step 抛出了 RuntimeError：{0}，但没有指明问题：它的消息中"
+            "必须包含 '{word}'",
+        },
     ),
     keys=["error", "message"],
     facts=_refusal_facts,
@@ -330,7 +403,10 @@ TRACED: dict[str, Callable[[list, Any, dict], tuple]] = {
 }
 SHOWN = {
     "poly": "fn(x) = x * x * 0.5 + x * 3.0 - 1.0",
-    "layer": "fn(x) = (W @ x).tanh(), W a weight that requires grad",
+    "layer": {
+        "en": "fn(x) = (W @ x).tanh(), W a weight that requires grad",
+        "zh": "fn(x) = (W @ x).tanh()，W 是需要梯度的权重",
+    },
     "pair": "fn(x, y) = (x * y, (x + y).sum(0))",
     "shapes": "fn(x) = x.reshape(3, 2).transpose(0, 1) * c",
     "branch": "fn(x) = x * 2.0 if x.sum().item() > 0 else x * x",
@@ -379,12 +455,14 @@ def replay_case(
         "names": (["x", "y"] if function == "pair" else ["x"])
         + (["W"] if function == "layer" else []),
     }
-    where = {"branch": " (traced where the sum is " + ("> 0" if positive else "≤ 0") + ")"}
-    label = (
-        f"traced = jit.trace({SHOWN[function]}, example){where.get(function, '')}; "
-        f"traced(...) on two new inputs of shapes {[tuple(s) for s in shapes]}"
-        + (", then backward from each result" if gradients else "")
-    )
+    sign = "> 0" if positive else "≤ 0"
+    where = {"branch": tr(f" (traced where the sum is {sign})", f"（追踪时其和 {sign}）")}
+    label = tr(
+        f"traced = jit.trace({say(SHOWN[function])}, example){where.get(function, '')}; "
+        f"traced(...) on two new inputs of shapes {[tuple(s) for s in shapes]}",
+        f"traced = jit.trace({say(SHOWN[function])}, example){where.get(function, '')}；"
+        f"在两组形状为 {[tuple(s) for s in shapes]} 的新输入上调用 traced(...)",
+    ) + (tr(", then backward from each result", "，然后从每个结果反向传播") if gradients else "")
     inputs = {
         "function": function,
         "example": example,
@@ -412,22 +490,35 @@ def _raised_for_arguments(case: Case, got: Any) -> Any:
     )
 
 
-ARGUMENTS_KEPT = (
-    "An operation was replayed with other arguments than it was traced with: the non-Tensor "
-    "arguments (a dim, a shape, a dtype) are part of what was recorded, and go back as they were"
-)
+ARGUMENTS_KEPT = {
+    "en": "An operation was replayed with other arguments than it was traced with: the "
+    "non-Tensor arguments (a dim, a shape, a dtype) are part of what was recorded, and go back "
+    "as they were",
+    "zh": "某个运算重放时用的参数与追踪时不同：非 Tensor 参数（dim、形状、dtype）也是记录下来的"
+    "一部分，要原样传回去",
+}
 
 
 REPLAY_RULES = rules(
     (
         _raised_for_arguments,
-        "traced(...) raised {0}: {1}. " + ARGUMENTS_KEPT,
+        {
+            "en": "traced(...) raised {0}: {1}. " + ARGUMENTS_KEPT["en"],
+            "zh": "traced(...) 抛出了 {0}：{1}。" + ARGUMENTS_KEPT["zh"],
+        },
     ),
-    (_replay_raised, "traced(...) raised {0}: {1}"),
+    (
+        _replay_raised,
+        {"en": "traced(...) raised {0}: {1}", "zh": "traced(...) 抛出了 {0}：{1}"},
+    ),
     (
         _calls,
-        "fn ran {0} times for one trace and two replays: the trace runs fn once, and a "
-        "replay runs the recorded operations, never fn itself",
+        {
+            "en": "fn ran {0} times for one trace and two replays: the trace runs fn once, and a "
+            "replay runs the recorded operations, never fn itself",
+            "zh": "一次追踪加两次重放，fn 却运行了 {0} 次：追踪时运行 fn 一次，而重放运行的是记录"
+            "下来的运算，从不运行 fn 本身",
+        },
     ),
     keys=["calls"],
 )
@@ -436,7 +527,13 @@ REPLAY_RULES = rules(
 def _names(case: Case) -> list:
     """One name per replay and output: "traced(...) on new inputs 1, output 0"."""
     return [
-        [f"traced(...) on new inputs {i + 1}, output {j}" for j in range(len(outs))]
+        [
+            tr(
+                f"traced(...) on new inputs {i + 1}, output {j}",
+                f"traced(...) 在第 {i + 1} 组新输入上的输出 {j}",
+            )
+            for j in range(len(outs))
+        ]
         for i, outs in enumerate(case.expected["outputs"])
     ]
 
@@ -455,15 +552,25 @@ REPLAY_VALUES = first(
         [Field("outputs.*.*", _names, rtol=1e-9, atol=1e-12)],
         mistakes=[
             Mistake(
-                "outputs.*.*", _arguments_dropped, f"a sum over every element: {ARGUMENTS_KEPT}"
+                "outputs.*.*",
+                _arguments_dropped,
+                lambda case: tr(
+                    f"a sum over every element: {say(ARGUMENTS_KEPT)}",
+                    f"对所有元素求了和：{say(ARGUMENTS_KEPT)}",
+                ),
             ),
             Mistake(
                 "outputs.*.*",
                 lambda case: [case.expected["traced"]] * len(case.expected["outputs"]),
-                "the replay gave back what the trace computed from its example, whatever the "
-                "new inputs: an operation's recorded Tensors (the example inputs, and the "
-                "results that earlier operations made while tracing) must each be replaced "
-                "by what stands for it in this replay",
+                {
+                    "en": "the replay gave back what the trace computed from its example, "
+                    "whatever the new inputs: an operation's recorded Tensors (the example "
+                    "inputs, and the results that earlier operations made while tracing) must "
+                    "each be replaced by what stands for it in this replay",
+                    "zh": "无论新输入是什么，重放都返回了追踪时从示例算出的结果：运算记录下的每个 "
+                    "Tensor（示例输入，以及追踪时前面的运算产生的结果）都必须替换为本次重放中与之"
+                    "对应的值",
+                },
             ),
         ],
     ),
@@ -480,7 +587,13 @@ def _detached(case: Case, got: Any) -> Any:
 
 def _grad_names(case: Case) -> list:
     return [
-        [f"traced(...) on new inputs {i + 1}: {name}.grad" for name in case.expected["names"]]
+        [
+            tr(
+                f"traced(...) on new inputs {i + 1}: {name}.grad",
+                f"traced(...) 在第 {i + 1} 组新输入上：{name}.grad",
+            )
+            for name in case.expected["names"]
+        ]
         for i in range(len(case.expected["grads"]))
     ]
 
@@ -498,15 +611,24 @@ REPLAY_GRADS = first(
     rules(
         (
             _detached,
-            "traced(...) on new inputs {0}: output {1} does not require grad, though its "
-            "inputs do: the replayed operations were not recorded, so backward cannot go "
-            "through them. A replay applies each operation as any operation is applied, "
-            "with grad mode as the caller left it",
+            {
+                "en": "traced(...) on new inputs {0}: output {1} does not require grad, though "
+                "its inputs do: the replayed operations were not recorded, so backward cannot go "
+                "through them. A replay applies each operation as any operation is applied, "
+                "with grad mode as the caller left it",
+                "zh": "traced(...) 在第 {0} 组新输入上：输出 {1} 不需要梯度，而它的输入需要："
+                "重放的运算没有被记录，反向传播无法穿过它们。重放应像应用任何运算那样应用每个"
+                "运算，梯度模式保持调用者设置的样子",
+            },
         ),
         (
             _unreached,
-            "traced(...) on new inputs {0}: no gradient reached {1} by backward from the "
-            "replayed result: the replayed operations must start from {1} itself",
+            {
+                "en": "traced(...) on new inputs {0}: no gradient reached {1} by backward from "
+                "the replayed result: the replayed operations must start from {1} itself",
+                "zh": "traced(...) 在第 {0} 组新输入上：从重放结果反向传播，没有梯度到达 {1}："
+                "重放的运算必须从 {1} 本身开始",
+            },
         ),
         keys=["attached", "grads"],
     ),
@@ -523,9 +645,13 @@ def mismatch_case(
     if function == "layer":
         params["W"] = np.round(rng.normal(size=(2, shapes[0][0])), 2)
     example = _draw(rng, shapes)
-    label = (
-        f"traced = jit.trace({SHOWN[function]}, example of shapes {[tuple(s) for s in shapes]}); "
-        f"traced(...) on inputs of shapes {[tuple(s) for s in wrong]}"
+    label = tr(
+        f"traced = jit.trace({say(SHOWN[function])}, example of shapes "
+        f"{[tuple(s) for s in shapes]}); traced(...) on inputs of shapes "
+        f"{[tuple(s) for s in wrong]}",
+        f"traced = jit.trace({say(SHOWN[function])}, example)，example 的形状为 "
+        f"{[tuple(s) for s in shapes]}；在形状为 {[tuple(s) for s in wrong]} 的输入上调用 "
+        "traced(...)",
     )
     inputs = {
         "function": function,
@@ -548,19 +674,31 @@ def _shapes_named(case: Case, got: Any) -> Any:
 MISMATCH = rules(
     (
         lambda case, got: got.get("error") is None and (got.get("shapes"),),
-        "the trace holds for the shapes it was recorded with, {want[traced]}, and traced(...) "
-        "returned results (of shapes {0}) for others instead of raising a RuntimeError that "
-        "names both",
+        {
+            "en": "the trace holds for the shapes it was recorded with, {want[traced]}, and "
+            "traced(...) returned results (of shapes {0}) for others instead of raising a "
+            "RuntimeError that names both",
+            "zh": "追踪结果只适用于记录时的形状 {want[traced]}，而 traced(...) 对其他形状返回了"
+            "结果（形状为 {0}），没有抛出写明两者的 RuntimeError",
+        },
     ),
     (
         lambda case, got: got["error"] != "RuntimeError" and (got["error"], got["message"]),
-        "traced(...) raised {0}: {1}, not the RuntimeError that names the shapes the trace "
-        "was recorded with, {want[traced]}, and the ones received",
+        {
+            "en": "traced(...) raised {0}: {1}, not the RuntimeError that names the shapes the "
+            "trace was recorded with, {want[traced]}, and the ones received",
+            "zh": "traced(...) 抛出了 {0}：{1}，而不是写明追踪时记录的形状 {want[traced]} 和"
+            "实际收到的形状的 RuntimeError",
+        },
     ),
     (
         _shapes_named,
-        "traced(...) raised RuntimeError: {0}, which does not name the shapes: {1} "
-        "missing (the traced shapes and the received ones, each as a tuple)",
+        {
+            "en": "traced(...) raised RuntimeError: {0}, which does not name the shapes: {1} "
+            "missing (the traced shapes and the received ones, each as a tuple)",
+            "zh": "traced(...) 抛出了 RuntimeError：{0}，但没有写明形状：缺少 {1}（追踪时的形状"
+            "和收到的形状，都要写成元组）",
+        },
     ),
     keys=["error", "message"],
 )
@@ -587,16 +725,17 @@ EXERCISES = [
     ),
     Check(
         "4.7",
-        "newton_step lands on a quadratic's minimum",
+        "newton_step lands on a quadratic's minimum",  # en-only: the check's id
         Rows([row(minimum_case, 2), row(minimum_case, 4)]),
         programs.newton,
         MINIMUM,
         requires=NEWTON,
         since=SINCE,
+        title={"zh": "newton_step 落在二次函数的最小值点上"},
     ),
     Check(
         "4.7",
-        "newton_step refuses: f not a scalar, a singular Hessian",
+        "newton_step refuses: f not a scalar, a singular Hessian",  # en-only: the check's id
         Rows(
             [
                 row(refusal_case, "squares", [1.0, 2.0], why="scalar"),
@@ -615,10 +754,11 @@ EXERCISES = [
         REFUSAL,
         requires=NEWTON,
         since=SINCE,
+        title={"zh": "newton_step 拒绝的情形：f 不是标量、黑塞矩阵奇异"},
     ),
     Check(
         "4.8",
-        "jit.trace: replayed values",
+        "jit.trace: replayed values",  # en-only: the check's id
         Rows(
             [
                 row(replay_case, "poly"),
@@ -631,10 +771,11 @@ EXERCISES = [
         programs.replayed,
         REPLAY_VALUES,
         since=SINCE,
+        title={"zh": "jit.trace：重放得到的值"},
     ),
     Check(
         "4.8",
-        "jit.trace: gradients through the replay",
+        "jit.trace: gradients through the replay",  # en-only: the check's id
         Rows(
             [
                 row(replay_case, "poly", gradients=True),
@@ -647,10 +788,11 @@ EXERCISES = [
         REPLAY_GRADS,
         requires=REPLAY_GRADIENTS,
         since=SINCE,
+        title={"zh": "jit.trace：穿过重放的梯度"},
     ),
     Check(
         "4.8",
-        "jit.trace: other shapes refused",
+        "jit.trace: other shapes refused",  # en-only: the check's id
         Rows(
             [
                 row(mismatch_case, "poly", [(1,)]),
@@ -662,5 +804,6 @@ EXERCISES = [
         programs.mismatch,
         MISMATCH,
         since=SINCE,
+        title={"zh": "jit.trace：拒绝其他形状"},
     ),
 ]

@@ -346,7 +346,8 @@ def counts(sp, leaves: list, steps: list, roots: list, order: list) -> CountResu
         found = sp.count_dependencies([vertex(tensors[r]) for r in roots])
     except AttributeError as error:  # a node's attribute read on a leaf (a Tensor)
         leaf = next((r for r in roots if tensors[r].grad_fn is None), None)
-        if leaf is None or "'Tensor' object has no attribute" not in str(error):
+        wording = "'Tensor' object has no attribute"  # en-only: Python's own AttributeError
+        if leaf is None or wording not in str(error):
             raise
         return {"type_name": "error", "leaf_read": str(error).rsplit(" ", 1)[-1], "leaf": leaf}
     if not isinstance(found, dict):
