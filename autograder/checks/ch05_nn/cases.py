@@ -21,8 +21,15 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case
+from ...harness.language import LANGUAGES, Text, say, tr
 
 SIGMAS = 6.0  # a correct solution is outside six standard deviations with p < 2e-9
+
+
+def _cat(*parts: Text) -> dict[str, str]:
+    """A label in both languages from its pieces (code, the same in both, or a ``Text``), for
+    a builder that may run at import (``Rows.of``), before the language is chosen."""
+    return {lang: "".join(say(part, lang) for part in parts) for lang in LANGUAGES}
 
 
 def draw(rng: np.random.Generator, shape: tuple[int, ...] = (2, 3), scale: float = 1.0):
@@ -323,7 +330,7 @@ class ModulesExpected:
     prefixed: list  # named_modules(prefix="model")
 
 
-def named_modules_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+def named_modules_case(label: Text, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
     t = make()
     expected = ModulesExpected(
         [list(x) for x in walk_modules(t)],
@@ -331,7 +338,7 @@ def named_modules_case(label: str, make: Callable[[], Tree], rng: np.random.Gene
         [list(x) for x in walk_modules(t, prefix="model")],
     )
     return Case(
-        f"named_modules() of {label}",
+        tr(f"named_modules() of {say(label)}", f"named_modules()：{say(label)}"),
         {"tree": t, "tensors": tensors_of(t, rng), "what": "modules"},
         expected,
     )
@@ -347,7 +354,7 @@ class MembersExpected:
     own_prefixed: list  # prefix="model", recurse=False
 
 
-def members_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+def members_case(label: Text, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
     t = make()
     expected = MembersExpected(
         [list(x) for x in walk_members(t, "p")],
@@ -357,7 +364,10 @@ def members_case(label: str, make: Callable[[], Tree], rng: np.random.Generator)
         [list(x) for x in walk_members(t, "b")],
         [list(x) for x in walk_members(t, "p", recurse=False, prefix="model")],
     )
-    label = f"named_parameters() and named_buffers() of {label}"
+    label = tr(
+        f"named_parameters() and named_buffers() of {say(label)}",
+        f"named_parameters() 与 named_buffers()：{say(label)}",
+    )
     return Case(label, {"tree": t, "tensors": tensors_of(t, rng), "what": "members"}, expected)
 
 
@@ -369,7 +379,7 @@ class TrainExpected:
 
 
 def train_case(
-    label: str, make: Callable[[], Tree], rng: np.random.Generator, shown: bool = True
+    label: Text, make: Callable[[], Tree], rng: np.random.Generator, shown: bool = True
 ) -> Case:
     t = make()
     paths = {}
@@ -378,8 +388,11 @@ def train_case(
     sub = next((i for _, i in walk_modules(t) if i and t["modules"][i]["children"]), 1)
     below = sorted({i for _, i in _subtree(t, sub)})
     expected = TrainExpected([paths.get(i, "?") for i in range(len(t["modules"]))], sub, below)
-    part = paths[sub] if shown else "a submodule"
-    label = f"model.eval(), model.train(), then {part}.eval(), on {label}"
+    part = paths[sub] if shown else tr("a submodule", "某个子模块")
+    label = tr(
+        f"model.eval(), model.train(), then {part}.eval(), on {say(label)}",
+        f"依次调用 model.eval()、model.train() 和 {part}.eval()，模型：{say(label)}",
+    )
     return Case(
         label, {"tree": t, "tensors": tensors_of(t, rng), "what": "train", "sub": sub}, expected
     )
@@ -403,13 +416,14 @@ class StateExpected:
     values: list  # arrays, by key
 
 
-def state_dict_case(label: str, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
+def state_dict_case(label: Text, make: Callable[[], Tree], rng: np.random.Generator) -> Case:
     t = make()
     tensors = tensors_of(t, rng)
     keys = state_keys(t)
     values = [tensors[kind][tid] for _, kind, tid in keys]
     inputs = {"tree": t, "tensors": tensors, "what": "state_dict"}
-    return Case(f"state_dict() of {label}", inputs, StateExpected([list(k) for k in keys], values))
+    label = tr(f"state_dict() of {say(label)}", f"state_dict()：{say(label)}")
+    return Case(label, inputs, StateExpected([list(k) for k in keys], values))
 
 
 @dataclass(frozen=True)
@@ -423,7 +437,7 @@ class LoadExpected:
 
 
 def load_case(
-    label: str,
+    label: Text,
     make: Callable[[], Tree],
     rng: np.random.Generator,
     drop: int = 0,
@@ -463,15 +477,20 @@ def load_case(
         returned = [missing, unexpected]
     parts = []
     if drop:
-        parts.append(f"{drop} key(s) missing")
+        parts.append(tr(f"{drop} key(s) missing", f"缺少 {drop} 个键"))
     if extra:
-        parts.append(f"{extra} unexpected key(s)")
+        parts.append(tr(f"{extra} unexpected key(s)", f"{extra} 个意外的键"))
     if reshape:
-        parts.append(f"{reshape} of another shape")
-    what = ", ".join(parts) or "every key, new values"
-    text = f"load_state_dict({'' if strict else 'strict=False, '}{what}) into {label}"
+        parts.append(tr(f"{reshape} of another shape", f"{reshape} 个键形状不同"))
+    what = tr(", ", "，").join(parts) or tr("every key, new values", "所有键，新的值")
+    text = tr(
+        f"load_state_dict({'' if strict else 'strict=False, '}{what}) into {say(label)}",
+        f"load_state_dict({'' if strict else 'strict=False, '}{what})，模型：{say(label)}",
+    )
     if dtype != "float64":
-        text += f", the model {dtype}, the source float64"
+        text += tr(
+            f", the model {dtype}, the source float64", f"，模型为 {dtype}，源数据为 float64"
+        )
     inputs = {"tree": t, "tensors": tensors, "what": "load", "source": source, "strict": strict}
     if dtype != "float64":
         inputs["dtype"] = dtype
@@ -495,8 +514,11 @@ class InitExpected:
 
 def linear_init_case(n_in: int, n_out: int, bias: bool = True, seed: int = 0) -> Case:
     k = 1 / math.sqrt(n_in)
-    label = f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'}): weight and bias U(-k, k)"
-    label += f", k = 1/√{n_in}"
+    extra = "" if bias else ", bias=False"
+    label = {
+        "en": f"Linear({n_in}, {n_out}{extra}): weight and bias U(-k, k), k = 1/√{n_in}",
+        "zh": f"Linear({n_in}, {n_out}{extra})：weight 和 bias 服从 U(-k, k)，k = 1/√{n_in}",
+    }
     expected = InitExpected((n_out, n_in), "uniform", k, "Linear", (n_out,) if bias else None)
     return Case(label, {"n_in": n_in, "n_out": n_out, "bias": bias, "seed": seed}, expected)
 
@@ -535,7 +557,10 @@ def linear_forward_case(
     x_grad, w_grad, b_grad = (grad if need else None for grad, need in zip(grads, padded))
     h = k = None
     second_grads = None
-    label = f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) on x of shape {x_shape}"
+    label = tr(
+        f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'}) on x of shape {x_shape}",
+        f"Linear({n_in}, {n_out}{'' if bias else ', bias=False'})，x 的形状为 {x_shape}",
+    )
     if second:
         h, k = draw(rng, x.shape), draw(rng, w.shape)
         y2 = y.reshape(-1, n_out)
@@ -543,15 +568,19 @@ def linear_forward_case(
         sx = (dy @ w + y2 @ k).reshape(x.shape)
         sw = dy.T @ x2 + y2.T @ h.reshape(-1, n_in)
         second_grads = (sx, sw, dy.sum(axis=0) if bias else None)
-        label += (
+        label += tr(
             ": gx, gW = grad(½‖y‖², [x, weight], create_graph=True), then "
-            "(h·gx + k·gW).sum().backward()"
+            "(h·gx + k·gW).sum().backward()",
+            "：gx, gW = grad(½‖y‖², [x, weight], create_graph=True)，然后 "
+            "(h·gx + k·gW).sum().backward()",
         )
     else:
         off = [name for name, need in zip(("x", "weight", "bias"), needs) if not need]
         if off:
-            label += f" ({', '.join(off)} not requiring grad)"
-        label += ", then y.backward(g)"
+            label += tr(
+                f" ({', '.join(off)} not requiring grad)", f"（{', '.join(off)} 不需要梯度）"
+            )
+        label += tr(", then y.backward(g)", "，然后 y.backward(g)")
     expected = LinearExpected(y, x_grad, w_grad, b_grad, second_grads)
     inputs = {"x": x, "w": w, "b": b, "g": g, "needs": list(needs), "h": h, "k": k}
     return Case(label, inputs, expected)
@@ -589,18 +618,27 @@ def container_case(
         names, picks, calls, y if kind == "sequential" else None, kind == "list_append"
     )
     text = {
-        "sequential": f"Sequential of {n} modules (x·s + 1 each)",
-        "list": f"ModuleList of {n} modules",
-        "list_append": "ModuleList(), then .append(m) for each of",
+        "sequential": tr(
+            f"Sequential of {n} modules (x·s + 1 each)",
+            f"包含 {n} 个模块的 Sequential（每个模块计算 x·s + 1）",
+        ),
+        "list": tr(f"ModuleList of {n} modules", f"包含 {n} 个模块的 ModuleList"),
+        "list_append": tr("ModuleList(), then .append(m) for each of", "ModuleList()，然后对"),
     }[kind]
     if kind == "list_append":
-        text += f" {total} modules, chained (ml.append(a).append(b))"
+        text += tr(
+            f" {total} modules, chained (ml.append(a).append(b))",
+            f" {total} 个模块逐个 .append(m)，链式调用（ml.append(a).append(b)）",
+        )
     elif appended:
-        text += f", then .append({appended} more)"
+        text += tr(f", then .append({appended} more)", f"，然后再 .append {appended} 个")
     if picks != list(range(total)):
-        text += f", the modules {picks} (one module held twice)"
+        text += tr(
+            f", the modules {picks} (one module held twice)",
+            f"，模块依次为 {picks}（有一个模块被持有两次）",
+        )
     if kind == "sequential":
-        text += ", called on x"
+        text += tr(", called on x", "，在 x 上调用")
     inputs = {"kind": kind, "scales": scales, "n": n, "x": x, "picks": picks}
     return Case(text, inputs, expected)
 
@@ -648,11 +686,17 @@ def softmax_case(
         out, grad = y, y * (g - (g * y).sum(axis=d, keepdims=True))
     else:
         out, grad = np_log_softmax(data, d), g - y * g.sum(axis=d, keepdims=True)
-    text = np.array2string(data, separator=", ") if x is not None else f"x of shape {data.shape}"
+    text = (
+        np.array2string(data, separator=", ")
+        if x is not None
+        else tr(f"x of shape {data.shape}", f"形状为 {data.shape} 的 x")
+    )
     if x is None and scale >= 1e3:
-        text += f" with entries up to ±{scale:g}"
-    label = f"{function}({text}, dim={dim})" + ("" if dtype == "float64" else f", {dtype}")
-    label += ", then out.backward(g)"
+        text += tr(f" with entries up to ±{scale:g}", f"，元素最大到 ±{scale:g}")
+    label = _cat(
+        f"{function}({text}, dim={dim})" + ("" if dtype == "float64" else f", {dtype}"),
+        {"en": ", then out.backward(g)", "zh": "，然后 out.backward(g)"},
+    )
     inputs = {"function": function, "x": data, "dim": dim, "g": g, "dtype": dtype}
     return Case(label, inputs, SoftmaxExpected(out, grad, function, dtype, text))
 
@@ -737,13 +781,19 @@ def cross_entropy_case(
         all_rows = np.asarray(total / rows.shape[0])
     options = [f"reduction={reduction!r}"]
     if ignore_index != -100 or ignore:
-        options.append(f"ignore_index={ignore_index}" + (f" ({ignore} ignored)" if ignore else ""))
+        ignored = tr(f" ({ignore} ignored)", f"（忽略 {ignore} 个）") if ignore else ""
+        options.append(f"ignore_index={ignore_index}" + ignored)
     if smoothing:
         options.append(f"label_smoothing={smoothing}")
-    where = f"logits of shape {shape}" + (f", entries near ±{scale:g}" if scale >= 1e3 else "")
+    where = tr(f"logits of shape {shape}", f"形状为 {shape} 的 logits") + (
+        tr(f", entries near ±{scale:g}", f"，元素接近 ±{scale:g}") if scale >= 1e3 else ""
+    )
     if dtype != "float64":
         where += f", {dtype}"
-    label = f"cross_entropy({where}, {', '.join(options)}), then backward"
+    label = tr(
+        f"cross_entropy({where}, {', '.join(options)}), then backward",
+        f"cross_entropy({where}, {', '.join(options)})，然后反向传播",
+    )
     inputs = {
         "z": z,
         "t": t,
@@ -781,45 +831,61 @@ def init_case(function: str, shape: tuple, seed: int, **options: Any) -> Case:
     kind = "uniform" if function.endswith("uniform_") else "normal"
     scale = math.sqrt(3.0) * std if kind == "uniform" else std
     args = "".join(f", {k}={v!r}" for k, v in options.items())
-    label = f"init.{function}(w{args}) for w of shape {shape} (fan_in {fan_in}, fan_out {fan_out})"
+    label = {
+        "en": f"init.{function}(w{args}) for w of shape {shape} (fan_in {fan_in}, fan_out "
+        f"{fan_out})",
+        "zh": f"对形状为 {shape} 的 w 调用 init.{function}(w{args})（fan_in {fan_in}，fan_out "
+        f"{fan_out}）",
+    }
     inputs = {"function": function, "shape": shape, "options": options, "seed": seed}
     return Case(label, inputs, InitExpected(shape, kind, scale, function))
 
 
-def sample_problem(values: Any, kind: str, scale: float, what: str) -> str | None:
+def sample_problem(values: Any, kind: str, scale: float, what: Text) -> str | None:
     """Whether ``values`` look like samples of U(-scale, scale) or N(0, scale²): mean,
     variance (and the uniform's bounds, the normal's tails) within six standard
     deviations of their estimates."""
+    what = say(what)
     x = np.asarray(values, dtype=np.float64).reshape(-1)
     n = x.size
     if not np.isfinite(x).all():
-        return f"{what} holds non-finite values"
+        return tr(f"{what} holds non-finite values", f"{what} 含有非有限值")
     if n and not x.any():
-        return f"{what} is all zeros"
+        return tr(f"{what} is all zeros", f"{what} 全为零")
     var = scale**2 / 3 if kind == "uniform" else scale**2
     target = f"U(-{scale:.6g}, {scale:.6g})" if kind == "uniform" else f"N(0, {scale:.6g}²)"
     if kind == "uniform" and np.abs(x).max() > scale * (1 + 1e-6):
-        return (
+        return tr(
             f"{what} has a value {show_float(np.abs(x).max())} outside ±{scale:.6g}: expected "
-            f"samples of {target}"
+            f"samples of {target}",
+            f"{what} 有一个值 {show_float(np.abs(x).max())} 超出了 ±{scale:.6g}：期望是 "
+            f"{target} 的样本",
         )
     if abs(x.mean()) > SIGMAS * math.sqrt(var / n):
-        return f"{what}'s mean is {x.mean():.4g}: expected samples of {target} (mean 0)"
+        return tr(
+            f"{what}'s mean is {x.mean():.4g}: expected samples of {target} (mean 0)",
+            f"{what} 的均值是 {x.mean():.4g}：期望是 {target} 的样本（均值为 0）",
+        )
     # the sample's E[x²] has relative std √(2/n) (normal) or √(4/5)/√n (uniform)
     rel = math.sqrt(2.0 / n) if kind == "normal" else math.sqrt(0.8 / n)
     second = float(np.mean(x * x))
     if abs(second / var - 1) > SIGMAS * rel:
         ratio = math.sqrt(second / var)
-        return (
+        return tr(
             f"{what}'s standard deviation is {math.sqrt(second):.4g}, {ratio:.3g} times the "
-            f"{math.sqrt(var):.4g} of {target}"
+            f"{math.sqrt(var):.4g} of {target}",
+            f"{what} 的标准差是 {math.sqrt(second):.4g}，是 {target} 的标准差 "
+            f"{math.sqrt(var):.4g} 的 {ratio:.3g} 倍",
         )
     if n >= 4000:
         kurtosis = float(np.mean(x**4)) / second**2
         want, spread = (1.8, 0.3) if kind == "uniform" else (3.0, SIGMAS * math.sqrt(24 / n) + 0.1)
         if abs(kurtosis - want) > spread:
-            other = "normal" if kind == "uniform" else "uniform"
-            return f"{what} looks {other}, not {target} (kurtosis {kurtosis:.3g}, expected {want})"
+            other = tr("normal", "正态分布") if kind == "uniform" else tr("uniform", "均匀分布")
+            return tr(
+                f"{what} looks {other}, not {target} (kurtosis {kurtosis:.3g}, expected {want})",
+                f"{what} 看起来服从{other}，而不是 {target}（峰度 {kurtosis:.3g}，期望 {want}）",
+            )
     return None
 
 
@@ -830,7 +896,7 @@ PATTERN_SIGMAS = 7.0  # a correlation of independent draws is outside 7σ with p
 NEIGHBOURS = 1000  # the fewest elements whose correlations are judged (the normal limit)
 
 
-def repeats_problem(values: Any, what: str) -> str | None:
+def repeats_problem(values: Any, what: Text) -> str | None:
     """Whether ``values`` repeat: fewer than 90% of them distinct, as a table tiled or a row
     broadcast gives. It needs no scale, so it comes before the moments (whose estimates
     such values throw off by chance). Two float64 draws of U(-b, b) or N(0, σ²) are equal
@@ -840,17 +906,19 @@ def repeats_problem(values: Any, what: str) -> str | None:
     flat = np.asarray(values, dtype=np.float64).reshape(-1)
     if not np.isfinite(flat).all() or not flat.any():
         return None  # non-finite values and zeros: ``sample_problem`` names them
-    n, distinct = flat.size, np.unique(flat).size
+    n, distinct, what = flat.size, np.unique(flat).size, say(what)
     if n > 1 and distinct < DISTINCT * n:
-        return (
+        return tr(
             f"{what} repeats its values: only {distinct} of its {n} values are distinct, where "
             "independent draws from a continuous distribution (almost) never repeat: draw one "
-            "number per element from the generator, not a table or a row reused"
+            "number per element from the generator, not a table or a row reused",
+            f"{what} 的值有重复：它的 {n} 个值中只有 {distinct} 个互不相同，而从连续分布中独立"
+            "抽取的值（几乎）不会重复：应从生成器为每个元素抽取一个数，而不是重复使用一张表或一行",
         )
     return None
 
 
-def pattern_problem(values: Any, kind: str, scale: float, what: str) -> str | None:
+def pattern_problem(values: Any, kind: str, scale: float, what: Text) -> str | None:
     """Whether ``values``, with the right moments (``sample_problem``: judged first, since
     the grid test reads the scale), are independent draws of U(-scale, scale) or
     N(0, scale²) and not a grid or a pattern with those moments. Three tests, each failed
@@ -865,31 +933,37 @@ def pattern_problem(values: Any, kind: str, scale: float, what: str) -> str | No
       magnitudes with probability below 2⁻⁵⁰, so n²·2⁻⁵¹ < 10⁻⁶ equal pairs.
     - neighbours (n ≥ 1000): ``neighbour_problem``.
     """
-    x = np.asarray(values, dtype=np.float64)
+    x, what = np.asarray(values, dtype=np.float64), say(what)
     flat = x.reshape(-1)
     n = flat.size
     if n >= 100:
         u = np.sort(_cdf(flat, kind, scale))
         gap = float(np.diff(u).min())
         if gap > SPACING / (n * (n - 1)):
-            return (
+            return tr(
                 f"{what} is a grid, not random draws: sorted, no two of its {n} values are "
                 f"closer than {gap:.3g} of the distribution's mass, where n independent draws "
                 f"have a closest pair about 1/n² = {1 / n**2:.2g} apart: draw them from the "
-                "generator (uniform_, normal_), not a shuffled linspace"
+                "generator (uniform_, normal_), not a shuffled linspace",
+                f"{what} 是一个网格，而不是随机抽样：排序后，它的 {n} 个值中任意两个相距都超过"
+                f"分布质量的 {gap:.3g}，而 n 个独立抽样中最近的一对约相距 1/n² = "
+                f"{1 / n**2:.2g}：应从生成器抽样（uniform_、normal_），而不是用打乱的 linspace",
             )
     distinct = np.unique(np.abs(flat)).size
     if n > 1 and distinct < DISTINCT * n:
-        return (
+        return tr(
             f"{what} holds values and their negatives: only {distinct} of its {n} magnitudes "
             "|x| are distinct, and pairs ±h are not independent draws: draw one number per "
-            "element from the generator"
+            "element from the generator",
+            f"{what} 同时含有一些值和它们的相反数：它的 {n} 个绝对值 |x| 中只有 {distinct} 个"
+            "互不相同，而成对的 ±h 不是独立抽样：应从生成器为每个元素抽取一个数",
         )
     found = neighbour_problem(x)
     if found:
-        return (
+        return tr(
             f"{what}'s values are not independent: {found}: draw each element on its own "
-            "(one call to the generator for the whole shape)"
+            "(one call to the generator for the whole shape)",
+            f"{what} 的值不是独立的：{found}：应让每个元素独立抽取（对整个形状调用一次生成器）",
         )
     return None
 
@@ -921,14 +995,21 @@ def neighbour_problem(x: np.ndarray) -> str | None:
         return None
     bound = PATTERN_SIGMAS / math.sqrt(n)
     row = x.shape[-1] if x.ndim >= 2 else 0
-    lags = [(1, "elements next to each other")]
-    lags += [(row, f"elements one row ({row} elements) apart")] if 1 < row < n else []
+    lags = [(1, tr("elements next to each other", "相邻元素"))]
+    lags += (
+        [(row, tr(f"elements one row ({row} elements) apart", f"相隔一行（{row} 个元素）的元素"))]
+        if 1 < row < n
+        else []
+    )
     r, words = max(
         ((float(np.sum(centred[:-lag] * centred[lag:])) / total, words) for lag, words in lags),
         key=lambda found: abs(found[0]),
     )
     if abs(r) > bound:
-        return f"{words} have correlation {r:.3f} (independent draws: within ±{bound:.3f})"
+        return tr(
+            f"{words} have correlation {r:.3f} (independent draws: within ±{bound:.3f})",
+            f"{words}的相关系数为 {r:.3f}（独立抽样应在 ±{bound:.3f} 以内）",
+        )
     return None
 
 
@@ -960,12 +1041,15 @@ def dropout_case(
     x = draw(rng, shape) + 2.0  # no zeros: a dropped element is told by its 0
     seed = int(rng.integers(0, 2**31))
     where = "nn.Dropout" if module else "dropout"
-    mode = "training" if training else "eval"
-    label = f"{where}(x, p={p}) in {mode}, x of shape {shape}"
+    mode = tr("training", "训练模式") if training else tr("eval", "评估模式")
+    label = tr(
+        f"{where}(x, p={p}) in {mode}, x of shape {shape}",
+        f"{mode}下的 {where}(x, p={p})，x 的形状为 {shape}",
+    )
     if dtype != "float64":
         label += f", {dtype}"
-    label += f", called {calls} times" if calls > 1 else ""
-    label += ", generator given" if generator and not module else ""
+    label += tr(f", called {calls} times", f"，调用 {calls} 次") if calls > 1 else ""
+    label += tr(", generator given", "，传入 generator") if generator and not module else ""
     inputs = {
         "x": x,
         "p": p,
@@ -1056,8 +1140,12 @@ def batchnorm_case(
     w_grad, b_grad = (g * xhat).sum(axis=axes), g.sum(axis=axes)
     options = {"eps": eps, "momentum": momentum, "affine": affine, "track_running_stats": track}
     shown = [f"{k}={v}" for k, v in options.items() if v != DEFAULTS[k]]
-    label = f"BatchNorm1d({c}{''.join(', ' + s for s in shown)}): {batches} training batches"
-    label += f" of shape {shape}, then eval()"
+    label = tr(
+        f"BatchNorm1d({c}{''.join(', ' + s for s in shown)}): {batches} training batches"
+        f" of shape {shape}, then eval()",
+        f"BatchNorm1d({c}{''.join(', ' + s for s in shown)})：{batches} 个形状为 {shape} 的"
+        "训练批量，然后 eval()",
+    )
     inputs = {"c": c, "options": options, "w": w, "b": b, "xs": xs, "x_eval": x_eval, "g": g}
     expected = BatchNormExpected(
         outs, means, variances, tracked, eval_out, batch_eval, x_grad, w_grad, b_grad, options
@@ -1099,17 +1187,30 @@ def loader_case(
         if drop_last and batches and len(batches[-1]) < batch_size:
             batches.pop()
         expected.append(batches)
-    options = [f"batch_size={batch_size}"]
+    options: list[Text] = [f"batch_size={batch_size}"]
     if shuffle:
         options.append("shuffle=True")
         options.append(
-            "generator=Generator().manual_seed(s)" if generator else "after manual_seed(s)"
+            "generator=Generator().manual_seed(s)"
+            if generator
+            else {"en": "after manual_seed(s)", "zh": "在 manual_seed(s) 之后"}
         )
     if drop_last:
         options.append("drop_last=True")
-    what = "TensorDataset(X, y)" if dataset == "tensors" else "a dataset whose item i is i"
-    label = f"DataLoader({what} of {n} items, {', '.join(options)})"
-    label += f", {epochs} epochs" if epochs > 1 else ""
+    what = (
+        "TensorDataset(X, y)"
+        if dataset == "tensors"
+        else {"en": "a dataset whose item i is i", "zh": "第 i 项为 i 的数据集"}
+    )
+    joined = {lang: ", ".join(say(o, lang) for o in options) for lang in LANGUAGES}
+    label = _cat(
+        "DataLoader(",
+        what,
+        {"en": f" of {n} items, ", "zh": f"，共 {n} 项，"},
+        joined,
+        ")",
+        {"en": f", {epochs} epochs", "zh": f"，{epochs} 轮"} if epochs > 1 else "",
+    )
     inputs = {
         "n": n,
         "batch_size": batch_size,
@@ -1173,11 +1274,26 @@ def checkpoint_case(
     if kind == "args":
         grads["c"] = None
     words = {
-        "closure": "fn(h) = tanh(…tanh(h @ W1)… @ W{d}), the W closed over",
-        "args": "fn(h, W1, …, W{d}, c), weights as arguments, c a constant",
-        "noise": "fn(h) = tanh(…tanh((h · sp.rand(h.shape)) @ W1)…): random numbers inside fn",
-        "modules": "fn = Sequential(Linear(bias=False), Tanh(), …) of depth {d}",
+        "closure": tr(
+            "fn(h) = tanh(…tanh(h @ W1)… @ W{d}), the W closed over",
+            "fn(h) = tanh(…tanh(h @ W1)… @ W{d})，W 由闭包捕获",
+        ),
+        "args": tr(
+            "fn(h, W1, …, W{d}, c), weights as arguments, c a constant",
+            "fn(h, W1, …, W{d}, c)，权重作为参数传入，c 是常数",
+        ),
+        "noise": tr(
+            "fn(h) = tanh(…tanh((h · sp.rand(h.shape)) @ W1)…): random numbers inside fn",
+            "fn(h) = tanh(…tanh((h · sp.rand(h.shape)) @ W1)…)：fn 内部抽取随机数",
+        ),
+        "modules": tr(
+            "fn = Sequential(Linear(bias=False), Tanh(), …) of depth {d}",
+            "fn = Sequential(Linear(bias=False), Tanh(), …)，深度为 {d}",
+        ),
     }[kind].format(d=depth)
-    label = f"out = checkpoint(fn, h) for h = 2x, x of shape {(n, width)}, {words}; out.backward(g)"
+    label = tr(
+        f"out = checkpoint(fn, h) for h = 2x, x of shape {(n, width)}, {words}; out.backward(g)",
+        f"out = checkpoint(fn, h)，其中 h = 2x，x 的形状为 {(n, width)}，{words}；out.backward(g)",
+    )
     inputs = {"kind": kind, "x": x, "ws": ws, "g": g, "noise_seed": noise_seed}
     return Case(label, inputs, CheckpointExpected(out, grads, kind, after))
