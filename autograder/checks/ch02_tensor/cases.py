@@ -16,6 +16,7 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import hvp, jvp, sum_to, vjp
+from ...harness.language import say, tr
 from .catalog import Layout, Op, Shape, draw
 from .expected import EngineExpected, OpExpected, SecondOrderExpected
 from .programs import VIEWS
@@ -30,7 +31,9 @@ def index_text(spec: Any) -> str:
         return f"{start}:{stop}" + (f":{step}" if step else "")
     if isinstance(spec, dict) and "array" in spec:
         values = spec["array"]
-        return str(values) if len(values) <= 6 else f"<{len(values)} indices, with repeats>"
+        if len(values) <= 6:
+            return str(values)
+        return tr(f"<{len(values)} indices, with repeats>", f"<{len(values)} 个索引，有重复>")
     return str(spec)
 
 
@@ -49,10 +52,26 @@ def expression(op: Op, options: dict) -> str:
     return op.expr.replace("{options}", text)
 
 
+# how a label names each view (``programs.VIEWS``): in English, the view's own name
+VIEW_WORDS = {
+    "transposed": {"en": "transposed", "zh": "的转置"},
+    "every other row": {"en": "every other row", "zh": "的隔行切片"},  # en-only: the key
+    "columns from 1": {"en": "columns from 1", "zh": "去掉第 0 列后的切片"},
+}
+
+
 def layout_text(shape: Shape, view: str) -> str:
     """``(3, 4)``, or ``(3, 4) (transposed of a (4, 3) array: not contiguous)``."""
     viewed = VIEWS[view](np.empty(shape)).shape
-    where = "" if view == "plain" else f" ({view} of a {shape} array: not contiguous)"
+    words = say(VIEW_WORDS.get(view, view))
+    where = (
+        ""
+        if view == "plain"
+        else tr(
+            f" ({words} of a {shape} array: not contiguous)",
+            f"（{shape} 数组{words}：不连续）",
+        )
+    )
     return f"{viewed}{where}"
 
 
@@ -62,9 +81,17 @@ def _label(op: Op, options: dict, names: list[str], layouts: list, number) -> st
     if number is not None:
         expr = expr.replace("ab"[number[1]], f"{number[0]:g}")
     if len(set(layouts)) == 1:
-        return f"{expr} with {' and '.join(names)} of shape {layout_text(*layouts[0])}"
-    shapes = [f"{name} of shape {layout_text(*lay)}" for name, lay in zip(names, layouts)]
-    return f"{expr} with {' and '.join(shapes)}"
+        both = tr(" and ", " 和 ").join(names)
+        return tr(
+            f"{expr} with {both} of shape {layout_text(*layouts[0])}",
+            f"{expr}，其中 {both} 的形状为 {layout_text(*layouts[0])}",
+        )
+    shapes = [
+        tr(f"{name} of shape {layout_text(*lay)}", f"{name} 的形状为 {layout_text(*lay)}")
+        for name, lay in zip(names, layouts)
+    ]
+    each = tr(" and ", "，").join(shapes)
+    return tr(f"{expr} with {each}", f"{expr}，其中 {each}")
 
 
 def _inputs(op, rng, layouts, dtype, number, data):
@@ -166,12 +193,19 @@ def op_case(
         plain = [lay for lay, arg in zip(layouts, args) if "number" not in arg]
         label = _label(op, options, names, plain, number)
         if dtype != "float64":
-            label += f", {dtype}"
+            label += tr(f", {dtype}", f"，{dtype}")
+    label = say(label)  # a catalog row's label is a Text: in the learner's language
     if local_only:
-        label += "; then its local backward with g random (the autograder sums each gradient"
-        label += " onto its input's shape)"
+        label += tr(
+            "; then its local backward with g random (the autograder sums each gradient"
+            " onto its input's shape)",
+            "；然后用随机的 g 调用它的局部反向函数（由自动评分器把每个梯度求和到其输入的形状）",
+        )
     else:
-        label += "; then out.grad_fn.backward(g), g random"
+        label += tr(
+            "; then out.grad_fn.backward(g), g random",
+            "；然后调用 out.grad_fn.backward(g)，g 随机",
+        )
     wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
     inputs = {"name": op.name, "args": args, "options": wire_options, "upstream": upstream}
     if broadcast or local_only:
@@ -299,7 +333,7 @@ def op_cases(op: Op, sweep: bool = False) -> Callable[[np.random.Generator], lis
                     dtype="float32",
                     data=data,
                     exact_grad=grad,
-                    label=f"{label}, float32",
+                    label=tr(f"{say(label)}, float32", f"{say(label)}，float32"),
                 )
             )
         for number in op.numbers:
@@ -387,9 +421,11 @@ def second_order_case(
         names=names,
     )
     label = _label(op, options, names, list(layouts), None)
-    label += (
+    label += tr(
         "; then its local backward with g random, and h random sent back from each of its "
-        "gradients through the graph they recorded"
+        "gradients through the graph they recorded",
+        "；然后用随机的 g 调用它的局部反向函数，再把随机的 h 从它的每个梯度出发，沿这些梯度"
+        "记录下的计算图送回",
     )
     wire_options = {k: list(v) if isinstance(v, tuple) else v for k, v in options.items()}
     inputs = {

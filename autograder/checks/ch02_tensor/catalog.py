@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...harness.api import Case
+from ...harness.language import tr
 from . import programs
 from .expected import ErrorExpected
 
@@ -30,10 +31,18 @@ ELEMENTWISE_SHAPES: list[Layout] = [
     ((1, 2, 3), "plain"),
     ((2, 1, 2, 2), "plain"),
     ((4, 3), "transposed"),
-    ((6, 4), "every other row"),
+    ((6, 4), "every other row"),  # en-only: a view's name (a key of programs.VIEWS)
     ((3, 5), "columns from 1"),
     ((24, 32), "plain"),
 ]
+
+
+class Label(dict):
+    """A row's label in both languages (a ``Text``, ``{"en": …, "zh": …}``) that can key the
+    rows of ``Op.exact``, ``Op.at`` and ``Op.far`` (never changed once made)."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
 
 
 def draw(rng: np.random.Generator, shape: Shape, domain: str) -> np.ndarray:
@@ -127,8 +136,15 @@ SATURATED = np.array([[-800.0, -40.0, -1.5], [0.5, 40.0, 800.0]])
 def saturated(expr: str, derivative: str) -> dict:
     """An ``Op.far`` row: ``expr`` at saturated entries, where ``derivative`` → 0 without
     overflowing."""
-    label = f"{expr} with a = {SATURATED.tolist()}: saturated entries, where {derivative} → 0"
-    return {label + " (with no inf / inf on the way)": ({}, SATURATED)}
+    label = Label(
+        {
+            "en": f"{expr} with a = {SATURATED.tolist()}: saturated entries, where {derivative} → 0"
+            + " (with no inf / inf on the way)",
+            "zh": f"{expr}，a = {SATURATED.tolist()}：含饱和的元素，在那里 {derivative} → 0"
+            "（计算过程中不能出现 inf / inf）",
+        }
+    )
+    return {label: ({}, SATURATED)}
 
 
 # zeros inside 2-D and 3-D tensors: the kink's rule holds element by element
@@ -140,7 +156,14 @@ def kinks(expr: str, rule: str, slope: Callable[[np.ndarray], np.ndarray]) -> di
     """``Op.exact`` rows: ``expr`` on 2-D and 3-D data with zeros inside; the gradient is
     g · slope(a), 0 at the kink."""
     return {
-        f"{expr} at kinks inside a {a.ndim}-D tensor, a = {a.tolist()}: {rule} everywhere": (
+        Label(
+            {
+                "en": f"{expr} at kinks inside a {a.ndim}-D tensor, a = {a.tolist()}: {rule} "
+                "everywhere",
+                "zh": f"{expr} 在 {a.ndim}-D 张量内部的折点处，a = {a.tolist()}：每个折点处都有 "
+                f"{rule}",
+            }
+        ): (
             {},
             a,
             lambda g, a=a: g * slope(a),
@@ -186,7 +209,10 @@ def error_case(
 
 def _matmul_error_case() -> Case:
     return error_case(
-        "a @ b with a of shape (2, 3) and b of shape (4, 5): an error naming both shapes",
+        tr(
+            "a @ b with a of shape (2, 3) and b of shape (4, 5): an error naming both shapes",
+            "a @ b，其中 a 的形状为 (2, 3)，b 的形状为 (4, 5)：应抛出写明两个形状的错误",
+        ),
         "matmul",
         [np.ones((2, 3)), np.ones((4, 5))],
         ["(2, 3)", "(4, 5)"],
@@ -195,7 +221,10 @@ def _matmul_error_case() -> Case:
 
 def _integer_case() -> Case:
     return error_case(
-        "Tensor([[1, 2], [3, 4]], requires_grad=True): integers cannot require gradients",
+        tr(
+            "Tensor([[1, 2], [3, 4]], requires_grad=True): integers cannot require gradients",
+            "Tensor([[1, 2], [3, 4]], requires_grad=True)：整数张量不能要求梯度",
+        ),
         "neg",
         [np.array([[1, 2], [3, 4]])],
         ["int64"],
@@ -271,32 +300,54 @@ CATALOG = [
             ({"exponent": 0.5}, (2, 3), "plain"),
             ({"exponent": -1}, (1, 4), "plain"),
             ({"exponent": -2.5}, (4, 3), "transposed"),
-            ({"exponent": 1}, (6, 4), "every other row"),
+            ({"exponent": 1}, (6, 4), "every other row"),  # en-only: a view's name
             ({"exponent": 0}, (3,), "plain"),
             ({"exponent": 1.5}, (24, 32), "plain"),
         ],
         at={
-            f"a ** {n} with a = [[0, -1.5, 2], [0.75, 0, -0.5]]: zeros and negative bases": (
+            Label(
+                {
+                    "en": f"a ** {n} with a = [[0, -1.5, 2], [0.75, 0, -0.5]]: zeros and "
+                    "negative bases",
+                    "zh": f"a ** {n}，a = [[0, -1.5, 2], [0.75, 0, -0.5]]：底数有 0 也有负数",
+                }
+            ): (
                 {"exponent": n},
                 np.array([[0.0, -1.5, 2.0], [0.75, 0.0, -0.5]]),
             )
             for n in (1, 2, 3, 4)
         }
         | {
-            f"a ** {n} with a = [[-1.5, -0.5], [-2, 0.75]]: negative bases": (
+            Label(
+                {
+                    "en": f"a ** {n} with a = [[-1.5, -0.5], [-2, 0.75]]: negative bases",
+                    "zh": f"a ** {n}，a = [[-1.5, -0.5], [-2, 0.75]]：底数为负",
+                }
+            ): (
                 {"exponent": n},
                 np.array([[-1.5, -0.5], [-2.0, 0.75]]),
             )
             for n in (-1, -2)
         }
         | {
-            "a ** 2.5 with a = [0, 0.5, 2]: a zero base, whose gradient is 0": (
+            Label(
+                {
+                    "en": "a ** 2.5 with a = [0, 0.5, 2]: a zero base, whose gradient is 0",
+                    "zh": "a ** 2.5，a = [0, 0.5, 2]：底数为 0 处的梯度为 0",
+                }
+            ): (
                 {"exponent": 2.5},
                 np.array([0.0, 0.5, 2.0]),
             ),
         },
         exact={
-            "a ** 0 with a = [0, 2]: the gradient is 0 (n·aⁿ⁻¹ would be 0·∞ at a = 0)": (
+            Label(
+                {
+                    "en": "a ** 0 with a = [0, 2]: the gradient is 0 (n·aⁿ⁻¹ would be 0·∞ at "
+                    "a = 0)",
+                    "zh": "a ** 0，a = [0, 2]：梯度为 0（在 a = 0 处 n·aⁿ⁻¹ 会是 0·∞）",
+                }
+            ): (
                 {"exponent": 0},
                 np.array([0.0, 2.0]),
                 lambda g: np.zeros(2),
@@ -324,7 +375,7 @@ CATALOG = [
             ({}, [((2, 3, 2, 3), "plain"), ((2, 3, 3, 4), "plain")]),
             ({}, [((1, 2, 1, 3), "plain"), ((1, 2, 3, 2), "plain")]),
             ({}, [((5, 4), "transposed"), ((5, 3), "plain")]),
-            ({}, [((3, 6), "plain"), ((12, 2), "every other row")]),
+            ({}, [((3, 6), "plain"), ((12, 2), "every other row")]),  # en-only: a view's name
             ({}, [((32, 48), "plain"), ((48, 16), "plain")]),
         ],
         local_only=[
@@ -396,7 +447,12 @@ CATALOG = [
         variants=_elementwise(),
         elementwise=True,
         exact={  # no derivative at the kink: PyTorch's choice is 0
-            "a.relu() at the kink, a = [-1, 0, 2]: relu'(0) = 0, as in PyTorch": (
+            Label(
+                {
+                    "en": "a.relu() at the kink, a = [-1, 0, 2]: relu'(0) = 0, as in PyTorch",
+                    "zh": "a.relu() 在折点处，a = [-1, 0, 2]：relu'(0) = 0，与 PyTorch 一致",
+                }
+            ): (
                 {},
                 np.array([-1.0, 0.0, 2.0]),
                 lambda g: np.array([0.0, 0.0, g[2]]),
@@ -413,7 +469,12 @@ CATALOG = [
         variants=_elementwise(),
         elementwise=True,
         exact={
-            "a.abs() at the kink, a = [-1, 0, 2]: |a|'(0) = 0, as in PyTorch": (
+            Label(
+                {
+                    "en": "a.abs() at the kink, a = [-1, 0, 2]: |a|'(0) = 0, as in PyTorch",
+                    "zh": "a.abs() 在折点处，a = [-1, 0, 2]：|a|'(0) = 0，与 PyTorch 一致",
+                }
+            ): (
                 {},
                 np.array([-1.0, 0.0, 2.0]),
                 lambda g: np.array([-g[0], 0.0, g[2]]),
@@ -436,7 +497,7 @@ CATALOG = [
             ({"dim": (0, 2)}, (2, 3, 4), "plain"),
             *[(options, SWEPT_3D, "plain") for options in ONE_AXIS + TWO_AXES],
             ({"dim": 0, "keepdim": True}, (4, 3), "transposed"),
-            ({"dim": 1}, (6, 4), "every other row"),
+            ({"dim": 1}, (6, 4), "every other row"),  # en-only: a view's name
             ({"dim": 0}, (24, 32), "plain"),
         ],
     ),
@@ -479,19 +540,36 @@ CATALOG = [
         ],
         exact={
             # ties: the central difference is not defined there; PyTorch's rule is
-            "a.max() with a tie, a = [[1, 3], [3, 2]]: the two 3s share the gradient": (
+            Label(
+                {
+                    "en": "a.max() with a tie, a = [[1, 3], [3, 2]]: the two 3s share the gradient",
+                    "zh": "a.max() 遇到并列，a = [[1, 3], [3, 2]]：两个 3 平分梯度",
+                }
+            ): (
                 {},
                 np.array([[1.0, 3.0], [3.0, 2.0]]),
                 lambda g: np.array([[0.0, 0.5], [0.5, 0.0]]) * g,
             ),
-            "a.max(dim=1) with a tie, a = [[2, 2], [1, 0]]: the returned index (0) wins": (
+            Label(
+                {
+                    "en": "a.max(dim=1) with a tie, a = [[2, 2], [1, 0]]: the returned index (0) "
+                    "wins",
+                    "zh": "a.max(dim=1) 遇到并列，a = [[2, 2], [1, 0]]：梯度归返回的索引 (0)",
+                }
+            ): (
                 {"dim": 1},
                 np.array([[2.0, 2.0], [1.0, 0.0]]),
                 lambda g: np.array([[g[0], 0.0], [g[1], 0.0]]),
             ),
             **{
-                f"a.max(dim={dim}) with ties inside a (2, 3, 2) tensor, a = {TIED_3D.tolist()}: "
-                "the returned index (the first) wins": (
+                Label(
+                    {
+                        "en": f"a.max(dim={dim}) with ties inside a (2, 3, 2) tensor, a = "
+                        f"{TIED_3D.tolist()}: the returned index (the first) wins",
+                        "zh": f"a.max(dim={dim}) 在 (2, 3, 2) 张量内部遇到并列，a = "
+                        f"{TIED_3D.tolist()}：梯度归返回的索引（并列中的第一个）",
+                    }
+                ): (
                     {"dim": dim},
                     TIED_3D,
                     lambda g, dim=dim: first_winners(TIED_3D, dim, g),
@@ -566,7 +644,7 @@ CATALOG = [
             ({}, (3,), "plain"),
             ({}, (2, 3), "plain"),
             ({}, (1, 4), "plain"),
-            ({}, (6, 4), "every other row"),
+            ({}, (6, 4), "every other row"),  # en-only: a view's name
         ],
     ),
     Op(
