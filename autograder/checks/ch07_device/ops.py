@@ -30,7 +30,7 @@ import numpy as np
 
 from ...harness.api import Case, Check, Verdict
 from ...harness.gradcheck import vjp
-from ...harness.table import Field, Fields, Mistake, first, rules, where
+from ...harness.table import Field, Fields, Mistake, first, rules, say, tr, where
 from . import ops_program
 from .copies import MORE, TO_DEVICE, TO_HOST, copy_rows
 
@@ -120,13 +120,20 @@ def gather_case(
         assigned_ref(g, shape, axis, index),
         vjp(lambda u: scatter_ref(u, shape, axis, index), [g], w)[0] if second else None,
     )
-    words = {"all": " (one index everywhere)", "some": " (a repeated index)"}.get(repeats, "")
+    words = {
+        "all": tr(" (one index everywhere)", "（处处是同一个索引）"),
+        "some": tr(" (a repeated index)", "（有重复的索引）"),
+    }.get(repeats, "")
     label = (
-        f"sp.gather(x, dim={dim}, index) with x of shape {shape}, index of shape "
-        f"{index_shape}{words}"
-        + (f", {dtype}" if dtype != "float64" else "")
-        + (", then the gradient's gradient" if second else "")
-        + (", on the simulated device" if device == "sim" else "")
+        tr(
+            f"sp.gather(x, dim={dim}, index) with x of shape {shape}, index of shape "
+            f"{index_shape}{words}",
+            f"sp.gather(x, dim={dim}, index)，x 的形状为 {shape}，index 的形状为 "
+            f"{index_shape}{words}",
+        )
+        + (tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else "")
+        + (tr(", then the gradient's gradient", "，再求梯度的梯度") if second else "")
+        + (tr(", on the simulated device", "，在模拟设备上") if device == "sim" else "")
     )
     inputs = {"x": x, "dim": dim, "index": index, "g": g, "w": w, "dtype": dtype}
     return Case(label, {**inputs, "device": device} if device != "cpu" else inputs, expected)
@@ -182,11 +189,15 @@ def cat_case(
     expected = CatExpected(dtype, out, vjp(forward, xs, g), sizes, axis, grad_grad)
     name = "stack" if stack else "cat"
     label = (
-        f"sp.{name}([{', '.join(f'x{i}' for i in range(len(xs)))}], dim={dim}) with shapes "
-        f"{', '.join(map(str, shapes))}"
-        + (f", {dtype}" if dtype != "float64" else "")
-        + (", then the gradient's gradient" if second else "")
-        + (", on the simulated device" if device == "sim" else "")
+        tr(
+            f"sp.{name}([{', '.join(f'x{i}' for i in range(len(xs)))}], dim={dim}) with shapes "
+            f"{', '.join(map(str, shapes))}",
+            f"sp.{name}([{', '.join(f'x{i}' for i in range(len(xs)))}], dim={dim})，形状为 "
+            f"{', '.join(map(str, shapes))}",
+        )
+        + (tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else "")
+        + (tr(", then the gradient's gradient", "，再求梯度的梯度") if second else "")
+        + (tr(", on the simulated device", "，在模拟设备上") if device == "sim" else "")
     )
     inputs = {"xs": xs, "dim": dim, "g": g, "w": w, "dtype": dtype, "stack": stack}
     return Case(label, {**inputs, "device": device} if device != "cpu" else inputs, expected)
@@ -195,33 +206,59 @@ def cat_case(
 # -- the verdicts -----------------------------------------------------------------------------
 
 
-DEVICE_WORDS = "NumPy's functions refuse a device's arrays, and one was given a device's array"
+DEVICE_WORDS = {
+    "en": "NumPy's functions refuse a device's arrays, and one was given a device's array",
+    "zh": "NumPy 的函数不接受设备上的数组，而其中一个函数收到了设备上的数组",
+}
 
 
 def _refused(message: str) -> str:
     """Words for an error that says NumPy met a device's array, else ""."""
-    signs = ("Unsupported type", "Implicit conversion", "__array_ufunc__", "does not support ufunc")
-    return f" — {DEVICE_WORDS}" if any(s in message for s in signs) else ""
+    signs = (  # NumPy's and simnumpy's messages, matched
+        "Unsupported type",
+        "Implicit conversion",
+        "__array_ufunc__",
+        "does not support ufunc",  # en-only: matched
+    )
+    if not any(s in message for s in signs):
+        return ""
+    return tr(f" — {say(DEVICE_WORDS)}", f" —— {say(DEVICE_WORDS)}")
 
 
 OP_CAUSES = {  # an op on the device copies nothing: the likely cause of each direction
-    (TO_DEVICE, MORE): (
-        "an array was made on the host and sent over (NumPy's arange or zeros, a list, a NumPy "
-        "index array, a NumPy function's result, host data made a device array), where every "
-        "array could be born on the inputs' device"
-    ),
-    (TO_HOST, MORE): (
-        "a device array was read back to the host (.get(), .item(), int(), float(), bool(), "
-        ".tolist(), an if on its values, a bounds check), where nothing had to come back "
-        "(a size is in .shape, which costs no copy)"
-    ),
+    (TO_DEVICE, MORE): {
+        "en": "an array was made on the host and sent over (NumPy's arange or zeros, a list, a "
+        "NumPy index array, a NumPy function's result, host data made a device array), where "
+        "every array could be born on the inputs' device",
+        "zh": "有数组在主机上创建后被送了过去（NumPy 的 arange 或 zeros、列表、NumPy 索引数组、"
+        "NumPy 函数的结果、由主机数据做成的设备数组），而每个数组本都可以直接在输入所在的设备上"
+        "创建",
+    },
+    (TO_HOST, MORE): {
+        "en": "a device array was read back to the host (.get(), .item(), int(), float(), "
+        "bool(), .tolist(), an if on its values, a bounds check), where nothing had to come "
+        "back (a size is in .shape, which costs no copy)",
+        "zh": "设备上的数组被读回了主机（.get()、.item()、int()、float()、bool()、.tolist()、"
+        "对其值做 if 判断、越界检查），而这里什么都不需要取回（尺寸可以从 .shape 得到，不需要"
+        "复制）",
+    },
+}
+
+STEPS = {
+    "forward": {"en": "forward", "zh": "前向计算"},
+    "backward": {"en": "backward", "zh": "反向传播"},
 }
 
 
 def _copies(what: str) -> list[tuple]:
     """The rows for the copies of ``what`` ("forward", "backward") on sim: none either way."""
+
+    def name(case: Case, got: Any) -> str:
+        step = say(STEPS[what])
+        return tr(f"on sim, the {step}", f"在 sim 上，{step}")
+
     return copy_rows(
-        f"on sim, the {what}",
+        name,
         lambda got: None if "backward_error" in got else got.get(f"{what}_copies", [0, 0]),
         lambda case: (0, 0),
         OP_CAUSES,
@@ -236,26 +273,37 @@ ON_SIM = rules(  # the op ran on the device, gave device arrays, copied nothing
     (
         lambda case, got: "forward_error" in got,
         lambda case, got: (
-            f"on sim, the forward raised {got['forward_error']}" + _refused(got["forward_error"])
+            tr(
+                f"on sim, the forward raised {got['forward_error']}",
+                f"在 sim 上，前向计算抛出了 {got['forward_error']}",
+            )
+            + _refused(got["forward_error"])
         ),
     ),
     (
         lambda case, got: got.get("out_kind") != "SimArray",
-        lambda case, got: (
+        lambda case, got: tr(
             f"on sim, the output is a {got.get('out_kind')} array, not the "
-            f"simulated device's: {DEVICE_WORDS}"
+            f"simulated device's: {say(DEVICE_WORDS)}",
+            f"在 sim 上，输出是一个 {got.get('out_kind')} 数组，不在模拟设备上："
+            f"{say(DEVICE_WORDS)}",
         ),
     ),
     (
         lambda case, got: _refused(got.get("backward_error", "")),
         lambda case, got: (
-            f"on sim, the backward raised {got['backward_error']}" + _refused(got["backward_error"])
+            tr(
+                f"on sim, the backward raised {got['backward_error']}",
+                f"在 sim 上，反向传播抛出了 {got['backward_error']}",
+            )
+            + _refused(got["backward_error"])
         ),
     ),
     (
         lambda case, got: _off_sim(got),
-        lambda case, got: (
-            f"on sim, a gradient is a {_off_sim(got)[0]} array, not on the simulated device"
+        lambda case, got: tr(
+            f"on sim, a gradient is a {_off_sim(got)[0]} array, not on the simulated device",
+            f"在 sim 上，有一个梯度是 {_off_sim(got)[0]} 数组，不在模拟设备上",
         ),
     ),
     *_copies("forward"),
@@ -270,25 +318,29 @@ def _tolerance(case: Case) -> tuple[float, float]:
 def _wrong_dtype(case: Case, received: Any) -> tuple | None:
     """(which gradient, its dtype) of the first gradient not of the input's dtype."""
     got, want = received["grad_dtypes"], case.expected.dtype
-    which = (f" of input {k}" if len(got) > 1 else "" for k in range(len(got)))
+    which = (tr(f" of input {k}", f"（输入 {k}）") if len(got) > 1 else "" for k in range(len(got)))
     return next(((k, d) for k, d in zip(which, got) if d != want), None)
+
+
+def _dtype_words(case: Case, received: Any) -> str:
+    which, dtype = _wrong_dtype(case, received)
+    want = case.expected.dtype
+    return tr(
+        f"the gradient{which} is {dtype}, not {want}", f"梯度{which}是 {dtype}，而不是 {want}"
+    )
 
 
 DTYPES = {
     "out": rules(
         (
             lambda case, got: got["dtype"] != case.expected.dtype,
-            "the output is {got[dtype]}, not {want.dtype} (the input's dtype)",
+            {
+                "en": "the output is {got[dtype]}, not {want.dtype} (the input's dtype)",
+                "zh": "输出是 {got[dtype]}，而不是 {want.dtype}（输入的数据类型）",
+            },
         )
     ),
-    "grads": rules(
-        (
-            _wrong_dtype,
-            lambda case, got: "the gradient{} is {}, not {}".format(
-                *_wrong_dtype(case, got), case.expected.dtype
-            ),
-        )
-    ),
+    "grads": rules((_wrong_dtype, _dtype_words)),
 }
 
 SECOND = first(  # the gradient's gradient exists only when the backward was recorded
@@ -296,17 +348,36 @@ SECOND = first(  # the gradient's gradient exists only when the backward was rec
         (
             lambda case, got: _refused(got.get("second_error") or ""),
             lambda case, got: (
-                f"on sim, the gradient's gradient raised {got['second_error']}"
+                tr(
+                    f"on sim, the gradient's gradient raised {got['second_error']}",
+                    f"在 sim 上，求梯度的梯度时抛出了 {got['second_error']}",
+                )
                 + _refused(got["second_error"])
             ),
         ),
         (
             lambda case, got: got.get("second_error"),
-            "the gradient's gradient failed: {got[second_error]} (the backward's result was not "
-            "recorded: a bare array, or an operation outside the graph)",
+            {
+                "en": "the gradient's gradient failed: {got[second_error]} (the backward's result "
+                "was not recorded: a bare array, or an operation outside the graph)",
+                "zh": "求梯度的梯度失败了：{got[second_error]}（反向函数的结果没有被记录：它是裸"
+                "数组，或来自计算图之外的操作）",
+            },
         ),
     ),
-    Fields([Field("grad_grad", "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g", rtol=1e-9, atol=1e-10)]),
+    Fields(
+        [
+            Field(
+                "grad_grad",
+                {
+                    "en": "the gradient's gradient, ∂⟨∂L/∂x, w⟩/∂g",
+                    "zh": "梯度的梯度 ∂⟨∂L/∂x, w⟩/∂g",
+                },
+                rtol=1e-9,
+                atol=1e-10,
+            )
+        ]
+    ),
 )
 
 
@@ -324,14 +395,21 @@ def _op_verdict(
         (
             lambda case, got: got.get("backward_error"),
             lambda case, got: (
-                f"backward failed: {got['backward_error']}"
+                tr(
+                    f"backward failed: {got['backward_error']}",
+                    f"反向传播失败：{got['backward_error']}",
+                )
                 + (hint(case, got["backward_error"]) if hint else "")
             ),
         )
     )
     return first(
         where(lambda case: case.inputs.get("device", "cpu") == "sim", ON_SIM),
-        Fields([Field("out", "forward", tolerance=_tolerance)], forward, before=DTYPES["out"]),
+        Fields(
+            [Field("out", {"en": "forward", "zh": "前向计算"}, tolerance=_tolerance)],
+            forward,
+            before=DTYPES["out"],
+        ),
         failed,
         Fields([grads], mistakes, before=DTYPES["grads"]),
         where(lambda case: case.expected.grad_grad is not None, SECOND),
@@ -367,20 +445,32 @@ def _index_first(case: Case) -> np.ndarray | None:
 
 
 gather_verdict = _op_verdict(
-    Field("grads.0", "backward", expected=lambda case: case.expected.grad, tolerance=_tolerance),
+    Field(
+        "grads.0",
+        {"en": "backward", "zh": "反向传播"},
+        expected=lambda case: case.expected.grad,
+        tolerance=_tolerance,
+    ),
     [
         Mistake(
             "grads.0",
             lambda case: case.expected.assigned,
-            "an element picked twice received one gradient, not the sum of both: the backward "
-            "assigns (out[index] = g) where it must add (a scatter-add, where repeats add up)",
+            {
+                "en": "an element picked twice received one gradient, not the sum of both: the "
+                "backward assigns (out[index] = g) where it must add (a scatter-add, where "
+                "repeats add up)",
+                "zh": "被选中两次的元素只得到了一份梯度，而不是两份之和：反向函数用了赋值"
+                "（out[index] = g），而这里必须累加（scatter-add，重复的位置要加起来）",
+            },
         ),
         Mistake(
             "grads.0",
             _index_first,
-            lambda case: (
+            lambda case: tr(
                 f"each gradient went back with the index on axis 0, not on dim "
-                f"{case.inputs['dim']}: the positions hold the index first"
+                f"{case.inputs['dim']}: the positions hold the index first",
+                f"每个梯度回传时，索引被放在了轴 0 上，而不是 dim {case.inputs['dim']} 上："
+                "位置元组里索引被放在了最前面",
             ),
         ),
     ],
@@ -388,8 +478,9 @@ gather_verdict = _op_verdict(
         Mistake(
             "out",
             _along_last,
-            lambda case: (
-                f"the elements were picked along the last axis, not along dim {case.inputs['dim']}"
+            lambda case: tr(
+                f"the elements were picked along the last axis, not along dim {case.inputs['dim']}",
+                f"元素是沿最后一个轴选取的，而不是沿 dim {case.inputs['dim']}",
             ),
         )
     ],
@@ -398,15 +489,16 @@ gather_verdict = _op_verdict(
 
 def _pieces_hint(case: Case, message: str) -> str:
     """Words for cat's backward handing an input a gradient of another shape."""
-    if "each gradient has its input's shape" not in message:
+    if "each gradient has its input's shape" not in message:  # en-only: the framework's words
         return ""
     e = case.expected
-    found = re.search(r"a gradient of shape (\(.*?\)) for", message)
+    found = re.search(r"a gradient of shape (\(.*?\)) for", message)  # en-only: matched
     whole = found is not None and found.group(1) == str(tuple(e.out.shape))
-    return (
+    return tr(
         f" — each input's gradient is its own piece of ∂L/∂out, cut along dim {e.dim} at the "
-        "running sums of the sizes" + (", not the whole of ∂L/∂out" if whole else "")
-    )
+        "running sums of the sizes",
+        f" —— 每个输入的梯度是 ∂L/∂out 中属于它自己的那一块，沿 dim {e.dim} 在各尺寸的累加和处切开",
+    ) + (tr(", not the whole of ∂L/∂out", "，而不是整个 ∂L/∂out") if whole else "")
 
 
 def _from_offset_0(case: Case) -> list | None:
@@ -428,7 +520,10 @@ def _split_along(axis: int) -> Mistake:
         return [np.reshape(p, np.shape(x)) for p, x in zip(pieces, case.inputs["xs"])]
 
     def says(case: Case) -> str:
-        return f"the gradient was split along axis {axis}, not along dim {case.expected.dim}"
+        return tr(
+            f"the gradient was split along axis {axis}, not along dim {case.expected.dim}",
+            f"梯度是沿轴 {axis} 切分的，而不是沿 dim {case.expected.dim}",
+        )
 
     return Mistake("grads", wrong, says)
 
@@ -452,22 +547,43 @@ def _joined(case: Case) -> list[tuple[str, np.ndarray]]:
     out, dim = [], e.dim
     if not case.inputs["stack"]:
         if dim != 0 and len({x.shape for x in xs}) == 1:
-            joined = f"the inputs were joined along axis 0, not along dim {case.inputs['dim']}"
+            joined = tr(
+                f"the inputs were joined along axis 0, not along dim {case.inputs['dim']}",
+                f"输入是沿轴 0 拼接的，而不是沿 dim {case.inputs['dim']}",
+            )
             out.append((joined, np.concatenate(xs, axis=0)))
         return out
     front = np.concatenate([x[None] for x in xs], axis=dim)
     if dim != 0:
-        out.append((f"each input got its new axis in front, not at dim {dim}", front))
+        out.append(
+            (
+                tr(
+                    f"each input got its new axis in front, not at dim {dim}",
+                    f"每个输入的新轴被加在了最前面，而不是 dim {dim} 处",
+                ),
+                front,
+            )
+        )
         along_0 = np.concatenate([np.expand_dims(x, dim) for x in xs], axis=0)
         out.append(
-            (f"the inputs, each with a new axis at dim {dim}, were joined along axis 0", along_0)
+            (
+                tr(
+                    f"the inputs, each with a new axis at dim {dim}, were joined along axis 0",
+                    f"各输入在 dim {dim} 处加上新轴后，被沿轴 0 拼接了起来",
+                ),
+                along_0,
+            )
         )
     if case.inputs["dim"] < 0:
         early = np.stack(xs, axis=case.inputs["dim"] % xs[0].ndim)
         out.append(
             (
-                f"dim {case.inputs['dim']} was counted on the inputs' {xs[0].ndim} axes, not "
-                f"on the result's {xs[0].ndim + 1}: the new axis is not the last",
+                tr(
+                    f"dim {case.inputs['dim']} was counted on the inputs' {xs[0].ndim} axes, not "
+                    f"on the result's {xs[0].ndim + 1}: the new axis is not the last",
+                    f"dim {case.inputs['dim']} 是按输入的 {xs[0].ndim} 个轴来数的，而不是按结果的 "
+                    f"{xs[0].ndim + 1} 个轴：新轴不是最后一个",
+                ),
                 early,
             )
         )
@@ -485,19 +601,25 @@ def _joined_mistake(k: int) -> Mistake:
 
 
 cat_verdict = _op_verdict(
-    Field("grads", "backward, inputs", tolerance=_tolerance),
+    Field("grads", {"en": "backward, inputs", "zh": "反向传播，各输入"}, tolerance=_tolerance),
     [
         Mistake(
             "grads",
             _from_offset_0,
-            "every piece was cut from offset 0: input k's piece starts at the sum of the sizes "
-            "before it",
+            {
+                "en": "every piece was cut from offset 0: input k's piece starts at the sum of "
+                "the sizes before it",
+                "zh": "每一块都是从偏移 0 处切的：输入 k 的那一块应从它之前所有尺寸之和处开始",
+            },
         ),
         Mistake(
             "grads",
             _from_previous_size,
-            "input k's piece was cut from the size of input k − 1, not from the sum of all the "
-            "sizes before it",
+            {
+                "en": "input k's piece was cut from the size of input k − 1, not from the sum of "
+                "all the sizes before it",
+                "zh": "输入 k 的那一块是从输入 k − 1 的尺寸处切的，而不是从它之前所有尺寸之和处",
+            },
         ),
         *map(_split_along, range(5)),  # 5: more axes than any case's output has
     ],
@@ -579,31 +701,63 @@ def _cat_second_cases(rng: np.random.Generator) -> list[Case]:
 
 
 CHECKS = [
-    Check("7.7", "gather: values and gradient", _gather_cases, ops_program.gather, gather_verdict),
     Check(
         "7.7",
-        "gather: the gradient's gradient",
+        "gather: values and gradient",  # en-only: the check's id (title=)
+        _gather_cases,
+        ops_program.gather,
+        gather_verdict,
+        title={"zh": "gather：值与梯度"},
+    ),
+    Check(
+        "7.7",
+        "gather: the gradient's gradient",  # en-only: the check's id (title=)
         _gather_second_cases,
         ops_program.gather,
         gather_verdict,
-    ),
-    Check("7.8", "cat: values and gradients", _cat_cases, ops_program.cat, cat_verdict),
-    Check("7.8", "stack: values and gradients", _stack_cases, ops_program.cat, cat_verdict),
-    Check("7.8", "cat: the gradient's gradient", _cat_second_cases, ops_program.cat, cat_verdict),
-    Check(
-        "7.7",
-        "gather on the simulated device",
-        _gather_sim_cases,
-        ops_program.gather,
-        gather_verdict,
+        title={"zh": "gather：梯度的梯度"},
     ),
     Check(
         "7.8",
-        "cat and stack on the simulated device",
+        "cat: values and gradients",  # en-only: the check's id (title=)
+        _cat_cases,
+        ops_program.cat,
+        cat_verdict,
+        title={"zh": "cat：值与梯度"},
+    ),
+    Check(
+        "7.8",
+        "stack: values and gradients",  # en-only: the check's id (title=)
+        _stack_cases,
+        ops_program.cat,
+        cat_verdict,
+        title={"zh": "stack：值与梯度"},
+    ),
+    Check(
+        "7.8",
+        "cat: the gradient's gradient",  # en-only: the check's id (title=)
+        _cat_second_cases,
+        ops_program.cat,
+        cat_verdict,
+        title={"zh": "cat：梯度的梯度"},
+    ),
+    Check(
+        "7.7",
+        "gather on the simulated device",  # en-only: the check's id (title=)
+        _gather_sim_cases,
+        ops_program.gather,
+        gather_verdict,
+        title={"zh": "模拟设备上的 gather"},
+    ),
+    Check(
+        "7.8",
+        "cat and stack on the simulated device",  # en-only: the check's id (title=)
         _cat_sim_cases,
         ops_program.cat,
         cat_verdict,
+        title={"zh": "模拟设备上的 cat 和 stack"},
     ),
 ]
+
 
 __all__ = ["CHECKS", "cat_case", "cat_verdict", "gather_case", "gather_verdict"]
