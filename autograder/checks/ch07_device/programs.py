@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import array_values, attempt, raised, tensor
+from ...harness.kit import array_values, attempt, raised, tensor, tr
 
 
 def module(sp, name: str) -> types.ModuleType:
@@ -170,9 +170,17 @@ class _FakeCupy:
             return False
 
     def noise(self) -> None:
-        print("CUDA driver version is insufficient for CUDA runtime version", file=sys.stderr)
-        print("cupy: falling back", flush=True)
-        warnings.warn("CuPy may not function correctly: no CUDA driver", UserWarning, 2)
+        # a fake CuPy's noise, English as CuPy writes it (the probe must silence it)
+        print(
+            "CUDA driver version is insufficient for CUDA runtime version",  # en-only: CuPy's
+            file=sys.stderr,
+        )
+        print("cupy: falling back", flush=True)  # en-only: CuPy's
+        warnings.warn(
+            "CuPy may not function correctly: no CUDA driver",  # en-only: CuPy's
+            UserWarning,
+            2,
+        )
 
     def count(self) -> int:
         self.calls += 1
@@ -236,7 +244,7 @@ class _NoCupy:
         sys.meta_path.insert(0, self)
 
 
-MARK = "the check program's own output"
+MARK = "the check program's own output"  # en-only: matched, never shown
 
 
 def probe(sp, state: str, devices: int = 0) -> dict:
@@ -530,8 +538,8 @@ def recursing(error: BaseException) -> str:
     ours = [n for n, m in zip(names, mine) if m]
     recur = [n for n in dict.fromkeys(ours) if ours.count(n) > 1][:3]
     if recur:
-        return " and ".join(recur)
-    return max(names, key=names.count) if names else "a function"
+        return tr(" and ", " 和 ").join(recur)
+    return max(names, key=names.count) if names else tr("a function", "某个函数")
 
 
 def to_device(sp, x: list, w: list, start: str, go: str, how: str) -> dict:
