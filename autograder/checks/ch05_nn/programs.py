@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from ...harness.kit import attempt, fill, host, on_device, raised, tensor, tensor_values
+from ...harness.kit import attempt, fill, host, on_device, raised, tensor, tensor_values, tr
 
 # -- 5.1 ---------------------------------------------------------------------------------------
 
@@ -66,10 +66,12 @@ def registration(sp, script: list, data: Any) -> dict:
 
 # -- trees (5.3, 5.5) ----------------------------------------------------------------------------
 
-ELEMENTWISE = (
-    " (this came from comparing Tensors with == — `value in a_list` and `a == b` compare a "
-    "Tensor's values elementwise: tell tensors apart by identity, `is` or id(value))"
-)
+ELEMENTWISE = {
+    "en": " (this came from comparing Tensors with == — `value in a_list` and `a == b` compare a "
+    "Tensor's values elementwise: tell tensors apart by identity, `is` or id(value))",
+    "zh": "（这是用 == 比较 Tensor 引起的：`value in a_list` 和 `a == b` 会逐元素比较 Tensor 的"
+    "值：要按身份区分张量，用 `is` 或 id(value)）",
+}
 
 
 def explain_tensor_equality(program: Callable) -> Callable:
@@ -88,7 +90,8 @@ def explain_tensor_equality(program: Callable) -> Callable:
                     through = True
                 tb = tb.tb_next
             if through and error.args and isinstance(error.args[0], str):
-                error.args = (error.args[0].rstrip() + ELEMENTWISE, *error.args[1:])
+                words = tr(ELEMENTWISE["en"], ELEMENTWISE["zh"])
+                error.args = (error.args[0].rstrip() + words, *error.args[1:])
             raise
 
     return run
@@ -315,18 +318,24 @@ def linear_forward(
 def _add_hint(error: Exception, hint: str) -> None:
     """``hint`` added to the error's message (where it is one string)."""
     if hint and len(error.args) == 1 and isinstance(error.args[0], str):
-        error.args = (f"{error.args[0]} ({hint})",)
+        error.args = (tr(f"{error.args[0]} ({hint})", f"{error.args[0]}（{hint}）"),)
 
 
 def _forward_hint(error: str, shape: tuple, no_bias: bool) -> str:
     """A known mistake of LinearFunction.forward, named from the error it led to."""
     n_out, n_in = shape
     if no_bias and "NoneType" in error:
-        return "this Linear has no bias (bias=False): the forward added the bias all the same"
-    if any(text in error for text in ("mismatch", "cannot be multiplied", "not aligned")):
-        return (
+        return tr(
+            "this Linear has no bias (bias=False): the forward added the bias all the same",
+            "这个 Linear 没有偏置（bias=False）：前向函数却照样加上了偏置",
+        )
+    matched = ("mismatch", "cannot be multiplied", "not aligned")  # en-only: error texts
+    if any(text in error for text in matched):
+        return tr(
             f"the weight is stored (out, in) = {(n_out, n_in)}: the forward multiplied x by it "
-            "as stored, not by its transpose"
+            "as stored, not by its transpose",
+            f"权重按 (out, in) = {(n_out, n_in)} 存储：前向函数直接用存储的权重乘 x，而不是用它的"
+            "转置",
         )
     return ""
 
@@ -335,22 +344,51 @@ def _linear_hint(error: str, shape: tuple) -> str:
     """A known mistake of LinearFunction.backward, named from the error it led to."""
     n_out, n_in = shape
     hints = [
-        ("must return Tensors", "compute the gradients with Tensor operations on grad_output"),
         (
-            "gradient(s) for 2 input(s)",
-            "without a bias, apply records 2 inputs (x, weight): return 2 gradients "
-            "(len(ctx.needs_input_grad) says how many)",
+            "must return Tensors",  # en-only: matched in the error
+            tr(
+                "compute the gradients with Tensor operations on grad_output",
+                "应在 grad_output 上用 Tensor 运算计算梯度",
+            ),
         ),
-        (f"for an input of shape {(n_out, n_in)}", "∂L/∂W has W's shape (out, in): gᵀx, not xᵀg"),
         (
-            f"for an input of shape {(n_out,)}",
-            "the bias gradient sums over the batch (axis 0): g.sum(dim=0)",
+            "gradient(s) for 2 input(s)",  # en-only: matched in the error
+            tr(
+                "without a bias, apply records 2 inputs (x, weight): return 2 gradients "
+                "(len(ctx.needs_input_grad) says how many)",
+                "没有偏置时，apply 记录 2 个输入（x, weight）：应返回 2 个梯度"
+                "（len(ctx.needs_input_grad) 给出个数）",
+            ),
         ),
-        ("does not require grad", "backward's gradients must be recorded: Tensor operations"),
         (
-            "cannot be multiplied",
-            "∂L/∂x = g W: (N, out)(out, in); ∂L/∂W = gᵀx: (out, N)(N, in); the weight saved "
-            "in forward is W as stored, (out, in)",
+            f"for an input of shape {(n_out, n_in)}",  # en-only: matched in the error
+            tr(
+                "∂L/∂W has W's shape (out, in): gᵀx, not xᵀg",
+                "∂L/∂W 的形状与 W 相同，为 (out, in)：应是 gᵀx，而不是 xᵀg",
+            ),
+        ),
+        (
+            f"for an input of shape {(n_out,)}",  # en-only: matched in the error
+            tr(
+                "the bias gradient sums over the batch (axis 0): g.sum(dim=0)",
+                "偏置的梯度是在批量（轴 0）上求和：g.sum(dim=0)",
+            ),
+        ),
+        (
+            "does not require grad",  # en-only: matched in the error
+            tr(
+                "backward's gradients must be recorded: Tensor operations",
+                "backward 返回的梯度必须被记录：应使用 Tensor 运算",
+            ),
+        ),
+        (
+            "cannot be multiplied",  # en-only: matched in the error
+            tr(
+                "∂L/∂x = g W: (N, out)(out, in); ∂L/∂W = gᵀx: (out, N)(N, in); the weight saved "
+                "in forward is W as stored, (out, in)",
+                "∂L/∂x = g W：(N, out)(out, in)；∂L/∂W = gᵀx：(out, N)(N, in)；forward 中保存的"
+                "权重就是按存储形状 (out, in) 的 W",
+            ),
         ),
     ]
     return next((hint for text, hint in hints if text in error), "")
@@ -442,8 +480,12 @@ def cross_entropy(
         if reduction == "none" and kept < np.size(t) and f"({kept} elements)" in str(error):
             _add_hint(
                 error,
-                f"reduction='none' gave {kept} losses, one per kept target: it gives one per "
-                f"target, {np.size(t)}, 0 for an ignored one",
+                tr(
+                    f"reduction='none' gave {kept} losses, one per kept target: it gives one per "
+                    f"target, {np.size(t)}, 0 for an ignored one",
+                    f"reduction='none' 给出了 {kept} 个损失，每个保留的目标一个：它应对每个目标"
+                    f"给出一个，共 {np.size(t)} 个，被忽略的目标为 0",
+                ),
             )
         raise
     result = {
@@ -539,7 +581,13 @@ def dropout(
                 out = sp.nn.functional.dropout(xt, p, training)
         except ZeroDivisionError as error:  # raised again where it was, the mistake named
             if p == 1:
-                _add_hint(error, "p = 1 drops every element, and 1/(1 − p) divides by zero")
+                _add_hint(
+                    error,
+                    tr(
+                        "p = 1 drops every element, and 1/(1 − p) divides by zero",
+                        "p = 1 会丢弃每个元素，而 1/(1 − p) 会除以零",
+                    ),
+                )
             raise
         outs.append(tensor_values(out))
         dtypes.append(str(getattr(out, "dtype", "")))
@@ -599,7 +647,13 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
             out = bn(xt)
         except Exception as error:  # raised again where it was, a known mistake named
             if np.ndim(x) == 3 and any(w in str(error) for w in ("broadcast", "shape")):
-                _add_hint(error, "an (N, C, L) batch: each channel's statistics run over N and L")
+                _add_hint(
+                    error,
+                    tr(
+                        "an (N, C, L) batch: each channel's statistics run over N and L",
+                        "(N, C, L) 形状的批量：每个通道的统计量在 N 和 L 上计算",
+                    ),
+                )
             raise
         outs.append(tensor_values(out))
         if options["track_running_stats"]:
@@ -627,8 +681,12 @@ def batchnorm(sp, c: int, options: dict, w: Any, b: Any, xs: list, x_eval: Any, 
         if not options["track_running_stats"] and "NoneType" in str(error):
             _add_hint(
                 error,
-                "track_running_stats=False keeps no running statistics (they are None): "
-                "eval() read them all the same",
+                tr(
+                    "track_running_stats=False keeps no running statistics (they are None): "
+                    "eval() read them all the same",
+                    "track_running_stats=False 时不保存滑动统计量（它们是 None）：eval() 却照样"
+                    "读取了它们",
+                ),
             )
         raise
     return {
