@@ -26,28 +26,6 @@ def _tr(template: str, **fields: object) -> str:
     return template.format(**fields) if fields else template
 
 
-# a task's status label (``TaskVerdict.label``) as a template and its fields
-_LABELS = [
-    (re.compile(r"blocked by task (?P<id>\S+)"), "blocked by task {id}"),
-    (
-        re.compile(r"started: (?P<done>\d+) of (?P<count>\d+) functions written"),
-        "started: {done} of {count} functions written",
-    ),
-    (
-        re.compile(r"started: (?P<done>\d+) of (?P<count>\d+) checks pass"),
-        "started: {done} of {count} checks pass",
-    ),
-]
-
-
-def _label(t: TaskVerdict) -> str:
-    """``t``'s status label in the report's language."""
-    for pattern, template in _LABELS:
-        if match := pattern.fullmatch(t.label):
-            return _tr(template, **match.groupdict())
-    return _tr(t.label)
-
-
 def _can_print(text: str) -> bool:
     try:
         text.encode(sys.stdout.encoding or "ascii")
@@ -113,7 +91,7 @@ def wrap(text: str, width: int) -> list[str]:
 def task_line(t: TaskVerdict, label: str | None = None, mark: str | None = None) -> str:
     """A task's line: mark, id, title, points and (unless it passed) its status, or
     ``label`` and ``mark`` where given."""
-    status = ("" if t.passed else _label(t)) if label is None else label
+    status = ("" if t.passed else t.label) if label is None else label
     left = f"  {mark or _mark(t.status):>2} {t.task.id:<5}{t.task.text('title')}"
     right = f"{_points(t.points):>5} / {t.task.points:<3} {status}"
     return (_ljust(left, WIDTH - 32) + right).rstrip()
@@ -132,7 +110,7 @@ def task_details(t: TaskVerdict) -> list[str]:
     if problem is None:
         return []
     title = _tr(
-        "Task {id} — {title}: {label}", id=t.task.id, title=t.task.text("title"), label=_label(t)
+        "Task {id} — {title}: {label}", id=t.task.id, title=t.task.text("title"), label=t.label
     )
     lines = [f"  {_mark(t.status)} {title}"]
     if t.status == Status.NOT_STARTED:
@@ -381,7 +359,7 @@ def at_version(t: TaskVerdict, version: str) -> TaskVerdict:
 
 
 def _new_label(t: TaskVerdict) -> str:
-    new = f"new in v{versions.normal(t.task.since)}"
+    new = _tr("new in v{version}", version=versions.normal(t.task.since))
     return new if t.status == Status.NOT_STARTED else f"{new}: {t.label}"
 
 
@@ -398,8 +376,8 @@ def _versioned_report(result: ChapterResult, version: str) -> str:
     new = [t for t in result.tasks if versions.newer(t.task.since, version)]
     fresh = {t.task.id for t in new}
     own = [(t, at_version(t, version)) for t in result.tasks if t.task.id not in fresh]
-    head = f"Chapter {ch.number} — {ch.title}"
-    lines = [head.ljust(WIDTH - 32) + f"checked: {result.source}", ""]
+    head = _tr("Chapter {number} — {title}", number=ch.number, title=_tr(ch.title))
+    lines = [_ljust(head, WIDTH - 32) + _tr("checked: {source}", source=result.source), ""]
     for t in result.tasks:
         if t.task.id in fresh:
             lines.append(task_line(t, None if t.passed else _new_label(t)))
@@ -407,7 +385,8 @@ def _versioned_report(result: ChapterResult, version: str) -> str:
         mine = at_version(t, version)
         if mine.passed and not t.passed:
             failing = [c for c in t.checks if not c.passed]
-            text = f"passes v{v}, fails a v{versions.normal(_newest(failing))} check"
+            newest = versions.normal(_newest(failing))
+            text = _tr("passes v{v}, fails a v{newest} check", v=v, newest=newest)
             lines.append(task_line(mine, text, _mark(t.status)))
         else:
             lines.append(task_line(mine))
@@ -415,16 +394,29 @@ def _versioned_report(result: ChapterResult, version: str) -> str:
     points = round(sum(m.points for _, m in own), 2)
     lines.append("")
     if own:
+        mine = "{done} of {count} tasks of your version (v{v}) passed · {points} / {max} points"
+        total = sum(m.task.points for _, m in own)
         lines.append(
-            f"  {done} of {len(own)} tasks of your version (v{v}) passed · "
-            f"{_points(points)} / {sum(m.task.points for _, m in own)} points"
+            "  " + _tr(mine, done=done, count=len(own), v=v, points=_points(points), max=total)
         )
     if new:
         new_points = round(sum(t.points for t in new), 2)
+        since = ", ".join(
+            _tr("{id} in v{version}", id=t.task.id, version=versions.normal(t.task.since))
+            for t in new
+        )
         lines.append(
-            f"  New since v{v}: {sum(t.passed for t in new)} of {len(new)} tasks passed · "
-            f"{_points(new_points)} / {sum(t.task.points for t in new)} points "
-            f"({', '.join(f'{t.task.id} in v{versions.normal(t.task.since)}' for t in new)})"
+            "  "
+            + _tr(
+                "New since v{v}: {done} of {count} tasks passed · {points} / {max} points "
+                "({since})",
+                v=v,
+                done=sum(t.passed for t in new),
+                count=len(new),
+                points=_points(new_points),
+                max=sum(t.task.points for t in new),
+                since=since,
+            )
         )
     broken = [t for t in result.tasks if t.status == Status.IMPORT_ERROR]
     if broken:
@@ -437,8 +429,12 @@ def _versioned_report(result: ChapterResult, version: str) -> str:
             newest = versions.normal(_newest([c for c in t.checks if not c.passed]))
             note = _indent(
                 "newer:",
-                f"this check is of v{newest}, newer than your v{v}: your points at v{v} "
-                f"stay, and an instructor grading v{newest} counts it",
+                _tr(
+                    "this check is of v{newest}, newer than your v{v}: your points at v{v} "
+                    "stay, and an instructor grading v{newest} counts it",
+                    newest=newest,
+                    v=v,
+                ),
             )
             lines += ["", *details[:1], *note, *details[1:]]
     for t in new:
@@ -450,17 +446,18 @@ def _versioned_report(result: ChapterResult, version: str) -> str:
         lines += _next_up(waiting)
     elif result.passed and len(result.tasks) < len(ch.tasks):
         ids = ", ".join(t.task.id for t in result.tasks)
-        lines += ["", f"  Task {ids} passes. `make chapter-{ch.number}` checks the whole chapter."]
+        whole = "Task {ids} passes. `make chapter-{number}` checks the whole chapter."
+        lines += ["", "  " + _tr(whole, ids=ids, number=ch.number)]
     elif own and all(m.passed for _, m in own) and len(result.tasks) == len(ch.tasks):
-        lines += ["", f"  Chapter {ch.number} is complete at your version, v{v}."]
+        complete = "Chapter {number} is complete at your version, v{v}."
+        lines += ["", "  " + _tr(complete, number=ch.number, v=v)]
         if untouched:
             first = untouched[0].task
-            lines.append(
-                f"  New in v{versions.normal(first.since)}: task {first.id} — {first.title}, "
-                f"{first.section} of the notebook."
-            )
+            new_task = "New in v{version}: task {id} — {title}, {section} of the notebook."
+            fields = dict(id=first.id, title=first.text("title"), section=first.section)
+            lines.append("  " + _tr(new_task, version=versions.normal(first.since), **fields))
     elif result.passed:
-        lines += ["", f"  Chapter {ch.number} is complete. Well done!"]
+        lines += ["", "  " + _tr("Chapter {number} is complete. Well done!", number=ch.number)]
     return _plain("\n".join(lines))
 
 
@@ -476,14 +473,14 @@ def progress_report(
     started at), a chapter with newer tasks or checks is scored at ``version`` and its new
     tasks are counted apart."""
     by_number = {r.chapter.number: r for r in results}
-    lines = [f"Sparrow — the course map (checking {source})", ""]
+    lines = [_tr("Sparrow — the course map (checking {source})", source=source), ""]
     next_up, new_up = None, None
-    column = max(48, *(len(f"  {ch.number}  {ch.title}") + 2 for ch in CHAPTERS))
+    column = max(48, *(_columns(f"  {ch.number}  {_tr(ch.title)}") + 2 for ch in CHAPTERS))
     for ch in CHAPTERS:
         r = by_number.get(ch.number)
-        title = f"  {ch.number}  {ch.title}"
+        title = f"  {ch.number}  {_tr(ch.title)}"
         if r is None:
-            lines.append(title.ljust(column) + ("not checked" if ch.ready else "coming"))
+            lines.append(_ljust(title, column) + _tr("not checked" if ch.ready else "coming"))
             continue
         tasks, new = r.tasks, []
         if version is not None and newer_than(r, version):
@@ -492,13 +489,14 @@ def progress_report(
             tasks = [at_version(t, version) for t in r.tasks if t.task.id not in fresh]
         done = sum(t.passed for t in tasks)
         points = round(sum(t.points for t in tasks), 2)
-        line = (
-            title.ljust(column) + f"{_bar(done / max(1, len(tasks)))}  {done}/{len(tasks)} tasks · "
-            f"{_points(points)}/{sum(t.task.points for t in tasks)} points"
-        )
+        score = "{done}/{count} tasks · {points}/{max} points"
+        total = sum(t.task.points for t in tasks)
+        line = _ljust(title, column) + f"{_bar(done / max(1, len(tasks)))}  "
+        line += _tr(score, done=done, count=len(tasks), points=_points(points), max=total)
         if new:
             left = [t for t in new if not t.passed]
-            line += f" · new: {len(new) - len(left)}/{len(new)} done" if left else " · new: done"
+            news = dict(done=len(new) - len(left), count=len(new))
+            line += _tr(" · new: {done}/{count} done", **news) if left else _tr(" · new: done")
         lines.append(line)
         if next_up is None and not all(t.passed for t in tasks):
             next_up = next(t.task for t in tasks if not t.passed)
@@ -506,17 +504,29 @@ def progress_report(
             new_up = next((t.task for t in new if not t.passed), None)
     lines.append("")
     if next_up:
-        lines.append(
-            f"  Next: task {next_up.id} — {next_up.title}, {next_up.section} of the "
-            f"notebook; `make chapter-{next_up.id.split('.')[0]}` shows the details."
+        following = (
+            "Next: task {id} — {title}, {section} of the notebook; `make chapter-{number}` "
+            "shows the details."
         )
+        fields = dict(id=next_up.id, title=next_up.text("title"), section=next_up.section)
+        lines.append("  " + _tr(following, number=next_up.id.split(".")[0], **fields))
     elif new_up:
+        complete = "Every chapter checked is complete at your version, v{v}."
+        new_task = (
+            "New in v{version}: task {id} — {title}, {section} of the notebook; "
+            "`make chapter-{number}` shows the details."
+        )
+        fields = dict(id=new_up.id, title=new_up.text("title"), section=new_up.section)
         lines += [
-            f"  Every chapter checked is complete at your version, v{versions.normal(version)}.",
-            f"  New in v{versions.normal(new_up.since)}: task {new_up.id} — {new_up.title}, "
-            f"{new_up.section} of the notebook; `make chapter-{new_up.id.split('.')[0]}` "
-            "shows the details.",
+            "  " + _tr(complete, v=versions.normal(version)),
+            "  "
+            + _tr(
+                new_task,
+                version=versions.normal(new_up.since),
+                number=new_up.id.split(".")[0],
+                **fields,
+            ),
         ]
     else:
-        lines.append("  Every chapter written so far is complete.")
+        lines.append("  " + _tr("Every chapter written so far is complete."))
     return _plain("\n".join(lines))

@@ -87,7 +87,44 @@ TEMPLATES = {
     "flooded": "输出过多",
     "forged": "伪造了输出",
     "import error": "导入错误",
-    "blocked by task {id}": "被任务 {id} 阻塞",
-    "started: {done} of {count} functions written": "已开始：写了 {count} 个函数中的 {done} 个",
-    "started: {done} of {count} checks pass": "已开始：{count} 项检查中通过 {done} 项",
+    # a tree older than the course (a versioned report) and the course map (``make progress``)
+    "new in v{version}": "v{version} 新增",
+    "passes v{v}, fails a v{newest} check": "按 v{v} 通过，但没通过一项 v{newest} 的检查",
+    "{done} of {count} tasks of your version (v{v}) passed · {points} / {max} points": (
+        "你的版本（v{v}）的 {count} 个任务中通过 {done} 个 · {points} / {max} 分"
+    ),
+    "{id} in v{version}": "{id} 新增于 v{version}",
+    "New since v{v}: {done} of {count} tasks passed · {points} / {max} points ({since})": (
+        "v{v} 之后新增：{count} 个任务中通过 {done} 个 · {points} / {max} 分（{since}）"
+    ),
+    "this check is of v{newest}, newer than your v{v}: your points at v{v} stay, and an "
+    "instructor grading v{newest} counts it": (
+        "这项检查属于 v{newest}，比你的 v{v} 新：你在 v{v} 的得分不变，"
+        "按 v{newest} 评分的老师会把它计入"
+    ),
+    "Chapter {number} is complete at your version, v{v}.": (
+        "第 {number} 章在你的版本 v{v} 上已全部完成。"
+    ),
+    "New in v{version}: task {id} — {title}, {section} of the notebook.": (
+        "v{version} 新增：任务 {id} — {title}，笔记本的 {section}。"
+    ),
+    "Sparrow — the course map (checking {source})": "Sparrow — 课程地图（检查的是 {source}）",
+    "not checked": "未检查",
+    "coming": "即将推出",
+    "{done}/{count} tasks · {points}/{max} points": "{done}/{count} 个任务 · {points}/{max} 分",
+    " · new: {done}/{count} done": " · 新增：完成 {done}/{count}",
+    " · new: done": " · 新增：已完成",
+    "Next: task {id} — {title}, {section} of the notebook; `make chapter-{number}` shows the "
+    "details.": (
+        "下一步：任务 {id} — {title}，笔记本的 {section}；`make chapter-{number}` 显示详情。"
+    ),
+    "Every chapter checked is complete at your version, v{v}.": (
+        "检查过的每一章在你的版本 v{v} 上都已完成。"
+    ),
+    "New in v{version}: task {id} — {title}, {section} of the notebook; `make chapter-{number}` "
+    "shows the details.": (
+        "v{version} 新增：任务 {id} — {title}，笔记本的 {section}；"
+        "`make chapter-{number}` 显示详情。"
+    ),
+    "Every chapter written so far is complete.": "目前已写好的每一章都已完成。",
 }

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from .harness import wire
+from .harness.language import tr
 from .sandbox import NONE, Confinement, interpreter
 from .status import Status
 
@@ -52,17 +53,21 @@ class Limits:
         return self.cpu_per_check * self.wall_factor + self.wall_slack
 
     def describe(self) -> str:
-        return (
+        return tr(
             f"{self.cpu_per_check:g} CPU seconds per check "
-            f"(wall-clock backstop {self.wall_per_check:g} s)"
+            f"(wall-clock backstop {self.wall_per_check:g} s)",
+            f"每项检查 {self.cpu_per_check:g} CPU 秒（墙钟时间上限 {self.wall_per_check:g} 秒）",
         )
 
     def describe_confined(self) -> str:
-        return (
+        return tr(
             f"{self.describe()}; {self.memory_mb} MiB data, {self.open_files} open files, "
             f"{self.processes} processes at once, "
             f"{self.file_size_mb} MiB per written file, {self.max_message_bytes // 2**20} MiB "
-            "read from the child"
+            "read from the child",
+            f"{self.describe()}；数据 {self.memory_mb} MiB，打开文件 {self.open_files} 个，"
+            f"同时运行的进程 {self.processes} 个，每个写出的文件 {self.file_size_mb} MiB，"
+            f"从子进程读取 {self.max_message_bytes // 2**20} MiB",
         )
 
     def rlimits(self, checks: int) -> dict[str, int]:
@@ -117,7 +122,9 @@ def build_tree(dest: Path, packages: Mapping[str, Path], programs: Mapping[str, 
     empty packages above it: case lists, expected values and verdicts are never copied."""
     chapters = dest / "chapters"
     chapters.mkdir(parents=True)
-    (chapters / "__init__.py").write_text('"""Composite tree built by the autograder."""\n')
+    (chapters / "__init__.py").write_text(
+        '"""Composite tree built by the autograder."""\n'
+    )  # en-only: code
     for name, src in packages.items():
         _copy_python(src, chapters / name)
     _copy_python(HARNESS, dest / "autograder" / "harness")
@@ -242,7 +249,8 @@ class _Reader(threading.Thread):
     def _take(self, line: bytes) -> bool:
         """Put the message ``line`` carries, or ``Garbled`` (and False: reading stops)."""
         if not line.startswith(self.token):
-            text = f"a line without this run's token: {line[:40]!r}, {len(line)} bytes"
+            # a protocol detail (English: for whoever debugs), inside the forged-message report
+            text = f"a line without this run's token: {line[:40]!r}, {len(line)} bytes"  # en-only
             self.items.put(Garbled(text))
             return False
         line = line[len(self.token) :]
@@ -250,7 +258,9 @@ class _Reader(threading.Thread):
             self.items.put(wire.decode(line))
         except Exception as error:  # not JSON, nested too deep, a bad array: garbage
             why = f"{type(error).__name__}: {str(error)[:60]}"  # (for whoever debugs)
-            text = f"a line that is not a message: {line[:40]!r}, {len(line)} bytes, {why}"
+            text = (
+                f"a line that is not a message: {line[:40]!r}, {len(line)} bytes, {why}"  # en-only
+            )
             self.items.put(Garbled(text))
             return False
         return True
@@ -273,8 +283,8 @@ class _Tail(threading.Thread):
 
 # -- running -----------------------------------------------------------------------------
 
-BOOT = (
-    "import sys; sys.path[:0] = {path!r}; from autograder.harness.child import main; "
+BOOT = (  # en-only: code
+    "import sys; sys.path[:0] = {path!r}; from autograder.harness.child import main; "  # en-only
     "main({tree!r}, {rlimits!r})"
 )
 
@@ -320,14 +330,13 @@ def _stop(proc: subprocess.Popen) -> int | None:
 
 def _exit_detail(code: int | None, tail: str) -> str:
     if code is None:
-        how = "did not exit"
+        how = tr("did not exit", "没有退出")
     elif code < 0:
-        how = f"was killed by signal {-code}"
+        how = tr(f"was killed by signal {-code}", f"被信号 {-code} 终止")
     else:
-        how = f"exited with code {code}"
-    return f"the Python process running your code {how}" + (
-        f"; its last output:\n{tail}" if tail else ""
-    )
+        how = tr(f"exited with code {code}", f"以退出码 {code} 退出")
+    said = tr(f"the Python process running your code {how}", f"运行你的代码的 Python 进程{how}")
+    return said + (tr(f"; its last output:\n{tail}", f"；它最后的输出：\n{tail}") if tail else "")
 
 
 _UNREAD = -1.0  # a step's starting CPU time, not read yet
@@ -360,24 +369,30 @@ class _Budget:
         cpu, processes = usage if usage is not None else (None, 0)
         if processes > limits.processes:  # the child and its sandbox's init among them
             self.crashed = True
-            return (
+            return tr(
                 f"stopped: your code had {processes} processes running at once (limit: "
-                f"{limits.processes}); every one was ended"
+                f"{limits.processes}); every one was ended",
+                f"已停止：你的代码同时运行了 {processes} 个进程（上限 {limits.processes} 个），"
+                "它们都已被结束",
             )
         if self.cpu_start == _UNREAD:
             self.cpu_start = cpu
         if cpu is not None and self.cpu_start is not None:
             if cpu - self.cpu_start > limits.cpu_per_check:
-                used = f"{cpu - self.cpu_start:.1f} CPU seconds"
+                spent = cpu - self.cpu_start
+                used = tr(f"{spent:.1f} CPU seconds", f"{spent:.1f} CPU 秒")
             elif wall > limits.wall_per_check:
-                used = f"{wall:.1f} wall-clock seconds"
+                used = tr(f"{wall:.1f} wall-clock seconds", f"{wall:.1f} 秒墙钟时间")
             else:
                 return ""
         elif wall > limits.cpu_per_check:
-            used = f"{wall:.1f} seconds"
+            used = tr(f"{wall:.1f} seconds", f"{wall:.1f} 秒")
         else:
             return ""
-        return f"stopped after {used} (limit: {limits.describe()}); an endless loop?"
+        return tr(
+            f"stopped after {used} (limit: {limits.describe()}); an endless loop?",
+            f"运行了 {used} 后被停止（上限：{limits.describe()}）；是死循环吗？",
+        )
 
 
 @dataclass(frozen=True)
@@ -462,19 +477,19 @@ class _Child:
         if isinstance(event, wire.Begin):
             following = self.order[len(self.ended)] if len(self.ended) < len(self.order) else None
             if not self.ready or self.current is not None or event.id != following:
-                return f"{event.name!r} of {event.id!r} out of order"
+                return f"{event.name!r} of {event.id!r} out of order"  # en-only: protocol
             return ""
         if isinstance(event, wire.End):
             late = event.id != self.current
-            return f"{event.name!r} of {event.id!r} out of order" if late else ""
+            return f"{event.name!r} of {event.id!r} out of order" if late else ""  # en-only
         if isinstance(event, wire.Done):
             complete = self.ready and self.current is None and len(self.ended) == len(self.order)
-            return "" if complete else f"{event.name!r} before every check had run"
+            return "" if complete else f"{event.name!r} before every check had run"  # en-only
         if isinstance(event, wire.Restart):  # each child finishes a check at least
             between = self.ready and self.current is None and bool(self.ended)
             return "" if between and len(self.ended) < len(self.order) else f"{event.name!r} now"
         if isinstance(event, wire.ImportFailed):
-            return f"{event.name!r} after the imports" if self.ready else ""
+            return f"{event.name!r} after the imports" if self.ready else ""  # en-only
         return ""
 
     def take(self, event: wire.Event, record: _Record) -> None:
@@ -540,7 +555,10 @@ def _ended(how: Closed | Overrun, code: int | None, printed: str, limits: Limits
     if how is Closed.EOF:
         return CheckRun(Status.CRASHED, detail=_exit_detail(code, printed))
     cap = limits.max_message_bytes // 2**20
-    detail = f"the process running your code sent more data than the grader reads (limit {cap} MiB)"
+    detail = tr(
+        f"the process running your code sent more data than the grader reads (limit {cap} MiB)",
+        f"运行你的代码的进程发来的数据超过了评分程序读取的上限（{cap} MiB）",
+    )
     return CheckRun(Status.FLOODED, detail=detail)
 
 
@@ -601,13 +619,20 @@ def _fail(run: CheckRun, child: _Child, remaining: Sequence[PlannedCheck], recor
         if run.status == Status.CRASHED:
             run = CheckRun(Status.IMPORT_ERROR, detail=run.detail)
         elif run.status == Status.TIMED_OUT:
-            run = CheckRun(Status.IMPORT_ERROR, detail="importing your code " + run.detail)
+            run = CheckRun(
+                Status.IMPORT_ERROR,
+                detail=tr("importing your code ", "导入你的代码时") + run.detail,
+            )
         targets = pending
     elif child.current is not None:
         targets = [child.current]
     elif child.last is not None:
-        detail = f"{run.detail}; this happened after the check had reported its results"
-        run = CheckRun(run.status, detail=f"{detail}, which were discarded", error=run.error)
+        detail = tr(
+            f"{run.detail}; this happened after the check had reported its results, which were "
+            "discarded",
+            f"{run.detail}；这发生在检查报告结果之后，那些结果已被丢弃",
+        )
+        run = CheckRun(run.status, detail=detail, error=run.error)
         targets = [child.last]
     else:
         targets = pending[:1]
@@ -623,10 +648,12 @@ def _forged(
     in a fresh child and the one that ran last fails (or, before any check, every one, as
     an import error); a second forgery fails every check left, so a forger cannot make the
     grader run its checks over and over."""
-    detail = (
+    detail = tr(
         f"the process running your code sent the grader a message it did not expect "
         f"({problem}): something wrote to the grader's own channel, so the results it sent "
-        "were discarded"
+        "were discarded",
+        f"运行你的代码的进程给评分程序发来了一条意料之外的消息（{problem}）："
+        "有代码写入了评分程序自己的通道，所以它发来的结果都已被丢弃",
     )
     if record.forged:
         for c in remaining:

@@ -9,6 +9,7 @@ from enum import Enum
 
 from . import frames
 from .harness.api import Blocked, Case, Check
+from .harness.language import Text, say, tr
 from .runner import CheckRun
 from .status import Status
 from .tasks import Task
@@ -126,18 +127,23 @@ class TaskVerdict:
     def label(self) -> str:
         """The status as a report's task line writes it: "blocked by task 2.5", "started:
         3 of 4 functions written" (or "1 of 4 checks pass", where the stubs met are not
-        known), "failed", …"""
+        known), "failed", … in the learner's language."""
         status = self.status
         if status == Status.BLOCKED:
-            return f"blocked by task {self.blocked_by}"
+            return _blocked_by(self.blocked_by)
         if status == Status.STARTED:
             functions, unwritten = self.functions, self.unwritten
             if unwritten and len(unwritten) < len(functions):
-                written = len(functions) - len(unwritten)
-                return f"started: {written} of {len(functions)} functions written"
-            done = sum(c.passed for c in self.checks)
-            return f"started: {done} of {len(self.checks)} checks pass"
-        return str(status)
+                written, count = len(functions) - len(unwritten), len(functions)
+                return tr(
+                    f"started: {written} of {count} functions written",
+                    f"已开始：写了 {count} 个函数中的 {written} 个",
+                )
+            done, count = sum(c.passed for c in self.checks), len(self.checks)
+            return tr(
+                f"started: {done} of {count} checks pass", f"已开始：{count} 项检查中通过 {done} 项"
+            )
+        return say(STATUS_WORDS.get(status, str(status)))
 
     @property
     def first_problem(self) -> CheckVerdict | None:
@@ -147,8 +153,28 @@ class TaskVerdict:
         return failing[0] if failing else None
 
 
+# a status as a report writes it, in each language
+STATUS_WORDS: dict[Status, Text] = {
+    Status.NOT_STARTED: {"en": "not started", "zh": "未开始"},
+    Status.PASSED: {"en": "passed", "zh": "通过"},
+    Status.FAILED: {"en": "failed", "zh": "未通过"},
+    Status.TIMED_OUT: {"en": "timed out", "zh": "超时"},
+    Status.CRASHED: {"en": "crashed", "zh": "崩溃"},
+    Status.FLOODED: {"en": "flooded", "zh": "输出过多"},
+    Status.FORGED: {"en": "forged", "zh": "伪造了输出"},
+    Status.IMPORT_ERROR: {"en": "import error", "zh": "导入错误"},
+    Status.STARTED: {"en": "started", "zh": "已开始"},
+    Status.BLOCKED: {"en": "blocked", "zh": "被阻塞"},
+}
+
+
+def _blocked_by(task_id: str) -> str:
+    return tr(f"blocked by task {task_id}", f"被任务 {task_id} 阻塞")
+
+
 def _exception_message(info: dict) -> str:
-    text = f"raised {info.get('type', 'an exception')}"
+    kind = info.get("type") or tr("an exception", "一个异常")
+    text = tr(f"raised {kind}", f"引发了 {kind}")
     if info.get("message"):
         text += f": {info['message']}"
     return text
@@ -177,13 +203,25 @@ def judge(
 
 
 # what a hidden check may say about each outcome: nothing the child wrote
-_HIDDEN_TEXT = {
-    Status.FAILED: "the result differs from what this hidden check expects",
-    Status.TIMED_OUT: "stopped: over its CPU budget",
-    Status.CRASHED: "the process running your code died during this hidden check",
-    Status.FLOODED: "the process running your code sent more data than the grader reads",
-    Status.FORGED: "the process running your code wrote messages of its own to the grader",
-    Status.IMPORT_ERROR: "your code does not import",
+_HIDDEN_TEXT: dict[Status, Text] = {
+    Status.FAILED: {
+        "en": "the result differs from what this hidden check expects",
+        "zh": "结果与这项隐藏检查的期望不同",
+    },
+    Status.TIMED_OUT: {"en": "stopped: over its CPU budget", "zh": "已停止：超出了 CPU 时间预算"},
+    Status.CRASHED: {
+        "en": "the process running your code died during this hidden check",
+        "zh": "运行你的代码的进程在这项隐藏检查中途退出了",
+    },
+    Status.FLOODED: {
+        "en": "the process running your code sent more data than the grader reads",
+        "zh": "运行你的代码的进程发来的数据超过了评分程序读取的上限",
+    },
+    Status.FORGED: {
+        "en": "the process running your code wrote messages of its own to the grader",
+        "zh": "运行你的代码的进程给评分程序写入了它自己编造的消息",
+    },
+    Status.IMPORT_ERROR: {"en": "your code does not import", "zh": "你的代码无法导入"},
 }
 
 
@@ -201,12 +239,12 @@ def hide(verdict: CheckVerdict) -> CheckVerdict:
     if verdict.passed or verdict.status == Status.NOT_STARTED:
         verdict.message = ""
     elif verdict.status == Status.BLOCKED:
-        verdict.message = f"blocked by task {verdict.blocked_by}"
+        verdict.message = _blocked_by(verdict.blocked_by)
     elif verdict.raised is not None:
-        kind = verdict.raised if _builtin_exception(verdict.raised) else "an exception"
-        verdict.message = f"raised {kind}"
+        kind = verdict.raised if _builtin_exception(verdict.raised) else None
+        verdict.message = _exception_message({"type": kind})
     else:
-        verdict.message = _HIDDEN_TEXT.get(verdict.status, "failed")
+        verdict.message = say(_HIDDEN_TEXT.get(verdict.status, STATUS_WORDS[Status.FAILED]))
     return verdict
 
 
@@ -220,7 +258,10 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
         return verdict
     if len(run.results) != len(cases):
         verdict.status = Status.FAILED
-        verdict.message = "the child returned the wrong number of results"
+        verdict.message = tr(
+            "the child returned the wrong number of results",
+            "运行你的代码的子进程返回的结果数目不对",
+        )
         return verdict
     for number, (case, result) in enumerate(zip(cases, run.results), start=1):
         if "raised" in result:
@@ -235,7 +276,10 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
             elif stub and chapter_of(stub) > chapter_of(check.task):
                 # a later chapter's stub: this task's own code went where it need not go
                 status, blocked_by = Status.FAILED, ""
-                problem += f" (task {stub} belongs to a later chapter: this task does not need it)"
+                problem += tr(
+                    f" (task {stub} belongs to a later chapter: this task does not need it)",
+                    f"（任务 {stub} 属于后面的章节：这个任务用不到它）",
+                )
             elif stub:
                 status, blocked_by, verdict.blame = Status.BLOCKED, stub, Blame.STUB
             else:
@@ -244,9 +288,11 @@ def _judge(check: Check, cases: Sequence[Case], run: CheckRun) -> CheckVerdict:
             try:
                 problem = check.verdict(case, result.get("value"))
             except Exception as exc:  # data the comparison cannot take (an odd dtype, say)
-                problem = (
+                problem = tr(
                     f"the grader could not compare what your code returned with the expected "
-                    f"value ({type(exc).__name__}): return the kind of value the task asks for"
+                    f"value ({type(exc).__name__}): return the kind of value the task asks for",
+                    f"评分程序无法把你的代码返回的值与期望值比较（{type(exc).__name__}）："
+                    "请返回任务要求的那种值",
                 )
             if problem is None:
                 continue

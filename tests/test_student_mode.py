@@ -69,7 +69,7 @@ def test_report_of_a_failure_shows_case_expected_received_hint() -> None:
     wrong = [{"value": {"type_name": "Value", "out_data": 0.0}} for _ in cases]
     task.checks[0] = judge(check, cases, CheckRun("ran", results=wrong))
     text = "\n".join(report.task_details(task))
-    assert "case 1 of" in text and cases[0].label in text
+    assert "case 1 of" in text and cases[0].shown() in text
     assert "out.data: expected -1, received 0" in text
     assert "more:" in text and "make hint TASK=1.2" in text and "§3 of the notebook" in text
     recipe = " ".join(chapter(1).task("1.2").hint.split())

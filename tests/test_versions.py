@@ -212,6 +212,18 @@ def test_a_finished_tree_updated_to_a_newer_course(course_11: Path) -> None:
     assert (
         f"  New in v{NEXT}: task 1.9 — value_sum, §9 of the notebook; `make chapter-1`" in progress
     )
+    # the same two reports in Chinese (issue 33): none of the English frame is left
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("SPARROW_LANG", "zh")
+        zh_chapter = report.chapter_report(result, tree.started)
+        zh_progress = report.progress_report([result], "chapters/", tree.started)
+    assert f"你的版本（v{NOW}）的 8 个任务中通过 8 个 · 100 / 100 分" in zh_chapter, zh_chapter
+    assert f"按 v{NOW} 通过，但没通过一项 v{NEXT} 的检查" in zh_chapter
+    assert f"第 1 章在你的版本 v{NOW} 上已全部完成。" in zh_chapter
+    assert f"v{NEXT} 新增：任务 1.9" in zh_progress and "8/8 个任务 · 100/100 分" in zh_progress
+    english = re.compile(r"tasks|points|New |new in|passes v|Chapter \d|complete|Next")
+    for text in (zh_chapter, zh_progress):
+        assert not english.search(text), english.search(text)
 
     # make grade pinned to 1.0: the tasks and checks of 1.0 alone, full marks
     stubs_11 = write_stubs(repo / "stubs", repo / "solutions")
