@@ -34,9 +34,9 @@ from ...checks.ch02_tensor.cases import (
 )
 from ...checks.ch02_tensor.catalog import OPS, TITLES
 from ...harness.api import Case
-from ...harness.table import Hidden, hidden_checks
+from ...harness.table import Hidden, hidden_checks, tr
 
-P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"
+P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"  # en-only: views
 
 
 def _op_case(rng: np.random.Generator, name: str, *layouts, options=None, **kw) -> Case:
@@ -52,8 +52,11 @@ def _number(rng: np.random.Generator, name: str, position: int, dtype: str = "fl
     value = round(float(rng.uniform(0.5, 3)), 2) * rng.choice([-1, 1])
     tensor = "b" if position == 0 else "a"
     expr = OPS[name].expr.replace("ab"[position], "c")
-    label = f"{expr} with a Python number c and {tensor} of shape (3, 4)"
-    label += f", {dtype}" if dtype != "float64" else ""
+    label = tr(
+        f"{expr} with a Python number c and {tensor} of shape (3, 4)",
+        f"{expr}，其中 c 是一个 Python 数，{tensor} 的形状为 (3, 4)",
+    )
+    label += tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else ""
     number = (float(value), position)
     return _op_case(rng, name, ((3, 4), P), number=number, label=label, dtype=dtype)
 
@@ -70,10 +73,12 @@ def _on(
 ) -> Case:
     """Unary op ``name`` on the given data (of the shape sent; the child makes the view),
     labelled with ``what`` kind of entries it holds."""
-    label = (
-        f"{expression(OPS[name], options or {})} with a of shape {layout_text(data.shape, view)}"
+    label = tr(
+        f"{expression(OPS[name], options or {})} with a of shape {layout_text(data.shape, view)}",
+        f"{expression(OPS[name], options or {})}，其中 a 的形状为 {layout_text(data.shape, view)}",
     )
-    label += f", {what}" + (f", {dtype}" if dtype != "float64" else "")
+    label += tr(f", {what}", f"，{what}")
+    label += tr(f", {dtype}", f"，{dtype}") if dtype != "float64" else ""
     return _op_case(
         rng, name, (data.shape, view), options=options, data=data, label=label, dtype=dtype, **kw
     )
@@ -107,7 +112,10 @@ def _mul_div_cases(rng: np.random.Generator) -> list[Case]:
             "mul",
             ((3, 4), P),
             data=[with_zeros(rng, (3, 4)), with_zeros(rng, (3, 4))],
-            label="a * b with a and b of shape (3, 4), some entries of each 0",
+            label=tr(
+                "a * b with a and b of shape (3, 4), some entries of each 0",
+                "a * b，其中 a 和 b 的形状均为 (3, 4)，两者都有一些元素为 0",
+            ),
         ),
         _number(rng, "mul", 0),
         _number(rng, "div", 1),
@@ -127,15 +135,17 @@ def _pow_cases(rng: np.random.Generator) -> list[Case]:
     def pow_case(n: float, data: np.ndarray, what: str, view: str = P, **kw) -> Case:
         return _on(rng, "pow", data, what, view, options={"exponent": n}, **kw)
 
+    zeros = tr("zeros and negative entries", "元素中有 0 也有负数")
+    negative, positive = tr("negative entries", "元素为负"), tr("positive entries", "元素为正")
     return [
-        pow_case(2, with_zeros(rng, (4,)), "zeros and negative entries"),
-        pow_case(3, with_zeros(rng, (2, 3)), "zeros and negative entries"),
-        pow_case(1, with_zeros(rng, (3,)), "zeros and negative entries"),
-        pow_case(4, rng.uniform(-2, -0.5, (2, 2)), "negative entries"),
-        pow_case(-2, rng.uniform(-2, -0.5, (3, 2)), "negative entries"),
-        pow_case(0.5, rng.uniform(0.5, 3, (4, 3)), "positive entries", T),
-        pow_case(3, with_zeros(rng, (2, 3)), "zeros and negative entries", dtype="float32"),
-        pow_case(2, with_zeros(rng, (16, 24)), "zeros and negative entries"),
+        pow_case(2, with_zeros(rng, (4,)), zeros),
+        pow_case(3, with_zeros(rng, (2, 3)), zeros),
+        pow_case(1, with_zeros(rng, (3,)), zeros),
+        pow_case(4, rng.uniform(-2, -0.5, (2, 2)), negative),
+        pow_case(-2, rng.uniform(-2, -0.5, (3, 2)), negative),
+        pow_case(0.5, rng.uniform(0.5, 3, (4, 3)), positive, T),
+        pow_case(3, with_zeros(rng, (2, 3)), zeros, dtype="float32"),
+        pow_case(2, with_zeros(rng, (16, 24)), zeros),
     ]
 
 
@@ -143,15 +153,21 @@ def _pow_cases(rng: np.random.Generator) -> list[Case]:
 
 
 def _exp_log_sqrt_cases(rng: np.random.Generator) -> list[Case]:
-    wide = "entries from 0.01 to 1000"
+    wide = tr("entries from 0.01 to 1000", "元素取值从 0.01 到 1000")
+    five = tr("entries from -5 to 5", "元素取值从 -5 到 5")
     return [
-        _on(rng, "exp", rng.uniform(-10, 8, (4,)), "entries from -10 to 8"),
+        _on(
+            rng,
+            "exp",
+            rng.uniform(-10, 8, (4,)),
+            tr("entries from -10 to 8", "元素取值从 -10 到 8"),
+        ),
         _on(rng, "log", log_uniform(rng, (5,)), wide),
         _on(rng, "sqrt", log_uniform(rng, (5,)), wide),
         _on(rng, "exp", rng.uniform(-3, 3, (6, 3, 2)), "3-D", ROWS),
         _on(rng, "log", rng.uniform(0.5, 3, (2, 3, 4, 2)), "4-D"),
         _on(rng, "sqrt", log_uniform(rng, (4, 3)), wide, T),
-        _on(rng, "exp", rng.uniform(-5, 5, (3, 5)), "entries from -5 to 5", COLS, dtype="float32"),
+        _on(rng, "exp", rng.uniform(-5, 5, (3, 5)), five, COLS, dtype="float32"),
         _on(rng, "log", log_uniform(rng, (2, 3)), wide, dtype="float32"),
     ]
 
@@ -162,12 +178,17 @@ def _exp_log_sqrt_cases(rng: np.random.Generator) -> list[Case]:
 def _activation_cases(rng: np.random.Generator) -> list[Case]:
     def far(name: str, shape, big: float, **kw) -> Case:
         data = saturating(rng, shape, big)
-        return _on(rng, name, data, "some entries far out (saturated)", **kw)
+        return _on(
+            rng, name, data, tr("some entries far out (saturated)", "部分元素远离 0（饱和）"), **kw
+        )
 
     def kink(name: str, shape, **kw) -> Case:
         data = with_kinks(rng, shape)
         derivative = (data > 0) * 1.0 if name == "relu" else np.sign(data)
-        what = "some entries exactly 0 (the kink: the gradient there is 0)"
+        what = tr(
+            "some entries exactly 0 (the kink: the gradient there is 0)",
+            "部分元素恰好为 0（折点：该处的梯度为 0）",
+        )
         return _on(rng, name, data, what, exact_grad=lambda g: g * derivative, **kw)
 
     return [
@@ -247,8 +268,12 @@ def _max_cases(rng: np.random.Generator) -> list[Case]:
             options={"dim": 0},
             data=tied,
             exact_grad=lambda g: winner * g,
-            label="a.max(dim=0) with a of shape (4, 3), each column's maximum twice: the "
-            "returned index (the first) gets the gradient",
+            label=tr(
+                "a.max(dim=0) with a of shape (4, 3), each column's maximum twice: the "
+                "returned index (the first) gets the gradient",
+                "a.max(dim=0)，其中 a 的形状为 (4, 3)，每列的最大值都出现两次：梯度归返回的索引"
+                "（并列中的第一个）",
+            ),
         ),
         _op_case(
             rng,
@@ -256,7 +281,10 @@ def _max_cases(rng: np.random.Generator) -> list[Case]:
             (three.shape, P),
             data=three,
             exact_grad=lambda g: (three == 2.0) * g / 3,
-            label="a.max() with a of shape (3, 2), its maximum three times: a third each",
+            label=tr(
+                "a.max() with a of shape (3, 2), its maximum three times: a third each",
+                "a.max()，其中 a 的形状为 (3, 2)，最大值出现三次：各得三分之一",
+            ),
         ),
         mx(((3, 2, 4), P), dim=0, keepdim=True),
         mx(((2, 3, 4, 2), P), dim=-1),
@@ -271,7 +299,10 @@ def _max_cases(rng: np.random.Generator) -> list[Case]:
             (three.shape, P),
             data=three,
             exact_grad=lambda g: (three == 2.0) * g / 3,
-            label="a.max() with a of shape (3, 2), its maximum three times: a third each, float32",
+            label=tr(
+                "a.max() with a of shape (3, 2), its maximum three times: a third each, float32",
+                "a.max()，其中 a 的形状为 (3, 2)，最大值出现三次：各得三分之一，float32",
+            ),
             dtype="float32",
         ),
     ]
@@ -340,10 +371,21 @@ def _engine_cases(rng: np.random.Generator) -> list[Case]:
         w1, w2 = rng.normal(size=(d, k)) * scale, rng.normal(size=(k, m)) * 0.7
         if order == "F":  # the arrays arrive column-major (not C-contiguous)
             x, w1, w2, y = map(np.asfortranarray, (x, w1, w2, y))
-        kind = {0.7: "", 3.0: ", large first-layer weights (tanh saturates)"}[scale]
+        kind = {
+            0.7: "",
+            3.0: tr(
+                ", large first-layer weights (tanh saturates)", "，第一层权重很大（tanh 饱和）"
+            ),
+        }[scale]
         if order == "F":
-            kind += ", every array column-major (not C-contiguous)"
-        label = f"two_layer_backward with n = {n}, d = {d}, k = {k}, m = {m}{kind}"
+            kind += tr(
+                ", every array column-major (not C-contiguous)",
+                "，所有数组都按列优先存储（不是 C 连续的）",
+            )
+        label = tr(
+            f"two_layer_backward with n = {n}, d = {d}, k = {k}, m = {m}{kind}",
+            f"two_layer_backward，其中 n = {n}，d = {d}，k = {k}，m = {m}{kind}",
+        )
         cases.append(engine_case(x, w1, w2, y, label))
     return cases
 
@@ -353,28 +395,102 @@ def _of(name: str) -> str:
     return TITLES.get(name, OPS[name].expr)
 
 
-# (the op whose public check's program and verdict a task's rows use, its rows, the name)
+# (the op whose public check's program and verdict a task's rows use, its rows, the name: its
+# English is the check's name, its identity)
 OPS_ROWS = [
-    ("add", _add_sub_neg_cases, "a + b, a - b, -a: mixed layouts, numbers, 4-D, empty"),
-    ("mul", _mul_div_cases, "a * b, a / b: zero factors, mixed layouts, numbers, 4-D, empty"),
-    ("pow", _pow_cases, "a ** n: zeros and negative bases"),
-    ("exp", _exp_log_sqrt_cases, "a.exp(), a.log(), a.sqrt(): wide ranges, 3-D and 4-D"),
-    ("tanh", _activation_cases, "tanh, sigmoid, relu, abs: saturation, kinks in n-D"),
-    ("matmul", _matmul_cases, "a @ b: outer products, empty, 4-D batches, layouts"),
-    ("sum", _sum_mean_cases, "a.sum(dim, keepdim), a.mean(dim, keepdim): several axes"),
-    ("max", _max_cases, "a.max(dim, keepdim): ties in columns, 3-D and 4-D"),
-    ("reshape", _shape_cases, "reshape, view, transpose, permute, T: other axes"),
-    ("getitem", _index_cases, "a[index]: negative, boolean, 2-D and repeated indices"),
+    (
+        "add",
+        _add_sub_neg_cases,
+        {
+            "en": "a + b, a - b, -a: mixed layouts, numbers, 4-D, empty",
+            "zh": "a + b、a - b、-a：混合内存布局、Python 数、4-D、空张量",
+        },
+    ),
+    (
+        "mul",
+        _mul_div_cases,
+        {
+            "en": "a * b, a / b: zero factors, mixed layouts, numbers, 4-D, empty",
+            "zh": "a * b、a / b：因子为 0、混合内存布局、Python 数、4-D、空张量",
+        },
+    ),
+    (
+        "pow",
+        _pow_cases,
+        {"en": "a ** n: zeros and negative bases", "zh": "a ** n：底数为 0 或负数"},
+    ),
+    (
+        "exp",
+        _exp_log_sqrt_cases,
+        {
+            "en": "a.exp(), a.log(), a.sqrt(): wide ranges, 3-D and 4-D",
+            "zh": "a.exp()、a.log()、a.sqrt()：大范围取值、3-D 和 4-D",
+        },
+    ),
+    (
+        "tanh",
+        _activation_cases,
+        {
+            "en": "tanh, sigmoid, relu, abs: saturation, kinks in n-D",
+            "zh": "tanh、sigmoid、relu、abs：饱和、n-D 张量中的折点",
+        },
+    ),
+    (
+        "matmul",
+        _matmul_cases,
+        {
+            "en": "a @ b: outer products, empty, 4-D batches, layouts",
+            "zh": "a @ b：外积、空张量、4-D 批量、内存布局",
+        },
+    ),
+    (
+        "sum",
+        _sum_mean_cases,
+        {
+            "en": "a.sum(dim, keepdim), a.mean(dim, keepdim): several axes",
+            "zh": "a.sum(dim, keepdim)、a.mean(dim, keepdim)：多个轴",
+        },
+    ),
+    (
+        "max",
+        _max_cases,
+        {
+            "en": "a.max(dim, keepdim): ties in columns, 3-D and 4-D",
+            "zh": "a.max(dim, keepdim)：列中的并列、3-D 和 4-D",
+        },
+    ),
+    (
+        "reshape",
+        _shape_cases,
+        {
+            "en": "reshape, view, transpose, permute, T: other axes",
+            "zh": "reshape、view、transpose、permute、T：其他轴",
+        },
+    ),
+    (
+        "getitem",
+        _index_cases,
+        {
+            "en": "a[index]: negative, boolean, 2-D and repeated indices",
+            "zh": "a[index]：负索引、布尔索引、2-D 索引和重复索引",
+        },
+    ),
 ]
 
 CHECKS = hidden_checks(
     PUBLIC,
     [
-        *(Hidden(_of(op), rows, f"{name} (hidden)") for op, rows, name in OPS_ROWS),
+        *(
+            Hidden(_of(op), rows, f"{name['en']} (hidden)", title={"zh": f"{name['zh']}（隐藏）"})
+            for op, rows, name in OPS_ROWS
+        ),
         Hidden(
             "two_layer_backward",
             _engine_cases,
-            "two_layer_backward (hidden: other sizes, saturation, column-major)",
+            # its name: the check's identity (the title gives the Chinese)
+            "two_layer_backward (hidden: other sizes, "  # en-only: the name
+            "saturation, column-major)",
+            title={"zh": "two_layer_backward（隐藏：其他尺寸、饱和、列优先存储）"},
         ),
     ],
 )
