@@ -195,7 +195,7 @@ def whose_case(specs: list[dict], register: bool = False, label: Text = "") -> C
         return say(
             {
                 "en": f"array_module, device_of and backend_of of {text}",
-                "zh": f"{text} 的 array_module、device_of 和 backend_of",
+                "zh": f"array_module、device_of 和 backend_of，作用于：{text}",
             },
             lang,
         )
@@ -250,8 +250,8 @@ def move_case(
             {
                 "en": f"move_array of a {where} array of shape {values.shape} ({dtype}"
                 f"{transposed}) to {shown}",
-                "zh": f"用 move_array 把 {where} 上形状为 {values.shape} 的数组（{dtype}"
-                f"{transposed}）移到 {shown}",
+                "zh": f"用 move_array 把形状为 {values.shape} 的数组（{dtype}{transposed}）"
+                f"移到 {shown}，源设备为 {where}",
             },
             lang,
         )

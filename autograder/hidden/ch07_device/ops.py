@@ -47,7 +47,17 @@ def _cat(rng: np.random.Generator) -> list[Case]:
 CHECKS = hidden_checks(
     PUBLIC,
     [
-        Hidden("gather: values and gradient", _gather, "gather (held out)"),
-        Hidden("cat: values and gradients", _cat, "cat and stack (held out)"),
+        Hidden(
+            "gather: values and gradient",  # en-only: a check's id
+            _gather,
+            "gather (held out)",
+            title={"zh": "gather（隐藏）"},
+        ),
+        Hidden(
+            "cat: values and gradients",  # en-only: a check's id
+            _cat,
+            "cat and stack (held out)",  # en-only: this row's id (title=)
+            title={"zh": "cat 和 stack（隐藏）"},
+        ),
     ],
 )
