@@ -73,9 +73,12 @@ from ...harness.table import (
     Fields,
     Mistake,
     Rows,
+    Text,
     first,
     row,
     rules,
+    say,
+    tr,
     where,
 )
 from . import programs, training
@@ -134,23 +137,36 @@ def _item_text(item: dict) -> str:
 
 
 REFUSED = (  # why a group is refused (cases.groups_case's order): (defaults, item) → the reason
-    (lambda d, item: str(item["params"]).startswith("set:"), "a set's order changes between runs"),
-    (lambda d, item: str(item["params"]).startswith("str:"), "a string is not a Tensor"),
-    (lambda d, item: "n" in param_names(item["params"]), "n is not a leaf (it has a grad_fn)"),
+    (
+        lambda d, item: str(item["params"]).startswith("set:"),
+        {"en": "a set's order changes between runs", "zh": "集合的顺序在不同运行之间会变化"},
+    ),
+    (
+        lambda d, item: str(item["params"]).startswith("str:"),
+        {"en": "a string is not a Tensor", "zh": "字符串不是 Tensor"},
+    ),
+    (
+        lambda d, item: "n" in param_names(item["params"]),
+        {"en": "n is not a leaf (it has a grad_fn)", "zh": "n 不是叶子节点（它有 grad_fn）"},
+    ),
     (
         lambda d, item: any(v == "required" and k not in item for k, v in d.items()),
-        "a required option left unset",
+        {"en": "a required option left unset", "zh": "有一个必需的选项没有设置"},
     ),
-    (lambda d, item: True, "a tensor already in another group"),
+    (
+        lambda d, item: True,
+        {"en": "a tensor already in another group", "zh": "该张量已经在另一个参数组中"},
+    ),
 )
 
 
 def _calls(case: Case) -> list[str]:
     """Each call of the script, as a student reads it."""
-    return [
-        f"{'add_param_group' if k else 'Optimizer([...], defaults)'} with {_item_text(item)} raised"
-        for k, item in enumerate(case.inputs["items"])
-    ]
+    calls = []
+    for k, item in enumerate(case.inputs["items"]):
+        call, given = "add_param_group" if k else "Optimizer([...], defaults)", _item_text(item)
+        calls.append(tr(f"{call} with {given} raised", f"以 {given} 调用 {call} 时抛出的异常"))
+    return calls
 
 
 def _why(case: Case) -> list[str]:
@@ -162,38 +178,53 @@ def _why(case: Case) -> list[str]:
     ]
 
 
-VALID = "it is a valid group"
+VALID = {"en": "it is a valid group", "zh": "这是一个合法的参数组"}
 KEYS = ("errors", "groups", "shares_list")
 GROUPS_MADE = Fields(  # the groups made (a "*" field's length is judged before any field)
     [
         Field(
             "groups.*.params",
             "param_groups[{i}]['params']",
-            says="a list: a single Tensor becomes [tensor], an iterable list(...)",
+            says={
+                "en": "a list: a single Tensor becomes [tensor], an iterable list(...)",
+                "zh": "应是一个列表：单个 Tensor 变成 [tensor]，可迭代对象变成 list(...)",
+            },
         ),
         Field(
             "groups.*",
             "param_groups[{i}]",
             0,
             0,
-            says="a group's own option wins over the default; fill each option it does not set "
-            "from self.defaults",
+            says={
+                "en": "a group's own option wins over the default; fill each option it does not "
+                "set from self.defaults",
+                "zh": "参数组自己的选项优先于默认值；它没有设置的选项从 self.defaults 中补齐",
+            },
         ),
     ],
     then=rules(
         (
             lambda case, got: got["shares_list"],
-            "param_groups[{got[shares_list][0]}]['params'] is the very list the caller gave: "
-            "make a new one (list(params)), or a later change to the caller's list reaches the "
-            "optimizer",
+            {
+                "en": "param_groups[{got[shares_list][0]}]['params'] is the very list the caller "
+                "gave: make a new one (list(params)), or a later change to the caller's list "
+                "reaches the optimizer",
+                "zh": "param_groups[{got[shares_list][0]}]['params'] 正是调用者传入的那个列表："
+                "应新建一个（list(params)），否则调用者之后对这个列表的修改会影响到优化器",
+            },
         )
     ),
 )
 SHARED_DEFAULTS = rules(  # a group that is the defaults dict itself: every later call is off
     (
         lambda case, got: got["defaults_shared"],
-        "param_groups[{0[0]}] is self.defaults itself: add_param_group filled the defaults dict "
-        "in place, so the groups are one dict (and the defaults change with each group)",
+        {
+            "en": "param_groups[{0[0]}] is self.defaults itself: add_param_group filled the "
+            "defaults dict in place, so the groups are one dict (and the defaults change with "
+            "each group)",
+            "zh": "param_groups[{0[0]}] 就是 self.defaults 本身：add_param_group 原地填充了默认值"
+            "字典，于是各参数组是同一个字典（默认值也随每个参数组而改变）",
+        },
     ),
     keys=("defaults_shared",),
 )
@@ -206,25 +237,39 @@ GROUP_SCRIPTS = [
     (
         {"lr": 0.1, "momentum": 0.9},
         [{"params": ["a", "b"], "lr": 0.5}, {"params": ["c"]}],
-        "a group's own lr kept, the defaults filled",
+        {
+            "en": "a group's own lr kept, the defaults filled",
+            "zh": "保留参数组自己的 lr，补齐默认值",
+        },
     ),
     (
         {"lr": 0.1},
         [{"params": ["a"]}, {"params": "b", "lr": 0.2}],
-        "a single Tensor as a group's params",
+        {"en": "a single Tensor as a group's params", "zh": "单个 Tensor 作为参数组的 params"},
     ),
     (
         {"lr": 0.1},
         [{"params": "gen:ab"}, {"params": ["c", "d"], "lr": 0.3}],
-        "a generator as a group's params",
+        {"en": "a generator as a group's params", "zh": "生成器作为参数组的 params"},
     ),
     (
         {"lr": 0.1},
         [{"params": ["a"]}, {"params": "tuple:bf", "lr": 0.2}],
-        "a tuple as a group's params, with a tensor that does not require grad",
+        {
+            "en": "a tuple as a group's params, with a tensor that does not require grad",
+            "zh": "元组作为参数组的 params，其中有一个不需要梯度的张量",
+        },
     ),
-    ({"lr": 0.1}, [{"params": ["a"]}, {"params": "set:bc"}, {"params": ["d"]}], "a set refused"),
-    ({"lr": 0.1}, [{"params": ["a"]}, {"params": ["n"]}], "a non-leaf refused"),
+    (
+        {"lr": 0.1},
+        [{"params": ["a"]}, {"params": "set:bc"}, {"params": ["d"]}],
+        {"en": "a set refused", "zh": "拒绝集合"},
+    ),
+    (
+        {"lr": 0.1},
+        [{"params": ["a"]}, {"params": ["n"]}],
+        {"en": "a non-leaf refused", "zh": "拒绝非叶子节点"},
+    ),
     (
         {"lr": 0.1},
         [
@@ -234,14 +279,21 @@ GROUP_SCRIPTS = [
             {"params": ["d", "c"]},
             {"params": ["d"]},
         ],
-        "a tensor of the first or the second group refused",
+        {
+            "en": "a tensor of the first or the second group refused",
+            "zh": "拒绝已在第一或第二个参数组中的张量",
+        },
     ),
     (
         {"lr": "required", "momentum": 0.0},
         [{"params": ["a"], "lr": 0.1}, {"params": ["b"]}, {"params": ["c"], "lr": 0.2}],
-        "a required option left unset refused",
+        {"en": "a required option left unset refused", "zh": "拒绝没有设置必需选项的参数组"},
     ),
-    ({"lr": 0.1}, [{"params": ["a"]}, {"params": "str:x"}], "a string among the params refused"),
+    (
+        {"lr": 0.1},
+        [{"params": ["a"]}, {"params": "str:x"}],
+        {"en": "a string among the params refused", "zh": "拒绝 params 中的字符串"},
+    ),
 ]
 
 
@@ -281,10 +333,20 @@ def _lost(case: Case, got: dict) -> str | None:
 
 
 ZERO_WORDS = {  # what zero_grad leaves: b (no gradient), or by set_to_none
-    "b": "b had no gradient: skip parameters whose grad is None",
-    True: "set_to_none=True sets p.grad to None",
-    False: "set_to_none=False: a new tensor of zeros of the gradient's own dtype, not the old "
-    "object (another leaf may share it)",
+    "b": {
+        "en": "b had no gradient: skip parameters whose grad is None",
+        "zh": "b 没有梯度：应跳过 grad 为 None 的参数",
+    },
+    True: {
+        "en": "set_to_none=True sets p.grad to None",
+        "zh": "set_to_none=True 时应把 p.grad 设为 None",
+    },
+    False: {
+        "en": "set_to_none=False: a new tensor of zeros of the gradient's own dtype, not the old "
+        "object (another leaf may share it)",
+        "zh": "set_to_none=False 时：应是一个新的全零张量，数据类型与原梯度相同，而不是原来的"
+        "对象（其他叶子节点可能共用它）",
+    },
 }
 
 
@@ -312,7 +374,7 @@ ZERO_GRAD = Fields(
     [
         Field(
             name,
-            f"after zero_grad(), {name}.grad",
+            {"en": f"after zero_grad(), {name}.grad", "zh": f"zero_grad() 之后的 {name}.grad"},
             0,
             0,
             lambda case, name=name: _zeroed(case, name),
@@ -324,7 +386,10 @@ ZERO_GRAD = Fields(
         Mistake(
             name,
             partial(_zeros_of, name=name, dtype=dtype),
-            f"the new zeros are {dtype}: they are not in the gradient's own dtype",
+            {
+                "en": f"the new zeros are {dtype}: they are not in the gradient's own dtype",
+                "zh": f"新的零张量是 {dtype}：与梯度自身的数据类型不一致",
+            },
         )
         for name in "acd"
         for dtype in ("float32", "float64")
@@ -332,20 +397,39 @@ ZERO_GRAD = Fields(
     before=rules(
         (
             lambda case, got: _old_changed(case, got["given"]),
-            "zero_grad wrote into the old gradient tensor (another leaf may share it): set p.grad "
-            "to a new tensor",
+            {
+                "en": "zero_grad wrote into the old gradient tensor (another leaf may share it): "
+                "set p.grad to a new tensor",
+                "zh": "zero_grad 写入了原来的梯度张量（其他叶子节点可能共用它）：应把 p.grad "
+                "设为一个新张量",
+            },
         ),
         (
             _kept,
-            "zero_grad left {0}.grad (a parameter of group {1}) as it was: the same tensor, its "
-            "values unchanged",
+            {
+                "en": "zero_grad left {0}.grad (a parameter of group {1}) as it was: the same "
+                "tensor, its values unchanged",
+                "zh": "zero_grad 没有处理 {0}.grad（参数组 {1} 中的参数）："
+                "仍是同一个张量，值也没变",
+            },
         ),
         (
             _nan_zeros,
-            "after zero_grad(set_to_none=False), d.grad holds nan where its old gradient held inf: "
-            "zeros made by multiplying g by 0 (inf · 0 is nan) are not zeros",
+            {
+                "en": "after zero_grad(set_to_none=False), d.grad holds nan where its old "
+                "gradient held inf: zeros made by multiplying g by 0 (inf · 0 is nan) are not "
+                "zeros",
+                "zh": "zero_grad(set_to_none=False) 之后，d.grad 在原梯度为 inf 的位置是 nan："
+                "用 g 乘以 0 得到的“零”并不是零（inf · 0 是 nan）",
+            },
         ),
-        (_lost, "after zero_grad(set_to_none=False), {0}.grad is None, expected zeros"),
+        (
+            _lost,
+            {
+                "en": "after zero_grad(set_to_none=False), {0}.grad is None, expected zeros",
+                "zh": "zero_grad(set_to_none=False) 之后，{0}.grad 是 None，期望全零",
+            },
+        ),
     ),
     keys=("given",),
 )
@@ -362,8 +446,9 @@ def _per_step(case: Case, item: Callable) -> list:
 
 
 def _after(case: Case, t: int, i: int) -> str:
-    group = f" (group {case.expected.groups[i]})" if len(case.inputs["groups"]) > 1 else ""
-    return f"params[{i}] after step {t + 1}{group}"
+    k = case.expected.groups[i]
+    group = tr(f" (group {k})", f"（参数组 {k}）") if len(case.inputs["groups"]) > 1 else ""
+    return tr(f"params[{i}] after step {t + 1}{group}", f"第 {t + 1} 步之后的 params[{i}]{group}")
 
 
 def _moved(case: Case, t: int, i: int) -> str:
@@ -372,7 +457,10 @@ def _moved(case: Case, t: int, i: int) -> str:
     before = want.values[t - 1][i] if t else ins["params"][i]
     if ins["grads"][t][i] is not None or _close(before, want.values[t][i], want.dtypes[i]):
         return ""
-    return f"it has no gradient at step {t + 1} (grad None) and still moved: skip it, state and all"
+    return tr(
+        f"it has no gradient at step {t + 1} (grad None) and still moved: skip it, state and all",
+        f"它在第 {t + 1} 步没有梯度（grad 为 None），却仍然移动了：应跳过它，连同它的状态",
+    )
 
 
 def _bugged(case: Case, bug: str, optimizer: str = "") -> list | None:
@@ -388,10 +476,16 @@ def _bugged(case: Case, bug: str, optimizer: str = "") -> list | None:
     return simulate(ins["optimizer"], ins["defaults"], groups, ins["params"], ins["grads"], bug)[0]
 
 
-KEEPS_DTYPE = "a parameter keeps its dtype"
+KEEPS_DTYPE = {"en": "a parameter keeps its dtype", "zh": "参数应保持自己的数据类型"}
 STEPS = Fields(  # the dtypes, then each parameter's values after each step, by step
     [
-        Field("dtypes.*", "after step(), params[{i}]'s dtype", 0, 0, says=KEEPS_DTYPE),
+        Field(
+            "dtypes.*",
+            {"en": "after step(), params[{i}]'s dtype", "zh": "step() 之后 params[{i}] 的数据类型"},
+            0,
+            0,
+            says=KEEPS_DTYPE,
+        ),
         Field(
             "values.*.*",
             lambda case: _per_step(case, partial(_after, case)),
@@ -401,7 +495,7 @@ STEPS = Fields(  # the dtypes, then each parameter's values after each step, by 
     ],
     [  # each optimizer's known mistakes (cases.BUGS), then any optimizer's
         Mistake("values.*.*", partial(_bugged, bug=b, optimizer=o), BUG_TEXT[b])
-        for o, bugs in (*BUGS.items(), ("", ["group options ignored"]))
+        for o, bugs in (*BUGS.items(), ("", ["group options ignored"]))  # en-only: bug
         for b in bugs
     ],
 )
@@ -413,16 +507,23 @@ def _state_problem(got: Any, want: Any, where: Callable, dtype: Callable, step: 
     for k, w in want.items() if isinstance(want, dict) else enumerate(want):
         entry = got[k]
         if not isinstance(entry, dict):
-            return f"{where(k)} is {show(entry)}, expected a dict"
+            return tr(
+                f"{where(k)} is {show(entry)}, expected a dict",
+                f"{where(k)} 是 {show(entry)}，期望一个 dict",
+            )
         entry = {n: v for n, v in entry.items() if v is not None}  # PyTorch 1.x's None buffers
         if sorted(entry) != sorted(w):
-            hint = "" if isinstance(want, dict) else NO_STATE if not w else ONLY_USED
-            return f"{where(k)} holds {sorted(entry)}, expected {sorted(w)}{hint}"
+            hint = "" if isinstance(want, dict) else say(NO_STATE) if not w else say(ONLY_USED)
+            return tr(
+                f"{where(k)} holds {sorted(entry)}, expected {sorted(w)}{hint}",
+                f"{where(k)} 含有 {sorted(entry)}，期望 {sorted(w)}{hint}",
+            )
         for name, value in w.items():
             got_it, kind = entry[name], type(entry[name]).__name__
             if name == "step" and (got_it != value or kind != "int"):
-                return (
-                    f"{where(k)}['step'] is {show(got_it)} ({kind}), expected {step.format(value)}"
+                return tr(
+                    f"{where(k)}['step'] is {show(got_it)} ({kind}), expected {step.format(value)}",
+                    f"{where(k)}['step'] 是 {show(got_it)}（{kind}），期望 {step.format(value)}",
                 )
             problem = name != "step" and _close(got_it, value, dtype(k), f"{where(k)}[{name!r}]")
             if problem:
@@ -430,8 +531,14 @@ def _state_problem(got: Any, want: Any, where: Callable, dtype: Callable, step: 
     return None
 
 
-NO_STATE = " (this parameter never had a gradient: it gets no state)"
-ONLY_USED = " (make only the entries the rule uses, as PyTorch does)"
+NO_STATE = {
+    "en": " (this parameter never had a gradient: it gets no state)",
+    "zh": "（这个参数从未有过梯度：它不应有状态）",
+}
+ONLY_USED = {
+    "en": " (make only the entries the rule uses, as PyTorch does)",
+    "zh": "（只创建更新规则用到的条目，和 PyTorch 一样）",
+}
 
 
 def _final_state(case: Case, received: Any) -> Any:
@@ -439,28 +546,42 @@ def _final_state(case: Case, received: Any) -> Any:
     return _state_problem(
         received["state"],
         case.expected.state,
-        lambda i: f"after the last step, state[params[{i}]]",
+        lambda i: tr(
+            f"after the last step, state[params[{i}]]", f"最后一步之后的 state[params[{i}]]"
+        ),
         lambda i: case.expected.dtypes[i],
-        "the int {} (a Python int counting this parameter's steps)",
+        tr(
+            "the int {} (a Python int counting this parameter's steps)",
+            "整数 {}（一个 Python int，记录这个参数走过的步数）",
+        ),
     )
 
 
 STATE_KEPT = rules(  # the state kept: Tensors, keyed by the parameters themselves
     (
         lambda case, got: got["state_arrays"],
-        "after the last step the state holds {0} as bare arrays: keep Tensors in the state "
-        "(state_dict() copies them and load_state_dict casts them)",
+        {
+            "en": "after the last step the state holds {0} as bare arrays: keep Tensors in the "
+            "state (state_dict() copies them and load_state_dict casts them)",
+            "zh": "最后一步之后，状态中的 {0} 是裸数组：状态里应保存 Tensor（state_dict() 会复制"
+            "它们，load_state_dict 会转换它们的类型）",
+        },
     ),
     (
         lambda case, got: not got["state_keyed"],
-        "self.state has keys that are not the parameters: key it by the tensor itself "
-        "(self.state[p]), not id(p) or a name, so state_dict() finds each parameter's state",
+        {
+            "en": "self.state has keys that are not the parameters: key it by the tensor itself "
+            "(self.state[p]), not id(p) or a name, so state_dict() finds each parameter's state",
+            "zh": "self.state 的键不是参数本身：应以张量本身为键（self.state[p]），而不是 id(p) "
+            "或名字，这样 state_dict() 才能找到每个参数的状态",
+        },
     ),
 )
 
 
-TRAJECTORY_KEYS = tuple(
-    "values dtypes objects leaves nodes replaced given kept returned closure_calls decay_calls "
+TRAJECTORY_KEYS = tuple(  # the record's keys
+    "values dtypes objects leaves nodes replaced given kept returned closure_calls "  # en-only
+    "decay_calls "
     "state_keyed state_arrays state".split()
 )
 
@@ -512,40 +633,69 @@ def _later_wrote(case: Case, got: dict) -> tuple[int, int] | None:
 STEPS_KEEP = rules(  # what the steps must leave as it was, and the hook they must call
     (
         lambda case, got: case.expected.decay_calls not in (None, got["decay_calls"]),
-        "Adam.step called self._weight_decay {got[decay_calls]} times, expected "
-        "{want.decay_calls} (once per parameter with a gradient, at every step): the weight "
-        "decay does not go through the hook that AdamW overrides",
+        {
+            "en": "Adam.step called self._weight_decay {got[decay_calls]} times, expected "
+            "{want.decay_calls} (once per parameter with a gradient, at every step): the weight "
+            "decay does not go through the hook that AdamW overrides",
+            "zh": "Adam.step 调用了 self._weight_decay {got[decay_calls]} 次，期望 "
+            "{want.decay_calls} 次（每一步对每个有梯度的参数各调用一次）：权重衰减没有经过 AdamW "
+            "重写的那个钩子",
+        },
     ),
     (
         lambda case, got: got["nodes"],
-        "step() recorded {0} graph nodes: an update is not part of the model; work on arrays "
-        "(p.data, p.grad.data, the state's .data) so nothing is recorded",
+        {
+            "en": "step() recorded {0} graph nodes: an update is not part of the model; work on "
+            "arrays (p.data, p.grad.data, the state's .data) so nothing is recorded",
+            "zh": "step() 记录了 {0} 个计算图节点：参数更新不是模型的一部分；应直接操作数组"
+            "（p.data、p.grad.data、状态的 .data），这样就不会记录任何节点",
+        },
     ),
     (
         lambda case, got: not got["leaves"],
-        "after step() a parameter is no longer a leaf that requires grad: change p.data in place",
+        {
+            "en": "after step() a parameter is no longer a leaf that requires grad: change p.data "
+            "in place",
+            "zh": "step() 之后，有参数不再是需要梯度的叶子节点：应原地修改 p.data",
+        },
     ),
     (
         _step_wrote,
-        "step {0} wrote into params[{1}].grad (or replaced it): never change p.grad, one gradient "
-        "tensor may be the .grad of several leaves (g = g + λp makes a new array)",
+        {
+            "en": "step {0} wrote into params[{1}].grad (or replaced it): never change p.grad, one "
+            "gradient tensor may be the .grad of several leaves (g = g + λp makes a new array)",
+            "zh": "第 {0} 步写入（或替换）了 params[{1}].grad：不要改动 p.grad，同一个梯度张量可能"
+            "是多个叶子节点的 .grad（g = g + λp 会创建新数组）",
+        },
     ),
     (
         _later_wrote,
-        "the gradient tensor params[{1}].grad held at step {0} was changed by a later step: the "
-        "state keeps that gradient's own array (not a copy) and the next step updates it in place",
+        {
+            "en": "the gradient tensor params[{1}].grad held at step {0} was changed by a later "
+            "step: the state keeps that gradient's own array (not a copy) and the next step "
+            "updates it in place",
+            "zh": "第 {0} 步时 params[{1}].grad 持有的梯度张量被之后的某一步改动了：状态保存的是"
+            "这个梯度自己的数组（而不是副本），下一步又原地更新了它",
+        },
     ),
     (
         lambda case, got: not got["objects"],
-        "after step() param_groups holds other objects than the parameters given",
+        {
+            "en": "after step() param_groups holds other objects than the parameters given",
+            "zh": "step() 之后，param_groups 中存放的不再是传入的那些参数对象",
+        },
     ),
     keys=TRAJECTORY_KEYS,
 )
 STEPS_DO = rules(  # what the steps must do besides
     (
         lambda case, got: case.expected.closure and got["closure_calls"] != case.expected.steps,
-        "step(closure) called the closure {got[closure_calls]} times in {want.steps} steps, "
-        "expected once per step",
+        {
+            "en": "step(closure) called the closure {got[closure_calls]} times in {want.steps} "
+            "steps, expected once per step",
+            "zh": "step(closure) 在 {want.steps} 步中调用了闭包 {got[closure_calls]} 次，"
+            "期望每步一次",
+        },
     ),
     (
         lambda case, got: (
@@ -553,7 +703,10 @@ STEPS_DO = rules(  # what the steps must do besides
             and got["returned"] != _losses(case)
             and (show(got["returned"]), show(_losses(case)))
         ),
-        "step(closure) returned {0}, expected the closure's losses {1}",
+        {
+            "en": "step(closure) returned {0}, expected the closure's losses {1}",
+            "zh": "step(closure) 返回了 {0}，期望闭包的损失 {1}",
+        },
     ),
 )
 
@@ -581,34 +734,44 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
     [
         Field(
             "returned",
-            "the returned gradient",
+            {"en": "the returned gradient", "zh": "返回的梯度"},
             expected=lambda case: case.expected["g"],
             tolerance=_tolerance,
-            says="AdamW returns g unchanged",
+            says={"en": "AdamW returns g unchanged", "zh": "AdamW 应原样返回 g"},
         ),
         Field(
             "p",
-            "p after _weight_decay",
+            {"en": "p after _weight_decay", "zh": "_weight_decay 之后的 p"},
             tolerance=_tolerance,
-            says="p.data *= 1 − lr·λ, before the update",
+            says={
+                "en": "p.data *= 1 − lr·λ, before the update",
+                "zh": "在更新之前执行 p.data *= 1 − lr·λ",
+            },
         ),
     ],
     mistakes=[
         Mistake(
             "returned",
             lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p0"],
-            "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
+            {
+                "en": "that is g + λp, Adam's coupled decay; AdamW returns g unchanged",
+                "zh": "这是 g + λp，即 Adam 的耦合衰减；AdamW 应原样返回 g",
+            },
         ),
         Mistake(
             "returned",
             lambda case: case.expected["g"] + case.expected["wd"] * case.expected["p"],
-            "that is g + λp with p already scaled: the decay is done twice, p scaled and λp "
-            "also added to the gradient",
+            {
+                "en": "that is g + λp with p already scaled: the decay is done twice, p scaled "
+                "and λp also added to the gradient",
+                "zh": "这是用已缩放的 p 算出的 g + λp：衰减做了两次，既缩放了 p，又把 λp 加到了"
+                "梯度上",
+            },
         ),
         *(
             Mistake("p", partial(_decayed, bug=bug), BUG_TEXT[bug])
             for bug in BUGS["AdamW"]
-            if bug.startswith("AdamW decay") and "defaults" not in bug
+            if bug.startswith("AdamW decay") and "defaults" not in bug  # en-only: bug names
         ),
     ],
     before=rules(
@@ -616,11 +779,17 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
             lambda case, got: (
                 not _holds(got["g"], np.asarray(case.inputs["g"], dtype=case.inputs["dtype"]))
             ),
-            "AdamW._weight_decay wrote into the gradient array: return g unchanged",
+            {
+                "en": "AdamW._weight_decay wrote into the gradient array: return g unchanged",
+                "zh": "AdamW._weight_decay 写入了梯度数组：应原样返回 g",
+            },
         ),
         (
             lambda case, got: got["dtype"] != case.expected["dtype"],
-            "p is {got[dtype]} after _weight_decay, expected {want[dtype]}",
+            {
+                "en": "p is {got[dtype]} after _weight_decay, expected {want[dtype]}",
+                "zh": "_weight_decay 之后 p 是 {got[dtype]}，期望 {want[dtype]}",
+            },
         ),
     ),
     keys=("returned", "p", "dtype", "g"),
@@ -630,15 +799,27 @@ ADAMW_DECAY = Fields(  # AdamW._weight_decay called directly: g returned as it i
 traj = partial(row, trajectory_case)
 
 
-def rule(task: str, name: str, *rows: Callable, requires: tuple = GROUPS, id: str = "") -> Check:
-    """An update rule's check: trajectories (``traj`` rows), judged step by step."""
-    return Check(task, name, Rows(rows), programs.trajectory, trajectory_verdict, requires, id)
+def rule(
+    task: str,
+    name: str,
+    *rows: Callable,
+    requires: tuple = GROUPS,
+    id: str = "",
+    title: dict | None = None,
+) -> Check:
+    """An update rule's check: trajectories (``traj`` rows), judged step by step; ``title``:
+    its name in the other languages (``Check.title``)."""
+    check = Check(task, name, Rows(rows), programs.trajectory, trajectory_verdict, requires, id)
+    return replace(check, title=title) if title else check
 
 
 S3, S22, S4 = (3,), (2, 2), (4,)  # parameters' shapes
 ONE, PAIR, TRIO = [([0], {})], [([0, 1], {})], [([0, 1, 2], {})]  # one group of 1, 2, 3
 MIXED = ["float64", "float32", "float64"]
-EMPTY = "clip_grad_norm_(params, max_norm=1.0) on float64 gradients that are all empty: total 0"
+EMPTY = {
+    "en": "clip_grad_norm_(params, max_norm=1.0) on float64 gradients that are all empty: total 0",
+    "zh": "clip_grad_norm_(params, max_norm=1.0)，作用于全部为空的 float64 梯度：总范数为 0",
+}
 
 
 # -- 6.7 ------------------------------------------------------------------------------------
@@ -650,32 +831,41 @@ def _dtype(case: Case, loose: bool = False) -> str:
     return "float32" if "float32" in dtypes[: 1 + loose] else "float64"
 
 
-def _saved_state(what: str, key: str, loose: bool = False) -> Callable:
+def _saved_state(what: Text, key: str, loose: bool = False) -> Callable:
     """The verdict on a state_dict()'s state (``received[key]``'s, by index): its indices,
     then its entries (within float32's tolerance where ``loose`` and either run is)."""
 
     def verdict(case: Case, received: Any) -> Any:
-        got, want = received[key], case.expected.state
+        got, want, named = received[key], case.expected.state, say(what)
         got = got.get("state") if isinstance(got, dict) else got
         if not isinstance(got, dict):
-            return f"{what}['state'] is {show(got)}, expected a dict by index"
-        if sorted(got) != sorted(want):
-            return (
-                f"{what}['state'] has the indices {sorted(got)}, expected {sorted(want)} (each "
-                "parameter with a state, by its position across the groups)"
+            return tr(
+                f"{named}['state'] is {show(got)}, expected a dict by index",
+                f"{named}['state'] 是 {show(got)}，期望一个以索引为键的 dict",
             )
-        where, dtype = (lambda k: f"{what}['state'][{k}]"), _dtype(case, loose)
-        return _state_problem(got, want, where, lambda k: dtype, STEP_KEPT)
+        if sorted(got) != sorted(want):
+            return tr(
+                f"{named}['state'] has the indices {sorted(got)}, expected {sorted(want)} (each "
+                "parameter with a state, by its position across the groups)",
+                f"{named}['state'] 的索引是 {sorted(got)}，期望 {sorted(want)}（每个有状态的参数，"
+                "按它在所有参数组中的位置编号）",
+            )
+        where, dtype = (lambda k: f"{named}['state'][{k}]"), _dtype(case, loose)
+        return _state_problem(got, want, where, lambda k: dtype, say(STEP_KEPT))
 
     return verdict
 
 
-STEP_KEPT = "{} (keep the step count, a Python int)"
-RESUME_KEYS = tuple(
-    "saved saved_later loaded state_dtypes options same_params final dtypes refused error "
+STEP_KEPT = {
+    "en": "{} (keep the step count, a Python int)",
+    "zh": "{}（保存步数，一个 Python int）",
+}
+RESUME_KEYS = tuple(  # the record's keys
+    "saved saved_later loaded state_dtypes options same_params final dtypes "  # en-only: keys
+    "refused error "
     "kept_groups load_error loaded_keyed straight".split()
 )
-OWN_TASK = {"SGD": "task 6.2", "Adam": "task 6.5"}  # the update rule a resume case steps with
+OWN_TASK = {"SGD": "6.2", "Adam": "6.5"}  # the task of the update rule a resume case steps with
 SAVED = "state_dict()['param_groups'][{i}]"
 
 
@@ -692,11 +882,28 @@ def _moved_state(case: Case, got: dict) -> str | None:
             continue
         for j, other in want.items():
             if j != k and not _state_problem({k: entry}, {k: other}, str, lambda k: dtype, ""):
-                return (
+                return tr(
                     f"parameter {k} holds the state saved for parameter {j}: each saved state "
-                    "goes to the parameter at its index, whatever the order of the saved state"
+                    "goes to the parameter at its index, whatever the order of the saved state",
+                    f"参数 {k} 拿到了为参数 {j} 保存的状态：每个保存的状态都应交给对应索引处的"
+                    "参数，不论保存的状态顺序如何",
                 )
     return None
+
+
+def _look_first(case: Case) -> str:
+    """Where the steps alone differ: the resume is not the cause, the update rule's task is."""
+    n = OWN_TASK.get(case.inputs["optimizer"])
+    task = (
+        tr(f"task {n}", f"任务 {n}")
+        if n
+        else tr("the optimizer's own task", "这个优化器自己的任务")
+    )
+    return tr(
+        f"the steps themselves differ from the reference's, with no save and load at all: look at "
+        f"{task} first",
+        f"这些步骤本身就与参考实现不同，与保存和加载无关：先检查{task}",
+    )
 
 
 def _own_options(case: Case) -> list:
@@ -718,21 +925,35 @@ resume_verdict = first(
                 )
                 and show(got["saved"])
             ),
-            "state_dict() returned {0}, expected a dict with 'state' and 'param_groups'",
+            {
+                "en": "state_dict() returned {0}, expected a dict with 'state' and 'param_groups'",
+                "zh": "state_dict() 返回了 {0}，期望一个含有 'state' 和 'param_groups' 的 dict",
+            },
         ),
         (
             lambda case, got: not all(got["kept_groups"]),
-            "state_dict() changed this optimizer's own param_groups (they hold no longer its "
-            "parameters): the groups it returns are the live ones, not new dicts",
+            {
+                "en": "state_dict() changed this optimizer's own param_groups (they hold no "
+                "longer its parameters): the groups it returns are the live ones, not new dicts",
+                "zh": "state_dict() 改动了这个优化器自己的 param_groups（其中存放的不再是它的"
+                "参数）：它返回的是正在使用的参数组，而不是新的字典",
+            },
         ),
         (
             lambda case, got: got["saved"].get("int_keys") is False,
-            "state_dict()['state'] is keyed by something other than int indices: key each "
-            "parameter's state by its int position across the groups, as PyTorch does",
+            {
+                "en": "state_dict()['state'] is keyed by something other than int indices: key "
+                "each parameter's state by its int position across the groups, as PyTorch does",
+                "zh": "state_dict()['state'] 的键不是 int 索引：应像 PyTorch 那样，以参数在所有"
+                "参数组中的 int 位置作为它的状态的键",
+            },
         ),
         (
             lambda case, got: isinstance(got["straight"], str) and got["straight"],
-            "step() raised {0} in a run of the same steps never saved nor loaded",
+            {
+                "en": "step() raised {0} in a run of the same steps never saved nor loaded",
+                "zh": "在走同样的步骤、但从未保存或加载的一次运行中，step() 抛出了 {0}",
+            },
         ),
         keys=RESUME_KEYS,
     ),
@@ -741,18 +962,16 @@ resume_verdict = first(
         [
             Field(
                 "straight.*",
-                "the same steps by an optimizer never saved nor loaded: params[{i}]",
+                {
+                    "en": "the same steps by an optimizer never saved nor loaded: params[{i}]",
+                    "zh": "由从未保存或加载的优化器走同样的步骤：params[{i}]",
+                },
                 tolerance=lambda case: TOLERANCE[_dtype(case, loose=True)],
                 expected=lambda case: [  # in the run's own dtype
                     np.asarray(f).astype(np.asarray(p).dtype)
                     for f, p in zip(case.expected.final, case.inputs["params"])
                 ],
-                says=lambda case: (
-                    "the steps themselves differ from the reference's, with no "
-                    "save and load at all: look at "
-                    + OWN_TASK.get(case.inputs["optimizer"], "the optimizer's own task")
-                    + " first"
-                ),
+                says=_look_first,
             ),
         ]
     ),
@@ -764,7 +983,10 @@ resume_verdict = first(
                 0,
                 0,
                 lambda case: [{"params": ix} for ix in case.expected.indices],
-                says="each parameter's index in order of first appearance across the groups",
+                says={
+                    "en": "each parameter's index in order of first appearance across the groups",
+                    "zh": "每个参数的索引，按它在各参数组中首次出现的顺序编号",
+                },
             ),
             Field(
                 "saved.param_groups.*", SAVED, *TOLERANCE["float64"], lambda c: c.expected.options
@@ -775,66 +997,120 @@ resume_verdict = first(
     rules(
         (
             _saved_state("state_dict()", "saved_later"),
-            "the dict state_dict() returned changed as training went on: copy the state "
-            "tensors (the snapshot must not share arrays with the optimizer, nor with the one "
-            "that loads it)",
+            {
+                "en": "the dict state_dict() returned changed as training went on: copy the state "
+                "tensors (the snapshot must not share arrays with the optimizer, nor with the one "
+                "that loads it)",
+                "zh": "state_dict() 返回的字典随着训练继续而改变了：应复制状态张量（快照既不能与"
+                "这个优化器共用数组，也不能与加载它的优化器共用）",
+            },
         )
     ),
     rules(
-        (lambda case, got: got["load_error"], "load_state_dict raised {got[load_error]}"),
+        (
+            lambda case, got: got["load_error"],
+            {
+                "en": "load_state_dict raised {got[load_error]}",
+                "zh": "load_state_dict 抛出了 {got[load_error]}",
+            },
+        ),
         (
             lambda case, got: not all(got["same_params"]),
-            "after load_state_dict, param_groups no longer hold this optimizer's own parameters",
+            {
+                "en": "after load_state_dict, param_groups no longer hold this optimizer's own "
+                "parameters",
+                "zh": "load_state_dict 之后，param_groups 中存放的不再是这个优化器自己的参数",
+            },
         ),
         (
             lambda case, got: not got["loaded_keyed"],
-            "after load_state_dict, self.state has keys that are not the parameters themselves, "
-            "where step() and state_dict() look each state up by its parameter",
+            {
+                "en": "after load_state_dict, self.state has keys that are not the parameters "
+                "themselves, where step() and state_dict() look each state up by its parameter",
+                "zh": "load_state_dict 之后，self.state 的键不是参数本身，而 step() 和 "
+                "state_dict() 是按参数来查找每个状态的",
+            },
         ),
-        (_moved_state, "after load_state_dict, {0}"),
+        (_moved_state, {"en": "after load_state_dict, {0}", "zh": "load_state_dict 之后，{0}"}),
     ),
-    _saved_state("after load_state_dict, state_dict()", "loaded", loose=True),
+    _saved_state(
+        {"en": "after load_state_dict, state_dict()", "zh": "load_state_dict 之后，state_dict()"},
+        "loaded",
+        loose=True,
+    ),
     rules(
         (
             lambda case, got: (
                 case.expected.state and got["state_dtypes"] != case.expected.load_dtypes[:1]
             ),
-            "after loading into {want.load_dtypes[0]} parameters the state tensors are "
-            "{got[state_dtypes]}: cast floating state to the parameter's dtype",
+            {
+                "en": "after loading into {want.load_dtypes[0]} parameters the state tensors are "
+                "{got[state_dtypes]}: cast floating state to the parameter's dtype",
+                "zh": "加载到 {want.load_dtypes[0]} 参数之后，状态张量是 {got[state_dtypes]}："
+                "应把浮点状态转换为参数的数据类型",
+            },
         ),
-        (lambda case, got: got["error"], "after load_state_dict, step() raised {got[error]}"),
+        (
+            lambda case, got: got["error"],
+            {
+                "en": "after load_state_dict, step() raised {got[error]}",
+                "zh": "load_state_dict 之后，step() 抛出了 {got[error]}",
+            },
+        ),
     ),
     Fields(
         [
             Field(
                 "options.*",
-                "after load_state_dict, param_groups[{i}]",
+                {
+                    "en": "after load_state_dict, param_groups[{i}]",
+                    "zh": "load_state_dict 之后的 param_groups[{i}]",
+                },
                 *TOLERANCE["float64"],
                 lambda case: case.expected.options,
-                says="the saved group's options are not the ones restored",
+                says={
+                    "en": "the saved group's options are not the ones restored",
+                    "zh": "恢复的不是保存的参数组的选项",
+                },
             ),
             Field(
                 "final.*",
-                "resumed after load_state_dict, then stepped: params[{i}]",
+                {
+                    "en": "resumed after load_state_dict, then stepped: params[{i}]",
+                    "zh": "用 load_state_dict 恢复后再走几步：params[{i}]",
+                },
                 tolerance=lambda case: TOLERANCE[_dtype(case, loose=True)],
-                says="the same steps without the save and load give the expected value: the "
-                "resumed run does not go on where the saved one stopped",
+                says={
+                    "en": "the same steps without the save and load give the expected value: the "
+                    "resumed run does not go on where the saved one stopped",
+                    "zh": "不保存、不加载地走同样的步骤能得到期望值：恢复后的运行没有从保存时停下的"
+                    "地方接着走",
+                },
             ),
             Field(
                 "dtypes",
-                "the loaded parameters' dtypes at the end",
+                {
+                    "en": "the loaded parameters' dtypes at the end",
+                    "zh": "最后加载的参数的数据类型",
+                },
                 0,
                 0,
                 lambda c: c.expected.load_dtypes,
             ),
             Field(
                 "refused.0",
-                "load_state_dict of a state_dict with another number of groups",
+                {
+                    "en": "load_state_dict of a state_dict with another number of groups",
+                    "zh": "load_state_dict 加载参数组个数不同的 state_dict",
+                },
                 expected=lambda c: "ValueError",
             ),
             Field(
                 "refused.1",
-                "load_state_dict of a state_dict with a group of another size",
+                {
+                    "en": "load_state_dict of a state_dict with a group of another size",
+                    "zh": "load_state_dict 加载某个参数组大小不同的 state_dict",
+                },
                 expected=lambda c: "ValueError",
             ),
         ],
@@ -842,8 +1118,12 @@ resume_verdict = first(
             Mistake(
                 "options.*",
                 _own_options,
-                "these are the loading optimizer's own options: load_state_dict kept them, not "
-                "the saved groups' options",
+                {
+                    "en": "these are the loading optimizer's own options: load_state_dict kept "
+                    "them, not the saved groups' options",
+                    "zh": "这些是执行加载的优化器自己的选项：load_state_dict 保留了它们，而不是"
+                    "保存的参数组的选项",
+                },
             )
         ],
     ),
@@ -859,10 +1139,11 @@ def under(key: str, verdict: Callable) -> Callable:
 
 
 LR = (1e-9, 1e-12)  # an lr's tolerances (rtol, atol)
-SHIFTED = (
-    "the schedule is {}: t = last_epoch, 0 when the scheduler is made, and the lr at t = 0 is "
-    "the formula's value for t = 0"
-)
+SHIFTED = {
+    "en": "the schedule is {}: t = last_epoch, 0 when the scheduler is made, and the lr at t = 0 "
+    "is the formula's value for t = 0",
+    "zh": "调度{}：t = last_epoch，创建调度器时为 0，t = 0 时的 lr 就是公式在 t = 0 处的值",
+}
 
 
 def _rows(case: Case, lr: Callable) -> list:
@@ -920,46 +1201,75 @@ def _compounded(o: dict, b: float, t: int, j: int) -> float:
 SCHEDULE_MISTAKES = [  # the known mistakes of each closed form, then of any schedule
     (
         _wrong("ExponentialLR", lambda o, b, t, j: b * o["gamma"] ** (t + 1)),
-        "the schedule is one step ahead, base·γ^(t + 1) (as the current lr times γ gives: the "
-        "scheduler takes its first step when it is made); at t = 0 the lr is the base lr",
+        {
+            "en": "the schedule is one step ahead, base·γ^(t + 1) (as the current lr times γ "
+            "gives: the scheduler takes its first step when it is made); at t = 0 the lr "
+            "is the base lr",
+            "zh": "调度超前了一步，base·γ^(t + 1)（用当前 lr 乘以 γ 就会这样：调度器在创建时就走"
+            "了第一步）；t = 0 时 lr 应是基础学习率",
+        },
     ),
     (
         _wrong("ExponentialLR", lambda o, b, t, j: b * (1 - (1 - o["gamma"]) * t)),
-        "the lr falls by the same amount each step, base·(1 − (1 − γ)t): it falls by the same "
-        "factor γ",
+        {
+            "en": "the lr falls by the same amount each step, base·(1 − (1 − γ)t): it falls by "
+            "the same factor γ",
+            "zh": "lr 每步下降相同的量，base·(1 − (1 − γ)t)：它应每步乘以相同的因子 γ",
+        },
     ),
     (
         _wrong(
             "MultiStepLR", lambda o, b, t, j: b * _gamma(o) ** sum(m < t for m in o["milestones"])
         ),
-        "the lr drops one step after each milestone: a milestone m counts from t = m itself",
+        {
+            "en": "the lr drops one step after each milestone: a milestone m counts from t = m "
+            "itself",
+            "zh": "lr 在每个里程碑之后一步才下降：里程碑 m 应从 t = m 起就生效",
+        },
     ),
     (
         _wrong(
             "MultiStepLR",
             lambda o, b, t, j: b * _gamma(o) ** sum(m <= t for m in set(o["milestones"])),
         ),
-        "a milestone listed twice counts once: each listing multiplies the lr by γ",
+        {
+            "en": "a milestone listed twice counts once: each listing multiplies the lr by γ",
+            "zh": "列出两次的里程碑只算了一次：每列出一次，lr 就应乘一次 γ",
+        },
     ),
     (
         _wrong("MultiStepLR", lambda o, b, t, j: b * _gamma(o) ** (t in o["milestones"])),
-        "γ applies only at a milestone step itself: every milestone reached so far keeps counting",
+        {
+            "en": "γ applies only at a milestone step itself: every milestone reached so far "
+            "keeps counting",
+            "zh": "γ 只在里程碑那一步生效：所有已经到达的里程碑都应一直计入",
+        },
     ),
     (
         _wrong("StepLR", lambda o, b, t, j: b * _gamma(o) ** round(t / o["step_size"])),
-        "the lr drops one step ahead, where a period is half over (t / step_size rounded, or "
-        "t + 1 taken for t, gives that): only whole periods count",
+        {
+            "en": "the lr drops one step ahead, where a period is half over (t / step_size "
+            "rounded, or t + 1 taken for t, gives that): only whole periods count",
+            "zh": "lr 下降得太早，在周期过半时就下降了（把 t / step_size 四舍五入，或者把 t + 1 "
+            "当作 t，都会这样）：只有完整的周期才算数",
+        },
     ),
     (
         _wrong(
             "StepLR",
             lambda o, b, t, j: b * _gamma(o) ** ((t - 1) // o["step_size"] + (t > 0)),
         ),
-        "the lr drops at t = 1 already: the first drop comes at t = step_size",
+        {
+            "en": "the lr drops at t = 1 already: the first drop comes at t = step_size",
+            "zh": "lr 在 t = 1 时就下降了：第一次下降应在 t = step_size",
+        },
     ),
     (
         _wrong("CosineAnnealingLR", lambda o, b, t, j: _cosine(o, b, t, o["T_max"] - 1)),
-        "the cosine's half period is T_max − 1: the lr reaches η_min at t = T_max",
+        {
+            "en": "the cosine's half period is T_max − 1: the lr reaches η_min at t = T_max",
+            "zh": "余弦的半周期是 T_max − 1：lr 应在 t = T_max 时到达 η_min",
+        },
     ),
     (
         _wrong(
@@ -968,38 +1278,75 @@ SCHEDULE_MISTAKES = [  # the known mistakes of each closed form, then of any sch
                 o.get("eta_min", 0.0) + b * (1 + math.cos(math.pi * t / o["T_max"])) / 2
             ),
         ),
-        "η_min is added to the whole base lr's cosine: the cosine spans base lr − η_min, so "
-        "the lr starts at the base lr",
+        {
+            "en": "η_min is added to the whole base lr's cosine: the cosine spans base lr − "
+            "η_min, so the lr starts at the base lr",
+            "zh": "η_min 被加到了整个基础学习率的余弦上：余弦的幅度应是 base lr − η_min，这样 lr"
+            " 才从基础学习率开始",
+        },
     ),
     (
         _wrong(
             "CosineAnnealingLR", lambda o, b, t, j: _cosine(o, b, min(t, o["T_max"]), o["T_max"])
         ),
-        "after T_max the lr stays at η_min: the closed form goes on, the cosine rising again",
+        {
+            "en": "after T_max the lr stays at η_min: the closed form goes on, the cosine "
+            "rising again",
+            "zh": "T_max 之后 lr 停在了 η_min：闭式公式应继续下去，余弦会再次上升",
+        },
     ),
     (
         _wrong("CosineAnnealingLR", lambda o, b, t, j: _cosine(o, b, t, o["T_max"], 1.0)),
-        "the cosine's factor is 1 + cos(πt/T_max), up to 2: it is halved, so the lr starts at "
-        "the base lr",
+        {
+            "en": "the cosine's factor is 1 + cos(πt/T_max), up to 2: it is halved, so the lr "
+            "starts at the base lr",
+            "zh": "余弦因子是 1 + cos(πt/T_max)，最大为 2：它应减半，这样 lr 才从基础学习率开始",
+        },
     ),
-    (_first_function, "every group follows group 0's function: each group has its own λ"),
+    (
+        _first_function,
+        {
+            "en": "every group follows group 0's function: each group has its own λ",
+            "zh": "每个参数组都用了参数组 0 的函数：每个参数组有自己的 λ",
+        },
+    ),
     (
         _wrong("LambdaLR", _compounded),
-        "the lr is the current lr times λ(t), which compounds: it is the base lr times λ(t)",
+        {
+            "en": "the lr is the current lr times λ(t), which compounds: it is the base lr "
+            "times λ(t)",
+            "zh": "lr 是当前 lr 乘以 λ(t)，这样会累乘：它应是基础学习率乘以 λ(t)",
+        },
     ),
-    (_first_base, "every group's lr follows group 0's base lr: each group scales its own"),
-    (lambda case: [*case.expected[1:], None], SHIFTED.format("one step ahead")),
-    (lambda case: [None, *case.expected], SHIFTED.format("one step behind")),
+    (
+        _first_base,
+        {
+            "en": "every group's lr follows group 0's base lr: each group scales its own",
+            "zh": "每个参数组的 lr 都跟随参数组 0 的基础学习率：每个参数组应缩放自己的基础学习率",
+        },
+    ),
+    (
+        lambda case: [*case.expected[1:], None],
+        {"en": SHIFTED["en"].format("one step ahead"), "zh": SHIFTED["zh"].format("超前了一步")},
+    ),
+    (
+        lambda case: [None, *case.expected],
+        {"en": SHIFTED["en"].format("one step behind"), "zh": SHIFTED["zh"].format("落后了一步")},
+    ),
 ]
+ROWS = "rows of lrs"  # en-only: the record's key (under)
 schedule_verdict = under(
-    "rows of lrs",
+    ROWS,
     Fields(
         [
             Field(
-                "rows of lrs.*.*", "the lr of group {j} at t = {i}", *LR, lambda case: case.expected
+                f"{ROWS}.*.*",
+                {"en": "the lr of group {j} at t = {i}", "zh": "t = {i} 时参数组 {j} 的 lr"},
+                *LR,
+                lambda case: case.expected,
             )
         ],
-        mistakes=[Mistake("rows of lrs.*.*", wrong, says) for wrong, says in SCHEDULE_MISTAKES],
+        mistakes=[Mistake(f"{ROWS}.*.*", wrong, says) for wrong, says in SCHEDULE_MISTAKES],
     ),
 )
 
@@ -1040,29 +1387,57 @@ def _first_group_cycled(case: Case) -> list | None:
 CYCLE_LR = [  # (the mistake, what it says) of the lr
     ("fraction from 0", None),
     (
-        "fraction one short",
-        "the phase fraction never reaches 1: it divides by the phase's length "
-        "plus one, (t − start) / (end − start + 1)",
+        "fraction one short",  # en-only: bug
+        {
+            "en": "the phase fraction never reaches 1: it divides by the phase's length plus one, "
+            "(t − start) / (end − start + 1)",
+            "zh": "阶段进度永远到不了 1：它除以的是阶段长度加一，(t − start) / (end − start + 1)",
+        },
     ),
     (
-        "fraction over the end",
-        "the phase fraction divides by the phase's end step: it divides by its length, end − start",
+        "fraction over the end",  # en-only: bug
+        {
+            "en": "the phase fraction divides by the phase's end step: it divides by its length, "
+            "end − start",
+            "zh": "阶段进度除以的是阶段的结束步：应除以阶段长度，end − start",
+        },
     ),
-    ("phases backwards", "each phase runs backwards, from its end value to its start value"),
-    ("always cos", "the lr follows a cosine where anneal_strategy='linear'"),
+    (
+        "phases backwards",
+        {
+            "en": "each phase runs backwards, from its end value to its start value",
+            "zh": "每个阶段都反着走，从结束值走向起始值",
+        },
+    ),
+    (
+        "always cos",
+        {
+            "en": "the lr follows a cosine where anneal_strategy='linear'",
+            "zh": "anneal_strategy='linear' 时 lr 却按余弦变化",
+        },
+    ),
 ]
 CYCLE_MOMENTUM = [
     (
         "momentum backwards",
-        "the momentum runs the wrong way in each phase, from its end value "
-        "to its start value: it falls while the lr rises",
+        {
+            "en": "the momentum runs the wrong way in each phase, from its end value to its start "
+            "value: it falls while the lr rises",
+            "zh": "动量在每个阶段都走反了，从结束值走向起始值：lr 上升时动量应下降",
+        },
     ),
-    ("momentum linear", "the momentum moves linearly where anneal_strategy='cos'"),
+    (
+        "momentum linear",
+        {
+            "en": "the momentum moves linearly where anneal_strategy='cos'",
+            "zh": "anneal_strategy='cos' 时动量却线性变化",
+        },
+    ),
 ]
 
 
 def _momentum(case: Case) -> str:
-    return "β₁" if case.inputs["beta1"] else "momentum"
+    return "β₁" if case.inputs["beta1"] else tr("momentum", "动量")
 
 
 def _cycles(case: Case) -> bool:
@@ -1075,10 +1450,12 @@ def _beta2(case: Case) -> list:
     return [{"beta2": kept}] * len(case.expected)
 
 
-FROM_ZERO = (
-    "the phase fraction counts from the phase's start, pct = (t − start) / (end − start), start "
-    "the step where the previous phase ended (t / end holds in the first phase only)"
-)
+FROM_ZERO = {
+    "en": "the phase fraction counts from the phase's start, pct = (t − start) / (end − start), "
+    "start the step where the previous phase ended (t / end holds in the first phase only)",
+    "zh": "阶段进度应从阶段的起点算起，pct = (t − start) / (end − start)，start 是上一阶段结束的"
+    "那一步（t / end 只在第一阶段成立）",
+}
 NEVER_CYCLED = rules(  # a momentum (β₁) the same at every step
     (
         lambda case, got: (
@@ -1086,18 +1463,34 @@ NEVER_CYCLED = rules(  # a momentum (β₁) the same at every step
             and all(r["momentum"] == got["rows"][0]["momentum"] for r in got["rows"])
             and show(got["rows"][0]["momentum"])
         ),
-        "{m} is {0} at every step: {m} is never cycled (set it from the same phase and fraction)",
+        {
+            "en": "{m} is {0} at every step: {m} is never cycled (set it from the same phase "
+            "and fraction)",
+            "zh": "{m} 每一步都是 {0}：{m} 从未循环变化（应根据同一阶段和进度来设置它）",
+        },
     ),
     facts=lambda case, got: {"m": _momentum(case)},
 )
 one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β₁, β₂ kept)
-    [Field("rows.*.lr.*", "lr of group {j} at t = {i}", *LR, lambda case: case.expected)],
+    [
+        Field(
+            "rows.*.lr.*",
+            {"en": "lr of group {j} at t = {i}", "zh": "t = {i} 时参数组 {j} 的 lr"},
+            *LR,
+            lambda case: case.expected,
+        )
+    ],
     [
         Mistake(
             "rows.*.lr.*",
             _held,
-            "from the last phase's end on the lr stays where it was the step before: no phase "
-            "was taken there (the last phase covers every step after the one before it)",
+            {
+                "en": "from the last phase's end on the lr stays where it was the step before: "
+                "no phase was taken there (the last phase covers every step after the one "
+                "before it)",
+                "zh": "从最后一个阶段的结束步起，lr 停在了前一步的值：那里没有选中任何阶段（最后"
+                "一个阶段应覆盖前一阶段之后的每一步）",
+            },
         ),
         *(
             Mistake("rows.*.lr.*", partial(_cycled, bug=bug), says or FROM_ZERO)
@@ -1106,8 +1499,11 @@ one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β�
         Mistake(
             "rows.*.lr.*",
             partial(_cycled, bug="", first_group=True),
-            "every group anneals between group 0's values: each group has its own initial, max "
-            "and min lr",
+            {
+                "en": "every group anneals between group 0's values: each group has its own "
+                "initial, max and min lr",
+                "zh": "每个参数组都在参数组 0 的值之间退火：每个参数组有自己的初始、最大和最小 lr",
+            },
         ),
     ],
     before=NEVER_CYCLED,
@@ -1118,11 +1514,21 @@ one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β�
                 [
                     Field(
                         "rows.*.momentum.*",
-                        lambda c: _momentum(c) + " of group {j} at t = {i}",
+                        lambda c: tr(
+                            f"{_momentum(c)} of group {{j}} at t = {{i}}",
+                            f"t = {{i}} 时参数组 {{j}} 的{_momentum(c)}",
+                        ),
                         *LR,
                         lambda case: case.expected,
                     ),
-                    Field("rows.*.beta2", "β₂ at t = {i}", 0, 0, _beta2, says="only β₁ cycles"),
+                    Field(
+                        "rows.*.beta2",
+                        {"en": "β₂ at t = {i}", "zh": "t = {i} 时的 β₂"},
+                        0,
+                        0,
+                        _beta2,
+                        says={"en": "only β₁ cycles", "zh": "只有 β₁ 循环变化"},
+                    ),
                 ],
                 [
                     *(
@@ -1132,12 +1538,23 @@ one_cycle_verdict = Fields(  # each group's lr at every step, then momentum (β�
                     Mistake(
                         "rows.*.momentum.*",
                         _first_group_cycled,
-                        "only group 0's momentum is cycled: the other groups' never move",
+                        {
+                            "en": "only group 0's momentum is cycled: the other groups' never move",
+                            "zh": "只有参数组 0 的动量在循环变化：其他参数组的动量从未改变",
+                        },
                     ),
                 ],
             ),
         ),
-        Fields([Field("past", "a step past total_steps", expected=lambda case: "ValueError")]),
+        Fields(
+            [
+                Field(
+                    "past",
+                    {"en": "a step past total_steps", "zh": "超过 total_steps 的一步"},
+                    expected=lambda case: "ValueError",
+                )
+            ]
+        ),
     ),
 )
 
@@ -1155,7 +1572,10 @@ def _norm(q: float) -> Mistake:
     return Mistake(
         "total",
         lambda case: clip_norm([g for g in _given(case.inputs) if g is not None], 1.0, q)[0],
-        lambda case: f"that is the {q}-norm; norm_type={case.inputs['norm_type']!r}",
+        lambda case: tr(
+            f"that is the {q}-norm; norm_type={case.inputs['norm_type']!r}",
+            f"这是 {q}-范数；norm_type={case.inputs['norm_type']!r}",
+        ),
     )
 
 
@@ -1179,7 +1599,10 @@ GRADS = [
     Field("grads.*", "params[{i}].grad", tolerance=_tolerance),
     Field(
         "dtypes.*",
-        "params[{i}].grad's dtype after clipping",
+        {
+            "en": "params[{i}].grad's dtype after clipping",
+            "zh": "裁剪之后 params[{i}].grad 的数据类型",
+        },
         0,
         0,
         expected=lambda case: [
@@ -1191,15 +1614,21 @@ CLIP_KEYS = ("error", "total", "total_dtype", "grads", "dtypes", "given")
 CLIP_RULES = rules(
     (
         lambda case, got: (got["error"] or None) != case.expected.get("error"),
-        lambda case, got: (
+        lambda case, got: tr(
             f"raised {got['error']}"
-            + (f", expected RuntimeError ({_nonfinite(case)})" if "error" in case.expected else "")
+            + (f", expected RuntimeError ({_nonfinite(case)})" if "error" in case.expected else ""),
+            f"抛出了 {got['error']}"
+            + (f"，期望 RuntimeError（{_nonfinite(case)}）" if "error" in case.expected else ""),
         ),
     ),
     (
         lambda case, got: _written(case, got["given"]) and "error" not in case.expected,
-        "a gradient tensor was written into: set each p.grad to a new tensor (one tensor may be "
-        "several leaves' .grad)",
+        {
+            "en": "a gradient tensor was written into: set each p.grad to a new tensor (one "
+            "tensor may be several leaves' .grad)",
+            "zh": "有梯度张量被写入了：应把每个 p.grad 设为一个新张量（同一个张量可能是多个叶子"
+            "节点的 .grad）",
+        },
     ),
     (
         lambda case, got: (
@@ -1207,7 +1636,10 @@ CLIP_RULES = rules(
             and got["total"] != math.inf
             and show(got["total"])
         ),
-        "the returned total norm is {0}, expected inf",
+        {
+            "en": "the returned total norm is {0}, expected inf",
+            "zh": "返回的总范数是 {0}，期望 inf",
+        },
     ),
 )
 
@@ -1232,18 +1664,24 @@ def _written(case: Case, given: list) -> bool:
 
 def _nonfinite(case: Case) -> str:
     what = "nan" if case.inputs["nonfinite"] in ("nan", "quiet nan") else "inf"
-    return f"the total norm is {what}: error_if_nonfinite refuses any total that is not finite"
+    return tr(
+        f"the total norm is {what}: error_if_nonfinite refuses any total that is not finite",
+        f"总范数是 {what}：error_if_nonfinite 会拒绝任何非有限的总范数",
+    )
 
 
 TOTAL = [
-    Field("total", "the returned total norm", tolerance=_tolerance),
+    Field("total", {"en": "the returned total norm", "zh": "返回的总范数"}, tolerance=_tolerance),
     Field(
         "total_dtype",
-        "the total norm's dtype",
+        {"en": "the total norm's dtype", "zh": "总范数的数据类型"},
         says=lambda case: (
-            "the gradients' dtype"
+            tr("the gradients' dtype", "梯度的数据类型")
             if any(g is not None for g in case.expected["grads"])
-            else "with no gradient at all, tensor(0.): float32, as PyTorch returns"
+            else tr(
+                "with no gradient at all, tensor(0.): float32, as PyTorch returns",
+                "完全没有梯度时为 tensor(0.)：float32，与 PyTorch 的返回值一致",
+            )
         ),
     ),
 ]
@@ -1288,8 +1726,11 @@ TOTAL_MISTAKES = [
     Mistake(
         "total",
         lambda case: _totals(case, lambda gs, q: sum(_qnorm(g, q) for g in gs)),
-        "that is the sum of the gradients' own norms: the total is the norm of all their "
-        "entries together",
+        {
+            "en": "that is the sum of the gradients' own norms: the total is the norm of all "
+            "their entries together",
+            "zh": "这是各梯度自身范数之和：总范数应是它们全部元素合在一起的范数",
+        },
     ),
     Mistake(
         "total",
@@ -1298,7 +1739,11 @@ TOTAL_MISTAKES = [
             if case.inputs["norm_type"] == "inf"
             else None
         ),
-        "that is the largest sum of |entries|: a gradient's ∞-norm is its largest |entry|",
+        {
+            "en": "that is the largest sum of |entries|: a gradient's ∞-norm is its largest "
+            "|entry|",
+            "zh": "这是 |元素| 之和的最大值：梯度的 ∞-范数是它最大的 |元素|",
+        },
     ),
     Mistake(
         "total",
@@ -1307,7 +1752,11 @@ TOTAL_MISTAKES = [
             if case.inputs["norm_type"] == "inf"
             else None
         ),
-        "that is the largest entry, not the largest |entry|: a negative entry counts by its size",
+        {
+            "en": "that is the largest entry, not the largest |entry|: a negative entry counts "
+            "by its size",
+            "zh": "这是最大的元素，而不是最大的 |元素|：负元素应按它的绝对值计",
+        },
     ),
     Mistake(
         "total",
@@ -1316,9 +1765,11 @@ TOTAL_MISTAKES = [
             if case.inputs["norm_type"] not in (2.0, "inf")
             else None
         ),
-        lambda case: (
+        lambda case: tr(
             f"the gradients' own norms are combined by a 2-norm: with norm_type="
-            f"{case.inputs['norm_type']!r} the total is their {case.inputs['norm_type']!r}-norm"
+            f"{case.inputs['norm_type']!r} the total is their {case.inputs['norm_type']!r}-norm",
+            f"各梯度自身的范数用 2-范数合并了：norm_type={case.inputs['norm_type']!r} 时，"
+            f"总范数应是它们的 {case.inputs['norm_type']!r}-范数",
         ),
     ),
     Mistake(
@@ -1328,7 +1779,10 @@ TOTAL_MISTAKES = [
             if case.inputs["norm_type"] != "inf"
             else None
         ),
-        "each gradient's norm is missing its root: Σ|g|^q, not (Σ|g|^q)^(1/q)",
+        {
+            "en": "each gradient's norm is missing its root: Σ|g|^q, not (Σ|g|^q)^(1/q)",
+            "zh": "每个梯度的范数漏掉了开方：算成了 Σ|g|^q，而不是 (Σ|g|^q)^(1/q)",
+        },
     ),
     Mistake(
         "total",
@@ -1339,51 +1793,79 @@ TOTAL_MISTAKES = [
                 * min(1.0, case.inputs["max_norm"] / (case.expected["total"] + 1e-6))
             ),
         ),
-        "that is the norm after clipping: the returned total is the norm before",
+        {
+            "en": "that is the norm after clipping: the returned total is the norm before",
+            "zh": "这是裁剪之后的范数：返回的总范数应是裁剪之前的",
+        },
     ),
     Mistake(
         "total_dtype",
         lambda case: "float",
-        "the total norm is returned as a Python float: it is returned as a tensor",
+        {
+            "en": "the total norm is returned as a Python float: it is returned as a tensor",
+            "zh": "总范数以 Python float 返回了：应返回一个张量",
+        },
     ),
     Mistake(
         "total_dtype",
         lambda case: "float32" if case.expected["total_dtype"] == "float64" else None,
-        "the total norm is float32, the default dtype of a tensor made from a Python float: it "
-        "is not in the gradients' dtype",
+        {
+            "en": "the total norm is float32, the default dtype of a tensor made from a Python "
+            "float: it is not in the gradients' dtype",
+            "zh": "总范数是 float32，即由 Python float 创建的张量的默认数据类型：它与梯度的数据"
+            "类型不一致",
+        },
     ),
     Mistake(
         "total_dtype",
         lambda case: "float64" if case.expected["total_dtype"] == "float32" else None,
-        "the total norm is float64: it is not in the gradients' dtype",
+        {
+            "en": "the total norm is float64: it is not in the gradients' dtype",
+            "zh": "总范数是 float64：与梯度的数据类型不一致",
+        },
     ),
 ]
 SCALED = [  # (a mistake's coefficient, its words); a non-finite total's first
     (
         lambda c, n: 1.0 if not math.isfinite(n) else np.minimum(c / (n + 1e-6), 1.0),
-        "the total "
-        "norm is not finite and the gradients were left as they were: the coefficient "
-        "max_norm / (n + 1e-6) is 0 for an inf total and nan for a nan one, and scales every "
-        "gradient",
+        {
+            "en": "the total norm is not finite and the gradients were left as they were: the "
+            "coefficient max_norm / (n + 1e-6) is 0 for an inf total and nan for a nan "
+            "one, and scales every gradient",
+            "zh": "总范数不是有限值，梯度却保持原样：系数 max_norm / (n + 1e-6) 在总范数为 inf "
+            "时是 0，为 nan 时是 nan，并且会缩放每个梯度",
+        },
     ),
     (
         lambda c, n: c / (n + 1e-6),
-        "the coefficient is not capped at 1: gradients whose total "
-        "norm is below max_norm are scaled up",
+        {
+            "en": "the coefficient is not capped at 1: gradients whose total norm is below "
+            "max_norm are scaled up",
+            "zh": "系数没有以 1 为上限：总范数小于 max_norm 的梯度被放大了",
+        },
     ),
     (
         lambda c, n: np.maximum(c / (n + 1e-6), 1.0),
-        "the coefficient is never below 1: it is "
-        "capped from below, not from above, so nothing is scaled down",
+        {
+            "en": "the coefficient is never below 1: it is capped from below, not from above, "
+            "so nothing is scaled down",
+            "zh": "系数从不小于 1：它被限制了下限而不是上限，所以什么都没有被缩小",
+        },
     ),
     (
         lambda c, n: np.minimum(c / n, 1.0),
-        "the coefficient is max_norm / n: 1e-6 is missing "
-        "from the total's side, max_norm / (n + 1e-6)",
+        {
+            "en": "the coefficient is max_norm / n: 1e-6 is missing from the total's side, "
+            "max_norm / (n + 1e-6)",
+            "zh": "系数是 max_norm / n：总范数一侧漏掉了 1e-6，应为 max_norm / (n + 1e-6)",
+        },
     ),
     (
         lambda c, n: np.minimum(c / n + 1e-6, 1.0),
-        "1e-6 is added to the quotient: it is added to the total before dividing",
+        {
+            "en": "1e-6 is added to the quotient: it is added to the total before dividing",
+            "zh": "1e-6 加到了商上：应在相除之前加到总范数上",
+        },
     ),
 ]
 GRAD_MISTAKES = [
@@ -1394,24 +1876,37 @@ GRAD_MISTAKES = [
             if case.expected["dtype"] == "float32"
             else None
         ),
-        "the new gradient is float64: it is not in the gradient's own dtype",
+        {
+            "en": "the new gradient is float64: it is not in the gradient's own dtype",
+            "zh": "新的梯度是 float64：与梯度自身的数据类型不一致",
+        },
     ),
 ]
 VALUE_MISTAKES = [
     Mistake(
         "grads.*",
         lambda case: _by_value(case, lambda g, c: np.minimum(g, c)),
-        "only the entries above c are clipped: the entries below −c are clipped too",
+        {
+            "en": "only the entries above c are clipped: the entries below −c are clipped too",
+            "zh": "只裁剪了大于 c 的元素：小于 −c 的元素也要裁剪",
+        },
     ),
     Mistake(
         "grads.*",
         lambda case: _by_value(case, lambda g, c: np.clip(g, 0, c)),
-        "the entries are clipped to [0, c]: the range is [−c, c]",
+        {
+            "en": "the entries are clipped to [0, c]: the range is [−c, c]",
+            "zh": "元素被裁剪到了 [0, c]：范围应是 [−c, c]",
+        },
     ),
     Mistake(
         "grads.*",
         lambda case: _by_value(case, lambda g, c: g * min(1.0, c / float(np.abs(g).max()))),
-        "each gradient is scaled by c / max|g|: clip_grad_value_ clips each entry to [−c, c]",
+        {
+            "en": "each gradient is scaled by c / max|g|: clip_grad_value_ clips each entry to "
+            "[−c, c]",
+            "zh": "每个梯度都被乘以 c / max|g|：clip_grad_value_ 应把每个元素裁剪到 [−c, c]",
+        },
     ),
 ]
 CLIP_NORM = Fields(
@@ -1422,19 +1917,33 @@ CLIP_NORM = Fields(
         Mistake(
             "grads.*",
             _nan_kept,
-            "the total norm is nan and the gradients were left as they were, where every one "
-            "becomes nan: Python's min(1.0, nan) is 1.0 (a comparison with nan is False), so "
-            "the coefficient lost the nan",
-            recipe="take the coefficient with xp.minimum, which keeps a nan (as torch.clamp does)",
+            {
+                "en": "the total norm is nan and the gradients were left as they were, where "
+                "every one becomes nan: Python's min(1.0, nan) is 1.0 (a comparison with "
+                "nan is False), so the coefficient lost the nan",
+                "zh": "总范数是 nan，梯度却保持原样，而它们本应全部变成 nan：Python 的 min(1.0, "
+                "nan) 是 1.0（与 nan 的比较结果为 False），于是系数丢掉了 nan",
+            },
+            recipe={
+                "en": "take the coefficient with xp.minimum, which keeps a nan (as torch.clamp "
+                "does)",
+                "zh": "用 xp.minimum 计算系数，它会保留 nan（torch.clamp 也是如此）",
+            },
         ),
         *(Mistake("grads.*", partial(_scaled, coef=coef), says) for coef, says in SCALED),
         *(_norm(q) for q in (2.0, 1.0, math.inf)),
         Mistake(
             "grads.*",
             _own_norms,
-            "each gradient is scaled by its own norm; the total norm is over all gradients "
-            "together, n = ‖(g₁, g₂, …)‖_q (the norm of all their elements at once), and every "
-            "gradient is scaled by the same min(1, max_norm / (n + 1e-6))",
+            {
+                "en": "each gradient is scaled by its own norm; the total norm is over all "
+                "gradients together, n = ‖(g₁, g₂, …)‖_q (the norm of all their elements "
+                "at once), and every gradient is scaled by the same min(1, max_norm / (n "
+                "+ 1e-6))",
+                "zh": "每个梯度都按自己的范数缩放了；总范数应针对所有梯度一起计算，n = ‖(g₁, g₂,"
+                " …)‖_q（把它们的全部元素放在一起求范数），每个梯度都乘以同一个 min(1, max"
+                "_norm / (n + 1e-6))",
+            },
         ),
     ],
     before=CLIP_RULES,
@@ -1475,7 +1984,7 @@ CHECKS = [
     ),
     rule(
         "6.2",
-        "SGD: momentum, dampening, Nesterov, weight decay",
+        "SGD: momentum, dampening, Nesterov, weight decay",  # en-only: the check's id
         traj("SGD", {"lr": 0.1}, ONE, [S3], steps=3),
         traj("SGD", {"lr": 0.1, "momentum": 0.9}, PAIR, [S3, S22], steps=4),
         traj("SGD", {"lr": 0.05, "momentum": 0.8, "dampening": 0.3}, PAIR, [S3, S4], steps=4),
@@ -1510,6 +2019,7 @@ CHECKS = [
             share=True,
             closure=True,
         ),
+        title={"zh": "SGD：动量、阻尼、Nesterov 与权重衰减"},
     ),
     rule(
         "6.3",
@@ -1611,7 +2121,7 @@ CHECKS = [
     ),
     rule(
         "6.5",
-        "Adam with _weight_decay overridden to return 2g",
+        "Adam with _weight_decay overridden to return 2g",  # en-only: the check's id
         traj("Adam", {"lr": 0.01}, PAIR, [S3, S22], steps=3, skip=0.3, contract=True),
         traj(
             "Adam",
@@ -1622,7 +2132,8 @@ CHECKS = [
             dtypes=MIXED,
             contract=True,
         ),
-        id="Adam.step calls self._weight_decay",  # the id hidden rows point at
+        id="Adam.step calls self._weight_decay",  # en-only: the id hidden rows point at
+        title={"zh": "重写 _weight_decay 使其返回 2g 的 Adam"},
     ),
     Check(
         "6.6",
@@ -1640,7 +2151,7 @@ CHECKS = [
     ),
     rule(
         "6.6",
-        "AdamW: decoupled weight decay",
+        "AdamW: decoupled weight decay",  # en-only: the check's id
         traj("AdamW", {"lr": 0.05, "weight_decay": 0.5}, PAIR, [S3, S22], steps=4),
         traj(
             "AdamW",
@@ -1656,10 +2167,11 @@ CHECKS = [
             dtypes=["float64", "float32", "float64", "float64"],
         ),
         requires=(*GROUPS, "6.5"),
+        title={"zh": "AdamW：解耦的权重衰减"},
     ),
     Check(
         "6.7",
-        "state_dict and load_state_dict",
+        "state_dict and load_state_dict",  # en-only: the check's id
         Rows(
             [
                 row(resume_case, "SGD", {"lr": 0.1, "momentum": 0.9}, PAIR, [S3, S22]),
@@ -1696,10 +2208,11 @@ CHECKS = [
         programs.resume,
         resume_verdict,
         requires=(*GROUPS, "6.2", "6.5"),
+        title={"zh": "state_dict 与 load_state_dict"},
     ),
     Check(
         "6.8",
-        "the closed-form schedules",
+        "the closed-form schedules",  # en-only: the check's id
         lambda rng: [
             schedule_case("StepLR", [0.1], {"step_size": 3}, 10),
             schedule_case("StepLR", [0.1, 0.5], {"step_size": 2, "gamma": 0.5}, 9),
@@ -1716,6 +2229,7 @@ CHECKS = [
         programs.schedule,
         schedule_verdict,
         requires=GROUPS,
+        title={"zh": "闭式学习率调度"},
     ),
     Check(
         "6.9",
@@ -1751,7 +2265,7 @@ CHECKS = [
     ),
     Check(
         "6.10",
-        "clip_grad_norm_ and clip_grad_value_",
+        "clip_grad_norm_ and clip_grad_value_",  # en-only: the check's id
         Rows(
             [
                 row(clip_case, [S3], 1.0),
@@ -1774,6 +2288,7 @@ CHECKS = [
         ),
         programs.clip,
         clip_verdict,
+        title={"zh": "clip_grad_norm_ 与 clip_grad_value_"},
     ),
 ]
 

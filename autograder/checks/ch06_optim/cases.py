@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case
+from ...harness.language import tr
 
 OPTIONS = {  # each optimizer's defaults (the order PyTorch prints them in)
     "SGD": dict(lr=1e-3, momentum=0.0, dampening=0.0, weight_decay=0.0, nesterov=False),
@@ -56,7 +57,7 @@ def update(
     """One step of optimizer ``name`` on one parameter (float64 arrays): the new p; ``state``
     (a dict of arrays and "step") changes. ``bug`` names a known mistake to make instead
     (``BUG_TEXT``); "default:<option>" reads that option from the optimizer's defaults."""
-    if bug == "group options ignored":
+    if bug == "group options ignored":  # en-only: bug
         return update(name, {**OPTIONS[name], **group.get("_defaults", {})}, p, g, state)
     if bug.startswith("default:"):
         key = bug.partition(":")[2]
@@ -66,57 +67,61 @@ def update(
     g0 = g
     if name == "SGD":
         mu, tau, nesterov = group["momentum"], group["dampening"], group["nesterov"]
-        decays = wd and bug != "weight decay after the update"
-        if decays and not (bug == "weight decay only with momentum" and not mu):
-            g = g + wd * (g if bug == "weight decay from the gradient" else p)
+        decays = wd and bug != "weight decay after the update"  # en-only: bug
+        if decays and not (bug == "weight decay only with momentum" and not mu):  # en-only: bug
+            g = g + wd * (g if bug == "weight decay from the gradient" else p)  # en-only: bug
         if mu:
             b = old = state.get("momentum_buffer")
-            if b is None and bug == "momentum buffer from zeros":
+            if b is None and bug == "momentum buffer from zeros":  # en-only: bug
                 b = (1 - tau) * g  # μ·0 + (1 − τ)g
-            elif b is None or bug == "momentum buffer recreated":
+            elif b is None or bug == "momentum buffer recreated":  # en-only: bug
                 b = g.copy()
             else:
                 damp = {"dampening ignored": 1.0, "dampening as 1 + τ": 1 + tau}.get(bug, 1 - tau)
                 b = mu * b + damp * g
-            if bug != "momentum buffer not kept" or old is None:
+            if bug != "momentum buffer not kept" or old is None:  # en-only: bug
                 state["momentum_buffer"] = b
             if nesterov and bug != "no look-ahead":
+                ahead = g if old is None else g + mu * old  # with the last step's buffer
                 look = {
-                    "nesterov with the old buffer": g if old is None else g + mu * old,
-                    "nesterov without the gradient": mu * b,
-                    "nesterov before the weight decay": g0 + mu * b,
+                    "nesterov with the old buffer": ahead,  # en-only: bug
+                    "nesterov without the gradient": mu * b,  # en-only: bug
+                    "nesterov before the weight decay": g0 + mu * b,  # en-only: bug
                 }
                 g = look.get(bug, g + mu * b)
             else:
-                g = mu * b if bug == "momentum times the buffer" else b
+                g = mu * b if bug == "momentum times the buffer" else b  # en-only: bug
         p = p - lr * g
-        if wd and bug == "weight decay after the update":
+        if wd and bug == "weight decay after the update":  # en-only: bug
             p = p - lr * wd * p
         return p
     if name == "Adagrad":
-        if bug != "step counted only with weight decay" or wd:
+        if bug != "step counted only with weight decay" or wd:  # en-only: bug
             state["step"] += 1
         t = state["step"]
-        if bug == "square added before the weight decay":
+        if bug == "square added before the weight decay":  # en-only: bug
             state["sum"] = state["sum"] + g * g
         if wd:
             g = g + wd * p
         decay = group["lr_decay"]
         clr = {
-            "lr decay from t": lr / (1 + t * decay),
-            "lr decay from t + 1": lr / (1 + (t + 1) * decay),
-            "lr decay multiplies": lr * (1 - (t - 1) * decay),
+            "lr decay from t": lr / (1 + t * decay),  # en-only: bug
+            "lr decay from t + 1": lr / (1 + (t + 1) * decay),  # en-only: bug
+            "lr decay multiplies": lr * (1 - (t - 1) * decay),  # en-only: bug
         }.get(bug, lr / (1 + (t - 1) * decay))
         s = state["sum"]
-        if bug not in ("square added before the weight decay", "root before the new square"):
-            s = s + g * g + (group["eps"] if bug == "eps added to the sum" else 0.0)
-        if bug != "sum not kept":
+        if bug not in (
+            "square added before the weight decay",  # en-only: bug
+            "root before the new square",  # en-only: bug
+        ):
+            s = s + g * g + (group["eps"] if bug == "eps added to the sum" else 0.0)  # en-only: bug
+        if bug != "sum not kept":  # en-only: bug
             state["sum"] = s
-        if bug == "root before the new square":
+        if bug == "root before the new square":  # en-only: bug
             state["sum"] = s + g * g
-        if bug == "eps inside the square root":
+        if bug == "eps inside the square root":  # en-only: bug
             return p - clr * g / np.sqrt(s + group["eps"])
-        if bug == "divides by the sum":
+        if bug == "divides by the sum":  # en-only: bug
             return p - clr * g / (s + group["eps"])
         return p - clr * g / (np.sqrt(s) + group["eps"])
     if name == "RMSprop":
@@ -128,30 +133,35 @@ def update(
             if group["centered"]:
                 state["grad_avg"] = np.zeros_like(p)
         state["step"] += 1
-        if wd and bug != "weight decay after the averages":
+        if wd and bug != "weight decay after the averages":  # en-only: bug
             g = g + wd * p
         a_, b_ = (1 - alpha, alpha) if bug == "alpha swapped" else (alpha, 1 - alpha)
         v = a_ * state["square_avg"] + b_ * g * g
-        if bug != "square average not kept":
+        if bug != "square average not kept":  # en-only: bug
             state["square_avg"] = v
-        if wd and bug == "weight decay after the averages":
+        if wd and bug == "weight decay after the averages":  # en-only: bug
             g = g + wd * p
         if group["centered"]:
             old = state["grad_avg"]
-            new = alpha * old + (1 - alpha) * (g * g if bug == "centered mean of squares" else g)
+            squares = bug == "centered mean of squares"  # en-only: bug
+            new = alpha * old + (1 - alpha) * (g * g if squares else g)
             state["grad_avg"] = new
-            a = old if bug == "centered with the previous mean" else new
-            if bug != "centered without the mean":
+            a = old if bug == "centered with the previous mean" else new  # en-only: bug
+            if bug != "centered without the mean":  # en-only: bug
                 v = v - a * a
-        r = np.sqrt(v + eps) if bug == "eps inside the square root" else np.sqrt(v) + eps
+        inside = bug == "eps inside the square root"  # en-only: bug
+        r = np.sqrt(v + eps) if inside else np.sqrt(v) + eps
         if mu > 0:
-            step = {"lr in the momentum buffer": lr * g / r, "momentum dampened": (1 - mu) * g / r}
+            step = {
+                "lr in the momentum buffer": lr * g / r,  # en-only: bug
+                "momentum dampened": (1 - mu) * g / r,
+            }
             b = mu * state["momentum_buffer"] + step.get(bug, g / r)
-            if bug != "momentum buffer not kept":
+            if bug != "momentum buffer not kept":  # en-only: bug
                 state["momentum_buffer"] = b
-            if bug == "lr in the momentum buffer":
+            if bug == "lr in the momentum buffer":  # en-only: bug
                 return p - lr * b
-            return p - lr * (g / r if bug == "momentum buffer unused" else b)
+            return p - lr * (g / r if bug == "momentum buffer unused" else b)  # en-only: bug
         return p - lr * g / r
     # Adam, AdamW
     (beta1, beta2), eps = group["betas"], group["eps"]
@@ -160,55 +170,57 @@ def update(
         if group["amsgrad"]:
             state["max_exp_avg_sq"] = np.zeros_like(p)
     state["step"] += 1
-    t = state["step"] + (1 if bug == "step count off by one" else 0)
-    if bug == "step count stuck at 1":
+    t = state["step"] + (1 if bug == "step count off by one" else 0)  # en-only: bug
+    if bug == "step count stuck at 1":  # en-only: bug
         state["step"], t = 0, 1
-    if bug == "bias correction with t − 1":
+    if bug == "bias correction with t − 1":  # en-only: bug
         t = t - 1
-    late = bug == "weight decay after the moments" and name == "Adam"  # the decay is lost
+    late = name == "Adam" and bug == "weight decay after the moments"  # en-only: bug; lost
+    coupled = bug in ("AdamW coupled", "AdamW decays and couples")  # en-only: bug
     if group.get("_decay") == "double":  # the contract check's own _weight_decay: 2g
         g = 2.0 * g
     elif late:
         pass
-    elif wd and (name == "Adam" or bug in ("AdamW coupled", "AdamW decays and couples")):
-        if bug == "AdamW decays and couples":
+    elif wd and (name == "Adam" or coupled):
+        if bug == "AdamW decays and couples":  # en-only: bug
             p = p * (1 - lr * wd)
         g = g + wd * p
     elif wd:
         p = adamw_decayed(p, g, lr, wd, group, bug)
-    w1 = {"first moment with β₂": 1 - beta2, "first moment weighted by β₁": beta1}.get(
-        bug, 1 - beta1
-    )
+    w1 = {
+        "first moment with β₂": 1 - beta2,  # en-only: bug
+        "first moment weighted by β₁": beta1,  # en-only: bug
+    }.get(bug, 1 - beta1)
     keep1 = 1 - w1
-    if bug == "first moment without (1 − β₁)":  # m = β₁m + g
+    if bug == "first moment without (1 − β₁)":  # en-only: bug; m = β₁m + g
         keep1, w1 = beta1, 1.0
     m = keep1 * state["exp_avg"] + w1 * g
     v_old = state["exp_avg_sq"]
-    w2 = 1 - beta1 if bug == "second moment with 1 − β₁" else 1 - beta2
+    w2 = 1 - beta1 if bug == "second moment with 1 − β₁" else 1 - beta2  # en-only: bug
     v = beta2 * state["exp_avg_sq"] + w2 * g * g
-    if bug != "moments not kept":
+    if bug != "moments not kept":  # en-only: bug
         state["exp_avg"], state["exp_avg_sq"] = m, v
     if group["amsgrad"] and bug != "amsgrad unused":
-        if bug == "amsgrad maximum before the new v":
+        if bug == "amsgrad maximum before the new v":  # en-only: bug
             v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v_old)
-        elif bug == "amsgrad maximum of the corrected v":
+        elif bug == "amsgrad maximum of the corrected v":  # en-only: bug
             v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v / (1 - beta2**t))
         else:
             v = state["max_exp_avg_sq"] = np.maximum(state["max_exp_avg_sq"], v)
     c1, c2 = 1 - beta1**t, 1 - beta2**t
-    if bug == "bias corrections swapped":
+    if bug == "bias corrections swapped":  # en-only: bug
         c1, c2 = c2, c1
-    if bug == "bias correction with t − 1":
+    if bug == "bias correction with t − 1":  # en-only: bug
         c1, c2 = c1 + 1e-12, c2 + 1e-12
-    if bug == "no bias correction":
+    if bug == "no bias correction":  # en-only: bug
         return p - lr * m / (np.sqrt(v) + eps)
-    if bug == "bias correction of the first moment only":
+    if bug == "bias correction of the first moment only":  # en-only: bug
         return p - lr / c1 * m / (np.sqrt(v) + eps)
-    if bug == "eps inside the square root":  # √(v̂ + ε)
+    if bug == "eps inside the square root":  # en-only: bug; √(v̂ + ε)
         return p - lr / c1 * m / np.sqrt(v / c2 + eps)
-    if bug == "eps inside the uncorrected square root":  # √(v + ε) / √(1 − β₂ᵗ)
+    if bug == "eps inside the uncorrected square root":  # en-only: bug; √(v + ε) / √(1 − β₂ᵗ)
         return p - lr / c1 * m / (np.sqrt(v + eps) / math.sqrt(c2))
-    if bug == "eps before the correction":  # (√v + ε) / √(1 − β₂ᵗ)
+    if bug == "eps before the correction":  # en-only: bug; (√v + ε) / √(1 − β₂ᵗ)
         return p - lr / c1 * m / ((np.sqrt(v) + eps) / math.sqrt(c2))
     return p - lr / c1 * m / (np.sqrt(v) / math.sqrt(c2) + eps)
 
@@ -216,212 +228,386 @@ def update(
 def adamw_decayed(p: np.ndarray, g: np.ndarray, lr: float, wd: float, group: dict, bug: str) -> Any:
     """AdamW's decoupled decay of p, or a known mistake of it."""
     defaults = {**OPTIONS["AdamW"], **group.get("_defaults", {})}
-    if bug == "AdamW decay without the learning rate":
+    if bug == "AdamW decay without the learning rate":  # en-only: bug
         return p * (1 - wd)
-    if bug == "AdamW decay's λ from the defaults":
+    if bug == "AdamW decay's λ from the defaults":  # en-only: bug
         return p * (1 - lr * defaults["weight_decay"])
-    if bug == "AdamW decay's lr from the defaults":
+    if bug == "AdamW decay's lr from the defaults":  # en-only: bug
         return p * (1 - defaults["lr"] * wd)
-    if bug == "AdamW decay subtracts lr·λ":
+    if bug == "AdamW decay subtracts lr·λ":  # en-only: bug
         return p - lr * wd
-    if bug == "AdamW decay by (1 − lr)·λ":
+    if bug == "AdamW decay by (1 − lr)·λ":  # en-only: bug
         return p * ((1 - lr) * wd)
-    if bug == "AdamW decay scaled by g":
+    if bug == "AdamW decay scaled by g":  # en-only: bug
         return p - lr * wd * g
-    if bug == "AdamW decay divides":
+    if bug == "AdamW decay divides":  # en-only: bug
         return p / (1 + lr * wd)
     return p * (1 - lr * wd)
 
 
 EPS_INSIDE = (
-    "eps inside the square root",
-    "eps inside the uncorrected square root",
-    "eps before the correction",
+    "eps inside the square root",  # en-only: bug
+    "eps inside the uncorrected square root",  # en-only: bug
+    "eps before the correction",  # en-only: bug
 )
 BUGS = {  # the known mistakes a trajectory verdict tries, per optimizer (first match wins)
     "SGD": (
-        "momentum buffer recreated",
-        "momentum buffer from zeros",
-        "momentum buffer not kept",
+        "momentum buffer recreated",  # en-only: bug
+        "momentum buffer from zeros",  # en-only: bug
+        "momentum buffer not kept",  # en-only: bug
         "dampening ignored",
         "dampening as 1 + τ",
-        "weight decay after the update",
-        "weight decay from the gradient",
-        "weight decay only with momentum",
+        "weight decay after the update",  # en-only: bug
+        "weight decay from the gradient",  # en-only: bug
+        "weight decay only with momentum",  # en-only: bug
         "default:nesterov",
         "no look-ahead",
-        "nesterov with the old buffer",
-        "nesterov without the gradient",
-        "nesterov before the weight decay",
-        "momentum times the buffer",
+        "nesterov with the old buffer",  # en-only: bug
+        "nesterov without the gradient",  # en-only: bug
+        "nesterov before the weight decay",  # en-only: bug
+        "momentum times the buffer",  # en-only: bug
     ),
     "Adagrad": (
-        "lr decay from t",
-        "lr decay from t + 1",
-        "lr decay multiplies",
-        "sum not kept",
-        "root before the new square",
-        "square added before the weight decay",
-        "step counted only with weight decay",
-        "eps added to the sum",
-        "eps inside the square root",
-        "divides by the sum",
+        "lr decay from t",  # en-only: bug
+        "lr decay from t + 1",  # en-only: bug
+        "lr decay multiplies",  # en-only: bug
+        "sum not kept",  # en-only: bug
+        "root before the new square",  # en-only: bug
+        "square added before the weight decay",  # en-only: bug
+        "step counted only with weight decay",  # en-only: bug
+        "eps added to the sum",  # en-only: bug
+        "eps inside the square root",  # en-only: bug
+        "divides by the sum",  # en-only: bug
     ),
     "RMSprop": (
-        "eps inside the square root",
+        "eps inside the square root",  # en-only: bug
         "alpha swapped",
-        "square average not kept",
-        "centered without the mean",
-        "centered with the previous mean",
-        "centered mean of squares",
-        "lr in the momentum buffer",
+        "square average not kept",  # en-only: bug
+        "centered without the mean",  # en-only: bug
+        "centered with the previous mean",  # en-only: bug
+        "centered mean of squares",  # en-only: bug
+        "lr in the momentum buffer",  # en-only: bug
         "momentum dampened",
-        "momentum buffer unused",
-        "weight decay after the averages",
+        "momentum buffer unused",  # en-only: bug
+        "weight decay after the averages",  # en-only: bug
     ),
     "Adam": (
-        "no bias correction",
-        "bias correction of the first moment only",
-        "step count off by one",
-        "step count stuck at 1",
-        "bias correction with t − 1",
-        "bias corrections swapped",
+        "no bias correction",  # en-only: bug
+        "bias correction of the first moment only",  # en-only: bug
+        "step count off by one",  # en-only: bug
+        "step count stuck at 1",  # en-only: bug
+        "bias correction with t − 1",  # en-only: bug
+        "bias corrections swapped",  # en-only: bug
         "amsgrad unused",
-        "amsgrad maximum before the new v",
-        "amsgrad maximum of the corrected v",
+        "amsgrad maximum before the new v",  # en-only: bug
+        "amsgrad maximum of the corrected v",  # en-only: bug
         *EPS_INSIDE,
-        "first moment with β₂",
-        "first moment weighted by β₁",
-        "first moment without (1 − β₁)",
-        "second moment with 1 − β₁",
-        "moments not kept",
-        "weight decay after the moments",
+        "first moment with β₂",  # en-only: bug
+        "first moment weighted by β₁",  # en-only: bug
+        "first moment without (1 − β₁)",  # en-only: bug
+        "second moment with 1 − β₁",  # en-only: bug
+        "moments not kept",  # en-only: bug
+        "weight decay after the moments",  # en-only: bug
         "default:eps",
     ),
     "AdamW": (
         "AdamW coupled",
-        "AdamW decays and couples",
-        "AdamW decay without the learning rate",
-        "AdamW decay's λ from the defaults",
-        "AdamW decay's lr from the defaults",
-        "AdamW decay subtracts lr·λ",
-        "AdamW decay by (1 − lr)·λ",
-        "AdamW decay scaled by g",
-        "AdamW decay divides",
-        "no bias correction",
-        "step count off by one",
+        "AdamW decays and couples",  # en-only: bug
+        "AdamW decay without the learning rate",  # en-only: bug
+        "AdamW decay's λ from the defaults",  # en-only: bug
+        "AdamW decay's lr from the defaults",  # en-only: bug
+        "AdamW decay subtracts lr·λ",  # en-only: bug
+        "AdamW decay by (1 − lr)·λ",  # en-only: bug
+        "AdamW decay scaled by g",  # en-only: bug
+        "AdamW decay divides",  # en-only: bug
+        "no bias correction",  # en-only: bug
+        "step count off by one",  # en-only: bug
         *EPS_INSIDE,
     ),
 }
-EPS_TEXT = "ε is added inside the square root: √(v + ε), where the denominator is √v + ε"
-NOT_KEPT = (
-    "{} not kept from step to step: each step starts again from the value it had after "
-    "the first (a new array made and bound to a local name, the state's own left as it was)"
-)
-BUG_TEXT = {
-    "momentum buffer recreated": "the momentum buffer is made anew at every step (b = g each "
-    "step): it is not kept in self.state[p]",
-    "momentum buffer from zeros": "the first step's buffer is dampened, b = (1 − τ)g, as a buffer "
-    "started from zeros gives (b = μ·0 + (1 − τ)g); the buffer starts as a copy of g at the first "
-    "step, undampened",
-    "momentum buffer not kept": NOT_KEPT.format("the momentum buffer is"),
-    "dampening ignored": "after the first step the buffer adds g undampened, b = μb + g: the "
-    "dampening τ is ignored",
-    "dampening as 1 + τ": "the buffer adds (1 + τ)g: dampening scales the new gradient by 1 − τ",
-    "eps inside the square root": EPS_TEXT,
-    "eps inside the uncorrected square root": EPS_TEXT,
-    "eps before the correction": "ε is added before dividing by √(1 − β₂ᵗ): (√v + ε)/√(1 − β₂ᵗ), "
-    "where ε is added to the corrected root",
-    "weight decay after the update": "the weight decay is applied after the update, not added "
-    "to the gradient first",
-    "weight decay from the gradient": "the weight decay adds λg: the decay is λ times the "
-    "parameter, λp",
-    "weight decay only with momentum": "the weight decay is applied only where momentum is on",
-    "no look-ahead": "nesterov=True steps with the buffer alone, or looks ahead with the buffer "
-    "before this step's update (the same at the first step, with b = g): the look-ahead is "
-    "g + μb, b updated first",
-    "nesterov with the old buffer": "nesterov looks ahead with the buffer before this step's "
-    "update: g + μ·(last step's b)",
-    "nesterov without the gradient": "nesterov steps with μb alone: the look-ahead is g + μb",
-    "nesterov before the weight decay": "nesterov's look-ahead adds the gradient without its "
-    "weight decay: the g in g + μb is the decayed one",
-    "momentum times the buffer": "the step is μ·b: with momentum the step is the buffer b itself",
-    "default:nesterov": "the group's own nesterov is ignored: it is read from the optimizer's "
-    "defaults",
-    "lr decay from t": "the lr decay counts from the first step: η/(1 + t·δ), where the first "
-    "step (t = 1) is not decayed yet, η/(1 + (t − 1)δ)",
-    "lr decay from t + 1": "the lr decay runs two steps ahead: η/(1 + (t + 1)δ), where the "
-    "first step (t = 1) is not decayed yet",
-    "lr decay multiplies": "the lr decay multiplies, η·(1 − (t − 1)δ): it divides, "
-    "η/(1 + (t − 1)δ)",
-    "sum not kept": NOT_KEPT.format("the sum of squares is"),
-    "root before the new square": "the step divides by the root of the sum before this step's "
-    "g² is added (the first step divides by ε alone)",
-    "square added before the weight decay": "the sum takes g² before the weight decay is added "
-    "to g: the squares are of the decayed gradient",
-    "step counted only with weight decay": "the step count (and so the lr decay) moves only "
-    "when weight decay is on",
-    "eps added to the sum": "ε is added to the sum at every step, inside the root",
-    "divides by the sum": "the step divides by the sum of squares itself, not by its square root",
-    "alpha swapped": "the running average weighs the old average by 1 − α and the new square by "
-    "α: α is the weight of the old average",
-    "square average not kept": NOT_KEPT.format("the average of squares is"),
-    "centered without the mean": "centered=True divides by √v here: nothing was subtracted, "
-    "where the square of the mean a, updated with this step's g first, is (√(v − a²)); the "
-    "mean's square left out, or the mean taken before its update (0 at the first step), do this",
-    "centered with the previous mean": "centered subtracts the square of the previous step's "
-    "mean: the mean is updated with this step's g first",
-    "centered mean of squares": "the centered mean averages g², not g",
-    "lr in the momentum buffer": "the learning rate is inside the momentum buffer too (b = μb "
-    "+ lr·g/r, then lr·b): lr scales the buffer once, outside it",
-    "momentum dampened": "the buffer adds (1 − μ)·g/r: RMSprop's buffer adds g/r undampened",
-    "momentum buffer unused": "with momentum each step moves by lr·g/r alone: the buffer's past "
-    "(μb) never reaches the step (the buffer not kept from step to step, or kept and not used)",
-    "weight decay after the averages": "the weight decay is added to g after the averages: "
-    "they must see the decayed gradient",
-    "no bias correction": "the moments are not bias-corrected: the first step moves by "
-    "lr·(1 − β₁)/√(1 − β₂) per unit, not about lr",
-    "bias correction of the first moment only": "only the first moment is bias-corrected: "
-    "the second is used as it is",
-    "step count off by one": "the bias correction uses the wrong step count: t = 2 at the "
-    "first step",
-    "step count stuck at 1": "the step count never moves: the bias correction uses t = 1 "
-    "at every step and state['step'] stays 0",
-    "bias correction with t − 1": "the bias correction uses t − 1 (0 at the first step, where "
-    "the correction divides by almost 0)",
-    "bias corrections swapped": "the bias corrections are swapped: m is divided by 1 − β₂ᵗ "
-    "and v by 1 − β₁ᵗ",
-    "AdamW coupled": "the decay is added to the gradient, as Adam's: AdamW's decay never "
-    "enters the moments",
-    "AdamW decays and couples": "the decay is done twice: p is scaled and λp is also added "
-    "to the gradient",
-    "AdamW decay without the learning rate": "p is scaled by 1 − λ: the decay is missing the "
-    "learning rate (1 − lr·λ)",
-    "AdamW decay's λ from the defaults": "the decay reads λ from the optimizer's defaults, "
-    "not the group's own weight_decay",
-    "AdamW decay's lr from the defaults": "the decay reads lr from the optimizer's defaults, "
-    "not the group's own lr",
-    "AdamW decay subtracts lr·λ": "the decay subtracts lr·λ from p: it scales p by 1 − lr·λ",
-    "AdamW decay by (1 − lr)·λ": "p is multiplied by (1 − lr)·λ: the factor is 1 − lr·λ",
-    "AdamW decay scaled by g": "the decay subtracts lr·λ·g: it scales p by 1 − lr·λ",
-    "AdamW decay divides": "p is divided by 1 + lr·λ: it is multiplied by 1 − lr·λ",
-    "amsgrad unused": "with amsgrad the step divides by √v, not by the largest v so far",
-    "amsgrad maximum before the new v": "amsgrad's maximum is taken before v is updated: it "
-    "lags one step behind",
-    "amsgrad maximum of the corrected v": "amsgrad keeps the maximum of the bias-corrected v: "
-    "the maximum is of v itself",
-    "first moment with β₂": "the first moment m averages with β₂: m's rate is β₁",
-    "first moment weighted by β₁": "the first moment weighs the new gradient by β₁: "
-    "m = (1 − β₁)m + β₁g, where β₁ weighs the old m",
-    "first moment without (1 − β₁)": "the first moment adds g whole (m = β₁m + g): the new "
-    "gradient is weighed by 1 − β₁",
-    "second moment with 1 − β₁": "the second moment weighs g² by 1 − β₁: its rate is β₂",
-    "moments not kept": NOT_KEPT.format("the moments m and v are"),
-    "weight decay after the moments": "the weight decay is computed after the moments and "
-    "never reaches them: Adam's decay is lost",
-    "default:eps": "the group's own eps is ignored: it is read from the optimizer's defaults",
-    "group options ignored": "the group's own options are ignored: each group's parameters "
-    "take the optimizer's defaults",
+EPS_TEXT = {
+    "en": "ε is added inside the square root: √(v + ε), where the denominator is √v + ε",
+    "zh": "ε 被加在了平方根里面：√(v + ε)，而分母应是 √v + ε",
+}
+NOT_KEPT = {
+    "en": "{} not kept from step to step: each step starts again from the value it had after "
+    "the first (a new array made and bound to a local name, the state's own left as it "
+    "was)",
+    "zh": "{}没有在各步之间保留下来：每一步都从第一步之后的值重新开始（新建了一个数组并绑定到局"
+    "部变量上，状态里原来的那个保持不变）",
+}
+BUG_TEXT = {  # each mistake's words, by its name (the names: en-only keys, never shown)
+    "momentum buffer recreated": {  # en-only: a name
+        "en": "the momentum buffer is made anew at every step (b = g each step): it is not kept "
+        "in self.state[p]",
+        "zh": "每一步都重新创建了动量缓冲区（每步 b = g）：它没有保存在 self.state[p] 中",
+    },
+    "momentum buffer from zeros": {  # en-only: a name
+        "en": "the first step's buffer is dampened, b = (1 − τ)g, as a buffer started from "
+        "zeros gives (b = μ·0 + (1 − τ)g); the buffer starts as a copy of g at the first "
+        "step, undampened",
+        "zh": "第一步的缓冲区被阻尼了，b = (1 − τ)g，就像从零开始的缓冲区那样（b = μ·0 + (1 − τ)"
+        "g）；第一步的缓冲区应是 g 的副本，不加阻尼",
+    },
+    "momentum buffer not kept": {  # en-only: a name
+        "en": NOT_KEPT["en"].format("the momentum buffer is"),
+        "zh": NOT_KEPT["zh"].format("动量缓冲区"),
+    },
+    "dampening ignored": {  # en-only: a name
+        "en": "after the first step the buffer adds g undampened, b = μb + g: the dampening τ "
+        "is ignored",
+        "zh": "第一步之后，缓冲区加上 g 时没有阻尼，b = μb + g：忽略了阻尼系数 τ",
+    },
+    "dampening as 1 + τ": {  # en-only: a name
+        "en": "the buffer adds (1 + τ)g: dampening scales the new gradient by 1 − τ",
+        "zh": "缓冲区加上的是 (1 + τ)g：阻尼应把新梯度乘以 1 − τ",
+    },
+    "eps inside the square root": EPS_TEXT,  # en-only: a name
+    "eps inside the uncorrected square root": EPS_TEXT,  # en-only: a name
+    "eps before the correction": {  # en-only: a name
+        "en": "ε is added before dividing by √(1 − β₂ᵗ): (√v + ε)/√(1 − β₂ᵗ), where ε is added "
+        "to the corrected root",
+        "zh": "ε 在除以 √(1 − β₂ᵗ) 之前就加上了：(√v + ε)/√(1 − β₂ᵗ)，而 ε 应加在修正后的平方根上",
+    },
+    "weight decay after the update": {  # en-only: a name
+        "en": "the weight decay is applied after the update, not added to the gradient first",
+        "zh": "权重衰减是在更新之后才施加的，而不是先加到梯度上",
+    },
+    "weight decay from the gradient": {  # en-only: a name
+        "en": "the weight decay adds λg: the decay is λ times the parameter, λp",
+        "zh": "权重衰减加上的是 λg：衰减项应是 λ 乘以参数，即 λp",
+    },
+    "weight decay only with momentum": {  # en-only: a name
+        "en": "the weight decay is applied only where momentum is on",
+        "zh": "只有在开启动量时才施加了权重衰减",
+    },
+    "no look-ahead": {  # en-only: a name
+        "en": "nesterov=True steps with the buffer alone, or looks ahead with the buffer before "
+        "this step's update (the same at the first step, with b = g): the look-ahead is g "
+        "+ μb, b updated first",
+        "zh": "nesterov=True 时只用缓冲区更新，或者用本步更新之前的缓冲区做前瞻（第一步时 b = g"
+        "，两者相同）：前瞻应是 g + μb，且 b 先更新",
+    },
+    "nesterov with the old buffer": {  # en-only: a name
+        "en": "nesterov looks ahead with the buffer before this step's update: g + μ·(last "
+        "step's b)",
+        "zh": "nesterov 用本步更新之前的缓冲区做前瞻：g + μ·(上一步的 b)",
+    },
+    "nesterov without the gradient": {  # en-only: a name
+        "en": "nesterov steps with μb alone: the look-ahead is g + μb",
+        "zh": "nesterov 只用 μb 更新：前瞻应是 g + μb",
+    },
+    "nesterov before the weight decay": {  # en-only: a name
+        "en": "nesterov's look-ahead adds the gradient without its weight decay: the g in g + "
+        "μb is the decayed one",
+        "zh": "nesterov 的前瞻加上的是未经权重衰减的梯度：g + μb 中的 g 应是衰减后的梯度",
+    },
+    "momentum times the buffer": {  # en-only: a name
+        "en": "the step is μ·b: with momentum the step is the buffer b itself",
+        "zh": "更新步长是 μ·b：使用动量时，步长就是缓冲区 b 本身",
+    },
+    "default:nesterov": {  # en-only: a name
+        "en": "the group's own nesterov is ignored: it is read from the optimizer's defaults",
+        "zh": "忽略了参数组自己的 nesterov：它是从优化器的默认值中读取的",
+    },
+    "lr decay from t": {  # en-only: a name
+        "en": "the lr decay counts from the first step: η/(1 + t·δ), where the first step (t = "
+        "1) is not decayed yet, η/(1 + (t − 1)δ)",
+        "zh": "学习率衰减从第一步就开始计算：η/(1 + t·δ)，而第一步（t = 1）还不应衰减，即 η/(1 +"
+        " (t − 1)δ)",
+    },
+    "lr decay from t + 1": {  # en-only: a name
+        "en": "the lr decay runs two steps ahead: η/(1 + (t + 1)δ), where the first step (t = "
+        "1) is not decayed yet",
+        "zh": "学习率衰减超前了两步：η/(1 + (t + 1)δ)，而第一步（t = 1）还不应衰减",
+    },
+    "lr decay multiplies": {  # en-only: a name
+        "en": "the lr decay multiplies, η·(1 − (t − 1)δ): it divides, η/(1 + (t − 1)δ)",
+        "zh": "学习率衰减用了乘法，η·(1 − (t − 1)δ)：应该用除法，η/(1 + (t − 1)δ)",
+    },
+    "sum not kept": {  # en-only: a name
+        "en": NOT_KEPT["en"].format("the sum of squares is"),
+        "zh": NOT_KEPT["zh"].format("平方和"),
+    },
+    "root before the new square": {  # en-only: a name
+        "en": "the step divides by the root of the sum before this step's g² is added (the "
+        "first step divides by ε alone)",
+        "zh": "更新除以的是加上本步 g² 之前的平方和的平方根（第一步就只除以 ε）",
+    },
+    "square added before the weight decay": {  # en-only: a name
+        "en": "the sum takes g² before the weight decay is added to g: the squares are of the "
+        "decayed gradient",
+        "zh": "平方和在权重衰减加到 g 之前就累加了 g²：累加的应是衰减后梯度的平方",
+    },
+    "step counted only with weight decay": {  # en-only: a name
+        "en": "the step count (and so the lr decay) moves only when weight decay is on",
+        "zh": "只有开启权重衰减时，步数（以及学习率衰减）才会前进",
+    },
+    "eps added to the sum": {  # en-only: a name
+        "en": "ε is added to the sum at every step, inside the root",
+        "zh": "每一步都把 ε 加到了平方和里（在平方根之内）",
+    },
+    "divides by the sum": {  # en-only: a name
+        "en": "the step divides by the sum of squares itself, not by its square root",
+        "zh": "更新除以的是平方和本身，而不是它的平方根",
+    },
+    "alpha swapped": {  # en-only: a name
+        "en": "the running average weighs the old average by 1 − α and the new square by α: α "
+        "is the weight of the old average",
+        "zh": "滑动平均给旧平均值的权重是 1 − α，给新平方的权重是 α：α 应是旧平均值的权重",
+    },
+    "square average not kept": {  # en-only: a name
+        "en": NOT_KEPT["en"].format("the average of squares is"),
+        "zh": NOT_KEPT["zh"].format("平方的平均值"),
+    },
+    "centered without the mean": {  # en-only: a name
+        "en": "centered=True divides by √v here: nothing was subtracted, where the square of "
+        "the mean a, updated with this step's g first, is (√(v − a²)); the mean's square "
+        "left out, or the mean taken before its update (0 at the first step), do this",
+        "zh": "centered=True 时这里除以的是 √v：什么都没有减去，而应减去均值 a（先用本步的 g 更"
+        "新）的平方，即 √(v − a²)；漏掉均值的平方，或者用更新之前的均值（第一步时为 0），"
+        "都会这样",
+    },
+    "centered with the previous mean": {  # en-only: a name
+        "en": "centered subtracts the square of the previous step's mean: the mean is updated "
+        "with this step's g first",
+        "zh": "centered 减去的是上一步均值的平方：均值应先用本步的 g 更新",
+    },
+    "centered mean of squares": {  # en-only: a name
+        "en": "the centered mean averages g², not g",
+        "zh": "centered 的均值平均的是 g²，而不是 g",
+    },
+    "lr in the momentum buffer": {  # en-only: a name
+        "en": "the learning rate is inside the momentum buffer too (b = μb + lr·g/r, then "
+        "lr·b): lr scales the buffer once, outside it",
+        "zh": "学习率也放进了动量缓冲区（b = μb + lr·g/r，再乘 lr·b）：lr 只应在缓冲区之外缩放一次",
+    },
+    "momentum dampened": {  # en-only: a name
+        "en": "the buffer adds (1 − μ)·g/r: RMSprop's buffer adds g/r undampened",
+        "zh": "缓冲区加上的是 (1 − μ)·g/r：RMSprop 的缓冲区加上 g/r 时不加阻尼",
+    },
+    "momentum buffer unused": {  # en-only: a name
+        "en": "with momentum each step moves by lr·g/r alone: the buffer's past (μb) never "
+        "reaches the step (the buffer not kept from step to step, or kept and not used)",
+        "zh": "使用动量时每一步只移动了 lr·g/r：缓冲区的历史（μb）从未进入更新（缓冲区没有在各步"
+        "之间保留，或者保留了却没有使用）",
+    },
+    "weight decay after the averages": {  # en-only: a name
+        "en": "the weight decay is added to g after the averages: they must see the decayed "
+        "gradient",
+        "zh": "权重衰减是在计算平均值之后才加到 g 上的：平均值应看到衰减后的梯度",
+    },
+    "no bias correction": {  # en-only: a name
+        "en": "the moments are not bias-corrected: the first step moves by lr·(1 − β₁)/√(1 − "
+        "β₂) per unit, not about lr",
+        "zh": "矩没有做偏差修正：第一步每单位移动 lr·(1 − β₁)/√(1 − β₂)，而不是大约 lr",
+    },
+    "bias correction of the first moment only": {  # en-only: a name
+        "en": "only the first moment is bias-corrected: the second is used as it is",
+        "zh": "只对一阶矩做了偏差修正：二阶矩被原样使用",
+    },
+    "step count off by one": {  # en-only: a name
+        "en": "the bias correction uses the wrong step count: t = 2 at the first step",
+        "zh": "偏差修正用错了步数：第一步时 t = 2",
+    },
+    "step count stuck at 1": {  # en-only: a name
+        "en": "the step count never moves: the bias correction uses t = 1 at every step and "
+        "state['step'] stays 0",
+        "zh": "步数从不前进：偏差修正每一步都用 t = 1，且 state['step'] 一直是 0",
+    },
+    "bias correction with t − 1": {  # en-only: a name
+        "en": "the bias correction uses t − 1 (0 at the first step, where the correction "
+        "divides by almost 0)",
+        "zh": "偏差修正用的是 t − 1（第一步时为 0，此时修正相当于除以几乎为 0 的数）",
+    },
+    "bias corrections swapped": {  # en-only: a name
+        "en": "the bias corrections are swapped: m is divided by 1 − β₂ᵗ and v by 1 − β₁ᵗ",
+        "zh": "两个偏差修正弄反了：m 除以了 1 − β₂ᵗ，v 除以了 1 − β₁ᵗ",
+    },
+    "AdamW coupled": {  # en-only: a name
+        "en": "the decay is added to the gradient, as Adam's: AdamW's decay never enters the "
+        "moments",
+        "zh": "衰减像 Adam 那样加到了梯度上：AdamW 的衰减不应进入矩的计算",
+    },
+    "AdamW decays and couples": {  # en-only: a name
+        "en": "the decay is done twice: p is scaled and λp is also added to the gradient",
+        "zh": "衰减做了两次：既缩放了 p，又把 λp 加到了梯度上",
+    },
+    "AdamW decay without the learning rate": {  # en-only: a name
+        "en": "p is scaled by 1 − λ: the decay is missing the learning rate (1 − lr·λ)",
+        "zh": "p 被乘以 1 − λ：衰减漏掉了学习率（应为 1 − lr·λ）",
+    },
+    "AdamW decay's λ from the defaults": {  # en-only: a name
+        "en": "the decay reads λ from the optimizer's defaults, not the group's own weight_decay",
+        "zh": "衰减从优化器的默认值中读取 λ，而不是参数组自己的 weight_decay",
+    },
+    "AdamW decay's lr from the defaults": {  # en-only: a name
+        "en": "the decay reads lr from the optimizer's defaults, not the group's own lr",
+        "zh": "衰减从优化器的默认值中读取 lr，而不是参数组自己的 lr",
+    },
+    "AdamW decay subtracts lr·λ": {  # en-only: a name
+        "en": "the decay subtracts lr·λ from p: it scales p by 1 − lr·λ",
+        "zh": "衰减从 p 中减去了 lr·λ：应把 p 乘以 1 − lr·λ",
+    },
+    "AdamW decay by (1 − lr)·λ": {  # en-only: a name
+        "en": "p is multiplied by (1 − lr)·λ: the factor is 1 − lr·λ",
+        "zh": "p 被乘以 (1 − lr)·λ：系数应是 1 − lr·λ",
+    },
+    "AdamW decay scaled by g": {  # en-only: a name
+        "en": "the decay subtracts lr·λ·g: it scales p by 1 − lr·λ",
+        "zh": "衰减减去的是 lr·λ·g：应把 p 乘以 1 − lr·λ",
+    },
+    "AdamW decay divides": {  # en-only: a name
+        "en": "p is divided by 1 + lr·λ: it is multiplied by 1 − lr·λ",
+        "zh": "p 被除以 1 + lr·λ：应乘以 1 − lr·λ",
+    },
+    "amsgrad unused": {  # en-only: a name
+        "en": "with amsgrad the step divides by √v, not by the largest v so far",
+        "zh": "开启 amsgrad 时，更新除以的是 √v，而不是迄今为止最大的 v",
+    },
+    "amsgrad maximum before the new v": {  # en-only: a name
+        "en": "amsgrad's maximum is taken before v is updated: it lags one step behind",
+        "zh": "amsgrad 的最大值是在 v 更新之前取的：它落后了一步",
+    },
+    "amsgrad maximum of the corrected v": {  # en-only: a name
+        "en": "amsgrad keeps the maximum of the bias-corrected v: the maximum is of v itself",
+        "zh": "amsgrad 保存的是偏差修正后的 v 的最大值：应取 v 本身的最大值",
+    },
+    "first moment with β₂": {  # en-only: a name
+        "en": "the first moment m averages with β₂: m's rate is β₁",
+        "zh": "一阶矩 m 用 β₂ 做平均：m 的衰减率应是 β₁",
+    },
+    "first moment weighted by β₁": {  # en-only: a name
+        "en": "the first moment weighs the new gradient by β₁: m = (1 − β₁)m + β₁g, where β₁ "
+        "weighs the old m",
+        "zh": "一阶矩给新梯度的权重是 β₁：m = (1 − β₁)m + β₁g，而 β₁ 应是旧 m 的权重",
+    },
+    "first moment without (1 − β₁)": {  # en-only: a name
+        "en": "the first moment adds g whole (m = β₁m + g): the new gradient is weighed by 1 − β₁",
+        "zh": "一阶矩加上了完整的 g（m = β₁m + g）：新梯度的权重应是 1 − β₁",
+    },
+    "second moment with 1 − β₁": {  # en-only: a name
+        "en": "the second moment weighs g² by 1 − β₁: its rate is β₂",
+        "zh": "二阶矩给 g² 的权重是 1 − β₁：它的衰减率应是 β₂",
+    },
+    "moments not kept": {  # en-only: a name
+        "en": NOT_KEPT["en"].format("the moments m and v are"),
+        "zh": NOT_KEPT["zh"].format("矩 m 和 v 都"),
+    },
+    "weight decay after the moments": {  # en-only: a name
+        "en": "the weight decay is computed after the moments and never reaches them: Adam's "
+        "decay is lost",
+        "zh": "权重衰减是在计算矩之后才算的，从未进入矩：Adam 的衰减丢失了",
+    },
+    "default:eps": {  # en-only: a name
+        "en": "the group's own eps is ignored: it is read from the optimizer's defaults",
+        "zh": "忽略了参数组自己的 eps：它是从优化器的默认值中读取的",
+    },
+    "group options ignored": {  # en-only: a name
+        "en": "the group's own options are ignored: each group's parameters take the "
+        "optimizer's defaults",
+        "zh": "忽略了参数组自己的选项：每个参数组的参数都用了优化器的默认值",
+    },
 }
 
 
@@ -472,9 +658,10 @@ class Trajectory:
     state: list | None = None  # each parameter's state at the end ({} where it has none)
 
 
-def _count(n: int, noun: str) -> str:
-    """The count and its noun, plural unless one: "1 parameter", "3 parameters"."""
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+def _count(n: int, noun: str, zh: str) -> str:
+    """The count and its noun, plural unless one: "1 parameter", "3 parameters" (``zh``:
+    the noun in Chinese, its measure word included: "3 个参数")."""
+    return f"{n} {tr(noun + ('' if n == 1 else 's'), zh)}"
 
 
 def trajectory_case(
@@ -539,24 +726,31 @@ def trajectory_case(
     values, states = simulate(name, defaults, full, cast, cast_grads)
     owner = {i: k for k, (ix, _) in enumerate(groups) for i in ix}
     nones = sum(g is None for row in grads for g in row)
-    parts = [call_text(("Adam subclass" if contract else name), defaults)]
+    parts = [call_text((tr("Adam subclass", "Adam 子类") if contract else name), defaults)]
     if len(groups) > 1 or groups[0][1]:
-        parts.append(
-            "groups " + "; ".join(f"{list(ix)} {opts or 'defaults'}" for ix, opts in groups)
-        )
+        own = [f"{list(ix)} {opts or tr('defaults', '默认值')}" for ix, opts in groups]
+        parts.append(tr("groups ", "参数组 ") + "; ".join(own))
     kinds = ", ".join(f"{tuple(s)} {d}" for s, d in zip(shapes, dtypes))
-    parts.append(f"{_count(len(shapes), 'parameter')} ({kinds}), {_count(steps, 'step')}")
+    counts = _count(len(shapes), "parameter", "个参数"), _count(steps, "step", "步")
+    parts.append(f"{counts[0]} ({kinds}){tr(', ', '，')}{counts[1]}")
     if nones:
-        parts.append(f"{nones} gradients None")
+        parts.append(tr(f"{nones} gradients None", f"{nones} 个梯度为 None"))
     if share:
-        parts.append("one gradient tensor given to two parameters")
+        parts.append(
+            tr("one gradient tensor given to two parameters", "同一个梯度张量给了两个参数")
+        )
     if closure:
         parts.append("step(closure)")
     if contract:
-        parts.append("_weight_decay overridden (returns 2g): Adam.step must call it")
+        parts.append(
+            tr(
+                "_weight_decay overridden (returns 2g): Adam.step must call it",
+                "重写了 _weight_decay（返回 2g）：Adam.step 必须调用它",
+            )
+        )
     calls = sum(g is not None for row in grads for g in row) if contract else None
     return Case(
-        label or ", ".join(parts),
+        label or tr(", ", "，").join(parts),
         {
             "optimizer": name,
             "defaults": defaults,
@@ -587,7 +781,8 @@ def adamw_decay_case(
     p0 = np.array([[1.0, -2.0], [0.5, 4.0]])
     g = np.array([[0.3, -0.1], [0.2, 0.7]])
     want = {"g": g, "p0": p0, "wd": weight_decay, "p": p0 * (1 - lr * weight_decay), "dtype": dtype}
-    label = f"AdamW(lr={lr}, weight_decay={weight_decay})._weight_decay(p, g, group) on {dtype}"
+    call = f"AdamW(lr={lr}, weight_decay={weight_decay})._weight_decay(p, g, group)"
+    label = tr(f"{call} on {dtype}", f"{call}，{dtype} 上")
     inputs = {"lr": lr, "weight_decay": weight_decay, "dtype": dtype, "g": g}
     return Case(label, inputs, want)
 
@@ -714,9 +909,11 @@ def resume_case(
         o["betas"] = list(o["betas"]) if "betas" in o else None
         if o["betas"] is None:
             del o["betas"]
-    text = label or (
+    text = label or tr(
         f"{call_text(name, defaults)}, groups {[list(ix) for ix, _ in groups]}, {before} steps, "
-        f"state_dict(), load into a new optimizer over new {load_dtype} parameters, {after} steps"
+        f"state_dict(), load into a new optimizer over new {load_dtype} parameters, {after} steps",
+        f"{call_text(name, defaults)}，参数组 {[list(ix) for ix, _ in groups]}，{before} 步，"
+        f"state_dict()，加载到一个新优化器（管理新的 {load_dtype} 参数）中，再走 {after} 步",
     )
     return Case(
         label or text,
@@ -794,9 +991,10 @@ def schedule_case(kind: str, base_lrs: list, options: dict, steps: int, label: s
         )
         for k, v in options.items()
     }
-    text = (
-        f"{kind}({', '.join(f'{k}={v}' for k, v in shown.items())}), base lrs {base_lrs}, {steps} "
-        "steps"
+    call = f"{kind}({', '.join(f'{k}={v}' for k, v in shown.items())})"
+    text = tr(
+        f"{call}, base lrs {base_lrs}, {steps} steps",
+        f"{call}，基础学习率 {base_lrs}，{steps} 步",
     )
     inputs = {"kind": kind, "base_lrs": base_lrs, "options": options, "steps": steps}
     return Case(label or text, inputs, want)
@@ -837,8 +1035,8 @@ def one_cycle(total: int, max_lr: float, t: int, o: dict, bug: str = "") -> tupl
         if t <= end or i == len(phases) - 1:
             pct = {
                 "fraction from 0": t / end,
-                "fraction one short": (t - start) / (end - start + 1),
-                "fraction over the end": (t - start) / end,
+                "fraction one short": (t - start) / (end - start + 1),  # en-only: bug
+                "fraction over the end": (t - start) / end,  # en-only: bug
                 "phases backwards": 1 - (t - start) / (end - start),
             }.get(bug, (t - start) / (end - start))
             lr = _anneal("cos" if bug == "always cos" else strategy, l0, l1, pct)
@@ -860,9 +1058,11 @@ def one_cycle_case(
     for t in range(total + 1):
         row = [one_cycle(total, m, t, options) for m in lrs]
         want.append({"lr": [r[0] for r in row], "momentum": [r[1] for r in row] if cycle else None})
-    what = "Adam (β₁)" if beta1 else "SGD (momentum)"
-    text = label or f"OneCycleLR over {what}, max_lr={max_lr}, " + ", ".join(
-        f"{k}={v!r}" for k, v in options.items()
+    what = "Adam (β₁)" if beta1 else tr("SGD (momentum)", "SGD（动量）")
+    given = ", ".join(f"{k}={v!r}" for k, v in options.items())
+    text = label or tr(
+        f"OneCycleLR over {what}, max_lr={max_lr}, {given}",
+        f"OneCycleLR，作用于 {what}，max_lr={max_lr}, {given}",
     )
     return Case(
         label or text,
@@ -947,14 +1147,20 @@ def clip_case(
             + ")"
         )
     )
-    kinds = ", ".join("no grad" if s is None else str(tuple(s)) for s in shapes)
+    kinds = ", ".join(tr("no grad", "无梯度") if s is None else str(tuple(s)) for s in shapes)
+    inf, nan = tr(" (an inf)", "（含 inf）"), tr(" (a nan)", "（含 nan）")
     text = (
-        f"{call} on {dtype} gradients of shapes {kinds}"
-        + (" (one gradient object shared by two parameters)" if share else "")
-        + {True: " (an inf)", "nan": " (a nan)", "quiet": " (an inf)", "quiet nan": " (a nan)"}.get(
-            nonfinite, ""
+        tr(
+            f"{call} on {dtype} gradients of shapes {kinds}",
+            f"{call}，作用于形状为 {kinds} 的 {dtype} 梯度",
         )
-        + (" (params a single Tensor)" if single else "")
+        + (
+            tr(" (one gradient object shared by two parameters)", "（两个参数共用同一个梯度对象）")
+            if share
+            else ""
+        )
+        + {True: inf, "nan": nan, "quiet": inf, "quiet nan": nan}.get(nonfinite, "")
+        + (tr(" (params a single Tensor)", "（params 是单个 Tensor）") if single else "")
     )
     return Case(
         label or text,

@@ -15,7 +15,7 @@ import numpy as np
 
 from ...harness.kit import array, attempt, tensor
 
-SENTINEL = "the optimizer step's own result"
+SENTINEL = "the optimizer step's own result"  # en-only: a marker compared, never shown
 
 # -- 6.11 TrainingStats ------------------------------------------------------------------------
 

@@ -356,7 +356,8 @@ def resume(
             q.grad = None
     load = attempt(lambda: fresh.load_state_dict(sd))
     if load["error"]:  # the rest needs a loaded optimizer: the saved dicts are still judged
-        none = dict.fromkeys("loaded state_dtypes options same_params final dtypes".split())
+        keys = "loaded state_dtypes options same_params final dtypes"  # en-only: record keys
+        none = dict.fromkeys(keys.split())
         return {
             **none,
             "saved": first,

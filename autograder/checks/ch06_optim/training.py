@@ -34,7 +34,7 @@ import numpy as np
 
 from ...expectations import expected
 from ...harness.api import Case, Check, show
-from ...harness.table import Field, Fields, Rows, Rules, row
+from ...harness.table import Field, Fields, Rows, Rules, row, tr
 from . import training_program
 
 RTOL, ATOL = 1e-7, 1e-10
@@ -120,12 +120,21 @@ def training_case(
         lost=lost,
     )
     words = ", ".join(f"{k}={v}" for k, v in options.items())
-    plan = "a step decay" if schedule == "step" else "a one-cycle lr and momentum"
-    label = (
+    plan = (
+        tr("a step decay", "阶梯衰减")
+        if schedule == "step"
+        else tr("a one-cycle lr and momentum", "单周期（one-cycle）的学习率与动量")
+    )
+    clipped = (
+        tr(f", gradients clipped to norm {clip:g}", f"，梯度裁剪到范数 {clip:g}") if clip else ""
+    )
+    label = tr(
         f"{optimizer}({words}) on a {features}-{hidden}-{classes} MLP, {n} points, "
-        f"batches of {batch}, {epochs} epochs, {plan}"
-        f"{f', gradients clipped to norm {clip:g}' if clip else ''}; state_dict() at step "
-        f"{stop}, {lost} steps lost, resumed with a fresh optimizer"
+        f"batches of {batch}, {epochs} epochs, {plan}{clipped}; state_dict() at step "
+        f"{stop}, {lost} steps lost, resumed with a fresh optimizer",
+        f"{optimizer}({words}) 训练一个 {features}-{hidden}-{classes} 的 MLP，{n} 个数据点，"
+        f"批量大小 {batch}，{epochs} 轮，{plan}{clipped}；第 {stop} 步时 state_dict()，"
+        f"丢失 {lost} 步，用一个新的优化器恢复",
     )
     return Case(label, inputs, expected(training_program.training, inputs))
 
@@ -137,9 +146,12 @@ def training_verdict(case: Case, received: Any) -> str | None:
     losses = [
         Field(
             f"losses.{t}",
-            f"step {t}'s loss"
+            tr(f"step {t}'s loss", f"第 {t} 步的损失")
             if t < stop
-            else f"after load_state_dict (the checkpoint of step {stop}), step {t}'s loss",
+            else tr(
+                f"after load_state_dict (the checkpoint of step {stop}), step {t}'s loss",
+                f"load_state_dict（第 {stop} 步的检查点）之后，第 {t} 步的损失",
+            ),
             RTOL,
             ATOL,
             says=BEFORE if t < stop else RESUMED,
@@ -150,31 +162,47 @@ def training_verdict(case: Case, received: Any) -> str | None:
         [
             *losses[:stop],
             Field(
-                "lost", "the losses of the steps taken after state_dict()", RTOL, ATOL, says=READS
+                "lost",
+                {
+                    "en": "the losses of the steps taken after state_dict()",
+                    "zh": "state_dict() 之后所走各步的损失",
+                },
+                RTOL,
+                ATOL,
+                says=READS,
             ),
             *losses[stop:],
-            Field("params", "the final parameters", RTOL, ATOL),
+            Field("params", {"en": "the final parameters", "zh": "最终的参数"}, RTOL, ATOL),
         ],
         before=Rules.of(
             (
                 lambda case, got: not isinstance(got["losses"], list) or len(got["losses"]) != n,
-                lambda case, got: f"expected {n} losses, received {show(got['losses'])}",
+                lambda case, got: tr(
+                    f"expected {n} losses, received {show(got['losses'])}",
+                    f"期望 {n} 个损失值，实际收到 {show(got['losses'])}",
+                ),
             )
         ),
         keys=KEYS,
     )(case, received)
 
 
-BEFORE = (
-    "before any state_dict(): the optimizer's update (its own task) or its param groups differ "
-    "from PyTorch's"
-)
-READS = "state_dict must only read the optimizer, never change it"
-RESUMED = (
-    "the resumed optimizer must go on exactly as the saved one would: its step count, its "
+BEFORE = {
+    "en": "before any state_dict(): the optimizer's update (its own task) or its param groups "
+    "differ from PyTorch's",
+    "zh": "在任何 state_dict() 之前：优化器的更新（它自己的任务）或它的参数组就已与 PyTorch 的不同",
+}
+READS = {
+    "en": "state_dict must only read the optimizer, never change it",
+    "zh": "state_dict 只能读取优化器，绝不能改动它",
+}
+RESUMED = {
+    "en": "the resumed optimizer must go on exactly as the saved one would: its step count, its "
     "buffers, each group's saved options, from a snapshot that training after state_dict() "
-    "left unchanged"
-)
+    "left unchanged",
+    "zh": "恢复后的优化器必须与保存时的优化器完全一样地继续：它的步数、缓冲区、每个参数组保存的"
+    "选项，都来自一个不受 state_dict() 之后的训练影响的快照",
+}
 
 
 # the run needs Optimizer (6.1) and each case's update rule (6.2, 6.5, 6.6) before 6.7
@@ -183,7 +211,7 @@ REQUIRES = ("6.1", "6.2", "6.5", "6.6")
 CHECKS = [
     Check(
         "6.7",
-        "a training run stopped, saved and resumed",
+        "a training run stopped, saved and resumed",  # en-only: the check's id
         Rows(
             [
                 row(training_case, "SGD", dict(momentum=0.9, nesterov=True, weight_decay=1e-3)),
@@ -212,5 +240,6 @@ CHECKS = [
         training_program.training,
         training_verdict,
         requires=REQUIRES,
+        title={"zh": "一次中途停止、保存并恢复的训练"},
     ),
 ]

@@ -29,7 +29,7 @@ from ...checks.ch06_optim.cases import (
     zero_grad_case,
 )
 from ...checks.ch06_optim.exercises import drawn_factor_case, drawn_lr_case, stats_case
-from ...harness.table import Hidden, Rows, hidden_checks, row
+from ...harness.table import Hidden, Rows, hidden_checks, row, tr
 from . import training
 
 SHAPES = [(5,), (3, 4), (2, 3, 2), (3, 4), (1,)]  # 1 and 3 alike: a gradient can be shared
@@ -97,11 +97,19 @@ def _drawn(
             for k, (a, b) in enumerate(itertools.pairwise(bounds))
         ]
         label = (
-            f"{name} with drawn options, {groups} group(s) with their own, parameters of "
-            f"shapes {SHAPES} (float32 among them), {steps} steps, some gradients None"
-            + (", a gradient object shared" if share else "")
-            + (", step(closure)" if closure else "")
-            + (", one parameter never given a gradient" if frozen else "")
+            tr(
+                f"{name} with drawn options, {groups} group(s) with their own, parameters of "
+                f"shapes {SHAPES} (float32 among them), {steps} steps, some gradients None",
+                f"{name}，选项随机抽取，{groups} 个参数组各有自己的选项，参数形状为 {SHAPES}"
+                f"（其中有 float32），{steps} 步，部分梯度为 None",
+            )
+            + (tr(", a gradient object shared", "，共用一个梯度对象") if share else "")
+            + (tr(", step(closure)", "，step(closure)") if closure else "")
+            + (
+                tr(", one parameter never given a gradient", "，有一个参数从未得到梯度")
+                if frozen
+                else ""
+            )
         )
         return trajectory_case(
             rng,
@@ -134,45 +142,71 @@ def _rows(name: str, closure: bool = True) -> Rows:
 
 
 def _resume(name: str, defaults: dict, groups: list, shapes: list, **kw):
-    label = f"{name}: state_dict() after some steps, loaded into a new optimizer, resumed"
-    if kw.get("load_dtype"):
-        label += f" ({kw['dtype']} saved, {kw['load_dtype']} loaded)"
-    if kw.get("warm"):
-        label += ", the loading optimizer having stepped before"
-    return lambda rng: resume_case(rng, name, defaults, groups, shapes, label=label, **kw)
+    def make(rng: np.random.Generator):
+        label = tr(
+            f"{name}: state_dict() after some steps, loaded into a new optimizer, resumed",
+            f"{name}：走几步后 state_dict()，加载到一个新的优化器中，继续训练",
+        )
+        if kw.get("load_dtype"):
+            label += tr(
+                f" ({kw['dtype']} saved, {kw['load_dtype']} loaded)",
+                f"（保存时为 {kw['dtype']}，加载为 {kw['load_dtype']}）",
+            )
+        if kw.get("warm"):
+            label += tr(
+                ", the loading optimizer having stepped before",
+                "，执行加载的优化器之前已经走过几步",
+            )
+        return resume_case(rng, name, defaults, groups, shapes, label=label, **kw)
+
+    return make
 
 
 def _schedule(kind: str, bases: list, options: dict, steps: int):
     return lambda rng: schedule_case(
-        kind, bases, options, steps, label=f"{kind}, {len(bases)} group(s), {steps} steps"
+        kind,
+        bases,
+        options,
+        steps,
+        label=tr(
+            f"{kind}, {len(bases)} group(s), {steps} steps",
+            f"{kind}，{len(bases)} 个参数组，{steps} 步",
+        ),
     )
 
 
 def _clip(shapes: list, max_norm: float, **kw):
     what = "clip_grad_value_" if kw.get("by_value") else "clip_grad_norm_"
     norm = kw.get("norm_type", 2.0)
-    kinds = (
-        "gradients that are all empty"
-        if all(s is not None and 0 in s for s in shapes)
-        else "parameters without gradients"
-        if all(s is None for s in shapes)
-        else "drawn gradients"
-    )
-    label = f"{what} on {len(shapes)} {kinds} ({kw.get('dtype', 'float64')})"
-    if not kw.get("by_value"):
-        label += f", norm_type={norm!r}"
-    if kw.get("share"):
-        label += ", one gradient object shared"
-    if kw.get("negative"):
-        label += ", the largest |g| a negative entry"
-    if kw.get("nonfinite"):
-        label += {
-            True: ", an inf",
-            "nan": ", a nan",
-            "quiet": ", an inf (no error)",
-            "quiet nan": ", a nan (no error)",
-        }[kw["nonfinite"]]
-    return lambda rng: clip_case(rng, shapes, max_norm, label=label, **kw)
+
+    def make(rng: np.random.Generator):
+        kinds = (
+            tr("gradients that are all empty", "全部为空的梯度")
+            if all(s is not None and 0 in s for s in shapes)
+            else tr("parameters without gradients", "没有梯度的参数")
+            if all(s is None for s in shapes)
+            else tr("drawn gradients", "随机抽取的梯度")
+        )
+        label = tr(
+            f"{what} on {len(shapes)} {kinds} ({kw.get('dtype', 'float64')})",
+            f"{what}，作用于 {len(shapes)} 个{kinds}（{kw.get('dtype', 'float64')}）",
+        )
+        if not kw.get("by_value"):
+            label += tr(f", norm_type={norm!r}", f"，norm_type={norm!r}")
+        if kw.get("share"):
+            label += tr(", one gradient object shared", "，共用一个梯度对象")
+        if kw.get("negative"):
+            label += tr(", the largest |g| a negative entry", "，最大的 |g| 是一个负元素")
+        if kw.get("nonfinite"):
+            label += {
+                True: tr(", an inf", "，含 inf"),
+                "nan": tr(", a nan", "，含 nan"),
+                "quiet": tr(", an inf (no error)", "，含 inf（不报错）"),
+                "quiet nan": tr(", a nan (no error)", "，含 nan（不报错）"),
+            }[kw["nonfinite"]]
+        return clip_case(rng, shapes, max_norm, label=label, **kw)
+
+    return make
 
 
 def _contract(rng: np.random.Generator):
@@ -186,7 +220,10 @@ def _contract(rng: np.random.Generator):
         dtypes=MIXED[:3],
         skip=0.3,
         contract=True,
-        label="an Adam subclass whose _weight_decay returns 2g, drawn gradients",
+        label=tr(
+            "an Adam subclass whose _weight_decay returns 2g, drawn gradients",
+            "一个 Adam 子类，其 _weight_decay 返回 2g，梯度随机抽取",
+        ),
     )
 
 
@@ -200,7 +237,10 @@ def _contract_groups(rng: np.random.Generator):
         steps=4,
         dtypes=MIXED[:3],
         contract=True,
-        label="the same in two groups with their own options, drawn gradients",
+        label=tr(
+            "the same in two groups with their own options, drawn gradients",
+            "同上，但分成两个各有自己选项的参数组，梯度随机抽取",
+        ),
     )
 
 
@@ -212,12 +252,15 @@ GROUP_SCRIPTS = [
             {"params": "gen:bc", "nesterov": True},
             {"params": "d"},
         ],
-        "three groups, each with other options",
+        {"en": "three groups, each with other options", "zh": "三个参数组，各有不同的选项"},
     ),
     (
         {"lr": 0.1},
         [{"params": ["a", "b"]}, {"params": ["c", "c"]}, {"params": "set:d"}, {"params": "d"}],
-        "a set after others, then the same tensor as a group",
+        {
+            "en": "a set after others, then the same tensor as a group",
+            "zh": "在其他参数组之后传入一个集合，然后把同一个张量作为一个参数组",
+        },
     ),
     (
         {"lr": "required"},
@@ -226,17 +269,26 @@ GROUP_SCRIPTS = [
             {"params": ["b"], "momentum": 0.3},
             {"params": ["d"], "lr": 0.4},
         ],
-        "a required lr, left unset by a group with another option",
+        {
+            "en": "a required lr, left unset by a group with another option",
+            "zh": "lr 是必需的，却被一个设置了其他选项的参数组漏掉了",
+        },
     ),
     (
         {"lr": 0.1},
         [{"params": ["a"]}, {"params": ["b", "n"]}, {"params": ["b"]}, {"params": "gen:ca"}],
-        "a non-leaf among leaves, then a generator repeating a tensor",
+        {
+            "en": "a non-leaf among leaves, then a generator repeating a tensor",
+            "zh": "叶子节点中混有一个非叶子节点，然后是一个重复某个张量的生成器",
+        },
     ),
     (
         {"lr": 0.1},
         [{"params": ["a", "b"]}, {"params": "str:c"}, {"params": ["c"]}],
-        "a name among the tensors, then a valid group",
+        {
+            "en": "a name among the tensors, then a valid group",
+            "zh": "张量中混有一个名字，然后是一个合法的参数组",
+        },
     ),
     (
         {"lr": 0.2, "momentum": 0.5},
@@ -246,8 +298,12 @@ GROUP_SCRIPTS = [
             {"params": ["c", "b"]},
             {"params": ["c"]},
         ],
-        "tuples as params, one holding a tensor that does not require grad, then a tensor "
-        "of the second group again",
+        {
+            "en": "tuples as params, one holding a tensor that does not require grad, then a "
+            "tensor of the second group again",
+            "zh": "用元组作为 params，其中一个含有不需要梯度的张量，然后再次传入第二个参数组中的"
+            "张量",
+        },
     ),
 ]
 
@@ -259,33 +315,75 @@ CHECKS = hidden_checks(
         Hidden(
             "add_param_group",
             lambda rng: [groups_case(d, items, label) for d, items, label in GROUP_SCRIPTS],
-            "add_param_group (held out)",
+            "add_param_group (held out)",  # en-only: the hidden check's id
+            title={"zh": "add_param_group（隐藏）"},
         ),
         Hidden(
             "zero_grad",
             lambda rng: [
-                zero_grad_case(True, "float32", label="zero_grad(), float32 among the parameters"),
-                zero_grad_case(False, "float32", label="zero_grad(set_to_none=False), float32"),
+                zero_grad_case(
+                    True,
+                    "float32",
+                    label=tr(
+                        "zero_grad(), float32 among the parameters", "zero_grad()，参数中有 float32"
+                    ),
+                ),
+                zero_grad_case(
+                    False,
+                    "float32",
+                    label=tr(
+                        "zero_grad(set_to_none=False), float32",
+                        "zero_grad(set_to_none=False)，float32",
+                    ),
+                ),
             ],
-            "zero_grad (held out)",
+            "zero_grad (held out)",  # en-only: the hidden check's id
+            title={"zh": "zero_grad（隐藏）"},
         ),
-        Hidden("SGD: momentum, dampening, Nesterov, weight decay", _rows("SGD"), "SGD (held out)"),
-        Hidden("Adagrad", _rows("Adagrad"), "Adagrad (held out)"),
-        Hidden("RMSprop", _rows("RMSprop"), "RMSprop (held out)"),
-        Hidden("Adam", _rows("Adam"), "Adam (held out)"),
         Hidden(
-            "Adam.step calls self._weight_decay",
+            "SGD: momentum, dampening, Nesterov, weight decay",  # en-only: the public check's id
+            _rows("SGD"),
+            "SGD (held out)",
+            title={"zh": "SGD（隐藏）"},
+        ),
+        Hidden(
+            "Adagrad",
+            _rows("Adagrad"),
+            "Adagrad (held out)",
+            title={"zh": "Adagrad（隐藏）"},
+        ),
+        Hidden(
+            "RMSprop",
+            _rows("RMSprop"),
+            "RMSprop (held out)",
+            title={"zh": "RMSprop（隐藏）"},
+        ),
+        Hidden(
+            "Adam",
+            _rows("Adam"),
+            "Adam (held out)",
+            title={"zh": "Adam（隐藏）"},
+        ),
+        Hidden(
+            "Adam.step calls self._weight_decay",  # en-only: the public check's id
             Rows([_contract, _contract_groups]),
-            "Adam.step calls self._weight_decay (held out)",
+            "Adam.step calls self._weight_decay (held out)",  # en-only: the hidden check's id
+            title={"zh": "Adam.step 调用 self._weight_decay（隐藏）"},
         ),
         Hidden(
             "AdamW._weight_decay",
             Rows([row(adamw_decay_case, 0.3, 0.9), row(adamw_decay_case, 0.05, 0.01, "float32")]),
-            "AdamW._weight_decay (held out)",
+            "AdamW._weight_decay (held out)",  # en-only: the hidden check's id
+            title={"zh": "AdamW._weight_decay（隐藏）"},
         ),
-        Hidden("AdamW: decoupled weight decay", _rows("AdamW", closure=False), "AdamW (held out)"),
         Hidden(
-            "state_dict and load_state_dict",
+            "AdamW: decoupled weight decay",  # en-only: the public check's id
+            _rows("AdamW", closure=False),
+            "AdamW (held out)",
+            title={"zh": "AdamW（隐藏）"},
+        ),
+        Hidden(
+            "state_dict and load_state_dict",  # en-only: the public check's id
             Rows(
                 [
                     _resume("Adam", {"lr": 0.01, "amsgrad": True}, [([0, 1], {})], [(3, 2), (4,)]),
@@ -309,10 +407,11 @@ CHECKS = hidden_checks(
                     ),
                 ]
             ),
-            "state_dict and load_state_dict (held out)",
+            "state_dict and load_state_dict (held out)",  # en-only: the hidden check's id
+            title={"zh": "state_dict 与 load_state_dict（隐藏）"},
         ),
         Hidden(
-            "the closed-form schedules",
+            "the closed-form schedules",  # en-only: the public check's id
             Rows(
                 [
                     _schedule("StepLR", [0.2, 0.05, 1.0], {"step_size": 1, "gamma": 0.8}, 7),
@@ -331,25 +430,28 @@ CHECKS = hidden_checks(
                     ),
                 ]
             ),
-            "the closed-form schedules (held out)",
+            "the closed-form schedules (held out)",  # en-only: the hidden check's id
+            title={"zh": "闭式学习率调度（隐藏）"},
         ),
         Hidden(
             "OneCycleLR",
             lambda rng: [
                 one_cycle_case(
-                    0.05, {"total_steps": 31, "pct_start": 0.4}, label="a 31-step cycle"
+                    0.05,
+                    {"total_steps": 31, "pct_start": 0.4},
+                    label=tr("a 31-step cycle", "一个 31 步的周期"),
                 ),
                 one_cycle_case(
                     [0.1, 0.2, 0.3],
                     {"epochs": 4, "steps_per_epoch": 5, "three_phase": True},
                     beta1=True,
-                    label="three groups, three phases, β₁",
+                    label=tr("three groups, three phases, β₁", "三个参数组，三个阶段，β₁"),
                 ),
                 one_cycle_case(
                     [0.4, 0.1],
                     {"total_steps": 18, "anneal_strategy": "linear", "pct_start": 0.5},
                     groups=2,
-                    label="two groups, linear, half up",
+                    label=tr("two groups, linear, half up", "两个参数组，线性，一半时间上升"),
                 ),
                 one_cycle_case(
                     0.1,
@@ -360,13 +462,14 @@ CHECKS = hidden_checks(
                         "div_factor": 5.0,
                     },
                     beta1=True,
-                    label="other momenta and division, β₁",
+                    label=tr("other momenta and division, β₁", "其他的动量与除数，β₁"),
                 ),
             ],
-            "OneCycleLR (held out)",
+            "OneCycleLR (held out)",  # en-only: the hidden check's id
+            title={"zh": "OneCycleLR（隐藏）"},
         ),
         Hidden(
-            "clip_grad_norm_ and clip_grad_value_",
+            "clip_grad_norm_ and clip_grad_value_",  # en-only: the public check's id
             Rows(
                 [
                     _clip([(4, 5), (3,), (2, 2, 2)], 1.5),
@@ -384,65 +487,88 @@ CHECKS = hidden_checks(
                     _clip([None, None], 0.5),
                 ]
             ),
-            "clip_grad_norm_ and clip_grad_value_ (held out)",
+            "clip_grad_norm_ and clip_grad_value_ (held out)",  # en-only: the hidden check's id
+            title={"zh": "clip_grad_norm_ 与 clip_grad_value_（隐藏）"},
         ),
         training.TRAINING,
         # tasks 6.11 and 6.12 (course version 1.1): other models, rates and lengths
         Hidden(
-            "TrainingStats: activations during training",
+            "TrainingStats: activations during training",  # en-only: the public check's id
             Rows(
                 [
                     row(stats_case, [5, 7, 3], steps=5, batch=6, scale=3.0),
                     row(stats_case, [2, 3, 3, 3, 1], steps=2, final_tanh=True),
                 ]
             ),
-            "TrainingStats: activations (hidden)",
+            "TrainingStats: activations (hidden)",  # en-only: the hidden check's id
+            title={"zh": "TrainingStats：激活值（隐藏）"},
         ),
         Hidden(
-            "TrainingStats: gradients at each step",
+            "TrainingStats: gradients at each step",  # en-only: the public check's id
             Rows(
                 [
                     row(stats_case, [5, 7, 3], steps=5, lr=0.3),
                     row(stats_case, [3, 4, 4, 2], steps=3, lr=0.05, final_tanh=True),
                 ]
             ),
-            "TrainingStats: gradients (hidden)",
+            "TrainingStats: gradients (hidden)",  # en-only: the hidden check's id
+            title={"zh": "TrainingStats：梯度（隐藏）"},
         ),
         Hidden(
-            "TrainingStats: update-to-data ratios",
+            "TrainingStats: update-to-data ratios",  # en-only: the public check's id
             Rows(
                 [
                     row(stats_case, [5, 7, 3], steps=5, lr=1.0),
                     row(stats_case, [2, 3, 3, 3, 1], steps=3, lr=0.001, batch=12),
                 ]
             ),
-            "TrainingStats: update-to-data ratios (hidden)",
+            "TrainingStats: update-to-data ratios (hidden)",  # en-only: the hidden check's id
+            title={"zh": "TrainingStats：更新比（隐藏）"},
         ),
         Hidden(
-            "TrainingStats: step once, hooks removed",
+            "TrainingStats: step once, hooks removed",  # en-only: the public check's id
             Rows(
                 [
                     row(stats_case, [2, 3, 3, 3, 1], steps=5, final_tanh=True),
                     row(stats_case, [4, 6, 2], steps=2, lr=0.2),
                 ]
             ),
-            "TrainingStats: step once, hooks removed (hidden)",
+            "TrainingStats: step once, hooks removed (hidden)",  # en-only: the hidden check's id
+            title={"zh": "TrainingStats：只走一步，移除钩子（隐藏）"},
         ),
         Hidden(
-            "warmup_cosine(warmup, total, start_factor, min_factor)",
+            "warmup_cosine(warmup, total, start_factor, min_factor)",  # en-only: an id
             Rows(
                 [
-                    row(drawn_factor_case, "a long run", (5, 15), (30, 60), extra=5),
-                    row(drawn_factor_case, "a warm-up of 1 step", (1, 1), (3, 9)),
-                    row(drawn_factor_case, "a one-step cosine", (2, 8), (1, 1)),
+                    row(
+                        drawn_factor_case,
+                        {"en": "a long run", "zh": "长时间训练"},
+                        (5, 15),
+                        (30, 60),
+                        extra=5,
+                    ),
+                    row(
+                        drawn_factor_case,
+                        {"en": "a warm-up of 1 step", "zh": "只有 1 步预热"},
+                        (1, 1),
+                        (3, 9),
+                    ),
+                    row(
+                        drawn_factor_case,
+                        {"en": "a one-step cosine", "zh": "只有一步的余弦"},
+                        (2, 8),
+                        (1, 1),
+                    ),
                 ]
             ),
-            "warmup_cosine (hidden)",
+            "warmup_cosine (hidden)",  # en-only: the hidden check's id
+            title={"zh": "warmup_cosine（隐藏）"},
         ),
         Hidden(
-            "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",
+            "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",  # en-only: an id
             Rows([row(drawn_lr_case, 3, (2, 6), (6, 14)), row(drawn_lr_case, 1, (1, 3), (2, 5))]),
-            "LambdaLR with warmup_cosine (hidden)",
+            "LambdaLR with warmup_cosine (hidden)",  # en-only: the hidden check's id
+            title={"zh": "LambdaLR 与 warmup_cosine（隐藏）"},
         ),
     ],
 )

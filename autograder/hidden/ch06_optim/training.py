@@ -11,7 +11,7 @@ from ...harness.table import Hidden, Rows, row
 
 # the public training check's program, verdict and requires, other runs
 TRAINING = Hidden(
-    "a training run stopped, saved and resumed",
+    "a training run stopped, saved and resumed",  # en-only: the public check's id
     Rows(
         [
             row(
@@ -52,5 +52,6 @@ TRAINING = Hidden(
             ),
         ]
     ),
-    "a training run stopped, saved and resumed (held out)",
+    "a training run stopped, saved and resumed (held out)",  # en-only: the hidden check's id
+    title={"zh": "一次中途停止、保存并恢复的训练（隐藏）"},
 )
