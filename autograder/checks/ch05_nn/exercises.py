@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case, Check
-from ...harness.table import Field, Fields, Mistake, Rows, each, first, row, rules, where
+from ...harness.table import Field, Fields, Mistake, Rows, each, first, row, rules, tr, where
 from . import exercises_program as programs
 
 SINCE = "1.1"
@@ -113,10 +113,14 @@ def fit_case(
             w = np.full((outputs, inputs), corner)
             end = descend(x, y, w, np.full(outputs, corner), epochs, lr)
             assert np.allclose(end["weight"], expected["least_squares"][0], rtol=0, atol=1e-8)
-    label = (
+    drawn = seed if show_seed else tr("a drawn seed", "随机抽取的种子")
+    label = tr(
         f"x of shape ({n}, {inputs}), y of shape ({n}, {outputs}), float64; "
-        f"sp.manual_seed({seed if show_seed else 'a drawn seed'}); "
-        f"fit_linear(x, y, epochs={epochs}, lr={lr:g})"
+        f"sp.manual_seed({drawn}); "
+        f"fit_linear(x, y, epochs={epochs}, lr={lr:g})",
+        f"形状为 ({n}, {inputs}) 的 x，形状为 ({n}, {outputs}) 的 y，float64；"
+        f"sp.manual_seed({drawn})；"
+        f"fit_linear(x, y, epochs={epochs}, lr={lr:g})",
     )
     return Case(label, {"x": x, "y": y, "epochs": epochs, "lr": lr, "seed": seed}, expected)
 
@@ -132,16 +136,25 @@ def _raised(*words: str):
 def _odd(kinds: list) -> str:
     """The first of ``kinds`` that is no number's type (what the program did not read)."""
     numbers = {"float", "int", "float64", "float32", "int64", "int32"}
-    return next((k for k in kinds if k not in numbers), "list that is no list of numbers")
+    return next(
+        (k for k in kinds if k not in numbers),
+        tr("list that is no list of numbers", "不是数值列表的列表"),
+    )
 
 
 def _flag_off(case: Case, got: dict) -> Any:
     for name in ("weight", "bias"):
         flags = got["flags"][name]
         for flag, words in (
-            ("parameter", "is no longer a Parameter"),
-            ("leaf", "is no longer a leaf (it has a grad_fn): the update was recorded"),
-            ("requires_grad", "no longer requires grad"),
+            ("parameter", tr("is no longer a Parameter", "不再是 Parameter")),
+            (
+                "leaf",
+                tr(
+                    "is no longer a leaf (it has a grad_fn): the update was recorded",
+                    "不再是叶子节点（它有 grad_fn）：更新被记录了下来",
+                ),
+            ),
+            ("requires_grad", tr("no longer requires grad", "不再需要梯度")),
         ):
             if not flags[flag]:
                 return (f"model.{name}", words)
@@ -151,43 +164,78 @@ def _flag_off(case: Case, got: dict) -> Any:
 RAISED = rules(
     (
         _raised("in-place"),
-        "fit_linear raised {got[error]}: {got[message]} — the update of a parameter was "
-        "recorded as an operation of the graph; move the parameters without recording the "
-        "move (it is no operation of the model)",
+        {
+            "en": "fit_linear raised {got[error]}: {got[message]} — the update of a parameter was "
+            "recorded as an operation of the graph; move the parameters without recording the "
+            "move (it is no operation of the model)",
+            "zh": "fit_linear 引发了 {got[error]}：{got[message]} —— 参数的更新被记录成了计算图"
+            "中的一个运算；移动参数时不要记录这一步（它不是模型的运算）",
+        },
     ),
     (
         _raised("NoneType"),
-        "fit_linear raised {got[error]}: {got[message]} — a gradient was None when the "
-        "step read it: the gradients were cleared between the backward and the step that "
-        "needs them",
+        {
+            "en": "fit_linear raised {got[error]}: {got[message]} — a gradient was None when the "
+            "step read it: the gradients were cleared between the backward and the step that "
+            "needs them",
+            "zh": "fit_linear 引发了 {got[error]}：{got[message]} —— 更新步读取梯度时，梯度是 "
+            "None：梯度在反向传播和需要它的更新步之间被清除了",
+        },
     ),
     (
-        _raised("cannot assign", "as parameter"),
-        "fit_linear raised {got[error]}: {got[message]} — a new plain Tensor was assigned "
-        "to a parameter's name: change the Parameter itself, in place",
+        _raised("cannot assign", "as parameter"),  # en-only: matched in the error
+        {
+            "en": "fit_linear raised {got[error]}: {got[message]} — a new plain Tensor was "
+            "assigned to a parameter's name: change the Parameter itself, in place",
+            "zh": "fit_linear 引发了 {got[error]}：{got[message]} —— 把一个新的普通 Tensor 赋给了"
+            "参数的名字：应原地修改 Parameter 本身",
+        },
     ),
     (
-        _raised("Linear's weight is"),
-        "fit_linear raised {got[error]}: {got[message]} — the model is not in x's dtype "
-        "(here float64): make the Linear in x's dtype",
+        _raised("Linear's weight is"),  # en-only: matched in the error
+        {
+            "en": "fit_linear raised {got[error]}: {got[message]} — the model is not in x's dtype "
+            "(here float64): make the Linear in x's dtype",
+            "zh": "fit_linear 引发了 {got[error]}：{got[message]} —— 模型的数据类型与 x 的不同"
+            "（这里是 float64）：应按 x 的数据类型创建 Linear",
+        },
     ),
-    (lambda case, got: got["error"], "fit_linear raised {got[error]}: {got[message]}"),
+    (
+        lambda case, got: got["error"],
+        {
+            "en": "fit_linear raised {got[error]}: {got[message]}",
+            "zh": "fit_linear 引发了 {got[error]}：{got[message]}",
+        },
+    ),
     (
         lambda case, got: got.get("returned") not in ("tuple", "list") or "model" not in got,
-        "fit_linear returned a {got[returned]}: it must return the pair (model, losses)",
+        {
+            "en": "fit_linear returned a {got[returned]}: it must return the pair (model, losses)",
+            "zh": "fit_linear 返回了 {got[returned]}：它必须返回二元组 (model, losses)",
+        },
     ),
     (
         lambda case, got: got["model"] != "Linear" and got["model"],
-        "fit_linear returned a {0} as its model: it must be the nn.Linear it trained",
+        {
+            "en": "fit_linear returned a {0} as its model: it must be the nn.Linear it trained",
+            "zh": "fit_linear 返回的模型是 {0}：它必须是训练好的那个 nn.Linear",
+        },
     ),
     (
         lambda case, got: [i for i, k in enumerate(got["kinds"]) if k == "Tensor"][:1],
-        "losses[{0[0]}] is a Tensor: the list must hold Python numbers, one per step (a "
-        "Tensor also keeps that step's whole graph alive)",
+        {
+            "en": "losses[{0[0]}] is a Tensor: the list must hold Python numbers, one per step "
+            "(a Tensor also keeps that step's whole graph alive)",
+            "zh": "losses[{0[0]}] 是 Tensor：列表中必须是 Python 数值，每步一个（Tensor 还会让"
+            "那一步的整个计算图一直存活）",
+        },
     ),
     (
         lambda case, got: got.get("losses") is None and _odd(got["kinds"]),
-        "losses holds a {0}: the list must hold Python numbers, one per step",
+        {
+            "en": "losses holds a {0}: the list must hold Python numbers, one per step",
+            "zh": "losses 中含有 {0}：列表中必须是 Python 数值，每步一个",
+        },
     ),
     (
         lambda case, got: (
@@ -195,10 +243,13 @@ RAISED = rules(
             if len(got["losses"]) != case.inputs["epochs"]
             else None
         ),
-        "losses holds {0} values for epochs = {1}: one loss per step, the loss of the "
-        "weights before that step",
+        {
+            "en": "losses holds {0} values for epochs = {1}: one loss per step, the loss of the "
+            "weights before that step",
+            "zh": "epochs = {1} 时 losses 中有 {0} 个值：每步一个损失，即该步之前的权重对应的损失",
+        },
     ),
-    (_flag_off, "after fit_linear, {0} {1}"),
+    (_flag_off, {"en": "after fit_linear, {0} {1}", "zh": "fit_linear 之后，{0} {1}"}),
     keys=("start_weight", "start_bias", "error", "message"),
 )
 
@@ -214,17 +265,38 @@ def _descent(case: Case, got: dict) -> list[tuple[Case, dict]]:
 
 
 MISTAKES = {
-    "frozen": "every loss equals the first: the parameters never changed — a name rebound "
-    "to a new Tensor does not change the model's parameter",
-    "accumulate": "the gradients were never cleared: each step added its gradient to the "
-    "ones left from the steps before, so every step moved by the sum of all the gradients "
-    "so far",
-    "after": "each loss was measured after its step: losses[0] must be the loss at the "
-    "starting weights, before any step",
-    "uphill": "each step went uphill, along the gradient: move against it",
-    "sum": "the loss is the sum of the squared errors, not their mean: the mean squared "
-    "error divides by the N × out entries",
-    "bias": "the bias never moved: every parameter takes a step, the bias too",
+    "frozen": {
+        "en": "every loss equals the first: the parameters never changed — a name rebound "
+        "to a new Tensor does not change the model's parameter",
+        "zh": "每个损失都等于第一个：参数从未改变 —— 把名字重新绑定到新的 Tensor，并不会改变"
+        "模型的参数",
+    },
+    "accumulate": {
+        "en": "the gradients were never cleared: each step added its gradient to the "
+        "ones left from the steps before, so every step moved by the sum of all the gradients "
+        "so far",
+        "zh": "梯度从未清零：每一步都把自己的梯度加到之前各步留下的梯度上，于是每一步都按"
+        "到目前为止所有梯度之和移动",
+    },
+    "after": {
+        "en": "each loss was measured after its step: losses[0] must be the loss at the "
+        "starting weights, before any step",
+        "zh": "每个损失都是在对应的那一步之后测量的：losses[0] 必须是起始权重（任何一步之前）"
+        "的损失",
+    },
+    "uphill": {
+        "en": "each step went uphill, along the gradient: move against it",
+        "zh": "每一步都沿着梯度方向往上走：应逆着梯度移动",
+    },
+    "sum": {
+        "en": "the loss is the sum of the squared errors, not their mean: the mean squared "
+        "error divides by the N × out entries",
+        "zh": "损失是平方误差之和，而不是均值：均方误差要除以 N × out 个元素",
+    },
+    "bias": {
+        "en": "the bias never moved: every parameter takes a step, the bias too",
+        "zh": "偏置从未移动：每个参数都要更新一步，偏置也不例外",
+    },
 }
 
 DESCENT = each(
@@ -251,14 +323,20 @@ LEAST_SQUARES = where(
         [
             Field(
                 "weight",
-                "model.weight (the least-squares solution, numpy.linalg.lstsq)",
+                {
+                    "en": "model.weight (the least-squares solution, numpy.linalg.lstsq)",
+                    "zh": "model.weight（最小二乘解，numpy.linalg.lstsq）",
+                },
                 rtol=0,
                 atol=1e-6,
                 expected=lambda case: case.expected["least_squares"][0],
             ),
             Field(
                 "bias",
-                "model.bias (the least-squares solution, numpy.linalg.lstsq)",
+                {
+                    "en": "model.bias (the least-squares solution, numpy.linalg.lstsq)",
+                    "zh": "model.bias（最小二乘解，numpy.linalg.lstsq）",
+                },
                 rtol=0,
                 atol=1e-6,
                 expected=lambda case: case.expected["least_squares"][1],
@@ -272,7 +350,7 @@ FITTED = first(RAISED, DESCENT, LEAST_SQUARES)
 EXERCISES = [
     Check(
         "5.13",
-        "fit_linear: gradient descent on the mean squared error",
+        "fit_linear: gradient descent on the mean squared error",  # en-only: its identity
         Rows(
             [
                 row(fit_case, 6, 1, 1, epochs=3, lr=0.1, show_seed=True),
@@ -284,10 +362,11 @@ EXERCISES = [
         FITTED,
         requires=FIT,
         since=SINCE,
+        title={"zh": "fit_linear：在均方误差上做梯度下降"},
     ),
     Check(
         "5.13",
-        "fit_linear lands on the least-squares solution",
+        "fit_linear lands on the least-squares solution",  # en-only: its identity
         Rows(
             [
                 row(fit_case, 20, 2, 1, epochs=300, lr=0.3, converges=True, show_seed=True),
@@ -298,5 +377,6 @@ EXERCISES = [
         FITTED,
         requires=FIT,
         since=SINCE,
+        title={"zh": "fit_linear 收敛到最小二乘解"},
     ),
 ]
