@@ -17,6 +17,8 @@ import re
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from .language import tr
+
 REPO = Path(__file__).resolve().parent.parent
 # a task's stub (``raise NotImplementedError("Task 2.5: …")``; group 1: its task), shared by
 # ``grading.py`` and ``tools/merge.py`` (``harness/child.py`` keeps its own: it sees only harness/)
@@ -164,7 +166,8 @@ def where(info: dict, table: dict[str, tuple[str, ...]] | None = None) -> str:
     innermost = frames[-1]
     own = next((f for f in reversed(frames) if _task_of(f.path, f.function, table)), None)
     if own is None and table:  # the tasks are known, and no frame is in one
-        return f"{_text(innermost)} (given code)"
+        return _text(innermost) + tr(" (given code)", "（给定代码）")
     if own is None or own == innermost:
         return _text(innermost)
-    return f"{_text(own)}\n{_text(innermost)} (given code, called from there)"
+    called = tr(" (given code, called from there)", "（给定代码，从上一行调用）")
+    return f"{_text(own)}\n{_text(innermost)}{called}"

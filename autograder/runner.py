@@ -122,9 +122,8 @@ def build_tree(dest: Path, packages: Mapping[str, Path], programs: Mapping[str, 
     empty packages above it: case lists, expected values and verdicts are never copied."""
     chapters = dest / "chapters"
     chapters.mkdir(parents=True)
-    (chapters / "__init__.py").write_text(
-        '"""Composite tree built by the autograder."""\n'
-    )  # en-only: code
+    bare = '"""Composite tree built by the autograder."""\n'  # en-only: code
+    (chapters / "__init__.py").write_text(bare)
     for name, src in packages.items():
         _copy_python(src, chapters / name)
     _copy_python(HARNESS, dest / "autograder" / "harness")

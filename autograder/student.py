@@ -17,6 +17,7 @@ from pathlib import Path
 from . import versions
 from .checking import ChapterResult, check_chapter
 from .course import CHAPTERS, Chapter
+from .language import tr
 from .runner import Limits
 
 REPO = Path(__file__).resolve().parent.parent
@@ -30,8 +31,14 @@ class SetupError(Exception):
 def _restore(repo: Path) -> str:
     """How to get the starter code back: the repository generates it, a release ships it."""
     if (repo / "solutions").is_dir():
-        return "generate the starter code again (the repository's stubs target)"
-    return "copy it from a fresh copy of the course release (your other chapters stay as they are)"
+        return tr(
+            "generate the starter code again (the repository's stubs target)",
+            "重新生成初始代码（仓库的 stubs 目标）",
+        )
+    return tr(
+        "copy it from a fresh copy of the course release (your other chapters stay as they are)",
+        "从一份新的课程发布版里把它复制过来（你的其他章节保持不变）",
+    )
 
 
 def tree_root(impl: str | None = None, repo: Path = REPO) -> Path:
@@ -86,7 +93,8 @@ def check(
             "tensors; chapter 7's checks choose their devices themselves)"
         )
     packages = {ch.package: root / ch.package for ch in CHAPTERS if (root / ch.package).is_dir()}
-    source = f"{root.name}/{chapter.package}" + (f", on the device {device}" if device else "")
+    on = tr(f", on the device {device}", f"，在设备 {device} 上") if device else ""
+    source = f"{root.name}/{chapter.package}{on}"
     return check_chapter(
         chapter, packages, task_ids=task_ids, limits=limits, source=source, device=device
     )

@@ -263,11 +263,11 @@ def _largest(received: np.ndarray, expected: np.ndarray) -> str:
         diff = np.where((r == e) | (np.isnan(r) & np.isnan(e)), 0.0, diff)
         diff = np.where(np.isnan(diff), np.inf, diff)  # a nan against a number
         at = np.unravel_index(int(np.argmax(diff)), diff.shape)
-        index = f"[{', '.join(map(str, at))}]" if at else ""
-        return tr(
-            f" (largest difference {float(diff[at]):.2g}{' at ' + index if at else ''})",
-            f"（最大差值 {float(diff[at]):.2g}{'，位于 ' + index if at else ''}）",
-        )
+        size = f"{float(diff[at]):.2g}"
+        if not at:
+            return tr(f" (largest difference {size})", f"（最大差值 {size}）")
+        index = f"[{', '.join(map(str, at))}]"
+        return tr(f" (largest difference {size} at {index})", f"（最大差值 {size}，位于 {index}）")
     except (TypeError, ValueError):
         return ""
 
