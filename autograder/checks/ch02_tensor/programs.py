@@ -11,7 +11,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 
-from ...harness.kit import host, raised
+from ...harness.kit import host, raised, tr
 
 
 # What crosses the pipe: the payloads the programs return, declared once (the parent's
@@ -99,7 +99,7 @@ OPS = {
 VIEWS = {
     "plain": lambda x: x,
     "transposed": lambda x: x.T,
-    "every other row": lambda x: x[::2],
+    "every other row": lambda x: x[::2],  # en-only: a view's name (the parent sends it)
     "columns from 1": lambda x: x[:, 1:],
 }
 
@@ -205,7 +205,10 @@ def _backward(
     node = getattr(out, "grad_fn", None)
     result["recorded"] = node is not None
     if node is None:
-        result["grads"] = "out.grad_fn is None: the operation recorded no graph"
+        result["grads"] = tr(
+            "out.grad_fn is None: the operation recorded no graph",
+            "out.grad_fn 是 None：该运算没有记录计算图",
+        )
         return result
     parents = tuple(getattr(node, "inputs", ()))
     tensors = [x for x in inputs if isinstance(x, sp.Tensor)]  # a number became a constant
@@ -222,23 +225,33 @@ def _backward(
         raise
     except Exception as error:
         if "read-only" in str(error):
-            result["grads"] = (
+            result["grads"] = tr(
                 "the local backward wrote into grad_output's array (read-only here): make new "
                 "Tensors instead (-grad_output, not grad_output.data *= -1); in chapter 4 one "
-                "gradient is handed to several nodes"
+                "gradient is handed to several nodes",
+                "局部反向函数写入了 grad_output 的数组（这里它是只读的）：请改为创建新的 Tensor"
+                "（写 -grad_output，而不是 grad_output.data *= -1）；在第 4 章中，同一个梯度会"
+                "交给多个节点",
             )
         elif broadcast:  # under broadcasting (chapter 3), the op's backward is chapter 2's code
-            name = getattr(node.function, "__name__", "the op")
-            result["grads"] = f"{name}.backward raised {type(error).__name__}: {error}"
+            name = getattr(node.function, "__name__", tr("the op", "该运算"))
+            result["grads"] = tr(
+                f"{name}.backward raised {type(error).__name__}: {error}",
+                f"{name}.backward 抛出了 {type(error).__name__}：{error}",
+            )
         else:  # raised as it is (its "raised at" lines kept), with why where the case tells
             why = why_raised(*op, [tuple(x.shape) for x in tensors], str(error))
             if why and error.args and isinstance(error.args[0], str):
-                error.args = (f"{error.args[0]}. Here, {why}", *error.args[1:])
+                here = tr(f"{error.args[0]}. Here, {why}", f"{error.args[0]}。这里，{why}")
+                error.args = (here, *error.args[1:])
             raise
         return result
     raw = raw if isinstance(raw, tuple) else (raw,)
     if len(raw) != len(parents):
-        result["grads"] = f"backward returned {len(raw)} gradients for {len(parents)} inputs"
+        result["grads"] = tr(
+            f"backward returned {len(raw)} gradients for {len(parents)} inputs",
+            f"backward 为 {len(parents)} 个输入返回了 {len(raw)} 个梯度",
+        )
         return result
     mine = [next((r for p, r in zip(parents, raw) if p is x), None) for x in tensors]
     result["local"] = [_local(sp, r, g, parents, node.function) for r in mine]
@@ -273,20 +286,30 @@ def why_raised(name: str, options: dict, shapes: list, message: str) -> str:
         dims = [d % len(shape) for d in (dim if isinstance(dim, list) else [dim])]
         out = tuple(n for i, n in enumerate(shape) if i not in dims)
         kept = tuple(1 if i in dims else n for i, n in enumerate(shape))
-        what = f"axes (dim={tuple(dim)}) are" if isinstance(dim, list) else f"axis (dim={dim}) is"
-        return (
+        what = (
+            tr(f"axes (dim={tuple(dim)}) are", f"轴（dim={tuple(dim)}）")
+            if isinstance(dim, list)
+            else tr(f"axis (dim={dim}) is", f"轴（dim={dim}）")
+        )
+        return tr(
             f"the reduced {what} not back in place: grad_output has the output's shape {out}, "
-            f"which lines up with a's {shape} only as {kept}"
+            f"which lines up with a's {shape} only as {kept}",
+            f"被归约的{what}没有放回原位：grad_output 的形状是输出的形状 {out}，它要写成 "
+            f"{kept} 才能与 a 的形状 {shape} 对齐",
         )
     if name == "matmul" and any(len(s) == 1 for s in shapes):
-        return (
+        return tr(
             "a 1-D operand has no second-to-last axis: a 1-D a is a row, and a 1-D b a column, "
-            "in disguise"
+            "in disguise",
+            "1-D 操作数没有倒数第二个轴：1-D 的 a 其实是一行，1-D 的 b 其实是一列",
         )
-    if name == "matmul" and any(len(s) > 2 for s in shapes) and "cannot be multiplied" in message:
-        return (
+    multiplied = "cannot be multiplied" in message  # en-only: the framework's error, matched
+    if name == "matmul" and any(len(s) > 2 for s in shapes) and multiplied:
+        return tr(
             f"for a batch of matrices (shapes {shapes[0]} and {shapes[1]}) the transpose swaps "
-            "the last two axes only; the batch axes stay where they are"
+            "the last two axes only; the batch axes stay where they are",
+            f"对于一批矩阵（形状为 {shapes[0]} 和 {shapes[1]}），转置只应交换最后两个轴；"
+            "批量轴保持原位",
         )
     return ""
 
@@ -296,7 +319,10 @@ def _local(sp, grad: Any, g: Any, parents: tuple, function: Any) -> LocalGrad | 
     recorded it from grad_output ``g`` and from the op's inputs, and which Functions
     returned it (``function``'s backward) and made it."""
     if not isinstance(grad, sp.Tensor):
-        return f"backward returned a {type(grad).__name__} where a Tensor was expected"
+        return tr(
+            f"backward returned a {type(grad).__name__} where a Tensor was expected",
+            f"backward 返回了 {type(grad).__name__}，而这里应当是 Tensor",
+        )
     return {
         "shape": list(grad.shape),
         "data": _array(grad),
@@ -331,7 +357,12 @@ def second_order(
     inputs, out = _forward(sp, name, args, options)
     node = getattr(out, "grad_fn", None)
     if node is None:
-        return {"problem": "out.grad_fn is None: the operation recorded no graph"}
+        return {
+            "problem": tr(
+                "out.grad_fn is None: the operation recorded no graph",
+                "out.grad_fn 是 None：该运算没有记录计算图",
+            )
+        }
     tensors = [x for x in inputs if isinstance(x, sp.Tensor)]
     g = sp.Tensor(np.array(upstream), requires_grad=True)
     raw = node.function.backward(node.ctx, g)
@@ -339,7 +370,12 @@ def second_order(
     parents = tuple(getattr(node, "inputs", ()))
     mine = [next((r for p, r in zip(parents, raw) if p is x), None) for x in tensors]
     if not all(isinstance(r, sp.Tensor) for r in mine):
-        return {"problem": "the local backward did not return a Tensor per input"}
+        return {
+            "problem": tr(
+                "the local backward did not return a Tensor per input",
+                "局部反向函数没有为每个输入返回一个 Tensor",
+            )
+        }
     roots = [(r, sp.Tensor(np.array(h))) for r, h in zip(mine, tangents)]
     reached, functions = pull_back(sp, roots, [g, *tensors])
     return {
