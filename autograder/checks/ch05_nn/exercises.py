@@ -264,7 +264,8 @@ def _descent(case: Case, got: dict) -> list[tuple[Case, dict]]:
     return [(Case(case.label, case.inputs, {**right, "wrong": wrong}), got)]
 
 
-MISTAKES = {
+# each known mistake's words (MISTAKES: the English alone, as the tests read them)
+WORDS = {
     "frozen": {
         "en": "every loss equals the first: the parameters never changed — a name rebound "
         "to a new Tensor does not change the model's parameter",
@@ -298,6 +299,7 @@ MISTAKES = {
         "zh": "偏置从未移动：每个参数都要更新一步，偏置也不例外",
     },
 }
+MISTAKES = {mistake: words["en"] for mistake, words in WORDS.items()}
 
 DESCENT = each(
     _descent,
@@ -310,7 +312,7 @@ DESCENT = each(
         mistakes=[
             *(
                 Mistake(field, lambda case, m=m, k=key: case.expected["wrong"][m][k], says)
-                for m, says in MISTAKES.items()
+                for m, says in WORDS.items()
                 for field, key in (("losses.*", "losses"), ("weight", "weight"), ("bias", "bias"))
             ),
         ],
