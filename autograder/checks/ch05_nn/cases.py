@@ -26,10 +26,18 @@ from ...harness.language import LANGUAGES, Text, say, tr
 SIGMAS = 6.0  # a correct solution is outside six standard deviations with p < 2e-9
 
 
-def _cat(*parts: Text) -> dict[str, str]:
+class Label(dict):
+    """A case's label in every language (a ``Text``), hashable as a str label is: the tests
+    gather labels in sets."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+
+def _cat(*parts: Text) -> Label:
     """A label in both languages from its pieces (code, the same in both, or a ``Text``), for
     a builder that may run at import (``Rows.of``), before the language is chosen."""
-    return {lang: "".join(say(part, lang) for part in parts) for lang in LANGUAGES}
+    return Label({lang: "".join(say(part, lang) for part in parts) for lang in LANGUAGES})
 
 
 def draw(rng: np.random.Generator, shape: tuple[int, ...] = (2, 3), scale: float = 1.0):
@@ -515,10 +523,12 @@ class InitExpected:
 def linear_init_case(n_in: int, n_out: int, bias: bool = True, seed: int = 0) -> Case:
     k = 1 / math.sqrt(n_in)
     extra = "" if bias else ", bias=False"
-    label = {
-        "en": f"Linear({n_in}, {n_out}{extra}): weight and bias U(-k, k), k = 1/√{n_in}",
-        "zh": f"Linear({n_in}, {n_out}{extra})：weight 和 bias 服从 U(-k, k)，k = 1/√{n_in}",
-    }
+    label = Label(
+        {
+            "en": f"Linear({n_in}, {n_out}{extra}): weight and bias U(-k, k), k = 1/√{n_in}",
+            "zh": f"Linear({n_in}, {n_out}{extra})：weight 和 bias 服从 U(-k, k)，k = 1/√{n_in}",
+        }
+    )
     expected = InitExpected((n_out, n_in), "uniform", k, "Linear", (n_out,) if bias else None)
     return Case(label, {"n_in": n_in, "n_out": n_out, "bias": bias, "seed": seed}, expected)
 
@@ -831,12 +841,14 @@ def init_case(function: str, shape: tuple, seed: int, **options: Any) -> Case:
     kind = "uniform" if function.endswith("uniform_") else "normal"
     scale = math.sqrt(3.0) * std if kind == "uniform" else std
     args = "".join(f", {k}={v!r}" for k, v in options.items())
-    label = {
-        "en": f"init.{function}(w{args}) for w of shape {shape} (fan_in {fan_in}, fan_out "
-        f"{fan_out})",
-        "zh": f"对形状为 {shape} 的 w 调用 init.{function}(w{args})（fan_in {fan_in}，fan_out "
-        f"{fan_out}）",
-    }
+    label = Label(
+        {
+            "en": f"init.{function}(w{args}) for w of shape {shape} (fan_in {fan_in}, fan_out "
+            f"{fan_out})",
+            "zh": f"对形状为 {shape} 的 w 调用 init.{function}(w{args})（fan_in {fan_in}，fan_out "
+            f"{fan_out}）",
+        }
+    )
     inputs = {"function": function, "shape": shape, "options": options, "seed": seed}
     return Case(label, inputs, InitExpected(shape, kind, scale, function))
 

@@ -43,9 +43,15 @@ from ...checks.ch05_nn.cases import (
 from ...checks.ch05_nn.exercises import fit_case
 from ...harness.table import Hidden, Rows, hidden_checks, row
 
-DRAWN = "a drawn tree of {n} modules (a shared module and a tied weight among them)"
-PLAIN = "a drawn tree of {n} modules"
-EMPTY = ", some of them falsy (len() 0, as an empty container)"
+DRAWN = {
+    "en": "a drawn tree of {n} modules (a shared module and a tied weight among them)",
+    "zh": "随机生成的 {n} 个模块组成的树（其中有一个共享的模块和一个绑定的权重）",
+}
+PLAIN = {"en": "a drawn tree of {n} modules", "zh": "随机生成的 {n} 个模块组成的树"}
+EMPTY = {
+    "en": ", some of them falsy (len() 0, as an empty container)",
+    "zh": "，其中一些是假值（len() 为 0，就像空容器）",
+}
 
 
 def _seed(rng: np.random.Generator) -> int:
@@ -53,10 +59,14 @@ def _seed(rng: np.random.Generator) -> int:
 
 
 def _tree_rows(builder, sizes, share=True, empty=False, **options):
-    label = (DRAWN if share else PLAIN) + (EMPTY if empty else "")
+    tree = DRAWN if share else PLAIN
+    label = {lang: tree[lang] + (EMPTY[lang] if empty else "") for lang in ("en", "zh")}
     return [
         lambda rng, n=n: builder(
-            label.format(n=n), lambda: random_tree(rng, n, share, empty), rng, **options
+            {lang: words.format(n=n) for lang, words in label.items()},
+            lambda: random_tree(rng, n, share, empty),
+            rng,
+            **options,
         )
         for n in sizes
     ]
@@ -81,17 +91,19 @@ CHECKS = hidden_checks(
             "Module.__setattr__: registration",
             lambda rng: [registration_case(s, rng) for s in SCRIPTS],
             "Module.__setattr__ (hidden)",
+            title={"zh": "Module.__setattr__（隐藏）"},
         ),
         Hidden(
-            "Linear: PyTorch's default initialisation",
+            "Linear: PyTorch's default initialisation",  # en-only: the public check's id
             lambda rng: [
                 linear_init_case(300, 90, seed=_seed(rng)),
                 linear_init_case(12, 3000, seed=_seed(rng)),
             ],
             "Linear's initialisation (hidden)",
+            title={"zh": "Linear 的初始化（隐藏）"},
         ),
         Hidden(
-            "Linear: LinearFunction's forward and backward",
+            "Linear: LinearFunction's forward and backward",  # en-only: the public check's id
             Rows(
                 [
                     row(linear_forward_case, (7, 4), 5),
@@ -105,7 +117,8 @@ CHECKS = hidden_checks(
                     row(linear_forward_case, (5, 5), 5, second=True),
                 ]
             ),
-            "Linear's forward and backward (hidden)",
+            "Linear's forward and backward (hidden)",  # en-only: its identity
+            title={"zh": "Linear 的前向与反向传播（隐藏）"},
         ),
         Hidden(
             "named_modules",
@@ -116,21 +129,24 @@ CHECKS = hidden_checks(
                 ]
             ),
             "named_modules (hidden)",
+            title={"zh": "named_modules（隐藏）"},
         ),
         Hidden(
-            "named_parameters and named_buffers",
+            "named_parameters and named_buffers",  # en-only: the public check's id
             Rows(_tree_rows(members_case, (5, 9, 13))),
-            "named_parameters and named_buffers (hidden)",
+            "named_parameters and named_buffers (hidden)",  # en-only: its identity
+            title={"zh": "named_parameters 与 named_buffers（隐藏）"},
         ),
         Hidden(
-            "train and eval",
+            "train and eval",  # en-only: the public check's id
             Rows(
                 [
                     *_tree_rows(train_case, (7, 10), shown=False),
                     *_tree_rows(train_case, (8,), empty=True, shown=False),
                 ]
             ),
-            "train and eval (hidden)",
+            "train and eval (hidden)",  # en-only: its identity
+            title={"zh": "train 与 eval（隐藏）"},
         ),
         Hidden(
             "Sequential and ModuleList",
@@ -146,11 +162,13 @@ CHECKS = hidden_checks(
                 ]
             ),
             "Sequential and ModuleList (hidden)",
+            title={"zh": "Sequential 与 ModuleList（隐藏）"},
         ),
         Hidden(
             "state_dict",
             Rows(_tree_rows(state_dict_case, (6, 12))),
             "state_dict (hidden)",
+            title={"zh": "state_dict（隐藏）"},
         ),
         Hidden(
             "load_state_dict",
@@ -164,9 +182,10 @@ CHECKS = hidden_checks(
                 ]
             ),
             "load_state_dict (hidden)",
+            title={"zh": "load_state_dict（隐藏）"},
         ),
         Hidden(
-            "softmax and log_softmax",
+            "softmax and log_softmax",  # en-only: the public check's id
             Rows(
                 [
                     row(softmax_case, f, shape, dim, scale=scale)
@@ -179,7 +198,8 @@ CHECKS = hidden_checks(
                     )
                 ]
             ),
-            "softmax and log_softmax (hidden)",
+            "softmax and log_softmax (hidden)",  # en-only: its identity
+            title={"zh": "softmax 与 log_softmax（隐藏）"},
         ),
         Hidden(
             "cross_entropy",
@@ -196,9 +216,10 @@ CHECKS = hidden_checks(
                 ]
             ),
             "cross_entropy (hidden)",
+            title={"zh": "cross_entropy（隐藏）"},
         ),
         Hidden(
-            "xavier and kaiming",
+            "xavier and kaiming",  # en-only: the public check's id
             lambda rng: [
                 init_case("xavier_normal_", (70, 210), _seed(rng), gain=2.0),
                 init_case("xavier_uniform_", (240, 45), _seed(rng)),
@@ -207,7 +228,8 @@ CHECKS = hidden_checks(
                 init_case("kaiming_normal_", (20, 30, 5), _seed(rng), nonlinearity="tanh"),
                 init_case("kaiming_uniform_", (80, 120), _seed(rng), a=1.5, mode="fan_out"),
             ],
-            "xavier and kaiming (hidden)",
+            "xavier and kaiming (hidden)",  # en-only: its identity
+            title={"zh": "xavier 与 kaiming（隐藏）"},
         ),
         Hidden(
             "dropout",
@@ -220,6 +242,7 @@ CHECKS = hidden_checks(
                 ]
             ),
             "dropout (hidden)",
+            title={"zh": "dropout（隐藏）"},
         ),
         Hidden(
             "BatchNorm1d",
@@ -232,6 +255,7 @@ CHECKS = hidden_checks(
                 ]
             ),
             "BatchNorm1d (hidden)",
+            title={"zh": "BatchNorm1d（隐藏）"},
         ),
         Hidden(
             "DataLoader",
@@ -246,6 +270,7 @@ CHECKS = hidden_checks(
                 ]
             ),
             "DataLoader (hidden)",
+            title={"zh": "DataLoader（隐藏）"},
         ),
         Hidden(
             "checkpoint",
@@ -257,9 +282,10 @@ CHECKS = hidden_checks(
                 ]
             ),
             "checkpoint (hidden)",
+            title={"zh": "checkpoint（隐藏）"},
         ),
         Hidden(
-            "fit_linear: gradient descent on the mean squared error",
+            "fit_linear: gradient descent on the mean squared error",  # en-only: its id
             Rows(
                 [
                     row(fit_case, 9, 4, 2, epochs=5, lr=0.15),
@@ -268,6 +294,7 @@ CHECKS = hidden_checks(
                 ]
             ),
             "fit_linear (hidden)",
+            title={"zh": "fit_linear（隐藏）"},
         ),
     ],
 )
