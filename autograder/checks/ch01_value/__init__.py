@@ -25,6 +25,7 @@ import numpy as np
 
 from ...harness.api import Case, Check
 from ...harness.gradcheck import partials
+from ...harness.language import Text, tr
 from . import programs
 from .cases import (
     BINARY,
@@ -67,7 +68,8 @@ def _central_cases(rng: np.random.Generator) -> list[Case]:
         ("sin(x)", round(float(rng.uniform(-3, 3)), 3), 0.25),
     ]:
         label = f"central_difference(f, {x:g}" + (")" if eps is None else f", eps={eps:g})")
-        cases.append(central_case(f"{label} with f(x) = {name}", name, x, eps))
+        shown = tr(f"{label} with f(x) = {name}", f"{label}，其中 f(x) = {name}")
+        cases.append(central_case(shown, name, x, eps))
     return cases
 
 
@@ -156,28 +158,52 @@ def _unary_cases(op: str) -> Callable[[np.random.Generator], list[Case]]:
 
 # -- tasks 1.7 and 1.8: graphs --------------------------------------------------------------
 
-GRAPHS: list[tuple[str, Callable[[np.random.Generator], Graph]]] = [
-    ("a single leaf", lambda rng: Graph([[]], 0)),
-    ("a chain of 3 Values", lambda rng: whole(chain(3))),
+GRAPHS: list[tuple[Text, Callable[[np.random.Generator], Graph]]] = [
+    ({"en": "a single leaf", "zh": "只有一个叶子节点的图"}, lambda rng: Graph([[]], 0)),
+    ({"en": "a chain of 3 Values", "zh": "由 3 个 Value 组成的链"}, lambda rng: whole(chain(3))),
     (
-        "a diamond: d uses b and c, which both use a",
+        {
+            "en": "a diamond: d uses b and c, which both use a",
+            "zh": "菱形图（d 用到 b 和 c，而 b 和 c 都用到 a）",
+        },
         lambda rng: Graph([[], [0], [0], [1, 2]], 3, ("a", "b", "c", "d")),
     ),
-    ("a node that uses the same input twice (like a * a)", lambda rng: whole([[], [0, 0], [1]])),
-    ("a leaf used at three depths", lambda rng: whole([[], [0], [0, 1], [0, 2]])),
     (
-        "a random graph of 40 Values, some not reachable from the root",
+        {
+            "en": "a node that uses the same input twice (like a * a)",
+            "zh": "有一个节点两次用到同一个输入的图（如 a * a）",
+        },
+        lambda rng: whole([[], [0, 0], [1]]),
+    ),
+    (
+        {"en": "a leaf used at three depths", "zh": "一个叶子节点在三个不同深度被用到的图"},
+        lambda rng: whole([[], [0], [0, 1], [0, 2]]),
+    ),
+    (
+        {
+            "en": "a random graph of 40 Values, some not reachable from the root",
+            "zh": "由 40 个 Value 组成的随机图（其中一些从根节点不可达）",
+        },
         lambda rng: Graph(random_dag(rng, 40), 33),
     ),
     (
-        "x = (x + 1) * x, 60 times (2^60 paths from the root to the first x)",
+        {
+            "en": "x = (x + 1) * x, 60 times (2^60 paths from the root to the first x)",
+            "zh": "把 x = (x + 1) * x 重复 60 次得到的图（从根节点到第一个 x 有 2^60 条路径）",
+        },
         lambda rng: squared(60),
     ),
     (
-        "a root with 2,000 inputs",
+        {"en": "a root with 2,000 inputs", "zh": "有 2,000 个输入的根节点"},
         lambda rng: whole([[] for _ in range(2000)] + [list(range(2000))]),
     ),
-    ("a chain of 20,000 Values (recursion would fail here)", lambda rng: whole(chain(20_000))),
+    (
+        {
+            "en": "a chain of 20,000 Values (recursion would fail here)",
+            "zh": "由 20,000 个 Value 组成的链（递归在这里会失败）",
+        },
+        lambda rng: whole(chain(20_000)),
+    ),
 ]
 
 
@@ -191,9 +217,19 @@ def _backward_cases(rng: np.random.Generator) -> list[Case]:
         graph = make(rng)  # weights ±1 on big graphs keep the gradients in check; others any
         rows.append((label, graph, "unit" if len(graph.inputs) > 1000 else "any", 0.0, 1))
     rows += [
-        ("a chain whose leaf already has grad 0.5", whole(chain(4)), "any", 0.5, 1),
         (
-            "a chain of 3 Values, called twice (grads accumulate; the root's is set to 1)",
+            {"en": "a chain whose leaf already has grad 0.5", "zh": "叶子节点已有 grad 0.5 的链"},
+            whole(chain(4)),
+            "any",
+            0.5,
+            1,
+        ),
+        (
+            {
+                "en": "a chain of 3 Values, called twice "
+                "(grads accumulate; the root's is set to 1)",
+                "zh": "由 3 个 Value 组成的链（调用两次：梯度累加，根节点的梯度被设为 1）",
+            },
             whole(chain(3)),
             "any",
             0.0,
@@ -228,7 +264,10 @@ def _readme_cases(rng: np.random.Generator) -> list[Case]:
     cases = []
     for a, b in pairs:
         da, db = partials(_readme, [a, b])
-        label = f"micrograd's README example with a = {a:g}, b = {b:g}"
+        label = tr(
+            f"micrograd's README example with a = {a:g}, b = {b:g}",
+            f"micrograd 的 README 示例，a = {a:g}，b = {b:g}",
+        )
         cases.append(Case(label, {"a": a, "b": b}, ReadmeExpected(_readme(a, b), da, db)))
     return cases
 
@@ -245,7 +284,14 @@ CHECKS = [
         )
         for op in BINARY
     ],
-    Check("1.4", "Value ** number", _power_cases, programs.power, power_verdict),
+    Check(
+        "1.4",
+        "Value ** number",
+        _power_cases,
+        programs.power,
+        power_verdict,
+        title={"zh": "Value ** 数值"},
+    ),
     *[
         Check(TASKS[op], f"Value.{op}()", _unary_cases(op), programs.unary, unary_verdict)
         for op in UNARY_INPUTS
@@ -253,11 +299,12 @@ CHECKS = [
     Check("1.7", "topological_order", _topo_cases, programs.topo, topo_verdict),
     Check(
         "1.8",
-        "backward() with given local derivatives",
+        "backward() with given local derivatives",  # en-only: the check's id (title: its Chinese)
         _backward_cases,
         programs.backward,
         backward_verdict,
         requires=("1.7",),
+        title={"zh": "用给定的局部导数运行 backward()"},
     ),
     Check(
         "1.8",
@@ -266,5 +313,6 @@ CHECKS = [
         programs.readme,
         readme_verdict,
         requires=("1.2", "1.3", "1.4", "1.6", "1.7"),
+        title={"zh": "micrograd 的 README 示例"},
     ),
 ]
