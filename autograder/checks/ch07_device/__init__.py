@@ -61,6 +61,7 @@ from .cases import (
     array_text,
     double_case,
     index_grad_case,
+    labelled_case,
     loader_case,
     mixed_case,
     module_to_case,
@@ -1164,7 +1165,7 @@ load_verdict = Fields(
 
 def _load_case(location: str) -> Case:
     where = "sim:0" if location == "sim" else "cpu"
-    return Case(
+    return labelled_case(
         {
             "en": f"sp.save of {{'w': a sim tensor, 'b': a cpu tensor, 'n': 3}}, then "
             f"sp.load(path, map_location={location or None!r})",
@@ -1197,7 +1198,7 @@ state_where_verdict = rules(
 def _state_case(name: str, to: str) -> Case:
     kind = "sim" if to == "sim" else "numpy"
     keys = {"SGD": ["momentum_buffer"], "Adam": ["exp_avg", "exp_avg_sq"]}[name]
-    return Case(
+    return labelled_case(
         {
             "en": f"{name} over sim parameters, two steps, its state_dict loaded into a {name} "
             f"over parameters on {to}",
@@ -1702,7 +1703,7 @@ def _off_device(batches: list) -> tuple | None:
 
 
 def _optimizer_state_case(name: str) -> Case:
-    return Case(
+    return labelled_case(
         {
             "en": f"{name} over two parameters on sim, gradients on sim, one step",
             "zh": f"{name} 管理 sim 上的两个参数，梯度也在 sim 上，走一步",
@@ -1740,7 +1741,7 @@ CHECKS = [
         "7.2",
         "Tensor.device",
         Rows.of(
-            Case(
+            labelled_case(
                 {
                     "en": "Tensor.device of a float64 tensor on cpu and on sim",
                     "zh": "float64 张量分别在 cpu 上和 sim 上时的 Tensor.device",
@@ -1748,7 +1749,7 @@ CHECKS = [
                 {"data": [[1.0, 2.0]], "dtype": "float64"},
                 ["cpu", "sim:0", True],
             ),
-            Case(
+            labelled_case(
                 {
                     "en": "Tensor.device of a 0-d int64 tensor on cpu and on sim",
                     "zh": "0 维 int64 张量分别在 cpu 上和 sim 上时的 Tensor.device",
@@ -1764,7 +1765,7 @@ CHECKS = [
         "7.3",
         "factories with device=, set_default_device",  # en-only: the check's id (title=)
         Rows.of(
-            Case(
+            labelled_case(
                 {
                     "en": "zeros, ones, full, arange, eye, tensor, randn with device='sim'",
                     "zh": "zeros、ones、full、arange、eye、tensor、randn，传入 device='sim'",
@@ -1772,7 +1773,7 @@ CHECKS = [
                 {"default": False},
                 _factory_expected(False),
             ),
-            Case(
+            labelled_case(
                 {
                     "en": "the same after set_default_device('sim'), and a Linear's parameters",
                     "zh": "在 set_default_device('sim') 之后做同样的事，再加上一个 Linear 的参数",
@@ -1825,14 +1826,14 @@ CHECKS = [
         "7.4",
         "to() on the same device",  # en-only: the check's id (title=)
         Rows.of(
-            Case(
+            labelled_case(
                 {
                     "en": "x on cpu: x.to('cpu'), x.to(device('cpu')), x.cpu()",
                     "zh": "x 在 cpu 上：x.to('cpu')、x.to(device('cpu'))、x.cpu()",
                 },
                 {"where": "cpu"},
             ),
-            Case(
+            labelled_case(
                 {
                     "en": "s on sim: s.to('sim'), s.to(device('sim', 0)), s.to('sim:0')",
                     "zh": "s 在 sim 上：s.to('sim')、s.to(device('sim', 0))、s.to('sim:0')",

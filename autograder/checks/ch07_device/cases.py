@@ -17,10 +17,28 @@ from ...harness.api import Case
 from ...harness.language import LANGUAGES, Text, say
 
 
+class Label(dict):
+    """A case's label in every language (a ``Text``), hashable as a str label is: the tests
+    gather labels in sets."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+
+def labelled(text: Text) -> Text:
+    """``text`` as a label: a str as it is, a text in several languages a ``Label``."""
+    return text if isinstance(text, str) else Label(text)
+
+
 def both(write: Callable[[str], str]) -> Text:
     """A label in every language of the course: ``write(lang)`` writes it in ``lang`` (a case
     builder runs at import too, where ``tr`` would choose once for good)."""
-    return {lang: write(lang) for lang in LANGUAGES}
+    return Label({lang: write(lang) for lang in LANGUAGES})
+
+
+def labelled_case(label: Text, *args: Any) -> Case:
+    """A case whose label may be a text in several languages (see ``labelled``)."""
+    return Case(labelled(label), *args)
 
 
 # -- 7.1 --------------------------------------------------------------------------------------
@@ -112,7 +130,7 @@ def probe_case(state: str, devices: int = 0, words: Text = "") -> Case:
             lang,
         )
 
-    return Case(
+    return labelled_case(
         both(label),
         {"state": state, "devices": devices},
         {"available": available, "count": count, "state": state},
@@ -200,7 +218,7 @@ def whose_case(specs: list[dict], register: bool = False, label: Text = "") -> C
             lang,
         )
 
-    return Case(
+    return labelled_case(
         both(words),
         {"arrays": specs, "register": register},
         [whose_expected(s) for s in specs],
@@ -303,7 +321,7 @@ def move_case(
         "target": target,
         "order": order,
     }
-    return Case(text, {**inputs, "toy": toy} if toy else inputs, expected)
+    return labelled_case(text, {**inputs, "toy": toy} if toy else inputs, expected)
 
 
 # -- 7.4 --------------------------------------------------------------------------------------
@@ -313,7 +331,7 @@ def to_device_case(x: Any, w: Any, start: str, go: str, how: str = "to") -> Case
     x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
     call = {"to": f".to({go!r})", "device": f".to(sp.device({go!r}))", "cpu": ".cpu()"}[how]
     ends = "cpu" if go == "cpu" else "sim:0"
-    return Case(
+    return labelled_case(
         {
             "en": f"x a leaf on {start} of shape {x.shape}, y = x{call}, L = (y * y * w).sum() "
             f"with w on {go}, L.backward()",
@@ -336,7 +354,7 @@ def toy_case(x: Any, w: Any, start: str, index: int, label: Text = "") -> Case:
     """x on ``start`` through a registered toy device and back: the gradient is ``w``."""
     x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
     where = "cpu" if start == "cpu" else "sim:0"
-    return Case(
+    return labelled_case(
         label
         or {
             "en": f"a toy device registered; x a leaf on {start} of shape {x.shape}, y = "
@@ -351,7 +369,7 @@ def toy_case(x: Any, w: Any, start: str, index: int, label: Text = "") -> Case:
 
 def double_case(x: Any, start: str, go: str) -> Case:
     x = np.asarray(x, dtype=float)
-    return Case(
+    return labelled_case(
         {
             "en": f"x a leaf on {start}, y = x.to({go!r}), g = autograd.grad((y**3).sum(), x, "
             "create_graph=True), then g.sum().backward()",
@@ -410,7 +428,7 @@ def module_to_case(
         state["1.running_var"] = _eighths(rng, 0.5, 2, (2,))
         state["1.num_batches_tracked"] = int(rng.integers(2, 9))
         grads = {n: _eighths(rng, -2, 2, s) for n, s in MODULE_SHAPES.items()}
-    return Case(label, {"x": x, "target": target, "state": state, "grads": grads})
+    return labelled_case(label, {"x": x, "target": target, "state": state, "grads": grads})
 
 
 # -- 7.5 --------------------------------------------------------------------------------------
@@ -461,12 +479,12 @@ def mixed_case(op: str, places: list[str], base: Any = None) -> Case:
             a, b = base, 2 * base
             values = {"+": a + b, "-": a - b, "/": a / b, "@": a @ b, "*": a * b}.get(op, 6 * a)
         inputs = {"op": op, "places": places, "base": base}
-        return Case(text, inputs, {"error": None, "values": values})
+        return labelled_case(text, inputs, {"error": None, "values": values})
     message = (
         "Expected all tensors to be on the same device, but found at least two devices, "
         f"{distinct[0]} and {distinct[1]}! (in {OPS[op]})"  # en-only: PyTorch's message
     )
-    return Case(
+    return labelled_case(
         text,
         {"op": op, "places": places, "base": base},
         {"error": "RuntimeError", "message": message, "devices": distinct[:2], "op": OPS[op]},
@@ -534,7 +552,7 @@ def scatter_case(target: Any, index: Any, values: Any, places: dict) -> Case:
     np.add.at(want, idx, values)
     once[idx] += values  # a repeated position counted once: the mistake to name
     crossing = scatter_crossings(places, index)
-    return Case(
+    return labelled_case(
         _scatter_text(places, index),
         {"target": target, "index": index, "values": values, "places": places},
         {
@@ -551,7 +569,7 @@ def index_grad_case(x: Any, index: list, w: Any) -> Case:
     x, w = np.asarray(x, dtype=float), np.asarray(w, dtype=float)
     grad = np.zeros_like(x)
     np.add.at(grad, np.asarray(index), w)
-    return Case(
+    return labelled_case(
         {
             "en": f"x a leaf on sim of shape {x.shape}, L = (x[{index}] * w).sum(), L.backward()",
             "zh": f"x 是 sim 上形状为 {x.shape} 的叶子节点，L = (x[{index}] * w).sum()，"
@@ -592,7 +610,7 @@ def training_case(rng: np.random.Generator, batch: int, steps: int, label: Text 
     weights = [rng.uniform(-0.8, 0.8, s).round(3) for s in shapes]
     x, y = rng.uniform(-1, 1, (batch, 3)).round(3), rng.uniform(-1, 1, (batch, 2)).round(3)
     lr, mu = 0.1, 0.9
-    return Case(
+    return labelled_case(
         label
         or {
             "en": f"Linear(3, 4), Tanh, Linear(4, 2) on sim, a batch of {batch} on sim, {steps} "
@@ -611,7 +629,7 @@ def loader_case(n: int, batch_size: int, drop_last: bool, label: Text = "") -> C
     stops = range(0, n - (n % batch_size if drop_last else 0), batch_size)
     batches = [[x[i : i + batch_size], y[i : i + batch_size]] for i in stops]
     batches = [b for b in batches if len(b[0])]
-    return Case(
+    return labelled_case(
         label
         or {
             "en": f"DataLoader(TensorDataset(x, y), batch_size={batch_size}, "

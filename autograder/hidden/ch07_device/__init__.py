@@ -23,6 +23,7 @@ from ...checks.ch07_device.cases import (
     both,
     double_case,
     index_grad_case,
+    labelled,
     loader_case,
     mixed_case,
     module_to_case,
@@ -290,11 +291,14 @@ def _copies(rng: np.random.Generator) -> list[Case]:
     return [
         replace(
             to_device_case(x, w, start, go, how),
-            label={
-                "en": f"a 3-D leaf on {start} moved to {go} ({how}), (y * y * w).sum().backward()",
-                "zh": f"{start} 上的一个 3 维叶子节点移到 {go}（{how}），"
-                "(y * y * w).sum().backward()",
-            },
+            label=labelled(
+                {
+                    "en": f"a 3-D leaf on {start} moved to {go} ({how}), "
+                    "(y * y * w).sum().backward()",
+                    "zh": f"{start} 上的一个 3 维叶子节点移到 {go}（{how}），"
+                    "(y * y * w).sum().backward()",
+                }
+            ),
         )
         for start, go, how in rows
     ]
@@ -305,10 +309,12 @@ def _doubles(rng: np.random.Generator) -> list[Case]:
     return [
         replace(
             double_case(x, start, go),
-            label={
-                "en": f"a second derivative through {start} → {go}",
-                "zh": f"经由 {start} → {go} 的二阶导数",
-            },
+            label=labelled(
+                {
+                    "en": f"a second derivative through {start} → {go}",
+                    "zh": f"经由 {start} → {go} 的二阶导数",
+                }
+            ),
         )
         for start, go in (("cpu", "sim"), ("sim", "cpu"))
     ]
@@ -361,10 +367,12 @@ def _scatters(rng: np.random.Generator) -> list[Case]:
                 values[:6],
                 {"target": "sim", "index": "tuple-sim", "values": "sim"},
             ),
-            label={
-                "en": "scatter_add into a 2-D sim target with a tuple of sim index arrays",
-                "zh": "scatter_add 写入 sim 上的 2 维目标，索引是由 sim 数组组成的元组",
-            },
+            label=labelled(
+                {
+                    "en": "scatter_add into a 2-D sim target with a tuple of sim index arrays",
+                    "zh": "scatter_add 写入 sim 上的 2 维目标，索引是由 sim 数组组成的元组",
+                }
+            ),
         )
     )
     number = float(np.round(rng.uniform(-1, 1), 3))  # drawn last: the draws above stay
@@ -373,10 +381,12 @@ def _scatters(rng: np.random.Generator) -> list[Case]:
             scatter_case(
                 np.zeros(n), index, number, {"target": "sim", "index": "sim", "values": "scalar"}
             ),
-            label={
-                "en": "scatter_add with drawn repeats, a sim index, a Python float",
-                "zh": "scatter_add，索引有随机的重复，sim 索引，值是 Python float",
-            },
+            label=labelled(
+                {
+                    "en": "scatter_add with drawn repeats, a sim index, a Python float",
+                    "zh": "scatter_add，索引有随机的重复，sim 索引，值是 Python float",
+                }
+            ),
         )
     )
     return out
@@ -391,17 +401,21 @@ def _index_grads(rng: np.random.Generator) -> list[Case]:
     return [
         replace(
             index_grad_case(x, index, w),
-            label={
-                "en": "the gradient of x[index] with drawn repeats",
-                "zh": "x[index] 的梯度，索引有随机的重复",
-            },
+            label=labelled(
+                {
+                    "en": "the gradient of x[index] with drawn repeats",
+                    "zh": "x[index] 的梯度，索引有随机的重复",
+                }
+            ),
         ),
         replace(
             index_grad_case(flat, [0] * 4, [1.0, 2.0, 3.0, 4.0]),
-            label={
-                "en": "the gradient of x[[0, 0, 0, 0]] on sim",
-                "zh": "sim 上 x[[0, 0, 0, 0]] 的梯度",
-            },
+            label=labelled(
+                {
+                    "en": "the gradient of x[[0, 0, 0, 0]] on sim",
+                    "zh": "sim 上 x[[0, 0, 0, 0]] 的梯度",
+                }
+            ),
         ),
     ]
 
