@@ -303,7 +303,7 @@ def _refused(name: str) -> list[tuple]:
         )
         return tr(
             f"{name} of {what}: {did}, expected a TypeError naming its type{why}",
-            f"{what} 的 {name}：{did}，期望抛出指出其类型的 TypeError{why}",
+            f"对于{what}，{name}：{did}，期望抛出指出其类型的 TypeError{why}",
         )
 
     return [
@@ -314,7 +314,7 @@ def _refused(name: str) -> list[tuple]:
                 f"{name} of {array_text(case.inputs)} raised "
                 f"TypeError({got[name]['message']!r}), which does not name the type "
                 f"({case.expected['names']})",
-                f"{array_text(case.inputs)} 的 {name} 抛出了 "
+                f"对于{array_text(case.inputs)}，{name} 抛出了 "
                 f"TypeError({got[name]['message']!r})，但没有指出类型"
                 f"（{case.expected['names']}）",
             ),
@@ -344,7 +344,7 @@ def _device_words(case: Case, received: Any) -> str:
         )
     return tr(
         f"device_of of {array_text(case.inputs)} is {got[0]!r}, expected {want[0]!r}{hint}",
-        f"{array_text(case.inputs)} 的 device_of 是 {got[0]!r}，期望 {want[0]!r}{hint}",
+        f"对于{array_text(case.inputs)}，device_of 是 {got[0]!r}，期望 {want[0]!r}{hint}",
     )
 
 
@@ -352,7 +352,7 @@ def _namespace_words(case: Case, received: Any) -> str:
     got, want = received["array_module"]["value"], case.expected["xp"]
     text = tr(
         f"array_module of {array_text(case.inputs)} is {got[0]}, expected {want}",
-        f"{array_text(case.inputs)} 的 array_module 是 {got[0]}，期望 {want}",
+        f"对于{array_text(case.inputs)}，array_module 是 {got[0]}，期望 {want}",
     )
     if len(got) > 2 and got[2]:
         return tr(
@@ -373,7 +373,7 @@ def _namespace_words(case: Case, received: Any) -> str:
 def _backend_words(case: Case, received: Any) -> str:
     got, want = received["backend_of"]["value"], case.expected["backend"]
     text = tr(
-        f"backend_of of {array_text(case.inputs)}", f"{array_text(case.inputs)} 的 backend_of"
+        f"backend_of of {array_text(case.inputs)}", f"对于{array_text(case.inputs)}，backend_of"
     )
     if isinstance(got, dict):
         return tr(
@@ -399,7 +399,7 @@ WHOSE_OWNED = rules(
             f"{_unfound(case, got)} of {array_text(case.inputs)} raised TypeError: "
             f"{got[_unfound(case, got)]['message']} — but the registered "
             f"{case.expected['backend']} backend owns it: not every backend in BACKENDS was asked",
-            f"{array_text(case.inputs)} 的 {_unfound(case, got)} 抛出了 TypeError："
+            f"对于{array_text(case.inputs)}，{_unfound(case, got)} 抛出了 TypeError："
             f"{got[_unfound(case, got)]['message']} —— 但已注册的 "
             f"{case.expected['backend']} 后端拥有它：并没有逐一询问 BACKENDS 中的每个后端",
         ),
@@ -410,7 +410,7 @@ WHOSE_OWNED = rules(
             lambda case, got, name=name: tr(
                 f"{name} of {array_text(case.inputs)} raised "
                 f"{got[name]['error']}: {got[name]['message']}",
-                f"{array_text(case.inputs)} 的 {name} 抛出了 "
+                f"对于{array_text(case.inputs)}，{name} 抛出了 "
                 f"{got[name]['error']}：{got[name]['message']}",
             ),
         )

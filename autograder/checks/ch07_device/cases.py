@@ -540,7 +540,7 @@ def scatter_crossings(places: dict, index: Any) -> list[Text]:
             for k in range(len(index))
         ]
     if places["values"] == "numpy":
-        crossing.append({"en": "the NumPy values", "zh": "NumPy 的值"})
+        crossing.append({"en": "the NumPy values", "zh": "作为值的 NumPy 数组"})
     return crossing
 
 

@@ -96,9 +96,10 @@ def copy_rows(
             name = say(what(case, got) if callable(what) else what)
             cause = words[(direction, side)]
             cause = say(cause(case, got) if callable(cause) else cause)
+            spaced = f"{name} " if name[-1:].isascii() else name  # no space after a Chinese word
             return tr(
-                f"{name} made {counted(n, direction)}, expected {m}: {cause}",
-                f"{name} 造成了 {counted(n, direction)}，期望 {m} 次：{cause}",
+                f"{spaced}made {counted(n, direction)}, expected {m}: {cause}",
+                f"{spaced}造成了 {counted(n, direction)}，期望 {m} 次：{cause}",
             )
 
         return says
