@@ -31,13 +31,14 @@ smallest failing pair.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
 
 from ...harness.api import Blocked, Case, Check, Verdict, show
 from ...harness.gradcheck import sum_to
+from ...harness.language import Text, say, tr
 from ...harness.table import Field, Fields, Mistake, first, rules, where
 from ..ch02_tensor import (
     NODE,
@@ -68,48 +69,58 @@ from .catalog import (
 )
 
 
-def _tensor(function: str, whose: str) -> tuple:
+def _tensor(function: str, whose: Mapping[str, str]) -> tuple:
     """The rows every chapter-3 program's result meets first: a Tensor of ``whose`` dtype."""
     return (
         (
             lambda c, g: (not isinstance(g, dict) or "type_name" not in g) and (show(g),),
-            "expected a Tensor, received {0}",
+            {"en": "expected a Tensor, received {0}", "zh": "期望一个 Tensor，实际收到 {0}"},
         ),
         (
             lambda c, g: g["type_name"] != "Tensor",
-            function + " returned a {got[type_name]}, not a Tensor",
+            {
+                "en": function + " returned a {got[type_name]}, not a Tensor",
+                "zh": function + " 返回了 {got[type_name]}，而不是 Tensor",
+            },
         ),
         (
             lambda c, g: g["dtype"] != c.expected.dtype,
-            "expected dtype {want.dtype} (" + whose + "), received {got[dtype]}",
+            {
+                "en": "expected dtype {want.dtype} (" + whose["en"] + "), received {got[dtype]}",
+                "zh": "期望数据类型 {want.dtype}（" + whose["zh"] + "），实际收到 {got[dtype]}",
+            },
         ),
     )
 
 
-def _graph(unrecorded: str, path: str, expected: Any = None, words: str = "{}") -> Verdict:
+def _graph(unrecorded: Text, path: Text, expected: Any = None, words: Text = "{}") -> Verdict:
     """What reaches the input back through the result's graph (the record's ``pulled_back``):
     ``unrecorded`` where nothing does, else compared at the dtype's tolerance with
     ``expected(case)`` (default: ``case.expected.pulled_back``), a difference said as ``words``."""
     judged = Fields([Field("pulled_back", path, tolerance=tolerance, expected=expected)])
     return first(
         rules((lambda c, g: g.get("pulled_back") is None, unrecorded)),
-        lambda c, g: (text := judged(c, g)) and words.format(text),
+        lambda c, g: (text := judged(c, g)) and say(words).format(text),
     )
 
 
 # -- task 3.1: unbroadcast itself -------------------------------------------------------------
 
 
-PROBLEMS = {  # what the unbroadcast program reports, in words
-    "recursion": (
-        "unbroadcast called itself without end: sum_to_size (and Tensor.sum_to_size) run "
+PROBLEMS: dict[str, Text] = {  # what the unbroadcast program reports, in words
+    "recursion": {
+        "en": "unbroadcast called itself without end: sum_to_size (and Tensor.sum_to_size) run "
         "unbroadcast in their forward, so unbroadcast cannot use them; sum with "
-        "grad.sum(dim=..., keepdim=...)"
-    ),
-    "wrote into grad": (
-        "unbroadcast wrote into grad's array (read-only here): make new Tensors with "
-        "Tensor operations instead; in chapter 4 one gradient is handed to several nodes"
-    ),
+        "grad.sum(dim=..., keepdim=...)",
+        "zh": "unbroadcast 无休止地调用了自己：sum_to_size（以及 Tensor.sum_to_size）在前向计算中"
+        "会调用 unbroadcast，所以 unbroadcast 不能用它们；请用 grad.sum(dim=..., keepdim=...) 求和",
+    },
+    "wrote into grad": {  # en-only: the key is the code programs.unbroadcast returns
+        "en": "unbroadcast wrote into grad's array (read-only here): make new Tensors with "
+        "Tensor operations instead; in chapter 4 one gradient is handed to several nodes",
+        "zh": "unbroadcast 写入了 grad 的数组（这里它是只读的）：请改用张量运算生成新的 Tensor；"
+        "在第 4 章中，同一个梯度会被交给多个节点",
+    },
 }
 
 
@@ -119,34 +130,52 @@ def _shape_advice(case: Case, got: Any) -> str:
     grad, shape = tuple(case.expected.grad_shape), tuple(case.expected.shape)
     received, lead = tuple(got["shape"]), len(grad) - len(shape)
     if shape == grad:
-        return (
+        return tr(
             "nothing is to be summed here, and sum(dim=()) sums every axis: a sum over no "
-            "axes is to be skipped"
+            "axes is to be skipped",
+            "这里没有需要求和的轴，而 sum(dim=()) 会对所有轴求和：对零个轴的求和应当跳过",
         )
     stretched = [i for i, n in enumerate(shape) if n == 1 and grad[lead + i] != 1]
     if stretched and received == grad[lead:]:
         i = stretched[0]
-        return (
+        return tr(
             f"axis {i} of {shape} (size 1) lines up with grad's axis {lead + i} (size "
             f"{grad[lead + i]}), counting from the right: broadcasting stretched it, and it "
-            "was not summed"
+            "was not summed",
+            f"从右往左数，{shape} 的轴 {i}（大小为 1）与 grad 的轴 {lead + i}（大小为 "
+            f"{grad[lead + i]}）对齐：广播拉伸了这个轴，但它没有被求和",
         )
     if stretched and received == tuple(n for i, n in enumerate(shape) if i not in stretched):
-        return "the stretched size-1 axes were summed away: a stretched axis keeps its size 1"
+        return tr(
+            "the stretched size-1 axes were summed away: a stretched axis keeps its size 1",
+            "被拉伸的大小为 1 的轴被求和消掉了：被拉伸的轴应保留大小 1",
+        )
     for k in range(lead):
+        if received == grad[k:lead] + shape and k == 0 and lead == 1:
+            return tr(
+                f"grad's leading axis, which broadcasting put in front of {shape}, "
+                "was not summed away: a leading axis goes, whatever its size",
+                f"广播放在 {shape} 前面的 grad 的前导轴没有被求和消掉：前导轴不论大小都要消掉",
+            )
         if received == grad[k:lead] + shape and k == 0:
-            axes = "axis" if lead == 1 else f"{lead} axes"
-            return (
-                f"grad's leading {axes}, which broadcasting put in front of {shape}, "
-                f"{'was' if lead == 1 else 'were'} not summed away: a leading axis goes, "
-                "whatever its size"
+            return tr(
+                f"grad's leading {lead} axes, which broadcasting put in front of {shape}, "
+                "were not summed away: a leading axis goes, whatever its size",
+                f"广播放在 {shape} 前面的 grad 的 {lead} 个前导轴没有被求和消掉："
+                "前导轴不论大小都要消掉",
             )
         if received == grad[k:lead] + shape:
-            return (
+            return tr(
                 f"only {k} of grad's {lead} leading axes, which broadcasting put in front of "
-                f"{shape}, {'was' if k == 1 else 'were'} summed away: every leading axis goes"
+                f"{shape}, " + ("was" if k == 1 else "were") + " summed away: every leading "
+                "axis goes",
+                f"广播放在 {shape} 前面的 grad 的 {lead} 个前导轴中，只有 {k} 个被求和消掉了："
+                "每个前导轴都要消掉",
             )
-    return "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)"
+    return tr(
+        "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)",
+        "把前导轴求和消掉，并保留每个被拉伸的大小为 1 的轴（keepdim=True）",
+    )
 
 
 def _averaged(case: Case) -> Any:
@@ -163,33 +192,59 @@ def _averaged(case: Case) -> Any:
 unbroadcast_verdict = or_error(
     first(
         rules(
-            (lambda c, g: isinstance(g, dict) and PROBLEMS.get(g.get("problem")), "{0}"),
-            *_tensor("unbroadcast", "grad's"),
+            (
+                lambda c, g: (
+                    isinstance(g, dict)
+                    and (problem := PROBLEMS.get(g.get("problem")))
+                    and (say(problem),)
+                ),
+                "{0}",
+            ),
+            *_tensor("unbroadcast", {"en": "grad's", "zh": "与 grad 相同"}),
             (
                 lambda c, g: tuple(g["shape"]) != c.expected.shape and (tuple(g["shape"]),),
-                "unbroadcast returned shape {0}, not {want.shape}: {advice}",
+                {
+                    "en": "unbroadcast returned shape {0}, not {want.shape}: {advice}",
+                    "zh": "unbroadcast 返回的形状是 {0}，而不是 {want.shape}：{advice}",
+                },
             ),
             facts=lambda c, g: {"advice": _shape_advice(c, g)},
         ),
         Fields(
-            [Field("out", "result", tolerance=tolerance)],
+            [Field("out", {"en": "result", "zh": "结果"}, tolerance=tolerance)],
             mistakes=[
                 Mistake(
                     "out",
                     _averaged,
-                    "the leading axes were averaged, not summed: the gradients of the copies "
-                    "add up",
+                    {
+                        "en": "the leading axes were averaged, not summed: the gradients of the "
+                        "copies add up",
+                        "zh": "前导轴被求了平均，而不是求和：各个副本的梯度应当相加",
+                    },
                 )
             ],
             then=_graph(
-                "the result is not recorded by the graph as computed from grad: sum grad with "
-                "Tensor operations (grad.sum(dim=..., keepdim=...)), not its .data array, so "
-                "that chapter 4 can differentiate a backward pass",
-                "what reaches grad (h broadcast to grad's shape, for a sum of grad)",
-                words="the graph recorded for the result is not the sum it should be: a gradient "
-                "h sent back through it gives {}. A result computed outside the graph and "
-                "attached to it (+ grad.sum() * 0, say) has the right values but not their "
-                "gradient",
+                {
+                    "en": "the result is not recorded by the graph as computed from grad: sum "
+                    "grad with Tensor operations (grad.sum(dim=..., keepdim=...)), not its .data "
+                    "array, so that chapter 4 can differentiate a backward pass",
+                    "zh": "计算图没有记录结果是由 grad 算出来的：请用张量运算"
+                    "（grad.sum(dim=..., keepdim=...)）对 grad 求和，而不是对它的 .data 数组"
+                    "求和，这样第 4 章才能对反向传播再求导",
+                },
+                {
+                    "en": "what reaches grad (h broadcast to grad's shape, for a sum of grad)",
+                    "zh": "传回 grad 的梯度（结果是 grad 的和，所以它应是 h 广播到 grad 的形状）",
+                },
+                words={
+                    "en": "the graph recorded for the result is not the sum it should be: a "
+                    "gradient h sent back through it gives {}. A result computed outside the "
+                    "graph and attached to it (+ grad.sum() * 0, say) has the right values but "
+                    "not their gradient",
+                    "zh": "为结果记录的计算图不是它应有的求和：沿它传回梯度 h 得到的是 {}。"
+                    "在计算图之外算出、再挂到图上的结果（比如 + grad.sum() * 0）数值是对的，"
+                    "梯度却不对",
+                },
             ),
         ),
     )
@@ -227,10 +282,13 @@ def seam_verdict(case: Case, received: Any) -> str | Blocked | None:
     if problem := problem_in(SEAM, case, received):
         return Blocked(task, chapter_2_message(task, function, problem, case.expected.broadcast))
     text = grads_verdict(case, received)
-    return text and (
+    return text and tr(
         f"{text}. Node.backward sums what {function}.backward returns with your "
         f"unbroadcast: if unbroadcast(grad, shape) passes, {function}.backward "
-        f"(chapter 2, task {task}) is the suspect"
+        f"(chapter 2, task {task}) is the suspect",
+        f"{text}。Node.backward 会用你的 unbroadcast 对 {function}.backward 的返回值求和："
+        f"如果 unbroadcast(grad, shape) 通过了检查，嫌疑就在 {function}.backward"
+        f"（第 2 章，任务 {task}）",
     )
 
 
@@ -239,20 +297,34 @@ def chapter_2_message(task: str, function: str, problem: NodeProblem, broadcast:
     and in which part of chapter 2 (the report prints the case, and that ``make chapter-2``
     may still pass, on lines of their own)."""
     where = {
-        Part.INPUTS: "the given Tensor constructor (chapter 2)",
-        Part.OUTPUT: f"{function}'s output (its forward, chapter 2)",
-        Part.LOCAL_BACKWARD: f"{function}.backward (chapter 2, task {task})",
-        Part.HANDED_ON: f"what Node.backward hands on from {function}.backward (chapter 2, "
-        f"task {task})",
+        Part.INPUTS: tr(
+            "the given Tensor constructor (chapter 2)", "第 2 章给定的 Tensor 构造函数"
+        ),
+        Part.OUTPUT: tr(
+            f"{function}'s output (its forward, chapter 2)",
+            f"第 2 章中 {function} 的输出（它的前向计算）",
+        ),
+        Part.LOCAL_BACKWARD: tr(
+            f"{function}.backward (chapter 2, task {task})",
+            f"第 2 章任务 {task} 的 {function}.backward",
+        ),
+        Part.HANDED_ON: tr(
+            f"what Node.backward hands on from {function}.backward (chapter 2, task {task})",
+            f"第 2 章任务 {task} 中 Node.backward 从 {function}.backward 往下传的值",
+        ),
     }[problem.part]
     if not broadcast:
-        return f"{problem.text}. The bug is in {where}, on operands that do not broadcast"
-    if problem.part == Part.LOCAL_BACKWARD:
-        where += (
-            ", for operands of different shapes: each gradient has its input's shape, or a "
-            "shape the input broadcasts to"
+        return tr(
+            f"{problem.text}. The bug is in {where}, on operands that do not broadcast",
+            f"{problem.text}。错误出在{where}，在不广播的操作数上就已出现",
         )
-    return f"{problem.text}. The bug is in {where}"
+    if problem.part == Part.LOCAL_BACKWARD:
+        where += tr(
+            ", for operands of different shapes: each gradient has its input's shape, or a "
+            "shape the input broadcasts to",
+            "，针对形状不同的操作数：每个梯度的形状都应是对应输入的形状，或是该输入能广播到的形状",
+        )
+    return tr(f"{problem.text}. The bug is in {where}", f"{problem.text}。错误出在{where}")
 
 
 # -- task 3.3: expand, end to end ---------------------------------------------------------------
@@ -263,18 +335,21 @@ def _asked(case: Case, got: Any) -> tuple | None:
     the -1 that became the wrong size, if one did)."""
     if not isinstance(got, dict) or got.get("problem") != "broadcast":
         return None
-    found = re.search(r"does not broadcast to \(([\d, ]*)\)", got.get("message", ""))
+    pattern = r"does not broadcast to \(([\d, ]*)\)"  # en-only: the framework's error, matched
+    found = re.search(pattern, got.get("message", ""))
     asked = tuple(int(n) for n in found.group(1).replace(",", " ").split()) if found else None
     sizes, shape = case.inputs["sizes"], np.shape(case.inputs["data"])
     new = len(sizes) - len(shape)
     for i, size in enumerate(sizes):
         if asked and len(asked) == len(sizes) and size == -1 and i >= new:
             if asked[i] != shape[i - new]:
-                return asked, (
+                return asked, tr(
                     f": the -1 at position {i} became {asked[i]}, but it lines up with a's "
-                    f"axis {i - new} (size {shape[i - new]}), counting from the right"
+                    f"axis {i - new} (size {shape[i - new]}), counting from the right",
+                    f"：位置 {i} 上的 -1 变成了 {asked[i]}，但从右往左数，它与 a 的轴 {i - new}"
+                    f"（大小为 {shape[i - new]}）对齐",
                 )
-    return (asked or "a shape", "")
+    return (asked or tr("a shape", "某个形状"), "")
 
 
 # Task 3.3's ``expand``: value, dtype, and what reaches a back through the graph
@@ -283,16 +358,27 @@ expand_verdict = or_error(
         rules(
             (
                 _asked,
-                "expand asked broadcast_to for the shape {0}, and it raised RuntimeError "
-                "({got[message]}){1}",
+                {
+                    "en": "expand asked broadcast_to for the shape {0}, and it raised "
+                    "RuntimeError ({got[message]}){1}",
+                    "zh": "expand 向 broadcast_to 请求了形状 {0}，broadcast_to 抛出了 "
+                    "RuntimeError（{got[message]}）{1}",
+                },
             )
         ),
-        rules(*_tensor("expand", "a's")),
+        rules(*_tensor("expand", {"en": "a's", "zh": "与 a 相同"})),
         Fields(
             [Field("out", "out", tolerance=tolerance)],
             then=_graph(
-                "the result's graph does not lead back to a: build it from a with broadcast_to",
-                "∂L/∂a (the gradient a receives back through the graph)",
+                {
+                    "en": "the result's graph does not lead back to a: build it from a with "
+                    "broadcast_to",
+                    "zh": "结果的计算图没有通回 a：请用 broadcast_to 从 a 构造它",
+                },
+                {
+                    "en": "∂L/∂a (the gradient a receives back through the graph)",
+                    "zh": "∂L/∂a（a 经由计算图传回得到的梯度）",
+                },
                 lambda case: case.expected.grad,
             ),
         ),
@@ -315,6 +401,7 @@ CHECKS = [
             _broadcast_op_cases(name),
             op_programs.op,
             seam_verdict,
+            title={"zh": f"{CH02_OPS[name].expr}（广播）"},
         )
         for name in BROADCAST_OPS
     ],
@@ -337,6 +424,7 @@ CHECKS = [
             op_programs.second_order,
             second_order_verdict,
             requires=("3.1",),
+            title={"zh": "二阶导数：" + op.expr.replace("{shape}", "(shape)")},
         )
         for op in CATALOG
     ],

@@ -12,6 +12,7 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import sum_to, vjp
+from ...harness.language import Text, say, tr
 from ..ch02_tensor.cases import op_case
 from ..ch02_tensor.catalog import OPS as CH02_OPS
 from ..ch02_tensor.expected import ErrorExpected
@@ -55,9 +56,12 @@ def unbroadcast_case(
     random h sent back from the result through the graph must give grad (h broadcast)."""
     grad = rng.uniform(-2.0, 2.0, grad_shape).round(3).astype(dtype)
     h = upstream(rng, shape, dtype)
-    label = f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}"
+    label = tr(
+        f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}",
+        f"unbroadcast(grad, {shape})，其中 grad 的形状为 {grad_shape}",
+    )
     if dtype != "float64":
-        label += f", {dtype}"
+        label += tr(f", {dtype}", f"，{dtype}")
     expected = UnbroadcastExpected(
         out=sum_to(grad, shape),
         shape=shape,
@@ -72,7 +76,12 @@ def unbroadcast_error(grad_shape: Shape, shape: Shape) -> Case:
     """``unbroadcast(grad, shape)`` where ``shape`` does not broadcast to grad's: a
     RuntimeError naming both shapes."""
     return Case(
-        f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}: an error naming both shapes",
+        tr(
+            f"unbroadcast(grad, {shape}) with grad of shape {grad_shape}: an error naming both "
+            "shapes",
+            f"unbroadcast(grad, {shape})，其中 grad 的形状为 {grad_shape}："
+            "应抛出写明两个形状的错误",
+        ),
         {"grad": np.ones(grad_shape), "shape": list(shape), "expect_error": True},
         ErrorExpected([str(grad_shape), str(shape)], "RuntimeError"),
     )
@@ -108,7 +117,10 @@ def control_case(rng: np.random.Generator, name: str, layouts: Sequence[Layout])
     """The op on operands that do not broadcast: chapter 2's backward alone, labelled so."""
     op = CH02_OPS[name]
     first = op_case(op, rng, {}, list(layouts))
-    label = f"no broadcasting (chapter 2's task {op.task} alone): {first.label}"
+    label = tr(
+        f"no broadcasting (chapter 2's task {op.task} alone): {say(first.label)}",
+        f"不广播（只检查第 2 章的任务 {op.task}）：{say(first.label)}",
+    )
     return Case(label, first.inputs, first.expected)
 
 
@@ -123,27 +135,36 @@ def expand_case(rng: np.random.Generator, shape: Shape, sizes: Shape, dtype: str
     g = upstream(rng, target, dtype)
     (grad,) = vjp(lambda a: np.broadcast_to(a, target), [data], g)
     call = ", ".join(map(str, sizes))
-    label = f"a.expand({call}) with a of shape {shape}" + (
-        f", {dtype}" if dtype != "float64" else ""
+    kind = f", {dtype}" if dtype != "float64" else ""
+    label = tr(
+        f"a.expand({call}) with a of shape {shape}{kind}; then a's gradient, for a random g "
+        "sent back from the result",
+        f"a.expand({call})，其中 a 的形状为 {shape}{kind}；然后对从结果传回的随机 g 求 a 的梯度",
     )
-    label += "; then a's gradient, for a random g sent back from the result"
     expected = ExpandExpected(out=np.broadcast_to(data, target), dtype=dtype, grad=grad)
     return Case(label, {"data": data, "sizes": list(sizes), "upstream": g}, expected)
 
 
 # why each of expand's error cases must raise: named where it did not
-EXPAND_WHY = {
-    "-1 names a new leading axis": "a -1 keeps the size of a's axis it lines up with, and a "
-    "new leading axis lines up with none, so there is no size to keep",
-    "fewer sizes than axes": "expand never removes an axis, so it needs a size for every axis "
-    "a has",
+# (keyed by the English words of the case, ``catalog.EXPAND_ERRORS``)
+EXPAND_WHY: dict[str, Text] = {
+    "-1 names a new leading axis": {  # en-only: a key, the case's English words
+        "en": "a -1 keeps the size of a's axis it lines up with, and a new leading axis lines "
+        "up with none, so there is no size to keep",
+        "zh": "-1 表示保留与它对齐的 a 的轴的大小，而新增的前导轴不与 a 的任何轴对齐，"
+        "所以没有大小可以保留",
+    },
+    "fewer sizes than axes": {  # en-only: a key, the case's English words
+        "en": "expand never removes an axis, so it needs a size for every axis a has",
+        "zh": "expand 从不删除轴，所以 a 的每个轴都需要给出一个大小",
+    },
 }
 
 
 def expand_cases(
     pairs: Sequence[tuple[Shape, Shape]],
     float32_pair: tuple[Shape, Shape],
-    errors: Sequence[tuple[Shape, Shape, list[str], str]],
+    errors: Sequence[tuple[Shape, Shape, list[str], Text]],
 ) -> Callable[[np.random.Generator], list[Case]]:
     """``expand`` on each (shape, sizes) pair in float64, one pair in float32, then each
     error case (shape, sizes, what the message must name, what is wrong)."""
@@ -152,14 +173,17 @@ def expand_cases(
         out = [expand_case(rng, shape, sizes, "float64") for shape, sizes in pairs]
         out.append(expand_case(rng, *float32_pair, "float32"))
         for shape, sizes, naming, what in errors:
-            label = f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {what}"
+            label = tr(
+                f"a.expand({', '.join(map(str, sizes))}) with a of shape {shape}: {say(what)}",
+                f"a.expand({', '.join(map(str, sizes))})，其中 a 的形状为 {shape}：{say(what)}",
+            )
             inputs = {
                 "data": np.ones(shape),
                 "sizes": list(sizes),
                 "upstream": np.ones(()),
                 "expect_error": True,
             }
-            why = EXPAND_WHY.get(what, "")
+            why = EXPAND_WHY.get(say(what, "en"), "")
             out.append(Case(label, inputs, ErrorExpected(naming, "RuntimeError", why)))
         return out
 

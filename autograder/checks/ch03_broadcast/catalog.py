@@ -18,6 +18,7 @@ import numpy as np
 
 from ...harness.api import Case
 from ...harness.gradcheck import sum_to
+from ...harness.language import Text, tr
 from ..ch02_tensor.catalog import Layout, Op, Shape
 from ..ch02_tensor.catalog import error_case as ch02_error_case
 
@@ -93,7 +94,7 @@ ELEMENTWISE: list[list[Layout]] = [
     [((0, 3), "plain"), ((3,), "plain")],
     [((2, 0), "plain"), ((1,), "plain")],
     [((4, 3), "transposed"), ((4,), "plain")],
-    [((3,), "plain"), ((6, 3), "every other row")],
+    [((3,), "plain"), ((6, 3), "every other row")],  # en-only: a view's name (programs.VIEWS)
     [((64, 32), "plain"), ((32,), "plain")],
     [((16, 1, 32), "plain"), ((8, 1), "plain")],
 ]
@@ -159,7 +160,10 @@ CATALOG = [
         ),
         extra=[
             lambda: error_case(
-                "a.broadcast_to(2, 4) with a of shape (3,): an error naming both shapes",
+                tr(
+                    "a.broadcast_to(2, 4) with a of shape (3,): an error naming both shapes",
+                    "a.broadcast_to(2, 4)，其中 a 的形状为 (3,)：应抛出写明两个形状的错误",
+                ),
                 "broadcast_to",
                 (3,),
                 {"shape": (2, 4)},
@@ -191,7 +195,10 @@ CATALOG = [
         ),
         extra=[
             lambda: error_case(
-                "a.sum_to_size(4) with a of shape (2, 3): an error naming both shapes",
+                tr(
+                    "a.sum_to_size(4) with a of shape (2, 3): an error naming both shapes",
+                    "a.sum_to_size(4)，其中 a 的形状为 (2, 3)：应抛出写明两个形状的错误",
+                ),
                 "sum_to_size",
                 (2, 3),
                 {"shape": (4,)},
@@ -216,8 +223,18 @@ EXPAND: list[tuple[Shape, Shape]] = [
     ((1, 64), (32, -1)),
 ]
 
-EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], str]] = [
-    ((3,), (-1, 3), ["-1"], "-1 names a new leading axis"),
-    ((2, 3), (3,), [], "fewer sizes than axes"),
-    ((3,), (2, 4), ["(2, 4)"], "an error naming the shape asked for"),
+EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], Text]] = [
+    (
+        (3,),
+        (-1, 3),
+        ["-1"],
+        {"en": "-1 names a new leading axis", "zh": "-1 对应了一个新增的前导轴"},
+    ),
+    ((2, 3), (3,), [], {"en": "fewer sizes than axes", "zh": "给出的大小个数少于 a 的轴数"}),
+    (
+        (3,),
+        (2, 4),
+        ["(2, 4)"],
+        {"en": "an error naming the shape asked for", "zh": "应抛出写明所请求形状的错误"},
+    ),
 ]

@@ -43,7 +43,7 @@ def unbroadcast(sp, grad: Any, shape: list, upstream: Any = None, expect_error: 
         return {"problem": "recursion"}
     except ValueError as error:
         if "read-only" in str(error):
-            return {"problem": "wrote into grad"}
+            return {"problem": "wrote into grad"}  # en-only: a code the parent maps to words
         raise
     return _with_pull_back(sp, out, upstream, g)
 
@@ -57,7 +57,7 @@ def expand(sp, data: Any, sizes: list, upstream: Any, expect_error: bool = False
     try:
         out = a.expand(*sizes)
     except RuntimeError as error:  # the shape expand asked broadcast_to for: named
-        if "does not broadcast to" not in str(error):
+        if "does not broadcast to" not in str(error):  # en-only: the framework's error, matched
             raise
         return {"problem": "broadcast", "message": str(error)}
     return _with_pull_back(sp, out, upstream, a)

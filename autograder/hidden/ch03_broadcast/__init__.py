@@ -18,9 +18,10 @@ from ...checks.ch03_broadcast import catalog as public
 from ...checks.ch03_broadcast.cases import broadcast_op_case, expand_cases, unbroadcast_cases
 from ...checks.ch03_broadcast.catalog import CATALOG, Shape
 from ...harness.api import Case
+from ...harness.language import Text
 from ...harness.table import Hidden, hidden_checks
 
-P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"
+P, T, ROWS, COLS = "plain", "transposed", "every other row", "columns from 1"  # en-only: views
 OPS = {op.name: op for op in CATALOG}  # broadcast_to and sum_to_size
 
 # -- task 3.1: unbroadcast itself, as (grad's shape, shape) ------------------------------------
@@ -111,10 +112,23 @@ EXPAND: list[tuple[Shape, Shape]] = [
     ((1, 8, 1), (16, -1, 32)),
 ]
 
-EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], str]] = [
-    ((2,), (3, -1, 2), ["-1"], "-1 names the second of two new leading axes"),
-    ((1, 2, 3), (2, 3), [], "fewer sizes than axes"),
-    ((2, 3), (2, 5), ["(2, 5)"], "a size that is not 1 cannot change"),
+EXPAND_ERRORS: list[tuple[Shape, Shape, list[str], Text]] = [
+    (
+        (2,),
+        (3, -1, 2),
+        ["-1"],
+        {
+            "en": "-1 names the second of two new leading axes",
+            "zh": "-1 对应了两个新增前导轴中的第二个",
+        },
+    ),
+    ((1, 2, 3), (2, 3), [], {"en": "fewer sizes than axes", "zh": "给出的大小个数少于 a 的轴数"}),
+    (
+        (2, 3),
+        (2, 5),
+        ["(2, 5)"],
+        {"en": "a size that is not 1 cannot change", "zh": "大小不为 1 的轴不能改变大小"},
+    ),
 ]
 
 
@@ -126,22 +140,30 @@ CHECKS = hidden_checks(
         Hidden(
             "unbroadcast(grad, shape)",
             unbroadcast_cases(UNBROADCAST, float32=[((1, 5, 3), (1, 3))]),
-            "unbroadcast(grad, shape) (hidden: size-1 leading axes, square, 5-D)",
+            "unbroadcast(grad, shape) "
+            "(hidden: size-1 leading axes, square, 5-D)",  # en-only: the hidden check's id
+            title={"zh": "unbroadcast(grad, shape)（隐藏：大小为 1 的前导轴、方阵、5 维）"},
         ),
         Hidden(
             "a + b (broadcast)",
             _broadcast_op_cases,
-            "a + b, a - b, a * b, a / b, a @ b (hidden: both operands broadcast)",
+            "a + b, a - b, a * b, a / b, a @ b "
+            "(hidden: both operands broadcast)",  # en-only: the hidden check's id
+            title={"zh": "a + b、a - b、a * b、a / b、a @ b（隐藏：两个操作数都广播）"},
         ),
         Hidden(
             "a.broadcast_to(shape)",
             _shape_op_cases,
-            "a.broadcast_to(shape), a.sum_to_size(shape) (hidden: other shapes)",
+            "a.broadcast_to(shape), a.sum_to_size(shape) "
+            "(hidden: other shapes)",  # en-only: the hidden check's id
+            title={"zh": "a.broadcast_to(shape)、a.sum_to_size(shape)（隐藏：其他形状）"},
         ),
         Hidden(
             "a.expand(*sizes)",
             expand_cases(EXPAND, ((2, 1), (3, -1, 4)), EXPAND_ERRORS),
-            "a.expand(*sizes) (hidden: several new axes, -1 further in)",
+            "a.expand(*sizes) "
+            "(hidden: several new axes, -1 further in)",  # en-only: the hidden check's id
+            title={"zh": "a.expand(*sizes)（隐藏：多个新增轴，-1 在靠后的位置）"},
         ),
     ],
 )
