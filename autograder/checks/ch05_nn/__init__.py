@@ -2474,7 +2474,7 @@ def _epoch(case: Case, got: Any) -> dict:
         dict(differs=e is not None, batches=show(g), due_batches=show(w), item=item)
         | dict(twice=seen > due > 0, dropped=seen > due, never=seen < due)
         | dict(
-            times=tr("twice", "两次") if seen == 2 else tr(f"{seen} times", f"{seen} 次"),
+            times=tr("twice", "两次") if seen == 2 else tr(f"{seen} times", f" {seen} 次"),
             last=g and g[-1],
         )
         | dict(short=case.expected.drop_last and len(g) == len(w) + 1 and g[:-1] == w)
@@ -2555,7 +2555,7 @@ LOADER = rules(
         _is(_epoch, "twice"),
         {
             "en": "item {item} appeared {times}{epoch}: every item once per epoch",
-            "zh": "{epoch}数据项 {item} 出现了 {times}：每一轮中每项只出现一次",
+            "zh": "{epoch}数据项 {item} 出现了{times}：每一轮中每项只出现一次",
         },
     ),
     (
