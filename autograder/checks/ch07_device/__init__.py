@@ -766,21 +766,34 @@ def _how(case: Case) -> str:
     return tr("with device='sim'", "传入 device='sim'")
 
 
+FACTORY_NAMES = {  # a factory's name in the record (its key) and in the report
+    "tensor (int)": {"zh": "tensor（int）"},
+    "Linear's weight": {"zh": "Linear 的权重"},
+    "Linear's bias": {"zh": "Linear 的偏置"},
+}
+
+
+def _factory(case: Case) -> str:
+    """The factory's name as the report shows it."""
+    name = case.inputs["name"]
+    return say({"en": name, **FACTORY_NAMES.get(name, {})})
+
+
 FACTORY = first(  # one factory's tensor, its expectation a case of its own
     rules(
         (
             lambda case, got: not isinstance(got, dict),
             lambda case, got: tr(
-                f"{case.inputs['name']}: received {show(got)}",
-                f"{case.inputs['name']}：实际收到 {show(got)}",
+                f"{_factory(case)}: received {show(got)}",
+                f"{_factory(case)}：实际收到 {show(got)}",
             ),
         ),
         (
             lambda case, got: got["device"] != "sim:0" or got["kind"] != "sim",
             lambda case, got: tr(
-                f"{case.inputs['name']} {_how(case)} is on {got['device']} (a "
+                f"{_factory(case)} {_how(case)} is on {got['device']} (a "
                 f"{got['kind']} array), expected sim:0",
-                f"{case.inputs['name']}（{_how(case)}）在 {got['device']} 上（一个 "
+                f"{_factory(case)}（{_how(case)}）在 {got['device']} 上（一个 "
                 f"{got['kind']} 数组），期望在 sim:0 上",
             ),
         ),
@@ -788,9 +801,9 @@ FACTORY = first(  # one factory's tensor, its expectation a case of its own
             (
                 lambda case, got, key=key: got[key] != case.expected[key],
                 lambda case, got, key=key: tr(
-                    f"{case.inputs['name']} {_how(case)}: {key} "
+                    f"{_factory(case)} {_how(case)}: {key} "
                     f"{got[key]}, expected {case.expected[key]}",
-                    f"{case.inputs['name']}（{_how(case)}）：{key} 为 "
+                    f"{_factory(case)}（{_how(case)}）：{key} 为 "
                     f"{got[key]}，期望 {case.expected[key]}",
                 ),
             )
@@ -799,7 +812,7 @@ FACTORY = first(  # one factory's tensor, its expectation a case of its own
     ),
     lambda case, got: case.expected["values"] is not None and FACTORY_VALUES(case, got),
 )
-FACTORY_VALUES = Fields([Field("values", lambda case: case.inputs["name"], rtol=0, atol=0)])
+FACTORY_VALUES = Fields([Field("values", _factory, rtol=0, atol=0)])
 
 
 def _factories(case: Case, received: dict) -> Iterable[tuple[Case, Any]]:
