@@ -127,7 +127,8 @@ def _item_text(item: dict) -> str:
     elif spec.startswith("set:"):
         shown = "{" + ", ".join(spec[4:]) + "}"
     elif spec.startswith("gen:"):
-        shown = f"(a generator of {', '.join(spec[4:])})"
+        names = ", ".join(spec[4:])
+        shown = tr(f"(a generator of {names})", f"(由 {names} 组成的生成器)")
     elif spec.startswith("str:"):
         shown = f"[a, {spec[4:]!r}]"
     else:
