@@ -53,7 +53,10 @@ from ...checks.ch04_backward.exercises import (
 )
 from ...harness.table import Hidden, Rows, hidden_checks, row
 
-MIXED = "a random graph of every kind at once (None backwards, fan-in, repeats, two roots)"
+MIXED = {
+    "en": "a random graph of every kind at once (None backwards, fan-in, repeats, two roots)",
+    "zh": "一个同时包含各种情形的随机图（返回 None 的反向函数、扇入、重复、两个根节点）",
+}
 
 
 def _drawn(steps: int, leaves: int = 3):
@@ -71,7 +74,7 @@ def _hooked(rng: np.random.Generator):
     graph = random_graph(rng, 9)
     step = str(rng.choice([n for n in graph.nodes if n.startswith("t")]))
     return engine_case(
-        "a random graph with hooks",
+        {"en": "a random graph with hooks", "zh": "带钩子的随机图"},
         graph,
         rng,
         shown=False,
@@ -107,61 +110,112 @@ CHECKS = hidden_checks(
             "count_dependencies(roots)",
             Rows(
                 [
-                    count_row("a random graph", _drawn(16), shown=False),
-                    count_row("a random graph of two leaves", _drawn(20, 2), shown=False),
-                    count_row("a used by 12 nodes", lambda rng: wide(rng, 12)),
-                    count_row(MIXED, lambda rng: mixed_graph(rng, 18), False),
-                    count_row("a random graph whose leaf is a root too", _leaf_root, False),
-                    count_row("a root that another root reaches, listed last", root_above_root),
+                    count_row({"en": "a random graph", "zh": "随机图"}, _drawn(16), shown=False),
                     count_row(
-                        "the same root twice", lambda rng: repeated_root(rng, _drawn(8)), False
+                        {"en": "a random graph of two leaves", "zh": "有两个叶子节点的随机图"},
+                        _drawn(20, 2),
+                        shown=False,
+                    ),
+                    count_row(
+                        {"en": "a used by 12 nodes", "zh": "a 被 12 个节点使用"},
+                        lambda rng: wide(rng, 12),
+                    ),
+                    count_row(MIXED, lambda rng: mixed_graph(rng, 18), False),
+                    count_row(
+                        {
+                            "en": "a random graph whose leaf is a root too",
+                            "zh": "叶子节点同时也是根节点的随机图",
+                        },
+                        _leaf_root,
+                        False,
+                    ),
+                    count_row(
+                        {
+                            "en": "a root that another root reaches, listed last",
+                            "zh": "一个能被另一个根节点到达的根节点，排在最后",
+                        },
+                        root_above_root,
+                    ),
+                    count_row(
+                        {"en": "the same root twice", "zh": "同一个根节点出现两次"},
+                        lambda rng: repeated_root(rng, _drawn(8)),
+                        False,
                     ),
                 ]
             ),
-            "count_dependencies (hidden)",
+            "count_dependencies (hidden)",  # en-only: the hidden check's id
+            title={"zh": "count_dependencies（隐藏）"},
         ),
         Hidden(
-            "backward_pass: each vertex once, with its complete gradient",
+            "backward_pass: each vertex once, with its complete gradient",  # en-only: an id
             Rows(
                 [
-                    engine_row("a random graph", _drawn(16), shown=False),
+                    engine_row({"en": "a random graph", "zh": "随机图"}, _drawn(16), shown=False),
                     engine_row(
-                        "a random graph of two leaves", _drawn(20, 2), shown=False, repeats=2
+                        {"en": "a random graph of two leaves", "zh": "有两个叶子节点的随机图"},
+                        _drawn(20, 2),
+                        shown=False,
+                        repeats=2,
                     ),
-                    engine_row("a used by 12 nodes", lambda rng: wide(rng, 12)),
                     engine_row(
-                        "two roots sharing a subgraph, kept", shared, retain_graph=True, passes=2
+                        {"en": "a used by 12 nodes", "zh": "a 被 12 个节点使用"},
+                        lambda rng: wide(rng, 12),
                     ),
-                    engine_row("a layer, other data", layer),
+                    engine_row(
+                        {
+                            "en": "two roots sharing a subgraph, kept",
+                            "zh": "两个根节点共享一个子图，保留计算图",
+                        },
+                        shared,
+                        retain_graph=True,
+                        passes=2,
+                    ),
+                    engine_row({"en": "a layer, other data", "zh": "一层网络，换一组数据"}, layer),
                     engine_row(MIXED, lambda rng: mixed_graph(rng, 18), False),
                     engine_row(
-                        MIXED + ", built twice",
+                        {"en": MIXED["en"] + ", built twice", "zh": MIXED["zh"] + "，构建两次"},
                         lambda rng: mixed_graph(rng, 22, 2),
                         False,
                         repeats=2,
                     ),
-                    engine_row("a random graph whose leaf is a root too", _leaf_root, False),
                     engine_row(
-                        "the same root twice", lambda rng: repeated_root(rng, _drawn(10)), False
+                        {
+                            "en": "a random graph whose leaf is a root too",
+                            "zh": "叶子节点同时也是根节点的随机图",
+                        },
+                        _leaf_root,
+                        False,
                     ),
                     engine_row(
-                        "a root that another root reaches, listed last, hooked",
+                        {"en": "the same root twice", "zh": "同一个根节点出现两次"},
+                        lambda rng: repeated_root(rng, _drawn(10)),
+                        False,
+                    ),
+                    engine_row(
+                        {
+                            "en": "a root that another root reaches, listed last, hooked",
+                            "zh": "一个能被另一个根节点到达的根节点，排在最后，带钩子",
+                        },
                         root_above_root,
                         hooks=[("r1", "double"), ("r2", "observe")],
                     ),
                     _hooked,
                     engine_row(
-                        "a chain of 60, freed as the pass goes",
+                        {
+                            "en": "a chain of 60, freed as the pass goes",
+                            "zh": "60 个节点的链，随着传播的进行释放",
+                        },
                         lambda rng: tanh_chain(rng, 60),
                         False,
                         chain=True,
                     ),
                 ]
             ),
-            "backward_pass (hidden)",
+            "backward_pass (hidden)",  # en-only: the hidden check's id
+            title={"zh": "backward_pass（隐藏）"},
         ),
         Hidden(
-            "create_graph=True: second derivatives",
+            "create_graph=True: second derivatives",  # en-only: the public check's id
             Rows(
                 [
                     row(second_order_case, "cube", (3, 2)),
@@ -169,7 +223,8 @@ CHECKS = hidden_checks(
                     row(second_order_case, "cube", (2, 2), through_seed=True),
                 ]
             ),
-            "create_graph=True (hidden)",
+            "create_graph=True (hidden)",  # en-only: the hidden check's id
+            title={"zh": "create_graph=True（隐藏）"},
         ),
         Hidden(
             "accumulate(tensor, grad)",
@@ -181,12 +236,14 @@ CHECKS = hidden_checks(
                     row(accumulate_case, 3, (2, 2), preset=True, requires_grad=True),
                 ]
             ),
-            "accumulate (hidden)",
+            "accumulate (hidden)",  # en-only: the hidden check's id
+            title={"zh": "accumulate（隐藏）"},
         ),
         Hidden(
-            "c = a + b, backward twice",
+            "c = a + b, backward twice",  # en-only: the public check's id
             Rows([row(alias_case, 2, (3, 1)), row(alias_case, 4, ())]),
-            "c = a + b (hidden)",
+            "c = a + b (hidden)",  # en-only: the hidden check's id
+            title={"zh": "c = a + b（隐藏）"},
         ),
         Hidden(
             "seed(output, gradient)",
@@ -202,12 +259,14 @@ CHECKS = hidden_checks(
                     row(seed_case, (3,), requires_grad=True),
                 ]
             ),
-            "seed (hidden)",
+            "seed (hidden)",  # en-only: the hidden check's id
+            title={"zh": "seed（隐藏）"},
         ),
         Hidden(
-            "no_grad, enable_grad, set_grad_enabled",
+            "no_grad, enable_grad, set_grad_enabled",  # en-only: the public check's id
             lambda rng: [grad_mode_case(s, rng) for s in SCRIPTS],
-            "grad mode (hidden)",
+            "grad mode (hidden)",  # en-only: the hidden check's id
+            title={"zh": "梯度模式（隐藏）"},
         ),
         Hidden(
             "functional.jvp",
@@ -227,7 +286,8 @@ CHECKS = hidden_checks(
                     row(functional_case, "jvp", "cross_layer", 3, m=3),
                 ]
             ),
-            "jvp and hessian (hidden)",
+            "jvp and hessian (hidden)",  # en-only: the hidden check's id
+            title={"zh": "jvp 和 hessian（隐藏）"},
         ),
         # tasks 4.7 and 4.8 (course version 1.1): other functions, sizes and shapes
         Hidden(
@@ -241,10 +301,11 @@ CHECKS = hidden_checks(
                     row(minimum_case, 3, "float32"),
                 ]
             ),
-            "newton_step (hidden)",
+            "newton_step (hidden)",  # en-only: the hidden check's id
+            title={"zh": "newton_step（隐藏）"},
         ),
         Hidden(
-            "newton_step refuses: f not a scalar, a singular Hessian",
+            "newton_step refuses: f not a scalar, a singular Hessian",  # en-only: an id
             Rows(
                 [
                     row(refusal_case, "squares", (2, 2), why="scalar"),
@@ -252,10 +313,11 @@ CHECKS = hidden_checks(
                     row(refusal_case, "sum_squared", (3,), a=[0.87, 0.63, -0.99], why="singular"),
                 ]
             ),
-            "newton_step refuses (hidden)",
+            "newton_step refuses (hidden)",  # en-only: the hidden check's id
+            title={"zh": "newton_step 的拒绝情形（隐藏）"},
         ),
         Hidden(
-            "jit.trace: replayed values",
+            "jit.trace: replayed values",  # en-only: the public check's id
             Rows(
                 [
                     row(replay_case, "branch", positive=False),
@@ -263,22 +325,25 @@ CHECKS = hidden_checks(
                     row(replay_case, "poly", shapes=[(2, 3)]),
                 ]
             ),
-            "jit.trace replays (hidden)",
+            "jit.trace replays (hidden)",  # en-only: the hidden check's id
+            title={"zh": "jit.trace 重放（隐藏）"},
         ),
         Hidden(
-            "jit.trace: gradients through the replay",
+            "jit.trace: gradients through the replay",  # en-only: the public check's id
             Rows(
                 [
                     row(replay_case, "branch", gradients=True, positive=False),
                     row(replay_case, "layer", gradients=True, shapes=[(4,)]),
                 ]
             ),
-            "jit.trace gradients (hidden)",
+            "jit.trace gradients (hidden)",  # en-only: the hidden check's id
+            title={"zh": "jit.trace 梯度（隐藏）"},
         ),
         Hidden(
-            "jit.trace: other shapes refused",
+            "jit.trace: other shapes refused",  # en-only: the public check's id
             Rows([row(mismatch_case, "layer", [(3, 1)]), row(mismatch_case, "pair", [(2, 3)])]),
-            "jit.trace other shapes (hidden)",
+            "jit.trace other shapes (hidden)",  # en-only: the hidden check's id
+            title={"zh": "jit.trace 其他形状（隐藏）"},
         ),
     ],
 )
