@@ -289,7 +289,7 @@ def refusal_case(
     """A function newton_step must refuse: ``why`` says which problem (scalar, singular).
     ``x`` a tuple: a shape, x drawn (the label says so, without the values)."""
     params = {} if a is None else {"a": np.asarray(a, dtype=np.float64)}
-    with_a = "" if a is None else f", a = {list(a)}"
+    with_a = "" if a is None else tr(f", a = {list(a)}", f"，a = {list(a)}")
     if isinstance(x, tuple):
         at = tr(f"x drawn of shape {x}", f"x 随机抽取，形状为 {x}")
         x = np.round(rng.uniform(-2, 2, size=x), 2)
@@ -405,7 +405,7 @@ SHOWN = {
     "poly": "fn(x) = x * x * 0.5 + x * 3.0 - 1.0",
     "layer": {
         "en": "fn(x) = (W @ x).tanh(), W a weight that requires grad",
-        "zh": "fn(x) = (W @ x).tanh()，W 是需要梯度的权重",
+        "zh": "fn(x) = (W @ x).tanh()（W 是需要梯度的权重）",
     },
     "pair": "fn(x, y) = (x * y, (x + y).sum(0))",
     "shapes": "fn(x) = x.reshape(3, 2).transpose(0, 1) * c",
