@@ -396,7 +396,7 @@ def train_case(
     sub = next((i for _, i in walk_modules(t) if i and t["modules"][i]["children"]), 1)
     below = sorted({i for _, i in _subtree(t, sub)})
     expected = TrainExpected([paths.get(i, "?") for i in range(len(t["modules"]))], sub, below)
-    part = paths[sub] if shown else tr("a submodule", "某个子模块")
+    part = paths[sub] if shown else tr("a submodule", "<某个子模块>")
     label = tr(
         f"model.eval(), model.train(), then {part}.eval(), on {say(label)}",
         f"依次调用 model.eval()、model.train() 和 {part}.eval()，模型：{say(label)}",
