@@ -863,7 +863,7 @@ BUDGET = (
         {
             "en": "{what} read {1}'s _prev more than {0:,} times on {size}, and was stopped "
             "there: {cure}",
-            "zh": "{what} 在{size}上读取 {1} 的 _prev 超过了 {0:,} 次，已被中止：{cure}",
+            "zh": "{what} 在{size}上读取“{1}”的 _prev 超过了 {0:,} 次，已被中止：{cure}",
         },
     ),
     (
@@ -960,7 +960,7 @@ def _order(case: Case, got) -> str | None:
 def _before_input(graph: Graph, reach: set[int], position: dict, wrong: tuple) -> str:
     problem = tr(
         f"{graph.name(wrong[0])} comes before its input {graph.name(wrong[1])}",
-        f"{graph.name(wrong[0])} 排在了它的输入 {graph.name(wrong[1])} 之前",
+        f"{graph.name(wrong[0])} 排在了它的输入“{graph.name(wrong[1])}”之前",
     )
     reverse = {node: len(position) - 1 - i for node, i in position.items()}
     if _user_first(graph, reach, reverse) is None:
@@ -978,12 +978,12 @@ def _missing(graph: Graph, order: list[int], missing: list[int]) -> str:
     problem = (
         tr(
             f"{len(missing)} Values reachable from the root are missing, e.g. {first}",
-            f"缺少了 {len(missing)} 个从根节点可达的 Value，例如 {first}",
+            f"缺少了 {len(missing)} 个从根节点可达的 Value，例如“{first}”",
         )
         if missing[1:]
         else tr(
             f"{first} is missing, though it can be reached from the root",
-            f"缺少了 {first}，尽管从根节点可以到达它",
+            f"缺少了“{first}”，尽管从根节点可以到达它",
         )
     )
     data = [programs.node_data(n) for n in order]
@@ -992,7 +992,7 @@ def _missing(graph: Graph, order: list[int], missing: list[int]) -> str:
         problem += tr(
             f"; it holds the same number as {graph.name(order[data.index(lost)])}, yet it is "
             "another Value: tell Values apart by identity (a set of Values), never by their data",
-            f"；它与 {graph.name(order[data.index(lost)])} 持有相同的数，但它是另一个 Value："
+            f"；它与“{graph.name(order[data.index(lost)])}”持有相同的数，但它是另一个 Value："
             "请按对象本身（用一个 Value 的集合）区分 Value，而不要按它们的 data 区分",
         )
     return problem
@@ -1203,7 +1203,7 @@ backward_verdict = first(
             {
                 "en": "{0} cannot be reached from the root, yet its _backward ran: backward() "
                 "must visit only the Values its root was computed from",
-                "zh": "从根节点无法到达 {0}，它的 _backward 却运行了：backward() 只能访问计算"
+                "zh": "从根节点无法到达“{0}”，它的 _backward 却运行了：backward() 只能访问计算"
                 "根节点时用到的那些 Value",
             },
         ),
