@@ -25,6 +25,7 @@ The course repository's autograder guide has a worked example.
 from __future__ import annotations
 
 import math
+import re
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -135,13 +136,16 @@ def all_numbers(values: Any) -> bool:
     return isinstance(values, (list, tuple)) and all(map(is_number, values))
 
 
+_WIDE = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # a Chinese name is followed by "："
+
+
 def compare(
     received: Any, expected: Any, *, rtol: float, atol: float, path: str = ""
 ) -> str | None:
     """None when ``received`` matches ``expected``, else a message naming the first place
     where they differ. Numbers match within ``atol + rtol·|expected|``; dicts, lists and
     arrays match element by element; anything else must be equal."""
-    where = f"{path}: " if path else ""
+    where = (f"{path}：" if _WIDE.search(path) else f"{path}: ") if path else ""
     if isinstance(expected, Mapping):
         if not isinstance(received, Mapping):
             return where + tr(
