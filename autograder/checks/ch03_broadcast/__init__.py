@@ -241,7 +241,7 @@ unbroadcast_verdict = or_error(
                     "gradient h sent back through it gives {}. A result computed outside the "
                     "graph and attached to it (+ grad.sum() * 0, say) has the right values but "
                     "not their gradient",
-                    "zh": "为结果记录的计算图不是它应有的求和：沿它传回梯度 h 得到的是 {}。"
+                    "zh": "为结果记录的计算图不是它应有的求和：沿它传回梯度 h 时，{}。"
                     "在计算图之外算出、再挂到图上的结果（比如 + grad.sum() * 0）数值是对的，"
                     "梯度却不对",
                 },
