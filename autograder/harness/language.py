@@ -22,6 +22,15 @@ LANGUAGES = ("en", "zh")
 Text = str | Mapping[str, str]
 
 
+class Label(dict):
+    """A ``Text`` that can be hashed, as a str label can: a case's label written at import
+    (``Rows.of``), which tests gather in sets, or a text that keys a table. Never changed
+    once made."""
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return hash(tuple(sorted(self.items())))
+
+
 def language() -> str:
     """``SPARROW_LANG`` where it names a language of the course, else English."""
     wanted = os.environ.get("SPARROW_LANG", "en").strip().lower()

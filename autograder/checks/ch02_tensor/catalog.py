@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ...harness.api import Case
-from ...harness.language import tr
+from ...harness.language import Label, tr
 from . import programs
 from .expected import ErrorExpected
 
@@ -35,14 +35,6 @@ ELEMENTWISE_SHAPES: list[Layout] = [
     ((3, 5), "columns from 1"),
     ((24, 32), "plain"),
 ]
-
-
-class Label(dict):
-    """A row's label in both languages (a ``Text``, ``{"en": …, "zh": …}``) that can key the
-    rows of ``Op.exact``, ``Op.at`` and ``Op.far`` (never changed once made)."""
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted(self.items())))
 
 
 def draw(rng: np.random.Generator, shape: Shape, domain: str) -> np.ndarray:

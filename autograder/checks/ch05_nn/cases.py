@@ -21,17 +21,9 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case
-from ...harness.language import LANGUAGES, Text, say, tr
+from ...harness.language import LANGUAGES, Label, Text, say, tr
 
 SIGMAS = 6.0  # a correct solution is outside six standard deviations with p < 2e-9
-
-
-class Label(dict):
-    """A case's label in every language (a ``Text``), hashable as a str label is: the tests
-    gather labels in sets."""
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted(self.items())))
 
 
 def _cat(*parts: Text) -> Label:

@@ -14,15 +14,7 @@ from typing import Any
 import numpy as np
 
 from ...harness.api import Case
-from ...harness.language import LANGUAGES, Text, say
-
-
-class Label(dict):
-    """A case's label in every language (a ``Text``), hashable as a str label is: the tests
-    gather labels in sets."""
-
-    def __hash__(self) -> int:  # type: ignore[override]
-        return hash(tuple(sorted(self.items())))
+from ...harness.language import LANGUAGES, Label, Text, say
 
 
 def labelled(text: Text) -> Text:
