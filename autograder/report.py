@@ -192,11 +192,11 @@ def _yours_zh(tasks: str, task_id: str, leans_on_bugs: bool) -> str:
     """The "yours:" line in Chinese: what the rerun with the autograder's own tasks showed."""
     if leans_on_bugs:
         return (
-            f"这项检查用你的{tasks}时能通过，而{tasks}本身没有通过；换成评分器自带的{tasks}后"
+            f"这项检查用你的{tasks} 时能通过，而{tasks} 本身没有通过；换成评分器自带的{tasks} 后"
             f"它失败了（见上）：任务 {task_id} 依赖那个 bug（两个 bug 相互抵消），两个都要修"
         )
     return (
-        f"{tasks}也没有通过，所以这项检查换上评分器自带的{tasks}又运行了一次；它仍然失败"
+        f"{tasks} 也没有通过，所以这项检查换上评分器自带的{tasks} 又运行了一次；它仍然失败"
         f"（见上）：bug 在任务 {task_id} 里"
     )
 
@@ -256,12 +256,12 @@ def _standin_text(standins: Sequence[str], causes: Sequence[str]) -> str:
 def _standin_zh(mine: str, count: int, causes: Sequence[str]) -> str:
     """``_standin_text`` in Chinese."""
     if count == 1:
-        return f"{mine}也没有通过；换成评分器自带的{mine}后，这项检查通过了：先修好{mine}"
-    proved = f"{mine}也没有通过；换成评分器自带的版本后，这项检查通过了"
+        return f"{mine} 也没有通过；换成评分器自带的{mine} 后，这项检查通过了：先修好{mine}"
+    proved = f"{mine} 也没有通过；换成评分器自带的版本后，这项检查通过了"
     if not causes:
         return f"{proved}，换回你的任何一个也仍然通过：这几个任务同时出错才让它失败；先修好{mine}"
     back = " 或 ".join(f"你的任务 {c}" for c in causes)
-    return f"{proved}；换回{back}后它又失败了：先修好任务 {causes[0]}"
+    return f"{proved}；换回{back} 后它又失败了：先修好任务 {causes[0]}"
 
 
 def import_details(t: TaskVerdict, chapter: Chapter) -> list[str]:

@@ -70,3 +70,18 @@ def test_the_chinese_templates_fill_the_same_fields_as_the_english() -> None:
     for english, chinese in report_zh.TEMPLATES.items():
         assert sorted(fields.findall(english)) == sorted(fields.findall(chinese)), english
         assert CJK.search(chinese), english
+
+
+def test_a_space_between_chinese_and_a_task_number(zh: None) -> None:
+    """The stand-in lines put a space between a task's number and the Chinese after it
+    ("任务 4.2 也没有通过"), as every Chinese text of the course does."""
+    tight = re.compile(r"[0-9A-Za-z][\u4e00-\u9fff]")
+    texts = [
+        report._standin_text(["4.2"], ["4.2"]),
+        report._standin_text(["4.2", "4.6"], ["4.2"]),
+        report._standin_text(["4.2", "4.6"], []),
+        report._yours_zh(report._tasks_text(["4.2"]), "4.3", True),
+        report._yours_zh(report._tasks_text(["4.2", "4.6"]), "4.3", False),
+    ]
+    for text in texts:
+        assert CJK.search(text) and not tight.search(text), text
