@@ -187,6 +187,8 @@ def verdict(case, got):
         path.write_text(bad)
         (_, en, zh), _ = pairs(path)
         assert _fields(en) != _fields(zh)
+        path.write_text('X = tr("a b c d", "甲")\n\n\ndef f():\n    return tr("a b c d", "甲")\n')
+        assert [line.rsplit(":", 1)[1] for line in chosen_at_import(path)] == ["1"]
     finally:
         path.unlink()
 
@@ -215,3 +217,29 @@ def test_names_and_labels_in_chinese(chapter, monkeypatch) -> None:
             if PROSE.search(shown) and not CJK.search(shown):
                 missing.append(f"{check.name}: case {shown[:70]!r}")
     assert not missing, f"{len(missing)} English name(s) or label(s):\n" + "\n".join(missing)
+
+
+def chosen_at_import(path: Path) -> list[str]:
+    """Where ``path`` calls ``tr`` outside every function: at a module's or a class's top
+    level, when it is imported."""
+    tree = ast.parse(path.read_text())
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    early = []
+    for node in ast.walk(tree):
+        if not _is_tr(node):
+            continue
+        up = node
+        while id(up) in parents and not isinstance(up, (ast.FunctionDef, ast.Lambda)):
+            up = parents[id(up)]
+        if not isinstance(up, (ast.FunctionDef, ast.Lambda)):
+            early.append(f"{path.relative_to(REPO)}:{node.lineno}")
+    return early
+
+
+@pytest.mark.parametrize("path", sources(), ids=lambda p: str(p.relative_to(AUTOGRADER)))
+def test_no_language_is_chosen_at_import(path: Path) -> None:
+    """``tr`` is called inside a function (when the message is written), never at a module's
+    or a class's top level: a text kept from import is a ``Text``, said where it is shown
+    (a test, or a notebook's ``%env``, may choose the language after the import)."""
+    early = chosen_at_import(path)
+    assert not early, "tr(...) at import time:\n" + "\n".join(early)
