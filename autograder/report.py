@@ -6,7 +6,7 @@ import re
 import sys
 import textwrap
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from . import report_zh, versions
 from .checking import ChapterResult
@@ -118,10 +118,10 @@ def task_details(t: TaskVerdict) -> list[str]:
         return lines
     if t.status == Status.STARTED:
         done = [c.check.shown() for c in t.checks if c.passed]
-        lines += _indent("passing:", ", ".join(done))
+        lines += _indent("passing:", _names(done))
         # the functions met as stubs, with their files (a written one is never listed),
         # else the checks
-        to_write = t.unwritten_by_file or [", ".join(c.check.shown() for c in t.not_started)]
+        to_write = t.unwritten_by_file or [_names(c.check.shown() for c in t.not_started)]
         lines += _indent("to write:", "; ".join(to_write))
         lines += _indent("continue:", _tr("{section} of the notebook", section=t.task.section))
         return lines
@@ -150,7 +150,7 @@ def task_details(t: TaskVerdict) -> list[str]:
             "also:",
             _tr(
                 "other checks of this task that fail, perhaps for the same reason: {names}",
-                names=", ".join(others),
+                names=_names(others),
             ),
         )
     if problem.status == Status.BLOCKED:
@@ -186,6 +186,11 @@ def task_details(t: TaskVerdict) -> list[str]:
         ),
     )
     return lines
+
+
+def _names(names: Iterable[str]) -> str:
+    """Checks' names as a list: "a, b" (in Chinese "a；b": a name may hold commas)."""
+    return ("；" if language() == "zh" else ", ").join(names)
 
 
 def _yours_zh(tasks: str, task_id: str, leans_on_bugs: bool) -> str:

@@ -441,7 +441,7 @@ WRONG_LOCALS: dict[str, list[tuple[Text, Callable[[float], float]]]] = {
         (
             {
                 "en": "1 at the kink: relu'(0) is 0, as in PyTorch (§5)",
-                "zh": "1（在拐点处）：relu'(0) 是 0，与 PyTorch 一致（§5）",
+                "zh": "1（在折点处）：relu'(0) 是 0，与 PyTorch 一致（§5）",
             },
             lambda a: 1.0 if a == 0 else math.nan,
         ),

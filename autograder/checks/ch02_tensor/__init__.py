@@ -570,7 +570,8 @@ def second_order_verdict(case: Case, received: Any) -> str | None:
         for r, w in zip(reached, [e.to_grad_output, *e.to_inputs])
     ]
     problem = REACHED(case, {"to_grad_output": zeros[0], "to_inputs": zeros[1:]})
-    ran = ", ".join(f"{f}.backward" for f in received["functions"]) or tr("no node", "没有节点")
+    ran = tr(", ", "、").join(f"{f}.backward" for f in received["functions"])
+    ran = ran or tr("no node", "没有节点")
     return problem and tr(
         f"{problem} (the pull-back ran {ran}). The local backward must compute its gradients "
         "from grad_output and the saved tensors with Tensor operations only: a result computed "

@@ -155,13 +155,14 @@ def _shape_advice(case: Case, got: Any) -> str:
             return tr(
                 f"grad's leading axis, which broadcasting put in front of {shape}, "
                 "was not summed away: a leading axis goes, whatever its size",
-                f"广播放在 {shape} 前面的 grad 的前导轴没有被求和消掉：前导轴不论大小都要消掉",
+                f"grad 比 {shape} 多出的前导轴（广播时加在前面）没有被求和消掉："
+                "前导轴不论大小都要消掉",
             )
         if received == grad[k:lead] + shape and k == 0:
             return tr(
                 f"grad's leading {lead} axes, which broadcasting put in front of {shape}, "
                 "were not summed away: a leading axis goes, whatever its size",
-                f"广播放在 {shape} 前面的 grad 的 {lead} 个前导轴没有被求和消掉："
+                f"grad 比 {shape} 多出的 {lead} 个前导轴（广播时加在前面）没有被求和消掉："
                 "前导轴不论大小都要消掉",
             )
         if received == grad[k:lead] + shape:
@@ -169,8 +170,8 @@ def _shape_advice(case: Case, got: Any) -> str:
                 f"only {k} of grad's {lead} leading axes, which broadcasting put in front of "
                 f"{shape}, " + ("was" if k == 1 else "were") + " summed away: every leading "
                 "axis goes",
-                f"广播放在 {shape} 前面的 grad 的 {lead} 个前导轴中，只有 {k} 个被求和消掉了："
-                "每个前导轴都要消掉",
+                f"grad 比 {shape} 多出的 {lead} 个前导轴（广播时加在前面）中，只有 {k} 个被求和"
+                "消掉了：每个前导轴都要消掉",
             )
     return tr(
         "sum the leading axes away, and keep each stretched size-1 axis (keepdim=True)",
@@ -241,7 +242,7 @@ unbroadcast_verdict = or_error(
                     "gradient h sent back through it gives {}. A result computed outside the "
                     "graph and attached to it (+ grad.sum() * 0, say) has the right values but "
                     "not their gradient",
-                    "zh": "为结果记录的计算图不是它应有的求和：沿它传回梯度 h 时，{}。"
+                    "zh": "结果记录下的计算图不是一次求和：把梯度 h 沿它传回时，{}。"
                     "在计算图之外算出、再挂到图上的结果（比如 + grad.sum() * 0）数值是对的，"
                     "梯度却不对",
                 },

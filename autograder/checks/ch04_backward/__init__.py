@@ -1869,8 +1869,8 @@ CHECKS = [
                     {
                         "en": "gradients freed as the pass goes, on a chain of 40 tanh (x → t0 = "
                         "x.tanh() → … → t39 → out = t39.sum())",
-                        "zh": "随着传播的进行释放梯度，在一条由 40 个 tanh 组成的链上（x → t0 = "
-                        "x.tanh() → … → t39 → out = t39.sum()）",
+                        "zh": "随着传播的进行释放（节点保存的张量），在一条由 40 个 tanh "
+                        "组成的链上（x → t0 = x.tanh() → … → t39 → out = t39.sum()）",
                     },
                     lambda rng: tanh_chain(rng, 40),
                     chain=True,

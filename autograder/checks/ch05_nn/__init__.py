@@ -209,7 +209,7 @@ def _placed(case: Case, got: Any) -> dict:
     lost = next((n for n in due if n not in listed), None)
     went = next(
         (
-            tr(f" (it went to {say(PLACES[t])})", f"（它进了 {say(PLACES[t])}）")
+            tr(f" (it went to {say(PLACES[t])})", f"（实际去向：{say(PLACES[t])}）")
             for t in PLACES
             if lost in got[t]
         ),
@@ -818,8 +818,8 @@ def _walk(walked: Callable[[Case, Any], dict], keys: tuple) -> Verdict:
             {
                 "en": "{what} gives {short!r} where PyTorch gives {deep!r}: prefix each child's "
                 "names with its attribute name and a dot{falsy}",
-                "zh": "{what} 给出 {short!r}，而 PyTorch 给出 {deep!r}：在每个子模块的名字前加上"
-                "它的属性名和一个点{falsy}",
+                "zh": "{what} 给出 {short!r}，而 PyTorch 给出 {deep!r}：子模块产出的每个名字前，"
+                "都要加上该子模块在父模块中的属性名和一个点{falsy}",
             },
         ),
         (

@@ -965,7 +965,7 @@ resume_verdict = first(
                 "straight.*",
                 {
                     "en": "the same steps by an optimizer never saved nor loaded: params[{i}]",
-                    "zh": "由从未保存或加载的优化器走同样的步骤：params[{i}]",
+                    "zh": "让一个从未保存或加载过的优化器走同样的步数，params[{i}]",
                 },
                 tolerance=lambda case: TOLERANCE[_dtype(case, loose=True)],
                 expected=lambda case: [  # in the run's own dtype
@@ -1467,7 +1467,7 @@ NEVER_CYCLED = rules(  # a momentum (β₁) the same at every step
         {
             "en": "{m} is {0} at every step: {m} is never cycled (set it from the same phase "
             "and fraction)",
-            "zh": "{m} 每一步都是 {0}：{m} 从未循环变化（应根据同一阶段和进度来设置它）",
+            "zh": "{m} 每一步都是 {0}：{m} 从未循环变化（应与 lr 按同一个阶段和进度来设置它）",
         },
     ),
     facts=lambda case, got: {"m": _momentum(case)},

@@ -729,12 +729,12 @@ def trajectory_case(
     parts = [call_text((tr("Adam subclass", "Adam 子类") if contract else name), defaults)]
     if len(groups) > 1 or groups[0][1]:
         own = [f"{list(ix)} {opts or tr('defaults', '默认值')}" for ix, opts in groups]
-        parts.append(tr("groups ", "参数组 ") + "; ".join(own))
+        parts.append(tr("groups ", "参数组 ") + tr("; ", "；").join(own))
     kinds = ", ".join(f"{tuple(s)} {d}" for s, d in zip(shapes, dtypes))
     counts = _count(len(shapes), "parameter", "个参数"), _count(steps, "step", "步")
     parts.append(f"{counts[0]} ({kinds}){tr(', ', '，')}{counts[1]}")
     if nones:
-        parts.append(tr(f"{nones} gradients None", f"{nones} 个梯度为 None"))
+        parts.append(tr(f"{nones} gradients None", f"其中 {nones} 处梯度为 None"))
     if share:
         parts.append(
             tr("one gradient tensor given to two parameters", "同一个梯度张量给了两个参数")

@@ -136,7 +136,7 @@ probe_verdict = Fields(
                 "installed the answer is False, silently, and here the import of CuPy was not "
                 "inside what the probe catches",
                 "zh": "is_available() 或 device_count() 抛出了 {got[error]}：未安装 CuPy 时，"
-                "答案应是 False，而且不声不响；这里导入 CuPy 的语句不在探测捕获异常的范围之内",
+                "答案应是 False，而且静默地给出；这里导入 CuPy 的语句不在探测捕获异常的范围之内",
             },
         ),
         (
@@ -146,7 +146,7 @@ probe_verdict = Fields(
                 "the probe (CuPy missing, CUDARuntimeError, a kernel that cannot launch; not only "
                 "ImportError) is the answer False, silently",
                 "zh": "is_available() 或 device_count() 抛出了 {got[error]}：探测的每一种失败"
-                "（缺少 CuPy、CUDARuntimeError、内核无法启动；不只是 ImportError）都应不声不响地"
+                "（缺少 CuPy、CUDARuntimeError、内核无法启动；不只是 ImportError）都应静默地"
                 "给出答案 False",
             },
         ),
@@ -1732,7 +1732,7 @@ CHECKS = [
         Rows.of(*PROBES),
         programs.probe,
         probe_verdict,
-        title={"zh": "cuda.is_available：安静且缓存答案的探测"},
+        title={"zh": "cuda.is_available：静默且带缓存的探测"},
     ),
     Check(
         "7.2",

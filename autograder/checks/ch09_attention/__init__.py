@@ -664,7 +664,7 @@ cache_verdict = first(
                 "values.*",
                 {
                     "en": "the values update call {i} returned",
-                    "zh": "第 {i} 次调用 update 返回的值",
+                    "zh": "第 {i} 次调用 update 返回的 value（值张量）",
                 },
                 0,
                 0,

@@ -122,7 +122,7 @@ SOFTMAX_WORDS = {
             "zeros"
         ),
         "zh": (
-            "所有分数都是 −∞ 的行得到了 nan（减去它的最大值 −∞ 时是 −∞ − (−∞)，用它为 0 的和去除时"
+            "所有分数都是 −∞ 的行得到了 nan（减去它的最大值 −∞ 时是 −∞ − (−∞)，再除以为 0 的行和时"
             "是 0 / 0）：这样的行没有权重可分，应得到全零"
         ),
     },
@@ -1591,7 +1591,10 @@ CACHE_WORDS = {
             "update returned only the new values: it returns every value kept so far, the new "
             "ones appended along the positions (axis −2)"
         ),
-        "zh": "update 只返回了新的值：它应返回迄今保存的全部值，新的值沿位置（轴 −2）追加在后",
+        "zh": (
+            "update 只返回了新的 value：它应返回迄今保存的全部 value，"
+            "新的 value 沿位置轴（轴 −2）追加在末尾"
+        ),
     },
     "keys new": {
         "en": "update returned only the new keys: it returns every key kept so far",

@@ -278,12 +278,12 @@ _exp_log_cases = _unary_rows(
 _activation_cases = _unary_rows(
     [
         (
-            {"en": "x = 0, the kink: relu'(0) = 0", "zh": "x = 0，即拐点：relu'(0) = 0"},
+            {"en": "x = 0, the kink: relu'(0) = 0", "zh": "x = 0，即折点：relu'(0) = 0"},
             "relu",
             0.0,
             False,
         ),
-        ({"en": "x = 0, the kink", "zh": "x = 0，即拐点"}, "relu", 0.0, True),
+        ({"en": "x = 0, the kink", "zh": "x = 0，即折点"}, "relu", 0.0, True),
         ({"en": "a small x", "zh": "x 很小"}, "tanh", (-1, 1, 1e-3), False),
         (
             {"en": "a small negative x", "zh": "x 为很小的负数"},
@@ -575,7 +575,7 @@ CHECKS = hidden_checks(
             _activation_cases,
             "Value.tanh(), .sigmoid(), .relu() "
             "(hidden: kink, saturation, tiny inputs)",  # en-only: the hidden check's id
-            title={"zh": "Value.tanh()、.sigmoid()、.relu()（隐藏：拐点、饱和、极小的输入）"},
+            title={"zh": "Value.tanh()、.sigmoid()、.relu()（隐藏：折点、饱和、极小的输入）"},
         ),
         Hidden(
             "topological_order",
