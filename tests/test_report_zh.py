@@ -85,3 +85,18 @@ def test_a_space_between_chinese_and_a_task_number(zh: None) -> None:
     ]
     for text in texts:
         assert CJK.search(text) and not tight.search(text), text
+
+
+def test_two_asides_in_a_row_are_one_in_chinese(zh: None) -> None:
+    """A field's known mistake after compare's own aside: "（a；b）", not "（a）（b）"."""
+    import numpy as np
+
+    from autograder.harness.api import Case
+    from autograder.harness.table import Field, Fields, Mistake
+
+    verdict = Fields(
+        [Field("g", "x.grad")],
+        [Mistake("g", lambda case: 2 * case.expected["g"], {"en": "twice", "zh": "加了两次"})],
+    )
+    message = verdict(Case("c", {}, {"g": np.array([1.0, 2.0])}), {"g": np.array([2.0, 4.0])})
+    assert message.endswith("（实际收到的值恰好是期望值的两倍；加了两次）"), message

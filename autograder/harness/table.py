@@ -225,7 +225,7 @@ class Fields:
             rtol, atol = f.tolerances(case)
             problem = compare(got, f.want(case), rtol=rtol, atol=atol, path=f.label(case))
             if problem:
-                return problem + self.diagnosis(case, f, got)
+                return _then(problem, self.diagnosis(case, f, got))
         return self.then(case, received) if self.then else None
 
     def diagnosis(self, case: Case, f: Field, got: Any) -> str:
@@ -254,6 +254,14 @@ class Fields:
 def _aside(words: str) -> str:
     """ " (words)", in Chinese "（words）"."""
     return tr(f" ({words})", f"（{words}）")
+
+
+def _then(problem: str, aside: str) -> str:
+    """``problem`` and the ``aside`` after it; in Chinese two asides in a row are one,
+    "（a；b）", not "（a）（b）"."""
+    if problem.endswith("）") and aside.startswith("（"):
+        return f"{problem[:-1]}；{aside[1:]}"
+    return problem + aside
 
 
 @dataclass(frozen=True)
