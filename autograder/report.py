@@ -11,7 +11,7 @@ from collections.abc import Iterable, Sequence
 from . import report_zh, versions
 from .checking import ChapterResult
 from .course import CHAPTERS, Chapter
-from .language import language
+from .language import WIDE, language
 from .status import Status
 from .verdict import Blame, CheckVerdict, TaskVerdict, chapter_of
 
@@ -68,8 +68,8 @@ def _ljust(text: str, width: int) -> str:
 
 _NO_LINE_START = "，。、：；！？）」』”"  # Chinese punctuation never begins a line
 _NO_LINE_END = "（「『“"  # nor does an opening bracket end one
-_WIDE = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"  # CJK characters and punctuation
-_TOKEN = re.compile(rf"[{_WIDE}]|[^\s{_WIDE}]+\s*|\s+")  # one wide character, or a word
+
+_TOKEN = re.compile(rf"[{WIDE}]|[^\s{WIDE}]+\s*|\s+")  # one wide character, or a word
 
 
 def wrap(text: str, width: int) -> list[str]:

@@ -78,15 +78,6 @@ TEMPLATES = {
     "this check requires task {other}, which fails; fix task {other} first": (
         "这项检查依赖任务 {other}，而它没有通过：先修好任务 {other}"
     ),
-    # a task's status
-    "not started": "未开始",
-    "passed": "通过",
-    "failed": "未通过",
-    "timed out": "超时",
-    "crashed": "崩溃",
-    "flooded": "输出过多",
-    "forged": "伪造了输出",
-    "import error": "导入错误",
     # a tree older than the course (a versioned report) and the course map (``make progress``)
     "new in v{version}": "v{version} 新增",
     "passes v{v}, fails a v{newest} check": "按 v{v} 通过，但没通过一项 v{newest} 的检查",

@@ -1,8 +1,9 @@
 """Every message the checks write is in both languages (issue 33): read from the source.
 
 A string with words in it (three English words in a row) anywhere in the checks, the hidden
-checks or the harness is either a docstring, an error for the course's maintainers (a
-``raise`` or an ``assert``: a declaration's mistake, never a student's), marked ``# en-only``
+checks or the harness is either a docstring, a check's name (its identity: the Chinese is its
+``title``), an error for the course's maintainers (a ``raise`` or an ``assert``: a
+declaration's mistake, never a student's), marked ``# en-only``
 with its reason (a PyTorch message a program matches, code that reads like words), or one
 half of a pair: ``tr(en, zh)`` (chosen when the message is written) or ``{"en": …, "zh": …}``
 (a stored ``Text``). Each pair's Chinese is Chinese, and interpolates what the English does:
@@ -92,13 +93,31 @@ def _fields(node: ast.AST) -> list[str]:
     return sorted(found)
 
 
+def _identities(tree: ast.AST) -> set[int]:
+    """The strings that name a check: ``Check``'s name (and ``id``), ``Hidden``'s ``of`` and
+    ``name``. They stay English, since a check's cases are seeded from its name and hidden
+    rows point at it; its Chinese name is ``title`` (``test_names_and_labels_in_chinese``)."""
+    found = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+            continue
+        if node.func.id == "Check":
+            names = [*node.args[1:2], *(k.value for k in node.keywords if k.arg in ("name", "id"))]
+        elif node.func.id == "Hidden":
+            names = [*node.args[:1], *(k.value for k in node.keywords if k.arg in ("of", "name"))]
+        else:
+            continue
+        found |= {id(n) for n in names if isinstance(n, ast.Constant)}
+    return found
+
+
 def unpaired(path: Path) -> list[str]:
     """``path``'s strings with words that no pair, docstring, raise or mark accounts for."""
     source = path.read_text()
     tree = ast.parse(source)
     lines = source.splitlines()
     parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
-    skip = _docstrings(tree)
+    skip = _docstrings(tree) | _identities(tree)
     found = []
     for node in ast.walk(tree):
         if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
@@ -175,6 +194,7 @@ def verdict(case, got):
     a = tr(f"the gradient of {x} is wrong", f"{x} 的梯度不对")
     b = {"en": "the bias is not added", "zh": "没有加上偏置"}
     c = "the graph has a cycle here"  # en-only: a planted exemption
+    d = Check("1.1", "the name of a check", cases, program)
     return f"the weight is stored as {w}"
 '''
     path = REPO / "build" / "planted_messages.py"

@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from .language import Text, say, tr
+from .language import WIDE, Text, say, tr
 from .wire import Opaque
 
 # a verdict: None (the case passes), the problem in words, or a problem another task causes
@@ -136,7 +136,7 @@ def all_numbers(values: Any) -> bool:
     return isinstance(values, (list, tuple)) and all(map(is_number, values))
 
 
-_WIDE = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")  # a Chinese name is followed by "："
+_WIDE = re.compile(f"[{WIDE}]")  # a Chinese name is followed by "："
 
 
 def compare(

@@ -18,6 +18,8 @@ from collections.abc import Mapping
 
 LANGUAGES = ("en", "zh")
 
+WIDE = "\u2e80-\u9fff\u3000-\u303f\uff00-\uffef"  # CJK characters and punctuation (a regex class)
+
 # a message a student reads: English, or the same message in several languages
 Text = str | Mapping[str, str]
 

@@ -299,7 +299,7 @@ CHECKS = [
     Check("1.7", "topological_order", _topo_cases, programs.topo, topo_verdict),
     Check(
         "1.8",
-        "backward() with given local derivatives",  # en-only: the check's id (title: its Chinese)
+        "backward() with given local derivatives",
         _backward_cases,
         programs.backward,
         backward_verdict,

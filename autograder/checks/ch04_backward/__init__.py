@@ -1747,7 +1747,7 @@ CHECKS = [
     ),
     Check(
         "4.1",
-        "count_dependencies on chains of up to 100,000 nodes",  # en-only: the check's id
+        "count_dependencies on chains of up to 100,000 nodes",
         lambda rng: [chain_count_case(1_000), chain_count_case(100_000)],
         programs.chain_counts,
         chain_count_verdict,
@@ -1755,7 +1755,7 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "backward_pass: each vertex once, with its complete gradient",  # en-only: the check's id
+        "backward_pass: each vertex once, with its complete gradient",
         Rows(
             [
                 engine_row(
@@ -1820,7 +1820,7 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "backward_pass: hooks",  # en-only: the check's id
+        "backward_pass: hooks",
         Rows(
             [
                 engine_row(
@@ -1857,7 +1857,7 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "backward_pass: retain_graph and freeing",  # en-only: the check's id
+        "backward_pass: retain_graph and freeing",
         Rows(
             [
                 engine_row({"en": "released after use", "zh": "用后即释放"}, layer),
@@ -1885,7 +1885,7 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "backward_pass: the same bits every time",  # en-only: the check's id
+        "backward_pass: the same bits every time",
         Rows(
             [
                 engine_row(
@@ -1907,7 +1907,7 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "backward_pass on chains of up to 100,000 nodes",  # en-only: the check's id
+        "backward_pass on chains of up to 100,000 nodes",
         lambda rng: [chain_backward_case(1_000), chain_backward_case(100_000)],
         programs.chain_backward,
         chain_backward_verdict,
@@ -1916,10 +1916,7 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        (
-            "backward_pass inside a local backward (a node whose backward runs "  # en-only: id
-            "backward_pass)"
-        ),
+        ("backward_pass inside a local backward (a node whose backward runs backward_pass)"),
         Rows(
             [
                 engine_row({"en": "re-entrant", "zh": "重入"}, checkpointed),
@@ -1933,7 +1930,7 @@ CHECKS = [
     ),
     Check(
         "4.2",
-        "create_graph=True: second derivatives",  # en-only: the check's id
+        "create_graph=True: second derivatives",
         Rows(
             [
                 row(second_order_case, "cube"),
@@ -1968,7 +1965,7 @@ CHECKS = [
     ),
     Check(
         "4.3",
-        "c = a + b, backward twice",  # en-only: the check's id
+        "c = a + b, backward twice",
         Rows(
             [
                 row(alias_case, 1),
@@ -2005,7 +2002,7 @@ CHECKS = [
     ),
     Check(
         "4.4",
-        "out.backward(): leaves keep .grad, retain_grad()",  # en-only: the check's id
+        "out.backward(): leaves keep .grad, retain_grad()",
         Rows(
             [
                 lambda rng: kept_case(

@@ -725,7 +725,7 @@ EXERCISES = [
     ),
     Check(
         "4.7",
-        "newton_step lands on a quadratic's minimum",  # en-only: the check's id
+        "newton_step lands on a quadratic's minimum",
         Rows([row(minimum_case, 2), row(minimum_case, 4)]),
         programs.newton,
         MINIMUM,
@@ -735,7 +735,7 @@ EXERCISES = [
     ),
     Check(
         "4.7",
-        "newton_step refuses: f not a scalar, a singular Hessian",  # en-only: the check's id
+        "newton_step refuses: f not a scalar, a singular Hessian",
         Rows(
             [
                 row(refusal_case, "squares", [1.0, 2.0], why="scalar"),
@@ -758,7 +758,7 @@ EXERCISES = [
     ),
     Check(
         "4.8",
-        "jit.trace: replayed values",  # en-only: the check's id
+        "jit.trace: replayed values",
         Rows(
             [
                 row(replay_case, "poly"),
@@ -775,7 +775,7 @@ EXERCISES = [
     ),
     Check(
         "4.8",
-        "jit.trace: gradients through the replay",  # en-only: the check's id
+        "jit.trace: gradients through the replay",
         Rows(
             [
                 row(replay_case, "poly", gradients=True),
@@ -792,7 +792,7 @@ EXERCISES = [
     ),
     Check(
         "4.8",
-        "jit.trace: other shapes refused",  # en-only: the check's id
+        "jit.trace: other shapes refused",
         Rows(
             [
                 row(mismatch_case, "poly", [(1,)]),

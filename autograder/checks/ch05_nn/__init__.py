@@ -2776,7 +2776,7 @@ DEEP = {"en": "four levels with buffers", "zh": "带缓冲区的四层模型"}
 CHECKS = [
     Check(
         "5.1",
-        "Module.__setattr__: registration",  # en-only: its identity
+        "Module.__setattr__: registration",
         Rows.of(*[registration_case(s) for s in REGISTRATION]),
         programs.registration,
         REGISTRATION_VERDICT,
@@ -2784,7 +2784,7 @@ CHECKS = [
     ),
     Check(
         "5.2",
-        "Linear: PyTorch's default initialisation",  # en-only: its identity
+        "Linear: PyTorch's default initialisation",
         Rows.of(
             linear_init_case(256, 64, seed=1),
             linear_init_case(16, 2048, seed=2),
@@ -2797,7 +2797,7 @@ CHECKS = [
     ),
     Check(
         "5.2",
-        "Linear: LinearFunction's forward and backward",  # en-only: its identity
+        "Linear: LinearFunction's forward and backward",
         Rows(
             [
                 row(linear_forward_case, (4, 3), 2),
@@ -2839,7 +2839,7 @@ CHECKS = [
     ),
     Check(
         "5.3",
-        "named_parameters and named_buffers",  # en-only: its identity
+        "named_parameters and named_buffers",
         Rows(
             [
                 on_tree(members_case, NET, model_tree),
@@ -2862,7 +2862,7 @@ CHECKS = [
     ),
     Check(
         "5.3",
-        "train and eval",  # en-only: its identity
+        "train and eval",
         Rows(
             [
                 on_tree(train_case, NET, model_tree),
@@ -2877,7 +2877,7 @@ CHECKS = [
     ),
     Check(
         "5.4",
-        "Sequential and ModuleList",  # en-only: its identity
+        "Sequential and ModuleList",
         Rows(
             [
                 row(container_case, "sequential", 3),
@@ -2939,7 +2939,7 @@ CHECKS = [
     ),
     Check(
         "5.6",
-        "softmax and log_softmax",  # en-only: its identity
+        "softmax and log_softmax",
         Rows(
             [
                 row(softmax_case, f, shape, dim, dtype=dtype)
@@ -2959,7 +2959,7 @@ CHECKS = [
     ),
     Check(
         "5.6",
-        "softmax and log_softmax at large logits",  # en-only: its identity
+        "softmax and log_softmax at large logits",
         Rows.of(
             softmax_case(None, "softmax", x=[[1000.0, 0.0]]),
             softmax_case(None, "log_softmax", x=[[1000.0, 0.0]]),
@@ -2997,7 +2997,7 @@ CHECKS = [
     ),
     Check(
         "5.8",
-        "xavier and kaiming",  # en-only: its identity
+        "xavier and kaiming",
         Rows.of(
             init_case("xavier_uniform_", (50, 200), 1),
             init_case("xavier_normal_", (200, 50), 2),
@@ -3033,7 +3033,7 @@ CHECKS = [
     ),
     Check(
         "5.9",
-        "nn.Dropout in train() and eval()",  # en-only: its identity
+        "nn.Dropout in train() and eval()",
         Rows(
             [
                 row(dropout_case, (4, 5), 0.5, training=False, module=True),
@@ -3098,7 +3098,7 @@ CHECKS = [
     ),
     Check(
         "5.12",
-        "checkpoint of a Sequential of Linear and Tanh",  # en-only: its identity
+        "checkpoint of a Sequential of Linear and Tanh",
         Rows(
             [
                 row(checkpoint_case, "modules", depth=4),

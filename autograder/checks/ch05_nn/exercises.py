@@ -352,7 +352,7 @@ FITTED = first(RAISED, DESCENT, LEAST_SQUARES)
 EXERCISES = [
     Check(
         "5.13",
-        "fit_linear: gradient descent on the mean squared error",  # en-only: its identity
+        "fit_linear: gradient descent on the mean squared error",
         Rows(
             [
                 row(fit_case, 6, 1, 1, epochs=3, lr=0.1, show_seed=True),
@@ -368,7 +368,7 @@ EXERCISES = [
     ),
     Check(
         "5.13",
-        "fit_linear lands on the least-squares solution",  # en-only: its identity
+        "fit_linear lands on the least-squares solution",
         Rows(
             [
                 row(fit_case, 20, 2, 1, epochs=300, lr=0.3, converges=True, show_seed=True),

@@ -2172,7 +2172,7 @@ CHECKS = [
     ),
     Check(
         "6.7",
-        "state_dict and load_state_dict",  # en-only: the check's id
+        "state_dict and load_state_dict",
         Rows(
             [
                 row(resume_case, "SGD", {"lr": 0.1, "momentum": 0.9}, PAIR, [S3, S22]),
@@ -2213,7 +2213,7 @@ CHECKS = [
     ),
     Check(
         "6.8",
-        "the closed-form schedules",  # en-only: the check's id
+        "the closed-form schedules",
         lambda rng: [
             schedule_case("StepLR", [0.1], {"step_size": 3}, 10),
             schedule_case("StepLR", [0.1, 0.5], {"step_size": 2, "gamma": 0.5}, 9),
@@ -2266,7 +2266,7 @@ CHECKS = [
     ),
     Check(
         "6.10",
-        "clip_grad_norm_ and clip_grad_value_",  # en-only: the check's id
+        "clip_grad_norm_ and clip_grad_value_",
         Rows(
             [
                 row(clip_case, [S3], 1.0),

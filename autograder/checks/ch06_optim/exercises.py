@@ -709,7 +709,7 @@ LRS = first(
 EXERCISES = [
     Check(
         "6.11",
-        "TrainingStats: activations during training",  # en-only: the check's id
+        "TrainingStats: activations during training",
         Rows(
             [
                 row(stats_case, [3, 4, 2]),
@@ -725,7 +725,7 @@ EXERCISES = [
     ),
     Check(
         "6.11",
-        "TrainingStats: gradients at each step",  # en-only: the check's id
+        "TrainingStats: gradients at each step",
         Rows([row(stats_case, [3, 4, 2]), row(stats_case, [4, 6, 5, 2], steps=4)]),
         programs.stats_run,
         GRADIENTS,
@@ -735,7 +735,7 @@ EXERCISES = [
     ),
     Check(
         "6.11",
-        "TrainingStats: update-to-data ratios",  # en-only: the check's id
+        "TrainingStats: update-to-data ratios",
         Rows(
             [
                 row(stats_case, [3, 4, 2]),
@@ -751,7 +751,7 @@ EXERCISES = [
     ),
     Check(
         "6.11",
-        "TrainingStats: step once, hooks removed",  # en-only: the check's id
+        "TrainingStats: step once, hooks removed",
         Rows([row(stats_case, [3, 4, 2]), row(stats_case, [4, 6, 5, 2], final_tanh=True)]),
         programs.stats_run,
         HOOKS,
@@ -761,7 +761,7 @@ EXERCISES = [
     ),
     Check(
         "6.12",
-        "warmup_cosine(warmup, total, start_factor, min_factor)",  # en-only: code, the id
+        "warmup_cosine(warmup, total, start_factor, min_factor)",
         Rows(
             [
                 row(factor_case, 4, 12, 0.1, 0.2),
@@ -776,7 +776,7 @@ EXERCISES = [
     ),
     Check(
         "6.12",
-        "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",  # en-only: the id
+        "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",
         Rows([row(lr_case, 3, 9, [0.1, 0.03], 0.2, 0.1), row(lr_case, 2, 6, [0.05])]),
         programs.scheduled_lrs,
         LRS,

@@ -211,7 +211,7 @@ REQUIRES = ("6.1", "6.2", "6.5", "6.6")
 CHECKS = [
     Check(
         "6.7",
-        "a training run stopped, saved and resumed",  # en-only: the check's id
+        "a training run stopped, saved and resumed",
         Rows(
             [
                 row(training_case, "SGD", dict(momentum=0.9, nesterov=True, weight_decay=1e-3)),

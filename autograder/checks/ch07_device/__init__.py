@@ -1728,7 +1728,7 @@ def _optimizer_state_case(name: str) -> Case:
 CHECKS = [
     Check(
         "7.1",
-        "cuda.is_available: a silent, cached probe",  # en-only: the check's id (title=)
+        "cuda.is_available: a silent, cached probe",
         Rows.of(*PROBES),
         programs.probe,
         probe_verdict,
@@ -1776,7 +1776,7 @@ CHECKS = [
     Check("7.3", "move_array", Rows.of(*MOVES), programs.move, move_verdict, WHOSE),
     Check(
         "7.3",
-        "factories with device=, set_default_device",  # en-only: the check's id (title=)
+        "factories with device=, set_default_device",
         Rows.of(
             labelled_case(
                 {
@@ -1802,7 +1802,7 @@ CHECKS = [
     ),
     Check(
         "7.4",
-        "ToDevice: Tensor.to and its gradient",  # en-only: the check's id (title=)
+        "ToDevice: Tensor.to and its gradient",
         Rows.of(
             to_device_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", "sim"),
             to_device_case([[1.5, -0.5], [2.0, 0.25]], [[1.0, 2.0], [3.0, 4.0]], "sim", "cpu"),
@@ -1816,7 +1816,7 @@ CHECKS = [
     ),
     Check(
         "7.4",
-        "a copy through another registered device",  # en-only: the check's id (title=)
+        "a copy through another registered device",
         Rows.of(
             toy_case([1.0, -2.0, 3.0], [0.5, 1.0, 2.0], "cpu", 1),
             toy_case([[2.0, 0.5], [-1.0, 4.0]], [[1.0, -1.0], [0.25, 3.0]], "sim", 2),
@@ -1828,7 +1828,7 @@ CHECKS = [
     ),
     Check(
         "7.4",
-        "ToDevice's backward is recorded (a second derivative)",  # en-only: the check's id (title=)
+        "ToDevice's backward is recorded (a second derivative)",
         Rows.of(double_case([1.0, -2.0, 0.5], "cpu", "sim"), double_case([2.0, 3.0], "sim", "cpu")),
         programs.double_backward,
         double_verdict,
@@ -1837,7 +1837,7 @@ CHECKS = [
     ),
     Check(
         "7.4",
-        "to() on the same device",  # en-only: the check's id (title=)
+        "to() on the same device",
         Rows.of(
             labelled_case(
                 {
@@ -1861,7 +1861,7 @@ CHECKS = [
     ),
     Check(
         "7.4",
-        "Module.to moves parameters, buffers and gradients in place",  # en-only: check id
+        "Module.to moves parameters, buffers and gradients in place",
         Rows.of(
             module_to_case(
                 {
@@ -1896,7 +1896,7 @@ CHECKS = [
     ),
     Check(
         "7.4",
-        "an optimizer's state loaded onto its parameters' device",  # en-only: check id
+        "an optimizer's state loaded onto its parameters' device",
         Rows.of(_state_case("SGD", "cpu"), _state_case("Adam", "cpu"), _state_case("Adam", "sim")),
         programs.optimizer_load,
         state_where_verdict,
@@ -1915,7 +1915,7 @@ CHECKS = [
     ),
     Check(
         "7.6",
-        "the gradient of indexing on sim",  # en-only: the check's id (title=)
+        "the gradient of indexing on sim",
         Rows.of(
             index_grad_case([1.0, 2.0, 3.0], [0, 0, 2], [1.0, 2.0, 3.0]),
             index_grad_case(
@@ -1931,7 +1931,7 @@ CHECKS = [
     ),
     Check(
         "7.2",
-        "a training step on sim: no hidden transfer",  # en-only: the check's id (title=)
+        "a training step on sim: no hidden transfer",
         lambda rng: [training_case(rng, 5, 1), training_case(rng, 8, 3)],
         programs.training,
         training_verdict,
@@ -1939,7 +1939,7 @@ CHECKS = [
     ),
     Check(
         "7.2",
-        "optimizer state on the parameters' device",  # en-only: the check's id (title=)
+        "optimizer state on the parameters' device",
         Rows.of(
             *(_optimizer_state_case(n) for n in ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad"))
         ),
@@ -1949,7 +1949,7 @@ CHECKS = [
     ),
     Check(
         "7.2",
-        "a DataLoader over sim tensors",  # en-only: the check's id (title=)
+        "a DataLoader over sim tensors",
         Rows.of(loader_case(5, 2, False), loader_case(7, 3, True)),
         programs.loader,
         loader_verdict,

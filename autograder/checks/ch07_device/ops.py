@@ -703,7 +703,7 @@ def _cat_second_cases(rng: np.random.Generator) -> list[Case]:
 CHECKS = [
     Check(
         "7.7",
-        "gather: values and gradient",  # en-only: the check's id (title=)
+        "gather: values and gradient",
         _gather_cases,
         ops_program.gather,
         gather_verdict,
@@ -711,7 +711,7 @@ CHECKS = [
     ),
     Check(
         "7.7",
-        "gather: the gradient's gradient",  # en-only: the check's id (title=)
+        "gather: the gradient's gradient",
         _gather_second_cases,
         ops_program.gather,
         gather_verdict,
@@ -719,7 +719,7 @@ CHECKS = [
     ),
     Check(
         "7.8",
-        "cat: values and gradients",  # en-only: the check's id (title=)
+        "cat: values and gradients",
         _cat_cases,
         ops_program.cat,
         cat_verdict,
@@ -727,7 +727,7 @@ CHECKS = [
     ),
     Check(
         "7.8",
-        "stack: values and gradients",  # en-only: the check's id (title=)
+        "stack: values and gradients",
         _stack_cases,
         ops_program.cat,
         cat_verdict,
@@ -735,7 +735,7 @@ CHECKS = [
     ),
     Check(
         "7.8",
-        "cat: the gradient's gradient",  # en-only: the check's id (title=)
+        "cat: the gradient's gradient",
         _cat_second_cases,
         ops_program.cat,
         cat_verdict,
@@ -743,7 +743,7 @@ CHECKS = [
     ),
     Check(
         "7.7",
-        "gather on the simulated device",  # en-only: the check's id (title=)
+        "gather on the simulated device",
         _gather_sim_cases,
         ops_program.gather,
         gather_verdict,
@@ -751,7 +751,7 @@ CHECKS = [
     ),
     Check(
         "7.8",
-        "cat and stack on the simulated device",  # en-only: the check's id (title=)
+        "cat and stack on the simulated device",
         _cat_sim_cases,
         ops_program.cat,
         cat_verdict,

@@ -821,7 +821,7 @@ CHECKS = [
     ),
     Check(
         "8.1",
-        "windows: values, shape, a view of x",  # en-only: the check's id
+        "windows: values, shape, a view of x",
         _windows_rows(),
         programs.windows,
         windows_verdict,
@@ -830,7 +830,7 @@ CHECKS = [
     ),
     Check(
         "8.2",
-        "col2im: overlapping windows add",  # en-only: the check's id
+        "col2im: overlapping windows add",
         _col2im_rows(),
         programs.col2im,
         col2im_verdict,
@@ -840,7 +840,7 @@ CHECKS = [
     ),
     Check(
         "8.2",
-        "the gradients of F.unfold and F.fold",  # en-only: the check's id
+        "the gradients of F.unfold and F.fold",
         _fold_grad_rows(),
         programs.fold_grads,
         fold_grads_verdict,
@@ -850,7 +850,7 @@ CHECKS = [
     ),
     Check(
         "8.2",
-        "unfold and fold: the gradient's gradient",  # en-only: the check's id
+        "unfold and fold: the gradient's gradient",
         _fold_second_rows(),
         programs.fold_grads,
         fold_grads_verdict,
@@ -860,7 +860,7 @@ CHECKS = [
     ),
     Check(
         "8.2",
-        "the adjoint: ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩",  # en-only: the check's id
+        "the adjoint: ⟨unfold(x), y⟩ = ⟨x, fold(y)⟩",
         _adjoint_rows(),
         programs.adjoint,
         adjoint_verdict,
@@ -870,7 +870,7 @@ CHECKS = [
     ),
     Check(
         "8.3",
-        "conv2d: values and gradients",  # en-only: the check's id
+        "conv2d: values and gradients",
         _conv_rows(),
         programs.conv,
         conv_verdict,
@@ -880,7 +880,7 @@ CHECKS = [
     ),
     Check(
         "8.3",
-        "conv2d: only the gradients needed",  # en-only: the check's id
+        "conv2d: only the gradients needed",
         _conv_needs_rows(),
         programs.conv,
         conv_verdict,
@@ -890,7 +890,7 @@ CHECKS = [
     ),
     Check(
         "8.3",
-        "conv2d: second derivatives",  # en-only: the check's id
+        "conv2d: second derivatives",
         _conv_second_rows(),
         programs.conv,
         conv_verdict,

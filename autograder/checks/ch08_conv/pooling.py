@@ -223,7 +223,7 @@ def _second_rows(kind: str) -> Rows:
 CHECKS = [
     Check(
         "8.4",
-        "max_pool2d: values and the gradient to the argmax",  # en-only: the check's id
+        "max_pool2d: values and the gradient to the argmax",
         _max_rows(),
         pooling_program.pool,
         max_pool_verdict,
@@ -243,7 +243,7 @@ CHECKS = [
     ),
     Check(
         "8.5",
-        "avg_pool2d: values and the shared gradient",  # en-only: the check's id
+        "avg_pool2d: values and the shared gradient",
         _avg_rows(),
         pooling_program.pool,
         avg_pool_verdict,

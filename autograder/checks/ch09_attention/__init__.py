@@ -1029,7 +1029,7 @@ def _tiled_rows() -> Rows:
 CHECKS = [
     Check(
         "9.1",
-        "safe_softmax: values and the gradient",  # en-only: the check's id
+        "safe_softmax: values and the gradient",
         _softmax_rows(),
         programs.safe_softmax,
         softmax_verdict,
@@ -1038,7 +1038,7 @@ CHECKS = [
     ),
     Check(
         "9.1",
-        "safe_softmax: the gradient's gradient",  # en-only: the check's id
+        "safe_softmax: the gradient's gradient",
         _softmax_second_rows(),
         programs.safe_softmax,
         softmax_verdict,
@@ -1060,7 +1060,7 @@ CHECKS = [
     ),
     Check(
         "9.2",
-        "attention: values, weights and gradients",  # en-only: the check's id
+        "attention: values, weights and gradients",
         _attention_rows(),
         programs.attention,
         attention_verdict,
@@ -1070,7 +1070,7 @@ CHECKS = [
     ),
     Check(
         "9.2",
-        "attention: dropout_p = 0.5 drops the weights",  # en-only: the check's id
+        "attention: dropout_p = 0.5 drops the weights",
         _half_dropout_rows(),
         programs.attention,
         half_dropout_verdict,
@@ -1080,7 +1080,7 @@ CHECKS = [
     ),
     Check(
         "9.2",
-        "scaled_dot_product_attention: is_causal",  # en-only: the check's id
+        "scaled_dot_product_attention: is_causal",
         _sdpa_rows(),
         programs.sdpa,
         sdpa_verdict,
@@ -1090,7 +1090,7 @@ CHECKS = [
     ),
     Check(
         "9.3",
-        "split_heads and merge_heads",  # en-only: the check's id
+        "split_heads and merge_heads",
         _heads_rows(),
         programs.heads,
         heads_verdict,
@@ -1099,7 +1099,7 @@ CHECKS = [
     ),
     Check(
         "9.3",
-        "MultiheadAttention: PyTorch's layout",  # en-only: the check's id
+        "MultiheadAttention: PyTorch's layout",
         _mha_rows(),
         programs.mha,
         mha_verdict,
@@ -1109,7 +1109,7 @@ CHECKS = [
     ),
     Check(
         "9.4",
-        "TransformerEncoderLayer: pre-norm and post-norm",  # en-only: the check's id
+        "TransformerEncoderLayer: pre-norm and post-norm",
         _block_rows(),
         programs.block,
         block_verdict,
@@ -1119,7 +1119,7 @@ CHECKS = [
     ),
     Check(
         "9.4",
-        "TransformerEncoderLayer: the key/value cache passed on",  # en-only: the check's id
+        "TransformerEncoderLayer: the key/value cache passed on",
         Rows(
             [
                 row(block_cache_case, 1, 3, 4, 2, 5, norm_first=True),
@@ -1135,7 +1135,7 @@ CHECKS = [
     Check("9.5", "GPT.embed", _embed_rows(), programs.embed, embed_verdict, since=SINCE),
     Check(
         "9.6",
-        "next_token_probs: temperature and top-k",  # en-only: the check's id
+        "next_token_probs: temperature and top-k",
         _probs_cases,
         programs.probs,
         probs_verdict,
@@ -1152,7 +1152,7 @@ CHECKS = [
     ),
     Check(
         "9.7",
-        "KVCache.mask: aligned at the bottom right",  # en-only: the check's id
+        "KVCache.mask: aligned at the bottom right",
         Rows(  # built when the cases are made: the labels in the learner's language
             [
                 lambda rng: cache_mask_case([3, 1, 1]),
@@ -1168,7 +1168,7 @@ CHECKS = [
     ),
     Check(
         "9.7",
-        "GPT with the caches: the logits of the full recompute",  # en-only: the check's id
+        "GPT with the caches: the logits of the full recompute",
         _gpt_rows(),
         programs.gpt_cache,
         gpt_verdict,
@@ -1180,7 +1180,7 @@ CHECKS = [
     Check("9.8", "finish", _finish_rows(), programs.finish, finish_verdict, since=SINCE),
     Check(
         "9.8",
-        "tiled_attention: the plain attention, to 1e-12",  # en-only: the check's id
+        "tiled_attention: the plain attention, to 1e-12",
         _tiled_rows(),
         programs.tiled,
         tiled_verdict,

@@ -585,7 +585,7 @@ CHECKS = hidden_checks(
             title={"zh": "topological_order（隐藏：梯形图、树、宽图和稠密图）"},
         ),
         Hidden(
-            "backward() with given local derivatives",  # en-only: the public check's id
+            "backward() with given local derivatives",
             _backward_cases,
             "backward() with given local derivatives "
             "(hidden: other graphs)",  # en-only: the hidden check's id

@@ -147,7 +147,7 @@ CHECKS = hidden_checks(
             title={"zh": "count_dependencies（隐藏）"},
         ),
         Hidden(
-            "backward_pass: each vertex once, with its complete gradient",  # en-only: an id
+            "backward_pass: each vertex once, with its complete gradient",
             Rows(
                 [
                     engine_row({"en": "a random graph", "zh": "随机图"}, _drawn(16), shown=False),
@@ -215,7 +215,7 @@ CHECKS = hidden_checks(
             title={"zh": "backward_pass（隐藏）"},
         ),
         Hidden(
-            "create_graph=True: second derivatives",  # en-only: the public check's id
+            "create_graph=True: second derivatives",
             Rows(
                 [
                     row(second_order_case, "cube", (3, 2)),
@@ -240,7 +240,7 @@ CHECKS = hidden_checks(
             title={"zh": "accumulate（隐藏）"},
         ),
         Hidden(
-            "c = a + b, backward twice",  # en-only: the public check's id
+            "c = a + b, backward twice",
             Rows([row(alias_case, 2, (3, 1)), row(alias_case, 4, ())]),
             "c = a + b (hidden)",  # en-only: the hidden check's id
             title={"zh": "c = a + b（隐藏）"},
@@ -263,7 +263,7 @@ CHECKS = hidden_checks(
             title={"zh": "seed（隐藏）"},
         ),
         Hidden(
-            "no_grad, enable_grad, set_grad_enabled",  # en-only: the public check's id
+            "no_grad, enable_grad, set_grad_enabled",
             lambda rng: [grad_mode_case(s, rng) for s in SCRIPTS],
             "grad mode (hidden)",  # en-only: the hidden check's id
             title={"zh": "梯度模式（隐藏）"},
@@ -305,7 +305,7 @@ CHECKS = hidden_checks(
             title={"zh": "newton_step（隐藏）"},
         ),
         Hidden(
-            "newton_step refuses: f not a scalar, a singular Hessian",  # en-only: an id
+            "newton_step refuses: f not a scalar, a singular Hessian",
             Rows(
                 [
                     row(refusal_case, "squares", (2, 2), why="scalar"),
@@ -317,7 +317,7 @@ CHECKS = hidden_checks(
             title={"zh": "newton_step 的拒绝情形（隐藏）"},
         ),
         Hidden(
-            "jit.trace: replayed values",  # en-only: the public check's id
+            "jit.trace: replayed values",
             Rows(
                 [
                     row(replay_case, "branch", positive=False),
@@ -329,7 +329,7 @@ CHECKS = hidden_checks(
             title={"zh": "jit.trace 重放（隐藏）"},
         ),
         Hidden(
-            "jit.trace: gradients through the replay",  # en-only: the public check's id
+            "jit.trace: gradients through the replay",
             Rows(
                 [
                     row(replay_case, "branch", gradients=True, positive=False),
@@ -340,7 +340,7 @@ CHECKS = hidden_checks(
             title={"zh": "jit.trace 梯度（隐藏）"},
         ),
         Hidden(
-            "jit.trace: other shapes refused",  # en-only: the public check's id
+            "jit.trace: other shapes refused",
             Rows([row(mismatch_case, "layer", [(3, 1)]), row(mismatch_case, "pair", [(2, 3)])]),
             "jit.trace other shapes (hidden)",  # en-only: the hidden check's id
             title={"zh": "jit.trace 其他形状（隐藏）"},

@@ -94,7 +94,7 @@ CHECKS = hidden_checks(
             title={"zh": "Module.__setattr__（隐藏）"},
         ),
         Hidden(
-            "Linear: PyTorch's default initialisation",  # en-only: the public check's id
+            "Linear: PyTorch's default initialisation",
             lambda rng: [
                 linear_init_case(300, 90, seed=_seed(rng)),
                 linear_init_case(12, 3000, seed=_seed(rng)),
@@ -103,7 +103,7 @@ CHECKS = hidden_checks(
             title={"zh": "Linear 的初始化（隐藏）"},
         ),
         Hidden(
-            "Linear: LinearFunction's forward and backward",  # en-only: the public check's id
+            "Linear: LinearFunction's forward and backward",
             Rows(
                 [
                     row(linear_forward_case, (7, 4), 5),
@@ -132,13 +132,13 @@ CHECKS = hidden_checks(
             title={"zh": "named_modules（隐藏）"},
         ),
         Hidden(
-            "named_parameters and named_buffers",  # en-only: the public check's id
+            "named_parameters and named_buffers",
             Rows(_tree_rows(members_case, (5, 9, 13))),
             "named_parameters and named_buffers (hidden)",  # en-only: its identity
             title={"zh": "named_parameters 与 named_buffers（隐藏）"},
         ),
         Hidden(
-            "train and eval",  # en-only: the public check's id
+            "train and eval",
             Rows(
                 [
                     *_tree_rows(train_case, (7, 10), shown=False),
@@ -185,7 +185,7 @@ CHECKS = hidden_checks(
             title={"zh": "load_state_dict（隐藏）"},
         ),
         Hidden(
-            "softmax and log_softmax",  # en-only: the public check's id
+            "softmax and log_softmax",
             Rows(
                 [
                     row(softmax_case, f, shape, dim, scale=scale)
@@ -219,7 +219,7 @@ CHECKS = hidden_checks(
             title={"zh": "cross_entropy（隐藏）"},
         ),
         Hidden(
-            "xavier and kaiming",  # en-only: the public check's id
+            "xavier and kaiming",
             lambda rng: [
                 init_case("xavier_normal_", (70, 210), _seed(rng), gain=2.0),
                 init_case("xavier_uniform_", (240, 45), _seed(rng)),
@@ -285,7 +285,7 @@ CHECKS = hidden_checks(
             title={"zh": "checkpoint（隐藏）"},
         ),
         Hidden(
-            "fit_linear: gradient descent on the mean squared error",  # en-only: its id
+            "fit_linear: gradient descent on the mean squared error",
             Rows(
                 [
                     row(fit_case, 9, 4, 2, epochs=5, lr=0.15),

@@ -341,7 +341,7 @@ CHECKS = hidden_checks(
             title={"zh": "zero_grad（隐藏）"},
         ),
         Hidden(
-            "SGD: momentum, dampening, Nesterov, weight decay",  # en-only: the public check's id
+            "SGD: momentum, dampening, Nesterov, weight decay",
             _rows("SGD"),
             "SGD (held out)",
             title={"zh": "SGD（隐藏）"},
@@ -365,7 +365,7 @@ CHECKS = hidden_checks(
             title={"zh": "Adam（隐藏）"},
         ),
         Hidden(
-            "Adam.step calls self._weight_decay",  # en-only: the public check's id
+            "Adam.step calls self._weight_decay",
             Rows([_contract, _contract_groups]),
             "Adam.step calls self._weight_decay (held out)",  # en-only: the hidden check's id
             title={"zh": "Adam.step 调用 self._weight_decay（隐藏）"},
@@ -377,13 +377,13 @@ CHECKS = hidden_checks(
             title={"zh": "AdamW._weight_decay（隐藏）"},
         ),
         Hidden(
-            "AdamW: decoupled weight decay",  # en-only: the public check's id
+            "AdamW: decoupled weight decay",
             _rows("AdamW", closure=False),
             "AdamW (held out)",
             title={"zh": "AdamW（隐藏）"},
         ),
         Hidden(
-            "state_dict and load_state_dict",  # en-only: the public check's id
+            "state_dict and load_state_dict",
             Rows(
                 [
                     _resume("Adam", {"lr": 0.01, "amsgrad": True}, [([0, 1], {})], [(3, 2), (4,)]),
@@ -411,7 +411,7 @@ CHECKS = hidden_checks(
             title={"zh": "state_dict 与 load_state_dict（隐藏）"},
         ),
         Hidden(
-            "the closed-form schedules",  # en-only: the public check's id
+            "the closed-form schedules",
             Rows(
                 [
                     _schedule("StepLR", [0.2, 0.05, 1.0], {"step_size": 1, "gamma": 0.8}, 7),
@@ -469,7 +469,7 @@ CHECKS = hidden_checks(
             title={"zh": "OneCycleLR（隐藏）"},
         ),
         Hidden(
-            "clip_grad_norm_ and clip_grad_value_",  # en-only: the public check's id
+            "clip_grad_norm_ and clip_grad_value_",
             Rows(
                 [
                     _clip([(4, 5), (3,), (2, 2, 2)], 1.5),
@@ -493,7 +493,7 @@ CHECKS = hidden_checks(
         training.TRAINING,
         # tasks 6.11 and 6.12 (course version 1.1): other models, rates and lengths
         Hidden(
-            "TrainingStats: activations during training",  # en-only: the public check's id
+            "TrainingStats: activations during training",
             Rows(
                 [
                     row(stats_case, [5, 7, 3], steps=5, batch=6, scale=3.0),
@@ -504,7 +504,7 @@ CHECKS = hidden_checks(
             title={"zh": "TrainingStats：激活值（隐藏）"},
         ),
         Hidden(
-            "TrainingStats: gradients at each step",  # en-only: the public check's id
+            "TrainingStats: gradients at each step",
             Rows(
                 [
                     row(stats_case, [5, 7, 3], steps=5, lr=0.3),
@@ -515,7 +515,7 @@ CHECKS = hidden_checks(
             title={"zh": "TrainingStats：梯度（隐藏）"},
         ),
         Hidden(
-            "TrainingStats: update-to-data ratios",  # en-only: the public check's id
+            "TrainingStats: update-to-data ratios",
             Rows(
                 [
                     row(stats_case, [5, 7, 3], steps=5, lr=1.0),
@@ -526,7 +526,7 @@ CHECKS = hidden_checks(
             title={"zh": "TrainingStats：更新比（隐藏）"},
         ),
         Hidden(
-            "TrainingStats: step once, hooks removed",  # en-only: the public check's id
+            "TrainingStats: step once, hooks removed",
             Rows(
                 [
                     row(stats_case, [2, 3, 3, 3, 1], steps=5, final_tanh=True),
@@ -537,7 +537,7 @@ CHECKS = hidden_checks(
             title={"zh": "TrainingStats：只走一步，移除钩子（隐藏）"},
         ),
         Hidden(
-            "warmup_cosine(warmup, total, start_factor, min_factor)",  # en-only: an id
+            "warmup_cosine(warmup, total, start_factor, min_factor)",
             Rows(
                 [
                     row(
@@ -565,7 +565,7 @@ CHECKS = hidden_checks(
             title={"zh": "warmup_cosine（隐藏）"},
         ),
         Hidden(
-            "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",  # en-only: an id
+            "LambdaLR(optimizer, warmup_cosine(...)): the lr of every step",
             Rows([row(drawn_lr_case, 3, (2, 6), (6, 14)), row(drawn_lr_case, 1, (1, 3), (2, 5))]),
             "LambdaLR with warmup_cosine (hidden)",  # en-only: the hidden check's id
             title={"zh": "LambdaLR 与 warmup_cosine（隐藏）"},

@@ -11,7 +11,7 @@ from ...harness.table import Hidden, Rows, row
 
 # the public training check's program, verdict and requires, other runs
 TRAINING = Hidden(
-    "a training run stopped, saved and resumed",  # en-only: the public check's id
+    "a training run stopped, saved and resumed",
     Rows(
         [
             row(

@@ -518,7 +518,7 @@ CHECKS = (
         PUBLIC,
         [
             Hidden(
-                "cuda.is_available: a silent, cached probe",  # en-only: a check's id
+                "cuda.is_available: a silent, cached probe",
                 _probes,
                 "the probe (hidden)",  # en-only: this row's id (title=)
                 title={"zh": "探测（隐藏）"},
@@ -531,25 +531,25 @@ CHECKS = (
             ),
             Hidden("move_array", _moves, "move_array (hidden)", title={"zh": "move_array（隐藏）"}),
             Hidden(
-                "ToDevice: Tensor.to and its gradient",  # en-only: a check's id
+                "ToDevice: Tensor.to and its gradient",
                 _copies,
                 "ToDevice (hidden)",
                 title={"zh": "ToDevice（隐藏）"},
             ),
             Hidden(
-                "a copy through another registered device",  # en-only: a check's id
+                "a copy through another registered device",
                 _toys,
                 "a copy through another registered device (hidden)",  # en-only: this row's id
                 title={"zh": "经由另一个已注册设备的复制（隐藏）"},
             ),
             Hidden(
-                "ToDevice's backward is recorded (a second derivative)",  # en-only: a check's id
+                "ToDevice's backward is recorded (a second derivative)",
                 _doubles,
                 "a second derivative through a copy (hidden)",  # en-only: this row's id
                 title={"zh": "经由复制的二阶导数（隐藏）"},
             ),
             Hidden(
-                "Module.to moves parameters, buffers and gradients in place",  # en-only: an id
+                "Module.to moves parameters, buffers and gradients in place",
                 _module_to,
                 "Module.to (hidden)",
                 title={"zh": "Module.to（隐藏）"},
@@ -561,25 +561,25 @@ CHECKS = (
                 title={"zh": "check_same_device（隐藏）"},
             ),
             Hidden(
-                "scatter_add on a device",  # en-only: a check's id
+                "scatter_add on a device",
                 _scatters,
                 "scatter_add (hidden)",
                 title={"zh": "scatter_add（隐藏）"},
             ),
             Hidden(
-                "the gradient of indexing on sim",  # en-only: a check's id
+                "the gradient of indexing on sim",
                 _index_grads,
                 "the gradient of indexing on sim (hidden)",  # en-only: this row's id
                 title={"zh": "sim 上索引操作的梯度（隐藏）"},
             ),
             Hidden(
-                "a training step on sim: no hidden transfer",  # en-only: a check's id
+                "a training step on sim: no hidden transfer",
                 _training,
                 "a training step on sim (hidden)",  # en-only: this row's id
                 title={"zh": "sim 上的一个训练步（隐藏）"},
             ),
             Hidden(
-                "a DataLoader over sim tensors",  # en-only: a check's id
+                "a DataLoader over sim tensors",
                 _loaders,
                 "a DataLoader over sim tensors (hidden)",  # en-only: this row's id
                 title={"zh": "基于 sim 张量的 DataLoader（隐藏）"},

@@ -48,13 +48,13 @@ CHECKS = hidden_checks(
     PUBLIC,
     [
         Hidden(
-            "gather: values and gradient",  # en-only: a check's id
+            "gather: values and gradient",
             _gather,
             "gather (held out)",
             title={"zh": "gather（隐藏）"},
         ),
         Hidden(
-            "cat: values and gradients",  # en-only: a check's id
+            "cat: values and gradients",
             _cat,
             "cat and stack (held out)",  # en-only: this row's id (title=)
             title={"zh": "cat 和 stack（隐藏）"},

@@ -168,19 +168,19 @@ CHECKS = hidden_checks(
             "output_size", _sizes, "output_size (held out)", title={"zh": "output_size（隐藏）"}
         ),
         Hidden(
-            "windows: values, shape, a view of x",  # en-only: the public check's id
+            "windows: values, shape, a view of x",
             WINDOWS,
             "windows (held out)",
             title={"zh": "windows（隐藏）"},
         ),
         Hidden(
-            "col2im: overlapping windows add",  # en-only: the public check's id
+            "col2im: overlapping windows add",
             COL2IM,
             "col2im (held out)",
             title={"zh": "col2im（隐藏）"},
         ),
         Hidden(
-            "the gradients of F.unfold and F.fold",  # en-only: the public check's id
+            "the gradients of F.unfold and F.fold",
             FOLD_GRADS,
             "unfold and fold gradients (held out)",  # en-only: the hidden check's id
             title={"zh": "unfold 与 fold 的梯度（隐藏）"},
@@ -192,13 +192,13 @@ CHECKS = hidden_checks(
             title={"zh": "伴随（隐藏）"},
         ),
         Hidden(
-            "conv2d: values and gradients",  # en-only: the public check's id
+            "conv2d: values and gradients",
             CONV,
             "conv2d (held out)",
             title={"zh": "conv2d（隐藏）"},
         ),
         Hidden(
-            "conv2d: only the gradients needed",  # en-only: the public check's id
+            "conv2d: only the gradients needed",
             CONV_NEEDS,
             "conv2d, some gradients (held out)",
             title={"zh": "conv2d，部分梯度（隐藏）"},
@@ -210,13 +210,13 @@ CHECKS = hidden_checks(
             title={"zh": "conv2d 二阶导数（隐藏）"},
         ),
         Hidden(
-            "max_pool2d: values and the gradient to the argmax",  # en-only: the public check's id
+            "max_pool2d: values and the gradient to the argmax",
             MAX,
             "max_pool2d (held out)",
             title={"zh": "max_pool2d（隐藏）"},
         ),
         Hidden(
-            "avg_pool2d: values and the shared gradient",  # en-only: the public check's id
+            "avg_pool2d: values and the shared gradient",
             AVG,
             "avg_pool2d (held out)",
             title={"zh": "avg_pool2d（隐藏）"},

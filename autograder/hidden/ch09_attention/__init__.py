@@ -197,13 +197,13 @@ CHECKS = hidden_checks(
     PUBLIC,
     [
         Hidden(
-            "safe_softmax: values and the gradient",  # en-only: an id
+            "safe_softmax: values and the gradient",
             SOFTMAX,
             "safe_softmax (held out)",
             title={"zh": "safe_softmax（隐藏）"},
         ),
         Hidden(
-            "safe_softmax: the gradient's gradient",  # en-only: an id
+            "safe_softmax: the gradient's gradient",
             SOFTMAX_SECOND,
             "safe_softmax's gradient's gradient (held out)",
             title={"zh": "safe_softmax 的梯度的梯度（隐藏）"},
@@ -212,13 +212,13 @@ CHECKS = hidden_checks(
             "causal_mask", _masks, "causal_mask (held out)", title={"zh": "causal_mask（隐藏）"}
         ),
         Hidden(
-            "attention: values, weights and gradients",  # en-only: an id
+            "attention: values, weights and gradients",
             ATTENTION,
             "attention (held out)",
             title={"zh": "attention（隐藏）"},
         ),
         Hidden(
-            "attention: dropout_p = 0.5 drops the weights",  # en-only: an id
+            "attention: dropout_p = 0.5 drops the weights",
             HALF_DROPOUT,
             "attention's dropout at one half (held out)",  # en-only: its id
             title={"zh": "attention 的 dropout，p = 0.5（隐藏）"},
@@ -230,7 +230,7 @@ CHECKS = hidden_checks(
             title={"zh": "is_causal（隐藏）"},
         ),
         Hidden(
-            "split_heads and merge_heads",  # en-only: an id
+            "split_heads and merge_heads",
             HEADS,
             "split and merge heads (held out)",  # en-only: its id
             title={"zh": "拆分与合并头（隐藏）"},
@@ -242,20 +242,20 @@ CHECKS = hidden_checks(
             title={"zh": "MultiheadAttention（隐藏）"},
         ),
         Hidden(
-            "TransformerEncoderLayer: pre-norm and post-norm",  # en-only: an id
+            "TransformerEncoderLayer: pre-norm and post-norm",
             BLOCKS,
             "TransformerEncoderLayer (held out)",
             title={"zh": "TransformerEncoderLayer（隐藏）"},
         ),
         Hidden(
-            "TransformerEncoderLayer: the key/value cache passed on",  # en-only: an id
+            "TransformerEncoderLayer: the key/value cache passed on",
             BLOCK_CACHE,
             "TransformerEncoderLayer with a cache (held out)",
             title={"zh": "带缓存的 TransformerEncoderLayer（隐藏）"},
         ),
         Hidden("GPT.embed", EMBED, "GPT.embed (held out)", title={"zh": "GPT.embed（隐藏）"}),
         Hidden(
-            "next_token_probs: temperature and top-k",  # en-only: an id
+            "next_token_probs: temperature and top-k",
             _probs,
             "next_token_probs (held out)",
             title={"zh": "next_token_probs（隐藏）"},
@@ -267,13 +267,13 @@ CHECKS = hidden_checks(
             title={"zh": "KVCache.update（隐藏）"},
         ),
         Hidden(
-            "KVCache.mask: aligned at the bottom right",  # en-only: an id
+            "KVCache.mask: aligned at the bottom right",
             _cache_masks,
             "KVCache.mask (held out)",
             title={"zh": "KVCache.mask（隐藏）"},
         ),
         Hidden(
-            "GPT with the caches: the logits of the full recompute",  # en-only: an id
+            "GPT with the caches: the logits of the full recompute",
             GPT,
             "GPT with the caches (held out)",  # en-only: its id
             title={"zh": "带缓存的 GPT（隐藏）"},
@@ -283,7 +283,7 @@ CHECKS = hidden_checks(
         ),
         Hidden("finish", FINISH, "finish (held out)", title={"zh": "finish（隐藏）"}),
         Hidden(
-            "tiled_attention: the plain attention, to 1e-12",  # en-only: an id
+            "tiled_attention: the plain attention, to 1e-12",
             TILED,
             "tiled_attention (held out)",
             title={"zh": "tiled_attention（隐藏）"},
